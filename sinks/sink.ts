@@ -1,0 +1,102 @@
+/**
+ * The contract between the pipeline and wherever replays are kept.
+ *
+ * A sink receives each replay's events as already-serialised JSON (one Buffer per event, no raw newlines),
+ * frames them in the requested format, and makes the result appear at its final key only when it is complete.
+ * Sinks know nothing about HTTP or decoding.
+ */
+
+export type OutputFormat = 'json' | 'ndjson';
+
+export interface OutputSpec {
+  /** `json`: one JSON array of the replay's events. `ndjson`: one event a line. */
+  format: OutputFormat;
+  /** Gzip the output (`.gz` appended to the key). */
+  gzip: boolean;
+}
+
+export interface CommitResult {
+  /** Final key relative to the target, with `/` separators. */
+  key: string;
+  /** Bytes of the stored object (after gzip, when gzip is on). */
+  bytes: number;
+  /** Hex SHA-256 of the stored bytes. */
+  sha256: string;
+  eventCount: number;
+}
+
+/** One replay being written. Exactly one of `commit` or `abort` ends it. */
+export interface ReplayWriter {
+  /** Final key this replay will have (relative to the target). */
+  readonly key: string;
+  /** Appends events in order; resolves when the sink can take more (backpressure). */
+  write(events: readonly Buffer[]): Promise<void>;
+  /** Finishes the output durably and moves it to its final key. */
+  commit(): Promise<CommitResult>;
+  /** Drops everything written so far; nothing appears at the final key. Safe to call more than once. */
+  abort(reason?: unknown): Promise<void>;
+}
+
+export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty';
+
+export interface ManifestChecks {
+  has_meta: boolean;
+  has_full_snapshot: boolean;
+  /** Longest gap between consecutive event timestamps, in ms (0 with fewer than two timestamps). */
+  max_gap_ms: number;
+  /** Whether any event's timestamp is lower than the one before it. */
+  timestamps_backwards: boolean;
+}
+
+export interface ManifestError {
+  code: string;
+  message: string;
+  file_key?: string;
+  status?: number;
+  index?: number;
+}
+
+/** One line of the manifest: one replay outcome in one run. The last line for a replay_id is its state. */
+export interface ManifestEntry {
+  replay_id: string;
+  status: ReplayStatus;
+  /** Output key relative to the target (ok). */
+  key?: string;
+  event_count?: number;
+  bytes?: number;
+  sha256?: string;
+  error?: ManifestError;
+  /** Why a replay was skipped (e.g. `settling`). */
+  reason?: string;
+  start_time?: string;
+  end_time?: string;
+  /** Version of each file, in key order. */
+  file_versions?: number[];
+  /** Keys of the replay's files in key order, to notice late data on recheck. */
+  file_keys?: string[];
+  checks?: ManifestChecks;
+  /** start_time + retention_in_days, ISO 8601 UTC; absent when start_time cannot be read. */
+  expires_at?: string;
+  format?: OutputFormat;
+  gzip?: boolean;
+  /** ISO 8601 UTC time the line was written. */
+  recorded_at: string;
+  run_id?: string;
+  shard?: string;
+}
+
+export interface Sink {
+  /** Human-readable target, e.g. `/abs/path` or `s3://bucket/prefix`. Never contains credentials. */
+  readonly target: string;
+  /** Final key for a replay id in this layout (pure; same result as `open(...).key`). */
+  keyFor(replayId: string, output: OutputSpec): string;
+  /** Starts writing one replay to a temporary place. */
+  open(replayId: string, output: OutputSpec): Promise<ReplayWriter>;
+  /** Whether a complete output exists at the final key (for resume). */
+  exists(key: string): Promise<boolean>;
+  /** Records one outcome durably; safe with several processes writing to the same target. */
+  appendManifest(entry: ManifestEntry): Promise<void>;
+  /** Every manifest line recorded so far, in the order written (per writer). */
+  readManifest(): AsyncIterable<ManifestEntry>;
+  close(): Promise<void>;
+}
