@@ -1,0 +1,178 @@
+/**
+ * Typed errors of the transport and the clients built on it.
+ *
+ * None of them ever holds a secret, an Authorization header value or a presigned URL's query string:
+ * paths are redacted (see redact.ts) and body excerpts are scrubbed before they get here.
+ */
+import type { Region } from './regions.js';
+
+/** Where a request went, as far as it is safe to say. */
+export interface RequestContext {
+  method: string;
+  /** Path with the query, sensitive parameter values replaced by `[REDACTED]`. */
+  path: string;
+  /** Host (and port) the request went to. */
+  host: string;
+  /** Configured region (`us`/`eu`); with an `endpoint` override it is still the configured region. */
+  region: Region;
+  /** Whether an `endpoint` override replaced the region's host. */
+  endpointOverride?: boolean;
+  /** Retries made before this outcome (0 when the first attempt decided it). */
+  retries: number;
+}
+
+/** Base class: every error of src/http and src/replay is an `HttpClientError`. */
+export class HttpClientError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+function where(ctx: RequestContext): string {
+  return `${ctx.method} ${ctx.path} on ${ctx.host} (region ${ctx.region}${ctx.endpointOverride ? ', endpoint override' : ''})`;
+}
+
+function retried(ctx: RequestContext): string {
+  return ctx.retries > 0 ? ` after ${ctx.retries} ${ctx.retries === 1 ? 'retry' : 'retries'}` : '';
+}
+
+/** The server answered with a status that is not a success. */
+export class ApiError extends HttpClientError implements RequestContext {
+  readonly status: number;
+  readonly method: string;
+  readonly path: string;
+  readonly host: string;
+  readonly region: Region;
+  readonly endpointOverride: boolean;
+  readonly retries: number;
+  /** At most 500 characters of the response body, redacted. */
+  readonly bodyExcerpt: string;
+
+  constructor(status: number, ctx: RequestContext, bodyExcerpt: string, message?: string, code = 'api_error') {
+    super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code);
+    this.status = status;
+    this.method = ctx.method;
+    this.path = ctx.path;
+    this.host = ctx.host;
+    this.region = ctx.region;
+    this.endpointOverride = ctx.endpointOverride ?? false;
+    this.retries = ctx.retries;
+    this.bodyExcerpt = bodyExcerpt;
+  }
+}
+
+/**
+ * 401/403 from an API host. On this platform a project that lives in the other data centre answers
+ * exactly like wrong credentials, so the message always names the region and host used.
+ */
+export class AuthError extends ApiError {
+  constructor(status: number, ctx: RequestContext, bodyExcerpt: string) {
+    super(
+      status,
+      ctx,
+      bodyExcerpt,
+      `Authentication failed: HTTP ${status} from ${where(ctx)}. The credentials were rejected by ${ctx.host} ` +
+        `(region ${ctx.region}). A project in the other data centre answers exactly like bad credentials — ` +
+        `check --region (us or eu) before checking the API key and secret key.` +
+        (bodyExcerpt ? ` Response: ${bodyExcerpt}` : ''),
+      'auth_failed',
+    );
+  }
+}
+
+/** 429 still answered after the retry budget was spent. */
+export class RateLimitError extends ApiError {
+  /** The last Retry-After the server sent, in ms (after capping), when it sent one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(ctx: RequestContext, bodyExcerpt: string, retryAfterMs: number | undefined) {
+    super(
+      429,
+      ctx,
+      bodyExcerpt,
+      `Rate limited: HTTP 429 from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`,
+      'rate_limited',
+    );
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/**
+ * A presigned object-storage URL was refused (403): it expired (`Request has expired`) or was
+ * otherwise denied. The caller should fetch a fresh URL (re-request the files page) and try again.
+ */
+export class UrlExpiredError extends ApiError {
+  /** Decoded URL path of the object (never the query). */
+  readonly key: string;
+  /** Whether the body said so explicitly (`<Code>AccessDenied</Code>` / `Request has expired`). */
+  readonly expired: boolean;
+  constructor(ctx: RequestContext, key: string, bodyExcerpt: string, expired: boolean) {
+    super(
+      403,
+      ctx,
+      bodyExcerpt,
+      `Presigned URL refused (HTTP 403${expired ? ', expired' : ''}) for object ${key} on ${ctx.host}; fetch a fresh URL`,
+      'url_expired',
+    );
+    this.key = key;
+    this.expired = expired;
+  }
+}
+
+/** The connection failed before a complete response (reset, refused, closed socket, DNS). */
+export class NetworkError extends HttpClientError implements RequestContext {
+  readonly method: string;
+  readonly path: string;
+  readonly host: string;
+  readonly region: Region;
+  readonly endpointOverride: boolean;
+  readonly retries: number;
+  /** System or undici error code (`ECONNRESET`, `UND_ERR_SOCKET`, ...). */
+  readonly causeCode: string | undefined;
+  constructor(ctx: RequestContext, causeCode: string | undefined, causeMessage: string, options?: { cause?: unknown }) {
+    super(`Network error (${causeCode ?? 'unknown'}) on ${where(ctx)}${retried(ctx)}: ${causeMessage}`, 'network_error', options);
+    this.method = ctx.method;
+    this.path = ctx.path;
+    this.host = ctx.host;
+    this.region = ctx.region;
+    this.endpointOverride = ctx.endpointOverride ?? false;
+    this.retries = ctx.retries;
+    this.causeCode = causeCode;
+  }
+}
+
+/** No response headers, or no body progress, within the configured time. */
+export class TimeoutError extends HttpClientError implements RequestContext {
+  readonly method: string;
+  readonly path: string;
+  readonly host: string;
+  readonly region: Region;
+  readonly endpointOverride: boolean;
+  readonly retries: number;
+  /** Which timeout fired. */
+  readonly phase: 'connect' | 'headers' | 'body';
+  readonly timeoutMs: number;
+  constructor(ctx: RequestContext, phase: 'connect' | 'headers' | 'body', timeoutMs: number, options?: { cause?: unknown }) {
+    super(`Timed out waiting for ${phase} (${timeoutMs} ms) on ${where(ctx)}${retried(ctx)}`, 'timeout', options);
+    this.method = ctx.method;
+    this.path = ctx.path;
+    this.host = ctx.host;
+    this.region = ctx.region;
+    this.endpointOverride = ctx.endpointOverride ?? false;
+    this.retries = ctx.retries;
+    this.phase = phase;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** A request was refused locally, before anything was sent, because the API would answer 400. */
+export class ValidationError extends HttpClientError {
+  /** The offending parameter, as named by the API (`replay_id`, `amplitude_id`, `page_size`, ...). */
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`Invalid ${field}: ${message}`, 'validation_error');
+    this.field = field;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Retry decisions: which outcomes retry, how long to wait (full-jitter exponential backoff), Retry-After.
+ */
+import type { RetryOptions } from './options.js';
+
+/** Status codes worth another attempt: 429 and every 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status <= 599);
+}
+
+/** Error codes of transient connection failures. */
+export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'UND_ERR_SOCKET', // "other side closed" / socket closed mid-response
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/** The first error code found on an error or along its `cause` chain. */
+export function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Whether a thrown error is a transient network failure (any code along the cause chain). */
+export function isRetryableNetworkError(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && RETRYABLE_NETWORK_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Full jitter: a random wait in [0, min(maxDelayMs, baseDelayMs · 2^retryIndex)). `retryIndex` starts at 0. */
+export function backoffDelay(retryIndex: number, opts: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+  const ceiling = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** Math.min(retryIndex, 30));
+  const r = opts.random();
+  const unit = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0;
+  return Math.floor(unit * ceiling);
+}
+
+/**
+ * `Retry-After` as ms: delta-seconds or an HTTP date; undefined when absent or unreadable.
+ * Negative or past values give 0; the result is capped at `capMs`.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, capMs: number, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined) return undefined;
+  const s = v.trim();
+  if (s === '') return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(s)) {
+    ms = Math.ceil(Number(s) * 1000);
+  } else {
+    const at = Date.parse(s);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  if (!Number.isFinite(ms)) return capMs;
+  return Math.min(Math.max(ms, 0), capMs);
+}
+
+/** The wait before the next attempt: the server's Retry-After when it sent one, else full-jitter backoff. */
+export function retryDelay(retryIndex: number, retryAfterMs: number | undefined, opts: RetryOptions): number {
+  return retryAfterMs !== undefined ? retryAfterMs : backoffDelay(retryIndex, opts);
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

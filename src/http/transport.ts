@@ -1,0 +1,448 @@
+/**
+ * The HTTP transport: one keep-alive undici Agent, auth, regions, per-family concurrency caps, retries with
+ * full-jitter backoff honouring Retry-After, timeouts, AbortSignal, typed and redacted errors.
+ */
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { authorizationHeader, secretsOf, type AuthStyle } from './auth.js';
+import { BodyTooLargeError, readAll, readExcerpt } from './body.js';
+import {
+  ApiError,
+  AuthError,
+  HttpClientError,
+  NetworkError,
+  RateLimitError,
+  TimeoutError,
+  UrlExpiredError,
+  type RequestContext,
+} from './errors.js';
+import { FamilyLimiter } from './limiter.js';
+import { emit, type Logger } from './logger.js';
+import {
+  DEFAULT_KEEP_ALIVE_MS,
+  resolveTransportOptions,
+  type ApiFamily,
+  type ResolvedTransportOptions,
+  type TransportOptions,
+} from './options.js';
+import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './regions.js';
+import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
+import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+export type QueryParams = Readonly<Record<string, QueryValue>>;
+
+export interface RequestSpec {
+  method?: HttpMethod;
+  /** Which address placeholder (`{analytics_url}` → `analytics`, ...). */
+  host: HostKind;
+  /** Path below the host, starting with `/`. */
+  path: string;
+  /** Query parameters; arrays repeat the name; null/undefined are left out. Values are percent-encoded. */
+  query?: QueryParams;
+  auth: AuthStyle;
+  family: ApiFamily;
+  /** JSON request body. */
+  json?: unknown;
+  /** Form-encoded request body (with `api_key` auth the key goes here instead of the query). */
+  form?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>>;
+  /** `true` retries a non-idempotent method (POST opt-in); `false` never retries. Default: GET/HEAD retry. */
+  retry?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  /** Retries made before this response. */
+  retries: number;
+  text(): string;
+  /** Parses the body; a body that is not JSON throws ApiError (`bad_json`). */
+  json<T = unknown>(): T;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  /** Family whose cap applies (default `storage`). */
+  family?: ApiFamily;
+}
+
+export interface DownloadResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body bytes; consume it to the end or destroy it (its concurrency slot is held until then). */
+  body: Readable & AsyncIterable<Uint8Array>;
+  /** Decoded URL path of the object (safe to log). */
+  key: string;
+  retries: number;
+}
+
+/** Builds `base + path + ?query` with every value percent-encoded (a `/` in a value travels as `%2F`). */
+export function buildUrl(base: string, path: string, query?: QueryParams): URL {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values as readonly (string | number | boolean)[]) {
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`);
+    }
+  }
+  const p = path.startsWith('/') ? path : `/${path}`;
+  return new URL(`${base}${p}${parts.length ? `?${parts.join('&')}` : ''}`);
+}
+
+interface Slot {
+  /** Takes ownership of the attempt's concurrency slot; the caller must call the returned release. */
+  keep(): () => void;
+}
+
+type Attempt<T> = { done: true; value: T } | { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string };
+
+function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'headers';
+  if (code === 'UND_ERR_BODY_TIMEOUT') return 'body';
+  return undefined;
+}
+
+export class Transport {
+  readonly options: ResolvedTransportOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #limiter: FamilyLimiter;
+  readonly #logger: Logger | undefined;
+  readonly #secrets: string[];
+  readonly #endpoint: string | undefined;
+  #closed = false;
+
+  constructor(options: TransportOptions = {}) {
+    this.options = resolveTransportOptions(options);
+    this.#endpoint = this.options.endpoint ? normaliseEndpoint(this.options.endpoint) : undefined;
+    this.#logger = options.logger;
+    this.#secrets = secretsOf(this.options.credentials);
+    this.#limiter = new FamilyLimiter(this.options.concurrency);
+    if (options.dispatcher) {
+      this.#dispatcher = options.dispatcher;
+      this.#ownsDispatcher = false;
+    } else {
+      this.#dispatcher = new Agent({
+        keepAliveTimeout: DEFAULT_KEEP_ALIVE_MS,
+        connect: { timeout: this.options.timeouts.connectMs },
+        headersTimeout: this.options.timeouts.headersMs,
+        bodyTimeout: this.options.timeouts.bodyMs,
+      });
+      this.#ownsDispatcher = true;
+    }
+  }
+
+  get region(): Region {
+    return this.options.region;
+  }
+
+  /** The endpoint override, normalised, when one is set. */
+  get endpoint(): string | undefined {
+    return this.#endpoint;
+  }
+
+  /** Base URL used for a host kind (the endpoint override when set). */
+  baseUrl(kind: HostKind): string {
+    return baseUrlFor(kind, this.options.region, this.#endpoint);
+  }
+
+  /** Requests of a family holding a slot / waiting for one. */
+  active(family: ApiFamily): number {
+    return this.#limiter.active(family);
+  }
+  waiting(family: ApiFamily): number {
+    return this.#limiter.waiting(family);
+  }
+
+  /** Redacts every configured secret and sensitive URL parameter from a string. */
+  redact(text: string): string {
+    return redactText(text, this.#secrets);
+  }
+
+  #ctx(url: URL, method: string, retries: number): RequestContext {
+    return {
+      method,
+      path: redactedPath(url),
+      host: url.host,
+      region: this.options.region,
+      endpointOverride: this.#endpoint !== undefined,
+      retries,
+    };
+  }
+
+  #networkError(err: unknown, ctx: RequestContext): HttpClientError {
+    if (err instanceof HttpClientError) return err;
+    const code = errorCode(err);
+    const phase = timeoutPhase(code);
+    if (phase) {
+      const t = this.options.timeouts;
+      return new TimeoutError(ctx, phase, phase === 'connect' ? t.connectMs : phase === 'headers' ? t.headersMs : t.bodyMs);
+    }
+    const message = this.redact(err instanceof Error ? err.message : String(err));
+    return new NetworkError(ctx, code, message);
+  }
+
+  #statusError(status: number, ctx: RequestContext, body: string, auth: AuthStyle, retryAfterMs: number | undefined): ApiError {
+    const excerpt = bodyExcerpt(body, this.#secrets);
+    if ((status === 401 || status === 403) && auth !== 'none') return new AuthError(status, ctx, excerpt);
+    if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs);
+    return new ApiError(status, ctx, excerpt);
+  }
+
+  async #waitSlot(family: ApiFamily, signal: AbortSignal | undefined, ctx: RequestContext) {
+    if (this.#limiter.active(family) >= this.#limiter.limit(family)) {
+      emit(this.#logger, {
+        level: 'debug',
+        msg: 'waiting for a concurrency slot',
+        family,
+        limit: this.#limiter.limit(family),
+        waiting: this.#limiter.waiting(family) + 1,
+        method: ctx.method,
+        path: ctx.path,
+        host: ctx.host,
+      });
+    }
+    return this.#limiter.acquire(family, signal);
+  }
+
+  /**
+   * Runs attempts until one is done, the error is not retryable, or the budget is spent.
+   * Slots are held only during an attempt, never while waiting to retry.
+   */
+  async #withRetries<T>(
+    url: URL,
+    method: string,
+    family: ApiFamily,
+    retryAllowed: boolean,
+    signal: AbortSignal | undefined,
+    attempt: (ctx: RequestContext, slot: Slot) => Promise<Attempt<T>>,
+  ): Promise<T> {
+    if (this.#closed) throw new Error('transport is closed');
+    const max = retryAllowed ? this.options.retry.retries : 0;
+    for (let i = 0; ; i++) {
+      const ctx = this.#ctx(url, method, i);
+      if (signal?.aborted) throw signal.reason;
+      const release = await this.#waitSlot(family, signal, ctx);
+      let kept = false;
+      const slot: Slot = {
+        keep: () => {
+          kept = true;
+          return release;
+        },
+      };
+      let outcome: Attempt<T>;
+      try {
+        outcome = await attempt(ctx, slot);
+      } catch (err) {
+        if (signal?.aborted) throw signal.reason;
+        throw err;
+      } finally {
+        if (!kept) release();
+      }
+      if (outcome.done) return outcome.value;
+      if (i >= max || signal?.aborted) {
+        if (signal?.aborted) throw signal.reason;
+        throw outcome.error;
+      }
+      const delayMs = retryDelay(i, outcome.retryAfterMs, this.options.retry);
+      emit(this.#logger, {
+        level: 'warn',
+        msg: 'retrying request',
+        family,
+        method,
+        path: ctx.path,
+        host: ctx.host,
+        region: ctx.region,
+        attempt: i + 1,
+        maxRetries: max,
+        delayMs,
+        ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+        ...(outcome.code !== undefined ? { code: outcome.code } : {}),
+        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+      });
+      await sleep(delayMs, signal);
+    }
+  }
+
+  /**
+   * Sends an API request and reads the whole body (bounded). Resolves only with 2xx; otherwise throws
+   * AuthError (401/403), RateLimitError (429 after retries), ApiError, NetworkError or TimeoutError.
+   * Aborting the signal rejects with the signal's reason, whether queued, in flight or waiting to retry.
+   */
+  async request(spec: RequestSpec): Promise<ApiResponse> {
+    const method = (spec.method ?? 'GET').toUpperCase() as HttpMethod;
+    const creds = this.options.credentials;
+    const authorization = authorizationHeader(spec.auth, creds);
+    let query = spec.query;
+    let form = spec.form;
+    if (spec.auth === 'api_key') {
+      if (form) form = { ...form, api_key: creds.apiKey! };
+      else query = { ...(query ?? {}), api_key: creds.apiKey! };
+    }
+    const url = buildUrl(this.baseUrl(spec.host), spec.path, query);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+      ...(spec.headers ?? {}),
+    };
+    if (authorization) headers.authorization = authorization;
+    let body: string | undefined;
+    if (spec.json !== undefined && form) throw new TypeError('a request has either a JSON or a form body, not both');
+    if (spec.json !== undefined) {
+      body = JSON.stringify(spec.json);
+      headers['content-type'] = 'application/json';
+    } else if (form) {
+      body = new URLSearchParams(form as Record<string, string>).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    const retryAllowed = spec.retry ?? this.options.retry.methods.includes(method);
+    const signal = spec.signal;
+    const maxBytes = this.options.maxResponseBytes;
+
+    return this.#withRetries<ApiResponse>(url, method, spec.family, retryAllowed, signal, async (ctx) => {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await undiciRequest(url, {
+          method,
+          headers,
+          body,
+          signal,
+          dispatcher: this.#dispatcher,
+          headersTimeout: this.options.timeouts.headersMs,
+          bodyTimeout: this.options.timeouts.bodyMs,
+        });
+      } catch (err) {
+        if (signal?.aborted) throw signal.reason;
+        const e = this.#networkError(err, ctx);
+        if (!isRetryableNetworkError(err)) throw e;
+        return { done: false, error: e, code: errorCode(err) ?? '' };
+      }
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) {
+        let buf: Buffer;
+        try {
+          buf = await readAll(res.body, maxBytes);
+        } catch (err) {
+          if (signal?.aborted) throw signal.reason;
+          if (err instanceof BodyTooLargeError) {
+            throw new ApiError(status, ctx, '', `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`, 'response_too_large');
+          }
+          return { done: false, error: this.#networkError(err, ctx), code: errorCode(err) ?? '' };
+        }
+        return { done: true, value: makeResponse(status, res.headers, buf, ctx) };
+      }
+      const text = await readExcerpt(res.body);
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
+      const error = this.#statusError(status, ctx, text, spec.auth, retryAfterMs);
+      if (!isRetryableStatus(status)) throw error;
+      return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    });
+  }
+
+  /**
+   * Streams a presigned object-storage URL: no Authorization header (the URL is signed), no API key.
+   * Connection errors before the body, 429 and 5xx retry here; once the body is returned, errors while
+   * reading it are the caller's to handle. A 403 throws UrlExpiredError (fetch a fresh URL).
+   */
+  async download(url: string, opts: DownloadOptions = {}): Promise<DownloadResponse> {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+      throw new TypeError(`download URL must be http(s) (got ${u.protocol})`);
+    }
+    const family = opts.family ?? 'storage';
+    const signal = opts.signal;
+    const key = urlKey(u);
+    const headers = { 'user-agent': this.options.userAgent, accept: '*/*' };
+    let retries = 0;
+    return this.#withRetries<DownloadResponse>(u, 'GET', family, true, signal, async (ctx, slot) => {
+      retries = ctx.retries;
+      {
+        let res: Dispatcher.ResponseData;
+        try {
+          res = await undiciRequest(u, {
+            method: 'GET',
+            headers,
+            signal,
+            dispatcher: this.#dispatcher,
+            headersTimeout: this.options.timeouts.headersMs,
+            bodyTimeout: this.options.timeouts.bodyMs,
+          });
+        } catch (err) {
+          if (signal?.aborted) throw signal.reason;
+          const e = this.#networkError(err, ctx);
+          if (!isRetryableNetworkError(err)) throw e;
+          return { done: false, error: e, code: errorCode(err) ?? '' };
+        }
+        const status = res.statusCode;
+        if (status >= 200 && status < 300) {
+          const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
+          // Keep the family slot until the body is consumed or destroyed, not just until headers arrive.
+          const release = slot.keep();
+          let freed = false;
+          const free = () => {
+            if (!freed) {
+              freed = true;
+              release();
+            }
+          };
+          body.once('close', free);
+          body.once('end', free);
+          body.once('error', free);
+          return { done: true, value: { status, headers: res.headers, body, key, retries } };
+        }
+        const text = await readExcerpt(res.body);
+        const excerpt = bodyExcerpt(text, this.#secrets);
+        if (status === 403) {
+          const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
+          throw new UrlExpiredError(ctx, key, excerpt, expired);
+        }
+        const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
+        const error = status === 429 ? new RateLimitError(ctx, excerpt, retryAfterMs) : new ApiError(status, ctx, excerpt);
+        if (!isRetryableStatus(status)) throw error;
+        return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      }
+    });
+  }
+
+  /** Closes the keep-alive connections (only when the transport created its dispatcher). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+}
+
+function makeResponse(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer,
+  ctx: RequestContext,
+): ApiResponse {
+  return {
+    status,
+    headers,
+    body,
+    retries: ctx.retries,
+    text: () => body.toString('utf8'),
+    json<T>(): T {
+      try {
+        return JSON.parse(body.toString('utf8')) as T;
+      } catch {
+        throw new ApiError(
+          status,
+          ctx,
+          '',
+          `Response of ${ctx.method} ${ctx.path} on ${ctx.host} is not valid JSON (${body.length} bytes)`,
+          'bad_json',
+        );
+      }
+    },
+  };
+}
