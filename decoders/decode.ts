@@ -1,0 +1,103 @@
+/**
+ * Replay file decoding: bytes of one file (gzip or inflated, version 2 or 3) → the exact JSON bytes of its events.
+ */
+
+import { isUtf8 } from 'node:buffer';
+import { DecodeError } from './errors.js';
+import { inflatedChunks } from './gzip.js';
+import { ArrayElementScanner, KIND_STRING, type ScannedElement } from './json-scanner.js';
+import { decodePackedString, objectElementBytes } from './packed.js';
+
+export type FileVersion = 2 | 3;
+
+export interface DecodeOptions {
+  /** Default `'auto'`: sniffed from the first element (a string → 2, an object → 3). */
+  version?: FileVersion | 'auto';
+  /** File key or name, carried into `DecodeError`. */
+  file?: string;
+  /** Called once, as soon as the version is known (at once when forced; never for an empty auto-detected file). */
+  onVersion?: (v: FileVersion) => void;
+  signal?: AbortSignal;
+}
+
+/** Version 2 batches are cut when their events reach this many bytes (inflated events are ~5–10× the input). */
+const MAX_BATCH_BYTES = 4 << 20;
+
+/**
+ * Fast path. Yields batches of events in file order; each Buffer is exactly one event's JSON text (valid JSON, valid
+ * UTF-8, no raw CR/LF). Version 3 elements are the file's own bytes (validated, compacted only when they hold CR/LF
+ * outside strings); version 2 elements are inflated with the packer's marker removed.
+ */
+export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<Buffer[]> {
+  const { file, signal } = opts;
+  const forced = opts.version ?? 'auto';
+  if (forced !== 'auto' && forced !== 2 && forced !== 3) {
+    throw new TypeError(`DecodeOptions.version must be 2, 3 or 'auto', got ${String(forced)}`);
+  }
+  let version: FileVersion | undefined;
+  if (forced !== 'auto') {
+    version = forced;
+    opts.onVersion?.(forced);
+  }
+  const scanner = new ArrayElementScanner(file);
+  const elements: ScannedElement[] = [];
+  for await (const chunk of inflatedChunks(source, { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}) })) {
+    scanner.push(chunk, elements);
+    if (elements.length === 0) continue;
+    if (version === undefined) {
+      version = elements[0]!.kind === KIND_STRING ? 2 : 3;
+      opts.onVersion?.(version);
+    }
+    if (version === 3) yield v3Batch(elements, file);
+    else yield* v2Batches(elements, file, signal);
+    elements.length = 0;
+    signal?.throwIfAborted();
+  }
+  scanner.end();
+}
+
+function v3Batch(elements: ScannedElement[], file: string | undefined): Buffer[] {
+  const batch = new Array<Buffer>(elements.length);
+  for (let k = 0; k < elements.length; k++) {
+    const el = elements[k]!;
+    if (el.kind === KIND_STRING) {
+      throw new DecodeError('VERSION_MISMATCH', 'a string element (a version 2 packed event) in a version 3 file', ctxOf(el, file));
+    }
+    checkUtf8(el, file);
+    batch[k] = objectElementBytes(el.bytes, el.hasNewline);
+  }
+  return batch;
+}
+
+function* v2Batches(elements: ScannedElement[], file: string | undefined, signal: AbortSignal | undefined): Generator<Buffer[]> {
+  let batch: Buffer[] = [];
+  let bytes = 0;
+  for (const el of elements) {
+    checkUtf8(el, file);
+    const event = el.kind === KIND_STRING ? decodePackedString(el.bytes, ctxOf(el, file)) : objectElementBytes(el.bytes, el.hasNewline);
+    batch.push(event);
+    bytes += event.length;
+    if (bytes >= MAX_BATCH_BYTES) {
+      yield batch;
+      signal?.throwIfAborted();
+      batch = [];
+      bytes = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+function checkUtf8(el: ScannedElement, file: string | undefined): void {
+  if (!isUtf8(el.bytes)) throw new DecodeError('BAD_UTF8', 'the element is not valid UTF-8', ctxOf(el, file));
+}
+
+function ctxOf(el: ScannedElement, file: string | undefined) {
+  return { ...(file !== undefined ? { file } : {}), index: el.index, offset: el.offset };
+}
+
+/** Object path: the same events as `decodeEventBytes`, parsed, in file order. */
+export async function* decodeEvents(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<unknown> {
+  for await (const batch of decodeEventBytes(source, opts)) {
+    for (const event of batch) yield JSON.parse(event.toString('utf8')) as unknown;
+  }
+}

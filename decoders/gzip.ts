@@ -1,0 +1,124 @@
+/**
+ * Input layer: sniffs the gzip magic bytes and yields the inflated bytes of a file as large chunks.
+ * Object storage may serve a file gzip-compressed, already inflated (Content-Encoding handled upstream) or raw.
+ */
+
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { DecodeError } from './errors.js';
+
+/** Size of the chunks produced by gunzip (large chunks roughly double gunzip's throughput). */
+export const INFLATE_CHUNK = 1 << 20;
+
+/** Whether `head` starts with the gzip magic bytes `1f 8b`. */
+export function isGzip(head: Uint8Array): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+export interface InflateOptions {
+  file?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Yields the file's inflated bytes: gunzipped when it starts with the gzip magic, copied as they are otherwise.
+ * Chunks never exceed `INFLATE_CHUNK` bytes and are never reused afterwards, so views into them stay valid.
+ * Errors of the source itself are rethrown unchanged; a corrupt or truncated gzip layer becomes `DecodeError`.
+ */
+export async function* inflatedChunks(source: AsyncIterable<Uint8Array>, opts: InflateOptions = {}): AsyncGenerator<Buffer> {
+  const { signal } = opts;
+  signal?.throwIfAborted();
+  const it = source[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    // Gather at least two bytes to sniff the format.
+    const head: Buffer[] = [];
+    let headLen = 0;
+    while (headLen < 2) {
+      const r = await it.next();
+      if (r.done) {
+        done = true;
+        break;
+      }
+      if (r.value.length === 0) continue;
+      head.push(Buffer.from(r.value)); // copy: the caller may reuse its buffer
+      headLen += r.value.length;
+    }
+    const first = head.length === 1 ? head[0]! : Buffer.concat(head);
+    if (!isGzip(first)) {
+      yield* slices(first);
+      while (!done) {
+        signal?.throwIfAborted();
+        const r = await it.next();
+        if (r.done) {
+          done = true;
+          break;
+        }
+        if (r.value.length > 0) yield* slices(Buffer.from(r.value));
+      }
+      return;
+    }
+    yield* gunzip(first, it, opts, () => {
+      done = true;
+    });
+    done = true;
+  } finally {
+    if (!done) await it.return?.();
+  }
+}
+
+function* slices(buf: Buffer): Generator<Buffer> {
+  if (buf.length <= INFLATE_CHUNK) {
+    yield buf;
+    return;
+  }
+  for (let i = 0; i < buf.length; i += INFLATE_CHUNK) yield buf.subarray(i, i + INFLATE_CHUNK);
+}
+
+async function* gunzip(
+  first: Buffer,
+  it: AsyncIterator<Uint8Array>,
+  opts: InflateOptions,
+  onSourceDone: () => void,
+): AsyncGenerator<Buffer> {
+  let sourceError: { error: unknown } | undefined;
+  async function* feed(): AsyncGenerator<Buffer> {
+    yield first;
+    for (;;) {
+      let r: IteratorResult<Uint8Array>;
+      try {
+        r = await it.next();
+      } catch (error) {
+        sourceError = { error };
+        onSourceDone();
+        throw error;
+      }
+      if (r.done) {
+        onSourceDone();
+        return;
+      }
+      if (r.value.length > 0) yield Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value.buffer, r.value.byteOffset, r.value.length);
+    }
+  }
+  const input = Readable.from(feed(), { objectMode: false });
+  const inflater = createGunzip({ chunkSize: INFLATE_CHUNK });
+  input.on('error', (err) => inflater.destroy(err));
+  input.pipe(inflater);
+  try {
+    for await (const chunk of inflater) {
+      opts.signal?.throwIfAborted();
+      yield chunk as Buffer;
+    }
+  } catch (err) {
+    if (sourceError !== undefined) throw sourceError.error;
+    if (opts.signal?.aborted && err === opts.signal.reason) throw err;
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new DecodeError('BAD_GZIP', `gzip layer is corrupt or truncated after ${inflater.bytesWritten} compressed bytes: ${detail}`, {
+      ...(opts.file !== undefined ? { file: opts.file } : {}),
+      cause: err,
+    });
+  } finally {
+    input.destroy();
+    inflater.destroy();
+  }
+}

@@ -1,0 +1,471 @@
+/**
+ * Incremental, validating JSON byte scanner for a top-level array.
+ *
+ * It finds the byte range of every element of the outer array without building any tree, carries its state across
+ * chunk boundaries (mid-string, mid-escape, mid-number, mid-literal), and validates the full JSON grammar on the way:
+ * bracket/brace balance, commas and colons, string escapes (including `\uXXXX`), raw control characters in strings,
+ * literals and number syntax. UTF-8 validity is left to the caller (one native `isUtf8` call per element).
+ *
+ * Elements must be objects (events) or strings (version 2 packed elements); anything else is `NOT_AN_EVENT`.
+ */
+
+import { DecodeError, type DecodeErrorCode } from './errors.js';
+
+export const KIND_OBJECT = 1;
+export const KIND_STRING = 2;
+export type ElementKind = typeof KIND_OBJECT | typeof KIND_STRING;
+
+export interface ScannedElement {
+  /** The element's exact bytes, from its first to its last byte (no surrounding whitespace). */
+  bytes: Buffer;
+  kind: ElementKind;
+  /** Zero-based index in the outer array. */
+  index: number;
+  /** Offset of the element's first byte in the whole scanned stream. */
+  offset: number;
+  /** Whether the element holds a CR or LF outside its strings (must be compacted before it is written as a line). */
+  hasNewline: boolean;
+}
+
+// Scanner states.
+const S_START = 0; // before the outer '['
+const S_FIRST = 1; // after '[': a value or ']'
+const S_VALUE = 2; // after ',' in an array, or ':' in an object
+const S_OBJ_FIRST = 3; // after '{': a key or '}'
+const S_KEY = 4; // after ',' in an object
+const S_COLON = 5; // after a key
+const S_AFTER = 6; // after a value: ',' or the closer
+const S_STR = 7;
+const S_ESC = 8;
+const S_UNI = 9;
+const S_MINUS = 10;
+const S_ZERO = 11;
+const S_INT = 12;
+const S_DOT = 13;
+const S_FRAC = 14;
+const S_EXP = 15;
+const S_EXP_SIGN = 16;
+const S_EXP_DIG = 17;
+const S_LIT = 18;
+const S_END = 19; // after the outer ']'
+
+const C_OBJ = 1;
+const C_ARR = 2;
+
+const LIT_TRUE = Buffer.from('true');
+const LIT_FALSE = Buffer.from('false');
+const LIT_NULL = Buffer.from('null');
+
+/** 1 for bytes allowed after a backslash in a JSON string. */
+const ESCAPABLE = new Uint8Array(256);
+for (const ch of '"\\/bfnrtu') ESCAPABLE[ch.charCodeAt(0)] = 1;
+/** 1 for hex digits. */
+const HEX = new Uint8Array(256);
+for (const ch of '0123456789abcdefABCDEF') HEX[ch.charCodeAt(0)] = 1;
+
+export class ArrayElementScanner {
+  private st = S_START;
+  private depth = 0;
+  private stack: Uint8Array = new Uint8Array(64);
+  private strKey = false;
+  private uniLeft = 0;
+  private lit: Buffer = LIT_TRUE;
+  private litPos = 0;
+  /** Absolute offset of the start of the chunk being scanned. */
+  private base = 0;
+  /** Index of the current element, or of the next one when between elements. */
+  private elemIndex = 0;
+  private inElem = false;
+  private elemStart = 0; // within the current chunk (0 when the element began in an earlier chunk)
+  private elemStartAbs = 0;
+  private elemKind: ElementKind = KIND_OBJECT;
+  private elemNewline = false;
+  private parts: Buffer[] = [];
+
+  constructor(private readonly file?: string) {}
+
+  /** Number of elements completed so far. */
+  get count(): number {
+    return this.elemIndex;
+  }
+
+  /** Total bytes scanned so far. */
+  get position(): number {
+    return this.base;
+  }
+
+  /** Resets to the state right after an outer '[' (used to validate one standalone value). */
+  resetInsideArray(): void {
+    this.st = S_FIRST;
+    this.depth = 1;
+    this.stack[0] = C_ARR;
+    this.base = 0;
+    this.elemIndex = 0;
+    this.inElem = false;
+    this.parts = [];
+  }
+
+  /** Whether the scanner is between elements (not inside one, not inside a token). */
+  get betweenElements(): boolean {
+    return this.st === S_AFTER && this.depth === 1;
+  }
+
+  /** Scans one chunk and appends every element completed in it to `out`. */
+  push(buf: Buffer, out: ScannedElement[]): void {
+    const n = buf.length;
+    let i = 0;
+    let st = this.st;
+    let depth = this.depth;
+    let stack = this.stack;
+    let strKey = this.strKey;
+    this.elemStart = 0;
+    try {
+      while (i < n) {
+        let c = buf[i]!;
+        switch (st) {
+          case S_STR: {
+            for (;;) {
+              if (c === 0x22) {
+                i++;
+                if (strKey) st = S_COLON;
+                else {
+                  st = S_AFTER;
+                  if (depth === 1) this.emit(buf, i, out);
+                }
+                break;
+              }
+              if (c === 0x5c) {
+                i++;
+                st = S_ESC;
+                break;
+              }
+              if (c < 0x20) this.fail('BAD_JSON', 'raw control character in a string', i);
+              if (++i >= n) break;
+              c = buf[i]!;
+            }
+            continue;
+          }
+          case S_AFTER: {
+            if (c === 0x2c) {
+              st = stack[depth - 1] === C_OBJ ? S_KEY : S_VALUE;
+              i++;
+              continue;
+            }
+            if (c === 0x7d || c === 0x5d) {
+              if (stack[depth - 1] !== (c === 0x7d ? C_OBJ : C_ARR)) this.fail('BAD_JSON', `unexpected '${String.fromCharCode(c)}'`, i);
+              i++;
+              depth--;
+              if (depth === 0) st = S_END;
+              else if (depth === 1) this.emit(buf, i, out);
+              continue;
+            }
+            if (c === 0x20 || c === 0x09) {
+              i++;
+              continue;
+            }
+            if (c === 0x0a || c === 0x0d) {
+              if (depth >= 2) this.elemNewline = true;
+              i++;
+              continue;
+            }
+            this.fail('BAD_JSON', `expected ',' or a closing bracket, found ${describe(c)}`, i);
+            break;
+          }
+          case S_FIRST:
+          case S_VALUE: {
+            if (c === 0x20 || c === 0x09) {
+              i++;
+              continue;
+            }
+            if (c === 0x0a || c === 0x0d) {
+              if (depth >= 2) this.elemNewline = true;
+              i++;
+              continue;
+            }
+            if (c === 0x5d && st === S_FIRST) {
+              i++;
+              depth--;
+              if (depth === 0) st = S_END;
+              else {
+                st = S_AFTER;
+                if (depth === 1) this.emit(buf, i, out);
+              }
+              continue;
+            }
+            if (depth === 1) {
+              if (c === 0x7b) this.elemKind = KIND_OBJECT;
+              else if (c === 0x22) this.elemKind = KIND_STRING;
+              else if (c === 0x5b || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
+                this.fail('NOT_AN_EVENT', 'array element is neither an object nor a string', i);
+              } else this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i);
+              this.inElem = true;
+              this.elemStart = i;
+              this.elemStartAbs = this.base + i;
+              this.elemNewline = false;
+            }
+            i++;
+            switch (c) {
+              case 0x7b:
+                if (depth === stack.length) stack = this.grow();
+                stack[depth++] = C_OBJ;
+                st = S_OBJ_FIRST;
+                break;
+              case 0x5b:
+                if (depth === stack.length) stack = this.grow();
+                stack[depth++] = C_ARR;
+                st = S_FIRST;
+                break;
+              case 0x22:
+                st = S_STR;
+                strKey = false;
+                break;
+              case 0x2d:
+                st = S_MINUS;
+                break;
+              case 0x30:
+                st = S_ZERO;
+                break;
+              case 0x74:
+                this.lit = LIT_TRUE;
+                this.litPos = 1;
+                st = S_LIT;
+                break;
+              case 0x66:
+                this.lit = LIT_FALSE;
+                this.litPos = 1;
+                st = S_LIT;
+                break;
+              case 0x6e:
+                this.lit = LIT_NULL;
+                this.litPos = 1;
+                st = S_LIT;
+                break;
+              default:
+                if (c >= 0x31 && c <= 0x39) st = S_INT;
+                else this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i - 1);
+            }
+            continue;
+          }
+          case S_OBJ_FIRST:
+          case S_KEY: {
+            if (c === 0x22) {
+              st = S_STR;
+              strKey = true;
+              i++;
+              continue;
+            }
+            if (c === 0x20 || c === 0x09) {
+              i++;
+              continue;
+            }
+            if (c === 0x0a || c === 0x0d) {
+              this.elemNewline = true;
+              i++;
+              continue;
+            }
+            if (c === 0x7d && st === S_OBJ_FIRST) {
+              i++;
+              depth--;
+              st = S_AFTER;
+              if (depth === 1) this.emit(buf, i, out);
+              continue;
+            }
+            this.fail('BAD_JSON', `expected an object key, found ${describe(c)}`, i);
+            break;
+          }
+          case S_COLON: {
+            if (c === 0x3a) {
+              st = S_VALUE;
+              i++;
+              continue;
+            }
+            if (c === 0x20 || c === 0x09) {
+              i++;
+              continue;
+            }
+            if (c === 0x0a || c === 0x0d) {
+              this.elemNewline = true;
+              i++;
+              continue;
+            }
+            this.fail('BAD_JSON', `expected ':', found ${describe(c)}`, i);
+            break;
+          }
+          case S_ESC: {
+            if (ESCAPABLE[c] !== 1) this.fail('BAD_JSON', `invalid escape '\\${describe(c)}' in a string`, i);
+            i++;
+            if (c === 0x75) {
+              st = S_UNI;
+              this.uniLeft = 4;
+            } else st = S_STR;
+            continue;
+          }
+          case S_UNI: {
+            if (HEX[c] !== 1) this.fail('BAD_JSON', `invalid \\u escape: ${describe(c)} is not a hex digit`, i);
+            i++;
+            if (--this.uniLeft === 0) st = S_STR;
+            continue;
+          }
+          case S_MINUS: {
+            if (c === 0x30) st = S_ZERO;
+            else if (c >= 0x31 && c <= 0x39) st = S_INT;
+            else this.fail('BAD_JSON', `expected a digit after '-', found ${describe(c)}`, i);
+            i++;
+            continue;
+          }
+          case S_ZERO: {
+            if (c === 0x2e) {
+              st = S_DOT;
+              i++;
+            } else if (c === 0x65 || c === 0x45) {
+              st = S_EXP;
+              i++;
+            } else st = S_AFTER;
+            continue;
+          }
+          case S_INT:
+          case S_FRAC:
+          case S_EXP_DIG: {
+            while (c >= 0x30 && c <= 0x39) {
+              if (++i >= n) break;
+              c = buf[i]!;
+            }
+            if (i >= n) continue;
+            if (c === 0x2e && st === S_INT) {
+              st = S_DOT;
+              i++;
+            } else if ((c === 0x65 || c === 0x45) && st !== S_EXP_DIG) {
+              st = S_EXP;
+              i++;
+            } else st = S_AFTER;
+            continue;
+          }
+          case S_DOT: {
+            if (c < 0x30 || c > 0x39) this.fail('BAD_JSON', `expected a digit after '.', found ${describe(c)}`, i);
+            st = S_FRAC;
+            i++;
+            continue;
+          }
+          case S_EXP: {
+            if (c === 0x2b || c === 0x2d) st = S_EXP_SIGN;
+            else if (c >= 0x30 && c <= 0x39) st = S_EXP_DIG;
+            else this.fail('BAD_JSON', `expected an exponent, found ${describe(c)}`, i);
+            i++;
+            continue;
+          }
+          case S_EXP_SIGN: {
+            if (c < 0x30 || c > 0x39) this.fail('BAD_JSON', `expected an exponent digit, found ${describe(c)}`, i);
+            st = S_EXP_DIG;
+            i++;
+            continue;
+          }
+          case S_LIT: {
+            const lit = this.lit;
+            if (c !== lit[this.litPos]) this.fail('BAD_JSON', `invalid literal (expected '${lit.toString()}')`, i);
+            i++;
+            if (++this.litPos === lit.length) st = S_AFTER;
+            continue;
+          }
+          case S_START: {
+            if (c === 0x5b) {
+              stack[0] = C_ARR;
+              depth = 1;
+              st = S_FIRST;
+              i++;
+              continue;
+            }
+            if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+              i++;
+              continue;
+            }
+            this.fail('NOT_AN_ARRAY', `the file is not a JSON array (starts with ${describe(c)})`, i);
+            break;
+          }
+          case S_END: {
+            if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+              i++;
+              continue;
+            }
+            this.fail('TRAILING_DATA', `${describe(c)} after the end of the array`, i);
+            break;
+          }
+        }
+      }
+    } finally {
+      this.st = st;
+      this.depth = depth;
+      this.strKey = strKey;
+    }
+    if (this.inElem) this.parts.push(buf.subarray(this.elemStart, n));
+    this.base += n;
+  }
+
+  /** Declares the end of input; throws when the array is not complete. */
+  end(): void {
+    if (this.st === S_END) return;
+    if (this.st === S_START) {
+      throw new DecodeError('EMPTY', 'the file holds no JSON value', this.ctx(undefined, this.base));
+    }
+    const what = this.inElem ? 'inside an element' : 'before the end of the array';
+    throw new DecodeError('TRUNCATED', `the file ends ${what}`, this.ctx(this.elemIndex, this.base));
+  }
+
+  private emit(buf: Buffer, end: number, out: ScannedElement[]): void {
+    let bytes: Buffer;
+    if (this.parts.length === 0) bytes = buf.subarray(this.elemStart, end);
+    else {
+      this.parts.push(buf.subarray(0, end));
+      bytes = Buffer.concat(this.parts);
+      this.parts = [];
+    }
+    out.push({ bytes, kind: this.elemKind, index: this.elemIndex, offset: this.elemStartAbs, hasNewline: this.elemNewline });
+    this.elemIndex++;
+    this.inElem = false;
+  }
+
+  private grow(): Uint8Array {
+    const next = new Uint8Array(this.stack.length * 2);
+    next.set(this.stack);
+    this.stack = next;
+    return next;
+  }
+
+  private fail(code: DecodeErrorCode, detail: string, i: number): never {
+    const index = code === 'TRAILING_DATA' || code === 'NOT_AN_ARRAY' ? undefined : this.elemIndex;
+    throw new DecodeError(code, detail, this.ctx(index, this.base + i));
+  }
+
+  private ctx(index: number | undefined, offset: number) {
+    return { ...(this.file !== undefined ? { file: this.file } : {}), ...(index !== undefined ? { index } : {}), offset };
+  }
+}
+
+function describe(c: number): string {
+  return c >= 0x21 && c <= 0x7e ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16).padStart(2, '0')}`;
+}
+
+let shared: ArrayElementScanner | undefined;
+
+/**
+ * Validates that `buf` holds exactly one JSON object (surrounding whitespace allowed) and returns its exact bytes
+ * and whether it holds CR/LF outside strings. Throws `DecodeError` (offsets relative to `buf`) otherwise.
+ */
+export function scanSingleObject(buf: Buffer): ScannedElement {
+  const scanner = (shared ??= new ArrayElementScanner());
+  const out: ScannedElement[] = [];
+  scanner.resetInsideArray();
+  try {
+    scanner.push(buf, out);
+  } catch (err) {
+    shared = undefined; // leave no half state behind
+    throw err;
+  }
+  const el = out[0];
+  if (out.length !== 1 || !scanner.betweenElements || el === undefined) {
+    shared = undefined;
+    const detail = out.length > 1 ? 'more than one value' : 'an incomplete value';
+    throw new DecodeError(out.length > 1 ? 'BAD_JSON' : 'TRUNCATED', `expected one JSON object, found ${detail}`, { offset: buf.length });
+  }
+  if (el.kind !== KIND_OBJECT) throw new DecodeError('NOT_AN_EVENT', 'expected a JSON object, found a string', { offset: 0 });
+  return el;
+}

@@ -1,0 +1,148 @@
+/**
+ * Version 2 elements: turns one packed array element into the exact JSON bytes of its event.
+ *
+ * Shapes accepted (all seen in real version 2 files):
+ *  1. a JSON string whose content is itself a JSON string literal wrapping the latin1 zlib characters
+ *     (the browser SDK wrote `JSON.stringify(pack(event))`);
+ *  2. a JSON string holding the plain event JSON text (newer SDKs, no packing);
+ *  3. a JSON string whose characters are the zlib bytes (one char = one byte, latin1);
+ *  4. an event object (handled by the caller: its bytes are the event).
+ *
+ * The packers (`@rrweb/packer`, `@amplitude/rrweb-packer`) compress `JSON.stringify({...event, v: "v1"})`; the
+ * marker is removed so that the result equals the recorded event. For the usual payload the inflated text is the
+ * event's JSON with `,"v":"v1"` before its final `}`: that suffix is cut without parsing. Otherwise (the event had its
+ * own `v` key, whitespace, an empty event) the payload is parsed, the marker checked and removed, and re-serialised.
+ */
+
+import { isUtf8 } from 'node:buffer';
+import { inflateSync } from 'node:zlib';
+import { compactJson } from './compact.js';
+import { DecodeError, type DecodeErrorCode } from './errors.js';
+import { scanSingleObject } from './json-scanner.js';
+
+/** The marker the packers add as the event's `v` property. */
+export const PACKER_MARK = 'v1';
+
+const MARK_SUFFIX = Buffer.from(`,"v":${JSON.stringify(PACKER_MARK)}}`);
+const SUFFIX_LEN = MARK_SUFFIX.length;
+const ABOVE_LATIN1 = /[^\x00-\xff]/;
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const MIN_INFLATE_CHUNK = 1024;
+const MAX_INFLATE_CHUNK = 4 << 20;
+
+export interface ElementContext {
+  file?: string;
+  index: number;
+  offset: number;
+}
+
+/** Decodes a version 2 string element (shapes 1–3). `bytes` is a validated JSON string literal in UTF-8. */
+export function decodePackedString(bytes: Buffer, ctx: ElementContext): Buffer {
+  let s = JSON.parse(bytes.toString('utf8')) as string;
+  if (s.charCodeAt(0) === 0x22) {
+    // Shape 1: the string holds the text of a JSON string literal.
+    let inner: unknown;
+    try {
+      inner = JSON.parse(s);
+    } catch (cause) {
+      throw fail('BAD_PACKED', 'the element string starts with a quote but is not a JSON string literal', ctx, cause);
+    }
+    if (typeof inner !== 'string') throw fail('BAD_PACKED', 'the element string does not wrap a string', ctx);
+    s = inner;
+  }
+  if (startsWithBrace(s)) return plainEventText(s, ctx);
+  return inflatePacked(s, ctx);
+}
+
+/** Bytes of an event object element (shape 4, and every version 3 element). `bytes` is validated JSON. */
+export function objectElementBytes(bytes: Buffer, hasNewline: boolean): Buffer {
+  return hasNewline ? compactJson(bytes) : bytes;
+}
+
+function startsWithBrace(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x7b) return true;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+  }
+  return false;
+}
+
+/** Shape 2: the string is the event's JSON text. */
+function plainEventText(s: string, ctx: ElementContext): Buffer {
+  if (!LONE_SURROGATE.test(s)) {
+    const el = scanInner(Buffer.from(s, 'utf8'), ctx, 'event text');
+    return objectElementBytes(el.bytes, el.hasNewline);
+  }
+  // Raw lone surrogates cannot be written as UTF-8; JSON.stringify escapes them exactly.
+  return Buffer.from(JSON.stringify(parseEventObject(s, ctx)), 'utf8');
+}
+
+/** Shape 3 (and 1 once unwrapped): latin1 characters of a zlib stream. */
+function inflatePacked(s: string, ctx: ElementContext): Buffer {
+  if (ABOVE_LATIN1.test(s)) {
+    throw fail('BAD_PACKED', 'the element string holds characters above U+00FF, so it is not a latin1 zlib payload', ctx);
+  }
+  const packed = Buffer.from(s, 'latin1');
+  const chunkSize = Math.min(MAX_INFLATE_CHUNK, Math.max(MIN_INFLATE_CHUNK, packed.length * 4));
+  let inflated: Buffer;
+  try {
+    const res = inflateSync(packed, { chunkSize, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    if (res.engine.bytesWritten !== packed.length) {
+      throw fail('BAD_ZLIB', `${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
+    }
+    inflated = res.buffer;
+  } catch (cause) {
+    if (cause instanceof DecodeError) throw cause;
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw fail('BAD_ZLIB', `the packed payload does not inflate: ${detail}`, ctx, cause);
+  }
+  const el = scanInner(inflated, ctx, 'inflated payload');
+  const b = el.bytes;
+  const len = b.length;
+  if (!el.hasNewline && len > SUFFIX_LEN + 1 && b.compare(MARK_SUFFIX, 0, SUFFIX_LEN, len - SUFFIX_LEN, len) === 0) {
+    b[len - SUFFIX_LEN] = 0x7d; // '}' replaces the ',' that began the marker
+    return b.subarray(0, len - SUFFIX_LEN + 1);
+  }
+  const event = parseEventObject(inflated.toString('utf8'), ctx);
+  if (!Object.prototype.hasOwnProperty.call(event, 'v')) {
+    throw fail('UNKNOWN_PACKER', `the packed event has no packer marker "v" (expected "${PACKER_MARK}")`, ctx);
+  }
+  if (event['v'] !== PACKER_MARK) {
+    throw fail('UNKNOWN_PACKER', `the event was packed with packer marker ${JSON.stringify(event['v'])}, only "${PACKER_MARK}" is known`, ctx);
+  }
+  delete event['v'];
+  return Buffer.from(JSON.stringify(event), 'utf8');
+}
+
+function scanInner(buf: Buffer, ctx: ElementContext, what: string) {
+  if (!isUtf8(buf)) throw fail('BAD_INNER_JSON', `the ${what} is not valid UTF-8`, ctx);
+  try {
+    return scanSingleObject(buf);
+  } catch (cause) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    throw fail('BAD_INNER_JSON', `the ${what} is not one JSON event object: ${detail}`, ctx, cause);
+  }
+}
+
+function parseEventObject(text: string, ctx: ElementContext): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw fail('BAD_INNER_JSON', 'the event text is not JSON', ctx, cause);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw fail('BAD_INNER_JSON', 'the event text is not a JSON object', ctx);
+  }
+  return value as Record<string, unknown>;
+}
+
+function fail(code: DecodeErrorCode, detail: string, ctx: ElementContext, cause?: unknown): DecodeError {
+  return new DecodeError(code, detail, {
+    ...(ctx.file !== undefined ? { file: ctx.file } : {}),
+    index: ctx.index,
+    offset: ctx.offset,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}

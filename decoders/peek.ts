@@ -1,0 +1,173 @@
+/**
+ * Cheap look at an event's top-level `type` and `timestamp` without parsing it.
+ *
+ * rrweb events are serialised as `{"type":N,...,"timestamp":N}`: the prefix and the suffix are checked first. The
+ * prefix is trusted only when no other `"type"` key text follows (a later duplicate key would win in JSON.parse);
+ * the suffix is the object's last member, so it always wins. Anything else falls back to a top-level scan that
+ * skips nested values and strings, and, for input that is not well-formed, to `JSON.parse`. The answer always
+ * equals what `JSON.parse` would give (a field is reported only when its value is a number).
+ */
+
+export interface PeekedFields {
+  type?: number;
+  timestamp?: number;
+}
+
+const TYPE_PREFIX = Buffer.from('{"type":');
+const TYPE_KEY = Buffer.from('"type"');
+const TS_KEY = Buffer.from('"timestamp":');
+
+export function peekEventFields(json: Buffer): PeekedFields {
+  const type = fastType(json);
+  const timestamp = type === undefined ? undefined : fastTimestamp(json);
+  if (type !== undefined && timestamp !== undefined) return { type, timestamp };
+  return scanTopLevel(json) ?? parseFallback(json);
+}
+
+function isNumberByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
+
+function readNumber(json: Buffer, start: number, end: number): number | undefined {
+  if (end <= start) return undefined;
+  const v = Number(json.toString('latin1', start, end));
+  return Number.isNaN(v) ? undefined : v;
+}
+
+function fastType(json: Buffer): number | undefined {
+  if (json.length < TYPE_PREFIX.length + 2 || json.compare(TYPE_PREFIX, 0, TYPE_PREFIX.length, 0, TYPE_PREFIX.length) !== 0) {
+    return undefined;
+  }
+  let p = TYPE_PREFIX.length;
+  while (p < json.length && isNumberByte(json[p]!)) p++;
+  const next = json[p];
+  if (next !== 0x2c && next !== 0x7d) return undefined;
+  if (json.indexOf(TYPE_KEY, p) !== -1) return undefined; // a duplicate key may follow
+  return readNumber(json, TYPE_PREFIX.length, p);
+}
+
+function fastTimestamp(json: Buffer): number | undefined {
+  const last = json.length - 1;
+  if (json[last] !== 0x7d) return undefined;
+  let p = last;
+  while (p > 0 && isNumberByte(json[p - 1]!)) p--;
+  const keyStart = p - TS_KEY.length;
+  if (keyStart < 1 || json.compare(TS_KEY, 0, TS_KEY.length, keyStart, p) !== 0) return undefined;
+  const before = json[keyStart - 1];
+  if (before !== 0x2c && before !== 0x7b) return undefined;
+  return readNumber(json, p, last);
+}
+
+function isWs(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+/** End (exclusive) of the string starting at `i` (a quote), or -1. */
+function stringEnd(json: Buffer, i: number): number {
+  let q = i + 1;
+  for (;;) {
+    q = json.indexOf(0x22, q);
+    if (q === -1) return -1;
+    let bs = 0;
+    while (json[q - 1 - bs] === 0x5c) bs++;
+    if (bs % 2 === 0) return q + 1;
+    q++;
+  }
+}
+
+/** End (exclusive) of the value starting at `i`, or -1. */
+function valueEnd(json: Buffer, i: number): number {
+  const c = json[i];
+  if (c === 0x22) return stringEnd(json, i);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    let p = i;
+    while (p < json.length) {
+      const b = json[p]!;
+      if (b === 0x22) {
+        p = stringEnd(json, p);
+        if (p === -1) return -1;
+        continue;
+      }
+      if (b === 0x7b || b === 0x5b) depth++;
+      else if (b === 0x7d || b === 0x5d) {
+        depth--;
+        if (depth === 0) return p + 1;
+      }
+      p++;
+    }
+    return -1;
+  }
+  let p = i;
+  while (p < json.length) {
+    const b = json[p]!;
+    if (b === 0x2c || b === 0x7d || b === 0x5d || isWs(b)) break;
+    p++;
+  }
+  return p > i ? p : -1;
+}
+
+function scanTopLevel(json: Buffer): PeekedFields | undefined {
+  const n = json.length;
+  let i = 0;
+  while (isWs(json[i])) i++;
+  if (json[i] !== 0x7b) return undefined;
+  i++;
+  const out: PeekedFields = {};
+  for (;;) {
+    while (isWs(json[i])) i++;
+    if (json[i] === 0x7d) break;
+    if (json[i] !== 0x22) return undefined;
+    const keyEnd = stringEnd(json, i);
+    if (keyEnd === -1) return undefined;
+    let key = json.toString('latin1', i + 1, keyEnd - 1);
+    if (key.includes('\\')) {
+      try {
+        key = JSON.parse(json.toString('utf8', i, keyEnd)) as string;
+      } catch {
+        return undefined;
+      }
+    }
+    i = keyEnd;
+    while (isWs(json[i])) i++;
+    if (json[i] !== 0x3a) return undefined;
+    i++;
+    while (isWs(json[i])) i++;
+    const end = valueEnd(json, i);
+    if (end === -1) return undefined;
+    if (key === 'type' || key === 'timestamp') {
+      const field: keyof PeekedFields = key;
+      const c = json[i]!;
+      const v = (c >= 0x30 && c <= 0x39) || c === 0x2d ? readNumber(json, i, end) : undefined;
+      if (v === undefined) delete out[field];
+      else out[field] = v;
+    }
+    i = end;
+    while (isWs(json[i])) i++;
+    if (json[i] === 0x2c) {
+      i++;
+      continue;
+    }
+    if (json[i] === 0x7d) break;
+    return undefined;
+  }
+  i++;
+  while (i < n && isWs(json[i])) i++;
+  return i === n ? out : undefined;
+}
+
+function parseFallback(json: Buffer): PeekedFields {
+  let value: unknown;
+  try {
+    value = JSON.parse(json.toString('utf8'));
+  } catch {
+    return {};
+  }
+  const out: PeekedFields = {};
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const { type, timestamp } = value as { type?: unknown; timestamp?: unknown };
+    if (typeof type === 'number') out.type = type;
+    if (typeof timestamp === 'number') out.timestamp = timestamp;
+  }
+  return out;
+}
