@@ -1,0 +1,26 @@
+/** Parses durations like `24h`, `90m`, `7d`, `30s`, `500ms`, `1h30m` or `0` into milliseconds. */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+export class DurationError extends Error {
+  readonly code = 'BAD_DURATION';
+  constructor(readonly input: string) {
+    super(`not a duration: ${JSON.stringify(input)} (use e.g. 24h, 90m, 7d, 0)`);
+    this.name = 'DurationError';
+  }
+}
+
+export function parseDuration(input: string): number {
+  const text = input.trim().toLowerCase();
+  if (text === '0') return 0;
+  if (text.length === 0) throw new DurationError(input);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
+  let total = 0;
+  let pos = 0;
+  let match: RegExpExecArray | null;
+  while ((match = re.exec(text)) !== null) {
+    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    pos = re.lastIndex;
+  }
+  if (pos !== text.length || !Number.isFinite(total)) throw new DurationError(input);
+  return Math.round(total);
+}

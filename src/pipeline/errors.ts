@@ -1,0 +1,95 @@
+import { DecodeError } from '../../decoders/errors.js';
+import {
+  ApiError,
+  AuthError,
+  HttpClientError,
+  NetworkError,
+  TimeoutError,
+  UrlExpiredError,
+  ValidationError,
+} from '../http/errors.js';
+import type { ManifestError } from '../../sinks/sink.js';
+
+/** One replay could not be exported; names the replay and, when one file caused it, that file's key. */
+export class ReplayExportError extends Error {
+  readonly code: string;
+  readonly replayId: string;
+  readonly fileKey: string | undefined;
+  readonly status: number | undefined;
+  readonly index: number | undefined;
+  constructor(replayId: string, fileKey: string | undefined, cause: unknown) {
+    const detail = describeError(cause);
+    super(`replay ${replayId}${fileKey !== undefined ? ` file ${fileKey}` : ''}: ${detail.message}`, { cause });
+    this.name = 'ReplayExportError';
+    this.code = detail.code;
+    this.replayId = replayId;
+    this.fileKey = fileKey;
+    this.status = detail.status;
+    this.index = detail.index;
+  }
+
+  toManifestError(): ManifestError {
+    const out: ManifestError = { code: this.code, message: this.message };
+    if (this.fileKey !== undefined) out.file_key = this.fileKey;
+    if (this.status !== undefined) out.status = this.status;
+    if (this.index !== undefined) out.index = this.index;
+    return out;
+  }
+}
+
+/** The file set of a replay changed under us in a way we cannot follow (e.g. a file vanished from the listing). */
+export class FileListingError extends Error {
+  readonly code = 'file_listing_changed';
+  constructor(message: string) {
+    super(message);
+    this.name = 'FileListingError';
+  }
+}
+
+/** Errors the CLI maps to exit code 2: found before any request. */
+export class ConfigError extends Error {
+  readonly code = 'config_error';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function describeError(err: unknown): { code: string; message: string; status?: number; index?: number } {
+  if (err instanceof DecodeError) {
+    const out: { code: string; message: string; index?: number } = { code: `decode_${err.code.toLowerCase()}`, message: err.message };
+    if (err.index !== undefined) out.index = err.index;
+    return out;
+  }
+  if (err instanceof ApiError) return { code: err.code, message: err.message, status: err.status };
+  if (err instanceof HttpClientError) return { code: err.code, message: err.message };
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return { code: typeof code === 'string' ? code.toLowerCase() : 'error', message: err.message };
+  }
+  return { code: 'error', message: String(err) };
+}
+
+/** Storage refused the presigned URL (expired): get a fresh one and try the same file again. */
+export function isExpiredUrl(err: unknown): boolean {
+  return err instanceof UrlExpiredError;
+}
+
+/** Whether downloading the same file again may succeed (429, 5xx, resets, timeouts, truncated bodies, 404 once). */
+export function isTransient(err: unknown): boolean {
+  if (err instanceof AuthError || err instanceof ValidationError || err instanceof UrlExpiredError) return false;
+  if (err instanceof NetworkError || err instanceof TimeoutError) return true;
+  if (err instanceof ApiError) return err.status === 429 || err.status >= 500 || err.status === 404 || err.status === 408;
+  if (err instanceof DecodeError) return false;
+  if (err instanceof Error) {
+    // Errors straight from sockets / undici while a body streams.
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('UND_ERR') || code.startsWith('ECONN') || code === 'EPIPE' || code === 'ETIMEDOUT' || code === 'ERR_STREAM_PREMATURE_CLOSE')) return true;
+    if (err.name === 'AbortError') return false;
+  }
+  return false;
+}
+
+export function isAuthError(err: unknown): boolean {
+  return err instanceof AuthError;
+}

@@ -1,0 +1,101 @@
+import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import { ReplayChecks } from './checks.js';
+import { ReplayExportError } from './errors.js';
+import { expiresAtIso } from './expiry.js';
+import { replayEventBatches, type ReplayFilesInfo, type ReplayStreamOptions } from './replay-stream.js';
+
+/** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
+export interface ReplayInfo {
+  replay_id: string;
+  start_time?: string;
+  end_time?: string;
+  retention_in_days?: number;
+  startMs?: number | null;
+}
+
+export interface ExportToSinkOptions extends ReplayStreamOptions {
+  sink: Sink;
+  output: OutputSpec;
+  runId?: string;
+  shard?: string;
+  /** Called after each batch handed to the sink (progress). */
+  onEvents?: (count: number) => void;
+}
+
+function baseEntry(replay: ReplayInfo, o: ExportToSinkOptions): Omit<ManifestEntry, 'status' | 'recorded_at'> {
+  const entry: Omit<ManifestEntry, 'status' | 'recorded_at'> = { replay_id: replay.replay_id };
+  if (replay.start_time !== undefined) entry.start_time = replay.start_time;
+  if (replay.end_time !== undefined) entry.end_time = replay.end_time;
+  const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseMs(replay.start_time) : null;
+  const expires = expiresAtIso(startMs, replay.retention_in_days);
+  if (expires !== undefined) entry.expires_at = expires;
+  if (o.runId !== undefined) entry.run_id = o.runId;
+  if (o.shard !== undefined) entry.shard = o.shard;
+  return entry;
+}
+
+function parseMs(text: string): number | null {
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/**
+ * Exports one replay into a sink and returns its manifest entry (not yet appended: the caller records it once the
+ * outcome is final). The output appears at its key only when complete (the sink commits atomically); any failure
+ * aborts the writer, so nothing partial is ever left at the final key.
+ *   ok      — every file decoded and written; checks computed over the events as they streamed by;
+ *   empty   — the files listing has no files yet (tried again by the next run); nothing is written;
+ *   failed  — a permanent failure; `error` names the file key and the reason.
+ * Cancellation (the signal) and authentication failures are thrown, not recorded.
+ */
+export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOptions): Promise<ManifestEntry> {
+  const base = baseEntry(replay, o);
+  const checks = new ReplayChecks();
+  const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
+  const writer = await o.sink.open(replay.replay_id, o.output);
+  try {
+    for await (const batch of replayEventBatches(replay.replay_id, o, info)) {
+      checks.observe(batch);
+      await writer.write(batch);
+      o.onEvents?.(batch.length);
+    }
+    if (info.fileKeys.length === 0) {
+      await writer.abort('no files');
+      return { ...base, status: 'empty', reason: 'no files yet', file_keys: [], recorded_at: new Date().toISOString() };
+    }
+    const committed = await writer.commit();
+    return {
+      ...base,
+      status: 'ok',
+      key: committed.key,
+      event_count: committed.eventCount,
+      bytes: committed.bytes,
+      sha256: committed.sha256,
+      file_versions: info.fileVersions,
+      file_keys: info.fileKeys,
+      checks: checks.result(),
+      format: o.output.format,
+      gzip: o.output.gzip,
+      recorded_at: new Date().toISOString(),
+    };
+  } catch (err) {
+    await writer.abort(err).catch(() => undefined);
+    if (o.signal?.aborted) throw err;
+    if (isFatal(err)) throw err;
+    // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
+    const failure = err instanceof ReplayExportError ? err : new ReplayExportError(replay.replay_id, undefined, err);
+    return {
+      ...base,
+      status: 'failed',
+      error: failure.toManifestError(),
+      file_keys: info.fileKeys,
+      recorded_at: new Date().toISOString(),
+    };
+  }
+}
+
+/** Failures that are about the whole run, not this replay (bad credentials, wrong region). */
+export function isFatal(err: unknown): boolean {
+  const cause = err instanceof ReplayExportError ? err.cause : err;
+  return cause instanceof Error && (cause.name === 'AuthError' || (cause as { code?: unknown }).code === 'auth_failed' || (cause as { code?: unknown }).code === 'missing_credentials');
+}

@@ -1,0 +1,108 @@
+import { FileListingError } from './errors.js';
+import type { FileVersion, ListedFile, ReplayFilesApi } from './types.js';
+
+export interface FileUrlsOptions {
+  version: FileVersion;
+  pageSize?: number | undefined;
+  ttlMs: number;
+  marginMs: number;
+  now?: () => number;
+  signal?: AbortSignal | undefined;
+  /** Called for every files page requested to refresh URLs (logs, tests). */
+  onRefresh?: (info: { replayId: string; key: string; reason: 'aged' | 'refused' }) => void;
+}
+
+interface Known {
+  url: string;
+  obtainedAt: number;
+  pageToken: string | null;
+}
+
+/**
+ * The freshest presigned URL of each file of one replay. A URL older than its validity minus a margin is refreshed
+ * before use, and a URL storage refused (403, expired) is replaced, by requesting again the page that listed the file
+ * (its page token) and matching by key. When the page no longer holds the key (the listing shifted), the files are
+ * listed again from the start. Concurrent refreshes of one page share one request.
+ */
+export class FileUrls {
+  private readonly known = new Map<string, Known>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly api: ReplayFilesApi,
+    readonly replayId: string,
+    private readonly options: FileUrlsOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  record(file: ListedFile): void {
+    const prev = this.known.get(file.key);
+    if (!prev || prev.obtainedAt <= file.obtainedAt) {
+      this.known.set(file.key, { url: file.url, obtainedAt: file.obtainedAt, pageToken: file.pageToken });
+    }
+  }
+
+  private isStale(k: Known): boolean {
+    return this.now() - k.obtainedAt > this.options.ttlMs - this.options.marginMs;
+  }
+
+  /**
+   * A URL for `file` that is fresh enough to use now. `refusedUrl`: the URL storage just refused; a newer one is
+   * fetched unless another refresh already replaced it.
+   */
+  async urlFor(file: ListedFile, refusedUrl?: string): Promise<string> {
+    let k = this.known.get(file.key);
+    if (!k) {
+      this.record(file);
+      k = this.known.get(file.key)!;
+    }
+    const refused = refusedUrl !== undefined && k.url === refusedUrl;
+    if (refused || this.isStale(k)) {
+      this.options.onRefresh?.({ replayId: this.replayId, key: file.key, reason: refused ? 'refused' : 'aged' });
+      await this.refresh(file.key, k.pageToken);
+      k = this.known.get(file.key)!;
+    }
+    return k.url;
+  }
+
+  private refresh(key: string, pageToken: string | null): Promise<void> {
+    const slot = pageToken ?? '\u0000first';
+    let p = this.inflight.get(slot);
+    if (!p) {
+      p = this.refreshPage(key, pageToken).finally(() => this.inflight.delete(slot));
+      this.inflight.set(slot, p);
+    }
+    return p.then(async () => {
+      // The shared request may have been for another key of the page; make sure ours was in it.
+      const k = this.known.get(key);
+      if (!k || this.isStale(k)) await this.relistUntil(key);
+    });
+  }
+
+  private async refreshPage(key: string, pageToken: string | null): Promise<void> {
+    const { version, pageSize, signal } = this.options;
+    const page = await this.api.getFilesPage(this.replayId, {
+      version,
+      ...(pageSize !== undefined ? { pageSize } : {}),
+      pageToken,
+      ...(signal ? { signal } : {}),
+    });
+    for (const f of page.files) this.record(f);
+    if (!page.files.some((f) => f.key === key)) await this.relistUntil(key);
+  }
+
+  private async relistUntil(key: string): Promise<void> {
+    const { version, pageSize, signal } = this.options;
+    for await (const f of this.api.listReplayFiles(this.replayId, {
+      version,
+      ...(pageSize !== undefined ? { pageSize } : {}),
+      ...(signal ? { signal } : {}),
+    })) {
+      this.record(f);
+      if (f.key === key) return;
+    }
+    throw new FileListingError(`file ${key} of replay ${this.replayId} is no longer listed`);
+  }
+}

@@ -1,0 +1,192 @@
+import { decodeEventBytes } from '../../decoders/index.js';
+import { DecodeError } from '../../decoders/errors.js';
+import { ByteBudget } from './byte-budget.js';
+import { ReplayExportError, isExpiredUrl, isTransient } from './errors.js';
+import { FileUrls } from './file-urls.js';
+import { orderedPrefetch, type DownloadBody } from './ordered-prefetch.js';
+import { backoffDelay, sleep } from './signal.js';
+import type { Downloader, FileVersion, ListedFile, ReplayFilesApi } from './types.js';
+
+export interface ReplayStreamOptions {
+  api: ReplayFilesApi;
+  download: Downloader;
+  budget: ByteBudget;
+  fileVersion: FileVersion;
+  filesPageSize?: number | undefined;
+  filesAhead: number;
+  urlTtlMs: number;
+  urlRefreshMarginMs: number;
+  fileRetries: number;
+  urlRefreshes: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  now?: () => number;
+  signal?: AbortSignal | undefined;
+  /** Notified of retries and URL refreshes (logs, progress, tests). */
+  onNotice?: (notice: ReplayNotice) => void;
+}
+
+export type ReplayNotice =
+  | { kind: 'retry'; replayId: string; fileKey: string; attempt: number; error: string }
+  | { kind: 'url-refresh'; replayId: string; fileKey: string; reason: 'aged' | 'refused' }
+  | { kind: 'file-done'; replayId: string; fileKey: string; bytes: number; events: number };
+
+/** What was learned about a replay's files while streaming it (filled in as files go by). */
+export interface ReplayFilesInfo {
+  fileKeys: string[];
+  fileVersions: number[];
+  /** Compressed bytes downloaded for the files (successful attempts). */
+  downloadedBytes: number;
+}
+
+/**
+ * Every event of one replay, in order, as batches of serialised events (one Buffer per event).
+ *
+ * Files are listed page by page only as the prefetch window reaches them and downloaded ahead in parallel; each
+ * file's events are yielded strictly in file-key order. The file being written streams from the HTTP body through
+ * the decoder, so a failure can happen after some of its events were already yielded. A retry then downloads the
+ * file again, decodes it from the start and skips the events already yielded (decoding is deterministic, so the
+ * first N events of a good copy are the N already handed out) — nothing is duplicated, nothing reordered, and the
+ * file never has to be held whole in memory. Transient failures (429, 5xx, resets, timeouts, truncated bodies)
+ * retry with back-off; a 403 from storage (expired URL) gets a fresh URL for that same file (by key) and goes on;
+ * a DecodeError is retried once (bytes damaged in transit) and is then permanent. A permanent failure throws a
+ * `ReplayExportError` naming the file.
+ */
+export async function* replayEventBatches(
+  replayId: string,
+  options: ReplayStreamOptions,
+  info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
+): AsyncGenerator<Buffer[]> {
+  const { api, download, signal } = options;
+  const urls = new FileUrls(api, replayId, {
+    version: options.fileVersion,
+    pageSize: options.filesPageSize,
+    ttlMs: options.urlTtlMs,
+    marginMs: options.urlRefreshMarginMs,
+    ...(options.now ? { now: options.now } : {}),
+    signal,
+    onRefresh: (r) => options.onNotice?.({ kind: 'url-refresh', replayId, fileKey: r.key, reason: r.reason }),
+  });
+
+  async function* listed(): AsyncGenerator<ListedFile> {
+    for await (const f of api.listReplayFiles(replayId, {
+        version: options.fileVersion,
+        ...(options.filesPageSize !== undefined ? { pageSize: options.filesPageSize } : {}),
+        ...(signal ? { signal } : {}),
+      })) {
+      urls.record(f);
+      yield f;
+    }
+  }
+
+  // The URL each download used, so that a 403 refreshes exactly the URL that was refused.
+  const usedUrl = new Map<string, string>();
+  const openFile = async (file: ListedFile, sig: AbortSignal, refusedUrl?: string): Promise<DownloadBody> => {
+    const url = await urls.urlFor(file, refusedUrl);
+    usedUrl.set(file.key, url);
+    return download(url, { signal: sig, key: file.key });
+  };
+
+  try {
+    for await (const slot of orderedPrefetch(listed(), {
+      open: (f, sig) => openFile(f, sig),
+      ahead: options.filesAhead,
+      budget: options.budget,
+      ...(signal ? { signal } : {}),
+    })) {
+      const file = slot.file;
+      info.fileKeys.push(file.key);
+      info.fileVersions.push(options.fileVersion);
+      const position = info.fileVersions.length - 1;
+      let written = 0; // events of this file already yielded
+      let retries = 0;
+      let refreshes = 0;
+      let decodeRetried = false;
+      let refusedUrl: string | undefined;
+      for (let attempt = 0; ; attempt++) {
+        signal?.throwIfAborted();
+        let sourceFailed = false;
+        let sourceError: unknown;
+        let bytes = 0;
+        const attemptController = new AbortController();
+        const onAbort = (): void => attemptController.abort(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        const source = async function* (): AsyncGenerator<Uint8Array> {
+          try {
+            const chunks =
+              attempt === 0 ? slot.body() : (await openFile(file, attemptController.signal, refusedUrl)).chunks;
+            refusedUrl = undefined;
+            for await (const chunk of chunks) {
+              bytes += chunk.byteLength;
+              yield chunk;
+            }
+          } catch (err) {
+            sourceFailed = true;
+            sourceError = err;
+            throw err;
+          }
+        };
+        try {
+          let seen = 0;
+          for await (const batch of decodeEventBytes(source(), {
+            version: 'auto',
+            file: file.key,
+            onVersion: (v: FileVersion) => {
+              info.fileVersions[position] = v;
+            },
+            ...(signal ? { signal } : {}),
+          })) {
+            let out: Buffer[] = batch;
+            if (seen < written) {
+              const skip = Math.min(written - seen, batch.length);
+              out = skip === batch.length ? [] : batch.slice(skip);
+              seen += skip;
+            }
+            if (out.length > 0) {
+              seen += out.length;
+              written += out.length;
+              yield out;
+            }
+          }
+          info.downloadedBytes += bytes;
+          options.onNotice?.({ kind: 'file-done', replayId, fileKey: file.key, bytes, events: written });
+          break;
+        } catch (err) {
+          if (attempt === 0) slot.discard();
+          if (signal?.aborted) throw signal.reason ?? err;
+          const cause = sourceFailed ? sourceError : err;
+          if (isExpiredUrl(cause) && refreshes < options.urlRefreshes) {
+            refreshes++;
+            refusedUrl = usedUrl.get(file.key);
+            continue;
+          }
+          // The decoder saw the end of a body that broke off: the transfer failed, not the file.
+          const transient = isTransient(cause) || (sourceFailed && !(cause instanceof DecodeError) && !isExpiredUrl(cause));
+          if (transient && retries < options.fileRetries) {
+            options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
+            await sleep(backoffDelay(retries, options.retryBaseMs, options.retryMaxMs), signal);
+            retries++;
+            continue;
+          }
+          if (cause instanceof DecodeError && !decodeRetried) {
+            options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
+            decodeRetried = true;
+            continue;
+          }
+          throw new ReplayExportError(replayId, file.key, cause);
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+          attemptController.abort();
+        }
+      }
+    }
+  } catch (err) {
+    if (err instanceof ReplayExportError) throw err;
+    if (signal?.aborted && err === signal.reason) throw err;
+    throw new ReplayExportError(replayId, undefined, err);
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
