@@ -1,0 +1,156 @@
+/**
+ * Session replay API client: list replays, list a replay's presigned files, one page at a time or all.
+ */
+import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
+import type { Transport } from '../http/transport.js';
+import { MalformedResponseError, nextToken, toPresignedFile, toReplayRecord, type PresignedFile, type ReplayRecord } from './records.js';
+import { buildFilesParams, buildListParams, type FilesQuery, type ListReplaysQuery } from './validation.js';
+
+export const LIST_PATH = '/api/1/session-replays';
+export const FILES_PATH = '/api/1/session-replays/files';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface FilesOptions extends FilesQuery, CallOptions {}
+
+export interface ReplaysPage {
+  replays: ReplayRecord[];
+  nextPageToken: string | null;
+  /** Token this page was fetched with (null for the first page). */
+  pageToken: string | null;
+}
+
+export interface FilesPage {
+  files: PresignedFile[];
+  nextPageToken: string | null;
+  /** Token this page was fetched with (null for the first page). */
+  pageToken: string | null;
+}
+
+/** Thrown when the server hands back a page token already used in the same listing (it would never end). */
+export class PageLoopError extends HttpClientError {
+  constructor(path: string) {
+    super(`${path} returned a next_page_token already used in this listing; stopping instead of looping`, 'page_token_loop');
+  }
+}
+
+export class SessionReplayClient {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** One page of `GET /api/1/session-replays`. Validation happens before any request. */
+  async getReplaysPage(q: ListReplaysQuery & { pageToken?: string | null }, o: CallOptions = {}): Promise<ReplaysPage> {
+    const params = buildListParams(q, q.pageToken);
+    const res = await this.#transport.request({
+      host: 'analytics',
+      path: LIST_PATH,
+      query: { ...params },
+      auth: 'basic',
+      family: 'replay',
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+    const data = res.json<Record<string, unknown>>();
+    try {
+      if (!data || typeof data !== 'object' || !Array.isArray(data.session_replays)) {
+        throw new MalformedResponseError('the response has no session_replays array');
+      }
+      return {
+        replays: data.session_replays.map((r, i) => toReplayRecord(r, i)),
+        nextPageToken: nextToken(data.next_page_token),
+        pageToken: params.page_token ?? null,
+      };
+    } catch (err) {
+      if (err instanceof MalformedResponseError) throw new MalformedResponseError(`GET ${LIST_PATH}: ${err.message}`);
+      throw err;
+    }
+  }
+
+  /**
+   * Every replay matching the query, across all pages: each `next_page_token` is passed back unchanged as
+   * `page_token`, with the same `sort_order` and filters.
+   */
+  listReplays(q: ListReplaysQuery, o: CallOptions = {}): AsyncIterable<ReplayRecord> {
+    buildListParams(q); // throws ValidationError here, at the call, before any request
+    return this.#listReplays(q, o);
+  }
+
+  async *#listReplays(q: ListReplaysQuery, o: CallOptions): AsyncIterable<ReplayRecord> {
+    const seen = new Set<string>();
+    let token: string | null = null;
+    for (;;) {
+      const page: ReplaysPage = await this.getReplaysPage({ ...q, pageToken: token }, o);
+      yield* page.replays;
+      if (page.nextPageToken === null || q.replayIds !== undefined) return;
+      if (seen.has(page.nextPageToken)) throw new PageLoopError(LIST_PATH);
+      seen.add(page.nextPageToken);
+      token = page.nextPageToken;
+    }
+  }
+
+  /**
+   * One page of `GET /api/1/session-replays/files`. A 404 on the first page (no `pageToken`) means the replay has
+   * no files yet and gives an empty page; on a later page it is an error. Re-requesting a page with the same
+   * token gives fresh presigned URLs.
+   */
+  async getFilesPage(replayId: string, o: FilesOptions & { pageToken?: string | null } = {}): Promise<FilesPage> {
+    const params = buildFilesParams(replayId, o, o.pageToken);
+    const pageToken = params.page_token ?? null;
+    let res;
+    try {
+      res = await this.#transport.request({
+        host: 'analytics',
+        path: FILES_PATH,
+        query: { ...params },
+        auth: 'basic',
+        family: 'replay',
+        ...(o.signal ? { signal: o.signal } : {}),
+      });
+    } catch (err) {
+      if (pageToken === null && err instanceof ApiError && !(err instanceof AuthError) && err.status === 404) {
+        return { files: [], nextPageToken: null, pageToken };
+      }
+      throw err;
+    }
+    const obtainedAt = Date.now();
+    const data = res.json<Record<string, unknown>>();
+    try {
+      if (!data || typeof data !== 'object' || !Array.isArray(data.files)) {
+        throw new MalformedResponseError('the response has no files array');
+      }
+      return {
+        files: data.files.map((f, i) => toPresignedFile(f, i, pageToken, obtainedAt)),
+        nextPageToken: nextToken(data.next_page_token),
+        pageToken,
+      };
+    } catch (err) {
+      if (err instanceof MalformedResponseError) {
+        throw new MalformedResponseError(`GET ${FILES_PATH} for replay ${replayId}: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  /** Every file of a replay, in the API's order (by key, which encodes start time), across all pages. */
+  listReplayFiles(replayId: string, o: FilesOptions = {}): AsyncIterable<PresignedFile> {
+    buildFilesParams(replayId, o); // throws ValidationError here, at the call, before any request
+    return this.#listReplayFiles(replayId, o);
+  }
+
+  async *#listReplayFiles(replayId: string, o: FilesOptions): AsyncIterable<PresignedFile> {
+    const seen = new Set<string>();
+    let token: string | null = null;
+    for (;;) {
+      const page: FilesPage = await this.getFilesPage(replayId, { ...o, pageToken: token });
+      yield* page.files;
+      if (page.nextPageToken === null) return;
+      if (seen.has(page.nextPageToken)) throw new PageLoopError(FILES_PATH);
+      seen.add(page.nextPageToken);
+      token = page.nextPageToken;
+    }
+  }
+}
