@@ -1,0 +1,49 @@
+import type { Catalog } from './catalog.js';
+import type { FaultState } from './faults.js';
+import type { ResolvedSandboxOptions } from './options.js';
+import type { PageTokens } from './page-token.js';
+import type { UrlSigner } from './presign.js';
+import type { SandboxStats } from './stats.js';
+
+/** What every route handler of one sandbox shares. */
+export interface SandboxContext {
+  opts: ResolvedSandboxOptions;
+  catalog: Catalog;
+  faults: FaultState;
+  stats: SandboxStats;
+  tokens: PageTokens;
+  signer: UrlSigner;
+}
+
+/** A 400 (or other client error) of the API, with its machine code and a message saying why. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+}
+
+export function badRequest(code: string, message: string): ApiRequestError {
+  return new ApiRequestError(400, code, message);
+}
+
+/** The single value of a query parameter, or null; a repeated parameter is a 400. */
+export function singleParam(query: URLSearchParams, name: string): string | null {
+  const all = query.getAll(name);
+  if (all.length > 1) throw badRequest('duplicate_parameter', `${name} was given ${all.length} times; give it once`);
+  return all.length === 0 ? null : all[0]!;
+}
+
+/** page_size: a decimal integer in 1..max, or the default when absent. */
+export function pageSizeParam(query: URLSearchParams, def: number, max: number): number {
+  const raw = singleParam(query, 'page_size');
+  if (raw === null) return def;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw badRequest('invalid_page_size', `page_size must be an integer from 1 to ${max}`);
+  }
+  return Number(raw);
+}

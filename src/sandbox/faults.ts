@@ -1,0 +1,207 @@
+/**
+ * Fault switches of the sandbox: all off by default, all deterministic ("every Nth request"), so that a test that
+ * sets a switch knows exactly which request fails.
+ */
+
+/** How the storage route serves a file's bytes (object storage can do any of these). */
+export type FileEncoding = 'gzip' | 'content-encoding-gzip' | 'inflated';
+/** How a file listed in `corruptFiles` is damaged. */
+export type CorruptKind = 'truncated-gzip' | 'garbage-json';
+/** Which requests `serverErrorEvery` counts and fails. */
+export type ServerErrorScope = 'api' | 'storage' | 'both';
+
+export interface Faults {
+  /** Milliseconds added before answering every API and storage request (not control routes). */
+  latencyMs: number;
+  /** Every Nth authenticated API request answers 429 with `Retry-After`. 0 = off. */
+  rateLimitEvery: number;
+  /** Seconds sent in `Retry-After` with a 429. */
+  retryAfterSeconds: number;
+  /** Every Nth request (counted separately for API and storage) answers `serverErrorStatus`. 0 = off. */
+  serverErrorEvery: number;
+  serverErrorStatus: 500 | 502 | 503;
+  serverErrorScope: ServerErrorScope;
+  /** Every Nth storage download sends the headers and half of the body, then destroys the socket. 0 = off. */
+  resetEvery: number;
+  /**
+   * Setting this to true expires every file URL issued so far (403 "Request has expired"); URLs from files requests
+   * made afterwards work. Setting it to true again expires everything issued up to then again.
+   */
+  expireUrls: boolean;
+  /** Replay ids whose middle file (index floor(n/2) of each version's full file list) is always served corrupt. */
+  corruptFiles: string[];
+  corruptKind: CorruptKind;
+  /** `gzip`: application/octet-stream gzip bytes; `content-encoding-gzip`: the same bytes with
+   *  `Content-Encoding: gzip`; `inflated`: the inflated JSON text. */
+  fileEncoding: FileEncoding;
+}
+
+export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
+  latencyMs: 0,
+  rateLimitEvery: 0,
+  retryAfterSeconds: 1,
+  serverErrorEvery: 0,
+  serverErrorStatus: 503,
+  serverErrorScope: 'both',
+  resetEvery: 0,
+  expireUrls: false,
+  corruptFiles: Object.freeze([]) as unknown as string[],
+  corruptKind: 'truncated-gzip',
+  fileEncoding: 'gzip',
+});
+
+export class FaultsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FaultsError';
+  }
+}
+
+const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery'] as const;
+
+/** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
+export function validateFaults(input: unknown): Partial<Faults> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new FaultsError('faults must be a JSON object');
+  }
+  const src = input as Record<string, unknown>;
+  const out: Partial<Faults> = {};
+  for (const key of Object.keys(src)) {
+    const v = src[key];
+    if ((COUNT_KEYS as readonly string[]).includes(key)) {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+        throw new FaultsError(`${key} must be a non-negative integer`);
+      }
+      (out as Record<string, unknown>)[key] = v;
+    } else if (key === 'serverErrorStatus') {
+      if (v !== 500 && v !== 502 && v !== 503) throw new FaultsError('serverErrorStatus must be 500, 502 or 503');
+      out.serverErrorStatus = v;
+    } else if (key === 'serverErrorScope') {
+      if (v !== 'api' && v !== 'storage' && v !== 'both') {
+        throw new FaultsError("serverErrorScope must be 'api', 'storage' or 'both'");
+      }
+      out.serverErrorScope = v;
+    } else if (key === 'expireUrls') {
+      if (typeof v !== 'boolean') throw new FaultsError('expireUrls must be a boolean');
+      out.expireUrls = v;
+    } else if (key === 'corruptFiles') {
+      if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
+        throw new FaultsError('corruptFiles must be an array of replay ids');
+      }
+      out.corruptFiles = [...v];
+    } else if (key === 'corruptKind') {
+      if (v !== 'truncated-gzip' && v !== 'garbage-json') {
+        throw new FaultsError("corruptKind must be 'truncated-gzip' or 'garbage-json'");
+      }
+      out.corruptKind = v;
+    } else if (key === 'fileEncoding') {
+      if (v !== 'gzip' && v !== 'content-encoding-gzip' && v !== 'inflated') {
+        throw new FaultsError("fileEncoding must be 'gzip', 'content-encoding-gzip' or 'inflated'");
+      }
+      out.fileEncoding = v;
+    } else {
+      throw new FaultsError(`unknown fault switch: ${key.slice(0, 60)}`);
+    }
+  }
+  return out;
+}
+
+export type ApiFault = { kind: 'rate-limit'; retryAfterSeconds: number } | { kind: 'server-error'; status: number };
+export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'reset' };
+
+/**
+ * The current switches plus their counters. A counter restarts at 0 whenever its switch is set, so "every Nth"
+ * counts from the moment the switch was (re)set.
+ */
+export class FaultState {
+  private current: Faults = { ...DEFAULT_FAULTS, corruptFiles: [] };
+  private apiRateCount = 0;
+  private apiErrorCount = 0;
+  private storageErrorCount = 0;
+  private storageResetCount = 0;
+  /** URLs signed with an epoch lower than this are expired while `expireUrls` is on. */
+  private expiredBeforeEpoch = 0;
+  private epoch = 0;
+
+  constructor(initial?: Partial<Faults>) {
+    if (initial) this.set(initial);
+  }
+
+  get(): Faults {
+    return { ...this.current, corruptFiles: [...this.current.corruptFiles] };
+  }
+
+  set(partial: Partial<Faults>): void {
+    const checked = validateFaults(partial);
+    this.current = { ...this.current, ...checked };
+    if ('rateLimitEvery' in checked) this.apiRateCount = 0;
+    if ('serverErrorEvery' in checked || 'serverErrorScope' in checked) {
+      this.apiErrorCount = 0;
+      this.storageErrorCount = 0;
+    }
+    if ('resetEvery' in checked) this.storageResetCount = 0;
+    if (checked.expireUrls === true) {
+      this.epoch += 1;
+      this.expiredBeforeEpoch = this.epoch;
+    }
+  }
+
+  /** Epoch written into newly signed URLs. */
+  urlEpoch(): number {
+    return this.epoch;
+  }
+
+  isEpochExpired(epoch: number): boolean {
+    return this.current.expireUrls && epoch < this.expiredBeforeEpoch;
+  }
+
+  latencyMs(): number {
+    return this.current.latencyMs;
+  }
+
+  /** Called once per authenticated API request; says which fault (if any) this request gets. */
+  nextApi(): ApiFault | null {
+    const f = this.current;
+    let fault: ApiFault | null = null;
+    if (f.rateLimitEvery > 0) {
+      this.apiRateCount += 1;
+      if (this.apiRateCount % f.rateLimitEvery === 0) {
+        fault = { kind: 'rate-limit', retryAfterSeconds: f.retryAfterSeconds };
+      }
+    }
+    if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'storage') {
+      this.apiErrorCount += 1;
+      if (fault === null && this.apiErrorCount % f.serverErrorEvery === 0) {
+        fault = { kind: 'server-error', status: f.serverErrorStatus };
+      }
+    }
+    return fault;
+  }
+
+  /** Called once per storage download whose URL verified; says which fault (if any) it gets. */
+  nextStorage(): StorageFault | null {
+    const f = this.current;
+    let fault: StorageFault | null = null;
+    if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'api') {
+      this.storageErrorCount += 1;
+      if (this.storageErrorCount % f.serverErrorEvery === 0) fault = { kind: 'server-error', status: f.serverErrorStatus };
+    }
+    if (f.resetEvery > 0) {
+      this.storageResetCount += 1;
+      if (fault === null && this.storageResetCount % f.resetEvery === 0) fault = { kind: 'reset' };
+    }
+    return fault;
+  }
+
+  isCorrupt(replayId: string): boolean {
+    return this.current.corruptFiles.includes(replayId);
+  }
+
+  corruptKind(): CorruptKind {
+    return this.current.corruptKind;
+  }
+
+  fileEncoding(): FileEncoding {
+    return this.current.fileEncoding;
+  }
+}

@@ -1,0 +1,72 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** The API's error body: `{ "error": "<code>", "message": "<why>" }`. */
+export function sendApiError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: code, message }, headers);
+}
+
+function xmlEscape(s: string): string {
+  return s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** An S3-style XML error (`<Error><Code>..</Code><Message>..</Message>...`). */
+export function sendS3Error(res: ServerResponse, status: number, code: string, message: string, requestId: string): void {
+  const text =
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<Error><Code>${xmlEscape(code)}</Code><Message>${xmlEscape(message)}</Message>` +
+    `<RequestId>${xmlEscape(requestId)}</RequestId><HostId>sandbox</HostId></Error>`;
+  res.writeHead(status, { 'Content-Type': 'application/xml', 'Content-Length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+/** Whether the request carries `Authorization: Basic base64(user:password)` with exactly these credentials. */
+export function hasBasicAuth(req: IncomingMessage, user: string, password: string): boolean {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return false;
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return false;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  return timingSafeEqual(digest(decoded), digest(`${user}:${password}`));
+}
+
+export class BodyTooLargeError extends Error {}
+
+/** Reads a small request body (control routes); rejects past `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit = 65_536): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new BodyTooLargeError(`body larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+/** Splits a raw request target into its raw path and its query. */
+export function splitTarget(target: string): { path: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  return q < 0
+    ? { path: target, query: new URLSearchParams() }
+    : { path: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
+}

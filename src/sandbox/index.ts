@@ -1,0 +1,16 @@
+/** The sandbox: a loopback HTTP server that behaves like the platform's Session Replay API. */
+export { startSandbox, type Sandbox } from './server.js';
+export { runSandboxCommand, type SandboxCommandOptions } from './cli.js';
+export { SANDBOX_DEFAULTS, SandboxConfigError, type ExtraReplay, type SandboxOptions } from './options.js';
+export {
+  DEFAULT_FAULTS,
+  FaultsError,
+  type CorruptKind,
+  type Faults,
+  type FileEncoding,
+  type ServerErrorScope,
+} from './faults.js';
+export type { SandboxStats } from './stats.js';
+export type { SandboxReplay } from './describe.js';
+export type { ReplayRecordJson } from './replicas.js';
+export { REPLICA_SPACING_MS, replicaTimeShape } from './replicas.js';

@@ -1,0 +1,102 @@
+import { join } from 'node:path';
+import { packageRoot } from '../util/package-root.js';
+import type { Faults } from './faults.js';
+
+/** An explicit extra replay served with the files and expected events of a named sample. */
+export interface ExtraReplay {
+  /** Any id in device_id/session_id form (split at the last slash): `../x`, `a%2Fb/c`, unicode, long device ids. */
+  replay_id: string;
+  /** The sample (its `name` in samples/index.json) whose files this replay serves. */
+  sample: string;
+  start_time?: string;
+  end_time?: string;
+  retention_in_days?: number;
+  platform_id?: number;
+}
+
+export interface SandboxOptions {
+  /** 0 = an ephemeral port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  apiKey?: string;
+  secretKey?: string;
+  /** A folder in the samples layout (index.json, expected/, files/). Default `<package root>/samples`. */
+  samplesDir?: string;
+  /** Synthetic replays cloned from the samples (see docs/sections/sandbox.md for their deterministic shapes). */
+  replicas?: number;
+  extraReplays?: ExtraReplay[];
+  /** Lifetime of presigned file URLs; sent in whole seconds as X-Amz-Expires. Default 900000 (15 minutes). */
+  urlTtlMs?: number;
+  faults?: Partial<Faults>;
+  /** Clock used to sign URLs and to check their expiry. Default Date.now. */
+  now?: () => number;
+  /** Replay ids whose files endpoint answers 404 "no files yet" until released. */
+  held?: string[];
+  /** `{ replayId: n }`: the last n files (of each version) of the replay are not listed until released. */
+  hiddenTail?: Record<string, number>;
+}
+
+export interface ResolvedSandboxOptions {
+  port: number;
+  host: string;
+  apiKey: string;
+  secretKey: string;
+  samplesDir: string;
+  replicas: number;
+  extraReplays: ExtraReplay[];
+  urlTtlMs: number;
+  faults: Partial<Faults>;
+  now: () => number;
+  held: string[];
+  hiddenTail: Record<string, number>;
+}
+
+/** Every default of the sandbox, in one place. */
+export const SANDBOX_DEFAULTS = Object.freeze({
+  port: 0,
+  host: '127.0.0.1',
+  apiKey: 'sandbox-api-key',
+  secretKey: 'sandbox-secret-key',
+  replicas: 0,
+  urlTtlMs: 900_000,
+  listPageSize: 50,
+  listPageSizeMax: 200,
+  filesPageSize: 100,
+  filesPageSizeMax: 1000,
+  maxReplayIds: 100,
+  fileVersion: 3 as 2 | 3,
+  sortOrder: 'desc' as 'asc' | 'desc',
+});
+
+export class SandboxConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxConfigError';
+  }
+}
+
+export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
+  const r: ResolvedSandboxOptions = {
+    port: o.port ?? SANDBOX_DEFAULTS.port,
+    host: o.host ?? SANDBOX_DEFAULTS.host,
+    apiKey: o.apiKey ?? SANDBOX_DEFAULTS.apiKey,
+    secretKey: o.secretKey ?? SANDBOX_DEFAULTS.secretKey,
+    samplesDir: o.samplesDir ?? join(packageRoot(), 'samples'),
+    replicas: o.replicas ?? SANDBOX_DEFAULTS.replicas,
+    extraReplays: o.extraReplays ?? [],
+    urlTtlMs: o.urlTtlMs ?? SANDBOX_DEFAULTS.urlTtlMs,
+    faults: o.faults ?? {},
+    now: o.now ?? Date.now,
+    held: o.held ?? [],
+    hiddenTail: o.hiddenTail ?? {},
+  };
+  if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new SandboxConfigError('port must be 0..65535');
+  if (!Number.isInteger(r.replicas) || r.replicas < 0) throw new SandboxConfigError('replicas must be a non-negative integer');
+  if (!(r.urlTtlMs >= 1000)) throw new SandboxConfigError('urlTtlMs must be at least 1000');
+  if (r.apiKey.includes(':')) throw new SandboxConfigError('apiKey cannot contain ":" (HTTP Basic user name)');
+  for (const [id, n] of Object.entries(r.hiddenTail)) {
+    if (!Number.isInteger(n) || n < 0) throw new SandboxConfigError(`hiddenTail of ${id} must be a non-negative integer`);
+  }
+  return r;
+}

@@ -1,0 +1,154 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Catalog } from './catalog.js';
+import { ApiRequestError, type SandboxContext } from './context.js';
+import { CONTROL_PREFIX, handleControl } from './control-routes.js';
+import { describeReplays, type SandboxReplay } from './describe.js';
+import { FaultState, type Faults } from './faults.js';
+import { handleFiles } from './files-route.js';
+import { hasBasicAuth, sendApiError, splitTarget } from './http-util.js';
+import { handleList } from './list-route.js';
+import { resolveOptions, type SandboxOptions } from './options.js';
+import { PageTokens } from './page-token.js';
+import { STORAGE_PREFIX, UrlSigner } from './presign.js';
+import { emptyStats, type SandboxStats } from './stats.js';
+import { handleStorage } from './storage-route.js';
+
+export interface Sandbox {
+  /** `http://127.0.0.1:PORT` — the API base URL and the host of the file URLs. */
+  url: string;
+  credentials: { apiKey: string; secretKey: string };
+  setFaults(f: Partial<Faults>): void;
+  faults(): Faults;
+  stats(): SandboxStats;
+  /** Releases one held replay / hidden tail, or all of them without an id. */
+  releaseHeld(replayId?: string): void;
+  /** Every replay served, ascending by start time, with the path of its expected events. */
+  replays(): SandboxReplay[];
+  close(): Promise<void>;
+}
+
+const LIST_PATH = '/api/1/session-replays';
+const FILES_PATH = '/api/1/session-replays/files';
+
+function deriveSecret(secretKey: string, purpose: string): Buffer {
+  return createHmac('sha256', secretKey).update(`replay-export sandbox ${purpose}`).digest();
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse): Promise<void> {
+  const { stats } = ctx;
+  stats.apiRequests++;
+  if (path === LIST_PATH) stats.listRequests++;
+  else stats.filesRequests++;
+  const latency = ctx.faults.latencyMs();
+  if (latency > 0) await sleep(latency);
+  if (req.method !== 'GET') {
+    sendApiError(res, 405, 'method_not_allowed', 'only GET is allowed', { Allow: 'GET' });
+    return;
+  }
+  if (!hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
+    stats.unauthorized++;
+    sendApiError(res, 401, 'unauthorized', 'missing or invalid API credentials (HTTP Basic: API key, secret key)', {
+      'WWW-Authenticate': 'Basic realm="session-replay"',
+    });
+    return;
+  }
+  const fault = ctx.faults.nextApi();
+  if (fault?.kind === 'rate-limit') {
+    stats.rateLimited++;
+    sendApiError(res, 429, 'rate_limited', 'too many requests (sandbox rateLimitEvery switch)', {
+      'Retry-After': String(fault.retryAfterSeconds),
+    });
+    return;
+  }
+  if (fault?.kind === 'server-error') {
+    stats.serverErrors++;
+    sendApiError(res, fault.status, 'server_error', `sandbox serverErrorEvery switch (${fault.status})`);
+    return;
+  }
+  try {
+    if (path === LIST_PATH) handleList(ctx, query, res);
+    else handleFiles(ctx, query, res);
+  } catch (err) {
+    if (!(err instanceof ApiRequestError)) throw err;
+    if (err.status === 400) stats.badRequests++;
+    if (err.status === 404) stats.notFound++;
+    sendApiError(res, err.status, err.code, err.message);
+  }
+}
+
+async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { path, query } = splitTarget(req.url ?? '/');
+  if (path.startsWith(CONTROL_PREFIX)) {
+    await handleControl(ctx, req, path, res);
+  } else if (path.startsWith(STORAGE_PREFIX)) {
+    ctx.stats.storageRequests++;
+    const latency = ctx.faults.latencyMs();
+    if (latency > 0) await sleep(latency);
+    await handleStorage(ctx, req, path, query, res);
+  } else if (path === LIST_PATH || path === FILES_PATH) {
+    await handleApi(ctx, req, path, query, res);
+  } else {
+    ctx.stats.notFound++;
+    sendApiError(res, 404, 'not_found', 'no such endpoint');
+  }
+}
+
+/** Starts the sandbox on host:port (default 127.0.0.1, an ephemeral port). */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const opts = resolveOptions(options);
+  const catalog = new Catalog(opts);
+  const faults = new FaultState(opts.faults);
+  const stats = emptyStats();
+  const server = createServer({ keepAliveTimeout: 5_000 });
+  server.listen(opts.port, opts.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(opts.host)}:${port}`;
+  const ctx: SandboxContext = {
+    opts,
+    catalog,
+    faults,
+    stats,
+    tokens: new PageTokens(deriveSecret(opts.secretKey, 'page tokens')),
+    signer: new UrlSigner(deriveSecret(opts.secretKey, 'url signing'), url, Math.max(1, Math.round(opts.urlTtlMs / 1000))),
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    route(ctx, req, res).catch((err: unknown) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      sendApiError(res, 500, 'sandbox_error', `sandbox failed: ${(err as Error).message ?? String(err)}`);
+    });
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    credentials: { apiKey: opts.apiKey, secretKey: opts.secretKey },
+    setFaults: (f) => faults.set(f),
+    faults: () => faults.get(),
+    stats: () => ({ ...stats }),
+    releaseHeld: (replayId) => {
+      catalog.release(replayId);
+    },
+    replays: () => describeReplays(catalog),
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
