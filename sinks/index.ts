@@ -1,0 +1,27 @@
+export type {
+  CommitResult,
+  ManifestChecks,
+  ManifestEntry,
+  ManifestError,
+  OutputFormat,
+  OutputSpec,
+  ReplayStatus,
+  ReplayWriter,
+  Sink,
+} from './sink.js';
+export { SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
+export { contentTypeFor, ReplayEncoder, type ByteTarget, type EncodedSummary } from './encode.js';
+export {
+  decodeSegment,
+  encodeSegment,
+  extensionFor,
+  MAX_SEGMENT_BYTES,
+  replayIdFromKey,
+  replayKey,
+  replayKeyBase,
+} from './keys.js';
+export { parseManifestLine, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+export { createLocalSink, MANIFEST_FILE, type LocalSinkOptions } from './local.js';
+export { createS3Sink, type S3Checksums, type S3SinkOptions } from './s3.js';
+export { isS3Url, parseS3Url, type S3Location } from './s3-url.js';
+export { openSink, type OpenSinkOptions } from './open.js';

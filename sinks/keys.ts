@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import type { OutputSpec } from './sink.js';
+
+/**
+ * Key layout: `<device segment>/<session segment><extension>`.
+ *
+ * The replay id (`device_id/session_id`) is split on its first `/`; each part becomes one path segment through
+ * `encodeSegment`, an injective encoding whose output is plain ASCII from a small alphabet:
+ *
+ * - `a-z`, `0-9` and `-` stay as they are; `_` and `.` too, except that a leading `_` or `.` and a trailing `.` are
+ *   escaped (no hidden files, no `.`/`..`, no Windows trailing dot, and names starting with `_` or `.` stay free for
+ *   the sink's own files: `_manifest/`, `_staging/`, `.name.tmp`).
+ * - An upper-case ASCII letter `X` becomes `^x`, so that ids differing only in case stay distinct on
+ *   case-insensitive file systems (macOS, Windows). Lower-case ids (UUIDs, numbers) read unchanged.
+ * - Every other character is percent-encoded as the upper-case hex of its UTF-8 bytes (`/` → `%2F`, `%` → `%25`,
+ *   `\` → `%5C`, NUL/control characters, spaces, `^`, `~`, non-ASCII). Unicode is never normalised: NFC and NFD
+ *   spellings of one text are different bytes and therefore different keys. A lone UTF-16 surrogate (not valid
+ *   Unicode, but possible in a JS string) becomes `%uXXXX`.
+ * - Windows device names (`con`, `prn`, `aux`, `nul`, `com0-9`, `lpt0-9`, also with an extension) get their first
+ *   letter percent-encoded.
+ * - Special tokens start with `%` followed by a character that is not an upper-case hex digit, so they can never be
+ *   produced by the rules above: `%empty` (an empty part), `%none` (device segment of an id without `/`), and `%~`
+ *   followed by a hash (below).
+ * - A segment longer than `MAX_SEGMENT_BYTES` keeps a readable prefix, then `%~` and 32 hex digits (128 bits) of the
+ *   SHA-256 of the whole encoded segment. Such a segment is no longer reversible, but stays distinct.
+ *
+ * Every key decodes back to its replay id (`replayIdFromKey`) except hashed ones. Each path segment, including the
+ * extension and the local sink's temporary name around it, stays well under 255 bytes.
+ */
+
+/** Longest encoded segment (before the extension); leaves room for `.ndjson.gz` and the temporary-file wrapper. */
+export const MAX_SEGMENT_BYTES = 200;
+const HASH_HEX = 32;
+const HASH_MARK = '%~';
+const EMPTY = '%empty';
+const NO_DEVICE = '%none';
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
+
+function hex2(byte: number): string {
+  return '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+}
+
+function percentEncode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) out += hex2(byte);
+  return out;
+}
+
+/** The reversible part of the encoding (no length limit). */
+function encodeFull(part: string): string {
+  if (part.length === 0) return EMPTY;
+  let out = '';
+  const last = part.length - 1;
+  for (let i = 0; i < part.length; i++) {
+    const c = part.charCodeAt(i);
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d) {
+      out += part[i];
+    } else if (c === 0x5f /* _ */) {
+      out += i === 0 ? hex2(c) : '_';
+    } else if (c === 0x2e /* . */) {
+      out += i === 0 || i === last ? hex2(c) : '.';
+    } else if (c >= 0x41 && c <= 0x5a) {
+      out += '^' + String.fromCharCode(c + 0x20);
+    } else if (c >= 0xd800 && c <= 0xdbff && i < last && isLowSurrogate(part.charCodeAt(i + 1))) {
+      out += percentEncode(part.slice(i, i + 2));
+      i++;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      out += '%u' + c.toString(16).toUpperCase().padStart(4, '0');
+    } else {
+      out += percentEncode(part[i]!);
+    }
+  }
+  if (WINDOWS_RESERVED.test(out)) out = hex2(out.charCodeAt(0)) + out.slice(1);
+  return out;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** Length of the token starting at `i` in an encoded segment (1 for a literal, 2 for `^x`, 3 for `%XX`, ...). */
+function tokenLength(encoded: string, i: number): number {
+  const c = encoded[i];
+  if (c === '^') return 2;
+  if (c === '%') return encoded[i + 1] === 'u' ? 6 : 3;
+  return 1;
+}
+
+/** Encodes one part of a replay id as one path segment (see the module comment). Injective; ASCII only. */
+export function encodeSegment(part: string): string {
+  const full = encodeFull(part);
+  if (full.length <= MAX_SEGMENT_BYTES) return full;
+  const keep = MAX_SEGMENT_BYTES - HASH_MARK.length - HASH_HEX;
+  let end = 0;
+  while (end < full.length) {
+    const next = end + tokenLength(full, end);
+    if (next > keep) break;
+    end = next;
+  }
+  const digest = createHash('sha256').update(full, 'latin1').digest('hex').slice(0, HASH_HEX);
+  return full.slice(0, end) + HASH_MARK + digest;
+}
+
+/**
+ * Reverses `encodeSegment`. Returns `undefined` for a hashed (shortened) segment or for text that no encoding
+ * produces.
+ */
+export function decodeSegment(segment: string): string | undefined {
+  if (segment === EMPTY) return '';
+  let out = '';
+  let bytes: number[] = [];
+  const flush = (): boolean => {
+    if (bytes.length === 0) return true;
+    const buf = Buffer.from(bytes);
+    const text = buf.toString('utf8');
+    bytes = [];
+    if (!Buffer.from(text, 'utf8').equals(buf)) return false;
+    out += text;
+    return true;
+  };
+  for (let i = 0; i < segment.length; ) {
+    const c = segment[i]!;
+    if (c === '%') {
+      if (segment[i + 1] === 'u') {
+        const code = segment.slice(i + 2, i + 6);
+        if (!/^[0-9A-F]{4}$/.test(code)) return undefined;
+        if (!flush()) return undefined;
+        out += String.fromCharCode(parseInt(code, 16));
+        i += 6;
+        continue;
+      }
+      const pair = segment.slice(i + 1, i + 3);
+      if (!/^[0-9A-F]{2}$/.test(pair)) return undefined; // `%~` (hashed) or unknown token
+      bytes.push(parseInt(pair, 16));
+      i += 3;
+      continue;
+    }
+    if (!flush()) return undefined;
+    if (c === '^') {
+      const next = segment[i + 1];
+      if (next === undefined || !/[a-z]/.test(next)) return undefined;
+      out += next.toUpperCase();
+      i += 2;
+      continue;
+    }
+    if (!/[a-z0-9._-]/.test(c)) return undefined;
+    out += c;
+    i += 1;
+  }
+  if (!flush()) return undefined;
+  return encodeFull(out) === segment ? out : undefined;
+}
+
+/** File extension for an output: `.json`, `.ndjson`, plus `.gz` with gzip. */
+export function extensionFor(output: OutputSpec): string {
+  return (output.format === 'ndjson' ? '.ndjson' : '.json') + (output.gzip ? '.gz' : '');
+}
+
+/** `<device segment>/<session segment>` without extension: the replay's place in the layout. */
+export function replayKeyBase(replayId: string): string {
+  const slash = replayId.indexOf('/');
+  if (slash === -1) return `${NO_DEVICE}/${encodeSegment(replayId)}`;
+  return `${encodeSegment(replayId.slice(0, slash))}/${encodeSegment(replayId.slice(slash + 1))}`;
+}
+
+/** Final key of a replay relative to the target, `/`-separated: `<device>/<session>.json[.gz]` or `.ndjson[.gz]`. */
+export function replayKey(replayId: string, output: OutputSpec): string {
+  return replayKeyBase(replayId) + extensionFor(output);
+}
+
+const EXTENSIONS = ['.ndjson.gz', '.json.gz', '.ndjson', '.json'];
+
+/** The replay id a key (or key base) was made from; `undefined` for hashed segments or foreign keys. */
+export function replayIdFromKey(key: string): string | undefined {
+  const ext = EXTENSIONS.find((e) => key.endsWith(e));
+  const base = ext === undefined ? key : key.slice(0, -ext.length);
+  const parts = base.split('/');
+  if (parts.length !== 2) return undefined;
+  const session = decodeSegment(parts[1]!);
+  if (session === undefined) return undefined;
+  if (parts[0] === NO_DEVICE) return session.includes('/') ? undefined : session;
+  const device = decodeSegment(parts[0]!);
+  if (device === undefined || device.includes('/')) return undefined;
+  return `${device}/${session}`;
+}

@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ReplayEncoder } from './encode.js';
+import { describeCause, SinkError } from './errors.js';
+import { replayKey } from './keys.js';
+import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+import type { CommitResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+
+export const MANIFEST_FILE = 'manifest.ndjson';
+
+export interface LocalSinkOptions {
+  /**
+   * On `open`, delete temporary files left at the same key by processes of this machine that no longer run
+   * (default true). Temporary files never occupy a final name, so leaving them is harmless but wastes space.
+   */
+  cleanStaleTemp?: boolean;
+}
+
+const TEMP_SUFFIX = '.tmp';
+
+/** `.<final name>.<pid>.<random>.tmp`, next to the final file. */
+function tempName(finalName: string): string {
+  return `.${finalName}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`;
+}
+
+function pidIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Flushes a directory entry (rename, create) to disk. Not possible on Windows; skipped there. */
+async function fsyncDir(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel.length > 0 && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel);
+}
+
+/**
+ * A sink writing to a folder on this machine: `<dir>/<device>/<session>.json[.gz]` and `<dir>/manifest.ndjson`.
+ * Each replay is written to a temporary file beside its final name, fsynced, renamed into place and the folder
+ * fsynced, so a final name only ever holds a complete output.
+ */
+export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink {
+  const root = resolve(dir);
+  const manifestPath = join(root, MANIFEST_FILE);
+  const cleanStale = opts.cleanStaleTemp ?? true;
+  let realRoot: Promise<string> | undefined;
+  let manifestHandle: Promise<FileHandle> | undefined;
+  let manifestChain: Promise<void> = Promise.resolve();
+  let firstAppend = true;
+  let closed = false;
+
+  const ensureRoot = (): Promise<string> => {
+    realRoot ??= (async () => {
+      await mkdir(root, { recursive: true });
+      return realpath(root);
+    })();
+    realRoot.catch(() => {
+      realRoot = undefined;
+    });
+    return realRoot;
+  };
+
+  /** Absolute path of a key, refusing anything that would land outside the target. */
+  const pathOf = (key: string): string => {
+    const path = resolve(root, ...key.split('/'));
+    if (key.length === 0 || key.includes('\\') || key.includes('\0') || !isInside(root, path)) {
+      throw new SinkError('SINK_PATH_ESCAPE', 'key resolves outside the target', { target: root, key });
+    }
+    return path;
+  };
+
+  /** Creates the key's folder and checks that, symlinks resolved, it is still inside the target. */
+  const prepareDir = async (path: string, key: string): Promise<string> => {
+    const base = await ensureRoot();
+    const folder = dirname(path);
+    const created = await mkdir(folder, { recursive: true });
+    const real = await realpath(folder);
+    if (real !== base && !isInside(base, real)) {
+      throw new SinkError('SINK_PATH_ESCAPE', 'key folder resolves outside the target (symlink?)', { target: root, key });
+    }
+    if (created !== undefined) await fsyncDir(dirname(folder));
+    return folder;
+  };
+
+  const removeStaleTemps = async (folder: string, finalName: string): Promise<void> => {
+    const prefix = `.${finalName}.`;
+    for (const name of await readdir(folder)) {
+      if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+      const middle = name.slice(prefix.length, -TEMP_SUFFIX.length).split('.');
+      const pid = Number(middle[0]);
+      if (middle.length !== 2 || !Number.isSafeInteger(pid) || pid <= 0 || pidIsAlive(pid)) continue;
+      await unlink(join(folder, name)).catch(() => undefined);
+    }
+  };
+
+  const sink: Sink = {
+    target: root,
+
+    keyFor(replayId: string, output: OutputSpec): string {
+      return replayKey(replayId, output);
+    },
+
+    async open(replayId: string, output: OutputSpec): Promise<ReplayWriter> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root, replayId });
+      const key = replayKey(replayId, output);
+      const context = { target: root, key, replayId };
+      const finalPath = pathOf(key);
+      const finalName = basename(finalPath);
+      let folder: string;
+      let tempPath: string;
+      let handle: FileHandle;
+      try {
+        folder = await prepareDir(finalPath, key);
+        if (cleanStale) await removeStaleTemps(folder, finalName);
+        tempPath = join(folder, tempName(finalName));
+        handle = await open(tempPath, 'wx', 0o644);
+      } catch (err) {
+        if (err instanceof SinkError) throw err;
+        throw new SinkError('SINK_IO', `cannot create the temporary file: ${describeCause(err)}`, { ...context, cause: err });
+      }
+      return new LocalReplayWriter(key, context, folder, tempPath, finalPath, handle, output);
+    },
+
+    async exists(key: string): Promise<boolean> {
+      const path = pathOf(key);
+      try {
+        return (await stat(path)).isFile();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
+          return false;
+        }
+        throw new SinkError('SINK_IO', `cannot check ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
+      }
+    },
+
+    appendManifest(entry: ManifestEntry): Promise<void> {
+      if (closed) return Promise.reject(new SinkError('SINK_STATE', 'sink is closed', { target: root }));
+      const line = serializeManifestEntry(entry);
+      const run = async (): Promise<void> => {
+        try {
+          const handle = await manifestFile();
+          let bytes = line;
+          if (firstAppend) {
+            // A previous run killed mid-append may have left a line without `\n`: end it, so that this line
+            // does not merge into it.
+            const { size } = await handle.stat();
+            if (size > 0 && !(await endsWithNewline(manifestPath, size))) bytes = Buffer.concat([Buffer.from('\n'), line]);
+            firstAppend = false;
+          }
+          // One write of the whole line with O_APPEND: lines of several processes never interleave.
+          await writeAll(handle, bytes);
+          await handle.datasync();
+        } catch (err) {
+          throw new SinkError('SINK_IO', `cannot append to the manifest: ${describeCause(err)}`, {
+            target: root,
+            key: MANIFEST_FILE,
+            replayId: entry.replay_id,
+            cause: err,
+          });
+        }
+      };
+      const result = manifestChain.then(run);
+      manifestChain = result.catch(() => undefined);
+      return result;
+    },
+
+    async *readManifest(): AsyncIterable<ManifestEntry> {
+      try {
+        await stat(manifestPath);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw new SinkError('SINK_IO', `cannot read the manifest: ${describeCause(err)}`, { target: root, key: MANIFEST_FILE });
+      }
+      yield* parseManifestStream(createReadStream(manifestPath) as AsyncIterable<Buffer>, root);
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      await manifestChain;
+      if (manifestHandle !== undefined) {
+        const handle = await manifestHandle.catch(() => undefined);
+        manifestHandle = undefined;
+        await handle?.close();
+      }
+    },
+  };
+
+  const manifestFile = (): Promise<FileHandle> => {
+    manifestHandle ??= (async () => {
+      await ensureRoot();
+      let created = false;
+      try {
+        await stat(manifestPath);
+      } catch {
+        created = true;
+      }
+      const handle = await open(manifestPath, 'a', 0o644);
+      if (created) await fsyncDir(root);
+      return handle;
+    })();
+    manifestHandle.catch(() => {
+      manifestHandle = undefined;
+    });
+    return manifestHandle;
+  };
+
+  return sink;
+}
+
+async function endsWithNewline(path: string, size: number): Promise<boolean> {
+  const reader = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(1);
+    await reader.read(buf, 0, 1, size - 1);
+    return buf[0] === 0x0a;
+  } finally {
+    await reader.close();
+  }
+}
+
+type WriterState = 'open' | 'committing' | 'committed' | 'aborted';
+
+class LocalReplayWriter implements ReplayWriter {
+  private state: WriterState = 'open';
+  private readonly encoder: ReplayEncoder;
+  private handleClosed = false;
+
+  constructor(
+    readonly key: string,
+    private readonly context: { target: string; key: string; replayId: string },
+    private readonly folder: string,
+    private readonly tempPath: string,
+    private readonly finalPath: string,
+    private readonly handle: FileHandle,
+    output: OutputSpec,
+  ) {
+    this.encoder = new ReplayEncoder(output, { write: (chunk) => writeAll(handle, chunk) }, context);
+  }
+
+  async write(events: readonly Buffer[]): Promise<void> {
+    if (this.state !== 'open') throw new SinkError('SINK_STATE', `write after ${this.state}`, this.context);
+    try {
+      await this.encoder.write(events);
+    } catch (err) {
+      await this.abort(err);
+      throw this.wrap(err, 'cannot write the temporary file');
+    }
+  }
+
+  async commit(): Promise<CommitResult> {
+    if (this.state !== 'open') throw new SinkError('SINK_STATE', `commit after ${this.state}`, this.context);
+    this.state = 'committing';
+    try {
+      const summary = await this.encoder.finish();
+      await this.handle.sync();
+      await this.closeHandle();
+      await rename(this.tempPath, this.finalPath);
+      this.state = 'committed';
+      await fsyncDir(this.folder);
+      return { key: this.key, bytes: summary.bytes, sha256: summary.sha256, eventCount: summary.eventCount };
+    } catch (err) {
+      if (this.state !== 'committed') {
+        this.state = 'open';
+        await this.abort(err);
+      }
+      throw this.wrap(err, 'cannot commit the replay');
+    }
+  }
+
+  async abort(reason?: unknown): Promise<void> {
+    if (this.state === 'aborted' || this.state === 'committed') return;
+    this.state = 'aborted';
+    this.encoder.destroy(reason);
+    await this.closeHandle().catch(() => undefined);
+    await unlink(this.tempPath).catch(() => undefined);
+  }
+
+  private async closeHandle(): Promise<void> {
+    if (this.handleClosed) return;
+    this.handleClosed = true;
+    await this.handle.close();
+  }
+
+  private wrap(err: unknown, what: string): SinkError {
+    if (err instanceof SinkError) return err;
+    return new SinkError('SINK_IO', `${what}: ${describeCause(err)}`, { ...this.context, cause: err });
+  }
+}

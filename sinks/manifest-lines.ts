@@ -1,0 +1,77 @@
+import { SinkError } from './errors.js';
+import type { ManifestEntry } from './sink.js';
+
+/** Every serialised entry starts with exactly these bytes (`replay_id` is always the first key). */
+const ENTRY_START = '{"replay_id":';
+
+/** One manifest line: compact JSON with `replay_id` first, then `\n`. */
+export function serializeManifestEntry(entry: ManifestEntry): Buffer {
+  if (typeof entry.replay_id !== 'string') {
+    throw new SinkError('MANIFEST_CORRUPT', 'manifest entry without a string replay_id');
+  }
+  const { replay_id, ...rest } = entry;
+  return Buffer.from(JSON.stringify({ replay_id, ...rest }) + '\n', 'utf8');
+}
+
+function isEntry(value: unknown): value is ManifestEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v['replay_id'] === 'string' && typeof v['status'] === 'string';
+}
+
+/**
+ * Parses one complete manifest line. Returns `undefined` for an empty line or for the remains of a torn write (a
+ * process killed in the middle of its `write`, whose fragment another process's line may follow on the same line:
+ * the complete entry at the end is then recovered). Throws `MANIFEST_CORRUPT` for anything else.
+ */
+export function parseManifestLine(line: string, lineNumber: number, target?: string): ManifestEntry | undefined {
+  if (line.trim().length === 0) return undefined;
+  const direct = tryParse(line);
+  if (direct !== undefined) return direct;
+  if (line.startsWith(ENTRY_START)) {
+    // A JSON string cannot contain the unescaped sequence `{"replay_id":`, so the last one starts an entry.
+    const start = line.lastIndexOf(ENTRY_START);
+    if (start > 0) return tryParse(line.slice(start));
+    return undefined; // a torn fragment alone
+  }
+  throw new SinkError('MANIFEST_CORRUPT', `manifest line ${lineNumber} is not a manifest entry`, {
+    index: lineNumber,
+    ...(target === undefined ? {} : { target }),
+  });
+}
+
+function tryParse(text: string): ManifestEntry | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isEntry(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Splits a byte stream into manifest entries. A final line without `\n` is an append that did not finish (a kill
+ * mid-write) and is ignored.
+ */
+export async function* parseManifestStream(
+  chunks: AsyncIterable<Buffer | Uint8Array>,
+  target?: string,
+): AsyncIterable<ManifestEntry> {
+  let pending: Buffer[] = [];
+  let lineNumber = 0;
+  for await (const raw of chunks) {
+    let chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    let nl = chunk.indexOf(0x0a);
+    while (nl !== -1) {
+      pending.push(chunk.subarray(0, nl));
+      const line = Buffer.concat(pending).toString('utf8');
+      pending = [];
+      lineNumber++;
+      const entry = parseManifestLine(line, lineNumber, target);
+      if (entry !== undefined) yield entry;
+      chunk = chunk.subarray(nl + 1);
+      nl = chunk.indexOf(0x0a);
+    }
+    if (chunk.length > 0) pending.push(chunk);
+  }
+}

@@ -1,0 +1,428 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCopyCommand,
+  type CompletedPart,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { contentTypeFor, ReplayEncoder } from './encode.js';
+import { describeCause, SinkError } from './errors.js';
+import { replayKey, replayKeyBase } from './keys.js';
+import { serializeManifestEntry } from './manifest-lines.js';
+import { formatS3Url, parseS3Url } from './s3-url.js';
+import type { CommitResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+
+export type S3Checksums = 'when-required' | 'when-supported';
+
+export interface S3SinkOptions {
+  /** S3-compatible endpoint, e.g. `http://127.0.0.1:9000`. Default: AWS. */
+  endpoint?: string;
+  /** Path-style addressing (`endpoint/bucket/key`), needed by most S3-compatible servers. */
+  forcePathStyle?: boolean;
+  /** Region; default from the SDK's chain (`AWS_REGION`, config files), `us-east-1` with a custom endpoint. */
+  region?: string;
+  /** Static credentials; default the SDK's standard chain (env, shared files, SSO, container/instance roles). */
+  credentials?: S3ClientConfig['credentials'];
+  /** Multipart part size in bytes (minimum 5 MiB, default 8 MiB). Memory per upload ≈ partSize × queueSize. */
+  partSize?: number;
+  /** Parts uploaded in parallel per replay (default 4). */
+  queueSize?: number;
+  /**
+   * `when-supported` (the SDK's default on AWS): CRC checksums on every upload and response validation.
+   * `when-required`: only where S3 demands one — for S3-compatible servers that reject the SDK's checksum headers
+   * or aws-chunked bodies. Default: `when-supported` on AWS, `when-required` with a custom `endpoint`.
+   */
+  checksums?: S3Checksums;
+  /** Use this client instead of creating one (the options above other than part/queue size are then ignored). */
+  client?: S3Client;
+}
+
+const MIB = 1024 * 1024;
+const DEFAULT_PART_SIZE = 8 * MIB;
+const MIN_PART_SIZE = 5 * MIB;
+const DEFAULT_QUEUE_SIZE = 4;
+/** Largest object a single CopyObject may copy. */
+const MAX_SINGLE_COPY = 5 * 1024 * MIB;
+const COPY_PART_SIZE = 512 * MIB;
+const MAX_PARTS = 10_000;
+const MANIFEST_DIR = '_manifest';
+const STAGING_DIR = '_staging';
+const MANIFEST_READ_WINDOW = 8;
+
+interface S3Context {
+  target: string;
+  key?: string;
+  replayId?: string;
+}
+
+function statusOf(err: unknown): number | undefined {
+  const status = (err as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata?.httpStatusCode;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function s3Error(what: string, err: unknown, context: S3Context): SinkError {
+  if (err instanceof SinkError) return err;
+  const status = statusOf(err);
+  const name = err instanceof Error && err.name !== 'Error' && !err.message.startsWith(err.name) ? `${err.name}: ` : '';
+  return new SinkError('SINK_S3', `${what}: ${name}${describeCause(err)}`, {
+    ...context,
+    ...(status === undefined ? {} : { status }),
+    cause: err,
+  });
+}
+
+function isNotFound(err: unknown): boolean {
+  const name = (err as { name?: unknown } | undefined)?.name;
+  return statusOf(err) === 404 || name === 'NotFound' || name === 'NoSuchKey';
+}
+
+/** `x-amz-copy-source`: bucket and key, each path segment URI-encoded. */
+function copySource(bucket: string, key: string): string {
+  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * A sink writing to `s3://bucket/prefix`: objects `<prefix>/<device>/<session>.json[.gz]` (or `.ndjson[.gz]`) and
+ * one manifest object per recorded outcome under `<prefix>/_manifest/`.
+ *
+ * Each replay streams through a multipart `Upload` (bounded memory: about partSize × queueSize) to a staging key
+ * `<prefix>/_staging/...`; once complete, its size is checked and a server-side copy creates the final object with
+ * its Content-Type, Content-Encoding and `x-amz-meta-sha256` (known only at the end of the stream), then the staging
+ * object is deleted. The final key therefore only ever holds a complete object with its checksum metadata.
+ */
+export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
+  const location = parseS3Url(url);
+  const target = formatS3Url(location);
+  const { bucket } = location;
+  const base = location.prefix === '' ? '' : location.prefix + '/';
+  const partSize = opts.partSize ?? DEFAULT_PART_SIZE;
+  const queueSize = opts.queueSize ?? DEFAULT_QUEUE_SIZE;
+  if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE) {
+    throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, { target });
+  }
+  if (!Number.isSafeInteger(queueSize) || queueSize < 1) {
+    throw new SinkError('SINK_CONFIG', 'S3 queue size must be a positive integer', { target });
+  }
+  if (opts.checksums !== undefined && opts.checksums !== 'when-required' && opts.checksums !== 'when-supported') {
+    throw new SinkError('SINK_CONFIG', `S3 checksums must be when-required or when-supported`, { target });
+  }
+  const ownClient = opts.client === undefined;
+  const client = opts.client ?? createClient(opts);
+  const writerId = randomBytes(6).toString('hex');
+  let lastStamp = 0;
+  let sequence = 0;
+  let closed = false;
+
+  const sink: Sink = {
+    target,
+
+    keyFor(replayId: string, output: OutputSpec): string {
+      return replayKey(replayId, output);
+    },
+
+    async open(replayId: string, output: OutputSpec): Promise<ReplayWriter> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target, replayId });
+      const key = replayKey(replayId, output);
+      const stagingKey = `${base}${STAGING_DIR}/${Date.now()}-${randomBytes(8).toString('hex')}`;
+      return new S3ReplayWriter(
+        { client, bucket, finalKey: base + key, stagingKey, partSize, queueSize, output },
+        key,
+        { target, key, replayId },
+      );
+    },
+
+    async exists(key: string): Promise<boolean> {
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
+        return true;
+      } catch (err) {
+        if (isNotFound(err)) return false;
+        throw s3Error(`HeadObject ${key} failed`, err, { target, key });
+      }
+    },
+
+    async appendManifest(entry: ManifestEntry): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      const body = serializeManifestEntry(entry);
+      lastStamp = Math.max(lastStamp, Date.now());
+      sequence++;
+      const name = `${String(lastStamp).padStart(13, '0')}-${writerId}-${String(sequence).padStart(10, '0')}.json`;
+      const key = `${base}${MANIFEST_DIR}/${replayKeyBase(entry.replay_id)}/${name}`;
+      try {
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }),
+        );
+      } catch (err) {
+        throw s3Error('cannot record the manifest entry', err, { target, key: key.slice(base.length), replayId: entry.replay_id });
+      }
+    },
+
+    async *readManifest(): AsyncIterable<ManifestEntry> {
+      const pending: Array<Promise<ManifestEntry>> = [];
+      for await (const key of listManifestKeys(client, bucket, base, target)) {
+        const promise = readManifestObject(client, bucket, key, target, base);
+        promise.catch(() => undefined); // observed when its turn comes
+        pending.push(promise);
+        if (pending.length >= MANIFEST_READ_WINDOW) yield await pending.shift()!;
+      }
+      while (pending.length > 0) yield await pending.shift()!;
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      if (ownClient) client.destroy();
+    },
+  };
+  return sink;
+}
+
+function createClient(opts: S3SinkOptions): S3Client {
+  const checksums = opts.checksums ?? (opts.endpoint === undefined ? 'when-supported' : 'when-required');
+  const mode = checksums === 'when-required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
+  const region =
+    opts.region ??
+    (opts.endpoint === undefined ? undefined : (process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'));
+  const config: S3ClientConfig = {
+    requestChecksumCalculation: mode,
+    responseChecksumValidation: mode,
+  };
+  if (region !== undefined) config.region = region;
+  if (opts.endpoint !== undefined) config.endpoint = opts.endpoint;
+  if (opts.forcePathStyle !== undefined) config.forcePathStyle = opts.forcePathStyle;
+  if (opts.credentials !== undefined) config.credentials = opts.credentials;
+  return new S3Client(config);
+}
+
+const MANIFEST_NAME = /^[^/]+\/[^/]+\/\d{13}-[0-9a-f]+-\d+\.json$/;
+
+async function* listManifestKeys(client: S3Client, bucket: string, base: string, target: string): AsyncIterable<string> {
+  const prefix = `${base}${MANIFEST_DIR}/`;
+  let token: string | undefined;
+  do {
+    let page;
+    try {
+      page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token === undefined ? {} : { ContinuationToken: token }) }),
+      );
+    } catch (err) {
+      throw s3Error('cannot list the manifest', err, { target, key: `${MANIFEST_DIR}/` });
+    }
+    for (const object of page.Contents ?? []) {
+      const key = object.Key;
+      if (key !== undefined && MANIFEST_NAME.test(key.slice(prefix.length))) yield key;
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+}
+
+async function readManifestObject(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  target: string,
+  base: string,
+): Promise<ManifestEntry> {
+  const relative = key.slice(base.length);
+  let text: string;
+  try {
+    const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    text = (await response.Body?.transformToString('utf-8')) ?? '';
+  } catch (err) {
+    throw s3Error(`cannot read manifest object ${relative}`, err, { target, key: relative });
+  }
+  try {
+    const value = JSON.parse(text) as ManifestEntry;
+    if (typeof value?.replay_id === 'string' && typeof value.status === 'string') return value;
+  } catch {
+    // reported below
+  }
+  throw new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is not a manifest entry`, { target, key: relative });
+}
+
+interface S3WriterSetup {
+  client: S3Client;
+  bucket: string;
+  finalKey: string;
+  stagingKey: string;
+  partSize: number;
+  queueSize: number;
+  output: OutputSpec;
+}
+
+type WriterState = 'open' | 'committing' | 'committed' | 'aborted';
+
+class S3ReplayWriter implements ReplayWriter {
+  private state: WriterState = 'open';
+  private readonly body: PassThrough;
+  private readonly uploaded: Promise<unknown>;
+  private uploadFailure: unknown;
+  private readonly encoder: ReplayEncoder;
+  private readonly contentType: string;
+  private readonly contentEncoding: string | undefined;
+  private stagingComplete = false;
+
+  constructor(
+    private readonly setup: S3WriterSetup,
+    readonly key: string,
+    private readonly context: S3Context,
+  ) {
+    this.contentType = contentTypeFor(setup.output);
+    this.contentEncoding = setup.output.gzip ? 'gzip' : undefined;
+    this.body = new PassThrough({ highWaterMark: MIB });
+    const upload = new Upload({
+      client: setup.client,
+      params: {
+        Bucket: setup.bucket,
+        Key: setup.stagingKey,
+        Body: this.body,
+        ContentType: this.contentType,
+        ...(this.contentEncoding === undefined ? {} : { ContentEncoding: this.contentEncoding }),
+      },
+      partSize: setup.partSize,
+      queueSize: setup.queueSize,
+      leavePartsOnError: false,
+    });
+    this.uploaded = upload.done();
+    this.uploaded.catch((err: unknown) => {
+      this.uploadFailure ??= err;
+      this.body.destroy();
+    });
+    this.encoder = new ReplayEncoder(setup.output, { write: (chunk) => this.push(chunk) }, context);
+  }
+
+  private async push(chunk: Buffer): Promise<void> {
+    if (this.uploadFailure !== undefined) throw s3Error('upload failed', this.uploadFailure, this.context);
+    if (!this.body.write(chunk)) {
+      await Promise.race([once(this.body, 'drain'), this.uploaded]);
+    }
+    if (this.uploadFailure !== undefined) throw s3Error('upload failed', this.uploadFailure, this.context);
+  }
+
+  async write(events: readonly Buffer[]): Promise<void> {
+    if (this.state !== 'open') throw new SinkError('SINK_STATE', `write after ${this.state}`, this.context);
+    try {
+      await this.encoder.write(events);
+    } catch (err) {
+      await this.abort(err);
+      throw s3Error('cannot upload the replay', err, this.context);
+    }
+  }
+
+  async commit(): Promise<CommitResult> {
+    if (this.state !== 'open') throw new SinkError('SINK_STATE', `commit after ${this.state}`, this.context);
+    this.state = 'committing';
+    const { client, bucket, stagingKey, finalKey } = this.setup;
+    try {
+      const summary = await this.encoder.finish();
+      this.body.end();
+      await this.uploaded;
+      this.stagingComplete = true;
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: stagingKey }));
+      if (head.ContentLength !== summary.bytes) {
+        throw new SinkError(
+          'SINK_INTEGRITY',
+          `uploaded object has ${String(head.ContentLength)} bytes, ${summary.bytes} were written`,
+          this.context,
+        );
+      }
+      if (summary.bytes <= MAX_SINGLE_COPY) {
+        await client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: finalKey,
+            CopySource: copySource(bucket, stagingKey),
+            MetadataDirective: 'REPLACE',
+            ContentType: this.contentType,
+            ...(this.contentEncoding === undefined ? {} : { ContentEncoding: this.contentEncoding }),
+            Metadata: { sha256: summary.sha256 },
+          }),
+        );
+      } else {
+        await this.copyInParts(summary.bytes, summary.sha256);
+      }
+      this.state = 'committed';
+      await this.deleteStaging();
+      return { key: this.key, bytes: summary.bytes, sha256: summary.sha256, eventCount: summary.eventCount };
+    } catch (err) {
+      if (this.state !== 'committed') {
+        this.state = 'open';
+        await this.abort(err);
+      }
+      throw s3Error('cannot commit the replay', err, this.context);
+    }
+  }
+
+  /** Server-side multipart copy for objects over 5 GiB (CopyObject's limit). */
+  private async copyInParts(size: number, sha256: string): Promise<void> {
+    const { client, bucket, stagingKey, finalKey } = this.setup;
+    const created = await client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: bucket,
+        Key: finalKey,
+        ContentType: this.contentType,
+        ...(this.contentEncoding === undefined ? {} : { ContentEncoding: this.contentEncoding }),
+        Metadata: { sha256 },
+      }),
+    );
+    const uploadId = created.UploadId;
+    try {
+      const partBytes = Math.max(COPY_PART_SIZE, Math.ceil(size / MAX_PARTS));
+      const parts: CompletedPart[] = [];
+      for (let start = 0, number = 1; start < size; start += partBytes, number++) {
+        const end = Math.min(size, start + partBytes) - 1;
+        const result = await client.send(
+          new UploadPartCopyCommand({
+            Bucket: bucket,
+            Key: finalKey,
+            UploadId: uploadId,
+            PartNumber: number,
+            CopySource: copySource(bucket, stagingKey),
+            CopySourceRange: `bytes=${start}-${end}`,
+          }),
+        );
+        parts.push({ PartNumber: number, ETag: result.CopyPartResult?.ETag });
+      }
+      await client.send(
+        new CompleteMultipartUploadCommand({ Bucket: bucket, Key: finalKey, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+      );
+    } catch (err) {
+      await client
+        .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: finalKey, UploadId: uploadId }))
+        .catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async deleteStaging(): Promise<void> {
+    // Best effort: a leftover staging object never occupies a final key (see the lifecycle rule in the docs).
+    await this.setup.client
+      .send(new DeleteObjectCommand({ Bucket: this.setup.bucket, Key: this.setup.stagingKey }))
+      .catch(() => undefined);
+  }
+
+  async abort(reason?: unknown): Promise<void> {
+    if (this.state === 'aborted' || this.state === 'committed') return;
+    this.state = 'aborted';
+    this.encoder.destroy(reason);
+    // Ending the body with an error makes the Upload stop reading, wait for its parts in flight and abort the
+    // multipart upload (leavePartsOnError: false) before `done()` settles.
+    this.body.destroy(reason instanceof Error ? reason : new Error('replay aborted'));
+    const completed = await this.uploaded.then(
+      () => true,
+      () => false,
+    );
+    if (completed || this.stagingComplete) await this.deleteStaging();
+  }
+}
