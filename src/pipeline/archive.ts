@@ -1,0 +1,255 @@
+import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import type { ListReplaysQuery } from '../replay/validation.js';
+import { ByteBudget } from './byte-budget.js';
+import { Channel } from './channel.js';
+import { PIPELINE_DEFAULTS } from './defaults.js';
+import { exportReplayToSink, isFatal, type ReplayInfo } from './export-replay.js';
+import { expiresAtMs } from './expiry.js';
+import { readManifestState, sameFileKeys } from './manifest.js';
+import type { ReplayNotice, ReplayStreamOptions } from './replay-stream.js';
+import { shardOf } from './shard.js';
+import type { ReplayFilesApi } from './types.js';
+
+/** The listing side of the session replay client. */
+export interface ReplayListApi {
+  listReplays(query: ListReplaysQuery, options?: { signal?: AbortSignal }): AsyncIterable<ReplayInfo>;
+}
+
+export interface ShardSpec {
+  index: number;
+  count: number;
+}
+
+/** What happened to one replay in this run. */
+export type ArchiveOutcome =
+  | 'ok' // exported now
+  | 'failed' // permanent failure, recorded
+  | 'empty' // no files yet, recorded; tried again next run
+  | 'skipped' // recorded `skipped` (settling)
+  | 'done-before' // already `ok` in the manifest with its output present: left alone (resume)
+  | 'unchanged'; // re-checked: same files as recorded, left alone
+
+export type ArchiveEvent =
+  | { type: 'listed'; count: number; complete: boolean }
+  | { type: 'started'; replayId: string }
+  | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; rechecked?: boolean }
+  | { type: 'notice'; notice: ReplayNotice }
+  | { type: 'progress'; events: number };
+
+export interface ArchivePlan {
+  /** Replays to consider, in the order they arrive (a listing, or records made from ids). */
+  replays: AsyncIterable<ReplayInfo>;
+  /** Sort the whole listing by expiry first (needs the complete listing before the first export). */
+  order: 'start' | 'expiry';
+  /** Skip replays that started less than this long ago (0: never). */
+  settleMs: number;
+  /** Re-list the files of replays recorded `ok` that started within this window, re-export when they changed. */
+  recheckMs?: number | undefined;
+  /** Skip replays recorded `ok` whose output exists (resume). `false` re-exports them. */
+  resume: boolean;
+  shard?: ShardSpec | undefined;
+}
+
+export interface ArchiveRunOptions {
+  sink: Sink;
+  output: OutputSpec;
+  api: ReplayFilesApi;
+  stream: Omit<ReplayStreamOptions, 'api' | 'budget' | 'signal' | 'onNotice'>;
+  concurrency: number;
+  prefetchBytes: number;
+  runId?: string;
+  now?: () => number;
+  signal?: AbortSignal;
+}
+
+/** Replays listed several times (overlapping pages) are taken once; other shards' replays are left out. */
+async function* candidates(plan: ArchivePlan, seen: Set<string>, onListed: (n: number, complete: boolean) => void): AsyncGenerator<ReplayInfo> {
+  const keep = (r: ReplayInfo): boolean => {
+    if (seen.has(r.replay_id)) return false;
+    if (plan.shard && shardOf(r.replay_id, plan.shard.count) !== plan.shard.index) return false;
+    seen.add(r.replay_id);
+    return true;
+  };
+  if (plan.order === 'expiry') {
+    const all: ReplayInfo[] = [];
+    for await (const r of plan.replays) if (keep(r)) all.push(r);
+    onListed(all.length, true);
+    const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
+    // Stable: replays with the same expiry stay in listing order; unknown expiry goes last.
+    yield* all.map((r, i) => ({ r, i, at: at(r) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.r);
+    return;
+  }
+  let n = 0;
+  for await (const r of plan.replays) {
+    if (!keep(r)) continue;
+    onListed(++n, false);
+    yield r;
+  }
+  onListed(n, true);
+}
+
+function startOf(r: ReplayInfo): number | null {
+  if (r.startMs !== undefined) return r.startMs;
+  if (r.start_time === undefined) return null;
+  const ms = Date.parse(r.start_time);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+async function listFileKeys(api: ReplayFilesApi, replayId: string, o: ArchiveRunOptions['stream'], signal: AbortSignal): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const f of api.listReplayFiles(replayId, {
+    version: o.fileVersion,
+    ...(o.filesPageSize !== undefined ? { pageSize: o.filesPageSize } : {}),
+    signal,
+  })) {
+    keys.push(f.key);
+  }
+  return keys;
+}
+
+/**
+ * Runs a plan: each replay is decided (resume / recheck / settle) and exported with bounded concurrency; each
+ * outcome is appended to the manifest as soon as it is known (after the sink committed the output), so a run killed
+ * at any moment is picked up by the next one. Yields per-replay results and progress. An authentication failure (or
+ * the caller's abort) stops the whole run and is thrown.
+ */
+export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): AsyncGenerator<ArchiveEvent> {
+  const now = o.now ?? Date.now;
+  const controller = new AbortController();
+  const outer = o.signal;
+  const onOuterAbort = (): void => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  const signal = controller.signal;
+  const channel = new Channel<ArchiveEvent>();
+  const budget = new ByteBudget(o.prefetchBytes);
+  let pendingEvents = 0;
+  let lastProgress = 0;
+  const onEvents = (n: number): void => {
+    pendingEvents += n;
+    const t = Date.now();
+    if (t - lastProgress >= 200) {
+      lastProgress = t;
+      channel.push({ type: 'progress', events: pendingEvents });
+      pendingEvents = 0;
+    }
+  };
+  const flushProgress = (): void => {
+    if (pendingEvents > 0) channel.push({ type: 'progress', events: pendingEvents });
+    pendingEvents = 0;
+  };
+
+  const run = async (): Promise<void> => {
+    const state = await readManifestState(o.sink);
+    const seen = new Set<string>();
+    const source = candidates(plan, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
+    let sourceBusy: Promise<unknown> = Promise.resolve();
+    // One worker at a time pulls from the listing (async generators queue calls, this keeps it explicit).
+    const next = (): Promise<IteratorResult<ReplayInfo>> => {
+      const p = sourceBusy.then(() => source.next());
+      sourceBusy = p.catch(() => undefined);
+      return p;
+    };
+
+    const handle = async (replay: ReplayInfo): Promise<void> => {
+      const id = replay.replay_id;
+      const prev = state.get(id);
+      const key = o.sink.keyFor(id, o.output);
+      let rechecked = false;
+      if (plan.resume && prev?.status === 'ok' && prev.key === key && (await o.sink.exists(key))) {
+        const start = startOf(replay);
+        const inWindow = plan.recheckMs !== undefined && start !== null && start >= now() - plan.recheckMs;
+        if (!inWindow) {
+          channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
+          return;
+        }
+        let keys: string[] | undefined;
+        try {
+          keys = await listFileKeys(o.api, id, o.stream, signal);
+        } catch (err) {
+          // Cannot tell whether it changed: export again, which lists again and records what happens.
+          if (isFatal(err) || signal.aborted) throw err;
+        }
+        if (keys !== undefined && sameFileKeys(prev.file_keys, keys)) {
+          channel.push({ type: 'result', replayId: id, outcome: 'unchanged', entry: prev, rechecked: true });
+          return;
+        }
+        rechecked = true;
+      }
+      const start = startOf(replay);
+      if (!rechecked && plan.settleMs > 0 && start !== null && start > now() - plan.settleMs) {
+        const entry: ManifestEntry = {
+          replay_id: id,
+          status: 'skipped',
+          reason: 'settling',
+          recorded_at: new Date().toISOString(),
+          ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}),
+          ...(replay.end_time !== undefined ? { end_time: replay.end_time } : {}),
+          ...(o.runId !== undefined ? { run_id: o.runId } : {}),
+          ...(plan.shard ? { shard: `${plan.shard.index}/${plan.shard.count}` } : {}),
+        };
+        await o.sink.appendManifest(entry);
+        channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
+        return;
+      }
+      channel.push({ type: 'started', replayId: id });
+      const entry = await exportReplayToSink(replay, {
+        ...o.stream,
+        api: o.api,
+        budget,
+        signal,
+        sink: o.sink,
+        output: o.output,
+        ...(o.runId !== undefined ? { runId: o.runId } : {}),
+        ...(plan.shard ? { shard: `${plan.shard.index}/${plan.shard.count}` } : {}),
+        onNotice: (notice) => channel.push({ type: 'notice', notice }),
+        onEvents,
+      });
+      await o.sink.appendManifest(entry);
+      flushProgress();
+      channel.push({ type: 'result', replayId: id, outcome: entry.status as ArchiveOutcome, entry, ...(rechecked ? { rechecked } : {}) });
+    };
+
+    let firstError: { error: unknown } | undefined;
+    const worker = async (): Promise<void> => {
+      while (!signal.aborted) {
+        const item = await next();
+        if (item.done) return;
+        try {
+          await handle(item.value);
+        } catch (err) {
+          firstError ??= { error: err };
+          controller.abort(err);
+          throw err;
+        }
+      }
+    };
+    const workers = Array.from({ length: Math.max(1, o.concurrency) }, () => worker());
+    const results = await Promise.allSettled(workers);
+    if (firstError) throw firstError.error;
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+    if (outer?.aborted) throw outer.reason;
+  };
+
+  run().then(
+    () => {
+      flushProgress();
+      channel.close();
+    },
+    (err) => channel.fail(err),
+  );
+  try {
+    yield* channel;
+  } finally {
+    if (!controller.signal.aborted) controller.abort(new Error('archive stopped by its consumer'));
+    outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+export { isFatal };
+export const ARCHIVE_DEFAULTS = {
+  concurrency: PIPELINE_DEFAULTS.concurrency,
+  order: PIPELINE_DEFAULTS.order,
+  settleMs: PIPELINE_DEFAULTS.settleMs,
+} as const;

@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+
+/** Which slice of the replays one process exports. */
+export interface Shard {
+  /** 0-based, below `count`. */
+  index: number;
+  count: number;
+}
+
+/** An invalid `--shard` flag or shard environment variable. Names the source and the value. */
+export class ShardConfigError extends Error {
+  override readonly name = 'ShardConfigError';
+  readonly code = 'SHARD_CONFIG';
+  constructor(
+    message: string,
+    /** Where the value came from: `--shard` or an environment variable name. */
+    readonly source: string,
+    readonly value: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Upper bound on the shard count, far above any sensible fan-out; keeps typos like `0/1000000000` out. */
+export const MAX_SHARD_COUNT = 100_000;
+
+/**
+ * The shard (0 ≤ result < count) a replay id belongs to: the first 8 bytes of SHA-256 of the id's UTF-8 bytes, as
+ * an unsigned big-endian integer, modulo `count`. Identical on every machine and Node version.
+ */
+export function shardOf(replayId: string, count: number): number {
+  if (!Number.isSafeInteger(count) || count < 1) {
+    throw new RangeError(`shard count must be a positive integer, got ${String(count)}`);
+  }
+  if (count === 1) return 0;
+  const digest = createHash('sha256').update(replayId, 'utf8').digest();
+  return Number(digest.readBigUInt64BE(0) % BigInt(count));
+}
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+function parseCount(raw: string | undefined, source: string): number {
+  const text = raw?.trim();
+  if (text === undefined || text === '' || !DECIMAL.test(text) || Number(text) < 1 || Number(text) > MAX_SHARD_COUNT) {
+    throw new ShardConfigError(
+      `${source} must be a whole number from 1 to ${MAX_SHARD_COUNT}, got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}`,
+      source,
+      raw,
+    );
+  }
+  return Number(text);
+}
+
+function parseIndex(raw: string, count: number, source: string): number {
+  const text = raw.trim();
+  if (!DECIMAL.test(text) || Number(text) >= count) {
+    throw new ShardConfigError(
+      `${source} must be a whole number from 0 to ${count - 1}, got ${JSON.stringify(raw)}`,
+      source,
+      raw,
+    );
+  }
+  return Number(text);
+}
+
+function present(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
+}
+
+/**
+ * The shard this process exports, or `undefined` when not sharded. Precedence:
+ * 1. `--shard <i>/<n>` (0-based index `i` of `n` shards);
+ * 2. Kubernetes Indexed Job: `JOB_COMPLETION_INDEX`, with the count from `REPLAY_EXPORT_SHARD_COUNT`;
+ * 3. AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX`, with the count from `AWS_BATCH_JOB_ARRAY_SIZE` (or
+ *    `REPLAY_EXPORT_SHARD_COUNT`) — Batch sets only the index; put the size into the job's environment.
+ * Invalid or incomplete values throw `ShardConfigError`, never fall through to "not sharded".
+ */
+export function resolveShard(flag?: string, env: NodeJS.ProcessEnv = process.env): Shard | undefined {
+  if (flag !== undefined) {
+    const match = /^\s*([^/]*)\/([^/]*)\s*$/.exec(flag);
+    if (match === null) {
+      throw new ShardConfigError(`--shard must look like <index>/<count> (e.g. 0/4), got ${JSON.stringify(flag)}`, '--shard', flag);
+    }
+    const count = parseCount(match[2], '--shard count');
+    return { index: parseIndex(match[1]!, count, '--shard index'), count };
+  }
+  if (present(env['JOB_COMPLETION_INDEX'])) {
+    const count = parseCount(env['REPLAY_EXPORT_SHARD_COUNT'], 'REPLAY_EXPORT_SHARD_COUNT');
+    return { index: parseIndex(env['JOB_COMPLETION_INDEX'], count, 'JOB_COMPLETION_INDEX'), count };
+  }
+  if (present(env['AWS_BATCH_JOB_ARRAY_INDEX'])) {
+    const sizeVar = present(env['AWS_BATCH_JOB_ARRAY_SIZE']) ? 'AWS_BATCH_JOB_ARRAY_SIZE' : 'REPLAY_EXPORT_SHARD_COUNT';
+    const count = parseCount(env[sizeVar], sizeVar);
+    return { index: parseIndex(env['AWS_BATCH_JOB_ARRAY_INDEX'], count, 'AWS_BATCH_JOB_ARRAY_INDEX'), count };
+  }
+  return undefined;
+}
+
+/** `i/n`, the form used by `--shard` and in manifest lines. */
+export function formatShard(shard: Shard): string {
+  return `${shard.index}/${shard.count}`;
+}
