@@ -75,8 +75,8 @@ export class AuthError extends ApiError {
       ctx,
       bodyExcerpt,
       `Authentication failed: HTTP ${status} from ${where(ctx)}. The credentials were rejected by ${ctx.host} ` +
-        `(region ${ctx.region}). A project in the other data centre answers exactly like bad credentials — ` +
-        `check --region (us or eu) before checking the API key and secret key.` +
+        `(region ${ctx.region}); a project in the other data centre answers exactly like bad credentials — ` +
+        `check --region (us or eu) before checking the keys.` +
         (bodyExcerpt ? ` Response: ${bodyExcerpt}` : ''),
       'auth_failed',
     );
