@@ -33,7 +33,7 @@ function uuidFrom(seed: string): string {
 /**
  * Replica i (0-based) of the samples: based on sample i mod (number of samples), with its own device id (a UUID
  * derived from i), a session id equal to its nominal start in ms (REPLICA_SPACING_MS × (i+1) before the sample's),
- * platform_id = sample's + (i mod 3), the sample's duration and retention, and the time shape of replicaTimeShape(i).
+ * platform_id = sample's + (floor(i / number of samples) mod 3), the sample's duration and retention, and the time shape of replicaTimeShape(i).
  */
 export function makeReplica(i: number, samples: readonly SampleReplay[]): { record: ReplayRecordJson; sample: SampleReplay } {
   const sample = samples[i % samples.length]!;
@@ -66,7 +66,7 @@ export function makeReplica(i: number, samples: readonly SampleReplay[]): { reco
       replay_id: `${deviceId}/${sessionId}`,
       session_id: sessionId,
       device_id: deviceId,
-      platform_id: sample.platform_id + (i % 3),
+      platform_id: sample.platform_id + (Math.floor(i / samples.length) % 3),
       start_time: start,
       end_time: end,
       retention_in_days: sample.retention_in_days,
