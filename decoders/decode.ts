@@ -11,11 +11,14 @@ import { decodePackedString, objectElementBytes } from './packed.js';
 export type FileVersion = 2 | 3;
 
 export interface DecodeOptions {
-  /** Default `'auto'`: sniffed from the first element (a string → 2, an object → 3). */
+  /**
+   * Default `'auto'`: sniffed from the content. A string element means version 2 (reported as soon as the first one
+   * is seen); a file of event objects only is version 3 (reported at its end). Objects decode identically in both.
+   */
   version?: FileVersion | 'auto';
   /** File key or name, carried into `DecodeError`. */
   file?: string;
-  /** Called once, as soon as the version is known (at once when forced; never for an empty auto-detected file). */
+  /** Called once, when the version is known (at once when forced; never for an auto-detected empty array). */
   onVersion?: (v: FileVersion) => void;
   signal?: AbortSignal;
 }
@@ -44,16 +47,18 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
   for await (const chunk of inflatedChunks(source, { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}) })) {
     scanner.push(chunk, elements);
     if (elements.length === 0) continue;
-    if (version === undefined) {
-      version = elements[0]!.kind === KIND_STRING ? 2 : 3;
+    if (version === undefined && elements.some((el) => el.kind === KIND_STRING)) {
+      // A packed string settles it. Objects before it decode the same either way (version 2 shape 4).
+      version = 2;
       opts.onVersion?.(version);
     }
-    if (version === 3) yield v3Batch(elements, file);
-    else yield* v2Batches(elements, file, signal);
+    if (version === 2) yield* v2Batches(elements, file, signal);
+    else yield v3Batch(elements, file);
     elements.length = 0;
     signal?.throwIfAborted();
   }
   scanner.end();
+  if (version === undefined && scanner.count > 0) opts.onVersion?.(3);
 }
 
 function v3Batch(elements: ScannedElement[], file: string | undefined): Buffer[] {
