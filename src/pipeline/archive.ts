@@ -4,7 +4,8 @@ import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { PIPELINE_DEFAULTS } from './defaults.js';
 import { exportReplayToSink, isFatal, type ReplayInfo } from './export-replay.js';
-import { expiresAtMs } from './expiry.js';
+import { expiresAtMs, plausibleStart } from './expiry.js';
+import { parseTimestamp } from '../replay/timestamps.js';
 import { readManifestState, sameFileKeys } from './manifest.js';
 import type { ReplayNotice, ReplayStreamOptions } from './replay-stream.js';
 import { shardOf } from './shard.js';
@@ -88,11 +89,10 @@ async function* candidates(plan: ArchivePlan, seen: Set<string>, onListed: (n: n
   onListed(n, true);
 }
 
-function startOf(r: ReplayInfo): number | null {
-  if (r.startMs !== undefined) return r.startMs;
-  if (r.start_time === undefined) return null;
-  const ms = Date.parse(r.start_time);
-  return Number.isFinite(ms) ? ms : null;
+/** The replay's start in ms when it is readable and plausible, else null (never settling, never re-checked). */
+function startOf(r: ReplayInfo, now = Date.now()): number | null {
+  const ms = r.startMs !== undefined ? r.startMs : r.start_time !== undefined ? parseTimestamp(r.start_time) : null;
+  return plausibleStart(ms, now);
 }
 
 async function listFileKeys(api: ReplayFilesApi, replayId: string, o: ArchiveRunOptions['stream'], signal: AbortSignal): Promise<string[]> {
@@ -157,7 +157,7 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
       const key = o.sink.keyFor(id, o.output);
       let rechecked = false;
       if (plan.resume && prev?.status === 'ok' && prev.key === key && (await o.sink.exists(key))) {
-        const start = startOf(replay);
+        const start = startOf(replay, now());
         const inWindow = plan.recheckMs !== undefined && start !== null && start >= now() - plan.recheckMs;
         if (!inWindow) {
           channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
@@ -176,7 +176,7 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
         }
         rechecked = true;
       }
-      const start = startOf(replay);
+      const start = startOf(replay, now());
       if (!rechecked && plan.settleMs > 0 && start !== null && start > now() - plan.settleMs) {
         const entry: ManifestEntry = {
           replay_id: id,

@@ -1,20 +1,27 @@
+import { isPlausibleReplayTime } from '../replay/timestamps.js';
+
 const DAY_MS = 86_400_000;
-/** Dates outside this range are treated as unreadable (a garbage start time must never crash an archive). */
-const MIN_MS = Date.UTC(1970, 0, 1);
 const MAX_MS = Date.UTC(9999, 11, 31);
 
 /**
- * When the platform deletes a replay: start time + retention_in_days. `undefined` when either is unusable.
+ * When the platform deletes a replay: start time + retention_in_days. `undefined` when the start time is unreadable
+ * or absurd (before 2015, more than a day in the future) or the retention is not a number: a garbage record must
+ * never crash an archive nor make up a date.
  */
-export function expiresAtMs(startMs: number | null | undefined, retentionDays: unknown): number | undefined {
-  if (typeof startMs !== 'number' || !Number.isFinite(startMs) || startMs < MIN_MS || startMs > MAX_MS) return undefined;
+export function expiresAtMs(startMs: number | null | undefined, retentionDays: unknown, now = Date.now()): number | undefined {
+  if (startMs === undefined || !isPlausibleReplayTime(startMs, now)) return undefined;
   if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) return undefined;
   const at = startMs + retentionDays * DAY_MS;
   if (!Number.isFinite(at) || at > MAX_MS) return undefined;
   return at;
 }
 
-export function expiresAtIso(startMs: number | null | undefined, retentionDays: unknown): string | undefined {
-  const at = expiresAtMs(startMs, retentionDays);
+export function expiresAtIso(startMs: number | null | undefined, retentionDays: unknown, now = Date.now()): string | undefined {
+  const at = expiresAtMs(startMs, retentionDays, now);
   return at === undefined ? undefined : new Date(at).toISOString();
+}
+
+/** A start time usable for settle/recheck decisions, or null when unreadable or absurd. */
+export function plausibleStart(startMs: number | null | undefined, now = Date.now()): number | null {
+  return startMs !== undefined && isPlausibleReplayTime(startMs, now) ? startMs : null;
 }

@@ -1,4 +1,5 @@
 import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { ReplayExportError } from './errors.js';
 import { expiresAtIso } from './expiry.js';
@@ -26,7 +27,7 @@ function baseEntry(replay: ReplayInfo, o: ExportToSinkOptions): Omit<ManifestEnt
   const entry: Omit<ManifestEntry, 'status' | 'recorded_at'> = { replay_id: replay.replay_id };
   if (replay.start_time !== undefined) entry.start_time = replay.start_time;
   if (replay.end_time !== undefined) entry.end_time = replay.end_time;
-  const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseMs(replay.start_time) : null;
+  const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
   const expires = expiresAtIso(startMs, replay.retention_in_days);
   if (expires !== undefined) entry.expires_at = expires;
   if (o.runId !== undefined) entry.run_id = o.runId;
@@ -34,10 +35,6 @@ function baseEntry(replay: ReplayInfo, o: ExportToSinkOptions): Omit<ManifestEnt
   return entry;
 }
 
-function parseMs(text: string): number | null {
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : null;
-}
 
 /**
  * Exports one replay into a sink and returns its manifest entry (not yet appended: the caller records it once the
