@@ -7,9 +7,9 @@ import type { OutputSpec } from './sink.js';
  * The replay id (`device_id/session_id`) is split on its first `/`; each part becomes one path segment through
  * `encodeSegment`, an injective encoding whose output is plain ASCII from a small alphabet:
  *
- * - `a-z`, `0-9` and `-` stay as they are; `_` and `.` too, except that a leading `_` or `.` and a trailing `.` are
- *   escaped (no hidden files, no `.`/`..`, no Windows trailing dot, and names starting with `_` or `.` stay free for
- *   the sink's own files: `_manifest/`, `_staging/`, `.name.tmp`).
+ * - `a-z` and `0-9` stay as they are; `-`, `_` and `.` too, except that a leading `-`, `_` or `.` and a trailing `.`
+ *   are escaped (no hidden files, no `.`/`..`, no names read as command-line options, no Windows trailing dot, and
+ *   names starting with `_` or `.` stay free for the sink's own files: `_manifest/`, `_staging/`, `.name.tmp`).
  * - An upper-case ASCII letter `X` becomes `^x`, so that ids differing only in case stay distinct on
  *   case-insensitive file systems (macOS, Windows). Lower-case ids (UUIDs, numbers) read unchanged.
  * - Every other character is percent-encoded as the upper-case hex of its UTF-8 bytes (`/` → `%2F`, `%` → `%25`,
@@ -46,59 +46,58 @@ function percentEncode(text: string): string {
   return out;
 }
 
-/** The reversible part of the encoding (no length limit). */
-function encodeFull(part: string): string {
-  if (part.length === 0) return EMPTY;
-  let out = '';
+/** The encoding of each character (one code point, or one lone surrogate) of a part, in order. */
+function encodePieces(part: string): string[] {
+  const pieces: string[] = [];
   const last = part.length - 1;
   for (let i = 0; i < part.length; i++) {
     const c = part.charCodeAt(i);
-    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d) {
-      out += part[i];
-    } else if (c === 0x5f /* _ */) {
-      out += i === 0 ? hex2(c) : '_';
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39)) {
+      pieces.push(part[i]!);
+    } else if (c === 0x2d /* - */ || c === 0x5f /* _ */) {
+      pieces.push(i === 0 ? hex2(c) : part[i]!);
     } else if (c === 0x2e /* . */) {
-      out += i === 0 || i === last ? hex2(c) : '.';
+      pieces.push(i === 0 || i === last ? hex2(c) : '.');
     } else if (c >= 0x41 && c <= 0x5a) {
-      out += '^' + String.fromCharCode(c + 0x20);
+      pieces.push('^' + String.fromCharCode(c + 0x20));
     } else if (c >= 0xd800 && c <= 0xdbff && i < last && isLowSurrogate(part.charCodeAt(i + 1))) {
-      out += percentEncode(part.slice(i, i + 2));
+      pieces.push(percentEncode(part.slice(i, i + 2)));
       i++;
     } else if (c >= 0xd800 && c <= 0xdfff) {
-      out += '%u' + c.toString(16).toUpperCase().padStart(4, '0');
+      pieces.push('%u' + c.toString(16).toUpperCase().padStart(4, '0'));
     } else {
-      out += percentEncode(part[i]!);
+      pieces.push(percentEncode(part[i]!));
     }
   }
-  if (WINDOWS_RESERVED.test(out)) out = hex2(out.charCodeAt(0)) + out.slice(1);
-  return out;
+  if (pieces.length > 0 && WINDOWS_RESERVED.test(pieces.slice(0, 5).join(''))) {
+    pieces[0] = hex2(pieces[0]!.charCodeAt(0));
+  }
+  return pieces;
+}
+
+/** The reversible part of the encoding (no length limit). */
+function encodeFull(part: string): string {
+  return part.length === 0 ? EMPTY : encodePieces(part).join('');
 }
 
 function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }
 
-/** Length of the token starting at `i` in an encoded segment (1 for a literal, 2 for `^x`, 3 for `%XX`, ...). */
-function tokenLength(encoded: string, i: number): number {
-  const c = encoded[i];
-  if (c === '^') return 2;
-  if (c === '%') return encoded[i + 1] === 'u' ? 6 : 3;
-  return 1;
-}
-
 /** Encodes one part of a replay id as one path segment (see the module comment). Injective; ASCII only. */
 export function encodeSegment(part: string): string {
-  const full = encodeFull(part);
+  if (part.length === 0) return EMPTY;
+  const pieces = encodePieces(part);
+  const full = pieces.join('');
   if (full.length <= MAX_SEGMENT_BYTES) return full;
   const keep = MAX_SEGMENT_BYTES - HASH_MARK.length - HASH_HEX;
-  let end = 0;
-  while (end < full.length) {
-    const next = end + tokenLength(full, end);
-    if (next > keep) break;
-    end = next;
+  let prefix = '';
+  for (const piece of pieces) {
+    if (prefix.length + piece.length > keep) break;
+    prefix += piece;
   }
   const digest = createHash('sha256').update(full, 'latin1').digest('hex').slice(0, HASH_HEX);
-  return full.slice(0, end) + HASH_MARK + digest;
+  return prefix + HASH_MARK + digest;
 }
 
 /**
