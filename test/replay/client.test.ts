@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, Transport } from '../../src/http/index.js';
+import { PageLoopError, SessionReplayClient, isPlausibleReplayTime, parseTimestamp, type ReplayRecord } from '../../src/replay/index.js';
+import { FAST_RETRY, json, startTestServer, type TestServer } from '../http/helpers/test-server.js';
+
+let server: TestServer | undefined;
+let transport: Transport | undefined;
+afterEach(async () => {
+  await transport?.close();
+  await server?.close();
+  server = transport = undefined;
+});
+
+function clientFor(srv: TestServer): SessionReplayClient {
+  transport = new Transport({ endpoint: srv.url, credentials: { apiKey: 'key', secretKey: 'secret' }, retry: FAST_RETRY });
+  return new SessionReplayClient(transport);
+}
+
+const rec = (i: number) => ({
+  replay_id: `dev-${i}/${1700000000000 + i}`,
+  session_id: String(1700000000000 + i),
+  device_id: `dev-${i}`,
+  platform_id: 1000 + i,
+  start_time: new Date(1700000000000 + i * 1000).toISOString(),
+  end_time: new Date(1700000000000 + i * 1000 + 500).toISOString(),
+  retention_in_days: 90,
+});
+
+// Opaque tokens with characters that break naive handling (+, /, =, space, %, unicode).
+const TOKENS = ['a+b/c==', 'x y%2Fz', 'ünï/çødé'];
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}
+
+describe('listReplays paging', () => {
+  for (const order of ['asc', 'desc'] as const) {
+    it(`walks every page (${order}), passing tokens back unchanged and keeping sort_order`, async () => {
+      const all = Array.from({ length: 7 }, (_, i) => rec(i));
+      const sorted = order === 'asc' ? all : [...all].reverse();
+      server = await startTestServer((req, res) => {
+        const q = new URL(req.url!, 'http://x').searchParams;
+        const token = q.get('page_token');
+        const page = token === null ? 0 : TOKENS.indexOf(token) + 1;
+        if (token !== null && page === 0) return json(res, 400, { error: 'bad token' });
+        const size = Number(q.get('page_size'));
+        json(res, 200, {
+          session_replays: sorted.slice(page * size, page * size + size),
+          next_page_token: (page + 1) * size < sorted.length ? TOKENS[page] : null,
+        });
+      });
+      const client = clientFor(server);
+      const got = await collect(client.listReplays({ sortOrder: order, pageSize: 2, platformId: 42, startTime: new Date(0), endTime: '2030-01-01T00:00:00Z' }));
+      expect(got.map((r) => r.replay_id)).toEqual(sorted.map((r) => r.replay_id));
+      expect(server.requests).toHaveLength(4);
+      expect(server.requests.map((r) => r.query.get('page_token'))).toEqual([null, ...TOKENS]);
+      for (const r of server.requests) {
+        expect(r.query.get('sort_order')).toBe(order);
+        expect(r.query.get('amplitude_id')).toBe('42');
+        expect(r.query.get('page_size')).toBe('2');
+        expect(r.query.get('start_time')).toBe('1970-01-01T00:00:00.000Z');
+        expect(r.query.get('end_time')).toBe('2030-01-01T00:00:00.000Z');
+        expect(r.path).toBe('/api/1/session-replays');
+        expect(r.headers.authorization).toBe(`Basic ${Buffer.from('key:secret').toString('base64')}`);
+      }
+    });
+  }
+
+  it('sends each replay id as its own parameter with the slash as %2F, and no page_size', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { session_replays: [rec(1)], next_page_token: null }));
+    const client = clientFor(server);
+    await collect(client.listReplays({ replayIds: ['dev a/123', 'dev-b/456'] }));
+    const r = server.requests[0]!;
+    expect(r.url).toContain('replay_id=dev%20a%2F123&replay_id=dev-b%2F456');
+    expect(r.query.getAll('replay_id')).toEqual(['dev a/123', 'dev-b/456']);
+    expect(r.query.get('page_size')).toBeNull();
+  });
+
+  it('stops instead of looping when the server repeats a token', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { session_replays: [rec(1)], next_page_token: 'same' }));
+    const client = clientFor(server);
+    await expect(collect(client.listReplays({}))).rejects.toBeInstanceOf(PageLoopError);
+    expect(server.requests.length).toBe(2);
+  });
+
+  it('rejects a response without session_replays', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { nope: [] }));
+    await expect(collect(clientFor(server).listReplays({}))).rejects.toMatchObject({ code: 'malformed_response' });
+  });
+});
+
+describe('record timestamps', () => {
+  it('parses zone-less, absurd and garbage timestamps without crashing, keeping the originals', async () => {
+    const raw = [
+      { ...rec(1), start_time: '2026-11-20T09:00:00', end_time: '2026-11-20T09:00:41.512' },
+      { ...rec(2), start_time: '1970-01-01T00:00:00Z', end_time: '2120-05-01T00:00:00.000Z' },
+      { ...rec(3), start_time: 'garbage', end_time: null },
+      { ...rec(4), start_time: '2026-02-30T00:00:00Z', end_time: '2026-11-20 09:00:00.123456+02:00' },
+    ];
+    server = await startTestServer((_q, res) => json(res, 200, { session_replays: raw, next_page_token: null }));
+    const got: ReplayRecord[] = await collect(clientFor(server).listReplays({}));
+    expect(got[0]!.startMs).toBe(Date.UTC(2026, 10, 20, 9, 0, 0));
+    expect(got[0]!.endMs).toBe(Date.UTC(2026, 10, 20, 9, 0, 41, 512));
+    expect(got[0]!.start_time).toBe('2026-11-20T09:00:00');
+    expect(got[1]!.startMs).toBe(0);
+    expect(got[1]!.endMs).toBe(Date.UTC(2120, 4, 1));
+    expect(isPlausibleReplayTime(got[1]!.startMs)).toBe(false);
+    expect(isPlausibleReplayTime(got[1]!.endMs)).toBe(false);
+    expect(isPlausibleReplayTime(got[0]!.startMs)).toBe(true);
+    expect(got[2]!.startMs).toBeNull();
+    expect(got[2]!.start_time).toBe('garbage');
+    expect(got[2]!.endMs).toBeNull();
+    expect(got[2]!.end_time).toBe('');
+    expect(got[3]!.startMs).toBeNull();
+    expect(got[3]!.endMs).toBe(Date.UTC(2026, 10, 20, 7, 0, 0, 123));
+  });
+
+  it('parseTimestamp edge cases', () => {
+    expect(parseTimestamp('2026-01-01')).toBe(Date.UTC(2026, 0, 1));
+    expect(parseTimestamp('2026-01-01T10:00:00-05:30')).toBe(Date.UTC(2026, 0, 1, 15, 30));
+    expect(parseTimestamp('2026-13-01T00:00:00Z')).toBeNull();
+    expect(parseTimestamp('')).toBeNull();
+    expect(parseTimestamp({})).toBeNull();
+    expect(parseTimestamp('0000-01-01T00:00:00Z')).toBe(-62167219200000); // year 0 is not shifted to 1900
+    expect(parseTimestamp('2026-01-01T00:00:60Z')).toBe(Date.UTC(2026, 0, 1, 0, 1, 0));
+  });
+});
+
+describe('files', () => {
+  const signed = (base: string, name: string) => `${base}/store/dev%2Fx/${name}?X-Amz-Signature=sig-${name}&X-Amz-Expires=900`;
+
+  it('pages through files with keys, tokens, indexes and the time obtained', async () => {
+    server = await startTestServer((req, res) => {
+      const q = new URL(req.url!, 'http://x').searchParams;
+      const base = `http://${req.headers.host}`;
+      if (q.get('page_token') === null) json(res, 200, { files: [signed(base, 'a.json.gz'), signed(base, 'b.json.gz')], next_page_token: 'p/2+' });
+      else json(res, 200, { files: [{ url: signed(base, 'c.json.gz') }], next_page_token: null });
+    });
+    const client = clientFor(server);
+    const before = Date.now();
+    const files = await collect(client.listReplayFiles('devx/123', { pageSize: 2 }));
+    expect(files.map((f) => f.key)).toEqual(['/store/dev/x/a.json.gz', '/store/dev/x/b.json.gz', '/store/dev/x/c.json.gz']);
+    expect(files.map((f) => f.pageToken)).toEqual([null, null, 'p/2+']);
+    expect(files.map((f) => f.index)).toEqual([0, 1, 0]);
+    for (const f of files) {
+      expect(f.obtainedAt).toBeGreaterThanOrEqual(before);
+      expect(f.url).toContain('X-Amz-Signature');
+    }
+    const [p1, p2] = server.requests;
+    expect(p1!.url).toContain('replay_id=devx%2F123');
+    expect(p1!.query.get('version')).toBe('3');
+    expect(p1!.query.get('page_size')).toBe('2');
+    expect(p2!.query.get('page_token')).toBe('p/2+');
+  });
+
+  it('re-requesting a page with its token gives fresh URLs (getFilesPage)', async () => {
+    let n = 0;
+    server = await startTestServer((req, res) => json(res, 200, { files: [`http://${req.headers.host}/o/k?sig=${++n}`], next_page_token: null }));
+    const client = clientFor(server);
+    const a = await client.getFilesPage('d/1', { version: 2, pageToken: 'tok' });
+    const b = await client.getFilesPage('d/1', { version: 2, pageToken: 'tok' });
+    expect(a.files[0]!.url).not.toBe(b.files[0]!.url);
+    expect(a.files[0]!.key).toBe(b.files[0]!.key);
+    expect(server.requests.every((r) => r.query.get('page_token') === 'tok' && r.query.get('version') === '2')).toBe(true);
+  });
+
+  it('a 404 on the first page means no files yet; on a later page it is an error', async () => {
+    server = await startTestServer((_q, res) => json(res, 404, { error: 'not found' }));
+    const client = clientFor(server);
+    expect(await collect(client.listReplayFiles('d/1'))).toEqual([]);
+    expect(await client.getFilesPage('d/1')).toEqual({ files: [], nextPageToken: null, pageToken: null });
+    await expect(client.getFilesPage('d/1', { pageToken: 'later' })).rejects.toMatchObject({ status: 404 });
+    const err = await client.getFilesPage('d/1', { pageToken: 'later' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+  });
+
+  it('rejects entries that are not URLs', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { files: ['not a url'], next_page_token: null }));
+    await expect(clientFor(server).getFilesPage('d/1')).rejects.toMatchObject({ code: 'malformed_response' });
+  });
+});
