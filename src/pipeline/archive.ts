@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
 import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
@@ -121,6 +122,8 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
   if (outer?.aborted) controller.abort(outer.reason);
   outer?.addEventListener('abort', onOuterAbort, { once: true });
   const signal = controller.signal;
+  // Every download and request of the run listens to this one signal.
+  setMaxListeners(0, signal);
   const channel = new Channel<ArchiveEvent>();
   const budget = new ByteBudget(o.prefetchBytes);
   let pendingEvents = 0;

@@ -70,12 +70,19 @@ class Slot<F> implements PrefetchedFile<F> {
     void this.run();
   }
 
+  private detach: (() => void) | undefined;
+
   private newController(): AbortSignal {
+    this.detach?.();
     this.controller = new AbortController();
     const { outer, controller } = this;
     if (outer) {
       if (outer.aborted) controller.abort(outer.reason);
-      else outer.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+      else {
+        const onAbort = (): void => controller.abort(outer.reason);
+        outer.addEventListener('abort', onAbort, { once: true });
+        this.detach = () => outer.removeEventListener('abort', onAbort);
+      }
     }
     return controller.signal;
   }
@@ -102,6 +109,7 @@ class Slot<F> implements PrefetchedFile<F> {
       this.failed = true;
       this.failure = err;
     } finally {
+      this.detach?.();
       this.arrived.notify();
     }
   }

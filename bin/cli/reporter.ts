@@ -1,0 +1,177 @@
+import type { ArchiveEvent, ArchiveOutcome } from '../../src/pipeline/archive.js';
+
+export type LogFormat = 'text' | 'json';
+
+/** Counts for the end-of-run summary. */
+export interface RunTotals {
+  byOutcome: Record<ArchiveOutcome, number>;
+  events: number;
+  bytes: number;
+  listed: number;
+  listingComplete: boolean;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+function formatSeconds(s: number): string {
+  if (!Number.isFinite(s) || s < 0) return '--';
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = Math.floor(s % 60);
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+}
+
+/**
+ * Everything the CLI says about a run goes to stderr through here: one line per replay outcome (text or JSON), a
+ * progress bar redrawn in place when stderr is a terminal (text mode only), and the summary at the end. Text passed
+ * in is scrubbed of the secrets it is given.
+ */
+export class Reporter {
+  readonly totals: RunTotals = {
+    byOutcome: { ok: 0, failed: 0, empty: 0, skipped: 0, 'done-before': 0, unchanged: 0 },
+    events: 0,
+    bytes: 0,
+    listed: 0,
+    listingComplete: false,
+  };
+  private readonly started = Date.now();
+  private barShown = false;
+  private lastDraw = 0;
+  private readonly tty: boolean;
+
+  constructor(
+    private readonly format: LogFormat,
+    private readonly secrets: readonly string[],
+    private readonly err: NodeJS.WriteStream = process.stderr,
+  ) {
+    this.tty = format === 'text' && Boolean(err.isTTY);
+  }
+
+  scrub(text: string): string {
+    let out = text;
+    for (const s of this.secrets) if (s.length >= 4) out = out.split(s).join('[REDACTED]');
+    return out;
+  }
+
+  private write(line: string): void {
+    if (this.barShown) {
+      this.err.write('\r\x1b[2K');
+      this.barShown = false;
+    }
+    this.err.write(this.scrub(line) + '\n');
+  }
+
+  log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
+    if (this.format === 'json') this.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+    else this.write(level === 'info' ? msg : `${level}: ${msg}`);
+    this.drawBar();
+  }
+
+  /** Folds one archive event into the totals and reports it. */
+  onEvent(ev: ArchiveEvent): void {
+    switch (ev.type) {
+      case 'listed':
+        this.totals.listed = ev.count;
+        this.totals.listingComplete = ev.complete;
+        if (this.format === 'json' && ev.complete) this.log('info', 'listing complete', { event: 'listed', count: ev.count });
+        break;
+      case 'progress':
+        this.totals.events += ev.events;
+        break;
+      case 'started':
+        if (this.format === 'json') this.log('info', 'replay started', { event: 'started', replay_id: ev.replayId });
+        break;
+      case 'notice': {
+        const n = ev.notice;
+        if (n.kind === 'retry') {
+          this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
+            event: 'retry', replay_id: n.replayId, file_key: n.fileKey, attempt: n.attempt, error: n.error,
+          });
+        } else if (n.kind === 'url-refresh' && this.format === 'json') {
+          this.log('info', 'file URL refreshed', { event: 'url_refresh', replay_id: n.replayId, file_key: n.fileKey, reason: n.reason });
+        }
+        break;
+      }
+      case 'result': {
+        this.totals.byOutcome[ev.outcome]++;
+        const e = ev.entry;
+        if (ev.outcome === 'ok' && e?.bytes !== undefined) this.totals.bytes += e.bytes;
+        if (this.format === 'json') {
+          this.log(ev.outcome === 'failed' ? 'error' : 'info', `replay ${ev.outcome}`, {
+            event: 'replay', replay_id: ev.replayId, outcome: ev.outcome, ...(ev.rechecked ? { rechecked: true } : {}),
+            ...(e?.key !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: e.key } : {}),
+            ...(ev.outcome === 'ok' ? { event_count: e?.event_count, bytes: e?.bytes, sha256: e?.sha256, checks: e?.checks } : {}),
+            ...(e?.error ? { error: e.error } : {}),
+            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: e?.reason } : {}),
+          });
+        } else if (ev.outcome === 'failed') {
+          const err = e?.error;
+          this.log('error', `failed ${ev.replayId}${err?.file_key ? ` file ${err.file_key}` : ''}: ${err?.message ?? 'unknown error'}`);
+        } else if (ev.outcome === 'ok') {
+          this.log('info', `ok ${ev.replayId} → ${e?.key} (${e?.event_count} events, ${formatBytes(e?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`);
+        } else if (ev.outcome === 'empty') {
+          this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
+        } else if (ev.outcome === 'skipped') {
+          this.log('info', `skipped ${ev.replayId} (${e?.reason ?? 'skipped'})`);
+        }
+        break;
+      }
+    }
+    this.drawBar();
+  }
+
+  private done(): number {
+    const b = this.totals.byOutcome;
+    return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged;
+  }
+
+  private drawBar(force = false): void {
+    if (!this.tty) return;
+    const now = Date.now();
+    if (!force && now - this.lastDraw < 100) return;
+    this.lastDraw = now;
+    const done = this.done();
+    const total = this.totals.listed;
+    const elapsed = (now - this.started) / 1000;
+    const rate = elapsed > 0 ? this.totals.events / elapsed : 0;
+    const perReplay = done > 0 ? elapsed / done : NaN;
+    const eta = this.totals.listingComplete && done > 0 ? formatSeconds((total - done) * perReplay) : '--';
+    const width = 24;
+    const frac = total > 0 ? Math.min(1, done / total) : 0;
+    const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
+    const line =
+      `[${bar}] ${done}/${total}${this.totals.listingComplete ? '' : '+'} replays  ${this.totals.events} events  ` +
+      `${formatBytes(this.totals.bytes)}  ${Math.round(rate)} ev/s  ETA ${eta}`;
+    this.err.write('\r\x1b[2K' + line);
+    this.barShown = true;
+  }
+
+  /** The end-of-run summary (counts per status, events, bytes). */
+  summary(target: string, extra: Record<string, unknown> = {}): void {
+    const b = this.totals.byOutcome;
+    const elapsed = (Date.now() - this.started) / 1000;
+    if (this.format === 'json') {
+      this.log(b.failed > 0 ? 'error' : 'info', 'summary', {
+        event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped,
+        done_before: b['done-before'], unchanged: b.unchanged, events: this.totals.events, bytes: this.totals.bytes,
+        seconds: Math.round(elapsed * 10) / 10, ...extra,
+      });
+      return;
+    }
+    this.write(
+      `Summary (${target}): ok ${b.ok}, failed ${b.failed}, empty ${b.empty}, skipped ${b.skipped}, ` +
+        `already done ${b['done-before']}, unchanged ${b.unchanged}; ${this.totals.events} events, ` +
+        `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}`,
+    );
+  }
+}
