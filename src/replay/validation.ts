@@ -35,15 +35,18 @@ export interface FilesQuery {
   pageSize?: number;
 }
 
-/** Checks one replay id: exactly one `/`, both parts non-empty (so no leading or trailing slash). */
+/**
+ * Checks one replay id: `device_id/session_id`, split at the LAST `/` (session ids never hold one; a custom device
+ * id might), both parts non-empty, so no leading or trailing slash.
+ */
 export function validateReplayId(id: unknown, field = 'replay_id'): string {
   if (typeof id !== 'string') throw new ValidationError(field, `a replay id must be a string (got ${typeof id})`);
-  const parts = id.split('/');
-  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+  const slash = id.lastIndexOf('/');
+  if (slash <= 0 || slash === id.length - 1 || id.startsWith('/')) {
     throw new ValidationError(
       field,
       `${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)} is not of the form device_id/session_id ` +
-        '(exactly one "/", no leading or trailing slash)',
+        '(a "/" between two non-empty parts, no leading or trailing slash)',
     );
   }
   return id;

@@ -24,7 +24,7 @@ const listCases: [string, ListReplaysQuery, string | null, string][] = [
   ['replay id without slash', { replayIds: ['abc'] }, null, 'replay_id'],
   ['replay id with leading slash', { replayIds: ['/abc'] }, null, 'replay_id'],
   ['replay id with trailing slash', { replayIds: ['abc/'] }, null, 'replay_id'],
-  ['replay id with two slashes', { replayIds: ['a/b/c'] }, null, 'replay_id'],
+  ['replay id with a leading slash and a device part', { replayIds: ['/a/1'] }, null, 'replay_id'],
   ['replay id that is just a slash', { replayIds: ['/'] }, null, 'replay_id'],
   ['empty replay id', { replayIds: [''] }, null, 'replay_id'],
   ['101 replay ids', { replayIds: ids(101) }, null, 'replay_id'],
@@ -64,6 +64,8 @@ describe('list validation (no request is made)', () => {
 
   it('accepts the edges: 100 ids, page sizes 1 and 200, numeric-string ids', () => {
     expect(buildListParams({ replayIds: ids(100) }).replay_id).toHaveLength(100);
+    // Split at the last slash: a custom device id may hold one; a session id never does.
+    expect(buildListParams({ replayIds: ['dev/ice/1700000000000'] }).replay_id).toEqual(['dev/ice/1700000000000']);
     expect(buildListParams({ pageSize: 1 }).page_size).toBe(1);
     expect(buildListParams({ pageSize: 200 }).page_size).toBe(200);
     expect(buildListParams({}).page_size).toBe(50);
