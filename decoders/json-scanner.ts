@@ -59,6 +59,11 @@ const LIT_NULL = Buffer.from('null');
 /** 1 for bytes allowed after a backslash in a JSON string. */
 const ESCAPABLE = new Uint8Array(256);
 for (const ch of '"\\/bfnrtu') ESCAPABLE[ch.charCodeAt(0)] = 1;
+/** 1 for bytes that end a run of plain string bytes: '"', '\\' and raw control characters. */
+const STR_STOP = new Uint8Array(256);
+for (let b = 0; b < 0x20; b++) STR_STOP[b] = 1;
+STR_STOP[0x22] = 1;
+STR_STOP[0x5c] = 1;
 /** 1 for hex digits. */
 const HEX = new Uint8Array(256);
 for (const ch of '0123456789abcdefABCDEF') HEX[ch.charCodeAt(0)] = 1;
@@ -120,35 +125,47 @@ export class ArrayElementScanner {
     let strKey = this.strKey;
     this.elemStart = 0;
     try {
-      while (i < n) {
+      outer: while (i < n) {
         let c = buf[i]!;
         switch (st) {
           case S_STR: {
-            for (;;) {
-              if (c === 0x22) {
-                i++;
-                if (strKey) st = S_COLON;
-                else {
-                  st = S_AFTER;
-                  if (depth === 1) this.emit(buf, i, out);
-                }
-                break;
-              }
-              if (c === 0x5c) {
-                i++;
-                st = S_ESC;
-                break;
-              }
-              if (c < 0x20) this.fail('BAD_JSON', 'raw control character in a string', i);
-              if (++i >= n) break;
+            while (STR_STOP[c] === 0) {
+              if (++i >= n) break outer;
               c = buf[i]!;
             }
+            if (c === 0x22) {
+              i++;
+              if (strKey) {
+                // Fused ':' after a key.
+                if (i < n && buf[i] === 0x3a) {
+                  i++;
+                  // Fused '"' of a string value (inside an object, so never an element start).
+                  if (i < n && buf[i] === 0x22) {
+                    i++;
+                    strKey = false;
+                  } else st = S_VALUE;
+                } else st = S_COLON;
+              } else {
+                st = S_AFTER;
+                if (depth === 1) this.emit(buf, i, out);
+              }
+            } else if (c === 0x5c) {
+              i++;
+              st = S_ESC;
+            } else this.fail('BAD_JSON', 'raw control character in a string', i);
             continue;
           }
           case S_AFTER: {
             if (c === 0x2c) {
-              st = stack[depth - 1] === C_OBJ ? S_KEY : S_VALUE;
               i++;
+              if (stack[depth - 1] === C_OBJ) {
+                // Fused '"' that starts the next key.
+                if (i < n && buf[i] === 0x22) {
+                  i++;
+                  st = S_STR;
+                  strKey = true;
+                } else st = S_KEY;
+              } else st = S_VALUE;
               continue;
             }
             if (c === 0x7d || c === 0x5d) {
@@ -208,7 +225,12 @@ export class ArrayElementScanner {
               case 0x7b:
                 if (depth === stack.length) stack = this.grow();
                 stack[depth++] = C_OBJ;
-                st = S_OBJ_FIRST;
+                // Fused '"' that starts the first key.
+                if (i < n && buf[i] === 0x22) {
+                  i++;
+                  st = S_STR;
+                  strKey = true;
+                } else st = S_OBJ_FIRST;
                 break;
               case 0x5b:
                 if (depth === stack.length) stack = this.grow();
