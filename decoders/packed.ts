@@ -19,6 +19,7 @@ import { inflateSync } from 'node:zlib';
 import { compactJson } from './compact.js';
 import { DecodeError, type DecodeErrorCode } from './errors.js';
 import { scanSingleObject } from './json-scanner.js';
+import { decodeStringLiteral, StringMode } from './json-string.js';
 
 /** The marker the packers add as the event's `v` property. */
 export const PACKER_MARK = 'v1';
@@ -38,6 +39,30 @@ export interface ElementContext {
 
 /** Decodes a version 2 string element (shapes 1–3). `bytes` is a validated JSON string literal in UTF-8. */
 export function decodePackedString(bytes: Buffer, ctx: ElementContext): Buffer {
+  // Fast path: unescape at the byte level, no JS strings. Anything unusual goes to the JSON.parse path below.
+  const outer = decodeStringLiteral(bytes, StringMode.Utf8ToLatin1);
+  if (outer !== null && outer.length > 0) {
+    const first = outer[0]!;
+    if (first === 0x22) {
+      const inner = decodeStringLiteral(outer, StringMode.Latin1ToLatin1);
+      if (inner !== null && inner.length > 0 && !isJsonTextStart(inner[0]!)) return inflateBytes(inner, ctx);
+    } else if (isJsonTextStart(first)) {
+      const text = decodeStringLiteral(bytes, StringMode.Utf8ToUtf8);
+      if (text !== null) {
+        const el = scanInner(text, ctx, 'event text');
+        return objectElementBytes(el.bytes, el.hasNewline);
+      }
+    } else return inflateBytes(outer, ctx);
+  }
+  return decodePackedStringSlow(bytes, ctx);
+}
+
+/** First byte of a plain event JSON text: '{' or whitespace (never the first byte of a zlib stream). */
+function isJsonTextStart(c: number): boolean {
+  return c === 0x7b || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function decodePackedStringSlow(bytes: Buffer, ctx: ElementContext): Buffer {
   let s = JSON.parse(bytes.toString('utf8')) as string;
   if (s.charCodeAt(0) === 0x22) {
     // Shape 1: the string holds the text of a JSON string literal.
@@ -83,7 +108,10 @@ function inflatePacked(s: string, ctx: ElementContext): Buffer {
   if (ABOVE_LATIN1.test(s)) {
     throw fail('BAD_PACKED', 'the element string holds characters above U+00FF, so it is not a latin1 zlib payload', ctx);
   }
-  const packed = Buffer.from(s, 'latin1');
+  return inflateBytes(Buffer.from(s, 'latin1'), ctx);
+}
+
+function inflateBytes(packed: Buffer, ctx: ElementContext): Buffer {
   const chunkSize = Math.min(MAX_INFLATE_CHUNK, Math.max(MIN_INFLATE_CHUNK, packed.length * 4));
   let inflated: Buffer;
   try {
