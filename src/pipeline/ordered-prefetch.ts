@@ -198,7 +198,7 @@ export async function* orderedPrefetch<F>(
 ): AsyncGenerator<PrefetchedFile<F>> {
   const ahead = Math.max(0, Math.floor(options.ahead));
   const slots: Slot<F>[] = [];
-  let consumed = 0; // slots handed out so far
+  let position = 0; // index of the file the consumer holds or waits for
   let listed = false;
   let listFailed = false;
   let listError: unknown;
@@ -207,7 +207,7 @@ export async function* orderedPrefetch<F>(
   const grew = new Notifier(); // a slot was added or the listing ended
 
   // Current file + `ahead` files may be downloading at once; the next file is pulled only when there is room.
-  const full = (): boolean => slots.length - Math.max(0, consumed - 1) >= ahead + 1;
+  const full = (): boolean => slots.length >= position + ahead + 1;
   void (async () => {
     const iterator = files[Symbol.asyncIterator]();
     try {
@@ -233,6 +233,8 @@ export async function* orderedPrefetch<F>(
   let previous: Slot<F> | undefined;
   try {
     for (let i = 0; ; i++) {
+      position = i;
+      moved.notify();
       while (slots.length <= i && !listed && !listFailed) await grew.wait();
       previous?.discard();
       previous = undefined;
@@ -241,9 +243,7 @@ export async function* orderedPrefetch<F>(
         return;
       }
       const slot = slots[i]!;
-      consumed = i + 1;
       slot.makeCurrent();
-      moved.notify();
       previous = slot;
       yield slot;
     }

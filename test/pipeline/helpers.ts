@@ -1,0 +1,43 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+
+export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export async function readJson(path: string): Promise<unknown> {
+  return JSON.parse(await readFile(path, 'utf8'));
+}
+
+/** Parses an output file of any format (json/ndjson, gzip or not) into its events. */
+export async function readOutput(path: string): Promise<unknown[]> {
+  let bytes = await readFile(path);
+  if (path.endsWith('.gz')) bytes = gunzipSync(bytes);
+  const text = bytes.toString('utf8');
+  if (path.endsWith('.ndjson') || path.endsWith('.ndjson.gz')) {
+    return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
+  }
+  return JSON.parse(text) as unknown[];
+}
+
+export async function readManifest(dir: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(join(dir, 'manifest.ndjson'), 'utf8').catch(() => '');
+  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
+}
+
+/** Last manifest line per replay id. */
+export function lastById(lines: Record<string, unknown>[]): Map<string, Record<string, unknown>> {
+  const m = new Map<string, Record<string, unknown>>();
+  for (const l of lines) m.set(l.replay_id as string, l);
+  return m;
+}
+
+/** Fast retries so that fault-heavy tests stay quick (the behaviour is the same, only the waits are shorter). */
+export const FAST = {
+  retryBaseMs: 5,
+  retryMaxMs: 40,
+  transportOptions: { retry: { baseDelayMs: 5, maxDelayMs: 40, maxRetryAfterMs: 50 } },
+} as const;
