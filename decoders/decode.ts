@@ -5,6 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import { DecodeError } from './errors.js';
 import { inflatedChunks } from './gzip.js';
+import { Utf8StreamValidator } from './utf8.js';
 import { ArrayElementScanner, KIND_STRING, type ScannedElement } from './json-scanner.js';
 import { decodePackedString, objectElementBytes } from './packed.js';
 
@@ -44,7 +45,11 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
   }
   const scanner = new ArrayElementScanner(file);
   const elements: ScannedElement[] = [];
+  // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
+  const utf8 = new Utf8StreamValidator();
+  let checkEach = false;
   for await (const chunk of inflatedChunks(source, { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}) })) {
+    if (!checkEach && !utf8.check(chunk)) checkEach = true;
     scanner.push(chunk, elements);
     if (elements.length === 0) continue;
     if (version === undefined && elements.some((el) => el.kind === KIND_STRING)) {
@@ -52,12 +57,17 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
       version = 2;
       opts.onVersion?.(version);
     }
+    if (checkEach) for (const el of elements) checkUtf8(el, file);
     if (version === 2) yield* v2Batches(elements, file, signal);
     else yield v3Batch(elements, file);
     elements.length = 0;
     signal?.throwIfAborted();
   }
   scanner.end();
+  if (checkEach || !utf8.end()) {
+    // Invalid bytes always lie inside some element, which the per-element check has refused; kept as a guard.
+    throw new DecodeError('BAD_UTF8', 'the file is not valid UTF-8', file !== undefined ? { file } : {});
+  }
   if (version === undefined && scanner.count > 0) opts.onVersion?.(3);
 }
 
@@ -68,7 +78,6 @@ function v3Batch(elements: ScannedElement[], file: string | undefined): Buffer[]
     if (el.kind === KIND_STRING) {
       throw new DecodeError('VERSION_MISMATCH', 'a string element (a version 2 packed event) in a version 3 file', ctxOf(el, file));
     }
-    checkUtf8(el, file);
     batch[k] = objectElementBytes(el.bytes, el.hasNewline);
   }
   return batch;
@@ -78,7 +87,6 @@ function* v2Batches(elements: ScannedElement[], file: string | undefined, signal
   let batch: Buffer[] = [];
   let bytes = 0;
   for (const el of elements) {
-    checkUtf8(el, file);
     const event = el.kind === KIND_STRING ? decodePackedString(el.bytes, ctxOf(el, file)) : objectElementBytes(el.bytes, el.hasNewline);
     batch.push(event);
     bytes += event.length;

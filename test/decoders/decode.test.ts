@@ -303,11 +303,22 @@ describe('corrupt input', () => {
     expect(err.message).toContain('byte 17');
   });
 
-  it('invalid UTF-8 → BAD_UTF8', async () => {
-    const file = Buffer.concat([Buffer.from('[{"a":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}]')]);
-    const err = await decodeError(gz(file));
-    expect(err.code).toBe('BAD_UTF8');
-    expect(err.index).toBe(0);
+  it.each([
+    ['bad continuation', [0xc3, 0x28]],
+    ['encoded surrogate', [0xed, 0xa0, 0x80]],
+    ['overlong', [0xc0, 0xaf]],
+    ['orphan continuation', [0x80]],
+    ['cut sequence', [0xe6, 0xbc]],
+    ['bad lead', [0xff]],
+  ])('invalid UTF-8 (%s) → BAD_UTF8 naming the element', async (_name, bad) => {
+    const file = Buffer.concat([Buffer.from('[{"a":"é"},{"a":"漢'), Buffer.from(bad), Buffer.from('😀"},"x"]')]);
+    for (const chunk of [1, 2, 3, 5, 1 << 16]) {
+      for (const input of [file, gz(file)]) {
+        const err = await decodeError(input, { version: 3 }, chunk);
+        expect(err.code).toBe('BAD_UTF8');
+        expect(err.index).toBe(1);
+      }
+    }
   });
 
   describe('version 2 elements', () => {
