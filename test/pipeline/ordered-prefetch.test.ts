@@ -56,7 +56,7 @@ async function readAll(budgetBytes: number, ahead: number): Promise<{ order: num
     let n = 0;
     for await (const chunk of f.body()) {
       peak = Math.max(peak, budget.inUse);
-      for (const b of chunk) expect(b).toBe(f.file);
+      expect(chunk.every((b) => b === f.file)).toBe(true);
       n += chunk.byteLength;
     }
     expect(n).toBe(SIZE);
