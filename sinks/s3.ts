@@ -88,6 +88,37 @@ function isNotFound(err: unknown): boolean {
   return statusOf(err) === 404 || name === 'NotFound' || name === 'NoSuchKey';
 }
 
+const UPLOAD_COMMANDS = new Set(['PutObjectCommand', 'CreateMultipartUploadCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']);
+const firstFailures = new WeakMap<S3Client, Map<string, unknown>>();
+
+/**
+ * Remembers the first failed upload request per object key. lib-storage reports a failed AbortMultipartUpload
+ * instead of the failure that caused it (e.g. on servers without AbortMultipartUpload); this keeps the real cause.
+ */
+function failureLog(client: S3Client): Map<string, unknown> {
+  let log = firstFailures.get(client);
+  if (log === undefined) {
+    const created = new Map<string, unknown>();
+    log = created;
+    firstFailures.set(client, created);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        try {
+          return await next(args);
+        } catch (err) {
+          const key = (args.input as { Key?: unknown }).Key;
+          if (typeof key === 'string' && UPLOAD_COMMANDS.has(context.commandName ?? '') && !created.has(key)) {
+            created.set(key, err);
+          }
+          throw err;
+        }
+      },
+      { step: 'initialize', priority: 'high', name: 'replayExportUploadFailureLog' },
+    );
+  }
+  return log;
+}
+
 /** `x-amz-copy-source`: bucket and key, each path segment URI-encoded. */
 function copySource(bucket: string, key: string): string {
   return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -294,7 +325,19 @@ class S3ReplayWriter implements ReplayWriter {
       queueSize: setup.queueSize,
       leavePartsOnError: false,
     });
-    this.uploaded = upload.done();
+    const failures = failureLog(setup.client);
+    this.uploaded = upload.done().then(
+      (result) => {
+        failures.delete(setup.stagingKey);
+        return result;
+      },
+      (err: unknown) => {
+        const first = failures.get(setup.stagingKey);
+        failures.delete(setup.stagingKey);
+        if (first === undefined || first === err) throw err;
+        throw new Error(`${describeCause(first)} (then: ${describeCause(err)})`, { cause: first });
+      },
+    );
     this.uploaded.catch((err: unknown) => {
       this.uploadFailure ??= err;
       this.body.destroy();
@@ -305,7 +348,13 @@ class S3ReplayWriter implements ReplayWriter {
   private async push(chunk: Buffer): Promise<void> {
     if (this.uploadFailure !== undefined) throw s3Error('upload failed', this.uploadFailure, this.context);
     if (!this.body.write(chunk)) {
-      await Promise.race([once(this.body, 'drain'), this.uploaded]);
+      try {
+        await Promise.race([once(this.body, 'drain'), this.uploaded]);
+      } catch (err) {
+        // The Upload stopped reading (its reader destroys the body): its own failure is the cause.
+        await this.uploaded.catch(() => undefined);
+        throw s3Error('upload failed', this.uploadFailure ?? err, this.context);
+      }
     }
     if (this.uploadFailure !== undefined) throw s3Error('upload failed', this.uploadFailure, this.context);
   }
