@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { packageRoot } from '../../src/util/package-root.js';
+
+export const CLI = join(packageRoot(), 'dist', 'bin', 'replay-export.js');
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Environment without any PLATFORM_* variable of the developer's shell, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('PLATFORM_') && !k.startsWith('REPLAY_EXPORT_') && k !== 'JOB_COMPLETION_INDEX' && k !== 'AWS_BATCH_JOB_ARRAY_INDEX') env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<RunResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export function runCli(args: string[], env?: NodeJS.ProcessEnv): Promise<RunResult> {
+  return spawnCli(args, env).done;
+}
+
+/** Every file under `dir`, as `/`-separated paths relative to it. */
+export async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) out.push(relative(dir, join(e.parentPath, e.name)).split(sep).join('/'));
+  }
+  return out.sort();
+}
+
+export async function sha256Of(path: string): Promise<string> {
+  return createHash('sha256').update(await readFile(path)).digest('hex');
+}
