@@ -96,7 +96,10 @@ export interface Sink {
   exists(key: string): Promise<boolean>;
   /** Records one outcome durably; safe with several processes writing to the same target. */
   appendManifest(entry: ManifestEntry): Promise<void>;
-  /** Every manifest line recorded so far, in the order written (per writer). */
+  /**
+   * Every manifest entry recorded so far. Entries of one replay_id come in the order they were written (the last is
+   * its state); local: file order; S3: grouped by replay key, each replay's entries in time order.
+   */
   readManifest(): AsyncIterable<ManifestEntry>;
   close(): Promise<void>;
 }
