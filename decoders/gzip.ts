@@ -3,8 +3,8 @@
  * Object storage may serve a file gzip-compressed, already inflated (Content-Encoding handled upstream) or raw.
  */
 
-import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { Readable, type TransformOptions } from 'node:stream';
+import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { DecodeError } from './errors.js';
 
 /** Size of the chunks produced by gunzip (large chunks roughly double gunzip's throughput). */
@@ -101,7 +101,13 @@ async function* gunzip(
     }
   }
   const input = Readable.from(feed(), { objectMode: false });
-  const inflater = createGunzip({ chunkSize: INFLATE_CHUNK });
+  // A few MiB of read-ahead lets gunzip (libuv threadpool) work while the scanner (main thread) runs.
+  const options: ZlibOptions & TransformOptions = {
+    chunkSize: INFLATE_CHUNK,
+    readableHighWaterMark: 4 * INFLATE_CHUNK,
+    writableHighWaterMark: INFLATE_CHUNK,
+  };
+  const inflater = createGunzip(options);
   input.on('error', (err) => inflater.destroy(err));
   input.pipe(inflater);
   try {

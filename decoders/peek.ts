@@ -28,21 +28,46 @@ function isNumberByte(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
 }
 
+/** The JSON number in json[start, end), as JSON.parse reads it (digits-only integers without building a string). */
 function readNumber(json: Buffer, start: number, end: number): number | undefined {
   if (end <= start) return undefined;
+  if (end - start <= 15) {
+    let v = 0;
+    let k = start;
+    for (; k < end; k++) {
+      const d = json[k]! - 0x30;
+      if (d < 0 || d > 9) break;
+      v = v * 10 + d;
+    }
+    // Leading zeros are not JSON ("01"), so let Number() and the caller's validation see those.
+    if (k === end && (json[start] !== 0x30 || end - start === 1)) return v;
+  }
   const v = Number(json.toString('latin1', start, end));
   return Number.isNaN(v) ? undefined : v;
 }
 
+function startsWith(json: Buffer, bytes: Buffer, at: number): boolean {
+  if (at < 0 || at + bytes.length > json.length) return false;
+  for (let k = 0; k < bytes.length; k++) if (json[at + k] !== bytes[k]) return false;
+  return true;
+}
+
 function fastType(json: Buffer): number | undefined {
-  if (json.length < TYPE_PREFIX.length + 2 || json.compare(TYPE_PREFIX, 0, TYPE_PREFIX.length, 0, TYPE_PREFIX.length) !== 0) {
-    return undefined;
-  }
+  if (json.length < TYPE_PREFIX.length + 2 || !startsWith(json, TYPE_PREFIX, 0)) return undefined;
   let p = TYPE_PREFIX.length;
   while (p < json.length && isNumberByte(json[p]!)) p++;
   const next = json[p];
   if (next !== 0x2c && next !== 0x7d) return undefined;
-  if (json.indexOf(TYPE_KEY, p) !== -1) return undefined; // a duplicate key may follow
+  // A later top-level "type" member would win in JSON.parse. Such a member is preceded by ',' (whitespace aside);
+  // "type" text elsewhere is preceded by '{' (first key of a nested object), ':' or '[' (a string value) or '\\'
+  // (inside a string), so only occurrences after a ',' send the event to the full scan.
+  let q = p;
+  while ((q = json.indexOf(TYPE_KEY, q)) !== -1) {
+    let b = q - 1;
+    while (isWs(json[b])) b--;
+    if (json[b] === 0x2c) return undefined;
+    q += TYPE_KEY.length;
+  }
   return readNumber(json, TYPE_PREFIX.length, p);
 }
 
@@ -52,7 +77,7 @@ function fastTimestamp(json: Buffer): number | undefined {
   let p = last;
   while (p > 0 && isNumberByte(json[p - 1]!)) p--;
   const keyStart = p - TS_KEY.length;
-  if (keyStart < 1 || json.compare(TS_KEY, 0, TS_KEY.length, keyStart, p) !== 0) return undefined;
+  if (keyStart < 1 || !startsWith(json, TS_KEY, keyStart)) return undefined;
   const before = json[keyStart - 1];
   if (before !== 0x2c && before !== 0x7b) return undefined;
   return readNumber(json, p, last);
@@ -64,15 +89,14 @@ function isWs(c: number | undefined): boolean {
 
 /** End (exclusive) of the string starting at `i` (a quote), or -1. */
 function stringEnd(json: Buffer, i: number): number {
+  const n = json.length;
   let q = i + 1;
-  for (;;) {
-    q = json.indexOf(0x22, q);
-    if (q === -1) return -1;
-    let bs = 0;
-    while (json[q - 1 - bs] === 0x5c) bs++;
-    if (bs % 2 === 0) return q + 1;
-    q++;
+  while (q < n) {
+    const c = json[q]!;
+    if (c === 0x22) return q + 1;
+    q += c === 0x5c ? 2 : 1;
   }
+  return -1;
 }
 
 /** End (exclusive) of the value starting at `i`, or -1. */
@@ -80,19 +104,24 @@ function valueEnd(json: Buffer, i: number): number {
   const c = json[i];
   if (c === 0x22) return stringEnd(json, i);
   if (c === 0x7b || c === 0x5b) {
+    const n = json.length;
     let depth = 0;
     let p = i;
-    while (p < json.length) {
+    while (p < n) {
       const b = json[p]!;
       if (b === 0x22) {
-        p = stringEnd(json, p);
-        if (p === -1) return -1;
+        p++;
+        while (p < n) {
+          const d = json[p]!;
+          if (d === 0x22) break;
+          p += d === 0x5c ? 2 : 1;
+        }
+        p++;
         continue;
       }
       if (b === 0x7b || b === 0x5b) depth++;
       else if (b === 0x7d || b === 0x5d) {
-        depth--;
-        if (depth === 0) return p + 1;
+        if (--depth === 0) return p + 1;
       }
       p++;
     }
