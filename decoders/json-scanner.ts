@@ -263,8 +263,15 @@ export class ArrayElementScanner {
                 st = S_LIT;
                 break;
               default:
-                if (c >= 0x31 && c <= 0x39) st = S_INT;
-                else this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i - 1);
+                if (c >= 0x31 && c <= 0x39) {
+                  st = S_INT;
+                  // Fused digit run.
+                  while (i < n) {
+                    const d = buf[i]!;
+                    if (d < 0x30 || d > 0x39) break;
+                    i++;
+                  }
+                } else this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i - 1);
             }
             continue;
           }
@@ -359,6 +366,16 @@ export class ArrayElementScanner {
             } else if ((c === 0x65 || c === 0x45) && st !== S_EXP_DIG) {
               st = S_EXP;
               i++;
+            } else if (c === 0x2c) {
+              // Fused ',' after a number (numbers are never elements, so depth >= 2).
+              i++;
+              if (stack[depth - 1] === C_OBJ) {
+                if (i < n && buf[i] === 0x22) {
+                  i++;
+                  st = S_STR;
+                  strKey = true;
+                } else st = S_KEY;
+              } else st = S_VALUE;
             } else st = S_AFTER;
             continue;
           }
