@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { SinkError } from './errors.js';
+import { escapeForScript, playerPage, type PlayerPage } from './player-page.js';
 import type { OutputSpec } from './sink.js';
 
 /** Where encoded bytes go; `write` resolves when the destination can take more (backpressure). */
@@ -25,9 +26,15 @@ export interface EncoderContext {
   target?: string;
 }
 
-/** MIME type of an output: `application/json` or `application/x-ndjson`. */
+const CONTENT_TYPES = {
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+  html: 'text/html; charset=utf-8',
+} as const;
+
+/** MIME type of an output: `application/json`, `application/x-ndjson` or `text/html; charset=utf-8`. */
 export function contentTypeFor(output: OutputSpec): string {
-  return output.format === 'ndjson' ? 'application/x-ndjson' : 'application/json';
+  return CONTENT_TYPES[output.format];
 }
 
 const OPEN = Buffer.from('[');
@@ -49,12 +56,15 @@ export class ReplayEncoder {
   private readonly gzipDone: Promise<void> | undefined;
   private failure: unknown;
   private finished = false;
+  /** The player page around the events array, for the `html` format. */
+  private readonly page: PlayerPage | undefined;
 
   constructor(
     private readonly output: OutputSpec,
     private readonly target: ByteTarget,
     private readonly context: EncoderContext = {},
   ) {
+    if (output.format === 'html') this.page = playerPage(context.replayId ?? context.key ?? 'replay');
     if (output.gzip) {
       const gzip = createGzip();
       const store = this.store.bind(this);
@@ -93,8 +103,9 @@ export class ReplayEncoder {
     if (events.length === 0) return;
     const parts: Buffer[] = [];
     const ndjson = this.output.format === 'ndjson';
+    if (this.page !== undefined && this.events === 0) parts.push(this.page.head);
     for (let i = 0; i < events.length; i++) {
-      const event = events[i]!;
+      const event = this.page === undefined ? events[i]! : escapeForScript(events[i]!);
       if (event.indexOf(0x0a) !== -1 || event.indexOf(0x0d) !== -1) {
         throw new SinkError('SINK_BAD_EVENT', `event ${this.events + i} contains a raw line break`, {
           ...this.context,
@@ -114,7 +125,11 @@ export class ReplayEncoder {
   /** Writes the closing bytes, flushes gzip, and reports what was stored. */
   async finish(): Promise<EncodedSummary> {
     if (this.finished) throw new SinkError('SINK_STATE', 'replay output finished twice', this.context);
-    if (this.output.format === 'json') await this.emit(this.events === 0 ? EMPTY_ARRAY : CLOSE);
+    if (this.page !== undefined) {
+      await this.emit(Buffer.concat(this.events === 0 ? [this.page.head, EMPTY_ARRAY, this.page.tail] : [CLOSE, this.page.tail]));
+    } else if (this.output.format === 'json') {
+      await this.emit(this.events === 0 ? EMPTY_ARRAY : CLOSE);
+    }
     this.finished = true;
     if (this.gzip !== undefined) {
       this.gzip.end();

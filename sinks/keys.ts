@@ -152,7 +152,7 @@ export function decodeSegment(segment: string): string | undefined {
 
 /** File extension for an output: `.json`, `.ndjson`, plus `.gz` with gzip. */
 export function extensionFor(output: OutputSpec): string {
-  return (output.format === 'ndjson' ? '.ndjson' : '.json') + (output.gzip ? '.gz' : '');
+  return `.${output.format}` + (output.gzip ? '.gz' : '');
 }
 
 /** `<device segment>/<session segment>` without extension: the replay's place in the layout. */
@@ -167,7 +167,7 @@ export function replayKey(replayId: string, output: OutputSpec): string {
   return replayKeyBase(replayId) + extensionFor(output);
 }
 
-const EXTENSIONS = ['.ndjson.gz', '.json.gz', '.ndjson', '.json'];
+const EXTENSIONS = ['.ndjson.gz', '.json.gz', '.html.gz', '.ndjson', '.json', '.html'];
 
 /** The replay id a key (or key base) was made from; `undefined` for hashed segments or foreign keys. */
 export function replayIdFromKey(key: string): string | undefined {

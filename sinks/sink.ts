@@ -6,10 +6,13 @@
  * Sinks know nothing about HTTP or decoding.
  */
 
-export type OutputFormat = 'json' | 'ndjson';
+export type OutputFormat = 'json' | 'ndjson' | 'html';
 
 export interface OutputSpec {
-  /** `json`: one JSON array of the replay's events. `ndjson`: one event a line. */
+  /**
+   * `json`: one JSON array of the replay's events. `ndjson`: one event a line. `html`: one self-contained page that
+   * plays the replay offline with rrweb's Replayer (the events inside it as a JSON array).
+   */
   format: OutputFormat;
   /** Gzip the output (`.gz` appended to the key). */
   gzip: boolean;

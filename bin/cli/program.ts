@@ -102,7 +102,9 @@ async function connection(g: GlobalOpts): Promise<{ conn: ConnectionOptions; sec
 }
 
 function sinkOptionsOf(f: SinkFlags): Pick<ExportReplayOptions, 'out' | 'format' | 'gzip' | 'fileVersion' | 'sinkOptions'> {
-  if (f.format !== 'json' && f.format !== 'ndjson') usage(`--format must be json or ndjson (got ${f.format})`);
+  if (f.format !== 'json' && f.format !== 'ndjson' && f.format !== 'html') {
+    usage(`--format must be json, ndjson or html (got ${f.format})`);
+  }
   if (f.fileVersion !== '2' && f.fileVersion !== '3') usage(`--file-version must be 2 or 3 (got ${f.fileVersion})`);
   if (f.s3Checksums !== undefined && f.s3Checksums !== 'when-supported' && f.s3Checksums !== 'when-required') {
     usage(`--s3-checksums must be when-supported or when-required (got ${f.s3Checksums})`);
@@ -139,7 +141,7 @@ function timeFlag(name: string, value: string | undefined): string | undefined {
 function addSinkFlags(cmd: Command): Command {
   return cmd
     .requiredOption('--out <target>', 'output folder or s3://bucket/prefix')
-    .option('--format <format>', 'json (one array per replay) or ndjson (one event a line)', 'json')
+    .option('--format <format>', 'json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', 'json')
     .option('--gzip', 'gzip each output (.gz)')
     .option('--file-version <n>', 'replay file version requested from the API: 2 or 3', '3')
     .option('--concurrency <n>', 'replays exported at once (default 4)', positiveInt('--concurrency'))

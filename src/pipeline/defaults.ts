@@ -1,3 +1,4 @@
+import type { OutputFormat } from '../../sinks/sink.js';
 /**
  * Every tunable of the pipeline with its default, in one place. The CLI and the library both start from these.
  */
@@ -27,7 +28,7 @@ export const PIPELINE_DEFAULTS = {
   /** Skip replays that started more recently than this (ms). 24 hours. */
   settleMs: 24 * 60 * 60 * 1000,
   /** Output framing. */
-  format: 'json' as 'json' | 'ndjson',
+  format: 'json' as OutputFormat,
   gzip: false,
   /** Archive order: as listed (`start`) or closest to deletion first (`expiry`). */
   order: 'start' as 'start' | 'expiry',

@@ -13,7 +13,7 @@ const SINKS = fileURLToPath(new URL('../../../sinks/', import.meta.url));
 export async function compileLocalSink(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'sinks-js-'));
   await writeFile(join(dir, 'package.json'), '{"type":"module"}');
-  for (const name of ['local', 'encode', 'errors', 'keys', 'manifest-lines', 'sink']) {
+  for (const name of ['local', 'encode', 'errors', 'keys', 'manifest-lines', 'player-page', 'sink']) {
     const source = await readFile(join(SINKS, `${name}.ts`), 'utf8');
     const out = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
