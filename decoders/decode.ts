@@ -7,7 +7,8 @@ import { DecodeError } from './errors.js';
 import { inflatedChunks } from './gzip.js';
 import { Utf8StreamValidator } from './utf8.js';
 import { ArrayElementScanner, KIND_STRING, type ScannedElement } from './json-scanner.js';
-import { decodePackedString, objectElementBytes } from './packed.js';
+import { objectElementBytes } from './packed.js';
+import { decodeV2Elements } from './v2-batch.js';
 
 export type FileVersion = 2 | 3;
 
@@ -23,9 +24,6 @@ export interface DecodeOptions {
   onVersion?: (v: FileVersion) => void;
   signal?: AbortSignal;
 }
-
-/** Version 2 batches are cut when their events reach this many bytes (inflated events are ~5–10× the input). */
-const MAX_BATCH_BYTES = 4 << 20;
 
 /**
  * Fast path. Yields batches of events in file order; each Buffer is exactly one event's JSON text (valid JSON, valid
@@ -48,21 +46,34 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
   const utf8 = new Utf8StreamValidator();
   let checkEach = false;
+  // Version 2 chunks are pipelined: chunk k's payloads inflate (worker thread) while chunk k+1 is scanned.
+  let pending: Promise<Buffer[][]> | undefined;
   for await (const chunk of inflatedChunks(source, { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}) })) {
     if (!checkEach && !utf8.check(chunk)) checkEach = true;
-    scanner.push(chunk, elements);
+    try {
+      scanner.push(chunk, elements);
+      if (checkEach) for (const el of elements) checkUtf8(el, file);
+    } catch (err) {
+      // An earlier element's error wins; its events come first either way.
+      if (pending !== undefined) for (const batch of await pending) yield batch;
+      throw err;
+    }
     if (elements.length === 0) continue;
     if (version === undefined && elements.some((el) => el.kind === KIND_STRING)) {
       // A packed string settles it. Objects before it decode the same either way (version 2 shape 4).
       version = 2;
       opts.onVersion?.(version);
     }
-    if (checkEach) for (const el of elements) checkUtf8(el, file);
-    if (version === 2) yield* v2Batches(elements, file, signal);
-    else yield v3Batch(elements, file);
+    if (version === 2) {
+      const job = decodeV2Elements(elements, file);
+      job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+      if (pending !== undefined) for (const batch of await pending) yield batch;
+      pending = job;
+    } else yield v3Batch(elements, file);
     elements.length = 0;
     signal?.throwIfAborted();
   }
+  if (pending !== undefined) for (const batch of await pending) yield batch;
   scanner.end();
   if (checkEach || !utf8.end()) {
     // Invalid bytes always lie inside some element, which the per-element check has refused; kept as a guard.
@@ -81,23 +92,6 @@ function v3Batch(elements: ScannedElement[], file: string | undefined): Buffer[]
     batch[k] = objectElementBytes(el.bytes, el.hasNewline);
   }
   return batch;
-}
-
-function* v2Batches(elements: ScannedElement[], file: string | undefined, signal: AbortSignal | undefined): Generator<Buffer[]> {
-  let batch: Buffer[] = [];
-  let bytes = 0;
-  for (const el of elements) {
-    const event = el.kind === KIND_STRING ? decodePackedString(el.bytes, ctxOf(el, file)) : objectElementBytes(el.bytes, el.hasNewline);
-    batch.push(event);
-    bytes += event.length;
-    if (bytes >= MAX_BATCH_BYTES) {
-      yield batch;
-      signal?.throwIfAborted();
-      batch = [];
-      bytes = 0;
-    }
-  }
-  if (batch.length > 0) yield batch;
 }
 
 function checkUtf8(el: ScannedElement, file: string | undefined): void {

@@ -37,24 +37,33 @@ export interface ElementContext {
   offset: number;
 }
 
+/** A version 2 string element after unwrapping: either the event's bytes, or a zlib payload still to inflate. */
+export type PreparedElement = { event: Buffer; packed?: undefined } | { event?: undefined; packed: Buffer };
+
 /** Decodes a version 2 string element (shapes 1–3). `bytes` is a validated JSON string literal in UTF-8. */
 export function decodePackedString(bytes: Buffer, ctx: ElementContext): Buffer {
+  const prepared = preparePackedString(bytes, ctx);
+  return prepared.event ?? eventFromInflated(inflatePayload(prepared.packed, ctx), ctx);
+}
+
+/** Unwraps a version 2 string element (shapes 1–3) into event bytes (shape 2) or the zlib payload (shapes 1, 3). */
+export function preparePackedString(bytes: Buffer, ctx: ElementContext): PreparedElement {
   // Fast path: unescape at the byte level, no JS strings. Anything unusual goes to the JSON.parse path below.
   const outer = decodeStringLiteral(bytes, StringMode.Utf8ToLatin1);
   if (outer !== null && outer.length > 0) {
     const first = outer[0]!;
     if (first === 0x22) {
       const inner = decodeStringLiteral(outer, StringMode.Latin1ToLatin1);
-      if (inner !== null && inner.length > 0 && !isJsonTextStart(inner[0]!)) return inflateBytes(inner, ctx);
+      if (inner !== null && inner.length > 0 && !isJsonTextStart(inner[0]!)) return { packed: inner };
     } else if (isJsonTextStart(first)) {
       const text = decodeStringLiteral(bytes, StringMode.Utf8ToUtf8);
       if (text !== null) {
         const el = scanInner(text, ctx, 'event text');
-        return objectElementBytes(el.bytes, el.hasNewline);
+        return { event: objectElementBytes(el.bytes, el.hasNewline) };
       }
-    } else return inflateBytes(outer, ctx);
+    } else return { packed: outer };
   }
-  return decodePackedStringSlow(bytes, ctx);
+  return prepareSlow(bytes, ctx);
 }
 
 /** First byte of a plain event JSON text: '{' or whitespace (never the first byte of a zlib stream). */
@@ -62,7 +71,7 @@ function isJsonTextStart(c: number): boolean {
   return c === 0x7b || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
-function decodePackedStringSlow(bytes: Buffer, ctx: ElementContext): Buffer {
+function prepareSlow(bytes: Buffer, ctx: ElementContext): PreparedElement {
   let s = JSON.parse(bytes.toString('utf8')) as string;
   if (s.charCodeAt(0) === 0x22) {
     // Shape 1: the string holds the text of a JSON string literal.
@@ -75,8 +84,8 @@ function decodePackedStringSlow(bytes: Buffer, ctx: ElementContext): Buffer {
     if (typeof inner !== 'string') throw fail('BAD_PACKED', 'the element string does not wrap a string', ctx);
     s = inner;
   }
-  if (startsWithBrace(s)) return plainEventText(s, ctx);
-  return inflatePacked(s, ctx);
+  if (startsWithBrace(s)) return { event: plainEventText(s, ctx) };
+  return { packed: latin1Payload(s, ctx) };
 }
 
 /** Bytes of an event object element (shape 4, and every version 3 element). `bytes` is validated JSON. */
@@ -104,27 +113,40 @@ function plainEventText(s: string, ctx: ElementContext): Buffer {
 }
 
 /** Shape 3 (and 1 once unwrapped): latin1 characters of a zlib stream. */
-function inflatePacked(s: string, ctx: ElementContext): Buffer {
+function latin1Payload(s: string, ctx: ElementContext): Buffer {
   if (ABOVE_LATIN1.test(s)) {
     throw fail('BAD_PACKED', 'the element string holds characters above U+00FF, so it is not a latin1 zlib payload', ctx);
   }
-  return inflateBytes(Buffer.from(s, 'latin1'), ctx);
+  return Buffer.from(s, 'latin1');
 }
 
-function inflateBytes(packed: Buffer, ctx: ElementContext): Buffer {
-  const chunkSize = Math.min(MAX_INFLATE_CHUNK, Math.max(MIN_INFLATE_CHUNK, packed.length * 4));
-  let inflated: Buffer;
+/** Output buffer size for inflating a payload: about 4× its length, clamped to 1 KiB–4 MiB. */
+export function inflateChunkSize(packedLength: number): number {
+  return Math.min(MAX_INFLATE_CHUNK, Math.max(MIN_INFLATE_CHUNK, packedLength * 4));
+}
+
+/** Inflates one zlib payload; a corrupt one, or one followed by stray bytes, is `BAD_ZLIB`. */
+export function inflatePayload(packed: Buffer, ctx: ElementContext): Buffer {
   try {
-    const res = inflateSync(packed, { chunkSize, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    if (res.engine.bytesWritten !== packed.length) {
-      throw fail('BAD_ZLIB', `${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
-    }
-    inflated = res.buffer;
+    const res = inflateSync(packed, { chunkSize: inflateChunkSize(packed.length), info: true }) as unknown as {
+      buffer: Buffer;
+      engine: { bytesWritten: number };
+    };
+    if (res.engine.bytesWritten !== packed.length) throw badZlib(`${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
+    return res.buffer;
   } catch (cause) {
     if (cause instanceof DecodeError) throw cause;
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    throw fail('BAD_ZLIB', `the packed payload does not inflate: ${detail}`, ctx, cause);
+    throw badZlib(cause instanceof Error ? cause.message : String(cause), ctx, cause);
   }
+}
+
+/** The `BAD_ZLIB` error for a payload that did not inflate (`detail` as zlib reported it). */
+export function badZlib(detail: string, ctx: ElementContext, cause?: unknown): DecodeError {
+  return fail('BAD_ZLIB', `the packed payload does not inflate: ${detail}`, ctx, cause);
+}
+
+/** The event bytes of an inflated payload: validated, packer marker removed. May modify `inflated`. */
+export function eventFromInflated(inflated: Buffer, ctx: ElementContext): Buffer {
   const el = scanInner(inflated, ctx, 'inflated payload');
   const b = el.bytes;
   const len = b.length;
