@@ -62,6 +62,13 @@ export function preparePackedString(bytes: Buffer, ctx: ElementContext): Prepare
         return { event: objectElementBytes(el.bytes, el.hasNewline) };
       }
     } else return { packed: outer };
+  } else if (outer === null) {
+    // Characters above U+00FF: plain event text with non-latin1 text (shape 2), or something for the slow path.
+    const text = decodeStringLiteral(bytes, StringMode.Utf8ToUtf8);
+    if (text !== null && text.length > 0 && isJsonTextStart(text[0]!)) {
+      const el = scanInner(text, ctx, 'event text');
+      return { event: objectElementBytes(el.bytes, el.hasNewline) };
+    }
   }
   return prepareSlow(bytes, ctx);
 }
