@@ -18,7 +18,11 @@ const replays: SampleReplay[] = existsSync(indexPath)
   ? (JSON.parse(readFileSync(indexPath, 'utf8')) as { replays: SampleReplay[] }).replays
   : [];
 
-describe.skipIf(!existsSync(indexPath))('real recorded samples (samples/index.json)', () => {
+if (!existsSync(indexPath)) {
+  it.skip(`real recorded samples: skipped because ${indexPath} does not exist yet`, () => undefined);
+}
+
+describe.runIf(existsSync(indexPath))('real recorded samples (samples/index.json)', () => {
   it('lists replays', () => {
     expect(replays.length).toBeGreaterThan(0);
   });
@@ -47,8 +51,4 @@ describe.skipIf(!existsSync(indexPath))('real recorded samples (samples/index.js
       });
     }
   }
-});
-
-it.runIf(!existsSync(indexPath))('real recorded samples: skipped because samples/index.json does not exist yet', () => {
-  console.warn(`samples test skipped: ${indexPath} not found`);
 });
