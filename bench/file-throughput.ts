@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, inflateSync } from 'node:zlib';
 import { decodeEventBytes } from '../decoders/index.js';
-import { createLocalSink } from '../sinks/index.js';
+import { createLocalSink, ReplayEncoder } from '../sinks/index.js';
 import { ReplayChecks } from '../src/pipeline/checks.js';
 
 /** Size of the chunks fed to each run, like the chunks of an HTTP response body. */
@@ -180,4 +180,33 @@ export async function sha256OfFile(path: string): Promise<string> {
 
 export async function cleanup(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });
+}
+
+/** Parts of the subject measured alone, to show where its time goes (nothing is written to disk). */
+export type Stage = 'gunzip' | 'decode' | 'decode+checks' | 'decode+checks+encode';
+
+export const STAGE_LABELS: Readonly<Record<Stage, string>> = {
+  gunzip: 'gunzip only (node zlib, 1 MiB chunks)',
+  decode: 'decodeEventBytes (gunzip + scan + validate)',
+  'decode+checks': '+ ReplayChecks (peekEventFields per event)',
+  'decode+checks+encode': '+ sink framing and SHA-256 (no disk)',
+};
+
+export async function runStage(files: readonly LoadedFile[], stage: Stage): Promise<number> {
+  const t0 = performance.now();
+  if (stage === 'gunzip') {
+    for (const f of files) for await (const _ of gunzipChunks(f.bytes)) void _;
+    return performance.now() - t0;
+  }
+  const checks = stage === 'decode' ? undefined : new ReplayChecks();
+  const encoder =
+    stage === 'decode+checks+encode' ? new ReplayEncoder({ format: 'json', gzip: false }, { write: () => Promise.resolve() }) : undefined;
+  for (const f of files) {
+    for await (const batch of decodeEventBytes(bodyChunks(f.bytes), { file: f.key })) {
+      checks?.observe(batch);
+      await encoder?.write(batch);
+    }
+  }
+  await encoder?.finish();
+  return performance.now() - t0;
 }

@@ -1,0 +1,78 @@
+/**
+ * Child process of the bench: runs one job against a sandbox (started by the parent) through the library's public
+ * entry points, and prints one JSON line with the result, the wall time and `process.resourceUsage().maxRSS`.
+ *
+ *   node dist/bench/child.js <job>      job = idle | export | archive
+ * Settings come in BENCH_CHILD (JSON): { endpoint, replayId?, out, fileVersion? }; the sandbox's API key and
+ * secret in BENCH_API_KEY / BENCH_SECRET_KEY (never on the command line).
+ */
+
+import { archiveReplays, exportReplay } from '../src/index.js';
+
+export interface ChildSettings {
+  endpoint: string;
+  out: string;
+  replayId?: string;
+  fileVersion?: 2 | 3;
+}
+
+export interface ChildReport {
+  job: string;
+  ms: number;
+  /** Peak resident set size of the child, bytes. */
+  maxRssBytes: number;
+  status?: string;
+  bytes?: number;
+  sha256?: string;
+  eventCount?: number;
+  error?: string;
+  outcomes?: Record<string, number>;
+}
+
+async function main(): Promise<void> {
+  const job = process.argv[2];
+  const settings = JSON.parse(process.env['BENCH_CHILD'] ?? '{}') as ChildSettings;
+  const connection = {
+    endpoint: settings.endpoint,
+    apiKey: process.env['BENCH_API_KEY'] ?? '',
+    secretKey: process.env['BENCH_SECRET_KEY'] ?? '',
+  };
+  const report: ChildReport = { job: job ?? '', ms: 0, maxRssBytes: 0 };
+  const t0 = performance.now();
+  if (job === 'idle') {
+    // The library loaded, nothing done: the floor under the other figures.
+  } else if (job === 'export') {
+    const entry = await exportReplay(settings.replayId ?? '', {
+      ...connection,
+      out: settings.out,
+      ...(settings.fileVersion !== undefined ? { fileVersion: settings.fileVersion } : {}),
+    });
+    report.status = entry.status;
+    if (entry.bytes !== undefined) report.bytes = entry.bytes;
+    if (entry.sha256 !== undefined) report.sha256 = entry.sha256;
+    if (entry.event_count !== undefined) report.eventCount = entry.event_count;
+    if (entry.error) report.error = `${entry.error.code}: ${entry.error.message}`;
+  } else if (job === 'archive') {
+    const outcomes: Record<string, number> = {};
+    for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0 })) {
+      if (ev.type === 'result') {
+        outcomes[ev.outcome] = (outcomes[ev.outcome] ?? 0) + 1;
+        if (ev.outcome === 'failed' && report.error === undefined && ev.entry?.error) {
+          report.error = `${ev.replayId}: ${ev.entry.error.code}: ${ev.entry.error.message}`;
+        }
+      }
+    }
+    report.outcomes = outcomes;
+  } else {
+    throw new Error(`unknown bench child job ${String(job)}`);
+  }
+  report.ms = performance.now() - t0;
+  // maxRSS is in kilobytes (KiB).
+  report.maxRssBytes = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(JSON.stringify(report) + '\n');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench child failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,120 @@
+/** (a) and (b): one replay's files through the subject and its baseline, alternating, after a warm-up. */
+
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { GeneratedReplay } from './generate.js';
+import {
+  baselineV2,
+  baselineV3,
+  cleanup,
+  loadFiles,
+  runStage,
+  sha256OfFile,
+  STAGE_LABELS,
+  subjectExport,
+  type LoadedFile,
+  type RunResult,
+  type Stage,
+} from './file-throughput.js';
+import { mbPerSec, median } from './stats.js';
+
+export interface ThroughputResult {
+  version: 2 | 3;
+  runs: number;
+  /** Decoded bytes of the replay: the numerator of every MB/s figure. */
+  decodedBytes: number;
+  compressedBytes: number;
+  subjectMs: number[];
+  baselineMs: number[];
+  subjectMBs: number;
+  baselineMBs: number;
+  /** subject MB/s ÷ baseline MB/s (medians). */
+  ratio: number;
+  checks: string[];
+  breakdown: Array<{ stage: Stage; label: string; ms: number[]; MBs: number }>;
+}
+
+export interface ThroughputPlan {
+  version: 2 | 3;
+  replay: GeneratedReplay;
+  samplesDir: string;
+  runs: number;
+  workDir: string;
+  /** Stages timed alone and how often. */
+  stages: readonly Stage[];
+  stageRuns: number;
+  log: (line: string) => void;
+}
+
+function check(ok: boolean, what: string, checks: string[]): void {
+  if (!ok) throw new Error(`bench: ${what} — the figures would not compare the same work`);
+  checks.push(what);
+}
+
+export async function measureThroughput(plan: ThroughputPlan): Promise<ThroughputResult> {
+  const { version, replay, workDir, log } = plan;
+  const files: LoadedFile[] = await loadFiles(plan.samplesDir, replay.files[version]);
+  const dir = join(workDir, `v${version}`);
+  await mkdir(dir, { recursive: true });
+  const baseline = (path: string): Promise<RunResult> => (version === 3 ? baselineV3(files, path) : baselineV2(files, path));
+  const subject = (out: string): Promise<RunResult> => subjectExport(files, out, replay.replay_id);
+  const checks: string[] = [];
+
+  // Warm-up: one run of each (not counted), whose outputs are checked.
+  log(`  v${version}: warm-up`);
+  const wb = await baseline(join(dir, 'baseline.json'));
+  const ws = await subject(join(dir, 'subject'));
+  check(ws.sha256 === replay.sha256 && ws.events === replay.event_count, `subject output = expected events (sha256 ${replay.sha256.slice(0, 12)}…, ${replay.event_count} events)`, checks);
+  if (version === 3) {
+    check((await sha256OfFile(wb.path)) === replay.sha256, 'baseline output = the same bytes', checks);
+  } else {
+    check(wb.events === replay.event_count, `baseline wrote ${replay.event_count} inflated events (packer marker kept)`, checks);
+  }
+  await cleanup(wb.path);
+  await cleanup(join(dir, 'subject'));
+
+  const subjectMs: number[] = [];
+  const baselineMs: number[] = [];
+  for (let i = 0; i < plan.runs; i++) {
+    // Alternate which one goes first, so that drift within the run hits both alike.
+    const order = i % 2 === 0 ? (['baseline', 'subject'] as const) : (['subject', 'baseline'] as const);
+    for (const which of order) {
+      if (which === 'baseline') {
+        const r = await baseline(join(dir, 'baseline.json'));
+        baselineMs.push(r.ms);
+        await cleanup(r.path);
+      } else {
+        const r = await subject(join(dir, 'subject'));
+        subjectMs.push(r.ms);
+        await cleanup(join(dir, 'subject'));
+      }
+    }
+    log(`  v${version}: run ${i + 1}/${plan.runs}: baseline ${mbPerSec(replay.bytes, baselineMs.at(-1)!).toFixed(0)} MB/s, subject ${mbPerSec(replay.bytes, subjectMs.at(-1)!).toFixed(0)} MB/s`);
+  }
+
+  const breakdown: ThroughputResult['breakdown'] = [];
+  for (const stage of plan.stages) {
+    const ms: number[] = [];
+    await runStage(files, stage); // warm-up
+    for (let i = 0; i < plan.stageRuns; i++) ms.push(await runStage(files, stage));
+    breakdown.push({ stage, label: STAGE_LABELS[stage], ms, MBs: mbPerSec(replay.bytes, median(ms)) });
+    log(`  v${version}: ${STAGE_LABELS[stage]}: ${mbPerSec(replay.bytes, median(ms)).toFixed(0)} MB/s`);
+  }
+  await cleanup(dir);
+
+  const subjectMBs = mbPerSec(replay.bytes, median(subjectMs));
+  const baselineMBs = mbPerSec(replay.bytes, median(baselineMs));
+  return {
+    version,
+    runs: plan.runs,
+    decodedBytes: replay.bytes,
+    compressedBytes: replay.compressed[version],
+    subjectMs,
+    baselineMs,
+    subjectMBs,
+    baselineMBs,
+    ratio: subjectMBs / baselineMBs,
+    checks,
+    breakdown,
+  };
+}

@@ -1,0 +1,148 @@
+/** The bench's table (stdout) and its JSON result. */
+
+import type { ArchiveResult } from './measure-archive.js';
+import type { ThroughputResult } from './measure-files.js';
+import type { RssResult } from './measure-rss.js';
+import { round } from './stats.js';
+
+export const TARGETS = {
+  v3Ratio: 0.7,
+  v2Ratio: 0.6,
+  peakRssBytes: 150e6,
+  archiveRatio: 1.3,
+} as const;
+
+export interface Row {
+  figure: string;
+  subject: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  pass: boolean;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  finishedAt: string;
+  node: string;
+  platform: string;
+  cpus: number;
+  data: { decodedBytes: number; files: number; events: number; compressed: { 2: number; 3: number }; hugeBytes: number };
+  v3?: ThroughputResult;
+  v2?: ThroughputResult;
+  rss?: RssResult;
+  archive?: ArchiveResult;
+}
+
+const mbs = (n: number): string => `${n.toFixed(0)} MB/s`;
+const mb = (n: number): string => `${(n / 1e6).toFixed(0)} MB`;
+
+export function rows(r: BenchResults): Row[] {
+  const out: Row[] = [];
+  if (r.v3) {
+    out.push({
+      figure: 'v3 export: decode + checks + local sink',
+      subject: mbs(r.v3.subjectMBs),
+      baseline: `${mbs(r.v3.baselineMBs)} gunzip + write`,
+      ratio: `${r.v3.ratio.toFixed(2)}×`,
+      target: `≥ ${TARGETS.v3Ratio}×`,
+      pass: r.v3.ratio >= TARGETS.v3Ratio,
+    });
+  }
+  if (r.v2) {
+    out.push({
+      figure: 'v2 export: decode + checks + local sink',
+      subject: mbs(r.v2.subjectMBs),
+      baseline: `${mbs(r.v2.baselineMBs)} gunzip + inflate + write`,
+      ratio: `${r.v2.ratio.toFixed(2)}×`,
+      target: `≥ ${TARGETS.v2Ratio}×`,
+      pass: r.v2.ratio >= TARGETS.v2Ratio,
+    });
+  }
+  if (r.rss) {
+    for (const v of r.rss.versions) {
+      out.push({
+        figure: `peak RSS, 1 GB replay, v${v.version} export (child)`,
+        subject: `${mb(v.maxRssBytes)}`,
+        baseline: `${mb(r.rss.idleRssBytes)} idle child`,
+        ratio: '',
+        target: `< ${mb(TARGETS.peakRssBytes)}`,
+        pass: v.maxRssBytes < TARGETS.peakRssBytes,
+      });
+    }
+  }
+  if (r.archive) {
+    const a = r.archive;
+    out.push({
+      figure: `archive ${a.replays} replays × ${a.filesPerReplay} files, ${a.latencyMs} ms latency`,
+      subject: `${(a.medianMs / 1000).toFixed(2)} s`,
+      baseline: `${(a.bound.ms / 1000).toFixed(2)} s bound`,
+      ratio: `${a.ratio.toFixed(2)}×`,
+      target: `≤ ${TARGETS.archiveRatio}× bound`,
+      pass: a.ratio <= TARGETS.archiveRatio,
+    });
+  }
+  return out;
+}
+
+function table(head: string[], body: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]): string => '| ' + cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
+  return [line(head), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)].join('\n');
+}
+
+const secs = (ms: readonly number[]): string => ms.map((m) => (m / 1000).toFixed(2)).join(', ');
+
+export function formatReport(r: BenchResults): string {
+  const lines: string[] = [];
+  lines.push(`replay-export bench — ${r.startedAt} — node ${r.node}, ${r.platform}, ${r.cpus} CPUs`);
+  lines.push(
+    `data: one replay of ${mb(r.data.decodedBytes)} decoded (${r.data.events} events) in ${r.data.files} files; ` +
+      `v3 files ${mb(r.data.compressed[3])} gzip, v2 files ${mb(r.data.compressed[2])} gzip; 1 GB replay = ${mb(r.data.hugeBytes)} decoded`,
+  );
+  lines.push('MB/s = decoded replay bytes (10^6) per second, for subject and baseline alike; medians of alternating runs after a warm-up.');
+  lines.push('');
+  const rs = rows(r);
+  lines.push(table(['figure', 'subject', 'baseline (same run)', 'ratio', 'target', 'result'], rs.map((x) => [x.figure, x.subject, x.baseline, x.ratio, x.target, x.pass ? 'PASS' : 'FAIL'])));
+  lines.push('');
+  for (const t of [r.v3, r.v2]) {
+    if (!t) continue;
+    lines.push(`v${t.version}: ${t.runs} runs each; subject s: ${secs(t.subjectMs)}; baseline s: ${secs(t.baselineMs)}`);
+    for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(46)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
+    for (const c of t.checks) lines.push(`  checked: ${c}`);
+  }
+  if (r.rss) {
+    lines.push(`peak RSS (process.resourceUsage().maxRSS of a child running exportReplay against the sandbox, local sink):`);
+    for (const v of r.rss.versions) {
+      lines.push(
+        `  v${v.version}: runs ${v.runs.map((x) => mb(x.maxRssBytes)).join(', ')}; end to end ${v.runs.map((x) => mbs(x.MBs)).join(', ')}`,
+      );
+    }
+    for (const c of r.rss.checks) lines.push(`  checked: ${c}`);
+  }
+  if (r.archive) {
+    const a = r.archive;
+    lines.push(`archive: runs s: ${secs(a.runsMs)}; child peak RSS ${mb(a.maxRssBytes)}`);
+    for (const e of a.bound.explanation) lines.push(`  ${e}`);
+    for (const c of a.checks) lines.push(`  checked: ${c}`);
+  }
+  const passed = rs.filter((x) => x.pass).length;
+  lines.push('');
+  lines.push(`targets: ${passed} of ${rs.length} met`);
+  return lines.join('\n');
+}
+
+/** The JSON written to bench/results (numbers rounded for reading; raw run times kept). */
+export function resultJson(r: BenchResults): unknown {
+  return {
+    ...r,
+    targets: TARGETS,
+    table: rows(r).map((x) => ({ ...x })),
+    summary: {
+      v3Ratio: r.v3 ? round(r.v3.ratio, 3) : null,
+      v2Ratio: r.v2 ? round(r.v2.ratio, 3) : null,
+      peakRssBytes: r.rss ? Object.fromEntries(r.rss.versions.map((v) => [`v${v.version}`, v.maxRssBytes])) : null,
+      archiveRatio: r.archive ? round(r.archive.ratio, 3) : null,
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * `npm run bench`: every figure next to its baseline, measured in the same run on the same files.
+ *
+ *   node dist/bench/run.js [--only=v3,v2,rss,archive]
+ *
+ * Progress goes to stderr; the table to stdout; the full result to bench/results/<iso-time>.json.
+ */
+
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIG_FILES, ensureBenchData } from './generate.js';
+import { measureArchive } from './measure-archive.js';
+import { measureThroughput } from './measure-files.js';
+import { measureRss } from './measure-rss.js';
+import { ARCHIVE_SAMPLES_DIR, BIG_SAMPLES_DIR, RESULTS_DIR } from './paths.js';
+import { formatReport, resultJson, type BenchResults } from './report.js';
+
+const SECTIONS = ['v3', 'v2', 'rss', 'archive'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** How many measured runs each figure gets (after its warm-up). */
+const PLAN = {
+  v3Runs: 5,
+  v2Runs: 3,
+  v3StageRuns: 3,
+  v2StageRuns: 1,
+  rssRuns: { 3: 3, 2: 1 } as Record<2 | 3, number>,
+  archiveReplays: 200,
+  archiveLatencyMs: 50,
+  archiveRuns: 3,
+};
+
+function parseSections(argv: readonly string[]): Set<Section> {
+  const only = argv.find((a) => a.startsWith('--only='));
+  if (!only) return new Set(SECTIONS);
+  const picked = only.slice('--only='.length).split(',').filter(Boolean);
+  for (const p of picked) {
+    if (!(SECTIONS as readonly string[]).includes(p)) throw new Error(`--only: unknown section ${p} (known: ${SECTIONS.join(', ')})`);
+  }
+  return new Set(picked as Section[]);
+}
+
+async function main(): Promise<void> {
+  const sections = parseSections(process.argv.slice(2));
+  const log = (line: string): void => void process.stderr.write(line + '\n');
+  const startedAt = new Date();
+  const data = await ensureBenchData(log);
+  const workDir = await mkdtemp(join(tmpdir(), 'replay-export-bench-'));
+  const results: BenchResults = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: '',
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpus().length,
+    data: {
+      decodedBytes: data.big.bytes,
+      files: BIG_FILES,
+      events: data.big.event_count,
+      compressed: data.big.compressed,
+      hugeBytes: data.huge.bytes,
+    },
+  };
+  try {
+    if (sections.has('v3')) {
+      log('(a) version 3 files: subject vs gunzip + write');
+      results.v3 = await measureThroughput({
+        version: 3,
+        replay: data.big,
+        samplesDir: BIG_SAMPLES_DIR,
+        runs: PLAN.v3Runs,
+        workDir,
+        stages: ['gunzip', 'decode', 'decode+checks', 'decode+checks+encode'],
+        stageRuns: PLAN.v3StageRuns,
+        log,
+      });
+    }
+    if (sections.has('v2')) {
+      log('(b) version 2 files: subject vs gunzip + per-string inflate + write');
+      results.v2 = await measureThroughput({
+        version: 2,
+        replay: data.big,
+        samplesDir: BIG_SAMPLES_DIR,
+        runs: PLAN.v2Runs,
+        workDir,
+        stages: ['decode'],
+        stageRuns: PLAN.v2StageRuns,
+        log,
+      });
+    }
+    if (sections.has('rss')) {
+      log('(c) peak RSS exporting the 1 GB replay (child process, sandbox)');
+      results.rss = await measureRss({ samplesDir: BIG_SAMPLES_DIR, replay: data.huge, workDir, runs: PLAN.rssRuns, log });
+    }
+    if (sections.has('archive')) {
+      log(`(d) archive of ${PLAN.archiveReplays} replays against the sandbox with ${PLAN.archiveLatencyMs} ms latency`);
+      results.archive = await measureArchive({
+        samplesDir: ARCHIVE_SAMPLES_DIR,
+        sample: data.small,
+        replays: PLAN.archiveReplays,
+        latencyMs: PLAN.archiveLatencyMs,
+        runs: PLAN.archiveRuns,
+        workDir,
+        log,
+      });
+    }
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  results.finishedAt = new Date().toISOString();
+  process.stdout.write(formatReport(results) + '\n');
+  await mkdir(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${results.startedAt.replace(/:/g, '-')}.json`);
+  await writeFile(file, JSON.stringify(resultJson(results), null, 2) + '\n');
+  log(`results: ${file} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s)`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});
