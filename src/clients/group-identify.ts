@@ -1,0 +1,55 @@
+/**
+ * Group identify, spec document 2: `POST {ingest_url}/groupidentify`, form-encoded `api_key` and
+ * `identification` (JSON array), family `ingest`. Updates affect future events only.
+ */
+import type { Transport } from '../http/transport.js';
+import { ValidationError } from '../http/errors.js';
+import { withSignal, type CallOptions } from './call-options.js';
+import { requireArray, requireMaxBytes, requireObject, requireString } from './checks.js';
+import { unspecified, type UnspecifiedResponse } from './response.js';
+
+export const GROUP_IDENTIFY_LIMITS = {
+  /** Group identifications per request. */
+  maxIdentifications: 1024,
+  /** Group properties per request, summed over all identifications. */
+  maxProperties: 1024,
+  /** Whole form body, UTF-8 bytes (1 MB taken as 1,000,000). */
+  maxRequestBytes: 1_000_000,
+} as const;
+
+export interface GroupIdentification {
+  group_type: string;
+  group_value: string;
+  /** Property name → value. Operations inside (`$set`, ...) are not shown by the spec; values are sent as given. */
+  group_properties: Record<string, unknown>;
+}
+
+export class GroupIdentifyClient {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** Sends 1 to 1024 group identifications (≤ 1024 properties in all, ≤ 1 MB). */
+  async identify(identifications: readonly GroupIdentification[], o?: CallOptions): Promise<UnspecifiedResponse> {
+    const list = requireArray('identification', identifications, 1, GROUP_IDENTIFY_LIMITS.maxIdentifications);
+    let properties = 0;
+    list.forEach((raw, i) => {
+      const g = requireObject(`identification[${i}]`, raw);
+      requireString(`identification[${i}].group_type`, g.group_type);
+      requireString(`identification[${i}].group_value`, g.group_value);
+      properties += Object.keys(requireObject(`identification[${i}].group_properties`, g.group_properties)).length;
+    });
+    if (properties > GROUP_IDENTIFY_LIMITS.maxProperties) {
+      throw new ValidationError('identification', `${properties} group properties in one request, over the limit of ${GROUP_IDENTIFY_LIMITS.maxProperties}`);
+    }
+    const form = { identification: JSON.stringify(list) };
+    // The api_key the transport adds is short; the cap is checked on the encoded body without it.
+    requireMaxBytes('identification', new URLSearchParams(form).toString(), GROUP_IDENTIFY_LIMITS.maxRequestBytes, 'the request body');
+    const res = await this.#transport.request({
+      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', ...withSignal(o),
+    });
+    return unspecified(res);
+  }
+}

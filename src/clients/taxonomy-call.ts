@@ -1,0 +1,89 @@
+/**
+ * One taxonomy request: `{analytics_url}/api/2/taxonomy/...`, HTTP Basic auth, form-encoded bodies, family
+ * `taxonomy`; the `{success, data}` envelope is unwrapped and `success: false` becomes TaxonomyFailureError.
+ */
+import type { HttpMethod, QueryParams, Transport } from '../http/transport.js';
+import { ValidationError } from '../http/errors.js';
+import { withSignal, type CallOptions } from './call-options.js';
+import { isPlainObject, pathSegment } from './checks.js';
+import { jsonObject, MalformedResponseError } from './response.js';
+import { TaxonomyFailureError } from './taxonomy-types.js';
+
+export const TAXONOMY_PATH = '/api/2/taxonomy';
+
+export type FormValue = string | boolean | number | readonly string[] | undefined;
+
+/** Form fields: booleans as `true`/`false`, string arrays comma-joined, undefined left out. */
+export function toForm(fields: Readonly<Record<string, FormValue>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    if (typeof v === 'boolean' || typeof v === 'number') out[k] = String(v);
+    else if (typeof v === 'string') out[k] = v;
+    else if (Array.isArray(v)) {
+      v.forEach((s, i) => {
+        if (typeof s !== 'string') throw new ValidationError(`${k}[${i}]`, 'must be a string');
+      });
+      out[k] = v.join(',');
+    } else throw new ValidationError(k, 'must be a string, a boolean or a list of strings');
+  }
+  return out;
+}
+
+export interface TaxonomyRequest {
+  method: HttpMethod;
+  /** Path below `/api/2/taxonomy`: a resource, then name segments (percent-encoded here). */
+  resource: string;
+  segments?: readonly (string | number)[];
+  /** Last path segment(s) after the encoded ones (`restore`). */
+  suffix?: string;
+  form?: Readonly<Record<string, FormValue>>;
+  query?: QueryParams;
+}
+
+/** Body of a successful call: `success` and, for reads, `data`. */
+export interface Envelope {
+  success: boolean;
+  data?: unknown;
+  [field: string]: unknown;
+}
+
+export class TaxonomyCaller {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  async call(r: TaxonomyRequest, o?: CallOptions): Promise<Envelope> {
+    const segs = (r.segments ?? []).map((s) => pathSegment(r.resource, s));
+    const path = [`${TAXONOMY_PATH}/${r.resource}`, ...segs, ...(r.suffix ? [r.suffix] : [])].join('/');
+    const form = r.form ? toForm(r.form) : undefined;
+    const res = await this.#transport.request({
+      method: r.method,
+      host: 'analytics',
+      path,
+      auth: 'basic',
+      family: 'taxonomy',
+      ...(form && Object.keys(form).length ? { form } : {}),
+      ...(r.query ? { query: r.query } : {}),
+      ...withSignal(o),
+    });
+    const what = `${r.method} ${path}`;
+    const body = res.body.length === 0 ? { success: true } : jsonObject(res, what);
+    if (body.success === false) {
+      const errors = Array.isArray(body.errors) ? body.errors : [];
+      const messages = errors.map((e) => (isPlainObject(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e)));
+      throw new TaxonomyFailureError(r.method, path, res.status, messages);
+    }
+    return { ...body, success: true };
+  }
+
+  /** A read: `data` must be present (an array for lists, an object for single records). */
+  async read<T>(r: TaxonomyRequest, shape: 'array' | 'object', o?: CallOptions): Promise<T> {
+    const env = await this.call(r, o);
+    const ok = shape === 'array' ? Array.isArray(env.data) : isPlainObject(env.data);
+    if (!ok) throw new MalformedResponseError(`${r.method} ${TAXONOMY_PATH}/${r.resource}: "data" is not ${shape === 'array' ? 'an array' : 'an object'}`);
+    return env.data as T;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Taxonomy: event categories and event types (`/api/2/taxonomy/category`, `/api/2/taxonomy/event`).
+ */
+import type { CallOptions } from './call-options.js';
+import { onlyKeys, optionalBoolean, optionalString, requireInteger, requireObject, requireString } from './checks.js';
+import type { TaxonomyCaller } from './taxonomy-call.js';
+import type { EventCategory, EventTypeRecord, EventVisibilityFlags } from './taxonomy-types.js';
+
+const VISIBILITY = ['is_hidden_from_dropdowns', 'is_hidden_from_persona_results', 'is_hidden_from_pathfinder', 'is_hidden_from_timeline'] as const;
+
+function flags(o: Record<string, unknown>): void {
+  for (const f of VISIBILITY) optionalBoolean(f, o[f]);
+}
+
+export class TaxonomyCategories {
+  readonly #c: TaxonomyCaller;
+  constructor(caller: TaxonomyCaller) {
+    this.#c = caller;
+  }
+
+  /** `POST /category` with `category_name`. A 200 with `success: false` is TaxonomyFailureError. */
+  async create(categoryName: string, o?: CallOptions): Promise<void> {
+    requireString('category_name', categoryName);
+    await this.#c.call({ method: 'POST', resource: 'category', form: { category_name: categoryName } }, o);
+  }
+
+  /** `GET /category`. */
+  async list(o?: CallOptions): Promise<EventCategory[]> {
+    return this.#c.read({ method: 'GET', resource: 'category' }, 'array', o);
+  }
+
+  /** `GET /category/:category_name` (not found: 400 ApiError). */
+  async get(categoryName: string, o?: CallOptions): Promise<EventCategory> {
+    return this.#c.read({ method: 'GET', resource: 'category', segments: [requireString('category_name', categoryName)] }, 'object', o);
+  }
+
+  /** `PUT /category/:category_id` with the new `category_name` (unknown id: 409 ApiError). */
+  async rename(categoryId: number, newName: string, o?: CallOptions): Promise<void> {
+    requireInteger('category_id', categoryId);
+    requireString('category_name', newName);
+    await this.#c.call({ method: 'PUT', resource: 'category', segments: [categoryId], form: { category_name: newName } }, o);
+  }
+
+  /** `DELETE /category/:category_id` (unknown id: 409 ApiError). */
+  async delete(categoryId: number, o?: CallOptions): Promise<void> {
+    requireInteger('category_id', categoryId);
+    await this.#c.call({ method: 'DELETE', resource: 'category', segments: [categoryId] }, o);
+  }
+}
+
+export interface EventTypeCreate extends EventVisibilityFlags {
+  event_type: string;
+  /** Category name. */
+  category?: string;
+  description?: string;
+}
+
+export interface EventTypeUpdate extends EventVisibilityFlags {
+  category?: string;
+  display_name?: string;
+}
+
+export interface ShowDeletedOption extends CallOptions {
+  /** Sends `showDeleted=true`: deleted items are listed too. */
+  showDeleted?: boolean;
+}
+
+export class TaxonomyEventTypes {
+  readonly #c: TaxonomyCaller;
+  constructor(caller: TaxonomyCaller) {
+    this.#c = caller;
+  }
+
+  /** `POST /event` (already exists, even deleted: 409 ApiError — restore it instead). */
+  async create(body: EventTypeCreate, o?: CallOptions): Promise<void> {
+    const b = requireObject('body', body);
+    onlyKeys('body', b, ['event_type', 'category', 'description', ...VISIBILITY]);
+    requireString('event_type', b.event_type);
+    optionalString('category', b.category);
+    optionalString('description', b.description);
+    flags(b);
+    await this.#c.call({ method: 'POST', resource: 'event', form: { ...body } }, o);
+  }
+
+  /** `GET /event[?showDeleted=true]`; hidden events are left out by the server. */
+  async list(o: ShowDeletedOption = {}): Promise<EventTypeRecord[]> {
+    return this.#c.read({ method: 'GET', resource: 'event', ...(o.showDeleted ? { query: { showDeleted: true } } : {}) }, 'array', o);
+  }
+
+  /** `GET /event/:event_type` (not found: 400 ApiError). */
+  async get(eventType: string, o?: CallOptions): Promise<EventTypeRecord> {
+    return this.#c.read({ method: 'GET', resource: 'event', segments: [requireString('event_type', eventType)] }, 'object', o);
+  }
+
+  /** `PUT /event/:event_type` (not in the schema: 409 ApiError). */
+  async update(eventType: string, body: EventTypeUpdate, o?: CallOptions): Promise<void> {
+    requireString('event_type', eventType);
+    const b = requireObject('body', body);
+    onlyKeys('body', b, ['category', 'display_name', ...VISIBILITY]);
+    optionalString('category', b.category);
+    optionalString('display_name', b.display_name);
+    flags(b);
+    await this.#c.call({ method: 'PUT', resource: 'event', segments: [eventType], form: { ...body } }, o);
+  }
+
+  /** `DELETE /event/:event_type` (must be planned in the schema first). */
+  async delete(eventType: string, o?: CallOptions): Promise<void> {
+    await this.#c.call({ method: 'DELETE', resource: 'event', segments: [requireString('event_type', eventType)] }, o);
+  }
+
+  /** `POST /event/:event_type/restore`. */
+  async restore(eventType: string, o?: CallOptions): Promise<void> {
+    await this.#c.call({ method: 'POST', resource: 'event', segments: [requireString('event_type', eventType)], suffix: 'restore' }, o);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Records and request fields of the taxonomy API (spec document 2). Records are open: fields beyond the listed
+ * ones are kept as received.
+ */
+import { HttpClientError } from '../http/errors.js';
+
+export interface EventCategory {
+  id: number;
+  name: string;
+  [field: string]: unknown;
+}
+
+/** `string`, `boolean`, `any`, `null` are the values seen; the complete set is not shown. */
+export type PropertyType = 'string' | 'boolean' | 'any' | 'null' | (string & {});
+
+export interface EventTypeRecord {
+  event_type: string;
+  category: { name: string; [field: string]: unknown } | null;
+  description: string | null;
+  display_name: string | null;
+  is_active: boolean;
+  is_hidden_from_dropdowns: boolean;
+  is_hidden_from_persona_results: boolean;
+  is_hidden_from_pathfinder: boolean;
+  is_hidden_from_timeline: boolean;
+  tags: unknown[];
+  owner: string | null;
+  [field: string]: unknown;
+}
+
+export interface EventPropertyRecord {
+  event_property: string;
+  event_type: string;
+  description: string | null;
+  type: PropertyType;
+  regex: string | null;
+  /** Type not shown by the spec. */
+  enum_values: unknown;
+  is_array_type: boolean;
+  is_required: boolean;
+  is_hidden: boolean;
+  classifications: string[];
+  [field: string]: unknown;
+}
+
+export interface UserPropertyRecord {
+  /** Custom user properties carry the prefix `gp:`. */
+  user_property: string;
+  description: string | null;
+  type: PropertyType;
+  enum_values: unknown;
+  regex: string | null;
+  is_array_type: boolean;
+  is_hidden: boolean;
+  classifications: string[];
+  deleted: boolean;
+  [field: string]: unknown;
+}
+
+export interface GroupPropertyRecord {
+  group_type: string;
+  /** Group properties carry the prefix `grp:`. */
+  group_property: string;
+  description: string | null;
+  type: PropertyType;
+  enum_values: unknown;
+  regex: string | null;
+  is_array_type: boolean;
+  is_hidden: boolean;
+  classifications: string[];
+  [field: string]: unknown;
+}
+
+/** The four visibility flags; settable only on ingested event types. */
+export interface EventVisibilityFlags {
+  is_hidden_from_dropdowns?: boolean;
+  is_hidden_from_persona_results?: boolean;
+  is_hidden_from_pathfinder?: boolean;
+  is_hidden_from_timeline?: boolean;
+}
+
+/**
+ * Property fields a create or update may carry. Which are accepted by which call, and their wire types, are not
+ * shown beyond the names; `enum_values` is sent as given, `classifications` comma-joined (assumed).
+ */
+export interface PropertyFields {
+  description?: string;
+  type?: PropertyType;
+  regex?: string;
+  /** Allowed values, as one string (sent as given). */
+  enum_values?: string;
+  is_array_type?: boolean;
+  is_required?: boolean;
+  /** Only on ingested properties. */
+  is_hidden?: boolean;
+  classifications?: readonly string[];
+}
+
+/** A taxonomy call answered `success: false` (with a 2xx status, e.g. create category). */
+export class TaxonomyFailureError extends HttpClientError {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  /** `errors[].message` of the body, when given. */
+  readonly messages: string[];
+  constructor(method: string, path: string, status: number, messages: string[]) {
+    super(
+      `Taxonomy call ${method} ${path} answered success: false (HTTP ${status})${messages.length ? `: ${messages.join('; ')}` : ''}`,
+      'taxonomy_failure',
+    );
+    this.method = method;
+    this.path = path;
+    this.status = status;
+    this.messages = messages;
+  }
+}
