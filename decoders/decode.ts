@@ -47,30 +47,43 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
   const utf8 = new Utf8StreamValidator();
   let checkEach = false;
   // Version 2 chunks are pipelined: chunk k's payloads inflate (worker thread) while chunk k+1 is scanned.
+  // Problems are always reported for the first bad element in file order: a syntax error found by the scanner comes
+  // after the elements completed before it (whose own errors, and events, come first).
   let pending: Promise<Buffer[][]> | undefined;
   for await (const chunk of inflatedChunks(source, { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}) })) {
     if (!checkEach && !utf8.check(chunk)) checkEach = true;
+    let scanError: { error: unknown } | undefined;
     try {
       scanner.push(chunk, elements);
+    } catch (error) {
+      scanError = { error };
+    }
+    if (scanError !== undefined || checkEach) {
+      if (pending !== undefined) {
+        const earlier = pending;
+        pending = undefined;
+        for (const batch of await earlier) yield batch;
+      }
       if (checkEach) for (const el of elements) checkUtf8(el, file);
-    } catch (err) {
-      // An earlier element's error wins; its events come first either way.
-      if (pending !== undefined) for (const batch of await pending) yield batch;
-      throw err;
     }
-    if (elements.length === 0) continue;
-    if (version === undefined && elements.some((el) => el.kind === KIND_STRING)) {
-      // A packed string settles it. Objects before it decode the same either way (version 2 shape 4).
-      version = 2;
-      opts.onVersion?.(version);
+    if (elements.length > 0) {
+      if (version === undefined && elements.some((el) => el.kind === KIND_STRING)) {
+        // A packed string settles it. Objects before it decode the same either way (version 2 shape 4).
+        version = 2;
+        opts.onVersion?.(version);
+      }
+      if (version === 2) {
+        const job = decodeV2Elements(elements, file);
+        job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+        if (pending !== undefined) for (const batch of await pending) yield batch;
+        pending = job;
+      } else yield v3Batch(elements, file);
+      elements.length = 0;
     }
-    if (version === 2) {
-      const job = decodeV2Elements(elements, file);
-      job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    if (scanError !== undefined) {
       if (pending !== undefined) for (const batch of await pending) yield batch;
-      pending = job;
-    } else yield v3Batch(elements, file);
-    elements.length = 0;
+      throw scanError.error;
+    }
     signal?.throwIfAborted();
   }
   if (pending !== undefined) for (const batch of await pending) yield batch;

@@ -297,6 +297,19 @@ describe('corrupt input', () => {
     }
   });
 
+  it('reports the first bad element in file order when a syntax error follows in the same chunk', async () => {
+    const badZlib = Buffer.from(pack(events[1], 'rrweb'), 'latin1');
+    badZlib[badZlib.length - 2] ^= 0xff;
+    const v2 = `[${JSON.stringify(pack(events[0], 'rrweb'))},${JSON.stringify(badZlib.toString('latin1'))},"x" "y"]`;
+    const v3 = Buffer.concat([Buffer.from('[{"a":1},{"b":"'), Buffer.from([0xff]), Buffer.from('"},{"c":2},{"d":3 x}]')]);
+    const forced = '[{"a":1},"packed",{"c":2},{"d":3 x}]';
+    for (const chunk of [1 << 16, 3]) {
+      expect(await decodeError(Buffer.from(v2), {}, chunk)).toMatchObject({ code: 'BAD_ZLIB', index: 1 });
+      expect(await decodeError(v3, {}, chunk)).toMatchObject({ code: 'BAD_UTF8', index: 1 });
+      expect(await decodeError(Buffer.from(forced), { version: 3 }, chunk)).toMatchObject({ code: 'VERSION_MISMATCH', index: 1 });
+    }
+  });
+
   it('reports the byte offset of a syntax error', async () => {
     const err = await decodeError(Buffer.from('[{"a":1}, {"b":2 x}]'));
     expect(err.offset).toBe(17);
