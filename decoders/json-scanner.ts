@@ -59,11 +59,6 @@ const LIT_NULL = Buffer.from('null');
 /** 1 for bytes allowed after a backslash in a JSON string. */
 const ESCAPABLE = new Uint8Array(256);
 for (const ch of '"\\/bfnrtu') ESCAPABLE[ch.charCodeAt(0)] = 1;
-/** 1 for bytes that end a run of plain string bytes: '"', '\\' and raw control characters. */
-const STR_STOP = new Uint8Array(256);
-for (let b = 0; b < 0x20; b++) STR_STOP[b] = 1;
-STR_STOP[0x22] = 1;
-STR_STOP[0x5c] = 1;
 /** 1 for hex digits. */
 const HEX = new Uint8Array(256);
 for (const ch of '0123456789abcdefABCDEF') HEX[ch.charCodeAt(0)] = 1;
@@ -129,7 +124,7 @@ export class ArrayElementScanner {
         let c = buf[i]!;
         switch (st) {
           case S_STR: {
-            while (STR_STOP[c] === 0) {
+            while (c !== 0x22 && c !== 0x5c && c >= 0x20) {
               if (++i >= n) break outer;
               c = buf[i]!;
             }
