@@ -1,0 +1,113 @@
+/**
+ * Feedback ingestion (spec document 3): `POST {feedback_url}/api/1/ai-feedback/ingest`, HTTP Basic auth,
+ * `Content-Type: application/json`, family `feedback`. Items and parts are upserted by `unique_id` within a
+ * source, so a request whose items and parts all carry a `unique_id` is safe to resend and is retried.
+ */
+import type { Transport } from '../http/transport.js';
+import { ValidationError } from '../http/errors.js';
+import { withSignal, type CallOptions } from './call-options.js';
+import { isPlainObject, optionalString, requireArray, requireIsoTimestamp, requireMaxBytes, requireObject, requireString } from './checks.js';
+import { jsonObject, MalformedResponseError } from './response.js';
+
+export const FEEDBACK_LIMITS = {
+  minItems: 1,
+  maxItems: 100,
+  /** Whole JSON payload, UTF-8 bytes (5 MB taken as 5,000,000). */
+  maxPayloadBytes: 5_000_000,
+} as const;
+
+export const FEEDBACK_PATH = '/api/1/ai-feedback/ingest';
+
+interface FeedbackFields {
+  /** Deduplication key within a source. */
+  unique_id?: string;
+  author?: string;
+  user_id?: string;
+  email?: string;
+  url?: string;
+  /** ISO 8601 timestamp. */
+  created_at?: string;
+}
+
+/** A conversation part: `body` required (≥ 1 character); parts cannot be nested. */
+export interface ConversationPart extends FeedbackFields {
+  body: string;
+}
+
+/**
+ * A feedback item. Which fields are required is not shown by the spec: omit `body` for call transcripts (each
+ * speaker turn a part) and when appending parts to an existing item (its `unique_id` and the new parts only).
+ */
+export interface FeedbackItem extends FeedbackFields {
+  body?: string;
+  conversation_parts?: ConversationPart[];
+}
+
+export interface FeedbackIngestResult {
+  ingested: number;
+  failed: number;
+  /** One entry per failed item; empty when none fail. */
+  errors: { unique_id: string; error: string }[];
+}
+
+const STRING_FIELDS = ['unique_id', 'author', 'user_id', 'email', 'url'] as const;
+
+function fields(at: string, o: Record<string, unknown>): void {
+  for (const k of STRING_FIELDS) optionalString(`${at}.${k}`, o[k]);
+  if (o.created_at !== undefined) requireIsoTimestamp(`${at}.created_at`, o.created_at);
+}
+
+/** Checks an ingest request; returns whether every item and part has a `unique_id` (safe to resend). */
+export function validateFeedback(sourceId: unknown, items: unknown): boolean {
+  requireString('source_id', sourceId);
+  let keyed = true;
+  requireArray('items', items, FEEDBACK_LIMITS.minItems, FEEDBACK_LIMITS.maxItems).forEach((raw, i) => {
+    const at = `items[${i}]`;
+    const item = requireObject(at, raw);
+    fields(at, item);
+    optionalString(`${at}.body`, item.body);
+    if (typeof item.unique_id !== 'string' || item.unique_id === '') keyed = false;
+    if (item.conversation_parts === undefined) return;
+    requireArray(`${at}.conversation_parts`, item.conversation_parts).forEach((p, j) => {
+      const pat = `${at}.conversation_parts[${j}]`;
+      const part = requireObject(pat, p);
+      if (typeof part.body !== 'string' || part.body.length < 1) {
+        throw new ValidationError(`${pat}.body`, 'a conversation part needs a body of at least 1 character');
+      }
+      if (part.conversation_parts !== undefined) throw new ValidationError(`${pat}.conversation_parts`, 'conversation parts cannot be nested');
+      fields(pat, part);
+      if (typeof part.unique_id !== 'string' || part.unique_id === '') keyed = false;
+    });
+  });
+  return keyed;
+}
+
+export class FeedbackClient {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /**
+   * Sends 1 to 100 items of one source (payload ≤ 5 MB). A partial failure resolves with the counts and one
+   * `errors` entry per failed item; check `failed`.
+   */
+  async ingest(sourceId: string, items: readonly FeedbackItem[], o?: CallOptions): Promise<FeedbackIngestResult> {
+    const resendable = validateFeedback(sourceId, items);
+    const payload = { source_id: sourceId, items };
+    requireMaxBytes('items', JSON.stringify(payload), FEEDBACK_LIMITS.maxPayloadBytes, 'the JSON payload');
+    const res = await this.#transport.request({
+      method: 'POST', host: 'feedback', path: FEEDBACK_PATH, json: payload, auth: 'basic', family: 'feedback',
+      retry: resendable, ...withSignal(o),
+    });
+    const body = jsonObject(res, `POST ${FEEDBACK_PATH}`);
+    if (typeof body.ingested !== 'number' || typeof body.failed !== 'number') {
+      throw new MalformedResponseError(`POST ${FEEDBACK_PATH}: the response has no ingested/failed counts`);
+    }
+    const errors = Array.isArray(body.errors)
+      ? body.errors.map((e) => (isPlainObject(e) ? { ...e, unique_id: String(e.unique_id ?? ''), error: String(e.error ?? '') } : { unique_id: '', error: String(e) }))
+      : [];
+    return { ...body, ingested: body.ingested, failed: body.failed, errors };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Typed clients for the platform's REST API families other than session replay (see src/replay). Each takes a
+ * `Transport` (src/http) and validates requests before sending them (ValidationError).
+ */
+export type { CallOptions } from './call-options.js';
+export { MalformedResponseError } from './response.js';
+export type { UnspecifiedResponse } from './response.js';
+export { ValidationError } from '../http/errors.js';
+
+// Experiment and flag management (spec doc 1)
+export { ExperimentsClient, FlagsClient } from './management.js';
+export type { ListOptions } from './management.js';
+export { EXPERIMENT_CONDITION_OPS, FILTER_OPS, FLAG_CONDITION_OPS, MANAGEMENT_LIMITS } from './management-types.js';
+export type {
+  Condition,
+  CreatedRecord,
+  DeploymentRecord,
+  ExperimentConditionOp,
+  ExperimentCreate,
+  ExperimentEdit,
+  ExperimentRecord,
+  ExposureEvent,
+  ExposureFilter,
+  FilterOp,
+  FlagConditionOp,
+  FlagCreate,
+  FlagEdit,
+  FlagRecord,
+  InclusionRecord,
+  ManagementKind,
+  Segment,
+  Variant,
+  VariantEdit,
+  VersionRecord,
+} from './management-types.js';
+
+// User mapping, group identify, attribution, taxonomy (spec doc 2)
+export { USER_MAPPING_LIMITS, UserMappingClient } from './user-mapping.js';
+export type { MappedUser, UserMapping, UserMappings } from './user-mapping.js';
+export { GROUP_IDENTIFY_LIMITS, GroupIdentifyClient } from './group-identify.js';
+export type { GroupIdentification } from './group-identify.js';
+export { ATTRIBUTION_IDENTIFIERS, AttributionClient } from './attribution.js';
+export type { AttributionEvent, AttributionOptions } from './attribution.js';
+export { TaxonomyClient } from './taxonomy.js';
+export { TAXONOMY_PATH } from './taxonomy-call.js';
+export { TaxonomyCategories, TaxonomyEventTypes } from './taxonomy-events.js';
+export type { EventTypeCreate, EventTypeUpdate, ShowDeletedOption } from './taxonomy-events.js';
+export { TaxonomyEventProperties, TaxonomyGroupProperties, TaxonomyUserProperties } from './taxonomy-properties.js';
+export type {
+  EventPropertyCreate,
+  EventPropertyUpdate,
+  EventTypeOption,
+  GroupPropertyCreate,
+  GroupPropertyUpdate,
+  GroupTypeOption,
+  UserPropertyCreate,
+  UserPropertyUpdate,
+} from './taxonomy-properties.js';
+export { TaxonomyFailureError } from './taxonomy-types.js';
+export type {
+  EventCategory,
+  EventPropertyRecord,
+  EventTypeRecord,
+  EventVisibilityFlags,
+  GroupPropertyRecord,
+  PropertyFields,
+  PropertyType,
+  UserPropertyRecord,
+} from './taxonomy-types.js';
+
+// Dashboard queries and feedback ingestion (spec doc 3)
+export { DashboardClient } from './dashboard.js';
+export type { DashboardOptions, RangeQuery } from './dashboard.js';
+export { BIN_TIME_UNITS, MAX_SESSION_LENGTH_MS } from './dashboard-params.js';
+export type { BinTimeUnit, DateRange, QueryExtras, SessionLengthBins } from './dashboard-params.js';
+export type * from './dashboard-types.js';
+export { FEEDBACK_LIMITS, FEEDBACK_PATH, FeedbackClient, validateFeedback } from './feedback.js';
+export type { ConversationPart, FeedbackIngestResult, FeedbackItem } from './feedback.js';
