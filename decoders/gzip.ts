@@ -97,7 +97,8 @@ async function* gunzip(
         onSourceDone();
         return;
       }
-      if (r.value.length > 0) yield Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value.buffer, r.value.byteOffset, r.value.length);
+      // Copied: gunzip reads it later, and the caller may reuse its buffer meanwhile.
+      if (r.value.length > 0) yield Buffer.from(r.value);
     }
   }
   const input = Readable.from(feed(), { objectMode: false });
