@@ -182,16 +182,18 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const broken = await done;
     expect(broken.signal).toBeNull();
     expect(broken.code, broken.stderr).toBe(1);
-    expect(jsonLines(broken.stderr).find((l) => l.event === 'fatal')?.msg).toMatch(/S3|manifest|upload|HeadObject|replay/i);
+    // In-flight replays fail on the cut connections; the next S3 request (a manifest entry, a HeadObject) ends the run.
+    expect(broken.stderr).toMatch(/ECONNREFUSED|ECONNRESET|socket hang up/);
 
     s3 = await startS3(directory, port);
     const n = sb.replays().length;
     const before = lastById(await readS3Manifest(s3.reader, 'outage'));
     const okBefore = [...before.values()].filter((e) => e.status === 'ok').map((e) => e.replay_id as string);
-    expect(okBefore.length).toBeGreaterThanOrEqual(3);
     expect(okBefore.length).toBeLessThan(n);
-    // Whatever reached a final key is complete: the recording, with its sha256 metadata.
+    // Whatever reached a final key is complete — the recording, with its sha256 metadata — whether or not its
+    // manifest entry made it before the outage.
     const present = outputKeys(await listObjects(s3.reader, 'outage/'), 'outage');
+    expect(present.length).toBeGreaterThanOrEqual(3);
     expect(present.length).toBeLessThan(n);
     for (const r of sb.replays()) {
       const key = replayKey(r.replayId, output);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
@@ -15,7 +16,11 @@ export interface S3Server {
   port: number;
   directory: string;
   reader: S3Client;
-  /** Stops the server (the stored objects stay in `directory`). */
+  /**
+   * Stops the server: from now on every request fails at the connection (refused or reset), while requests already
+   * being handled complete — like S3, where an interrupted request never leaves part of an object. The stored
+   * objects stay in `directory`.
+   */
   stop(): Promise<void>;
 }
 
@@ -31,7 +36,18 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  // Requests arriving after `stop()` are refused by destroying their connection before s3rver sees them.
+  const http = (server as unknown as { httpServer: Server }).httpServer;
+  const handlers = http.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  http.removeAllListeners('request');
   let stopped = false;
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (stopped) {
+      req.socket.destroy();
+      return;
+    }
+    for (const handler of handlers) handler.call(http, req, res);
+  });
   return {
     endpoint,
     port: address.port,
@@ -41,7 +57,16 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
       if (stopped) return;
       stopped = true;
       reader.destroy();
-      await server.close();
+      const closing = server.close();
+      // Requests in flight finish (S3 never keeps half an object; s3rver would, if cut mid-request); idle
+      // keep-alive connections are closed as they become idle, so clients see the server gone at once.
+      const sweep = setInterval(() => http.closeIdleConnections(), 5);
+      http.closeIdleConnections();
+      try {
+        await closing;
+      } finally {
+        clearInterval(sweep);
+      }
     },
   };
 }
