@@ -116,7 +116,7 @@ function plainEventText(s: string, ctx: ElementContext): Buffer {
     return objectElementBytes(el.bytes, el.hasNewline);
   }
   // Raw lone surrogates cannot be written as UTF-8; JSON.stringify escapes them exactly.
-  return Buffer.from(JSON.stringify(parseEventObject(s, ctx)), 'utf8');
+  return serialise(parseEventObject(s, ctx), ctx);
 }
 
 /** Shape 3 (and 1 once unwrapped): latin1 characters of a zlib stream. */
@@ -169,7 +169,16 @@ export function eventFromInflated(inflated: Buffer, ctx: ElementContext): Buffer
     throw fail('UNKNOWN_PACKER', `the event was packed with packer marker ${JSON.stringify(event['v'])}, only "${PACKER_MARK}" is known`, ctx);
   }
   delete event['v'];
-  return Buffer.from(JSON.stringify(event), 'utf8');
+  return serialise(event, ctx);
+}
+
+function serialise(event: Record<string, unknown>, ctx: ElementContext): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(event), 'utf8');
+  } catch (cause) {
+    // Only nesting deeper than the call stack gets here (rrweb could not have packed such an event).
+    throw fail('BAD_INNER_JSON', 'the event cannot be re-serialised (nested too deeply)', ctx, cause);
+  }
 }
 
 function scanInner(buf: Buffer, ctx: ElementContext, what: string) {

@@ -415,3 +415,22 @@ describe('sources and cancellation', () => {
     expect(out.map((b) => JSON.parse(b.toString()) as unknown)).toEqual(expected.slice(0, 10));
   });
 });
+
+describe('pathological nesting', () => {
+  it('a packed event nested too deeply to re-serialise is a DecodeError, not a crash', async () => {
+    const depth = 200_000;
+    // The marker comes first (no suffix to cut) → parse fallback → JSON.stringify overflows the stack.
+    const payload = deflateSync(`{"v":"v1","type":5,"d":${'['.repeat(depth)}${']'.repeat(depth)}}`).toString('latin1');
+    const err = await decodeError(gz(JSON.stringify([payload])));
+    expect(err.code).toBe('BAD_INNER_JSON');
+    expect(err.index).toBe(0);
+  });
+
+  it('a deeply nested version 3 event passes through unchanged', async () => {
+    const depth = 100_000;
+    const text = `[{"type":5,"d":${'['.repeat(depth)}${']'.repeat(depth)},"timestamp":1}]`;
+    const out = await bytesOf(chunked(Buffer.from(text), 4096));
+    expect(out).toHaveLength(1);
+    expect(out[0]!.toString()).toBe(text.slice(1, -1));
+  });
+});
