@@ -72,13 +72,13 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
 }
 
 /** The CLI's S3 flags for `s3://BUCKET/<prefix>` on this server. */
-export function s3Flags(s3: S3Server, prefix: string): string[] {
+export function s3Flags(s3: S3Server, prefix: string, checksums: 'when-required' | 'when-supported' = 'when-required'): string[] {
   return [
     '--out', `s3://${BUCKET}/${prefix}`,
     '--s3-endpoint', s3.endpoint,
     '--s3-force-path-style',
     '--s3-region', 'us-east-1',
-    '--s3-checksums', 'when-required',
+    '--s3-checksums', checksums,
   ];
 }
 
