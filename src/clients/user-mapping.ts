@@ -21,6 +21,15 @@ export interface UserMapping {
   global_user_id: string;
 }
 
+export interface MappingOptions extends CallOptions {
+  /**
+   * `query` (default, as the spec shows): `mapping` and `api_key` in the query string. `form`: the same two
+   * parameters form-encoded in the body, for batches too long for a URL (servers commonly refuse URLs over
+   * 8–16 KB, far below the 1 MB batch limit).
+   */
+  encoding?: 'query' | 'form';
+}
+
 export interface MappedUser {
   platform_id: number;
   user_id: string;
@@ -48,17 +57,21 @@ export class UserMappingClient {
     this.#transport = transport;
   }
 
-  async #post(mapping: object[], o?: CallOptions): Promise<UnspecifiedResponse> {
+  async #post(mapping: object[], o: MappingOptions = {}): Promise<UnspecifiedResponse> {
     const json = JSON.stringify(mapping);
     requireMaxBytes('mapping', json, USER_MAPPING_LIMITS.maxBatchBytes, 'the mapping batch');
+    const encoding = o.encoding ?? 'query';
+    if (encoding !== 'query' && encoding !== 'form') throw new ValidationError('encoding', 'must be "query" or "form"');
     const res = await this.#transport.request({
-      method: 'POST', host: 'api', path: '/usermap', query: { mapping: json }, auth: 'api_key', family: 'ingest', ...withSignal(o),
+      method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest',
+      ...(encoding === 'form' ? { form: { mapping: json } } : { query: { mapping: json } }),
+      ...withSignal(o),
     });
     return unspecified(res);
   }
 
   /** `POST {api_url}/usermap?mapping=[{user_id, global_user_id}]&api_key=`: 1 to 2000 mappings, ≤ 1 MB. */
-  async map(mappings: readonly UserMapping[], o?: CallOptions): Promise<UnspecifiedResponse> {
+  async map(mappings: readonly UserMapping[], o?: MappingOptions): Promise<UnspecifiedResponse> {
     const list = requireArray('mapping', mappings, 1, USER_MAPPING_LIMITS.maxMappings).map((m, i) => {
       const x = requireObject(`mapping[${i}]`, m);
       if (x.unmap !== undefined) throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
@@ -68,7 +81,7 @@ export class UserMappingClient {
   }
 
   /** `POST {api_url}/usermap?mapping=[{user_id, unmap: true}]&api_key=`: 1 to 2000 user IDs, ≤ 1 MB. */
-  async unmap(userIds: readonly string[], o?: CallOptions): Promise<UnspecifiedResponse> {
+  async unmap(userIds: readonly string[], o?: MappingOptions): Promise<UnspecifiedResponse> {
     const ids = requireStringArray('mapping', userIds, 1, USER_MAPPING_LIMITS.maxMappings);
     return this.#post(ids.map((user_id) => ({ user_id, unmap: true })), o);
   }
