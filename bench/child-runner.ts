@@ -7,7 +7,7 @@ import type { ChildReport, ChildSettings } from './child.js';
 
 const CHILD = fileURLToPath(new URL('./child.js', import.meta.url));
 
-export async function runChild(job: 'idle' | 'export' | 'archive', sandbox: Sandbox, settings: Omit<ChildSettings, 'endpoint'>): Promise<ChildReport> {
+export async function runChild(job: 'idle' | 'export' | 'archive' | 'raw-archive', sandbox: Sandbox, settings: Omit<ChildSettings, 'endpoint'>): Promise<ChildReport> {
   const child = spawn(process.execPath, [CHILD, job], {
     env: {
       ...process.env,

@@ -2,12 +2,16 @@
  * Child process of the bench: runs one job against a sandbox (started by the parent) through the library's public
  * entry points, and prints one JSON line with the result, the wall time and `process.resourceUsage().maxRSS`.
  *
- *   node dist/bench/child.js <job>      job = idle | export | archive
+ *   node dist/bench/child.js <job>      job = idle | export | archive | raw-archive
  * Settings come in BENCH_CHILD (JSON): { endpoint, replayId?, out, fileVersion? }; the sandbox's API key and
  * secret in BENCH_API_KEY / BENCH_SECRET_KEY (never on the command line).
  */
 
 import { archiveReplays, exportReplay } from '../src/index.js';
+import { DEFAULT_CONCURRENCY } from '../src/http/index.js';
+import { PIPELINE_DEFAULTS } from '../src/pipeline/defaults.js';
+import { LIST_PAGE_SIZE } from '../src/replay/validation.js';
+import { rawArchive } from './raw-archive.js';
 
 export interface ChildSettings {
   endpoint: string;
@@ -27,6 +31,26 @@ export interface ChildReport {
   eventCount?: number;
   error?: string;
   outcomes?: Record<string, number>;
+  files?: number;
+  /** Peaks of process.memoryUsage() sampled every 20 ms, bytes. */
+  peaks?: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
+}
+
+/** Samples process.memoryUsage() to show what the peak RSS is made of. */
+function memorySampler(): { stop(): NonNullable<ChildReport['peaks']> } {
+  const peaks = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 };
+  const sample = (): void => {
+    const m = process.memoryUsage();
+    for (const k of Object.keys(peaks) as Array<keyof typeof peaks>) peaks[k] = Math.max(peaks[k], m[k]);
+  };
+  const timer = setInterval(sample, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peaks;
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -38,6 +62,7 @@ async function main(): Promise<void> {
     secretKey: process.env['BENCH_SECRET_KEY'] ?? '',
   };
   const report: ChildReport = { job: job ?? '', ms: 0, maxRssBytes: 0 };
+  const sampler = memorySampler();
   const t0 = performance.now();
   if (job === 'idle') {
     // The library loaded, nothing done: the floor under the other figures.
@@ -63,10 +88,20 @@ async function main(): Promise<void> {
       }
     }
     report.outcomes = outcomes;
+  } else if (job === 'raw-archive') {
+    report.files = await rawArchive({
+      ...connection,
+      concurrency: PIPELINE_DEFAULTS.concurrency,
+      apiCap: DEFAULT_CONCURRENCY.replay,
+      storageCap: DEFAULT_CONCURRENCY.storage,
+      filesInFlight: PIPELINE_DEFAULTS.filesAhead + 1,
+      listPageSize: LIST_PAGE_SIZE.default,
+    });
   } else {
     throw new Error(`unknown bench child job ${String(job)}`);
   }
   report.ms = performance.now() - t0;
+  report.peaks = sampler.stop();
   // maxRSS is in kilobytes (KiB).
   report.maxRssBytes = process.resourceUsage().maxRSS * 1024;
   process.stdout.write(JSON.stringify(report) + '\n');

@@ -16,6 +16,9 @@ export interface ArchiveResult {
   latencyMs: number;
   runsMs: number[];
   medianMs: number;
+  /** The same requests under the same caps with bare undici (bench/raw-archive.ts), bodies dropped. */
+  rawRunsMs: number[];
+  rawMedianMs: number;
   bound: Bound;
   /** median ÷ bound. */
   ratio: number;
@@ -48,9 +51,10 @@ export async function measureArchive(opts: {
   const checks: string[] = [];
   try {
     const runsMs: number[] = [];
+    const rawRunsMs: number[] = [];
     let requests = { list: 0, files: 0, storage: 0 };
     let maxRss = 0;
-    for (let i = 0; i <= opts.runs; i++) {
+    const archiveOnce = async (): Promise<number> => {
       const out = join(opts.workDir, 'archive');
       const before = sandbox.stats();
       const r = await runChild('archive', sandbox, { out });
@@ -61,15 +65,31 @@ export async function measureArchive(opts: {
         throw new Error(`bench: archive exported ${ok} of ${opts.replays} replays (${JSON.stringify(r.outcomes)}; ${r.error ?? ''})`);
       }
       requests = { list: d.list, files: d.files, storage: d.storage };
-      if (i === 0) {
-        log(`  archive warm-up: ${(r.ms / 1000).toFixed(2)} s`);
-        continue;
-      }
-      runsMs.push(r.ms);
       maxRss = Math.max(maxRss, r.maxRssBytes);
-      log(`  archive run ${i}/${opts.runs}: ${(r.ms / 1000).toFixed(2)} s (${d.list} list, ${d.files} files requests, ${d.storage} downloads)`);
+      return r.ms;
+    };
+    const rawOnce = async (): Promise<number> => {
+      const before = sandbox.stats();
+      const r = await runChild('raw-archive', sandbox, { out: '' });
+      const d = diff(before, sandbox.stats());
+      if (d.list !== requests.list || d.files !== requests.files || d.storage !== requests.storage || d.errors > 0) {
+        throw new Error(`bench: the raw schedule made other requests than archive (${JSON.stringify(d)} vs ${JSON.stringify(requests)})`);
+      }
+      return r.ms;
+    };
+    log(`  archive warm-up: ${((await archiveOnce()) / 1000).toFixed(2)} s; raw schedule warm-up: ${((await rawOnce()) / 1000).toFixed(2)} s`);
+    for (let i = 0; i < opts.runs; i++) {
+      if (i % 2 === 0) {
+        rawRunsMs.push(await rawOnce());
+        runsMs.push(await archiveOnce());
+      } else {
+        runsMs.push(await archiveOnce());
+        rawRunsMs.push(await rawOnce());
+      }
+      log(`  run ${i + 1}/${opts.runs}: archive ${(runsMs.at(-1)! / 1000).toFixed(2)} s, raw schedule ${(rawRunsMs.at(-1)! / 1000).toFixed(2)} s (${requests.list} list, ${requests.files} files requests, ${requests.storage} downloads)`);
     }
-    checks.push(`every run exported all ${opts.replays} replays (ok), with no error answers`);
+    checks.push(`every archive run exported all ${opts.replays} replays (ok), with no error answers`);
+    checks.push('the raw schedule made exactly the same list, files and storage requests');
     const bound = archiveBound({
       latencyMs: opts.latencyMs,
       replays: opts.replays,
@@ -88,6 +108,8 @@ export async function measureArchive(opts: {
       latencyMs: opts.latencyMs,
       runsMs,
       medianMs,
+      rawRunsMs,
+      rawMedianMs: median(rawRunsMs),
       bound,
       ratio: medianMs / bound.ms,
       requests,

@@ -117,12 +117,23 @@ export function formatReport(r: BenchResults): string {
       lines.push(
         `  v${v.version}: runs ${v.runs.map((x) => mb(x.maxRssBytes)).join(', ')}; end to end ${v.runs.map((x) => mbs(x.MBs)).join(', ')}`,
       );
+      const p = v.runs.find((x) => x.maxRssBytes === v.maxRssBytes)?.peaks;
+      if (p) {
+        lines.push(
+          `      highest run, sampled peaks: heapTotal ${mb(p.heapTotal)} (heapUsed ${mb(p.heapUsed)}), external ${mb(p.external)} (arrayBuffers ${mb(p.arrayBuffers)})`,
+        );
+      }
     }
+    lines.push(`  idle child (library loaded, nothing done): ${mb(r.rss.idleRssBytes)}`);
     for (const c of r.rss.checks) lines.push(`  checked: ${c}`);
   }
   if (r.archive) {
     const a = r.archive;
     lines.push(`archive: runs s: ${secs(a.runsMs)}; child peak RSS ${mb(a.maxRssBytes)}`);
+    lines.push(
+      `  measured baseline, same requests and caps with bare undici, bodies dropped (bench/raw-archive.ts): ${(a.rawMedianMs / 1000).toFixed(2)} s ` +
+        `(s: ${secs(a.rawRunsMs)}) = ${(a.rawMedianMs / a.bound.ms).toFixed(2)}× bound; archive = ${(a.medianMs / a.rawMedianMs).toFixed(2)}× raw schedule`,
+    );
     for (const e of a.bound.explanation) lines.push(`  ${e}`);
     for (const c of a.checks) lines.push(`  checked: ${c}`);
   }
