@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { replayKey } from '../../sinks/keys.js';
 import type { OutputSpec } from '../../sinks/sink.js';
@@ -7,6 +8,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, spawnCli, walk } from '../cli/cli-helpers.js';
 import { lastById, readJson, readManifest, tempDir } from '../pipeline/helpers.js';
 import {
+  BUCKET,
   cliEnv,
   getObject,
   jsonLines,
@@ -224,5 +226,23 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       expect(object.metadata['sha256']).toBe(e.sha256);
       expect(sha256(object.body)).toBe(e.sha256);
     }
+  });
+
+  test('a torn manifest object (left by a non-atomic store) stops the run naming it; without it the run resumes', async () => {
+    const sb = (sandbox = await startSandbox({}));
+    await keepStagingFolder(s3, 'torn');
+    const flags = [...s3Flags(s3, 'torn'), '--settle', '0', '--log-format', 'json'];
+    expect((await runCli(['archive', ...flags], cliEnv(sb))).code).toBe(0);
+    const torn = `torn/_manifest/dev/1/0000000000001-abc-0000000001.json`;
+    await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: torn, Body: '{"replay_id":"dev/1","sta' }));
+    const before = await listObjects(s3.reader, 'torn/');
+    const stopped = await runCli(['archive', ...flags], cliEnv(sb));
+    expect(stopped.code, stopped.stderr).toBe(1);
+    expect(jsonLines(stopped.stderr).find((l) => l.event === 'fatal')?.msg).toContain('_manifest/dev/1/0000000000001-abc-0000000001.json');
+    expect(await listObjects(s3.reader, 'torn/')).toEqual(before);
+    await s3.reader.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: torn }));
+    const resumed = await runCli(['archive', ...flags], cliEnv(sb));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(summaryOf(resumed.stderr)).toMatchObject({ ok: 0, done_before: sb.replays().length });
   });
 });
