@@ -4,7 +4,7 @@ import type { OutputSpec } from './sink.js';
 /**
  * Key layout: `<device segment>/<session segment><extension>`.
  *
- * The replay id (`device_id/session_id`) is split on its first `/`; each part becomes one path segment through
+ * The replay id (`device_id/session_id`) is split on its last `/` (as the API client validates it); each part becomes one path segment through
  * `encodeSegment`, an injective encoding whose output is plain ASCII from a small alphabet:
  *
  * - `a-z` and `0-9` stay as they are; `-`, `_` and `.` too, except that a leading `-`, `_` or `.` and a trailing `.`
@@ -157,7 +157,7 @@ export function extensionFor(output: OutputSpec): string {
 
 /** `<device segment>/<session segment>` without extension: the replay's place in the layout. */
 export function replayKeyBase(replayId: string): string {
-  const slash = replayId.indexOf('/');
+  const slash = replayId.lastIndexOf('/');
   if (slash === -1) return `${NO_DEVICE}/${encodeSegment(replayId)}`;
   return `${encodeSegment(replayId.slice(0, slash))}/${encodeSegment(replayId.slice(slash + 1))}`;
 }
@@ -176,9 +176,10 @@ export function replayIdFromKey(key: string): string | undefined {
   const parts = base.split('/');
   if (parts.length !== 2) return undefined;
   const session = decodeSegment(parts[1]!);
-  if (session === undefined) return undefined;
-  if (parts[0] === NO_DEVICE) return session.includes('/') ? undefined : session;
+  // Ids are split at their last `/`, so a session part never holds one (a device part may).
+  if (session === undefined || session.includes('/')) return undefined;
+  if (parts[0] === NO_DEVICE) return session;
   const device = decodeSegment(parts[0]!);
-  if (device === undefined || device.includes('/')) return undefined;
+  if (device === undefined) return undefined;
   return `${device}/${session}`;
 }
