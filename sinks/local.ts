@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
@@ -167,8 +168,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
           if (firstAppend) {
             // A previous run killed mid-append may have left a line without `\n`: end it, so that this line
             // does not merge into it.
-            const { size } = await handle.stat();
-            if (size > 0 && !(await endsWithNewline(manifestPath, size))) bytes = Buffer.concat([Buffer.from('\n'), line]);
+            if (await endsInTornLine(manifestPath)) bytes = Buffer.concat([Buffer.from('\n'), line]);
             firstAppend = false;
           }
           // One write of the whole line with O_APPEND: lines of several processes never interleave.
@@ -229,6 +229,32 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
   };
 
   return sink;
+}
+
+/** Checks of a manifest end that looks torn, and the pause between them (only on a process's first append). */
+const TORN_CHECKS = 4;
+const TORN_CHECK_PAUSE_MS = 25;
+const TORN_MAX_LOOKS = 40;
+
+/**
+ * Whether the manifest ends inside a line that no process is still writing (a writer killed mid-append). A line
+ * being appended by another process at this moment also looks unfinished — its size grows page by page — so a
+ * missing final `\n` only counts once the size has stopped changing; otherwise this process would add a blank line.
+ */
+async function endsInTornLine(path: string): Promise<boolean> {
+  let size = (await stat(path)).size;
+  let stable = 1;
+  for (let look = 0; look < TORN_MAX_LOOKS; look++) {
+    if (size === 0 || (await endsWithNewline(path, size))) return false;
+    if (stable === TORN_CHECKS) return true;
+    await delay(TORN_CHECK_PAUSE_MS);
+    const now = (await stat(path)).size;
+    // Another process is appending: look at the new end afresh.
+    stable = now === size ? stable + 1 : 1;
+    size = now;
+  }
+  // Busy with other writers all along: leave it (a reader recovers an entry glued to a torn fragment).
+  return false;
 }
 
 async function endsWithNewline(path: string, size: number): Promise<boolean> {
