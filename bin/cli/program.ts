@@ -194,6 +194,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   const onSignal = (): void => abort.abort(new CliExit(EXIT.interrupted, 'interrupted'));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // Process warnings (e.g. the AWS SDK's notice about the Node version, emitted when an S3 client is created) go
+  // through the reporter instead of Node's own printer, so that `--log-format json` keeps stderr one JSON object a line.
+  const nodeWarningPrinters = process.listeners('warning');
+  process.removeAllListeners('warning');
+  const onWarning = (warning: Error): void => {
+    new Reporter(reporterFormat, secrets).log('warn', `${warning.name}: ${warning.message}`, { event: 'warning', name: warning.name });
+  };
+  process.on('warning', onWarning);
 
   const program = new Command()
     .name('replay-export')
@@ -383,5 +391,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('warning', onWarning);
+    for (const printer of nodeWarningPrinters) process.on('warning', printer);
   }
 }

@@ -181,12 +181,15 @@ export function outputKeys(objects: ListedObject[], prefix: string): string[] {
     .filter((k) => !k.startsWith('_manifest/') && !k.startsWith('_staging/'));
 }
 
-/** JSON log lines of a `--log-format json` run. */
+/** The log lines of a `--log-format json` run; fails unless every line of stderr is one JSON object. */
 export function jsonLines(stderr: string): Array<Record<string, unknown>> {
   return stderr
     .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+    .filter((l) => l.length > 0)
+    .map((l) => {
+      expect(l.startsWith('{'), `not a JSON log line: ${l}`).toBe(true);
+      return JSON.parse(l) as Record<string, unknown>;
+    });
 }
 
 export function summaryOf(stderr: string): Record<string, unknown> | undefined {
