@@ -340,19 +340,19 @@ describe('corrupt input', () => {
     const latin1 = (b: Buffer): string => b.toString('latin1');
 
     it.each([
-      ['corrupt zlib', 'BAD_ZLIB', () => { const p = Buffer.from(pack(events[3], 'rrweb'), 'latin1'); p[p.length >> 1] ^= 0xff; p[(p.length >> 1) + 1] ^= 0xff; return latin1(p); }],
-      ['truncated zlib', 'BAD_ZLIB', () => latin1(Buffer.from(pack(events[3], 'rrweb'), 'latin1').subarray(0, 20))],
-      ['stray bytes after zlib', 'BAD_ZLIB', () => pack(events[3], 'rrweb') + 'zz'],
-      ['not zlib at all', 'BAD_ZLIB', () => 'hello'],
-      ['inner JSON broken', 'BAD_INNER_JSON', () => latin1(deflateSync('{"type":3,"v":"v1"'))],
-      ['inner JSON not an object', 'BAD_INNER_JSON', () => latin1(deflateSync('[1,"v1"]'))],
-      ['inner JSON not UTF-8', 'BAD_INNER_JSON', () => latin1(deflateSync(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])))],
-      ['unknown marker', 'UNKNOWN_PACKER', () => latin1(deflateSync('{"type":3,"timestamp":1,"v":"v2"}'))],
-      ['missing marker', 'UNKNOWN_PACKER', () => latin1(deflateSync('{"type":3,"timestamp":1}'))],
-      ['unknown marker, double-encoded', 'UNKNOWN_PACKER', () => JSON.stringify(latin1(deflateSync('{"type":3,"v":2}')))],
-      ['wrapper that is not a string literal', 'BAD_PACKED', () => '"abc'],
-      ['characters above latin1', 'BAD_PACKED', () => 'x\u0100yz'],
-      ['plain event text that is broken', 'BAD_INNER_JSON', () => '{"type":3,'],
+      ['corrupt zlib', 'BAD_ZLIB', (): string => { const p = Buffer.from(pack(events[3], 'rrweb'), 'latin1'); p[p.length >> 1] ^= 0xff; p[(p.length >> 1) + 1] ^= 0xff; return latin1(p); }],
+      ['truncated zlib', 'BAD_ZLIB', (): string => latin1(Buffer.from(pack(events[3], 'rrweb'), 'latin1').subarray(0, 20))],
+      ['stray bytes after zlib', 'BAD_ZLIB', (): string => pack(events[3], 'rrweb') + 'zz'],
+      ['not zlib at all', 'BAD_ZLIB', (): string => 'hello'],
+      ['inner JSON broken', 'BAD_INNER_JSON', (): string => latin1(deflateSync('{"type":3,"v":"v1"'))],
+      ['inner JSON not an object', 'BAD_INNER_JSON', (): string => latin1(deflateSync('[1,"v1"]'))],
+      ['inner JSON not UTF-8', 'BAD_INNER_JSON', (): string => latin1(deflateSync(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])))],
+      ['unknown marker', 'UNKNOWN_PACKER', (): string => latin1(deflateSync('{"type":3,"timestamp":1,"v":"v2"}'))],
+      ['missing marker', 'UNKNOWN_PACKER', (): string => latin1(deflateSync('{"type":3,"timestamp":1}'))],
+      ['unknown marker, double-encoded', 'UNKNOWN_PACKER', (): string => JSON.stringify(latin1(deflateSync('{"type":3,"v":2}')))],
+      ['wrapper that is not a string literal', 'BAD_PACKED', (): string => '"abc'],
+      ['characters above latin1', 'BAD_PACKED', (): string => 'x\u0100yz'],
+      ['plain event text that is broken', 'BAD_INNER_JSON', (): string => '{"type":3,'],
     ] as const)('%s → %s with the element index', async (_name, code, make) => {
       for (const chunk of [1, 1 << 16]) {
         const err = await decodeError(v2(make()), { file: 'v2.json.gz' }, chunk);
