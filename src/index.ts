@@ -59,3 +59,7 @@ export {
   MissingCredentialsError,
 } from './http/index.js';
 export type { Region, TransportOptions, Logger, LogEvent } from './http/index.js';
+
+// Supporting clients for the platform's other REST API families (dashboard, feedback, experiments and flags,
+// user mapping, group identify, attribution, taxonomy).
+export * from './clients/index.js';
