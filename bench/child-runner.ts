@@ -1,4 +1,7 @@
-/** Starts `dist/bench/child.js` for one job and reads its one-line JSON report. */
+/**
+ * Starts `dist/bench/child.js` for one job (through `launch.js`, so that its peak RSS is its own) and reads its
+ * one-line JSON report.
+ */
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -6,9 +9,10 @@ import type { Sandbox } from '../src/sandbox/index.js';
 import type { ChildReport, ChildSettings } from './child.js';
 
 const CHILD = fileURLToPath(new URL('./child.js', import.meta.url));
+const LAUNCH = fileURLToPath(new URL('./launch.js', import.meta.url));
 
 export async function runChild(job: 'idle' | 'export' | 'archive' | 'raw-archive', sandbox: Sandbox, settings: Omit<ChildSettings, 'endpoint'>): Promise<ChildReport> {
-  const child = spawn(process.execPath, [CHILD, job], {
+  const child = spawn(process.execPath, [LAUNCH, CHILD, job], {
     env: {
       ...process.env,
       BENCH_CHILD: JSON.stringify({ ...settings, endpoint: sandbox.url }),

@@ -7,6 +7,7 @@
  * secret in BENCH_API_KEY / BENCH_SECRET_KEY (never on the command line).
  */
 
+import { readFileSync } from 'node:fs';
 import { archiveReplays, exportReplay } from '../src/index.js';
 import { DEFAULT_CONCURRENCY } from '../src/http/index.js';
 import { PIPELINE_DEFAULTS } from '../src/pipeline/defaults.js';
@@ -23,8 +24,10 @@ export interface ChildSettings {
 export interface ChildReport {
   job: string;
   ms: number;
-  /** Peak resident set size of the child, bytes. */
+  /** Peak resident set size of the child, bytes (`process.resourceUsage().maxRSS`). */
   maxRssBytes: number;
+  /** Linux only: VmHWM of /proc/self/status (the same peak, read from the kernel's memory map), bytes. */
+  vmHwmBytes?: number;
   status?: string;
   bytes?: number;
   sha256?: string;
@@ -51,6 +54,15 @@ function memorySampler(): { stop(): NonNullable<ChildReport['peaks']> } {
       return peaks;
     },
   };
+}
+
+function vmHwm(): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function main(): Promise<void> {
@@ -104,6 +116,8 @@ async function main(): Promise<void> {
   report.peaks = sampler.stop();
   // maxRSS is in kilobytes (KiB).
   report.maxRssBytes = process.resourceUsage().maxRSS * 1024;
+  const hwm = vmHwm();
+  if (hwm !== undefined) report.vmHwmBytes = hwm;
   process.stdout.write(JSON.stringify(report) + '\n');
 }
 

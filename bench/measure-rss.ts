@@ -9,6 +9,7 @@ import { mbPerSec, median } from './stats.js';
 
 export interface RssRun {
   maxRssBytes: number;
+  vmHwmBytes?: number | undefined;
   /** Peaks of process.memoryUsage() in the child (sampled). */
   peaks?: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number } | undefined;
   ms: number;
@@ -47,7 +48,7 @@ export async function measureRss(opts: {
         if (r.status !== 'ok' || r.sha256 !== replay.sha256 || r.eventCount !== replay.event_count) {
           throw new Error(`bench: the 1 GB v${version} export did not produce the expected events (status ${String(r.status)}, ${r.error ?? ''})`);
         }
-        runs.push({ maxRssBytes: r.maxRssBytes, peaks: r.peaks, ms: r.ms, MBs: mbPerSec(replay.bytes, r.ms) });
+        runs.push({ maxRssBytes: r.maxRssBytes, vmHwmBytes: r.vmHwmBytes, peaks: r.peaks, ms: r.ms, MBs: mbPerSec(replay.bytes, r.ms) });
         log(`  1 GB v${version} export ${i + 1}/${opts.runs[version]}: peak RSS ${(r.maxRssBytes / 1e6).toFixed(0)} MB, ${mbPerSec(replay.bytes, r.ms).toFixed(0)} MB/s end to end`);
       }
       if (runs.length === 0) continue;

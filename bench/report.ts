@@ -1,5 +1,6 @@
 /** The bench's table (stdout) and its JSON result. */
 
+import type { Comparison } from './deps.js';
 import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
 import type { RssResult } from './measure-rss.js';
@@ -30,6 +31,7 @@ export interface BenchResults {
   data: { decodedBytes: number; files: number; events: number; compressed: { 2: number; 3: number }; hugeBytes: number };
   v3?: ThroughputResult;
   v2?: ThroughputResult;
+  deps?: Comparison[];
   rss?: RssResult;
   archive?: ArchiveResult;
 }
@@ -111,11 +113,21 @@ export function formatReport(r: BenchResults): string {
     for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(46)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
     for (const c of t.checks) lines.push(`  checked: ${c}`);
   }
+  if (r.deps) {
+    lines.push('dependencies, measured on the first files of the same replay (medians):');
+    for (const c of r.deps) {
+      lines.push(
+        `  ${c.what}: ${c.ours.name} ${mbs(c.ours.MBs)} vs ${c.theirs.name} ${mbs(c.theirs.MBs)} (${c.speedup.toFixed(1)}×)`,
+      );
+    }
+  }
   if (r.rss) {
-    lines.push(`peak RSS (process.resourceUsage().maxRSS of a child running exportReplay against the sandbox, local sink):`);
+    lines.push(`peak RSS (process.resourceUsage().maxRSS of a child, launched from a minimal process, running exportReplay against the sandbox, local sink):`);
     for (const v of r.rss.versions) {
       lines.push(
-        `  v${v.version}: runs ${v.runs.map((x) => mb(x.maxRssBytes)).join(', ')}; end to end ${v.runs.map((x) => mbs(x.MBs)).join(', ')}`,
+        `  v${v.version}: runs ${v.runs.map((x) => mb(x.maxRssBytes)).join(', ')}` +
+          (v.runs.every((x) => x.vmHwmBytes !== undefined) ? ` (VmHWM ${v.runs.map((x) => mb(x.vmHwmBytes!)).join(', ')})` : '') +
+          `; end to end ${v.runs.map((x) => mbs(x.MBs)).join(', ')}`,
       );
       const p = v.runs.find((x) => x.maxRssBytes === v.maxRssBytes)?.peaks;
       if (p) {

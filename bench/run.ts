@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure next to its baseline, measured in the same run on the same files.
  *
- *   node dist/bench/run.js [--only=v3,v2,rss,archive]
+ *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive]
  *
  * Progress goes to stderr; the table to stdout; the full result to bench/results/<iso-time>.json.
  */
@@ -10,13 +10,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIG_FILES, ensureBenchData } from './generate.js';
+import { compareInflate, compareSplitter } from './deps.js';
 import { measureArchive } from './measure-archive.js';
 import { measureThroughput } from './measure-files.js';
 import { measureRss } from './measure-rss.js';
 import { ARCHIVE_SAMPLES_DIR, BIG_SAMPLES_DIR, RESULTS_DIR } from './paths.js';
 import { formatReport, resultJson, type BenchResults } from './report.js';
 
-const SECTIONS = ['v3', 'v2', 'rss', 'archive'] as const;
+const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
@@ -29,6 +30,9 @@ const PLAN = {
   archiveReplays: 200,
   archiveLatencyMs: 50,
   archiveRuns: 3,
+  /** The dependency comparisons use the first files of the replay. */
+  depsFiles: 2,
+  depsRuns: 3,
 };
 
 function parseSections(argv: readonly string[]): Set<Section> {
@@ -87,6 +91,14 @@ async function main(): Promise<void> {
         stageRuns: PLAN.v2StageRuns,
         log,
       });
+    }
+    if (sections.has('deps')) {
+      log('dependencies: node:zlib vs pako (v2 inflate), byte scanner vs stream-json (v3 split)');
+      results.deps = [
+        await compareInflate(BIG_SAMPLES_DIR, data.big, PLAN.depsFiles, PLAN.depsRuns),
+        await compareSplitter(BIG_SAMPLES_DIR, data.big, PLAN.depsFiles, PLAN.depsRuns),
+      ];
+      for (const c of results.deps) log(`  ${c.ours.name} ${c.ours.MBs.toFixed(0)} MB/s vs ${c.theirs.name} ${c.theirs.MBs.toFixed(0)} MB/s`);
     }
     if (sections.has('rss')) {
       log('(c) peak RSS exporting the 1 GB replay (child process, sandbox)');
