@@ -31,6 +31,28 @@ export class HttpClientError extends Error {
   }
 }
 
+/**
+ * Base class of the errors about one request (ApiError, NetworkError, TimeoutError): carries where the request
+ * went, so that a caller can read the method, path, host, region and retries without parsing the message.
+ */
+export class RequestError extends HttpClientError implements RequestContext {
+  readonly method: string;
+  readonly path: string;
+  readonly host: string;
+  readonly region: Region;
+  readonly endpointOverride: boolean;
+  readonly retries: number;
+  constructor(message: string, code: string, ctx: RequestContext, options?: { cause?: unknown }) {
+    super(message, code, options);
+    this.method = ctx.method;
+    this.path = ctx.path;
+    this.host = ctx.host;
+    this.region = ctx.region;
+    this.endpointOverride = ctx.endpointOverride ?? false;
+    this.retries = ctx.retries;
+  }
+}
+
 function where(ctx: RequestContext): string {
   return `${ctx.method} ${ctx.path} on ${ctx.host} (region ${ctx.region}${ctx.endpointOverride ? ', endpoint override' : ''})`;
 }
@@ -40,26 +62,14 @@ function retried(ctx: RequestContext): string {
 }
 
 /** The server answered with a status that is not a success. */
-export class ApiError extends HttpClientError implements RequestContext {
+export class ApiError extends RequestError {
   readonly status: number;
-  readonly method: string;
-  readonly path: string;
-  readonly host: string;
-  readonly region: Region;
-  readonly endpointOverride: boolean;
-  readonly retries: number;
   /** At most 500 characters of the response body, redacted. */
   readonly bodyExcerpt: string;
 
   constructor(status: number, ctx: RequestContext, bodyExcerpt: string, message?: string, code = 'api_error') {
-    super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code);
+    super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code, ctx);
     this.status = status;
-    this.method = ctx.method;
-    this.path = ctx.path;
-    this.host = ctx.host;
-    this.region = ctx.region;
-    this.endpointOverride = ctx.endpointOverride ?? false;
-    this.retries = ctx.retries;
     this.bodyExcerpt = bodyExcerpt;
   }
 }
@@ -122,46 +132,22 @@ export class UrlExpiredError extends ApiError {
 }
 
 /** The connection failed before a complete response (reset, refused, closed socket, DNS). */
-export class NetworkError extends HttpClientError implements RequestContext {
-  readonly method: string;
-  readonly path: string;
-  readonly host: string;
-  readonly region: Region;
-  readonly endpointOverride: boolean;
-  readonly retries: number;
+export class NetworkError extends RequestError {
   /** System or undici error code (`ECONNRESET`, `UND_ERR_SOCKET`, ...). */
   readonly causeCode: string | undefined;
   constructor(ctx: RequestContext, causeCode: string | undefined, causeMessage: string, options?: { cause?: unknown }) {
-    super(`Network error (${causeCode ?? 'unknown'}) on ${where(ctx)}${retried(ctx)}: ${causeMessage}`, 'network_error', options);
-    this.method = ctx.method;
-    this.path = ctx.path;
-    this.host = ctx.host;
-    this.region = ctx.region;
-    this.endpointOverride = ctx.endpointOverride ?? false;
-    this.retries = ctx.retries;
+    super(`Network error (${causeCode ?? 'unknown'}) on ${where(ctx)}${retried(ctx)}: ${causeMessage}`, 'network_error', ctx, options);
     this.causeCode = causeCode;
   }
 }
 
 /** No response headers, or no body progress, within the configured time. */
-export class TimeoutError extends HttpClientError implements RequestContext {
-  readonly method: string;
-  readonly path: string;
-  readonly host: string;
-  readonly region: Region;
-  readonly endpointOverride: boolean;
-  readonly retries: number;
+export class TimeoutError extends RequestError {
   /** Which timeout fired. */
   readonly phase: 'connect' | 'headers' | 'body';
   readonly timeoutMs: number;
   constructor(ctx: RequestContext, phase: 'connect' | 'headers' | 'body', timeoutMs: number, options?: { cause?: unknown }) {
-    super(`Timed out waiting for ${phase} (${timeoutMs} ms) on ${where(ctx)}${retried(ctx)}`, 'timeout', options);
-    this.method = ctx.method;
-    this.path = ctx.path;
-    this.host = ctx.host;
-    this.region = ctx.region;
-    this.endpointOverride = ctx.endpointOverride ?? false;
-    this.retries = ctx.retries;
+    super(`Timed out waiting for ${phase} (${timeoutMs} ms) on ${where(ctx)}${retried(ctx)}`, 'timeout', ctx, options);
     this.phase = phase;
     this.timeoutMs = timeoutMs;
   }
