@@ -100,7 +100,9 @@ interface Slot {
   keep(): () => void;
 }
 
-type Attempt<T> = { done: true; value: T } | { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string };
+type Attempt<T> = { done: true; value: T } | Failed;
+/** An attempt that failed in a way that may be retried. */
+type Failed = { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string };
 
 function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
@@ -189,11 +191,43 @@ export class Transport {
     return new NetworkError(ctx, code, message);
   }
 
-  #statusError(status: number, ctx: RequestContext, body: string, auth: AuthStyle, retryAfterMs: number | undefined): ApiError {
-    const excerpt = bodyExcerpt(body, this.#secrets);
+  #statusError(status: number, ctx: RequestContext, excerpt: string, auth: AuthStyle, retryAfterMs: number | undefined): ApiError {
     if ((status === 401 || status === 403) && auth !== 'none') return new AuthError(status, ctx, excerpt);
     if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs);
     return new ApiError(status, ctx, excerpt);
+  }
+
+  /**
+   * Sends one attempt with the shared dispatcher and timeouts. A network failure that may be retried comes
+   * back as a failed attempt; one that may not is thrown (typed), and an abort throws the signal's reason.
+   */
+  async #send(
+    url: URL,
+    init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal | undefined },
+    ctx: RequestContext,
+  ): Promise<Dispatcher.ResponseData | Failed> {
+    try {
+      return await undiciRequest(url, {
+        ...init,
+        dispatcher: this.#dispatcher,
+        headersTimeout: this.options.timeouts.headersMs,
+        bodyTimeout: this.options.timeouts.bodyMs,
+      });
+    } catch (err) {
+      if (init.signal?.aborted) throw init.signal.reason;
+      const e = this.#networkError(err, ctx);
+      if (!isRetryableNetworkError(err)) throw e;
+      return { done: false, error: e, code: errorCode(err) ?? '' };
+    }
+  }
+
+  /** A status that is not a success: thrown when it is final, returned as a failed attempt when it may be retried. */
+  #statusFailure(res: Dispatcher.ResponseData, ctx: RequestContext, excerpt: string, auth: AuthStyle): Failed {
+    const status = res.statusCode;
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
+    const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs);
+    if (!isRetryableStatus(status)) throw error;
+    return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
 
   async #waitSlot(family: ApiFamily, signal: AbortSignal | undefined, ctx: RequestContext) {
@@ -307,23 +341,8 @@ export class Transport {
     const maxBytes = this.options.maxResponseBytes;
 
     return this.#withRetries<ApiResponse>(url, method, spec.family, retryAllowed, signal, async (ctx) => {
-      let res: Dispatcher.ResponseData;
-      try {
-        res = await undiciRequest(url, {
-          method,
-          headers,
-          body,
-          signal,
-          dispatcher: this.#dispatcher,
-          headersTimeout: this.options.timeouts.headersMs,
-          bodyTimeout: this.options.timeouts.bodyMs,
-        });
-      } catch (err) {
-        if (signal?.aborted) throw signal.reason;
-        const e = this.#networkError(err, ctx);
-        if (!isRetryableNetworkError(err)) throw e;
-        return { done: false, error: e, code: errorCode(err) ?? '' };
-      }
+      const res = await this.#send(url, { method, headers, body, signal }, ctx);
+      if ('done' in res) return res; // a network failure to retry
       const status = res.statusCode;
       if (status >= 200 && status < 300) {
         let buf: Buffer;
@@ -339,10 +358,7 @@ export class Transport {
         return { done: true, value: makeResponse(status, res.headers, buf, ctx) };
       }
       const text = await readExcerpt(res.body);
-      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
-      const error = this.#statusError(status, ctx, text, spec.auth, retryAfterMs);
-      if (!isRetryableStatus(status)) throw error;
-      return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      return this.#statusFailure(res, ctx, bodyExcerpt(text, this.#secrets), spec.auth);
     });
   }
 
@@ -363,51 +379,33 @@ export class Transport {
     let retries = 0;
     return this.#withRetries<DownloadResponse>(u, 'GET', family, true, signal, async (ctx, slot) => {
       retries = ctx.retries;
-      {
-        let res: Dispatcher.ResponseData;
-        try {
-          res = await undiciRequest(u, {
-            method: 'GET',
-            headers,
-            signal,
-            dispatcher: this.#dispatcher,
-            headersTimeout: this.options.timeouts.headersMs,
-            bodyTimeout: this.options.timeouts.bodyMs,
-          });
-        } catch (err) {
-          if (signal?.aborted) throw signal.reason;
-          const e = this.#networkError(err, ctx);
-          if (!isRetryableNetworkError(err)) throw e;
-          return { done: false, error: e, code: errorCode(err) ?? '' };
-        }
-        const status = res.statusCode;
-        if (status >= 200 && status < 300) {
-          const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
-          // Keep the family slot until the body is consumed or destroyed, not just until headers arrive.
-          const release = slot.keep();
-          let freed = false;
-          const free = () => {
-            if (!freed) {
-              freed = true;
-              release();
-            }
-          };
-          body.once('close', free);
-          body.once('end', free);
-          body.once('error', free);
-          return { done: true, value: { status, headers: res.headers, body, key, retries } };
-        }
-        const text = await readExcerpt(res.body);
-        const excerpt = bodyExcerpt(text, this.#secrets);
-        if (status === 403) {
-          const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
-          throw new UrlExpiredError(ctx, key, excerpt, expired);
-        }
-        const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
-        const error = status === 429 ? new RateLimitError(ctx, excerpt, retryAfterMs) : new ApiError(status, ctx, excerpt);
-        if (!isRetryableStatus(status)) throw error;
-        return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      const res = await this.#send(u, { method: 'GET', headers, signal }, ctx);
+      if ('done' in res) return res; // a network failure to retry
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) {
+        const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
+        // Keep the family slot until the body is consumed or destroyed, not just until headers arrive.
+        const release = slot.keep();
+        let freed = false;
+        const free = () => {
+          if (!freed) {
+            freed = true;
+            release();
+          }
+        };
+        body.once('close', free);
+        body.once('end', free);
+        body.once('error', free);
+        return { done: true, value: { status, headers: res.headers, body, key, retries } };
       }
+      const text = await readExcerpt(res.body);
+      const excerpt = bodyExcerpt(text, this.#secrets);
+      if (status === 403) {
+        const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
+        throw new UrlExpiredError(ctx, key, excerpt, expired);
+      }
+      // A presigned URL carries no credentials: a 401 is an ApiError, not an AuthError.
+      return this.#statusFailure(res, ctx, excerpt, 'none');
     });
   }
 
