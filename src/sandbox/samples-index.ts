@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { SampleReplay as CatalogueEntry } from '../../samples/lib/catalogue.js';
 import { SandboxConfigError } from './options.js';
 
 /** One file of a sample: its key (file name, `<13-digit ms>-<seq>.json.gz`) and where it is on disk. */
@@ -8,16 +9,11 @@ export interface SampleFile {
   path: string;
 }
 
-export interface SampleReplay {
-  name: string;
-  replay_id: string;
-  device_id: string;
-  session_id: string;
-  platform_id: number;
-  start_time: string;
-  end_time: string;
-  retention_in_days: number;
-  event_count: number;
+/**
+ * One replay of the catalogue as `samples/index.json` lists it, with its paths resolved and checked. The entry's
+ * type comes from samples/ as a type-only import: that folder's code pulls playwright, which the sandbox never loads.
+ */
+export interface SampleReplay extends Omit<CatalogueEntry, 'expected' | 'files'> {
   /** Absolute path of the expected events (JSON array). */
   expectedPath: string;
   /** Files per version, sorted by key. */
