@@ -42,6 +42,32 @@ function firstAfter(sorted: readonly CatalogReplay[], startMs: number, id: strin
   return lo;
 }
 
+/**
+ * The catalogue in `sort` order, starting strictly after the last replay of the previous page (`after`), or from
+ * the first replay in that order when there is no previous page.
+ */
+function* inOrder(
+  sorted: readonly CatalogReplay[],
+  sort: 'asc' | 'desc',
+  after: { startMs: number; id: string } | null,
+): Generator<CatalogReplay> {
+  if (sort === 'asc') {
+    for (let i = after === null ? 0 : firstAfter(sorted, after.startMs, after.id); i < sorted.length; i++) yield sorted[i]!;
+    return;
+  }
+  let start = sorted.length - 1;
+  if (after !== null) {
+    // Last index that sorts strictly before (startMs, id).
+    start = firstAfter(sorted, after.startMs, after.id) - 1;
+    while (start >= 0) {
+      const r = sorted[start]!;
+      if (compareReplays({ startMs: r.startMs, id: r.record.replay_id }, after) < 0) break;
+      start--;
+    }
+  }
+  for (let i = start; i >= 0; i--) yield sorted[i]!;
+}
+
 /** GET /api/1/session-replays */
 export function handleList(ctx: SandboxContext, query: URLSearchParams, res: ServerResponse): void {
   const replayIds = query.getAll('replay_id');
@@ -124,39 +150,15 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
     after = { startMs: state.lastStartMs, id: state.lastId };
   }
 
-  const sorted = ctx.catalog.sorted;
   const page: CatalogReplay[] = [];
   let more = false;
-  if (sort === 'asc') {
-    for (let i = after === null ? 0 : firstAfter(sorted, after.startMs, after.id); i < sorted.length; i++) {
-      const r = sorted[i]!;
-      if (!matches(r, filter)) continue;
-      if (page.length === pageSize) {
-        more = true;
-        break;
-      }
-      page.push(r);
+  for (const r of inOrder(ctx.catalog.sorted, sort, after)) {
+    if (!matches(r, filter)) continue;
+    if (page.length === pageSize) {
+      more = true;
+      break;
     }
-  } else {
-    let start = sorted.length - 1;
-    if (after !== null) {
-      // Last index that sorts strictly before (startMs, id).
-      start = firstAfter(sorted, after.startMs, after.id) - 1;
-      while (start >= 0) {
-        const r = sorted[start]!;
-        if (compareReplays({ startMs: r.startMs, id: r.record.replay_id }, after) < 0) break;
-        start--;
-      }
-    }
-    for (let i = start; i >= 0; i--) {
-      const r = sorted[i]!;
-      if (!matches(r, filter)) continue;
-      if (page.length === pageSize) {
-        more = true;
-        break;
-      }
-      page.push(r);
-    }
+    page.push(r);
   }
   let next: string | null = null;
   if (more) {
