@@ -4,7 +4,8 @@
  * sending it to the loopback server.
  */
 import { Agent, Dispatcher } from 'undici';
-import { Transport, type TransportOptions } from '../../src/http/index.js';
+import { expect } from 'vitest';
+import { Transport, ValidationError, type TransportOptions } from '../../src/http/index.js';
 import { FAST_RETRY, json, startTestServer, type Handler, type SeenRequest, type TestServer } from '../http/helpers/test-server.js';
 
 export const CREDS = { apiKey: 'the-api-key', secretKey: 'the-secret-key', managementKey: 'the-management-key' } as const;
@@ -34,6 +35,27 @@ export async function rig(handler: Handler = (_req, res) => json(res, 200, {}), 
       await server.close();
     },
   };
+}
+
+/** Runs `call` and returns the one request it sent (fails when it sent none, or more than one). */
+export async function requestOf(r: Rig, call: () => Promise<unknown>): Promise<SeenRequest> {
+  const before = r.server.requests.length;
+  await call();
+  expect(r.server.requests.length).toBe(before + 1);
+  return r.server.requests[before]!;
+}
+
+/** Checks that `p` rejects with a ValidationError naming `field`. */
+export async function refused(p: Promise<unknown>, field: string): Promise<void> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err, field).toBeInstanceOf(ValidationError);
+  expect((err as ValidationError).field).toBe(field);
+}
+
+/** Checks that every call is refused with a ValidationError naming its field, and that none of them sent anything. */
+export async function expectRefused(r: Rig, bad: readonly (readonly [() => Promise<unknown>, string])[]): Promise<void> {
+  for (const [call, field] of bad) await refused(call(), field);
+  expect(r.server.requests).toHaveLength(0);
 }
 
 /** Plain text answer. */

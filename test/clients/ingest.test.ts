@@ -1,19 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/http/index.js';
 import { AttributionClient, GroupIdentifyClient, MalformedResponseError, UserMappingClient } from '../../src/clients/index.js';
-import { BASIC, CREDS, form, json, rig, text, type Rig } from './helpers.js';
+import { BASIC, CREDS, form, json, refused, rig, text, type Rig } from './helpers.js';
 
 let r: Rig | undefined;
 afterEach(async () => {
   await r?.close();
   r = undefined;
 });
-
-async function refused(p: Promise<unknown>, field: string): Promise<void> {
-  const err = await p.then(() => null, (e: unknown) => e);
-  expect(err, field).toBeInstanceOf(ValidationError);
-  expect((err as ValidationError).field).toBe(field);
-}
 
 describe('UserMappingClient', () => {
   it('map: POST /usermap with mapping JSON and api_key in the query, no Authorization header', async () => {
