@@ -65,6 +65,11 @@ export interface ShowDeletedOption extends CallOptions {
   showDeleted?: boolean;
 }
 
+/** The `showDeleted=true` query parameter, when the option asks for deleted items. */
+export function showDeletedQuery(o: ShowDeletedOption): { query?: { showDeleted: true } } {
+  return o.showDeleted ? { query: { showDeleted: true } } : {};
+}
+
 export class TaxonomyEventTypes {
   readonly #c: TaxonomyCaller;
   constructor(caller: TaxonomyCaller) {
@@ -84,7 +89,7 @@ export class TaxonomyEventTypes {
 
   /** `GET /event[?showDeleted=true]`; hidden events are left out by the server. */
   async list(o: ShowDeletedOption = {}): Promise<EventTypeRecord[]> {
-    return this.#c.read({ method: 'GET', resource: 'event', ...(o.showDeleted ? { query: { showDeleted: true } } : {}) }, 'array', o);
+    return this.#c.read({ method: 'GET', resource: 'event', ...showDeletedQuery(o) }, 'array', o);
   }
 
   /** `GET /event/:event_type` (not found: 400 ApiError). */

@@ -6,7 +6,7 @@ import type { CallOptions } from './call-options.js';
 import { onlyKeys, optionalBoolean, optionalString, requireObject, requireString, requireStringList } from './checks.js';
 import type { TaxonomyCaller } from './taxonomy-call.js';
 import type { EventPropertyRecord, GroupPropertyRecord, PropertyFields, UserPropertyRecord } from './taxonomy-types.js';
-import type { ShowDeletedOption } from './taxonomy-events.js';
+import { showDeletedQuery, type ShowDeletedOption } from './taxonomy-events.js';
 
 const PROPERTY_FIELDS = ['description', 'type', 'regex', 'enum_values', 'is_array_type', 'is_required', 'is_hidden', 'classifications'];
 
@@ -39,6 +39,11 @@ export interface EventTypeOption extends CallOptions {
   eventType?: string;
 }
 
+/** The `event_type` form field, when the option names one. */
+function eventTypeForm(o: EventTypeOption): { form?: { event_type: string } } {
+  return o.eventType === undefined ? {} : { form: { event_type: requireString('event_type', o.eventType) } };
+}
+
 export class TaxonomyEventProperties {
   readonly #c: TaxonomyCaller;
   constructor(caller: TaxonomyCaller) {
@@ -53,15 +58,13 @@ export class TaxonomyEventProperties {
 
   /** `GET /event-property` (+ body `event_type`): shared or event-specific properties, deleted ones left out. */
   async list(o: EventTypeOption = {}): Promise<EventPropertyRecord[]> {
-    const form = o.eventType === undefined ? undefined : { event_type: requireString('event_type', o.eventType) };
-    return this.#c.read({ method: 'GET', resource: 'event-property', ...(form ? { form } : {}) }, 'array', o);
+    return this.#c.read({ method: 'GET', resource: 'event-property', ...eventTypeForm(o) }, 'array', o);
   }
 
   /** `GET /event-property?event_property=<name>` (+ body `event_type`); not found: 400 ApiError. */
   async get(eventProperty: string, o: EventTypeOption = {}): Promise<EventPropertyRecord> {
     const query = { event_property: requireString('event_property', eventProperty) };
-    const form = o.eventType === undefined ? undefined : { event_type: requireString('event_type', o.eventType) };
-    return this.#c.read({ method: 'GET', resource: 'event-property', query, ...(form ? { form } : {}) }, 'object', o);
+    return this.#c.read({ method: 'GET', resource: 'event-property', query, ...eventTypeForm(o) }, 'object', o);
   }
 
   /** `PUT /event-property/:event-property` with `event_type` and the fields to change (not in schema: 409). */
@@ -75,8 +78,7 @@ export class TaxonomyEventProperties {
   /** `DELETE /event-property/:event-property`: with `eventType` that event's property, without it the global one. */
   async delete(eventProperty: string, o: EventTypeOption = {}): Promise<void> {
     requireString('event_property', eventProperty);
-    const form = o.eventType === undefined ? undefined : { event_type: requireString('event_type', o.eventType) };
-    await this.#c.call({ method: 'DELETE', resource: 'event-property', segments: [eventProperty], ...(form ? { form } : {}) }, o);
+    await this.#c.call({ method: 'DELETE', resource: 'event-property', segments: [eventProperty], ...eventTypeForm(o) }, o);
   }
 
   /** `POST /event-property/:event-property/restore` (answers 201). */
@@ -111,13 +113,13 @@ export class TaxonomyUserProperties {
 
   /** `GET /user-property[?showDeleted=true]`; hidden ones left out by the server. */
   async list(o: ShowDeletedOption = {}): Promise<UserPropertyRecord[]> {
-    return this.#c.read({ method: 'GET', resource: 'user-property', ...(o.showDeleted ? { query: { showDeleted: true } } : {}) }, 'array', o);
+    return this.#c.read({ method: 'GET', resource: 'user-property', ...showDeletedQuery(o) }, 'array', o);
   }
 
   /** `GET /user-property/:user_property[?showDeleted=true]` (not found: 404 ApiError). */
   async get(userProperty: string, o: ShowDeletedOption = {}): Promise<UserPropertyRecord> {
     const segments = [requireString('user_property', userProperty)];
-    return this.#c.read({ method: 'GET', resource: 'user-property', segments, ...(o.showDeleted ? { query: { showDeleted: true } } : {}) }, 'object', o);
+    return this.#c.read({ method: 'GET', resource: 'user-property', segments, ...showDeletedQuery(o) }, 'object', o);
   }
 
   /** `PUT /user-property/:user_property` (`success: false` → TaxonomyFailureError). */
@@ -153,6 +155,11 @@ export interface GroupTypeOption extends CallOptions {
   groupType?: string;
 }
 
+/** The `group_type` query parameter, when the option names one. */
+function groupTypeQuery(o: GroupTypeOption): { query?: { group_type: string } } {
+  return o.groupType === undefined ? {} : { query: { group_type: requireString('group_type', o.groupType) } };
+}
+
 /** Group properties: create, read, update (delete and restore are not shown by the spec). */
 export class TaxonomyGroupProperties {
   readonly #c: TaxonomyCaller;
@@ -168,15 +175,13 @@ export class TaxonomyGroupProperties {
 
   /** `GET /group-property[?group_type=]`. */
   async list(o: GroupTypeOption = {}): Promise<GroupPropertyRecord[]> {
-    const query = o.groupType === undefined ? undefined : { group_type: requireString('group_type', o.groupType) };
-    return this.#c.read({ method: 'GET', resource: 'group-property', ...(query ? { query } : {}) }, 'array', o);
+    return this.#c.read({ method: 'GET', resource: 'group-property', ...groupTypeQuery(o) }, 'array', o);
   }
 
   /** `GET /group-property/:group_property[?group_type=]` (not found: 400 ApiError). */
   async get(groupProperty: string, o: GroupTypeOption = {}): Promise<GroupPropertyRecord> {
     const segments = [requireString('group_property', groupProperty)];
-    const query = o.groupType === undefined ? undefined : { group_type: requireString('group_type', o.groupType) };
-    return this.#c.read({ method: 'GET', resource: 'group-property', segments, ...(query ? { query } : {}) }, 'object', o);
+    return this.#c.read({ method: 'GET', resource: 'group-property', segments, ...groupTypeQuery(o) }, 'object', o);
   }
 
   /** `PUT /group-property/:group_property` with the fields to change (and `group_type` for an override). */
