@@ -188,7 +188,7 @@ export type Stage = 'gunzip' | 'decode' | 'decode+checks' | 'decode+checks+encod
 export const STAGE_LABELS: Readonly<Record<Stage, string>> = {
   gunzip: 'gunzip only (node zlib, 1 MiB chunks)',
   decode: 'decodeEventBytes (gunzip + scan + validate)',
-  'decode+checks': '+ ReplayChecks (peekEventFields per event)',
+  'decode+checks': '+ ReplayChecks (type and timestamp peek per event)',
   'decode+checks+encode': '+ sink framing and SHA-256 (no disk)',
 };
 

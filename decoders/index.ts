@@ -2,4 +2,4 @@
 export { decodeEventBytes, decodeEvents, type DecodeOptions, type FileVersion } from './decode.js';
 export { DecodeError, type DecodeErrorCode } from './errors.js';
 export { isGzip } from './gzip.js';
-export { peekEventFields, type PeekedFields } from './peek.js';
+export { peekEventFields, peekEventTimestamp, type PeekedFields } from './peek.js';

@@ -24,6 +24,15 @@ export function peekEventFields(json: Buffer): PeekedFields {
   return scanTopLevel(json) ?? parseFallback(json);
 }
 
+/**
+ * Only the top-level numeric `timestamp`, as `JSON.parse` would give it. rrweb's usual `,"timestamp":N}` suffix is the
+ * object's last member (a nested member would need its own closing brace before the final `}`), so it always wins
+ * and is read in constant time; anything else goes through `peekEventFields`.
+ */
+export function peekEventTimestamp(json: Buffer): number | undefined {
+  return fastTimestamp(json) ?? peekEventFields(json).timestamp;
+}
+
 function isNumberByte(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
 }

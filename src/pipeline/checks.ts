@@ -1,4 +1,4 @@
-import { peekEventFields } from '../../decoders/index.js';
+import { peekEventFields, peekEventTimestamp } from '../../decoders/index.js';
 import type { ManifestChecks } from '../../sinks/sink.js';
 
 const EVENT_TYPE_FULL_SNAPSHOT = 2;
@@ -19,9 +19,16 @@ export class ReplayChecks {
   observe(events: readonly Buffer[]): void {
     for (const event of events) {
       this.count++;
-      const { type, timestamp } = peekEventFields(event);
-      if (type === EVENT_TYPE_META) this.hasMeta = true;
-      else if (type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
+      let timestamp: number | undefined;
+      if (this.hasMeta && this.hasFullSnapshot) {
+        // Both types seen: only the timestamp matters now, and its usual suffix is read in constant time.
+        timestamp = peekEventTimestamp(event);
+      } else {
+        const fields = peekEventFields(event);
+        timestamp = fields.timestamp;
+        if (fields.type === EVENT_TYPE_META) this.hasMeta = true;
+        else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
+      }
       if (typeof timestamp === 'number' && Number.isFinite(timestamp)) {
         if (this.last !== undefined) {
           const gap = timestamp - this.last;

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ReplayChecks } from '../../src/pipeline/checks.js';
+
+/** The checks computed from JSON.parse of every event: the reference ReplayChecks must agree with. */
+function reference(texts: readonly string[]) {
+  let hasMeta = false;
+  let hasFull = false;
+  let maxGap = 0;
+  let backwards = false;
+  let last: number | undefined;
+  for (const t of texts) {
+    const v = JSON.parse(t) as Record<string, unknown>;
+    if (v['type'] === 4) hasMeta = true;
+    else if (v['type'] === 2) hasFull = true;
+    const ts = v['timestamp'];
+    if (typeof ts === 'number' && Number.isFinite(ts)) {
+      if (last !== undefined) {
+        if (ts < last) backwards = true;
+        else maxGap = Math.max(maxGap, ts - last);
+      }
+      last = ts;
+    }
+  }
+  return { has_meta: hasMeta, has_full_snapshot: hasFull, max_gap_ms: maxGap, timestamps_backwards: backwards };
+}
+
+function observeAll(texts: readonly string[], batch: number) {
+  const checks = new ReplayChecks();
+  for (let i = 0; i < texts.length; i += batch) checks.observe(texts.slice(i, i + batch).map((t) => Buffer.from(t, 'utf8')));
+  return { result: checks.result(), count: checks.count };
+}
+
+describe('ReplayChecks', () => {
+  it('agrees with JSON.parse, with events of unusual shapes before and after Meta and FullSnapshot are seen', () => {
+    const texts = [
+      '{"type":3,"data":{"source":2,"type":1},"timestamp":100}',
+      '{"timestamp":90,"type":3,"data":{}}',
+      '{"type":4,"data":{"href":"x"},"timestamp":110}',
+      '{"type":3,"data":{"timestamp":5},"timestamp":130}',
+      '{"type":2,"data":{"node":{"type":0}},"timestamp":140}',
+      // Meta and FullSnapshot seen: only timestamps matter from here on.
+      '{"type":3,"data":{"source":2,"type":1,"timestamp":1},"timestamp":150}',
+      '{"timestamp":400,"type":3,"data":{}}',
+      '{"type":3,"timestamp":"later"}',
+      '{"type":3,"data":{},"timestamp":390}',
+      '{"type":3,"timestamp":1,"data":{},"timestamp":1000}',
+      '{"type":3,"data":{"timestamp":99999}}',
+      '{"type":3, "timestamp" : 1200 }',
+      '{"type":3,"data":"\\",\\"timestamp\\":5","timestamp":1250}',
+    ];
+    for (const batch of [1, 3, texts.length]) {
+      const { result, count } = observeAll(texts, batch);
+      expect(result).toEqual(reference(texts));
+      expect(count).toBe(texts.length);
+    }
+    expect(reference(texts)).toEqual({ has_meta: true, has_full_snapshot: true, max_gap_ms: 610, timestamps_backwards: true });
+  });
+
+  it('finds Meta and FullSnapshot however late they come', () => {
+    const texts = [
+      '{"type":3,"data":{},"timestamp":1}',
+      '{"type":3,"data":{},"timestamp":2}',
+      '{"data":{},"type":2,"timestamp":3}',
+      '{"type":3,"data":{},"timestamp":4}',
+      '{"type":3,"type":4,"timestamp":5}',
+    ];
+    expect(observeAll(texts, 2).result).toEqual({ has_meta: true, has_full_snapshot: true, max_gap_ms: 1, timestamps_backwards: false });
+  });
+
+  it('reports nothing found for no events', () => {
+    expect(observeAll([], 1).result).toEqual({ has_meta: false, has_full_snapshot: false, max_gap_ms: 0, timestamps_backwards: false });
+  });
+});
