@@ -9,14 +9,8 @@ import {
   replayKey,
   replayKeyBase,
 } from '../../sinks/keys.js';
-import type { OutputSpec } from '../../sinks/sink.js';
+import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 
-const OUTPUTS: OutputSpec[] = [
-  { format: 'json', gzip: false },
-  { format: 'json', gzip: true },
-  { format: 'ndjson', gzip: false },
-  { format: 'ndjson', gzip: true },
-];
 
 const HOSTILE_PIECES = [
   '', '.', '..', '...', '/', '//', '\\', '\0', '\n', '\r', '\t', '\x7f', '%', '%2F', '%2f', '%25', '%00', '%~', '%empty',
@@ -69,7 +63,7 @@ function checkKey(key: string, root: string): void {
 
 describe('replay keys', () => {
   it('keeps ordinary ids readable', () => {
-    expect(replayKey('2f6b7b9e-1c1d-4c2e-9b1a-1234567890ab/1763629200000', OUTPUTS[0]!)).toBe(
+    expect(replayKey('2f6b7b9e-1c1d-4c2e-9b1a-1234567890ab/1763629200000', JSON_AND_NDJSON_OUTPUTS[0]!)).toBe(
       '2f6b7b9e-1c1d-4c2e-9b1a-1234567890ab/1763629200000.json',
     );
     expect(replayKey('dev/sess', { format: 'ndjson', gzip: true })).toBe('dev/sess.ndjson.gz');
@@ -121,7 +115,7 @@ describe('replay keys', () => {
     let checked = 0;
     for (let i = 0; i < 3000; i++) {
       const id = randomId(rand);
-      const key = replayKey(id, OUTPUTS[i % 4]!);
+      const key = replayKey(id, JSON_AND_NDJSON_OUTPUTS[i % 4]!);
       if (key.includes('%~')) continue;
       expect(replayIdFromKey(key)).toBe(id);
       checked++;
@@ -145,7 +139,7 @@ describe('replay keys', () => {
     const folded = new Map<string, string>();
     let n = 0;
     for (const id of ids) {
-      checkKey(replayKey(id, OUTPUTS[n++ % 4]!), root);
+      checkKey(replayKey(id, JSON_AND_NDJSON_OUTPUTS[n++ % 4]!), root);
       const key = replayKeyBase(id);
       const previous = keys.get(key);
       if (previous !== undefined) throw new Error(`ids ${JSON.stringify(previous)} and ${JSON.stringify(id)} share key ${key}`);

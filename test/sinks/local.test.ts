@@ -11,6 +11,7 @@ import { createLocalSink, MANIFEST_FILE } from '../../sinks/local.js';
 import { openSink } from '../../sinks/open.js';
 import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
 import { compileLocalSink } from './helpers/compile-sinks.js';
+import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 
 const events = (n: number, from = 0): Buffer[] =>
   Array.from({ length: n }, (_, i) => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + from + i, data: { s: 'é😀\u2028', i: from + i } })));
@@ -49,13 +50,7 @@ async function freshSink(): Promise<{ dir: string; sink: Sink }> {
 }
 
 describe('local sink: formats', () => {
-  const outputs: OutputSpec[] = [
-    { format: 'json', gzip: false },
-    { format: 'json', gzip: true },
-    { format: 'ndjson', gzip: false },
-    { format: 'ndjson', gzip: true },
-  ];
-  for (const output of outputs) {
+  for (const output of JSON_AND_NDJSON_OUTPUTS) {
     it(`writes ${output.format}${output.gzip ? ' + gzip' : ''} with matching sha256 and byte count`, async () => {
       const { dir, sink } = await freshSink();
       const batch1 = events(3);

@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { openSink } from '../../sinks/open.js';
 import { createS3Sink, type S3SinkOptions } from '../../sinks/s3.js';
-import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 
 const BUCKET = 'replays';
 const MIB = 1024 * 1024;
@@ -115,13 +116,7 @@ function faultyClient(failPart: number): { client: S3Client; commands: string[] 
 }
 
 describe('S3 sink against s3rver', () => {
-  const outputs: OutputSpec[] = [
-    { format: 'json', gzip: false },
-    { format: 'json', gzip: true },
-    { format: 'ndjson', gzip: false },
-    { format: 'ndjson', gzip: true },
-  ];
-  for (const output of outputs) {
+  for (const output of JSON_AND_NDJSON_OUTPUTS) {
     it(`stores ${output.format}${output.gzip ? ' + gzip' : ''} with content type, encoding and sha256 metadata`, async () => {
       const sink = createS3Sink(`s3://${BUCKET}/fmt-${output.format}-${output.gzip}`, sinkOptions());
       const all = events(2000);
