@@ -110,7 +110,7 @@ export function formatReport(r: BenchResults): string {
   for (const t of [r.v3, r.v2]) {
     if (!t) continue;
     lines.push(`v${t.version}: ${t.runs} runs each; subject s: ${secs(t.subjectMs)}; baseline s: ${secs(t.baselineMs)}`);
-    for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(46)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
+    for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(52)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
     for (const c of t.checks) lines.push(`  checked: ${c}`);
   }
   if (r.deps) {
