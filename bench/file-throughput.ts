@@ -10,7 +10,7 @@ import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, inflateSync } from 'node:zlib';
-import { decodeEventBytes } from '../decoders/index.js';
+import { batchEvents, decodeEventBatches, decodeEventBytes } from '../decoders/index.js';
 import { createLocalSink, ReplayEncoder } from '../sinks/index.js';
 import { ReplayChecks } from '../src/pipeline/checks.js';
 
@@ -61,8 +61,9 @@ async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
 }
 
 /**
- * The subject: what `export` does with each file of a replay — `decodeEventBytes` (auto-detected version), the
- * replay checks over each batch, and the local sink's JSON output (framing, SHA-256, temp file, fsync, rename).
+ * The subject: what `export` does with each file of a replay (`exportReplayToSink`) — `decodeEventBatches`
+ * (auto-detected version), the replay checks over each batch, and the local sink's JSON output (runs written as
+ * slices, SHA-256, temp file, fsync, rename).
  */
 export async function subjectExport(files: readonly LoadedFile[], outDir: string, replayId: string): Promise<RunResult> {
   const sink = createLocalSink(outDir);
@@ -70,9 +71,10 @@ export async function subjectExport(files: readonly LoadedFile[], outDir: string
   const writer = await sink.open(replayId, { format: 'json', gzip: false });
   const checks = new ReplayChecks();
   for (const f of files) {
-    for await (const batch of decodeEventBytes(bodyChunks(f.bytes), { file: f.key })) {
-      checks.observe(batch);
-      await writer.write(batch);
+    for await (const batch of decodeEventBatches(bodyChunks(f.bytes), { file: f.key })) {
+      checks.observeBatch(batch);
+      if (batch.runs !== undefined && writer.writeRuns !== undefined) await writer.writeRuns(batch.runs);
+      else await writer.write(batchEvents(batch));
     }
   }
   const done = await writer.commit();
@@ -183,12 +185,13 @@ export async function cleanup(path: string): Promise<void> {
 }
 
 /** Parts of the subject measured alone, to show where its time goes (nothing is written to disk). */
-export type Stage = 'gunzip' | 'decode' | 'decode+checks' | 'decode+checks+encode';
+export type Stage = 'gunzip' | 'decode' | 'decode-batches' | 'decode+checks' | 'decode+checks+encode';
 
 export const STAGE_LABELS: Readonly<Record<Stage, string>> = {
   gunzip: 'gunzip only (node zlib, 1 MiB chunks)',
-  decode: 'decodeEventBytes (gunzip + scan + validate)',
-  'decode+checks': '+ ReplayChecks (type and timestamp peek per event)',
+  decode: 'decodeEventBytes (gunzip + scan + validate, a Buffer per event)',
+  'decode-batches': 'decodeEventBatches (gunzip + scan + validate, runs)',
+  'decode+checks': '+ ReplayChecks (timestamp peek per event, in place)',
   'decode+checks+encode': '+ sink framing and SHA-256 (no disk)',
 };
 
@@ -198,13 +201,20 @@ export async function runStage(files: readonly LoadedFile[], stage: Stage): Prom
     for (const f of files) for await (const _ of gunzipChunks(f.bytes)) void _;
     return performance.now() - t0;
   }
-  const checks = stage === 'decode' ? undefined : new ReplayChecks();
+  if (stage === 'decode') {
+    for (const f of files) for await (const _ of decodeEventBytes(bodyChunks(f.bytes), { file: f.key })) void _;
+    return performance.now() - t0;
+  }
+  const checks = stage === 'decode-batches' ? undefined : new ReplayChecks();
   const encoder =
     stage === 'decode+checks+encode' ? new ReplayEncoder({ format: 'json', gzip: false }, { write: () => Promise.resolve() }) : undefined;
   for (const f of files) {
-    for await (const batch of decodeEventBytes(bodyChunks(f.bytes), { file: f.key })) {
-      checks?.observe(batch);
-      await encoder?.write(batch);
+    for await (const batch of decodeEventBatches(bodyChunks(f.bytes), { file: f.key })) {
+      checks?.observeBatch(batch);
+      if (encoder !== undefined) {
+        if (batch.runs !== undefined) await encoder.writeRuns(batch.runs);
+        else await encoder.write(batchEvents(batch));
+      }
     }
   }
   await encoder?.finish();

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
         samplesDir: BIG_SAMPLES_DIR,
         runs: PLAN.v3Runs,
         workDir,
-        stages: ['gunzip', 'decode', 'decode+checks', 'decode+checks+encode'],
+        stages: ['gunzip', 'decode', 'decode-batches', 'decode+checks', 'decode+checks+encode'],
         stageRuns: PLAN.v3StageRuns,
         log,
       });

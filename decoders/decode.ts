@@ -6,8 +6,9 @@ import { isUtf8 } from 'node:buffer';
 import { DecodeError } from './errors.js';
 import { inflatedChunks } from './gzip.js';
 import { Utf8StreamValidator } from './utf8.js';
-import { ArrayElementScanner, KIND_STRING, type ScannedElement } from './json-scanner.js';
+import { ArrayElementScanner, ElementSpans, type ScannedElement } from './json-scanner.js';
 import { objectElementBytes } from './packed.js';
+import { batchEvents, singleRun, type EventBatch, type EventRun } from './runs.js';
 import { decodeV2Elements } from './v2-batch.js';
 
 export type FileVersion = 2 | 3;
@@ -31,6 +32,15 @@ export interface DecodeOptions {
  * outside strings); version 2 elements are inflated with the packer's marker removed.
  */
 export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<Buffer[]> {
+  for await (const batch of decodeEventBatches(source, opts)) yield batchEvents(batch);
+}
+
+/**
+ * The same events as `decodeEventBytes`, without a Buffer per event where the file does not need one: a compact
+ * version 3 file's consecutive events come as runs (views into the inflated chunk, events joined by `,`); version 2
+ * events come one Buffer each.
+ */
+export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<EventBatch> {
   const { file, signal } = opts;
   const forced = opts.version ?? 'auto';
   if (forced !== 'auto' && forced !== 2 && forced !== 3) {
@@ -42,7 +52,7 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
     opts.onVersion?.(forced);
   }
   const scanner = new ArrayElementScanner(file);
-  const elements: ScannedElement[] = [];
+  const spans = new ElementSpans();
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
   const utf8 = new Utf8StreamValidator();
   let checkEach = false;
@@ -54,7 +64,7 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
     if (!checkEach && !utf8.check(chunk)) checkEach = true;
     let scanError: { error: unknown } | undefined;
     try {
-      scanner.push(chunk, elements);
+      scanner.pushSpans(chunk, spans);
     } catch (error) {
       scanError = { error };
     }
@@ -62,31 +72,32 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
       if (pending !== undefined) {
         const earlier = pending;
         pending = undefined;
-        for (const batch of await earlier) yield batch;
+        for (const events of await earlier) yield { events };
       }
-      if (checkEach) for (const el of elements) checkUtf8(el, file);
+      if (checkEach) for (let k = 0; k < spans.length; k++) checkUtf8(spans.element(chunk, k), file);
     }
-    if (elements.length > 0) {
-      if (version === undefined && elements.some((el) => el.kind === KIND_STRING)) {
+    if (spans.length > 0) {
+      if (version === undefined && hasString(spans)) {
         // A packed string settles it. Objects before it decode the same either way (version 2 shape 4).
         version = 2;
         opts.onVersion?.(version);
       }
       if (version === 2) {
+        const elements = new Array<ScannedElement>(spans.length);
+        for (let k = 0; k < spans.length; k++) elements[k] = spans.element(chunk, k);
         const job = decodeV2Elements(elements, file);
         job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-        if (pending !== undefined) for (const batch of await pending) yield batch;
+        if (pending !== undefined) for (const events of await pending) yield { events };
         pending = job;
-      } else yield v3Batch(elements, file);
-      elements.length = 0;
+      } else yield { runs: v3Runs(chunk, spans, file) };
     }
     if (scanError !== undefined) {
-      if (pending !== undefined) for (const batch of await pending) yield batch;
+      if (pending !== undefined) for (const events of await pending) yield { events };
       throw scanError.error;
     }
     signal?.throwIfAborted();
   }
-  if (pending !== undefined) for (const batch of await pending) yield batch;
+  if (pending !== undefined) for (const events of await pending) yield { events };
   scanner.end();
   if (checkEach || !utf8.end()) {
     // Invalid bytes always lie inside some element, which the per-element check has refused; kept as a guard.
@@ -95,16 +106,42 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
   if (version === undefined && scanner.count > 0) opts.onVersion?.(3);
 }
 
-function v3Batch(elements: ScannedElement[], file: string | undefined): Buffer[] {
-  const batch = new Array<Buffer>(elements.length);
-  for (let k = 0; k < elements.length; k++) {
-    const el = elements[k]!;
-    if (el.kind === KIND_STRING) {
-      throw new DecodeError('VERSION_MISMATCH', 'a string element (a version 2 packed event) in a version 3 file', ctxOf(el, file));
+function hasString(spans: ElementSpans): boolean {
+  const flags = spans.flags;
+  for (let k = 0; k < spans.length; k++) if (flags[k]! & 1) return true;
+  return false;
+}
+
+/**
+ * Version 3 elements of one chunk as runs: consecutive elements separated by exactly one `,` and free of CR/LF
+ * share one run (a view into the chunk); an element carried over from the previous chunk, or one that needs
+ * compacting, is a run of its own.
+ */
+function v3Runs(chunk: Buffer, spans: ElementSpans, file: string | undefined): EventRun[] {
+  const { start, end, flags } = spans;
+  const n = spans.length;
+  const runs: EventRun[] = [];
+  let k = 0;
+  while (k < n) {
+    const f = flags[k]!;
+    if (f & 1) {
+      throw new DecodeError('VERSION_MISMATCH', 'a string element (a version 2 packed event) in a version 3 file', ctxOf(spans.element(chunk, k), file));
     }
-    batch[k] = objectElementBytes(el.bytes, el.hasNewline);
+    const s0 = start[k]!;
+    if (s0 < 0 || f !== 0) {
+      const el = spans.element(chunk, k);
+      runs.push(singleRun(objectElementBytes(el.bytes, el.hasNewline)));
+      k++;
+      continue;
+    }
+    let j = k + 1;
+    while (j < n && flags[j] === 0 && start[j] === end[j - 1]! + 1) j++;
+    const ends = new Int32Array(j - k);
+    for (let m = 0; m < ends.length; m++) ends[m] = end[k + m]! - s0;
+    runs.push({ bytes: chunk.subarray(s0, end[j - 1]!), ends });
+    k = j;
   }
-  return batch;
+  return runs;
 }
 
 function checkUtf8(el: ScannedElement, file: string | undefined): void {

@@ -27,6 +27,63 @@ export interface ScannedElement {
   hasNewline: boolean;
 }
 
+/**
+ * The elements completed in one chunk, as offsets into that chunk (no per-element objects). Entry k is element
+ * `firstIndex + k`; `start[k]` is -1 for an element that began in an earlier chunk, whose whole bytes are then in
+ * `carried` (only ever entry 0). Arrays are reused by the next `pushSpans` call: read them before that.
+ */
+export class ElementSpans {
+  length = 0;
+  start = new Int32Array(1024);
+  end = new Int32Array(1024);
+  /** Bit 0: a string element (`KIND_STRING`); bit 1: holds CR/LF outside its strings. */
+  flags = new Uint8Array(1024);
+  firstIndex = 0;
+  /** Absolute offset of the chunk's first byte in the stream. */
+  base = 0;
+  carried: Buffer | undefined;
+  /** Absolute offset of the carried element's first byte. */
+  carriedOffset = 0;
+
+  reset(firstIndex: number, base: number): void {
+    this.length = 0;
+    this.firstIndex = firstIndex;
+    this.base = base;
+    this.carried = undefined;
+  }
+
+  add(start: number, end: number, flags: number): void {
+    const k = this.length;
+    if (k === this.start.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+        const next = make(a.length * 2);
+        next.set(a);
+        return next;
+      };
+      this.start = grow(this.start, (n) => new Int32Array(n));
+      this.end = grow(this.end, (n) => new Int32Array(n));
+      this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    }
+    this.start[k] = start;
+    this.end[k] = end;
+    this.flags[k] = flags;
+    this.length = k + 1;
+  }
+
+  /** The element object of entry k (bytes are views into `chunk`, or the carried copy). */
+  element(chunk: Buffer, k: number): ScannedElement {
+    const start = this.start[k]!;
+    const flags = this.flags[k]!;
+    return {
+      bytes: start < 0 ? this.carried! : chunk.subarray(start, this.end[k]!),
+      kind: flags & 1 ? KIND_STRING : KIND_OBJECT,
+      index: this.firstIndex + k,
+      offset: start < 0 ? this.carriedOffset : this.base + start,
+      hasNewline: (flags & 2) !== 0,
+    };
+  }
+}
+
 // Scanner states.
 const S_START = 0; // before the outer '['
 const S_FIRST = 1; // after '[': a value or ']'
@@ -81,8 +138,13 @@ export class ArrayElementScanner {
   private elemKind: ElementKind = KIND_OBJECT;
   private elemNewline = false;
   private parts: Buffer[] = [];
+  private spans: ElementSpans;
+  private readonly ownSpans: ElementSpans;
 
-  constructor(private readonly file?: string) {}
+  constructor(private readonly file?: string) {
+    this.ownSpans = new ElementSpans();
+    this.spans = this.ownSpans;
+  }
 
   /** Number of elements completed so far. */
   get count(): number {
@@ -112,6 +174,22 @@ export class ArrayElementScanner {
 
   /** Scans one chunk and appends every element completed in it to `out`. */
   push(buf: Buffer, out: ScannedElement[]): void {
+    const spans = this.ownSpans;
+    try {
+      this.pushSpans(buf, spans);
+    } finally {
+      // Elements completed before an error are handed out too (callers report them first).
+      for (let k = 0; k < spans.length; k++) out.push(spans.element(buf, k));
+    }
+  }
+
+  /**
+   * Scans one chunk and records every element completed in it in `spans` (reset first). On a syntax error the
+   * elements completed before it are in `spans` when the `DecodeError` is thrown.
+   */
+  pushSpans(buf: Buffer, spans: ElementSpans): void {
+    spans.reset(this.elemIndex, this.base);
+    this.spans = spans;
     const n = buf.length;
     let i = 0;
     let st = this.st;
@@ -142,7 +220,7 @@ export class ArrayElementScanner {
                 } else st = S_COLON;
               } else {
                 st = S_AFTER;
-                if (depth === 1) this.emit(buf, i, out);
+                if (depth === 1) this.emit(buf, i);
               }
             } else if (c === 0x5c) {
               i++;
@@ -168,7 +246,7 @@ export class ArrayElementScanner {
               i++;
               depth--;
               if (depth === 0) st = S_END;
-              else if (depth === 1) this.emit(buf, i, out);
+              else if (depth === 1) this.emit(buf, i);
               continue;
             }
             if (c === 0x20 || c === 0x09) {
@@ -200,7 +278,7 @@ export class ArrayElementScanner {
               if (depth === 0) st = S_END;
               else {
                 st = S_AFTER;
-                if (depth === 1) this.emit(buf, i, out);
+                if (depth === 1) this.emit(buf, i);
               }
               continue;
             }
@@ -291,7 +369,7 @@ export class ArrayElementScanner {
               i++;
               depth--;
               st = S_AFTER;
-              if (depth === 1) this.emit(buf, i, out);
+              if (depth === 1) this.emit(buf, i);
               continue;
             }
             this.fail('BAD_JSON', `expected an object key, found ${describe(c)}`, i);
@@ -444,15 +522,16 @@ export class ArrayElementScanner {
     throw new DecodeError('TRUNCATED', `the file ends ${what}`, this.ctx(this.elemIndex, this.base));
   }
 
-  private emit(buf: Buffer, end: number, out: ScannedElement[]): void {
-    let bytes: Buffer;
-    if (this.parts.length === 0) bytes = buf.subarray(this.elemStart, end);
+  private emit(buf: Buffer, end: number): void {
+    const flags = (this.elemKind === KIND_STRING ? 1 : 0) | (this.elemNewline ? 2 : 0);
+    if (this.parts.length === 0) this.spans.add(this.elemStart, end, flags);
     else {
       this.parts.push(buf.subarray(0, end));
-      bytes = Buffer.concat(this.parts);
+      this.spans.carried = Buffer.concat(this.parts);
+      this.spans.carriedOffset = this.elemStartAbs;
       this.parts = [];
+      this.spans.add(-1, end, flags);
     }
-    out.push({ bytes, kind: this.elemKind, index: this.elemIndex, offset: this.elemStartAbs, hasNewline: this.elemNewline });
     this.elemIndex++;
     this.inElem = false;
   }

@@ -81,15 +81,28 @@ function fastType(json: Buffer): number | undefined {
 }
 
 function fastTimestamp(json: Buffer): number | undefined {
-  const last = json.length - 1;
-  if (json[last] !== 0x7d) return undefined;
+  return fastTimestampIn(json, 0, json.length);
+}
+
+/** `fastTimestamp` of the event in json[start, end). */
+function fastTimestampIn(json: Buffer, start: number, end: number): number | undefined {
+  const last = end - 1;
+  if (last <= start || json[last] !== 0x7d) return undefined;
   let p = last;
-  while (p > 0 && isNumberByte(json[p - 1]!)) p--;
+  while (p > start && isNumberByte(json[p - 1]!)) p--;
   const keyStart = p - TS_KEY.length;
-  if (keyStart < 1 || !startsWith(json, TS_KEY, keyStart)) return undefined;
+  if (keyStart < start + 1 || !startsWith(json, TS_KEY, keyStart)) return undefined;
   const before = json[keyStart - 1];
   if (before !== 0x2c && before !== 0x7b) return undefined;
   return readNumber(json, p, last);
+}
+
+/**
+ * `peekEventTimestamp` of the event whose bytes are `bytes[start, end)` (for events held in a run), without a
+ * Buffer for it in the usual case.
+ */
+export function peekEventTimestampIn(bytes: Buffer, start: number, end: number): number | undefined {
+  return fastTimestampIn(bytes, start, end) ?? peekEventFields(bytes.subarray(start, end)).timestamp;
 }
 
 function isWs(c: number | undefined): boolean {

@@ -5,11 +5,13 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { SinkError } from './errors.js';
 import { escapeForScript, playerPage, type PlayerPage } from './player-page.js';
-import type { OutputSpec } from './sink.js';
+import type { EventRun, OutputSpec } from './sink.js';
 
 /** Where encoded bytes go; `write` resolves when the destination can take more (backpressure). */
 export interface ByteTarget {
   write(chunk: Buffer): Promise<void>;
+  /** Optional: several chunks at once, in order (e.g. one `writev`), instead of `write` of their concatenation. */
+  writev?(chunks: readonly Buffer[]): Promise<void>;
 }
 
 export interface EncodedSummary {
@@ -42,6 +44,17 @@ const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 const EMPTY_ARRAY = Buffer.from('[]');
 const NEWLINE = Buffer.from('\n');
+const COMMA_BYTE = 0x2c;
+
+/** A run's events one a line: a copy of its bytes with the separating commas turned into newlines, plus a final one. */
+function ndjsonLines(run: EventRun): Buffer {
+  const { bytes, ends } = run;
+  const out = Buffer.allocUnsafe(bytes.length + 1);
+  bytes.copy(out, 0);
+  for (let k = 0; k < ends.length - 1; k++) out[ends[k]!] = 0x0a;
+  out[bytes.length] = 0x0a;
+  return out;
+}
 
 /**
  * Frames events (one Buffer of compact JSON per event) as a JSON array or NDJSON, optionally gzips, and hands the
@@ -87,6 +100,20 @@ export class ReplayEncoder {
     await this.target.write(chunk);
   }
 
+  /** Passes on several chunks in order; the target gets them without a copy when it takes `writev`. */
+  private async emitParts(parts: readonly Buffer[]): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.gzip === undefined && this.target.writev !== undefined) {
+      for (const part of parts) {
+        this.hash.update(part);
+        this.bytes += part.length;
+      }
+      await this.target.writev(parts);
+      return;
+    }
+    await this.emit(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+  }
+
   private async emit(chunk: Buffer): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     if (this.gzip === undefined) return this.store(chunk);
@@ -120,6 +147,54 @@ export class ReplayEncoder {
     }
     this.events += events.length;
     await this.emit(Buffer.concat(parts));
+  }
+
+  /**
+   * Frames and passes on runs of events (see `EventRun` in sink.ts), with the same output as `write` of their events.
+   * JSON and html take each run as one slice; ndjson gets a copy with the separating commas turned into newlines.
+   */
+  async writeRuns(runs: readonly EventRun[]): Promise<void> {
+    if (this.finished) throw new SinkError('SINK_STATE', 'write after the replay output was finished', this.context);
+    const parts: Buffer[] = [];
+    const ndjson = this.output.format === 'ndjson';
+    let count = 0;
+    for (const run of runs) {
+      const n = run.ends.length;
+      if (n === 0) continue;
+      this.checkRun(run, this.events + count);
+      if (ndjson) parts.push(ndjsonLines(run));
+      else {
+        if (this.page !== undefined && this.events + count === 0) parts.push(this.page.head);
+        parts.push(this.events + count === 0 ? OPEN : COMMA, this.page === undefined ? run.bytes : escapeForScript(run.bytes));
+      }
+      count += n;
+    }
+    if (count === 0) return;
+    this.events += count;
+    await this.emitParts(parts);
+  }
+
+  /** Refuses a run that is not well formed or that holds a raw line break (one native search per byte value). */
+  private checkRun(run: EventRun, first: number): void {
+    const { bytes, ends } = run;
+    const n = ends.length;
+    let from = 0;
+    for (let k = 0; k < n; k++) {
+      const end = ends[k]!;
+      const last = k === n - 1;
+      if (end < from || (last ? end !== bytes.length : end >= bytes.length || bytes[end] !== COMMA_BYTE)) {
+        throw new SinkError('SINK_BAD_EVENT', `event ${first + k} is not a well-formed part of its run`, { ...this.context, index: first + k });
+      }
+      from = end + 1;
+    }
+    let at = bytes.indexOf(0x0a);
+    const cr = bytes.indexOf(0x0d);
+    if (cr !== -1 && (at === -1 || cr < at)) at = cr;
+    if (at !== -1) {
+      let k = 0;
+      while (ends[k]! < at) k++;
+      throw new SinkError('SINK_BAD_EVENT', `event ${first + k} contains a raw line break`, { ...this.context, index: first + k });
+    }
   }
 
   /** Writes the closing bytes, flushes gzip, and reports what was stored. */

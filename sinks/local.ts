@@ -7,7 +7,7 @@ import { ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
 import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
-import type { CommitResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type { CommitResult, EventRun, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export const MANIFEST_FILE = 'manifest.ndjson';
 
@@ -51,6 +51,72 @@ async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
   while (offset < chunk.length) {
     const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
     offset += bytesWritten;
+  }
+}
+
+async function writevAll(handle: FileHandle, chunks: readonly Buffer[]): Promise<void> {
+  let rest = chunks.filter((c) => c.length > 0);
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    let k = 0;
+    while (k < rest.length && bytesWritten >= rest[k]!.length) bytesWritten -= rest[k++]!.length;
+    rest = rest.slice(k);
+    if (bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
+  }
+}
+
+/** Bytes a replay's temporary file may have in flight (handed to the thread pool, not yet written). */
+const WRITE_AHEAD_BYTES = 2 << 20;
+
+/**
+ * Writes to a file in order while the caller goes on: a write resolves at once while less than `WRITE_AHEAD_BYTES`
+ * are in flight (so decoding the next chunk overlaps the write), and otherwise when the earlier writes are done. The
+ * first failure is kept and thrown by every later call.
+ */
+class WriteAhead {
+  private tail: Promise<void> = Promise.resolve();
+  private inFlight = 0;
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  write(chunk: Buffer): Promise<void> {
+    return this.writev([chunk]);
+  }
+
+  async writev(chunks: readonly Buffer[]): Promise<void> {
+    if (this.failure !== undefined) throw this.failure.error;
+    let size = 0;
+    for (const c of chunks) size += c.length;
+    this.inFlight += size;
+    const done = this.tail.then(async () => {
+      if (this.failure !== undefined) return;
+      try {
+        await (chunks.length === 1 ? writeAll(this.handle, chunks[0]!) : writevAll(this.handle, chunks));
+      } catch (error) {
+        this.failure ??= { error };
+      } finally {
+        this.inFlight -= size;
+      }
+    });
+    this.tail = done;
+    if (this.inFlight > WRITE_AHEAD_BYTES) await done;
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure.error;
+  }
+
+  /** Waits for every write; throws the first failure. */
+  async drain(): Promise<void> {
+    await this.tail;
+    this.throwIfFailed();
+  }
+
+  /** Waits for the writes in flight to end, whatever their outcome. */
+  settle(): Promise<void> {
+    return this.tail;
   }
 }
 
@@ -273,6 +339,7 @@ type WriterState = 'open' | 'committing' | 'committed' | 'aborted';
 class LocalReplayWriter implements ReplayWriter {
   private state: WriterState = 'open';
   private readonly encoder: ReplayEncoder;
+  private readonly file: WriteAhead;
   private handleClosed = false;
 
   constructor(
@@ -284,7 +351,9 @@ class LocalReplayWriter implements ReplayWriter {
     private readonly handle: FileHandle,
     output: OutputSpec,
   ) {
-    this.encoder = new ReplayEncoder(output, { write: (chunk) => writeAll(handle, chunk) }, context);
+    const file = new WriteAhead(handle);
+    this.file = file;
+    this.encoder = new ReplayEncoder(output, { write: (chunk) => file.write(chunk), writev: (chunks) => file.writev(chunks) }, context);
   }
 
   async write(events: readonly Buffer[]): Promise<void> {
@@ -297,11 +366,22 @@ class LocalReplayWriter implements ReplayWriter {
     }
   }
 
+  async writeRuns(runs: readonly EventRun[]): Promise<void> {
+    if (this.state !== 'open') throw new SinkError('SINK_STATE', `write after ${this.state}`, this.context);
+    try {
+      await this.encoder.writeRuns(runs);
+    } catch (err) {
+      await this.abort(err);
+      throw this.wrap(err, 'cannot write the temporary file');
+    }
+  }
+
   async commit(): Promise<CommitResult> {
     if (this.state !== 'open') throw new SinkError('SINK_STATE', `commit after ${this.state}`, this.context);
     this.state = 'committing';
     try {
       const summary = await this.encoder.finish();
+      await this.file.drain();
       await this.handle.sync();
       await this.closeHandle();
       await rename(this.tempPath, this.finalPath);
@@ -321,6 +401,7 @@ class LocalReplayWriter implements ReplayWriter {
     if (this.state === 'aborted' || this.state === 'committed') return;
     this.state = 'aborted';
     this.encoder.destroy(reason);
+    await this.file.settle();
     await this.closeHandle().catch(() => undefined);
     await unlink(this.tempPath).catch(() => undefined);
   }

@@ -28,12 +28,32 @@ export interface CommitResult {
   eventCount: number;
 }
 
+/**
+ * Consecutive events in one buffer, joined by single `,` bytes: exactly the inside of a JSON array of them (each event
+ * compact JSON, valid UTF-8, no raw CR/LF). The decoders hand a compact version 3 file's events over this way (views
+ * into the inflated data), so a sink can write a whole run as one slice instead of framing every event.
+ */
+export interface EventRun {
+  /** The events' bytes joined by `,`. */
+  readonly bytes: Buffer;
+  /** Exclusive end offset of each event in `bytes` (one entry per event); `bytes[ends[k]]` is the `,` after event k. */
+  readonly ends: Int32Array;
+}
+
 /** One replay being written. Exactly one of `commit` or `abort` ends it. */
 export interface ReplayWriter {
   /** Final key this replay will have (relative to the target). */
   readonly key: string;
   /** Appends events in order; resolves when the sink can take more (backpressure). */
   write(events: readonly Buffer[]): Promise<void>;
+  /**
+   * Optional fast path: appends the events of `runs` in order, with the same result as `write` of those events one
+   * Buffer each (the pipeline uses it when present and falls back to `write` otherwise). A run that is not well
+   * formed (ends not ascending, last end ≠ `bytes.length`, a byte other than `,` between events) or that holds a raw
+   * CR/LF is refused with `SinkError` `SINK_BAD_EVENT`. The sink may read the runs' bytes until `commit` or `abort`
+   * settles, so they must not be modified meanwhile.
+   */
+  writeRuns?(runs: readonly EventRun[]): Promise<void>;
   /** Finishes the output durably and moves it to its final key. */
   commit(): Promise<CommitResult>;
   /** Drops everything written so far; nothing appears at the final key. Safe to call more than once. */

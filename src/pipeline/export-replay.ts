@@ -3,7 +3,8 @@ import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { ReplayExportError } from './errors.js';
 import { expiresAtIso } from './expiry.js';
-import { replayEventBatches, type ReplayFilesInfo, type ReplayStreamOptions } from './replay-stream.js';
+import { batchCount, batchEvents } from '../../decoders/index.js';
+import { replayDecodedBatches, type ReplayFilesInfo, type ReplayStreamOptions } from './replay-stream.js';
 
 /** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
 export interface ReplayInfo {
@@ -51,10 +52,12 @@ export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOpti
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   const writer = await o.sink.open(replay.replay_id, o.output);
   try {
-    for await (const batch of replayEventBatches(replay.replay_id, o, info)) {
-      checks.observe(batch);
-      await writer.write(batch);
-      o.onEvents?.(batch.length);
+    for await (const batch of replayDecodedBatches(replay.replay_id, o, info)) {
+      checks.observeBatch(batch);
+      // Runs go to the writer as they are when it takes them (one slice per run); one Buffer per event otherwise.
+      if (batch.runs !== undefined && writer.writeRuns !== undefined) await writer.writeRuns(batch.runs);
+      else await writer.write(batchEvents(batch));
+      o.onEvents?.(batchCount(batch));
     }
     if (info.fileKeys.length === 0) {
       await writer.abort('no files');

@@ -1,4 +1,4 @@
-import { decodeEventBytes } from '../../decoders/index.js';
+import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatch } from '../../decoders/index.js';
 import { DecodeError } from '../../decoders/errors.js';
 import { ByteBudget } from './byte-budget.js';
 import { ReplayExportError, isExpiredUrl, isTransient } from './errors.js';
@@ -57,6 +57,15 @@ export async function* replayEventBatches(
   options: ReplayStreamOptions,
   info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
 ): AsyncGenerator<Buffer[]> {
+  for await (const batch of replayDecodedBatches(replayId, options, info)) yield batchEvents(batch);
+}
+
+/** The same events as `replayEventBatches`, as the decoders give them (runs of a compact version 3 file in place). */
+export async function* replayDecodedBatches(
+  replayId: string,
+  options: ReplayStreamOptions,
+  info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
+): AsyncGenerator<EventBatch> {
   const { api, download, signal } = options;
   const urls = new FileUrls(api, replayId, {
     version: options.fileVersion,
@@ -128,7 +137,7 @@ export async function* replayEventBatches(
         };
         try {
           let seen = 0;
-          for await (const batch of decodeEventBytes(source(), {
+          for await (const batch of decodeEventBatches(source(), {
             version: 'auto',
             file: file.key,
             onVersion: (v: FileVersion) => {
@@ -136,15 +145,17 @@ export async function* replayEventBatches(
             },
             ...(signal ? { signal } : {}),
           })) {
-            let out: Buffer[] = batch;
+            const count = batchCount(batch);
+            let out: EventBatch | undefined = batch;
             if (seen < written) {
-              const skip = Math.min(written - seen, batch.length);
-              out = skip === batch.length ? [] : batch.slice(skip);
+              const skip = Math.min(written - seen, count);
+              out = dropEvents(batch, skip);
               seen += skip;
             }
-            if (out.length > 0) {
-              seen += out.length;
-              written += out.length;
+            if (out !== undefined) {
+              const n = out === batch ? count : batchCount(out);
+              seen += n;
+              written += n;
               yield out;
             }
           }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { EventRun } from '../../decoders/index.js';
 import { ReplayChecks } from '../../src/pipeline/checks.js';
 
 /** The checks computed from JSON.parse of every event: the reference ReplayChecks must agree with. */
@@ -27,6 +28,24 @@ function reference(texts: readonly string[]) {
 function observeAll(texts: readonly string[], batch: number) {
   const checks = new ReplayChecks();
   for (let i = 0; i < texts.length; i += batch) checks.observe(texts.slice(i, i + batch).map((t) => Buffer.from(t, 'utf8')));
+  const runs = observeRuns(texts, batch);
+  expect(runs).toEqual({ result: checks.result(), count: checks.count });
+  return { result: checks.result(), count: checks.count };
+}
+
+/** The same through observeBatch, each batch's events held in runs of at most two events. */
+function observeRuns(texts: readonly string[], batch: number) {
+  const checks = new ReplayChecks();
+  for (let i = 0; i < texts.length; i += batch) {
+    const runs: EventRun[] = [];
+    const slice = texts.slice(i, i + batch);
+    for (let k = 0; k < slice.length; k += 2) {
+      const pair = slice.slice(k, k + 2);
+      const first = Buffer.byteLength(pair[0]!);
+      runs.push({ bytes: Buffer.from(pair.join(',')), ends: pair.length === 2 ? Int32Array.of(first, first + 1 + Buffer.byteLength(pair[1]!)) : Int32Array.of(first) });
+    }
+    checks.observeBatch({ runs });
+  }
   return { result: checks.result(), count: checks.count };
 }
 

@@ -1,0 +1,80 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SinkError } from '../../sinks/errors.js';
+import { createLocalSink } from '../../sinks/local.js';
+import type { EventRun, OutputSpec } from '../../sinks/sink.js';
+
+const texts = Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: '</script> é😀\u2028', i } }));
+
+function runOf(events: readonly string[]): EventRun {
+  const ends = new Int32Array(events.length);
+  let o = 0;
+  events.forEach((e, k) => {
+    o += Buffer.byteLength(e);
+    ends[k] = o;
+    o += 1;
+  });
+  return { bytes: Buffer.from(events.join(',')), ends };
+}
+
+const OUTPUTS: OutputSpec[] = [
+  { format: 'json', gzip: false },
+  { format: 'json', gzip: true },
+  { format: 'ndjson', gzip: false },
+  { format: 'ndjson', gzip: true },
+  { format: 'html', gzip: false },
+];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sink-runs-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('ReplayWriter.writeRuns (local sink)', () => {
+  it.each(OUTPUTS)('stores the same bytes as write() of the same events (%o)', async (output) => {
+    const a = createLocalSink(join(dir, `write-${output.format}-${output.gzip}`));
+    const b = createLocalSink(join(dir, `runs-${output.format}-${output.gzip}`));
+    const wa = await a.open('dev/1', output);
+    await wa.write(texts.slice(0, 20).map((t) => Buffer.from(t)));
+    await wa.write(texts.slice(20).map((t) => Buffer.from(t)));
+    const ra = await wa.commit();
+    const wb = await b.open('dev/1', output);
+    expect(wb.writeRuns).toBeTypeOf('function');
+    await wb.writeRuns!([runOf(texts.slice(0, 1)), runOf(texts.slice(1, 20))]);
+    await wb.writeRuns!([]);
+    await wb.writeRuns!([runOf(texts.slice(20))]);
+    const rb = await wb.commit();
+    expect(rb).toEqual(ra);
+    const fa = await readFile(join(a.target, ...ra.key.split('/')));
+    const fb = await readFile(join(b.target, ...rb.key.split('/')));
+    expect(fb.equals(fa)).toBe(true);
+    const text = (output.gzip ? gunzipSync(fb) : fb).toString();
+    if (output.format === 'json') expect(JSON.parse(text)).toEqual(texts.map((t) => JSON.parse(t) as unknown));
+    if (output.format === 'ndjson') expect(text).toBe(texts.join('\n') + '\n');
+    await a.close();
+    await b.close();
+  });
+
+  it.each([
+    ['a raw LF inside an event', { bytes: Buffer.from('{"a":1},{"b":\n2}'), ends: Int32Array.of(7, 16) }, 1],
+    ['a raw CR', { bytes: Buffer.from('{"a":\r1}'), ends: Int32Array.of(8) }, 0],
+    ['an end that is not followed by a comma', { bytes: Buffer.from('{"a":1},{"b":2}'), ends: Int32Array.of(6, 15) }, 0],
+    ['a last end short of the bytes', { bytes: Buffer.from('{"a":1},{"b":2}'), ends: Int32Array.of(7, 14) }, 1],
+  ])('refuses a run with %s (SINK_BAD_EVENT naming the event) and leaves nothing', async (_name, run, index) => {
+    const sink = createLocalSink(join(dir, 'bad'));
+    const w = await sink.open('dev/2', { format: 'json', gzip: false });
+    await w.writeRuns!([runOf(texts.slice(0, 2))]);
+    const err = await w.writeRuns!([run]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect((err as SinkError).code).toBe('SINK_BAD_EVENT');
+    expect((err as SinkError).index).toBe(2 + index);
+    expect(await sink.exists(w.key)).toBe(false);
+    await sink.close();
+  });
+});
