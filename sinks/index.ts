@@ -22,6 +22,8 @@ export {
 } from './keys.js';
 export { parseManifestLine, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
 export { createLocalSink, MANIFEST_FILE, type LocalSinkOptions } from './local.js';
-export { createS3Sink, type S3Checksums, type S3SinkOptions } from './s3.js';
+export type { S3Checksums, S3SinkOptions } from './s3.js';
+// The S3 sink loads the AWS SDK on first use only (a local export never loads it); same signature and checks.
+export { createS3SinkLazily as createS3Sink } from './open.js';
 export { isS3Url, parseS3Url, type S3Location } from './s3-url.js';
 export { openSink, type OpenSinkOptions } from './open.js';

@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { SinkError } from './errors.js';
+import { replayKey } from './keys.js';
 import { createLocalSink, type LocalSinkOptions } from './local.js';
-import { createS3Sink, type S3SinkOptions } from './s3.js';
-import { isS3Url } from './s3-url.js';
-import type { Sink } from './sink.js';
+import type { S3SinkOptions } from './s3.js';
+import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
+import type { ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export interface OpenSinkOptions {
   /** Options for `s3://` targets. */
@@ -18,10 +19,65 @@ export interface OpenSinkOptions {
  */
 export function openSink(target: string, options: OpenSinkOptions = {}): Sink {
   if (target.length === 0) throw new SinkError('SINK_CONFIG', 'empty output target');
-  if (isS3Url(target)) return createS3Sink(target, options.s3);
+  if (isS3Url(target)) return createS3SinkLazily(target, options.s3);
   if (/^file:\/\//i.test(target)) return createLocalSink(fileURLToPath(target), options.local);
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(target)) {
     throw new SinkError('SINK_CONFIG', `unsupported output target scheme: ${target.slice(0, target.indexOf(':'))}`);
   }
   return createLocalSink(target, options.local);
+}
+
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+
+/** The option checks `createS3Sink` makes, made here too so that bad options fail at once, before the SDK loads. */
+function checkS3Options(opts: S3SinkOptions, target: string): void {
+  const { partSize, queueSize, checksums } = opts;
+  if (partSize !== undefined && (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE)) {
+    throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, { target });
+  }
+  if (queueSize !== undefined && (!Number.isSafeInteger(queueSize) || queueSize < 1)) {
+    throw new SinkError('SINK_CONFIG', 'S3 queue size must be a positive integer', { target });
+  }
+  if (checksums !== undefined && checksums !== 'when-required' && checksums !== 'when-supported') {
+    throw new SinkError('SINK_CONFIG', `S3 checksums must be when-required or when-supported`, { target });
+  }
+}
+
+/**
+ * The S3 sink of `s3://bucket/prefix` (see `createS3Sink` in `./s3.js`), loading the AWS SDK only when the sink is
+ * first used: a process that writes to local folders never loads it (about 27 MB of memory). The URL and the
+ * options are checked at once; everything else behaves as the sink created by `createS3Sink`.
+ */
+export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink {
+  const target = formatS3Url(parseS3Url(url));
+  checkS3Options(opts, target);
+  let inner: Promise<Sink> | undefined;
+  let closed = false;
+  const load = (): Promise<Sink> => {
+    if (closed) return Promise.reject(new SinkError('SINK_STATE', 'sink is closed', { target }));
+    inner ??= import('./s3.js').then((m) => m.createS3Sink(url, opts));
+    return inner;
+  };
+  return {
+    target,
+    keyFor(replayId: string, output: OutputSpec): string {
+      return replayKey(replayId, output);
+    },
+    async open(replayId: string, output: OutputSpec): Promise<ReplayWriter> {
+      return (await load()).open(replayId, output);
+    },
+    async exists(key: string): Promise<boolean> {
+      return (await load()).exists(key);
+    },
+    async appendManifest(entry: ManifestEntry): Promise<void> {
+      return (await load()).appendManifest(entry);
+    },
+    async *readManifest(): AsyncIterable<ManifestEntry> {
+      yield* (await load()).readManifest();
+    },
+    async close(): Promise<void> {
+      closed = true;
+      if (inner !== undefined) await (await inner).close();
+    },
+  };
 }
