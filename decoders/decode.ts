@@ -24,6 +24,11 @@ export interface DecodeOptions {
   /** Called once, when the version is known (at once when forced; never for an auto-detected empty array). */
   onVersion?: (v: FileVersion) => void;
   signal?: AbortSignal;
+  /**
+   * The file's compressed size when known (a number, or a function asked when decoding starts, e.g. returning the
+   * download's Content-Length): small files then inflate into small buffers instead of 1 MiB ones.
+   */
+  compressedSize?: number | (() => number | undefined);
 }
 
 /**
@@ -56,11 +61,12 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
   const utf8 = new Utf8StreamValidator();
   let checkEach = false;
-  // Version 2 chunks are pipelined: chunk k's payloads inflate (worker thread) while chunk k+1 is scanned.
   // Problems are always reported for the first bad element in file order: a syntax error found by the scanner comes
   // after the elements completed before it (whose own errors, and events, come first).
-  let pending: Promise<Buffer[][]> | undefined;
-  for await (const chunk of inflatedChunks(source, { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}) })) {
+  const size = opts.compressedSize;
+  const compressedSize = typeof size === 'function' ? size : size !== undefined ? () => size : undefined;
+  const inflateOptions = { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}), ...(compressedSize ? { compressedSize } : {}) };
+  for await (const chunk of inflatedChunks(source, inflateOptions)) {
     if (!checkEach && !utf8.check(chunk)) checkEach = true;
     let scanError: { error: unknown } | undefined;
     try {
@@ -69,11 +75,6 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
       scanError = { error };
     }
     if (scanError !== undefined || checkEach) {
-      if (pending !== undefined) {
-        const earlier = pending;
-        pending = undefined;
-        for (const events of await earlier) yield { events };
-      }
       if (checkEach) for (let k = 0; k < spans.length; k++) checkUtf8(spans.element(chunk, k), file);
     }
     if (spans.length > 0) {
@@ -85,19 +86,12 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
       if (version === 2) {
         const elements = new Array<ScannedElement>(spans.length);
         for (let k = 0; k < spans.length; k++) elements[k] = spans.element(chunk, k);
-        const job = decodeV2Elements(elements, file);
-        job.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-        if (pending !== undefined) for (const events of await pending) yield { events };
-        pending = job;
+        for (const events of await decodeV2Elements(elements, file)) yield { events };
       } else yield { runs: v3Runs(chunk, spans, file) };
     }
-    if (scanError !== undefined) {
-      if (pending !== undefined) for (const events of await pending) yield { events };
-      throw scanError.error;
-    }
+    if (scanError !== undefined) throw scanError.error;
     signal?.throwIfAborted();
   }
-  if (pending !== undefined) for (const events of await pending) yield { events };
   scanner.end();
   if (checkEach || !utf8.end()) {
     // Invalid bytes always lie inside some element, which the per-element check has refused; kept as a guard.

@@ -9,6 +9,8 @@ import { DecodeError } from './errors.js';
 
 /** Size of the chunks produced by gunzip (large chunks roughly double gunzip's throughput). */
 export const INFLATE_CHUNK = 1 << 20;
+/** Output chunks gunzip may run ahead of the consumer (in the thread pool, while the main thread scans). */
+const READ_AHEAD_CHUNKS = 4;
 
 /** Whether `head` starts with the gzip magic bytes `1f 8b`. */
 export function isGzip(head: Uint8Array): boolean {
@@ -18,6 +20,24 @@ export function isGzip(head: Uint8Array): boolean {
 export interface InflateOptions {
   file?: string;
   signal?: AbortSignal;
+  /** The compressed size when known (e.g. a download's Content-Length), asked when gunzip starts. */
+  compressedSize?: () => number | undefined;
+}
+
+/** Smallest gunzip output chunk. */
+const MIN_INFLATE_CHUNK = 16 << 10;
+/** Inflated bytes expected per compressed byte, to size a small file's output chunks (JSON gzips 5–10×). */
+const EXPECTED_RATIO = 8;
+
+/**
+ * Output chunk size for a file of `compressed` bytes: about the whole inflated file for a small one (so that a small
+ * file does not allocate a whole `INFLATE_CHUNK`), `INFLATE_CHUNK` when the size is unknown or large.
+ */
+export function inflateChunkFor(compressed: number | undefined): number {
+  if (compressed === undefined || !Number.isFinite(compressed) || compressed <= 0) return INFLATE_CHUNK;
+  let size = MIN_INFLATE_CHUNK;
+  while (size < INFLATE_CHUNK && size < compressed * EXPECTED_RATIO) size *= 2;
+  return size;
 }
 
 /**
@@ -103,10 +123,11 @@ async function* gunzip(
   }
   const input = Readable.from(feed(), { objectMode: false });
   // A few MiB of read-ahead lets gunzip (libuv threadpool) work while the scanner (main thread) runs.
+  const chunkSize = inflateChunkFor(opts.compressedSize?.());
   const options: ZlibOptions & TransformOptions = {
-    chunkSize: INFLATE_CHUNK,
-    readableHighWaterMark: 4 * INFLATE_CHUNK,
-    writableHighWaterMark: INFLATE_CHUNK,
+    chunkSize,
+    readableHighWaterMark: READ_AHEAD_CHUNKS * chunkSize,
+    writableHighWaterMark: chunkSize,
   };
   const inflater = createGunzip(options);
   input.on('error', (err) => inflater.destroy(err));

@@ -28,6 +28,8 @@ export interface PrefetchedFile<F> {
   readonly file: F;
   readonly position: number;
   body(): AsyncIterable<Uint8Array>;
+  /** The download's length in bytes once its headers came, when the server said (Content-Length). */
+  readonly size: number | undefined;
   /** Stops this file's download and frees its held bytes (called automatically when moving on). */
   discard(): void;
 }
@@ -59,6 +61,7 @@ class Slot<F> implements PrefetchedFile<F> {
   private controller = new AbortController();
   private bodyTaken = false;
   private discarded = false;
+  size: number | undefined;
 
   constructor(
     readonly file: F,
@@ -116,6 +119,7 @@ class Slot<F> implements PrefetchedFile<F> {
 
   private async pump(signal: AbortSignal): Promise<void> {
     const body = await this.open(this.file, signal);
+    if (typeof body.size === 'number' && body.size >= 0) this.size = body.size;
     let reserved = 0;
     if (!this.current && typeof body.size === 'number' && body.size >= 0) {
       if (!this.budget.tryTake(body.size)) throw new Deferred();

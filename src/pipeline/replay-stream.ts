@@ -117,13 +117,19 @@ export async function* replayDecodedBatches(
         let sourceFailed = false;
         let sourceError: unknown;
         let bytes = 0;
+        let size: number | undefined;
         const attemptController = new AbortController();
         const onAbort = (): void => attemptController.abort(signal?.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
         const source = async function* (): AsyncGenerator<Uint8Array> {
           try {
-            const chunks =
-              attempt === 0 ? slot.body() : (await openFile(file, attemptController.signal, refusedUrl)).chunks;
+            let chunks: AsyncIterable<Uint8Array>;
+            if (attempt === 0) chunks = slot.body();
+            else {
+              const body = await openFile(file, attemptController.signal, refusedUrl);
+              chunks = body.chunks;
+              size = body.size;
+            }
             refusedUrl = undefined;
             for await (const chunk of chunks) {
               bytes += chunk.byteLength;
@@ -144,6 +150,7 @@ export async function* replayDecodedBatches(
               info.fileVersions[position] = v;
             },
             ...(signal ? { signal } : {}),
+            compressedSize: () => (attempt === 0 ? slot.size : size),
           })) {
             const count = batchCount(batch);
             let out: EventBatch | undefined = batch;
