@@ -191,6 +191,7 @@ export class ArrayElementScanner {
     spans.reset(this.elemIndex, this.base);
     this.spans = spans;
     const n = buf.length;
+    const view = new DataView(buf.buffer, buf.byteOffset, n);
     let i = 0;
     let st = this.st;
     let depth = this.depth;
@@ -202,6 +203,19 @@ export class ArrayElementScanner {
         let c = buf[i]!;
         switch (st) {
           case S_STR: {
+            // Four bytes at a time while none of them is '"', '\\' or a control character (bitwise tests on one
+            // little-endian 32-bit word: a byte below 0x20, a byte equal to 0x22, a byte equal to 0x5c).
+            if (c !== 0x22 && c !== 0x5c && c >= 0x20) {
+              while (i + 4 <= n) {
+                const w = view.getInt32(i, true);
+                const q = w ^ 0x22222222;
+                const b = w ^ 0x5c5c5c5c;
+                if ((((w - 0x20202020) & ~w) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b)) & 0x80808080) break;
+                i += 4;
+              }
+              if (i >= n) break outer;
+              c = buf[i]!;
+            }
             while (c !== 0x22 && c !== 0x5c && c >= 0x20) {
               if (++i >= n) break outer;
               c = buf[i]!;

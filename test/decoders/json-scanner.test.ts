@@ -95,4 +95,35 @@ describe('ArrayElementScanner against JSON.parse', () => {
     expect(els).toHaveLength(1);
     expect(els[0]!.bytes.toString()).toBe(deep.slice(1, -1));
   });
+
+  it('finds every quote, backslash and control byte inside long strings, at any position and chunk cut', () => {
+    const specials: Array<[string, boolean]> = [
+      ['"', true], // ends the string early: the rest is then not valid JSON unless it happens to be
+      ['\\n', true],
+      ['\\u00e9', true],
+      ['\u0001', false],
+      ['\u001f', false],
+      ['\t', false],
+      ['é😀', true],
+      ['\u007f', true],
+      [' ', true],
+    ];
+    for (let len = 0; len < 14; len++) {
+      for (let at = 0; at <= len; at++) {
+        for (const [special] of specials) {
+          const body = 'a'.repeat(at) + special + 'b'.repeat(len - at);
+          const text = Buffer.from(`[{"k":"${body}","n":1},"${body}"]`, 'utf8');
+          const want = reference(text);
+          for (const cut of [0, 3, 7, 8, 9, 10, 11, 13, 17]) {
+            const got = scan(text, [Math.min(cut, text.length)]);
+            if (want === undefined) expect(got, body).toBeInstanceOf(DecodeError);
+            else {
+              expect(got, body).not.toBeInstanceOf(DecodeError);
+              expect((got as ScannedElement[]).map((el) => JSON.parse(el.bytes.toString('utf8')) as unknown)).toEqual(JSON.parse(text.toString('utf8')));
+            }
+          }
+        }
+      }
+    }
+  });
 });
