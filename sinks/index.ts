@@ -1,5 +1,6 @@
 export type {
   CommitResult,
+  EventRun,
   ManifestChecks,
   ManifestEntry,
   ManifestError,

@@ -40,8 +40,8 @@ export type { Shard } from './pipeline/shard.js';
 export * from '../sinks/index.js';
 
 // Decoders.
-export { decodeEventBytes, decodeEvents, DecodeError, isGzip, peekEventFields } from '../decoders/index.js';
-export type { DecodeErrorCode, DecodeOptions, FileVersion, PeekedFields } from '../decoders/index.js';
+export { batchEvents, decodeEventBatches, decodeEventBytes, decodeEvents, DecodeError, isGzip, peekEventFields } from '../decoders/index.js';
+export type { DecodeErrorCode, DecodeOptions, EventBatch, FileVersion, PeekedFields } from '../decoders/index.js';
 
 // Client and transport.
 export { SessionReplayClient, PageLoopError, MalformedResponseError } from './replay/index.js';
