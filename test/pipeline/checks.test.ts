@@ -66,13 +66,21 @@ describe('ReplayChecks', () => {
       '{"type":3,"data":{"timestamp":99999}}',
       '{"type":3, "timestamp" : 1200 }',
       '{"type":3,"data":"\\",\\"timestamp\\":5","timestamp":1250}',
+      '{"timestamp":1300}',
+      '{"type":3,"timestamp":0}',
+      '{"type":3,"data":{},"timestamp":-5}',
+      '{"type":3,"data":{},"timestamp":1400.5}',
+      '{"type":3,"data":{},"timestamp":1e3}',
+      '{"type":3,"data":{},"timestamp":12345678901234567}',
+      '{"type":3,"data":{"timestamp":1}}',
+      '{"type":3,"data":"x\\"timestamp\\":9","timestamp":2000}',
     ];
     for (const batch of [1, 3, texts.length]) {
       const { result, count } = observeAll(texts, batch);
       expect(result).toEqual(reference(texts));
       expect(count).toBe(texts.length);
     }
-    expect(reference(texts)).toEqual({ has_meta: true, has_full_snapshot: true, max_gap_ms: 610, timestamps_backwards: true });
+    expect(reference(texts)).toEqual({ has_meta: true, has_full_snapshot: true, max_gap_ms: 12345678901233568, timestamps_backwards: true });
   });
 
   it('finds Meta and FullSnapshot however late they come', () => {
