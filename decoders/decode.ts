@@ -74,9 +74,7 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
     } catch (error) {
       scanError = { error };
     }
-    if (scanError !== undefined || checkEach) {
-      if (checkEach) for (let k = 0; k < spans.length; k++) checkUtf8(spans.element(chunk, k), file);
-    }
+    if (checkEach) for (let k = 0; k < spans.length; k++) checkUtf8(spans.element(chunk, k), file);
     if (spans.length > 0) {
       if (version === undefined && hasString(spans)) {
         // A packed string settles it. Objects before it decode the same either way (version 2 shape 4).
