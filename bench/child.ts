@@ -83,6 +83,7 @@ async function main(): Promise<void> {
       ...connection,
       out: settings.out,
       ...(settings.fileVersion !== undefined ? { fileVersion: settings.fileVersion } : {}),
+      ...(process.env['BENCH_PREFETCH_BYTES'] ? { prefetchBytes: Number(process.env['BENCH_PREFETCH_BYTES']) } : {}),
     });
     report.status = entry.status;
     if (entry.bytes !== undefined) report.bytes = entry.bytes;

@@ -26,7 +26,7 @@ const PLAN = {
   v2Runs: 3,
   v3StageRuns: 3,
   v2StageRuns: 1,
-  rssRuns: { 3: 3, 2: 1 } as Record<2 | 3, number>,
+  rssRuns: (process.env['BENCH_RSS_RUNS'] ? JSON.parse(process.env['BENCH_RSS_RUNS']) : { 3: 3, 2: 1 }) as Record<2 | 3, number>,
   archiveReplays: 200,
   archiveLatencyMs: 50,
   archiveRuns: 3,
