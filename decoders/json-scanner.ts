@@ -10,6 +10,7 @@
  */
 
 import { DecodeError, type DecodeErrorCode } from './errors.js';
+import { SCAN_OK, SLOT, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
 
 export const KIND_OBJECT = 1;
 export const KIND_STRING = 2;
@@ -52,18 +53,24 @@ export class ElementSpans {
     this.carried = undefined;
   }
 
+  /** Makes room for `n` entries (keeping the current ones). */
+  reserve(n: number): void {
+    if (n <= this.start.length) return;
+    let size = this.start.length * 2;
+    while (size < n) size *= 2;
+    const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const next = make(size);
+      next.set(a);
+      return next;
+    };
+    this.start = grow(this.start, (n) => new Int32Array(n));
+    this.end = grow(this.end, (n) => new Int32Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+  }
+
   add(start: number, end: number, flags: number): void {
     const k = this.length;
-    if (k === this.start.length) {
-      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-        const next = make(a.length * 2);
-        next.set(a);
-        return next;
-      };
-      this.start = grow(this.start, (n) => new Int32Array(n));
-      this.end = grow(this.end, (n) => new Int32Array(n));
-      this.flags = grow(this.flags, (n) => new Uint8Array(n));
-    }
+    if (k === this.start.length) this.reserve(k + 1);
     this.start[k] = start;
     this.end[k] = end;
     this.flags[k] = flags;
@@ -112,6 +119,19 @@ const C_ARR = 2;
 const LIT_TRUE = Buffer.from('true');
 const LIT_FALSE = Buffer.from('false');
 const LIT_NULL = Buffer.from('null');
+/** The literals by their number in the WebAssembly scanner's state. */
+const LITERALS = [LIT_TRUE, LIT_FALSE, LIT_NULL] as const;
+
+/** Chunks at least this long go through the WebAssembly fast path (below it, copying in costs more than it saves). */
+export const WASM_MIN_BYTES = 4096;
+
+export interface ScannerOptions {
+  /**
+   * Chunks of at least this many bytes are scanned by the WebAssembly module (default `WASM_MIN_BYTES`);
+   * `Infinity` keeps every chunk on the TypeScript loop. Both give the same results (tests compare them).
+   */
+  wasmMinBytes?: number;
+}
 
 /** 1 for bytes allowed after a backslash in a JSON string. */
 const ESCAPABLE = new Uint8Array(256);
@@ -141,7 +161,13 @@ export class ArrayElementScanner {
   private spans: ElementSpans;
   private readonly ownSpans: ElementSpans;
 
-  constructor(private readonly file?: string) {
+  private readonly wasmMinBytes: number;
+
+  constructor(
+    private readonly file?: string,
+    options: ScannerOptions = {},
+  ) {
+    this.wasmMinBytes = options.wasmMinBytes ?? WASM_MIN_BYTES;
     this.ownSpans = new ElementSpans();
     this.spans = this.ownSpans;
   }
@@ -191,6 +217,10 @@ export class ArrayElementScanner {
     spans.reset(this.elemIndex, this.base);
     this.spans = spans;
     const n = buf.length;
+    if (n >= this.wasmMinBytes && this.depth <= WASM_MAX_DEPTH) {
+      const fast = wasmChunkScanner();
+      if (fast !== null && this.pushSpansWasm(fast, buf, spans)) return;
+    }
     const view = new DataView(buf.buffer, buf.byteOffset, n);
     let i = 0;
     let st = this.st;
@@ -524,6 +554,71 @@ export class ArrayElementScanner {
     }
     if (this.inElem) this.parts.push(buf.subarray(this.elemStart, n));
     this.base += n;
+  }
+
+  /**
+   * The same scan in WebAssembly (decoders/wasm/scanner.ts): the state goes in, the chunk is scanned, and the state
+   * and the elements come back. Returns false, with nothing changed, when the module refused the chunk (invalid
+   * input, or a nesting deeper than its stack): the TypeScript loop then scans the chunk and reports the error.
+   */
+  private pushSpansWasm(fast: WasmChunkScanner, buf: Buffer, spans: ElementSpans): boolean {
+    fast.prepare(buf.length);
+    const state = fast.state;
+    const depth = this.depth;
+    state[SLOT.st] = this.st;
+    state[SLOT.depth] = depth;
+    state[SLOT.strKey] = this.strKey ? 1 : 0;
+    state[SLOT.uniLeft] = this.uniLeft;
+    state[SLOT.lit] = LITERALS.indexOf(this.lit as (typeof LITERALS)[number]);
+    state[SLOT.litPos] = this.litPos;
+    state[SLOT.inElem] = this.inElem ? 1 : 0;
+    state[SLOT.elemStart] = -1;
+    state[SLOT.elemKind] = this.elemKind;
+    state[SLOT.elemNewline] = this.elemNewline ? 1 : 0;
+    state[SLOT.count] = 0;
+    fast.bytes.set(this.stack.subarray(0, depth), STACK_OFFSET);
+    if (fast.scan(buf) !== SCAN_OK) return false;
+
+    const n = buf.length;
+    const count = state[SLOT.count]!;
+    const newDepth = state[SLOT.depth]!;
+    this.st = state[SLOT.st]!;
+    this.depth = newDepth;
+    this.strKey = state[SLOT.strKey] !== 0;
+    this.uniLeft = state[SLOT.uniLeft]!;
+    this.lit = LITERALS[state[SLOT.lit]!] ?? LIT_TRUE;
+    this.litPos = state[SLOT.litPos]!;
+    this.elemKind = state[SLOT.elemKind] === KIND_STRING ? KIND_STRING : KIND_OBJECT;
+    this.elemNewline = state[SLOT.elemNewline] !== 0;
+    while (this.stack.length < newDepth) this.grow();
+    this.stack.set(fast.bytes.subarray(STACK_OFFSET, STACK_OFFSET + newDepth));
+
+    if (count > 0) {
+      const tables = fast.tables(count);
+      spans.reserve(count);
+      spans.start.set(tables.starts);
+      spans.end.set(tables.ends);
+      spans.flags.set(tables.flags);
+      spans.length = count;
+      if (spans.start[0] === -1) {
+        // The element carried over from earlier chunks ends here.
+        this.parts.push(buf.subarray(0, spans.end[0]!));
+        spans.carried = Buffer.concat(this.parts);
+        spans.carriedOffset = this.elemStartAbs;
+        this.parts = [];
+      }
+      this.elemIndex += count;
+    }
+    this.inElem = state[SLOT.inElem] !== 0;
+    if (this.inElem) {
+      const start = state[SLOT.elemStart]!;
+      if (start >= 0) {
+        this.elemStartAbs = this.base + start;
+        this.parts.push(buf.subarray(start, n));
+      } else this.parts.push(buf);
+    }
+    this.base += n;
+    return true;
   }
 
   /** Declares the end of input; throws when the array is not complete. */

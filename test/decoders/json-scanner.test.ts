@@ -1,10 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
 import { ArrayElementScanner, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
+import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
+
+/** The scanner's two loops: TypeScript alone, and WebAssembly for every chunk (its fallback included). */
+const PATHS = [
+  { name: 'typescript loop', wasmMinBytes: Infinity },
+  { name: 'webassembly fast path', wasmMinBytes: 0 },
+] as const;
+let wasmMinBytes: number = Infinity;
 
 /** Runs the scanner over `text` cut at the given points; returns the elements or the DecodeError. */
 function scan(text: Buffer, cuts: number[]): ScannedElement[] | DecodeError {
-  const scanner = new ArrayElementScanner('fuzz');
+  const scanner = new ArrayElementScanner('fuzz', { wasmMinBytes });
   const out: ScannedElement[] = [];
   let prev = 0;
   try {
@@ -41,7 +49,15 @@ const SEEDS = [
 ];
 const ALPHABET = '[]{}",:\\ \n\t0123456789-+.eEtrufalsn/bx\u0001';
 
-describe('ArrayElementScanner against JSON.parse', () => {
+it('has the WebAssembly fast path on this machine', () => {
+  expect(wasmChunkScanner()).not.toBeNull();
+});
+
+describe.each(PATHS)('ArrayElementScanner against JSON.parse ($name)', (path) => {
+  beforeEach(() => {
+    wasmMinBytes = path.wasmMinBytes;
+  });
+
   it('accepts exactly what JSON.parse accepts, with the same elements, for random mutations and cuts', () => {
     let s = 12345;
     const rnd = (k: number): number => {
@@ -125,5 +141,73 @@ describe('ArrayElementScanner against JSON.parse', () => {
         }
       }
     }
+  });
+});
+
+/** Scans with explicit chunk sizes and a given fast-path threshold; the outcome in comparable form. */
+function outcome(text: Buffer, sizes: readonly number[], minBytes: number): unknown {
+  const scanner = new ArrayElementScanner('diff', { wasmMinBytes: minBytes });
+  const out: ScannedElement[] = [];
+  let at = 0;
+  let k = 0;
+  try {
+    while (at < text.length) {
+      const size = sizes[k++ % sizes.length]!;
+      scanner.push(text.subarray(at, at + size), out);
+      at += size;
+    }
+    scanner.end();
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    return { elements: out.map(describeElement), error: { code: err.code, message: err.message, index: err.index, offset: err.offset } };
+  }
+  return { elements: out.map(describeElement) };
+}
+
+function describeElement(el: ScannedElement): unknown {
+  return [el.index, el.offset, el.kind, el.hasNewline, el.bytes.toString('latin1')];
+}
+
+describe('the WebAssembly fast path against the TypeScript loop', () => {
+  const event = (k: number): string =>
+    k % 7 === 3
+      ? JSON.stringify(`packed\u0001${'x'.repeat(k % 50)}"\\`)
+      : JSON.stringify({ type: k % 6, data: { source: k % 4, text: `t${'é'.repeat(k % 9)}\n${'a'.repeat((k * 37) % 300)}`, list: [k, -k / 4, 1e21, true, null, false, [], {}] }, timestamp: 1793491200000 + k });
+  const base = '[' + Array.from({ length: 120 }, (_, k) => (k === 0 ? '' : k % 5 === 0 ? ',\r\n ' : ',') + event(k)).join('') + ']';
+
+  it('gives the same elements and the same errors, with chunks switching between the two', () => {
+    let s = 424242;
+    const rnd = (k: number): number => {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      return s % k;
+    };
+    let errors = 0;
+    for (let round = 0; round < 400; round++) {
+      let text = base;
+      const edits = round === 0 ? 0 : 1 + rnd(2);
+      for (let e = 0; e < edits; e++) {
+        const at = rnd(text.length + 1);
+        const ch = ALPHABET[rnd(ALPHABET.length)]!;
+        const op = rnd(3);
+        text = op === 0 ? text.slice(0, at) + ch + text.slice(at) : op === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(at + 1);
+      }
+      const bytes = Buffer.from(text, 'latin1');
+      const sizes = [1 + rnd(9000), 1 + rnd(300), 1 + rnd(40), 1 + rnd(5000)];
+      const want = outcome(bytes, sizes, Infinity);
+      // Threshold 64: long chunks go through WebAssembly, short ones through TypeScript, state handed both ways.
+      expect(outcome(bytes, sizes, 64), text.slice(0, 80)).toEqual(want);
+      expect(outcome(bytes, [bytes.length], 0)).toEqual(outcome(bytes, [bytes.length], Infinity));
+      if ((want as { error?: unknown }).error !== undefined) errors++;
+    }
+    expect(errors).toBeGreaterThan(100);
+  });
+
+  it('hands a nesting deeper than its stack to the TypeScript loop', () => {
+    const depth = 70_000;
+    const text = Buffer.from('[{"a":' + '['.repeat(depth) + ']'.repeat(depth) + '},{"b":1}]');
+    const got = outcome(text, [4096], 0) as { elements: unknown[]; error?: unknown };
+    expect(got.error).toBeUndefined();
+    expect(got).toEqual(outcome(text, [4096], Infinity));
+    expect(got.elements).toHaveLength(2);
   });
 });

@@ -1,0 +1,444 @@
+// AssemblyScript source of the WebAssembly fast path of `ArrayElementScanner` (decoders/json-scanner.ts).
+//
+// It is the same state machine, state for state, so that the TypeScript scanner can hand its state over before a
+// chunk and take it back after: the states, the container stack and the element bookkeeping mean exactly what they
+// mean there. What differs is speed: no bounds checks, and string contents are skipped 16 bytes at a time (SIMD).
+//
+// It never reports an error itself. On anything it does not accept it returns a non-zero status without touching
+// the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
+// exact DecodeError (or, for a nesting deeper than the stack area here, simply finishes the chunk).
+//
+// Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/scanner-wasm.ts; a test checks that the
+// committed module is the build of this file.
+
+// Memory layout (the caller owns everything above STACK_END).
+const ST: usize = 0;
+const DEPTH: usize = 4;
+const STR_KEY: usize = 8;
+const UNI_LEFT: usize = 12;
+const LIT: usize = 16; // 0 true, 1 false, 2 null
+const LIT_POS: usize = 20;
+const IN_ELEM: usize = 24;
+const ELEM_START: usize = 28; // chunk offset of the open element's first byte; -1 when it began in an earlier chunk
+const ELEM_KIND: usize = 32; // 1 object, 2 string
+const ELEM_NEWLINE: usize = 36;
+const COUNT: usize = 40; // elements completed in this chunk
+const STACK: usize = 256; // one byte per open container: 1 object, 2 array
+const STACK_END: usize = 65536;
+const MAX_DEPTH: i32 = <i32>(STACK_END - STACK);
+
+// Statuses.
+const OK: i32 = 0;
+const REFUSED: i32 = 1; // not valid JSON, or not an array of objects / strings
+const TOO_DEEP: i32 = 2;
+
+// States (the same numbers as in json-scanner.ts).
+const S_START = 0;
+const S_FIRST = 1;
+const S_VALUE = 2;
+const S_OBJ_FIRST = 3;
+const S_KEY = 4;
+const S_COLON = 5;
+const S_AFTER = 6;
+const S_STR = 7;
+const S_ESC = 8;
+const S_UNI = 9;
+const S_MINUS = 10;
+const S_ZERO = 11;
+const S_INT = 12;
+const S_DOT = 13;
+const S_FRAC = 14;
+const S_EXP = 15;
+const S_EXP_SIGN = 16;
+const S_EXP_DIG = 17;
+const S_LIT = 18;
+const S_END = 19;
+
+const C_OBJ: u8 = 1;
+const C_ARR: u8 = 2;
+
+@inline
+function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+@inline
+function isHex(c: u32): bool {
+  return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
+}
+
+@inline
+function isEscapable(c: u32): bool {
+  return c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74 || c == 0x75;
+}
+
+/** Byte `pos` of literal `lit` (true / false / null). */
+@inline
+function litByte(lit: i32, pos: i32): u32 {
+  // "true" = 74 72 75 65, "false" = 66 61 6c 73 65, "null" = 6e 75 6c 6c, packed little-endian.
+  if (lit == 0) return <u32>((0x65757274 as u64) >> (<u64>pos << 3)) & 0xff;
+  if (lit == 1) return <u32>((0x65736c6166 as u64) >> (<u64>pos << 3)) & 0xff;
+  return <u32>((0x6c6c756e as u64) >> (<u64>pos << 3)) & 0xff;
+}
+
+@inline
+function litLength(lit: i32): i32 {
+  return lit == 1 ? 5 : 4;
+}
+
+/**
+ * Scans `n` bytes at `input` (readable up to `input + n + 16`), recording each element completed in this chunk:
+ * its start in `starts` (i32, -1 for an element begun in an earlier chunk), its end in `ends` (i32, exclusive) and
+ * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings). Returns OK with the state and COUNT
+ * updated, or a non-zero status with them untouched.
+ */
+export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize): i32 {
+  let st = load<i32>(ST);
+  let depth = load<i32>(DEPTH);
+  let strKey = load<i32>(STR_KEY);
+  let uniLeft = load<i32>(UNI_LEFT);
+  let lit = load<i32>(LIT);
+  let litPos = load<i32>(LIT_POS);
+  let inElem = load<i32>(IN_ELEM);
+  let elemStart = load<i32>(ELEM_START);
+  let elemKind = load<i32>(ELEM_KIND);
+  let elemNewline = load<i32>(ELEM_NEWLINE);
+  let count = 0;
+  let i = 0;
+  const quote = i8x16.splat(0x22);
+  const backslash = i8x16.splat(0x5c);
+  const space = i8x16.splat(0x20);
+
+  while (i < n) {
+    let c = <u32>load<u8>(input + i);
+    switch (st) {
+      case S_STR: {
+        if (c != 0x22 && c != 0x5c && c >= 0x20) {
+          // Sixteen bytes at a time while none is '"', '\\' or a control character.
+          while (i + 16 <= n) {
+            const v = v128.load(input + i);
+            const hit = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
+            const mask = i8x16.bitmask(hit);
+            if (mask != 0) {
+              i += <i32>ctz(mask);
+              break;
+            }
+            i += 16;
+          }
+          if (i + 16 > n) {
+            while (i < n) {
+              const d = <u32>load<u8>(input + i);
+              if (d == 0x22 || d == 0x5c || d < 0x20) break;
+              i++;
+            }
+            if (i >= n) continue;
+          }
+          c = <u32>load<u8>(input + i);
+        }
+        if (c == 0x22) {
+          i++;
+          if (strKey) {
+            if (i < n && load<u8>(input + i) == 0x3a) {
+              i++;
+              if (i < n && load<u8>(input + i) == 0x22) {
+                i++;
+                strKey = 0;
+              } else st = S_VALUE;
+            } else st = S_COLON;
+          } else {
+            st = S_AFTER;
+            if (depth == 1) {
+              store<i32>(starts + (<usize>count << 2), elemStart);
+              store<i32>(ends + (<usize>count << 2), i);
+              store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+              count++;
+              inElem = 0;
+            }
+          }
+        } else if (c == 0x5c) {
+          i++;
+          st = S_ESC;
+        } else return REFUSED;
+        break;
+      }
+      case S_AFTER: {
+        if (c == 0x2c) {
+          i++;
+          if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
+            if (i < n && load<u8>(input + i) == 0x22) {
+              i++;
+              st = S_STR;
+              strKey = 1;
+            } else st = S_KEY;
+          } else st = S_VALUE;
+          break;
+        }
+        if (c == 0x7d || c == 0x5d) {
+          if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
+          i++;
+          depth--;
+          if (depth == 0) st = S_END;
+          else if (depth == 1) {
+            store<i32>(starts + (<usize>count << 2), elemStart);
+            store<i32>(ends + (<usize>count << 2), i);
+            store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+            count++;
+            inElem = 0;
+          }
+          break;
+        }
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          if (depth >= 2) elemNewline = 1;
+          i++;
+          break;
+        }
+        return REFUSED;
+      }
+      case S_FIRST:
+      case S_VALUE: {
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          if (depth >= 2) elemNewline = 1;
+          i++;
+          break;
+        }
+        if (c == 0x5d && st == S_FIRST) {
+          i++;
+          depth--;
+          if (depth == 0) st = S_END;
+          else {
+            st = S_AFTER;
+            if (depth == 1) {
+              store<i32>(starts + (<usize>count << 2), elemStart);
+              store<i32>(ends + (<usize>count << 2), i);
+              store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+              count++;
+              inElem = 0;
+            }
+          }
+          break;
+        }
+        if (depth == 1) {
+          if (c == 0x7b) elemKind = 1;
+          else if (c == 0x22) elemKind = 2;
+          else return REFUSED;
+          inElem = 1;
+          elemStart = i;
+          elemNewline = 0;
+        }
+        i++;
+        if (c == 0x7b) {
+          if (depth >= MAX_DEPTH) return TOO_DEEP;
+          store<u8>(STACK + <usize>depth, C_OBJ);
+          depth++;
+          if (i < n && load<u8>(input + i) == 0x22) {
+            i++;
+            st = S_STR;
+            strKey = 1;
+          } else st = S_OBJ_FIRST;
+        } else if (c == 0x22) {
+          st = S_STR;
+          strKey = 0;
+        } else if (c - 0x31 < 9) {
+          st = S_INT;
+          while (i < n && isDigit(<u32>load<u8>(input + i))) i++;
+        } else if (c == 0x5b) {
+          if (depth >= MAX_DEPTH) return TOO_DEEP;
+          store<u8>(STACK + <usize>depth, C_ARR);
+          depth++;
+          st = S_FIRST;
+        } else if (c == 0x2d) st = S_MINUS;
+        else if (c == 0x30) st = S_ZERO;
+        else if (c == 0x74) {
+          lit = 0;
+          litPos = 1;
+          st = S_LIT;
+        } else if (c == 0x66) {
+          lit = 1;
+          litPos = 1;
+          st = S_LIT;
+        } else if (c == 0x6e) {
+          lit = 2;
+          litPos = 1;
+          st = S_LIT;
+        } else return REFUSED;
+        break;
+      }
+      case S_OBJ_FIRST:
+      case S_KEY: {
+        if (c == 0x22) {
+          st = S_STR;
+          strKey = 1;
+          i++;
+          break;
+        }
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          elemNewline = 1;
+          i++;
+          break;
+        }
+        if (c == 0x7d && st == S_OBJ_FIRST) {
+          i++;
+          depth--;
+          st = S_AFTER;
+          if (depth == 1) {
+            store<i32>(starts + (<usize>count << 2), elemStart);
+            store<i32>(ends + (<usize>count << 2), i);
+            store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+            count++;
+            inElem = 0;
+          }
+          break;
+        }
+        return REFUSED;
+      }
+      case S_COLON: {
+        if (c == 0x3a) {
+          st = S_VALUE;
+          i++;
+          break;
+        }
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          elemNewline = 1;
+          i++;
+          break;
+        }
+        return REFUSED;
+      }
+      case S_ESC: {
+        if (!isEscapable(c)) return REFUSED;
+        i++;
+        if (c == 0x75) {
+          st = S_UNI;
+          uniLeft = 4;
+        } else st = S_STR;
+        break;
+      }
+      case S_UNI: {
+        if (!isHex(c)) return REFUSED;
+        i++;
+        if (--uniLeft == 0) st = S_STR;
+        break;
+      }
+      case S_MINUS: {
+        if (c == 0x30) st = S_ZERO;
+        else if (c - 0x31 < 9) st = S_INT;
+        else return REFUSED;
+        i++;
+        break;
+      }
+      case S_ZERO: {
+        if (c == 0x2e) {
+          st = S_DOT;
+          i++;
+        } else if (c == 0x65 || c == 0x45) {
+          st = S_EXP;
+          i++;
+        } else st = S_AFTER;
+        break;
+      }
+      case S_INT:
+      case S_FRAC:
+      case S_EXP_DIG: {
+        while (isDigit(c)) {
+          if (++i >= n) break;
+          c = <u32>load<u8>(input + i);
+        }
+        if (i >= n) break;
+        if (c == 0x2e && st == S_INT) {
+          st = S_DOT;
+          i++;
+        } else if ((c == 0x65 || c == 0x45) && st != S_EXP_DIG) {
+          st = S_EXP;
+          i++;
+        } else if (c == 0x2c) {
+          i++;
+          if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
+            if (i < n && load<u8>(input + i) == 0x22) {
+              i++;
+              st = S_STR;
+              strKey = 1;
+            } else st = S_KEY;
+          } else st = S_VALUE;
+        } else st = S_AFTER;
+        break;
+      }
+      case S_DOT: {
+        if (!isDigit(c)) return REFUSED;
+        st = S_FRAC;
+        i++;
+        break;
+      }
+      case S_EXP: {
+        if (c == 0x2b || c == 0x2d) st = S_EXP_SIGN;
+        else if (isDigit(c)) st = S_EXP_DIG;
+        else return REFUSED;
+        i++;
+        break;
+      }
+      case S_EXP_SIGN: {
+        if (!isDigit(c)) return REFUSED;
+        st = S_EXP_DIG;
+        i++;
+        break;
+      }
+      case S_LIT: {
+        if (c != litByte(lit, litPos)) return REFUSED;
+        i++;
+        if (++litPos == litLength(lit)) st = S_AFTER;
+        break;
+      }
+      case S_START: {
+        if (c == 0x5b) {
+          store<u8>(STACK, C_ARR);
+          depth = 1;
+          st = S_FIRST;
+          i++;
+          break;
+        }
+        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
+          i++;
+          break;
+        }
+        return REFUSED;
+      }
+      case S_END: {
+        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
+          i++;
+          break;
+        }
+        return REFUSED;
+      }
+      default:
+        return REFUSED;
+    }
+  }
+
+  store<i32>(ST, st);
+  store<i32>(DEPTH, depth);
+  store<i32>(STR_KEY, strKey);
+  store<i32>(UNI_LEFT, uniLeft);
+  store<i32>(LIT, lit);
+  store<i32>(LIT_POS, litPos);
+  store<i32>(IN_ELEM, inElem);
+  store<i32>(ELEM_START, elemStart);
+  store<i32>(ELEM_KIND, elemKind);
+  store<i32>(ELEM_NEWLINE, elemNewline);
+  store<i32>(COUNT, count);
+  return OK;
+}
