@@ -3,8 +3,8 @@
  * decoders/wasm/scanner.ts, its memory laid out for one chunk at a time. Scanning is synchronous, so one instance
  * serves every scanner of the process in turn.
  *
- * Memory: [0, 256) the state slots, [256, 65536) the container stack, then the chunk (plus 16 bytes of slack for
- * the last 16-byte loads) and the element tables (start i32, end i32, flags u8 per element).
+ * Memory: [0, 256) the state slots, [256, 65536) the container stack, then the chunk (followed by 16 zero bytes that
+ * stop the module's 16-byte loads) and the element tables (start i32, end i32, flags u8 per element).
  */
 
 import { SCANNER_WASM_BASE64 } from './scanner-wasm.js';
@@ -99,6 +99,8 @@ export class WasmChunkScanner {
   scan(chunk: Uint8Array): number {
     const n = chunk.length;
     this.bytes.set(chunk, INPUT_OFFSET);
+    // The module reads up to 16 bytes past the chunk and relies on them being zero.
+    this.bytes.fill(0, INPUT_OFFSET + n, INPUT_OFFSET + n + 16);
     return this.exports.scan(INPUT_OFFSET, n, this.startsAt, this.endsAt, this.flagsAt);
   }
 

@@ -57,6 +57,26 @@ const S_END = 19;
 const C_OBJ: u8 = 1;
 const C_ARR: u8 = 2;
 
+// Where the member lane of S_STR is.
+const F_KEY = 0; // inside a key
+const F_AFTER_KEY = 1; // right after a key's closing quote
+const F_AFTER_VALUE = 2; // right after a member's value
+
+/**
+ * Index of the first '"', '\\' or control byte at or after `i`, sixteen bytes at a time. The zero bytes after the
+ * chunk stop it, so the result is at most the chunk's length, or past it only when the chunk ended first.
+ */
+@inline
+function plainEnd(input: usize, i: i32): i32 {
+  while (true) {
+    const v = v128.load(input + <usize>i);
+    const hit = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_u(v, i8x16.splat(0x20)));
+    const mask = i8x16.bitmask(hit);
+    if (mask != 0) return i + <i32>ctz(mask);
+    i += 16;
+  }
+}
+
 @inline
 function isDigit(c: u32): bool {
   return c - 0x30 < 10;
@@ -87,7 +107,7 @@ function litLength(lit: i32): i32 {
 }
 
 /**
- * Scans `n` bytes at `input` (readable up to `input + n + 16`), recording each element completed in this chunk:
+ * Scans `n` bytes at `input` (followed by 16 zero bytes), recording each element completed in this chunk:
  * its start in `starts` (i32, -1 for an element begun in an earlier chunk), its end in `ends` (i32, exclusive) and
  * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings). Returns OK with the state and COUNT
  * updated, or a non-zero status with them untouched.
@@ -105,60 +125,174 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
   let elemNewline = load<i32>(ELEM_NEWLINE);
   let count = 0;
   let i = 0;
-  const quote = i8x16.splat(0x22);
-  const backslash = i8x16.splat(0x5c);
-  const space = i8x16.splat(0x20);
 
   while (i < n) {
     let c = <u32>load<u8>(input + i);
     switch (st) {
       case S_STR: {
-        if (c != 0x22 && c != 0x5c && c >= 0x20) {
-          // Sixteen bytes at a time while none is '"', '\\' or a control character.
-          while (i + 16 <= n) {
-            const v = v128.load(input + i);
-            const hit = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, backslash)), i8x16.lt_u(v, space));
-            const mask = i8x16.bitmask(hit);
-            if (mask != 0) {
-              i += <i32>ctz(mask);
+        i = plainEnd(input, i);
+        if (i >= n) {
+          i = n;
+          break;
+        }
+        c = <u32>load<u8>(input + i);
+        if (c == 0x5c) {
+          i++;
+          st = S_ESC;
+          break;
+        }
+        if (c != 0x22) return REFUSED;
+        i++;
+        if (!strKey) {
+          st = S_AFTER;
+          if (depth == 1) {
+            store<i32>(starts + (<usize>count << 2), elemStart);
+            store<i32>(ends + (<usize>count << 2), i);
+            store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+            count++;
+            inElem = 0;
+          }
+          break;
+        }
+        // A key just closed. The members of objects run through here without going back to the state switch:
+        // `"key":` then a string, a number without exponent, a literal or an object, then `,"key"` or closers.
+        // Anything else (whitespace, escapes, exponents, arrays, the chunk's end) sets the state the switch
+        // continues from.
+        // Bytes past the chunk are zero, which matches nothing here.
+        let lane = F_AFTER_KEY;
+        while (true) {
+          if (lane == F_KEY) {
+            i = plainEnd(input, i);
+            if (i >= n || load<u8>(input + i) != 0x22) {
+              if (i > n) i = n;
+              st = S_STR;
+              strKey = 1;
               break;
             }
-            i += 16;
+            i++;
+            lane = F_AFTER_KEY;
           }
-          if (i + 16 > n) {
-            while (i < n) {
-              const d = <u32>load<u8>(input + i);
-              if (d == 0x22 || d == 0x5c || d < 0x20) break;
-              i++;
+          if (lane == F_AFTER_KEY) {
+            if (load<u8>(input + i) != 0x3a) {
+              st = S_COLON;
+              break;
             }
-            if (i >= n) continue;
-          }
-          c = <u32>load<u8>(input + i);
-        }
-        if (c == 0x22) {
-          i++;
-          if (strKey) {
-            if (i < n && load<u8>(input + i) == 0x3a) {
-              i++;
-              if (i < n && load<u8>(input + i) == 0x22) {
-                i++;
+            i++;
+            c = <u32>load<u8>(input + i);
+            if (c == 0x22) {
+              i = plainEnd(input, i + 1);
+              if (i >= n || load<u8>(input + i) != 0x22) {
+                if (i > n) i = n;
+                st = S_STR;
                 strKey = 0;
-              } else st = S_VALUE;
-            } else st = S_COLON;
-          } else {
-            st = S_AFTER;
+                break;
+              }
+              i++;
+            } else if (c - 0x30 < 10 || c == 0x2d) {
+              // A number: sign, integer part, fraction; an exponent is left to the switch.
+              if (c == 0x2d) {
+                i++;
+                c = <u32>load<u8>(input + i);
+                if (!isDigit(c)) {
+                  st = S_MINUS;
+                  break;
+                }
+              }
+              i++;
+              if (c == 0x30) {
+                if (i >= n) {
+                  st = S_ZERO;
+                  break;
+                }
+              } else {
+                while (isDigit(<u32>load<u8>(input + i))) i++;
+                if (i >= n) {
+                  st = S_INT;
+                  break;
+                }
+              }
+              c = <u32>load<u8>(input + i);
+              if (c == 0x2e) {
+                i++;
+                if (!isDigit(<u32>load<u8>(input + i))) {
+                  st = S_DOT;
+                  break;
+                }
+                i++;
+                while (isDigit(<u32>load<u8>(input + i))) i++;
+                if (i >= n) {
+                  st = S_FRAC;
+                  break;
+                }
+                c = <u32>load<u8>(input + i);
+                if (c == 0x65 || c == 0x45) {
+                  st = S_FRAC;
+                  break;
+                }
+              } else if (c == 0x65 || c == 0x45) {
+                st = S_INT;
+                break;
+              }
+            } else if (c == 0x74 && load<u32>(input + i) == 0x65757274) {
+              i += 4; // true
+            } else if (c == 0x66 && load<u32>(input + i + 1) == 0x65736c61) {
+              i += 5; // false
+            } else if (c == 0x6e && load<u32>(input + i) == 0x6c6c756e) {
+              i += 4; // null
+            } else if (c == 0x7b) {
+              if (depth >= MAX_DEPTH) return TOO_DEEP;
+              store<u8>(STACK + <usize>depth, C_OBJ);
+              depth++;
+              i++;
+              if (load<u8>(input + i) == 0x22) {
+                i++;
+                lane = F_KEY;
+                continue;
+              }
+              st = S_OBJ_FIRST;
+              break;
+            } else {
+              st = S_VALUE;
+              break;
+            }
+            lane = F_AFTER_VALUE;
+          }
+          // After a value.
+          c = <u32>load<u8>(input + i);
+          if (c == 0x2c) {
+            i++;
+            if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
+              if (load<u8>(input + i) == 0x22) {
+                i++;
+                lane = F_KEY;
+                continue;
+              }
+              st = S_KEY;
+            } else st = S_VALUE;
+            break;
+          }
+          if (c == 0x7d || c == 0x5d) {
+            if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
+            i++;
+            depth--;
+            if (depth == 0) {
+              st = S_END;
+              break;
+            }
             if (depth == 1) {
               store<i32>(starts + (<usize>count << 2), elemStart);
               store<i32>(ends + (<usize>count << 2), i);
               store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
               count++;
               inElem = 0;
+              st = S_AFTER;
+              break;
             }
+            continue;
           }
-        } else if (c == 0x5c) {
-          i++;
-          st = S_ESC;
-        } else return REFUSED;
+          st = S_AFTER;
+          break;
+        }
         break;
       }
       case S_AFTER: {
