@@ -130,7 +130,8 @@ function v3Runs(chunk: Buffer, spans: ElementSpans, file: string | undefined): E
     while (j < n && flags[j] === 0 && start[j] === end[j - 1]! + 1) j++;
     const ends = new Int32Array(j - k);
     for (let m = 0; m < ends.length; m++) ends[m] = end[k + m]! - s0;
-    runs.push({ bytes: chunk.subarray(s0, end[j - 1]!), ends });
+    const bytes = chunk.subarray(s0, end[j - 1]!);
+    runs.push(spans.stamped ? { bytes, ends, timestamps: spans.stamps.slice(k, j) } : { bytes, ends });
     k = j;
   }
   return runs;

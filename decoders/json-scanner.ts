@@ -39,6 +39,12 @@ export class ElementSpans {
   end = new Int32Array(1024);
   /** Bit 0: a string element (`KIND_STRING`); bit 1: holds CR/LF outside its strings. */
   flags = new Uint8Array(1024);
+  /**
+   * When `stamped`: entry k's value of rrweb's usual trailing `"timestamp":<digits>` member, read while scanning (NaN
+   * when the element does not end that way; the reader then looks itself). Only the WebAssembly path fills it.
+   */
+  stamps = new Float64Array(1024);
+  stamped = false;
   firstIndex = 0;
   /** Absolute offset of the chunk's first byte in the stream. */
   base = 0;
@@ -51,6 +57,7 @@ export class ElementSpans {
     this.firstIndex = firstIndex;
     this.base = base;
     this.carried = undefined;
+    this.stamped = false;
   }
 
   /** Makes room for `n` entries (keeping the current ones). */
@@ -58,7 +65,7 @@ export class ElementSpans {
     if (n <= this.start.length) return;
     let size = this.start.length * 2;
     while (size < n) size *= 2;
-    const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+    const grow = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
       const next = make(size);
       next.set(a);
       return next;
@@ -66,6 +73,7 @@ export class ElementSpans {
     this.start = grow(this.start, (n) => new Int32Array(n));
     this.end = grow(this.end, (n) => new Int32Array(n));
     this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    this.stamps = grow(this.stamps, (n) => new Float64Array(n));
   }
 
   add(start: number, end: number, flags: number): void {
@@ -599,6 +607,8 @@ export class ArrayElementScanner {
       spans.start.set(tables.starts);
       spans.end.set(tables.ends);
       spans.flags.set(tables.flags);
+      spans.stamps.set(tables.stamps);
+      spans.stamped = true;
       spans.length = count;
       if (spans.start[0] === -1) {
         // The element carried over from earlier chunks ends here.

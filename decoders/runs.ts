@@ -13,6 +13,11 @@ export interface EventRun {
    * `[k === 0 ? 0 : ends[k - 1] + 1, ends[k])`, and `bytes[ends[k]]` is the `,` before event k + 1.
    */
   readonly ends: Int32Array;
+  /**
+   * Optional, per event: the value of its trailing `"timestamp":<digits>` member when the decoder read it on the way
+   * (NaN where it did not: readers then look themselves). Only a hint for checks; the bytes are the events.
+   */
+  readonly timestamps?: Float64Array;
 }
 
 /**
@@ -75,7 +80,8 @@ export function dropEvents(batch: EventBatch, skip: number): EventBatch | undefi
       const from = run.ends[left - 1]! + 1;
       const ends = run.ends.slice(left);
       for (let k = 0; k < ends.length; k++) ends[k]! -= from;
-      runs.push({ bytes: run.bytes.subarray(from), ends });
+      const rest = { bytes: run.bytes.subarray(from), ends };
+      runs.push(run.timestamps !== undefined ? { ...rest, timestamps: run.timestamps.subarray(left) } : rest);
       left = 0;
     }
   }

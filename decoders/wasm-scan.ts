@@ -3,8 +3,9 @@
  * decoders/wasm/scanner.ts, its memory laid out for one chunk at a time. Scanning is synchronous, so one instance
  * serves every scanner of the process in turn.
  *
- * Memory: [0, 256) the state slots, [256, 65536) the container stack, then the chunk (followed by 16 zero bytes that
- * stop the module's 16-byte loads) and the element tables (start i32, end i32, flags u8 per element).
+ * Memory: [0, 256) the state slots, [256, 65536) the container stack, [65536, 131072) the inflater's scratch, then
+ * the chunk (followed by 16 zero bytes that stop the module's 16-byte loads) and the element tables (start i32, end
+ * i32, timestamp f64, flags u8 per element).
  */
 
 import { SCANNER_WASM_BASE64 } from './scanner-wasm.js';
@@ -25,9 +26,9 @@ export const SLOT = {
 } as const;
 
 export const STACK_OFFSET = 256;
-const INPUT_OFFSET = 65536;
+const INPUT_OFFSET = 131072;
 /** Nesting the module's stack area holds; deeper input is scanned by the TypeScript scanner. */
-export const WASM_MAX_DEPTH = INPUT_OFFSET - STACK_OFFSET;
+export const WASM_MAX_DEPTH = 65536 - STACK_OFFSET;
 const PAGE = 65536;
 
 /** Statuses of `scan`. */
@@ -46,7 +47,7 @@ interface WasmApi {
 
 interface ScannerExports {
   memory: WasmMemory;
-  scan(input: number, n: number, starts: number, ends: number, flags: number): number;
+  scan(input: number, n: number, starts: number, ends: number, flags: number, stamps: number): number;
 }
 
 export class WasmChunkScanner {
@@ -54,6 +55,7 @@ export class WasmChunkScanner {
   private startsAt = 0;
   private endsAt = 0;
   private flagsAt = 0;
+  private stampsAt = 0;
   /** Views over the module's memory, renewed whenever it grows. */
   state!: Int32Array;
   bytes!: Uint8Array;
@@ -74,7 +76,8 @@ export class WasmChunkScanner {
   private reserve(n: number): void {
     if (n <= this.capacity) return;
     const maxElements = (n >>> 1) + 1;
-    const startsAt = (INPUT_OFFSET + n + 16 + 7) & ~7;
+    const stampsAt = (INPUT_OFFSET + n + 16 + 7) & ~7;
+    const startsAt = stampsAt + maxElements * 8;
     const endsAt = startsAt + maxElements * 4;
     const flagsAt = endsAt + maxElements * 4;
     const needed = flagsAt + maxElements;
@@ -84,6 +87,7 @@ export class WasmChunkScanner {
     this.startsAt = startsAt;
     this.endsAt = endsAt;
     this.flagsAt = flagsAt;
+    this.stampsAt = stampsAt;
     this.views();
   }
 
@@ -101,16 +105,17 @@ export class WasmChunkScanner {
     this.bytes.set(chunk, INPUT_OFFSET);
     // The module reads up to 16 bytes past the chunk and relies on them being zero.
     this.bytes.fill(0, INPUT_OFFSET + n, INPUT_OFFSET + n + 16);
-    return this.exports.scan(INPUT_OFFSET, n, this.startsAt, this.endsAt, this.flagsAt);
+    return this.exports.scan(INPUT_OFFSET, n, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt);
   }
 
   /** The element tables of the last successful `scan` (views: read them before the next call). */
-  tables(count: number): { starts: Int32Array; ends: Int32Array; flags: Uint8Array } {
+  tables(count: number): { starts: Int32Array; ends: Int32Array; flags: Uint8Array; stamps: Float64Array } {
     const buffer = this.exports.memory.buffer;
     return {
       starts: new Int32Array(buffer, this.startsAt, count),
       ends: new Int32Array(buffer, this.endsAt, count),
       flags: new Uint8Array(buffer, this.flagsAt, count),
+      stamps: new Float64Array(buffer, this.stampsAt, count),
     };
   }
 }

@@ -11,7 +11,7 @@
 // Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/scanner-wasm.ts; a test checks that the
 // committed module is the build of this file.
 
-// Memory layout (the caller owns everything above STACK_END).
+// Memory layout: [0, 65536) here; [65536, 131072) the inflater's scratch; the caller owns the rest.
 const ST: usize = 0;
 const DEPTH: usize = 4;
 const STR_KEY: usize = 8;
@@ -77,6 +77,46 @@ function plainEnd(input: usize, i: i32): i32 {
   }
 }
 
+/**
+ * The value of the object element [from, end) when it ends with rrweb's usual `,"timestamp":<digits>}` (or
+ * `{"timestamp":<digits>}`), NaN otherwise (and for an element begun in an earlier chunk, from = -1). The same
+ * reading, operation for operation, as `suffixTimestamp` in src/pipeline/checks.ts.
+ */
+@inline
+function suffixStamp(input: usize, from: i32, end: i32): f64 {
+  let p = end - 1;
+  if (from < 0 || p <= from || load<u8>(input + <usize>p) != 0x7d) return NaN;
+  let value: f64 = 0;
+  let scale: f64 = 1;
+  let digits = 0;
+  while (--p > from) {
+    const d = <u32>load<u8>(input + <usize>p) - 0x30;
+    if (d > 9) break;
+    value += <f64>d * scale;
+    scale *= 10;
+    digits++;
+  }
+  if (digits == 0 || digits > 15 || (digits > 1 && load<u8>(input + <usize>(p + 1)) == 0x30)) return NaN;
+  const key = p - 11; // `"timestamp":` is 12 bytes and ends at p
+  if (key <= from) return NaN;
+  // '"tim' 'esta' 'mp":' as little-endian words.
+  if (load<u32>(input + <usize>key) != 0x6d697422 || load<u32>(input + <usize>key + 4) != 0x61747365 || load<u32>(input + <usize>key + 8) != 0x3a22706d) {
+    return NaN;
+  }
+  const before = load<u8>(input + <usize>(key - 1));
+  return before == 0x2c || before == 0x7b ? value : NaN;
+}
+
+/** Records element `count`: start, end, flags and (objects) its timestamp. */
+@inline
+function record(input: usize, starts: usize, ends: usize, flags: usize, stamps: usize, count: i32, start: i32, end: i32, kind: i32, newline: i32): void {
+  const k = <usize>count;
+  store<i32>(starts + (k << 2), start);
+  store<i32>(ends + (k << 2), end);
+  store<u8>(flags + k, (kind == 2 ? 1 : 0) | (newline ? 2 : 0));
+  store<f64>(stamps + (k << 3), kind == 1 ? suffixStamp(input, start, end) : NaN);
+}
+
 @inline
 function isDigit(c: u32): bool {
   return c - 0x30 < 10;
@@ -109,10 +149,11 @@ function litLength(lit: i32): i32 {
 /**
  * Scans `n` bytes at `input` (followed by 16 zero bytes), recording each element completed in this chunk:
  * its start in `starts` (i32, -1 for an element begun in an earlier chunk), its end in `ends` (i32, exclusive) and
- * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings). Returns OK with the state and COUNT
- * updated, or a non-zero status with them untouched.
+ * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings) and its timestamp in `stamps` (f64, see
+ * `suffixStamp`). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
+ * area is scratch: the caller copies its own stack in before every call).
  */
-export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize): i32 {
+export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize, stamps: usize): i32 {
   let st = load<i32>(ST);
   let depth = load<i32>(DEPTH);
   let strKey = load<i32>(STR_KEY);
@@ -146,9 +187,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         if (!strKey) {
           st = S_AFTER;
           if (depth == 1) {
-            store<i32>(starts + (<usize>count << 2), elemStart);
-            store<i32>(ends + (<usize>count << 2), i);
-            store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+            record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
             count++;
             inElem = 0;
           }
@@ -280,9 +319,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
               break;
             }
             if (depth == 1) {
-              store<i32>(starts + (<usize>count << 2), elemStart);
-              store<i32>(ends + (<usize>count << 2), i);
-              store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+              record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
               count++;
               inElem = 0;
               st = S_AFTER;
@@ -313,9 +350,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           depth--;
           if (depth == 0) st = S_END;
           else if (depth == 1) {
-            store<i32>(starts + (<usize>count << 2), elemStart);
-            store<i32>(ends + (<usize>count << 2), i);
-            store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+            record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
             count++;
             inElem = 0;
           }
@@ -350,9 +385,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           else {
             st = S_AFTER;
             if (depth == 1) {
-              store<i32>(starts + (<usize>count << 2), elemStart);
-              store<i32>(ends + (<usize>count << 2), i);
-              store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+              record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
               count++;
               inElem = 0;
             }
@@ -427,9 +460,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           depth--;
           st = S_AFTER;
           if (depth == 1) {
-            store<i32>(starts + (<usize>count << 2), elemStart);
-            store<i32>(ends + (<usize>count << 2), i);
-            store<u8>(flags + <usize>count, (elemKind == 2 ? 1 : 0) | (elemNewline ? 2 : 0));
+            record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
             count++;
             inElem = 0;
           }

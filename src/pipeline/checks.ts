@@ -56,13 +56,15 @@ export class ReplayChecks {
       return;
     }
     for (const run of batch.runs) {
-      const { bytes, ends } = run;
+      const { bytes, ends, timestamps } = run;
       let from = 0;
       for (let k = 0; k < ends.length; k++) {
         const end = ends[k]!;
         if (this.hasMeta && this.hasFullSnapshot) {
           this.count++;
-          this.time(suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end));
+          // The decoder's reading of the usual suffix when it made one (NaN: it did not), else the same reading here.
+          const read = timestamps !== undefined ? timestamps[k]! : NaN;
+          this.time(read === read ? read : suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end));
         } else this.observeOne(bytes.subarray(from, end));
         from = end + 1;
       }

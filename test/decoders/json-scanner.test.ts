@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
-import { ArrayElementScanner, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
+import { ArrayElementScanner, ElementSpans, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
 import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
 
 /** The scanner's two loops: TypeScript alone, and WebAssembly for every chunk (its fallback included). */
@@ -209,5 +209,42 @@ describe('the WebAssembly fast path against the TypeScript loop', () => {
     expect(got.error).toBeUndefined();
     expect(got).toEqual(outcome(text, [4096], Infinity));
     expect(got.elements).toHaveLength(2);
+  });
+});
+
+describe('timestamps read by the WebAssembly path', () => {
+  it('are the value of the trailing "timestamp" member when it has the usual form, NaN otherwise', () => {
+    const events = [
+      '{"type":3,"timestamp":1793498402919}',
+      '{"timestamp":7}',
+      '{"timestamp":0}',
+      '{"a":1,"timestamp":007}'.replace('007', '7'),
+      '{"type":2,"timestamp":123456789012345}',
+      '{"type":2,"timestamp":1234567890123456}',
+      '{"timestamp":1.5}',
+      '{"timestamp":-5}',
+      '{"timestamp": 5}',
+      '{"timestamp":5 }',
+      '{"x":{"timestamp":5}}',
+      '{"mytimestamp":5}',
+      '{"a":"\\"timestamp\\":5","timestamp":9}',
+      '{"timestamp":1e3}',
+      '{}',
+      '{"timestamp":"5"}',
+      '{"timestamp":1,"timestamp":2}',
+    ];
+    const text = Buffer.from('[' + events.join(',') + ',"packed"]');
+    const scanner = new ArrayElementScanner('ts', { wasmMinBytes: 0 });
+    const spans = new ElementSpans();
+    scanner.pushSpans(text, spans);
+    expect(spans.stamped).toBe(true);
+    expect(spans.length).toBe(events.length + 1);
+    const got = Array.from(spans.stamps.subarray(0, spans.length));
+    const want = [1793498402919, 7, 0, 7, 123456789012345, NaN, NaN, NaN, NaN, NaN, NaN, NaN, 9, NaN, NaN, NaN, 2, NaN];
+    expect(got).toEqual(want);
+    // Whatever is read equals what JSON.parse gives.
+    for (let k = 0; k < events.length; k++) {
+      if (!Number.isNaN(got[k])) expect(got[k]).toBe((JSON.parse(events[k]!) as { timestamp: number }).timestamp);
+    }
   });
 });
