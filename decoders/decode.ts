@@ -9,7 +9,7 @@ import { Utf8StreamValidator } from './utf8.js';
 import { ArrayElementScanner, ElementSpans, type ScannedElement } from './json-scanner.js';
 import { objectElementBytes } from './packed.js';
 import { batchEvents, singleRun, type EventBatch, type EventRun } from './runs.js';
-import { decodeV2Elements } from './v2-batch.js';
+import { decodeV2Spans } from './v2-batch.js';
 
 export type FileVersion = 2 | 3;
 
@@ -81,11 +81,8 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
         version = 2;
         opts.onVersion?.(version);
       }
-      if (version === 2) {
-        const elements = new Array<ScannedElement>(spans.length);
-        for (let k = 0; k < spans.length; k++) elements[k] = spans.element(chunk, k);
-        for (const events of await decodeV2Elements(elements, file)) yield { events };
-      } else yield { runs: v3Runs(chunk, spans, file) };
+      if (version === 2) yield* decodeV2Spans(chunk, spans, file, !checkEach);
+      else yield { runs: v3Runs(chunk, spans, file) };
     }
     if (scanError !== undefined) throw scanError.error;
     signal?.throwIfAborted();

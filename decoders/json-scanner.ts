@@ -45,6 +45,8 @@ export class ElementSpans {
    */
   stamps = new Float64Array(1024);
   stamped = false;
+  /** When the WebAssembly scanner found these elements: its `generation` for that scan (-1 otherwise). */
+  wasmGeneration = -1;
   firstIndex = 0;
   /** Absolute offset of the chunk's first byte in the stream. */
   base = 0;
@@ -58,6 +60,7 @@ export class ElementSpans {
     this.base = base;
     this.carried = undefined;
     this.stamped = false;
+    this.wasmGeneration = -1;
   }
 
   /** Makes room for `n` entries (keeping the current ones). */
@@ -586,6 +589,7 @@ export class ArrayElementScanner {
     state[SLOT.count] = 0;
     fast.bytes.set(this.stack.subarray(0, depth), STACK_OFFSET);
     if (fast.scan(buf) !== SCAN_OK) return false;
+    spans.wasmGeneration = fast.generation;
 
     const n = buf.length;
     const count = state[SLOT.count]!;
@@ -683,7 +687,8 @@ let shared: ArrayElementScanner | undefined;
  * and whether it holds CR/LF outside strings. Throws `DecodeError` (offsets relative to `buf`) otherwise.
  */
 export function scanSingleObject(buf: Buffer): ScannedElement {
-  const scanner = (shared ??= new ArrayElementScanner());
+  // The TypeScript loop only: this runs in the middle of version 2 decoding, whose chunk must stay in the module.
+  const scanner = (shared ??= new ArrayElementScanner(undefined, { wasmMinBytes: Infinity }));
   const out: ScannedElement[] = [];
   scanner.resetInsideArray();
   try {

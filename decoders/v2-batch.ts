@@ -1,15 +1,73 @@
 /**
  * Version 2: decodes the elements found in one inflated chunk into batches of event bytes.
  *
- * Pass 1 unwraps every element; pass 2 inflates each zlib payload (node's `inflateSync`, on this thread), validates
- * it and removes the packer marker. Errors are raised for the first bad element in file order.
+ * Fast path (`decodeV2Spans`): the WebAssembly module decodes the chunk's packed strings in its own memory (string
+ * unescaping, inflating, the one-object check, the marker cut) into runs, as version 3 files give them: no object
+ * per event, nothing for the garbage collector. Any element it does not take goes through the TypeScript path below,
+ * which gives the exact error when there is one.
+ *
+ * TypeScript path (`decodeV2Elements`): pass 1 unwraps every element; pass 2 inflates each zlib payload (node's
+ * `inflateSync`), validates it and removes the packer marker. Errors are raised for the first bad element in file
+ * order.
  *
  * (A worker thread that inflated the payloads beside the main thread's scanning was measured and dropped: about 10%
  * faster, for about 125 MB more peak memory.)
  */
 
-import { KIND_STRING, type ScannedElement } from './json-scanner.js';
+import { isUtf8 } from 'node:buffer';
+import { KIND_STRING, type ElementSpans, type ScannedElement } from './json-scanner.js';
 import { eventFromInflated, inflatePayload, objectElementBytes, preparePackedString, type ElementContext } from './packed.js';
+import type { EventBatch } from './runs.js';
+import { V2_DONE, V2_FULL, wasmChunkScanner, type V2Step } from './wasm-scan.js';
+
+const CARRIED_START = Int32Array.of(0);
+
+/**
+ * The events of the elements in `spans` (found in `chunk`), in order, as batches: runs from the WebAssembly path
+ * where it applies (`fast`: the chunk passed its UTF-8 check), one Buffer per event from the TypeScript path
+ * otherwise. Throws for the first bad element, after the events before it.
+ */
+export async function* decodeV2Spans(chunk: Buffer, spans: ElementSpans, file: string | undefined, fast: boolean): AsyncGenerator<EventBatch> {
+  const n = spans.length;
+  const wasm = fast ? wasmChunkScanner() : null;
+  let k = 0;
+  while (k < n) {
+    if (wasm === null) {
+      yield* typescriptPath(chunk, spans, k, n, file);
+      return;
+    }
+    const from = k;
+    let step: V2Step;
+    if (k === 0 && spans.start[0]! < 0) {
+      // The element begun in an earlier chunk: its bytes are a copy of their own, loaded alone.
+      const carried = spans.carried!;
+      wasm.load(carried, CARRIED_START, Int32Array.of(carried.length), spans.flags, 1);
+      step = wasm.v2(0, 1);
+    } else {
+      // The module holds the chunk scanned last; between our yields other decoders may have used it.
+      if (wasm.generation !== spans.wasmGeneration) spans.wasmGeneration = wasm.load(chunk, spans.start, spans.end, spans.flags, n);
+      step = wasm.v2(k, n);
+    }
+    if (step.events > 0) {
+      const run = wasm.v2Run(step.events);
+      if (isUtf8(run.bytes)) yield { runs: [run] };
+      // An inflated event that is not UTF-8: the TypeScript path names it.
+      else yield* typescriptPath(chunk, spans, from, step.at, file);
+    }
+    k = step.at;
+    if (step.status === V2_DONE) continue;
+    if (step.status === V2_FULL && (step.events > 0 || wasm.growV2Output())) continue;
+    // This element is not one the module takes as it is (or it would outgrow the module's memory).
+    yield* typescriptPath(chunk, spans, k, k + 1, file);
+    k++;
+  }
+}
+
+async function* typescriptPath(chunk: Buffer, spans: ElementSpans, from: number, to: number, file: string | undefined): AsyncGenerator<EventBatch> {
+  const elements = new Array<ScannedElement>(to - from);
+  for (let k = from; k < to; k++) elements[k - from] = spans.element(chunk, k);
+  for (const events of await decodeV2Elements(elements, file)) yield { events };
+}
 
 /** Version 2 batches are cut when their events reach this many bytes (inflated events are ~5–10× the input). */
 const MAX_BATCH_BYTES = 4 << 20;

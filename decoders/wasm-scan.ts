@@ -1,11 +1,12 @@
 /**
- * The WebAssembly fast path of `ArrayElementScanner`: one shared instance of the module built from
- * decoders/wasm/scanner.ts, its memory laid out for one chunk at a time. Scanning is synchronous, so one instance
- * serves every scanner of the process in turn.
+ * The decoders' WebAssembly fast paths (decoders/wasm/): one shared instance of the module, its memory laid out for
+ * one chunk at a time. `scan` is the fast path of `ArrayElementScanner`; `v2` decodes the version 2 elements of the
+ * chunk scanned last. Both are synchronous, so one instance serves every decoder of the process in turn.
  *
- * Memory: [0, 256) the state slots, [256, 65536) the container stack, [65536, 131072) the inflater's scratch, then
- * the chunk (followed by 16 zero bytes that stop the module's 16-byte loads) and the element tables (start i32, end
- * i32, timestamp f64, flags u8 per element).
+ * Memory: [0, 256) the state and result slots, [256, 65536) the container stack, [65536, 131072) the inflater's
+ * scratch, then the chunk (followed by 16 zero bytes that stop the module's 16-byte loads), the element tables
+ * (timestamp f64, start i32, end i32, flags u8 per element), the version 2 event tables (timestamp f64, end i32), the
+ * stage (one element's payload) and the version 2 output.
  */
 
 import { SCANNER_WASM_BASE64 } from './scanner-wasm.js';
@@ -23,6 +24,9 @@ export const SLOT = {
   elemKind: 8,
   elemNewline: 9,
   count: 10,
+  v2At: 12,
+  v2Events: 13,
+  v2Bytes: 14,
 } as const;
 
 export const STACK_OFFSET = 256;
@@ -33,6 +37,15 @@ const PAGE = 65536;
 
 /** Statuses of `scan`. */
 export const SCAN_OK = 0;
+/** Statuses of `v2`. */
+export const V2_DONE = 0;
+export const V2_TYPESCRIPT = 1;
+export const V2_FULL = 2;
+
+/** Version 2 output per call at first (a run of events); doubled for an event that does not fit alone. */
+const V2_OUT_BYTES = 1 << 20;
+/** Beyond this, one event is left to the TypeScript path rather than grow the module's memory further. */
+const V2_OUT_MAX = 256 << 20;
 
 /** The parts of the WebAssembly API used here (this project compiles without the DOM's type library). */
 interface WasmMemory {
@@ -47,7 +60,29 @@ interface WasmApi {
 
 interface ScannerExports {
   memory: WasmMemory;
-  scan(input: number, n: number, starts: number, ends: number, flags: number, stamps: number): number;
+  scan(input: number, n: number, starts: number, ends: number, flags: number, stamps: number, limit: number): number;
+  v2Decode(
+    input: number,
+    k: number,
+    count: number,
+    starts: number,
+    ends: number,
+    flags: number,
+    stage: number,
+    out: number,
+    outCap: number,
+    outEnds: number,
+    outStamps: number,
+  ): number;
+}
+
+/** What one `v2` call did. */
+export interface V2Step {
+  status: number;
+  /** The element it stopped at (the count when done). */
+  at: number;
+  /** Events decoded (in `v2Run`). */
+  events: number;
 }
 
 export class WasmChunkScanner {
@@ -56,6 +91,14 @@ export class WasmChunkScanner {
   private endsAt = 0;
   private flagsAt = 0;
   private stampsAt = 0;
+  private maxElements = 0;
+  private v2StampsAt = 0;
+  private v2EndsAt = 0;
+  private stageAt = 0;
+  private outAt = 0;
+  private outCap = V2_OUT_BYTES;
+  /** Counts `scan` calls: the tables (and the chunk) in memory belong to scan number `generation`. */
+  generation = 0;
   /** Views over the module's memory, renewed whenever it grows. */
   state!: Int32Array;
   bytes!: Uint8Array;
@@ -72,22 +115,26 @@ export class WasmChunkScanner {
     this.bytes = new Uint8Array(buffer);
   }
 
-  /** Makes room for a chunk of `n` bytes and its element tables (at most one element per 2 bytes, plus one). */
+  /** Makes room for a chunk of `n` bytes, its tables and the version 2 output (at most one element per 2 bytes, plus one). */
   private reserve(n: number): void {
     if (n <= this.capacity) return;
     const maxElements = (n >>> 1) + 1;
-    const stampsAt = (INPUT_OFFSET + n + 16 + 7) & ~7;
-    const startsAt = stampsAt + maxElements * 8;
-    const endsAt = startsAt + maxElements * 4;
-    const flagsAt = endsAt + maxElements * 4;
-    const needed = flagsAt + maxElements;
+    this.stampsAt = (INPUT_OFFSET + n + 16 + 7) & ~7;
+    this.startsAt = this.stampsAt + maxElements * 8;
+    this.endsAt = this.startsAt + maxElements * 4;
+    this.flagsAt = this.endsAt + maxElements * 4;
+    this.v2StampsAt = (this.flagsAt + maxElements + 7) & ~7;
+    this.v2EndsAt = this.v2StampsAt + maxElements * 8;
+    this.stageAt = this.v2EndsAt + maxElements * 4;
+    this.outAt = (this.stageAt + n + 16 + 7) & ~7;
+    this.capacity = n;
+    this.maxElements = maxElements;
+    this.fit(this.outAt + this.outCap);
+  }
+
+  private fit(needed: number): void {
     const have = this.exports.memory.buffer.byteLength;
     if (needed > have) this.exports.memory.grow(Math.ceil((needed - have) / PAGE));
-    this.capacity = n;
-    this.startsAt = startsAt;
-    this.endsAt = endsAt;
-    this.flagsAt = flagsAt;
-    this.stampsAt = stampsAt;
     this.views();
   }
 
@@ -105,7 +152,68 @@ export class WasmChunkScanner {
     this.bytes.set(chunk, INPUT_OFFSET);
     // The module reads up to 16 bytes past the chunk and relies on them being zero.
     this.bytes.fill(0, INPUT_OFFSET + n, INPUT_OFFSET + n + 16);
-    return this.exports.scan(INPUT_OFFSET, n, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt);
+    this.generation++;
+    return this.exports.scan(INPUT_OFFSET, n, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt, this.maxElements);
+  }
+
+  /**
+   * Puts a chunk and its element offsets back in memory (after other scans took its place, or when the TypeScript
+   * loop scanned it), for `v2`; returns the new `generation`.
+   */
+  load(chunk: Uint8Array, starts: Int32Array, ends: Int32Array, flags: Uint8Array, count: number): number {
+    const n = chunk.length;
+    this.reserve(n);
+    this.bytes.set(chunk, INPUT_OFFSET);
+    this.bytes.fill(0, INPUT_OFFSET + n, INPUT_OFFSET + n + 16);
+    const buffer = this.exports.memory.buffer;
+    new Int32Array(buffer, this.startsAt, count).set(starts.subarray(0, count));
+    new Int32Array(buffer, this.endsAt, count).set(ends.subarray(0, count));
+    new Uint8Array(buffer, this.flagsAt, count).set(flags.subarray(0, count));
+    return ++this.generation;
+  }
+
+  /**
+   * Decodes version 2 elements [k, count) of the chunk scanned (or loaded) last (its tables still in memory: check `generation`)
+   * into one run, as far as it can: see decoders/wasm/v2.ts. Read the run with `v2Run` before the next call.
+   */
+  v2(k: number, count: number): V2Step {
+    const status = this.exports.v2Decode(
+      INPUT_OFFSET,
+      k,
+      count,
+      this.startsAt,
+      this.endsAt,
+      this.flagsAt,
+      this.stageAt,
+      this.outAt,
+      this.outCap,
+      this.v2EndsAt,
+      this.v2StampsAt,
+    );
+    const state = this.state;
+    return { status, at: state[SLOT.v2At]!, events: state[SLOT.v2Events]! };
+  }
+
+  /** The events of the last `v2` call, copied out: their bytes joined by `,`, their ends and timestamps. */
+  v2Run(events: number): { bytes: Buffer; ends: Int32Array; timestamps: Float64Array } {
+    const buffer = this.exports.memory.buffer;
+    const size = this.state[SLOT.v2Bytes]!;
+    return {
+      bytes: Buffer.from(new Uint8Array(buffer, this.outAt, size)),
+      ends: new Int32Array(buffer, this.v2EndsAt, events).slice(),
+      timestamps: new Float64Array(buffer, this.v2StampsAt, events).slice(),
+    };
+  }
+
+  /**
+   * Doubles the version 2 output, for an event that did not fit alone; false when it is already at its largest (the
+   * event is then left to the TypeScript path). The tables and the chunk stay where they are.
+   */
+  growV2Output(): boolean {
+    if (this.outCap >= V2_OUT_MAX) return false;
+    this.outCap *= 2;
+    this.fit(this.outAt + this.outCap);
+    return true;
   }
 
   /** The element tables of the last successful `scan` (views: read them before the next call). */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Builds the WebAssembly fast path of the JSON scanner: decoders/wasm/scanner.ts (AssemblyScript) → the module's
-// bytes, base64, in decoders/scanner-wasm.ts (committed, so that neither the library nor its users need the
-// compiler).
+// Builds the decoders' WebAssembly module: decoders/wasm/index.ts (AssemblyScript: the JSON array scanner, the
+// version 2 element decoder and its inflater) → the module's bytes, base64, in decoders/scanner-wasm.ts (committed,
+// so that neither the library nor its users need the compiler).
 //
 //   node scripts/build-wasm.mjs           rebuild decoders/scanner-wasm.ts
 //   node scripts/build-wasm.mjs --check   exit 1 when the committed module is not the build of the source
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE = 'decoders/wasm/scanner.ts';
+const SOURCE = 'decoders/wasm/index.ts';
 const TARGET = join(root, 'decoders', 'scanner-wasm.ts');
 const FLAGS = ['-O3', '--runtime', 'stub', '--enable', 'simd', '--noAssert', '--initialMemory', '0'];
 

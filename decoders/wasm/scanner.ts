@@ -12,34 +12,34 @@
 // committed module is the build of this file.
 
 // Memory layout: [0, 65536) here; [65536, 131072) the inflater's scratch; the caller owns the rest.
-const ST: usize = 0;
-const DEPTH: usize = 4;
-const STR_KEY: usize = 8;
-const UNI_LEFT: usize = 12;
-const LIT: usize = 16; // 0 true, 1 false, 2 null
-const LIT_POS: usize = 20;
-const IN_ELEM: usize = 24;
-const ELEM_START: usize = 28; // chunk offset of the open element's first byte; -1 when it began in an earlier chunk
-const ELEM_KIND: usize = 32; // 1 object, 2 string
-const ELEM_NEWLINE: usize = 36;
-const COUNT: usize = 40; // elements completed in this chunk
-const STACK: usize = 256; // one byte per open container: 1 object, 2 array
+export const ST: usize = 0;
+export const DEPTH: usize = 4;
+export const STR_KEY: usize = 8;
+export const UNI_LEFT: usize = 12;
+export const LIT: usize = 16; // 0 true, 1 false, 2 null
+export const LIT_POS: usize = 20;
+export const IN_ELEM: usize = 24;
+export const ELEM_START: usize = 28; // chunk offset of the open element's first byte; -1 when it began in an earlier chunk
+export const ELEM_KIND: usize = 32; // 1 object, 2 string
+export const ELEM_NEWLINE: usize = 36;
+export const COUNT: usize = 40; // elements completed in this chunk
+export const STACK: usize = 256; // one byte per open container: 1 object, 2 array
 const STACK_END: usize = 65536;
 const MAX_DEPTH: i32 = <i32>(STACK_END - STACK);
 
 // Statuses.
-const OK: i32 = 0;
+export const OK: i32 = 0;
 const REFUSED: i32 = 1; // not valid JSON, or not an array of objects / strings
 const TOO_DEEP: i32 = 2;
 
 // States (the same numbers as in json-scanner.ts).
 const S_START = 0;
-const S_FIRST = 1;
+export const S_FIRST = 1;
 const S_VALUE = 2;
 const S_OBJ_FIRST = 3;
 const S_KEY = 4;
 const S_COLON = 5;
-const S_AFTER = 6;
+export const S_AFTER = 6;
 const S_STR = 7;
 const S_ESC = 8;
 const S_UNI = 9;
@@ -55,7 +55,7 @@ const S_LIT = 18;
 const S_END = 19;
 
 const C_OBJ: u8 = 1;
-const C_ARR: u8 = 2;
+export const C_ARR: u8 = 2;
 
 // Where the member lane of S_STR is.
 const F_KEY = 0; // inside a key
@@ -83,7 +83,7 @@ function plainEnd(input: usize, i: i32): i32 {
  * reading, operation for operation, as `suffixTimestamp` in src/pipeline/checks.ts.
  */
 @inline
-function suffixStamp(input: usize, from: i32, end: i32): f64 {
+export function suffixStamp(input: usize, from: i32, end: i32): f64 {
   let p = end - 1;
   if (from < 0 || p <= from || load<u8>(input + <usize>p) != 0x7d) return NaN;
   let value: f64 = 0;
@@ -150,10 +150,10 @@ function litLength(lit: i32): i32 {
  * Scans `n` bytes at `input` (followed by 16 zero bytes), recording each element completed in this chunk:
  * its start in `starts` (i32, -1 for an element begun in an earlier chunk), its end in `ends` (i32, exclusive) and
  * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings) and its timestamp in `stamps` (f64, see
- * `suffixStamp`). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
+ * `suffixStamp`), at most `limit` elements (one more is refused). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
  * area is scratch: the caller copies its own stack in before every call).
  */
-export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize, stamps: usize): i32 {
+export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize, stamps: usize, limit: i32): i32 {
   let st = load<i32>(ST);
   let depth = load<i32>(DEPTH);
   let strKey = load<i32>(STR_KEY);
@@ -187,6 +187,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         if (!strKey) {
           st = S_AFTER;
           if (depth == 1) {
+            if (count == limit) return REFUSED;
             record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
             count++;
             inElem = 0;
@@ -319,6 +320,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
               break;
             }
             if (depth == 1) {
+              if (count == limit) return REFUSED;
               record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
               count++;
               inElem = 0;
@@ -350,6 +352,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           depth--;
           if (depth == 0) st = S_END;
           else if (depth == 1) {
+            if (count == limit) return REFUSED;
             record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
             count++;
             inElem = 0;
@@ -385,6 +388,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           else {
             st = S_AFTER;
             if (depth == 1) {
+              if (count == limit) return REFUSED;
               record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
               count++;
               inElem = 0;
@@ -460,6 +464,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           depth--;
           st = S_AFTER;
           if (depth == 1) {
+            if (count == limit) return REFUSED;
             record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
             count++;
             inElem = 0;

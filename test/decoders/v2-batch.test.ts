@@ -60,6 +60,29 @@ describe('version 2 chunks with many payloads', () => {
       expect(err.code).toBe(code);
       expect(err.index).toBe(index);
     }
+    // Uncompressed bytes in small pieces: elements cut across chunks, the bad ones among them.
+    for (const chunk of [4096, 1500, 97]) {
+      const err = await errorOf(Buffer.from(JSON.stringify(elements)), chunk);
+      expect(err.code).toBe(code);
+      expect(err.index).toBe(index);
+    }
+  });
+
+  it('decode every payload when elements are cut across chunks, and the events before a bad one', async () => {
+    const text = Buffer.from(JSON.stringify(packedElements()));
+    for (const chunk of [8192, 4096, 1500, 97]) {
+      const out = await decodeAll(text, chunk);
+      expect(out.map((b) => JSON.parse(b.toString()) as unknown)).toEqual(roundTrip(events));
+    }
+    const elements = packedElements();
+    elements[150] = corruptZlib(events[150]);
+    const got: Buffer[] = [];
+    await expect(
+      (async () => {
+        for await (const batch of decodeEventBytes(chunked(Buffer.from(JSON.stringify(elements)), 1500))) got.push(...batch);
+      })(),
+    ).rejects.toMatchObject({ code: 'BAD_ZLIB', index: 150 });
+    expect(got.map((b) => JSON.parse(b.toString()) as unknown)).toEqual(roundTrip(events).slice(0, 150));
   });
 
   it('an element error in an earlier chunk wins over a syntax error found later', async () => {
