@@ -10,7 +10,7 @@ import { DecodeError } from './errors.js';
 /** Size of the chunks produced by gunzip (large chunks roughly double gunzip's throughput). */
 export const INFLATE_CHUNK = 1 << 20;
 /** Output chunks gunzip may run ahead of the consumer (in the thread pool, while the main thread scans). */
-const READ_AHEAD_CHUNKS = 4;
+const READ_AHEAD_CHUNKS = 2;
 
 /** Whether `head` starts with the gzip magic bytes `1f 8b`. */
 export function isGzip(head: Uint8Array): boolean {
