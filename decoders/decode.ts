@@ -29,6 +29,12 @@ export interface DecodeOptions {
    * download's Content-Length): small files then inflate into small buffers instead of 1 MiB ones.
    */
   compressedSize?: number | (() => number | undefined);
+  /**
+   * Default true: the WebAssembly fast paths where they apply (the scanner, version 2 elements). False decodes with
+   * the TypeScript code alone — the same events and the same errors, slower (to compare, or to rule the fast paths
+   * out; REPLAY_EXPORT_WASM=0 does it for the whole process).
+   */
+  fastPath?: boolean;
 }
 
 /**
@@ -56,7 +62,8 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
     version = forced;
     opts.onVersion?.(forced);
   }
-  const scanner = new ArrayElementScanner(file);
+  const fast = opts.fastPath !== false;
+  const scanner = new ArrayElementScanner(file, fast ? {} : { wasmMinBytes: Infinity });
   const spans = new ElementSpans();
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
   const utf8 = new Utf8StreamValidator();
@@ -81,7 +88,7 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
         version = 2;
         opts.onVersion?.(version);
       }
-      if (version === 2) yield* decodeV2Spans(chunk, spans, file, !checkEach);
+      if (version === 2) yield* decodeV2Spans(chunk, spans, file, fast && !checkEach);
       else yield { runs: v3Runs(chunk, spans, file) };
     }
     if (scanError !== undefined) throw scanError.error;

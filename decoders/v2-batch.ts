@@ -25,7 +25,7 @@ const CARRIED_START = Int32Array.of(0);
 /**
  * The events of the elements in `spans` (found in `chunk`), in order, as batches: runs from the WebAssembly path
  * where it applies (`fast`: the chunk passed its UTF-8 check), one Buffer per event from the TypeScript path
- * otherwise. Throws for the first bad element, after the events before it.
+ * otherwise. Throws for the first bad element, after every event before it (whichever path, whatever the chunks).
  */
 export async function* decodeV2Spans(chunk: Buffer, spans: ElementSpans, file: string | undefined, fast: boolean): AsyncGenerator<EventBatch> {
   const n = spans.length;
@@ -66,7 +66,9 @@ export async function* decodeV2Spans(chunk: Buffer, spans: ElementSpans, file: s
 async function* typescriptPath(chunk: Buffer, spans: ElementSpans, from: number, to: number, file: string | undefined): AsyncGenerator<EventBatch> {
   const elements = new Array<ScannedElement>(to - from);
   for (let k = from; k < to; k++) elements[k - from] = spans.element(chunk, k);
-  for (const events of await decodeV2Elements(elements, file)) yield { events };
+  const { batches, error } = decodeV2Prefix(elements, file);
+  for (const events of batches) yield { events };
+  if (error !== undefined) throw error.value;
 }
 
 /** Version 2 batches are cut when their events reach this many bytes (inflated events are ~5–10× the input). */
@@ -78,18 +80,38 @@ interface Pass1 {
   /** Element position (in `events`) and context of each payload. */
   slots: number[];
   contexts: ElementContext[];
-  /** The first error of pass 1, raised after the payloads before it. */
+  /** The first error of pass 1, raised after the payloads before it (`events` then ends before that element). */
   error?: { value: unknown };
 }
 
-/** Decodes the elements of one chunk; resolves to batches of events in order. */
+/** Decodes the elements of one chunk; resolves to batches of events in order (throws for the first bad element). */
 export async function decodeV2Elements(elements: readonly ScannedElement[], file: string | undefined): Promise<Buffer[][]> {
+  const { batches, error } = decodeV2Prefix(elements, file);
+  if (error !== undefined) throw error.value;
+  return batches;
+}
+
+/**
+ * Decodes the elements in order up to the first bad one: the events before it as batches, and its error. (Pass 1
+ * unwraps up to the first element it refuses; pass 2 inflates the payloads before that one, and stops at the first
+ * that fails — whichever bad element comes first in file order is the one reported.)
+ */
+export function decodeV2Prefix(elements: readonly ScannedElement[], file: string | undefined): { batches: Buffer[][]; error?: { value: unknown } } {
   const pass = unwrap(elements, file);
+  let good = pass.events.length;
+  let error = pass.error;
   for (let j = 0; j < pass.payloads.length; j++) {
     const ctx = pass.contexts[j]!;
-    pass.events[pass.slots[j]!] = eventFromInflated(inflatePayload(pass.payloads[j]!, ctx), ctx);
+    try {
+      pass.events[pass.slots[j]!] = eventFromInflated(inflatePayload(pass.payloads[j]!, ctx), ctx);
+    } catch (err) {
+      good = pass.slots[j]!;
+      error = { value: err };
+      break;
+    }
   }
-  return finish(pass);
+  const batches = toBatches(pass.events, good);
+  return error !== undefined ? { batches, error } : { batches };
 }
 
 function unwrap(elements: readonly ScannedElement[], file: string | undefined): Pass1 {
@@ -117,12 +139,13 @@ function unwrap(elements: readonly ScannedElement[], file: string | undefined): 
   return pass;
 }
 
-function finish(pass: Pass1): Buffer[][] {
-  if (pass.error !== undefined) throw pass.error.value;
+/** The first `count` events in batches of about `MAX_BATCH_BYTES`. */
+function toBatches(events: readonly Buffer[], count: number): Buffer[][] {
   const batches: Buffer[][] = [];
   let batch: Buffer[] = [];
   let bytes = 0;
-  for (const event of pass.events) {
+  for (let k = 0; k < count; k++) {
+    const event = events[k]!;
     batch.push(event);
     bytes += event.length;
     if (bytes >= MAX_BATCH_BYTES) {

@@ -1,0 +1,87 @@
+import { deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { DecodeError, decodeEventBytes } from '../../decoders/index.js';
+import { chunked, makeEvents, pack, SHAPES, v2Element } from './fixtures.js';
+
+/** Decodes `text` in pieces of `size`; the events (as text) and the error, in comparable form. */
+async function outcome(text: Buffer, size: number, fastPath: boolean): Promise<{ events: string[]; error?: unknown }> {
+  const events: string[] = [];
+  try {
+    for await (const batch of decodeEventBytes(chunked(text, size), { file: 'f.json', version: 2, fastPath })) {
+      for (const e of batch) events.push(e.toString('latin1'));
+    }
+  } catch (err) {
+    if (!(err instanceof DecodeError)) throw err;
+    return { events, error: { code: err.code, message: err.message, index: err.index, offset: err.offset } };
+  }
+  return { events };
+}
+
+const events = makeEvents(160, 5);
+
+/** A version 2 file of mixed shapes and packers. */
+function file(): unknown[] {
+  return events.map((e, i) => v2Element(e, i % 7 === 3 ? SHAPES[i % SHAPES.length]! : 'json-packed', i % 2 === 0 ? 'rrweb' : 'amplitude'));
+}
+
+/** Elements the fast path must leave to the TypeScript path (some decode, some are errors). */
+const raw = (text: string): string => JSON.stringify(deflateSync(Buffer.from(text)).toString('latin1'));
+const SPECIAL: Record<string, unknown> = {
+  'no packer marker': raw('{"type":3,"timestamp":5}'),
+  'leading whitespace': raw(' {"type":3,"v":"v1"}'),
+  'another marker': raw('{"type":3,"data":{"v":"v1"},"v":"v2"}'),
+  'marker not last': raw('{"v":"v1","type":3}'),
+  'trailing newline': raw('{"a":1,"v":"v1"}\n'),
+  'non-ASCII event text': raw('{"a":"\u00e9\u{1F600}","v":"v1"}'),
+  'two objects': raw('{"a":1,"v":"v1"}{"b":2}'),
+  'an array': raw('[{"a":1,"v":"v1"}]'),
+  'bytes after the zlib stream': JSON.stringify(deflateSync(Buffer.from('{"a":1,"v":"v1"}')).toString('latin1') + 'x'),
+  'a character above U+00FF': JSON.stringify(pack(events[0], 'rrweb') + '\u0101'),
+  'empty string': '',
+  'zlib of nothing': raw(''),
+};
+
+describe('version 2: the WebAssembly path against the TypeScript path', () => {
+  it('gives the same events for every shape and packer, whatever the chunking', async () => {
+    const text = Buffer.from(JSON.stringify(file()));
+    const want = await outcome(text, text.length, false);
+    expect(want.error).toBeUndefined();
+    expect(want.events.length).toBe(events.length);
+    for (const size of [text.length, 65536, 4096, 1000, 333]) expect(await outcome(text, size, true)).toEqual(want);
+  });
+
+  it.each(Object.keys(SPECIAL))('decodes an element it leaves to the TypeScript path the same way: %s', async (name) => {
+    const elements = file().slice(0, 40);
+    elements.splice(20, 0, SPECIAL[name]);
+    const text = Buffer.from(JSON.stringify(elements));
+    for (const size of [text.length, 4096, 700]) {
+      const want = await outcome(text, size, false);
+      expect(await outcome(text, size, true)).toEqual(want);
+      expect(want.events.length).toBeGreaterThanOrEqual(20);
+    }
+  });
+
+  it('gives the same events and the same error for mutated files', async () => {
+    const base = Buffer.from(JSON.stringify(file()));
+    let s = 77;
+    const rnd = (k: number): number => {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      return s % k;
+    };
+    let failed = 0;
+    for (let round = 0; round < 250; round++) {
+      const text = Buffer.from(base);
+      const edits = 1 + rnd(3);
+      for (let e = 0; e < edits; e++) {
+        const at = rnd(text.length);
+        // Mostly inside the packed strings (bytes of zlib data, escapes), sometimes structure.
+        text[at] = rnd(4) === 0 ? '"\\,]}{u0'.charCodeAt(rnd(8)) : rnd(256) & 0x7f;
+      }
+      const size = [text.length, 4096, 1500][rnd(3)]!;
+      const want = await outcome(text, size, false);
+      expect(await outcome(text, size, true)).toEqual(want);
+      if (want.error !== undefined) failed++;
+    }
+    expect(failed).toBeGreaterThan(100);
+  });
+});
