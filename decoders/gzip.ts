@@ -10,7 +10,7 @@ import { DecodeError } from './errors.js';
 /** Size of the chunks produced by gunzip (large chunks roughly double gunzip's throughput). */
 export const INFLATE_CHUNK = 1 << 20;
 /** Output chunks gunzip may run ahead of the consumer (in the thread pool, while the main thread scans). */
-const READ_AHEAD_CHUNKS = 2;
+const READ_AHEAD_CHUNKS = 1;
 
 /** Whether `head` starts with the gzip magic bytes `1f 8b`. */
 export function isGzip(head: Uint8Array): boolean {
@@ -122,7 +122,7 @@ async function* gunzip(
     }
   }
   const input = Readable.from(feed(), { objectMode: false });
-  // A few MiB of read-ahead lets gunzip (libuv threadpool) work while the scanner (main thread) runs.
+  // Read-ahead lets gunzip (libuv threadpool) work while the scanner (main thread) runs; one chunk is enough.
   const chunkSize = inflateChunkFor(opts.compressedSize?.());
   const options: ZlibOptions & TransformOptions = {
     chunkSize,

@@ -43,7 +43,7 @@ export const V2_TYPESCRIPT = 1;
 export const V2_FULL = 2;
 
 /** Version 2 output per call at first (a run of events); doubled for an event that does not fit alone. */
-const V2_OUT_BYTES = 1 << 20;
+const V2_OUT_BYTES = 256 << 10;
 /** Beyond this, one event is left to the TypeScript path rather than grow the module's memory further. */
 const V2_OUT_MAX = 256 << 20;
 

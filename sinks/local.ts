@@ -66,7 +66,7 @@ async function writevAll(handle: FileHandle, chunks: readonly Buffer[]): Promise
 }
 
 /** Bytes a replay's temporary file may have in flight (handed to the thread pool, not yet written). */
-const WRITE_AHEAD_BYTES = 2 << 20;
+const WRITE_AHEAD_BYTES = 1 << 20;
 
 /**
  * Writes to a file in order while the caller goes on: a write resolves at once while less than `WRITE_AHEAD_BYTES`

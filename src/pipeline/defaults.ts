@@ -8,7 +8,7 @@ export const PIPELINE_DEFAULTS = {
   /** Files of one replay downloaded ahead of the one being written. */
   filesAhead: 3,
   /** Compressed bytes held in memory for files fetched ahead, shared by all replays of a run. */
-  prefetchBytes: 16 * 1024 * 1024,
+  prefetchBytes: 8 * 1024 * 1024,
   /** Presigned URLs are valid for 15 minutes (spec). */
   urlTtlMs: 15 * 60 * 1000,
   /** A URL older than its validity minus this margin is refreshed before use. */
