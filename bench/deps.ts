@@ -1,8 +1,10 @@
 /**
- * The measured reasons behind two dependency choices, on a slice of the same replay (its first files):
+ * The measured reasons behind the decoding choices, on a slice of the same replay (its first files):
  *  - version 2 element inflate: node's `zlib.inflateSync` against `pako` 3's `inflate` (same payloads);
  *  - version 3 event splitting: the project's byte scanner (`decodeEventBytes`) against `stream-json`'s
- *    `streamArray` (parse each element into an object, `JSON.stringify` it back to get its bytes).
+ *    `streamArray` (parse each element into an object, `JSON.stringify` it back to get its bytes);
+ *  - the WebAssembly fast paths against the TypeScript code they stand in for (`fastPath: false`), on the version 3
+ *    files (the scanner) and on the version 2 files (string unescaping + inflate + checks: node's zlib per event).
  * Inputs are prepared untimed; runs alternate; medians.
  */
 
@@ -91,4 +93,20 @@ export async function compareSplitter(samplesDir: string, replay: GeneratedRepla
   };
   const [ours, theirs] = await alternate(runs, oursRun, theirsRun);
   return compare(`v3 files (${files}), gunzip + split into event bytes`, bytes, 'decodeEventBytes (byte scanner)', ours, 'stream-json streamArray + JSON.stringify', theirs);
+}
+
+/** `decodeEventBytes` with its WebAssembly fast paths against the TypeScript code alone, on the same files. */
+export async function compareFastPath(samplesDir: string, replay: GeneratedReplay, version: 2 | 3, files: number, runs: number): Promise<Comparison> {
+  const loaded = await loadFiles(samplesDir, replay.files[version].slice(0, files));
+  const decode = (fastPath: boolean) => async (): Promise<number> => {
+    const t0 = performance.now();
+    for (const f of loaded) for await (const batch of decodeEventBytes(bodyChunks(f.bytes), { fastPath })) void batch;
+    return performance.now() - t0;
+  };
+  let bytes = 0;
+  for (const f of loaded) for await (const batch of decodeEventBytes(bodyChunks(f.bytes))) for (const e of batch) bytes += e.length + 1;
+  const [ours, theirs] = await alternate(runs, decode(true), decode(false));
+  const what = version === 3 ? `v3 files (${files}), decodeEventBytes` : `v2 files (${files}), decodeEventBytes`;
+  const theirsName = version === 3 ? 'TypeScript scanner loop' : 'TypeScript path (node:zlib inflateSync per event)';
+  return compare(what, bytes, 'WebAssembly fast path', ours, theirsName, theirs);
 }

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIG_FILES, ensureBenchData } from './generate.js';
-import { compareInflate, compareSplitter } from './deps.js';
+import { compareFastPath, compareInflate, compareSplitter } from './deps.js';
 import { measureArchive } from './measure-archive.js';
 import { measureThroughput } from './measure-files.js';
 import { measureRss } from './measure-rss.js';
@@ -93,10 +93,12 @@ async function main(): Promise<void> {
       });
     }
     if (sections.has('deps')) {
-      log('dependencies: node:zlib vs pako (v2 inflate), byte scanner vs stream-json (v3 split)');
+      log('dependencies: node:zlib vs pako (v2 inflate), byte scanner vs stream-json (v3 split), WebAssembly fast paths vs TypeScript (v3, v2)');
       results.deps = [
         await compareInflate(BIG_SAMPLES_DIR, data.big, PLAN.depsFiles, PLAN.depsRuns),
         await compareSplitter(BIG_SAMPLES_DIR, data.big, PLAN.depsFiles, PLAN.depsRuns),
+        await compareFastPath(BIG_SAMPLES_DIR, data.big, 3, PLAN.depsFiles, PLAN.depsRuns),
+        await compareFastPath(BIG_SAMPLES_DIR, data.big, 2, PLAN.depsFiles, PLAN.depsRuns),
       ];
       for (const c of results.deps) log(`  ${c.ours.name} ${c.ours.MBs.toFixed(0)} MB/s vs ${c.theirs.name} ${c.theirs.MBs.toFixed(0)} MB/s`);
     }
