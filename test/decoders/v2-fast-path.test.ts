@@ -1,7 +1,8 @@
 import { deflateSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
 import { DecodeError, decodeEventBytes } from '../../decoders/index.js';
-import { chunked, makeEvents, pack, SHAPES, v2Element } from './fixtures.js';
+import { chunked, makeEvents, pack, SHAPES, v2Element, type Shape } from './fixtures.js';
 
 /** Decodes `text` in pieces of `size`; the events (as text) and the error, in comparable form. */
 async function outcome(text: Buffer, size: number, fastPath: boolean): Promise<{ events: string[]; error?: unknown }> {
@@ -83,5 +84,37 @@ describe('version 2: the WebAssembly path against the TypeScript path', () => {
       if (want.error !== undefined) failed++;
     }
     expect(failed).toBeGreaterThan(100);
+  });
+});
+
+describe('version 2: several files decoded at once share the module', () => {
+  it('gives each file its own events when their chunks interleave', async () => {
+    const files = [0, 1, 2, 3].map((k) => {
+      const evs = makeEvents(60, 100 + k);
+      // Every tenth element in another shape: the TypeScript path takes it, so the decoder yields mid-chunk.
+      const shape = (i: number): Shape => (i % 10 === 5 ? 'event-json' : 'json-packed');
+      return { evs, text: Buffer.from(JSON.stringify(evs.map((e, i) => v2Element(e, shape(i), i % 2 === 0 ? 'rrweb' : 'amplitude')))) };
+    });
+    const want = await Promise.all(files.map((f) => outcome(f.text, f.text.length, false)));
+    // All four decoders pulled in turn: each yield lets the others scan their own chunks into the shared module, so a
+    // decoder coming back finds another chunk there and loads its own again.
+    const wasm = wasmChunkScanner()!;
+    const load = vi.spyOn(wasm, 'load');
+    const iterators = files.map((f) => decodeEventBytes(chunked(f.text, 20000), { version: 2 })[Symbol.asyncIterator]());
+    const got: string[][] = files.map(() => []);
+    let open = iterators.length;
+    while (open > 0) {
+      open = 0;
+      for (let k = 0; k < iterators.length; k++) {
+        const r = await iterators[k]!.next();
+        if (r.done) continue;
+        open++;
+        for (const e of r.value) got[k]!.push(e.toString('latin1'));
+      }
+    }
+    expect(got).toEqual(want.map((w) => w.events));
+    expect(got.map((g) => g.length)).toEqual([60, 60, 60, 60]);
+    expect(load.mock.calls.length).toBeGreaterThan(8);
+    load.mockRestore();
   });
 });
