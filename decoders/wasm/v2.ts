@@ -83,11 +83,14 @@ function escapeAt(src: usize, i: i32, stop: i32): i32 {
 }
 
 /**
- * Decodes the UTF-8 JSON string literal src[0, n) (both quotes included) to one byte per character (U+0000..U+00FF
- * only) into dst. Returns the length, or -1 for anything else (decodeStringLiteral's null, mode Utf8ToLatin1).
- * Branch-free per character but for escapes: packed payloads are nearly random bytes, half of them two-byte UTF-8.
+ * Decodes the JSON string literal src[0, n) (both quotes included) to one byte per character into dst (which may be
+ * src: the output never passes the input). `utf8In`: the literal is UTF-8 and only U+0000..U+00FF are taken (mode
+ * Utf8ToLatin1 of decodeStringLiteral); else it is one byte per character (mode Latin1ToLatin1). Returns the
+ * length, or -1 for anything else (decodeStringLiteral's null). Branch-free per character but for escapes: packed
+ * payloads are nearly random bytes, half of them two-byte UTF-8. Inlined, so each caller gets its own loop.
  */
-function utf8LiteralToLatin1(src: usize, n: i32, dst: usize): i32 {
+@inline
+function literalToLatin1(src: usize, n: i32, dst: usize, utf8In: bool): i32 {
   if (n < 2 || load<u8>(src) != 0x22 || load<u8>(src + <usize>(n - 1)) != 0x22) return -1;
   const stop = n - 1;
   let i = 1;
@@ -103,41 +106,19 @@ function utf8LiteralToLatin1(src: usize, n: i32, dst: usize): i32 {
       i += escLen;
       continue;
     }
-    // The byte after is readable: at worst the closing quote.
-    const d = <u32>load<u8>(src + <usize>(i + 1));
-    const lead = c >> 7;
-    bad |= <u32>(c < 0x20) | <u32>(c == 0x22) | (lead & (<u32>(c - 0xc2 > 1) | <u32>((d & 0xc0) != 0x80) | <u32>(i + 1 >= stop)));
-    store<u8>(dst + <usize>o, <u8>select<u32>(((c & 0x1f) << 6) | (d & 0x3f), c, lead != 0));
-    o++;
-    i += 1 + <i32>lead;
-  }
-  return bad != 0 ? -1 : o;
-}
-
-/**
- * Decodes the JSON string literal src[0, n) written one byte per character (both quotes included) in place.
- * Returns the length, or -1 for anything else (decodeStringLiteral's null, mode Latin1ToLatin1).
- */
-function latin1LiteralInPlace(src: usize, n: i32): i32 {
-  if (n < 2 || load<u8>(src) != 0x22 || load<u8>(src + <usize>(n - 1)) != 0x22) return -1;
-  const stop = n - 1;
-  let i = 1;
-  let o = 0;
-  let bad: u32 = 0;
-  while (i < stop) {
-    const c = <u32>load<u8>(src + <usize>i);
-    if (c == 0x5c) {
-      const cp = escapeAt(src, i, stop);
-      if (cp < 0) return -1;
-      store<u8>(src + <usize>o, <u8>cp);
-      o++;
-      i += escLen;
-      continue;
-    }
     bad |= <u32>(c < 0x20) | <u32>(c == 0x22);
-    store<u8>(src + <usize>o, <u8>c);
+    if (utf8In) {
+      // The byte after is readable: at worst the closing quote.
+      const d = <u32>load<u8>(src + <usize>(i + 1));
+      const lead = c >> 7;
+      bad |= lead & (<u32>(c - 0xc2 > 1) | <u32>((d & 0xc0) != 0x80) | <u32>(i + 1 >= stop));
+      store<u8>(dst + <usize>o, <u8>select<u32>(((c & 0x1f) << 6) | (d & 0x3f), c, lead != 0));
+      i += 1 + <i32>lead;
+    } else {
+      store<u8>(dst + <usize>o, <u8>c);
+      i++;
+    }
     o++;
-    i++;
   }
   return bad != 0 ? -1 : o;
 }
@@ -152,11 +133,11 @@ function isJsonTextStart(c: u32): bool {
  * element is not a packed payload this path takes (preparePackedString's shapes 1 and 3 only).
  */
 function packedPayload(input: usize, start: i32, end: i32, stage: usize): i32 {
-  const outer = utf8LiteralToLatin1(input + <usize>start, end - start, stage);
+  const outer = literalToLatin1(input + <usize>start, end - start, stage, true);
   if (outer <= 0) return -1;
   const first = <u32>load<u8>(stage);
   if (first == 0x22) {
-    const inner = latin1LiteralInPlace(stage, outer);
+    const inner = literalToLatin1(stage, outer, stage, false);
     if (inner <= 0 || isJsonTextStart(<u32>load<u8>(stage))) return -1;
     return inner;
   }

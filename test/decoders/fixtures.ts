@@ -125,3 +125,23 @@ export async function* chunked(buf: Uint8Array, size: number): AsyncGenerator<Ui
 export async function* once(buf: Uint8Array): AsyncGenerator<Uint8Array> {
   yield buf;
 }
+
+/** A deterministic pseudo-random integer source: `rnd(k)` is in [0, k). */
+export function seededRandom(seed: number): (k: number) => number {
+  let s = seed;
+  return (k: number): number => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s % k;
+  };
+}
+
+/** `text` with `edits` random one-character insertions, deletions or replacements drawn from `alphabet`. */
+export function mutateText(text: string, edits: number, alphabet: string, rnd: (k: number) => number): string {
+  for (let e = 0; e < edits; e++) {
+    const at = rnd(text.length + 1);
+    const ch = alphabet[rnd(alphabet.length)]!;
+    const op = rnd(3);
+    text = op === 0 ? text.slice(0, at) + ch + text.slice(at) : op === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(at + 1);
+  }
+  return text;
+}

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
 import { ArrayElementScanner, ElementSpans, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
 import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { mutateText, seededRandom } from './fixtures.js';
 
 /** The scanner's two loops: TypeScript alone, and WebAssembly for every chunk (its fallback included). */
 const PATHS = [
@@ -59,22 +60,12 @@ describe.each(PATHS)('ArrayElementScanner against JSON.parse ($name)', (path) =>
   });
 
   it('accepts exactly what JSON.parse accepts, with the same elements, for random mutations and cuts', () => {
-    let s = 12345;
-    const rnd = (k: number): number => {
-      s = (s * 1103515245 + 12345) & 0x7fffffff;
-      return s % k;
-    };
+    const rnd = seededRandom(12345);
     let accepted = 0;
     let rejected = 0;
     for (let round = 0; round < 6000; round++) {
-      let text = SEEDS[rnd(SEEDS.length)]!;
-      const edits = 1 + rnd(3);
-      for (let e = 0; e < edits; e++) {
-        const at = rnd(text.length + 1);
-        const ch = ALPHABET[rnd(ALPHABET.length)]!;
-        const op = rnd(3);
-        text = op === 0 ? text.slice(0, at) + ch + text.slice(at) : op === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(at + 1);
-      }
+      const seed = SEEDS[rnd(SEEDS.length)]!;
+      const text = mutateText(seed, 1 + rnd(3), ALPHABET, rnd);
       const bytes = Buffer.from(text, 'latin1');
       const cuts = [rnd(bytes.length + 1), rnd(bytes.length + 1), rnd(bytes.length + 1)].sort((a, b) => a - b);
       const got = scan(bytes, cuts);
@@ -176,21 +167,10 @@ describe('the WebAssembly fast path against the TypeScript loop', () => {
   const base = '[' + Array.from({ length: 120 }, (_, k) => (k === 0 ? '' : k % 5 === 0 ? ',\r\n ' : ',') + event(k)).join('') + ']';
 
   it('gives the same elements and the same errors, with chunks switching between the two', () => {
-    let s = 424242;
-    const rnd = (k: number): number => {
-      s = (s * 1103515245 + 12345) & 0x7fffffff;
-      return s % k;
-    };
+    const rnd = seededRandom(424242);
     let errors = 0;
     for (let round = 0; round < 400; round++) {
-      let text = base;
-      const edits = round === 0 ? 0 : 1 + rnd(2);
-      for (let e = 0; e < edits; e++) {
-        const at = rnd(text.length + 1);
-        const ch = ALPHABET[rnd(ALPHABET.length)]!;
-        const op = rnd(3);
-        text = op === 0 ? text.slice(0, at) + ch + text.slice(at) : op === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(at + 1);
-      }
+      const text = mutateText(base, round === 0 ? 0 : 1 + rnd(2), ALPHABET, rnd);
       const bytes = Buffer.from(text, 'latin1');
       const sizes = [1 + rnd(9000), 1 + rnd(300), 1 + rnd(40), 1 + rnd(5000)];
       const want = outcome(bytes, sizes, Infinity);

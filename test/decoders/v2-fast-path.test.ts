@@ -2,7 +2,7 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
 import { DecodeError, decodeEventBytes } from '../../decoders/index.js';
-import { chunked, makeEvents, pack, SHAPES, v2Element, type Shape } from './fixtures.js';
+import { chunked, makeEvents, pack, seededRandom, SHAPES, v2Element, type Shape } from './fixtures.js';
 
 /** Decodes `text` in pieces of `size`; the events (as text) and the error, in comparable form. */
 async function outcome(text: Buffer, size: number, fastPath: boolean): Promise<{ events: string[]; error?: unknown }> {
@@ -64,11 +64,7 @@ describe('version 2: the WebAssembly path against the TypeScript path', () => {
 
   it('gives the same events and the same error for mutated files', async () => {
     const base = Buffer.from(JSON.stringify(file()));
-    let s = 77;
-    const rnd = (k: number): number => {
-      s = (s * 1103515245 + 12345) & 0x7fffffff;
-      return s % k;
-    };
+    const rnd = seededRandom(77);
     let failed = 0;
     for (let round = 0; round < 250; round++) {
       const text = Buffer.from(base);
