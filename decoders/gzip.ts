@@ -24,6 +24,14 @@ export interface InflateOptions {
   compressedSize?: () => number | undefined;
 }
 
+/** Compressed bytes handed to gunzip at a time (fewer, larger thread-pool jobs). */
+const FEED_BYTES = 1 << 20;
+const NOT_YET = Symbol('not yet');
+/** Resolves after the event loop's current turn (a source that answers within it wins a race against this). */
+function nextTurn(): Promise<typeof NOT_YET> {
+  return new Promise((resolve) => setImmediate(resolve, NOT_YET));
+}
+
 /** Smallest gunzip output chunk. */
 const MIN_INFLATE_CHUNK = 16 << 10;
 /** Inflated bytes expected per compressed byte, to size a small file's output chunks (JSON gzips 5–10×). */
@@ -102,28 +110,64 @@ async function* gunzip(
   onSourceDone: () => void,
 ): AsyncGenerator<Buffer> {
   let sourceError: { error: unknown } | undefined;
+  const compressed = opts.compressedSize?.();
+  // Compressed input goes to gunzip in pieces of up to FEED_BYTES (the source's chunks copied together): each piece
+  // is one or two jobs in the thread pool, and every job costs a round trip through the main thread's event loop.
+  const known = compressed !== undefined && Number.isFinite(compressed) && compressed > 0;
+  const feedBytes = known ? Math.min(FEED_BYTES, Math.max(MIN_INFLATE_CHUNK, compressed)) : FEED_BYTES;
   async function* feed(): AsyncGenerator<Buffer> {
-    yield first;
+    // Copied as they come (gunzip reads them later, and the caller may reuse its buffers meanwhile).
+    let piece = Buffer.allocUnsafe(feedBytes);
+    let used = 0;
+    function* add(bytes: Uint8Array): Generator<Buffer> {
+      let at = 0;
+      while (at < bytes.length) {
+        const n = Math.min(bytes.length - at, piece.length - used);
+        piece.set(bytes.subarray(at, at + n), used);
+        used += n;
+        at += n;
+        if (used === piece.length) {
+          yield piece;
+          piece = Buffer.allocUnsafe(feedBytes);
+          used = 0;
+        }
+      }
+    }
+    yield* add(first);
+    let pending: Promise<IteratorResult<Uint8Array>> | undefined;
     for (;;) {
-      let r: IteratorResult<Uint8Array>;
+      let r: IteratorResult<Uint8Array> | typeof NOT_YET;
       try {
-        r = await it.next();
+        if (pending === undefined) {
+          pending = it.next();
+          pending.catch(() => undefined); // awaited below; never left unhandled if the consumer stops first
+        }
+        // With a piece begun, wait for more only while the source answers at once (bytes already in memory): a
+        // source still waiting on the network gets what has come so far decoded now.
+        r = used > 0 ? await Promise.race([pending, nextTurn()]) : await pending;
       } catch (error) {
         sourceError = { error };
         onSourceDone();
         throw error;
       }
+      if (r === NOT_YET) {
+        yield piece.subarray(0, used);
+        piece = Buffer.allocUnsafe(feedBytes);
+        used = 0;
+        continue;
+      }
+      pending = undefined;
       if (r.done) {
         onSourceDone();
+        if (used > 0) yield piece.subarray(0, used);
         return;
       }
-      // Copied: gunzip reads it later, and the caller may reuse its buffer meanwhile.
-      if (r.value.length > 0) yield Buffer.from(r.value);
+      yield* add(r.value);
     }
   }
   const input = Readable.from(feed(), { objectMode: false });
   // Read-ahead lets gunzip (libuv threadpool) work while the scanner (main thread) runs; one chunk is enough.
-  const chunkSize = inflateChunkFor(opts.compressedSize?.());
+  const chunkSize = inflateChunkFor(compressed);
   const options: ZlibOptions & TransformOptions = {
     chunkSize,
     readableHighWaterMark: READ_AHEAD_CHUNKS * chunkSize,
