@@ -614,13 +614,7 @@ export class ArrayElementScanner {
       spans.stamps.set(tables.stamps);
       spans.stamped = true;
       spans.length = count;
-      if (spans.start[0] === -1) {
-        // The element carried over from earlier chunks ends here.
-        this.parts.push(buf.subarray(0, spans.end[0]!));
-        spans.carried = Buffer.concat(this.parts);
-        spans.carriedOffset = this.elemStartAbs;
-        this.parts = [];
-      }
+      if (spans.start[0] === -1) this.takeCarried(buf, spans.end[0]!, spans);
       this.elemIndex += count;
     }
     this.inElem = state[SLOT.inElem] !== 0;
@@ -649,14 +643,19 @@ export class ArrayElementScanner {
     const flags = (this.elemKind === KIND_STRING ? 1 : 0) | (this.elemNewline ? 2 : 0);
     if (this.parts.length === 0) this.spans.add(this.elemStart, end, flags);
     else {
-      this.parts.push(buf.subarray(0, end));
-      this.spans.carried = Buffer.concat(this.parts);
-      this.spans.carriedOffset = this.elemStartAbs;
-      this.parts = [];
+      this.takeCarried(buf, end, this.spans);
       this.spans.add(-1, end, flags);
     }
     this.elemIndex++;
     this.inElem = false;
+  }
+
+  /** The element carried over from earlier chunks ends at `end` of `buf`: its whole bytes go to `spans.carried`. */
+  private takeCarried(buf: Buffer, end: number, spans: ElementSpans): void {
+    this.parts.push(buf.subarray(0, end));
+    spans.carried = Buffer.concat(this.parts);
+    spans.carriedOffset = this.elemStartAbs;
+    this.parts = [];
   }
 
   private grow(): Uint8Array {

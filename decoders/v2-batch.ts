@@ -30,12 +30,12 @@ const CARRIED_START = Int32Array.of(0);
 export async function* decodeV2Spans(chunk: Buffer, spans: ElementSpans, file: string | undefined, fast: boolean): AsyncGenerator<EventBatch> {
   const n = spans.length;
   const wasm = fast ? wasmChunkScanner() : null;
+  if (wasm === null) {
+    yield* typescriptPath(chunk, spans, 0, n, file);
+    return;
+  }
   let k = 0;
   while (k < n) {
-    if (wasm === null) {
-      yield* typescriptPath(chunk, spans, k, n, file);
-      return;
-    }
     const from = k;
     let step: V2Step;
     if (k === 0 && spans.start[0]! < 0) {

@@ -115,8 +115,12 @@ export class WasmChunkScanner {
     this.bytes = new Uint8Array(buffer);
   }
 
-  /** Makes room for a chunk of `n` bytes, its tables and the version 2 output (at most one element per 2 bytes, plus one). */
-  private reserve(n: number): void {
+  /**
+   * Makes room for a chunk of `n` bytes, its tables (at most one element per 2 bytes, plus one) and the version 2
+   * output. Before `scan`, the caller then fills `state` and the stack (in `bytes`): the views may be renewed here,
+   * never during `scan`.
+   */
+  prepare(n: number): void {
     if (n <= this.capacity) return;
     const maxElements = (n >>> 1) + 1;
     this.stampsAt = (INPUT_OFFSET + n + 16 + 7) & ~7;
@@ -138,22 +142,17 @@ export class WasmChunkScanner {
     this.views();
   }
 
-  /**
-   * Makes the memory ready for a chunk of `n` bytes; the caller then fills `state` and the stack (in `bytes`) and
-   * calls `scan`. The views may be renewed here, never during `scan`.
-   */
-  prepare(n: number): void {
-    this.reserve(n);
-  }
-
   /** Scans `chunk` from the state in `state`; returns `SCAN_OK` or a status for which nothing was changed. */
   scan(chunk: Uint8Array): number {
-    const n = chunk.length;
-    this.bytes.set(chunk, INPUT_OFFSET);
-    // The module reads up to 16 bytes past the chunk and relies on them being zero.
-    this.bytes.fill(0, INPUT_OFFSET + n, INPUT_OFFSET + n + 16);
+    this.place(chunk);
     this.generation++;
-    return this.exports.scan(INPUT_OFFSET, n, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt, this.maxElements);
+    return this.exports.scan(INPUT_OFFSET, chunk.length, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt, this.maxElements);
+  }
+
+  /** Copies `chunk` to the input area, followed by the 16 zero bytes the module's loads past the chunk rely on. */
+  private place(chunk: Uint8Array): void {
+    this.bytes.set(chunk, INPUT_OFFSET);
+    this.bytes.fill(0, INPUT_OFFSET + chunk.length, INPUT_OFFSET + chunk.length + 16);
   }
 
   /**
@@ -161,10 +160,8 @@ export class WasmChunkScanner {
    * loop scanned it), for `v2`; returns the new `generation`.
    */
   load(chunk: Uint8Array, starts: Int32Array, ends: Int32Array, flags: Uint8Array, count: number): number {
-    const n = chunk.length;
-    this.reserve(n);
-    this.bytes.set(chunk, INPUT_OFFSET);
-    this.bytes.fill(0, INPUT_OFFSET + n, INPUT_OFFSET + n + 16);
+    this.prepare(chunk.length);
+    this.place(chunk);
     const buffer = this.exports.memory.buffer;
     new Int32Array(buffer, this.startsAt, count).set(starts.subarray(0, count));
     new Int32Array(buffer, this.endsAt, count).set(ends.subarray(0, count));
@@ -173,8 +170,9 @@ export class WasmChunkScanner {
   }
 
   /**
-   * Decodes version 2 elements [k, count) of the chunk scanned (or loaded) last (its tables still in memory: check `generation`)
-   * into one run, as far as it can: see decoders/wasm/v2.ts. Read the run with `v2Run` before the next call.
+   * Decodes version 2 elements [k, count) of the chunk scanned (or loaded) last (its tables still in memory: check
+   * `generation`) into one run, as far as it can: see decoders/wasm/v2.ts. Read the run with `v2Run` before the
+   * next call.
    */
   v2(k: number, count: number): V2Step {
     const status = this.exports.v2Decode(

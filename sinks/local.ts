@@ -356,20 +356,19 @@ class LocalReplayWriter implements ReplayWriter {
     this.encoder = new ReplayEncoder(output, { write: (chunk) => file.write(chunk), writev: (chunks) => file.writev(chunks) }, context);
   }
 
-  async write(events: readonly Buffer[]): Promise<void> {
-    if (this.state !== 'open') throw new SinkError('SINK_STATE', `write after ${this.state}`, this.context);
-    try {
-      await this.encoder.write(events);
-    } catch (err) {
-      await this.abort(err);
-      throw this.wrap(err, 'cannot write the temporary file');
-    }
+  write(events: readonly Buffer[]): Promise<void> {
+    return this.feed(() => this.encoder.write(events));
   }
 
-  async writeRuns(runs: readonly EventRun[]): Promise<void> {
+  writeRuns(runs: readonly EventRun[]): Promise<void> {
+    return this.feed(() => this.encoder.writeRuns(runs));
+  }
+
+  /** Hands events to the encoder while open; any failure aborts the output (temporary file removed). */
+  private async feed(encode: () => Promise<void>): Promise<void> {
     if (this.state !== 'open') throw new SinkError('SINK_STATE', `write after ${this.state}`, this.context);
     try {
-      await this.encoder.writeRuns(runs);
+      await encode();
     } catch (err) {
       await this.abort(err);
       throw this.wrap(err, 'cannot write the temporary file');
