@@ -1,3 +1,5 @@
+import { Notifier } from './signal.js';
+
 /**
  * Compressed bytes held in memory by downloads running ahead of the file being written. Shared by every replay of a
  * run so that memory stays bounded whatever the number and size of replays. The current file of a replay never
@@ -5,7 +7,7 @@
  */
 export class ByteBudget {
   private used = 0;
-  private waiters: Array<() => void> = [];
+  private readonly releases = new Notifier();
 
   constructor(readonly limit: number) {
     if (!(limit > 0)) throw new RangeError('byte budget must be positive');
@@ -38,13 +40,11 @@ export class ByteBudget {
 
   /** Resolves at the next release or wake-up; callers re-check their own condition. */
   changed(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.releases.wait();
   }
 
   /** Wakes every waiter (e.g. because one of them became the current file and must no longer wait). */
   wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
+    this.releases.notify();
   }
 }
