@@ -22,7 +22,7 @@ import { describeCause, SinkError } from './errors.js';
 import { replayKey, replayKeyBase } from './keys.js';
 import { serializeManifestEntry } from './manifest-lines.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
-import type { CommitResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type { CommitResult, EventRun, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export type S3Checksums = 'when-required' | 'when-supported';
 
@@ -342,7 +342,12 @@ class S3ReplayWriter implements ReplayWriter {
       this.uploadFailure ??= err;
       this.body.destroy();
     });
-    this.encoder = new ReplayEncoder(setup.output, { write: (chunk) => this.push(chunk) }, context);
+    this.encoder = new ReplayEncoder(setup.output, { write: (chunk) => this.push(chunk), writev: (chunks) => this.pushAll(chunks) }, context);
+  }
+
+  /** Hands several chunks to the upload in order without joining them (the Upload copies them into its parts). */
+  private async pushAll(chunks: readonly Buffer[]): Promise<void> {
+    for (const chunk of chunks) await this.push(chunk);
   }
 
   private async push(chunk: Buffer): Promise<void> {
@@ -359,10 +364,19 @@ class S3ReplayWriter implements ReplayWriter {
     if (this.uploadFailure !== undefined) throw s3Error('upload failed', this.uploadFailure, this.context);
   }
 
-  async write(events: readonly Buffer[]): Promise<void> {
+  write(events: readonly Buffer[]): Promise<void> {
+    return this.feed(() => this.encoder.write(events));
+  }
+
+  writeRuns(runs: readonly EventRun[]): Promise<void> {
+    return this.feed(() => this.encoder.writeRuns(runs));
+  }
+
+  /** Hands events to the encoder while open; any failure aborts the upload (nothing appears at the key). */
+  private async feed(encode: () => Promise<void>): Promise<void> {
     if (this.state !== 'open') throw new SinkError('SINK_STATE', `write after ${this.state}`, this.context);
     try {
-      await this.encoder.write(events);
+      await encode();
     } catch (err) {
       await this.abort(err);
       throw s3Error('cannot upload the replay', err, this.context);

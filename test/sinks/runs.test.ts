@@ -5,20 +5,10 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
-import type { EventRun, OutputSpec } from '../../sinks/sink.js';
+import type { OutputSpec } from '../../sinks/sink.js';
+import { runOf } from './helpers/runs.js';
 
 const texts = Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: '</script> é😀\u2028', i } }));
-
-function runOf(events: readonly string[]): EventRun {
-  const ends = new Int32Array(events.length);
-  let o = 0;
-  events.forEach((e, k) => {
-    o += Buffer.byteLength(e);
-    ends[k] = o;
-    o += 1;
-  });
-  return { bytes: Buffer.from(events.join(',')), ends };
-}
 
 const OUTPUTS: OutputSpec[] = [
   { format: 'json', gzip: false },

@@ -17,6 +17,7 @@ import { openSink } from '../../sinks/open.js';
 import { createS3Sink, type S3SinkOptions } from '../../sinks/s3.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
+import { runOf } from './helpers/runs.js';
 
 const BUCKET = 'replays';
 const MIB = 1024 * 1024;
@@ -140,6 +141,49 @@ describe('S3 sink against s3rver', () => {
       await sink.close();
     });
   }
+
+  it('writeRuns stores the same object as write() of the same events, multipart included, every output', async () => {
+    // About 6 MiB of events, so that 5 MiB parts make a multipart upload out of runs too.
+    const texts = Array.from({ length: 2000 }, (_, i) =>
+      JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: 'é😀\u2028', blob: randomBytes(2300).toString('base64'), i } }),
+    );
+    for (const output of JSON_AND_NDJSON_OUTPUTS) {
+      const prefix = `runs-${output.format}-${output.gzip}`;
+      const viaWrite = createS3Sink(`s3://${BUCKET}/${prefix}-write`, sinkOptions({ partSize: 5 * MIB, queueSize: 2 }));
+      const viaRuns = createS3Sink(`s3://${BUCKET}/${prefix}-runs`, sinkOptions({ partSize: 5 * MIB, queueSize: 2 }));
+      const wa = await viaWrite.open('dev/runs', output);
+      for (let i = 0; i < texts.length; i += 700) await wa.write(texts.slice(i, i + 700).map((t) => Buffer.from(t)));
+      const ra = await wa.commit();
+      const wb = await viaRuns.open('dev/runs', output);
+      expect(wb.writeRuns).toBeTypeOf('function');
+      await wb.writeRuns!([runOf(texts.slice(0, 1)), runOf(texts.slice(1, 900))]);
+      await wb.writeRuns!([]);
+      await wb.writeRuns!([runOf(texts.slice(900))]);
+      const rb = await wb.commit();
+      expect(rb).toEqual(ra);
+      const a = await getObject(`${prefix}-write/${ra.key}`);
+      const b = await getObject(`${prefix}-runs/${rb.key}`);
+      expect(b.body.equals(a.body)).toBe(true);
+      expect(b.metadata?.['sha256']).toBe(rb.sha256);
+      expect(createHash('sha256').update(b.body).digest('hex')).toBe(rb.sha256);
+      if (!output.gzip) expect(rb.bytes).toBeGreaterThan(5 * MIB);
+      await viaWrite.close();
+      await viaRuns.close();
+    }
+  });
+
+  it('writeRuns refuses a run with a raw line break (SINK_BAD_EVENT naming the event) and leaves nothing', async () => {
+    const sink = createS3Sink(`s3://${BUCKET}/runs-bad`, sinkOptions());
+    const writer = await sink.open('dev/bad', { format: 'ndjson', gzip: false });
+    await writer.writeRuns!([runOf(['{"a":1}', '{"b":2}'])]);
+    const err = await writer.writeRuns!([{ bytes: Buffer.from('{"a":1},{"b":\n2}'), ends: Int32Array.of(7, 16) }]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect((err as SinkError).code).toBe('SINK_BAD_EVENT');
+    expect((err as SinkError).index).toBe(3);
+    expect(await sink.exists(writer.key)).toBe(false);
+    expect(await listKeys('runs-bad/')).toEqual([]);
+    await sink.close();
+  });
 
   it('writes an empty replay as []', async () => {
     const sink = createS3Sink(`s3://${BUCKET}/empty`, sinkOptions());
