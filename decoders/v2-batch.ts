@@ -18,7 +18,7 @@ import { isUtf8 } from 'node:buffer';
 import { KIND_STRING, type ElementSpans, type ScannedElement } from './json-scanner.js';
 import { eventFromInflated, inflatePayload, objectElementBytes, preparePackedString, type ElementContext } from './packed.js';
 import type { EventBatch } from './runs.js';
-import { V2_DONE, V2_FULL, wasmChunkScanner, type V2Step } from './wasm-scan.js';
+import { releaseIfLarge, V2_DONE, V2_FULL, wasmChunkScanner, type V2Step, type WasmChunkScanner } from './wasm-scan.js';
 
 const CARRIED_START = Int32Array.of(0);
 
@@ -34,6 +34,16 @@ export async function* decodeV2Spans(chunk: Buffer, spans: ElementSpans, file: s
     yield* typescriptPath(chunk, spans, 0, n, file);
     return;
   }
+  try {
+    yield* wasmPath(wasm, chunk, spans, file);
+  } finally {
+    // An event of tens of MB grew the module's memory: give it back rather than keep it for the rest of the run.
+    releaseIfLarge(wasm);
+  }
+}
+
+async function* wasmPath(wasm: WasmChunkScanner, chunk: Buffer, spans: ElementSpans, file: string | undefined): AsyncGenerator<EventBatch> {
+  const n = spans.length;
   let k = 0;
   while (k < n) {
     const from = k;

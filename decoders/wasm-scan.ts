@@ -46,6 +46,15 @@ export const V2_FULL = 2;
 const V2_OUT_BYTES = 256 << 10;
 /** Beyond this, one event is left to the TypeScript path rather than grow the module's memory further. */
 const V2_OUT_MAX = 256 << 20;
+/**
+ * A module whose memory grew past this (a version 2 event of tens of MB) is dropped once the decoder that grew it is
+ * done with it (`releaseIfLarge`): WebAssembly memory cannot shrink, and a long archive run must not keep the largest
+ * event it ever met. Below it (a 1 MiB chunk's tables are ~18 MiB) the memory is kept and reused.
+ */
+export const WASM_KEEP_BYTES = 64 << 20;
+
+/** Scan numbers, unique across instances: tables recorded by a dropped instance never match a new one. */
+let lastGeneration = 0;
 
 /** The parts of the WebAssembly API used here (this project compiles without the DOM's type library). */
 interface WasmMemory {
@@ -97,7 +106,10 @@ export class WasmChunkScanner {
   private stageAt = 0;
   private outAt = 0;
   private outCap = V2_OUT_BYTES;
-  /** Counts `scan` calls: the tables (and the chunk) in memory belong to scan number `generation`. */
+  /**
+   * The number of the last `scan` or `load`: the tables (and the chunk) in memory belong to it. Unique in the process
+   * (a replaced instance never reuses one).
+   */
   generation = 0;
   /** Views over the module's memory, renewed whenever it grows. */
   state!: Int32Array;
@@ -116,13 +128,14 @@ export class WasmChunkScanner {
   }
 
   /**
-   * Makes room for a chunk of `n` bytes, its tables (at most one element per 2 bytes, plus one) and the version 2
-   * output. Before `scan`, the caller then fills `state` and the stack (in `bytes`): the views may be renewed here,
-   * never during `scan`.
+   * Makes room for a chunk of `n` bytes, tables for `elements` elements (by default what a scan of it can find: one
+   * per 2 bytes, plus one) and the version 2 output. Before `scan`, the caller then fills `state` and the stack (in
+   * `bytes`): the views may be renewed here, never during `scan`.
    */
-  prepare(n: number): void {
-    if (n <= this.capacity) return;
-    const maxElements = (n >>> 1) + 1;
+  prepare(n: number, elements = (n >>> 1) + 1): void {
+    if (n <= this.capacity && elements <= this.maxElements) return;
+    n = Math.max(n, this.capacity);
+    const maxElements = Math.max(elements, this.maxElements);
     this.stampsAt = (INPUT_OFFSET + n + 16 + 7) & ~7;
     this.startsAt = this.stampsAt + maxElements * 8;
     this.endsAt = this.startsAt + maxElements * 4;
@@ -145,7 +158,7 @@ export class WasmChunkScanner {
   /** Scans `chunk` from the state in `state`; returns `SCAN_OK` or a status for which nothing was changed. */
   scan(chunk: Uint8Array): number {
     this.place(chunk);
-    this.generation++;
+    this.generation = ++lastGeneration;
     return this.exports.scan(INPUT_OFFSET, chunk.length, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt, this.maxElements);
   }
 
@@ -160,13 +173,15 @@ export class WasmChunkScanner {
    * loop scanned it), for `v2`; returns the new `generation`.
    */
   load(chunk: Uint8Array, starts: Int32Array, ends: Int32Array, flags: Uint8Array, count: number): number {
-    this.prepare(chunk.length);
+    // Tables for the elements given only: one element carried over from earlier chunks can be many MB long.
+    this.prepare(chunk.length, count);
     this.place(chunk);
     const buffer = this.exports.memory.buffer;
     new Int32Array(buffer, this.startsAt, count).set(starts.subarray(0, count));
     new Int32Array(buffer, this.endsAt, count).set(ends.subarray(0, count));
     new Uint8Array(buffer, this.flagsAt, count).set(flags.subarray(0, count));
-    return ++this.generation;
+    this.generation = ++lastGeneration;
+    return this.generation;
   }
 
   /**
@@ -214,6 +229,11 @@ export class WasmChunkScanner {
     return true;
   }
 
+  /** Bytes of memory the module holds now. */
+  get memoryBytes(): number {
+    return this.exports.memory.buffer.byteLength;
+  }
+
   /** The element tables of the last successful `scan` (views: read them before the next call). */
   tables(count: number): { starts: Int32Array; ends: Int32Array; flags: Uint8Array; stamps: Float64Array } {
     const buffer = this.exports.memory.buffer;
@@ -227,6 +247,7 @@ export class WasmChunkScanner {
 }
 
 let shared: WasmChunkScanner | null | undefined;
+let compiled: object | undefined;
 
 /**
  * The shared fast-path scanner, or `null` where WebAssembly SIMD is not available (the TypeScript scanner then does
@@ -238,12 +259,24 @@ export function wasmChunkScanner(): WasmChunkScanner | null {
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (process.env['REPLAY_EXPORT_WASM'] === '0' || wasm === undefined) return shared;
   try {
-    const bytes = Buffer.from(SCANNER_WASM_BASE64, 'base64');
-    if (!wasm.validate(bytes)) return shared;
-    const instance = new wasm.Instance(new wasm.Module(bytes), {});
+    if (compiled === undefined) {
+      const bytes = Buffer.from(SCANNER_WASM_BASE64, 'base64');
+      if (!wasm.validate(bytes)) return shared;
+      compiled = new wasm.Module(bytes);
+    }
+    const instance = new wasm.Instance(compiled, {});
     shared = new WasmChunkScanner(instance.exports as unknown as ScannerExports);
   } catch {
     shared = null;
   }
   return shared;
+}
+
+/**
+ * Drops `scanner` as the shared instance when its memory grew past `WASM_KEEP_BYTES`: the next `wasmChunkScanner()`
+ * makes a fresh one, and the old memory goes with the last decoder still holding it. Decoders call this when they are
+ * done with a chunk; one that still holds the old instance goes on with it safely (generations never repeat).
+ */
+export function releaseIfLarge(scanner: WasmChunkScanner): void {
+  if (shared === scanner && scanner.memoryBytes > WASM_KEEP_BYTES) shared = undefined;
 }

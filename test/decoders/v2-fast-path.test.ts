@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { WASM_KEEP_BYTES, wasmChunkScanner } from '../../decoders/wasm-scan.js';
 import { DecodeError, decodeEventBytes } from '../../decoders/index.js';
 import { chunked, makeEvents, pack, seededRandom, SHAPES, v2Element, type Shape } from './fixtures.js';
 
@@ -112,5 +113,76 @@ describe('version 2: several files decoded at once share the module', () => {
     expect(got.map((g) => g.length)).toEqual([60, 60, 60, 60]);
     expect(load.mock.calls.length).toBeGreaterThan(8);
     load.mockRestore();
+  });
+});
+
+describe('version 2: an event of tens of MB', () => {
+  const BIG = 70_000_000;
+  /** `{"type":2,"data":{"s":"aaaa…"},"timestamp":7}` with BIG letters; its packed element (marker included). */
+  function bigEvent(): { text: string; element: string } {
+    const text = `{"type":2,"data":{"s":"${'a'.repeat(BIG)}"},"timestamp":7}`;
+    const packed = deflateSync(Buffer.from(text.slice(0, -1) + ',"v":"v1"}')).toString('latin1');
+    return { text, element: JSON.stringify(packed) };
+  }
+  const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
+  /** `n` letters and digits that do not compress (a seeded generator, the same every run). */
+  function seededText(n: number): string {
+    const rnd = seededRandom(5);
+    const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+    let out = '';
+    for (let i = 0; i < n; i++) out += alphabet[rnd(alphabet.length)];
+    return out;
+  }
+
+  it('decodes exactly, and the module gives the memory it grew for it back afterwards', async () => {
+    const small = makeEvents(30, 9);
+    const big = bigEvent();
+    const elements = small.map((e) => JSON.stringify(pack(e, 'rrweb')));
+    const text = Buffer.from(`[${elements.slice(0, 15).join(',')},${big.element},${elements.slice(15).join(',')}]`);
+    const before = wasmChunkScanner()!;
+    const got: Buffer[] = [];
+    for await (const batch of decodeEventBytes(chunked(text, 65536), { version: 2 })) got.push(...batch);
+    expect(got.length).toBe(31);
+    expect(got[15]!.length).toBe(big.text.length);
+    expect(sha(got[15]!)).toBe(sha(big.text));
+    got[15] = Buffer.alloc(0); // (not printed by a failure below)
+    expect(got.filter((_, i) => i !== 15).map((e) => JSON.parse(e.toString()) as unknown)).toEqual(small);
+    // The instance that held the event grew past what is kept; the next decoder gets a fresh, small one.
+    expect(before.memoryBytes).toBeGreaterThan(WASM_KEEP_BYTES);
+    const after = wasmChunkScanner()!;
+    expect(after === before).toBe(false); // (compared as a boolean: a failure must not print the module's memory)
+    expect(after.memoryBytes).toBeLessThanOrEqual(WASM_KEEP_BYTES);
+  });
+
+  it('an element of several MB carried across chunks gets tables for one element, not for a chunk of its size', async () => {
+    // ~7 MB packed (incompressible text): tables sized like a 7 MB chunk's (3.5 million elements) were ~150 MB.
+    const text = `{"type":2,"data":{"s":"${seededText(4_500_000)}"},"timestamp":7}`;
+    const element = JSON.stringify(deflateSync(Buffer.from(text.slice(0, -1) + ',"v":"v1"}')).toString('latin1'));
+    const scanner = wasmChunkScanner()!;
+    const got: Buffer[] = [];
+    for await (const batch of decodeEventBytes(chunked(Buffer.from(`[${element}]`), 65536), { version: 2 })) got.push(...batch);
+    expect(got.length).toBe(1);
+    expect(sha(got[0]!)).toBe(sha(text));
+    got.length = 0;
+    expect(scanner.memoryBytes).toBeLessThan(48 << 20);
+  });
+
+  it('a decoder that started on the old instance goes on correctly after another one replaced it', async () => {
+    const evs = makeEvents(200, 31);
+    const textA = Buffer.from(JSON.stringify(evs.map((e) => v2Element(e, 'json-packed', 'amplitude'))));
+    const want = (await outcome(textA, textA.length, false)).events;
+    const a = decodeEventBytes(chunked(textA, 8192), { version: 2 })[Symbol.asyncIterator]();
+    const got: string[] = [];
+    const first = await a.next();
+    for (const e of first.done ? [] : first.value) got.push(e.toString('latin1'));
+    const used = wasmChunkScanner()!;
+    // Another file with a huge event, decoded whole meanwhile: the shared instance is replaced.
+    const big = bigEvent();
+    let n = 0;
+    for await (const batch of decodeEventBytes(chunked(Buffer.from(`[${big.element}]`), 65536), { version: 2 })) n += batch.length;
+    expect(n).toBe(1);
+    expect(wasmChunkScanner() === used).toBe(false);
+    for (let r = await a.next(); !r.done; r = await a.next()) for (const e of r.value) got.push(e.toString('latin1'));
+    expect(got).toEqual(want);
   });
 });
