@@ -207,7 +207,10 @@ export async function runStage(files: readonly LoadedFile[], stage: Stage): Prom
   }
   const checks = stage === 'decode-batches' ? undefined : new ReplayChecks();
   const encoder =
-    stage === 'decode+checks+encode' ? new ReplayEncoder({ format: 'json', gzip: false }, { write: () => Promise.resolve() }) : undefined;
+    stage === 'decode+checks+encode'
+      ? // A target that takes `writev`, like the local sink's file: the runs are hashed as slices, never joined.
+        new ReplayEncoder({ format: 'json', gzip: false }, { write: () => Promise.resolve(), writev: () => Promise.resolve() })
+      : undefined;
   for (const f of files) {
     for await (const batch of decodeEventBatches(bodyChunks(f.bytes), { file: f.key })) {
       checks?.observeBatch(batch);

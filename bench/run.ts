@@ -22,7 +22,7 @@ type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
 const PLAN = {
-  v3Runs: 5,
+  v3Runs: 9,
   v2Runs: 3,
   v3StageRuns: 3,
   v2StageRuns: 1,

@@ -26,7 +26,7 @@ export interface DecodeOptions {
   signal?: AbortSignal;
   /**
    * The file's compressed size when known (a number, or a function asked when decoding starts, e.g. returning the
-   * download's Content-Length): small files then inflate into small buffers instead of 1 MiB ones.
+   * download's Content-Length): small files then inflate into small buffers instead of whole `INFLATE_CHUNK` ones.
    */
   compressedSize?: number | (() => number | undefined);
   /**

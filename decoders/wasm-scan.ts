@@ -49,7 +49,7 @@ const V2_OUT_MAX = 256 << 20;
 /**
  * A module whose memory grew past this (a version 2 event of tens of MB) is dropped once the decoder that grew it is
  * done with it (`releaseIfLarge`): WebAssembly memory cannot shrink, and a long archive run must not keep the largest
- * event it ever met. Below it (a 1 MiB chunk's tables are ~18 MiB) the memory is kept and reused.
+ * event it ever met. Below it (a 512 KiB chunk's tables are ~9 MiB, mostly never touched) the memory is kept and reused.
  */
 export const WASM_KEEP_BYTES = 64 << 20;
 
