@@ -43,6 +43,11 @@ export interface ThroughputPlan {
   /** Stages timed alone and how often. */
   stages: readonly Stage[];
   stageRuns: number;
+  /**
+   * Runs of each (not counted) before the measured ones: a fresh process, its zlib and the file system need a few
+   * 200 MB runs before they settle (both sides ran 30–70% slower in the first runs).
+   */
+  warmUps: number;
   log: (line: string) => void;
 }
 
@@ -60,8 +65,8 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
   const subject = (out: string): Promise<RunResult> => subjectExport(files, out, replay.replay_id);
   const checks: string[] = [];
 
-  // Warm-up: one run of each (not counted), whose outputs are checked.
-  log(`  v${version}: warm-up`);
+  // Warm-up: `warmUps` runs of each (not counted); the outputs of the first are checked.
+  log(`  v${version}: warm-up (${plan.warmUps} runs of each)`);
   const wb = await baseline(join(dir, 'baseline.json'));
   const ws = await subject(join(dir, 'subject'));
   check(ws.sha256 === replay.sha256 && ws.events === replay.event_count, `subject output = expected events (sha256 ${replay.sha256.slice(0, 12)}…, ${replay.event_count} events)`, checks);
@@ -72,6 +77,11 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
   }
   await cleanup(wb.path);
   await cleanup(join(dir, 'subject'));
+  for (let i = 1; i < plan.warmUps; i++) {
+    await cleanup((await baseline(join(dir, 'baseline.json'))).path);
+    await subject(join(dir, 'subject'));
+    await cleanup(join(dir, 'subject'));
+  }
 
   const subjectMs: number[] = [];
   const baselineMs: number[] = [];

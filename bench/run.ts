@@ -23,6 +23,9 @@ type Section = (typeof SECTIONS)[number];
 /** How many measured runs each figure gets (after its warm-up). */
 const PLAN = {
   v3Runs: 9,
+  /** Unmeasured runs of each side first (see ThroughputPlan.warmUps). */
+  v3WarmUps: 3,
+  v2WarmUps: 1,
   v2Runs: 3,
   v3StageRuns: 3,
   v2StageRuns: 1,
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
         replay: data.big,
         samplesDir: BIG_SAMPLES_DIR,
         runs: PLAN.v3Runs,
+        warmUps: PLAN.v3WarmUps,
         workDir,
         stages: ['gunzip', 'decode', 'decode-batches', 'decode+checks', 'decode+checks+encode'],
         stageRuns: PLAN.v3StageRuns,
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
         replay: data.big,
         samplesDir: BIG_SAMPLES_DIR,
         runs: PLAN.v2Runs,
+        warmUps: PLAN.v2WarmUps,
         workDir,
         stages: ['decode'],
         stageRuns: PLAN.v2StageRuns,
