@@ -6,6 +6,7 @@ export type SinkErrorCode =
   | 'SINK_STATE' // write/commit after the writer ended, open after close
   | 'SINK_IO' // a local file system operation failed
   | 'SINK_S3' // an S3 request failed
+  | 'SINK_AUTH' // S3 refused the credentials (or the SDK found none): every request would fail the same way
   | 'SINK_INTEGRITY' // the stored object is not what was written
   | 'MANIFEST_CORRUPT'; // a manifest line or object that is not a manifest entry
 

@@ -72,11 +72,28 @@ function statusOf(err: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/**
+ * S3 error names that mean the credentials themselves were refused (or are missing, for the SDK's credential chain):
+ * retrying or going on with other replays cannot help.
+ */
+const AUTH_ERRORS = new Set([
+  'CredentialsProviderError',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'ExpiredToken',
+  'InvalidToken',
+  'TokenRefreshRequired',
+  'AccessDenied',
+  'AllAccessDisabled',
+]);
+
 function s3Error(what: string, err: unknown, context: S3Context): SinkError {
   if (err instanceof SinkError) return err;
   const status = statusOf(err);
-  const name = err instanceof Error && err.name !== 'Error' && !err.message.startsWith(err.name) ? `${err.name}: ` : '';
-  return new SinkError('SINK_S3', `${what}: ${name}${describeCause(err)}`, {
+  const errorName = err instanceof Error ? err.name : undefined;
+  const name = errorName !== undefined && errorName !== 'Error' && !(err as Error).message.startsWith(errorName) ? `${errorName}: ` : '';
+  const code = errorName !== undefined && AUTH_ERRORS.has(errorName) ? 'SINK_AUTH' : 'SINK_S3';
+  return new SinkError(code, `${what}: ${name}${describeCause(err)}`, {
     ...context,
     ...(status === undefined ? {} : { status }),
     cause: err,

@@ -176,6 +176,7 @@ function failure(err: unknown): { code: number; message: string } {
     return { code: EXIT.usage, message: (cause as Error).message };
   }
   if (cause instanceof SinkError && cause.code === 'SINK_CONFIG') return { code: EXIT.usage, message: cause.message };
+  if (cause instanceof SinkError && cause.code === 'SINK_AUTH') return { code: EXIT.auth, message: cause.message };
   if (cause instanceof HttpClientError || cause instanceof Error) return { code: EXIT.failed, message: cause.message };
   return { code: EXIT.failed, message: String(cause) };
 }

@@ -228,6 +228,30 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     }
   });
 
+  test('S3 refusing the access key, or no S3 credentials at all: exit 3 naming the S3 error, nothing written', async () => {
+    const sb = (sandbox = await startSandbox({}));
+    const wrongKey = cliEnv(sb, { AWS_ACCESS_KEY_ID: 'NOT-A-KEY-OF-THIS-STORE', AWS_SECRET_ACCESS_KEY: 'shh-do-not-print' });
+    const noCredentials = cliEnv(sb, {
+      AWS_SHARED_CREDENTIALS_FILE: join(work.dir, 'none'),
+      AWS_CONFIG_FILE: join(work.dir, 'none'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
+    delete noCredentials['AWS_ACCESS_KEY_ID'];
+    delete noCredentials['AWS_SECRET_ACCESS_KEY'];
+    for (const [env, reason] of [
+      [wrongKey, /InvalidAccessKeyId/],
+      [noCredentials, /CredentialsProviderError|credentials/i],
+    ] as const) {
+      for (const command of [['archive', '--settle', '0'], ['export', sb.replays()[0]!.replayId]]) {
+        const run = await runCli([...command, ...s3Flags(s3, 'auth')], env);
+        expect(run.code, run.stderr).toBe(3);
+        expect(run.stderr).toMatch(reason);
+        expect(run.stderr).not.toContain('shh-do-not-print');
+      }
+    }
+    expect(await listObjects(s3.reader, 'auth/')).toEqual([]);
+  });
+
   test('a torn manifest object (left by a non-atomic store) stops the run naming it; without it the run resumes', async () => {
     const sb = (sandbox = await startSandbox({}));
     await keepStagingFolder(s3, 'torn');
