@@ -70,7 +70,7 @@ const F_AFTER_VALUE = 2; // right after a member's value
 function plainEnd(input: usize, i: i32): i32 {
   while (true) {
     const v = v128.load(input + <usize>i);
-    const hit = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.lt_u(v, i8x16.splat(0x20)));
+    const hit = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.eq(i8x16.min_u(v, i8x16.splat(0x1f)), v));
     const mask = i8x16.bitmask(hit);
     if (mask != 0) return i + <i32>ctz(mask);
     i += 16;
