@@ -107,14 +107,31 @@ export function suffixStamp(input: usize, from: i32, end: i32): f64 {
   return before == 0x2c || before == 0x7b ? value : NaN;
 }
 
-/** Records element `count`: start, end, flags and (objects) its timestamp. */
-@inline
-function record(input: usize, starts: usize, ends: usize, flags: usize, stamps: usize, count: i32, start: i32, end: i32, kind: i32, newline: i32): void {
+// Values the scan needs only at an element's start or end, or in rare states: module globals rather than locals, so
+// that the hot loop keeps its few locals (position, state, depth) in registers. `scan` copies the state slots in at
+// entry and back only when it returns OK, so a refused chunk leaves the slots untouched whatever these hold.
+let gStarts: usize = 0;
+let gEnds: usize = 0;
+let gFlags: usize = 0;
+let gStamps: usize = 0;
+let gLimit: i32 = 0;
+let gUniLeft: i32 = 0;
+let gLit: i32 = 0;
+let gLitPos: i32 = 0;
+let gInElem: i32 = 0;
+let gElemStart: i32 = 0;
+let gElemKind: i32 = 0;
+let gElemNewline: i32 = 0;
+
+/** Records element `count`, which ends at `end`: start, end, flags and (objects) its timestamp. */
+function record(input: usize, count: i32, end: i32): void {
   const k = <usize>count;
-  store<i32>(starts + (k << 2), start);
-  store<i32>(ends + (k << 2), end);
-  store<u8>(flags + k, (kind == 2 ? 1 : 0) | (newline ? 2 : 0));
-  store<f64>(stamps + (k << 3), kind == 1 ? suffixStamp(input, start, end) : NaN);
+  const start = gElemStart;
+  const kind = gElemKind;
+  store<i32>(gStarts + (k << 2), start);
+  store<i32>(gEnds + (k << 2), end);
+  store<u8>(gFlags + k, (kind == 2 ? 1 : 0) | (gElemNewline ? 2 : 0));
+  store<f64>(gStamps + (k << 3), kind == 1 ? suffixStamp(input, start, end) : NaN);
 }
 
 @inline
@@ -157,13 +174,18 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
   let st = load<i32>(ST);
   let depth = load<i32>(DEPTH);
   let strKey = load<i32>(STR_KEY);
-  let uniLeft = load<i32>(UNI_LEFT);
-  let lit = load<i32>(LIT);
-  let litPos = load<i32>(LIT_POS);
-  let inElem = load<i32>(IN_ELEM);
-  let elemStart = load<i32>(ELEM_START);
-  let elemKind = load<i32>(ELEM_KIND);
-  let elemNewline = load<i32>(ELEM_NEWLINE);
+  gUniLeft = load<i32>(UNI_LEFT);
+  gLit = load<i32>(LIT);
+  gLitPos = load<i32>(LIT_POS);
+  gInElem = load<i32>(IN_ELEM);
+  gElemStart = load<i32>(ELEM_START);
+  gElemKind = load<i32>(ELEM_KIND);
+  gElemNewline = load<i32>(ELEM_NEWLINE);
+  gStarts = starts;
+  gEnds = ends;
+  gFlags = flags;
+  gStamps = stamps;
+  gLimit = limit;
   let count = 0;
   let i = 0;
 
@@ -187,10 +209,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         if (!strKey) {
           st = S_AFTER;
           if (depth == 1) {
-            if (count == limit) return REFUSED;
-            record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
+            if (count == gLimit) return REFUSED;
+            record(input, count, i);
             count++;
-            inElem = 0;
+            gInElem = 0;
           }
           break;
         }
@@ -320,10 +342,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
               break;
             }
             if (depth == 1) {
-              if (count == limit) return REFUSED;
-              record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
+              if (count == gLimit) return REFUSED;
+              record(input, count, i);
               count++;
-              inElem = 0;
+              gInElem = 0;
               st = S_AFTER;
               break;
             }
@@ -352,10 +374,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           depth--;
           if (depth == 0) st = S_END;
           else if (depth == 1) {
-            if (count == limit) return REFUSED;
-            record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
+            if (count == gLimit) return REFUSED;
+            record(input, count, i);
             count++;
-            inElem = 0;
+            gInElem = 0;
           }
           break;
         }
@@ -364,7 +386,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         if (c == 0x0a || c == 0x0d) {
-          if (depth >= 2) elemNewline = 1;
+          if (depth >= 2) gElemNewline = 1;
           i++;
           break;
         }
@@ -377,7 +399,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         if (c == 0x0a || c == 0x0d) {
-          if (depth >= 2) elemNewline = 1;
+          if (depth >= 2) gElemNewline = 1;
           i++;
           break;
         }
@@ -388,21 +410,21 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           else {
             st = S_AFTER;
             if (depth == 1) {
-              if (count == limit) return REFUSED;
-              record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
+              if (count == gLimit) return REFUSED;
+              record(input, count, i);
               count++;
-              inElem = 0;
+              gInElem = 0;
             }
           }
           break;
         }
         if (depth == 1) {
-          if (c == 0x7b) elemKind = 1;
-          else if (c == 0x22) elemKind = 2;
+          if (c == 0x7b) gElemKind = 1;
+          else if (c == 0x22) gElemKind = 2;
           else return REFUSED;
-          inElem = 1;
-          elemStart = i;
-          elemNewline = 0;
+          gInElem = 1;
+          gElemStart = i;
+          gElemNewline = 0;
         }
         i++;
         if (c == 0x7b) {
@@ -428,16 +450,16 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         } else if (c == 0x2d) st = S_MINUS;
         else if (c == 0x30) st = S_ZERO;
         else if (c == 0x74) {
-          lit = 0;
-          litPos = 1;
+          gLit = 0;
+          gLitPos = 1;
           st = S_LIT;
         } else if (c == 0x66) {
-          lit = 1;
-          litPos = 1;
+          gLit = 1;
+          gLitPos = 1;
           st = S_LIT;
         } else if (c == 0x6e) {
-          lit = 2;
-          litPos = 1;
+          gLit = 2;
+          gLitPos = 1;
           st = S_LIT;
         } else return REFUSED;
         break;
@@ -455,7 +477,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         if (c == 0x0a || c == 0x0d) {
-          elemNewline = 1;
+          gElemNewline = 1;
           i++;
           break;
         }
@@ -464,10 +486,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           depth--;
           st = S_AFTER;
           if (depth == 1) {
-            if (count == limit) return REFUSED;
-            record(input, starts, ends, flags, stamps, count, elemStart, i, elemKind, elemNewline);
+            if (count == gLimit) return REFUSED;
+            record(input, count, i);
             count++;
-            inElem = 0;
+            gInElem = 0;
           }
           break;
         }
@@ -484,7 +506,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         if (c == 0x0a || c == 0x0d) {
-          elemNewline = 1;
+          gElemNewline = 1;
           i++;
           break;
         }
@@ -495,14 +517,14 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         i++;
         if (c == 0x75) {
           st = S_UNI;
-          uniLeft = 4;
+          gUniLeft = 4;
         } else st = S_STR;
         break;
       }
       case S_UNI: {
         if (!isHex(c)) return REFUSED;
         i++;
-        if (--uniLeft == 0) st = S_STR;
+        if (--gUniLeft == 0) st = S_STR;
         break;
       }
       case S_MINUS: {
@@ -568,9 +590,9 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_LIT: {
-        if (c != litByte(lit, litPos)) return REFUSED;
+        if (c != litByte(gLit, gLitPos)) return REFUSED;
         i++;
-        if (++litPos == litLength(lit)) st = S_AFTER;
+        if (++gLitPos == litLength(gLit)) st = S_AFTER;
         break;
       }
       case S_START: {
@@ -602,13 +624,13 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
   store<i32>(ST, st);
   store<i32>(DEPTH, depth);
   store<i32>(STR_KEY, strKey);
-  store<i32>(UNI_LEFT, uniLeft);
-  store<i32>(LIT, lit);
-  store<i32>(LIT_POS, litPos);
-  store<i32>(IN_ELEM, inElem);
-  store<i32>(ELEM_START, elemStart);
-  store<i32>(ELEM_KIND, elemKind);
-  store<i32>(ELEM_NEWLINE, elemNewline);
+  store<i32>(UNI_LEFT, gUniLeft);
+  store<i32>(LIT, gLit);
+  store<i32>(LIT_POS, gLitPos);
+  store<i32>(IN_ELEM, gInElem);
+  store<i32>(ELEM_START, gElemStart);
+  store<i32>(ELEM_KIND, gElemKind);
+  store<i32>(ELEM_NEWLINE, gElemNewline);
   store<i32>(COUNT, count);
   return OK;
 }
