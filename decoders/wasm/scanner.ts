@@ -223,10 +223,16 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         // Bytes past the chunk are zero, which matches nothing here.
         let lane = F_AFTER_KEY;
         while (true) {
+          // (Plain branches rather than `||` / `&&`: the compiler turns those into booleans that are then tested.)
           if (lane == F_KEY) {
             i = plainEnd(input, i);
-            if (i >= n || load<u8>(input + i) != 0x22) {
-              if (i > n) i = n;
+            if (i >= n) {
+              i = n;
+              st = S_STR;
+              strKey = 1;
+              break;
+            }
+            if (load<u8>(input + i) != 0x22) {
               st = S_STR;
               strKey = 1;
               break;
@@ -243,14 +249,19 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             c = <u32>load<u8>(input + i);
             if (c == 0x22) {
               i = plainEnd(input, i + 1);
-              if (i >= n || load<u8>(input + i) != 0x22) {
-                if (i > n) i = n;
+              if (i >= n) {
+                i = n;
+                st = S_STR;
+                strKey = 0;
+                break;
+              }
+              if (load<u8>(input + i) != 0x22) {
                 st = S_STR;
                 strKey = 0;
                 break;
               }
               i++;
-            } else if (c - 0x30 < 10 || c == 0x2d) {
+            } else if (c - 0x2d < 13 && c - 0x2e >= 2) {
               // A number: sign, integer part, fraction; an exponent is left to the switch.
               if (c == 0x2d) {
                 i++;
