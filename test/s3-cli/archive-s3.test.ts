@@ -6,6 +6,7 @@ import { replayKey } from '../../sinks/keys.js';
 import type { OutputSpec } from '../../sinks/sink.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli, spawnCli, walk } from '../cli/cli-helpers.js';
+import { makeSamplesDir } from '../sandbox/fixtures.js';
 import { lastById, readJson, readManifest, tempDir } from '../pipeline/helpers.js';
 import {
   BUCKET,
@@ -225,6 +226,33 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       expect(parseOutput(e.key as string, object.body), r.replayId).toEqual(await readJson(r.expectedPath));
       expect(object.metadata['sha256']).toBe(e.sha256);
       expect(sha256(object.body)).toBe(e.sha256);
+    }
+  });
+
+  test('a replay larger than a part goes up as a multipart upload through the CLI (--s3-part-size, --s3-queue-size)', async () => {
+    // 12 events of ~1 MB each: a ~12 MB JSON output in 5 MiB parts (the sample replays are far smaller than a part).
+    const fx = makeSamplesDir([{ name: 'big', files: 4, startMs: Date.UTC(2026, 10, 20, 9, 0, 0), platformId: 1, padBytes: 1_000_000 }]);
+    try {
+      const sb = (sandbox = await startSandbox({ samplesDir: fx.dir }));
+      const flags = [...s3Flags(s3, 'multipart'), '--s3-part-size', String(5 * 1024 * 1024), '--s3-queue-size', '2', '--settle', '0'];
+      const run = await runCli(['archive', ...flags], cliEnv(sb));
+      expect(run.code, run.stderr).toBe(0);
+      // Parts 1–3 of one multipart upload (to the staging key), then the copy to the final key.
+      const parts = s3.requests.filter((r) => r.startsWith('PUT ') && /[?&]partNumber=\d+/.test(r) && r.includes('uploadId='));
+      expect(parts.length).toBe(3);
+      const id = fx.ids.get('big')!;
+      const key = replayKey(id, { format: 'json', gzip: false });
+      const objects = await listObjects(s3.reader, 'multipart/');
+      expect(outputKeys(objects, 'multipart')).toEqual([key]);
+      expect(stagingLeftovers(objects, 'multipart')).toEqual([]);
+      const object = await getObject(s3.reader, `multipart/${key}`);
+      expect(object.body.length).toBeGreaterThan(2 * 5 * 1024 * 1024);
+      expect(object.body.equals(Buffer.from(JSON.stringify(fx.events.get('big'))))).toBe(true);
+      const entry = lastById(await readS3Manifest(s3.reader, 'multipart')).get(id)!;
+      expect(entry).toMatchObject({ status: 'ok', key, bytes: object.body.length, sha256: sha256(object.body) });
+      expect(object.metadata['sha256']).toBe(sha256(object.body));
+    } finally {
+      fx.cleanup();
     }
   });
 

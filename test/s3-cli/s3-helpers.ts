@@ -16,6 +16,8 @@ export interface S3Server {
   port: number;
   directory: string;
   reader: S3Client;
+  /** Method and URL of every request the server was sent, in order. */
+  requests: string[];
   /**
    * Stops the server: from now on every request fails at the connection (refused or reset), while requests already
    * being handled complete — like S3, where an interrupted request never leaves part of an object. The stored
@@ -41,7 +43,9 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
   const handlers = http.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   http.removeAllListeners('request');
   let stopped = false;
+  const requests: string[] = [];
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    requests.push(`${req.method ?? ''} ${req.url ?? ''}`);
     if (stopped) {
       req.socket.destroy();
       return;
@@ -53,6 +57,7 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
     port: address.port,
     directory,
     reader,
+    requests,
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -11,6 +11,8 @@ export interface FixtureSample {
   startMs: number;
   platformId: number;
   deviceId?: string;
+  /** Letters added to each event's text (large replays from few events). */
+  padBytes?: number;
 }
 
 export interface FixtureDir {
@@ -40,7 +42,7 @@ export function makeSamplesDir(samples: FixtureSample[]): FixtureDir {
     const evs = Array.from({ length: s.files * 3 }, (_, i) => ({
       type: i === 0 ? 4 : 3,
       timestamp: s.startMs + i * 1000,
-      data: { sample: s.name, i, text: 'é字🙂' },
+      data: { sample: s.name, i, text: 'é字🙂' + 'x'.repeat(s.padBytes ?? 0) },
     }));
     events.set(s.name, evs);
     ids.set(s.name, `${deviceId}/${sessionId}`);
