@@ -224,15 +224,11 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         let lane = F_AFTER_KEY;
         while (true) {
           // (Plain branches rather than `||` / `&&`: the compiler turns those into booleans that are then tested.)
+          // A string's end is one test: the chunk's end reads as the zero byte after it, which is no quote.
           if (lane == F_KEY) {
             i = plainEnd(input, i);
-            if (i >= n) {
-              i = n;
-              st = S_STR;
-              strKey = 1;
-              break;
-            }
             if (load<u8>(input + i) != 0x22) {
+              if (i > n) i = n;
               st = S_STR;
               strKey = 1;
               break;
@@ -249,13 +245,8 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             c = <u32>load<u8>(input + i);
             if (c == 0x22) {
               i = plainEnd(input, i + 1);
-              if (i >= n) {
-                i = n;
-                st = S_STR;
-                strKey = 0;
-                break;
-              }
               if (load<u8>(input + i) != 0x22) {
+                if (i > n) i = n;
                 st = S_STR;
                 strKey = 0;
                 break;
