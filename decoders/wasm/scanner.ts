@@ -63,16 +63,16 @@ const F_AFTER_KEY = 1; // right after a key's closing quote
 const F_AFTER_VALUE = 2; // right after a member's value
 
 /**
- * Index of the first '"', '\\' or control byte at or after `i`, sixteen bytes at a time. The zero bytes after the
- * chunk stop it, so the result is at most the chunk's length, or past it only when the chunk ended first.
+ * Address of the first '"', '\\' or control byte at or after address `i`, sixteen bytes at a time. The zero bytes
+ * after the chunk stop it, so the result is at most the chunk's end, or past it only when the chunk ended first.
  */
 @inline
-function plainEnd(input: usize, i: i32): i32 {
+function plainEnd(i: usize): usize {
   while (true) {
-    const v = v128.load(input + <usize>i);
+    const v = v128.load(i);
     const hit = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.eq(i8x16.min_u(v, i8x16.splat(0x1f)), v));
     const mask = i8x16.bitmask(hit);
-    if (mask != 0) return i + <i32>ctz(mask);
+    if (mask != 0) return i + <usize>ctz(mask);
     i += 16;
   }
 }
@@ -187,18 +187,20 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
   gStamps = stamps;
   gLimit = limit;
   let count = 0;
-  let i = 0;
+  // Positions are addresses (the chunk starts at `input`): each load is one machine instruction, no add.
+  const end: usize = input + <usize>n;
+  let i: usize = input;
 
-  while (i < n) {
-    let c = <u32>load<u8>(input + i);
+  while (i < end) {
+    let c = <u32>load<u8>(i);
     switch (st) {
       case S_STR: {
-        i = plainEnd(input, i);
-        if (i >= n) {
-          i = n;
+        i = plainEnd(i);
+        if (i >= end) {
+          i = end;
           break;
         }
-        c = <u32>load<u8>(input + i);
+        c = <u32>load<u8>(i);
         if (c == 0x5c) {
           i++;
           st = S_ESC;
@@ -210,7 +212,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           st = S_AFTER;
           if (depth == 1) {
             if (count == gLimit) return REFUSED;
-            record(input, count, i);
+            record(input, count, <i32>(i - input));
             count++;
             gInElem = 0;
           }
@@ -226,9 +228,9 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           // (Plain branches rather than `||` / `&&`: the compiler turns those into booleans that are then tested.)
           // A string's end is one test: the chunk's end reads as the zero byte after it, which is no quote.
           if (lane == F_KEY) {
-            i = plainEnd(input, i);
-            if (load<u8>(input + i) != 0x22) {
-              if (i > n) i = n;
+            i = plainEnd(i);
+            if (load<u8>(i) != 0x22) {
+              if (i > end) i = end;
               st = S_STR;
               strKey = 1;
               break;
@@ -237,16 +239,16 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             lane = F_AFTER_KEY;
           }
           if (lane == F_AFTER_KEY) {
-            if (load<u8>(input + i) != 0x3a) {
+            if (load<u8>(i) != 0x3a) {
               st = S_COLON;
               break;
             }
             i++;
-            c = <u32>load<u8>(input + i);
+            c = <u32>load<u8>(i);
             if (c == 0x22) {
-              i = plainEnd(input, i + 1);
-              if (load<u8>(input + i) != 0x22) {
-                if (i > n) i = n;
+              i = plainEnd(i + 1);
+              if (load<u8>(i) != 0x22) {
+                if (i > end) i = end;
                 st = S_STR;
                 strKey = 0;
                 break;
@@ -256,7 +258,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
               // A number: sign, integer part, fraction; an exponent is left to the switch.
               if (c == 0x2d) {
                 i++;
-                c = <u32>load<u8>(input + i);
+                c = <u32>load<u8>(i);
                 if (!isDigit(c)) {
                   st = S_MINUS;
                   break;
@@ -264,31 +266,31 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
               }
               i++;
               if (c == 0x30) {
-                if (i >= n) {
+                if (i >= end) {
                   st = S_ZERO;
                   break;
                 }
               } else {
-                while (isDigit(<u32>load<u8>(input + i))) i++;
-                if (i >= n) {
+                while (isDigit(<u32>load<u8>(i))) i++;
+                if (i >= end) {
                   st = S_INT;
                   break;
                 }
               }
-              c = <u32>load<u8>(input + i);
+              c = <u32>load<u8>(i);
               if (c == 0x2e) {
                 i++;
-                if (!isDigit(<u32>load<u8>(input + i))) {
+                if (!isDigit(<u32>load<u8>(i))) {
                   st = S_DOT;
                   break;
                 }
                 i++;
-                while (isDigit(<u32>load<u8>(input + i))) i++;
-                if (i >= n) {
+                while (isDigit(<u32>load<u8>(i))) i++;
+                if (i >= end) {
                   st = S_FRAC;
                   break;
                 }
-                c = <u32>load<u8>(input + i);
+                c = <u32>load<u8>(i);
                 if (c == 0x65 || c == 0x45) {
                   st = S_FRAC;
                   break;
@@ -297,18 +299,18 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
                 st = S_INT;
                 break;
               }
-            } else if (c == 0x74 && load<u32>(input + i) == 0x65757274) {
+            } else if (c == 0x74 && load<u32>(i) == 0x65757274) {
               i += 4; // true
-            } else if (c == 0x66 && load<u32>(input + i + 1) == 0x65736c61) {
+            } else if (c == 0x66 && load<u32>(i, 1) == 0x65736c61) {
               i += 5; // false
-            } else if (c == 0x6e && load<u32>(input + i) == 0x6c6c756e) {
+            } else if (c == 0x6e && load<u32>(i) == 0x6c6c756e) {
               i += 4; // null
             } else if (c == 0x7b) {
               if (depth >= MAX_DEPTH) return TOO_DEEP;
               store<u8>(STACK + <usize>depth, C_OBJ);
               depth++;
               i++;
-              if (load<u8>(input + i) == 0x22) {
+              if (load<u8>(i) == 0x22) {
                 i++;
                 lane = F_KEY;
                 continue;
@@ -322,11 +324,11 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             lane = F_AFTER_VALUE;
           }
           // After a value.
-          c = <u32>load<u8>(input + i);
+          c = <u32>load<u8>(i);
           if (c == 0x2c) {
             i++;
             if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-              if (load<u8>(input + i) == 0x22) {
+              if (load<u8>(i) == 0x22) {
                 i++;
                 lane = F_KEY;
                 continue;
@@ -345,7 +347,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             }
             if (depth == 1) {
               if (count == gLimit) return REFUSED;
-              record(input, count, i);
+              record(input, count, <i32>(i - input));
               count++;
               gInElem = 0;
               st = S_AFTER;
@@ -362,7 +364,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         if (c == 0x2c) {
           i++;
           if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-            if (i < n && load<u8>(input + i) == 0x22) {
+            if (i < end && load<u8>(i) == 0x22) {
               i++;
               st = S_STR;
               strKey = 1;
@@ -377,7 +379,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           if (depth == 0) st = S_END;
           else if (depth == 1) {
             if (count == gLimit) return REFUSED;
-            record(input, count, i);
+            record(input, count, <i32>(i - input));
             count++;
             gInElem = 0;
           }
@@ -413,7 +415,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             st = S_AFTER;
             if (depth == 1) {
               if (count == gLimit) return REFUSED;
-              record(input, count, i);
+              record(input, count, <i32>(i - input));
               count++;
               gInElem = 0;
             }
@@ -425,7 +427,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           else if (c == 0x22) gElemKind = 2;
           else return REFUSED;
           gInElem = 1;
-          gElemStart = i;
+          gElemStart = <i32>(i - input);
           gElemNewline = 0;
         }
         i++;
@@ -433,7 +435,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_OBJ);
           depth++;
-          if (i < n && load<u8>(input + i) == 0x22) {
+          if (i < end && load<u8>(i) == 0x22) {
             i++;
             st = S_STR;
             strKey = 1;
@@ -443,7 +445,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           strKey = 0;
         } else if (c - 0x31 < 9) {
           st = S_INT;
-          while (i < n && isDigit(<u32>load<u8>(input + i))) i++;
+          while (i < end && isDigit(<u32>load<u8>(i))) i++;
         } else if (c == 0x5b) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_ARR);
@@ -489,7 +491,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           st = S_AFTER;
           if (depth == 1) {
             if (count == gLimit) return REFUSED;
-            record(input, count, i);
+            record(input, count, <i32>(i - input));
             count++;
             gInElem = 0;
           }
@@ -550,10 +552,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
       case S_FRAC:
       case S_EXP_DIG: {
         while (isDigit(c)) {
-          if (++i >= n) break;
-          c = <u32>load<u8>(input + i);
+          if (++i >= end) break;
+          c = <u32>load<u8>(i);
         }
-        if (i >= n) break;
+        if (i >= end) break;
         if (c == 0x2e && st == S_INT) {
           st = S_DOT;
           i++;
@@ -563,7 +565,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         } else if (c == 0x2c) {
           i++;
           if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-            if (i < n && load<u8>(input + i) == 0x22) {
+            if (i < end && load<u8>(i) == 0x22) {
               i++;
               st = S_STR;
               strKey = 1;
