@@ -42,7 +42,8 @@ export class ReplayChecks {
   private hasFullSnapshot = false;
   private maxGap = 0;
   private backwards = false;
-  private last: number | undefined;
+  /** The last finite timestamp seen; NaN before the first. */
+  private last = NaN;
   count = 0;
 
   observe(events: readonly Buffer[]): void {
@@ -57,17 +58,39 @@ export class ReplayChecks {
     }
     for (const run of batch.runs) {
       const { bytes, ends, timestamps } = run;
+      const n = ends.length;
       let from = 0;
-      for (let k = 0; k < ends.length; k++) {
+      let k = 0;
+      // Until the meta and full snapshot events are seen, each event's type is read too.
+      for (; k < n && !(this.hasMeta && this.hasFullSnapshot); k++) {
+        this.observeOne(bytes.subarray(from, ends[k]!));
+        from = ends[k]! + 1;
+      }
+      if (k === n) continue;
+      // Then only timestamps: the decoder's reading when it has one, the same reading here otherwise. The running
+      // values stay in locals for the run (one event is a few instructions).
+      this.count += n - k;
+      let last = this.last;
+      let maxGap = this.maxGap;
+      let backwards = this.backwards;
+      for (; k < n; k++) {
         const end = ends[k]!;
-        if (this.hasMeta && this.hasFullSnapshot) {
-          this.count++;
-          // The decoder's reading of the usual suffix when it made one (NaN: it did not), else the same reading here.
-          const read = timestamps !== undefined ? timestamps[k]! : NaN;
-          this.time(read === read ? read : suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end));
-        } else this.observeOne(bytes.subarray(from, end));
+        let t = timestamps !== undefined ? timestamps[k]! : NaN;
+        if (t !== t) t = suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end) ?? NaN;
+        if (t - t === 0) {
+          // A finite timestamp (NaN and ±Infinity give NaN here).
+          if (last === last) {
+            const gap = t - last;
+            if (gap < 0) backwards = true;
+            else if (gap > maxGap) maxGap = gap;
+          }
+          last = t;
+        }
         from = end + 1;
       }
+      this.last = last;
+      this.maxGap = maxGap;
+      this.backwards = backwards;
     }
   }
 
@@ -88,7 +111,7 @@ export class ReplayChecks {
 
   private time(timestamp: number | undefined): void {
     if (typeof timestamp === 'number' && Number.isFinite(timestamp)) {
-      if (this.last !== undefined) {
+      if (this.last === this.last) {
         const gap = timestamp - this.last;
         if (gap < 0) this.backwards = true;
         else if (gap > this.maxGap) this.maxGap = gap;

@@ -28,13 +28,22 @@ function reference(texts: readonly string[]) {
 function observeAll(texts: readonly string[], batch: number) {
   const checks = new ReplayChecks();
   for (let i = 0; i < texts.length; i += batch) checks.observe(texts.slice(i, i + batch).map((t) => Buffer.from(t, 'utf8')));
-  const runs = observeRuns(texts, batch);
-  expect(runs).toEqual({ result: checks.result(), count: checks.count });
+  expect(observeRuns(texts, batch, false)).toEqual({ result: checks.result(), count: checks.count });
+  expect(observeRuns(texts, batch, true)).toEqual({ result: checks.result(), count: checks.count });
   return { result: checks.result(), count: checks.count };
 }
 
-/** The same through observeBatch, each batch's events held in runs of at most two events. */
-function observeRuns(texts: readonly string[], batch: number) {
+/** A decoder's timestamp hint: the value of a trailing `"timestamp":<digits>}`, NaN otherwise (and for every third event). */
+function hint(text: string, k: number): number {
+  const m = /[,{]"timestamp":(0|[1-9]\d{0,14})}$/.exec(text);
+  return m === null || k % 3 === 2 ? NaN : Number(m[1]);
+}
+
+/**
+ * The same through observeBatch, each batch's events held in runs of at most two events; with `stamped`, the runs carry
+ * the decoder's timestamp hints.
+ */
+function observeRuns(texts: readonly string[], batch: number, stamped: boolean) {
   const checks = new ReplayChecks();
   for (let i = 0; i < texts.length; i += batch) {
     const runs: EventRun[] = [];
@@ -42,7 +51,9 @@ function observeRuns(texts: readonly string[], batch: number) {
     for (let k = 0; k < slice.length; k += 2) {
       const pair = slice.slice(k, k + 2);
       const first = Buffer.byteLength(pair[0]!);
-      runs.push({ bytes: Buffer.from(pair.join(',')), ends: pair.length === 2 ? Int32Array.of(first, first + 1 + Buffer.byteLength(pair[1]!)) : Int32Array.of(first) });
+      const ends = pair.length === 2 ? Int32Array.of(first, first + 1 + Buffer.byteLength(pair[1]!)) : Int32Array.of(first);
+      const bytes = Buffer.from(pair.join(','));
+      runs.push(stamped ? { bytes, ends, timestamps: Float64Array.from(pair, (t, j) => hint(t, k + j)) } : { bytes, ends });
     }
     checks.observeBatch({ runs });
   }
