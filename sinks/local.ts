@@ -4,6 +4,7 @@ import { mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle }
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
+import { writeAll, WriteAhead } from './write-ahead.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
 import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
@@ -43,80 +44,6 @@ async function fsyncDir(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
-    offset += bytesWritten;
-  }
-}
-
-async function writevAll(handle: FileHandle, chunks: readonly Buffer[]): Promise<void> {
-  let rest = chunks.filter((c) => c.length > 0);
-  while (rest.length > 0) {
-    let { bytesWritten } = await handle.writev(rest);
-    let k = 0;
-    while (k < rest.length && bytesWritten >= rest[k]!.length) bytesWritten -= rest[k++]!.length;
-    rest = rest.slice(k);
-    if (bytesWritten > 0) rest[0] = rest[0]!.subarray(bytesWritten);
-  }
-}
-
-/** Bytes a replay's temporary file may have in flight (handed to the thread pool, not yet written). */
-const WRITE_AHEAD_BYTES = 1 << 20;
-
-/**
- * Writes to a file in order while the caller goes on: a write resolves at once while less than `WRITE_AHEAD_BYTES`
- * are in flight (so decoding the next chunk overlaps the write), and otherwise when the earlier writes are done. The
- * first failure is kept and thrown by every later call.
- */
-class WriteAhead {
-  private tail: Promise<void> = Promise.resolve();
-  private inFlight = 0;
-  private failure: { error: unknown } | undefined;
-
-  constructor(private readonly handle: FileHandle) {}
-
-  write(chunk: Buffer): Promise<void> {
-    return this.writev([chunk]);
-  }
-
-  async writev(chunks: readonly Buffer[]): Promise<void> {
-    if (this.failure !== undefined) throw this.failure.error;
-    let size = 0;
-    for (const c of chunks) size += c.length;
-    this.inFlight += size;
-    const done = this.tail.then(async () => {
-      if (this.failure !== undefined) return;
-      try {
-        await (chunks.length === 1 ? writeAll(this.handle, chunks[0]!) : writevAll(this.handle, chunks));
-      } catch (error) {
-        this.failure ??= { error };
-      } finally {
-        this.inFlight -= size;
-      }
-    });
-    this.tail = done;
-    if (this.inFlight > WRITE_AHEAD_BYTES) await done;
-    this.throwIfFailed();
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure.error;
-  }
-
-  /** Waits for every write; throws the first failure. */
-  async drain(): Promise<void> {
-    await this.tail;
-    this.throwIfFailed();
-  }
-
-  /** Waits for the writes in flight to end, whatever their outcome. */
-  settle(): Promise<void> {
-    return this.tail;
   }
 }
 
