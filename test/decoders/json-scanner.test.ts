@@ -227,4 +227,47 @@ describe('timestamps read by the WebAssembly path', () => {
       if (!Number.isNaN(got[k])) expect(got[k]).toBe((JSON.parse(events[k]!) as { timestamp: number }).timestamp);
     }
   });
+
+  it('agree with the suffix rule on random events of every digit count, at the start of a chunk and after other elements', () => {
+    // The rule: a trailing `,"timestamp":<1-15 digits, no leading zero>}` or `{"timestamp":…}` gives its value.
+    const rule = (event: string): number => {
+      const m = /[,{]"timestamp":(0|[1-9]\d{0,14})}$/.exec(event);
+      return m === null ? NaN : Number(m[1]);
+    };
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const digits = (n: number): string => {
+      let out = String(1 + random(9));
+      while (out.length < n) out += String(random(10));
+      return out;
+    };
+    const shapes = [
+      (t: string) => `{"timestamp":${t}}`,
+      (t: string) => `{"type":3,"timestamp":${t}}`,
+      (t: string) => `{"a":${digits(1 + random(12))},"timestamp":${t}}`,
+      (t: string) => `{"x":"${digits(20)}","timestamp":${t}}`,
+      (t: string) => `{"mytimestamp":${t}}`,
+      (t: string) => `{"data":{"timestamp":${t}}}`,
+      (t: string) => `{"n":[${t}]}`,
+      (t: string) => `{"timestamp":${t}.5}`,
+    ];
+    for (let round = 0; round < 40; round++) {
+      const events: string[] = [];
+      for (let k = 0; k < 60; k++) {
+        const n = 1 + random(17);
+        events.push(shapes[random(shapes.length)]!(random(8) === 0 ? '0' : digits(n)));
+      }
+      const text = Buffer.from('[' + events.join(',') + ']');
+      const scanner = new ArrayElementScanner('ts', { wasmMinBytes: 0 });
+      const spans = new ElementSpans();
+      // The first element starts right after the chunk's first byte: its digits may reach the chunk's start.
+      scanner.pushSpans(text.subarray(0, 1), spans);
+      scanner.pushSpans(text.subarray(1), spans);
+      expect(spans.stamped).toBe(true);
+      expect(Array.from(spans.stamps.subarray(0, spans.length))).toEqual(events.map(rule));
+    }
+  });
 });
