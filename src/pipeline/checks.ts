@@ -34,16 +34,63 @@ function suffixTimestamp(bytes: Buffer, from: number, end: number): number | und
 const EVENT_TYPE_META = 4;
 
 /**
+ * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it).
+ */
+function timestampIn(bytes: Buffer, from: number, end: number): number {
+  return suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end) ?? NaN;
+}
+
+/** The running timing values, in a Float64Array: [last finite timestamp (NaN before the first), max gap, backwards]. */
+const LAST = 0;
+const MAX_GAP = 1;
+const BACKWARDS = 2;
+
+/** Takes one timestamp into `times` (not finite: ignored). */
+function timeOne(times: Float64Array, t: number): void {
+  if (t - t !== 0) return;
+  const last = times[LAST]!;
+  if (last === last) {
+    const gap = t - last;
+    if (gap < 0) times[BACKWARDS] = 1;
+    else if (gap > times[MAX_GAP]!) times[MAX_GAP] = gap;
+  }
+  times[LAST] = t;
+}
+
+/**
+ * Takes the decoder's timestamp readings `stamps[k…n)` into `times` as far as they go (up to the first one that is
+ * NaN or not finite); returns where it stopped. Its own small function over typed arrays and numbers only: V8 keeps
+ * it optimized and its values unboxed (in the calling method they were boxed, one heap number per event: 11 MB of
+ * garbage per 200 MB replay).
+ */
+function timeRun(times: Float64Array, stamps: Float64Array, k: number, n: number): number {
+  let last = times[LAST]!;
+  let maxGap = times[MAX_GAP]!;
+  let backwards = times[BACKWARDS]!;
+  for (; k < n; k++) {
+    const t = stamps[k]!;
+    if (t - t !== 0) break;
+    if (last === last) {
+      const gap = t - last;
+      if (gap < 0) backwards = 1;
+      else if (gap > maxGap) maxGap = gap;
+    }
+    last = t;
+  }
+  times[LAST] = last;
+  times[MAX_GAP] = maxGap;
+  times[BACKWARDS] = backwards;
+  return k;
+}
+
+/**
  * Running checks over a replay's events as they stream past (a peek at `type` and `timestamp`, no full parse):
  * a player needs a Meta and a FullSnapshot; gaps and timestamps going backwards hint at lost or misordered data.
  */
 export class ReplayChecks {
   private hasMeta = false;
   private hasFullSnapshot = false;
-  private maxGap = 0;
-  private backwards = false;
-  /** The last finite timestamp seen; NaN before the first. */
-  private last = NaN;
+  private readonly times = Float64Array.of(NaN, 0, 0);
   count = 0;
 
   observe(events: readonly Buffer[]): void {
@@ -56,6 +103,7 @@ export class ReplayChecks {
       this.observe(batch.events);
       return;
     }
+    const times = this.times;
     for (const run of batch.runs) {
       const { bytes, ends, timestamps } = run;
       const n = ends.length;
@@ -66,31 +114,16 @@ export class ReplayChecks {
         this.observeOne(bytes.subarray(from, ends[k]!));
         from = ends[k]! + 1;
       }
-      if (k === n) continue;
-      // Then only timestamps: the decoder's reading when it has one, the same reading here otherwise. The running
-      // values stay in locals for the run (one event is a few instructions).
+      // Then only timestamps: the decoder's readings while it has them; an event without one is read here.
       this.count += n - k;
-      let last = this.last;
-      let maxGap = this.maxGap;
-      let backwards = this.backwards;
-      for (; k < n; k++) {
-        const end = ends[k]!;
-        let t = timestamps !== undefined ? timestamps[k]! : NaN;
-        if (t !== t) t = suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end) ?? NaN;
-        if (t - t === 0) {
-          // A finite timestamp (NaN and ±Infinity give NaN here).
-          if (last === last) {
-            const gap = t - last;
-            if (gap < 0) backwards = true;
-            else if (gap > maxGap) maxGap = gap;
-          }
-          last = t;
+      while (k < n) {
+        if (timestamps !== undefined) {
+          k = timeRun(times, timestamps, k, n);
+          if (k === n) break;
         }
-        from = end + 1;
+        timeOne(times, timestampIn(bytes, k === 0 ? 0 : ends[k - 1]! + 1, ends[k]!));
+        k++;
       }
-      this.last = last;
-      this.maxGap = maxGap;
-      this.backwards = backwards;
     }
   }
 
@@ -106,26 +139,15 @@ export class ReplayChecks {
       if (fields.type === EVENT_TYPE_META) this.hasMeta = true;
       else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
     }
-    this.time(timestamp);
-  }
-
-  private time(timestamp: number | undefined): void {
-    if (typeof timestamp === 'number' && Number.isFinite(timestamp)) {
-      if (this.last === this.last) {
-        const gap = timestamp - this.last;
-        if (gap < 0) this.backwards = true;
-        else if (gap > this.maxGap) this.maxGap = gap;
-      }
-      this.last = timestamp;
-    }
+    if (typeof timestamp === 'number') timeOne(this.times, timestamp);
   }
 
   result(): ManifestChecks {
     return {
       has_meta: this.hasMeta,
       has_full_snapshot: this.hasFullSnapshot,
-      max_gap_ms: this.maxGap,
-      timestamps_backwards: this.backwards,
+      max_gap_ms: this.times[MAX_GAP]!,
+      timestamps_backwards: this.times[BACKWARDS] === 1,
     };
   }
 }
