@@ -4,7 +4,7 @@ import type { Comparison } from './deps.js';
 import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
 import type { RssResult } from './measure-rss.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 export const TARGETS = {
   v3Ratio: 0.7,
@@ -110,6 +110,11 @@ export function formatReport(r: BenchResults): string {
   for (const t of [r.v3, r.v2]) {
     if (!t) continue;
     lines.push(`v${t.version}: ${t.runs} runs each; subject s: ${secs(t.subjectMs)}; baseline s: ${secs(t.baselineMs)}`);
+    // Each subject run next to the baseline run made right before or after it: how much the ratio moves run to run.
+    const pairs = t.subjectMs.map((ms, i) => t.baselineMs[i]! / ms);
+    if (pairs.length > 1) {
+      lines.push(`  each pair (baseline ÷ subject of adjacent runs): ${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}, median ${median(pairs).toFixed(2)}`);
+    }
     for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(52)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
     for (const c of t.checks) lines.push(`  checked: ${c}`);
   }
