@@ -16,6 +16,9 @@ export async function runChild(job: 'idle' | 'export' | 'archive' | 'raw-archive
     env: {
       ...process.env,
       BENCH_CHILD: JSON.stringify({ ...settings, endpoint: sandbox.url }),
+      // Node and V8 flags given to the bench (e.g. `node --no-concurrent-marking dist/bench/run.js`) reach the
+      // measured child, not the launcher.
+      BENCH_NODE_FLAGS: JSON.stringify(process.execArgv),
       BENCH_API_KEY: sandbox.credentials.apiKey,
       BENCH_SECRET_KEY: sandbox.credentials.secretKey,
     },

@@ -5,6 +5,7 @@
  * almost nothing when it forks, so the child's `process.resourceUsage().maxRSS` is its own.
  *
  *   node dist/bench/launch.js <script> [args...]    (stdio passed through; exits with the child's code)
+ * BENCH_NODE_FLAGS (a JSON array of node flags) is put before <script>.
  */
 
 import { spawn } from 'node:child_process';
@@ -14,7 +15,9 @@ if (script === undefined) {
   process.stderr.write('usage: launch.js <script> [args...]\n');
   process.exit(2);
 }
-const child = spawn(process.execPath, [script, ...args], { stdio: 'inherit' });
+// The bench's own node flags (BENCH_NODE_FLAGS, a JSON array) go to the child.
+const flags = JSON.parse(process.env['BENCH_NODE_FLAGS'] ?? '[]') as string[];
+const child = spawn(process.execPath, [...flags, script, ...args], { stdio: 'inherit' });
 child.on('error', (err) => {
   process.stderr.write(`launch: ${err.message}\n`);
   process.exitCode = 1;

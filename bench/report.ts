@@ -28,6 +28,8 @@ export interface BenchResults {
   node: string;
   platform: string;
   cpus: number;
+  /** Node and V8 flags of the bench process, passed on to its measured children ('none' without). */
+  nodeFlags: string;
   data: { decodedBytes: number; files: number; events: number; compressed: { 2: number; 3: number }; hugeBytes: number };
   v3?: ThroughputResult;
   v2?: ThroughputResult;
@@ -97,7 +99,7 @@ const secs = (ms: readonly number[]): string => ms.map((m) => (m / 1000).toFixed
 
 export function formatReport(r: BenchResults): string {
   const lines: string[] = [];
-  lines.push(`replay-export bench — ${r.startedAt} — node ${r.node}, ${r.platform}, ${r.cpus} CPUs`);
+  lines.push(`replay-export bench — ${r.startedAt} — node ${r.node}, ${r.platform}, ${r.cpus} CPUs, node flags: ${r.nodeFlags}`);
   lines.push(
     `data: one replay of ${mb(r.data.decodedBytes)} decoded (${r.data.events} events) in ${r.data.files} files; ` +
       `v3 files ${mb(r.data.compressed[3])} gzip, v2 files ${mb(r.data.compressed[2])} gzip; 1 GB replay = ${mb(r.data.hugeBytes)} decoded`,

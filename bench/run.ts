@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
+    nodeFlags: process.execArgv.join(' ') || 'none',
     data: {
       decodedBytes: data.big.bytes,
       files: BIG_FILES,
