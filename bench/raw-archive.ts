@@ -6,7 +6,8 @@
  * own cost; the gap between this and the computed bound is what the caps cost when requests do not line up.
  */
 
-import { Agent, request } from 'undici';
+// The same undici parts as the transport (src/http/undici-parts.ts): bare undici, without loading all of it.
+import { Agent, request } from '../src/http/undici-parts.js';
 
 export interface RawArchiveOptions {
   endpoint: string;
@@ -45,7 +46,7 @@ export async function rawArchive(o: RawArchiveOptions): Promise<number> {
   const get = async (url: string, slots: Slots, headers: Record<string, string>): Promise<Buffer> => {
     await slots.take();
     try {
-      const res = await request(url, { dispatcher: agent, headers });
+      const res = await request(new URL(url), { method: 'GET', dispatcher: agent, headers });
       const body = Buffer.from(await res.body.arrayBuffer());
       if (res.statusCode !== 200) throw new Error(`raw archive: HTTP ${res.statusCode}`);
       return body;

@@ -2,7 +2,8 @@
  * The HTTP transport: one keep-alive undici Agent, auth, regions, per-family concurrency caps, retries with
  * full-jitter backoff honouring Retry-After, timeouts, AbortSignal, typed and redacted errors.
  */
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request as undiciRequest } from './undici-parts.js';
 import type { Readable } from 'node:stream';
 import { authorizationHeader, secretsOf, type AuthStyle } from './auth.js';
 import { BodyTooLargeError, readAll, readExcerpt } from './body.js';
