@@ -137,9 +137,10 @@ let gElemStart: i32 = 0;
 let gElemKind: i32 = 0;
 let gElemNewline: i32 = 0;
 
-/** Records element `count`, which ends at `end`: start, end, flags and (objects) its timestamp. */
-function record(input: usize, count: i32, end: i32): void {
+/** Records element `count`, which ends at address `at`: start, end, flags and (objects) its timestamp. */
+function record(input: usize, count: i32, at: usize): void {
   const k = <usize>count;
+  const end = <i32>(at - input);
   const start = gElemStart;
   const kind = gElemKind;
   store<i32>(gStarts + (k << 2), start);
@@ -226,7 +227,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           st = S_AFTER;
           if (depth == 1) {
             if (count == gLimit) return REFUSED;
-            record(input, count, <i32>(i - input));
+            record(input, count, i);
             count++;
             gInElem = 0;
           }
@@ -361,7 +362,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             }
             if (depth == 1) {
               if (count == gLimit) return REFUSED;
-              record(input, count, <i32>(i - input));
+              record(input, count, i);
               count++;
               gInElem = 0;
               st = S_AFTER;
@@ -393,7 +394,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           if (depth == 0) st = S_END;
           else if (depth == 1) {
             if (count == gLimit) return REFUSED;
-            record(input, count, <i32>(i - input));
+            record(input, count, i);
             count++;
             gInElem = 0;
           }
@@ -429,7 +430,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             st = S_AFTER;
             if (depth == 1) {
               if (count == gLimit) return REFUSED;
-              record(input, count, <i32>(i - input));
+              record(input, count, i);
               count++;
               gInElem = 0;
             }
@@ -505,7 +506,7 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           st = S_AFTER;
           if (depth == 1) {
             if (count == gLimit) return REFUSED;
-            record(input, count, <i32>(i - input));
+            record(input, count, i);
             count++;
             gInElem = 0;
           }
