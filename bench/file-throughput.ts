@@ -6,12 +6,13 @@
 
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, inflateSync } from 'node:zlib';
 import { batchEvents, decodeEventBatches, decodeEventBytes } from '../decoders/index.js';
 import { createLocalSink, ReplayEncoder } from '../sinks/index.js';
+import { writeAll } from '../sinks/write-ahead.js';
 import { ReplayChecks } from '../src/pipeline/checks.js';
 
 /** Size of the chunks fed to each run, like the chunks of an HTTP response body. */
@@ -50,14 +51,6 @@ function gunzipChunks(buf: Buffer): AsyncIterable<Buffer> {
   const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK });
   Readable.from(bodyChunks(buf)).pipe(gunzip);
   return gunzip;
-}
-
-async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
-    offset += bytesWritten;
-  }
 }
 
 /**
