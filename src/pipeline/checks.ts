@@ -45,18 +45,6 @@ const LAST = 0;
 const MAX_GAP = 1;
 const BACKWARDS = 2;
 
-/** Takes one timestamp into `times` (not finite: ignored). */
-function timeOne(times: Float64Array, t: number): void {
-  if (t - t !== 0) return;
-  const last = times[LAST]!;
-  if (last === last) {
-    const gap = t - last;
-    if (gap < 0) times[BACKWARDS] = 1;
-    else if (gap > times[MAX_GAP]!) times[MAX_GAP] = gap;
-  }
-  times[LAST] = t;
-}
-
 /**
  * Takes the decoder's timestamp readings `stamps[k…n)` into `times` as far as they go (up to the first one that is
  * NaN or not finite); returns where it stopped. Its own small function over typed arrays and numbers only: V8 keeps
@@ -91,6 +79,8 @@ export class ReplayChecks {
   private hasMeta = false;
   private hasFullSnapshot = false;
   private readonly times = Float64Array.of(NaN, 0, 0);
+  /** One timestamp read here rather than by the decoder, handed to `timeRun` like the decoder's. */
+  private readonly one = new Float64Array(1);
   count = 0;
 
   observe(events: readonly Buffer[]): void {
@@ -121,7 +111,7 @@ export class ReplayChecks {
           k = timeRun(times, timestamps, k, n);
           if (k === n) break;
         }
-        timeOne(times, timestampIn(bytes, k === 0 ? 0 : ends[k - 1]! + 1, ends[k]!));
+        this.timeOne(timestampIn(bytes, k === 0 ? 0 : ends[k - 1]! + 1, ends[k]!));
         k++;
       }
     }
@@ -139,7 +129,13 @@ export class ReplayChecks {
       if (fields.type === EVENT_TYPE_META) this.hasMeta = true;
       else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
     }
-    if (typeof timestamp === 'number') timeOne(this.times, timestamp);
+    if (typeof timestamp === 'number') this.timeOne(timestamp);
+  }
+
+  /** Takes one timestamp into the running values (not finite: ignored, as `timeRun` does). */
+  private timeOne(t: number): void {
+    this.one[0] = t;
+    timeRun(this.times, this.one, 0, 1);
   }
 
   result(): ManifestChecks {
