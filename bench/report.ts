@@ -105,6 +105,7 @@ export function formatReport(r: BenchResults): string {
       `v3 files ${mb(r.data.compressed[3])} gzip, v2 files ${mb(r.data.compressed[2])} gzip; 1 GB replay = ${mb(r.data.hugeBytes)} decoded`,
   );
   lines.push('MB/s = decoded replay bytes (10^6) per second, for subject and baseline alike; medians of alternating runs after a warm-up.');
+  if (r.v3 || r.v2) lines.push('(a) and (b): subject and baseline alternate in one child process that holds the library, as an exporting process does (bench/throughput-child.ts).');
   lines.push('');
   const rs = rows(r);
   lines.push(table(['figure', 'subject', 'baseline (same run)', 'ratio', 'target', 'result'], rs.map((x) => [x.figure, x.subject, x.baseline, x.ratio, x.target, x.pass ? 'PASS' : 'FAIL'])));
