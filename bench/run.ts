@@ -22,7 +22,7 @@ type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
 const PLAN = {
-  v3Runs: 9,
+  v3Runs: 15,
   /** Unmeasured runs of each side first (see ThroughputPlan.warmUps). */
   v3WarmUps: 3,
   v2WarmUps: 1,
