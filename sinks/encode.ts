@@ -17,9 +17,14 @@ export interface ByteTarget {
 export interface EncodedSummary {
   /** Bytes handed to the target (after gzip). */
   bytes: number;
-  /** Hex SHA-256 of those bytes. */
+  /** Hex SHA-256 of those bytes; `''` from an encoder made with `hash: false`. */
   sha256: string;
   eventCount: number;
+}
+
+export interface EncoderOptions {
+  /** Hash the bytes handed to the target (default true); `false` for a caller that hashes them itself. */
+  hash?: boolean;
 }
 
 export interface EncoderContext {
@@ -62,7 +67,7 @@ function ndjsonLines(run: EventRun): Buffer {
  * batch of framed events plus zlib's buffers; `write` waits for the target.
  */
 export class ReplayEncoder {
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash | undefined;
   private bytes = 0;
   private events = 0;
   private readonly gzip: Gzip | undefined;
@@ -76,7 +81,9 @@ export class ReplayEncoder {
     private readonly output: OutputSpec,
     private readonly target: ByteTarget,
     private readonly context: EncoderContext = {},
+    options: EncoderOptions = {},
   ) {
+    if (options.hash !== false) this.hash = createHash('sha256');
     if (output.format === 'html') this.page = playerPage(context.replayId ?? context.key ?? 'replay');
     if (output.gzip) {
       const gzip = createGzip();
@@ -95,7 +102,7 @@ export class ReplayEncoder {
   }
 
   private async store(chunk: Buffer): Promise<void> {
-    this.hash.update(chunk);
+    this.hash?.update(chunk);
     this.bytes += chunk.length;
     await this.target.write(chunk);
   }
@@ -105,7 +112,7 @@ export class ReplayEncoder {
     if (this.failure !== undefined) throw this.failure;
     if (this.gzip === undefined && this.target.writev !== undefined) {
       for (const part of parts) {
-        this.hash.update(part);
+        this.hash?.update(part);
         this.bytes += part.length;
       }
       await this.target.writev(parts);
@@ -211,7 +218,7 @@ export class ReplayEncoder {
       await this.gzipDone;
     }
     if (this.failure !== undefined) throw this.failure;
-    return { bytes: this.bytes, sha256: this.hash.digest('hex'), eventCount: this.events };
+    return { bytes: this.bytes, sha256: this.hash?.digest('hex') ?? '', eventCount: this.events };
   }
 
   /** Stops everything; later calls fail. */

@@ -4,6 +4,8 @@ import { mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle }
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
+import { HashWorkerError } from './hash-worker.js';
+import { OutputHash, resolveHashWorker, type HashWorkerOptions } from './output-hash.js';
 import { writeAll, WriteAhead } from './write-ahead.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
@@ -18,6 +20,12 @@ export interface LocalSinkOptions {
    * (default true). Temporary files never occupy a final name, so leaving them is harmless but wastes space.
    */
   cleanStaleTemp?: boolean;
+  /**
+   * The SHA-256 of an output larger than `fromBytes` (default 4 MiB) is computed by a worker thread that reads the
+   * written file back at a lowered priority (nice 10 on Linux), instead of by the thread that decodes; `false` hashes
+   * every output on the calling thread (as does `REPLAY_EXPORT_HASH_WORKER=0`). See `sinks/hash-worker.ts`.
+   */
+  hashWorker?: HashWorkerOptions | false;
 }
 
 const TEMP_SUFFIX = '.tmp';
@@ -61,6 +69,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
   const root = resolve(dir);
   const manifestPath = join(root, MANIFEST_FILE);
   const cleanStale = opts.cleanStaleTemp ?? true;
+  const hashWorker = resolveHashWorker(opts.hashWorker);
   let realRoot: Promise<string> | undefined;
   let manifestHandle: Promise<FileHandle> | undefined;
   let manifestChain: Promise<void> = Promise.resolve();
@@ -136,7 +145,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
         if (err instanceof SinkError) throw err;
         throw new SinkError('SINK_IO', `cannot create the temporary file: ${describeCause(err)}`, { ...context, cause: err });
       }
-      return new LocalReplayWriter(key, context, folder, tempPath, finalPath, handle, output);
+      return new LocalReplayWriter(key, context, folder, tempPath, finalPath, handle, output, hashWorker);
     },
 
     async exists(key: string): Promise<boolean> {
@@ -268,6 +277,7 @@ class LocalReplayWriter implements ReplayWriter {
   private readonly encoder: ReplayEncoder;
   private readonly file: WriteAhead;
   private handleClosed = false;
+  private readonly hash: OutputHash;
 
   constructor(
     readonly key: string,
@@ -277,10 +287,23 @@ class LocalReplayWriter implements ReplayWriter {
     private readonly finalPath: string,
     private readonly handle: FileHandle,
     output: OutputSpec,
+    hashWorker: ReturnType<typeof resolveHashWorker>,
   ) {
-    const file = new WriteAhead(handle);
+    const hash = new OutputHash(tempPath, hashWorker);
+    this.hash = hash;
+    const file = new WriteAhead(handle, (bytes) => hash.written(bytes));
     this.file = file;
-    this.encoder = new ReplayEncoder(output, { write: (chunk) => file.write(chunk), writev: (chunks) => file.writev(chunks) }, context);
+    const target = {
+      write: (chunk: Buffer) => {
+        hash.update([chunk]);
+        return file.write(chunk);
+      },
+      writev: (chunks: readonly Buffer[]) => {
+        hash.update(chunks);
+        return file.writev(chunks);
+      },
+    };
+    this.encoder = new ReplayEncoder(output, target, context, { hash: false });
   }
 
   write(events: readonly Buffer[]): Promise<void> {
@@ -308,12 +331,16 @@ class LocalReplayWriter implements ReplayWriter {
     try {
       const summary = await this.encoder.finish();
       await this.file.drain();
-      await this.handle.sync();
+      // The worker finishes hashing while the file is flushed; both are waited for before anything else happens.
+      const [hashed, synced] = await Promise.allSettled([this.hash.digest(summary.bytes), this.handle.sync()]);
+      if (synced.status === 'rejected') throw synced.reason;
+      if (hashed.status === 'rejected') throw hashed.reason;
+      const sha256 = hashed.value;
       await this.closeHandle();
       await rename(this.tempPath, this.finalPath);
       this.state = 'committed';
       await fsyncDir(this.folder);
-      return { key: this.key, bytes: summary.bytes, sha256: summary.sha256, eventCount: summary.eventCount };
+      return { key: this.key, bytes: summary.bytes, sha256, eventCount: summary.eventCount };
     } catch (err) {
       if (this.state !== 'committed') {
         this.state = 'open';
@@ -327,6 +354,7 @@ class LocalReplayWriter implements ReplayWriter {
     if (this.state === 'aborted' || this.state === 'committed') return;
     this.state = 'aborted';
     this.encoder.destroy(reason);
+    this.hash.cancel();
     await this.file.settle();
     await this.closeHandle().catch(() => undefined);
     await unlink(this.tempPath).catch(() => undefined);
@@ -340,6 +368,9 @@ class LocalReplayWriter implements ReplayWriter {
 
   private wrap(err: unknown, what: string): SinkError {
     if (err instanceof SinkError) return err;
+    if (err instanceof HashWorkerError && err.kind === 'size') {
+      return new SinkError('SINK_INTEGRITY', `${what}: the temporary file is not what was written (${err.message})`, { ...this.context, cause: err });
+    }
     return new SinkError('SINK_IO', `${what}: ${describeCause(err)}`, { ...this.context, cause: err });
   }
 }

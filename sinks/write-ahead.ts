@@ -50,8 +50,14 @@ export class WriteAhead {
   /** Bytes written since the last early flush was started. */
   private unflushed = 0;
   private flushing: Promise<void> | undefined;
+  /** Bytes written so far (every write before them done). */
+  private written = 0;
 
-  constructor(private readonly handle: WritableFile) {}
+  /** `onWritten` is told the number of bytes written from the start of the file each time a write completes. */
+  constructor(
+    private readonly handle: WritableFile,
+    private readonly onWritten?: (bytes: number) => void,
+  ) {}
 
   write(chunk: Buffer): Promise<void> {
     return this.writev([chunk]);
@@ -66,6 +72,8 @@ export class WriteAhead {
       if (this.failure !== undefined) return;
       try {
         await (chunks.length === 1 ? writeAll(this.handle, chunks[0]!) : writevAll(this.handle, chunks));
+        this.written += size;
+        this.onWritten?.(this.written);
       } catch (error) {
         this.failure ??= { error };
       } finally {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,27 @@ describe('WriteAhead', () => {
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reports the bytes written from the start of the file after each write has completed', async () => {
+    const path = join(dir, 'out');
+    const handle = await open(path, 'wx');
+    const reports: Array<{ told: number; onDisk: number }> = [];
+    const pending: Array<Promise<void>> = [];
+    const ahead = new WriteAhead(handle, (bytes) => {
+      pending.push(stat(path).then((s) => void reports.push({ told: bytes, onDisk: s.size })));
+    });
+    const pieces = Array.from({ length: 12 }, (_, k) => randomBytes(200_000 + k * 1000));
+    for (const [k, piece] of pieces.entries()) {
+      if (k % 2 === 0) await ahead.write(piece);
+      else await ahead.writev([piece.subarray(0, 10), piece.subarray(10)]);
+    }
+    await ahead.drain();
+    await Promise.all(pending);
+    await handle.close();
+    const ends = pieces.map((_, k) => pieces.slice(0, k + 1).reduce((n, p) => n + p.length, 0));
+    expect(reports.map((r) => r.told)).toEqual(ends);
+    for (const r of reports) expect(r.onDisk).toBeGreaterThanOrEqual(r.told);
   });
 
   it('writes every byte in order and flushes the file early as it grows, one flush at a time', async () => {

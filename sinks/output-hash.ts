@@ -1,0 +1,75 @@
+/**
+ * The SHA-256 of a local output file: hashed on the calling thread while the file is small, and handed to the hashing
+ * worker (hash-worker.ts) once it passes `fromBytes`. The worker then hashes the file from its first byte, reading back
+ * what has been written, and the calling thread stops hashing; the bytes hashed before the hand-over (at most
+ * `fromBytes`) are hashed twice, which is why small outputs never use the worker.
+ */
+
+import { createHash, type Hash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { FileHashJob } from './hash-worker.js';
+
+/** Where a local output's SHA-256 is computed (`LocalSinkOptions.hashWorker`). */
+export interface HashWorkerOptions {
+  /** Outputs up to this many bytes are hashed on the calling thread; a larger one goes to the worker (default 4 MiB). */
+  fromBytes?: number;
+  /** The worker thread's nice value on Linux, 0-19 (default 10); 0 leaves its priority as it is. */
+  nice?: number;
+}
+
+export const HASH_WORKER_DEFAULTS: Readonly<Required<HashWorkerOptions>> = { fromBytes: 4 << 20, nice: 10 };
+
+/**
+ * The worker settings to use, or `false` to hash on the calling thread: `REPLAY_EXPORT_HASH_WORKER=0` turns the
+ * worker off for the process; so does a machine where the worker's priority cannot be lowered (not Linux) and that
+ * has fewer than four cores, where a worker at normal priority was measured slower than no worker.
+ */
+export function resolveHashWorker(options: HashWorkerOptions | false | undefined): Required<HashWorkerOptions> | false {
+  if (options === false || process.env['REPLAY_EXPORT_HASH_WORKER'] === '0') return false;
+  const resolved = { ...HASH_WORKER_DEFAULTS, ...options };
+  if (!Number.isSafeInteger(resolved.fromBytes) || resolved.fromBytes < 0) {
+    throw new RangeError(`hashWorker.fromBytes must be a whole number of bytes >= 0, got ${String(resolved.fromBytes)}`);
+  }
+  if (!Number.isInteger(resolved.nice) || resolved.nice < 0 || resolved.nice > 19) {
+    throw new RangeError(`hashWorker.nice must be a whole number from 0 to 19, got ${String(resolved.nice)}`);
+  }
+  if (process.platform !== 'linux' && availableParallelism() < 4) return false;
+  return resolved;
+}
+
+export class OutputHash {
+  private readonly hash: Hash = createHash('sha256');
+  private handed = 0;
+  private job: FileHashJob | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly worker: Required<HashWorkerOptions> | false,
+  ) {}
+
+  /** Bytes about to be written, in order. */
+  update(parts: readonly Buffer[]): void {
+    if (this.job !== undefined) return;
+    for (const part of parts) this.handed += part.length;
+    if (this.worker !== false && this.handed > this.worker.fromBytes) {
+      this.job = new FileHashJob(this.path, this.worker.nice);
+      return;
+    }
+    for (const part of parts) this.hash.update(part);
+  }
+
+  /** The file now holds its first `bytes` bytes (reported by the writer as writes complete). */
+  written(bytes: number): void {
+    this.job?.progress(bytes);
+  }
+
+  /** Hex SHA-256 of the file, once all its `size` bytes are written. */
+  digest(size: number): Promise<string> {
+    if (this.job !== undefined) return this.job.finish(size);
+    return Promise.resolve(this.hash.digest('hex'));
+  }
+
+  cancel(): void {
+    this.job?.cancel();
+  }
+}
