@@ -12,6 +12,12 @@
 
 import { Worker } from 'node:worker_threads';
 
+/** The worker reads the file back in pieces of this size (one buffer, reused). */
+const READ_PIECE = 256 << 10;
+
+/** Progress is passed to the worker in steps of at least this many bytes (one message per step). */
+const PROGRESS_STEP = 1 << 20;
+
 /**
  * The worker's code (CommonJS, run with `eval`, so that it needs no file of its own next to the compiled module).
  * Messages: `{ id, path }` opens a job; `{ id, upTo }` hashes up to that byte; `{ id, upTo, end: true }` hashes to the
@@ -32,7 +38,7 @@ try {
 } catch {}
 parentPort.postMessage({ ready: true, tid, niced });
 const jobs = new Map();
-const piece = Buffer.allocUnsafe(${1 << 20});
+const piece = Buffer.allocUnsafe(${READ_PIECE});
 function drop(id, job) {
   jobs.delete(id);
   try { closeSync(job.fd); } catch {}
@@ -100,6 +106,9 @@ export interface HashWorkerInfo {
 class HashWorker {
   private readonly worker: Worker;
   private readonly jobs = new Map<number, { pending?: Pending; failure?: Error }>();
+  /** Ends the worker once it has had no job for `idleMs` (a long-running host does not keep its thread for nothing). */
+  private idleTimer: NodeJS.Timeout | undefined;
+  private idleMs = 0;
   private nextId = 1;
   private failure: Error | undefined;
   readonly ready: Promise<HashWorkerInfo>;
@@ -108,7 +117,8 @@ class HashWorker {
     readonly nice: number,
     private readonly onEnd: (w: HashWorker) => void,
   ) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice } });
+    // The worker allocates next to nothing on its heap: a small young generation keeps its memory down (~1 MB less).
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice }, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
     let started: (info: HashWorkerInfo) => void = () => undefined;
     let notStarted: (err: Error) => void = () => undefined;
     this.ready = new Promise((resolve, reject) => {
@@ -144,13 +154,15 @@ class HashWorker {
     this.worker.unref();
   }
 
-  open(path: string): number {
+  open(path: string, idleMs: number): number {
     const id = this.nextId++;
+    this.idleMs = idleMs;
     if (this.failure !== undefined) {
       this.jobs.set(id, { failure: this.failure });
       return id;
     }
     if (this.jobs.size === 0) this.worker.ref();
+    clearTimeout(this.idleTimer);
     this.jobs.set(id, {});
     this.worker.postMessage({ id, path });
     return id;
@@ -181,19 +193,23 @@ class HashWorker {
   }
 
   private release(): void {
-    if (this.jobs.size === 0 && this.failure === undefined) this.worker.unref();
+    if (this.jobs.size !== 0 || this.failure !== undefined) return;
+    this.worker.unref();
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.jobs.size === 0) void this.stop();
+    }, this.idleMs).unref();
   }
 
   stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    this.onEnd(this);
     return this.worker.terminate().then(() => undefined);
   }
 }
 
 /** The running workers, by nice value (a process normally has one: its sinks share the default). */
 const workers = new Map<number, HashWorker>();
-
-/** Progress is passed to the worker in steps of at least this many bytes (one message per step). */
-const PROGRESS_STEP = 1 << 20;
 
 function workerFor(nice: number): HashWorker {
   let w = workers.get(nice);
@@ -218,9 +234,10 @@ export class FileHashJob {
   /** Bytes reported to the worker so far. */
   private reported = 0;
 
-  constructor(path: string, nice: number) {
+  /** `idleMs`: how long the worker stays once it has no job (the next job after that starts a new one). */
+  constructor(path: string, nice: number, idleMs = 30_000) {
     this.worker = workerFor(nice);
-    this.id = this.worker.open(path);
+    this.id = this.worker.open(path, idleMs);
   }
 
   progress(written: number): void {

@@ -23,6 +23,7 @@ export {
 } from './keys.js';
 export { parseManifestLine, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
 export { createLocalSink, MANIFEST_FILE, type LocalSinkOptions } from './local.js';
+export { HASH_WORKER_DEFAULTS, type HashWorkerOptions } from './output-hash.js';
 export type { S3Checksums, S3SinkOptions } from './s3.js';
 // The S3 sink loads the AWS SDK on first use only (a local export never loads it); same signature and checks.
 export { createS3SinkLazily as createS3Sink } from './open.js';

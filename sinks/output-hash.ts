@@ -15,9 +15,11 @@ export interface HashWorkerOptions {
   fromBytes?: number;
   /** The worker thread's nice value on Linux, 0-19 (default 10); 0 leaves its priority as it is. */
   nice?: number;
+  /** The worker ends after this long without a job (default 30 s); the next large output starts a new one (~30 ms, in the background). */
+  idleMs?: number;
 }
 
-export const HASH_WORKER_DEFAULTS: Readonly<Required<HashWorkerOptions>> = { fromBytes: 4 << 20, nice: 10 };
+export const HASH_WORKER_DEFAULTS: Readonly<Required<HashWorkerOptions>> = { fromBytes: 4 << 20, nice: 10, idleMs: 30_000 };
 
 /**
  * The worker settings to use, or `false` to hash on the calling thread: `REPLAY_EXPORT_HASH_WORKER=0` turns the
@@ -32,6 +34,9 @@ export function resolveHashWorker(options: HashWorkerOptions | false | undefined
   }
   if (!Number.isInteger(resolved.nice) || resolved.nice < 0 || resolved.nice > 19) {
     throw new RangeError(`hashWorker.nice must be a whole number from 0 to 19, got ${String(resolved.nice)}`);
+  }
+  if (!Number.isSafeInteger(resolved.idleMs) || resolved.idleMs < 0) {
+    throw new RangeError(`hashWorker.idleMs must be a whole number of milliseconds >= 0, got ${String(resolved.idleMs)}`);
   }
   if (process.platform !== 'linux' && availableParallelism() < 4) return false;
   return resolved;
@@ -52,7 +57,7 @@ export class OutputHash {
     if (this.job !== undefined) return;
     for (const part of parts) this.handed += part.length;
     if (this.worker !== false && this.handed > this.worker.fromBytes) {
-      this.job = new FileHashJob(this.path, this.worker.nice);
+      this.job = new FileHashJob(this.path, this.worker.nice, this.worker.idleMs);
       return;
     }
     for (const part of parts) this.hash.update(part);

@@ -108,6 +108,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     expect(() => resolveHashWorker({ fromBytes: -1 })).toThrow(RangeError);
     expect(() => resolveHashWorker({ nice: 20 })).toThrow(/0 to 19/);
     expect(() => createLocalSink(base, { hashWorker: { nice: 1.5 } })).toThrow(RangeError);
+    expect(() => resolveHashWorker({ idleMs: Number.NaN })).toThrow(/idleMs/);
   });
 
   it.runIf(linux)('on Linux the worker runs at its nice value (default 10), the calling thread unchanged', async () => {
@@ -217,6 +218,18 @@ describe('hashing worker: a file that does not hold what was written', () => {
 });
 
 describe('hashing worker: process lifetime', () => {
+  it('the worker ends after idleMs without a job; the next large output starts a new one', async () => {
+    const opts = { hashWorker: { fromBytes: 0, idleMs: 100 } };
+    await exportTo(opts, { format: 'json', gzip: false }, [events(50)]);
+    const first = await hashWorkerInfo(10);
+    expect(first).toBeDefined();
+    await new Promise((r) => setTimeout(r, 400));
+    expect(hashWorkerInfo(10)).toBeUndefined();
+    const again = await exportTo(opts, { format: 'json', gzip: false }, [events(50)]);
+    expect(again.result.sha256).toBe(sha256(again.stored));
+    expect((await hashWorkerInfo(10))!.tid).not.toBe(first!.tid);
+  });
+
   it('a process exits by itself after committing a large output, with the right sha256 (the worker holds it only while hashing)', async () => {
     const compiled = await compileLocalSink();
     const dir = await mkdtemp(join(base, 'p-'));
