@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, inflateSync } from 'node:zlib';
 import { batchEvents, decodeEventBatches, decodeEventBytes } from '../decoders/index.js';
-import { createLocalSink, ReplayEncoder } from '../sinks/index.js';
+import { createLocalSink, ReplayEncoder, type LocalSinkOptions } from '../sinks/index.js';
 import { writeAll } from '../sinks/write-ahead.js';
 import { ReplayChecks } from '../src/pipeline/checks.js';
 
@@ -58,8 +58,13 @@ function gunzipChunks(buf: Buffer): AsyncIterable<Buffer> {
  * (auto-detected version), the replay checks over each batch, and the local sink's JSON output (runs written as
  * slices, SHA-256, temp file, fsync, rename).
  */
-export async function subjectExport(files: readonly LoadedFile[], outDir: string, replayId: string): Promise<RunResult> {
-  const sink = createLocalSink(outDir);
+export async function subjectExport(
+  files: readonly LoadedFile[],
+  outDir: string,
+  replayId: string,
+  sinkOptions: LocalSinkOptions = {},
+): Promise<RunResult> {
+  const sink = createLocalSink(outDir, sinkOptions);
   const t0 = performance.now();
   const writer = await sink.open(replayId, { format: 'json', gzip: false });
   const checks = new ReplayChecks();

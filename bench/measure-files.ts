@@ -32,6 +32,11 @@ export interface ThroughputResult {
   ratio: number;
   checks: string[];
   breakdown: Array<{ stage: Stage; label: string; ms: number[]; MBs: number }>;
+  /**
+   * The subject as measured (SHA-256 on the hashing worker) against the same export hashing on the calling thread
+   * (`hashWorker: false`), in alternating runs after the main ones.
+   */
+  hashPlaces?: { workerMs: number[]; callingThreadMs: number[] };
 }
 
 export interface ThroughputPlan {
@@ -43,6 +48,8 @@ export interface ThroughputPlan {
   /** Stages timed alone and how often. */
   stages: readonly Stage[];
   stageRuns: number;
+  /** Alternating pairs of the subject with the hash on the worker and on the calling thread (0: not measured). */
+  hashPlaceRuns?: number;
   /**
    * Runs of each (not counted) before the measured ones: a fresh process, its zlib and the file system need a few
    * 200 MB runs before they settle (both sides ran 30–70% slower in the first runs).
@@ -102,6 +109,23 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
     log(`  v${version}: run ${i + 1}/${plan.runs}: baseline ${mbPerSec(replay.bytes, baselineMs.at(-1)!).toFixed(0)} MB/s, subject ${mbPerSec(replay.bytes, subjectMs.at(-1)!).toFixed(0)} MB/s`);
   }
 
+  let hashPlaces: ThroughputResult['hashPlaces'];
+  if ((plan.hashPlaceRuns ?? 0) > 0) {
+    hashPlaces = { workerMs: [], callingThreadMs: [] };
+    for (let i = 0; i < plan.hashPlaceRuns!; i++) {
+      const order = i % 2 === 0 ? ([true, false] as const) : ([false, true] as const);
+      for (const onWorker of order) {
+        const r = await subjectExport(files, join(dir, 'subject'), replay.replay_id, onWorker ? {} : { hashWorker: false });
+        await cleanup(join(dir, 'subject'));
+        if (r.sha256 !== replay.sha256) throw new Error('bench: the export hashing on the calling thread gave another sha256');
+        (onWorker ? hashPlaces.workerMs : hashPlaces.callingThreadMs).push(r.ms);
+      }
+    }
+    const w = median(hashPlaces.workerMs);
+    const c = median(hashPlaces.callingThreadMs);
+    log(`  v${version}: SHA-256 on the hashing worker ${(w / 1000).toFixed(2)} s, on the calling thread ${(c / 1000).toFixed(2)} s`);
+  }
+
   const breakdown: ThroughputResult['breakdown'] = [];
   for (const stage of plan.stages) {
     const ms: number[] = [];
@@ -126,5 +150,6 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
     ratio: subjectMBs / baselineMBs,
     checks,
     breakdown,
+    ...(hashPlaces === undefined ? {} : { hashPlaces }),
   };
 }

@@ -4,7 +4,7 @@ import type { Comparison } from './deps.js';
 import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
 import type { RssResult } from './measure-rss.js';
-import { median, round } from './stats.js';
+import { mbPerSec, median, round } from './stats.js';
 
 export const TARGETS = {
   v3Ratio: 0.7,
@@ -117,6 +117,14 @@ export function formatReport(r: BenchResults): string {
     const pairs = t.subjectMs.map((ms, i) => t.baselineMs[i]! / ms);
     if (pairs.length > 1) {
       lines.push(`  each pair (baseline ÷ subject of adjacent runs): ${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}, median ${median(pairs).toFixed(2)}`);
+    }
+    if (t.hashPlaces) {
+      const w = median(t.hashPlaces.workerMs);
+      const c = median(t.hashPlaces.callingThreadMs);
+      lines.push(
+        `  SHA-256 on the hashing worker (the subject) vs on the calling thread (hashWorker: false), ${t.hashPlaces.workerMs.length} alternating pairs: ` +
+          `${mbs(mbPerSec(t.decodedBytes, w))} vs ${mbs(mbPerSec(t.decodedBytes, c))} (s: ${secs(t.hashPlaces.workerMs)} vs ${secs(t.hashPlaces.callingThreadMs)}); the worker ${(c / w).toFixed(2)}× as fast`,
+      );
     }
     for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(52)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
     for (const c of t.checks) lines.push(`  checked: ${c}`);

@@ -28,6 +28,8 @@ const PLAN = {
   v2WarmUps: 1,
   v2Runs: 3,
   v3StageRuns: 3,
+  /** Alternating pairs: the v3 subject with SHA-256 on the hashing worker and on the calling thread. */
+  v3HashPlaceRuns: 6,
   v2StageRuns: 1,
   rssRuns: (process.env['BENCH_RSS_RUNS'] ? JSON.parse(process.env['BENCH_RSS_RUNS']) : { 3: 3, 2: 1 }) as Record<2 | 3, number>,
   archiveReplays: 200,
@@ -81,6 +83,7 @@ async function main(): Promise<void> {
         workDir,
         stages: ['gunzip', 'decode', 'decode-batches', 'decode+checks', 'decode+checks+encode'],
         stageRuns: PLAN.v3StageRuns,
+        hashPlaceRuns: PLAN.v3HashPlaceRuns,
         log,
       });
     }

@@ -106,6 +106,8 @@ export interface HashWorkerInfo {
 class HashWorker {
   private readonly worker: Worker;
   private readonly jobs = new Map<number, { pending?: Pending; failure?: Error }>();
+  /** Jobs whose digest is awaited (`finish` called, no answer yet). */
+  private waiting = 0;
   /** Ends the worker once it has had no job for `idleMs` (a long-running host does not keep its thread for nothing). */
   private idleTimer: NodeJS.Timeout | undefined;
   private idleMs = 0;
@@ -138,6 +140,8 @@ class HashWorker {
       }
       this.jobs.delete(m.id);
       this.release();
+      // Nobody else waiting for a digest: the worker no longer keeps the process alive.
+      if (--this.waiting === 0) this.worker.unref();
       if (typeof outcome === 'string') job.pending.resolve(outcome);
       else job.pending.reject(outcome);
     });
@@ -161,7 +165,6 @@ class HashWorker {
       this.jobs.set(id, { failure: this.failure });
       return id;
     }
-    if (this.jobs.size === 0) this.worker.ref();
     clearTimeout(this.idleTimer);
     this.jobs.set(id, {});
     this.worker.postMessage({ id, path });
@@ -182,6 +185,8 @@ class HashWorker {
     }
     return new Promise<string>((resolve, reject) => {
       job.pending = { resolve, reject };
+      // While a digest is awaited the worker keeps the process alive (an abandoned writer's job does not).
+      if (this.waiting++ === 0) this.worker.ref();
       this.worker.postMessage({ id, upTo, end: true });
     });
   }
@@ -194,7 +199,6 @@ class HashWorker {
 
   private release(): void {
     if (this.jobs.size !== 0 || this.failure !== undefined) return;
-    this.worker.unref();
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.jobs.size === 0) void this.stop();

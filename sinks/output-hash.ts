@@ -1,8 +1,13 @@
 /**
- * The SHA-256 of a local output file: hashed on the calling thread while the file is small, and handed to the hashing
- * worker (hash-worker.ts) once it passes `fromBytes`. The worker then hashes the file from its first byte, reading back
- * what has been written, and the calling thread stops hashing; the bytes hashed before the hand-over (at most
- * `fromBytes`) are hashed twice, which is why small outputs never use the worker.
+ * The SHA-256 of a local output file: hashed on the calling thread while the file is small or produced slowly, and
+ * handed to the hashing worker (hash-worker.ts) once it has passed `fromBytes` while being produced at `minRate` or
+ * faster (checked every `RATE_WINDOW` bytes). The worker then hashes the file from its first byte, reading back what has
+ * been written, and the calling thread stops hashing; the bytes hashed before the hand-over are hashed twice.
+ *
+ * Why a rate: SHA-256 runs at ~2 GB/s on one core (with the CPU's SHA instructions), so at 200 MB/s of output it is
+ * ~10% of the calling thread's time, at the 800 MB/s of a version 3 export from memory ~40%. Below that, the worker's
+ * thread and ~10 MB of memory buy little: a version 2 export (~90 MB/s) or one bound by the network keeps the hash
+ * on the calling thread.
  */
 
 import { createHash, type Hash } from 'node:crypto';
@@ -15,11 +20,24 @@ export interface HashWorkerOptions {
   fromBytes?: number;
   /** The worker thread's nice value on Linux, 0-19 (default 10); 0 leaves its priority as it is. */
   nice?: number;
+  /**
+   * Hand over only while the output is produced at least this fast, bytes per second of wall time (default 200 MB/s,
+   * where hashing takes ~10% of the calling thread); 0: always, once past `fromBytes`.
+   */
+  minRate?: number;
   /** The worker ends after this long without a job (default 30 s); the next large output starts a new one (~30 ms, in the background). */
   idleMs?: number;
 }
 
-export const HASH_WORKER_DEFAULTS: Readonly<Required<HashWorkerOptions>> = { fromBytes: 4 << 20, nice: 10, idleMs: 30_000 };
+export const HASH_WORKER_DEFAULTS: Readonly<Required<HashWorkerOptions>> = {
+  fromBytes: 4 << 20,
+  nice: 10,
+  minRate: 200e6,
+  idleMs: 30_000,
+};
+
+/** The production rate is measured over windows of this many bytes. */
+const RATE_WINDOW = 4 << 20;
 
 /**
  * The worker settings to use, or `false` to hash on the calling thread: `REPLAY_EXPORT_HASH_WORKER=0` turns the
@@ -35,6 +53,9 @@ export function resolveHashWorker(options: HashWorkerOptions | false | undefined
   if (!Number.isInteger(resolved.nice) || resolved.nice < 0 || resolved.nice > 19) {
     throw new RangeError(`hashWorker.nice must be a whole number from 0 to 19, got ${String(resolved.nice)}`);
   }
+  if (!Number.isFinite(resolved.minRate) || resolved.minRate < 0) {
+    throw new RangeError(`hashWorker.minRate must be a number of bytes per second >= 0, got ${String(resolved.minRate)}`);
+  }
   if (!Number.isSafeInteger(resolved.idleMs) || resolved.idleMs < 0) {
     throw new RangeError(`hashWorker.idleMs must be a whole number of milliseconds >= 0, got ${String(resolved.idleMs)}`);
   }
@@ -46,6 +67,10 @@ export class OutputHash {
   private readonly hash: Hash = createHash('sha256');
   private handed = 0;
   private job: FileHashJob | undefined;
+  /** The current rate window: when and at which byte it started, and the byte at which it is looked at. */
+  private windowAt = 0;
+  private windowFrom = 0;
+  private nextLook = 0;
 
   constructor(
     private readonly path: string,
@@ -55,10 +80,18 @@ export class OutputHash {
   /** Bytes about to be written, in order. */
   update(parts: readonly Buffer[]): void {
     if (this.job !== undefined) return;
+    if (this.handed === 0) this.windowAt = performance.now();
     for (const part of parts) this.handed += part.length;
-    if (this.worker !== false && this.handed > this.worker.fromBytes) {
-      this.job = new FileHashJob(this.path, this.worker.nice, this.worker.idleMs);
-      return;
+    if (this.worker !== false && this.handed > this.worker.fromBytes && this.handed >= this.nextLook) {
+      const now = performance.now();
+      const rate = ((this.handed - this.windowFrom) * 1000) / Math.max(now - this.windowAt, 1e-3);
+      if (rate >= this.worker.minRate) {
+        this.job = new FileHashJob(this.path, this.worker.nice, this.worker.idleMs);
+        return;
+      }
+      this.windowAt = now;
+      this.windowFrom = this.handed;
+      this.nextLook = this.handed + RATE_WINDOW;
     }
     for (const part of parts) this.hash.update(part);
   }

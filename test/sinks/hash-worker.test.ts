@@ -67,7 +67,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     it(`${output.format}${output.gzip ? ' + gzip' : ''}: the worker hashes the written file; sha256 and bytes match it`, async () => {
       const all = events(3000);
       const batches = Array.from({ length: 30 }, (_, k) => all.slice(k * 100, k * 100 + 100));
-      const { result, stored } = await exportTo({ hashWorker: { fromBytes: 0 } }, output, batches);
+      const { result, stored } = await exportTo({ hashWorker: { fromBytes: 0, minRate: 0 } }, output, batches);
       expect(await hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeDefined();
       expect(result.bytes).toBe(stored.length);
       expect(result.sha256).toBe(sha256(stored));
@@ -75,17 +75,43 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     });
   }
 
-  it('by default a small output is hashed on the calling thread and a large one (> 4 MiB) on the worker', async () => {
-    const small = await exportTo({}, { format: 'json', gzip: false }, [events(500)]);
+  it('an output up to fromBytes (default 4 MiB) is hashed on the calling thread, a larger one on the worker', async () => {
+    // minRate 0: the hand-over depends on the size alone here (the rate rule has its own test).
+    const small = await exportTo({ hashWorker: { minRate: 0 } }, { format: 'json', gzip: false }, [events(500)]);
     expect(small.stored.length).toBeLessThan(HASH_WORKER_DEFAULTS.fromBytes);
     expect(small.result.sha256).toBe(sha256(small.stored));
     expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeUndefined();
 
     const all = events(3000);
-    const large = await exportTo({}, { format: 'json', gzip: false }, Array.from({ length: 6 }, (_, k) => all.slice(k * 500, k * 500 + 500)));
+    const large = await exportTo({ hashWorker: { minRate: 0 } }, { format: 'json', gzip: false }, Array.from({ length: 6 }, (_, k) => all.slice(k * 500, k * 500 + 500)));
     expect(large.stored.length).toBeGreaterThan(HASH_WORKER_DEFAULTS.fromBytes);
     expect(large.result.sha256).toBe(sha256(large.stored));
     expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeDefined();
+  });
+
+  it('an output produced slower than minRate stays on the calling thread; the rate is looked at again every 4 MiB', async () => {
+    const slow = await exportTo({ hashWorker: { fromBytes: 1 << 20, minRate: 1e15 } }, { format: 'json', gzip: false }, [events(3000)]);
+    expect(slow.stored.length).toBeGreaterThan(4 << 20);
+    expect(slow.result.sha256).toBe(sha256(slow.stored));
+    expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeUndefined();
+
+    // Slow at first (a pause between batches: under 10 MB/s), then fast (no pause: far above 50 MB/s even on a busy
+    // machine): handed over at a later look.
+    const dir = await mkdtemp(join(base, 't-'));
+    const sink = createLocalSink(dir, { hashWorker: { minRate: 50e6 } });
+    const writer = await sink.open('dev/speeds-up', { format: 'json', gzip: false });
+    const all = events(8000);
+    for (let k = 0; k < 30; k++) {
+      await writer.write(all.slice(k * 100, k * 100 + 100));
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeUndefined();
+    // Fast: batches with no pause; the first look after the pauses still spans some of them, the next one does not.
+    for (let from = 3000; from < all.length; from += 500) await writer.write(all.slice(from, from + 500));
+    const done = await writer.commit();
+    expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeDefined();
+    expect(done.sha256).toBe(sha256(await readFile(join(dir, 'dev', 'speeds-up.json'))));
+    await sink.close();
   });
 
   it('hashWorker: false and REPLAY_EXPORT_HASH_WORKER=0 keep every hash on the calling thread', async () => {
@@ -96,7 +122,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     process.env['REPLAY_EXPORT_HASH_WORKER'] = '0';
     try {
       expect(resolveHashWorker({ fromBytes: 0 })).toBe(false);
-      const b = await exportTo({ hashWorker: { fromBytes: 0 } }, { format: 'ndjson', gzip: false }, big);
+      const b = await exportTo({ hashWorker: { fromBytes: 0, minRate: 0 } }, { format: 'ndjson', gzip: false }, big);
       expect(b.result.sha256).toBe(a.result.sha256);
       expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeUndefined();
     } finally {
@@ -109,22 +135,23 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     expect(() => resolveHashWorker({ nice: 20 })).toThrow(/0 to 19/);
     expect(() => createLocalSink(base, { hashWorker: { nice: 1.5 } })).toThrow(RangeError);
     expect(() => resolveHashWorker({ idleMs: Number.NaN })).toThrow(/idleMs/);
+    expect(() => resolveHashWorker({ minRate: -1 })).toThrow(/minRate/);
   });
 
   it.runIf(linux)('on Linux the worker runs at its nice value (default 10), the calling thread unchanged', async () => {
-    await exportTo({ hashWorker: { fromBytes: 0 } }, { format: 'json', gzip: false }, [events(10)]);
+    await exportTo({ hashWorker: { fromBytes: 0, minRate: 0 } }, { format: 'json', gzip: false }, [events(10)]);
     const info = await hashWorkerInfo(10);
     expect(info?.niced).toBe(true);
     expect(await niceOf(info!.tid)).toBe(10);
     expect(await niceOf(process.pid)).not.toBe(10);
 
-    await exportTo({ hashWorker: { fromBytes: 0, nice: 19 } }, { format: 'json', gzip: false }, [events(10)]);
+    await exportTo({ hashWorker: { fromBytes: 0, minRate: 0, nice: 19 } }, { format: 'json', gzip: false }, [events(10)]);
     expect(await niceOf((await hashWorkerInfo(19))!.tid)).toBe(19);
   });
 
   it('a worker that ends mid-replay fails that replay (SINK_IO, nothing at its key); the next replay gets a new worker', async () => {
     const dir = await mkdtemp(join(base, 't-'));
-    const sink = createLocalSink(dir, { hashWorker: { fromBytes: 0 } });
+    const sink = createLocalSink(dir, { hashWorker: { fromBytes: 0, minRate: 0 } });
     const writer = await sink.open('dev/broken', { format: 'json', gzip: false });
     await writer.write(events(1000));
     await stopHashWorkers();
@@ -147,7 +174,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
 
   it('a temporary file changed behind the writer fails the commit as SINK_INTEGRITY, nothing at the key', async () => {
     const dir = await mkdtemp(join(base, 't-'));
-    const sink = createLocalSink(dir, { hashWorker: { fromBytes: 0 } });
+    const sink = createLocalSink(dir, { hashWorker: { fromBytes: 0, minRate: 0 } });
     const writer = await sink.open('dev/tampered', { format: 'json', gzip: false });
     const batch = events(1500);
     await writer.write(batch);
@@ -167,7 +194,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
 
   it('an aborted replay leaves no temporary file and does not disturb the worker', async () => {
     const dir = await mkdtemp(join(base, 't-'));
-    const sink = createLocalSink(dir, { hashWorker: { fromBytes: 0 } });
+    const sink = createLocalSink(dir, { hashWorker: { fromBytes: 0, minRate: 0 } });
     const writer = await sink.open('dev/aborted', { format: 'json', gzip: false });
     await writer.write(events(1500));
     await writer.abort();
@@ -219,7 +246,7 @@ describe('hashing worker: a file that does not hold what was written', () => {
 
 describe('hashing worker: process lifetime', () => {
   it('the worker ends after idleMs without a job; the next large output starts a new one', async () => {
-    const opts = { hashWorker: { fromBytes: 0, idleMs: 100 } };
+    const opts = { hashWorker: { fromBytes: 0, minRate: 0, idleMs: 100 } };
     await exportTo(opts, { format: 'json', gzip: false }, [events(50)]);
     const first = await hashWorkerInfo(10);
     expect(first).toBeDefined();
@@ -228,6 +255,39 @@ describe('hashing worker: process lifetime', () => {
     const again = await exportTo(opts, { format: 'json', gzip: false }, [events(50)]);
     expect(again.result.sha256).toBe(sha256(again.stored));
     expect((await hashWorkerInfo(10))!.tid).not.toBe(first!.tid);
+  });
+
+  it('a writer abandoned mid-output (neither committed nor aborted) does not keep its process alive', async () => {
+    const compiled = await compileLocalSink();
+    const dir = await mkdtemp(join(base, 'p-'));
+    const script = join(compiled, 'abandon-child.mjs');
+    await writeFile(
+      script,
+      `import { createLocalSink } from ${JSON.stringify(join(compiled, 'local.js'))};
+import { hashWorkerInfo } from ${JSON.stringify(join(compiled, 'hash-worker.js'))};
+const sink = createLocalSink(process.argv[2], { hashWorker: { fromBytes: 0, minRate: 0 } });
+const w = await sink.open('dev/abandoned', { format: 'json', gzip: false });
+for (let k = 0; k < 10; k++) await w.write(Array.from({ length: 100 }, (_, i) => Buffer.from(JSON.stringify({ k, i, pad: 'p'.repeat(1500) }))));
+// The worker's start-up answer does not keep the process alive either: a timer waits for it.
+const keep = setInterval(() => {}, 1000);
+const info = await hashWorkerInfo(10);
+clearInterval(keep);
+process.stdout.write(info === undefined ? 'no worker' : 'worker running');
+`,
+    );
+    const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(out).toBe('worker running');
+    expect(code).toBe(0);
+    await rm(compiled, { recursive: true, force: true });
   });
 
   it('a process exits by itself after committing a large output, with the right sha256 (the worker holds it only while hashing)', async () => {
