@@ -257,70 +257,62 @@ describe('hashing worker: process lifetime', () => {
     expect((await hashWorkerInfo(10))!.tid).not.toBe(first!.tid);
   });
 
-  it('a writer abandoned mid-output (neither committed nor aborted) does not keep its process alive', async () => {
+  /**
+   * Runs `body` (ESM, after imports of the compiled local sink and hash worker) in a child node process with a new
+   * folder as `process.argv[2]`; the child is killed if it has not exited after 20 s (code null).
+   */
+  async function runSinkChild(body: string): Promise<{ code: number | null; out: string; dir: string }> {
     const compiled = await compileLocalSink();
     const dir = await mkdtemp(join(base, 'p-'));
-    const script = join(compiled, 'abandon-child.mjs');
+    const script = join(compiled, 'child.mjs');
     await writeFile(
       script,
       `import { createLocalSink } from ${JSON.stringify(join(compiled, 'local.js'))};
 import { hashWorkerInfo } from ${JSON.stringify(join(compiled, 'hash-worker.js'))};
+const batch = (k) => Array.from({ length: 100 }, (_, i) => Buffer.from(JSON.stringify({ k, i, pad: 'p'.repeat(1500) })));
+${body}`,
+    );
+    const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    await rm(compiled, { recursive: true, force: true });
+    return { code, out, dir };
+  }
+
+  it('a writer abandoned mid-output (neither committed nor aborted) does not keep its process alive', async () => {
+    const { code, out } = await runSinkChild(`
 const sink = createLocalSink(process.argv[2], { hashWorker: { fromBytes: 0, minRate: 0 } });
 const w = await sink.open('dev/abandoned', { format: 'json', gzip: false });
-for (let k = 0; k < 10; k++) await w.write(Array.from({ length: 100 }, (_, i) => Buffer.from(JSON.stringify({ k, i, pad: 'p'.repeat(1500) }))));
+for (let k = 0; k < 10; k++) await w.write(batch(k));
 // The worker's start-up answer does not keep the process alive either: a timer waits for it.
 const keep = setInterval(() => {}, 1000);
 const info = await hashWorkerInfo(10);
 clearInterval(keep);
 process.stdout.write(info === undefined ? 'no worker' : 'worker running');
-`,
-    );
-    const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+`);
     expect(out).toBe('worker running');
     expect(code).toBe(0);
-    await rm(compiled, { recursive: true, force: true });
   });
 
   it('a process exits by itself after committing a large output, with the right sha256 (the worker holds it only while hashing)', async () => {
-    const compiled = await compileLocalSink();
-    const dir = await mkdtemp(join(base, 'p-'));
-    const script = join(compiled, 'hash-child.mjs');
-    await writeFile(
-      script,
-      `import { createLocalSink } from ${JSON.stringify(join(compiled, 'local.js'))};
-const sink = createLocalSink(process.argv[2]);
+    const { code, out, dir } = await runSinkChild(`
+const sink = createLocalSink(process.argv[2], { hashWorker: { minRate: 0 } });
 const w = await sink.open('dev/big', { format: 'json', gzip: false });
-for (let k = 0; k < 40; k++) {
-  await w.write(Array.from({ length: 100 }, (_, i) => Buffer.from(JSON.stringify({ k, i, pad: 'p'.repeat(1500) }))));
-}
+for (let k = 0; k < 40; k++) await w.write(batch(k));
 const done = await w.commit();
 await sink.close();
 process.stdout.write(done.sha256);
-`,
-    );
-    const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-      child.on('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
+`);
     expect(code).toBe(0);
     const stored = await readFile(join(dir, 'dev', 'big.json'));
     expect(stored.length).toBeGreaterThan(HASH_WORKER_DEFAULTS.fromBytes);
     expect(out).toBe(sha256(stored));
-    await rm(compiled, { recursive: true, force: true });
   });
 });
