@@ -5,7 +5,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
-import { OutputHash, resolveHashWorker, type HashWorkerOptions } from './output-hash.js';
+import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
 import { writeAll, WriteAhead } from './write-ahead.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
@@ -21,9 +21,10 @@ export interface LocalSinkOptions {
    */
   cleanStaleTemp?: boolean;
   /**
-   * The SHA-256 of an output larger than `fromBytes` (default 4 MiB) is computed by a worker thread that reads the
-   * written file back at a lowered priority (nice 10 on Linux), instead of by the thread that decodes; `false` hashes
-   * every output on the calling thread (as does `REPLAY_EXPORT_HASH_WORKER=0`). See `sinks/hash-worker.ts`.
+   * The SHA-256 of an output larger than `fromBytes` (default 4 MiB) that is produced at `minRate` or faster (default
+   * 200 MB/s) is computed by a worker thread that reads the written file back at a lowered priority (nice 10 on
+   * Linux), instead of by the thread that decodes; `false` hashes every output on the calling thread (as does
+   * `REPLAY_EXPORT_HASH_WORKER=0`). See `sinks/output-hash.ts` and `sinks/hash-worker.ts`.
    */
   hashWorker?: HashWorkerOptions | false;
 }
@@ -287,7 +288,7 @@ class LocalReplayWriter implements ReplayWriter {
     private readonly finalPath: string,
     private readonly handle: FileHandle,
     output: OutputSpec,
-    hashWorker: ReturnType<typeof resolveHashWorker>,
+    hashWorker: HashWorkerSettings,
   ) {
     const hash = new OutputHash(tempPath, hashWorker);
     this.hash = hash;

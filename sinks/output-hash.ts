@@ -36,6 +36,9 @@ export const HASH_WORKER_DEFAULTS: Readonly<Required<HashWorkerOptions>> = {
   idleMs: 30_000,
 };
 
+/** Settings in force: every option set, or `false` (hash on the calling thread). */
+export type HashWorkerSettings = Readonly<Required<HashWorkerOptions>> | false;
+
 /** The production rate is measured over windows of this many bytes. */
 const RATE_WINDOW = 4 << 20;
 
@@ -44,7 +47,7 @@ const RATE_WINDOW = 4 << 20;
  * worker off for the process; so does a machine where the worker's priority cannot be lowered (not Linux) and that
  * has fewer than four cores, where a worker at normal priority was measured slower than no worker.
  */
-export function resolveHashWorker(options: HashWorkerOptions | false | undefined): Required<HashWorkerOptions> | false {
+export function resolveHashWorker(options: HashWorkerOptions | false | undefined): HashWorkerSettings {
   if (options === false || process.env['REPLAY_EXPORT_HASH_WORKER'] === '0') return false;
   const resolved = { ...HASH_WORKER_DEFAULTS, ...options };
   if (!Number.isSafeInteger(resolved.fromBytes) || resolved.fromBytes < 0) {
@@ -63,6 +66,7 @@ export function resolveHashWorker(options: HashWorkerOptions | false | undefined
   return resolved;
 }
 
+/** One output's SHA-256: fed the bytes as they are handed to the file, told as writes complete. */
 export class OutputHash {
   private readonly hash: Hash = createHash('sha256');
   private handed = 0;
@@ -74,7 +78,7 @@ export class OutputHash {
 
   constructor(
     private readonly path: string,
-    private readonly worker: Required<HashWorkerOptions> | false,
+    private readonly worker: HashWorkerSettings,
   ) {}
 
   /** Bytes about to be written, in order. */
