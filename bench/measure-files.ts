@@ -117,7 +117,7 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
       for (const onWorker of order) {
         const r = await subjectExport(files, join(dir, 'subject'), replay.replay_id, onWorker ? {} : { hashWorker: false });
         await cleanup(join(dir, 'subject'));
-        if (r.sha256 !== replay.sha256) throw new Error('bench: the export hashing on the calling thread gave another sha256');
+        if (r.sha256 !== replay.sha256) throw new Error(`bench: the export with the hash ${onWorker ? 'on the worker' : 'on the calling thread'} gave another sha256`);
         (onWorker ? hashPlaces.workerMs : hashPlaces.callingThreadMs).push(r.ms);
       }
     }

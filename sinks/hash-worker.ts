@@ -1,7 +1,7 @@
 /**
  * A worker thread that computes the SHA-256 of files as they are written, by reading the written bytes back (from the
  * page cache, on its own thread), so that the thread that decodes does not hash. One worker per process, started on
- * first use, shared by every job, and not keeping the process alive while it has no job.
+ * first use, shared by every job, keeping the process alive only while a digest is awaited, and ended when idle.
  *
  * On Linux the worker lowers its own priority (a nice value, default 10): it then runs on the time that decoding and
  * gunzip leave free and does not take a core from them. Measured on two cores (200 MB export, same-run ratio against
@@ -161,10 +161,7 @@ class HashWorker {
   open(path: string, idleMs: number): number {
     const id = this.nextId++;
     this.idleMs = idleMs;
-    if (this.failure !== undefined) {
-      this.jobs.set(id, { failure: this.failure });
-      return id;
-    }
+    // An ended worker is no longer in `workers`, so jobs only ever open on a running one.
     clearTimeout(this.idleTimer);
     this.jobs.set(id, {});
     this.worker.postMessage({ id, path });
@@ -172,16 +169,16 @@ class HashWorker {
   }
 
   progress(id: number, upTo: number): void {
-    if (this.failure === undefined && this.jobs.has(id)) this.worker.postMessage({ id, upTo });
+    if (this.jobs.has(id)) this.worker.postMessage({ id, upTo });
   }
 
   finish(id: number, upTo: number): Promise<string> {
     const job = this.jobs.get(id);
     if (job === undefined) return Promise.reject(this.failure ?? new HashWorkerError('unknown or finished hash job', 'ended'));
-    if (job.failure !== undefined || this.failure !== undefined) {
+    if (job.failure !== undefined) {
       this.jobs.delete(id);
       this.release();
-      return Promise.reject(job.failure ?? this.failure);
+      return Promise.reject(job.failure);
     }
     return new Promise<string>((resolve, reject) => {
       job.pending = { resolve, reject };
@@ -194,7 +191,7 @@ class HashWorker {
   cancel(id: number): void {
     if (!this.jobs.delete(id)) return;
     this.release();
-    if (this.failure === undefined) this.worker.postMessage({ id, cancel: true });
+    this.worker.postMessage({ id, cancel: true });
   }
 
   private release(): void {

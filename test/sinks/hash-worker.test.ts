@@ -8,7 +8,7 @@ import { SinkError } from '../../sinks/errors.js';
 import { FileHashJob, HashWorkerError, hashWorkerInfo, stopHashWorkers } from '../../sinks/hash-worker.js';
 import { createLocalSink, type LocalSinkOptions } from '../../sinks/local.js';
 import { HASH_WORKER_DEFAULTS, resolveHashWorker } from '../../sinks/output-hash.js';
-import type { OutputSpec } from '../../sinks/sink.js';
+import type { OutputSpec, Sink } from '../../sinks/sink.js';
 import { compileLocalSink } from './helpers/compile-sinks.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 
@@ -58,6 +58,14 @@ async function exportTo(opts: LocalSinkOptions, output: OutputSpec, batches: Buf
   const stored = await readFile(join(dir, ...result.key.split('/')));
   await sink.close();
   return { dir, result, stored };
+}
+
+/** Exports a replay of 1500 events to `sink` (a local sink at `dir`) and checks its sha256 against the file. */
+async function expectReplayHashed(sink: Sink, dir: string, id: string): Promise<void> {
+  const writer = await sink.open(id, { format: 'json', gzip: false });
+  await writer.write(events(1500));
+  const done = await writer.commit();
+  expect(done.sha256).toBe(sha256(await readFile(join(dir, ...done.key.split('/')))));
 }
 
 const linux = process.platform === 'linux';
@@ -165,10 +173,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     expect((failure as Error).message).toMatch(/hashing thread/);
     expect(await walk(dir)).toEqual([]);
 
-    const next = await sink.open('dev/next', { format: 'json', gzip: false });
-    await next.write(events(1000));
-    const done = await next.commit();
-    expect(done.sha256).toBe(sha256(await readFile(join(dir, 'dev', 'next.json'))));
+    await expectReplayHashed(sink, dir, 'dev/next');
     await sink.close();
   });
 
@@ -199,10 +204,7 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     await writer.write(events(1500));
     await writer.abort();
     expect(await walk(dir)).toEqual([]);
-    const next = await sink.open('dev/kept', { format: 'json', gzip: false });
-    await next.write(events(1500));
-    const done = await next.commit();
-    expect(done.sha256).toBe(sha256(await readFile(join(dir, 'dev', 'kept.json'))));
+    await expectReplayHashed(sink, dir, 'dev/kept');
     await sink.close();
   });
 });
