@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { SinkError } from '../../sinks/errors.js';
 import type { OpenSinkOptions } from '../../sinks/open.js';
 import type { S3Checksums } from '../../sinks/s3.js';
+import { secretsOf } from '../../src/http/auth.js';
 import { AuthError, HttpClientError, ValidationError } from '../../src/http/errors.js';
 import type { Region } from '../../src/http/regions.js';
 import type { ArchiveEvent } from '../../src/pipeline/archive.js';
@@ -79,7 +80,7 @@ async function connection(g: GlobalOpts): Promise<{ conn: ConnectionOptions; sec
     const sandbox = await startSandbox({});
     return {
       conn: { endpoint: sandbox.url, apiKey: sandbox.credentials.apiKey, secretKey: sandbox.credentials.secretKey, region },
-      secrets: [sandbox.credentials.secretKey],
+      secrets: secretsOf(sandbox.credentials),
       sandbox,
     };
   }
@@ -97,7 +98,7 @@ async function connection(g: GlobalOpts): Promise<{ conn: ConnectionOptions; sec
   }
   return {
     conn: { apiKey: g.apiKey!, secretKey: g.secretKey!, region, ...(g.endpoint !== undefined ? { endpoint: g.endpoint } : {}) },
-    secrets: [g.secretKey!],
+    secrets: secretsOf({ apiKey: g.apiKey!, secretKey: g.secretKey! }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { redactText } from '../../src/http/redact.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/pipeline/archive.js';
 
 export type LogFormat = 'text' | 'json';
@@ -32,9 +33,36 @@ function formatSeconds(s: number): string {
 }
 
 /**
+ * Characters that must not reach a terminal as they are: C0 controls (a newline would forge a line of its own, ESC
+ * starts a control sequence), DEL, C1 controls (U+009B is a CSI of its own), the Unicode line and paragraph
+ * separators and the bidirectional overrides and isolates (which reorder what is shown).
+ */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** A text log line safe to print: every control character shown as an escape (`\n`, `\x1b`, `\u202e`). */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * One JSON log line. JSON.stringify escapes C0 controls but leaves DEL, C1 controls and the Unicode separators and
+ * bidirectional controls as they are; they are written as `\uXXXX` escapes (the same JSON value).
+ */
+export function jsonLine(record: unknown): string {
+  return JSON.stringify(record).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * Everything the CLI says about a run goes to stderr through here: one line per replay outcome (text or JSON), a
  * progress bar redrawn in place when stderr is a terminal (text mode only), and the summary at the end. Text passed
- * in is scrubbed of the secrets it is given.
+ * in is scrubbed of the secrets it is given (every string of a JSON record before it is serialised); a text line has
+ * its control characters escaped, so that no replay id or message can forge a line or steer the terminal.
  */
 export class Reporter {
   readonly totals: RunTotals = {
@@ -57,10 +85,21 @@ export class Reporter {
     this.tty = format === 'text' && Boolean(err.isTTY);
   }
 
+  /** `text` with every form of every secret replaced (see `redactText`). */
   scrub(text: string): string {
-    let out = text;
-    for (const s of this.secrets) if (s.length >= 4) out = out.split(s).join('[REDACTED]');
-    return out;
+    return redactText(text, this.secrets);
+  }
+
+  /** A JSON log record with every string in it (keys and values, nested too) scrubbed before it is serialised. */
+  private scrubRecord(value: unknown): unknown {
+    if (typeof value === 'string') return this.scrub(value);
+    if (Array.isArray(value)) return value.map((v) => this.scrubRecord(v));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[this.scrub(k)] = this.scrubRecord(v);
+      return out;
+    }
+    return value;
   }
 
   private write(line: string): void {
@@ -68,12 +107,17 @@ export class Reporter {
       this.err.write('\r\x1b[2K');
       this.barShown = false;
     }
-    this.err.write(this.scrub(line) + '\n');
+    this.err.write(line + '\n');
+  }
+
+  /** A text line: scrubbed, then its control characters escaped. */
+  private writeText(line: string): void {
+    this.write(escapeControls(this.scrub(line)));
   }
 
   log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
-    if (this.format === 'json') this.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
-    else this.write(level === 'info' ? msg : `${level}: ${msg}`);
+    if (this.format === 'json') this.write(jsonLine(this.scrubRecord({ time: new Date().toISOString(), level, msg, ...fields })));
+    else this.writeText(level === 'info' ? msg : `${level}: ${msg}`);
     this.drawBar();
   }
 
@@ -168,7 +212,7 @@ export class Reporter {
       });
       return;
     }
-    this.write(
+    this.writeText(
       `Summary (${target}): ok ${b.ok}, failed ${b.failed}, empty ${b.empty}, skipped ${b.skipped}, ` +
         `already done ${b['done-before']}, unchanged ${b.unchanged}; ${this.totals.events} events, ` +
         `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}`,

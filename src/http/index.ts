@@ -33,6 +33,6 @@ export {
 } from './options.js';
 export type { ApiFamily, RetryOptions, TimeoutOptions, TransportOptions } from './options.js';
 export { backoffDelay, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry.js';
-export { REDACTED, SENSITIVE_PARAMS, bodyExcerpt, redactText, redactUrl, redactedPath, urlKey } from './redact.js';
+export { REDACTED, SENSITIVE_PARAMS, bodyExcerpt, redactText, redactUrl, redactedPath, secretForms, urlKey } from './redact.js';
 export type { LogEvent, LogLevel, Logger } from './logger.js';
 export { FamilyLimiter } from './limiter.js';

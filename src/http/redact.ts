@@ -72,15 +72,48 @@ export function urlKey(url: URL | string): string {
 }
 
 /**
- * Removes secrets from free text: sensitive `name=value` pairs and every literal secret given
- * (API key, secret key, management key, an Authorization header value and its base64 part).
+ * Every form in which this tool could write `secret` into a message or a log line, longest first: as it is,
+ * JSON-escaped (once, and twice for a message quoted inside a JSON log line), URL-encoded (as a path or query
+ * component, as an HTML form value, and by `encodeURI`), and base64 of the secret alone (standard, unpadded and
+ * URL-safe). The base64 of `apiKey:secretKey` (the Basic header) is a secret of its own (see `secretsOf`).
+ */
+export function secretForms(secret: string): string[] {
+  if (secret.length === 0) return [];
+  const forms = new Set<string>([secret]);
+  const once = JSON.stringify(secret).slice(1, -1);
+  forms.add(once);
+  forms.add(JSON.stringify(once).slice(1, -1));
+  for (const encode of [encodeURIComponent, encodeURI]) {
+    try {
+      forms.add(encode(secret));
+    } catch {
+      // A lone surrogate cannot be URL-encoded, so the tool never wrote it that way.
+    }
+  }
+  forms.add(new URLSearchParams({ v: secret }).toString().slice(2));
+  const base64 = Buffer.from(secret, 'utf8').toString('base64');
+  forms.add(base64);
+  forms.add(base64.replace(/=+$/, ''));
+  forms.add(Buffer.from(secret, 'utf8').toString('base64url'));
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Removes secrets from free text: sensitive `name=value` pairs and every literal secret given (API key, secret key,
+ * management key, an Authorization header value and its base64 part), in every form `secretForms` lists, whatever
+ * the secret's length.
  */
 export function redactText(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text.replace(PARAM_IN_TEXT, (_m, lead: string, name: string, eq: string) => `${lead}${name}${eq}${REDACTED}`);
-  for (const s of secrets) {
-    if (s && s.length >= 4) out = out.split(s).join(REDACTED);
-  }
-  return out;
+  const forms = secrets.flatMap((s) => (s ? secretForms(s) : []));
+  if (forms.length === 0) return out;
+  // One pass, longest form first at each position, so that no replacement is matched again.
+  forms.sort((a, b) => b.length - a.length);
+  return out.replace(new RegExp(forms.map(escapeRegExp).join('|'), 'g'), REDACTED);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 /** At most `max` characters of a body, redacted, with a marker when cut. */

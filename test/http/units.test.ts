@@ -10,6 +10,7 @@ import {
   normaliseEndpoint,
   parseRetryAfter,
   redactText,
+  secretForms,
   redactUrl,
   redactedPath,
   resolveTransportOptions,
@@ -107,6 +108,20 @@ describe('redaction', () => {
     const r = redactText(t, ['SECRET-XYZ']);
     for (const s of ['SECRET-XYZ', 'deadbeefcafe', 'AKIA123', 'abc123', 'zzz']) expect(r).not.toContain(s);
     expect(bodyExcerpt('x'.repeat(2000)).length).toBeLessThanOrEqual(500);
+  });
+
+  it('redacts every form of a secret the tool could write, of any length, in one pass', () => {
+    const secret = 'p"a\\ss/w+rd%x';
+    const forms = secretForms(secret);
+    for (const form of ['p\\"a\\\\ss/w+rd%x', encodeURIComponent(secret), 'p%22a%5Css%2Fw%2Brd%25x', Buffer.from(secret).toString('base64url')]) {
+      expect(forms).toContain(form);
+    }
+    const text = `raw ${secret}; json ${JSON.stringify({ s: secret })}; twice ${JSON.stringify(JSON.stringify({ s: secret }))}; url ?s=${encodeURIComponent(secret)}`;
+    const r = redactText(text, [secret]);
+    for (const form of forms) expect(r).not.toContain(form);
+    expect(r.match(/\[REDACTED\]/g)).toHaveLength(4);
+    expect(redactText('id ab, key ab', ['ab'])).toBe('id [REDACTED], key [REDACTED]');
+    expect(redactText('nothing to hide', ['', undefined])).toBe('nothing to hide');
   });
 
   it('percent-encodes a slash inside a query value', () => {

@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'vitest';
+import { escapeControls, jsonLine, Reporter } from '../../bin/cli/reporter.js';
+import type { ArchiveEvent } from '../../src/pipeline/archive.js';
+
+/** A stand-in for stderr that keeps what is written (not a terminal: no progress bar). */
+function capture(): { stream: NodeJS.WriteStream; text: () => string } {
+  let out = '';
+  const stream = { isTTY: false, write: (chunk: string) => ((out += chunk), true) } as unknown as NodeJS.WriteStream;
+  return { stream, text: () => out };
+}
+
+const hostileId = 'dev\nok forged/1 → x (1 events, 1 B)\nSummary (x): ok 99\x1b[2J\x1b]0;title\x07\u009b31m\u202etxt';
+
+function resultOf(replayId: string, outcome: 'ok' | 'failed'): ArchiveEvent {
+  return outcome === 'ok'
+    ? { type: 'result', replayId, outcome, entry: { replay_id: replayId, status: 'ok', key: `k/${replayId}`, event_count: 1, bytes: 1, recorded_at: '' } }
+    : { type: 'result', replayId, outcome, entry: { replay_id: replayId, status: 'failed', error: { code: 'x', message: `bad ${replayId}`, file_key: replayId }, recorded_at: '' } } as ArchiveEvent;
+}
+
+describe('text logs', () => {
+  test('a replay id with newlines and terminal controls cannot forge lines or reach the terminal raw', () => {
+    const out = capture();
+    const reporter = new Reporter('text', [], out.stream);
+    reporter.onEvent(resultOf(hostileId, 'ok'));
+    reporter.onEvent(resultOf(hostileId, 'failed'));
+    reporter.summary(`out\n${hostileId}`);
+    const lines = out.text().split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines).toHaveLength(4); // ok, failed, summary, and the empty rest after the final newline
+    expect(lines[0]).toMatch(/^ok dev\\nok forged/);
+    expect(lines[1]).toMatch(/^error: failed dev\\n/);
+    expect(lines[2]).toMatch(/^Summary \(out\\ndev\\n/);
+    expect(out.text()).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(out.text()).toContain('\\x1b[2J');
+    expect(out.text()).toContain('\\u202e');
+  });
+
+  test('escapeControls shows each control character as an escape and leaves other text as it is', () => {
+    expect(escapeControls('a\tb\rc\nd\x00e\x7f\u0085\u2028 ✓ é 中')).toBe('a\\tb\\rc\\nd\\x00e\\x7f\\x85\\u2028 ✓ é 中');
+  });
+});
+
+describe('JSON logs', () => {
+  test('every line is one JSON value holding the id exactly, with no raw control character', () => {
+    const out = capture();
+    const reporter = new Reporter('json', [], out.stream);
+    reporter.onEvent(resultOf(hostileId, 'failed'));
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!).replay_id).toBe(hostileId);
+    expect(out.text().trimEnd()).not.toMatch(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(JSON.parse(jsonLine({ s: '\u009b\u2029' })).s).toBe('\u009b\u2029');
+  });
+
+  test('secrets are removed from every string of a record, nested values and keys included, and the line stays JSON', () => {
+    const out = capture();
+    const secret = 'a"b\\c';
+    const reporter = new Reporter('json', [secret], out.stream);
+    reporter.log('error', `denied ${secret}`, { error: { message: `x ${secret}`, [secret]: [secret] } });
+    const line = out.text().trimEnd();
+    const record = JSON.parse(line);
+    expect(line).not.toContain('a\\"b\\\\c');
+    expect(record.msg).toBe('denied [REDACTED]');
+    expect(record.error).toEqual({ message: 'x [REDACTED]', '[REDACTED]': ['[REDACTED]'] });
+  });
+});
