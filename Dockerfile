@@ -1,6 +1,6 @@
 # replay-export: nightly archive / one-off export image.
 #   docker build -t replay-export .
-#   docker run --rm -e REPLAY_EXPORT_API_KEY -e REPLAY_EXPORT_SECRET_KEY replay-export archive --out s3://bucket/prefix
+#   docker run --rm -e PLATFORM_API_KEY -e PLATFORM_SECRET_KEY replay-export archive --out s3://bucket/prefix
 # Build stage: full dependencies (TypeScript) and the compiled dist/.
 FROM node:20-slim AS build
 WORKDIR /app

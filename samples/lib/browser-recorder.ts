@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.js';
 import type { DriveContext, Scenario } from './scenarios.js';
 import type { Timed } from './split.js';
-
-export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** The rrweb UMD bundle from node_modules (no network), wrapped so that it defines `window.rrweb`. */
 async function rrwebBundle(): Promise<string> {
@@ -31,13 +29,10 @@ export interface BrowserRecorder {
   close(): Promise<void>;
 }
 
-/** Launches Debian Chromium headless (its own temporary profile) driven by playwright-core. */
+/** Launches headless Chromium (its own temporary profile; see ./chromium.ts). */
 export async function openRecorder(): Promise<BrowserRecorder> {
   const bundle = await rrwebBundle();
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const browser = await launchChromium();
 
   async function record(scenario: Scenario, origin: string, ctx: DriveContext): Promise<Timed[]> {
     const context = await browser.newContext({

@@ -6,8 +6,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../samples/lib/chromium.js';
 import { createLocalSink } from '../../sinks/index.js';
 
 interface SampleEntry { name: string; replay_id: string; expected: string }
@@ -25,10 +26,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replay-export-player-'));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
