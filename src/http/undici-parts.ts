@@ -5,9 +5,12 @@
  * above V8's 8 MB threshold, and Node 20's V8 then runs incremental marking nearly all the time while an export runs
  * (README, "Where the time and the memory go"); with these parts it stays under it.
  *
- * undici has no `exports` map, so these paths are importable; they are undici's internal layout at the locked
- * version, and test/http/undici-parts.test.ts checks that they are the same classes and function the index exports,
- * so that an upgrade that moves them fails the tests rather than the users.
+ * undici has no `exports` map, so these paths are importable, but they are undici's internal layout: package.json
+ * therefore pins undici to one exact version (no range a user's install could move), and
+ * test/http/undici-parts.test.ts checks that they are the same classes and function the index exports and that the
+ * installed version is the pinned one, so that an upgrade that moves them fails the tests rather than the users.
+ * Measured gain that pays for this: the 1 GB version 3 export 410–451 → 459–481 MB/s, peak RSS 130–145 → 124–141 MB
+ * (docs/PERFORMANCE.md).
  */
 
 import { createRequire } from 'node:module';

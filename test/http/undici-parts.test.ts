@@ -1,8 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import * as undici from 'undici';
 import { describe, expect, it } from 'vitest';
 import { Agent, request } from '../../src/http/undici-parts.js';
+import { packageRoot } from '../../src/util/package-root.js';
 
 describe('undici parts loaded from their own modules', () => {
+  it('come from the exact undici version package.json pins (internal paths are never used under a range)', () => {
+    const require = createRequire(import.meta.url);
+    const pinned = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.undici;
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect((require('undici/package.json') as { version: string }).version).toBe(pinned);
+  });
+
   it("are undici's own Agent and request (same classes as its index), so an upgrade that moves them fails here", () => {
     expect(Agent).toBe(undici.Agent);
     const agent = new Agent();
