@@ -7,7 +7,7 @@
  * Why a child: the process measured should hold what an exporting process holds. The CLI and a program that has
  * imported the library hold the library; the bench's own process also holds the sandbox server, the data
  * generator, the report and the comparison libraries, which put its V8 heap right at the 8 MB above which V8 keeps
- * incremental marking running (README, "Where the time and the memory go").
+ * incremental marking running (docs/PERFORMANCE.md, "Where the time and the memory go").
  */
 
 import '../src/index.js';

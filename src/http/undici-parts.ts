@@ -3,7 +3,7 @@
  * modules instead of undici's index. The index loads all of undici (fetch, WebSocket, EventSource, caches, mocks):
  * 5.0 MB of V8 heap, against 1.5 MB for these two. That matters for a CLI process: with the index its heap is ~10 MB,
  * above V8's 8 MB threshold, and Node 20's V8 then runs incremental marking nearly all the time while an export runs
- * (README, "Where the time and the memory go"); with these parts it stays under it.
+ * (docs/PERFORMANCE.md, "Where the time and the memory go"); with these parts it stays under it.
  *
  * undici has no `exports` map, so these paths are importable, but they are undici's internal layout: package.json
  * therefore pins undici to one exact version (no range a user's install could move), and

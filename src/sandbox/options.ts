@@ -23,7 +23,7 @@ export interface SandboxOptions {
   secretKey?: string;
   /** A folder in the samples layout (index.json, expected/, files/). Default `<package root>/samples`. */
   samplesDir?: string;
-  /** Synthetic replays cloned from the samples (see the README, "Sandbox", for their deterministic shapes). */
+  /** Synthetic replays cloned from the samples (see docs/SANDBOX.md for their deterministic shapes). */
   replicas?: number;
   extraReplays?: ExtraReplay[];
   /** Lifetime of presigned file URLs; sent in whole seconds as X-Amz-Expires. Default 900000 (15 minutes). */

@@ -16,7 +16,7 @@ export interface ReplayRecordJson {
 /** Replica i starts this much earlier than replica i-1 (and replica 0 this much before its sample). */
 export const REPLICA_SPACING_MS = 600_000;
 
-/** Which replicas carry odd timestamps (deterministic; documented in the README, "Sandbox"). */
+/** Which replicas carry odd timestamps (deterministic; documented in docs/SANDBOX.md). */
 export function replicaTimeShape(i: number): 'utc' | 'no-zone' | 'year-1970' | 'year-2120' {
   if (i % 50 === 13) return 'year-1970';
   if (i % 50 === 37) return 'year-2120';
