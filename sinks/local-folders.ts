@@ -1,6 +1,7 @@
 /**
  * The folders of a local target's keys (`<target>/<device segment>/`): made one component at a time, each checked to
- * be a real folder — not a symbolic link (even one pointing inside the target), not a file.
+ * be a real folder — not a symbolic link (even one pointing inside the target), not a file — and removed again when a
+ * replay that ends without an output leaves one empty.
  *
  * The target folder itself is used as given: it may be a symbolic link the user chose.
  *
@@ -10,8 +11,8 @@
  * O_NOFOLLOW on every component (or a process that cannot be raced, i.e. a target nobody else writes to).
  */
 
-import { lstat, mkdir } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { lstat, mkdir, rmdir } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fsyncDir } from './temp-file.js';
 
 /** A component under the target that is not a real folder. */
@@ -31,14 +32,15 @@ function componentsOf(root: string, folder: string): string[] {
   const rel = relative(root, folder);
   if (rel === '') return [];
   const names = rel.split(sep);
-  // The callers' keys are checked to stay inside the target; this never walks anything above it.
+  // The callers' keys are checked to stay inside the target; this never walks (or removes) anything above it.
   if (isAbsolute(rel) || names.includes('..')) throw new RangeError(`${folder} is not inside ${root}`);
   return names;
 }
 
 /**
  * Makes `folder` (under `root`) and every folder between, checking each component with lstat. Throws
- * `NotAFolderError` for a symbolic link or a non-folder; system errors as they come.
+ * `NotAFolderError` for a symbolic link or a non-folder; system errors as they come (ENOENT when another process
+ * removed a component meanwhile: call again).
  */
 export async function makeFolders(root: string, folder: string): Promise<void> {
   const names = componentsOf(root, folder);
@@ -74,4 +76,42 @@ export async function areRealFolders(root: string, folder: string): Promise<bool
     }
   }
   return true;
+}
+
+/**
+ * Removes `folder` and then its parents up to (not including) `root`, as long as each is empty. `rmdir` only ever
+ * removes an empty folder, so a file another process creates in it meanwhile keeps it (ENOTEMPTY); a process that
+ * finds it gone between making it and creating a file in it makes it again (the local sink retries on ENOENT).
+ */
+export async function removeEmptyFolders(root: string, folder: string): Promise<void> {
+  for (let dir = folder; componentsOf(root, dir).length > 0; dir = dirname(dir)) {
+    try {
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+/**
+ * How many writers of this process use each folder: a folder is only removed when the last of them ended without an
+ * output, so that a replay failing never takes the folder from under another replay of the same device in flight.
+ */
+export class FolderUsers {
+  private readonly users = new Map<string, number>();
+
+  enter(folder: string): void {
+    this.users.set(folder, (this.users.get(folder) ?? 0) + 1);
+  }
+
+  /** Returns whether this was the folder's last user. */
+  leave(folder: string): boolean {
+    const n = (this.users.get(folder) ?? 1) - 1;
+    if (n > 0) {
+      this.users.set(folder, n);
+      return false;
+    }
+    this.users.delete(folder);
+    return true;
+  }
 }

@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
-import { areRealFolders, makeFolders, NotAFolderError } from './local-folders.js';
+import { areRealFolders, FolderUsers, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
 import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
 import { writeAll } from './write-ahead.js';
@@ -29,6 +29,12 @@ export interface LocalSinkOptions {
    */
   hashWorker?: HashWorkerOptions | false;
 }
+
+/**
+ * How many times `open` makes a key's folder again when it vanished before the temporary file was created in it (a
+ * replay of another process, failing, removed it while empty). Each retry needs another removal at that very moment.
+ */
+const FOLDER_ATTEMPTS = 10;
 
 /** The manifest is opened for appending (O_APPEND: each line one write) and reading back its last byte. */
 const MANIFEST_APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW;
@@ -59,6 +65,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
   const manifestPath = join(root, MANIFEST_FILE);
   const cleanStale = opts.cleanStaleTemp ?? true;
   const hashWorker = resolveHashWorker(opts.hashWorker);
+  const folderUsers = new FolderUsers();
   let rootMade: Promise<void> | undefined;
   let manifestHandle: Promise<FileHandle> | undefined;
   let manifestChain: Promise<void> = Promise.resolve();
@@ -119,12 +126,24 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     }
   };
 
+  /** A writer of `folder` ended: the last one to end without an output removes the folder if it is empty. */
+  const leaveFolder = async (folder: string, committed: boolean): Promise<void> => {
+    if (folderUsers.leave(folder) && !committed) await removeEmptyFolders(root, folder);
+  };
+
   /** Makes the key's folder (each component a real folder) and creates the temporary file in it. */
   const createTemp = async (folder: string, finalName: string): Promise<TempFile> => {
-    await ensureRoot();
-    await makeFolders(root, folder);
-    if (cleanStale) await removeStaleTemps(folder, finalName);
-    return TempFile.create(folder, finalName);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ensureRoot();
+        await makeFolders(root, folder);
+        if (cleanStale) await removeStaleTemps(folder, finalName);
+        return await TempFile.create(folder, finalName);
+      } catch (err) {
+        // Another process's replay, failing, removed the folder while it was empty: make it again.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === FOLDER_ATTEMPTS) throw err;
+      }
+    }
   };
 
   const sink: Sink = {
@@ -140,10 +159,12 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       const context = { target: root, key, replayId };
       const finalPath = pathOf(key);
       const folder = dirname(finalPath);
+      folderUsers.enter(folder);
       let file: TempFile;
       try {
         file = await createTemp(folder, basename(finalPath));
       } catch (err) {
+        await leaveFolder(folder, false);
         if (err instanceof NotAFolderError) {
           if (err.kind === 'symlink') {
             throw new SinkError('SINK_PATH_ESCAPE', `cannot write ${key}: ${err.message}; refusing to write through it`, { ...context, cause: err });
@@ -152,7 +173,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
         }
         throw new SinkError('SINK_IO', `cannot create the temporary file of ${key}: ${describeCause(err)}`, { ...context, cause: err });
       }
-      return new LocalReplayWriter(key, context, file, output, hashWorker);
+      return new LocalReplayWriter(key, context, file, output, hashWorker, (committed) => leaveFolder(folder, committed));
     },
 
     async exists(key: string): Promise<boolean> {
@@ -281,13 +302,16 @@ class LocalReplayWriter implements ReplayWriter {
   private state: WriterState = 'open';
   private readonly encoder: ReplayEncoder;
   private readonly hash: OutputHash;
+  private released = false;
 
+  /** `release` is called once, when the writer ends, with whether an output was committed. */
   constructor(
     readonly key: string,
     private readonly context: { target: string; key: string; replayId: string },
     private readonly file: TempFile,
     output: OutputSpec,
     hashWorker: HashWorkerSettings,
+    private readonly release: (committed: boolean) => Promise<void>,
   ) {
     const hash = new OutputHash(file.path, hashWorker);
     this.hash = hash;
@@ -337,11 +361,13 @@ class LocalReplayWriter implements ReplayWriter {
       const sha256 = hashed.value;
       await this.file.install();
       this.state = 'committed';
+      await this.end(true);
       return { key: this.key, bytes: summary.bytes, sha256, eventCount: summary.eventCount };
     } catch (err) {
       if (this.file.installed) {
         // Renamed into place; only flushing its folder failed.
         this.state = 'committed';
+        await this.end(true);
       } else {
         this.state = 'open';
         await this.abort(err);
@@ -356,6 +382,13 @@ class LocalReplayWriter implements ReplayWriter {
     this.encoder.destroy(reason);
     this.hash.cancel();
     await this.file.discard();
+    await this.end(false);
+  }
+
+  private async end(committed: boolean): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.release(committed);
   }
 
   private wrap(err: unknown, what: string): SinkError {

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { replayKey } from '../../sinks/keys.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { lastById, readJson, readManifest, readOutput, tempDir } from '../pipeline/helpers.js';
-import { cleanEnv, runCli } from './cli-helpers.js';
+import { cleanEnv, runCli, walk } from './cli-helpers.js';
 
 let sandbox: Sandbox | undefined;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -23,6 +23,16 @@ function env(sb: Sandbox): NodeJS.ProcessEnv {
 }
 
 const JSON_OUT = { format: 'json', gzip: false } as const;
+
+/** Every folder under `dir` that holds nothing, `/`-separated. */
+async function emptyFolders(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(e.parentPath, e.name);
+    if (e.isDirectory() && (await readdir(path)).length === 0) out.push(path.slice(dir.length + 1));
+  }
+  return out.sort();
+}
 
 describe('archive on a hostile file system', () => {
   test('a manifest.ndjson symlinked to a file outside the target: refused with a clear error, nothing written', async () => {
@@ -69,5 +79,30 @@ describe('archive on a hostile file system', () => {
       }
       expect(await readdir(outside)).toEqual([]);
     }
+  });
+
+  test('failed replays (corrupt files, an id the client refuses) leave no empty folder, also with replays of one device in flight', async () => {
+    const extra = [
+      { replay_id: 'shared-dev/1795000000001', sample: 'form-typing' },
+      { replay_id: 'shared-dev/1795000000002', sample: 'long-scroll' },
+      { replay_id: 'bad-dev/1795000000003', sample: 'form-typing' },
+      { replay_id: 'bad-dev/1795000000004', sample: 'long-scroll' },
+      { replay_id: 'bad-dev/1795000000005', sample: 'canvas-drawing' },
+      // A lone surrogate: no URL can carry it, so the files request is refused before it is sent.
+      { replay_id: '\ud800dev/1795000000006', sample: 'form-typing' },
+    ];
+    sandbox = await startSandbox({ extraReplays: extra });
+    const corrupt = ['shared-dev/1795000000001', 'bad-dev/1795000000003', 'bad-dev/1795000000004', 'bad-dev/1795000000005'];
+    sandbox.setFaults({ corruptFiles: [...corrupt, sandbox.replays()[0]!.replayId] });
+    const out = join(work.dir, 'out');
+    const res = await runCli(['archive', '--out', out, '--settle', '0', '--concurrency', '4'], env(sandbox));
+    expect(res.code, res.stderr).toBe(1);
+    const last = lastById(await readManifest(out));
+    for (const id of [...corrupt, sandbox.replays()[0]!.replayId, extra[5]!.replay_id]) expect(last.get(id)?.status, id).toBe('failed');
+    expect(last.get('shared-dev/1795000000002')?.status).toBe('ok');
+    expect(await emptyFolders(out)).toEqual([]);
+    const files = await walk(out);
+    expect(files.some((f) => f.startsWith('bad-dev/'))).toBe(false);
+    expect(files.filter((f) => f.startsWith('shared-dev/'))).toEqual([replayKey('shared-dev/1795000000002', JSON_OUT)]);
   });
 });

@@ -131,3 +131,70 @@ describe('local sink: device folders must be real folders under the target', () 
     await sink.close();
   });
 });
+
+describe('local sink: a replay that does not commit leaves no empty folder', () => {
+  it('an aborted replay (nothing written, or some events) removes the device folder it created', async () => {
+    const { dir } = await targetAndOutside();
+    const sink = createLocalSink(dir);
+    const empty = await sink.open('dev-a/1', JSON_OUT);
+    await empty.abort('no files');
+    const some = await sink.open('dev-b/1', JSON_OUT);
+    await some.write([event(1), event(2)]);
+    await some.abort(new Error('decode failed'));
+    await sink.appendManifest(entry('dev-a/1'));
+    expect(await tree(dir)).toEqual([MANIFEST_FILE]);
+    await sink.close();
+  });
+
+  it('a folder holding other outputs stays; one shared by writers in flight stays until the last one ends', async () => {
+    const { dir } = await targetAndOutside();
+    const sink = createLocalSink(dir);
+    const kept = await sink.open('dev/kept', JSON_OUT);
+    await kept.write([event(0)]);
+    await kept.commit();
+    const failing = await sink.open('dev/failing', JSON_OUT);
+    await failing.abort(new Error('x'));
+    expect(await tree(dir)).toEqual(['dev', 'dev/kept.json']);
+
+    const a = await sink.open('shared/a', JSON_OUT);
+    const b = await sink.open('shared/b', JSON_OUT);
+    const c = await sink.open('shared/c', JSON_OUT);
+    await a.abort(new Error('a failed'));
+    await b.write([event(1)]);
+    await c.abort(new Error('c failed'));
+    const done = await b.commit();
+    expect(done.key).toBe('shared/b.json');
+    const d = await sink.open('gone/d', JSON_OUT);
+    const e = await sink.open('gone/e', JSON_OUT);
+    await Promise.all([d.abort(new Error('d')), e.abort(new Error('e'))]);
+    expect(await tree(dir)).toEqual(['dev', 'dev/kept.json', 'shared', 'shared/b.json']);
+    await sink.close();
+  });
+
+  it('two sinks on one target (as two processes) failing and writing in one folder at once: every commit lands', async () => {
+    const { dir } = await targetAndOutside();
+    const failing = createLocalSink(dir, { cleanStaleTemp: false });
+    const writing = createLocalSink(dir, { cleanStaleTemp: false });
+    const rounds = 150;
+    const fail = async (): Promise<void> => {
+      for (let i = 0; i < rounds; i++) await (await failing.open(`dev/f${i}`, JSON_OUT)).abort(new Error('failed'));
+    };
+    const write = async (): Promise<string[]> => {
+      const keys: string[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const w = await writing.open(`dev/w${i}`, JSON_OUT);
+        await w.write([event(i)]);
+        keys.push((await w.commit()).key);
+        // Remove it again so that the folder keeps becoming empty while the other sink works in it.
+        await rm(join(dir, ...keys[keys.length - 1]!.split('/')));
+      }
+      return keys;
+    };
+    const [, keys] = await Promise.all([fail(), write()]);
+    expect(keys).toHaveLength(rounds);
+    await (await failing.open('dev/last', JSON_OUT)).abort(new Error('failed'));
+    expect(await tree(dir)).toEqual([]);
+    await failing.close();
+    await writing.close();
+  });
+});
