@@ -1,10 +1,10 @@
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { replayKey } from '../../sinks/keys.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { lastById, readJson, readManifest, readOutput, tempDir } from '../pipeline/helpers.js';
-import { cleanEnv, runCli, walk } from './cli-helpers.js';
+import { cleanEnv, runCli, targetAndVictim, VICTIM_TEXT, walk } from './cli-helpers.js';
 
 let sandbox: Sandbox | undefined;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -37,18 +37,13 @@ async function emptyFolders(dir: string): Promise<string[]> {
 describe('archive on a hostile file system', () => {
   test('a manifest.ndjson symlinked to a file outside the target: refused with a clear error, nothing written', async () => {
     sandbox = await startSandbox({});
-    const out = join(work.dir, 'out');
-    const outside = join(work.dir, 'outside');
-    await mkdir(out);
-    await mkdir(outside);
-    const victim = join(outside, 'victim.ndjson');
-    await writeFile(victim, 'keep me\n');
+    const { out, victim } = await targetAndVictim(work.dir);
     await symlink(victim, join(out, 'manifest.ndjson'));
     for (const args of [['archive', '--out', out, '--settle', '0'], ['export', sandbox.replays()[0]!.replayId, '--out', out]]) {
       const res = await runCli(args, env(sandbox));
       expect(res.code, res.stderr).toBe(1);
       expect(res.stderr).toContain(`manifest.ndjson in ${out} is a symbolic link; refusing to use it as the manifest`);
-      expect(await readFile(victim, 'utf8')).toBe('keep me\n');
+      expect(await readFile(victim, 'utf8')).toBe(VICTIM_TEXT);
       expect(await readdir(out)).toEqual(['manifest.ndjson']);
     }
   });
@@ -56,10 +51,7 @@ describe('archive on a hostile file system', () => {
   test('a symlinked device folder fails that replay alone, naming its key; the others are exported; nothing outside', async () => {
     sandbox = await startSandbox({});
     const [victimReplay, ...others] = sandbox.replays();
-    const out = join(work.dir, 'out');
-    const outside = join(work.dir, 'outside');
-    await mkdir(out);
-    await mkdir(outside);
+    const { out, outside } = await targetAndVictim(work.dir);
     const key = replayKey(victimReplay!.replayId, JSON_OUT);
     await symlink(outside, join(out, key.split('/')[0]!), 'dir');
     for (const run of [1, 2]) {
@@ -77,7 +69,7 @@ describe('archive on a hostile file system', () => {
         expect(e.status, `run ${run}: ${r.replayId}`).toBe('ok');
         expect(await readOutput(join(out, e.key as string))).toEqual(await readJson(r.expectedPath));
       }
-      expect(await readdir(outside)).toEqual([]);
+      expect(await readdir(outside)).toEqual(['victim']);
     }
   });
 
