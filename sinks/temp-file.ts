@@ -5,7 +5,7 @@
  * The temporary name is `.<final name>.<pid>.<8 random hex digits>.tmp`, created with O_CREAT | O_EXCL | O_NOFOLLOW:
  * nothing planted at a name (a symbolic link above all) is ever opened or written through, and the random part makes
  * the name unpredictable. Writes go through `WriteAhead` (every byte written, short writes continued, the first error
- * kept); `install` flushes nothing itself: call `drain` and `sync` first.
+ * kept). `install` does not wait for the writes nor flush the file's data: call `drain` and `sync` first.
  */
 
 import { randomBytes } from 'node:crypto';
