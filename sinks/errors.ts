@@ -53,3 +53,16 @@ export function describeCause(err: unknown): string {
   }
   return String(err);
 }
+
+/**
+ * A system error's code, text and call without the paths Node appends (`ENOSPC: no space left on device, write`), for
+ * a message that names the file it means itself (e.g. a final name rather than the temporary file written first).
+ */
+export function describeSystemError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e instanceof Error && typeof e.syscall === 'string' && typeof e.path === 'string') {
+    const at = e.message.indexOf(`, ${e.syscall} `);
+    if (at !== -1) return e.message.slice(0, at + 2 + e.syscall.length);
+  }
+  return describeCause(err);
+}

@@ -28,7 +28,7 @@ const WORKER_SOURCE = `
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { closeSync, fstatSync, openSync, readlinkSync, readSync } = require('node:fs');
+const { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } = require('node:fs');
 const { setPriority } = require('node:os');
 let tid = 0;
 let niced = false;
@@ -47,7 +47,8 @@ parentPort.on('message', (m) => {
   const job = jobs.get(m.id);
   try {
     if (m.path !== undefined) {
-      jobs.set(m.id, { fd: openSync(m.path, 'r'), pos: 0, hash: createHash('sha256') });
+      // O_NOFOLLOW: a symbolic link put in the temporary file's place is not read through (ELOOP).
+      jobs.set(m.id, { fd: openSync(m.path, constants.O_RDONLY | (constants.O_NOFOLLOW || 0)), pos: 0, hash: createHash('sha256') });
       return;
     }
     if (job === undefined) return;

@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
+import { areRealFolders, FolderUsers, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
-import { writeAll, WriteAhead } from './write-ahead.js';
+import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
+import { writeAll } from './write-ahead.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
 import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
@@ -29,12 +30,16 @@ export interface LocalSinkOptions {
   hashWorker?: HashWorkerOptions | false;
 }
 
-const TEMP_SUFFIX = '.tmp';
+/**
+ * How many times `open` makes a key's folder again when it vanished before the temporary file was created in it (a
+ * replay of another process, failing, removed it while empty). Each retry needs another removal at that very moment.
+ */
+const FOLDER_ATTEMPTS = 10;
 
-/** `.<final name>.<pid>.<random>.tmp`, next to the final file. */
-function tempName(finalName: string): string {
-  return `.${finalName}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`;
-}
+/** The manifest is opened for appending (O_APPEND: each line one write) and reading back its last byte. */
+const MANIFEST_APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW;
+/** O_NONBLOCK: a FIFO planted at the name does not block the open (it is then refused as not a file). */
+const MANIFEST_READ = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 
 function pidIsAlive(pid: number): boolean {
   try {
@@ -42,17 +47,6 @@ function pidIsAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Flushes a directory entry (rename, create) to disk. Not possible on Windows; skipped there. */
-async function fsyncDir(dir: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
@@ -71,53 +65,84 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
   const manifestPath = join(root, MANIFEST_FILE);
   const cleanStale = opts.cleanStaleTemp ?? true;
   const hashWorker = resolveHashWorker(opts.hashWorker);
-  let realRoot: Promise<string> | undefined;
+  const folderUsers = new FolderUsers();
+  let rootMade: Promise<void> | undefined;
   let manifestHandle: Promise<FileHandle> | undefined;
   let manifestChain: Promise<void> = Promise.resolve();
   let firstAppend = true;
   let closed = false;
 
-  const ensureRoot = (): Promise<string> => {
-    realRoot ??= (async () => {
-      await mkdir(root, { recursive: true });
-      return realpath(root);
-    })();
-    realRoot.catch(() => {
-      realRoot = undefined;
+  /** Makes the target folder (it may be a symbolic link the user chose: followed, unlike anything below it). */
+  const ensureRoot = (): Promise<void> => {
+    rootMade ??= mkdir(root, { recursive: true }).then(() => undefined);
+    rootMade.catch(() => {
+      rootMade = undefined;
     });
-    return realRoot;
+    return rootMade;
   };
 
   /** Absolute path of a key, refusing anything that would land outside the target. */
   const pathOf = (key: string): string => {
     const path = resolve(root, ...key.split('/'));
     if (key.length === 0 || key.includes('\\') || key.includes('\0') || !isInside(root, path)) {
-      throw new SinkError('SINK_PATH_ESCAPE', 'key resolves outside the target', { target: root, key });
+      throw new SinkError('SINK_PATH_ESCAPE', `key ${JSON.stringify(key)} resolves outside the target`, { target: root, key });
     }
     return path;
   };
 
-  /** Creates the key's folder and checks that, symlinks resolved, it is still inside the target. */
-  const prepareDir = async (path: string, key: string): Promise<string> => {
-    const base = await ensureRoot();
-    const folder = dirname(path);
-    const created = await mkdir(folder, { recursive: true });
-    const real = await realpath(folder);
-    if (real !== base && !isInside(base, real)) {
-      throw new SinkError('SINK_PATH_ESCAPE', 'key folder resolves outside the target (symlink?)', { target: root, key });
+  /** A manifest that is not a regular file (a symbolic link, a FIFO, a folder) is refused: it is the run's record. */
+  const manifestRefused = (what: string, cause?: unknown): SinkError =>
+    new SinkError('SINK_PATH_ESCAPE', `${MANIFEST_FILE} in ${root} ${what}; refusing to use it as the manifest`, {
+      target: root,
+      key: MANIFEST_FILE,
+      ...(cause === undefined ? {} : { cause }),
+    });
+
+  const openManifest = async (flags: number): Promise<FileHandle> => {
+    let handle: FileHandle;
+    try {
+      handle = await open(manifestPath, flags, 0o644);
+    } catch (err) {
+      if (isSymlinkRefusal(err)) throw manifestRefused('is a symbolic link', err);
+      throw err;
     }
-    if (created !== undefined) await fsyncDir(dirname(folder));
-    return folder;
+    const st = await handle.stat().catch(async (err: unknown) => {
+      await handle.close();
+      throw err;
+    });
+    if (!st.isFile()) {
+      await handle.close();
+      throw manifestRefused('is not a regular file');
+    }
+    return handle;
   };
 
+  /** Stale temporary files of this key: left by processes of this machine that no longer run. */
   const removeStaleTemps = async (folder: string, finalName: string): Promise<void> => {
-    const prefix = `.${finalName}.`;
     for (const name of await readdir(folder)) {
-      if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
-      const middle = name.slice(prefix.length, -TEMP_SUFFIX.length).split('.');
-      const pid = Number(middle[0]);
-      if (middle.length !== 2 || !Number.isSafeInteger(pid) || pid <= 0 || pidIsAlive(pid)) continue;
+      const pid = tempNamePid(name, finalName);
+      if (pid === undefined || pidIsAlive(pid)) continue;
       await unlink(join(folder, name)).catch(() => undefined);
+    }
+  };
+
+  /** A writer of `folder` ended: the last one to end without an output removes the folder if it is empty. */
+  const leaveFolder = async (folder: string, committed: boolean): Promise<void> => {
+    if (folderUsers.leave(folder) && !committed) await removeEmptyFolders(root, folder);
+  };
+
+  /** Makes the key's folder (each component a real folder) and creates the temporary file in it. */
+  const createTemp = async (folder: string, finalName: string): Promise<TempFile> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ensureRoot();
+        await makeFolders(root, folder);
+        if (cleanStale) await removeStaleTemps(folder, finalName);
+        return await TempFile.create(folder, finalName);
+      } catch (err) {
+        // Another process's replay, failing, removed the folder while it was empty: make it again.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === FOLDER_ATTEMPTS) throw err;
+      }
     }
   };
 
@@ -133,26 +158,29 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       const key = replayKey(replayId, output);
       const context = { target: root, key, replayId };
       const finalPath = pathOf(key);
-      const finalName = basename(finalPath);
-      let folder: string;
-      let tempPath: string;
-      let handle: FileHandle;
+      const folder = dirname(finalPath);
+      folderUsers.enter(folder);
+      let file: TempFile;
       try {
-        folder = await prepareDir(finalPath, key);
-        if (cleanStale) await removeStaleTemps(folder, finalName);
-        tempPath = join(folder, tempName(finalName));
-        handle = await open(tempPath, 'wx', 0o644);
+        file = await createTemp(folder, basename(finalPath));
       } catch (err) {
-        if (err instanceof SinkError) throw err;
-        throw new SinkError('SINK_IO', `cannot create the temporary file: ${describeCause(err)}`, { ...context, cause: err });
+        await leaveFolder(folder, false);
+        if (err instanceof NotAFolderError) {
+          if (err.kind === 'symlink') {
+            throw new SinkError('SINK_PATH_ESCAPE', `cannot write ${key}: ${err.message}; refusing to write through it`, { ...context, cause: err });
+          }
+          throw new SinkError('SINK_IO', `cannot write ${key}: ${err.message}`, { ...context, cause: err });
+        }
+        throw new SinkError('SINK_IO', `cannot create the temporary file of ${key}: ${describeCause(err)}`, { ...context, cause: err });
       }
-      return new LocalReplayWriter(key, context, folder, tempPath, finalPath, handle, output, hashWorker);
+      return new LocalReplayWriter(key, context, file, output, hashWorker, (committed) => leaveFolder(folder, committed));
     },
 
     async exists(key: string): Promise<boolean> {
       const path = pathOf(key);
       try {
-        return (await stat(path)).isFile();
+        // Neither the key nor its folders are followed when they are symbolic links: such an output is not ours.
+        return (await areRealFolders(root, dirname(path))) && (await lstat(path)).isFile();
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
           return false;
@@ -171,13 +199,14 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
           if (firstAppend) {
             // A previous run killed mid-append may have left a line without `\n`: end it, so that this line
             // does not merge into it.
-            if (await endsInTornLine(manifestPath)) bytes = Buffer.concat([Buffer.from('\n'), line]);
+            if (await endsInTornLine(handle)) bytes = Buffer.concat([Buffer.from('\n'), line]);
             firstAppend = false;
           }
           // One write of the whole line with O_APPEND: lines of several processes never interleave.
           await writeAll(handle, bytes);
           await handle.datasync();
         } catch (err) {
+          if (err instanceof SinkError) throw err;
           throw new SinkError('SINK_IO', `cannot append to the manifest: ${describeCause(err)}`, {
             target: root,
             key: MANIFEST_FILE,
@@ -192,13 +221,16 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     },
 
     async *readManifest(): AsyncIterable<ManifestEntry> {
+      let handle: FileHandle;
       try {
-        await stat(manifestPath);
+        handle = await openManifest(MANIFEST_READ);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-        throw new SinkError('SINK_IO', `cannot read the manifest: ${describeCause(err)}`, { target: root, key: MANIFEST_FILE });
+        if (err instanceof SinkError) throw err;
+        throw new SinkError('SINK_IO', `cannot read the manifest: ${describeCause(err)}`, { target: root, key: MANIFEST_FILE, cause: err });
       }
-      yield* parseManifestStream(createReadStream(manifestPath) as AsyncIterable<Buffer>, root);
+      // The stream closes the handle when it ends or is destroyed (an error, or a reader that stops early).
+      yield* parseManifestStream(handle.createReadStream() as AsyncIterable<Buffer>, root);
     },
 
     async close(): Promise<void> {
@@ -215,14 +247,12 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
   const manifestFile = (): Promise<FileHandle> => {
     manifestHandle ??= (async () => {
       await ensureRoot();
-      let created = false;
-      try {
-        await stat(manifestPath);
-      } catch {
-        created = true;
-      }
-      const handle = await open(manifestPath, 'a', 0o644);
-      if (created) await fsyncDir(root);
+      const handle = await openManifest(MANIFEST_APPEND);
+      // The manifest may have just been created: its folder entry is flushed (once per sink).
+      await fsyncDir(root).catch(async (err: unknown) => {
+        await handle.close();
+        throw err;
+      });
       return handle;
     })();
     manifestHandle.catch(() => {
@@ -244,14 +274,14 @@ const TORN_MAX_LOOKS = 40;
  * being appended by another process at this moment also looks unfinished — its size grows page by page — so a
  * missing final `\n` only counts once the size has stopped changing; otherwise this process would add a blank line.
  */
-async function endsInTornLine(path: string): Promise<boolean> {
-  let size = (await stat(path)).size;
+async function endsInTornLine(manifest: FileHandle): Promise<boolean> {
+  let size = (await manifest.stat()).size;
   let stable = 1;
   for (let look = 0; look < TORN_MAX_LOOKS; look++) {
-    if (size === 0 || (await endsWithNewline(path, size))) return false;
+    if (size === 0 || (await endsWithNewline(manifest, size))) return false;
     if (stable === TORN_CHECKS) return true;
     await delay(TORN_CHECK_PAUSE_MS);
-    const now = (await stat(path)).size;
+    const now = (await manifest.stat()).size;
     // Another process is appending: look at the new end afresh.
     stable = now === size ? stable + 1 : 1;
     size = now;
@@ -260,15 +290,10 @@ async function endsInTornLine(path: string): Promise<boolean> {
   return false;
 }
 
-async function endsWithNewline(path: string, size: number): Promise<boolean> {
-  const reader = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(1);
-    await reader.read(buf, 0, 1, size - 1);
-    return buf[0] === 0x0a;
-  } finally {
-    await reader.close();
-  }
+async function endsWithNewline(manifest: FileHandle, size: number): Promise<boolean> {
+  const buf = Buffer.alloc(1);
+  await manifest.read(buf, 0, 1, size - 1);
+  return buf[0] === 0x0a;
 }
 
 type WriterState = 'open' | 'committing' | 'committed' | 'aborted';
@@ -276,32 +301,29 @@ type WriterState = 'open' | 'committing' | 'committed' | 'aborted';
 class LocalReplayWriter implements ReplayWriter {
   private state: WriterState = 'open';
   private readonly encoder: ReplayEncoder;
-  private readonly file: WriteAhead;
-  private handleClosed = false;
   private readonly hash: OutputHash;
+  private released = false;
 
+  /** `release` is called once, when the writer ends, with whether an output was committed. */
   constructor(
     readonly key: string,
     private readonly context: { target: string; key: string; replayId: string },
-    private readonly folder: string,
-    private readonly tempPath: string,
-    private readonly finalPath: string,
-    private readonly handle: FileHandle,
+    private readonly file: TempFile,
     output: OutputSpec,
     hashWorker: HashWorkerSettings,
+    private readonly release: (committed: boolean) => Promise<void>,
   ) {
-    const hash = new OutputHash(tempPath, hashWorker);
+    const hash = new OutputHash(file.path, hashWorker);
     this.hash = hash;
-    const file = new WriteAhead(handle, (bytes) => hash.written(bytes));
-    this.file = file;
+    file.onWritten = (bytes) => hash.written(bytes);
     const target = {
       write: (chunk: Buffer) => {
         hash.update([chunk]);
-        return file.write(chunk);
+        return file.out.write(chunk);
       },
       writev: (chunks: readonly Buffer[]) => {
         hash.update(chunks);
-        return file.writev(chunks);
+        return file.out.writev(chunks);
       },
     };
     this.encoder = new ReplayEncoder(output, target, context, { hash: false });
@@ -333,17 +355,20 @@ class LocalReplayWriter implements ReplayWriter {
       const summary = await this.encoder.finish();
       await this.file.drain();
       // The worker finishes hashing while the file is flushed; both are waited for before anything else happens.
-      const [hashed, synced] = await Promise.allSettled([this.hash.digest(summary.bytes), this.handle.sync()]);
+      const [hashed, synced] = await Promise.allSettled([this.hash.digest(summary.bytes), this.file.sync()]);
       if (synced.status === 'rejected') throw synced.reason;
       if (hashed.status === 'rejected') throw hashed.reason;
       const sha256 = hashed.value;
-      await this.closeHandle();
-      await rename(this.tempPath, this.finalPath);
+      await this.file.install();
       this.state = 'committed';
-      await fsyncDir(this.folder);
+      await this.end(true);
       return { key: this.key, bytes: summary.bytes, sha256, eventCount: summary.eventCount };
     } catch (err) {
-      if (this.state !== 'committed') {
+      if (this.file.installed) {
+        // Renamed into place; only flushing its folder failed.
+        this.state = 'committed';
+        await this.end(true);
+      } else {
         this.state = 'open';
         await this.abort(err);
       }
@@ -356,15 +381,14 @@ class LocalReplayWriter implements ReplayWriter {
     this.state = 'aborted';
     this.encoder.destroy(reason);
     this.hash.cancel();
-    await this.file.settle();
-    await this.closeHandle().catch(() => undefined);
-    await unlink(this.tempPath).catch(() => undefined);
+    await this.file.discard();
+    await this.end(false);
   }
 
-  private async closeHandle(): Promise<void> {
-    if (this.handleClosed) return;
-    this.handleClosed = true;
-    await this.handle.close();
+  private async end(committed: boolean): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await this.release(committed);
   }
 
   private wrap(err: unknown, what: string): SinkError {

@@ -1,10 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { decodeEventBytes, type FileVersion } from '../../decoders/index.js';
+import { describeSystemError, SinkError } from '../../sinks/errors.js';
+import { TempFile } from '../../sinks/temp-file.js';
 
 interface Output {
-  write(chunk: Buffer | string): Promise<void>;
+  write(chunk: Buffer): Promise<void>;
   done(): Promise<void>;
   fail(): Promise<void>;
 }
@@ -20,23 +21,39 @@ function stdoutOutput(): Output {
   };
 }
 
-/** Writes next to the final file and renames it into place when complete: no half-written output on failure. */
+/**
+ * Writes to a temporary file beside `path` (the local sink's: a new file under a random name, never opened through a
+ * link; every byte written, short writes continued) and renames it into place once complete and flushed. On any
+ * failure nothing is left at `path` (an earlier file there stays as it was) and the temporary file is removed. Errors
+ * name `path`, not the temporary file.
+ */
 async function fileOutput(path: string): Promise<Output> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const handle = await open(tmp, 'w');
+  const failure = (err: unknown): SinkError =>
+    new SinkError('SINK_IO', `cannot write ${path}: ${describeSystemError(err)}`, { target: path, cause: err });
+  let file: TempFile;
+  try {
+    file = await TempFile.create(dirname(path), basename(path));
+  } catch (err) {
+    throw failure(err);
+  }
   return {
     write: async (chunk) => {
-      await (typeof chunk === "string" ? handle.write(chunk) : handle.write(chunk));
+      try {
+        await file.out.write(chunk);
+      } catch (err) {
+        throw failure(err);
+      }
     },
     done: async () => {
-      await handle.sync();
-      await handle.close();
-      await rename(tmp, path);
+      try {
+        await file.drain();
+        await file.sync();
+        await file.install();
+      } catch (err) {
+        throw failure(err);
+      }
     },
-    fail: async () => {
-      await handle.close().catch(() => undefined);
-      await rm(tmp, { force: true });
-    },
+    fail: () => file.discard(),
   };
 }
 
@@ -48,7 +65,7 @@ export async function decodeFiles(files: readonly string[], opts: { out?: string
   const out = opts.out !== undefined ? await fileOutput(opts.out) : stdoutOutput();
   let count = 0;
   try {
-    await out.write('[');
+    await out.write(OPEN);
     for (const file of files) {
       const source = createReadStream(file);
       for await (const batch of decodeEventBytes(source, { version: opts.version ?? 'auto', file })) {
@@ -62,7 +79,7 @@ export async function decodeFiles(files: readonly string[], opts: { out?: string
         await out.write(Buffer.concat(parts));
       }
     }
-    await out.write(']\n');
+    await out.write(CLOSE);
     await out.done();
     return count;
   } catch (err) {
@@ -71,4 +88,6 @@ export async function decodeFiles(files: readonly string[], opts: { out?: string
   }
 }
 
+const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']\n');

@@ -1,4 +1,4 @@
-import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, OutputSpec, ReplayWriter, Sink } from '../../sinks/sink.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { ReplayExportError } from './errors.js';
@@ -50,8 +50,10 @@ export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOpti
   const base = baseEntry(replay, o);
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
-  const writer = await o.sink.open(replay.replay_id, o.output);
+  let writer: ReplayWriter | undefined;
   try {
+    // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
+    writer = await o.sink.open(replay.replay_id, o.output);
     for await (const batch of replayDecodedBatches(replay.replay_id, o, info)) {
       checks.observeBatch(batch);
       // Runs go to the writer as they are when it takes them (one slice per run); one Buffer per event otherwise.
@@ -79,7 +81,7 @@ export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOpti
       recorded_at: new Date().toISOString(),
     };
   } catch (err) {
-    await writer.abort(err).catch(() => undefined);
+    await writer?.abort(err).catch(() => undefined);
     if (o.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { packageRoot } from '../../src/util/package-root.js';
 
@@ -22,8 +22,17 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<RunResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs the CLI with `args`. `launcher`: a command that runs the CLI's command line it is given after its own
+ * arguments (`['prlimit', '--fsize=100']`, `['/bin/sh', '-c', '... exec "$@"', 'sh']`), in the same process.
+ */
+export function spawnCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = cleanEnv(),
+  launcher: readonly string[] = [],
+): { child: ChildProcess; done: Promise<RunResult> } {
+  const line = [...launcher, process.execPath, CLI, ...args];
+  const child = spawn(line[0]!, line.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -35,8 +44,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): {
   return { child, done };
 }
 
-export function runCli(args: string[], env?: NodeJS.ProcessEnv): Promise<RunResult> {
-  return spawnCli(args, env).done;
+export function runCli(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
+  return spawnCli(args, env, launcher).done;
 }
 
 /** Every file under `dir`, as `/`-separated paths relative to it. */
@@ -50,4 +59,18 @@ export async function walk(dir: string): Promise<string[]> {
 
 export async function sha256Of(path: string): Promise<string> {
   return createHash('sha256').update(await readFile(path)).digest('hex');
+}
+
+/** What the file outside the target holds before a test, and must hold after it. */
+export const VICTIM_TEXT = 'keep me\n';
+
+/** An empty target folder `<dir>/out` and, outside it, `<dir>/outside/victim` holding `VICTIM_TEXT`. */
+export async function targetAndVictim(dir: string): Promise<{ out: string; outside: string; victim: string }> {
+  const out = join(dir, 'out');
+  const outside = join(dir, 'outside');
+  await mkdir(out);
+  await mkdir(outside);
+  const victim = join(outside, 'victim');
+  await writeFile(victim, VICTIM_TEXT);
+  return { out, outside, victim };
 }

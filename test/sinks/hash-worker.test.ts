@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -243,6 +243,14 @@ describe('hashing worker: a file that does not hold what was written', () => {
     job.progress(5 << 20);
     await new Promise((r) => setTimeout(r, 50));
     await expect(job.finish(5 << 20)).rejects.toMatchObject({ name: 'HashWorkerError', code: 'ENOENT' });
+  });
+
+  it('a symbolic link at the file\'s path is not read through (ELOOP), even to a file of the right size', async () => {
+    const bytes = Buffer.concat(events(10));
+    const target = await fileOf(bytes);
+    const link = join(await mkdtemp(join(base, 'l-')), 'out');
+    await symlink(target, link);
+    await expect(new FileHashJob(link, 10).finish(bytes.length)).rejects.toMatchObject({ name: 'HashWorkerError', code: 'ELOOP' });
   });
 });
 
