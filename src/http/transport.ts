@@ -28,6 +28,7 @@ import {
 } from './options.js';
 import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './regions.js';
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
+import { encodeComponent, sendableText } from './url-parts.js';
 import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -82,14 +83,17 @@ export interface DownloadResponse {
   retries: number;
 }
 
-/** Builds `base + path + ?query` with every value percent-encoded (a `/` in a value travels as `%2F`). */
+/**
+ * Builds `base + path + ?query` with every value percent-encoded (a `/` in a value travels as `%2F`). A value that
+ * cannot be encoded (a lone UTF-16 surrogate) throws a ValidationError naming its parameter.
+ */
 export function buildUrl(base: string, path: string, query?: QueryParams): URL {
   const parts: string[] = [];
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === null) continue;
     const values = Array.isArray(value) ? value : [value];
     for (const v of values as readonly (string | number | boolean)[]) {
-      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`);
+      parts.push(`${encodeComponent(name, name)}=${encodeComponent(name, String(v))}`);
     }
   }
   const p = path.startsWith('/') ? path : `/${path}`;
@@ -334,6 +338,8 @@ export class Transport {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
     } else if (form) {
+      // URLSearchParams would silently turn a lone surrogate into U+FFFD: refuse it instead, naming the field.
+      for (const [name, value] of Object.entries(form)) sendableText(name, value);
       body = new URLSearchParams(form as Record<string, string>).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }

@@ -17,13 +17,23 @@ function shown(text: string): string {
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
 }
 
+function loneSurrogate(field: string, text: string): ValidationError {
+  return new ValidationError(field, `${shown(text)} holds a lone UTF-16 surrogate, which has no UTF-8 form to send`);
+}
+
+/** `text` when it can be sent as UTF-8; a lone surrogate throws a ValidationError naming `field`. */
+export function sendableText(field: string, text: string): string {
+  if (hasLoneSurrogate(text)) throw loneSurrogate(field, text);
+  return text;
+}
+
 /** `encodeURIComponent`, except that a lone surrogate throws a ValidationError naming `field` instead of a URIError. */
 export function encodeComponent(field: string, text: string): string {
   try {
     return encodeURIComponent(text);
   } catch (err) {
     if (!(err instanceof URIError)) throw err;
-    throw new ValidationError(field, `${shown(text)} holds a lone UTF-16 surrogate, which has no UTF-8 form to send`);
+    throw loneSurrogate(field, text);
   }
 }
 
