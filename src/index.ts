@@ -53,6 +53,7 @@ export {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   ValidationError,

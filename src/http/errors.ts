@@ -131,6 +131,25 @@ export class UrlExpiredError extends ApiError {
   }
 }
 
+/**
+ * Object storage answered a presigned download with a redirect (3xx). A presigned URL names the object itself, so a
+ * redirect is not followed (it could lead anywhere) and not retried (the same URL gets the same answer).
+ */
+export class StorageRedirectError extends ApiError {
+  /** Decoded URL path of the object (never the query). */
+  readonly key: string;
+  constructor(status: number, ctx: RequestContext, key: string) {
+    super(
+      status,
+      ctx,
+      '',
+      `Object storage answered HTTP ${status} (a redirect) for object ${key} on ${ctx.host}; presigned downloads are not redirected, so it is neither followed nor retried`,
+      'storage_redirect',
+    );
+    this.key = key;
+  }
+}
+
 /** The connection failed before a complete response (reset, refused, closed socket, DNS). */
 export class NetworkError extends RequestError {
   /** System or undici error code (`ECONNRESET`, `UND_ERR_SOCKET`, ...). */

@@ -13,6 +13,7 @@ import {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   type RequestContext,
@@ -372,7 +373,8 @@ export class Transport {
   /**
    * Streams a presigned object-storage URL: no Authorization header (the URL is signed), no API key.
    * Connection errors before the body, 429 and 5xx retry here; once the body is returned, errors while
-   * reading it are the caller's to handle. A 403 throws UrlExpiredError (fetch a fresh URL).
+   * reading it are the caller's to handle. A 403 throws UrlExpiredError (fetch a fresh URL); a 3xx throws
+   * StorageRedirectError at once (never followed, never retried).
    */
   async download(url: string, opts: DownloadOptions = {}): Promise<DownloadResponse> {
     const u = new URL(url);
@@ -406,6 +408,7 @@ export class Transport {
         return { done: true, value: { status, headers: res.headers, body, key, retries } };
       }
       const text = await readExcerpt(res.body);
+      if (status >= 300 && status < 400) throw new StorageRedirectError(status, ctx, key);
       const excerpt = bodyExcerpt(text, this.#secrets);
       if (status === 403) {
         const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);

@@ -90,6 +90,15 @@ export function isTransient(err: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether an error that ended a file's bytes (not the decoder's verdict) is a transfer that broke off: an untyped
+ * socket or stream error. Typed errors of the transport and the clients (HttpClientError) are decided by
+ * `isTransient`, and a DecodeError is about the bytes themselves.
+ */
+export function isBrokenTransfer(err: unknown): boolean {
+  return !(err instanceof HttpClientError) && !(err instanceof DecodeError) && !(err instanceof FileListingError);
+}
+
 export function isAuthError(err: unknown): boolean {
   return err instanceof AuthError;
 }

@@ -1,7 +1,7 @@
 import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatch } from '../../decoders/index.js';
 import { DecodeError } from '../../decoders/errors.js';
 import { ByteBudget } from './byte-budget.js';
-import { ReplayExportError, isExpiredUrl, isTransient } from './errors.js';
+import { ReplayExportError, isBrokenTransfer, isExpiredUrl, isTransient } from './errors.js';
 import { FileUrls } from './file-urls.js';
 import { orderedPrefetch, type DownloadBody } from './ordered-prefetch.js';
 import { backoffDelay, sleep } from './signal.js';
@@ -178,8 +178,9 @@ export async function* replayDecodedBatches(
             refusedUrl = usedUrl.get(file.key);
             continue;
           }
-          // The decoder saw the end of a body that broke off: the transfer failed, not the file.
-          const transient = isTransient(cause) || (sourceFailed && !(cause instanceof DecodeError) && !isExpiredUrl(cause));
+          // A body that broke off (a raw socket or stream error): the transfer failed, not the file. A typed error
+          // of the transport or the client already had its retry decision made (isTransient), e.g. a redirect.
+          const transient = isTransient(cause) || (sourceFailed && isBrokenTransfer(cause));
           if (transient && retries < options.fileRetries) {
             options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
             await sleep(backoffDelay(retries, options.retryBaseMs, options.retryMaxMs), signal);

@@ -23,6 +23,8 @@ export interface Faults {
   serverErrorScope: ServerErrorScope;
   /** Every Nth storage download sends the headers and half of the body, then destroys the socket. 0 = off. */
   resetEvery: number;
+  /** Every Nth storage download answers `302 Found` with `Location` pointing back at the same URL. 0 = off. */
+  redirectEvery: number;
   /**
    * Setting this to true expires every file URL issued so far (403 "Request has expired"); URLs from files requests
    * made afterwards work. Setting it to true again expires everything issued up to then again.
@@ -44,6 +46,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   serverErrorStatus: 503,
   serverErrorScope: 'both',
   resetEvery: 0,
+  redirectEvery: 0,
   expireUrls: false,
   corruptFiles: Object.freeze([]) as unknown as string[],
   corruptKind: 'truncated-gzip',
@@ -57,7 +60,7 @@ export class FaultsError extends Error {
   }
 }
 
-const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery'] as const;
+const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery', 'redirectEvery'] as const;
 
 /** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
 export function validateFaults(input: unknown): Partial<Faults> {
@@ -107,7 +110,7 @@ export function validateFaults(input: unknown): Partial<Faults> {
 }
 
 export type ApiFault = { kind: 'rate-limit'; retryAfterSeconds: number } | { kind: 'server-error'; status: number };
-export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'reset' };
+export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'redirect' } | { kind: 'reset' };
 
 /**
  * The current switches plus their counters. A counter restarts at 0 whenever its switch is set, so "every Nth"
@@ -119,6 +122,7 @@ export class FaultState {
   private apiErrorCount = 0;
   private storageErrorCount = 0;
   private storageResetCount = 0;
+  private storageRedirectCount = 0;
   /** URLs signed with an epoch lower than this are expired while `expireUrls` is on. */
   private expiredBeforeEpoch = 0;
   private epoch = 0;
@@ -140,6 +144,7 @@ export class FaultState {
       this.storageErrorCount = 0;
     }
     if ('resetEvery' in checked) this.storageResetCount = 0;
+    if ('redirectEvery' in checked) this.storageRedirectCount = 0;
     if (checked.expireUrls === true) {
       this.epoch += 1;
       this.expiredBeforeEpoch = this.epoch;
@@ -185,6 +190,10 @@ export class FaultState {
     if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'api') {
       this.storageErrorCount += 1;
       if (this.storageErrorCount % f.serverErrorEvery === 0) fault = { kind: 'server-error', status: f.serverErrorStatus };
+    }
+    if (f.redirectEvery > 0) {
+      this.storageRedirectCount += 1;
+      if (fault === null && this.storageRedirectCount % f.redirectEvery === 0) fault = { kind: 'redirect' };
     }
     if (f.resetEvery > 0) {
       this.storageResetCount += 1;

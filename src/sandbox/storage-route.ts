@@ -108,6 +108,12 @@ export async function handleStorage(
     sendS3Error(res, fault.status, code, message, requestId);
     return;
   }
+  if (fault?.kind === 'redirect') {
+    stats.redirects++;
+    res.writeHead(302, { Location: req.url ?? rawPath, 'Content-Length': '0' });
+    res.end();
+    return;
+  }
   const corrupt = ctx.faults.isCorrupt(parsed.replayId) && index === Math.floor(all.length / 2) ? ctx.faults.corruptKind() : null;
   const { body, headers } = await renderFile(await readFile(all[index]!.path), ctx.faults.fileEncoding(), corrupt);
   if (fault?.kind === 'reset') {

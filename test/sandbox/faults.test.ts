@@ -25,7 +25,7 @@ beforeAll(async () => {
   auth = basic(sb.credentials.apiKey, sb.credentials.secretKey);
 });
 afterEach(() => {
-  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, retryAfterSeconds: 1, serverErrorScope: 'both' });
+  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, retryAfterSeconds: 1, serverErrorScope: 'both' });
 });
 afterAll(async () => {
   await sb.close();
@@ -103,6 +103,20 @@ describe('storage fault switches', () => {
     const after = sb.stats();
     expect(after.resets - before.resets).toBe(1);
     expect(after.filesServed - before.filesServed).toBe(2);
+  });
+
+  it('redirectEvery answers 302 pointing back at the same URL on every Nth download', async () => {
+    const urls = await fileUrls();
+    const before = sb.stats();
+    sb.setFaults({ redirectEvery: 2 });
+    const answers: number[] = [];
+    for (const u of urls) {
+      const res = await getBytes(u);
+      answers.push(res.status);
+      if (res.status === 302) expect(new URL(res.headers.location as string, u).href).toBe(u);
+    }
+    expect(answers).toEqual([200, 302, 200, 302, 200]);
+    expect(sb.stats().redirects - before.redirects).toBe(2);
   });
 
   it('setFaults rejects unknown or ill-typed switches', () => {
