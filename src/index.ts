@@ -44,8 +44,8 @@ export { batchEvents, decodeEventBatches, decodeEventBytes, decodeEvents, Decode
 export type { DecodeErrorCode, DecodeOptions, EventBatch, FileVersion, PeekedFields } from '../decoders/index.js';
 
 // Client and transport.
-export { SessionReplayClient, PageLoopError, MalformedResponseError } from './replay/index.js';
-export type { FilesPage, ReplayRecord, PresignedFile, ListReplaysQuery, SortOrder } from './replay/index.js';
+export { SessionReplayClient, PageLoopError, ListingStalledError, MalformedResponseError } from './replay/index.js';
+export type { FilesPage, ReplayRecord, PresignedFile, ListReplaysQuery, SessionReplayClientOptions, SortOrder } from './replay/index.js';
 export {
   Transport,
   ApiError,

@@ -9,6 +9,8 @@ export type FileEncoding = 'gzip' | 'content-encoding-gzip' | 'inflated';
 export type CorruptKind = 'truncated-gzip' | 'garbage-json';
 /** Which requests `serverErrorEvery` counts and fails. */
 export type ServerErrorScope = 'api' | 'storage' | 'both';
+/** Which listings `endlessPages` affects. */
+export type ListingScope = 'none' | 'list' | 'files' | 'both';
 
 export interface Faults {
   /** Milliseconds added before answering every API and storage request (not control routes). */
@@ -25,6 +27,11 @@ export interface Faults {
   resetEvery: number;
   /** Every Nth storage download answers `302 Found` with `Location` pointing back at the same URL. 0 = off. */
   redirectEvery: number;
+  /**
+   * Listings that never end: every page of the chosen listing(s) holds the same records as the first page and a
+   * new `next_page_token` (a broken or hostile API). `none` = off.
+   */
+  endlessPages: ListingScope;
   /**
    * Setting this to true expires every file URL issued so far (403 "Request has expired"); URLs from files requests
    * made afterwards work. Setting it to true again expires everything issued up to then again.
@@ -47,6 +54,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   serverErrorScope: 'both',
   resetEvery: 0,
   redirectEvery: 0,
+  endlessPages: 'none',
   expireUrls: false,
   corruptFiles: Object.freeze([]) as unknown as string[],
   corruptKind: 'truncated-gzip',
@@ -84,6 +92,11 @@ export function validateFaults(input: unknown): Partial<Faults> {
         throw new FaultsError("serverErrorScope must be 'api', 'storage' or 'both'");
       }
       out.serverErrorScope = v;
+    } else if (key === 'endlessPages') {
+      if (v !== 'none' && v !== 'list' && v !== 'files' && v !== 'both') {
+        throw new FaultsError("endlessPages must be 'none', 'list', 'files' or 'both'");
+      }
+      out.endlessPages = v;
     } else if (key === 'expireUrls') {
       if (typeof v !== 'boolean') throw new FaultsError('expireUrls must be a boolean');
       out.expireUrls = v;
@@ -123,6 +136,7 @@ export class FaultState {
   private storageErrorCount = 0;
   private storageResetCount = 0;
   private storageRedirectCount = 0;
+  private endlessCount = 0;
   /** URLs signed with an epoch lower than this are expired while `expireUrls` is on. */
   private expiredBeforeEpoch = 0;
   private epoch = 0;
@@ -149,6 +163,17 @@ export class FaultState {
       this.epoch += 1;
       this.expiredBeforeEpoch = this.epoch;
     }
+  }
+
+  /**
+   * When `endlessPages` covers this listing: a number that makes the next page token new (the page itself starts
+   * from the beginning again). Otherwise null.
+   */
+  endlessToken(listing: 'list' | 'files'): number | null {
+    const scope = this.current.endlessPages;
+    if (scope !== 'both' && scope !== listing) return null;
+    this.endlessCount += 1;
+    return this.endlessCount;
   }
 
   /** Epoch written into newly signed URLs. */

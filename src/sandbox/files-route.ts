@@ -42,8 +42,9 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
   if (lastKey === null && (ctx.catalog.isHeld(replayId) || visible.length === 0)) {
     throw new ApiRequestError(404, 'not_found', 'no files yet for this replay');
   }
+  const endless = ctx.faults.endlessToken('files');
   let start = 0;
-  if (lastKey !== null) {
+  if (lastKey !== null && endless === null) {
     while (start < visible.length && visible[start]!.name <= lastKey) start++;
   }
   const page = visible.slice(start, start + pageSize);
@@ -54,8 +55,10 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
     return ctx.signer.presign(obj.key, obj.path, now, epoch);
   });
   const next =
-    start + page.length < visible.length && page.length > 0
-      ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: page[page.length - 1]!.name })
-      : null;
+    endless !== null
+      ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: '', n: endless })
+      : start + page.length < visible.length && page.length > 0
+        ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: page[page.length - 1]!.name })
+        : null;
   sendJson(res, 200, { files, next_page_token: next });
 }

@@ -25,7 +25,7 @@ beforeAll(async () => {
   auth = basic(sb.credentials.apiKey, sb.credentials.secretKey);
 });
 afterEach(() => {
-  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, retryAfterSeconds: 1, serverErrorScope: 'both' });
+  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, endlessPages: 'none', retryAfterSeconds: 1, serverErrorScope: 'both' });
 });
 afterAll(async () => {
   await sb.close();
@@ -69,6 +69,29 @@ describe('API fault switches', () => {
     expect(failed.status).toBe(503);
     expect(failed.body.error).toBe('server_error');
     for (const u of urls) expect((await getBytes(u)).status).toBe(200);
+  });
+
+  it('endlessPages answers every page with the first records and a new next_page_token', async () => {
+    sb.setFaults({ endlessPages: 'both' });
+    const pages: { session_replays: unknown[]; next_page_token: string }[] = [];
+    let token: string | null = null;
+    for (let i = 0; i < 3; i++) {
+      const params: [string, string][] = [['page_size', '2'], ...(token ? [['page_token', token] as [string, string]] : [])];
+      const res = await getJson(apiUrl(sb.url, LIST, params), auth);
+      pages.push(res.body);
+      token = res.body.next_page_token;
+    }
+    expect(new Set(pages.map((p) => p.next_page_token)).size).toBe(3);
+    expect(pages.every((p) => JSON.stringify(p.session_replays) === JSON.stringify(pages[0]!.session_replays))).toBe(true);
+    const first = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', '1']]), auth);
+    const second = await getJson(
+      apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', '1'], ['page_token', first.body.next_page_token]]),
+      auth,
+    );
+    expect(second.body.next_page_token).not.toBe(first.body.next_page_token);
+    expect(new URL(second.body.files[0]).pathname).toBe(new URL(first.body.files[0]).pathname);
+    sb.setFaults({ endlessPages: 'none' });
+    expect((await list()).body.next_page_token).toBeNull();
   });
 
   it('latencyMs delays answers by at least that long', async () => {
