@@ -160,15 +160,31 @@ export class NetworkError extends RequestError {
   }
 }
 
-/** No response headers, or no body progress, within the configured time. */
+export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'deadline';
+
+/**
+ * No connection, no response headers or no body progress within the configured time (`connect`, `headers`,
+ * `body`), or the whole response not complete within the request deadline (`deadline`).
+ */
 export class TimeoutError extends RequestError {
   /** Which timeout fired. */
-  readonly phase: 'connect' | 'headers' | 'body';
+  readonly phase: TimeoutPhase;
   readonly timeoutMs: number;
-  constructor(ctx: RequestContext, phase: 'connect' | 'headers' | 'body', timeoutMs: number, options?: { cause?: unknown }) {
-    super(`Timed out waiting for ${phase} (${timeoutMs} ms) on ${where(ctx)}${retried(ctx)}`, 'timeout', ctx, options);
+  /** For a download: the decoded path of the object (never the query). */
+  readonly key: string | undefined;
+  constructor(ctx: RequestContext, phase: TimeoutPhase, timeoutMs: number, options?: { cause?: unknown; key?: string }) {
+    const what = options?.key !== undefined ? ` for object ${options.key}` : '';
+    super(
+      phase === 'deadline'
+        ? `Request deadline (${timeoutMs} ms) passed before the response${what} was complete on ${where(ctx)}${retried(ctx)}`
+        : `Timed out waiting for ${phase} (${timeoutMs} ms)${what} on ${where(ctx)}${retried(ctx)}`,
+      'timeout',
+      ctx,
+      options?.cause !== undefined ? { cause: options.cause } : undefined,
+    );
     this.phase = phase;
     this.timeoutMs = timeoutMs;
+    this.key = options?.key;
   }
 }
 

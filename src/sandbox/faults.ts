@@ -28,6 +28,12 @@ export interface Faults {
   /** Every Nth storage download answers `302 Found` with `Location` pointing back at the same URL. 0 = off. */
   redirectEvery: number;
   /**
+   * Bodies sent slowly: the headers at once (with the full Content-Length), then one byte of the body every
+   * `slowBodyMs` ms, for the requests of `slowBodyScope`. 0 = off.
+   */
+  slowBodyMs: number;
+  slowBodyScope: ServerErrorScope;
+  /**
    * Listings that never end: every page of the chosen listing(s) holds the same records as the first page and a
    * new `next_page_token` (a broken or hostile API). `none` = off.
    */
@@ -54,6 +60,8 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   serverErrorScope: 'both',
   resetEvery: 0,
   redirectEvery: 0,
+  slowBodyMs: 0,
+  slowBodyScope: 'both',
   endlessPages: 'none',
   expireUrls: false,
   corruptFiles: Object.freeze([]) as unknown as string[],
@@ -68,7 +76,7 @@ export class FaultsError extends Error {
   }
 }
 
-const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery', 'redirectEvery'] as const;
+const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery', 'redirectEvery', 'slowBodyMs'] as const;
 
 /** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
 export function validateFaults(input: unknown): Partial<Faults> {
@@ -87,11 +95,11 @@ export function validateFaults(input: unknown): Partial<Faults> {
     } else if (key === 'serverErrorStatus') {
       if (v !== 500 && v !== 502 && v !== 503) throw new FaultsError('serverErrorStatus must be 500, 502 or 503');
       out.serverErrorStatus = v;
-    } else if (key === 'serverErrorScope') {
+    } else if (key === 'serverErrorScope' || key === 'slowBodyScope') {
       if (v !== 'api' && v !== 'storage' && v !== 'both') {
-        throw new FaultsError("serverErrorScope must be 'api', 'storage' or 'both'");
+        throw new FaultsError(`${key} must be 'api', 'storage' or 'both'`);
       }
-      out.serverErrorScope = v;
+      out[key] = v;
     } else if (key === 'endlessPages') {
       if (v !== 'none' && v !== 'list' && v !== 'files' && v !== 'both') {
         throw new FaultsError("endlessPages must be 'none', 'list', 'files' or 'both'");
@@ -187,6 +195,12 @@ export class FaultState {
 
   latencyMs(): number {
     return this.current.latencyMs;
+  }
+
+  /** Milliseconds between two bytes of a body of this kind of request (0: sent at once). */
+  slowBodyMs(kind: 'api' | 'storage'): number {
+    const f = this.current;
+    return f.slowBodyScope === 'both' || f.slowBodyScope === kind ? f.slowBodyMs : 0;
   }
 
   /** Called once per authenticated API request; says which fault (if any) this request gets. */

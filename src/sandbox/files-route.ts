@@ -60,5 +60,5 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
       : start + page.length < visible.length && page.length > 0
         ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: page[page.length - 1]!.name })
         : null;
-  sendJson(res, 200, { files, next_page_token: next });
+  sendJson(res, 200, { files, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
 }

@@ -118,7 +118,7 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
       compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
     );
     if (sort === 'desc') list.reverse();
-    sendJson(res, 200, { session_replays: list.map((r) => r.record), next_page_token: null });
+    sendJson(res, 200, { session_replays: list.map((r) => r.record), next_page_token: null }, {}, ctx.faults.slowBodyMs('api'));
     return;
   }
 
@@ -179,5 +179,5 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
     next = ctx.tokens.encode(state);
   }
   const records: ReplayRecordJson[] = page.map((r) => r.record);
-  sendJson(res, 200, { session_replays: records, next_page_token: next });
+  sendJson(res, 200, { session_replays: records, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
 }

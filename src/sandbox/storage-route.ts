@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { SandboxContext } from './context.js';
 import type { CorruptKind, FileEncoding } from './faults.js';
-import { sendS3Error } from './http-util.js';
+import { sendPaced, sendS3Error } from './http-util.js';
 import { STORAGE_PREFIX } from './presign.js';
 import { parseStorageKey } from './storage-keys.js';
 
@@ -128,6 +128,5 @@ export async function handleStorage(
     stats.filesServed++;
     stats.bytesServed += body.length;
   });
-  res.writeHead(200, headers);
-  res.end(body);
+  sendPaced(res, 200, headers, body, ctx.faults.slowBodyMs('storage'));
 }

@@ -1,6 +1,7 @@
 /**
- * How the pipeline treats storage answers that are not transient: a redirect fails the file at once (one request),
- * recorded with the file's key and the status.
+ * How the pipeline treats storage answers: a redirect is not transient and fails the file at once (one request); a
+ * body too slow to finish within the request deadline is transient, retried within the file's retry budget, then
+ * failed. Either way the failure names the file's key.
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { exportReplay } from '../../src/index.js';
@@ -27,5 +28,24 @@ describe('storage answers', () => {
     expect(entry.error!.message).toContain('302');
     expect(sandbox.stats().storageRequests).toBe(1);
     expect(sandbox.stats().redirects).toBe(1);
+  });
+
+  test('a file body at one byte per 50 ms ends at the request deadline, is retried (bounded), then fails naming the key', async () => {
+    sandbox = await startSandbox({ faults: { slowBodyMs: 50, slowBodyScope: 'storage' } });
+    work = await tempDir('replay-export-slow-');
+    const r = sandbox.replays()[0]!;
+    const entry = await exportReplay(r.replayId, {
+      endpoint: sandbox.url,
+      ...sandbox.credentials,
+      ...FAST,
+      transportOptions: { ...FAST.transportOptions, timeouts: { deadlineMs: 500 } },
+      fileRetries: 1,
+      filesAhead: 0,
+      out: work.dir,
+    });
+    expect(entry.status).toBe('failed');
+    expect(entry.error).toMatchObject({ code: 'timeout', file_key: expect.stringContaining('/v3/') });
+    expect(entry.error!.message).toContain('Request deadline (500 ms)');
+    expect(sandbox.stats().storageRequests).toBe(2);
   });
 });

@@ -3,42 +3,22 @@
  * a new page token. The client stops after `stallPages` pages in a row without a new record, with its own error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Transport } from '../../src/http/index.js';
 import { ListingStalledError, SessionReplayClient } from '../../src/replay/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { archiveReplays } from '../../src/index.js';
 import { FAST, tempDir } from '../pipeline/helpers.js';
+import { errorOf, startRig, stopRig, type Rig } from './sandbox-rig.js';
 
-let sandbox: Sandbox | undefined;
-let transport: Transport | undefined;
-afterEach(async () => {
-  await transport?.close();
-  await sandbox?.close();
-  sandbox = transport = undefined;
-});
+afterEach(stopRig);
 
-async function setup(endlessPages: 'list' | 'files', stallPages?: number): Promise<{ sb: Sandbox; client: SessionReplayClient }> {
-  const sb = await startSandbox({ faults: { endlessPages } });
-  sandbox = sb;
-  transport = new Transport({ endpoint: sb.url, credentials: sb.credentials });
-  return { sb, client: new SessionReplayClient(transport, stallPages !== undefined ? { stallPages } : {}) };
-}
-
-async function drain(it: AsyncIterable<unknown>): Promise<unknown> {
-  try {
-    for await (const _ of it) {
-      // only the end matters
-    }
-  } catch (err) {
-    return err;
-  }
-  return undefined;
+async function setup(endlessPages: 'list' | 'files', stallPages?: number): Promise<Rig & { client: SessionReplayClient }> {
+  const rig = await startRig({ endlessPages });
+  return { ...rig, client: new SessionReplayClient(rig.transport, stallPages !== undefined ? { stallPages } : {}) };
 }
 
 describe('a listing that brings no new record', () => {
   it('replays: stops after 3 pages in a row with no new replay id (4 requests), naming the listing', async () => {
     const { sb, client } = await setup('list');
-    const err = await drain(client.listReplays({ pageSize: 2 }));
+    const err = await errorOf(client.listReplays({ pageSize: 2 }));
     expect(err).toBeInstanceOf(ListingStalledError);
     expect(err).toMatchObject({ code: 'listing_stalled', listing: '/api/1/session-replays', pages: 3 });
     expect((err as Error).message).toContain('3 pages');
@@ -48,7 +28,7 @@ describe('a listing that brings no new record', () => {
   it("files: stops after 3 pages in a row with no new file key, naming the listing and the replay", async () => {
     const { sb, client } = await setup('files');
     const id = sb.replays()[0]!.replayId;
-    const err = await drain(client.listReplayFiles(id, { pageSize: 1 }));
+    const err = await errorOf(client.listReplayFiles(id, { pageSize: 1 }));
     expect(err).toBeInstanceOf(ListingStalledError);
     expect(err).toMatchObject({ listing: '/api/1/session-replays/files', pages: 3 });
     expect((err as Error).message).toContain(id);
@@ -56,16 +36,15 @@ describe('a listing that brings no new record', () => {
   });
 
   it('the limit is configurable', async () => {
-    const { sb, client } = await setup('files', 1);
-    const err = await drain(client.listReplayFiles(sb.replays()[0]!.replayId, { pageSize: 2 }));
+    const { sb, transport, client } = await setup('files', 1);
+    const err = await errorOf(client.listReplayFiles(sb.replays()[0]!.replayId, { pageSize: 2 }));
     expect(err).toMatchObject({ name: 'ListingStalledError', pages: 1 });
     expect(sb.stats().filesRequests).toBe(2);
-    expect(() => new SessionReplayClient(transport!, { stallPages: 0 })).toThrow(/stallPages/);
+    expect(() => new SessionReplayClient(transport, { stallPages: 0 })).toThrow(/stallPages/);
   });
 
   it('archive: an endless files listing fails each replay alone; an endless replay listing ends the run', async () => {
-    const sb = await startSandbox({ faults: { endlessPages: 'files' } });
-    sandbox = sb;
+    const { sb } = await startRig({ endlessPages: 'files' });
     const work = await tempDir('replay-export-endless-');
     try {
       const base = { endpoint: sb.url, ...sb.credentials, ...FAST, out: work.dir, settleMs: 0, filesPageSize: 1 };
@@ -79,7 +58,7 @@ describe('a listing that brings no new record', () => {
 
       sb.setFaults({ endlessPages: 'list' });
       const before = sb.stats().listRequests;
-      const err = await drain(archiveReplays({ ...base, listPageSize: 2, listingStallPages: 2 }));
+      const err = await errorOf(archiveReplays({ ...base, listPageSize: 2, listingStallPages: 2 }));
       expect(err).toBeInstanceOf(ListingStalledError);
       expect(sb.stats().listRequests - before).toBe(3);
     } finally {

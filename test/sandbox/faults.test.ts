@@ -25,7 +25,7 @@ beforeAll(async () => {
   auth = basic(sb.credentials.apiKey, sb.credentials.secretKey);
 });
 afterEach(() => {
-  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, endlessPages: 'none', retryAfterSeconds: 1, serverErrorScope: 'both' });
+  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, slowBodyMs: 0, endlessPages: 'none', retryAfterSeconds: 1, serverErrorScope: 'both' });
 });
 afterAll(async () => {
   await sb.close();
@@ -92,6 +92,16 @@ describe('API fault switches', () => {
     expect(new URL(second.body.files[0]).pathname).toBe(new URL(first.body.files[0]).pathname);
     sb.setFaults({ endlessPages: 'none' });
     expect((await list()).body.next_page_token).toBeNull();
+  });
+
+  it('slowBodyMs paces the body byte by byte; the bytes are the same', async () => {
+    const normal = await list();
+    sb.setFaults({ slowBodyMs: 1, slowBodyScope: 'api' });
+    const paced = await list();
+    expect(paced.status).toBe(200);
+    expect(paced.headers['content-length']).toBe(normal.headers['content-length']);
+    expect(paced.body).toEqual(normal.body);
+    expect(() => sb.setFaults({ slowBodyScope: 'files' as never })).toThrow(FaultsError);
   });
 
   it('latencyMs delays answers by at least that long', async () => {
