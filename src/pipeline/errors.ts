@@ -46,6 +46,18 @@ export class FileListingError extends Error {
   }
 }
 
+/** A replay's files listing holds more files than the limit (`maxFilesPerReplay`): the replay fails. */
+export class TooManyFilesError extends Error {
+  readonly code = 'too_many_files';
+  constructor(
+    readonly replayId: string,
+    readonly limit: number,
+  ) {
+    super(`the files listing of replay ${replayId} holds more than ${limit} files (maxFilesPerReplay); refusing it`);
+    this.name = 'TooManyFilesError';
+  }
+}
+
 /** Errors the CLI maps to exit code 2: found before any request. */
 export class ConfigError extends Error {
   readonly code = 'config_error';

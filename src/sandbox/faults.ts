@@ -33,6 +33,10 @@ export interface Faults {
    */
   slowBodyMs: number;
   slowBodyScope: ServerErrorScope;
+  /** `reversed`: each files page lists its files in reverse key order (paging itself is unchanged). */
+  filesOrder: 'key' | 'reversed';
+  /** Each files page lists its first file twice (two fresh URLs of the same key). */
+  duplicateFiles: boolean;
   /**
    * Listings that never end: every page of the chosen listing(s) holds the same records as the first page and a
    * new `next_page_token` (a broken or hostile API). `none` = off.
@@ -63,6 +67,8 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   slowBodyMs: 0,
   slowBodyScope: 'both',
   endlessPages: 'none',
+  filesOrder: 'key',
+  duplicateFiles: false,
   expireUrls: false,
   corruptFiles: Object.freeze([]) as unknown as string[],
   corruptKind: 'truncated-gzip',
@@ -105,6 +111,12 @@ export function validateFaults(input: unknown): Partial<Faults> {
         throw new FaultsError("endlessPages must be 'none', 'list', 'files' or 'both'");
       }
       out.endlessPages = v;
+    } else if (key === 'filesOrder') {
+      if (v !== 'key' && v !== 'reversed') throw new FaultsError("filesOrder must be 'key' or 'reversed'");
+      out.filesOrder = v;
+    } else if (key === 'duplicateFiles') {
+      if (typeof v !== 'boolean') throw new FaultsError('duplicateFiles must be a boolean');
+      out.duplicateFiles = v;
     } else if (key === 'expireUrls') {
       if (typeof v !== 'boolean') throw new FaultsError('expireUrls must be a boolean');
       out.expireUrls = v;
@@ -247,6 +259,11 @@ export class FaultState {
 
   corruptKind(): CorruptKind {
     return this.current.corruptKind;
+  }
+
+  /** How a files page lists its files: reversed and/or with its first file twice. */
+  filesListing(): { reversed: boolean; duplicate: boolean } {
+    return { reversed: this.current.filesOrder === 'reversed', duplicate: this.current.duplicateFiles };
   }
 
   fileEncoding(): FileEncoding {

@@ -50,7 +50,10 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
   const page = visible.slice(start, start + pageSize);
   const now = ctx.opts.now();
   const epoch = ctx.faults.urlEpoch();
-  const files = page.map((f) => {
+  const listing = ctx.faults.filesListing();
+  const listed = listing.duplicate && page.length > 0 ? [...page, page[0]!] : [...page];
+  if (listing.reversed) listed.reverse();
+  const files = listed.map((f) => {
     const obj = storageObject(parts.deviceId, parts.sessionId, version, f.name);
     return ctx.signer.presign(obj.key, obj.path, now, epoch);
   });

@@ -22,6 +22,11 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+/** A clean environment pointing the CLI at a sandbox (credentials and endpoint). */
+export function sandboxEnv(sb: { url: string; credentials: { apiKey: string; secretKey: string } }): NodeJS.ProcessEnv {
+  return cleanEnv({ PLATFORM_API_KEY: sb.credentials.apiKey, PLATFORM_SECRET_KEY: sb.credentials.secretKey, PLATFORM_ENDPOINT: sb.url });
+}
+
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; done: Promise<RunResult> } {
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { readManifest, tempDir } from '../pipeline/helpers.js';
-import { cleanEnv, runCli } from './cli-helpers.js';
+import { runCli, sandboxEnv } from './cli-helpers.js';
 
 let sandbox: Sandbox;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -18,8 +18,7 @@ afterAll(async () => {
   await work.cleanup();
 });
 
-const env = (): NodeJS.ProcessEnv =>
-  cleanEnv({ PLATFORM_API_KEY: sandbox.credentials.apiKey, PLATFORM_SECRET_KEY: sandbox.credentials.secretKey, PLATFORM_ENDPOINT: sandbox.url });
+const env = (): NodeJS.ProcessEnv => sandboxEnv(sandbox);
 
 describe('--request-deadline', () => {
   test('a value that is not a positive duration is a usage error (exit 2) on list, export and archive', async () => {

@@ -5,23 +5,16 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { exportReplay } from '../../src/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { FAST, tempDir } from './helpers.js';
+import { FAST, SandboxRun } from './helpers.js';
 
-let sandbox: Sandbox | undefined;
-let work: { dir: string; cleanup: () => Promise<void> } | undefined;
-afterEach(async () => {
-  await sandbox?.close();
-  await work?.cleanup();
-  sandbox = work = undefined;
-});
+const run = new SandboxRun();
+afterEach(run.stop);
 
 describe('storage answers', () => {
   test('a 302 from storage fails that file at once: one request, error naming the key and the status', async () => {
-    sandbox = await startSandbox({ faults: { redirectEvery: 1 } });
-    work = await tempDir('replay-export-redirect-');
+    const { sb: sandbox, dir } = await run.start({ faults: { redirectEvery: 1 } }, 'replay-export-redirect-');
     const r = sandbox.replays()[0]!;
-    const entry = await exportReplay(r.replayId, { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, filesAhead: 0, out: work.dir });
+    const entry = await exportReplay(r.replayId, { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, filesAhead: 0, out: dir });
     expect(entry.status).toBe('failed');
     expect(entry.error).toMatchObject({ code: 'storage_redirect', status: 302, file_key: expect.stringContaining('/v3/') });
     expect(entry.error!.message).toContain(entry.error!.file_key!);
@@ -31,8 +24,7 @@ describe('storage answers', () => {
   });
 
   test('a file body at one byte per 50 ms ends at the request deadline, is retried (bounded), then fails naming the key', async () => {
-    sandbox = await startSandbox({ faults: { slowBodyMs: 50, slowBodyScope: 'storage' } });
-    work = await tempDir('replay-export-slow-');
+    const { sb: sandbox, dir } = await run.start({ faults: { slowBodyMs: 50, slowBodyScope: 'storage' } }, 'replay-export-slow-');
     const r = sandbox.replays()[0]!;
     const entry = await exportReplay(r.replayId, {
       endpoint: sandbox.url,
@@ -41,7 +33,7 @@ describe('storage answers', () => {
       transportOptions: { ...FAST.transportOptions, timeouts: { deadlineMs: 500 } },
       fileRetries: 1,
       filesAhead: 0,
-      out: work.dir,
+      out: dir,
     });
     expect(entry.status).toBe('failed');
     expect(entry.error).toMatchObject({ code: 'timeout', file_key: expect.stringContaining('/v3/') });

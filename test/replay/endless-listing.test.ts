@@ -55,6 +55,8 @@ describe('a listing that brings no new record', () => {
       expect(results).toHaveLength(sb.replays().length);
       expect(results.every((r) => r.outcome === 'failed' && r.code === 'listing_stalled')).toBe(true);
       expect(sb.stats().filesRequests).toBe(4 * sb.replays().length);
+      // The listing is complete before any download starts.
+      expect(sb.stats().storageRequests).toBe(0);
 
       sb.setFaults({ endlessPages: 'list' });
       const before = sb.stats().listRequests;

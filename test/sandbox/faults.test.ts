@@ -104,6 +104,20 @@ describe('API fault switches', () => {
     expect(() => sb.setFaults({ slowBodyScope: 'files' as never })).toThrow(FaultsError);
   });
 
+  it('filesOrder reversed and duplicateFiles change how each files page lists its files', async () => {
+    const keys = async (pageSize: string): Promise<string[]> => {
+      const res = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', pageSize]]), auth);
+      return res.body.files.map((u: string) => new URL(u).pathname);
+    };
+    const plain = await keys('100');
+    expect(plain.length).toBeGreaterThanOrEqual(3);
+    sb.setFaults({ filesOrder: 'reversed', duplicateFiles: true });
+    expect(await keys('100')).toEqual([plain[0], ...[...plain].reverse()]);
+    expect(await keys('2')).toEqual([plain[0], plain[1], plain[0]]);
+    sb.setFaults({ filesOrder: 'key', duplicateFiles: false });
+    expect(await keys('100')).toEqual(plain);
+  });
+
   it('latencyMs delays answers by at least that long', async () => {
     sb.setFaults({ latencyMs: 150 });
     const t0 = performance.now();
