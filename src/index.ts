@@ -30,7 +30,7 @@ export type { Downloader, ListedFile, ReplayFilesApi } from './pipeline/types.js
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
 export { parseDuration, DurationError } from './pipeline/duration.js';
-export { ReplayExportError, FileListingError, ConfigError } from './pipeline/errors.js';
+export { ReplayExportError, FileListingError, TooManyFilesError, ConfigError } from './pipeline/errors.js';
 export { expiresAtIso } from './pipeline/expiry.js';
 export { readManifestState } from './pipeline/manifest.js';
 export { shardOf, resolveShard, formatShard, ShardConfigError } from './pipeline/shard.js';
@@ -44,8 +44,8 @@ export { batchEvents, decodeEventBatches, decodeEventBytes, decodeEvents, Decode
 export type { DecodeErrorCode, DecodeOptions, EventBatch, FileVersion, PeekedFields } from '../decoders/index.js';
 
 // Client and transport.
-export { SessionReplayClient, PageLoopError, MalformedResponseError } from './replay/index.js';
-export type { FilesPage, ReplayRecord, PresignedFile, ListReplaysQuery, SortOrder } from './replay/index.js';
+export { SessionReplayClient, PageLoopError, ListingStalledError, MalformedResponseError } from './replay/index.js';
+export type { FilesPage, ReplayRecord, PresignedFile, ListReplaysQuery, SessionReplayClientOptions, SortOrder } from './replay/index.js';
 export {
   Transport,
   ApiError,
@@ -53,6 +53,7 @@ export {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   ValidationError,

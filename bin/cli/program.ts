@@ -50,6 +50,7 @@ interface SinkFlags {
   s3QueueSize?: number;
   s3Checksums?: string;
   concurrency?: number;
+  requestDeadline?: string;
 }
 
 function positiveInt(name: string) {
@@ -132,6 +133,16 @@ function durationFlag(name: string, value: string | undefined): number | undefin
   }
 }
 
+/** `--request-deadline`: the transport's per-request deadline (headers and body), as connection options. */
+function requestDeadline(value: string | undefined): Pick<ConnectionOptions, 'transportOptions'> {
+  const ms = durationFlag('--request-deadline', value);
+  if (ms === undefined) return {};
+  if (ms < 1) usage(`--request-deadline must be longer than 0 (got ${JSON.stringify(value)})`);
+  return { transportOptions: { timeouts: { deadlineMs: ms } } };
+}
+
+const REQUEST_DEADLINE_HELP = 'longest time one HTTP request may take, headers and body (default 5m)';
+
 function timeFlag(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const iso = toIsoUtc(value);
@@ -146,6 +157,7 @@ function addSinkFlags(cmd: Command): Command {
     .option('--gzip', 'gzip each output (.gz)')
     .option('--file-version <n>', 'replay file version requested from the API: 2 or 3', '3')
     .option('--concurrency <n>', 'replays exported at once (default 4)', positiveInt('--concurrency'))
+    .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .option('--s3-endpoint <url>', 'S3-compatible endpoint (MinIO, R2, ...)')
     .option('--s3-force-path-style', 'path-style S3 addressing')
     .option('--s3-region <region>', 'S3 region')
@@ -225,7 +237,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--sort <order>', 'asc or desc')
     .option('--page-size <n>', 'listing page size (1-200)', positiveInt('--page-size'))
     .option('--max <n>', 'stop after n records', positiveInt('--max'))
-    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number }, cmd: Command) => {
+    .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
+    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; requestDeadline?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc') usage(`--sort must be asc or desc (got ${opts.sort})`);
@@ -233,9 +246,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const id of opts.replay) validateReplayId(id);
       if (opts.replay.length > 100) usage('at most 100 --replay values');
       if (opts.user !== undefined && opts.replay.length > 0) usage('--user and --replay cannot be used together');
+      const deadline = requestDeadline(opts.requestDeadline);
       const c = await connection(g);
       secrets = c.secrets;
-      const conn = connect(c.conn);
+      const conn = connect({ ...c.conn, ...deadline });
       try {
         let n = 0;
         for await (const r of conn.client.listReplays(
@@ -271,12 +285,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     reporterFormat = logFormatOf(g);
     for (const id of ids) validateReplayId(id);
     const sinkOpts = sinkOptionsOf(opts);
+    const deadline = requestDeadline(opts.requestDeadline);
     const c = await connection(g);
     secrets = c.secrets;
     const reporter = new Reporter(reporterFormat, secrets);
     try {
       exitCode = await drive(
-        exportReplays(ids, { ...c.conn, ...sinkOpts, ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), signal: abort.signal }),
+        exportReplays(ids, { ...c.conn, ...deadline, ...sinkOpts, ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), signal: abort.signal }),
         reporter,
         opts.out,
         {},
@@ -313,6 +328,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const since = timeFlag('--since', opts.since);
       const until = timeFlag('--until', opts.until);
       const shard = resolveShard(opts.shard, process.env);
+      const deadline = requestDeadline(opts.requestDeadline);
       const c = await connection(g);
       secrets = c.secrets;
       const reporter = new Reporter(reporterFormat, secrets);
@@ -321,6 +337,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         exitCode = await drive(
           archiveReplays({
             ...c.conn,
+            ...deadline,
             ...sinkOpts,
             ...(opts.user !== undefined ? { platformId: opts.user } : {}),
             ...(since !== undefined ? { since } : {}),

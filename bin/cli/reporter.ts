@@ -141,6 +141,10 @@ export class Reporter {
           this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
             event: 'retry', replay_id: n.replayId, file_key: n.fileKey, attempt: n.attempt, error: n.error,
           });
+        } else if (n.kind === 'duplicate-file') {
+          this.log('warn', `${n.replayId}: the files listing holds ${n.fileKey} more than once; taken once`, {
+            event: 'duplicate_file', replay_id: n.replayId, file_key: n.fileKey,
+          });
         } else if (n.kind === 'url-refresh' && this.format === 'json') {
           this.log('info', 'file URL refreshed', { event: 'url_refresh', replay_id: n.replayId, file_key: n.fileKey, reason: n.reason });
         }

@@ -119,9 +119,3 @@ export function requireMaxBytes(field: string, text: string, maxBytes: number, w
   if (size > maxBytes) throw new ValidationError(field, `${what} is ${size} bytes, over the limit of ${maxBytes} bytes`);
   return size;
 }
-
-/** A path variable: a non-empty string or a safe integer, percent-encoded as one segment. */
-export function pathSegment(field: string, v: unknown): string {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-  return encodeURIComponent(requireString(field, v));
-}

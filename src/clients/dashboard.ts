@@ -7,8 +7,9 @@
 import type { ApiFamily } from '../http/options.js';
 import type { QueryParams, Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
+import { pathSegment } from '../http/url-parts.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { pathSegment, requireArray, requireString } from './checks.js';
+import { requireArray, requireString } from './checks.js';
 import {
   binParams,
   dateRange,

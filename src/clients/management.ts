@@ -4,9 +4,9 @@
  * Mutations answer 200 with the text `OK`; they resolve with nothing.
  */
 import type { HttpMethod, Transport } from '../http/transport.js';
-
+import { pathSegment } from '../http/url-parts.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { pathSegment, requireString, requireStringArray } from './checks.js';
+import { requireString, requireStringArray } from './checks.js';
 import {
   MANAGEMENT_LIMITS,
   type CreatedRecord,

@@ -5,7 +5,8 @@
 import type { HttpMethod, QueryParams, Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { isPlainObject, pathSegment } from './checks.js';
+import { pathSegment } from '../http/url-parts.js';
+import { isPlainObject } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
 import { TaxonomyFailureError } from './taxonomy-types.js';
 
@@ -32,9 +33,9 @@ export function toForm(fields: Readonly<Record<string, FormValue>>): Record<stri
 
 export interface TaxonomyRequest {
   method: HttpMethod;
-  /** Path below `/api/2/taxonomy`: a resource, then name segments (percent-encoded here). */
+  /** Path below `/api/2/taxonomy`: a resource, then its path parameters (name, value), each one segment. */
   resource: string;
-  segments?: readonly (string | number)[];
+  segments?: readonly (readonly [name: string, value: string | number])[];
   /** Last path segment(s) after the encoded ones (`restore`). */
   suffix?: string;
   form?: Readonly<Record<string, FormValue>>;
@@ -56,7 +57,7 @@ export class TaxonomyCaller {
   }
 
   async call(r: TaxonomyRequest, o?: CallOptions): Promise<Envelope> {
-    const segs = (r.segments ?? []).map((s) => pathSegment(r.resource, s));
+    const segs = (r.segments ?? []).map(([name, value]) => pathSegment(name, value));
     const path = [`${TAXONOMY_PATH}/${r.resource}`, ...segs, ...(r.suffix ? [r.suffix] : [])].join('/');
     const form = r.form ? toForm(r.form) : undefined;
     const res = await this.#transport.request({

@@ -31,20 +31,20 @@ export class TaxonomyCategories {
 
   /** `GET /category/:category_name` (not found: 400 ApiError). */
   async get(categoryName: string, o?: CallOptions): Promise<EventCategory> {
-    return this.#c.read({ method: 'GET', resource: 'category', segments: [requireString('category_name', categoryName)] }, 'object', o);
+    return this.#c.read({ method: 'GET', resource: 'category', segments: [['category_name', requireString('category_name', categoryName)]] }, 'object', o);
   }
 
   /** `PUT /category/:category_id` with the new `category_name` (unknown id: 409 ApiError). */
   async rename(categoryId: number, newName: string, o?: CallOptions): Promise<void> {
     requireInteger('category_id', categoryId);
     requireString('category_name', newName);
-    await this.#c.call({ method: 'PUT', resource: 'category', segments: [categoryId], form: { category_name: newName } }, o);
+    await this.#c.call({ method: 'PUT', resource: 'category', segments: [['category_id', categoryId]], form: { category_name: newName } }, o);
   }
 
   /** `DELETE /category/:category_id` (unknown id: 409 ApiError). */
   async delete(categoryId: number, o?: CallOptions): Promise<void> {
     requireInteger('category_id', categoryId);
-    await this.#c.call({ method: 'DELETE', resource: 'category', segments: [categoryId] }, o);
+    await this.#c.call({ method: 'DELETE', resource: 'category', segments: [['category_id', categoryId]] }, o);
   }
 }
 
@@ -94,7 +94,7 @@ export class TaxonomyEventTypes {
 
   /** `GET /event/:event_type` (not found: 400 ApiError). */
   async get(eventType: string, o?: CallOptions): Promise<EventTypeRecord> {
-    return this.#c.read({ method: 'GET', resource: 'event', segments: [requireString('event_type', eventType)] }, 'object', o);
+    return this.#c.read({ method: 'GET', resource: 'event', segments: [['event_type', requireString('event_type', eventType)]] }, 'object', o);
   }
 
   /** `PUT /event/:event_type` (not in the schema: 409 ApiError). */
@@ -105,16 +105,16 @@ export class TaxonomyEventTypes {
     optionalString('category', b.category);
     optionalString('display_name', b.display_name);
     flags(b);
-    await this.#c.call({ method: 'PUT', resource: 'event', segments: [eventType], form: { ...body } }, o);
+    await this.#c.call({ method: 'PUT', resource: 'event', segments: [['event_type', eventType]], form: { ...body } }, o);
   }
 
   /** `DELETE /event/:event_type` (must be planned in the schema first). */
   async delete(eventType: string, o?: CallOptions): Promise<void> {
-    await this.#c.call({ method: 'DELETE', resource: 'event', segments: [requireString('event_type', eventType)] }, o);
+    await this.#c.call({ method: 'DELETE', resource: 'event', segments: [['event_type', requireString('event_type', eventType)]] }, o);
   }
 
   /** `POST /event/:event_type/restore`. */
   async restore(eventType: string, o?: CallOptions): Promise<void> {
-    await this.#c.call({ method: 'POST', resource: 'event', segments: [requireString('event_type', eventType)], suffix: 'restore' }, o);
+    await this.#c.call({ method: 'POST', resource: 'event', segments: [['event_type', requireString('event_type', eventType)]], suffix: 'restore' }, o);
   }
 }

@@ -72,19 +72,19 @@ export class TaxonomyEventProperties {
     requireString('event_property', eventProperty);
     const b = checkBody(body, ['event_type', ...PROPERTY_FIELDS], ['event_type']);
     anyField(b, PROPERTY_FIELDS);
-    await this.#c.call({ method: 'PUT', resource: 'event-property', segments: [eventProperty], form: { ...body } }, o);
+    await this.#c.call({ method: 'PUT', resource: 'event-property', segments: [['event_property', eventProperty]], form: { ...body } }, o);
   }
 
   /** `DELETE /event-property/:event-property`: with `eventType` that event's property, without it the global one. */
   async delete(eventProperty: string, o: EventTypeOption = {}): Promise<void> {
     requireString('event_property', eventProperty);
-    await this.#c.call({ method: 'DELETE', resource: 'event-property', segments: [eventProperty], ...eventTypeForm(o) }, o);
+    await this.#c.call({ method: 'DELETE', resource: 'event-property', segments: [['event_property', eventProperty]], ...eventTypeForm(o) }, o);
   }
 
   /** `POST /event-property/:event-property/restore` (answers 201). */
   async restore(eventProperty: string, o?: CallOptions): Promise<void> {
     requireString('event_property', eventProperty);
-    await this.#c.call({ method: 'POST', resource: 'event-property', segments: [eventProperty], suffix: 'restore' }, o);
+    await this.#c.call({ method: 'POST', resource: 'event-property', segments: [['event_property', eventProperty]], suffix: 'restore' }, o);
   }
 }
 
@@ -118,7 +118,7 @@ export class TaxonomyUserProperties {
 
   /** `GET /user-property/:user_property[?showDeleted=true]` (not found: 404 ApiError). */
   async get(userProperty: string, o: ShowDeletedOption = {}): Promise<UserPropertyRecord> {
-    const segments = [requireString('user_property', userProperty)];
+    const segments = [['user_property', requireString('user_property', userProperty)]] as const;
     return this.#c.read({ method: 'GET', resource: 'user-property', segments, ...showDeletedQuery(o) }, 'object', o);
   }
 
@@ -128,17 +128,17 @@ export class TaxonomyUserProperties {
     const keys = ['new_user_property_value', 'description', 'is_hidden'];
     const b = checkBody(body, keys, [], ['new_user_property_value']);
     anyField(b, keys);
-    await this.#c.call({ method: 'PUT', resource: 'user-property', segments: [userProperty], form: { ...body } }, o);
+    await this.#c.call({ method: 'PUT', resource: 'user-property', segments: [['user_property', userProperty]], form: { ...body } }, o);
   }
 
   /** `DELETE /user-property/:user_property`. */
   async delete(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call({ method: 'DELETE', resource: 'user-property', segments: [requireString('user_property', userProperty)] }, o);
+    await this.#c.call({ method: 'DELETE', resource: 'user-property', segments: [['user_property', requireString('user_property', userProperty)]] }, o);
   }
 
   /** `POST /user-property/:user_property/restore`. */
   async restore(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call({ method: 'POST', resource: 'user-property', segments: [requireString('user_property', userProperty)], suffix: 'restore' }, o);
+    await this.#c.call({ method: 'POST', resource: 'user-property', segments: [['user_property', requireString('user_property', userProperty)]], suffix: 'restore' }, o);
   }
 }
 
@@ -180,7 +180,7 @@ export class TaxonomyGroupProperties {
 
   /** `GET /group-property/:group_property[?group_type=]` (not found: 400 ApiError). */
   async get(groupProperty: string, o: GroupTypeOption = {}): Promise<GroupPropertyRecord> {
-    const segments = [requireString('group_property', groupProperty)];
+    const segments = [['group_property', requireString('group_property', groupProperty)]] as const;
     return this.#c.read({ method: 'GET', resource: 'group-property', segments, ...groupTypeQuery(o) }, 'object', o);
   }
 
@@ -189,6 +189,6 @@ export class TaxonomyGroupProperties {
     requireString('group_property', groupProperty);
     const b = checkBody(body, ['group_type', ...PROPERTY_FIELDS], [], ['group_type']);
     anyField(b, PROPERTY_FIELDS);
-    await this.#c.call({ method: 'PUT', resource: 'group-property', segments: [groupProperty], form: { ...body } }, o);
+    await this.#c.call({ method: 'PUT', resource: 'group-property', segments: [['group_property', groupProperty]], form: { ...body } }, o);
   }
 }

@@ -131,6 +131,25 @@ export class UrlExpiredError extends ApiError {
   }
 }
 
+/**
+ * Object storage answered a presigned download with a redirect (3xx). A presigned URL names the object itself, so a
+ * redirect is not followed (it could lead anywhere) and not retried (the same URL gets the same answer).
+ */
+export class StorageRedirectError extends ApiError {
+  /** Decoded URL path of the object (never the query). */
+  readonly key: string;
+  constructor(status: number, ctx: RequestContext, key: string) {
+    super(
+      status,
+      ctx,
+      '',
+      `Object storage answered HTTP ${status} (a redirect) for object ${key} on ${ctx.host}; presigned downloads are not redirected, so it is neither followed nor retried`,
+      'storage_redirect',
+    );
+    this.key = key;
+  }
+}
+
 /** The connection failed before a complete response (reset, refused, closed socket, DNS). */
 export class NetworkError extends RequestError {
   /** System or undici error code (`ECONNRESET`, `UND_ERR_SOCKET`, ...). */
@@ -141,15 +160,31 @@ export class NetworkError extends RequestError {
   }
 }
 
-/** No response headers, or no body progress, within the configured time. */
+export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'deadline';
+
+/**
+ * No connection, no response headers or no body progress within the configured time (`connect`, `headers`,
+ * `body`), or the whole response not complete within the request deadline (`deadline`).
+ */
 export class TimeoutError extends RequestError {
   /** Which timeout fired. */
-  readonly phase: 'connect' | 'headers' | 'body';
+  readonly phase: TimeoutPhase;
   readonly timeoutMs: number;
-  constructor(ctx: RequestContext, phase: 'connect' | 'headers' | 'body', timeoutMs: number, options?: { cause?: unknown }) {
-    super(`Timed out waiting for ${phase} (${timeoutMs} ms) on ${where(ctx)}${retried(ctx)}`, 'timeout', ctx, options);
+  /** For a download: the decoded path of the object (never the query). */
+  readonly key: string | undefined;
+  constructor(ctx: RequestContext, phase: TimeoutPhase, timeoutMs: number, options?: { cause?: unknown; key?: string }) {
+    const what = options?.key !== undefined ? ` for object ${options.key}` : '';
+    super(
+      phase === 'deadline'
+        ? `Request deadline (${timeoutMs} ms) passed before the response${what} was complete on ${where(ctx)}${retried(ctx)}`
+        : `Timed out waiting for ${phase} (${timeoutMs} ms)${what} on ${where(ctx)}${retried(ctx)}`,
+      'timeout',
+      ctx,
+      options?.cause !== undefined ? { cause: options.cause } : undefined,
+    );
     this.phase = phase;
     this.timeoutMs = timeoutMs;
+    this.key = options?.key;
   }
 }
 

@@ -14,11 +14,12 @@ export {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   ValidationError,
 } from './errors.js';
-export type { RequestContext } from './errors.js';
+export type { RequestContext, TimeoutPhase } from './errors.js';
 export { MissingCredentialsError, authorizationHeader } from './auth.js';
 export type { AuthStyle, Credentials } from './auth.js';
 export { HOST_KINDS, REGIONS, REGION_HOSTS, baseUrlFor, isRegion, normaliseEndpoint } from './regions.js';

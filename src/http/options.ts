@@ -78,12 +78,19 @@ export interface TimeoutOptions {
   headersMs: number;
   /** Longest silence between two body chunks, ms. */
   bodyMs: number;
+  /**
+   * Longest time one attempt may take from sending the request to the last byte of its body (headers and body),
+   * ms. A download's body is covered until it is read to the end. An attempt past it fails with TimeoutError
+   * (phase `deadline`) and is retried like the other timeouts.
+   */
+  deadlineMs: number;
 }
 
 export const DEFAULT_TIMEOUTS: Readonly<TimeoutOptions> = {
   connectMs: 10_000,
   headersMs: 30_000,
   bodyMs: 60_000,
+  deadlineMs: 5 * 60_000,
 };
 
 /** Largest API response body read into memory (JSON pages are small; this bounds a misbehaving server). */
@@ -142,6 +149,7 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   positiveInt('timeouts.connectMs', timeouts.connectMs);
   positiveInt('timeouts.headersMs', timeouts.headersMs);
   positiveInt('timeouts.bodyMs', timeouts.bodyMs);
+  positiveInt('timeouts.deadlineMs', timeouts.deadlineMs);
   const concurrency: Record<ApiFamily, number> = { ...DEFAULT_CONCURRENCY, ...stripUndefined(o.concurrency ?? {}) };
   for (const f of API_FAMILIES) positiveInt(`concurrency.${f}`, concurrency[f]);
   const region = o.region ?? 'us';

@@ -13,10 +13,12 @@ import {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   type RequestContext,
 } from './errors.js';
+import { Deadline } from './deadline.js';
 import { FamilyLimiter } from './limiter.js';
 import { emit, type Logger } from './logger.js';
 import {
@@ -28,6 +30,7 @@ import {
 } from './options.js';
 import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './regions.js';
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
+import { encodeComponent, sendableText } from './url-parts.js';
 import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -82,14 +85,17 @@ export interface DownloadResponse {
   retries: number;
 }
 
-/** Builds `base + path + ?query` with every value percent-encoded (a `/` in a value travels as `%2F`). */
+/**
+ * Builds `base + path + ?query` with every value percent-encoded (a `/` in a value travels as `%2F`). A value that
+ * cannot be encoded (a lone UTF-16 surrogate) throws a ValidationError naming its parameter.
+ */
 export function buildUrl(base: string, path: string, query?: QueryParams): URL {
   const parts: string[] = [];
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined || value === null) continue;
     const values = Array.isArray(value) ? value : [value];
     for (const v of values as readonly (string | number | boolean)[]) {
-      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`);
+      parts.push(`${encodeComponent(name, name)}=${encodeComponent(name, String(v))}`);
     }
   }
   const p = path.startsWith('/') ? path : `/${path}`;
@@ -198,24 +204,35 @@ export class Transport {
     return new ApiError(status, ctx, excerpt);
   }
 
+  /** The deadline of one attempt: its signal aborts with a TimeoutError (phase `deadline`) when time runs out. */
+  #deadline(ctx: RequestContext, signal: AbortSignal | undefined, key?: string): Deadline {
+    const ms = this.options.timeouts.deadlineMs;
+    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, key !== undefined ? { key } : {}));
+  }
+
   /**
-   * Sends one attempt with the shared dispatcher and timeouts. A network failure that may be retried comes
-   * back as a failed attempt; one that may not is thrown (typed), and an abort throws the signal's reason.
+   * Sends one attempt with the shared dispatcher and timeouts, under its deadline. A network failure that may be
+   * retried (and the deadline running out) comes back as a failed attempt; one that may not is thrown (typed), and
+   * an abort of the caller's `signal` throws its reason.
    */
   async #send(
     url: URL,
-    init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal | undefined },
+    init: { method: string; headers: Record<string, string>; body?: string },
     ctx: RequestContext,
+    deadline: Deadline,
+    signal: AbortSignal | undefined,
   ): Promise<Dispatcher.ResponseData | Failed> {
     try {
       return await undiciRequest(url, {
         ...init,
+        signal: deadline.signal,
         dispatcher: this.#dispatcher,
         headersTimeout: this.options.timeouts.headersMs,
         bodyTimeout: this.options.timeouts.bodyMs,
       });
     } catch (err) {
-      if (init.signal?.aborted) throw init.signal.reason;
+      if (signal?.aborted) throw signal.reason;
+      if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
       const e = this.#networkError(err, ctx);
       if (!isRetryableNetworkError(err)) throw e;
       return { done: false, error: e, code: errorCode(err) ?? '' };
@@ -334,6 +351,8 @@ export class Transport {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
     } else if (form) {
+      // URLSearchParams would silently turn a lone surrogate into U+FFFD: refuse it instead, naming the field.
+      for (const [name, value] of Object.entries(form)) sendableText(name, value);
       body = new URLSearchParams(form as Record<string, string>).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
@@ -342,31 +361,38 @@ export class Transport {
     const maxBytes = this.options.maxResponseBytes;
 
     return this.#withRetries<ApiResponse>(url, method, spec.family, retryAllowed, signal, async (ctx) => {
-      const res = await this.#send(url, { method, headers, body, signal }, ctx);
-      if ('done' in res) return res; // a network failure to retry
-      const status = res.statusCode;
-      if (status >= 200 && status < 300) {
-        let buf: Buffer;
-        try {
-          buf = await readAll(res.body, maxBytes);
-        } catch (err) {
-          if (signal?.aborted) throw signal.reason;
-          if (err instanceof BodyTooLargeError) {
-            throw new ApiError(status, ctx, '', `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`, 'response_too_large');
+      const deadline = this.#deadline(ctx, signal);
+      try {
+        const res = await this.#send(url, { method, headers, ...(body !== undefined ? { body } : {}) }, ctx, deadline, signal);
+        if ('done' in res) return res; // a network failure to retry
+        const status = res.statusCode;
+        if (status >= 200 && status < 300) {
+          let buf: Buffer;
+          try {
+            buf = await readAll(res.body, maxBytes);
+          } catch (err) {
+            if (signal?.aborted) throw signal.reason;
+            if (err instanceof BodyTooLargeError) {
+              throw new ApiError(status, ctx, '', `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`, 'response_too_large');
+            }
+            return { done: false, error: this.#networkError(err, ctx), code: deadline.expired ? 'deadline' : (errorCode(err) ?? '') };
           }
-          return { done: false, error: this.#networkError(err, ctx), code: errorCode(err) ?? '' };
+          return { done: true, value: makeResponse(status, res.headers, buf, ctx) };
         }
-        return { done: true, value: makeResponse(status, res.headers, buf, ctx) };
+        const text = await readExcerpt(res.body);
+        if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
+        return this.#statusFailure(res, ctx, bodyExcerpt(text, this.#secrets), spec.auth);
+      } finally {
+        deadline.clear();
       }
-      const text = await readExcerpt(res.body);
-      return this.#statusFailure(res, ctx, bodyExcerpt(text, this.#secrets), spec.auth);
     });
   }
 
   /**
    * Streams a presigned object-storage URL: no Authorization header (the URL is signed), no API key.
    * Connection errors before the body, 429 and 5xx retry here; once the body is returned, errors while
-   * reading it are the caller's to handle. A 403 throws UrlExpiredError (fetch a fresh URL).
+   * reading it are the caller's to handle. A 403 throws UrlExpiredError (fetch a fresh URL); a 3xx throws
+   * StorageRedirectError at once (never followed, never retried).
    */
   async download(url: string, opts: DownloadOptions = {}): Promise<DownloadResponse> {
     const u = new URL(url);
@@ -380,33 +406,44 @@ export class Transport {
     let retries = 0;
     return this.#withRetries<DownloadResponse>(u, 'GET', family, true, signal, async (ctx, slot) => {
       retries = ctx.retries;
-      const res = await this.#send(u, { method: 'GET', headers, signal }, ctx);
-      if ('done' in res) return res; // a network failure to retry
-      const status = res.statusCode;
-      if (status >= 200 && status < 300) {
-        const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
-        // Keep the family slot until the body is consumed or destroyed, not just until headers arrive.
-        const release = slot.keep();
-        let freed = false;
-        const free = () => {
-          if (!freed) {
-            freed = true;
-            release();
-          }
-        };
-        body.once('close', free);
-        body.once('end', free);
-        body.once('error', free);
-        return { done: true, value: { status, headers: res.headers, body, key, retries } };
+      // The deadline runs on while the caller reads the body: a body at 1 byte/s ends with a TimeoutError from it.
+      const deadline = this.#deadline(ctx, signal, key);
+      let bodyHandedOut = false;
+      try {
+        const res = await this.#send(u, { method: 'GET', headers }, ctx, deadline, signal);
+        if ('done' in res) return res; // a network failure to retry
+        const status = res.statusCode;
+        if (status >= 200 && status < 300) {
+          const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
+          // Keep the family slot (and the deadline) until the body is consumed or destroyed, not just until headers.
+          const release = slot.keep();
+          let freed = false;
+          const free = () => {
+            if (!freed) {
+              freed = true;
+              deadline.clear();
+              release();
+            }
+          };
+          body.once('close', free);
+          body.once('end', free);
+          body.once('error', free);
+          bodyHandedOut = true;
+          return { done: true, value: { status, headers: res.headers, body, key, retries } };
+        }
+        const text = await readExcerpt(res.body);
+        if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
+        if (status >= 300 && status < 400) throw new StorageRedirectError(status, ctx, key);
+        const excerpt = bodyExcerpt(text, this.#secrets);
+        if (status === 403) {
+          const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
+          throw new UrlExpiredError(ctx, key, excerpt, expired);
+        }
+        // A presigned URL carries no credentials: a 401 is an ApiError, not an AuthError.
+        return this.#statusFailure(res, ctx, excerpt, 'none');
+      } finally {
+        if (!bodyHandedOut) deadline.clear();
       }
-      const text = await readExcerpt(res.body);
-      const excerpt = bodyExcerpt(text, this.#secrets);
-      if (status === 403) {
-        const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
-        throw new UrlExpiredError(ctx, key, excerpt, expired);
-      }
-      // A presigned URL carries no credentials: a 401 is an ApiError, not an AuthError.
-      return this.#statusFailure(res, ctx, excerpt, 'none');
     });
   }
 

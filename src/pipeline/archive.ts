@@ -7,6 +7,7 @@ import { PIPELINE_DEFAULTS } from './defaults.js';
 import { exportReplayToSink, isFatal, type ReplayInfo } from './export-replay.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
+import { listFilesInKeyOrder } from './file-listing.js';
 import { readManifestState, sameFileKeys } from './manifest.js';
 import type { ReplayNotice, ReplayStreamOptions } from './replay-stream.js';
 import { shardOf } from './shard.js';
@@ -96,16 +97,10 @@ function startOf(r: ReplayInfo, now = Date.now()): number | null {
   return plausibleStart(ms, now);
 }
 
+/** The replay's file keys as an export records them (key order, each once), to compare with the manifest. */
 async function listFileKeys(api: ReplayFilesApi, replayId: string, o: ArchiveRunOptions['stream'], signal: AbortSignal): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const f of api.listReplayFiles(replayId, {
-    version: o.fileVersion,
-    ...(o.filesPageSize !== undefined ? { pageSize: o.filesPageSize } : {}),
-    signal,
-  })) {
-    keys.push(f.key);
-  }
-  return keys;
+  const files = await listFilesInKeyOrder(api, replayId, { version: o.fileVersion, pageSize: o.filesPageSize, maxFiles: o.maxFiles, signal });
+  return files.map((f) => f.key);
 }
 
 /**

@@ -22,6 +22,11 @@ export interface ConnectionOptions {
   client?: ReplayListApi & ReplayFilesApi;
   /** A downloader for presigned URLs instead of the transport's. */
   download?: Downloader;
+  /**
+   * A listing (replays, or a replay's files) returning this many pages in a row with no new replay id or file key
+   * is stopped with ListingStalledError (default 3). Applies to the client built here, not to `client`.
+   */
+  listingStallPages?: number;
   logger?: Logger;
 }
 
@@ -63,7 +68,8 @@ export function connect(o: ConnectionOptions): Connection {
     });
     return owned;
   };
-  const client = o.client ?? new SessionReplayClient(transport());
+  const client =
+    o.client ?? new SessionReplayClient(transport(), o.listingStallPages !== undefined ? { stallPages: o.listingStallPages } : {});
   const download = o.download ?? transportDownloader(transport());
   return {
     client,

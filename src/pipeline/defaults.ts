@@ -21,6 +21,8 @@ export const PIPELINE_DEFAULTS = {
   retryBaseMs: 250,
   /** Upper bound of one back-off. */
   retryMaxMs: 8_000,
+  /** A replay whose files listing holds more files than this fails (`too_many_files`); the listing is held whole. */
+  maxFilesPerReplay: 100_000,
   /** Files API page size (server default when undefined). */
   filesPageSize: undefined as number | undefined,
   /** Replay file version requested from the API. */

@@ -46,6 +46,18 @@ export class FileListingError extends Error {
   }
 }
 
+/** A replay's files listing holds more files than the limit (`maxFilesPerReplay`): the replay fails. */
+export class TooManyFilesError extends Error {
+  readonly code = 'too_many_files';
+  constructor(
+    readonly replayId: string,
+    readonly limit: number,
+  ) {
+    super(`the files listing of replay ${replayId} holds more than ${limit} files (maxFilesPerReplay); refusing it`);
+    this.name = 'TooManyFilesError';
+  }
+}
+
 /** Errors the CLI maps to exit code 2: found before any request. */
 export class ConfigError extends Error {
   readonly code = 'config_error';
@@ -88,6 +100,15 @@ export function isTransient(err: unknown): boolean {
     if (err.name === 'AbortError') return false;
   }
   return false;
+}
+
+/**
+ * Whether an error that ended a file's bytes (not the decoder's verdict) is a transfer that broke off: an untyped
+ * socket or stream error. Typed errors of the transport and the clients (HttpClientError) are decided by
+ * `isTransient`, and a DecodeError is about the bytes themselves.
+ */
+export function isBrokenTransfer(err: unknown): boolean {
+  return !(err instanceof HttpClientError) && !(err instanceof DecodeError) && !(err instanceof FileListingError);
 }
 
 export function isAuthError(err: unknown): boolean {

@@ -14,6 +14,8 @@ export interface FetchOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
   fileVersion?: FileVersion;
   filesPageSize?: number;
+  /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
+  maxFilesPerReplay?: number;
   filesAhead?: number;
   /** Compressed bytes held for files fetched ahead (shared by a run). */
   prefetchBytes?: number;
@@ -72,6 +74,7 @@ export function resolveFetchOptions(o: FetchOptions): Omit<ReplayStreamOptions, 
   const out: Omit<ReplayStreamOptions, 'api' | 'download' | 'budget'> = {
     fileVersion: o.fileVersion ?? d.fileVersion,
     filesPageSize: o.filesPageSize ?? d.filesPageSize,
+    maxFiles: o.maxFilesPerReplay ?? d.maxFilesPerReplay,
     filesAhead: o.filesAhead ?? d.filesAhead,
     urlTtlMs: o.urlTtlMs ?? d.urlTtlMs,
     urlRefreshMarginMs: o.urlRefreshMarginMs ?? d.urlRefreshMarginMs,

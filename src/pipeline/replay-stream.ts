@@ -1,7 +1,8 @@
 import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatch } from '../../decoders/index.js';
 import { DecodeError } from '../../decoders/errors.js';
 import { ByteBudget } from './byte-budget.js';
-import { ReplayExportError, isExpiredUrl, isTransient } from './errors.js';
+import { ReplayExportError, isBrokenTransfer, isExpiredUrl, isTransient } from './errors.js';
+import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
 import { orderedPrefetch, type DownloadBody } from './ordered-prefetch.js';
 import { backoffDelay, sleep } from './signal.js';
@@ -13,6 +14,8 @@ export interface ReplayStreamOptions {
   budget: ByteBudget;
   fileVersion: FileVersion;
   filesPageSize?: number | undefined;
+  /** A listing of more files than this fails the replay (TooManyFilesError). */
+  maxFiles: number;
   filesAhead: number;
   urlTtlMs: number;
   urlRefreshMarginMs: number;
@@ -29,6 +32,8 @@ export interface ReplayStreamOptions {
 export type ReplayNotice =
   | { kind: 'retry'; replayId: string; fileKey: string; attempt: number; error: string }
   | { kind: 'url-refresh'; replayId: string; fileKey: string; reason: 'aged' | 'refused' }
+  /** The files listing held this key more than once: the file is taken once. */
+  | { kind: 'duplicate-file'; replayId: string; fileKey: string }
   | { kind: 'file-done'; replayId: string; fileKey: string; bytes: number; events: number };
 
 /** What was learned about a replay's files while streaming it (filled in as files go by). */
@@ -42,8 +47,9 @@ export interface ReplayFilesInfo {
 /**
  * Every event of one replay, in order, as batches of serialised events (one Buffer per event).
  *
- * Files are listed page by page only as the prefetch window reaches them and downloaded ahead in parallel; each
- * file's events are yielded strictly in file-key order. The file being written streams from the HTTP body through
+ * The files are listed in full first, sorted by key and taken once each (listFilesInKeyOrder; a duplicate key is
+ * reported as a `duplicate-file` notice), then downloaded ahead in parallel; each file's events are yielded strictly
+ * in file-key order. The file being written streams from the HTTP body through
  * the decoder, so a failure can happen after some of its events were already yielded. A retry then downloads the
  * file again, decodes it from the start and skips the events already yielded (decoding is deterministic, so the
  * first N events of a good copy are the N already handed out) — nothing is duplicated, nothing reordered, and the
@@ -78,14 +84,15 @@ export async function* replayDecodedBatches(
   });
 
   async function* listed(): AsyncGenerator<ListedFile> {
-    for await (const f of api.listReplayFiles(replayId, {
-        version: options.fileVersion,
-        ...(options.filesPageSize !== undefined ? { pageSize: options.filesPageSize } : {}),
-        ...(signal ? { signal } : {}),
-      })) {
-      urls.record(f);
-      yield f;
-    }
+    const files = await listFilesInKeyOrder(api, replayId, {
+      version: options.fileVersion,
+      pageSize: options.filesPageSize,
+      maxFiles: options.maxFiles,
+      signal,
+      onDuplicate: (key) => options.onNotice?.({ kind: 'duplicate-file', replayId, fileKey: key }),
+    });
+    for (const f of files) urls.record(f);
+    yield* files;
   }
 
   // The URL each download used, so that a 403 refreshes exactly the URL that was refused.
@@ -178,8 +185,9 @@ export async function* replayDecodedBatches(
             refusedUrl = usedUrl.get(file.key);
             continue;
           }
-          // The decoder saw the end of a body that broke off: the transfer failed, not the file.
-          const transient = isTransient(cause) || (sourceFailed && !(cause instanceof DecodeError) && !isExpiredUrl(cause));
+          // A body that broke off (a raw socket or stream error): the transfer failed, not the file. A typed error
+          // of the transport or the client already had its retry decision made (isTransient), e.g. a redirect.
+          const transient = isTransient(cause) || (sourceFailed && isBrokenTransfer(cause));
           if (transient && retries < options.fileRetries) {
             options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
             await sleep(backoffDelay(retries, options.retryBaseMs, options.retryMaxMs), signal);

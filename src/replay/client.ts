@@ -4,6 +4,7 @@
 import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
 import type { Transport } from '../http/transport.js';
 import { MalformedResponseError, nextToken, toPresignedFile, toReplayRecord, type PresignedFile, type ReplayRecord } from './records.js';
+import { DEFAULT_STALL_PAGES, ListingProgress, validateStallPages } from './listing-progress.js';
 import { buildFilesParams, buildListParams, type FilesQuery, type ListReplaysQuery } from './validation.js';
 
 export const LIST_PATH = '/api/1/session-replays';
@@ -14,6 +15,14 @@ export interface CallOptions {
 }
 
 export interface FilesOptions extends FilesQuery, CallOptions {}
+
+export interface SessionReplayClientOptions {
+  /**
+   * A listing (replays or a replay's files) that returns this many pages in a row without a new replay id or file
+   * key, while still announcing a next page, is stopped with ListingStalledError. Default 3.
+   */
+  stallPages?: number;
+}
 
 export interface ReplaysPage {
   replays: ReplayRecord[];
@@ -38,9 +47,11 @@ export class PageLoopError extends HttpClientError {
 
 export class SessionReplayClient {
   readonly #transport: Transport;
+  readonly #stallPages: number;
 
-  constructor(transport: Transport) {
+  constructor(transport: Transport, options: SessionReplayClientOptions = {}) {
     this.#transport = transport;
+    this.#stallPages = validateStallPages(options.stallPages ?? DEFAULT_STALL_PAGES);
   }
 
   /** One page of `GET /api/1/session-replays`. Validation happens before any request. */
@@ -72,7 +83,8 @@ export class SessionReplayClient {
 
   /**
    * Every replay matching the query, across all pages: each `next_page_token` is passed back unchanged as
-   * `page_token`, with the same `sort_order` and filters.
+   * `page_token`, with the same `sort_order` and filters. A token already used throws PageLoopError; pages that
+   * bring no new replay id (`stallPages` in a row) throw ListingStalledError.
    */
   listReplays(q: ListReplaysQuery, o: CallOptions = {}): AsyncIterable<ReplayRecord> {
     buildListParams(q); // throws ValidationError here, at the call, before any request
@@ -81,11 +93,13 @@ export class SessionReplayClient {
 
   async *#listReplays(q: ListReplaysQuery, o: CallOptions): AsyncIterable<ReplayRecord> {
     const seen = new Set<string>();
+    const progress = new ListingProgress(LIST_PATH, '', this.#stallPages);
     let token: string | null = null;
     for (;;) {
       const page: ReplaysPage = await this.getReplaysPage({ ...q, pageToken: token }, o);
       yield* page.replays;
       if (page.nextPageToken === null || q.replayIds !== undefined) return;
+      progress.pageWithMore(page.replays.map((r) => r.replay_id));
       if (seen.has(page.nextPageToken)) throw new PageLoopError(LIST_PATH);
       seen.add(page.nextPageToken);
       token = page.nextPageToken;
@@ -135,7 +149,10 @@ export class SessionReplayClient {
     }
   }
 
-  /** Every file of a replay, in the API's order (by key, which encodes start time), across all pages. */
+  /**
+   * Every file of a replay, in the API's order (by key, which encodes start time), across all pages. A token already
+   * used throws PageLoopError; pages that bring no new file key (`stallPages` in a row) throw ListingStalledError.
+   */
   listReplayFiles(replayId: string, o: FilesOptions = {}): AsyncIterable<PresignedFile> {
     buildFilesParams(replayId, o); // throws ValidationError here, at the call, before any request
     return this.#listReplayFiles(replayId, o);
@@ -143,11 +160,13 @@ export class SessionReplayClient {
 
   async *#listReplayFiles(replayId: string, o: FilesOptions): AsyncIterable<PresignedFile> {
     const seen = new Set<string>();
+    const progress = new ListingProgress(FILES_PATH, `for replay ${replayId}`, this.#stallPages);
     let token: string | null = null;
     for (;;) {
       const page: FilesPage = await this.getFilesPage(replayId, { ...o, pageToken: token });
       yield* page.files;
       if (page.nextPageToken === null) return;
+      progress.pageWithMore(page.files.map((f) => f.key));
       if (seen.has(page.nextPageToken)) throw new PageLoopError(FILES_PATH);
       seen.add(page.nextPageToken);
       token = page.nextPageToken;

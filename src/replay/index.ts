@@ -1,5 +1,6 @@
 export { FILES_PATH, LIST_PATH, PageLoopError, SessionReplayClient } from './client.js';
-export type { CallOptions, FilesOptions, FilesPage, ReplaysPage } from './client.js';
+export type { CallOptions, FilesOptions, FilesPage, ReplaysPage, SessionReplayClientOptions } from './client.js';
+export { DEFAULT_STALL_PAGES, ListingStalledError } from './listing-progress.js';
 export { MalformedResponseError, toPresignedFile, toReplayRecord } from './records.js';
 export type { PresignedFile, ReplayRecord } from './records.js';
 export {

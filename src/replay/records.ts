@@ -3,6 +3,7 @@
  */
 import { HttpClientError } from '../http/errors.js';
 import { urlKey } from '../http/redact.js';
+import { hasLoneSurrogate } from '../http/url-parts.js';
 import { parseTimestamp } from './timestamps.js';
 
 export interface ReplayRecord {
@@ -99,7 +100,12 @@ export function toPresignedFile(raw: unknown, index: number, pageToken: string |
   return { url, key: urlKey(parsed), obtainedAt, pageToken, index };
 }
 
-/** `next_page_token`: a non-empty string, else null (absent, null or "" all end the paging). */
+/**
+ * `next_page_token`: a non-empty string, else null (absent, null or "" all end the paging). A token holding a lone
+ * UTF-16 surrogate (possible in JSON, `"\ud800"`) cannot be sent back: MalformedResponseError.
+ */
 export function nextToken(v: unknown): string | null {
-  return typeof v === 'string' && v !== '' ? v : null;
+  if (typeof v !== 'string' || v === '') return null;
+  if (hasLoneSurrogate(v)) throw new MalformedResponseError('next_page_token holds a lone UTF-16 surrogate and cannot be sent back');
+  return v;
 }

@@ -3,6 +3,7 @@
  * spec's error table (or a page-size bound); a violation throws ValidationError naming the API's parameter.
  */
 import { ValidationError } from '../http/errors.js';
+import { hasLoneSurrogate } from '../http/url-parts.js';
 import { toIsoUtc } from './timestamps.js';
 
 export type SortOrder = 'asc' | 'desc';
@@ -37,17 +38,21 @@ export interface FilesQuery {
 
 /**
  * Checks one replay id: `device_id/session_id`, split at the LAST `/` (session ids never hold one; a custom device
- * id might), both parts non-empty, so no leading or trailing slash.
+ * id might), both parts non-empty, so no leading or trailing slash; Unicode text (no lone UTF-16 surrogate, which
+ * has no UTF-8 form and so cannot be sent).
  */
 export function validateReplayId(id: unknown, field = 'replay_id'): string {
   if (typeof id !== 'string') throw new ValidationError(field, `a replay id must be a string (got ${typeof id})`);
+  const shown = JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id);
   const slash = id.lastIndexOf('/');
   if (slash <= 0 || slash === id.length - 1 || id.startsWith('/')) {
     throw new ValidationError(
       field,
-      `${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)} is not of the form device_id/session_id ` +
-        '(a "/" between two non-empty parts, no leading or trailing slash)',
+      `${shown} is not of the form device_id/session_id (a "/" between two non-empty parts, no leading or trailing slash)`,
     );
+  }
+  if (hasLoneSurrogate(id)) {
+    throw new ValidationError(field, `${shown} holds a lone UTF-16 surrogate: it is not Unicode text and cannot be sent`);
   }
   return id;
 }
@@ -82,6 +87,7 @@ export function validateFileVersion(value: unknown): FileVersion {
 export function validatePageToken(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') throw new ValidationError('page_token', 'must be a non-empty string');
+  if (hasLoneSurrogate(value)) throw new ValidationError('page_token', 'holds a lone UTF-16 surrogate and cannot be sent');
   return value;
 }
 

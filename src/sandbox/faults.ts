@@ -9,6 +9,8 @@ export type FileEncoding = 'gzip' | 'content-encoding-gzip' | 'inflated';
 export type CorruptKind = 'truncated-gzip' | 'garbage-json';
 /** Which requests `serverErrorEvery` counts and fails. */
 export type ServerErrorScope = 'api' | 'storage' | 'both';
+/** Which listings `endlessPages` affects. */
+export type ListingScope = 'none' | 'list' | 'files' | 'both';
 
 export interface Faults {
   /** Milliseconds added before answering every API and storage request (not control routes). */
@@ -23,6 +25,23 @@ export interface Faults {
   serverErrorScope: ServerErrorScope;
   /** Every Nth storage download sends the headers and half of the body, then destroys the socket. 0 = off. */
   resetEvery: number;
+  /** Every Nth storage download answers `302 Found` with `Location` pointing back at the same URL. 0 = off. */
+  redirectEvery: number;
+  /**
+   * Bodies sent slowly: the headers at once (with the full Content-Length), then one byte of the body every
+   * `slowBodyMs` ms, for the requests of `slowBodyScope`. 0 = off.
+   */
+  slowBodyMs: number;
+  slowBodyScope: ServerErrorScope;
+  /** `reversed`: each files page lists its files in reverse key order (paging itself is unchanged). */
+  filesOrder: 'key' | 'reversed';
+  /** Each files page lists its first file twice (two fresh URLs of the same key). */
+  duplicateFiles: boolean;
+  /**
+   * Listings that never end: every page of the chosen listing(s) holds the same records as the first page and a
+   * new `next_page_token` (a broken or hostile API). `none` = off.
+   */
+  endlessPages: ListingScope;
   /**
    * Setting this to true expires every file URL issued so far (403 "Request has expired"); URLs from files requests
    * made afterwards work. Setting it to true again expires everything issued up to then again.
@@ -44,6 +63,12 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   serverErrorStatus: 503,
   serverErrorScope: 'both',
   resetEvery: 0,
+  redirectEvery: 0,
+  slowBodyMs: 0,
+  slowBodyScope: 'both',
+  endlessPages: 'none',
+  filesOrder: 'key',
+  duplicateFiles: false,
   expireUrls: false,
   corruptFiles: Object.freeze([]) as unknown as string[],
   corruptKind: 'truncated-gzip',
@@ -57,7 +82,7 @@ export class FaultsError extends Error {
   }
 }
 
-const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery'] as const;
+const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery', 'redirectEvery', 'slowBodyMs'] as const;
 
 /** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
 export function validateFaults(input: unknown): Partial<Faults> {
@@ -76,11 +101,22 @@ export function validateFaults(input: unknown): Partial<Faults> {
     } else if (key === 'serverErrorStatus') {
       if (v !== 500 && v !== 502 && v !== 503) throw new FaultsError('serverErrorStatus must be 500, 502 or 503');
       out.serverErrorStatus = v;
-    } else if (key === 'serverErrorScope') {
+    } else if (key === 'serverErrorScope' || key === 'slowBodyScope') {
       if (v !== 'api' && v !== 'storage' && v !== 'both') {
-        throw new FaultsError("serverErrorScope must be 'api', 'storage' or 'both'");
+        throw new FaultsError(`${key} must be 'api', 'storage' or 'both'`);
       }
-      out.serverErrorScope = v;
+      out[key] = v;
+    } else if (key === 'endlessPages') {
+      if (v !== 'none' && v !== 'list' && v !== 'files' && v !== 'both') {
+        throw new FaultsError("endlessPages must be 'none', 'list', 'files' or 'both'");
+      }
+      out.endlessPages = v;
+    } else if (key === 'filesOrder') {
+      if (v !== 'key' && v !== 'reversed') throw new FaultsError("filesOrder must be 'key' or 'reversed'");
+      out.filesOrder = v;
+    } else if (key === 'duplicateFiles') {
+      if (typeof v !== 'boolean') throw new FaultsError('duplicateFiles must be a boolean');
+      out.duplicateFiles = v;
     } else if (key === 'expireUrls') {
       if (typeof v !== 'boolean') throw new FaultsError('expireUrls must be a boolean');
       out.expireUrls = v;
@@ -107,7 +143,7 @@ export function validateFaults(input: unknown): Partial<Faults> {
 }
 
 export type ApiFault = { kind: 'rate-limit'; retryAfterSeconds: number } | { kind: 'server-error'; status: number };
-export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'reset' };
+export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'redirect' } | { kind: 'reset' };
 
 /**
  * The current switches plus their counters. A counter restarts at 0 whenever its switch is set, so "every Nth"
@@ -119,6 +155,8 @@ export class FaultState {
   private apiErrorCount = 0;
   private storageErrorCount = 0;
   private storageResetCount = 0;
+  private storageRedirectCount = 0;
+  private endlessCount = 0;
   /** URLs signed with an epoch lower than this are expired while `expireUrls` is on. */
   private expiredBeforeEpoch = 0;
   private epoch = 0;
@@ -140,10 +178,22 @@ export class FaultState {
       this.storageErrorCount = 0;
     }
     if ('resetEvery' in checked) this.storageResetCount = 0;
+    if ('redirectEvery' in checked) this.storageRedirectCount = 0;
     if (checked.expireUrls === true) {
       this.epoch += 1;
       this.expiredBeforeEpoch = this.epoch;
     }
+  }
+
+  /**
+   * When `endlessPages` covers this listing: a number that makes the next page token new (the page itself starts
+   * from the beginning again). Otherwise null.
+   */
+  endlessToken(listing: 'list' | 'files'): number | null {
+    const scope = this.current.endlessPages;
+    if (scope !== 'both' && scope !== listing) return null;
+    this.endlessCount += 1;
+    return this.endlessCount;
   }
 
   /** Epoch written into newly signed URLs. */
@@ -157,6 +207,12 @@ export class FaultState {
 
   latencyMs(): number {
     return this.current.latencyMs;
+  }
+
+  /** Milliseconds between two bytes of a body of this kind of request (0: sent at once). */
+  slowBodyMs(kind: 'api' | 'storage'): number {
+    const f = this.current;
+    return f.slowBodyScope === 'both' || f.slowBodyScope === kind ? f.slowBodyMs : 0;
   }
 
   /** Called once per authenticated API request; says which fault (if any) this request gets. */
@@ -186,6 +242,10 @@ export class FaultState {
       this.storageErrorCount += 1;
       if (this.storageErrorCount % f.serverErrorEvery === 0) fault = { kind: 'server-error', status: f.serverErrorStatus };
     }
+    if (f.redirectEvery > 0) {
+      this.storageRedirectCount += 1;
+      if (fault === null && this.storageRedirectCount % f.redirectEvery === 0) fault = { kind: 'redirect' };
+    }
     if (f.resetEvery > 0) {
       this.storageResetCount += 1;
       if (fault === null && this.storageResetCount % f.resetEvery === 0) fault = { kind: 'reset' };
@@ -199,6 +259,11 @@ export class FaultState {
 
   corruptKind(): CorruptKind {
     return this.current.corruptKind;
+  }
+
+  /** How a files page lists its files: reversed and/or with its first file twice. */
+  filesListing(): { reversed: boolean; duplicate: boolean } {
+    return { reversed: this.current.filesOrder === 'reversed', duplicate: this.current.duplicateFiles };
   }
 
   fileEncoding(): FileEncoding {

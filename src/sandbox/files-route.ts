@@ -42,20 +42,26 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
   if (lastKey === null && (ctx.catalog.isHeld(replayId) || visible.length === 0)) {
     throw new ApiRequestError(404, 'not_found', 'no files yet for this replay');
   }
+  const endless = ctx.faults.endlessToken('files');
   let start = 0;
-  if (lastKey !== null) {
+  if (lastKey !== null && endless === null) {
     while (start < visible.length && visible[start]!.name <= lastKey) start++;
   }
   const page = visible.slice(start, start + pageSize);
   const now = ctx.opts.now();
   const epoch = ctx.faults.urlEpoch();
-  const files = page.map((f) => {
+  const listing = ctx.faults.filesListing();
+  const listed = listing.duplicate && page.length > 0 ? [...page, page[0]!] : [...page];
+  if (listing.reversed) listed.reverse();
+  const files = listed.map((f) => {
     const obj = storageObject(parts.deviceId, parts.sessionId, version, f.name);
     return ctx.signer.presign(obj.key, obj.path, now, epoch);
   });
   const next =
-    start + page.length < visible.length && page.length > 0
-      ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: page[page.length - 1]!.name })
-      : null;
-  sendJson(res, 200, { files, next_page_token: next });
+    endless !== null
+      ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: '', n: endless })
+      : start + page.length < visible.length && page.length > 0
+        ? ctx.tokens.encode({ k: 'files', replayId, version, lastKey: page[page.length - 1]!.name })
+        : null;
+  sendJson(res, 200, { files, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
 }

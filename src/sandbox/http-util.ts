@@ -1,14 +1,34 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, paceMs = 0): void {
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  sendPaced(res, status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(bytes.length), ...headers }, bytes, paceMs);
+}
+
+/**
+ * Sends a response: the headers, then the body at once, or (with `paceMs` > 0, the `slowBodyMs` fault) one byte every
+ * `paceMs` ms until the body is sent or the client goes away.
+ */
+export function sendPaced(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer, paceMs: number): void {
+  res.writeHead(status, headers);
+  if (paceMs <= 0 || body.length <= 1) {
+    res.end(body);
+    return;
+  }
+  let at = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed) {
+      clearInterval(timer);
+    } else if (at === body.length - 1) {
+      clearInterval(timer);
+      res.end(body.subarray(at));
+    } else {
+      res.write(body.subarray(at, at + 1));
+      at += 1;
+    }
+  }, paceMs);
+  res.once('close', () => clearInterval(timer));
 }
 
 /** The API's error body: `{ "error": "<code>", "message": "<why>" }`. */

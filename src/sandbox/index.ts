@@ -8,6 +8,7 @@ export {
   type CorruptKind,
   type Faults,
   type FileEncoding,
+  type ListingScope,
   type ServerErrorScope,
 } from './faults.js';
 export type { SandboxStats } from './stats.js';

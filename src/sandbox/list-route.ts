@@ -118,7 +118,7 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
       compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
     );
     if (sort === 'desc') list.reverse();
-    sendJson(res, 200, { session_replays: list.map((r) => r.record), next_page_token: null });
+    sendJson(res, 200, { session_replays: list.map((r) => r.record), next_page_token: null }, {}, ctx.faults.slowBodyMs('api'));
     return;
   }
 
@@ -150,6 +150,8 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
     after = { startMs: state.lastStartMs, id: state.lastId };
   }
 
+  const endless = ctx.faults.endlessToken('list');
+  if (endless !== null) after = null;
   const page: CatalogReplay[] = [];
   let more = false;
   for (const r of inOrder(ctx.catalog.sorted, sort, after)) {
@@ -161,7 +163,9 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
     page.push(r);
   }
   let next: string | null = null;
-  if (more) {
+  if (endless !== null) {
+    next = ctx.tokens.encode({ k: 'list', sort, pid: filter.pid, from: filter.from, to: filter.to, lastStartMs: 0, lastId: '', n: endless });
+  } else if (more) {
     const last = page[page.length - 1]!;
     const state: ListTokenState = {
       k: 'list',
@@ -175,5 +179,5 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
     next = ctx.tokens.encode(state);
   }
   const records: ReplayRecordJson[] = page.map((r) => r.record);
-  sendJson(res, 200, { session_replays: records, next_page_token: next });
+  sendJson(res, 200, { session_replays: records, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
 }

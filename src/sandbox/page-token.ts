@@ -11,6 +11,8 @@ export interface ListTokenState {
   to: number | null;
   lastStartMs: number;
   lastId: string;
+  /** Set by the `endlessPages` fault: makes each token new although the page starts over. */
+  n?: number;
 }
 
 /** What a files page token remembers: the replay, the version and the last key of the page. */
@@ -19,6 +21,8 @@ export interface FilesTokenState {
   replayId: string;
   version: 2 | 3;
   lastKey: string;
+  /** Set by the `endlessPages` fault (see ListTokenState). */
+  n?: number;
 }
 
 export type TokenState = ListTokenState | FilesTokenState;

@@ -15,6 +15,8 @@ export interface SandboxStats {
   rateLimited: number;
   serverErrors: number;
   resets: number;
+  /** Storage downloads answered with a redirect (`redirectEvery`). */
+  redirects: number;
   /** 403 answers of the storage route (expired or bad signature). */
   forbidden: number;
   /** The part of `forbidden` that was "Request has expired". */
@@ -36,6 +38,7 @@ export function emptyStats(): SandboxStats {
     rateLimited: 0,
     serverErrors: 0,
     resets: 0,
+    redirects: 0,
     forbidden: 0,
     expired: 0,
     controlRequests: 0,

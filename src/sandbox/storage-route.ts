@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { SandboxContext } from './context.js';
 import type { CorruptKind, FileEncoding } from './faults.js';
-import { sendS3Error } from './http-util.js';
+import { sendPaced, sendS3Error } from './http-util.js';
 import { STORAGE_PREFIX } from './presign.js';
 import { parseStorageKey } from './storage-keys.js';
 
@@ -108,6 +108,12 @@ export async function handleStorage(
     sendS3Error(res, fault.status, code, message, requestId);
     return;
   }
+  if (fault?.kind === 'redirect') {
+    stats.redirects++;
+    res.writeHead(302, { Location: req.url ?? rawPath, 'Content-Length': '0' });
+    res.end();
+    return;
+  }
   const corrupt = ctx.faults.isCorrupt(parsed.replayId) && index === Math.floor(all.length / 2) ? ctx.faults.corruptKind() : null;
   const { body, headers } = await renderFile(await readFile(all[index]!.path), ctx.faults.fileEncoding(), corrupt);
   if (fault?.kind === 'reset') {
@@ -122,6 +128,5 @@ export async function handleStorage(
     stats.filesServed++;
     stats.bytesServed += body.length;
   });
-  res.writeHead(200, headers);
-  res.end(body);
+  sendPaced(res, 200, headers, body, ctx.faults.slowBodyMs('storage'));
 }

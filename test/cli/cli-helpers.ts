@@ -22,6 +22,11 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+/** A clean environment pointing the CLI at a sandbox (credentials and endpoint). */
+export function sandboxEnv(sb: { url: string; credentials: { apiKey: string; secretKey: string } }): NodeJS.ProcessEnv {
+  return cleanEnv({ PLATFORM_API_KEY: sb.credentials.apiKey, PLATFORM_SECRET_KEY: sb.credentials.secretKey, PLATFORM_ENDPOINT: sb.url });
+}
+
 /**
  * Runs the CLI with `args`. `launcher`: a command that runs the CLI's command line it is given after its own
  * arguments (`['prlimit', '--fsize=100']`, `['/bin/sh', '-c', '... exec "$@"', 'sh']`), in the same process.

@@ -106,6 +106,8 @@ describe('TaxonomyClient', () => {
     const t = new TaxonomyClient(r.transport);
     const bad: [() => Promise<unknown>, string][] = [
       [() => t.categories.create(''), 'category_name'],
+      // A lone surrogate has no UTF-8 form; a form body would silently send U+FFFD instead.
+      [() => t.categories.create('Sign\ud800up'), 'category_name'],
       [() => t.categories.rename(1.5, 'x'), 'category_id'],
       [() => t.eventTypes.create({ event_type: 'e', is_hidden_from_pathfinder: 'yes' as never }), 'is_hidden_from_pathfinder'],
       [() => t.eventTypes.create({ event_type: 'e', color: 'red' } as never), 'body.color'],

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -41,3 +42,21 @@ export const FAST = {
   retryMaxMs: 40,
   transportOptions: { retry: { baseDelayMs: 5, maxDelayMs: 40, maxRetryAfterMs: 50 } },
 } as const;
+
+/** A sandbox and a temporary folder for one test: `start` them in the test, `stop` in `afterEach`. */
+export class SandboxRun {
+  #sandbox: Sandbox | undefined;
+  #work: { dir: string; cleanup: () => Promise<void> } | undefined;
+
+  async start(options: SandboxOptions, prefix: string): Promise<{ sb: Sandbox; dir: string }> {
+    this.#sandbox = await startSandbox(options);
+    this.#work = await tempDir(prefix);
+    return { sb: this.#sandbox, dir: this.#work.dir };
+  }
+
+  readonly stop = async (): Promise<void> => {
+    await this.#sandbox?.close();
+    await this.#work?.cleanup();
+    this.#sandbox = this.#work = undefined;
+  };
+}

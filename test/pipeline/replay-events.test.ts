@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { replayEvents, type ReplayNotice } from '../../src/index.js';
+import { exportReplays, replayEvents, ValidationError, type ReplayNotice } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FAST, readJson } from './helpers.js';
 
@@ -82,5 +82,15 @@ describe('replayEvents (library) against the sandbox', () => {
     const r = sandbox.replays()[0]!;
     sandbox.setFaults({ corruptFiles: [r.replayId], corruptKind: 'garbage-json' });
     await expect(collect(r.replayId, sandbox)).rejects.toMatchObject({ name: 'ReplayExportError', fileKey: expect.stringContaining('/v3/') });
+  });
+
+  test('a replay id holding a lone surrogate is a ValidationError naming replay_id, and nothing is requested', async () => {
+    sandbox = await startSandbox({});
+    const id = `${sandbox.replays()[0]!.replayId}\ud800`;
+    const err = await collect(id, sandbox).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ field: 'replay_id' });
+    await expect(exportReplays([id], { endpoint: sandbox.url, ...sandbox.credentials, out: '/nonexistent' }).next()).rejects.toBeInstanceOf(ValidationError);
+    expect(sandbox.stats().apiRequests).toBe(0);
   });
 });

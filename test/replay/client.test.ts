@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, Transport } from '../../src/http/index.js';
-import { PageLoopError, SessionReplayClient, isPlausibleReplayTime, parseTimestamp, type ReplayRecord } from '../../src/replay/index.js';
+import { ApiError, Transport, ValidationError } from '../../src/http/index.js';
+import { MalformedResponseError, PageLoopError, SessionReplayClient, isPlausibleReplayTime, parseTimestamp, type ReplayRecord } from '../../src/replay/index.js';
 import { FAST_RETRY, json, startTestServer, type TestServer } from '../http/helpers/test-server.js';
 
 let server: TestServer | undefined;
@@ -83,6 +83,26 @@ describe('listReplays paging', () => {
     const client = clientFor(server);
     await expect(collect(client.listReplays({}))).rejects.toBeInstanceOf(PageLoopError);
     expect(server.requests.length).toBe(2);
+  });
+
+  it('API data holding a lone surrogate gives typed errors, never a raw URIError', async () => {
+    // JSON can carry a lone surrogate ("\ud800"); it has no UTF-8 form, so it cannot be sent back.
+    const odd = { ...rec(1), replay_id: 'dev-1/1700000000001\ud800' };
+    server = await startTestServer((req, res) => {
+      if (req.url!.startsWith('/api/1/session-replays/files')) return json(res, 200, { files: [], next_page_token: 'f\udc00' });
+      json(res, 200, { session_replays: [odd], next_page_token: 'tok\ud800' });
+    });
+    const client = clientFor(server);
+    const err = await collect(client.listReplays({})).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    expect((err as Error).message).toContain('next_page_token');
+    expect(server.requests).toHaveLength(1);
+    // Such a listed id cannot be sent either: refused before any request, naming replay_id.
+    expect(() => client.listReplayFiles(odd.replay_id)).toThrow(ValidationError);
+    await expect(client.getFilesPage(odd.replay_id)).rejects.toMatchObject({ field: 'replay_id' });
+    expect(server.requests).toHaveLength(1);
+    await expect(collect(client.listReplayFiles('d/1'))).rejects.toBeInstanceOf(MalformedResponseError);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('rejects a response without session_replays', async () => {

@@ -27,6 +27,9 @@ const listCases: [string, ListReplaysQuery, string | null, string][] = [
   ['replay id with a leading slash and a device part', { replayIds: ['/a/1'] }, null, 'replay_id'],
   ['replay id that is just a slash', { replayIds: ['/'] }, null, 'replay_id'],
   ['empty replay id', { replayIds: [''] }, null, 'replay_id'],
+  ['replay id with a lone high surrogate', { replayIds: ['dev/1700000000000\ud800'] }, null, 'replay_id'],
+  ['replay id with a lone low surrogate in the device part', { replayIds: ['d\udc00ev/1700000000000'] }, null, 'replay_id'],
+  ['page token with a lone surrogate', {}, 'tok\ud83d', 'page_token'],
   ['101 replay ids', { replayIds: ids(101) }, null, 'replay_id'],
   ['empty replay id list', { replayIds: [] }, null, 'replay_id'],
   ['amplitude_id not an integer', { platformId: 'abc' }, null, 'amplitude_id'],
@@ -66,6 +69,8 @@ describe('list validation (no request is made)', () => {
     expect(buildListParams({ replayIds: ids(100) }).replay_id).toHaveLength(100);
     // Split at the last slash: a custom device id may hold one; a session id never does.
     expect(buildListParams({ replayIds: ['dev/ice/1700000000000'] }).replay_id).toEqual(['dev/ice/1700000000000']);
+    // A surrogate pair is one character (U+1F600), not a lone surrogate.
+    expect(buildListParams({ replayIds: ['dev\ud83d\ude00/1'] }).replay_id).toEqual(['dev😀/1']);
     expect(buildListParams({ pageSize: 1 }).page_size).toBe(1);
     expect(buildListParams({ pageSize: 200 }).page_size).toBe(200);
     expect(buildListParams({}).page_size).toBe(50);
@@ -78,6 +83,7 @@ describe('files validation (no request is made)', () => {
   const cases: [string, string, Parameters<typeof buildFilesParams>[1], string][] = [
     ['bad replay id', 'nodevice', {}, 'replay_id'],
     ['leading slash', '/123', {}, 'replay_id'],
+    ['lone surrogate', 'dev/\ud800', {}, 'replay_id'],
     ['version 1', 'd/1', { version: 1 as never }, 'version'],
     ['page size 1001', 'd/1', { pageSize: 1001 }, 'page_size'],
     ['page size 0', 'd/1', { pageSize: 0 }, 'page_size'],

@@ -25,7 +25,7 @@ beforeAll(async () => {
   auth = basic(sb.credentials.apiKey, sb.credentials.secretKey);
 });
 afterEach(() => {
-  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, retryAfterSeconds: 1, serverErrorScope: 'both' });
+  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, slowBodyMs: 0, endlessPages: 'none', retryAfterSeconds: 1, serverErrorScope: 'both' });
 });
 afterAll(async () => {
   await sb.close();
@@ -71,6 +71,53 @@ describe('API fault switches', () => {
     for (const u of urls) expect((await getBytes(u)).status).toBe(200);
   });
 
+  it('endlessPages answers every page with the first records and a new next_page_token', async () => {
+    sb.setFaults({ endlessPages: 'both' });
+    const pages: { session_replays: unknown[]; next_page_token: string }[] = [];
+    let token: string | null = null;
+    for (let i = 0; i < 3; i++) {
+      const params: [string, string][] = [['page_size', '2'], ...(token ? [['page_token', token] as [string, string]] : [])];
+      const res = await getJson(apiUrl(sb.url, LIST, params), auth);
+      pages.push(res.body);
+      token = res.body.next_page_token;
+    }
+    expect(new Set(pages.map((p) => p.next_page_token)).size).toBe(3);
+    expect(pages.every((p) => JSON.stringify(p.session_replays) === JSON.stringify(pages[0]!.session_replays))).toBe(true);
+    const first = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', '1']]), auth);
+    const second = await getJson(
+      apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', '1'], ['page_token', first.body.next_page_token]]),
+      auth,
+    );
+    expect(second.body.next_page_token).not.toBe(first.body.next_page_token);
+    expect(new URL(second.body.files[0]).pathname).toBe(new URL(first.body.files[0]).pathname);
+    sb.setFaults({ endlessPages: 'none' });
+    expect((await list()).body.next_page_token).toBeNull();
+  });
+
+  it('slowBodyMs paces the body byte by byte; the bytes are the same', async () => {
+    const normal = await list();
+    sb.setFaults({ slowBodyMs: 1, slowBodyScope: 'api' });
+    const paced = await list();
+    expect(paced.status).toBe(200);
+    expect(paced.headers['content-length']).toBe(normal.headers['content-length']);
+    expect(paced.body).toEqual(normal.body);
+    expect(() => sb.setFaults({ slowBodyScope: 'files' as never })).toThrow(FaultsError);
+  });
+
+  it('filesOrder reversed and duplicateFiles change how each files page lists its files', async () => {
+    const keys = async (pageSize: string): Promise<string[]> => {
+      const res = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', pageSize]]), auth);
+      return res.body.files.map((u: string) => new URL(u).pathname);
+    };
+    const plain = await keys('100');
+    expect(plain.length).toBeGreaterThanOrEqual(3);
+    sb.setFaults({ filesOrder: 'reversed', duplicateFiles: true });
+    expect(await keys('100')).toEqual([plain[0], ...[...plain].reverse()]);
+    expect(await keys('2')).toEqual([plain[0], plain[1], plain[0]]);
+    sb.setFaults({ filesOrder: 'key', duplicateFiles: false });
+    expect(await keys('100')).toEqual(plain);
+  });
+
   it('latencyMs delays answers by at least that long', async () => {
     sb.setFaults({ latencyMs: 150 });
     const t0 = performance.now();
@@ -103,6 +150,20 @@ describe('storage fault switches', () => {
     const after = sb.stats();
     expect(after.resets - before.resets).toBe(1);
     expect(after.filesServed - before.filesServed).toBe(2);
+  });
+
+  it('redirectEvery answers 302 pointing back at the same URL on every Nth download', async () => {
+    const urls = await fileUrls();
+    const before = sb.stats();
+    sb.setFaults({ redirectEvery: 2 });
+    const answers: number[] = [];
+    for (const u of urls) {
+      const res = await getBytes(u);
+      answers.push(res.status);
+      if (res.status === 302) expect(new URL(res.headers.location as string, u).href).toBe(u);
+    }
+    expect(answers).toEqual([200, 302, 200, 302, 200]);
+    expect(sb.stats().redirects - before.redirects).toBe(2);
   });
 
   it('setFaults rejects unknown or ill-typed switches', () => {

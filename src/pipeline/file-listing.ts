@@ -1,0 +1,39 @@
+import { TooManyFilesError } from './errors.js';
+import type { FileVersion, ListedFile, ReplayFilesApi } from './types.js';
+
+export interface FileListingOptions {
+  version: FileVersion;
+  pageSize?: number | undefined;
+  /** More files than this in the listing fail the replay (TooManyFilesError), checked while listing. */
+  maxFiles: number;
+  signal?: AbortSignal | undefined;
+  /** Called once for each key the listing holds more than once. */
+  onDuplicate?: (key: string) => void;
+}
+
+/**
+ * Every file of a replay, listed in full before any is used, in key order (the key encodes the file's first event
+ * time, so key order is time order, whatever order the API listed them in), each key once. A key listed more than
+ * once names the same object: it is taken once (with its freshest URL) and reported to `onDuplicate`. Memory is one
+ * ListedFile (key and URL) per file, bounded by `maxFiles`.
+ */
+export async function listFilesInKeyOrder(api: ReplayFilesApi, replayId: string, o: FileListingOptions): Promise<ListedFile[]> {
+  const byKey = new Map<string, ListedFile>();
+  const duplicates = new Set<string>();
+  let listed = 0;
+  for await (const f of api.listReplayFiles(replayId, {
+    version: o.version,
+    ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+  })) {
+    if (++listed > o.maxFiles) throw new TooManyFilesError(replayId, o.maxFiles);
+    const prev = byKey.get(f.key);
+    if (prev === undefined) byKey.set(f.key, f);
+    else {
+      duplicates.add(f.key);
+      if (f.obtainedAt > prev.obtainedAt) byKey.set(f.key, f);
+    }
+  }
+  for (const key of duplicates) o.onDuplicate?.(key);
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
