@@ -36,78 +36,74 @@ export async function* decodeV2Spans(
   fast: boolean,
   limits: DecodeLimits,
 ): AsyncGenerator<EventBatch> {
-  if (fast && wasmChunkScanner() !== null) yield* wasmPath(chunk, spans, file, limits);
-  else yield* typescriptPath(chunk, spans, 0, spans.length, file, limits);
-}
-
-async function* wasmPath(chunk: Buffer, spans: ElementSpans, file: string | undefined, limits: DecodeLimits): AsyncGenerator<EventBatch> {
-  let wasm = wasmChunkScanner();
+  const n = spans.length;
+  let wasm = fast ? wasmChunkScanner() : null;
+  if (wasm === null) {
+    yield* typescriptPath(chunk, spans, 0, n, file, limits);
+    return;
+  }
+  const budget = limits.budget;
+  let k = 0;
   try {
-    yield* wasmSteps();
+    while (k < n) {
+      const from = k;
+      // No payload inflates past this in the module: one that would is left to the TypeScript path, which names it.
+      const bound = payloadBound(limits);
+      let step: V2Step;
+      if (k === 0 && spans.start[0]! < 0) {
+        // The element begun in an earlier chunk: its bytes are a copy of their own, loaded alone.
+        const carried = spans.carried!;
+        wasm.load(carried, CARRIED_START, Int32Array.of(carried.length), spans.flags, 1);
+        step = wasm.v2(0, 1, bound);
+      } else {
+        // The module holds the chunk scanned last; between our yields other decoders may have used it.
+        if (wasm.generation !== spans.wasmGeneration) spans.wasmGeneration = wasm.load(chunk, spans.start, spans.end, spans.flags, n);
+        step = wasm.v2(k, n, bound);
+      }
+      let at = step.at;
+      if (step.events > 0) {
+        let run: EventRun = wasm.v2Run(step.events);
+        // Each payload was within the bound, but together they may pass what the replay has left: the events that
+        // fit go out, and the TypeScript path names the first one that does not.
+        const fit = eventsWithin(run, budget.left);
+        if (fit < step.events) {
+          run = firstEvents(run, fit);
+          at = from + fit;
+        }
+        if (fit > 0) {
+          if (isUtf8(run.bytes)) {
+            budget.take(inflatedBytes(run));
+            yield { runs: [run] };
+          }
+          // An inflated event that is not UTF-8: the TypeScript path names it.
+          else yield* typescriptPath(chunk, spans, from, at, file, limits);
+        }
+      }
+      k = at;
+      if (at === step.at) {
+        if (step.status === V2_DONE) continue;
+        // An element that did not fit the output: a new call for it, or a larger output unless the bound made it so.
+        if (step.status === V2_FULL && (step.events > 0 || (wasm.v2Room < bound && wasm.growV2Output()))) continue;
+      }
+      // This element is not one the module takes as it is (or it is over the bound, or would outgrow the module).
+      if (step.status === V2_FULL && wasm.memoryBytes > WASM_KEEP_BYTES) {
+        // The module grew for this element alone and holds nothing still needed: its memory goes before the
+        // TypeScript path inflates the element (up to the bound), so that the two never add up.
+        releaseIfLarge(wasm);
+        wasm = null;
+      }
+      yield* typescriptPath(chunk, spans, k, k + 1, file, limits);
+      k++;
+      // A fresh instance after one was let go (or, should none be had, the TypeScript path for the rest).
+      wasm ??= wasmChunkScanner();
+      if (wasm === null) {
+        yield* typescriptPath(chunk, spans, k, n, file, limits);
+        return;
+      }
+    }
   } finally {
     // An event of tens of MB grew the module's memory: give it back rather than keep it for the rest of the run.
     if (wasm !== null) releaseIfLarge(wasm);
-  }
-
-  async function* wasmSteps(): AsyncGenerator<EventBatch> {
-  const n = spans.length;
-  const budget = limits.budget;
-  let k = 0;
-  while (k < n) {
-    if (wasm === null) {
-      yield* typescriptPath(chunk, spans, k, n, file, limits);
-      return;
-    }
-    const from = k;
-    // No payload inflates past this in the module: one that would is left to the TypeScript path, which names it.
-    const bound = payloadBound(limits);
-    let step: V2Step;
-    if (k === 0 && spans.start[0]! < 0) {
-      // The element begun in an earlier chunk: its bytes are a copy of their own, loaded alone.
-      const carried = spans.carried!;
-      wasm.load(carried, CARRIED_START, Int32Array.of(carried.length), spans.flags, 1);
-      step = wasm.v2(0, 1, bound);
-    } else {
-      // The module holds the chunk scanned last; between our yields other decoders may have used it.
-      if (wasm.generation !== spans.wasmGeneration) spans.wasmGeneration = wasm.load(chunk, spans.start, spans.end, spans.flags, n);
-      step = wasm.v2(k, n, bound);
-    }
-    let at = step.at;
-    if (step.events > 0) {
-      let run: EventRun = wasm.v2Run(step.events);
-      // Each payload was within the bound, but together they may pass what the replay has left: the events that
-      // fit go out, and the TypeScript path names the first one that does not.
-      const fit = eventsWithin(run, budget.left);
-      if (fit < step.events) {
-        run = firstEvents(run, fit);
-        at = from + fit;
-      }
-      if (fit > 0) {
-        if (isUtf8(run.bytes)) {
-          budget.take(inflatedBytes(run));
-          yield { runs: [run] };
-        }
-        // An inflated event that is not UTF-8: the TypeScript path names it.
-        else yield* typescriptPath(chunk, spans, from, at, file, limits);
-      }
-    }
-    k = at;
-    if (at === step.at) {
-      if (step.status === V2_DONE) continue;
-      // An element that did not fit the output: a new call for it, or a larger output unless the bound made it so.
-      if (step.status === V2_FULL && (step.events > 0 || (wasm.v2Room < bound && wasm.growV2Output()))) continue;
-    }
-    // This element is not one the module takes as it is (or it is over the bound, or would outgrow the module).
-    if (step.status === V2_FULL && wasm.memoryBytes > WASM_KEEP_BYTES) {
-      // The module grew for this element alone and holds nothing still needed: its memory goes before the TypeScript
-      // path inflates the element (up to the bound), so that the two never add up. A fresh instance takes over.
-      releaseIfLarge(wasm);
-      wasm = null;
-      yield* typescriptPath(chunk, spans, k, k + 1, file, limits);
-      wasm = wasmChunkScanner();
-    } else yield* typescriptPath(chunk, spans, k, k + 1, file, limits);
-    k++;
-  }
   }
 }
 
