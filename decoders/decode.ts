@@ -7,6 +7,7 @@ import { DecodeError } from './errors.js';
 import { inflatedChunks } from './gzip.js';
 import { Utf8StreamValidator } from './utf8.js';
 import { ArrayElementScanner, ElementSpans, type ScannedElement } from './json-scanner.js';
+import { DecodeLimits, replayTooLarge, type ReplayBudget } from './limits.js';
 import { objectElementBytes } from './packed.js';
 import { batchEvents, singleRun, type EventBatch, type EventRun } from './runs.js';
 import { decodeV2Spans } from './v2-batch.js';
@@ -35,6 +36,17 @@ export interface DecodeOptions {
    * out; REPLAY_EXPORT_WASM=0 does it for the whole process).
    */
   fastPath?: boolean;
+  /**
+   * The largest event, and the largest array element, in bytes: default `DECODE_LIMITS.maxEventBytes` (256 MiB), at
+   * most `MAX_EVENT_BYTES_CAP` (1 GiB). Checked while inflating and scanning: a larger one is `EVENT_TOO_LARGE`.
+   */
+  maxEventBytes?: number;
+  /**
+   * The inflated bytes the replay may still take, shared by the decoders of its files: this file's bytes after its
+   * gzip layer, and each version 2 packed event's inflated payload, are taken from it as they are inflated; going
+   * over is `REPLAY_TOO_LARGE`. Default: a budget of `DECODE_LIMITS.maxReplayBytes` (8 GiB) for this file alone.
+   */
+  replayBudget?: ReplayBudget;
 }
 
 /**
@@ -63,7 +75,9 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
     opts.onVersion?.(forced);
   }
   const fast = opts.fastPath !== false;
-  const scanner = new ArrayElementScanner(file, fast ? {} : { wasmMinBytes: Infinity });
+  const limits = DecodeLimits.of(opts);
+  const budget = limits.budget;
+  const scanner = new ArrayElementScanner(file, { maxElementBytes: limits.maxEventBytes, ...(fast ? {} : { wasmMinBytes: Infinity }) });
   const spans = new ElementSpans();
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
   const utf8 = new Utf8StreamValidator();
@@ -74,6 +88,11 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
   const compressedSize = typeof size === 'function' ? size : size !== undefined ? () => size : undefined;
   const inflateOptions = { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}), ...(compressedSize ? { compressedSize } : {}) };
   for await (const chunk of inflatedChunks(source, inflateOptions)) {
+    // The replay's budget, before anything of the chunk is used: the error names the first element not handed out.
+    if (chunk.length > budget.left) {
+      throw replayTooLarge(budget.limit, { ...(file !== undefined ? { file } : {}), index: scanner.count, offset: scanner.position + budget.left });
+    }
+    budget.take(chunk.length);
     if (!checkEach && !utf8.check(chunk)) checkEach = true;
     let scanError: { error: unknown } | undefined;
     try {
@@ -88,7 +107,7 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
         version = 2;
         opts.onVersion?.(version);
       }
-      if (version === 2) yield* decodeV2Spans(chunk, spans, file, fast && !checkEach);
+      if (version === 2) yield* decodeV2Spans(chunk, spans, file, fast && !checkEach, limits);
       else yield { runs: v3Runs(chunk, spans, file) };
     }
     if (scanError !== undefined) throw scanError.error;

@@ -28,7 +28,11 @@ export type DecodeErrorCode =
   /** A version 2 element's inflated payload is not a JSON event object. */
   | 'BAD_INNER_JSON'
   /** A version 2 element was packed with a packer marker other than `v1` (or with none). */
-  | 'UNKNOWN_PACKER';
+  | 'UNKNOWN_PACKER'
+  /** An event (or an array element) is larger than the event size limit (`maxEventBytes`). */
+  | 'EVENT_TOO_LARGE'
+  /** The replay's inflated bytes (all its files) went over the replay size limit (`replayBudget`). */
+  | 'REPLAY_TOO_LARGE';
 
 export interface DecodeErrorContext {
   /** File key or name, as given in `DecodeOptions.file`. */

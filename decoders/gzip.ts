@@ -6,6 +6,7 @@
 import { Readable, type TransformOptions } from 'node:stream';
 import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { DecodeError } from './errors.js';
+import { gzipMembersEnd, startsMember } from './gzip-members.js';
 
 /**
  * Size of the chunks produced by gunzip. Large chunks roughly double gunzip's own throughput over 16 KiB ones. With the
@@ -31,6 +32,12 @@ export interface InflateOptions {
 
 /** Compressed bytes handed to gunzip at a time (fewer, larger thread-pool jobs). */
 const FEED_BYTES = 1 << 20;
+/**
+ * A file's compressed bytes are kept while they total at most this (one piece fed to gunzip), so that when gunzip
+ * fails the cold path can find where the valid gzip data ends. A larger file's failure is placed at or after the
+ * compressed byte gunzip had got to.
+ */
+const KEEP_FOR_DIAGNOSIS = FEED_BYTES;
 const NOT_YET = Symbol('not yet');
 /** Resolves after the event loop's current turn (a source that answers within it wins a race against this). */
 function nextTurn(): Promise<typeof NOT_YET> {
@@ -56,7 +63,9 @@ export function inflateChunkFor(compressed: number | undefined): number {
 /**
  * Yields the file's inflated bytes: gunzipped when it starts with the gzip magic, copied as they are otherwise.
  * Chunks never exceed `INFLATE_CHUNK` bytes and are never reused afterwards, so views into them stay valid.
- * Errors of the source itself are rethrown unchanged; a corrupt or truncated gzip layer becomes `DecodeError`.
+ * Errors of the source itself are rethrown unchanged; a corrupt or truncated gzip layer, or any byte after the last
+ * gzip member (node's gunzip ignores bytes after one starting with 0x00), becomes `BAD_GZIP` naming the compressed
+ * offset. Members may follow one another (multi-member gzip).
  */
 export async function* inflatedChunks(source: AsyncIterable<Uint8Array>, opts: InflateOptions = {}): AsyncGenerator<Buffer> {
   const { signal } = opts;
@@ -115,11 +124,25 @@ async function* gunzip(
   onSourceDone: () => void,
 ): AsyncGenerator<Buffer> {
   let sourceError: { error: unknown } | undefined;
+  let sourceDone = false;
+  /** Compressed bytes handed to gunzip so far. */
+  let fed = 0;
+  /** Those bytes while they fit KEEP_FOR_DIAGNOSIS (undefined after). */
+  let kept: Buffer[] | undefined = [];
   const compressed = opts.compressedSize?.();
   // Compressed input goes to gunzip in pieces of up to FEED_BYTES (the source's chunks copied together): each piece
   // is one or two jobs in the thread pool, and every job costs a round trip through the main thread's event loop.
   const known = compressed !== undefined && Number.isFinite(compressed) && compressed > 0;
   const feedBytes = known ? Math.min(FEED_BYTES, Math.max(MIN_INFLATE_CHUNK, compressed)) : FEED_BYTES;
+  /** Notes a piece handed to gunzip. */
+  function fedPiece(bytes: Buffer): Buffer {
+    fed += bytes.length;
+    if (kept !== undefined) {
+      if (fed <= KEEP_FOR_DIAGNOSIS) kept.push(bytes);
+      else kept = undefined;
+    }
+    return bytes;
+  }
   async function* feed(): AsyncGenerator<Buffer> {
     // Copied as they come (gunzip reads them later, and the caller may reuse its buffers meanwhile).
     let piece = Buffer.allocUnsafe(feedBytes);
@@ -132,7 +155,7 @@ async function* gunzip(
         used += n;
         at += n;
         if (used === piece.length) {
-          yield piece;
+          yield fedPiece(piece);
           piece = Buffer.allocUnsafe(feedBytes);
           used = 0;
         }
@@ -156,15 +179,16 @@ async function* gunzip(
         throw error;
       }
       if (r === NOT_YET) {
-        yield piece.subarray(0, used);
+        yield fedPiece(piece.subarray(0, used));
         piece = Buffer.allocUnsafe(feedBytes);
         used = 0;
         continue;
       }
       pending = undefined;
       if (r.done) {
+        sourceDone = true;
         onSourceDone();
-        if (used > 0) yield piece.subarray(0, used);
+        if (used > 0) yield fedPiece(piece.subarray(0, used));
         return;
       }
       yield* add(r.value);
@@ -181,21 +205,48 @@ async function* gunzip(
   const inflater = createGunzip(options);
   input.on('error', (err) => inflater.destroy(err));
   input.pipe(inflater);
+  const badGzip = (detail: string, cause?: unknown): DecodeError =>
+    new DecodeError('BAD_GZIP', detail, { ...(opts.file !== undefined ? { file: opts.file } : {}), ...(cause !== undefined ? { cause } : {}) });
+  let failure: unknown;
   try {
     for await (const chunk of inflater) {
       opts.signal?.throwIfAborted();
       yield chunk as Buffer;
     }
+    // Gunzip stops before bytes that start with 0x00 after a member (bytesWritten is then where the member ended);
+    // it ends with everything used only once the source is done.
+    const used = inflater.bytesWritten;
+    if (used < fed || !sourceDone) throw badGzip(`stray bytes after the gzip data, from compressed byte ${used}`);
+    return;
   } catch (err) {
-    if (sourceError !== undefined) throw sourceError.error;
-    if (opts.signal?.aborted && err === opts.signal.reason) throw err;
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new DecodeError('BAD_GZIP', `gzip layer is corrupt or truncated after ${inflater.bytesWritten} compressed bytes: ${detail}`, {
-      ...(opts.file !== undefined ? { file: opts.file } : {}),
-      cause: err,
-    });
+    if (err instanceof DecodeError || sourceError !== undefined || (opts.signal?.aborted && err === opts.signal.reason)) throw sourceError?.error ?? err;
+    failure = err;
   } finally {
     input.destroy();
     inflater.destroy();
   }
+  throw await describeGunzipFailure(failure, { fed, reached: inflater.bytesWritten, kept }, badGzip);
+}
+
+/**
+ * The `BAD_GZIP` error for gunzip's failure, with the compressed offset: the end of the input for a truncated
+ * member; otherwise, when the file's bytes were kept, where its valid members end (what follows is stray bytes, or
+ * a member that does not decode); else the compressed byte gunzip had got to (the failure is at or after it).
+ */
+async function describeGunzipFailure(
+  err: unknown,
+  at: { fed: number; reached: number; kept: Buffer[] | undefined },
+  badGzip: (detail: string, cause?: unknown) => DecodeError,
+): Promise<DecodeError> {
+  const detail = err instanceof Error ? err.message : String(err);
+  if ((err as { code?: unknown }).code === 'Z_BUF_ERROR') {
+    return badGzip(`the gzip data is truncated: the file ends inside a gzip member, after ${at.fed} compressed bytes (${detail})`, err);
+  }
+  if (at.kept !== undefined) {
+    const bytes = Buffer.concat(at.kept);
+    const end = await gzipMembersEnd(bytes);
+    if (end > 0 && end < bytes.length && !startsMember(bytes, end)) return badGzip(`stray bytes after the gzip data, from compressed byte ${end}`, err);
+    if (end < bytes.length) return badGzip(`the gzip member from compressed byte ${end} is corrupt: ${detail}`, err);
+  }
+  return badGzip(`the gzip layer is corrupt at or after compressed byte ${at.reached}: ${detail}`, err);
 }

@@ -10,6 +10,7 @@
  */
 
 import { DecodeError, type DecodeErrorCode } from './errors.js';
+import { eventTooLarge } from './limits.js';
 import { SCAN_OK, SLOT, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
 
 export const KIND_OBJECT = 1;
@@ -142,6 +143,11 @@ export interface ScannerOptions {
    * `Infinity` keeps every chunk on the TypeScript loop. Both give the same results (tests compare them).
    */
   wasmMinBytes?: number;
+  /**
+   * The largest element in bytes (default: no limit). A larger one is `EVENT_TOO_LARGE`, thrown as soon as the bytes
+   * carried for it from earlier chunks exceed the limit, so that no more than the limit is ever held for one element.
+   */
+  maxElementBytes?: number;
 }
 
 /** 1 for bytes allowed after a backslash in a JSON string. */
@@ -169,16 +175,20 @@ export class ArrayElementScanner {
   private elemKind: ElementKind = KIND_OBJECT;
   private elemNewline = false;
   private parts: Buffer[] = [];
+  /** Bytes in `parts`. */
+  private carriedBytes = 0;
   private spans: ElementSpans;
   private readonly ownSpans: ElementSpans;
 
   private readonly wasmMinBytes: number;
+  private readonly maxElementBytes: number;
 
   constructor(
     private readonly file?: string,
     options: ScannerOptions = {},
   ) {
     this.wasmMinBytes = options.wasmMinBytes ?? WASM_MIN_BYTES;
+    this.maxElementBytes = options.maxElementBytes ?? Infinity;
     this.ownSpans = new ElementSpans();
     this.spans = this.ownSpans;
   }
@@ -202,6 +212,7 @@ export class ArrayElementScanner {
     this.elemIndex = 0;
     this.inElem = false;
     this.parts = [];
+    this.carriedBytes = 0;
   }
 
   /** Whether the scanner is between elements (not inside one, not inside a token). */
@@ -221,10 +232,27 @@ export class ArrayElementScanner {
   }
 
   /**
-   * Scans one chunk and records every element completed in it in `spans` (reset first). On a syntax error the
-   * elements completed before it are in `spans` when the `DecodeError` is thrown.
+   * Scans one chunk and records every element completed in it in `spans` (reset first). On a syntax error, or an
+   * element over `maxElementBytes`, the elements completed before it are in `spans` when the `DecodeError` is thrown.
    */
   pushSpans(buf: Buffer, spans: ElementSpans): void {
+    // Only a chunk longer than the limit can hold a whole element over it (one carried in is checked on its own).
+    if (buf.length <= this.maxElementBytes) {
+      this.scanChunk(buf, spans);
+      return;
+    }
+    let failure: { error: unknown } | undefined;
+    try {
+      this.scanChunk(buf, spans);
+    } catch (error) {
+      failure = { error };
+    }
+    // Every element in `spans` comes before a syntax error: one of them over the limit is the first problem.
+    this.checkSizes(spans);
+    if (failure !== undefined) throw failure.error;
+  }
+
+  private scanChunk(buf: Buffer, spans: ElementSpans): void {
     spans.reset(this.elemIndex, this.base);
     this.spans = spans;
     const n = buf.length;
@@ -563,7 +591,7 @@ export class ArrayElementScanner {
       this.depth = depth;
       this.strKey = strKey;
     }
-    if (this.inElem) this.parts.push(buf.subarray(this.elemStart, n));
+    if (this.inElem) this.carry(buf.subarray(this.elemStart, n));
     this.base += n;
   }
 
@@ -622,8 +650,8 @@ export class ArrayElementScanner {
       const start = state[SLOT.elemStart]!;
       if (start >= 0) {
         this.elemStartAbs = this.base + start;
-        this.parts.push(buf.subarray(start, n));
-      } else this.parts.push(buf);
+        this.carry(buf.subarray(start, n));
+      } else this.carry(buf);
     }
     this.base += n;
     return true;
@@ -652,10 +680,38 @@ export class ArrayElementScanner {
 
   /** The element carried over from earlier chunks ends at `end` of `buf`: its whole bytes go to `spans.carried`. */
   private takeCarried(buf: Buffer, end: number, spans: ElementSpans): void {
+    if (this.carriedBytes + end > this.maxElementBytes) {
+      spans.length = 0; // it is entry 0: nothing completed before it in this chunk
+      throw this.tooLarge(this.elemIndex, this.elemStartAbs);
+    }
     this.parts.push(buf.subarray(0, end));
-    spans.carried = Buffer.concat(this.parts);
+    spans.carried = Buffer.concat(this.parts, this.carriedBytes + end);
     spans.carriedOffset = this.elemStartAbs;
     this.parts = [];
+    this.carriedBytes = 0;
+  }
+
+  /** Keeps the part of the open element that is in this chunk, for when it ends; never more than the limit. */
+  private carry(part: Buffer): void {
+    this.carriedBytes += part.length;
+    if (this.carriedBytes > this.maxElementBytes) throw this.tooLarge(this.elemIndex, this.elemStartAbs);
+    this.parts.push(part);
+  }
+
+  /** Throws for the first element of `spans` that lies whole in the chunk and is over the limit (`spans` cut before it). */
+  private checkSizes(spans: ElementSpans): void {
+    const { start, end } = spans;
+    for (let k = 0; k < spans.length; k++) {
+      const s = start[k]!;
+      if (s >= 0 && end[k]! - s > this.maxElementBytes) {
+        spans.length = k;
+        throw this.tooLarge(spans.firstIndex + k, spans.base + s);
+      }
+    }
+  }
+
+  private tooLarge(index: number, offset: number): DecodeError {
+    return eventTooLarge(this.maxElementBytes, { ...(this.file !== undefined ? { file: this.file } : {}), index, offset });
   }
 
   private grow(): Uint8Array {

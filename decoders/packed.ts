@@ -19,6 +19,7 @@ import { inflateSync } from 'node:zlib';
 import { compactJson } from './compact.js';
 import { DecodeError, type DecodeErrorCode } from './errors.js';
 import { scanSingleObject } from './json-scanner.js';
+import { eventTooLarge, replayTooLarge, type DecodeLimits } from './limits.js';
 import { decodeStringLiteral, StringMode } from './json-string.js';
 
 /** The marker the packers add as the event's `v` property. */
@@ -26,6 +27,8 @@ export const PACKER_MARK = 'v1';
 
 const MARK_SUFFIX = Buffer.from(`,"v":${JSON.stringify(PACKER_MARK)}}`);
 const SUFFIX_LEN = MARK_SUFFIX.length;
+/** Bytes the packer's marker adds to an event (`,"v":"v1"`): a payload inflates to the event plus these. */
+export const MARK_BYTES = SUFFIX_LEN - 1;
 const ABOVE_LATIN1 = /[^\x00-\xff]/;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const MIN_INFLATE_CHUNK = 1024;
@@ -39,12 +42,6 @@ export interface ElementContext {
 
 /** A version 2 string element after unwrapping: either the event's bytes, or a zlib payload still to inflate. */
 export type PreparedElement = { event: Buffer; packed?: undefined } | { event?: undefined; packed: Buffer };
-
-/** Decodes a version 2 string element (shapes 1–3). `bytes` is a validated JSON string literal in UTF-8. */
-export function decodePackedString(bytes: Buffer, ctx: ElementContext): Buffer {
-  const prepared = preparePackedString(bytes, ctx);
-  return prepared.event ?? eventFromInflated(inflatePayload(prepared.packed, ctx), ctx);
-}
 
 /** Unwraps a version 2 string element (shapes 1–3) into event bytes (shape 2) or the zlib payload (shapes 1, 3). */
 export function preparePackedString(bytes: Buffer, ctx: ElementContext): PreparedElement {
@@ -132,19 +129,46 @@ export function inflateChunkSize(packedLength: number): number {
   return Math.min(MAX_INFLATE_CHUNK, Math.max(MIN_INFLATE_CHUNK, packedLength * 4));
 }
 
-/** Inflates one zlib payload; a corrupt one, or one followed by stray bytes, is `BAD_ZLIB`. */
-export function inflatePayload(packed: Buffer, ctx: ElementContext): Buffer {
+/**
+ * The most bytes a payload may inflate to now: an event at the size limit plus the packer's marker, within what the
+ * replay has left. The WebAssembly path bounds its output by the same number.
+ */
+export function payloadBound(limits: DecodeLimits): number {
+  return Math.min(limits.maxEventBytes + MARK_BYTES, limits.budget.left);
+}
+
+/** The error for a payload that inflates to more than `payloadBound`: whichever limit made the bound. */
+export function payloadTooLarge(limits: DecodeLimits, ctx: ElementContext): DecodeError {
+  const where = { ...(ctx.file !== undefined ? { file: ctx.file } : {}), index: ctx.index, offset: ctx.offset };
+  return limits.budget.left < limits.maxEventBytes + MARK_BYTES ? replayTooLarge(limits.budget.limit, where) : eventTooLarge(limits.maxEventBytes, where);
+}
+
+/**
+ * Inflates one zlib payload, never past `payloadBound` (zlib stops there: `EVENT_TOO_LARGE` or `REPLAY_TOO_LARGE`),
+ * and takes its bytes from the replay's budget; a corrupt one, or one followed by stray bytes, is `BAD_ZLIB`.
+ */
+export function inflatePayload(packed: Buffer, ctx: ElementContext, limits: DecodeLimits): Buffer {
+  const bound = payloadBound(limits);
+  let res: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    const res = inflateSync(packed, { chunkSize: inflateChunkSize(packed.length), info: true }) as unknown as {
-      buffer: Buffer;
-      engine: { bytesWritten: number };
-    };
-    if (res.engine.bytesWritten !== packed.length) throw badZlib(`${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
-    return res.buffer;
+    // maxOutputLength is at least 1 (node's range); a bound of 0 is enforced below.
+    res = inflateSync(packed, { chunkSize: inflateChunkSize(packed.length), info: true, maxOutputLength: Math.max(1, bound) }) as unknown as typeof res;
   } catch (cause) {
-    if (cause instanceof DecodeError) throw cause;
+    if ((cause as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(limits, ctx);
     throw badZlib(cause instanceof Error ? cause.message : String(cause), ctx, cause);
   }
+  if (res.buffer.length > bound) throw payloadTooLarge(limits, ctx);
+  if (res.engine.bytesWritten !== packed.length) throw badZlib(`${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
+  limits.budget.take(res.buffer.length);
+  return res.buffer;
+}
+
+/** Throws `EVENT_TOO_LARGE` when a decoded event is over the limit (re-serialising can lengthen one, e.g. `1e9`). */
+export function checkEventSize(event: Buffer, ctx: ElementContext, limits: DecodeLimits): Buffer {
+  if (event.length > limits.maxEventBytes) {
+    throw eventTooLarge(limits.maxEventBytes, { ...(ctx.file !== undefined ? { file: ctx.file } : {}), index: ctx.index, offset: ctx.offset });
+  }
+  return event;
 }
 
 /** The `BAD_ZLIB` error for a payload that did not inflate (`detail` as zlib reported it). */

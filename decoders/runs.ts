@@ -28,8 +28,9 @@ export type EventBatch = { readonly runs: readonly EventRun[]; readonly events?:
 
 const COMMA = 0x2c;
 
-/** A run of one event. */
+/** A run of one event. Its length must fit the run's 32-bit ends (the event size limit keeps every event far below). */
 export function singleRun(event: Buffer): EventRun {
+  if (event.length > 0x7fffffff) throw new RangeError(`an event of ${event.length} bytes does not fit a run (at most 2^31 - 1)`);
   return { bytes: event, ends: Int32Array.of(event.length) };
 }
 

@@ -44,6 +44,8 @@ export const V2_FULL = 2;
 
 /** Version 2 output per call at first (a run of events); doubled for an event that does not fit alone. */
 const V2_OUT_BYTES = 256 << 10;
+/** Output bytes an element needs beyond its inflated payload: the `,` after it and the 16 zero bytes the scan reads. */
+const V2_OUT_SLACK = 17;
 /** Beyond this, one event is left to the TypeScript path rather than grow the module's memory further. */
 const V2_OUT_MAX = 256 << 20;
 /**
@@ -186,10 +188,14 @@ export class WasmChunkScanner {
 
   /**
    * Decodes version 2 elements [k, count) of the chunk scanned (or loaded) last (its tables still in memory: check
-   * `generation`) into one run, as far as it can: see decoders/wasm/v2.ts. Read the run with `v2Run` before the
+   * `generation`) into one run, as far as it can: see decoders/wasm/v2.ts. No payload inflates past `maxPayload`
+   * bytes (nor past `v2Room`): one that would stops the call with `V2_FULL`. Read the run with `v2Run` before the
    * next call.
    */
-  v2(k: number, count: number): V2Step {
+  v2(k: number, count: number, maxPayload: number): V2Step {
+    // The module checks each payload against the output left: capped so, the first one of a call gets at most
+    // `maxPayload` bytes, and later ones less.
+    const outCap = Math.min(this.outCap, Math.max(0, maxPayload) + V2_OUT_SLACK);
     const status = this.exports.v2Decode(
       INPUT_OFFSET,
       k,
@@ -199,7 +205,7 @@ export class WasmChunkScanner {
       this.flagsAt,
       this.stageAt,
       this.outAt,
-      this.outCap,
+      outCap,
       this.v2EndsAt,
       this.v2StampsAt,
     );
@@ -216,6 +222,11 @@ export class WasmChunkScanner {
       ends: new Int32Array(buffer, this.v2EndsAt, events).slice(),
       timestamps: new Float64Array(buffer, this.v2StampsAt, events).slice(),
     };
+  }
+
+  /** The largest payload the version 2 output holds now (the first of a call). */
+  get v2Room(): number {
+    return this.outCap - V2_OUT_SLACK;
   }
 
   /**

@@ -40,7 +40,18 @@ export type { Shard } from './pipeline/shard.js';
 export * from '../sinks/index.js';
 
 // Decoders.
-export { batchEvents, decodeEventBatches, decodeEventBytes, decodeEvents, DecodeError, isGzip, peekEventFields } from '../decoders/index.js';
+export {
+  batchEvents,
+  decodeEventBatches,
+  decodeEventBytes,
+  decodeEvents,
+  DecodeError,
+  DECODE_LIMITS,
+  isGzip,
+  MAX_EVENT_BYTES_CAP,
+  peekEventFields,
+  ReplayBudget,
+} from '../decoders/index.js';
 export type { DecodeErrorCode, DecodeOptions, EventBatch, FileVersion, PeekedFields } from '../decoders/index.js';
 
 // Client and transport.

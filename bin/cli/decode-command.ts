@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { decodeEventBytes, type FileVersion } from '../../decoders/index.js';
+import { decodeEventBytes, ReplayBudget, type FileVersion } from '../../decoders/index.js';
 import { describeSystemError, SinkError } from '../../sinks/errors.js';
 import { TempFile } from '../../sinks/temp-file.js';
 
@@ -59,16 +59,22 @@ async function fileOutput(path: string): Promise<Output> {
 
 /**
  * `decode <file>...`: decodes local replay files (version 2 or 3, gzip or not; sniffed unless forced), in the order
- * given, into one JSON array. Streams: one file at a time, batches of events, never the whole array in memory.
+ * given, into one JSON array. Streams: one file at a time, batches of events, never the whole array in memory. The
+ * files are taken as one replay's: `maxReplayBytes` counts their inflated bytes together.
  */
-export async function decodeFiles(files: readonly string[], opts: { out?: string; version?: FileVersion }): Promise<number> {
+export async function decodeFiles(
+  files: readonly string[],
+  opts: { out?: string; version?: FileVersion; maxEventBytes?: number; maxReplayBytes?: number },
+): Promise<number> {
+  const replayBudget = new ReplayBudget(opts.maxReplayBytes);
   const out = opts.out !== undefined ? await fileOutput(opts.out) : stdoutOutput();
   let count = 0;
   try {
     await out.write(OPEN);
     for (const file of files) {
       const source = createReadStream(file);
-      for await (const batch of decodeEventBytes(source, { version: opts.version ?? 'auto', file })) {
+      const limits = { replayBudget, ...(opts.maxEventBytes !== undefined ? { maxEventBytes: opts.maxEventBytes } : {}) };
+      for await (const batch of decodeEventBytes(source, { version: opts.version ?? 'auto', file, ...limits })) {
         if (batch.length === 0) continue;
         const parts: Buffer[] = [];
         for (const ev of batch) {

@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { randomUUID } from 'node:crypto';
+import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import type { OpenSinkOptions } from '../../sinks/open.js';
 import type { S3Checksums } from '../../sinks/s3.js';
@@ -9,6 +10,7 @@ import type { Region } from '../../src/http/regions.js';
 import type { ArchiveEvent } from '../../src/pipeline/archive.js';
 import type { ConnectionOptions } from '../../src/pipeline/connection.js';
 import { connect } from '../../src/pipeline/connection.js';
+import { ByteSizeError, parseByteSize } from '../../src/pipeline/byte-size.js';
 import { DurationError, parseDuration } from '../../src/pipeline/duration.js';
 import { ConfigError, ReplayExportError } from '../../src/pipeline/errors.js';
 import { isFatal } from '../../src/pipeline/export-replay.js';
@@ -51,6 +53,11 @@ interface SinkFlags {
   s3Checksums?: string;
   concurrency?: number;
   requestDeadline?: string;
+}
+
+interface LimitFlags {
+  maxEventSize?: string;
+  maxReplaySize?: string;
 }
 
 function positiveInt(name: string) {
@@ -123,14 +130,40 @@ function sinkOptionsOf(f: SinkFlags): Pick<ExportReplayOptions, 'out' | 'format'
   return { out: f.out, format: f.format, gzip: Boolean(f.gzip), fileVersion: Number(f.fileVersion) as 2 | 3, sinkOptions: { s3 } };
 }
 
-function durationFlag(name: string, value: string | undefined): number | undefined {
+/** A flag's value read by `parse`; the parser's own error (`refusal`) is a usage error naming the flag. */
+function parsedFlag<T>(name: string, value: string | undefined, parse: (text: string) => T, refusal: abstract new (...args: never[]) => Error): T | undefined {
   if (value === undefined) return undefined;
   try {
-    return parseDuration(value);
+    return parse(value);
   } catch (err) {
-    if (err instanceof DurationError) usage(`${name}: ${err.message}`);
+    if (err instanceof refusal) usage(`${name}: ${err.message}`);
     throw err;
   }
+}
+
+function durationFlag(name: string, value: string | undefined): number | undefined {
+  return parsedFlag(name, value, parseDuration, DurationError);
+}
+
+function sizeFlag(name: string, value: string | undefined): number | undefined {
+  return parsedFlag(name, value, parseByteSize, ByteSizeError);
+}
+
+/** `--max-event-size` and `--max-replay-size` as decoding limits (exit 2 when out of range). */
+function limitsOf(f: LimitFlags): { maxEventBytes?: number; maxReplayBytes?: number } {
+  const maxEventBytes = sizeFlag('--max-event-size', f.maxEventSize);
+  const maxReplayBytes = sizeFlag('--max-replay-size', f.maxReplaySize);
+  if (maxEventBytes !== undefined && (maxEventBytes < 1 || maxEventBytes > MAX_EVENT_BYTES_CAP)) {
+    usage(`--max-event-size must be from 1 byte to 1GiB (got ${JSON.stringify(f.maxEventSize)})`);
+  }
+  if (maxReplayBytes !== undefined && maxReplayBytes < 1) usage(`--max-replay-size must be at least 1 byte (got ${JSON.stringify(f.maxReplaySize)})`);
+  return { ...(maxEventBytes !== undefined ? { maxEventBytes } : {}), ...(maxReplayBytes !== undefined ? { maxReplayBytes } : {}) };
+}
+
+function addLimitFlags(cmd: Command): Command {
+  return cmd
+    .option('--max-event-size <size>', 'largest event, e.g. 64MiB (default 256MiB, at most 1GiB); a larger one fails its replay')
+    .option('--max-replay-size <size>', "inflated bytes one replay may take over its files (default 8GiB); more fails it");
 }
 
 /** `--request-deadline`: the transport's per-request deadline (headers and body), as connection options. */
@@ -275,23 +308,24 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
 
-  addSinkFlags(
+  addLimitFlags(addSinkFlags(
     program
       .command('export')
       .description('export the named replays (always, whatever the manifest says)')
       .argument('<replay_id...>', 'replay ids (device_id/session_id)'),
-  ).action(async (ids: string[], opts: SinkFlags, cmd: Command) => {
+  )).action(async (ids: string[], opts: SinkFlags & LimitFlags, cmd: Command) => {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
     for (const id of ids) validateReplayId(id);
     const sinkOpts = sinkOptionsOf(opts);
     const deadline = requestDeadline(opts.requestDeadline);
+    const limits = limitsOf(opts);
     const c = await connection(g);
     secrets = c.secrets;
     const reporter = new Reporter(reporterFormat, secrets);
     try {
       exitCode = await drive(
-        exportReplays(ids, { ...c.conn, ...deadline, ...sinkOpts, ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), signal: abort.signal }),
+        exportReplays(ids, { ...c.conn, ...deadline, ...sinkOpts, ...limits, ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), signal: abort.signal }),
         reporter,
         opts.out,
         {},
@@ -301,7 +335,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   });
 
-  addSinkFlags(
+  addLimitFlags(addSinkFlags(
     program
       .command('archive')
       .description('export every listed replay; resumable (re-run with the same --out to continue)')
@@ -312,14 +346,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       .option('--recheck <duration>', 're-list files of replays archived within this window; re-export if changed')
       .option('--order <order>', 'start (as listed) or expiry (closest to deletion first; lists everything first)', 'start')
       .option('--shard <i/n>', 'only replays of shard i of n (also JOB_COMPLETION_INDEX / AWS_BATCH_JOB_ARRAY_INDEX)'),
-  ).action(
+  )).action(
     async (
-      opts: SinkFlags & { user?: string; since?: string; until?: string; settle?: string; recheck?: string; order: string; shard?: string },
+      opts: SinkFlags & LimitFlags & { user?: string; since?: string; until?: string; settle?: string; recheck?: string; order: string; shard?: string },
       cmd: Command,
     ) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       const sinkOpts = sinkOptionsOf(opts);
+      const limits = limitsOf(opts);
       if (opts.order !== 'start' && opts.order !== 'expiry') usage(`--order must be start or expiry (got ${opts.order})`);
       if (opts.user !== undefined) validatePlatformId(opts.user);
       // The sandbox serves fixed recordings, not a live stream: nothing there is still being written.
@@ -339,6 +374,7 @@ export async function main(argv: readonly string[]): Promise<number> {
             ...c.conn,
             ...deadline,
             ...sinkOpts,
+            ...limits,
             ...(opts.user !== undefined ? { platformId: opts.user } : {}),
             ...(since !== undefined ? { since } : {}),
             ...(until !== undefined ? { until } : {}),
@@ -360,19 +396,21 @@ export async function main(argv: readonly string[]): Promise<number> {
     },
   );
 
-  program
-    .command('decode')
-    .description('decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given')
-    .argument('<file...>', 'replay files')
-    .option('--out <file>', 'write to this file instead of stdout')
-    .option('--version <n>', 'force the file version (2 or 3)')
-    .action(async (files: string[], opts: { out?: string; version?: string }) => {
-      if (opts.version !== undefined && opts.version !== '2' && opts.version !== '3') usage(`--version must be 2 or 3 (got ${opts.version})`);
-      await decodeFiles(files, {
-        ...(opts.out !== undefined ? { out: opts.out } : {}),
-        ...(opts.version !== undefined ? { version: Number(opts.version) as 2 | 3 } : {}),
-      });
+  addLimitFlags(
+    program
+      .command('decode')
+      .description('decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given (the files of one replay)')
+      .argument('<file...>', 'replay files')
+      .option('--out <file>', 'write to this file instead of stdout')
+      .option('--version <n>', 'force the file version (2 or 3)'),
+  ).action(async (files: string[], opts: LimitFlags & { out?: string; version?: string }) => {
+    if (opts.version !== undefined && opts.version !== '2' && opts.version !== '3') usage(`--version must be 2 or 3 (got ${opts.version})`);
+    await decodeFiles(files, {
+      ...(opts.out !== undefined ? { out: opts.out } : {}),
+      ...(opts.version !== undefined ? { version: Number(opts.version) as 2 | 3 } : {}),
+      ...limitsOf(opts),
     });
+  });
 
   program
     .command('sandbox')

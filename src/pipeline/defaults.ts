@@ -1,3 +1,4 @@
+import { DECODE_LIMITS } from '../../decoders/limits.js';
 import type { OutputFormat } from '../../sinks/sink.js';
 /**
  * Every tunable of the pipeline with its default, in one place. The CLI and the library both start from these.
@@ -34,4 +35,8 @@ export const PIPELINE_DEFAULTS = {
   gzip: false,
   /** Archive order: as listed (`start`) or closest to deletion first (`expiry`). */
   order: 'start' as 'start' | 'expiry',
+  /** The largest event in bytes (256 MiB): a larger one fails its replay (`decode_event_too_large`). */
+  maxEventBytes: DECODE_LIMITS.maxEventBytes,
+  /** Inflated bytes one replay may take over all its files (8 GiB): more fails it (`decode_replay_too_large`). */
+  maxReplayBytes: DECODE_LIMITS.maxReplayBytes,
 } as const;

@@ -1,3 +1,4 @@
+import { checkDecodeLimits } from '../../decoders/limits.js';
 import type { ManifestEntry, OutputFormat, OutputSpec, Sink } from '../../sinks/sink.js';
 import { openSink, type OpenSinkOptions } from '../../sinks/open.js';
 import { validateReplayId } from '../replay/validation.js';
@@ -5,6 +6,7 @@ import { runArchive, type ArchiveEvent, type ShardSpec } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { connect, type ConnectionOptions } from './connection.js';
 import { PIPELINE_DEFAULTS } from './defaults.js';
+import { ConfigError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { replayEventBatches, type ReplayNotice, type ReplayStreamOptions } from './replay-stream.js';
 import type { FileVersion } from './types.js';
@@ -25,6 +27,16 @@ export interface FetchOptions {
   urlRefreshes?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /**
+   * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
+   * fails its replay with `decode_event_too_large`, checked while inflating. Peak memory for one event is about this.
+   */
+  maxEventBytes?: number;
+  /**
+   * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
+   * event's inflated payload. More fails the replay with `decode_replay_too_large`, checked while inflating.
+   */
+  maxReplayBytes?: number;
   /** Clock (tests). */
   now?: () => number;
   signal?: AbortSignal;
@@ -68,9 +80,17 @@ export interface ExportReplaysOptions extends ExportReplayOptions {
   concurrency?: number;
 }
 
-/** Stream settings with defaults filled in (the one place the library applies PIPELINE_DEFAULTS). */
+/**
+ * Stream settings with defaults filled in (the one place the library applies PIPELINE_DEFAULTS). A size limit out
+ * of range is a `ConfigError`.
+ */
 export function resolveFetchOptions(o: FetchOptions): Omit<ReplayStreamOptions, 'api' | 'download' | 'budget'> {
   const d = PIPELINE_DEFAULTS;
+  try {
+    checkDecodeLimits(o);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const out: Omit<ReplayStreamOptions, 'api' | 'download' | 'budget'> = {
     fileVersion: o.fileVersion ?? d.fileVersion,
     filesPageSize: o.filesPageSize ?? d.filesPageSize,
@@ -82,6 +102,8 @@ export function resolveFetchOptions(o: FetchOptions): Omit<ReplayStreamOptions, 
     urlRefreshes: o.urlRefreshes ?? d.urlRefreshes,
     retryBaseMs: o.retryBaseMs ?? d.retryBaseMs,
     retryMaxMs: o.retryMaxMs ?? d.retryMaxMs,
+    maxEventBytes: o.maxEventBytes ?? d.maxEventBytes,
+    maxReplayBytes: o.maxReplayBytes ?? d.maxReplayBytes,
   };
   if (o.now) out.now = o.now;
   if (o.signal) out.signal = o.signal;

@@ -1,5 +1,6 @@
 import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatch } from '../../decoders/index.js';
 import { DecodeError } from '../../decoders/errors.js';
+import { isLimitError, ReplayBudget } from '../../decoders/limits.js';
 import { ByteBudget } from './byte-budget.js';
 import { ReplayExportError, isBrokenTransfer, isExpiredUrl, isTransient } from './errors.js';
 import { listFilesInKeyOrder } from './file-listing.js';
@@ -23,6 +24,10 @@ export interface ReplayStreamOptions {
   urlRefreshes: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  /** The largest event in bytes (`DecodeOptions.maxEventBytes`). */
+  maxEventBytes: number;
+  /** Inflated bytes the replay may take over all its files (a `ReplayBudget` of this many for each replay). */
+  maxReplayBytes: number;
   now?: () => number;
   signal?: AbortSignal | undefined;
   /** Notified of retries and URL refreshes (logs, progress, tests). */
@@ -55,8 +60,9 @@ export interface ReplayFilesInfo {
  * first N events of a good copy are the N already handed out) — nothing is duplicated, nothing reordered, and the
  * file never has to be held whole in memory. Transient failures (429, 5xx, resets, timeouts, truncated bodies)
  * retry with back-off; a 403 from storage (expired URL) gets a fresh URL for that same file (by key) and goes on;
- * a DecodeError is retried once (bytes damaged in transit) and is then permanent. A permanent failure throws a
- * `ReplayExportError` naming the file.
+ * a DecodeError is retried once (bytes damaged in transit) and is then permanent, except a size limit's, which is
+ * permanent at once (the same bytes go over the same limit). A permanent failure throws a `ReplayExportError` naming
+ * the file. The replay's inflated bytes are counted over all its files; a file decoded again counts once.
  */
 export async function* replayEventBatches(
   replayId: string,
@@ -97,6 +103,7 @@ export async function* replayDecodedBatches(
 
   // The URL each download used, so that a 403 refreshes exactly the URL that was refused.
   const usedUrl = new Map<string, string>();
+  const replayBudget = new ReplayBudget(options.maxReplayBytes);
   const openFile = async (file: ListedFile, sig: AbortSignal, refusedUrl?: string): Promise<DownloadBody> => {
     const url = await urls.urlFor(file, refusedUrl);
     usedUrl.set(file.key, url);
@@ -119,8 +126,11 @@ export async function* replayDecodedBatches(
       let refreshes = 0;
       let decodeRetried = false;
       let refusedUrl: string | undefined;
+      // Each attempt decodes the file from its start: its bytes are counted from here again.
+      const budgetAtFile = replayBudget.used;
       for (let attempt = 0; ; attempt++) {
         signal?.throwIfAborted();
+        replayBudget.rewind(budgetAtFile);
         let sourceFailed = false;
         let sourceError: unknown;
         let bytes = 0;
@@ -158,6 +168,8 @@ export async function* replayDecodedBatches(
             },
             ...(signal ? { signal } : {}),
             compressedSize: () => (attempt === 0 ? slot.size : size),
+            maxEventBytes: options.maxEventBytes,
+            replayBudget,
           })) {
             const count = batchCount(batch);
             let out: EventBatch | undefined = batch;
@@ -194,7 +206,7 @@ export async function* replayDecodedBatches(
             retries++;
             continue;
           }
-          if (cause instanceof DecodeError && !decodeRetried) {
+          if (cause instanceof DecodeError && !decodeRetried && !isLimitError(cause)) {
             options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
             decodeRetried = true;
             continue;

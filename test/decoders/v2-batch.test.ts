@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeError, decodeEventBytes } from '../../decoders/index.js';
 import { ArrayElementScanner, type ScannedElement } from '../../decoders/json-scanner.js';
+import { DecodeLimits } from '../../decoders/limits.js';
 import { decodeV2Elements } from '../../decoders/v2-batch.js';
 import { chunked, gz, makeEvents, pack, roundTrip } from './fixtures.js';
 
@@ -41,7 +42,7 @@ describe('version 2 chunks with many payloads', () => {
     const elements: ScannedElement[] = [];
     scanner.push(Buffer.from(JSON.stringify(packedElements())), elements);
     expect(elements.length).toBe(events.length);
-    const decoded = (await decodeV2Elements(elements, 'f')).flat();
+    const decoded = (await decodeV2Elements(elements, 'f', DecodeLimits.of({}))).flat();
     expect(decoded.map((b) => JSON.parse(b.toString()) as unknown)).toEqual(roundTrip(events));
   });
 

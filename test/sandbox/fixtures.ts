@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
+import { v2Text } from '../decoders/fixtures.js';
 
 export interface FixtureSample {
   name: string;
@@ -77,6 +78,26 @@ export function makeSamplesDir(samples: FixtureSample[]): FixtureDir {
   });
   writeFileSync(join(dir, 'index.json'), JSON.stringify({ replays: index }, null, 2));
   return { dir, events, ids, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Absolute paths of a sample's files of `version`, in key order. */
+export function sampleFilePaths(fx: FixtureDir, name: string, version: 2 | 3): string[] {
+  const index = JSON.parse(readFileSync(join(fx.dir, 'index.json'), 'utf8')) as { replays: Array<{ name: string; files: Record<string, string[]> }> };
+  return [...index.replays.find((r) => r.name === name)!.files[String(version)]!].sort().map((f) => join(fx.dir, f));
+}
+
+/**
+ * Rewrites every version 2 file of `fx` with real packed events (`JSON.stringify(pack(event))`, rrweb's packer) in
+ * place of the placeholders, for tests that decode version 2.
+ */
+export function packVersion2Files(fx: FixtureDir): void {
+  for (const name of fx.events.keys()) {
+    for (const path of sampleFilePaths(fx, name, 2)) {
+      const placeholders = JSON.parse(gunzipSync(readFileSync(path)).toString()) as string[];
+      const events = placeholders.map((p) => JSON.parse(p.slice('packed:'.length)) as unknown);
+      writeFileSync(path, gzipSync(v2Text(events, () => 'json-packed')));
+    }
+  }
 }
 
 export const STANDARD_SAMPLES: FixtureSample[] = [
