@@ -1,3 +1,5 @@
+import { ReplayExportError } from '../src/errors.js';
+
 /**
  * Typed decoding errors. Every corrupt or unexpected input ends in a `DecodeError`; nothing is dropped silently.
  */
@@ -44,19 +46,17 @@ export interface DecodeErrorContext {
   cause?: unknown;
 }
 
-export class DecodeError extends Error {
-  override readonly name = 'DecodeError';
-  readonly code: DecodeErrorCode;
-  readonly file?: string;
-  readonly index?: number;
-  readonly offset?: number;
+/** A replay file that cannot be decoded, or is over a size limit (category `data`). */
+export class DecodeError extends ReplayExportError {
+  declare readonly code: DecodeErrorCode;
+  /** File key or name, as given in `DecodeOptions.file` (also `fileKey`). */
+  readonly file: string | undefined;
+  readonly offset: number | undefined;
 
   constructor(code: DecodeErrorCode, detail: string, ctx: DecodeErrorContext = {}) {
-    super(formatMessage(code, detail, ctx), ctx.cause === undefined ? undefined : { cause: ctx.cause });
-    this.code = code;
-    if (ctx.file !== undefined) this.file = ctx.file;
-    if (ctx.index !== undefined) this.index = ctx.index;
-    if (ctx.offset !== undefined) this.offset = ctx.offset;
+    super(formatMessage(code, detail, ctx), { code, category: 'data', fileKey: ctx.file, index: ctx.index, cause: ctx.cause });
+    this.file = ctx.file;
+    this.offset = ctx.offset;
   }
 }
 

@@ -1,3 +1,5 @@
+import { ReplayExportError, type ErrorCategory } from '../src/errors.js';
+
 /** Why a sink operation failed. Stable strings for programs; the message is for people. */
 export type SinkErrorCode =
   | 'SINK_CONFIG' // a bad target or option
@@ -25,25 +27,38 @@ export interface SinkErrorContext {
  * Every failure a sink reports. Carries the target (`/abs/dir` or `s3://bucket/prefix`), the key and the replay id;
  * never credentials or request signatures.
  */
-export class SinkError extends Error {
-  override readonly name = 'SinkError';
-  readonly code: SinkErrorCode;
-  readonly target?: string;
-  readonly key?: string;
-  readonly replayId?: string;
-  readonly status?: number;
-  readonly index?: number;
+export class SinkError extends ReplayExportError {
+  declare readonly code: SinkErrorCode;
+  readonly target: string | undefined;
+  /** The output key (or manifest object) concerned. */
+  readonly key: string | undefined;
 
   constructor(code: SinkErrorCode, message: string, context: SinkErrorContext = {}) {
-    super(message, context.cause === undefined ? undefined : { cause: context.cause });
-    this.code = code;
-    if (context.target !== undefined) this.target = context.target;
-    if (context.key !== undefined) this.key = context.key;
-    if (context.replayId !== undefined) this.replayId = context.replayId;
-    if (context.status !== undefined) this.status = context.status;
-    if (context.index !== undefined) this.index = context.index;
+    super(message, {
+      code,
+      category: SINK_CATEGORIES[code],
+      replayId: context.replayId,
+      status: context.status,
+      index: context.index,
+      cause: context.cause,
+    });
+    this.target = context.target;
+    this.key = context.key;
   }
 }
+
+/** The error category of each sink code (the CLI's exit code follows from it). */
+const SINK_CATEGORIES: Readonly<Record<SinkErrorCode, ErrorCategory>> = {
+  SINK_CONFIG: 'usage',
+  SINK_AUTH: 'auth',
+  SINK_BAD_EVENT: 'data',
+  SINK_STATE: 'internal',
+  SINK_PATH_ESCAPE: 'storage',
+  SINK_IO: 'storage',
+  SINK_S3: 'storage',
+  SINK_INTEGRITY: 'storage',
+  MANIFEST_CORRUPT: 'storage',
+};
 
 /** Short description of an unknown thrown value, for messages (no stack, no request details). */
 export function describeCause(err: unknown): string {

@@ -30,7 +30,9 @@ export type { Downloader, ListedFile, ReplayFilesApi } from './pipeline/types.js
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
 export { parseDuration, DurationError } from './pipeline/duration.js';
-export { ReplayExportError, FileListingError, TooManyFilesError, ConfigError } from './pipeline/errors.js';
+export { ReplayExportError, ConfigError, InterruptedError, EXIT_CODES, categoryOf, exitCodeOf } from './errors.js';
+export type { ErrorCategory, ErrorContext } from './errors.js';
+export { ReplayFailedError, FileListingError, TooManyFilesError } from './pipeline/errors.js';
 export { expiresAtIso } from './pipeline/expiry.js';
 export { readManifestState } from './pipeline/manifest.js';
 export { shardOf, resolveShard, formatShard, ShardConfigError } from './pipeline/shard.js';

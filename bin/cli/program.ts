@@ -1,35 +1,27 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
-import { SinkError } from '../../sinks/errors.js';
 import type { OpenSinkOptions } from '../../sinks/open.js';
 import type { S3Checksums } from '../../sinks/s3.js';
 import { secretsOf } from '../../src/http/auth.js';
-import { AuthError, HttpClientError, ValidationError } from '../../src/http/errors.js';
 import type { Region } from '../../src/http/regions.js';
 import type { ArchiveEvent } from '../../src/pipeline/archive.js';
 import type { ConnectionOptions } from '../../src/pipeline/connection.js';
 import { connect } from '../../src/pipeline/connection.js';
 import { ByteSizeError, parseByteSize } from '../../src/pipeline/byte-size.js';
 import { DurationError, parseDuration } from '../../src/pipeline/duration.js';
-import { ConfigError, ReplayExportError } from '../../src/pipeline/errors.js';
-import { isFatal } from '../../src/pipeline/export-replay.js';
+import { ConfigError, EXIT_CODES, exitCodeOf, InterruptedError } from '../../src/errors.js';
 import { expiresAtIso } from '../../src/pipeline/expiry.js';
 import { archiveReplays, exportReplays, type ExportReplayOptions } from '../../src/pipeline/library.js';
-import { formatShard, resolveShard, ShardConfigError } from '../../src/pipeline/shard.js';
+import { formatShard, resolveShard } from '../../src/pipeline/shard.js';
 import { toIsoUtc } from '../../src/replay/timestamps.js';
 import { validatePlatformId, validateReplayId } from '../../src/replay/validation.js';
 import { runSandboxCommand, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, auth: 3, interrupted: 130 } as const;
-
-class CliExit extends Error {
-  constructor(readonly code: number, message: string) {
-    super(message);
-  }
-}
+/** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
+export const EXIT = { ok: 0, failed: 1, usage: EXIT_CODES.usage, auth: EXIT_CODES.auth, interrupted: EXIT_CODES.interrupted } as const;
 
 interface GlobalOpts {
   apiKey?: string;
@@ -72,7 +64,7 @@ function collect(value: string, previous: string[]): string[] {
 }
 
 function usage(message: string): never {
-  throw new CliExit(EXIT.usage, message);
+  throw new ConfigError(message);
 }
 
 function logFormatOf(g: GlobalOpts): LogFormat {
@@ -211,20 +203,9 @@ async function drive(events: AsyncIterable<ArchiveEvent>, reporter: Reporter, ta
   return reporter.totals.byOutcome.failed > 0 ? EXIT.failed : EXIT.ok;
 }
 
-/** Maps an error that ended a command to a message and an exit code. */
+/** Maps an error that ended a command to a message and an exit code (by its category: `EXIT_CODES`). */
 function failure(err: unknown): { code: number; message: string } {
-  if (err instanceof CliExit) return { code: err.code, message: err.message };
-  const cause = err instanceof ReplayExportError ? err.cause : err;
-  if (cause instanceof AuthError || isFatal(err)) {
-    return { code: EXIT.auth, message: cause instanceof Error ? cause.message : String(cause) };
-  }
-  if (cause instanceof ValidationError || cause instanceof ConfigError || cause instanceof ShardConfigError || cause instanceof DurationError) {
-    return { code: EXIT.usage, message: (cause as Error).message };
-  }
-  if (cause instanceof SinkError && cause.code === 'SINK_CONFIG') return { code: EXIT.usage, message: cause.message };
-  if (cause instanceof SinkError && cause.code === 'SINK_AUTH') return { code: EXIT.auth, message: cause.message };
-  if (cause instanceof HttpClientError || cause instanceof Error) return { code: EXIT.failed, message: cause.message };
-  return { code: EXIT.failed, message: String(cause) };
+  return { code: exitCodeOf(err), message: err instanceof Error ? err.message : String(err) };
 }
 
 export interface RunIo {
@@ -238,7 +219,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   let secrets: string[] = [];
   let reporterFormat: LogFormat = 'text';
   const abort = new AbortController();
-  const onSignal = (): void => abort.abort(new CliExit(EXIT.interrupted, 'interrupted'));
+  const onSignal = (): void => abort.abort(new InterruptedError());
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   // Process warnings (e.g. the AWS SDK's notice about the Node version, emitted when an S3 client is created) go

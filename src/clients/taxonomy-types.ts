@@ -100,17 +100,17 @@ export interface PropertyFields {
 export class TaxonomyFailureError extends HttpClientError {
   readonly method: string;
   readonly path: string;
-  readonly status: number;
+  declare readonly status: number;
   /** `errors[].message` of the body, when given. */
   readonly messages: string[];
   constructor(method: string, path: string, status: number, messages: string[]) {
     super(
       `Taxonomy call ${method} ${path} answered success: false (HTTP ${status})${messages.length ? `: ${messages.join('; ')}` : ''}`,
       'taxonomy_failure',
+      { status },
     );
     this.method = method;
     this.path = path;
-    this.status = status;
     this.messages = messages;
   }
 }

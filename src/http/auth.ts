@@ -8,6 +8,8 @@
  * - `none`: nothing (presigned object-storage URLs).
  */
 
+import { ReplayExportError } from '../errors.js';
+
 export type AuthStyle = 'basic' | 'bearer' | 'api_key' | 'none';
 
 export interface Credentials {
@@ -19,11 +21,10 @@ export interface Credentials {
   managementKey?: string;
 }
 
-export class MissingCredentialsError extends Error {
-  readonly code = 'missing_credentials';
+/** Credentials a request needs were not configured (category `auth`: every such request would fail). */
+export class MissingCredentialsError extends ReplayExportError {
   constructor(style: AuthStyle, missing: string) {
-    super(`${style} authentication needs ${missing}, which was not configured`);
-    this.name = 'MissingCredentialsError';
+    super(`${style} authentication needs ${missing}, which was not configured`, { code: 'missing_credentials', category: 'auth' });
   }
 }
 

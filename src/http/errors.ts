@@ -4,6 +4,7 @@
  * None of them ever holds a secret, an Authorization header value or a presigned URL's query string:
  * paths are redacted (see redact.ts) and body excerpts are scrubbed before they get here.
  */
+import { ReplayExportError, type ErrorCategory } from '../errors.js';
 import type { Region } from './regions.js';
 
 /** Where a request went, as far as it is safe to say. */
@@ -21,13 +22,13 @@ export interface RequestContext {
   retries: number;
 }
 
-/** Base class: every error of src/http and src/replay is an `HttpClientError`. */
-export class HttpClientError extends Error {
-  readonly code: string;
-  constructor(message: string, code: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
+/**
+ * Base class of the errors of src/http, src/replay and src/clients. Category `remote` unless a subclass says
+ * otherwise (`AuthError`: `auth`, `ValidationError`: `usage`).
+ */
+export class HttpClientError extends ReplayExportError {
+  constructor(message: string, code: string, options?: { cause?: unknown; category?: ErrorCategory; status?: number }) {
+    super(message, { code, category: options?.category ?? 'remote', status: options?.status, cause: options?.cause });
   }
 }
 
@@ -42,7 +43,7 @@ export class RequestError extends HttpClientError implements RequestContext {
   readonly region: Region;
   readonly endpointOverride: boolean;
   readonly retries: number;
-  constructor(message: string, code: string, ctx: RequestContext, options?: { cause?: unknown }) {
+  constructor(message: string, code: string, ctx: RequestContext, options?: { cause?: unknown; category?: ErrorCategory; status?: number }) {
     super(message, code, options);
     this.method = ctx.method;
     this.path = ctx.path;
@@ -63,13 +64,12 @@ function retried(ctx: RequestContext): string {
 
 /** The server answered with a status that is not a success. */
 export class ApiError extends RequestError {
-  readonly status: number;
+  declare readonly status: number;
   /** At most 500 characters of the response body, redacted. */
   readonly bodyExcerpt: string;
 
-  constructor(status: number, ctx: RequestContext, bodyExcerpt: string, message?: string, code = 'api_error') {
-    super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code, ctx);
-    this.status = status;
+  constructor(status: number, ctx: RequestContext, bodyExcerpt: string, message?: string, code = 'api_error', category: ErrorCategory = 'remote') {
+    super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code, ctx, { status, category });
     this.bodyExcerpt = bodyExcerpt;
   }
 }
@@ -89,6 +89,7 @@ export class AuthError extends ApiError {
         `check --region (us or eu) before checking the keys.` +
         (bodyExcerpt ? ` Response: ${bodyExcerpt}` : ''),
       'auth_failed',
+      'auth',
     );
   }
 }
@@ -193,7 +194,7 @@ export class ValidationError extends HttpClientError {
   /** The offending parameter, as named by the API (`replay_id`, `amplitude_id`, `page_size`, ...). */
   readonly field: string;
   constructor(field: string, message: string) {
-    super(`Invalid ${field}: ${message}`, 'validation_error');
+    super(`Invalid ${field}: ${message}`, 'validation_error', { category: 'usage' });
     this.field = field;
   }
 }

@@ -4,7 +4,8 @@ import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { PIPELINE_DEFAULTS } from './defaults.js';
-import { exportReplayToSink, isFatal, type ReplayInfo } from './export-replay.js';
+import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
+import { isFatal } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
@@ -245,9 +246,3 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
   }
 }
 
-export { isFatal };
-export const ARCHIVE_DEFAULTS = {
-  concurrency: PIPELINE_DEFAULTS.concurrency,
-  order: PIPELINE_DEFAULTS.order,
-  settleMs: PIPELINE_DEFAULTS.settleMs,
-} as const;

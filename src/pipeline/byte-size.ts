@@ -3,6 +3,9 @@
  * bytes. Binary units (KiB, MiB, GiB, TiB) are powers of 1024, decimal ones (kB, MB, GB, TB) of 1000; case does not
  * matter, a space before the unit is allowed.
  */
+
+import { ReplayExportError } from '../errors.js';
+
 const UNIT_BYTES: Record<string, number> = {
   b: 1,
   kib: 1024,
@@ -15,11 +18,9 @@ const UNIT_BYTES: Record<string, number> = {
   tb: 1000 ** 4,
 };
 
-export class ByteSizeError extends Error {
-  readonly code = 'BAD_BYTE_SIZE';
+export class ByteSizeError extends ReplayExportError {
   constructor(readonly input: string) {
-    super(`not a size: ${JSON.stringify(input)} (use e.g. 256MiB, 8GiB or a number of bytes)`);
-    this.name = 'ByteSizeError';
+    super(`not a size: ${JSON.stringify(input)} (use e.g. 256MiB, 8GiB or a number of bytes)`, { code: 'BAD_BYTE_SIZE', category: 'usage' });
   }
 }
 

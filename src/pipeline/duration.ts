@@ -1,11 +1,12 @@
 /** Parses durations like `24h`, `90m`, `7d`, `30s`, `500ms`, `1h30m` or `0` into milliseconds. */
+
+import { ReplayExportError } from '../errors.js';
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-export class DurationError extends Error {
-  readonly code = 'BAD_DURATION';
+export class DurationError extends ReplayExportError {
   constructor(readonly input: string) {
-    super(`not a duration: ${JSON.stringify(input)} (use e.g. 24h, 90m, 7d, 0)`);
-    this.name = 'DurationError';
+    super(`not a duration: ${JSON.stringify(input)} (use e.g. 24h, 90m, 7d, 0)`, { code: 'BAD_DURATION', category: 'usage' });
   }
 }
 

@@ -9,23 +9,26 @@ import {
   ValidationError,
 } from '../http/errors.js';
 import type { ManifestError } from '../../sinks/sink.js';
+import { categoryOf, ReplayExportError } from '../errors.js';
 
-/** One replay could not be exported; names the replay and, when one file caused it, that file's key. */
-export class ReplayExportError extends Error {
-  readonly code: string;
-  readonly replayId: string;
-  readonly fileKey: string | undefined;
-  readonly status: number | undefined;
-  readonly index: number | undefined;
+export { ConfigError } from '../errors.js';
+
+/**
+ * One replay could not be exported; names the replay and, when one file caused it, that file's key. Its category is
+ * its cause's (a file that cannot be decoded is `data`, a refused download `remote`, a full disk `storage`).
+ */
+export class ReplayFailedError extends ReplayExportError {
   constructor(replayId: string, fileKey: string | undefined, cause: unknown) {
     const detail = describeError(cause);
-    super(`replay ${replayId}${fileKey !== undefined ? ` file ${fileKey}` : ''}: ${detail.message}`, { cause });
-    this.name = 'ReplayExportError';
-    this.code = detail.code;
-    this.replayId = replayId;
-    this.fileKey = fileKey;
-    this.status = detail.status;
-    this.index = detail.index;
+    super(`replay ${replayId}${fileKey !== undefined ? ` file ${fileKey}` : ''}: ${detail.message}`, {
+      code: detail.code,
+      category: categoryOf(cause),
+      replayId,
+      fileKey,
+      index: detail.index,
+      status: detail.status,
+      cause,
+    });
   }
 
   toManifestError(): ManifestError {
@@ -38,33 +41,32 @@ export class ReplayExportError extends Error {
 }
 
 /** The file set of a replay changed under us in a way we cannot follow (e.g. a file vanished from the listing). */
-export class FileListingError extends Error {
-  readonly code = 'file_listing_changed';
+export class FileListingError extends ReplayExportError {
   constructor(message: string) {
-    super(message);
-    this.name = 'FileListingError';
+    super(message, { code: 'file_listing_changed', category: 'remote' });
   }
 }
 
 /** A replay's files listing holds more files than the limit (`maxFilesPerReplay`): the replay fails. */
-export class TooManyFilesError extends Error {
-  readonly code = 'too_many_files';
+export class TooManyFilesError extends ReplayExportError {
   constructor(
-    readonly replayId: string,
+    replayId: string,
     readonly limit: number,
   ) {
-    super(`the files listing of replay ${replayId} holds more than ${limit} files (maxFilesPerReplay); refusing it`);
-    this.name = 'TooManyFilesError';
+    super(`the files listing of replay ${replayId} holds more than ${limit} files (maxFilesPerReplay); refusing it`, {
+      code: 'too_many_files',
+      category: 'remote',
+      replayId,
+    });
   }
 }
 
-/** Errors the CLI maps to exit code 2: found before any request. */
-export class ConfigError extends Error {
-  readonly code = 'config_error';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
+/**
+ * Failures about the whole run, not one replay: credentials refused or missing (the API's or S3's). Every other
+ * failure of a replay fails that replay alone.
+ */
+export function isFatal(err: unknown): boolean {
+  return categoryOf(err) === 'auth';
 }
 
 export function describeError(err: unknown): { code: string; message: string; status?: number; index?: number } {
@@ -73,8 +75,12 @@ export function describeError(err: unknown): { code: string; message: string; st
     if (err.index !== undefined) out.index = err.index;
     return out;
   }
-  if (err instanceof ApiError) return { code: err.code, message: err.message, status: err.status };
-  if (err instanceof HttpClientError) return { code: err.code, message: err.message };
+  if (err instanceof ReplayExportError) {
+    const out: { code: string; message: string; status?: number; index?: number } = { code: err.code.toLowerCase(), message: err.message };
+    if (err.status !== undefined) out.status = err.status;
+    if (err.index !== undefined) out.index = err.index;
+    return out;
+  }
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
     return { code: typeof code === 'string' ? code.toLowerCase() : 'error', message: err.message };
@@ -109,8 +115,4 @@ export function isTransient(err: unknown): boolean {
  */
 export function isBrokenTransfer(err: unknown): boolean {
   return !(err instanceof HttpClientError) && !(err instanceof DecodeError) && !(err instanceof FileListingError);
-}
-
-export function isAuthError(err: unknown): boolean {
-  return err instanceof AuthError;
 }

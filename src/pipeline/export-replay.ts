@@ -1,7 +1,7 @@
 import type { ManifestEntry, OutputSpec, ReplayWriter, Sink } from '../../sinks/sink.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
-import { ReplayExportError } from './errors.js';
+import { isFatal, ReplayFailedError } from './errors.js';
 import { expiresAtIso } from './expiry.js';
 import { batchCount, batchEvents } from '../../decoders/index.js';
 import { replayDecodedBatches, type ReplayFilesInfo, type ReplayStreamOptions } from './replay-stream.js';
@@ -85,7 +85,7 @@ export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOpti
     if (o.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
-    const failure = err instanceof ReplayExportError ? err : new ReplayExportError(replay.replay_id, undefined, err);
+    const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);
     return {
       ...base,
       status: 'failed',
@@ -94,10 +94,4 @@ export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOpti
       recorded_at: new Date().toISOString(),
     };
   }
-}
-
-/** Failures that are about the whole run, not this replay (bad credentials, wrong region). */
-export function isFatal(err: unknown): boolean {
-  const cause = err instanceof ReplayExportError ? err.cause : err;
-  return cause instanceof Error && (cause.name === 'AuthError' || (cause as { code?: unknown }).code === 'auth_failed' || (cause as { code?: unknown }).code === 'missing_credentials');
 }

@@ -2,7 +2,7 @@ import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatc
 import { DecodeError } from '../../decoders/errors.js';
 import { isLimitError, ReplayBudget } from '../../decoders/limits.js';
 import { ByteBudget } from './byte-budget.js';
-import { ReplayExportError, isBrokenTransfer, isExpiredUrl, isTransient } from './errors.js';
+import { ReplayFailedError, isBrokenTransfer, isExpiredUrl, isFatal, isTransient } from './errors.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
 import { orderedPrefetch, type DownloadBody } from './ordered-prefetch.js';
@@ -61,7 +61,7 @@ export interface ReplayFilesInfo {
  * file never has to be held whole in memory. Transient failures (429, 5xx, resets, timeouts, truncated bodies)
  * retry with back-off; a 403 from storage (expired URL) gets a fresh URL for that same file (by key) and goes on;
  * a DecodeError is retried once (bytes damaged in transit) and is then permanent, except a size limit's, which is
- * permanent at once (the same bytes go over the same limit). A permanent failure throws a `ReplayExportError` naming
+ * permanent at once (the same bytes go over the same limit). A permanent failure throws a `ReplayFailedError` naming
  * the file. The replay's inflated bytes are counted over all its files; a file decoded again counts once.
  */
 export async function* replayEventBatches(
@@ -211,7 +211,8 @@ export async function* replayDecodedBatches(
             decodeRetried = true;
             continue;
           }
-          throw new ReplayExportError(replayId, file.key, cause);
+          // Credentials refused are about the run, not this replay: thrown as they are (callers catch `AuthError`).
+          throw isFatal(cause) ? cause : new ReplayFailedError(replayId, file.key, cause);
         } finally {
           signal?.removeEventListener('abort', onAbort);
           attemptController.abort();
@@ -219,9 +220,9 @@ export async function* replayDecodedBatches(
       }
     }
   } catch (err) {
-    if (err instanceof ReplayExportError) throw err;
+    if (err instanceof ReplayFailedError || isFatal(err)) throw err;
     if (signal?.aborted && err === signal.reason) throw err;
-    throw new ReplayExportError(replayId, undefined, err);
+    throw new ReplayFailedError(replayId, undefined, err);
   }
 }
 

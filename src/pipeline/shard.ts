@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ReplayExportError } from '../errors.js';
 
 /** Which slice of the replays one process exports. */
 export interface Shard {
@@ -8,16 +9,14 @@ export interface Shard {
 }
 
 /** An invalid `--shard` flag or shard environment variable. Names the source and the value. */
-export class ShardConfigError extends Error {
-  override readonly name = 'ShardConfigError';
-  readonly code = 'SHARD_CONFIG';
+export class ShardConfigError extends ReplayExportError {
   constructor(
     message: string,
     /** Where the value came from: `--shard` or an environment variable name. */
     readonly source: string,
     readonly value: string | undefined,
   ) {
-    super(message);
+    super(message, { code: 'SHARD_CONFIG', category: 'usage' });
   }
 }
 

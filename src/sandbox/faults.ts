@@ -3,6 +3,8 @@
  * sets a switch knows exactly which request fails.
  */
 
+import { ReplayExportError } from '../errors.js';
+
 /** How the storage route serves a file's bytes (object storage can do any of these). */
 export type FileEncoding = 'gzip' | 'content-encoding-gzip' | 'inflated';
 /** How a file listed in `corruptFiles` is damaged. */
@@ -75,10 +77,9 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
   fileEncoding: 'gzip',
 });
 
-export class FaultsError extends Error {
+export class FaultsError extends ReplayExportError {
   constructor(message: string) {
-    super(message);
-    this.name = 'FaultsError';
+    super(message, { code: 'bad_faults', category: 'usage' });
   }
 }
 

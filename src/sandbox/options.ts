@@ -1,3 +1,4 @@
+import { ReplayExportError } from '../errors.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import type { Faults } from './faults.js';
@@ -69,10 +70,9 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   sortOrder: 'desc' as 'asc' | 'desc',
 });
 
-export class SandboxConfigError extends Error {
+export class SandboxConfigError extends ReplayExportError {
   constructor(message: string) {
-    super(message);
-    this.name = 'SandboxConfigError';
+    super(message, { code: 'sandbox_config', category: 'usage' });
   }
 }
 

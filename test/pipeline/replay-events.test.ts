@@ -77,11 +77,11 @@ describe('replayEvents (library) against the sandbox', () => {
     expect(notices.filter((n) => n.kind === 'url-refresh' && n.reason === 'refused').length).toBeGreaterThan(0);
   });
 
-  test('a corrupt file throws a ReplayExportError naming the file', async () => {
+  test('a corrupt file throws a ReplayFailedError (category data) naming the file', async () => {
     sandbox = await startSandbox({});
     const r = sandbox.replays()[0]!;
     sandbox.setFaults({ corruptFiles: [r.replayId], corruptKind: 'garbage-json' });
-    await expect(collect(r.replayId, sandbox)).rejects.toMatchObject({ name: 'ReplayExportError', fileKey: expect.stringContaining('/v3/') });
+    await expect(collect(r.replayId, sandbox)).rejects.toMatchObject({ name: 'ReplayFailedError', category: 'data', fileKey: expect.stringContaining('/v3/') });
   });
 
   test('a replay id holding a lone surrogate is a ValidationError naming replay_id, and nothing is requested', async () => {

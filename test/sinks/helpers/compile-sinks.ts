@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const SINKS = fileURLToPath(new URL('../../../sinks/', import.meta.url));
+/** The one module below the sinks (the error base): transpiled beside them, at the same relative path. */
+const ERRORS = fileURLToPath(new URL('../../../src/errors.ts', import.meta.url));
 
 /**
  * Transpiles the sinks' modules to plain ESM in a temp folder, so that child `node` processes can run the real local
@@ -12,15 +14,20 @@ const SINKS = fileURLToPath(new URL('../../../sinks/', import.meta.url));
  * import it (nor the AWS SDK).
  */
 export async function compileLocalSink(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'sinks-js-'));
-  await writeFile(join(dir, 'package.json'), '{"type":"module"}');
+  const root = await mkdtemp(join(tmpdir(), 'sinks-js-'));
+  const dir = join(root, 'sinks');
+  await mkdir(join(root, 'src'), { recursive: true });
+  await mkdir(dir);
+  await writeFile(join(root, 'package.json'), '{"type":"module"}');
   const names = (await readdir(SINKS)).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
-  for (const name of names) {
-    const source = await readFile(join(SINKS, `${name}.ts`), 'utf8');
-    const out = ts.transpileModule(source, {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
-    });
-    await writeFile(join(dir, `${name}.js`), out.outputText);
-  }
+  for (const name of names) await transpile(join(SINKS, `${name}.ts`), join(dir, `${name}.js`));
+  await transpile(ERRORS, join(root, 'src', 'errors.js'));
   return dir;
+}
+
+async function transpile(from: string, to: string): Promise<void> {
+  const out = ts.transpileModule(await readFile(from, 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+  });
+  await writeFile(to, out.outputText);
 }
