@@ -1,79 +1,60 @@
 /**
  * replay-export as a library: stream a replay's events, export replays to a folder or S3, archive a whole project
- * resumably. (The sandbox is a development tool and is deliberately not exported from here.)
+ * resumably. This root holds the entry points, their option and result types, the sinks' factories and the errors.
+ * The rest is published under subpaths, each with its types:
+ *   replay-export/decoders  — replay file decoding (bytes → events), limits, peeking
+ *   replay-export/sinks     — sink interface, local and S3 sinks, manifest lines, output keys
+ *   replay-export/clients   — the Session Replay client, the transport, and the other API families' clients
+ *   replay-export/archive   — what archive jobs use: manifest state, shards, durations and sizes, expiry
+ *   replay-export/sandbox   — the loopback sandbox that behaves like the platform (development and tests)
  */
 
-// Pipeline entry points.
-export {
-  archiveReplays,
-  exportReplay,
-  exportReplays,
-  replayEventBytes,
-  replayEvents,
-  resolveFetchOptions,
-  resolveOutput,
-} from './pipeline/library.js';
+// Entry points.
+export { archiveReplays, exportReplay, exportReplays, replayEventBytes, replayEvents } from './pipeline/library.js';
 export type {
   ArchiveOptions,
   ExportReplayOptions,
   ExportReplaysOptions,
   FetchOptions,
   OutputOptions,
+  ReplayEvent,
   ReplayEventsOptions,
 } from './pipeline/library.js';
-export type { ArchiveEvent, ArchiveOutcome, ReplayListApi, ShardSpec } from './pipeline/archive.js';
-export { connect, transportDownloader } from './pipeline/connection.js';
-export type { Connection, ConnectionOptions } from './pipeline/connection.js';
+export type { ArchiveEvent, ArchiveOutcome, ShardSpec } from './pipeline/archive.js';
+export type { ConnectionOptions } from './pipeline/connection.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
-export type { Downloader, ListedFile, ReplayFilesApi } from './pipeline/types.js';
-export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
-export { parseDuration, DurationError } from './pipeline/duration.js';
-export { ReplayExportError, ConfigError, InterruptedError, EXIT_CODES, categoryOf, exitCodeOf } from './errors.js';
-export type { ErrorCategory, ErrorContext } from './errors.js';
-export { ReplayFailedError, FileListingError, TooManyFilesError } from './pipeline/errors.js';
-export { expiresAtIso } from './pipeline/expiry.js';
-export { readManifestState } from './pipeline/manifest.js';
-export { shardOf, resolveShard, formatShard, ShardConfigError } from './pipeline/shard.js';
-export type { Shard } from './pipeline/shard.js';
+
+// Decoding one file.
+export { decodeEventBytes, decodeEvents } from '../decoders/index.js';
+export type { DecodeOptions, FileVersion } from '../decoders/index.js';
 
 // Sinks.
-export * from '../sinks/index.js';
+export { createLocalSink, createS3Sink, openSink } from '../sinks/index.js';
+export type {
+  LocalSinkOptions,
+  ManifestEntry,
+  OpenSinkOptions,
+  OutputFormat,
+  OutputSpec,
+  ReplayWriter,
+  S3SinkOptions,
+  Sink,
+} from '../sinks/index.js';
 
-// Decoders.
+// Errors: one base, a category per error, one table from category to exit code.
+export { categoryOf, ConfigError, EXIT_CODES, exitCodeOf, InterruptedError, ReplayExportError } from './errors.js';
+export type { ErrorCategory, ErrorContext } from './errors.js';
+export { ReplayFailedError } from './pipeline/errors.js';
 export {
-  batchEvents,
-  decodeEventBatches,
-  decodeEventBytes,
-  decodeEvents,
-  DecodeError,
-  DECODE_LIMITS,
-  isGzip,
-  MAX_EVENT_BYTES_CAP,
-  peekEventFields,
-  ReplayBudget,
-} from '../decoders/index.js';
-export type { DecodeErrorCode, DecodeOptions, EventBatch, FileVersion, PeekedFields } from '../decoders/index.js';
-
-// Client and transport.
-export { SessionReplayClient, PageLoopError, ListingStalledError, MalformedResponseError } from './replay/index.js';
-export type { FilesPage, ReplayRecord, PresignedFile, ListReplaysQuery, SessionReplayClientOptions, SortOrder } from './replay/index.js';
-export {
-  Transport,
   ApiError,
   AuthError,
-  HttpClientError,
   NetworkError,
   RateLimitError,
-  StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   ValidationError,
-  MissingCredentialsError,
-} from './http/index.js';
-export type { Region, TransportOptions, Logger, LogEvent } from './http/index.js';
-
-// Supporting clients for the platform's other REST API families (dashboard, feedback, experiments and flags,
-// user mapping, group identify, attribution, taxonomy).
-export * from './clients/index.js';
+} from './http/errors.js';
+export { DecodeError, type DecodeErrorCode } from '../decoders/errors.js';
+export { SinkError, type SinkErrorCode } from '../sinks/errors.js';

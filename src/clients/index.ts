@@ -76,3 +76,34 @@ export type { BinTimeUnit, DateRange, QueryExtras, SessionLengthBins } from './d
 export type * from './dashboard-types.js';
 export { FEEDBACK_LIMITS, FEEDBACK_PATH, FeedbackClient, validateFeedback } from './feedback.js';
 export type { ConversationPart, FeedbackIngestResult, FeedbackItem } from './feedback.js';
+
+// Session replay (spec doc 3) and the transport every client is built on.
+export { SessionReplayClient, PageLoopError, ListingStalledError, DEFAULT_STALL_PAGES } from '../replay/index.js';
+export type {
+  FilesPage,
+  FilesOptions,
+  ListReplaysQuery,
+  PresignedFile,
+  ReplayRecord,
+  SessionReplayClientOptions,
+  SortOrder,
+} from '../replay/index.js';
+export { validatePlatformId, validateReplayId } from '../replay/validation.js';
+export { connect, transportDownloader } from '../pipeline/connection.js';
+export type { Connection } from '../pipeline/connection.js';
+export {
+  Transport,
+  ApiError,
+  AuthError,
+  HttpClientError,
+  MissingCredentialsError,
+  NetworkError,
+  RateLimitError,
+  StorageRedirectError,
+  TimeoutError,
+  UrlExpiredError,
+  redactText,
+  secretForms,
+} from '../http/index.js';
+export { secretsOf } from '../http/auth.js';
+export type { Logger, LogEvent, Region, TransportOptions } from '../http/index.js';

@@ -32,10 +32,3 @@ export function jsonArray(res: ApiResponse, what: string): unknown[] {
   if (!Array.isArray(data)) throw new MalformedResponseError(`${what}: the response is not a JSON array`);
   return data;
 }
-
-/** A JSON object whose `key` member is an object (e.g. the dashboard's `data`). */
-export function objectMember(res: ApiResponse, key: string, what: string): Record<string, unknown> {
-  const o = jsonObject(res, what);
-  if (!isPlainObject(o[key])) throw new MalformedResponseError(`${what}: the response has no "${key}" object`);
-  return o;
-}

@@ -9,6 +9,7 @@ import { PIPELINE_DEFAULTS } from './defaults.js';
 import { ConfigError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { replayEventBatches, type ReplayNotice, type ReplayStreamOptions } from './replay-stream.js';
+import type { eventWithTime } from '@rrweb/types';
 import type { FileVersion } from './types.js';
 
 /** Tuning of file fetching; every field defaults to PIPELINE_DEFAULTS. */
@@ -122,12 +123,18 @@ async function sinkFor(o: OutputOptions): Promise<{ sink: Sink; owned: boolean }
 }
 
 /**
+ * One rrweb event as recorded (`eventWithTime` of `@rrweb/types`), so that `new Replayer(events)` type-checks. The
+ * decoders check each event is a JSON object; its fields are rrweb's, as the platform stored them.
+ */
+export type ReplayEvent = eventWithTime;
+
+/**
  * Every event of one replay as parsed objects, in order (files fetched ahead, URLs refreshed, transient failures
  * retried without duplicates). For a player or your own processing; nothing is written anywhere.
  */
-export async function* replayEvents(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<unknown> {
+export async function* replayEvents(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<ReplayEvent> {
   for await (const batch of replayEventBytes(replayId, options)) {
-    for (const event of batch) yield JSON.parse(event.toString('utf8'));
+    for (const event of batch) yield JSON.parse(event.toString('utf8')) as ReplayEvent;
   }
 }
 

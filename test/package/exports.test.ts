@@ -1,0 +1,42 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { packageRoot } from '../../src/util/package-root.js';
+
+const run = promisify(execFile);
+
+/** Imports `spec` by the package's own name from a child process (the built dist/, through `exports`). */
+async function namesOf(spec: string): Promise<string[]> {
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(spec)}); console.log(JSON.stringify(Object.keys(m)));`], {
+    cwd: packageRoot(),
+  });
+  return JSON.parse(stdout) as string[];
+}
+
+describe('the published surface', () => {
+  test('the root holds the entry points, the sinks factories and the errors: at most 35 runtime names', async () => {
+    const names = await namesOf('replay-export');
+    expect(names.length).toBeLessThanOrEqual(35);
+    for (const name of ['replayEvents', 'replayEventBytes', 'exportReplay', 'exportReplays', 'archiveReplays', 'decodeEvents', 'decodeEventBytes', 'openSink', 'createLocalSink', 'createS3Sink', 'ReplayExportError', 'AuthError', 'DecodeError', 'SinkError', 'exitCodeOf']) {
+      expect(names).toContain(name);
+    }
+  });
+
+  test('each subpath resolves by name and holds what it is for', async () => {
+    const want: Record<string, string[]> = {
+      'replay-export/decoders': ['decodeEventBatches', 'peekEventFields', 'ReplayBudget', 'DecodeError'],
+      'replay-export/sinks': ['createLocalSink', 'createS3Sink', 'parseManifestLine', 'replayKey', 'SinkError'],
+      'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient', 'connect'],
+      'replay-export/archive': ['readManifestState', 'resolveShard', 'parseDuration', 'parseByteSize'],
+      'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
+    };
+    for (const [spec, names] of Object.entries(want)) {
+      const got = await namesOf(spec);
+      for (const name of names) expect(got, spec).toContain(name);
+    }
+  });
+
+  test('internal paths are not reachable from outside the package', async () => {
+    await expect(namesOf('replay-export/dist/src/pipeline/library.js')).rejects.toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
+  });
+});
