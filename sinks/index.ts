@@ -10,7 +10,9 @@ export type {
   ReplayWriter,
   Sink,
 } from './sink.js';
-export { SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
+export { describeSystemError, SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
+// A file written under a random exclusive name and renamed into place once complete (what `decode --out` uses).
+export { TempFile } from './temp-file.js';
 export { contentTypeFor, ReplayEncoder, type ByteTarget, type EncodedSummary } from './encode.js';
 export {
   decodeSegment,

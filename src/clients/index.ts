@@ -89,6 +89,7 @@ export type {
   SortOrder,
 } from '../replay/index.js';
 export { validatePlatformId, validateReplayId } from '../replay/validation.js';
+export { parseTimestamp, toIsoUtc } from '../replay/timestamps.js';
 export { connect, transportDownloader } from '../pipeline/connection.js';
 export type { Connection } from '../pipeline/connection.js';
 export {
