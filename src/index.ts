@@ -29,6 +29,8 @@ export type { ReplayNotice } from './pipeline/replay-stream.js';
 export type { Downloader, ListedFile, ReplayFilesApi } from './pipeline/types.js';
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
+export { resolveSettings } from './pipeline/settings.js';
+export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
 export { parseDuration, DurationError } from './pipeline/duration.js';
 export { ReplayExportError, FileListingError, TooManyFilesError, ConfigError } from './pipeline/errors.js';
 export { expiresAtIso } from './pipeline/expiry.js';
