@@ -33,7 +33,7 @@ export interface DecodeOptions {
   /**
    * Default true: the WebAssembly fast paths where they apply (the scanner, version 2 elements). False decodes with
    * the TypeScript code alone — the same events and the same errors, slower (to compare, or to rule the fast paths
-   * out; REPLAY_EXPORT_WASM=0 does it for the whole process).
+   * out). The decoders read no environment variable: the pipeline passes false when REPLAY_EXPORT_WASM=0.
    */
   fastPath?: boolean;
   /**

@@ -262,13 +262,14 @@ let compiled: object | undefined;
 
 /**
  * The shared fast-path scanner, or `null` where WebAssembly SIMD is not available (the TypeScript scanner then does
- * all the work). Set REPLAY_EXPORT_WASM=0 to turn the fast path off (to compare, or to rule it out).
+ * all the work). To turn the fast path off, decode with `fastPath: false` (the pipeline does when its settings say
+ * so, e.g. from REPLAY_EXPORT_WASM=0; no environment variable is read here).
  */
 export function wasmChunkScanner(): WasmChunkScanner | null {
   if (shared !== undefined) return shared;
   shared = null;
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (process.env['REPLAY_EXPORT_WASM'] === '0' || wasm === undefined) return shared;
+  if (wasm === undefined) return shared;
   try {
     if (compiled === undefined) {
       const bytes = Buffer.from(SCANNER_WASM_BASE64, 'base64');

@@ -24,8 +24,8 @@ export interface LocalSinkOptions {
   /**
    * The SHA-256 of an output larger than `fromBytes` (default 4 MiB) that is produced at `minRate` or faster (default
    * 200 MB/s) is computed by a worker thread that reads the written file back at a lowered priority (nice 10 on
-   * Linux), instead of by the thread that decodes; `false` hashes every output on the calling thread (as does
-   * `REPLAY_EXPORT_HASH_WORKER=0`). See `sinks/output-hash.ts` and `sinks/hash-worker.ts`.
+   * Linux), instead of by the thread that decodes; `false` hashes every output on the calling thread (the pipeline
+   * passes `false` when `REPLAY_EXPORT_HASH_WORKER=0`). See `sinks/output-hash.ts` and `sinks/hash-worker.ts`.
    */
   hashWorker?: HashWorkerOptions | false;
 }

@@ -3,6 +3,7 @@ import { SinkError } from './errors.js';
 import { replayKey } from './keys.js';
 import { createLocalSink, type LocalSinkOptions } from './local.js';
 import type { S3SinkOptions } from './s3.js';
+import { S3_DEFAULTS } from './s3-defaults.js';
 import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
 import type { ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
@@ -27,7 +28,7 @@ export function openSink(target: string, options: OpenSinkOptions = {}): Sink {
   return createLocalSink(target, options.local);
 }
 
-const MIN_PART_SIZE = 5 * 1024 * 1024;
+const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;
 
 /** The option checks `createS3Sink` makes, made here too so that bad options fail at once, before the SDK loads. */
 function checkS3Options(opts: S3SinkOptions, target: string): void {

@@ -43,12 +43,13 @@ export type HashWorkerSettings = Readonly<Required<HashWorkerOptions>> | false;
 const RATE_WINDOW = 4 << 20;
 
 /**
- * The worker settings to use, or `false` to hash on the calling thread: `REPLAY_EXPORT_HASH_WORKER=0` turns the
- * worker off for the process; so does a machine where the worker's priority cannot be lowered (not Linux) and that
- * has fewer than four cores, where a worker at normal priority was measured slower than no worker.
+ * The worker settings to use, or `false` to hash on the calling thread: `options` false, or a machine where the
+ * worker's priority cannot be lowered (not Linux) and that has fewer than four cores, where a worker at normal
+ * priority was measured slower than no worker. No environment variable is read here: `REPLAY_EXPORT_HASH_WORKER=0`
+ * is turned into `hashWorker: false` by the pipeline's settings (`src/pipeline/settings.ts`).
  */
 export function resolveHashWorker(options: HashWorkerOptions | false | undefined): HashWorkerSettings {
-  if (options === false || process.env['REPLAY_EXPORT_HASH_WORKER'] === '0') return false;
+  if (options === false) return false;
   const resolved = { ...HASH_WORKER_DEFAULTS, ...options };
   if (!Number.isSafeInteger(resolved.fromBytes) || resolved.fromBytes < 0) {
     throw new RangeError(`hashWorker.fromBytes must be a whole number of bytes >= 0, got ${String(resolved.fromBytes)}`);

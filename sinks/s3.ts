@@ -21,17 +21,21 @@ import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey, replayKeyBase } from './keys.js';
 import { serializeManifestEntry } from './manifest-lines.js';
+import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
 import type { CommitResult, EventRun, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
-export type S3Checksums = 'when-required' | 'when-supported';
+export type { S3Checksums };
 
 export interface S3SinkOptions {
   /** S3-compatible endpoint, e.g. `http://127.0.0.1:9000`. Default: AWS. */
   endpoint?: string;
   /** Path-style addressing (`endpoint/bucket/key`), needed by most S3-compatible servers. */
   forcePathStyle?: boolean;
-  /** Region; default from the SDK's chain (`AWS_REGION`, config files), `us-east-1` with a custom endpoint. */
+  /**
+   * Region; default the SDK's chain (`AWS_REGION`, config files), `us-east-1` with a custom endpoint. The sink reads
+   * no environment variable itself: the pipeline's settings pass `AWS_REGION` / `AWS_DEFAULT_REGION` here.
+   */
   region?: string;
   /** Static credentials; default the SDK's standard chain (env, shared files, SSO, container/instance roles). */
   credentials?: S3ClientConfig['credentials'];
@@ -50,9 +54,7 @@ export interface S3SinkOptions {
 }
 
 const MIB = 1024 * 1024;
-const DEFAULT_PART_SIZE = 8 * MIB;
-const MIN_PART_SIZE = 5 * MIB;
-const DEFAULT_QUEUE_SIZE = 4;
+const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;
 /** Largest object a single CopyObject may copy. */
 const MAX_SINGLE_COPY = 5 * 1024 * MIB;
 const COPY_PART_SIZE = 512 * MIB;
@@ -155,8 +157,8 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
   const target = formatS3Url(location);
   const { bucket } = location;
   const base = location.prefix === '' ? '' : location.prefix + '/';
-  const partSize = opts.partSize ?? DEFAULT_PART_SIZE;
-  const queueSize = opts.queueSize ?? DEFAULT_QUEUE_SIZE;
+  const partSize = opts.partSize ?? S3_DEFAULTS.partSize;
+  const queueSize = opts.queueSize ?? S3_DEFAULTS.queueSize;
   if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE) {
     throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, { target });
   }
@@ -237,11 +239,9 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
 }
 
 function createClient(opts: S3SinkOptions): S3Client {
-  const checksums = opts.checksums ?? (opts.endpoint === undefined ? 'when-supported' : 'when-required');
+  const checksums = opts.checksums ?? defaultChecksums(opts.endpoint);
   const mode = checksums === 'when-required' ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED';
-  const region =
-    opts.region ??
-    (opts.endpoint === undefined ? undefined : (process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1'));
+  const region = opts.region ?? (opts.endpoint === undefined ? undefined : S3_DEFAULTS.endpointRegion);
   const config: S3ClientConfig = {
     requestChecksumCalculation: mode,
     responseChecksumValidation: mode,

@@ -25,6 +25,8 @@ export type { ConnectionOptions } from './pipeline/connection.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
+export { resolveSettings } from './pipeline/settings.js';
+export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
 
 // Decoding one file.
 export { decodeEventBytes, decodeEvents } from '../decoders/index.js';

@@ -64,7 +64,7 @@ async function fileOutput(path: string): Promise<Output> {
  */
 export async function decodeFiles(
   files: readonly string[],
-  opts: { out?: string; version?: FileVersion; maxEventBytes?: number; maxReplayBytes?: number },
+  opts: { out?: string; version?: FileVersion; maxEventBytes?: number; maxReplayBytes?: number; fastPath?: boolean },
 ): Promise<number> {
   const replayBudget = new ReplayBudget(opts.maxReplayBytes);
   const out = opts.out !== undefined ? await fileOutput(opts.out) : stdoutOutput();
@@ -73,7 +73,11 @@ export async function decodeFiles(
     await out.write(OPEN);
     for (const file of files) {
       const source = createReadStream(file);
-      const limits = { replayBudget, ...(opts.maxEventBytes !== undefined ? { maxEventBytes: opts.maxEventBytes } : {}) };
+      const limits = {
+        replayBudget,
+        ...(opts.maxEventBytes !== undefined ? { maxEventBytes: opts.maxEventBytes } : {}),
+        ...(opts.fastPath !== undefined ? { fastPath: opts.fastPath } : {}),
+      };
       for await (const batch of decodeEventBytes(source, { version: opts.version ?? 'auto', file, ...limits })) {
         if (batch.length === 0) continue;
         const parts: Buffer[] = [];

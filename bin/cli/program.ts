@@ -1,22 +1,25 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
-import type { OpenSinkOptions } from '../../sinks/open.js';
-import type { S3Checksums } from '../../sinks/s3.js';
+import { defaultChecksums } from '../../sinks/s3-defaults.js';
+import type { S3Checksums, S3SinkOptions } from '../../sinks/s3.js';
+import type { OutputFormat } from '../../sinks/sink.js';
 import { secretsOf } from '../../src/http/auth.js';
 import type { Region } from '../../src/http/regions.js';
 import type { ArchiveEvent } from '../../src/pipeline/archive.js';
 import type { ConnectionOptions } from '../../src/pipeline/connection.js';
 import { connect } from '../../src/pipeline/connection.js';
-import { ByteSizeError, parseByteSize } from '../../src/pipeline/byte-size.js';
-import { DurationError, parseDuration } from '../../src/pipeline/duration.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/pipeline/byte-size.js';
+import { DurationError, formatDuration, parseDuration } from '../../src/pipeline/duration.js';
 import { ConfigError, EXIT_CODES, exitCodeOf, InterruptedError } from '../../src/errors.js';
 import { expiresAtIso } from '../../src/pipeline/expiry.js';
-import { archiveReplays, exportReplays, type ExportReplayOptions } from '../../src/pipeline/library.js';
-import { formatShard, resolveShard } from '../../src/pipeline/shard.js';
+import { archiveReplays, exportReplays } from '../../src/pipeline/library.js';
+import { DEFAULTS, ENV, resolveSettings, type Settings, type SettingsOptions } from '../../src/pipeline/settings.js';
+import { formatShard, SHARD_ENV } from '../../src/pipeline/shard.js';
+import type { FileVersion } from '../../src/pipeline/types.js';
 import { toIsoUtc } from '../../src/replay/timestamps.js';
 import { validatePlatformId, validateReplayId } from '../../src/replay/validation.js';
-import { runSandboxCommand, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
 
@@ -34,9 +37,9 @@ interface GlobalOpts {
 
 interface SinkFlags {
   out: string;
-  format: string;
+  format?: string;
   gzip?: boolean;
-  fileVersion: string;
+  fileVersion?: number;
   s3Endpoint?: string;
   s3ForcePathStyle?: boolean;
   s3Region?: string;
@@ -50,6 +53,16 @@ interface SinkFlags {
 interface LimitFlags {
   maxEventSize?: string;
   maxReplaySize?: string;
+}
+
+interface ArchiveFlags {
+  user?: string;
+  since?: string;
+  until?: string;
+  settle?: string;
+  recheck?: string;
+  order?: string;
+  shard?: string;
 }
 
 function positiveInt(name: string) {
@@ -102,26 +115,6 @@ async function connection(g: GlobalOpts): Promise<{ conn: ConnectionOptions; sec
   };
 }
 
-function sinkOptionsOf(f: SinkFlags): Pick<ExportReplayOptions, 'out' | 'format' | 'gzip' | 'fileVersion' | 'sinkOptions'> {
-  if (f.format !== 'json' && f.format !== 'ndjson' && f.format !== 'html') {
-    usage(`--format must be json, ndjson or html (got ${f.format})`);
-  }
-  if (f.fileVersion !== '2' && f.fileVersion !== '3') usage(`--file-version must be 2 or 3 (got ${f.fileVersion})`);
-  if (f.s3Checksums !== undefined && f.s3Checksums !== 'when-supported' && f.s3Checksums !== 'when-required') {
-    usage(`--s3-checksums must be when-supported or when-required (got ${f.s3Checksums})`);
-  }
-  if (f.out.trim() === '') usage('--out must not be empty');
-  const s3: NonNullable<OpenSinkOptions['s3']> = {
-    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
-    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
-    ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
-    ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
-    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
-  };
-  return { out: f.out, format: f.format, gzip: Boolean(f.gzip), fileVersion: Number(f.fileVersion) as 2 | 3, sinkOptions: { s3 } };
-}
-
 /** A flag's value read by `parse`; the parser's own error (`refusal`) is a usage error naming the flag. */
 function parsedFlag<T>(name: string, value: string | undefined, parse: (text: string) => T, refusal: abstract new (...args: never[]) => Error): T | undefined {
   if (value === undefined) return undefined;
@@ -141,32 +134,66 @@ function sizeFlag(name: string, value: string | undefined): number | undefined {
   return parsedFlag(name, value, parseByteSize, ByteSizeError);
 }
 
-/** `--max-event-size` and `--max-replay-size` as decoding limits (exit 2 when out of range). */
-function limitsOf(f: LimitFlags): { maxEventBytes?: number; maxReplayBytes?: number } {
+/** `--max-event-size` and `--max-replay-size` as settings (their range is checked by `resolveSettings`). */
+function limitsOf(f: LimitFlags): Pick<SettingsOptions, 'maxEventBytes' | 'maxReplayBytes'> {
   const maxEventBytes = sizeFlag('--max-event-size', f.maxEventSize);
   const maxReplayBytes = sizeFlag('--max-replay-size', f.maxReplaySize);
-  if (maxEventBytes !== undefined && (maxEventBytes < 1 || maxEventBytes > MAX_EVENT_BYTES_CAP)) {
-    usage(`--max-event-size must be from 1 byte to 1GiB (got ${JSON.stringify(f.maxEventSize)})`);
-  }
-  if (maxReplayBytes !== undefined && maxReplayBytes < 1) usage(`--max-replay-size must be at least 1 byte (got ${JSON.stringify(f.maxReplaySize)})`);
   return { ...(maxEventBytes !== undefined ? { maxEventBytes } : {}), ...(maxReplayBytes !== undefined ? { maxReplayBytes } : {}) };
+}
+
+/** `--request-deadline` as a setting (the transport's `timeouts.deadlineMs`). */
+function deadlineOf(value: string | undefined): Pick<SettingsOptions, 'transportOptions'> {
+  const deadlineMs = durationFlag('--request-deadline', value);
+  return deadlineMs === undefined ? {} : { transportOptions: { timeouts: { deadlineMs } } };
+}
+
+/** `text (default: shown)`: a flag's help with its default, as commander prints its own. */
+function withDefault(text: string, shown: string | number): string {
+  return `${text} (default: ${shown})`;
 }
 
 function addLimitFlags(cmd: Command): Command {
   return cmd
-    .option('--max-event-size <size>', 'largest event, e.g. 64MiB (default 256MiB, at most 1GiB); a larger one fails its replay')
-    .option('--max-replay-size <size>', "inflated bytes one replay may take over its files (default 8GiB); more fails it");
+    .option(
+      '--max-event-size <size>',
+      withDefault(`largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one fails its replay`, formatByteSize(DEFAULTS.maxEventBytes)),
+    )
+    .option('--max-replay-size <size>', withDefault('inflated bytes one replay may take over its files; more fails it', formatByteSize(DEFAULTS.maxReplayBytes)));
 }
 
-/** `--request-deadline`: the transport's per-request deadline (headers and body), as connection options. */
-function requestDeadline(value: string | undefined): Pick<ConnectionOptions, 'transportOptions'> {
-  const ms = durationFlag('--request-deadline', value);
-  if (ms === undefined) return {};
-  if (ms < 1) usage(`--request-deadline must be longer than 0 (got ${JSON.stringify(value)})`);
-  return { transportOptions: { timeouts: { deadlineMs: ms } } };
-}
+const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may take, headers and body', formatDuration(DEFAULTS.requestDeadlineMs));
 
-const REQUEST_DEADLINE_HELP = 'longest time one HTTP request may take, headers and body (default 5m)';
+/**
+ * The run's settings from the flags of `export` or `archive` (each flag's syntax is checked here; values, ranges and
+ * the environment by `resolveSettings`, which names the flags in its errors).
+ */
+function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Settings {
+  if (f.out.trim() === '') usage('--out must not be empty');
+  const s3: S3SinkOptions = {
+    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
+    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
+    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
+    ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
+    ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
+    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
+  };
+  const settleMs = durationFlag('--settle', f.settle);
+  const recheckMs = durationFlag('--recheck', f.recheck);
+  const options: SettingsOptions = {
+    ...(f.format !== undefined ? { format: f.format as OutputFormat } : {}),
+    ...(f.gzip ? { gzip: true } : {}),
+    ...(f.fileVersion !== undefined ? { fileVersion: f.fileVersion as FileVersion } : {}),
+    ...(f.concurrency !== undefined ? { concurrency: f.concurrency } : {}),
+    ...limitsOf(f),
+    ...deadlineOf(f.requestDeadline),
+    sinkOptions: { s3 },
+    ...(settleMs !== undefined ? { settleMs } : {}),
+    ...(recheckMs !== undefined ? { recheckMs } : {}),
+    ...(f.order !== undefined ? { order: f.order as 'start' | 'expiry' } : {}),
+    ...(command === 'archive' ? { runId: randomUUID() } : {}),
+  };
+  return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
+}
 
 function timeFlag(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -176,19 +203,25 @@ function timeFlag(name: string, value: string | undefined): string | undefined {
 }
 
 function addSinkFlags(cmd: Command): Command {
+  const d = DEFAULTS;
+  const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
+  const s3Region = `with --s3-endpoint ${ENV.awsRegion}, else ${ENV.awsDefaultRegion}, else ${d.s3.endpointRegion}; on AWS the SDK's chain`;
   return cmd
     .requiredOption('--out <target>', 'output folder or s3://bucket/prefix')
-    .option('--format <format>', 'json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', 'json')
-    .option('--gzip', 'gzip each output (.gz)')
-    .option('--file-version <n>', 'replay file version requested from the API: 2 or 3', '3')
-    .option('--concurrency <n>', 'replays exported at once (default 4)', positiveInt('--concurrency'))
+    .option('--format <format>', withDefault('json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', d.format))
+    .option('--gzip', withDefault('gzip each output (.gz)', d.gzip ? 'on' : 'off'))
+    .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
+    .option('--concurrency <n>', withDefault('replays exported at once', d.concurrency), positiveInt('--concurrency'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .option('--s3-endpoint <url>', 'S3-compatible endpoint (MinIO, R2, ...)')
-    .option('--s3-force-path-style', 'path-style S3 addressing')
-    .option('--s3-region <region>', 'S3 region')
-    .option('--s3-part-size <bytes>', 'multipart part size in bytes (min 5 MiB)', positiveInt('--s3-part-size'))
-    .option('--s3-queue-size <n>', 'parts uploaded in parallel per replay', positiveInt('--s3-queue-size'))
-    .option('--s3-checksums <mode>', 'when-supported or when-required');
+    .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
+    .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
+    .option('--s3-region <region>', withDefault('S3 region', s3Region))
+    .option('--s3-part-size <bytes>', withDefault(`multipart part size in bytes, at least ${d.s3.minPartSize} (${formatByteSize(d.s3.minPartSize)})`, partSize), positiveInt('--s3-part-size'))
+    .option('--s3-queue-size <n>', withDefault('parts uploaded in parallel per replay', d.s3.queueSize), positiveInt('--s3-queue-size'))
+    .option(
+      '--s3-checksums <mode>',
+      withDefault('when-supported or when-required', `${defaultChecksums(undefined)} on AWS, ${defaultChecksums('--s3-endpoint')} with --s3-endpoint`),
+    );
 }
 
 /** Runs an export/archive stream to the end, reporting as it goes; returns the exit code. */
@@ -236,10 +269,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('Export recorded browser sessions (rrweb events) from the Session Replay API to a folder or S3.')
     .addOption(new Option('--api-key <key>', 'project API key').env('PLATFORM_API_KEY'))
     .addOption(new Option('--secret-key <key>', 'project secret key').env('PLATFORM_SECRET_KEY'))
-    .addOption(new Option('--region <region>', 'data-residency region: us or eu').env('PLATFORM_REGION').default('us'))
+    .addOption(new Option('--region <region>', 'data-residency region: us or eu').env('PLATFORM_REGION').default(DEFAULTS.region))
     .addOption(new Option('--endpoint <url>', 'base URL replacing the region host').env('PLATFORM_ENDPOINT'))
-    .option('--sandbox', 'start the embedded sandbox in-process and use it (no credentials needed)')
-    .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default('text'))
+    .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
+    .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
+    .addHelpText(
+      'after',
+      `\nEnvironment (no flag):\n  ${ENV.wasm}=0         decode without the WebAssembly fast paths (default: on)\n` +
+        `  ${ENV.hashWorker}=0  hash local outputs on the calling thread, no hashing worker (default: on)`,
+    )
     .exitOverride()
     .showHelpAfterError(false);
 
@@ -248,9 +286,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('list replays as NDJSON on stdout, one record a line')
     .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
     .option('--replay <replay_id>', 'only these replays (repeatable, up to 100)', collect, [])
-    .option('--sort <order>', 'asc or desc')
-    .option('--page-size <n>', 'listing page size (1-200)', positiveInt('--page-size'))
-    .option('--max <n>', 'stop after n records', positiveInt('--max'))
+    .option('--sort <order>', withDefault('asc or desc', "the API's"))
+    .option('--page-size <n>', withDefault('listing page size (1-200)', "the API's"), positiveInt('--page-size'))
+    .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; requestDeadline?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
@@ -260,10 +298,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       for (const id of opts.replay) validateReplayId(id);
       if (opts.replay.length > 100) usage('at most 100 --replay values');
       if (opts.user !== undefined && opts.replay.length > 0) usage('--user and --replay cannot be used together');
-      const deadline = requestDeadline(opts.requestDeadline);
+      const settings = resolveSettings(deadlineOf(opts.requestDeadline), { cli: {} });
       const c = await connection(g);
       secrets = c.secrets;
-      const conn = connect({ ...c.conn, ...deadline });
+      const conn = connect({ ...c.conn, transportOptions: { timeouts: { deadlineMs: settings.requestDeadlineMs } } });
       try {
         let n = 0;
         for await (const r of conn.client.listReplays(
@@ -298,15 +336,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
     for (const id of ids) validateReplayId(id);
-    const sinkOpts = sinkOptionsOf(opts);
-    const deadline = requestDeadline(opts.requestDeadline);
-    const limits = limitsOf(opts);
+    const settings = settingsOf(opts, g, 'export');
     const c = await connection(g);
     secrets = c.secrets;
     const reporter = new Reporter(reporterFormat, secrets);
     try {
       exitCode = await drive(
-        exportReplays(ids, { ...c.conn, ...deadline, ...sinkOpts, ...limits, ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), signal: abort.signal }),
+        exportReplays(ids, { ...c.conn, out: opts.out, settings, signal: abort.signal }),
         reporter,
         opts.out,
         {},
@@ -323,53 +359,44 @@ export async function main(argv: readonly string[]): Promise<number> {
       .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
       .option('--since <iso>', 'replays that started at or after this time (start_time)')
       .option('--until <iso>', 'replays that started at or before this time (end_time)')
-      .option('--settle <duration>', 'skip replays that started less than this long ago (default 24h; 0 with --sandbox)')
-      .option('--recheck <duration>', 're-list files of replays archived within this window; re-export if changed')
-      .option('--order <order>', 'start (as listed) or expiry (closest to deletion first; lists everything first)', 'start')
-      .option('--shard <i/n>', 'only replays of shard i of n (also JOB_COMPLETION_INDEX / AWS_BATCH_JOB_ARRAY_INDEX)'),
-  )).action(
-    async (
-      opts: SinkFlags & LimitFlags & { user?: string; since?: string; until?: string; settle?: string; recheck?: string; order: string; shard?: string },
-      cmd: Command,
-    ) => {
+      .option(
+        '--settle <duration>',
+        withDefault('skip replays that started less than this long ago', `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`),
+      )
+      .option('--recheck <duration>', withDefault('re-list files of replays archived within this window; re-export if changed', 'off'))
+      .option('--order <order>', withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order))
+      .option(
+        '--shard <i/n>',
+        withDefault(
+          `only replays of shard i of n (or ${SHARD_ENV.kubernetesIndex} + ${SHARD_ENV.count}, or ${SHARD_ENV.batchIndex} + ${SHARD_ENV.batchSize})`,
+          'all',
+        ),
+      ),
+  )).action(async (opts: SinkFlags & LimitFlags & ArchiveFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
-      const sinkOpts = sinkOptionsOf(opts);
-      const limits = limitsOf(opts);
-      if (opts.order !== 'start' && opts.order !== 'expiry') usage(`--order must be start or expiry (got ${opts.order})`);
       if (opts.user !== undefined) validatePlatformId(opts.user);
-      // The sandbox serves fixed recordings, not a live stream: nothing there is still being written.
-      const settleMs = durationFlag('--settle', opts.settle) ?? (g.sandbox ? 0 : undefined);
-      const recheckMs = durationFlag('--recheck', opts.recheck);
       const since = timeFlag('--since', opts.since);
       const until = timeFlag('--until', opts.until);
-      const shard = resolveShard(opts.shard, process.env);
-      const deadline = requestDeadline(opts.requestDeadline);
+      const settings = settingsOf(opts, g, 'archive');
       const c = await connection(g);
       secrets = c.secrets;
       const reporter = new Reporter(reporterFormat, secrets);
-      if (opts.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
+      if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
       try {
         exitCode = await drive(
           archiveReplays({
             ...c.conn,
-            ...deadline,
-            ...sinkOpts,
-            ...limits,
+            out: opts.out,
+            settings,
             ...(opts.user !== undefined ? { platformId: opts.user } : {}),
             ...(since !== undefined ? { since } : {}),
             ...(until !== undefined ? { until } : {}),
-            ...(settleMs !== undefined ? { settleMs } : {}),
-            ...(recheckMs !== undefined ? { recheckMs } : {}),
-            order: opts.order,
-            ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
-            ...(shard ? { shard } : {}),
-            runId: randomUUID(),
             signal: abort.signal,
           }),
           reporter,
           opts.out,
-          shard ? { shard: formatShard(shard) } : {},
+          settings.shard ? { shard: formatShard(settings.shard) } : {},
         );
       } finally {
         await c.sandbox?.close();
@@ -382,14 +409,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       .command('decode')
       .description('decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given (the files of one replay)')
       .argument('<file...>', 'replay files')
-      .option('--out <file>', 'write to this file instead of stdout')
-      .option('--version <n>', 'force the file version (2 or 3)'),
+      .option('--out <file>', withDefault('write to this file instead of stdout', 'stdout'))
+      .option('--version <n>', withDefault('force the file version (2 or 3)', 'sniffed from each file')),
   ).action(async (files: string[], opts: LimitFlags & { out?: string; version?: string }) => {
     if (opts.version !== undefined && opts.version !== '2' && opts.version !== '3') usage(`--version must be 2 or 3 (got ${opts.version})`);
+    const settings = resolveSettings(limitsOf(opts), { cli: {} });
     await decodeFiles(files, {
       ...(opts.out !== undefined ? { out: opts.out } : {}),
       ...(opts.version !== undefined ? { version: Number(opts.version) as 2 | 3 } : {}),
-      ...limitsOf(opts),
+      maxEventBytes: settings.maxEventBytes,
+      maxReplayBytes: settings.maxReplayBytes,
+      fastPath: settings.fastPath,
     });
   });
 
@@ -400,7 +430,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
       return Number(v);
     })
-    .option('--replicas <n>', 'extra synthetic replays cloned from the samples', (v) => {
+    .option('--replicas <n>', withDefault('extra synthetic replays cloned from the samples', SANDBOX_DEFAULTS.replicas), (v) => {
       if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--replicas must be a non-negative integer');
       return Number(v);
     })

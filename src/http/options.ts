@@ -166,7 +166,8 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   };
 }
 
-function stripUndefined<T extends object>(o: T): Partial<T> {
+/** A copy of `o` without its undefined fields, so that they do not hide defaults when spread over them. */
+export function stripUndefined<T extends object>(o: T): Partial<T> {
   const out: Partial<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;

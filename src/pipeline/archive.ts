@@ -1,18 +1,18 @@
 import { setMaxListeners } from 'node:events';
-import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
-import { PIPELINE_DEFAULTS } from './defaults.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { isFatal } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { readManifestState, sameFileKeys } from './manifest.js';
-import type { ReplayNotice, ReplayStreamOptions } from './replay-stream.js';
-import { shardOf } from './shard.js';
-import type { ReplayFilesApi } from './types.js';
+import type { ReplayNotice } from './replay-stream.js';
+import type { Settings } from './settings.js';
+import { formatShard, shardOf } from './shard.js';
+import type { Downloader, ReplayFilesApi } from './types.js';
 
 /** The listing side of the session replay client. */
 export interface ReplayListApi {
@@ -40,41 +40,39 @@ export type ArchiveEvent =
   | { type: 'notice'; notice: ReplayNotice }
   | { type: 'progress'; events: number };
 
+/** What a run goes through; how (order, settling, re-checks, shard, concurrency) is in its `Settings`. */
 export interface ArchivePlan {
   /** Replays to consider, in the order they arrive (a listing, or records made from ids). */
   replays: AsyncIterable<ReplayInfo>;
-  /** Sort the whole listing by expiry first (needs the complete listing before the first export). */
-  order: 'start' | 'expiry';
-  /** Skip replays that started less than this long ago (0: never). */
-  settleMs: number;
-  /** Re-list the files of replays recorded `ok` that started within this window, re-export when they changed. */
-  recheckMs?: number | undefined;
   /** Skip replays recorded `ok` whose output exists (resume). `false` re-exports them. */
   resume: boolean;
-  shard?: ShardSpec | undefined;
 }
 
-export interface ArchiveRunOptions {
-  sink: Sink;
-  output: OutputSpec;
+/** What a run is handed besides its settings: the API, the downloader, the sink and the caller's hooks. */
+export interface ArchiveIo {
   api: ReplayFilesApi;
-  stream: Omit<ReplayStreamOptions, 'api' | 'budget' | 'signal' | 'onNotice'>;
-  concurrency: number;
-  prefetchBytes: number;
-  runId?: string;
-  now?: () => number;
-  signal?: AbortSignal;
+  download: Downloader;
+  sink: Sink;
+  /** Clock (tests). */
+  now?: (() => number) | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** Replays listed several times (overlapping pages) are taken once; other shards' replays are left out. */
-async function* candidates(plan: ArchivePlan, seen: Set<string>, onListed: (n: number, complete: boolean) => void): AsyncGenerator<ReplayInfo> {
+async function* candidates(
+  plan: ArchivePlan,
+  settings: Settings,
+  seen: Set<string>,
+  onListed: (n: number, complete: boolean) => void,
+): AsyncGenerator<ReplayInfo> {
+  const { shard } = settings;
   const keep = (r: ReplayInfo): boolean => {
     if (seen.has(r.replay_id)) return false;
-    if (plan.shard && shardOf(r.replay_id, plan.shard.count) !== plan.shard.index) return false;
+    if (shard && shardOf(r.replay_id, shard.count) !== shard.index) return false;
     seen.add(r.replay_id);
     return true;
   };
-  if (plan.order === 'expiry') {
+  if (settings.order === 'expiry') {
     const all: ReplayInfo[] = [];
     for await (const r of plan.replays) if (keep(r)) all.push(r);
     onListed(all.length, true);
@@ -99,8 +97,13 @@ function startOf(r: ReplayInfo, now = Date.now()): number | null {
 }
 
 /** The replay's file keys as an export records them (key order, each once), to compare with the manifest. */
-async function listFileKeys(api: ReplayFilesApi, replayId: string, o: ArchiveRunOptions['stream'], signal: AbortSignal): Promise<string[]> {
-  const files = await listFilesInKeyOrder(api, replayId, { version: o.fileVersion, pageSize: o.filesPageSize, maxFiles: o.maxFiles, signal });
+async function listFileKeys(api: ReplayFilesApi, replayId: string, settings: Settings, signal: AbortSignal): Promise<string[]> {
+  const files = await listFilesInKeyOrder(api, replayId, {
+    version: settings.fileVersion,
+    pageSize: settings.filesPageSize,
+    maxFiles: settings.maxFilesPerReplay,
+    signal,
+  });
   return files.map((f) => f.key);
 }
 
@@ -110,10 +113,10 @@ async function listFileKeys(api: ReplayFilesApi, replayId: string, o: ArchiveRun
  * at any moment is picked up by the next one. Yields per-replay results and progress. An authentication failure (or
  * the caller's abort) stops the whole run and is thrown.
  */
-export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): AsyncGenerator<ArchiveEvent> {
-  const now = o.now ?? Date.now;
+export async function* runArchive(plan: ArchivePlan, settings: Settings, io: ArchiveIo): AsyncGenerator<ArchiveEvent> {
+  const now = io.now ?? Date.now;
   const controller = new AbortController();
-  const outer = o.signal;
+  const outer = io.signal;
   const onOuterAbort = (): void => controller.abort(outer?.reason);
   if (outer?.aborted) controller.abort(outer.reason);
   outer?.addEventListener('abort', onOuterAbort, { once: true });
@@ -121,7 +124,7 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
   // Every download and request of the run listens to this one signal.
   setMaxListeners(0, signal);
   const channel = new Channel<ArchiveEvent>();
-  const budget = new ByteBudget(o.prefetchBytes);
+  const budget = new ByteBudget(settings.prefetchBytes);
   let pendingEvents = 0;
   let lastProgress = 0;
   const onEvents = (n: number): void => {
@@ -139,9 +142,9 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
   };
 
   const run = async (): Promise<void> => {
-    const state = await readManifestState(o.sink);
+    const state = await readManifestState(io.sink);
     const seen = new Set<string>();
-    const source = candidates(plan, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
+    const source = candidates(plan, settings, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
     let sourceBusy: Promise<unknown> = Promise.resolve();
     // One worker at a time pulls from the listing (async generators queue calls, this keeps it explicit).
     const next = (): Promise<IteratorResult<ReplayInfo>> => {
@@ -153,18 +156,18 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
     const handle = async (replay: ReplayInfo): Promise<void> => {
       const id = replay.replay_id;
       const prev = state.get(id);
-      const key = o.sink.keyFor(id, o.output);
+      const key = io.sink.keyFor(id, settings.output);
       let rechecked = false;
-      if (plan.resume && prev?.status === 'ok' && prev.key === key && (await o.sink.exists(key))) {
+      if (plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key))) {
         const start = startOf(replay, now());
-        const inWindow = plan.recheckMs !== undefined && start !== null && start >= now() - plan.recheckMs;
+        const inWindow = settings.recheckMs !== undefined && start !== null && start >= now() - settings.recheckMs;
         if (!inWindow) {
           channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
           return;
         }
         let keys: string[] | undefined;
         try {
-          keys = await listFileKeys(o.api, id, o.stream, signal);
+          keys = await listFileKeys(io.api, id, settings, signal);
         } catch (err) {
           // Cannot tell whether it changed: export again, which lists again and records what happens.
           if (isFatal(err) || signal.aborted) throw err;
@@ -176,7 +179,7 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
         rechecked = true;
       }
       const start = startOf(replay, now());
-      if (!rechecked && plan.settleMs > 0 && start !== null && start > now() - plan.settleMs) {
+      if (!rechecked && settings.settleMs > 0 && start !== null && start > now() - settings.settleMs) {
         const entry: ManifestEntry = {
           replay_id: id,
           status: 'skipped',
@@ -184,27 +187,25 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
           recorded_at: new Date().toISOString(),
           ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}),
           ...(replay.end_time !== undefined ? { end_time: replay.end_time } : {}),
-          ...(o.runId !== undefined ? { run_id: o.runId } : {}),
-          ...(plan.shard ? { shard: `${plan.shard.index}/${plan.shard.count}` } : {}),
+          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
+          ...(settings.shard ? { shard: formatShard(settings.shard) } : {}),
         };
-        await o.sink.appendManifest(entry);
+        await io.sink.appendManifest(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
         return;
       }
       channel.push({ type: 'started', replayId: id });
-      const entry = await exportReplayToSink(replay, {
-        ...o.stream,
-        api: o.api,
+      const entry = await exportReplayToSink(replay, settings, {
+        api: io.api,
+        download: io.download,
         budget,
+        now: io.now,
         signal,
-        sink: o.sink,
-        output: o.output,
-        ...(o.runId !== undefined ? { runId: o.runId } : {}),
-        ...(plan.shard ? { shard: `${plan.shard.index}/${plan.shard.count}` } : {}),
+        sink: io.sink,
         onNotice: (notice) => channel.push({ type: 'notice', notice }),
         onEvents,
       });
-      await o.sink.appendManifest(entry);
+      await io.sink.appendManifest(entry);
       flushProgress();
       channel.push({ type: 'result', replayId: id, outcome: entry.status as ArchiveOutcome, entry, ...(rechecked ? { rechecked } : {}) });
     };
@@ -223,7 +224,7 @@ export async function* runArchive(plan: ArchivePlan, o: ArchiveRunOptions): Asyn
         }
       }
     };
-    const workers = Array.from({ length: Math.max(1, o.concurrency) }, () => worker());
+    const workers = Array.from({ length: Math.max(1, settings.concurrency) }, () => worker());
     const results = await Promise.allSettled(workers);
     if (firstError) throw firstError.error;
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

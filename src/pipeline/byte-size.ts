@@ -32,3 +32,12 @@ export function parseByteSize(input: string): number {
   if (!Number.isSafeInteger(bytes)) throw new ByteSizeError(input); // a fraction of a byte, or too large
   return bytes;
 }
+
+/** The shortest form `parseByteSize` reads back to `bytes`: `256MiB`, `8GiB`, `1536KiB`, or plain bytes (`1000`). */
+export function formatByteSize(bytes: number): string {
+  for (const unit of ['tib', 'gib', 'mib', 'kib'] as const) {
+    const size = UNIT_BYTES[unit]!;
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit.slice(0, 1).toUpperCase()}iB`;
+  }
+  return String(bytes);
+}

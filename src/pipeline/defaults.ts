@@ -1,9 +1,18 @@
 import { DECODE_LIMITS } from '../../decoders/limits.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../http/options.js';
+import { HASH_WORKER_DEFAULTS } from '../../sinks/output-hash.js';
+import { S3_DEFAULTS } from '../../sinks/s3-defaults.js';
 import type { OutputFormat } from '../../sinks/sink.js';
+
 /**
- * Every tunable of the pipeline with its default, in one place. The CLI and the library both start from these.
+ * Every default of a run, in one table: the settings (`settings.ts`) start from it, the CLI's help prints it.
+ *
+ * The pipeline's own values are set here. Values of the lower floors are owned by their module, because decoders/,
+ * sinks/ and src/http are used on their own as well and cannot import this one; they are listed here by reference,
+ * never restated: `DECODE_LIMITS` (decoders/limits.ts), `HASH_WORKER_DEFAULTS` (sinks/output-hash.ts),
+ * `S3_DEFAULTS` (sinks/s3-defaults.ts) and the transport's `DEFAULT_*` (src/http/options.ts).
  */
-export const PIPELINE_DEFAULTS = {
+export const DEFAULTS = Object.freeze({
   /** Replays exported at the same time. The API's request families are capped by the transport as well. */
   concurrency: 4,
   /** Files of one replay downloaded ahead of the one being written. */
@@ -30,6 +39,8 @@ export const PIPELINE_DEFAULTS = {
   fileVersion: 3 as 2 | 3,
   /** Skip replays that started more recently than this (ms). 24 hours. */
   settleMs: 24 * 60 * 60 * 1000,
+  /** `settleMs` with the CLI's `--sandbox`: it serves fixed recordings, nothing there is still being written. */
+  sandboxSettleMs: 0,
   /** Output framing. */
   format: 'json' as OutputFormat,
   gzip: false,
@@ -39,4 +50,26 @@ export const PIPELINE_DEFAULTS = {
   maxEventBytes: DECODE_LIMITS.maxEventBytes,
   /** Inflated bytes one replay may take over all its files (8 GiB): more fails it (`decode_replay_too_large`). */
   maxReplayBytes: DECODE_LIMITS.maxReplayBytes,
-} as const;
+  /** The decoders' WebAssembly fast paths (`REPLAY_EXPORT_WASM=0` turns them off). */
+  fastPath: true,
+  /** Longest time one HTTP attempt may take, headers and body (the transport's `timeouts.deadlineMs`). */
+  requestDeadlineMs: DEFAULT_TIMEOUTS.deadlineMs,
+  /** Data-residency region of the project. */
+  region: 'us' as 'us' | 'eu',
+  /** The CLI's log lines on stderr. */
+  logFormat: 'text' as 'text' | 'json',
+  /** The local sink's hashing worker (`REPLAY_EXPORT_HASH_WORKER=0` turns it off). */
+  hashWorker: HASH_WORKER_DEFAULTS,
+  /** The S3 sink: part size, queue size, region with a custom endpoint. */
+  s3: S3_DEFAULTS,
+  /** The transport's other settings (the library's `transportOptions`; no flags). */
+  transport: Object.freeze({
+    retry: DEFAULT_RETRY,
+    timeouts: DEFAULT_TIMEOUTS,
+    concurrency: DEFAULT_CONCURRENCY,
+    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  }),
+});
+
+/** The same table under its earlier name (the pipeline's tunables are its top-level fields). */
+export const PIPELINE_DEFAULTS = DEFAULTS;

@@ -25,3 +25,13 @@ export function parseDuration(input: string): number {
   if (pos !== text.length || !Number.isFinite(total)) throw new DurationError(input);
   return Math.round(total);
 }
+
+/** `ms` in the largest of h, m, s, ms that holds it whole, as `parseDuration` reads it: `24h`, `5m`, `90s`, `0`. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0';
+  for (const unit of ['h', 'm', 's'] as const) {
+    const size = UNIT_MS[unit]!;
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

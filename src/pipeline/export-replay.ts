@@ -1,10 +1,12 @@
-import type { ManifestEntry, OutputSpec, ReplayWriter, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, ReplayWriter, Sink } from '../../sinks/sink.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { isFatal, ReplayFailedError } from './errors.js';
 import { expiresAtIso } from './expiry.js';
 import { batchCount, batchEvents } from '../../decoders/index.js';
-import { replayDecodedBatches, type ReplayFilesInfo, type ReplayStreamOptions } from './replay-stream.js';
+import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './replay-stream.js';
+import type { Settings } from './settings.js';
+import { formatShard } from './shard.js';
 
 /** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
 export interface ReplayInfo {
@@ -15,24 +17,22 @@ export interface ReplayInfo {
   startMs?: number | null;
 }
 
-export interface ExportToSinkOptions extends ReplayStreamOptions {
+/** What exporting one replay is handed besides the settings: a replay stream's, plus the sink and a progress hook. */
+export interface ExportIo extends ReplayIo {
   sink: Sink;
-  output: OutputSpec;
-  runId?: string;
-  shard?: string;
   /** Called after each batch handed to the sink (progress). */
-  onEvents?: (count: number) => void;
+  onEvents?: ((count: number) => void) | undefined;
 }
 
-function baseEntry(replay: ReplayInfo, o: ExportToSinkOptions): Omit<ManifestEntry, 'status' | 'recorded_at'> {
+function baseEntry(replay: ReplayInfo, settings: Settings): Omit<ManifestEntry, 'status' | 'recorded_at'> {
   const entry: Omit<ManifestEntry, 'status' | 'recorded_at'> = { replay_id: replay.replay_id };
   if (replay.start_time !== undefined) entry.start_time = replay.start_time;
   if (replay.end_time !== undefined) entry.end_time = replay.end_time;
   const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
   const expires = expiresAtIso(startMs, replay.retention_in_days);
   if (expires !== undefined) entry.expires_at = expires;
-  if (o.runId !== undefined) entry.run_id = o.runId;
-  if (o.shard !== undefined) entry.shard = o.shard;
+  if (settings.runId !== undefined) entry.run_id = settings.runId;
+  if (settings.shard !== undefined) entry.shard = formatShard(settings.shard);
   return entry;
 }
 
@@ -46,20 +46,21 @@ function baseEntry(replay: ReplayInfo, o: ExportToSinkOptions): Omit<ManifestEnt
  *   failed  — a permanent failure; `error` names the file key and the reason.
  * Cancellation (the signal) and authentication failures are thrown, not recorded.
  */
-export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOptions): Promise<ManifestEntry> {
-  const base = baseEntry(replay, o);
+export async function exportReplayToSink(replay: ReplayInfo, settings: Settings, io: ExportIo): Promise<ManifestEntry> {
+  const base = baseEntry(replay, settings);
+  const output = settings.output;
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
-    writer = await o.sink.open(replay.replay_id, o.output);
-    for await (const batch of replayDecodedBatches(replay.replay_id, o, info)) {
+    writer = await io.sink.open(replay.replay_id, output);
+    for await (const batch of replayDecodedBatches(replay.replay_id, settings, io, info)) {
       checks.observeBatch(batch);
       // Runs go to the writer as they are when it takes them (one slice per run); one Buffer per event otherwise.
       if (batch.runs !== undefined && writer.writeRuns !== undefined) await writer.writeRuns(batch.runs);
       else await writer.write(batchEvents(batch));
-      o.onEvents?.(batchCount(batch));
+      io.onEvents?.(batchCount(batch));
     }
     if (info.fileKeys.length === 0) {
       await writer.abort('no files');
@@ -76,13 +77,13 @@ export async function exportReplayToSink(replay: ReplayInfo, o: ExportToSinkOpti
       file_versions: info.fileVersions,
       file_keys: info.fileKeys,
       checks: checks.result(),
-      format: o.output.format,
-      gzip: o.output.gzip,
+      format: output.format,
+      gzip: output.gzip,
       recorded_at: new Date().toISOString(),
     };
   } catch (err) {
     await writer?.abort(err).catch(() => undefined);
-    if (o.signal?.aborted) throw err;
+    if (io.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
     const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);

@@ -1,62 +1,49 @@
-import { checkDecodeLimits } from '../../decoders/limits.js';
-import type { ManifestEntry, OutputFormat, OutputSpec, Sink } from '../../sinks/sink.js';
-import { openSink, type OpenSinkOptions } from '../../sinks/open.js';
+import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import { openSink } from '../../sinks/open.js';
 import { validateReplayId } from '../replay/validation.js';
-import { runArchive, type ArchiveEvent, type ShardSpec } from './archive.js';
+import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
-import { connect, type ConnectionOptions } from './connection.js';
-import { PIPELINE_DEFAULTS } from './defaults.js';
-import { ConfigError } from './errors.js';
+import { connect, type Connection, type ConnectionOptions } from './connection.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
-import { replayEventBatches, type ReplayNotice, type ReplayStreamOptions } from './replay-stream.js';
+import { replayEventBatches, type ReplayNotice } from './replay-stream.js';
+import {
+  resolveSettings,
+  type FetchSettingsOptions,
+  type OutputSettingsOptions,
+  type RunSettingsOptions,
+  type Settings,
+  type SettingsOptions,
+} from './settings.js';
 import type { eventWithTime } from '@rrweb/types';
-import type { FileVersion } from './types.js';
 
-/** Tuning of file fetching; every field defaults to PIPELINE_DEFAULTS. */
-export interface FetchOptions {
-  /** File version requested from the API (default 3). Either version decodes to the same events. */
-  fileVersion?: FileVersion;
-  filesPageSize?: number;
-  /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
-  maxFilesPerReplay?: number;
-  filesAhead?: number;
-  /** Compressed bytes held for files fetched ahead (shared by a run). */
-  prefetchBytes?: number;
-  urlTtlMs?: number;
-  urlRefreshMarginMs?: number;
-  fileRetries?: number;
-  urlRefreshes?: number;
-  retryBaseMs?: number;
-  retryMaxMs?: number;
-  /**
-   * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
-   * fails its replay with `decode_event_too_large`, checked while inflating. Peak memory for one event is about this.
-   */
-  maxEventBytes?: number;
-  /**
-   * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
-   * event's inflated payload. More fails the replay with `decode_replay_too_large`, checked while inflating.
-   */
-  maxReplayBytes?: number;
+/**
+ * Tuning of file fetching (every field defaults to `DEFAULTS`, see `settings.ts`), the caller's hooks, and optionally
+ * the run's settings resolved beforehand.
+ */
+export interface FetchOptions extends FetchSettingsOptions {
   /** Clock (tests). */
   now?: () => number;
   signal?: AbortSignal;
   onNotice?: (notice: ReplayNotice) => void;
+  /**
+   * Settings resolved by `resolveSettings` (e.g. once for many calls, or by the CLI from its flags). When given, they
+   * are the run's settings as they are: the tunable options beside them (`fileVersion`, `format`, `concurrency`,
+   * `transportOptions.timeouts.deadlineMs`, `sinkOptions`, ...) are not read, and neither is the environment.
+   */
+  settings?: Settings;
 }
 
 /** Where outputs go: your own `sink`, or a target (`./dir` or `s3://bucket/prefix`) opened with `sinkOptions`. */
-export interface OutputOptions {
+export interface OutputOptions extends OutputSettingsOptions {
   sink?: Sink;
   out?: string;
-  sinkOptions?: OpenSinkOptions;
-  format?: OutputFormat;
-  gzip?: boolean;
 }
 
 export type ReplayEventsOptions = ConnectionOptions & FetchOptions;
 export type ExportReplayOptions = ConnectionOptions & FetchOptions & OutputOptions & { runId?: string };
 
-export interface ArchiveOptions extends ConnectionOptions, FetchOptions, OutputOptions {
+/** `archiveReplays`: what to list, and the run's settings (`settleMs`, `recheckMs`, `order`, `concurrency`, `shard`, `runId`). */
+export interface ArchiveOptions extends ConnectionOptions, FetchOptions, OutputOptions, RunSettingsOptions {
   /** Only this user's replays (platform id, sent as `amplitude_id`). */
   platformId?: number | string;
   /** Replays that started at or after this time (ISO 8601; sent as `start_time`). */
@@ -65,61 +52,42 @@ export interface ArchiveOptions extends ConnectionOptions, FetchOptions, OutputO
   until?: string;
   /** Page size of the replay listing. */
   listPageSize?: number;
-  /** Skip replays that started less than this long ago (ms, default 24h; 0 never skips). */
-  settleMs?: number;
-  /** Re-check replays recorded `ok` that started within this window (ms); re-export those whose files changed. */
-  recheckMs?: number;
-  /** `start` (as listed, default) or `expiry` (closest to deletion first; lists everything before exporting). */
-  order?: 'start' | 'expiry';
-  /** Replays exported at once (default 4). */
-  concurrency?: number;
-  shard?: ShardSpec;
-  runId?: string;
 }
 
 export interface ExportReplaysOptions extends ExportReplayOptions {
   concurrency?: number;
 }
 
+/** The run's settings: the caller's, or resolved here from the options, the environment and the defaults. */
+function settingsOf(o: FetchOptions & SettingsOptions): Settings {
+  return o.settings ?? resolveSettings(o);
+}
+
 /**
- * Stream settings with defaults filled in (the one place the library applies PIPELINE_DEFAULTS). A size limit out
- * of range is a `ConfigError`.
+ * @deprecated Use `resolveSettings`, which resolves every setting of a run (these are its fields now).
  */
-export function resolveFetchOptions(o: FetchOptions): Omit<ReplayStreamOptions, 'api' | 'download' | 'budget'> {
-  const d = PIPELINE_DEFAULTS;
-  try {
-    checkDecodeLimits(o);
-  } catch (err) {
-    throw new ConfigError((err as Error).message);
-  }
-  const out: Omit<ReplayStreamOptions, 'api' | 'download' | 'budget'> = {
-    fileVersion: o.fileVersion ?? d.fileVersion,
-    filesPageSize: o.filesPageSize ?? d.filesPageSize,
-    maxFiles: o.maxFilesPerReplay ?? d.maxFilesPerReplay,
-    filesAhead: o.filesAhead ?? d.filesAhead,
-    urlTtlMs: o.urlTtlMs ?? d.urlTtlMs,
-    urlRefreshMarginMs: o.urlRefreshMarginMs ?? d.urlRefreshMarginMs,
-    fileRetries: o.fileRetries ?? d.fileRetries,
-    urlRefreshes: o.urlRefreshes ?? d.urlRefreshes,
-    retryBaseMs: o.retryBaseMs ?? d.retryBaseMs,
-    retryMaxMs: o.retryMaxMs ?? d.retryMaxMs,
-    maxEventBytes: o.maxEventBytes ?? d.maxEventBytes,
-    maxReplayBytes: o.maxReplayBytes ?? d.maxReplayBytes,
-  };
-  if (o.now) out.now = o.now;
-  if (o.signal) out.signal = o.signal;
-  if (o.onNotice) out.onNotice = o.onNotice;
-  return out;
+export function resolveFetchOptions(o: FetchOptions): Settings {
+  return settingsOf(o);
 }
 
+/** @deprecated Use `resolveSettings(o).output`. */
 export function resolveOutput(o: OutputOptions): OutputSpec {
-  return { format: o.format ?? PIPELINE_DEFAULTS.format, gzip: o.gzip ?? PIPELINE_DEFAULTS.gzip };
+  return resolveSettings(o).output;
 }
 
-async function sinkFor(o: OutputOptions): Promise<{ sink: Sink; owned: boolean }> {
+/** The platform connection of a run: the transport's deadline for one attempt is the settings'. */
+function connectFor(o: ConnectionOptions, settings: Settings): Connection {
+  const transportOptions = o.transportOptions ?? {};
+  return connect({
+    ...o,
+    transportOptions: { ...transportOptions, timeouts: { ...transportOptions.timeouts, deadlineMs: settings.requestDeadlineMs } },
+  });
+}
+
+async function sinkFor(o: OutputOptions, settings: Settings): Promise<{ sink: Sink; owned: boolean }> {
   if (o.sink) return { sink: o.sink, owned: false };
   if (o.out === undefined) throw new TypeError('an output is needed: pass `sink` or `out`');
-  return { sink: await openSink(o.out, o.sinkOptions ?? {}), owned: true };
+  return { sink: await openSink(o.out, settings.sinkOptions), owned: true };
 }
 
 /**
@@ -141,13 +109,16 @@ export async function* replayEvents(replayId: string, options: ReplayEventsOptio
 /** Like `replayEvents`, as batches of serialised events (one Buffer of JSON per event; the fast path). */
 export async function* replayEventBytes(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<Buffer[]> {
   validateReplayId(replayId);
-  const conn = connect(options);
+  const settings = settingsOf(options);
+  const conn = connectFor(options, settings);
   try {
-    yield* replayEventBatches(replayId, {
-      ...resolveFetchOptions(options),
+    yield* replayEventBatches(replayId, settings, {
       api: conn.client,
       download: conn.download,
-      budget: new ByteBudget(options.prefetchBytes ?? PIPELINE_DEFAULTS.prefetchBytes),
+      budget: new ByteBudget(settings.prefetchBytes),
+      now: options.now,
+      signal: options.signal,
+      onNotice: options.onNotice,
     });
   } finally {
     await conn.close();
@@ -160,17 +131,18 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
  */
 export async function exportReplay(replay: string | ReplayInfo, options: ExportReplayOptions): Promise<ManifestEntry> {
   const info: ReplayInfo = typeof replay === 'string' ? { replay_id: replay } : replay;
-  const conn = connect(options);
-  const { sink, owned } = await sinkFor(options);
+  const settings = settingsOf(options);
+  const conn = connectFor(options, settings);
+  const { sink, owned } = await sinkFor(options, settings);
   try {
-    const entry = await exportReplayToSink(info, {
-      ...resolveFetchOptions(options),
+    const entry = await exportReplayToSink(info, settings, {
       api: conn.client,
       download: conn.download,
-      budget: new ByteBudget(options.prefetchBytes ?? PIPELINE_DEFAULTS.prefetchBytes),
+      budget: new ByteBudget(settings.prefetchBytes),
       sink,
-      output: resolveOutput(options),
-      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      now: options.now,
+      signal: options.signal,
+      onNotice: options.onNotice,
     });
     await sink.appendManifest(entry);
     return entry;
@@ -190,40 +162,29 @@ async function* recordsFor(ids: readonly string[], conn: ReturnType<typeof conne
   }
 }
 
+/** The settings of `exportReplays`: every named replay, in the order given, whatever its start or shard. */
+function forNamedReplays(settings: Settings): Settings {
+  return Object.freeze({ ...settings, order: 'start', settleMs: 0, recheckMs: undefined, shard: undefined });
+}
+
 /** Exports the named replays (always, whatever the manifest says), a few at a time; yields per-replay results. */
 export async function* exportReplays(replayIds: readonly string[], options: ExportReplaysOptions): AsyncGenerator<ArchiveEvent> {
   for (const id of replayIds) validateReplayId(id);
-  const conn = connect(options);
-  const { sink, owned } = await sinkFor(options);
+  const settings = forNamedReplays(settingsOf(options));
+  const conn = connectFor(options, settings);
+  const { sink, owned } = await sinkFor(options, settings);
   try {
-    yield* runArchive(
-      { replays: recordsFor(replayIds, conn, options.signal), order: 'start', settleMs: 0, resume: false },
-      runOptions(options, conn, sink, options.concurrency),
-    );
+    yield* runArchive({ replays: recordsFor(replayIds, conn, options.signal), resume: false }, settings, {
+      api: conn.client,
+      download: conn.download,
+      sink,
+      now: options.now,
+      signal: options.signal,
+    });
   } finally {
     if (owned) await sink.close();
     await conn.close();
   }
-}
-
-function runOptions(
-  o: ExportReplayOptions,
-  conn: ReturnType<typeof connect>,
-  sink: Sink,
-  concurrency: number | undefined,
-): Parameters<typeof runArchive>[1] {
-  const { signal, onNotice: _n, ...stream } = resolveFetchOptions(o);
-  return {
-    sink,
-    output: resolveOutput(o),
-    api: conn.client,
-    stream: { ...stream, download: conn.download },
-    concurrency: concurrency ?? PIPELINE_DEFAULTS.concurrency,
-    prefetchBytes: o.prefetchBytes ?? PIPELINE_DEFAULTS.prefetchBytes,
-    ...(o.runId !== undefined ? { runId: o.runId } : {}),
-    ...(o.now ? { now: o.now } : {}),
-    ...(signal ? { signal } : {}),
-  };
 }
 
 /**
@@ -233,8 +194,9 @@ function runOptions(
  * results and progress; throws on authentication failure or abort.
  */
 export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<ArchiveEvent> {
-  const conn = connect(options);
-  const { sink, owned } = await sinkFor(options);
+  const settings = settingsOf(options);
+  const conn = connectFor(options, settings);
+  const { sink, owned } = await sinkFor(options, settings);
   try {
     const query = {
       ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
@@ -242,17 +204,13 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
       ...(options.until !== undefined ? { endTime: options.until } : {}),
       ...(options.listPageSize !== undefined ? { pageSize: options.listPageSize } : {}),
     };
-    yield* runArchive(
-      {
-        replays: conn.client.listReplays(query, options.signal ? { signal: options.signal } : {}),
-        order: options.order ?? PIPELINE_DEFAULTS.order,
-        settleMs: options.settleMs ?? PIPELINE_DEFAULTS.settleMs,
-        recheckMs: options.recheckMs,
-        resume: true,
-        shard: options.shard,
-      },
-      runOptions(options, conn, sink, options.concurrency),
-    );
+    yield* runArchive({ replays: conn.client.listReplays(query, options.signal ? { signal: options.signal } : {}), resume: true }, settings, {
+      api: conn.client,
+      download: conn.download,
+      sink,
+      now: options.now,
+      signal: options.signal,
+    });
   } finally {
     if (owned) await sink.close();
     await conn.close();

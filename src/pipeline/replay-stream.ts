@@ -7,31 +7,23 @@ import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
 import { orderedPrefetch, type DownloadBody } from './ordered-prefetch.js';
 import { backoffDelay, sleep } from './signal.js';
+import type { Settings } from './settings.js';
 import type { Downloader, FileVersion, ListedFile, ReplayFilesApi } from './types.js';
 
-export interface ReplayStreamOptions {
+/**
+ * What one replay's stream is handed besides the run's settings: the API, the downloader, the run's byte budget and
+ * the caller's hooks (no tunables: those are in `Settings`).
+ */
+export interface ReplayIo {
   api: ReplayFilesApi;
   download: Downloader;
+  /** The run's budget of compressed bytes held for files fetched ahead (`Settings.prefetchBytes`). */
   budget: ByteBudget;
-  fileVersion: FileVersion;
-  filesPageSize?: number | undefined;
-  /** A listing of more files than this fails the replay (TooManyFilesError). */
-  maxFiles: number;
-  filesAhead: number;
-  urlTtlMs: number;
-  urlRefreshMarginMs: number;
-  fileRetries: number;
-  urlRefreshes: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  /** The largest event in bytes (`DecodeOptions.maxEventBytes`). */
-  maxEventBytes: number;
-  /** Inflated bytes the replay may take over all its files (a `ReplayBudget` of this many for each replay). */
-  maxReplayBytes: number;
-  now?: () => number;
+  /** Clock (tests). */
+  now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
   /** Notified of retries and URL refreshes (logs, progress, tests). */
-  onNotice?: (notice: ReplayNotice) => void;
+  onNotice?: ((notice: ReplayNotice) => void) | undefined;
 }
 
 export type ReplayNotice =
@@ -66,36 +58,38 @@ export interface ReplayFilesInfo {
  */
 export async function* replayEventBatches(
   replayId: string,
-  options: ReplayStreamOptions,
+  settings: Settings,
+  io: ReplayIo,
   info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
 ): AsyncGenerator<Buffer[]> {
-  for await (const batch of replayDecodedBatches(replayId, options, info)) yield batchEvents(batch);
+  for await (const batch of replayDecodedBatches(replayId, settings, io, info)) yield batchEvents(batch);
 }
 
 /** The same events as `replayEventBatches`, as the decoders give them (runs of a compact version 3 file in place). */
 export async function* replayDecodedBatches(
   replayId: string,
-  options: ReplayStreamOptions,
+  settings: Settings,
+  io: ReplayIo,
   info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
 ): AsyncGenerator<EventBatch> {
-  const { api, download, signal } = options;
+  const { api, download, signal, onNotice } = io;
   const urls = new FileUrls(api, replayId, {
-    version: options.fileVersion,
-    pageSize: options.filesPageSize,
-    ttlMs: options.urlTtlMs,
-    marginMs: options.urlRefreshMarginMs,
-    ...(options.now ? { now: options.now } : {}),
+    version: settings.fileVersion,
+    pageSize: settings.filesPageSize,
+    ttlMs: settings.urlTtlMs,
+    marginMs: settings.urlRefreshMarginMs,
+    ...(io.now ? { now: io.now } : {}),
     signal,
-    onRefresh: (r) => options.onNotice?.({ kind: 'url-refresh', replayId, fileKey: r.key, reason: r.reason }),
+    onRefresh: (r) => onNotice?.({ kind: 'url-refresh', replayId, fileKey: r.key, reason: r.reason }),
   });
 
   async function* listed(): AsyncGenerator<ListedFile> {
     const files = await listFilesInKeyOrder(api, replayId, {
-      version: options.fileVersion,
-      pageSize: options.filesPageSize,
-      maxFiles: options.maxFiles,
+      version: settings.fileVersion,
+      pageSize: settings.filesPageSize,
+      maxFiles: settings.maxFilesPerReplay,
       signal,
-      onDuplicate: (key) => options.onNotice?.({ kind: 'duplicate-file', replayId, fileKey: key }),
+      onDuplicate: (key) => onNotice?.({ kind: 'duplicate-file', replayId, fileKey: key }),
     });
     for (const f of files) urls.record(f);
     yield* files;
@@ -103,7 +97,7 @@ export async function* replayDecodedBatches(
 
   // The URL each download used, so that a 403 refreshes exactly the URL that was refused.
   const usedUrl = new Map<string, string>();
-  const replayBudget = new ReplayBudget(options.maxReplayBytes);
+  const replayBudget = new ReplayBudget(settings.maxReplayBytes);
   const openFile = async (file: ListedFile, sig: AbortSignal, refusedUrl?: string): Promise<DownloadBody> => {
     const url = await urls.urlFor(file, refusedUrl);
     usedUrl.set(file.key, url);
@@ -113,13 +107,13 @@ export async function* replayDecodedBatches(
   try {
     for await (const slot of orderedPrefetch(listed(), {
       open: (f, sig) => openFile(f, sig),
-      ahead: options.filesAhead,
-      budget: options.budget,
+      ahead: settings.filesAhead,
+      budget: io.budget,
       ...(signal ? { signal } : {}),
     })) {
       const file = slot.file;
       info.fileKeys.push(file.key);
-      info.fileVersions.push(options.fileVersion);
+      info.fileVersions.push(settings.fileVersion);
       const position = info.fileVersions.length - 1;
       let written = 0; // events of this file already yielded
       let retries = 0;
@@ -168,8 +162,9 @@ export async function* replayDecodedBatches(
             },
             ...(signal ? { signal } : {}),
             compressedSize: () => (attempt === 0 ? slot.size : size),
-            maxEventBytes: options.maxEventBytes,
+            maxEventBytes: settings.maxEventBytes,
             replayBudget,
+            fastPath: settings.fastPath,
           })) {
             const count = batchCount(batch);
             let out: EventBatch | undefined = batch;
@@ -186,13 +181,13 @@ export async function* replayDecodedBatches(
             }
           }
           info.downloadedBytes += bytes;
-          options.onNotice?.({ kind: 'file-done', replayId, fileKey: file.key, bytes, events: written });
+          onNotice?.({ kind: 'file-done', replayId, fileKey: file.key, bytes, events: written });
           break;
         } catch (err) {
           if (attempt === 0) slot.discard();
           if (signal?.aborted) throw signal.reason ?? err;
           const cause = sourceFailed ? sourceError : err;
-          if (isExpiredUrl(cause) && refreshes < options.urlRefreshes) {
+          if (isExpiredUrl(cause) && refreshes < settings.urlRefreshes) {
             refreshes++;
             refusedUrl = usedUrl.get(file.key);
             continue;
@@ -200,14 +195,14 @@ export async function* replayDecodedBatches(
           // A body that broke off (a raw socket or stream error): the transfer failed, not the file. A typed error
           // of the transport or the client already had its retry decision made (isTransient), e.g. a redirect.
           const transient = isTransient(cause) || (sourceFailed && isBrokenTransfer(cause));
-          if (transient && retries < options.fileRetries) {
-            options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
-            await sleep(backoffDelay(retries, options.retryBaseMs, options.retryMaxMs), signal);
+          if (transient && retries < settings.fileRetries) {
+            onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
+            await sleep(backoffDelay(retries, settings.retryBaseMs, settings.retryMaxMs), signal);
             retries++;
             continue;
           }
           if (cause instanceof DecodeError && !decodeRetried && !isLimitError(cause)) {
-            options.onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
+            onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
             decodeRetried = true;
             continue;
           }

@@ -20,6 +20,14 @@ export class ShardConfigError extends ReplayExportError {
   }
 }
 
+/** The environment variables `resolveShard` reads when there is no `--shard`. */
+export const SHARD_ENV = Object.freeze({
+  kubernetesIndex: 'JOB_COMPLETION_INDEX',
+  count: 'REPLAY_EXPORT_SHARD_COUNT',
+  batchIndex: 'AWS_BATCH_JOB_ARRAY_INDEX',
+  batchSize: 'AWS_BATCH_JOB_ARRAY_SIZE',
+});
+
 /** Upper bound on the shard count, far above any sensible fan-out; keeps typos like `0/1000000000` out. */
 export const MAX_SHARD_COUNT = 100_000;
 
@@ -72,9 +80,10 @@ function present(value: string | undefined): value is string {
  * 2. Kubernetes Indexed Job: `JOB_COMPLETION_INDEX`, with the count from `REPLAY_EXPORT_SHARD_COUNT`;
  * 3. AWS Batch array job: `AWS_BATCH_JOB_ARRAY_INDEX`, with the count from `AWS_BATCH_JOB_ARRAY_SIZE` (or
  *    `REPLAY_EXPORT_SHARD_COUNT`) — Batch sets only the index; put the size into the job's environment.
- * Invalid or incomplete values throw `ShardConfigError`, never fall through to "not sharded".
+ * Invalid or incomplete values throw `ShardConfigError`, never fall through to "not sharded". `env` is the
+ * environment as the settings read it (`resolveSettings`, the one module that reads the environment).
  */
-export function resolveShard(flag?: string, env: NodeJS.ProcessEnv = process.env): Shard | undefined {
+export function resolveShard(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): Shard | undefined {
   if (flag !== undefined) {
     const match = /^\s*([^/]*)\/([^/]*)\s*$/.exec(flag);
     if (match === null) {
@@ -83,14 +92,15 @@ export function resolveShard(flag?: string, env: NodeJS.ProcessEnv = process.env
     const count = parseCount(match[2], '--shard count');
     return { index: parseIndex(match[1]!, count, '--shard index'), count };
   }
-  if (present(env['JOB_COMPLETION_INDEX'])) {
-    const count = parseCount(env['REPLAY_EXPORT_SHARD_COUNT'], 'REPLAY_EXPORT_SHARD_COUNT');
-    return { index: parseIndex(env['JOB_COMPLETION_INDEX'], count, 'JOB_COMPLETION_INDEX'), count };
+  const { kubernetesIndex, count: countVar, batchIndex, batchSize } = SHARD_ENV;
+  if (present(env[kubernetesIndex])) {
+    const count = parseCount(env[countVar], countVar);
+    return { index: parseIndex(env[kubernetesIndex], count, kubernetesIndex), count };
   }
-  if (present(env['AWS_BATCH_JOB_ARRAY_INDEX'])) {
-    const sizeVar = present(env['AWS_BATCH_JOB_ARRAY_SIZE']) ? 'AWS_BATCH_JOB_ARRAY_SIZE' : 'REPLAY_EXPORT_SHARD_COUNT';
+  if (present(env[batchIndex])) {
+    const sizeVar = present(env[batchSize]) ? batchSize : countVar;
     const count = parseCount(env[sizeVar], sizeVar);
-    return { index: parseIndex(env['AWS_BATCH_JOB_ARRAY_INDEX'], count, 'AWS_BATCH_JOB_ARRAY_INDEX'), count };
+    return { index: parseIndex(env[batchIndex], count, batchIndex), count };
   }
   return undefined;
 }

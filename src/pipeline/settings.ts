@@ -1,0 +1,289 @@
+/**
+ * The settings of one run, resolved once at the edge (the CLI's program, the library's entry functions) from the
+ * caller's options or flags, the environment and the defaults (`defaults.ts`), checked, and frozen. Everything
+ * below receives the resolved object (or the part it needs) and never reads `process.env`: this is the one module
+ * that does. Precedence: option or flag > environment variable > default.
+ *
+ * decoders/ and sinks/ do not import this module; they get plain options from it (`fastPath`, `hashWorker: false`,
+ * the S3 sink's `region`).
+ */
+import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
+import type { OpenSinkOptions } from '../../sinks/open.js';
+import type { HashWorkerOptions } from '../../sinks/output-hash.js';
+import { defaultChecksums } from '../../sinks/s3-defaults.js';
+import type { S3SinkOptions } from '../../sinks/s3.js';
+import type { OutputFormat, OutputSpec } from '../../sinks/sink.js';
+import { formatByteSize } from './byte-size.js';
+import { stripUndefined } from '../http/options.js';
+import type { ConnectionOptions } from './connection.js';
+import { DEFAULTS } from './defaults.js';
+import { formatDuration } from './duration.js';
+import { ConfigError } from './errors.js';
+import { resolveShard, type Shard } from './shard.js';
+import type { FileVersion } from './types.js';
+
+export { DEFAULTS, PIPELINE_DEFAULTS } from './defaults.js';
+
+/**
+ * The environment variables the settings read. The shard's (`JOB_COMPLETION_INDEX`, `REPLAY_EXPORT_SHARD_COUNT`,
+ * `AWS_BATCH_JOB_ARRAY_INDEX`, `AWS_BATCH_JOB_ARRAY_SIZE`) are read through `resolveShard`, for the CLI only. The
+ * credentials (`PLATFORM_*`) are read by the CLI's flags and never enter the settings; the AWS SDK reads its own.
+ */
+export const ENV = Object.freeze({
+  /** `0`: decode with the TypeScript code alone (`fastPath: false`). */
+  wasm: 'REPLAY_EXPORT_WASM',
+  /** `0`: hash every local output on the calling thread (`hashWorker: false`). */
+  hashWorker: 'REPLAY_EXPORT_HASH_WORKER',
+  /** The S3 sink's region with a custom endpoint, when none is given (else the SDK's own chain reads it). */
+  awsRegion: 'AWS_REGION',
+  awsDefaultRegion: 'AWS_DEFAULT_REGION',
+});
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
+export interface FetchSettingsOptions {
+  /** File version requested from the API (default 3). Either version decodes to the same events. */
+  fileVersion?: FileVersion;
+  filesPageSize?: number;
+  /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
+  maxFilesPerReplay?: number;
+  filesAhead?: number;
+  /** Compressed bytes held for files fetched ahead (shared by a run). */
+  prefetchBytes?: number;
+  urlTtlMs?: number;
+  urlRefreshMarginMs?: number;
+  fileRetries?: number;
+  urlRefreshes?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /**
+   * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
+   * fails its replay with `decode_event_too_large`, checked while inflating. Peak memory for one event is about this.
+   */
+  maxEventBytes?: number;
+  /**
+   * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
+   * event's inflated payload. More fails the replay with `decode_replay_too_large`, checked while inflating.
+   */
+  maxReplayBytes?: number;
+  /**
+   * The decoders' WebAssembly fast paths (default true; `REPLAY_EXPORT_WASM=0` makes it false). False decodes with
+   * the TypeScript code alone: the same events and errors, slower.
+   */
+  fastPath?: boolean;
+}
+
+/** How outputs are written. */
+export interface OutputSettingsOptions {
+  /** Options of the sink opened for `out` (`local.hashWorker`, `s3.region`, ...). */
+  sinkOptions?: OpenSinkOptions;
+  format?: OutputFormat;
+  gzip?: boolean;
+}
+
+/** Runs over many replays. */
+export interface RunSettingsOptions {
+  /** Skip replays that started less than this long ago (ms, default 24h; 0 never skips). */
+  settleMs?: number;
+  /** Re-check replays recorded `ok` that started within this window (ms); re-export those whose files changed. */
+  recheckMs?: number;
+  /** `start` (as listed, default) or `expiry` (closest to deletion first; lists everything before exporting). */
+  order?: 'start' | 'expiry';
+  /** Replays exported at once (default 4). */
+  concurrency?: number;
+  shard?: Shard;
+  /** Written into every manifest line of the run. */
+  runId?: string;
+}
+
+/** Every tunable a caller can give, under the library's option names. */
+export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOptions, RunSettingsOptions {
+  /** Only `timeouts.deadlineMs` is a setting of the run (`requestDeadlineMs`); the rest goes to the transport. */
+  transportOptions?: ConnectionOptions['transportOptions'];
+}
+
+/** Where the settings come from, beyond the options: the CLI's extra rules and the environment. */
+export interface SettingsSource {
+  /** Default `process.env`. */
+  env?: Environment;
+  /**
+   * Given by the CLI: errors name its flags; with `shard` (the archive command), the shard comes from `--shard`
+   * (`flag`) or else the environment (`resolveShard`); with `sandbox`, the default `settleMs` is `sandboxSettleMs`.
+   */
+  cli?: { sandbox?: boolean | undefined; shard?: { flag: string | undefined } | undefined };
+}
+
+/** The local sink's hashing worker as resolved: every option set, or off. */
+export type HashWorkerSetting = Readonly<Required<HashWorkerOptions>> | false;
+
+/** The sink options of a run, resolved (the caller's objects inside, e.g. an S3 client, are theirs, not frozen). */
+export interface SinkSettings {
+  readonly local: Readonly<Omit<NonNullable<OpenSinkOptions['local']>, 'hashWorker'> & { hashWorker: HashWorkerSetting }>;
+  readonly s3: Readonly<S3SinkOptions>;
+}
+
+/** One run's settings: read-only, every field set. The one options shape of the pipeline's internals. */
+export interface Settings {
+  readonly fileVersion: FileVersion;
+  readonly filesPageSize: number | undefined;
+  readonly maxFilesPerReplay: number;
+  readonly filesAhead: number;
+  readonly prefetchBytes: number;
+  readonly urlTtlMs: number;
+  readonly urlRefreshMarginMs: number;
+  readonly fileRetries: number;
+  readonly urlRefreshes: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  readonly maxEventBytes: number;
+  readonly maxReplayBytes: number;
+  readonly fastPath: boolean;
+  readonly output: Readonly<OutputSpec>;
+  readonly sinkOptions: SinkSettings;
+  readonly concurrency: number;
+  readonly order: 'start' | 'expiry';
+  readonly settleMs: number;
+  readonly recheckMs: number | undefined;
+  readonly shard: Readonly<Shard> | undefined;
+  readonly runId: string | undefined;
+  /** The transport's deadline for one HTTP attempt, headers and body. */
+  readonly requestDeadlineMs: number;
+}
+
+/** The CLI's flag for a setting, named in errors when the CLI gave it. */
+const FLAGS: Readonly<Record<string, string>> = {
+  fileVersion: '--file-version',
+  maxEventBytes: '--max-event-size',
+  maxReplayBytes: '--max-replay-size',
+  format: '--format',
+  concurrency: '--concurrency',
+  order: '--order',
+  settleMs: '--settle',
+  recheckMs: '--recheck',
+  requestDeadlineMs: '--request-deadline',
+  's3.partSize': '--s3-part-size',
+  's3.queueSize': '--s3-queue-size',
+  's3.checksums': '--s3-checksums',
+};
+
+type Kind = 'count' | 'bytes' | 'ms';
+
+class Checker {
+  constructor(private readonly cli: boolean) {}
+
+  name(key: string): string {
+    return (this.cli ? FLAGS[key] : undefined) ?? key;
+  }
+
+  /**
+   * A count, a number of bytes or a duration (ms) from `min` to `max`: a whole number, except a duration unless
+   * `whole`. Shown in the flags' units (`256MiB`, `5m`) to CLI users.
+   */
+  number(key: string, value: number, kind: Kind, min: number, max = Number.MAX_SAFE_INTEGER, whole = kind !== 'ms'): number {
+    const ok = typeof value === 'number' && (whole ? Number.isSafeInteger(value) : Number.isFinite(value)) && value >= min && value <= max;
+    if (ok) return value;
+    const show = (n: number): string => (this.cli && kind === 'bytes' ? formatByteSize(n) : this.cli && kind === 'ms' ? formatDuration(n) : String(n));
+    const what = this.cli
+      ? { count: 'a whole number', bytes: 'a size', ms: 'a duration' }[kind]
+      : { count: 'a whole number', bytes: 'a whole number of bytes', ms: whole ? 'a whole number of milliseconds' : 'a number of milliseconds' }[kind];
+    const range = max !== Number.MAX_SAFE_INTEGER ? `${what} from ${show(min)} to ${show(max)}` : kind === 'ms' && min === 1 ? `longer than 0 (${what})` : `${what} of at least ${show(min)}`;
+    const got = typeof value === 'number' && Number.isSafeInteger(value) ? show(value) : (JSON.stringify(value) ?? String(value));
+    throw new ConfigError(`${this.name(key)} must be ${range}, got ${got}`);
+  }
+
+  oneOf<T extends string | number | boolean>(key: string, value: T, allowed: readonly T[]): T {
+    if (allowed.includes(value)) return value;
+    throw new ConfigError(`${this.name(key)} must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+}
+
+function present(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== '';
+}
+
+/** A `0`/`1` switch from the environment: undefined when unset or empty; anything else is a ConfigError. */
+function envSwitch(env: Environment, name: string): boolean | undefined {
+  const raw = env[name];
+  if (!present(raw)) return undefined;
+  if (raw.trim() === '0') return false;
+  if (raw.trim() === '1') return true;
+  throw new ConfigError(`${name} must be 0 or 1, got ${JSON.stringify(raw)}`);
+}
+
+function sinkSettings(o: OpenSinkOptions | undefined, env: Environment, c: Checker): SinkSettings {
+  const local = o?.local ?? {};
+  const given = local.hashWorker;
+  const hashWorker: HashWorkerSetting =
+    given === false || (given === undefined && envSwitch(env, ENV.hashWorker) === false)
+      ? false
+      : Object.freeze({ ...DEFAULTS.hashWorker, ...stripUndefined(given ?? {}) });
+  const s3 = o?.s3 ?? {};
+  const endpoint = s3.endpoint;
+  // Without a custom endpoint the SDK's chain finds the region (AWS_REGION, config files); with one, ours does.
+  const envRegion = [env[ENV.awsRegion], env[ENV.awsDefaultRegion]].find(present);
+  const region = s3.region ?? (endpoint === undefined ? undefined : (envRegion ?? DEFAULTS.s3.endpointRegion));
+  return Object.freeze({
+    local: Object.freeze({ ...local, hashWorker }),
+    s3: Object.freeze({
+      ...s3,
+      ...(region !== undefined ? { region } : {}),
+      partSize: c.number('s3.partSize', s3.partSize ?? DEFAULTS.s3.partSize, 'bytes', DEFAULTS.s3.minPartSize),
+      queueSize: c.number('s3.queueSize', s3.queueSize ?? DEFAULTS.s3.queueSize, 'count', 1),
+      checksums: c.oneOf('s3.checksums', s3.checksums ?? defaultChecksums(endpoint), ['when-supported', 'when-required'] as const),
+    }),
+  });
+}
+
+function shardSetting(o: SettingsOptions, source: SettingsSource, env: Environment, c: Checker): Readonly<Shard> | undefined {
+  if (source.cli !== undefined) {
+    const shard = source.cli.shard === undefined ? undefined : resolveShard(source.cli.shard.flag, env);
+    return shard === undefined ? undefined : Object.freeze(shard);
+  }
+  if (o.shard === undefined) return undefined;
+  const count = c.number('shard.count', o.shard.count, 'count', 1);
+  return Object.freeze({ index: c.number('shard.index', o.shard.index, 'count', 0, count - 1), count });
+}
+
+/**
+ * Resolves one run's settings: each field from the options, else the environment (where a variable exists), else
+ * `DEFAULTS`; checked once here (out of range: `ConfigError` naming the option, or the flag for the CLI; a bad shard:
+ * `ShardConfigError`), and frozen.
+ */
+export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource = {}): Settings {
+  const env = source.env ?? process.env;
+  const c = new Checker(source.cli !== undefined);
+  const d = DEFAULTS;
+  const recheckMs = o.recheckMs === undefined ? undefined : c.number('recheckMs', o.recheckMs, 'ms', 0);
+  const filesPageSize = o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
+  const defaultSettle = source.cli?.sandbox ? d.sandboxSettleMs : d.settleMs;
+  const settings: Settings = {
+    fileVersion: c.oneOf('fileVersion', o.fileVersion ?? d.fileVersion, [2, 3] as const),
+    filesPageSize,
+    maxFilesPerReplay: c.number('maxFilesPerReplay', o.maxFilesPerReplay ?? d.maxFilesPerReplay, 'count', 1),
+    filesAhead: c.number('filesAhead', o.filesAhead ?? d.filesAhead, 'count', 0),
+    prefetchBytes: c.number('prefetchBytes', o.prefetchBytes ?? d.prefetchBytes, 'bytes', 1),
+    urlTtlMs: c.number('urlTtlMs', o.urlTtlMs ?? d.urlTtlMs, 'ms', 0),
+    urlRefreshMarginMs: c.number('urlRefreshMarginMs', o.urlRefreshMarginMs ?? d.urlRefreshMarginMs, 'ms', 0),
+    fileRetries: c.number('fileRetries', o.fileRetries ?? d.fileRetries, 'count', 0),
+    urlRefreshes: c.number('urlRefreshes', o.urlRefreshes ?? d.urlRefreshes, 'count', 0),
+    retryBaseMs: c.number('retryBaseMs', o.retryBaseMs ?? d.retryBaseMs, 'ms', 0),
+    retryMaxMs: c.number('retryMaxMs', o.retryMaxMs ?? d.retryMaxMs, 'ms', 0),
+    maxEventBytes: c.number('maxEventBytes', o.maxEventBytes ?? d.maxEventBytes, 'bytes', 1, MAX_EVENT_BYTES_CAP),
+    maxReplayBytes: c.number('maxReplayBytes', o.maxReplayBytes ?? d.maxReplayBytes, 'bytes', 1),
+    fastPath: c.oneOf('fastPath', o.fastPath ?? envSwitch(env, ENV.wasm) ?? d.fastPath, [true, false]),
+    output: Object.freeze({
+      format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
+      gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
+    }),
+    sinkOptions: sinkSettings(o.sinkOptions, env, c),
+    concurrency: c.number('concurrency', o.concurrency ?? d.concurrency, 'count', 1),
+    order: c.oneOf('order', o.order ?? d.order, ['start', 'expiry'] as const),
+    settleMs: c.number('settleMs', o.settleMs ?? defaultSettle, 'ms', 0),
+    recheckMs,
+    shard: shardSetting(o, source, env, c),
+    runId: o.runId,
+    requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
+  };
+  return Object.freeze(settings);
+}
