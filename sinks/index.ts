@@ -27,6 +27,7 @@ export { parseManifestLine, parseManifestStream, serializeManifestEntry } from '
 export { createLocalSink, MANIFEST_FILE, type LocalSinkOptions } from './local.js';
 export { HASH_WORKER_DEFAULTS, type HashWorkerOptions } from './output-hash.js';
 export type { S3Checksums, S3SinkOptions } from './s3.js';
+export { defaultChecksums, S3_DEFAULTS } from './s3-defaults.js';
 // The S3 sink loads the AWS SDK on first use only (a local export never loads it); same signature and checks.
 export { createS3SinkLazily as createS3Sink } from './open.js';
 export { isS3Url, parseS3Url, type S3Location } from './s3-url.js';

@@ -1,8 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { decodeEventBytes, ReplayBudget, type FileVersion } from '../../decoders/index.js';
-import { describeSystemError, SinkError } from '../../sinks/errors.js';
-import { TempFile } from '../../sinks/temp-file.js';
+import { describeSystemError, SinkError, TempFile } from '../../sinks/index.js';
 
 interface Output {
   write(chunk: Buffer): Promise<void>;

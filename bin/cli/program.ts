@@ -1,24 +1,37 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { randomUUID } from 'node:crypto';
-import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
-import { defaultChecksums } from '../../sinks/s3-defaults.js';
-import type { S3Checksums, S3SinkOptions } from '../../sinks/s3.js';
-import type { OutputFormat } from '../../sinks/sink.js';
-import { secretsOf } from '../../src/http/auth.js';
-import type { Region } from '../../src/http/regions.js';
-import type { ArchiveEvent } from '../../src/pipeline/archive.js';
-import type { ConnectionOptions } from '../../src/pipeline/connection.js';
-import { connect } from '../../src/pipeline/connection.js';
-import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/pipeline/byte-size.js';
-import { DurationError, formatDuration, parseDuration } from '../../src/pipeline/duration.js';
-import { ConfigError, EXIT_CODES, exitCodeOf, InterruptedError } from '../../src/errors.js';
-import { expiresAtIso } from '../../src/pipeline/expiry.js';
-import { archiveReplays, exportReplays } from '../../src/pipeline/library.js';
-import { DEFAULTS, ENV, resolveSettings, type Settings, type SettingsOptions } from '../../src/pipeline/settings.js';
-import { formatShard, SHARD_ENV } from '../../src/pipeline/shard.js';
-import type { FileVersion } from '../../src/pipeline/types.js';
-import { toIsoUtc } from '../../src/replay/timestamps.js';
-import { validatePlatformId, validateReplayId } from '../../src/replay/validation.js';
+// Only the package's public entry modules (the same a library user imports: root and subpaths).
+import { MAX_EVENT_BYTES_CAP } from '../../decoders/index.js';
+import { defaultChecksums, type S3Checksums, type S3SinkOptions } from '../../sinks/index.js';
+import {
+  archiveReplays,
+  ConfigError,
+  EXIT_CODES,
+  exitCodeOf,
+  exportReplays,
+  InterruptedError,
+  resolveSettings,
+  type ArchiveEvent,
+  type ConnectionOptions,
+  type FileVersion,
+  type OutputFormat,
+  type Settings,
+  type SettingsOptions,
+} from '../../src/index.js';
+import { connect, secretsOf, toIsoUtc, validatePlatformId, validateReplayId, type Region } from '../../src/clients/index.js';
+import {
+  ByteSizeError,
+  DEFAULTS,
+  DurationError,
+  ENV,
+  expiresAtIso,
+  formatByteSize,
+  formatDuration,
+  formatShard,
+  parseByteSize,
+  parseDuration,
+  SHARD_ENV,
+} from '../../src/archive-tools.js';
 import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';

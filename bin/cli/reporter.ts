@@ -1,5 +1,5 @@
-import { redactText } from '../../src/http/redact.js';
-import type { ArchiveEvent, ArchiveOutcome } from '../../src/pipeline/archive.js';
+import { redactText } from '../../src/clients/index.js';
+import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
 
 export type LogFormat = 'text' | 'json';
 
