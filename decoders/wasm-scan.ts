@@ -9,7 +9,7 @@
  * stage (one element's payload) and the version 2 output.
  */
 
-import { SCANNER_WASM_BASE64 } from './scanner-wasm.js';
+import { WASM_MODULE_BASE64 } from './wasm-module.js';
 
 /** State slots (i32 indexes); the same layout as decoders/wasm/scanner.ts. */
 export const SLOT = {
@@ -271,7 +271,7 @@ export function wasmChunkScanner(): WasmChunkScanner | null {
   if (process.env['REPLAY_EXPORT_WASM'] === '0' || wasm === undefined) return shared;
   try {
     if (compiled === undefined) {
-      const bytes = Buffer.from(SCANNER_WASM_BASE64, 'base64');
+      const bytes = Buffer.from(WASM_MODULE_BASE64, 'base64');
       if (!wasm.validate(bytes)) return shared;
       compiled = new wasm.Module(bytes);
     }

@@ -8,7 +8,7 @@
 // the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
 // exact DecodeError (or, for a nesting deeper than the stack area here, simply finishes the chunk).
 //
-// Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/scanner-wasm.ts; a test checks that the
+// Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/wasm-module.ts; a test checks that the
 // committed module is the build of this file.
 
 // Memory layout: [0, 65536) here; [65536, 131072) the inflater's scratch; the caller owns the rest.

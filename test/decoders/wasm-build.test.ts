@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe('the committed WebAssembly scanner', () => {
-  it('is the build of decoders/wasm/scanner.ts with the locked compiler', async () => {
+describe('the committed WebAssembly module', () => {
+  it('is the build of decoders/wasm/ with the locked compiler', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-wasm.mjs'), '--check'], { cwd: root });
     expect(stdout).toMatch(/up to date/);
   });
