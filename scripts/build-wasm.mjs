@@ -3,8 +3,11 @@
 // version 2 element decoder and its inflater) → the module's bytes, base64, in decoders/wasm-module.ts (committed,
 // so that neither the library nor its users need the compiler).
 //
-//   node scripts/build-wasm.mjs           rebuild decoders/wasm-module.ts
-//   node scripts/build-wasm.mjs --check   exit 1 when the committed module is not the build of the source
+//   node scripts/build-wasm.mjs           regenerate the generated sources, rebuild decoders/wasm-module.ts
+//   node scripts/build-wasm.mjs --check   exit 1 when a committed generated source or the module is not up to date
+//
+// Some AssemblyScript sources are generated from TypeScript ones first (scripts/gen-wasm-sources.mjs), and the module
+// is always compiled from the sources as generated now.
 //
 // The compiler is the locked devDependency `assemblyscript`, so the build is reproducible byte for byte.
 
@@ -12,18 +15,21 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
+import { generatedSources } from './gen-wasm-sources.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = 'decoders/wasm/index.ts';
 const TARGET = join(root, 'decoders', 'wasm-module.ts');
 const FLAGS = ['-O3', '--runtime', 'stub', '--enable', 'simd', '--noAssert', '--initialMemory', '0'];
 
-async function compile() {
+async function compile(generated) {
   let wasm;
   const { error, stderr } = await asc.main([SOURCE, ...FLAGS, '--outFile', 'scanner.wasm'], {
     readFile: async (name, baseDir) => {
+      const path = join(baseDir, name);
+      if (generated.has(path)) return generated.get(path);
       try {
-        return await readFile(join(baseDir, name), 'utf8');
+        return await readFile(path, 'utf8');
       } catch {
         return null;
       }
@@ -39,8 +45,47 @@ async function compile() {
   return wasm;
 }
 
+/**
+ * The ids of the module's sections. The memory layout (decoders/wasm/layout.ts) leaves no room for static data: a data
+ * section would lie in the state slots or the container stack, so the build refuses one.
+ */
+function sectionIds(wasm) {
+  const ids = [];
+  let at = 8; // magic and version
+  while (at < wasm.length) {
+    const id = wasm[at++];
+    let size = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = wasm[at++];
+      size += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+    }
+    ids.push(id);
+    at += size;
+  }
+  return ids;
+}
+const DATA_SECTION = 11;
+
 const ascVersion = JSON.parse(await readFile(join(root, 'node_modules', 'assemblyscript', 'package.json'), 'utf8')).version;
-const wasm = await compile();
+const check = process.argv.includes('--check');
+const generated = new Map((await generatedSources(root)).map(({ path, text }) => [join(root, path), text]));
+let stale = false;
+for (const [path, text] of generated) {
+  if (check) {
+    if ((await readFile(path, 'utf8').catch(() => '')) !== text) {
+      process.stderr.write(`${path} is not up to date: run \`npm run build:wasm\`\n`);
+      stale = true;
+    } else process.stdout.write(`${path}: up to date\n`);
+  } else if ((await readFile(path, 'utf8').catch(() => '')) !== text) {
+    await writeFile(path, text);
+    process.stdout.write(`${path}: written\n`);
+  }
+}
+const wasm = await compile(generated);
+if (sectionIds(wasm).includes(DATA_SECTION)) {
+  throw new Error('the module has static data (a string or array constant?): decoders/wasm/layout.ts has no room for it');
+}
 const b64 = wasm.toString('base64');
 const lines = [];
 for (let i = 0; i < b64.length; i += 100) lines.push(`  '${b64.slice(i, i + 100)}'`);
@@ -54,13 +99,13 @@ const text = [
   '',
 ].join('\n');
 
-if (process.argv.includes('--check')) {
+if (check) {
   const current = await readFile(TARGET, 'utf8').catch(() => '');
   if (current !== text) {
     process.stderr.write(`${TARGET} is not the build of ${SOURCE}: run \`npm run build:wasm\`\n`);
-    process.exit(1);
-  }
-  process.stdout.write(`${TARGET}: up to date (${wasm.length} bytes)\n`);
+    stale = true;
+  } else process.stdout.write(`${TARGET}: up to date (${wasm.length} bytes)\n`);
+  if (stale) process.exit(1);
 } else {
   await writeFile(TARGET, text);
   process.stdout.write(`${TARGET}: ${wasm.length} bytes\n`);

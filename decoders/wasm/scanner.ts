@@ -12,6 +12,7 @@
 // committed module is the build of this file.
 
 import { Area, Container, ElemKind, Literal, Slot, State } from './layout';
+import { trailingTimestamp } from './trailing-timestamp';
 
 // The state slots' byte addresses and the stack area (./layout.ts).
 export const ST: usize = <usize>Slot.st << 2;
@@ -79,50 +80,6 @@ function plainEnd(i: usize): usize {
   }
 }
 
-/**
- * The value of the object element [from, end) when it ends with rrweb's usual `,"timestamp":<digits>}` (or
- * `{"timestamp":<digits>}`), NaN otherwise (and for an element begun in an earlier chunk, from = -1). The same
- * reading as `suffixTimestamp` in src/pipeline/checks.ts (at most 15 digits, no leading zero), done sixteen bytes at
- * a time.
- */
-@inline
-export function suffixStamp(input: usize, from: i32, end: i32): f64 {
-  const last = end - 1;
-  if (from < 0 || last <= from || load<u8>(input + <usize>last) != 0x7d) return NaN;
-  // The 16 bytes before the brace as digit values (a byte that is no digit becomes more than 9). Reading before the
-  // element is harmless: the chunk (or the version 2 output) is never at the start of the memory.
-  const d = i8x16.sub(v128.load(input + <usize>last - 16), i8x16.splat(0x30));
-  const isDigit = i8x16.eq(i8x16.min_u(d, i8x16.splat(9)), d);
-  // The digits right before the brace (within the element): the top run of ones of the digit mask.
-  let digits = <i32>clz(~(<u32>i8x16.bitmask(isDigit) << 16));
-  if (digits > last - 1 - from) digits = last - 1 - from;
-  const p = last - 1 - digits; // the byte before them
-  if (digits == 0 || digits > 15 || (digits > 1 && load<u8>(input + <usize>(p + 1)) == 0x30)) return NaN;
-  const key = p - 11; // `"timestamp":` is 12 bytes and ends at p
-  if (key <= from) return NaN;
-  // '"tim' 'esta' 'mp":' as little-endian words.
-  if (load<u32>(input + <usize>key) != 0x6d697422 || load<u32>(input + <usize>key + 4) != 0x61747365 || load<u32>(input + <usize>key + 8) != 0x3a22706d) {
-    return NaN;
-  }
-  const before = load<u8>(input + <usize>(key - 1));
-  if (before != 0x2c && before != 0x7b) return NaN;
-  // The value, exact (at most 15 digits): the digits' values, the bytes before them zeroed, as two groups of eight.
-  const kept = v128.and(d, i8x16.ge_u(v128(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), i8x16.splat(<i8>(16 - digits))));
-  const high = eightDigits(<u64>i64x2.extract_lane(kept, 0));
-  const low = eightDigits(<u64>i64x2.extract_lane(kept, 1));
-  return <f64>(<i64>(high * 100000000 + low));
-}
-
-/**
- * The value of eight decimal digit values, one per byte, the first (most significant) in the lowest byte: pairs,
- * then fours, then all eight, each step one multiplication (the usual SWAR reduction).
- */
-@inline
-function eightDigits(x: u64): u64 {
-  x = x * 10 + (x >> 8);
-  return ((x & 0x000000ff000000ff) * (100 + (1000000 << 32)) + ((x >> 16) & 0x000000ff000000ff) * (1 + (10000 << 32))) >> 32;
-}
-
 // Values the scan needs only at an element's start or end, or in rare states: module globals rather than locals, so
 // that the hot loop keeps its few locals (position, state, depth) in registers. `scan` copies the state slots in at
 // entry and back only when it returns OK, so a refused chunk leaves the slots untouched whatever these hold.
@@ -148,7 +105,7 @@ function record(input: usize, count: i32, at: usize): void {
   store<i32>(gStarts + (k << 2), start);
   store<i32>(gEnds + (k << 2), end);
   store<u8>(gFlags + k, (kind == ElemKind.string ? 1 : 0) | (gElemNewline ? 2 : 0));
-  store<f64>(gStamps + (k << 3), kind == ElemKind.object ? suffixStamp(input, start, end) : NaN);
+  store<f64>(gStamps + (k << 3), kind == ElemKind.object ? trailingTimestamp(input, start, end) : NaN);
 }
 
 @inline
@@ -184,7 +141,7 @@ function litLength(lit: i32): i32 {
  * Scans `n` bytes at `input` (followed by 16 zero bytes), recording each element completed in this chunk:
  * its start in `starts` (i32, -1 for an element begun in an earlier chunk), its end in `ends` (i32, exclusive) and
  * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings) and its timestamp in `stamps` (f64, see
- * `suffixStamp`), at most `limit` elements (one more is refused). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
+ * `trailingTimestamp`), at most `limit` elements (one more is refused). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
  * area is scratch: the caller copies its own stack in before every call).
  */
 export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize, stamps: usize, limit: i32): i32 {

@@ -27,8 +27,8 @@ import {
   STR_KEY,
   UNI_LEFT,
   scan,
-  suffixStamp,
 } from './scanner';
+import { trailingTimestamp } from './trailing-timestamp';
 
 // Result slots and the tables of the one-object scan (./layout.ts).
 const V2_AT: usize = <usize>Slot.v2At << 2;
@@ -228,7 +228,7 @@ export function v2Decode(
     }
     const eventLen = len - 9;
     store<u8>(at + <usize>(eventLen - 1), 0x7d);
-    store<f64>(outStamps + (<usize>events << 3), suffixStamp(at, 0, eventLen));
+    store<f64>(outStamps + (<usize>events << 3), trailingTimestamp(at, 0, eventLen));
     pos += eventLen;
     store<i32>(outEnds + (<usize>events << 2), pos);
     events++;
