@@ -29,20 +29,25 @@ function word32At(bytes: Bytes, p: i32): i32 {
 
 /** How many of the (at most 16) bytes right before `at` are decimal digits, counted back from at - 1. */
 function digitsBefore(bytes: Bytes, at: i32): i32 {
-  let n = 0;
-  while (n < 16 && at - n > 0) {
-    const c = bytes[at - n - 1]!;
+  const stop = at > 16 ? at - 16 : 0;
+  let p = at;
+  while (p > stop) {
+    const c = bytes[p - 1]!;
     if (c < 0x30 || c > 0x39) break;
-    n++;
+    p--;
   }
-  return n;
+  return at - p;
 }
 
 /** The value of the `n` (1 to 15) decimal digits right before `at`. */
 function digitsValue(bytes: Bytes, at: i32, n: i32): f64 {
-  let value = 0;
-  for (let q = at - n; q < at; q++) value = value * 10 + (bytes[q]! - 0x30);
-  return value;
+  // The last eight digits and those before them, each part a small integer (two short chains, no float ones).
+  const split = n > 8 ? at - 8 : at - n;
+  let high = 0;
+  for (let q = at - n; q < split; q++) high = high * 10 + (bytes[q]! - 0x30);
+  let low = 0;
+  for (let q = split; q < at; q++) low = low * 10 + (bytes[q]! - 0x30);
+  return high * 100000000 + low;
 }
 
 // --- shared with the WebAssembly module: begin ---

@@ -1,15 +1,17 @@
 import { peekEventFields, peekEventTimestamp, peekEventTimestampIn, type EventBatch } from '../../decoders/index.js';
+import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
 import type { ManifestChecks } from '../../sinks/sink.js';
 
 const EVENT_TYPE_FULL_SNAPSHOT = 2;
 const EVENT_TYPE_META = 4;
 
 /**
- * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it):
- * `peekEventTimestampIn` tries the trailing-timestamp rule (decoders/trailing-timestamp.ts) first.
+ * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it): the
+ * trailing-timestamp rule, else an exact peek.
  */
 function timestampIn(bytes: Buffer, from: number, end: number): number {
-  return peekEventTimestampIn(bytes, from, end) ?? NaN;
+  const t = trailingTimestamp(bytes, from, end);
+  return t === t ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
 }
 
 /** The running timing values, in a Float64Array: [last finite timestamp (NaN before the first), max gap, backwards]. */
