@@ -11,10 +11,11 @@
 
 import { DecodeError, type DecodeErrorCode } from './errors.js';
 import { eventTooLarge } from './limits.js';
-import { SCAN_OK, SLOT, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
+import { SCAN_OK, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
+import { Container, ElemKind, Literal, Slot, State } from './wasm/layout.js';
 
-export const KIND_OBJECT = 1;
-export const KIND_STRING = 2;
+export const KIND_OBJECT = ElemKind.object;
+export const KIND_STRING = ElemKind.string;
 export type ElementKind = typeof KIND_OBJECT | typeof KIND_STRING;
 
 export interface ScannedElement {
@@ -103,36 +104,39 @@ export class ElementSpans {
   }
 }
 
-// Scanner states.
-const S_START = 0; // before the outer '['
-const S_FIRST = 1; // after '[': a value or ']'
-const S_VALUE = 2; // after ',' in an array, or ':' in an object
-const S_OBJ_FIRST = 3; // after '{': a key or '}'
-const S_KEY = 4; // after ',' in an object
-const S_COLON = 5; // after a key
-const S_AFTER = 6; // after a value: ',' or the closer
-const S_STR = 7;
-const S_ESC = 8;
-const S_UNI = 9;
-const S_MINUS = 10;
-const S_ZERO = 11;
-const S_INT = 12;
-const S_DOT = 13;
-const S_FRAC = 14;
-const S_EXP = 15;
-const S_EXP_SIGN = 16;
-const S_EXP_DIG = 17;
-const S_LIT = 18;
-const S_END = 19; // after the outer ']'
+// Scanner states (decoders/wasm/layout.ts: the same in the WebAssembly scanner).
+const S_START = State.start;
+const S_FIRST = State.first;
+const S_VALUE = State.value;
+const S_OBJ_FIRST = State.objFirst;
+const S_KEY = State.key;
+const S_COLON = State.colon;
+const S_AFTER = State.after;
+const S_STR = State.str;
+const S_ESC = State.esc;
+const S_UNI = State.uni;
+const S_MINUS = State.minus;
+const S_ZERO = State.zero;
+const S_INT = State.int;
+const S_DOT = State.dot;
+const S_FRAC = State.frac;
+const S_EXP = State.exp;
+const S_EXP_SIGN = State.expSign;
+const S_EXP_DIG = State.expDig;
+const S_LIT = State.lit;
+const S_END = State.end;
 
-const C_OBJ = 1;
-const C_ARR = 2;
+const C_OBJ = Container.object;
+const C_ARR = Container.array;
 
 const LIT_TRUE = Buffer.from('true');
 const LIT_FALSE = Buffer.from('false');
 const LIT_NULL = Buffer.from('null');
-/** The literals by their number in the WebAssembly scanner's state. */
-const LITERALS = [LIT_TRUE, LIT_FALSE, LIT_NULL] as const;
+/** The literals by their number (`Literal`) in the WebAssembly scanner's state. */
+const LITERALS: Buffer[] = [];
+LITERALS[Literal.trueValue] = LIT_TRUE;
+LITERALS[Literal.falseValue] = LIT_FALSE;
+LITERALS[Literal.nullValue] = LIT_NULL;
 
 /** Chunks at least this long go through the WebAssembly fast path (below it, copying in costs more than it saves). */
 export const WASM_MIN_BYTES = 4096;
@@ -604,32 +608,32 @@ export class ArrayElementScanner {
     fast.prepare(buf.length);
     const state = fast.state;
     const depth = this.depth;
-    state[SLOT.st] = this.st;
-    state[SLOT.depth] = depth;
-    state[SLOT.strKey] = this.strKey ? 1 : 0;
-    state[SLOT.uniLeft] = this.uniLeft;
-    state[SLOT.lit] = LITERALS.indexOf(this.lit as (typeof LITERALS)[number]);
-    state[SLOT.litPos] = this.litPos;
-    state[SLOT.inElem] = this.inElem ? 1 : 0;
-    state[SLOT.elemStart] = -1;
-    state[SLOT.elemKind] = this.elemKind;
-    state[SLOT.elemNewline] = this.elemNewline ? 1 : 0;
-    state[SLOT.count] = 0;
+    state[Slot.st] = this.st;
+    state[Slot.depth] = depth;
+    state[Slot.strKey] = this.strKey ? 1 : 0;
+    state[Slot.uniLeft] = this.uniLeft;
+    state[Slot.lit] = LITERALS.indexOf(this.lit);
+    state[Slot.litPos] = this.litPos;
+    state[Slot.inElem] = this.inElem ? 1 : 0;
+    state[Slot.elemStart] = -1;
+    state[Slot.elemKind] = this.elemKind;
+    state[Slot.elemNewline] = this.elemNewline ? 1 : 0;
+    state[Slot.count] = 0;
     fast.bytes.set(this.stack.subarray(0, depth), STACK_OFFSET);
     if (fast.scan(buf) !== SCAN_OK) return false;
     spans.wasmGeneration = fast.generation;
 
     const n = buf.length;
-    const count = state[SLOT.count]!;
-    const newDepth = state[SLOT.depth]!;
-    this.st = state[SLOT.st]!;
+    const count = state[Slot.count]!;
+    const newDepth = state[Slot.depth]!;
+    this.st = state[Slot.st]!;
     this.depth = newDepth;
-    this.strKey = state[SLOT.strKey] !== 0;
-    this.uniLeft = state[SLOT.uniLeft]!;
-    this.lit = LITERALS[state[SLOT.lit]!] ?? LIT_TRUE;
-    this.litPos = state[SLOT.litPos]!;
-    this.elemKind = state[SLOT.elemKind] === KIND_STRING ? KIND_STRING : KIND_OBJECT;
-    this.elemNewline = state[SLOT.elemNewline] !== 0;
+    this.strKey = state[Slot.strKey] !== 0;
+    this.uniLeft = state[Slot.uniLeft]!;
+    this.lit = LITERALS[state[Slot.lit]!] ?? LIT_TRUE;
+    this.litPos = state[Slot.litPos]!;
+    this.elemKind = state[Slot.elemKind] === KIND_STRING ? KIND_STRING : KIND_OBJECT;
+    this.elemNewline = state[Slot.elemNewline] !== 0;
     while (this.stack.length < newDepth) this.grow();
     this.stack.set(fast.bytes.subarray(STACK_OFFSET, STACK_OFFSET + newDepth));
 
@@ -645,9 +649,9 @@ export class ArrayElementScanner {
       if (spans.start[0] === -1) this.takeCarried(buf, spans.end[0]!, spans);
       this.elemIndex += count;
     }
-    this.inElem = state[SLOT.inElem] !== 0;
+    this.inElem = state[Slot.inElem] !== 0;
     if (this.inElem) {
-      const start = state[SLOT.elemStart]!;
+      const start = state[Slot.elemStart]!;
       if (start >= 0) {
         this.elemStartAbs = this.base + start;
         this.carry(buf.subarray(start, n));

@@ -8,6 +8,8 @@
  * equals what `JSON.parse` would give (a field is reported only when its value is a number).
  */
 
+import { trailingTimestamp } from './trailing-timestamp.js';
+
 export interface PeekedFields {
   type?: number;
   timestamp?: number;
@@ -15,7 +17,6 @@ export interface PeekedFields {
 
 const TYPE_PREFIX = Buffer.from('{"type":');
 const TYPE_KEY = Buffer.from('"type"');
-const TS_KEY = Buffer.from('"timestamp":');
 
 export function peekEventFields(json: Buffer): PeekedFields {
   const type = fastType(json);
@@ -84,17 +85,10 @@ function fastTimestamp(json: Buffer): number | undefined {
   return fastTimestampIn(json, 0, json.length);
 }
 
-/** `fastTimestamp` of the event in json[start, end). */
+/** `fastTimestamp` of the event in json[start, end): the trailing-timestamp rule (./trailing-timestamp.ts). */
 function fastTimestampIn(json: Buffer, start: number, end: number): number | undefined {
-  const last = end - 1;
-  if (last <= start || json[last] !== 0x7d) return undefined;
-  let p = last;
-  while (p > start && isNumberByte(json[p - 1]!)) p--;
-  const keyStart = p - TS_KEY.length;
-  if (keyStart < start + 1 || !startsWith(json, TS_KEY, keyStart)) return undefined;
-  const before = json[keyStart - 1];
-  if (before !== 0x2c && before !== 0x7b) return undefined;
-  return readNumber(json, p, last);
+  const t = trailingTimestamp(json, start, end);
+  return t === t ? t : undefined;
 }
 
 /**

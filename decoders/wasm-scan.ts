@@ -3,36 +3,19 @@
  * one chunk at a time. `scan` is the fast path of `ArrayElementScanner`; `v2` decodes the version 2 elements of the
  * chunk scanned last. Both are synchronous, so one instance serves every decoder of the process in turn.
  *
- * Memory: [0, 256) the state and result slots, [256, 65536) the container stack, [65536, 131072) the inflater's
- * scratch, then the chunk (followed by 16 zero bytes that stop the module's 16-byte loads), the element tables
- * (timestamp f64, start i32, end i32, flags u8 per element), the version 2 event tables (timestamp f64, end i32), the
- * stage (one element's payload) and the version 2 output.
+ * Memory (the areas and slots of decoders/wasm/layout.ts, which the module's source imports too): the state and
+ * result slots, the container stack, the inflater's scratch, then the chunk (followed by 16 zero bytes that stop the
+ * module's 16-byte loads), the element tables (timestamp f64, start i32, end i32, flags u8 per element), the version 2
+ * event tables (timestamp f64, end i32), the stage (one element's payload) and the version 2 output.
  */
 
-import { SCANNER_WASM_BASE64 } from './scanner-wasm.js';
+import { Area, Slot } from './wasm/layout.js';
+import { WASM_MODULE_BASE64 } from './wasm-module.js';
 
-/** State slots (i32 indexes); the same layout as decoders/wasm/scanner.ts. */
-export const SLOT = {
-  st: 0,
-  depth: 1,
-  strKey: 2,
-  uniLeft: 3,
-  lit: 4,
-  litPos: 5,
-  inElem: 6,
-  elemStart: 7,
-  elemKind: 8,
-  elemNewline: 9,
-  count: 10,
-  v2At: 12,
-  v2Events: 13,
-  v2Bytes: 14,
-} as const;
-
-export const STACK_OFFSET = 256;
-const INPUT_OFFSET = 131072;
+export const STACK_OFFSET = Area.stack;
+const INPUT_OFFSET = Area.input;
 /** Nesting the module's stack area holds; deeper input is scanned by the TypeScript scanner. */
-export const WASM_MAX_DEPTH = 65536 - STACK_OFFSET;
+export const WASM_MAX_DEPTH = Area.stackEnd - Area.stack;
 const PAGE = 65536;
 
 /** Statuses of `scan`. */
@@ -210,13 +193,13 @@ export class WasmChunkScanner {
       this.v2StampsAt,
     );
     const state = this.state;
-    return { status, at: state[SLOT.v2At]!, events: state[SLOT.v2Events]! };
+    return { status, at: state[Slot.v2At]!, events: state[Slot.v2Events]! };
   }
 
   /** The events of the last `v2` call, copied out: their bytes joined by `,`, their ends and timestamps. */
   v2Run(events: number): { bytes: Buffer; ends: Int32Array; timestamps: Float64Array } {
     const buffer = this.exports.memory.buffer;
-    const size = this.state[SLOT.v2Bytes]!;
+    const size = this.state[Slot.v2Bytes]!;
     return {
       bytes: Buffer.from(new Uint8Array(buffer, this.outAt, size)),
       ends: new Int32Array(buffer, this.v2EndsAt, events).slice(),
@@ -272,7 +255,7 @@ export function wasmChunkScanner(): WasmChunkScanner | null {
   if (wasm === undefined) return shared;
   try {
     if (compiled === undefined) {
-      const bytes = Buffer.from(SCANNER_WASM_BASE64, 'base64');
+      const bytes = Buffer.from(WASM_MODULE_BASE64, 'base64');
       if (!wasm.validate(bytes)) return shared;
       compiled = new wasm.Module(bytes);
     }

@@ -18,7 +18,7 @@
 //   not read (node ignores it too and reports how many bytes the stream used).
 // Any of these, and input that ends before the stream does, give INFLATE_BAD.
 //
-// Memory: the caller's source and destination, and [65536, 131072) as scratch (tables, code lengths); nothing else
+// Memory: the caller's source and destination, and [Area.scratch, Area.scratchEnd) of ./layout.ts as scratch (tables, code lengths); nothing else
 // is read or written. Reads stay inside src[0, srcLen), writes inside dst[0, dstCap) (the fast loop may write a few
 // bytes past the current output, never past dstCap).
 //
@@ -27,6 +27,8 @@
 // point to a second-level table for the longer codes, laid out the way zlib's inflate_table lays them out. Bits
 // come from a 64-bit buffer refilled 8 bytes at a time; near the end of the input or of the destination a slower
 // loop takes over, one byte at a time, with every bound checked.
+
+import { Area } from './layout';
 
 // Statuses.
 const INFLATE_OK: i32 = 0;
@@ -39,7 +41,7 @@ export let inflatedBytes: i32 = 0;
 export let consumedBytes: i32 = 0;
 
 // Scratch layout.
-const SCRATCH: usize = 65536;
+const SCRATCH: usize = <usize>Area.scratch;
 const FLAG: usize = SCRATCH; // u32: FIXED_BUILT once the fixed-code tables below are built
 const FIXED_BUILT: u32 = 0x31544c46;
 const LIT_ROOT: u32 = 10;

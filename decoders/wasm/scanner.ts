@@ -8,23 +8,26 @@
 // the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
 // exact DecodeError (or, for a nesting deeper than the stack area here, simply finishes the chunk).
 //
-// Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/scanner-wasm.ts; a test checks that the
+// Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/wasm-module.ts; a test checks that the
 // committed module is the build of this file.
 
-// Memory layout: [0, 65536) here; [65536, 131072) the inflater's scratch; the caller owns the rest.
-export const ST: usize = 0;
-export const DEPTH: usize = 4;
-export const STR_KEY: usize = 8;
-export const UNI_LEFT: usize = 12;
-export const LIT: usize = 16; // 0 true, 1 false, 2 null
-export const LIT_POS: usize = 20;
-export const IN_ELEM: usize = 24;
-export const ELEM_START: usize = 28; // chunk offset of the open element's first byte; -1 when it began in an earlier chunk
-export const ELEM_KIND: usize = 32; // 1 object, 2 string
-export const ELEM_NEWLINE: usize = 36;
-export const COUNT: usize = 40; // elements completed in this chunk
-export const STACK: usize = 256; // one byte per open container: 1 object, 2 array
-const STACK_END: usize = 65536;
+import { Area, Container, ElemKind, Literal, Slot, State } from './layout';
+import { trailingTimestamp } from './trailing-timestamp';
+
+// The state slots' byte addresses and the stack area (./layout.ts).
+export const ST: usize = <usize>Slot.st << 2;
+export const DEPTH: usize = <usize>Slot.depth << 2;
+export const STR_KEY: usize = <usize>Slot.strKey << 2;
+export const UNI_LEFT: usize = <usize>Slot.uniLeft << 2;
+export const LIT: usize = <usize>Slot.lit << 2;
+export const LIT_POS: usize = <usize>Slot.litPos << 2;
+export const IN_ELEM: usize = <usize>Slot.inElem << 2;
+export const ELEM_START: usize = <usize>Slot.elemStart << 2;
+export const ELEM_KIND: usize = <usize>Slot.elemKind << 2;
+export const ELEM_NEWLINE: usize = <usize>Slot.elemNewline << 2;
+export const COUNT: usize = <usize>Slot.count << 2;
+export const STACK: usize = <usize>Area.stack;
+const STACK_END: usize = <usize>Area.stackEnd;
 const MAX_DEPTH: i32 = <i32>(STACK_END - STACK);
 
 // Statuses.
@@ -32,30 +35,30 @@ export const OK: i32 = 0;
 const REFUSED: i32 = 1; // not valid JSON, or not an array of objects / strings
 const TOO_DEEP: i32 = 2;
 
-// States (the same numbers as in json-scanner.ts).
-const S_START = 0;
-export const S_FIRST = 1;
-const S_VALUE = 2;
-const S_OBJ_FIRST = 3;
-const S_KEY = 4;
-const S_COLON = 5;
-export const S_AFTER = 6;
-const S_STR = 7;
-const S_ESC = 8;
-const S_UNI = 9;
-const S_MINUS = 10;
-const S_ZERO = 11;
-const S_INT = 12;
-const S_DOT = 13;
-const S_FRAC = 14;
-const S_EXP = 15;
-const S_EXP_SIGN = 16;
-const S_EXP_DIG = 17;
-const S_LIT = 18;
-const S_END = 19;
+// States (./layout.ts: the same in json-scanner.ts).
+const S_START = State.start;
+export const S_FIRST = State.first;
+const S_VALUE = State.value;
+const S_OBJ_FIRST = State.objFirst;
+const S_KEY = State.key;
+const S_COLON = State.colon;
+export const S_AFTER = State.after;
+const S_STR = State.str;
+const S_ESC = State.esc;
+const S_UNI = State.uni;
+const S_MINUS = State.minus;
+const S_ZERO = State.zero;
+const S_INT = State.int;
+const S_DOT = State.dot;
+const S_FRAC = State.frac;
+const S_EXP = State.exp;
+const S_EXP_SIGN = State.expSign;
+const S_EXP_DIG = State.expDig;
+const S_LIT = State.lit;
+const S_END = State.end;
 
-const C_OBJ: u8 = 1;
-export const C_ARR: u8 = 2;
+const C_OBJ: u8 = <u8>Container.object;
+export const C_ARR: u8 = <u8>Container.array;
 
 // Where the member lane of S_STR is.
 const F_KEY = 0; // inside a key
@@ -75,50 +78,6 @@ function plainEnd(i: usize): usize {
     if (mask != 0) return i + <usize>ctz(mask);
     i += 16;
   }
-}
-
-/**
- * The value of the object element [from, end) when it ends with rrweb's usual `,"timestamp":<digits>}` (or
- * `{"timestamp":<digits>}`), NaN otherwise (and for an element begun in an earlier chunk, from = -1). The same
- * reading as `suffixTimestamp` in src/pipeline/checks.ts (at most 15 digits, no leading zero), done sixteen bytes at
- * a time.
- */
-@inline
-export function suffixStamp(input: usize, from: i32, end: i32): f64 {
-  const last = end - 1;
-  if (from < 0 || last <= from || load<u8>(input + <usize>last) != 0x7d) return NaN;
-  // The 16 bytes before the brace as digit values (a byte that is no digit becomes more than 9). Reading before the
-  // element is harmless: the chunk (or the version 2 output) is never at the start of the memory.
-  const d = i8x16.sub(v128.load(input + <usize>last - 16), i8x16.splat(0x30));
-  const isDigit = i8x16.eq(i8x16.min_u(d, i8x16.splat(9)), d);
-  // The digits right before the brace (within the element): the top run of ones of the digit mask.
-  let digits = <i32>clz(~(<u32>i8x16.bitmask(isDigit) << 16));
-  if (digits > last - 1 - from) digits = last - 1 - from;
-  const p = last - 1 - digits; // the byte before them
-  if (digits == 0 || digits > 15 || (digits > 1 && load<u8>(input + <usize>(p + 1)) == 0x30)) return NaN;
-  const key = p - 11; // `"timestamp":` is 12 bytes and ends at p
-  if (key <= from) return NaN;
-  // '"tim' 'esta' 'mp":' as little-endian words.
-  if (load<u32>(input + <usize>key) != 0x6d697422 || load<u32>(input + <usize>key + 4) != 0x61747365 || load<u32>(input + <usize>key + 8) != 0x3a22706d) {
-    return NaN;
-  }
-  const before = load<u8>(input + <usize>(key - 1));
-  if (before != 0x2c && before != 0x7b) return NaN;
-  // The value, exact (at most 15 digits): the digits' values, the bytes before them zeroed, as two groups of eight.
-  const kept = v128.and(d, i8x16.ge_u(v128(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), i8x16.splat(<i8>(16 - digits))));
-  const high = eightDigits(<u64>i64x2.extract_lane(kept, 0));
-  const low = eightDigits(<u64>i64x2.extract_lane(kept, 1));
-  return <f64>(<i64>(high * 100000000 + low));
-}
-
-/**
- * The value of eight decimal digit values, one per byte, the first (most significant) in the lowest byte: pairs,
- * then fours, then all eight, each step one multiplication (the usual SWAR reduction).
- */
-@inline
-function eightDigits(x: u64): u64 {
-  x = x * 10 + (x >> 8);
-  return ((x & 0x000000ff000000ff) * (100 + (1000000 << 32)) + ((x >> 16) & 0x000000ff000000ff) * (1 + (10000 << 32))) >> 32;
 }
 
 // Values the scan needs only at an element's start or end, or in rare states: module globals rather than locals, so
@@ -145,8 +104,8 @@ function record(input: usize, count: i32, at: usize): void {
   const kind = gElemKind;
   store<i32>(gStarts + (k << 2), start);
   store<i32>(gEnds + (k << 2), end);
-  store<u8>(gFlags + k, (kind == 2 ? 1 : 0) | (gElemNewline ? 2 : 0));
-  store<f64>(gStamps + (k << 3), kind == 1 ? suffixStamp(input, start, end) : NaN);
+  store<u8>(gFlags + k, (kind == ElemKind.string ? 1 : 0) | (gElemNewline ? 2 : 0));
+  store<f64>(gStamps + (k << 3), kind == ElemKind.object ? trailingTimestamp(input, start, end) : NaN);
 }
 
 @inline
@@ -168,21 +127,21 @@ function isEscapable(c: u32): bool {
 @inline
 function litByte(lit: i32, pos: i32): u32 {
   // "true" = 74 72 75 65, "false" = 66 61 6c 73 65, "null" = 6e 75 6c 6c, packed little-endian.
-  if (lit == 0) return <u32>((0x65757274 as u64) >> (<u64>pos << 3)) & 0xff;
-  if (lit == 1) return <u32>((0x65736c6166 as u64) >> (<u64>pos << 3)) & 0xff;
+  if (lit == Literal.trueValue) return <u32>((0x65757274 as u64) >> (<u64>pos << 3)) & 0xff;
+  if (lit == Literal.falseValue) return <u32>((0x65736c6166 as u64) >> (<u64>pos << 3)) & 0xff;
   return <u32>((0x6c6c756e as u64) >> (<u64>pos << 3)) & 0xff;
 }
 
 @inline
 function litLength(lit: i32): i32 {
-  return lit == 1 ? 5 : 4;
+  return lit == Literal.falseValue ? 5 : 4;
 }
 
 /**
  * Scans `n` bytes at `input` (followed by 16 zero bytes), recording each element completed in this chunk:
  * its start in `starts` (i32, -1 for an element begun in an earlier chunk), its end in `ends` (i32, exclusive) and
  * its flags in `flags` (u8: 1 a string element, 2 CR/LF outside its strings) and its timestamp in `stamps` (f64, see
- * `suffixStamp`), at most `limit` elements (one more is refused). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
+ * `trailingTimestamp`), at most `limit` elements (one more is refused). Returns OK with the state and COUNT updated, or a non-zero status with them untouched (the stack
  * area is scratch: the caller copies its own stack in before every call).
  */
 export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: usize, stamps: usize, limit: i32): i32 {
@@ -438,8 +397,8 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         if (depth == 1) {
-          if (c == 0x7b) gElemKind = 1;
-          else if (c == 0x22) gElemKind = 2;
+          if (c == 0x7b) gElemKind = ElemKind.object;
+          else if (c == 0x22) gElemKind = ElemKind.string;
           else return REFUSED;
           gInElem = 1;
           gElemStart = <i32>(i - input);
@@ -469,15 +428,15 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         } else if (c == 0x2d) st = S_MINUS;
         else if (c == 0x30) st = S_ZERO;
         else if (c == 0x74) {
-          gLit = 0;
+          gLit = Literal.trueValue;
           gLitPos = 1;
           st = S_LIT;
         } else if (c == 0x66) {
-          gLit = 1;
+          gLit = Literal.falseValue;
           gLitPos = 1;
           st = S_LIT;
         } else if (c == 0x6e) {
-          gLit = 2;
+          gLit = Literal.nullValue;
           gLitPos = 1;
           st = S_LIT;
         } else return REFUSED;

@@ -8,6 +8,7 @@
 // stops it, and the TypeScript path decodes that element, with the exact error when there is one.
 
 import { consumedBytes, inflatedBytes, zlibInflate } from './inflate';
+import { ElemKind, Literal, Slot } from './layout';
 import {
   COUNT,
   C_ARR,
@@ -26,18 +27,17 @@ import {
   STR_KEY,
   UNI_LEFT,
   scan,
-  suffixStamp,
 } from './scanner';
+import { trailingTimestamp } from './trailing-timestamp';
 
-// Result slots (i32).
-const V2_AT: usize = 48; // the element it stopped at (the count when done)
-const V2_EVENTS: usize = 52; // events written
-const V2_BYTES: usize = 56; // output bytes (the last event's end)
-// Tables of the one-object scan.
-const ONE_START: usize = 64;
-const ONE_END: usize = 68;
-const ONE_FLAGS: usize = 72;
-const ONE_STAMP: usize = 80;
+// Result slots and the tables of the one-object scan (./layout.ts).
+const V2_AT: usize = <usize>Slot.v2At << 2;
+const V2_EVENTS: usize = <usize>Slot.v2Events << 2;
+const V2_BYTES: usize = <usize>Slot.v2Bytes << 2;
+const ONE_START: usize = <usize>Slot.oneStart << 2;
+const ONE_END: usize = <usize>Slot.oneEnd << 2;
+const ONE_FLAGS: usize = <usize>Slot.oneFlags << 2;
+const ONE_STAMP: usize = <usize>Slot.oneStamp << 2;
 
 // Statuses.
 const V2_DONE: i32 = 0;
@@ -202,11 +202,11 @@ export function v2Decode(
     store<u8>(STACK, C_ARR);
     store<i32>(STR_KEY, 0);
     store<i32>(UNI_LEFT, 0);
-    store<i32>(LIT, 0);
+    store<i32>(LIT, Literal.trueValue);
     store<i32>(LIT_POS, 0);
     store<i32>(IN_ELEM, 0);
     store<i32>(ELEM_START, -1);
-    store<i32>(ELEM_KIND, 1);
+    store<i32>(ELEM_KIND, ElemKind.object);
     store<i32>(ELEM_NEWLINE, 0);
     store<i32>(COUNT, 0);
     if (
@@ -228,7 +228,7 @@ export function v2Decode(
     }
     const eventLen = len - 9;
     store<u8>(at + <usize>(eventLen - 1), 0x7d);
-    store<f64>(outStamps + (<usize>events << 3), suffixStamp(at, 0, eventLen));
+    store<f64>(outStamps + (<usize>events << 3), trailingTimestamp(at, 0, eventLen));
     pos += eventLen;
     store<i32>(outEnds + (<usize>events << 2), pos);
     events++;

@@ -1,43 +1,17 @@
 import { peekEventFields, peekEventTimestamp, peekEventTimestampIn, type EventBatch } from '../../decoders/index.js';
+import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
 import type { ManifestChecks } from '../../sinks/sink.js';
 
 const EVENT_TYPE_FULL_SNAPSHOT = 2;
-/** `"timestamp":` — the key of rrweb's usual last member. */
-const TS_KEY = Buffer.from('"timestamp":');
-const TS_KEY_LEN = TS_KEY.length;
-
-/**
- * The event in bytes[from, end) ends with rrweb's usual `,"timestamp":<digits>}` (or `{"timestamp":<digits>}`):
- * its integer value, read in one backward pass; `undefined` for anything else (the caller then peeks exactly). The
- * last member wins in JSON.parse, so this equals what JSON.parse gives.
- */
-function suffixTimestamp(bytes: Buffer, from: number, end: number): number | undefined {
-  let p = end - 1;
-  if (p <= from || bytes[p] !== 0x7d) return undefined;
-  let value = 0;
-  let scale = 1;
-  let digits = 0;
-  while (--p > from) {
-    const d = bytes[p]! - 0x30;
-    if (d < 0 || d > 9) break;
-    value += d * scale;
-    scale *= 10;
-    digits++;
-  }
-  if (digits === 0 || digits > 15 || (digits > 1 && bytes[p + 1] === 0x30)) return undefined;
-  const key = p - TS_KEY_LEN + 1;
-  if (key <= from) return undefined;
-  for (let j = 0; j < TS_KEY_LEN; j++) if (bytes[key + j] !== TS_KEY[j]) return undefined;
-  const before = bytes[key - 1];
-  return before === 0x2c || before === 0x7b ? value : undefined;
-}
 const EVENT_TYPE_META = 4;
 
 /**
- * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it).
+ * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it): the
+ * trailing-timestamp rule, else an exact peek.
  */
 function timestampIn(bytes: Buffer, from: number, end: number): number {
-  return suffixTimestamp(bytes, from, end) ?? peekEventTimestampIn(bytes, from, end) ?? NaN;
+  const t = trailingTimestamp(bytes, from, end);
+  return t === t ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
 }
 
 /** The running timing values, in a Float64Array: [last finite timestamp (NaN before the first), max gap, backwards]. */

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
 import { ArrayElementScanner, ElementSpans, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
 import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
 import { mutateText, seededRandom } from './fixtures.js';
 
 /** The scanner's two loops: TypeScript alone, and WebAssembly for every chunk (its fallback included). */
@@ -268,6 +269,8 @@ describe('timestamps read by the WebAssembly path', () => {
       scanner.pushSpans(text.subarray(1), spans);
       expect(spans.stamped).toBe(true);
       expect(Array.from(spans.stamps.subarray(0, spans.length))).toEqual(events.map(rule));
+      // The TypeScript side reads with the same rule (decoders/trailing-timestamp.ts, the module's copy's source).
+      expect(events.map((e) => trailingTimestamp(Buffer.from(e), 0, e.length))).toEqual(events.map(rule));
     }
   });
 });

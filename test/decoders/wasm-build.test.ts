@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe('the committed WebAssembly scanner', () => {
-  it('is the build of decoders/wasm/scanner.ts with the locked compiler', async () => {
+describe('the committed WebAssembly build', () => {
+  it('is up to date: the generated sources, and the module built from decoders/wasm/ with the locked compiler', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-wasm.mjs'), '--check'], { cwd: root });
-    expect(stdout).toMatch(/up to date/);
+    expect(stdout).toMatch(/wasm-module\.ts: up to date/);
+    expect(stdout).toMatch(/trailing-timestamp\.ts: up to date/);
   });
 });
