@@ -2,7 +2,6 @@ import { DecodeError } from '../../decoders/errors.js';
 import {
   ApiError,
   AuthError,
-  HttpClientError,
   NetworkError,
   TimeoutError,
   UrlExpiredError,
@@ -110,9 +109,9 @@ export function isTransient(err: unknown): boolean {
 
 /**
  * Whether an error that ended a file's bytes (not the decoder's verdict) is a transfer that broke off: an untyped
- * socket or stream error. Typed errors of the transport and the clients (HttpClientError) are decided by
- * `isTransient`, and a DecodeError is about the bytes themselves.
+ * socket or stream error. The library's own errors (all `ReplayExportError`s: the transport's and the clients',
+ * a DecodeError about the bytes themselves, a changed listing, missing credentials) are decided by `isTransient`.
  */
 export function isBrokenTransfer(err: unknown): boolean {
-  return !(err instanceof HttpClientError) && !(err instanceof DecodeError) && !(err instanceof FileListingError);
+  return !(err instanceof ReplayExportError);
 }
