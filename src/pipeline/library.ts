@@ -1,4 +1,4 @@
-import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { openSink } from '../../sinks/open.js';
 import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
@@ -61,18 +61,6 @@ export interface ExportReplaysOptions extends ExportReplayOptions {
 /** The run's settings: the caller's, or resolved here from the options, the environment and the defaults. */
 function settingsOf(o: FetchOptions & SettingsOptions): Settings {
   return o.settings ?? resolveSettings(o);
-}
-
-/**
- * @deprecated Use `resolveSettings`, which resolves every setting of a run (these are its fields now).
- */
-export function resolveFetchOptions(o: FetchOptions): Settings {
-  return settingsOf(o);
-}
-
-/** @deprecated Use `resolveSettings(o).output`. */
-export function resolveOutput(o: OutputOptions): OutputSpec {
-  return resolveSettings(o).output;
 }
 
 /** The platform connection of a run: the transport's deadline for one attempt is the settings'. */
