@@ -12,6 +12,7 @@
 import { DecodeError, type DecodeErrorCode } from './errors.js';
 import { eventTooLarge } from './limits.js';
 import { SCAN_OK, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
+import { dotNext, escapeNext, exponentNext, exponentSignNext, isHexDigit, literalByte, literalLength, minusNext, REFUSE } from './json-tokens.js';
 import { Container, ElemKind, Literal, Slot, State } from './wasm/layout.js';
 
 export const KIND_OBJECT = ElemKind.object;
@@ -129,14 +130,8 @@ const S_END = State.end;
 const C_OBJ = Container.object;
 const C_ARR = Container.array;
 
-const LIT_TRUE = Buffer.from('true');
-const LIT_FALSE = Buffer.from('false');
-const LIT_NULL = Buffer.from('null');
-/** The literals by their number (`Literal`) in the WebAssembly scanner's state. */
-const LITERALS: Buffer[] = [];
-LITERALS[Literal.trueValue] = LIT_TRUE;
-LITERALS[Literal.falseValue] = LIT_FALSE;
-LITERALS[Literal.nullValue] = LIT_NULL;
+/** The literals' text by their number (`Literal`), for error messages. */
+const LITERAL_NAMES = ['true', 'false', 'null'];
 
 /** Chunks at least this long go through the WebAssembly fast path (below it, copying in costs more than it saves). */
 export const WASM_MIN_BYTES = 4096;
@@ -154,20 +149,13 @@ export interface ScannerOptions {
   maxElementBytes?: number;
 }
 
-/** 1 for bytes allowed after a backslash in a JSON string. */
-const ESCAPABLE = new Uint8Array(256);
-for (const ch of '"\\/bfnrtu') ESCAPABLE[ch.charCodeAt(0)] = 1;
-/** 1 for hex digits. */
-const HEX = new Uint8Array(256);
-for (const ch of '0123456789abcdefABCDEF') HEX[ch.charCodeAt(0)] = 1;
-
 export class ArrayElementScanner {
   private st = S_START;
   private depth = 0;
   private stack: Uint8Array = new Uint8Array(64);
   private strKey = false;
   private uniLeft = 0;
-  private lit: Buffer = LIT_TRUE;
+  private lit: number = Literal.trueValue;
   private litPos = 0;
   /** Absolute offset of the start of the chunk being scanned. */
   private base = 0;
@@ -408,17 +396,17 @@ export class ArrayElementScanner {
                 st = S_ZERO;
                 break;
               case 0x74:
-                this.lit = LIT_TRUE;
+                this.lit = Literal.trueValue;
                 this.litPos = 1;
                 st = S_LIT;
                 break;
               case 0x66:
-                this.lit = LIT_FALSE;
+                this.lit = Literal.falseValue;
                 this.litPos = 1;
                 st = S_LIT;
                 break;
               case 0x6e:
-                this.lit = LIT_NULL;
+                this.lit = Literal.nullValue;
                 this.litPos = 1;
                 st = S_LIT;
                 break;
@@ -481,24 +469,23 @@ export class ArrayElementScanner {
             break;
           }
           case S_ESC: {
-            if (ESCAPABLE[c] !== 1) this.fail('BAD_JSON', `invalid escape '\\${describe(c)}' in a string`, i);
+            const next = escapeNext(c);
+            if (next === REFUSE) this.fail('BAD_JSON', `invalid escape '\\${describe(c)}' in a string`, i);
             i++;
-            if (c === 0x75) {
-              st = S_UNI;
-              this.uniLeft = 4;
-            } else st = S_STR;
+            if (next === S_UNI) this.uniLeft = 4;
+            st = next;
             continue;
           }
           case S_UNI: {
-            if (HEX[c] !== 1) this.fail('BAD_JSON', `invalid \\u escape: ${describe(c)} is not a hex digit`, i);
+            if (!isHexDigit(c)) this.fail('BAD_JSON', `invalid \\u escape: ${describe(c)} is not a hex digit`, i);
             i++;
             if (--this.uniLeft === 0) st = S_STR;
             continue;
           }
           case S_MINUS: {
-            if (c === 0x30) st = S_ZERO;
-            else if (c >= 0x31 && c <= 0x39) st = S_INT;
-            else this.fail('BAD_JSON', `expected a digit after '-', found ${describe(c)}`, i);
+            const next = minusNext(c);
+            if (next === REFUSE) this.fail('BAD_JSON', `expected a digit after '-', found ${describe(c)}`, i);
+            st = next;
             i++;
             continue;
           }
@@ -540,29 +527,31 @@ export class ArrayElementScanner {
             continue;
           }
           case S_DOT: {
-            if (c < 0x30 || c > 0x39) this.fail('BAD_JSON', `expected a digit after '.', found ${describe(c)}`, i);
-            st = S_FRAC;
+            const next = dotNext(c);
+            if (next === REFUSE) this.fail('BAD_JSON', `expected a digit after '.', found ${describe(c)}`, i);
+            st = next;
             i++;
             continue;
           }
           case S_EXP: {
-            if (c === 0x2b || c === 0x2d) st = S_EXP_SIGN;
-            else if (c >= 0x30 && c <= 0x39) st = S_EXP_DIG;
-            else this.fail('BAD_JSON', `expected an exponent, found ${describe(c)}`, i);
+            const next = exponentNext(c);
+            if (next === REFUSE) this.fail('BAD_JSON', `expected an exponent, found ${describe(c)}`, i);
+            st = next;
             i++;
             continue;
           }
           case S_EXP_SIGN: {
-            if (c < 0x30 || c > 0x39) this.fail('BAD_JSON', `expected an exponent digit, found ${describe(c)}`, i);
-            st = S_EXP_DIG;
+            const next = exponentSignNext(c);
+            if (next === REFUSE) this.fail('BAD_JSON', `expected an exponent digit, found ${describe(c)}`, i);
+            st = next;
             i++;
             continue;
           }
           case S_LIT: {
             const lit = this.lit;
-            if (c !== lit[this.litPos]) this.fail('BAD_JSON', `invalid literal (expected '${lit.toString()}')`, i);
+            if (c !== literalByte(lit, this.litPos)) this.fail('BAD_JSON', `invalid literal (expected '${LITERAL_NAMES[lit]!}')`, i);
             i++;
-            if (++this.litPos === lit.length) st = S_AFTER;
+            if (++this.litPos === literalLength(lit)) st = S_AFTER;
             continue;
           }
           case S_START: {
@@ -612,7 +601,7 @@ export class ArrayElementScanner {
     state[Slot.depth] = depth;
     state[Slot.strKey] = this.strKey ? 1 : 0;
     state[Slot.uniLeft] = this.uniLeft;
-    state[Slot.lit] = LITERALS.indexOf(this.lit);
+    state[Slot.lit] = this.lit;
     state[Slot.litPos] = this.litPos;
     state[Slot.inElem] = this.inElem ? 1 : 0;
     state[Slot.elemStart] = -1;
@@ -630,7 +619,7 @@ export class ArrayElementScanner {
     this.depth = newDepth;
     this.strKey = state[Slot.strKey] !== 0;
     this.uniLeft = state[Slot.uniLeft]!;
-    this.lit = LITERALS[state[Slot.lit]!] ?? LIT_TRUE;
+    this.lit = state[Slot.lit]!;
     this.litPos = state[Slot.litPos]!;
     this.elemKind = state[Slot.elemKind] === KIND_STRING ? KIND_STRING : KIND_OBJECT;
     this.elemNewline = state[Slot.elemNewline] !== 0;

@@ -18,6 +18,11 @@ const SHARED = [
     target: 'decoders/wasm/trailing-timestamp.ts',
     prelude: ["import { byteAt, digitsBefore, digitsValue, word32At } from './bytes';", '', 'type Bytes = usize;'],
   },
+  {
+    source: 'decoders/json-tokens.ts',
+    target: 'decoders/wasm/json-tokens.ts',
+    prelude: ["import { Literal, State } from './layout';", '', 'type Byte = u32;'],
+  },
 ];
 
 /** The part of `text` (the file `source`) between the markers. */

@@ -12,6 +12,7 @@
 // committed module is the build of this file.
 
 import { Area, Container, ElemKind, Literal, Slot, State } from './layout';
+import { dotNext, escapeNext, exponentNext, exponentSignNext, isDigit, isHexDigit, literalByte, literalLength, minusNext, REFUSE } from './json-tokens';
 import { trailingTimestamp } from './trailing-timestamp';
 
 // The state slots' byte addresses and the stack area (./layout.ts).
@@ -106,35 +107,6 @@ function record(input: usize, count: i32, at: usize): void {
   store<i32>(gEnds + (k << 2), end);
   store<u8>(gFlags + k, (kind == ElemKind.string ? 1 : 0) | (gElemNewline ? 2 : 0));
   store<f64>(gStamps + (k << 3), kind == ElemKind.object ? trailingTimestamp(input, start, end) : NaN);
-}
-
-@inline
-function isDigit(c: u32): bool {
-  return c - 0x30 < 10;
-}
-
-@inline
-function isHex(c: u32): bool {
-  return c - 0x30 < 10 || (c | 0x20) - 0x61 < 6;
-}
-
-@inline
-function isEscapable(c: u32): bool {
-  return c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74 || c == 0x75;
-}
-
-/** Byte `pos` of literal `lit` (true / false / null). */
-@inline
-function litByte(lit: i32, pos: i32): u32 {
-  // "true" = 74 72 75 65, "false" = 66 61 6c 73 65, "null" = 6e 75 6c 6c, packed little-endian.
-  if (lit == Literal.trueValue) return <u32>((0x65757274 as u64) >> (<u64>pos << 3)) & 0xff;
-  if (lit == Literal.falseValue) return <u32>((0x65736c6166 as u64) >> (<u64>pos << 3)) & 0xff;
-  return <u32>((0x6c6c756e as u64) >> (<u64>pos << 3)) & 0xff;
-}
-
-@inline
-function litLength(lit: i32): i32 {
-  return lit == Literal.falseValue ? 5 : 4;
 }
 
 /**
@@ -491,24 +463,23 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         return REFUSED;
       }
       case S_ESC: {
-        if (!isEscapable(c)) return REFUSED;
+        const next = escapeNext(c);
+        if (next == REFUSE) return REFUSED;
         i++;
-        if (c == 0x75) {
-          st = S_UNI;
-          gUniLeft = 4;
-        } else st = S_STR;
+        if (next == S_UNI) gUniLeft = 4;
+        st = next;
         break;
       }
       case S_UNI: {
-        if (!isHex(c)) return REFUSED;
+        if (!isHexDigit(c)) return REFUSED;
         i++;
         if (--gUniLeft == 0) st = S_STR;
         break;
       }
       case S_MINUS: {
-        if (c == 0x30) st = S_ZERO;
-        else if (c - 0x31 < 9) st = S_INT;
-        else return REFUSED;
+        const next = minusNext(c);
+        if (next == REFUSE) return REFUSED;
+        st = next;
         i++;
         break;
       }
@@ -549,28 +520,30 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_DOT: {
-        if (!isDigit(c)) return REFUSED;
-        st = S_FRAC;
+        const next = dotNext(c);
+        if (next == REFUSE) return REFUSED;
+        st = next;
         i++;
         break;
       }
       case S_EXP: {
-        if (c == 0x2b || c == 0x2d) st = S_EXP_SIGN;
-        else if (isDigit(c)) st = S_EXP_DIG;
-        else return REFUSED;
+        const next = exponentNext(c);
+        if (next == REFUSE) return REFUSED;
+        st = next;
         i++;
         break;
       }
       case S_EXP_SIGN: {
-        if (!isDigit(c)) return REFUSED;
-        st = S_EXP_DIG;
+        const next = exponentSignNext(c);
+        if (next == REFUSE) return REFUSED;
+        st = next;
         i++;
         break;
       }
       case S_LIT: {
-        if (c != litByte(gLit, gLitPos)) return REFUSED;
+        if (c != literalByte(gLit, gLitPos)) return REFUSED;
         i++;
-        if (++gLitPos == litLength(gLit)) st = S_AFTER;
+        if (++gLitPos == literalLength(gLit)) st = S_AFTER;
         break;
       }
       case S_START: {
