@@ -8,16 +8,15 @@ type Byte = u32;
 /** No state: JSON allows no such byte here. */
 export const REFUSE: i32 = -1;
 
-// (`(x - a) >>> 0 < n` is the range test a <= x < a + n as one unsigned comparison, in both languages.)
-
 @inline
 export function isDigit(c: Byte): bool {
-  return (c - 0x30) >>> 0 < 10;
+  return c >= 0x30 && c <= 0x39;
 }
 
 @inline
 export function isHexDigit(c: Byte): bool {
-  return (c - 0x30) >>> 0 < 10 || ((c | 0x20) - 0x61) >>> 0 < 6;
+  const lower: Byte = c | 0x20;
+  return (c >= 0x30 && c <= 0x39) || (lower >= 0x61 && lower <= 0x66);
 }
 
 /** After a backslash in a string: `"` `\` `/` `b` `f` `n` `r` `t` back to the string, `u` to its four hex digits. */
@@ -32,7 +31,7 @@ export function escapeNext(c: Byte): i32 {
 @inline
 export function minusNext(c: Byte): i32 {
   if (c == 0x30) return State.zero;
-  if ((c - 0x31) >>> 0 < 9) return State.int;
+  if (c >= 0x31 && c <= 0x39) return State.int;
   return REFUSE;
 }
 
