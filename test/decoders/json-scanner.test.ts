@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
 import { ArrayElementScanner, ElementSpans, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
-import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { SCAN_OK, wasmChunkScanner } from '../../decoders/wasm-scan.js';
 import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
 import { mutateText, seededRandom } from './fixtures.js';
 
@@ -271,6 +271,57 @@ describe('timestamps read by the WebAssembly path', () => {
       expect(Array.from(spans.stamps.subarray(0, spans.length))).toEqual(events.map(rule));
       // The TypeScript side reads with the same rule (decoders/trailing-timestamp.ts, the module's copy's source).
       expect(events.map((e) => trailingTimestamp(Buffer.from(e), 0, e.length))).toEqual(events.map(rule));
+    }
+  });
+});
+
+describe('the token grammar (decoders/json-tokens.ts) in both loops', () => {
+  // One hostile input per refusal of the shared token grammar, each in every position a state can be entered from
+  // (straight after its first byte, and across a chunk cut), with the error the TypeScript loop throws.
+  const CASES: [string, string][] = [
+    ['[{"a":"\\x"}]', "invalid escape '\\'x'' in a string"],
+    ['["\\ "]', "invalid escape '\\byte 0x20' in a string"],
+    ['[{"a":"\\u12g4"}]', "invalid \\u escape: 'g' is not a hex digit"],
+    ['[{"a":-x}]', "expected a digit after '-', found 'x'"],
+    ['[{"a":[-.5]}]', "expected a digit after '-', found '.'"],
+    ['[{"a":1.}]', "expected a digit after '.', found '}'"],
+    ['[{"a":[0.e1]}]', "expected a digit after '.', found 'e'"],
+    ['[{"a":1e}]', "expected an exponent, found '}'"],
+    ['[{"a":[2E.]}]', "expected an exponent, found '.'"],
+    ['[{"a":1e+}]', "expected an exponent digit, found '}'"],
+    ['[{"a":[1e-x]}]', "expected an exponent digit, found 'x'"],
+    ['[{"a":tru}]', "invalid literal (expected 'true')"],
+    ['[{"a":[falsy]}]', "invalid literal (expected 'false')"],
+    ['[{"a":nul1}]', "invalid literal (expected 'null')"],
+  ];
+
+  it('refuses each in the WebAssembly module, and the TypeScript loop throws the same error, at every chunk cut', () => {
+    const fast = wasmChunkScanner();
+    expect(fast).not.toBeNull();
+    for (const [text, message] of CASES) {
+      const bytes = Buffer.from(text);
+      // The module on its own, from the state before the outer '[': a refusal status, never OK.
+      fast!.prepare(bytes.length);
+      fast!.state.fill(0);
+      expect(fast!.scan(bytes), text).not.toBe(SCAN_OK);
+      for (let cut = 1; cut < bytes.length; cut++) {
+        const sizes = [cut, bytes.length - cut];
+        const want = outcome(bytes, sizes, Infinity) as { error?: { code: string; message: string } };
+        expect(want.error?.message, `${text} cut at ${cut}`).toContain(message);
+        expect(want.error?.code).toBe('BAD_JSON');
+        expect(outcome(bytes, sizes, 0), `${text} cut at ${cut}`).toEqual(want);
+      }
+    }
+  });
+
+  it('accepts what JSON allows after each of those states, in both loops', () => {
+    const text = '[{"a":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00aF","b":[-0,-12.5e+3,0.5E-2,1E9,true,false,null]}]';
+    const bytes = Buffer.from(text);
+    expect(JSON.parse(text)).toBeTruthy();
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const got = outcome(bytes, [cut, bytes.length - cut], 0) as { error?: unknown };
+      expect(got).toEqual(outcome(bytes, [cut, bytes.length - cut], Infinity));
+      expect(got.error).toBeUndefined();
     }
   });
 });
