@@ -3,6 +3,8 @@
 // It is the same state machine, state for state, so that the TypeScript scanner can hand its state over before a
 // chunk and take it back after: the states, the container stack and the element bookkeeping mean exactly what they
 // mean there. What differs is speed: no bounds checks, and string contents are skipped 16 bytes at a time (SIMD).
+// The token grammar (escapes, number steps, literals) is not written here: ./json-tokens.ts is generated from
+// decoders/json-tokens.ts, which the TypeScript loop calls too.
 //
 // It never reports an error itself. On anything it does not accept it returns a non-zero status without touching
 // the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
