@@ -22,6 +22,8 @@ export const PLAYER_SCRIPT = String.raw`
     var n = String(name).toLowerCase();
     if (n.slice(0, 2) === 'on' || n === 'srcdoc') return true;
     if (URL_ATTRS[n] && scriptUrl(value)) return true;
+    if (n === 'srcset' || n === 'imagesrcset') return !/^\s*(data|blob):/i.test(String(value));
+    if (URL_ATTRS[n] && typeof value === 'string' && value && !/^\s*(data:(?!text\/html)|blob:|#)/i.test(value)) return true;
     if (tag === 'meta' && (n === 'http-equiv' || n === 'content')) return true;
     if (tag === 'base' && (n === 'href' || n === 'target')) return true;
     if (tag === 'form' && (n === 'action' || n === 'target')) return true;
@@ -29,11 +31,29 @@ export const PLAYER_SCRIPT = String.raw`
     if ((tag === 'object' || tag === 'embed' || tag === 'applet') && (n === 'data' || n === 'src' || n === 'code' || n === 'codebase')) return true;
     return false;
   }
+  // CSS may load from outside too: every url() that is not data:/blob: is emptied.
+  function cleanCss(text) {
+    if (typeof text !== 'string' || !/url\s*\(|@import/i.test(text)) return text;
+    return text
+      .replace(/url\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, 'url()')
+      .replace(/@import[^;]*;?/gi, '');
+  }
   var tagById = Object.create(null);
+  var styleText = Object.create(null);
   function cleanAttributes(tag, attributes) {
     if (!attributes || typeof attributes !== 'object') return;
     for (var name in attributes) {
-      if (Object.prototype.hasOwnProperty.call(attributes, name) && dropAttribute(tag, name, attributes[name])) delete attributes[name];
+      if (!Object.prototype.hasOwnProperty.call(attributes, name)) continue;
+      if (dropAttribute(tag, name, attributes[name])) delete attributes[name];
+      else if (name === 'style' || name === '_cssText') attributes[name] = cleanCss(attributes[name]);
+      else if (attributes[name] && typeof attributes[name] === 'object') {
+        // A style attribute recorded as a diff: { property: value | [value, priority] }.
+        for (var prop in attributes[name]) {
+          var v = attributes[name][prop];
+          if (typeof v === 'string') attributes[name][prop] = cleanCss(v);
+          else if (Array.isArray(v)) v[0] = cleanCss(v[0]);
+        }
+      }
     }
   }
   function cleanNode(node) {
@@ -43,7 +63,11 @@ export const PLAYER_SCRIPT = String.raw`
       if (typeof node.id === 'number') tagById[node.id] = tag;
       cleanAttributes(tag, node.attributes);
       if (tag === 'script') node.childNodes = [];
+      if (tag === 'style' && Array.isArray(node.childNodes)) {
+        for (var k = 0; k < node.childNodes.length; k++) if (node.childNodes[k] && typeof node.childNodes[k].id === 'number') styleText[node.childNodes[k].id] = 1;
+      }
     }
+    if (node.type === 3 && (node.isStyle || typeof node.id === 'number' && styleText[node.id])) node.textContent = cleanCss(node.textContent);
     if (Array.isArray(node.childNodes)) for (var i = 0; i < node.childNodes.length; i++) cleanNode(node.childNodes[i]);
   }
   function sanitize(event) {
@@ -52,12 +76,26 @@ export const PLAYER_SCRIPT = String.raw`
     if (!data || typeof data !== 'object') return event;
     if (event.type === 2) cleanNode(data.node);
     if (event.type === 3 && data.source === 0) {
-      if (Array.isArray(data.adds)) for (var i = 0; i < data.adds.length; i++) cleanNode(data.adds[i] && data.adds[i].node);
+      if (Array.isArray(data.adds)) for (var i = 0; i < data.adds.length; i++) {
+        var add = data.adds[i];
+        if (add && add.node && add.node.type === 3 && tagById[add.parentId] === 'style') styleText[add.node.id] = 1;
+        cleanNode(add && add.node);
+      }
+      if (Array.isArray(data.texts)) for (var t = 0; t < data.texts.length; t++) {
+        var x = data.texts[t];
+        if (x && styleText[x.id]) x.value = cleanCss(x.value);
+      }
       if (Array.isArray(data.attributes)) for (var j = 0; j < data.attributes.length; j++) {
         var a = data.attributes[j];
         if (a && typeof a === 'object') cleanAttributes(tagById[a.id] || '', a.attributes);
       }
     }
+    if (event.type === 3 && data.source === 8) {
+      if (Array.isArray(data.adds)) for (var r = 0; r < data.adds.length; r++) if (data.adds[r]) data.adds[r].rule = cleanCss(data.adds[r].rule);
+      if (typeof data.replace === 'string') data.replace = cleanCss(data.replace);
+      if (typeof data.replaceSync === 'string') data.replaceSync = cleanCss(data.replaceSync);
+    }
+    if (event.type === 3 && data.source === 13 && data.set) data.set.value = cleanCss(data.set.value);
     return event;
   }
 
@@ -92,10 +130,10 @@ export const PLAYER_SCRIPT = String.raw`
     var back = t < now();
     if (playing) { replayer.play(t); }
     else if (back) {
-      // A backward seek rebuilds from the full snapshot; canvas frames are drawn asynchronously then, so let the
-      // replayer run for one frame at the target and pause there again, which redraws the canvas.
-      replayer.play(t);
-      requestAnimationFrame(function () { if (!playing) replayer.pause(t); });
+      // A backward seek rebuilds from the full snapshot and the canvas frames, decoded asynchronously, are drawn
+      // into a canvas that is then replaced; pausing at the target once more draws them from decoded images.
+      replayer.pause(t);
+      setTimeout(function () { if (!playing) replayer.pause(t); }, 120);
     } else { replayer.pause(t); }
     show();
   }
