@@ -129,25 +129,41 @@ export const PLAYER_SCRIPT = String.raw`
   function goTo(t) {
     var back = t < now();
     if (playing) { replayer.play(t); }
-    else if (back) {
-      // A backward seek rebuilds from the full snapshot and the canvas frames, decoded asynchronously, are drawn
-      // into a canvas that is then replaced; pausing at the target once more draws them from decoded images.
+    else if (back && hasCanvas) {
+      // rrweb leaves a canvas blank after a backward seek once later frames were drawn (issue #15, defect 4):
+      // a fresh Replayer at the target draws it right.
+      replayer.destroy();
+      create(all);
       replayer.pause(t);
-      setTimeout(function () { if (!playing) replayer.pause(t); }, 120);
     } else { replayer.pause(t); }
     show();
   }
-  function start(first) {
-    if (first.length < 2) { status.textContent = 'This replay has ' + first.length + ' event(s): nothing to play.'; loading.hidden = true; return; }
-    replayer = new rrweb.Replayer(first, {
+  var all = [], hasCanvas = false;
+  function remember(events) {
+    for (var i = 0; i < events.length; i++) {
+      all.push(events[i]);
+      if (!hasCanvas && events[i] && events[i].type === 3 && events[i].data && events[i].data.source === 9) hasCanvas = true;
+    }
+  }
+  function create(events) {
+    replayer = new rrweb.Replayer(events, {
       root: stage,
       UNSAFE_replayCanvas: true,
       mouseTail: false,
       showWarning: false,
       triggerFocus: false
     });
-    count = first.length;
+    replayer.on('finish', function () { setPlaying(false); document.body.setAttribute('data-finished', 'true'); show(); });
+    window.replayer = replayer;
     meta = replayer.getMetaData();
+    if (playing === false) keepFocusOut();
+  }
+  function start(first) {
+    remember(first);
+    first = all.slice();
+    if (first.length < 2) { status.textContent = 'This replay has ' + first.length + ' event(s): nothing to play.'; loading.hidden = true; return; }
+    create(first);
+    count = first.length;
     play.disabled = false;
     play.onclick = function () {
       if (playing) { replayer.pause(); setPlaying(false); }
@@ -156,8 +172,6 @@ export const PLAYER_SCRIPT = String.raw`
     };
     seek.oninput = function () { goTo(Number(seek.value)); };
     speed.onchange = function () { replayer.setConfig({ speed: Number(speed.value) }); };
-    replayer.on('finish', function () { setPlaying(false); document.body.setAttribute('data-finished', 'true'); show(); });
-    window.replayer = replayer;
     if (/[?&]paused\b/.test(location.search)) { replayer.pause(0); setPlaying(false); }
     else { replayer.play(0); setPlaying(true); }
     keepFocusOut();
@@ -167,6 +181,7 @@ export const PLAYER_SCRIPT = String.raw`
     setInterval(function () { keepFocusOut(); show(); }, 250);
   }
   function add(events) {
+    remember(events);
     for (var i = 0; i < events.length; i++) replayer.addEvent(events[i]);
     count += events.length;
   }

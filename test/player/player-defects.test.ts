@@ -249,8 +249,16 @@ describe('defect 4: a backward seek while paused redraws the canvas', () => {
         seek.value = String(ms);
         seek.dispatchEvent(new Event('input'));
       }, t);
-      await page.waitForTimeout(1500);
-      return page.evaluate(() => {
+      // Canvas frames are decoded asynchronously: wait (up to 5 s) for ink to appear rather than a fixed time.
+      let ink = 0;
+      for (let tries = 0; tries < 20 && ink === 0; tries++) {
+        await page.waitForTimeout(250);
+        ink = await countInk();
+      }
+      return ink;
+    };
+    const countInk = (): Promise<number> =>
+      page.evaluate(() => {
         const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
         const canvas = doc.querySelector('canvas')!;
         const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
@@ -261,7 +269,6 @@ describe('defect 4: a backward seek while paused redraws the canvas', () => {
         }
         return ink;
       });
-    };
     const late = await seekTo(2400);
     const early = await seekTo(1200);
     await context.close();
