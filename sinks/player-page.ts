@@ -5,9 +5,11 @@
  * JSON array inside `<script type="application/json">`; it loads nothing from the network. Events are streamed
  * into the page between a head and a tail, so writing it needs no more memory than writing the JSON array.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { PLAYER_SCRIPT } from './player/browser-script.js';
 
 export interface PlayerPage {
   /** Everything before the events array's first byte (ends just before `[`). */
@@ -36,63 +38,89 @@ function escapeHtmlText(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const PLAYER_SCRIPT = `
-(function () {
-  var events = JSON.parse(document.getElementById('replay-events').textContent);
-  var status = document.getElementById('status');
-  if (events.length < 2) { status.textContent = 'This replay has ' + events.length + ' event(s): nothing to play.'; return; }
-  var replayer = new rrweb.Replayer(events, {
-    root: document.getElementById('stage'),
-    UNSAFE_replayCanvas: true,
-    mouseTail: false,
-    showWarning: false
-  });
-  var meta = replayer.getMetaData();
-  var seek = document.getElementById('seek');
-  var play = document.getElementById('play');
-  var speed = document.getElementById('speed');
-  seek.max = String(meta.totalTime);
-  var playing = false;
-  function fmt(ms) { var s = Math.floor(ms / 1000); return Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0'); }
-  function show() {
-    var t = Math.min(replayer.getCurrentTime(), meta.totalTime);
-    seek.value = String(t);
-    status.textContent = fmt(t) + ' / ' + fmt(meta.totalTime) + ' · ' + events.length + ' events';
-  }
-  function setPlaying(p) { playing = p; play.textContent = p ? 'Pause' : 'Play'; }
-  play.onclick = function () {
-    if (playing) { replayer.pause(); setPlaying(false); }
-    else { replayer.play(replayer.getCurrentTime() >= meta.totalTime ? 0 : replayer.getCurrentTime()); setPlaying(true); }
-  };
-  seek.oninput = function () { var t = Number(seek.value); if (playing) replayer.play(t); else replayer.pause(t); show(); };
-  speed.onchange = function () { replayer.setConfig({ speed: Number(speed.value) }); };
-  replayer.on('finish', function () { setPlaying(false); document.body.setAttribute('data-finished', 'true'); show(); });
-  setInterval(show, 250);
-  window.replayer = replayer;
-  document.body.setAttribute('data-ready', 'true');
-  if (!/[?&]paused\\b/.test(location.search)) { replayer.play(); setPlaying(true); }
-  show();
-})();
-`;
+const STYLE =
+  'body{margin:0;font:14px system-ui,sans-serif;background:#f4f4f5}' +
+  '#bar{position:sticky;top:0;z-index:2;display:flex;gap:8px;align-items:center;padding:8px;background:#18181b;color:#fafafa}' +
+  '#seek{flex:1}#stage{padding:8px}#stage iframe{pointer-events:none}#loading{padding:8px}';
+
+function sha256Source(source: string): string {
+  return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
+}
+
+/** The controls and stage, the same for the one-page format and the shared player. */
+function body(title: string): string {
+  return (
+    '<div id="bar"><button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0">' +
+    '<select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>' +
+    '<option value="2">2×</option><option value="4">4×</option><option value="8">8×</option>' +
+    `<option value="16">16×</option></select><span id="status"></span><span>${escapeHtmlText(title)}</span></div>` +
+    '<div id="loading" role="status">Loading the replay…</div><div id="stage" inert></div>'
+  );
+}
+
+/** Settings read by the browser code; JSON inside a data block, escaped like the events. */
+function configBlock(config: { eventsUrl?: string }): string {
+  return `<script id="player-config" type="application/json">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`;
+}
+
+/**
+ * The one-page policy: scripts only the page's own inline scripts (by hash), styles inline, images, fonts and
+ * media only from data:/blob: (canvas frames), nothing else: no fetch, frame, form target or base.
+ */
+function pageCsp(scripts: string[]): string {
+  return (
+    `default-src 'none'; script-src ${scripts.map(sha256Source).join(' ')}; style-src 'unsafe-inline'; ` +
+    "img-src data: blob:; font-src data: blob:; media-src data: blob:; base-uri 'none'; form-action 'none'"
+  );
+}
 
 /** The page around the events array; `title` is shown in the page (HTML-escaped). */
 export function playerPage(title: string): PlayerPage {
   const { script, style } = loadRrwebAssets();
   const head =
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="${pageCsp([script, PLAYER_SCRIPT])}">` +
     `<title>${escapeHtmlText(title)}</title>` +
-    `<style>${style}</style>` +
-    '<style>body{margin:0;font:14px system-ui,sans-serif;background:#f4f4f5}' +
-    '#bar{display:flex;gap:8px;align-items:center;padding:8px;background:#18181b;color:#fafafa}' +
-    '#seek{flex:1}#stage{padding:8px}</style></head><body>' +
-    `<div id="bar"><button id="play">Play</button><input id="seek" type="range" min="0" value="0">` +
-    '<select id="speed"><option value="1">1×</option><option value="2">2×</option><option value="4">4×</option>' +
-    `<option value="8">8×</option></select><span id="status"></span><span>${escapeHtmlText(title)}</span></div>` +
-    '<div id="stage"></div>' +
+    `<style>${style}</style><style>${STYLE}</style></head><body>` +
+    body(title) +
+    configBlock({}) +
     `<script>${script}</script>\n` +
     '<script id="replay-events" type="application/json">';
   const tail = `</script>\n<script>${PLAYER_SCRIPT}</script></body></html>\n`;
   return { head: Buffer.from(head, 'utf8'), tail: Buffer.from(tail, 'utf8') };
+}
+
+/** The files of the shared player, served same-origin under the `assetBase` given to {@link playerShell}. */
+export function playerAssets(): { files: Record<string, { body: Buffer; type: string }> } {
+  const { script, style } = loadRrwebAssets();
+  return {
+    files: {
+      'rrweb.js': { body: Buffer.from(script, 'utf8'), type: 'text/javascript; charset=utf-8' },
+      'player.js': { body: Buffer.from(PLAYER_SCRIPT, 'utf8'), type: 'text/javascript; charset=utf-8' },
+      'player.css': { body: Buffer.from(style + STYLE, 'utf8'), type: 'text/css; charset=utf-8' },
+    },
+  };
+}
+
+/**
+ * An HTML document that plays one replay with the shared player: assets from `assetBase` (same origin), events
+ * streamed from `eventsUrl` as NDJSON. Scripts only from 'self', fetches only to 'self'.
+ */
+export function playerShell(options: { title: string; eventsUrl: string; assetBase: string }): string {
+  const base = options.assetBase.endsWith('/') ? options.assetBase : `${options.assetBase}/`;
+  const csp =
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
+    "img-src data: blob:; font-src data: blob:; media-src data: blob:; base-uri 'none'; form-action 'none'";
+  return (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">` +
+    `<title>${escapeHtmlText(options.title)}</title>` +
+    `<link rel="stylesheet" href="${escapeHtmlText(base)}player.css"></head><body>` +
+    body(options.title) +
+    configBlock({ eventsUrl: options.eventsUrl }) +
+    `<script src="${escapeHtmlText(base)}rrweb.js"></script>` +
+    `<script src="${escapeHtmlText(base)}player.js"></script></body></html>\n`
+  );
 }
 
 const LT = 0x3c;

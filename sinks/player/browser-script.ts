@@ -1,0 +1,221 @@
+/**
+ * The player's browser code, kept as a string so that it ships in `dist` with the module that inlines or serves it.
+ *
+ * It reads its settings from `<script id="player-config" type="application/json">` and the events either from
+ * `<script id="replay-events" type="application/json">` (one-page format) or, streamed, from `eventsUrl` as NDJSON
+ * (the shared player). Before any event reaches rrweb's Replayer it is sanitized: whatever the recording holds,
+ * nothing that could run code, navigate or load from outside is rebuilt (see docs/PLAYER.md).
+ */
+export const PLAYER_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var config = JSON.parse(document.getElementById('player-config').textContent);
+  var status = document.getElementById('status');
+  var loading = document.getElementById('loading');
+
+  // ---- sanitizing what the replayer rebuilds --------------------------------------------------------------
+  var URL_ATTRS = { href: 1, src: 1, action: 1, formaction: 1, 'xlink:href': 1, data: 1, background: 1, poster: 1, codebase: 1, cite: 1, ping: 1 };
+  function scriptUrl(value) {
+    return typeof value === 'string' && /^(javascript|vbscript|data:text\/html)/i.test(value.replace(/[\u0000-\u0020\u007f-\u009f]+/g, '').replace(/^data:text\/html/i, 'data:text/html'));
+  }
+  function dropAttribute(tag, name, value) {
+    var n = String(name).toLowerCase();
+    if (n.slice(0, 2) === 'on' || n === 'srcdoc') return true;
+    if (URL_ATTRS[n] && scriptUrl(value)) return true;
+    if (n === 'srcset' || n === 'imagesrcset') return !/^\s*(data|blob):/i.test(String(value));
+    if (URL_ATTRS[n] && typeof value === 'string' && value && !/^\s*(data:(?!text\/html)|blob:|#)/i.test(value)) return true;
+    if (tag === 'meta' && (n === 'http-equiv' || n === 'content')) return true;
+    if (tag === 'base' && (n === 'href' || n === 'target')) return true;
+    if (tag === 'form' && (n === 'action' || n === 'target')) return true;
+    if ((tag === 'button' || tag === 'input') && (n === 'formaction' || n === 'formtarget')) return true;
+    if ((tag === 'object' || tag === 'embed' || tag === 'applet') && (n === 'data' || n === 'src' || n === 'code' || n === 'codebase')) return true;
+    return false;
+  }
+  // CSS may load from outside too: every url() that is not data:/blob: is emptied.
+  function cleanCss(text) {
+    if (typeof text !== 'string' || !/url\s*\(|@import/i.test(text)) return text;
+    return text
+      .replace(/url\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, 'url()')
+      .replace(/@import[^;]*;?/gi, '');
+  }
+  var tagById = Object.create(null);
+  var styleText = Object.create(null);
+  function cleanAttributes(tag, attributes) {
+    if (!attributes || typeof attributes !== 'object') return;
+    for (var name in attributes) {
+      if (!Object.prototype.hasOwnProperty.call(attributes, name)) continue;
+      if (dropAttribute(tag, name, attributes[name])) delete attributes[name];
+      else if (name === 'style' || name === '_cssText') attributes[name] = cleanCss(attributes[name]);
+      else if (attributes[name] && typeof attributes[name] === 'object') {
+        // A style attribute recorded as a diff: { property: value | [value, priority] }.
+        for (var prop in attributes[name]) {
+          var v = attributes[name][prop];
+          if (typeof v === 'string') attributes[name][prop] = cleanCss(v);
+          else if (Array.isArray(v)) v[0] = cleanCss(v[0]);
+        }
+      }
+    }
+  }
+  function cleanNode(node) {
+    if (!node || typeof node !== 'object') return;
+    if (node.type === 2) {
+      var tag = String(node.tagName || '').toLowerCase();
+      if (typeof node.id === 'number') tagById[node.id] = tag;
+      cleanAttributes(tag, node.attributes);
+      if (tag === 'script') node.childNodes = [];
+      if (tag === 'style' && Array.isArray(node.childNodes)) {
+        for (var k = 0; k < node.childNodes.length; k++) if (node.childNodes[k] && typeof node.childNodes[k].id === 'number') styleText[node.childNodes[k].id] = 1;
+      }
+    }
+    if (node.type === 3 && (node.isStyle || typeof node.id === 'number' && styleText[node.id])) node.textContent = cleanCss(node.textContent);
+    if (Array.isArray(node.childNodes)) for (var i = 0; i < node.childNodes.length; i++) cleanNode(node.childNodes[i]);
+  }
+  function sanitize(event) {
+    if (!event || typeof event !== 'object') return event;
+    var data = event.data;
+    if (!data || typeof data !== 'object') return event;
+    if (event.type === 2) cleanNode(data.node);
+    if (event.type === 3 && data.source === 0) {
+      if (Array.isArray(data.adds)) for (var i = 0; i < data.adds.length; i++) {
+        var add = data.adds[i];
+        if (add && add.node && add.node.type === 3 && tagById[add.parentId] === 'style') styleText[add.node.id] = 1;
+        cleanNode(add && add.node);
+      }
+      if (Array.isArray(data.texts)) for (var t = 0; t < data.texts.length; t++) {
+        var x = data.texts[t];
+        if (x && styleText[x.id]) x.value = cleanCss(x.value);
+      }
+      if (Array.isArray(data.attributes)) for (var j = 0; j < data.attributes.length; j++) {
+        var a = data.attributes[j];
+        if (a && typeof a === 'object') cleanAttributes(tagById[a.id] || '', a.attributes);
+      }
+    }
+    if (event.type === 3 && data.source === 8) {
+      if (Array.isArray(data.adds)) for (var r = 0; r < data.adds.length; r++) if (data.adds[r]) data.adds[r].rule = cleanCss(data.adds[r].rule);
+      if (typeof data.replace === 'string') data.replace = cleanCss(data.replace);
+      if (typeof data.replaceSync === 'string') data.replaceSync = cleanCss(data.replaceSync);
+    }
+    if (event.type === 3 && data.source === 13 && data.set) data.set.value = cleanCss(data.set.value);
+    return event;
+  }
+
+  // ---- the player -------------------------------------------------------------------------------------------
+  var replayer = null, meta = null, playing = false, count = 0;
+  var seek = document.getElementById('seek');
+  var play = document.getElementById('play');
+  var speed = document.getElementById('speed');
+  var stage = document.getElementById('stage');
+  function fmt(ms) {
+    var s = Math.max(0, Math.floor(ms / 1000)), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
+    return (h ? h + ':' + String(m).padStart(2, '0') : String(m)) + ':' + String(s % 60).padStart(2, '0');
+  }
+  function now() { return Math.max(0, Math.min(replayer.getCurrentTime(), meta.totalTime)); }
+  function show() {
+    if (!replayer) return;
+    meta = replayer.getMetaData();
+    seek.max = String(meta.totalTime);
+    var t = now();
+    seek.value = String(t);
+    status.textContent = fmt(t) + ' / ' + fmt(meta.totalTime) + ' · ' + count + ' events';
+  }
+  function setPlaying(p) { playing = p; play.textContent = p ? 'Pause' : 'Play'; }
+  function keepFocusOut() {
+    // The replayed document must never take the viewer's keyboard: the stage is inert and focus is taken back.
+    var frame = stage.querySelector('iframe');
+    if (frame) { frame.setAttribute('tabindex', '-1'); frame.setAttribute('inert', ''); }
+    var active = document.activeElement;
+    if (active && (active === frame || stage.contains(active))) { active.blur(); play.focus(); }
+  }
+  function goTo(t) {
+    var back = t < now();
+    if (playing) { replayer.play(t); }
+    else if (back && hasCanvas) {
+      // rrweb leaves a canvas blank after a backward seek once later frames were drawn (issue #15, defect 4):
+      // a fresh Replayer at the target draws it right.
+      replayer.destroy();
+      create(all);
+      replayer.pause(t);
+    } else { replayer.pause(t); }
+    show();
+  }
+  var all = [], hasCanvas = false;
+  function remember(events) {
+    for (var i = 0; i < events.length; i++) {
+      all.push(events[i]);
+      if (!hasCanvas && events[i] && events[i].type === 3 && events[i].data && events[i].data.source === 9) hasCanvas = true;
+    }
+  }
+  function create(events) {
+    replayer = new rrweb.Replayer(events, {
+      root: stage,
+      UNSAFE_replayCanvas: true,
+      mouseTail: false,
+      showWarning: false,
+      triggerFocus: false
+    });
+    replayer.on('finish', function () { setPlaying(false); document.body.setAttribute('data-finished', 'true'); show(); });
+    window.replayer = replayer;
+    meta = replayer.getMetaData();
+    if (playing === false) keepFocusOut();
+  }
+  function start(first) {
+    remember(first);
+    first = all.slice();
+    if (first.length < 2) { status.textContent = 'This replay has ' + first.length + ' event(s): nothing to play.'; loading.hidden = true; return; }
+    create(first);
+    count = first.length;
+    play.disabled = false;
+    play.onclick = function () {
+      if (playing) { replayer.pause(); setPlaying(false); }
+      else { replayer.play(now() >= meta.totalTime ? 0 : now()); setPlaying(true); }
+      show();
+    };
+    seek.oninput = function () { goTo(Number(seek.value)); };
+    speed.onchange = function () { replayer.setConfig({ speed: Number(speed.value) }); };
+    if (/[?&]paused\b/.test(location.search)) { replayer.pause(0); setPlaying(false); }
+    else { replayer.play(0); setPlaying(true); }
+    keepFocusOut();
+    loading.hidden = true;
+    document.body.setAttribute('data-ready', 'true');
+    show();
+    setInterval(function () { keepFocusOut(); show(); }, 250);
+  }
+  function add(events) {
+    remember(events);
+    for (var i = 0; i < events.length; i++) replayer.addEvent(events[i]);
+    count += events.length;
+  }
+  document.addEventListener('focusin', keepFocusOut, true);
+  window.addEventListener('blur', function () { setTimeout(keepFocusOut, 0); });
+
+  if (config.eventsUrl) {
+    // Shared player: NDJSON streamed; the first lines start the replayer, the rest are added as they arrive.
+    fetch(config.eventsUrl).then(function (response) {
+      if (!response.ok || !response.body) throw new Error('events: HTTP ' + response.status);
+      var reader = response.body.getReader(), decoder = new TextDecoder(), rest = '', pending = [];
+      function flush(final) {
+        if (!replayer) { if (pending.length >= 2 && (final || pending.length >= 2000)) { start(pending); pending = []; } else if (final) start(pending); return; }
+        if (pending.length) { add(pending); pending = []; show(); }
+      }
+      function pump() {
+        return reader.read().then(function (r) {
+          if (!r.done) rest += decoder.decode(r.value, { stream: true });
+          else rest += decoder.decode();
+          var lines = rest.split('\n');
+          rest = r.done ? '' : lines.pop();
+          for (var i = 0; i < lines.length; i++) if (lines[i].trim()) pending.push(sanitize(JSON.parse(lines[i])));
+          flush(r.done);
+          if (!r.done) return pump();
+          document.body.setAttribute('data-loaded', 'true');
+        });
+      }
+      return pump();
+    }).catch(function (err) { loading.hidden = true; status.textContent = 'Could not load the replay: ' + err.message; });
+  } else {
+    var events = JSON.parse(document.getElementById('replay-events').textContent);
+    for (var i = 0; i < events.length; i++) sanitize(events[i]);
+    start(events);
+    document.body.setAttribute('data-loaded', 'true');
+  }
+})();
+`;

@@ -1,0 +1,274 @@
+/**
+ * The four defects of issue #15, each seen in a real Chromium playing a written html page offline: recorded code
+ * never runs and nothing leaves the page, the viewer's keyboard never reaches the replay, `?paused` starts at 0:00
+ * with a working Play, and a backward seek on a canvas replay redraws the canvas.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openRecorder } from '../../samples/lib/browser-recorder.js';
+import { launchChromium } from '../../samples/lib/chromium.js';
+import type { Scenario } from '../../samples/lib/scenarios.js';
+import { serveFolder } from '../../samples/lib/static-server.js';
+import { createLocalSink } from '../../sinks/index.js';
+
+const samplesDir = join(import.meta.dirname, '..', '..', 'samples');
+const shots = join(import.meta.dirname, '..', '..', 'test-output', 'player');
+
+async function sample(name: string): Promise<{ id: string; events: unknown[] }> {
+  const index = JSON.parse(await readFile(join(samplesDir, 'index.json'), 'utf8')) as {
+    replays: { name: string; replay_id: string; expected: string }[];
+  };
+  const entry = index.replays.find((r) => r.name === name);
+  if (!entry) throw new Error(`sample ${name} not in samples/index.json`);
+  return { id: entry.replay_id, events: JSON.parse(await readFile(join(samplesDir, entry.expected), 'utf8')) as unknown[] };
+}
+
+let dir: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'replay-export-player-defects-'));
+  await mkdir(shots, { recursive: true });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function writePage(replayId: string, events: unknown[]): Promise<string> {
+  const sink = createLocalSink(dir);
+  const writer = await sink.open(replayId, { format: 'html', gzip: false });
+  await writer.write(events.map((e) => Buffer.from(JSON.stringify(e))));
+  const result = await writer.commit();
+  await sink.close();
+  return join(dir, result.key);
+}
+
+/** A fresh context that logs (and refuses) every request that is not the page file, data: or blob:. */
+async function offlineContext(): Promise<{ context: BrowserContext; requests: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const requests: string[] = [];
+  await context.route('**', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    requests.push(url);
+    return route.abort();
+  });
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!/^(file|data|blob):/.test(url) && !requests.includes(url)) requests.push(url);
+  });
+  return { context, requests };
+}
+
+async function ready(page: Page, file: string, query = ''): Promise<void> {
+  await page.goto(pathToFileURL(file).href + query);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+type ReplayerHandle = { replayer: { pause(t?: number): void; getCurrentTime(): number; getMetaData(): { totalTime: number } } };
+
+// ---- defect 1: a hostile recording ------------------------------------------------------------------------------
+const OUTSIDE = 'http://127.0.0.1:9';
+const hit = (name: string): string =>
+  `try{(top.__hits=top.__hits||[]).push('${name}');top.postMessage('pwned:${name}','*')}catch(e){}`;
+
+const HOSTILE_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>hostile</title>
+<style>@keyframes spin{from{opacity:.9}to{opacity:1}} .anim{animation:spin .2s}
+.bg{width:40px;height:40px;background:url(${OUTSIDE}/bg.png)}</style></head><body>
+<h1>hostile page</h1>
+<img id="v-img" src="/missing-1.png" onerror="${hit('img')}">
+<svg width="20" height="20"><image href="/missing-2.png" onerror="${hit('svg')}"/></svg>
+<div class="anim" onanimationstart="${hit('anim')}">animated</div>
+<details open ontoggle="${hit('toggle')}"><summary>s</summary>d</details>
+<iframe id="v-srcdoc" srcdoc="<script>${hit('srcdoc').replace(/'/g, '&#39;')}</script>"></iframe>
+<a id="v-js" href="javascript:${hit('js')}">link</a>
+<form id="v-form" action="${OUTSIDE}/collect"><input name="q" value="x"><button formaction="${OUTSIDE}/b">go</button></form>
+<div class="bg">bg</div>
+<img src="${OUTSIDE}/pixel.gif" width="1" height="1">
+<object data="${OUTSIDE}/x.bin" width="10" height="10"></object>
+<embed src="${OUTSIDE}/e.bin" width="10" height="10">
+<div id="later"></div>
+</body></html>`;
+
+const hostileScenario: Scenario = {
+  name: 'hostile',
+  page: 'hostile.html',
+  retentionInDays: 30,
+  viewport: { width: 800, height: 600 },
+  recordOptions: {},
+  async drive(page) {
+    // The same vectors again, this time arriving as mutations.
+    await page.evaluate(`(function () {
+      var later = document.getElementById('later');
+      later.innerHTML = '<img src="/missing-3.png" onerror="${hit('m-img').replace(/'/g, "\\'")}">' +
+        '<iframe srcdoc="&lt;script&gt;${hit('m-srcdoc').replace(/'/g, "\\'")}&lt;/script&gt;"></iframe>' +
+        '<a href="javascript:void 0">m-link</a>';
+      document.getElementById('v-img').setAttribute('onload', ${JSON.stringify(hit('m-attr'))});
+      document.getElementById('v-js').setAttribute('href', 'javascript:' + ${JSON.stringify(hit('m-js'))});
+      document.getElementById('v-form').setAttribute('action', '${OUTSIDE}/collect2');
+      var meta = document.createElement('meta');
+      meta.httpEquiv = 'refresh'; meta.content = '600;url=${OUTSIDE}/refresh';
+      document.head.appendChild(meta);
+      var base = document.createElement('base');
+      base.href = '${OUTSIDE}/base/';
+      document.head.appendChild(base);
+    })()`);
+    await page.waitForTimeout(500);
+  },
+};
+
+describe('defect 1: nothing from the recording runs, nothing leaves the page', () => {
+  it('plays a recorded hostile page without running any vector or making any request', async () => {
+    const site = await mkdtemp(join(tmpdir(), 'replay-export-hostile-'));
+    await writeFile(join(site, 'hostile.html'), HOSTILE_PAGE);
+    const server = await serveFolder(site, 0);
+    const recorder = await openRecorder();
+    let events: unknown[];
+    try {
+      events = await recorder.record(hostileScenario, server.origin, {});
+    } finally {
+      await recorder.close();
+      await server.close();
+      await rm(site, { recursive: true, force: true });
+    }
+    // The recording really holds the vectors, in the snapshot and in mutations.
+    const recorded = JSON.stringify(events);
+    for (const needle of ['onerror', 'onanimationstart', 'ontoggle', 'srcdoc', 'javascript:', 'refresh', 'pwned:m-img']) {
+      expect(recorded).toContain(needle);
+    }
+
+    const file = await writePage('hostile', events);
+    const { context, requests } = await offlineContext();
+    const page = await context.newPage();
+    const messages: string[] = [];
+    await page.exposeFunction('__seenMessage', (m: string) => messages.push(m));
+    await page.addInitScript(() => {
+      window.addEventListener('message', (e) => (window as unknown as { __seenMessage(m: string): void }).__seenMessage(String(e.data)));
+    });
+    await ready(page, file);
+    await page.waitForSelector('body[data-finished="true"]', { timeout: 20_000 });
+    await page.evaluate(() => {
+      const r = (window as unknown as ReplayerHandle).replayer;
+      r.pause(r.getMetaData().totalTime);
+    });
+    await page.waitForTimeout(1000);
+    const seen = await page.evaluate(() => {
+      const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
+      const bad: string[] = [];
+      for (const el of Array.from(doc.querySelectorAll('*'))) {
+        for (const a of Array.from(el.attributes)) {
+          const v = a.value.replace(/[\u0000-\u0020]/g, '');
+          if (/^on/i.test(a.name) || a.name === 'srcdoc' || /^javascript:/i.test(v)) bad.push(`${el.tagName} ${a.name}`);
+        }
+        const tag = el.tagName.toLowerCase();
+        if (tag === 'meta' && el.hasAttribute('http-equiv')) bad.push('meta http-equiv');
+        if (tag === 'base' && el.hasAttribute('href')) bad.push('base href');
+        if (tag === 'form' && el.hasAttribute('action')) bad.push('form action');
+        if ((tag === 'object' && el.hasAttribute('data')) || (tag === 'embed' && el.hasAttribute('src'))) bad.push(tag);
+      }
+      return { hits: (window as unknown as { __hits?: string[] }).__hits ?? [], bad, text: doc.body?.innerText ?? '' };
+    });
+    await page.screenshot({ path: join(shots, 'hostile-replayed.png') });
+    await context.close();
+    expect(seen.text).toContain('hostile page');
+    expect(seen.text).toContain('m-link');
+    expect(seen.hits).toEqual([]);
+    expect(messages.filter((m) => m.startsWith('pwned'))).toEqual([]);
+    expect(seen.bad).toEqual([]);
+    expect(requests).toEqual([]);
+  });
+});
+
+// ---- defect 2: focus -------------------------------------------------------------------------------------------
+describe('defect 2: the viewer keeps the keyboard', () => {
+  it('keys typed while the replay plays do not reach the replayed form', async () => {
+    const { id, events } = await sample('form-typing');
+    const file = await writePage(id, events);
+    const { context } = await offlineContext();
+    const page = await context.newPage();
+    await ready(page, file);
+    // Type all through playback; the value is read where playback ends, without a seek (which would rebuild it).
+    for (let i = 0; i < 120 && !(await page.$('body[data-finished="true"]')); i++) {
+      if (i === 4) await page.screenshot({ path: join(shots, 'playing.png') });
+      await page.keyboard.type('xyz', { delay: 10 });
+      await page.waitForTimeout(150);
+    }
+    const value = await page.evaluate(() => {
+      const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
+      return (doc.querySelector('#name') as HTMLInputElement).value;
+    });
+    await context.close();
+    expect(value).toBe('Ada Lovelace');
+  });
+});
+
+// ---- defect 3: ?paused -----------------------------------------------------------------------------------------
+describe('defect 3: ?paused', () => {
+  it('shows 0:00 and plays when Play is pressed', async () => {
+    const { id, events } = await sample('form-typing');
+    const file = await writePage(id, events);
+    const { context } = await offlineContext();
+    const page = await context.newPage();
+    await ready(page, file, '?paused');
+    await page.waitForTimeout(300);
+    const before = await page.textContent('#status');
+    await page.screenshot({ path: join(shots, 'paused.png') });
+    await page.click('#play');
+    await page.waitForTimeout(1500);
+    const after = await page.evaluate(() => (window as unknown as ReplayerHandle).replayer.getCurrentTime());
+    const shown = await page.textContent('#status');
+    await context.close();
+    expect(before).toMatch(/^0:00 \/ 0:\d\d /);
+    expect(after).toBeGreaterThan(500);
+    expect(shown).not.toContain('-');
+  });
+});
+
+// ---- defect 4: backward seek on canvas -----------------------------------------------------------------------------
+describe('defect 4: a backward seek while paused redraws the canvas', () => {
+  it('has ink on the canvas after seeking back from 2.4 s to 1.2 s', async () => {
+    const { id, events } = await sample('canvas-drawing');
+    const file = await writePage(id, events);
+    const { context } = await offlineContext();
+    const page = await context.newPage();
+    await ready(page, file, '?paused');
+    const seekTo = async (t: number): Promise<number> => {
+      await page.evaluate((ms) => {
+        const seek = document.getElementById('seek') as HTMLInputElement;
+        seek.value = String(ms);
+        seek.dispatchEvent(new Event('input'));
+      }, t);
+      // Canvas frames are decoded asynchronously: wait (up to 5 s) for ink to appear rather than a fixed time.
+      let ink = 0;
+      for (let tries = 0; tries < 20 && ink === 0; tries++) {
+        await page.waitForTimeout(250);
+        ink = await countInk();
+      }
+      return ink;
+    };
+    const countInk = (): Promise<number> =>
+      page.evaluate(() => {
+        const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
+        const canvas = doc.querySelector('canvas')!;
+        const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let ink = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          const [r, g, b, a] = [data[i]!, data[i + 1]!, data[i + 2]!, data[i + 3]!];
+          if (a > 128 && ((r > 150 && g < 100 && b < 100) || (b > 150 && r < 100 && g < 100))) ink++;
+        }
+        return ink;
+      });
+    const late = await seekTo(2400);
+    const early = await seekTo(1200);
+    await context.close();
+    expect(late).toBeGreaterThan(0);
+    expect(early).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The shared player (`playerAssets` + `playerShell`) served from a loopback server, as `replay-export view` will:
+ * Chromium loads the assets same-origin, streams the events as NDJSON and plays them.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../samples/lib/chromium.js';
+import { playerAssets, playerShell } from '../../sinks/player-page.js';
+
+let browser: Browser;
+let server: Server;
+let origin: string;
+
+beforeAll(async () => {
+  const events = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'expected', 'intl-image.json'), 'utf8')) as unknown[];
+  const ndjson = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  const { files } = playerAssets();
+  server = createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0]!;
+    if (url === '/replays/r1') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(playerShell({ title: 'r1 <x>', eventsUrl: '/replays/r1/events.ndjson', assetBase: '/player/' }));
+    } else if (url === '/replays/r1/events.ndjson') {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      // Two writes, so the browser sees the stream in more than one piece.
+      const half = Math.floor(ndjson.length / 2);
+      res.write(ndjson.slice(0, half));
+      setTimeout(() => res.end(ndjson.slice(half)), 100);
+    } else if (url.startsWith('/player/') && files[url.slice(8)]) {
+      const file = files[url.slice(8)]!;
+      res.writeHead(200, { 'content-type': file.type });
+      res.end(file.body);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+});
+
+describe('shared player', () => {
+  it('streams NDJSON events from the same origin and plays them to the end state', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const outside: string[] = [];
+    await context.route('**', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin)) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/replays/r1?paused`);
+    await page.waitForSelector('body[data-loaded="true"]');
+    expect(await page.title()).toBe('r1 <x>');
+    await page.evaluate(() => {
+      const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
+      r.pause(r.getMetaData().totalTime);
+    });
+    await page.waitForTimeout(300);
+    const text = await page.evaluate(() => (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument?.body?.innerText ?? '');
+    await context.close();
+    expect(errors).toEqual([]);
+    expect(text).toContain('Thanks 🙏 — 谢谢');
+    expect(outside).toEqual([]);
+  });
+});
