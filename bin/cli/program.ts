@@ -468,7 +468,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .action(async (archive: string, opts: { port?: number }) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await runViewCommand(archive, opts);
+      await runViewCommand(archive, opts, abort.signal);
     });
 
   try {

@@ -15,6 +15,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { FAST } from '../pipeline/helpers.js';
+import { spawnCli } from '../cli/cli-helpers.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -198,5 +199,35 @@ describe('in Chromium', () => {
     expect(violations).toEqual([]);
     expect(left.filter((u) => !u.startsWith('chrome') && !u.startsWith('about:'))).toEqual([]);
     await context.close();
+  }, 60_000);
+});
+
+describe('the view command', () => {
+  it('prints the URL, serves the archive and stops on SIGINT with exit code 0', async () => {
+    const { child, done } = spawnCli(['view', join(dir, 'ndjson')]);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString('utf8');
+        const line = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
+        if (line) resolve(line[1]!);
+      });
+      child.on('close', () => reject(new Error(`view ended before printing its URL: ${out}`)));
+    });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(rowIds(await res.text()).length).toBe(sandbox.replays().length);
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect((await raw({ port: Number(new URL(url).port) } as ViewServer, '/').catch((e: Error) => e)) instanceof Error).toBe(true);
+  }, 60_000);
+
+  it('refuses an s3:// archive and a missing folder with a usage error', async () => {
+    const s3 = await spawnCli(['view', 's3://bucket/prefix']).done;
+    expect(s3.code).toBe(2);
+    expect(s3.stderr).toContain('s3://');
+    const missing = await spawnCli(['view', join(dir, 'nope')]).done;
+    expect(missing.code).toBe(2);
   }, 60_000);
 });
