@@ -18,7 +18,7 @@ export interface IndexRow {
   events: number | undefined;
   bytes: number | undefined;
   checks: ManifestChecks | undefined;
-  /** The manifest entry (for the stored object's key and format). */
+  /** The manifest entry's fields that locate the stored object (id, status, key, format, gzip). */
   entry: ManifestEntry;
 }
 
@@ -55,7 +55,15 @@ function rowOf(entry: ManifestEntry): IndexRow {
     events: typeof entry.event_count === 'number' ? entry.event_count : undefined,
     bytes: typeof entry.bytes === 'number' ? entry.bytes : undefined,
     checks: entry.checks !== null && typeof entry.checks === 'object' ? entry.checks : undefined,
-    entry,
+    // Only what opening the stored object needs: file keys and versions are not kept for 100,000+ rows.
+    entry: {
+      replay_id: entry.replay_id,
+      status: entry.status,
+      recorded_at: entry.recorded_at,
+      ...(entry.key !== undefined ? { key: entry.key } : {}),
+      ...(entry.format !== undefined ? { format: entry.format } : {}),
+      ...(entry.gzip !== undefined ? { gzip: entry.gzip } : {}),
+    },
   };
 }
 
