@@ -34,6 +34,7 @@ import {
 } from '../../src/archive-tools.js';
 import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
+import { runViewCommand } from './view-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
@@ -454,6 +455,20 @@ export async function main(argv: readonly string[]): Promise<number> {
         ...(opts.port !== undefined ? { port: opts.port } : {}),
         ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
       });
+    });
+
+  program
+    .command('view')
+    .description('browse an archive (local folder) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
+    .argument('<archive>', 'the archive folder (path or file:// URL)')
+    .option('--port <n>', 'port (default: any free port)', (v) => {
+      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
+      return Number(v);
+    })
+    .action(async (archive: string, opts: { port?: number }) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await runViewCommand(archive, opts, abort.signal);
     });
 
   try {

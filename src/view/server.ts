@@ -1,0 +1,220 @@
+/**
+ * `view`: a web server on 127.0.0.1 that browses one archive. Routes (GET and HEAD only):
+ * - `/` the index (filters and paging in the query),
+ * - `/replays/<id>` the replay page,
+ * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object.
+ * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding);
+ * every answer carries a Content-Security-Policy. node:http alone: three routes need no router.
+ */
+import { stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { createLocalSink } from '../../sinks/local.js';
+import { isS3Url } from '../../sinks/s3-url.js';
+import type { ReplayStatus } from '../../sinks/sink.js';
+import { ArchiveIndex, type IndexFilter, type IndexRow } from './archive-index.js';
+import { ViewError } from './errors.js';
+import { renderIndex } from './index-page.js';
+import { openLocalObject } from './local-object.js';
+import { replayPageBytes, replayPageCsp } from './replay-page.js';
+import { storedEvents } from './stored-events.js';
+
+export const VIEW_DEFAULTS = Object.freeze({ port: 0, pageSize: 100, maxPageSize: 1000, maxEventBytes: 256 * 1024 * 1024 });
+
+export interface ViewServerOptions {
+  /** The archive: a local folder (path or `file://` URL). */
+  archive: string;
+  /** Port on 127.0.0.1 (0: any free port). */
+  port?: number;
+  /** Largest event read from a stored replay, in bytes. */
+  maxEventBytes?: number;
+}
+
+export interface ViewServer {
+  /** `http://127.0.0.1:<port>/` */
+  readonly url: string;
+  readonly port: number;
+  /** Replays in the archive's manifest. */
+  readonly replays: number;
+  close(): Promise<void>;
+}
+
+const INDEX_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped'];
+const DAY_MS = 86_400_000;
+
+class BadRequest extends Error {}
+
+function localRoot(archive: string): string {
+  if (isS3Url(archive)) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', 'view reads local archive folders only (s3:// is not supported yet)');
+  if (/^file:\/\//i.test(archive)) return fileURLToPath(archive);
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(archive)) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `unsupported archive scheme: ${archive.slice(0, archive.indexOf(':'))}`);
+  return resolve(archive);
+}
+
+function dateParam(value: string, name: string, endOfDay: boolean): number {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const ms = Date.parse(day ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) throw new BadRequest(`${name} is not a date`);
+  return day && endOfDay ? ms + DAY_MS : ms;
+}
+
+function numberParam(value: string, name: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value)) throw new BadRequest(`${name} is not a non-negative number`);
+  return Number(value);
+}
+
+/** The index's filter and page from a query string; `BadRequest` for a value that is not one. */
+export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter; page: number; pageSize: number } {
+  const filter: IndexFilter = {};
+  const get = (name: string): string | undefined => {
+    const v = params.get(name);
+    return v === null || v === '' ? undefined : v;
+  };
+  const user = get('user');
+  if (user !== undefined) filter.user = user;
+  const status = get('status');
+  if (status !== undefined) {
+    if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty or skipped');
+    filter.status = status as ReplayStatus;
+  }
+  const from = get('from');
+  if (from !== undefined) filter.from = dateParam(from, 'from', false);
+  const to = get('to');
+  if (to !== undefined) filter.to = dateParam(to, 'to', true);
+  const min = get('min');
+  if (min !== undefined) filter.minDurationMs = numberParam(min, 'min') * 1000;
+  const max = get('max');
+  if (max !== undefined) filter.maxDurationMs = numberParam(max, 'max') * 1000;
+  const page = get('page') === undefined ? 1 : numberParam(get('page')!, 'page');
+  const pageSize = get('pageSize') === undefined ? VIEW_DEFAULTS.pageSize : numberParam(get('pageSize')!, 'pageSize');
+  if (!Number.isSafeInteger(page) || page < 1) throw new BadRequest('page must be a positive integer');
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > VIEW_DEFAULTS.maxPageSize) {
+    throw new BadRequest(`pageSize must be an integer from 1 to ${VIEW_DEFAULTS.maxPageSize}`);
+  }
+  return { filter, page, pageSize };
+}
+
+function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8', csp = INDEX_CSP): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...securityHeaders(csp) });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+function securityHeaders(csp: string): Record<string, string> {
+  return {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'cross-origin-resource-policy': 'same-origin',
+  };
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
+  const root = localRoot(options.archive);
+  const st = await stat(root).catch(() => undefined);
+  if (st === undefined || !st.isDirectory()) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `the archive ${root} is not a folder`);
+  const sink = createLocalSink(root);
+  let index: ArchiveIndex;
+  try {
+    index = await ArchiveIndex.load(sink);
+  } finally {
+    await sink.close();
+  }
+  const maxEventBytes = options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes;
+  const title = `replay-export view: ${root}`;
+  let allowedHosts = new Set<string>();
+
+  const events = async (row: IndexRow): Promise<AsyncGenerator<Buffer> | undefined> => {
+    const object = await openLocalObject(root, row.entry);
+    return object === undefined ? undefined : storedEvents(object.body, object.format, object.gzip, maxEventBytes);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, 'unknown host\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return send(res, 405, 'method not allowed\n');
+    }
+    const rawUrl = req.url ?? '';
+    if (!rawUrl.startsWith('/')) return send(res, 400, 'bad request\n');
+    const url = new URL(rawUrl, 'http://127.0.0.1');
+    const parts = url.pathname.split('/');
+    if (url.pathname === '/') {
+      let query;
+      try {
+        query = parseIndexQuery(url.searchParams);
+      } catch (err) {
+        if (err instanceof BadRequest) return send(res, 400, `${err.message}\n`);
+        throw err;
+      }
+      const page = index.page(query.filter, query.page, query.pageSize);
+      return send(res, 200, renderIndex(title, { params: url.searchParams, filter: query.filter }, page), 'text/html; charset=utf-8');
+    }
+    if (parts[1] !== 'replays' || parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'events.ndjson')) {
+      return send(res, 404, 'not found\n');
+    }
+    let id: string;
+    try {
+      id = decodeURIComponent(parts[2]!);
+    } catch {
+      return send(res, 400, 'bad replay id\n');
+    }
+    const row = index.get(id);
+    if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
+    const stream = await events(row);
+    if (stream === undefined) return send(res, 404, 'this replay has no stored events\n');
+    const ndjson = parts.length === 4;
+    res.writeHead(200, {
+      'content-type': ndjson ? 'application/x-ndjson; charset=utf-8' : 'text/html; charset=utf-8',
+      ...securityHeaders(ndjson ? INDEX_CSP : replayPageCsp()),
+    });
+    if (req.method === 'HEAD') {
+      await stream.return(undefined);
+      res.end();
+      return;
+    }
+    const body = ndjson ? ndjsonBytes(stream) : replayPageBytes(`Replay ${id}`, stream);
+    await pipeline(Readable.from(body, { objectMode: false }), res);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, err instanceof ViewError ? 502 : 500, `${err instanceof Error ? err.message : 'error'}\n`);
+      else res.destroy(err instanceof Error ? err : undefined);
+    });
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? VIEW_DEFAULTS.port, '127.0.0.1', () => {
+      server.off('error', fail);
+      ok();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    replays: index.size,
+    close: () =>
+      new Promise<void>((ok, fail) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? fail(err) : ok()));
+      }),
+  };
+}
+
+const NEWLINE = Buffer.from('\n');
+
+async function* ndjsonBytes(events: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  for await (const event of events) {
+    yield event;
+    yield NEWLINE;
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * `view` over real loopback: archives made from the sandbox (json.gz with one failed replay, and ndjson), then the
+ * index's filters and paging, the events stream against each recording, hostile requests, and Chromium playing a
+ * replay from the index with no request leaving the server.
+ */
+import { request } from 'node:http';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../samples/lib/chromium.js';
+import { archiveReplays } from '../../src/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startViewServer, type ViewServer } from '../../src/view/index.js';
+import { packageRoot } from '../../src/util/package-root.js';
+import { FAST } from '../pipeline/helpers.js';
+import { spawnCli } from '../cli/cli-helpers.js';
+
+let sandbox: Sandbox;
+let dir: string;
+let jsonServer: ViewServer;
+let ndjsonServer: ViewServer;
+let failedId: string;
+const shots = join(packageRoot(), 'test-output', 'view');
+
+async function archive(out: string, format: 'json' | 'ndjson', gzip: boolean): Promise<void> {
+  const o = { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, out, settleMs: 0, format, gzip };
+  for await (const ev of archiveReplays(o)) void ev;
+}
+
+/** A raw request, so that Host and the method can be anything. */
+function raw(server: ViewServer, path: string, init: { method?: string; host?: string } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, method: init.method ?? 'GET', headers: { host: init.host ?? `127.0.0.1:${server.port}` } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function rowIds(html: string): string[] {
+  return [...html.matchAll(/<tr><td>(?:<a href="[^"]*">)?([^<]*)/g)].map((m) => m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'replay-export-view-'));
+  sandbox = await startSandbox({});
+  failedId = sandbox.replays()[1]!.replayId;
+  await archive(join(dir, 'ndjson'), 'ndjson', false);
+  sandbox.setFaults({ corruptFiles: [failedId] });
+  await archive(join(dir, 'json'), 'json', true);
+  jsonServer = await startViewServer({ archive: join(dir, 'json') });
+  ndjsonServer = await startViewServer({ archive: `file://${join(dir, 'ndjson')}` });
+}, 120_000);
+
+afterAll(async () => {
+  await jsonServer?.close();
+  await ndjsonServer?.close();
+  await sandbox?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the index', () => {
+  it('lists every replay sorted by start, with a CSP, and pages on the server', async () => {
+    const all = await raw(jsonServer, '/?pageSize=1000');
+    expect(all.status).toBe(200);
+    expect(all.headers['content-security-policy']).toContain("default-src 'none'");
+    const ids = rowIds(all.body);
+    expect(new Set(ids)).toEqual(new Set(sandbox.replays().map((r) => r.replayId)));
+    const starts = sandbox.replays().map((r) => [r.replayId, Date.parse(String((r.record as { start_time?: string }).start_time))] as const);
+    const startOf = new Map(starts);
+    const ordered = ids.map((id) => startOf.get(id)!);
+    expect(ordered).toEqual([...ordered].sort((a, b) => a - b));
+
+    const first = await raw(jsonServer, '/?pageSize=2');
+    const second = await raw(jsonServer, '/?pageSize=2&page=2');
+    expect(rowIds(first.body)).toEqual(ids.slice(0, 2));
+    expect(rowIds(second.body)).toEqual(ids.slice(2, 4));
+    expect(first.body).toContain(`page 1 of ${Math.ceil(ids.length / 2)} (${ids.length} replays)`);
+    expect(first.body).toContain('page=2');
+  });
+
+  it('filters by status, user, date and duration, and refuses bad values', async () => {
+    expect(rowIds((await raw(jsonServer, '/?status=failed')).body)).toEqual([failedId]);
+    const okIds = rowIds((await raw(jsonServer, '/?status=ok&pageSize=1000')).body);
+    expect(okIds).not.toContain(failedId);
+    expect(okIds.length).toBe(sandbox.replays().length - 1);
+
+    const withUser = sandbox.replays().find((r) => r.replayId.includes('/'))!;
+    const user = withUser.replayId.slice(0, withUser.replayId.lastIndexOf('/'));
+    const byUser = rowIds((await raw(jsonServer, `/?user=${encodeURIComponent(user)}&pageSize=1000`)).body);
+    expect(byUser).toContain(withUser.replayId);
+    expect(byUser.every((id) => id.startsWith(user))).toBe(true);
+
+    expect(rowIds((await raw(jsonServer, '/?to=1970-01-01')).body)).toEqual([]);
+    expect(rowIds((await raw(jsonServer, '/?from=1970-01-01&pageSize=1000')).body).length).toBe(sandbox.replays().length);
+    expect(rowIds((await raw(jsonServer, '/?min=99999999')).body)).toEqual([]);
+    expect((await raw(jsonServer, '/?status=nope')).status).toBe(400);
+    expect((await raw(jsonServer, '/?from=yesterday')).status).toBe(400);
+    expect((await raw(jsonServer, '/?pageSize=100000')).status).toBe(400);
+  });
+});
+
+describe('events', () => {
+  it.each(['json', 'ndjson'] as const)('events.ndjson of every ok replay equals its recording (%s archive)', async (kind) => {
+    const server = kind === 'json' ? jsonServer : ndjsonServer;
+    for (const r of sandbox.replays()) {
+      if (kind === 'json' && r.replayId === failedId) continue;
+      const res = await raw(server, `/replays/${encodeURIComponent(r.replayId)}/events.ndjson`);
+      expect(res.status, r.replayId).toBe(200);
+      const got = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+      expect(got).toEqual(JSON.parse(await readFile(r.expectedPath, 'utf8')));
+    }
+  });
+
+  it('a failed replay has no events', async () => {
+    expect((await raw(jsonServer, `/replays/${encodeURIComponent(failedId)}/events.ndjson`)).status).toBe(404);
+  });
+});
+
+describe('hostile requests', () => {
+  it('refuses paths outside the manifest, unknown ids, other hosts and other methods', async () => {
+    for (const path of ['/manifest.ndjson', '/../manifest.ndjson', '/replays/..%2Fmanifest.ndjson', '/replays/..%2F..%2F..%2Fetc%2Fpasswd/events.ndjson', '/replays/nope', '/replays/%E0%A4%A', '/replays/x/y/z']) {
+      const res = await raw(jsonServer, path);
+      expect([400, 404], path).toContain(res.status);
+      expect(res.body).not.toContain('replay_id');
+    }
+    expect((await raw(jsonServer, '/', { host: 'evil.example:80' })).status).toBe(421);
+    expect((await raw(jsonServer, '/', { host: `evil.example:${jsonServer.port}` })).status).toBe(421);
+    expect((await raw(jsonServer, '/', { host: `localhost:${jsonServer.port}` })).status).toBe(200);
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) expect((await raw(jsonServer, '/', { method })).status).toBe(405);
+    const head = await raw(jsonServer, `/replays/${encodeURIComponent(sandbox.replays()[0]!.replayId)}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+  });
+
+  it('refuses a replay whose folder was swapped for a symbolic link', async () => {
+    const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
+    const res = await raw(ndjsonServer, `/replays/${encodeURIComponent(target.replayId)}/events.ndjson`);
+    expect(res.status).toBe(200);
+    const manifest = (await readFile(join(dir, 'ndjson', 'manifest.ndjson'), 'utf8')).split('\n').filter((l) => l !== '');
+    const key = (manifest.map((l) => JSON.parse(l) as { replay_id: string; key?: string }).find((e) => e.replay_id === target.replayId)!).key!;
+    const folder = join(dir, 'ndjson', key.split('/')[0]!);
+    await rename(folder, `${folder}.real`);
+    await symlink(`${folder}.real`, folder);
+    try {
+      expect((await raw(ndjsonServer, `/replays/${encodeURIComponent(target.replayId)}/events.ndjson`)).status).toBe(502);
+    } finally {
+      await rm(folder);
+      await rename(`${folder}.real`, folder);
+    }
+  });
+});
+
+describe('in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    await mkdir(shots, { recursive: true });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('opens the index and plays a replay from it, with no request leaving the server', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const origin = jsonServer.url.replace(/\/$/, '');
+    const left: string[] = [];
+    const violations: string[] = [];
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:') || url === 'about:blank') return route.continue();
+      left.push(url);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.on('console', (msg) => {
+      if (/Content Security Policy/i.test(msg.text()) && /script/i.test(msg.text())) violations.push(msg.text());
+    });
+    await page.goto(jsonServer.url);
+    await page.waitForSelector('table tbody tr');
+    await page.screenshot({ path: join(shots, 'index.png') });
+    const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
+    await page.click(`a[href="/replays/${encodeURIComponent(target.replayId)}"]`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#stage iframe');
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: join(shots, 'replay.png') });
+    const events = await page.evaluate(() => (JSON.parse(document.getElementById('replay-events')!.textContent!) as unknown[]).length);
+    expect(events).toBe(target.eventCount);
+    expect(errors).toEqual([]);
+    expect(violations).toEqual([]);
+    expect(left.filter((u) => !u.startsWith('chrome') && !u.startsWith('about:'))).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
+
+describe('the view command', () => {
+  it('prints the URL, serves the archive and stops on SIGINT with exit code 0', async () => {
+    const { child, done } = spawnCli(['view', join(dir, 'ndjson')]);
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString('utf8');
+        const line = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
+        if (line) resolve(line[1]!);
+      });
+      child.on('close', () => reject(new Error(`view ended before printing its URL: ${out}`)));
+    });
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(rowIds(await res.text()).length).toBe(sandbox.replays().length);
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect((await raw({ port: Number(new URL(url).port) } as ViewServer, '/').catch((e: Error) => e)) instanceof Error).toBe(true);
+  }, 60_000);
+
+  it('refuses an s3:// archive and a missing folder with a usage error', async () => {
+    const s3 = await spawnCli(['view', 's3://bucket/prefix']).done;
+    expect(s3.code).toBe(2);
+    expect(s3.stderr).toContain('s3://');
+    const missing = await spawnCli(['view', join(dir, 'nope')]).done;
+    expect(missing.code).toBe(2);
+  }, 60_000);
+});
