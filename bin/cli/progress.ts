@@ -37,7 +37,7 @@ export function formatSeconds(s: number): string {
 /**
  * The progress line for `state`, at most `columns - 1` characters (the last column is left free: writing into it
  * makes some terminals wrap). Parts are dropped from the least useful up when the terminal is narrow; the bar
- * itself takes whatever room is left (none under 8 columns).
+ * takes the room left (at most 30 columns) and goes only when the three most useful parts alone leave it none.
  */
 export function progressLine(state: ProgressState, columns: number): string {
   const max = Math.max(0, Math.floor(columns) - 1);
@@ -67,7 +67,8 @@ export function progressLine(state: ProgressState, columns: number): string {
       const filled = Math.round(frac * width);
       return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]  ${text}`;
     }
-    if (text.length <= max) return text;
+    // The bar is worth more than the least useful parts; with three parts left, they come first.
+    if (text.length <= max && kept.length <= 3) return text;
     if (kept.length === 1) return text.slice(0, max);
     const drop = Math.max(...kept.map((p) => p.rank));
     kept = kept.filter((p) => p.rank !== drop);
