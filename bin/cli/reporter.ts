@@ -257,6 +257,7 @@ export function failedLine(replayId: string, error: { message?: string; file_key
   const prefix = `replay ${replayId}${key !== undefined ? ` file ${key}` : ''}: `;
   if (detail.startsWith(prefix)) detail = detail.slice(prefix.length);
   if (key !== undefined && key !== '') detail = detail.split(`file ${key}`).join('the file').split(key).join('the file');
-  if (replayId !== '') detail = detail.split(`replay ${replayId}`).join('the replay').split(replayId).join('the replay');
+  // Only where the id is named as the replay: a bare id can be part of an output key (`<id>.json`).
+  if (replayId !== '') detail = detail.split(`replay ${replayId}`).join('the replay');
   return `failed ${replayId}${key !== undefined ? ` file ${key}` : ''}: ${detail}`;
 }
