@@ -1,5 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { randomUUID } from 'node:crypto';
+import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 // Only the package's public entry modules (the same a library user imports: root and subpaths).
 import { MAX_EVENT_BYTES_CAP } from '../../decoders/index.js';
 import { defaultChecksums, type S3Checksums, type S3SinkOptions } from '../../sinks/index.js';
@@ -35,7 +37,8 @@ import {
 import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { runViewCommand } from './view-command.js';
-import { Reporter, type LogFormat } from './reporter.js';
+import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
+import { printListRecord } from './list-output.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
 export const EXIT = { ok: 0, failed: 1, usage: EXIT_CODES.usage, auth: EXIT_CODES.auth, interrupted: EXIT_CODES.interrupted } as const;
@@ -47,6 +50,9 @@ interface GlobalOpts {
   endpoint?: string;
   sandbox?: boolean;
   logFormat: string;
+  quiet?: boolean;
+  progress: boolean;
+  verbose?: boolean;
 }
 
 interface SinkFlags {
@@ -97,6 +103,26 @@ function usage(message: string): never {
 function logFormatOf(g: GlobalOpts): LogFormat {
   if (g.logFormat !== 'text' && g.logFormat !== 'json') usage(`--log-format must be text or json (got ${g.logFormat})`);
   return g.logFormat;
+}
+
+/** What the reporter shows, from the global flags. */
+function reporterOptions(g: GlobalOpts, extra: ReporterOptions = {}): ReporterOptions {
+  return { quiet: g.quiet === true, progress: g.progress, verbose: g.verbose === true, ...extra };
+}
+
+/** A warning when `--region` was given (flag or env) but `--endpoint`/`--sandbox` makes it irrelevant. */
+function regionIgnored(g: GlobalOpts, cmd: Command): string | undefined {
+  const source = rootOf(cmd).getOptionValueSource('region');
+  if (source !== 'cli' && source !== 'env') return undefined;
+  if (g.sandbox) return `--region ${g.region} is ignored with --sandbox`;
+  if (g.endpoint !== undefined) return `--region ${g.region} is ignored with --endpoint (requests go to ${g.endpoint})`;
+  return undefined;
+}
+
+function rootOf(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent) c = c.parent;
+  return c;
 }
 
 /** Credentials and hosts from flags/env, or an in-process sandbox. Checked before any request (exit 2). */
@@ -243,7 +269,9 @@ async function drive(events: AsyncIterable<ArchiveEvent>, reporter: Reporter, ta
   try {
     for await (const ev of events) reporter.onEvent(ev);
   } catch (err) {
-    reporter.summary(target, extra);
+    // A run that never started (a configuration error, an unusable --out) has nothing to sum up.
+    if (reporter.hasBegun) reporter.summary(target, extra);
+    else reporter.close();
     throw err;
   }
   reporter.summary(target, extra);
@@ -253,6 +281,13 @@ async function drive(events: AsyncIterable<ArchiveEvent>, reporter: Reporter, ta
 /** Maps an error that ended a command to a message and an exit code (by its category: `EXIT_CODES`). */
 function failure(err: unknown): { code: number; message: string } {
   return { code: exitCodeOf(err), message: err instanceof Error ? err.message : String(err) };
+}
+
+/** Where a one-off export wrote `key`, as a user opens it: a full path, or a `file://` link for an html page. */
+function writtenPath(out: string, key: string, format: OutputFormat): string {
+  if (/^s3:\/\//i.test(out)) return `${out.replace(/\/+$/, '')}/${key}`;
+  const path = resolvePath(out, key);
+  return format === 'html' ? pathToFileURL(path).href : path;
 }
 
 export interface RunIo {
@@ -265,6 +300,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = EXIT.ok;
   let secrets: string[] = [];
   let reporterFormat: LogFormat = 'text';
+  /** Whether the command (export, archive) resumes when run again: said on Ctrl-C. */
+  let resumable = false;
   const abort = new AbortController();
   const onSignal = (): void => abort.abort(new InterruptedError());
   process.once('SIGINT', onSignal);
@@ -287,6 +324,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addOption(new Option('--endpoint <url>', 'base URL replacing the region host').env('PLATFORM_ENDPOINT'))
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
+    .option('-q, --quiet', withDefault('print only errors and the summary', 'off'))
+    .option('--no-progress', 'no progress line on a terminal (default: shown when stderr is a terminal, text log format)')
+    .option('--verbose', withDefault('also print debug lines (each API retry) in text mode', 'off'))
     .addHelpText(
       'after',
       `\nEnvironment (no flag):\n  ${ENV.wasm}=0         decode without the WebAssembly fast paths (default: on)\n` +
@@ -304,7 +344,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--page-size <n>', withDefault('listing page size (1-200)', "the API's"), positiveInt('--page-size'))
     .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; requestDeadline?: string }, cmd: Command) => {
+    .option('--json', withDefault('NDJSON on stdout even on a terminal', 'a table on a terminal, NDJSON otherwise'))
+    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; requestDeadline?: string; json?: boolean }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc') usage(`--sort must be asc or desc (got ${opts.sort})`);
@@ -315,7 +356,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       const settings = resolveSettings(deadlineOf(opts.requestDeadline), { cli: {} });
       const c = await connection(g);
       secrets = c.secrets;
-      const conn = connect({ ...c.conn, transportOptions: { timeouts: { deadlineMs: settings.requestDeadlineMs } } });
+      const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g));
+      const ignored = regionIgnored(g, cmd);
+      if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+      const conn = connect({
+        ...c.conn,
+        transportOptions: { timeouts: { deadlineMs: settings.requestDeadlineMs } },
+        logger: (e) => reporter.onHttpLog(e),
+      });
+      const table = opts.json !== true && process.stdout.isTTY === true;
       try {
         let n = 0;
         for await (const r of conn.client.listReplays(
@@ -332,8 +381,9 @@ export async function main(argv: readonly string[]): Promise<number> {
           for (const k of ['replay_id', 'session_id', 'device_id', 'platform_id', 'start_time', 'end_time', 'retention_in_days']) line[k] = rec[k];
           const expires = expiresAtIso(r.startMs, r.retention_in_days);
           if (expires !== undefined) line.expires_at = expires;
-          if (!process.stdout.write(JSON.stringify(line) + '\n')) await new Promise((res) => process.stdout.once('drain', res));
-          if (opts.max !== undefined && ++n >= opts.max) break;
+          if (!printListRecord(process.stdout, line, { table, first: n === 0 })) await new Promise((res) => process.stdout.once('drain', res));
+          n++;
+          if (opts.max !== undefined && n >= opts.max) break;
         }
       } finally {
         await conn.close();
@@ -353,10 +403,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     const settings = settingsOf(opts, g, 'export');
     const c = await connection(g);
     secrets = c.secrets;
-    const reporter = new Reporter(reporterFormat, secrets);
+    const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g, { showKey: (key) => writtenPath(opts.out, key, settings.output.format) }));
+    const ignored = regionIgnored(g, cmd);
+    if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+    resumable = true;
     try {
       exitCode = await drive(
-        exportReplays(ids, { ...c.conn, out: opts.out, settings, signal: abort.signal }),
+        exportReplays(ids, { ...c.conn, out: opts.out, settings, signal: abort.signal, logger: (e) => reporter.onHttpLog(e) }),
         reporter,
         opts.out,
         {},
@@ -395,7 +448,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       const settings = settingsOf(opts, g, 'archive');
       const c = await connection(g);
       secrets = c.secrets;
-      const reporter = new Reporter(reporterFormat, secrets);
+      // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.
+      const replayLines = reporterFormat === 'text' && process.stderr.isTTY === true ? 'failures' : 'all';
+      const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g, { replayLines }));
+      const ignored = regionIgnored(g, cmd);
+      if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+      resumable = true;
       if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
       try {
         exitCode = await drive(
@@ -407,6 +465,7 @@ export async function main(argv: readonly string[]): Promise<number> {
             ...(since !== undefined ? { since } : {}),
             ...(until !== undefined ? { until } : {}),
             signal: abort.signal,
+            logger: (e) => reporter.onHttpLog(e),
           }),
           reporter,
           opts.out,
@@ -480,7 +539,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
       return EXIT.usage;
     }
-    const { code, message } = failure(abort.signal.aborted ? abort.signal.reason : err);
+    const { code, message } = abort.signal.aborted && resumable
+      ? { code: EXIT.interrupted, message: 'interrupted — run the same command again to resume' }
+      : failure(abort.signal.aborted ? abort.signal.reason : err);
     const reporter = new Reporter(reporterFormat, secrets);
     reporter.log('error', message, { event: 'fatal', exit_code: code });
     return code;

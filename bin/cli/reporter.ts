@@ -1,5 +1,6 @@
 import { redactText } from '../../src/clients/index.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
+import { formatBytes, formatSeconds, ProgressRenderer } from './progress.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -10,26 +11,22 @@ export interface RunTotals {
   bytes: number;
   listed: number;
   listingComplete: boolean;
+  /** API requests retried (429, 5xx, network). */
+  retries: number;
 }
 
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(1)} ${units[i]}`;
-}
-
-function formatSeconds(s: number): string {
-  if (!Number.isFinite(s) || s < 0) return '--';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = Math.floor(s % 60);
-  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+/** What a reporter shows besides errors and the summary. */
+export interface ReporterOptions {
+  /** Only errors and the summary (no warnings, no per-replay lines, no progress line). */
+  quiet?: boolean;
+  /** Draw the progress line when stderr is a terminal (text mode). Default true. */
+  progress?: boolean;
+  /** Per-replay lines in text mode: every outcome, or only failures (an archive on a terminal). Default all. */
+  replayLines?: 'all' | 'failures';
+  /** Debug lines (API retries) in text mode. */
+  verbose?: boolean;
+  /** A written output's key as shown to the user (a full path, a `file://` link). */
+  showKey?: (key: string) => string;
 }
 
 /**
@@ -71,18 +68,35 @@ export class Reporter {
     bytes: 0,
     listed: 0,
     listingComplete: false,
+    retries: 0,
   };
   private readonly started = Date.now();
-  private barShown = false;
-  private lastDraw = 0;
-  private readonly tty: boolean;
+  private readonly bar: ProgressRenderer | undefined;
+  /** Whether any event of a run arrived (a run that never started has no progress line and no summary). */
+  private began = false;
 
   constructor(
     private readonly format: LogFormat,
     private readonly secrets: readonly string[],
     private readonly err: NodeJS.WriteStream = process.stderr,
+    private readonly options: ReporterOptions = {},
   ) {
-    this.tty = format === 'text' && Boolean(err.isTTY);
+    const tty = format === 'text' && Boolean(err.isTTY);
+    if (tty && options.progress !== false && !options.quiet) {
+      this.bar = new ProgressRenderer(err, () => ({
+        elapsedMs: Date.now() - this.started,
+        done: this.done(),
+        listed: this.totals.listed,
+        listingComplete: this.totals.listingComplete,
+        events: this.totals.events,
+        bytes: this.totals.bytes,
+      }));
+    }
+  }
+
+  /** Whether any event of a run was reported. */
+  get hasBegun(): boolean {
+    return this.began;
   }
 
   /** `text` with every form of every secret replaced (see `redactText`). */
@@ -103,11 +117,9 @@ export class Reporter {
   }
 
   private write(line: string): void {
-    if (this.barShown) {
-      this.err.write('\r\x1b[2K');
-      this.barShown = false;
-    }
+    this.bar?.clear();
     this.err.write(line + '\n');
+    this.bar?.draw();
   }
 
   /** A text line: scrubbed, then its control characters escaped. */
@@ -115,14 +127,38 @@ export class Reporter {
     this.write(escapeControls(this.scrub(line)));
   }
 
-  log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
-    if (this.format === 'json') this.write(jsonLine(this.scrubRecord({ time: new Date().toISOString(), level, msg, ...fields })));
-    else this.writeText(level === 'info' ? msg : `${level}: ${msg}`);
-    this.drawBar();
+  log(level: 'debug' | 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
+    if (this.format === 'json') {
+      this.write(jsonLine(this.scrubRecord({ time: new Date().toISOString(), level, msg, ...fields })));
+      return;
+    }
+    if (this.options.quiet && level !== 'error') return;
+    if (level === 'debug' && !this.options.verbose) return;
+    this.writeText(level === 'info' ? msg : `${level}: ${msg}`);
+  }
+
+  /**
+   * The transport's log hook (`ConnectionOptions.logger`): every API retry is counted and logged (a `retry` event
+   * in JSON, a debug line in text mode).
+   */
+  onHttpLog(event: { msg: string; [field: string]: unknown }): void {
+    if (event.msg !== 'retrying request') return;
+    this.totals.retries++;
+    const status = typeof event.status === 'number' ? event.status : undefined;
+    const code = typeof event.code === 'string' ? event.code : undefined;
+    const reason = status !== undefined ? `HTTP ${status}` : (code ?? 'network error');
+    this.log('debug', `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`, {
+      event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
+      attempt: event.attempt, wait_ms: event.delayMs,
+    });
   }
 
   /** Folds one archive event into the totals and reports it. */
   onEvent(ev: ArchiveEvent): void {
+    if (!this.began) {
+      this.began = true;
+      this.bar?.start();
+    }
     switch (ev.type) {
       case 'listed':
         this.totals.listed = ev.count;
@@ -163,10 +199,12 @@ export class Reporter {
             ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: e?.reason } : {}),
           });
         } else if (ev.outcome === 'failed') {
-          const err = e?.error;
-          this.log('error', `failed ${ev.replayId}${err?.file_key ? ` file ${err.file_key}` : ''}: ${err?.message ?? 'unknown error'}`);
+          this.log('error', failedLine(ev.replayId, e?.error));
+        } else if (this.options.replayLines === 'failures') {
+          // an archive on a terminal: the progress line and the summary say the rest
         } else if (ev.outcome === 'ok') {
-          this.log('info', `ok ${ev.replayId} → ${e?.key} (${e?.event_count} events, ${formatBytes(e?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`);
+          const key = e?.key !== undefined ? (this.options.showKey?.(e.key) ?? e.key) : '?';
+          this.log('info', `ok ${ev.replayId} → ${key} (${e?.event_count} events, ${formatBytes(e?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`);
         } else if (ev.outcome === 'empty') {
           this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
         } else if (ev.outcome === 'skipped') {
@@ -175,7 +213,6 @@ export class Reporter {
         break;
       }
     }
-    this.drawBar();
   }
 
   private done(): number {
@@ -183,35 +220,15 @@ export class Reporter {
     return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged;
   }
 
-  private drawBar(force = false): void {
-    if (!this.tty) return;
-    const now = Date.now();
-    if (!force && now - this.lastDraw < 100) return;
-    this.lastDraw = now;
-    const done = this.done();
-    const total = this.totals.listed;
-    const elapsed = (now - this.started) / 1000;
-    const rate = elapsed > 0 ? this.totals.events / elapsed : 0;
-    const perReplay = done > 0 ? elapsed / done : NaN;
-    const eta = this.totals.listingComplete && done > 0 ? formatSeconds((total - done) * perReplay) : '--';
-    const width = 24;
-    const frac = total > 0 ? Math.min(1, done / total) : 0;
-    const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
-    const line =
-      `[${bar}] ${done}/${total}${this.totals.listingComplete ? '' : '+'} replays  ${this.totals.events} events  ` +
-      `${formatBytes(this.totals.bytes)}  ${Math.round(rate)} ev/s  ETA ${eta}`;
-    this.err.write('\r\x1b[2K' + line);
-    this.barShown = true;
-  }
-
   /** The end-of-run summary (counts per status, events, bytes). */
   summary(target: string, extra: Record<string, unknown> = {}): void {
     const b = this.totals.byOutcome;
     const elapsed = (Date.now() - this.started) / 1000;
+    this.bar?.stop();
     if (this.format === 'json') {
       this.log(b.failed > 0 ? 'error' : 'info', 'summary', {
         event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped,
-        done_before: b['done-before'], unchanged: b.unchanged, events: this.totals.events, bytes: this.totals.bytes,
+        done_before: b['done-before'], unchanged: b.unchanged, retries: this.totals.retries, events: this.totals.events, bytes: this.totals.bytes,
         seconds: Math.round(elapsed * 10) / 10, ...extra,
       });
       return;
@@ -219,7 +236,28 @@ export class Reporter {
     this.writeText(
       `Summary (${target}): ok ${b.ok}, failed ${b.failed}, empty ${b.empty}, skipped ${b.skipped}, ` +
         `already done ${b['done-before']}, unchanged ${b.unchanged}; ${this.totals.events} events, ` +
-        `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}`,
+        `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}` +
+        (this.totals.retries > 0 ? `; ${this.totals.retries} API ${this.totals.retries === 1 ? 'retry' : 'retries'}` : ''),
     );
   }
+
+  /** Ends the run's display: the progress line is taken away (the summary does this too). */
+  close(): void {
+    this.bar?.stop();
+  }
+}
+
+/**
+ * The text line of a failed replay: the replay id and the file key once each, then what went wrong (the stored
+ * message repeats both: it starts with them and the cause's own message may name them again).
+ */
+export function failedLine(replayId: string, error: { message?: string; file_key?: string } | undefined): string {
+  const key = error?.file_key;
+  let detail = error?.message ?? 'unknown error';
+  const prefix = `replay ${replayId}${key !== undefined ? ` file ${key}` : ''}: `;
+  if (detail.startsWith(prefix)) detail = detail.slice(prefix.length);
+  if (key !== undefined && key !== '') detail = detail.split(`file ${key}`).join('the file').split(key).join('the file');
+  // Only where the id is named as the replay: a bare id can be part of an output key (`<id>.json`).
+  if (replayId !== '') detail = detail.split(`replay ${replayId}`).join('the replay');
+  return `failed ${replayId}${key !== undefined ? ` file ${key}` : ''}: ${detail}`;
 }

@@ -84,9 +84,12 @@ export class AuthError extends ApiError {
       status,
       ctx,
       bodyExcerpt,
-      `Authentication failed: HTTP ${status} from ${where(ctx)}. The credentials were rejected by ${ctx.host} ` +
-        `(region ${ctx.region}); a project in the other data centre answers exactly like bad credentials — ` +
-        `check --region (us or eu) before checking the keys.` +
+      `Authentication failed: HTTP ${status} from ${where(ctx)}. ` +
+        // With an endpoint override the region does not choose the host: only the keys (and the endpoint) matter.
+        (ctx.endpointOverride
+          ? `The credentials were rejected by ${ctx.host} (the endpoint given); check the keys for that endpoint.`
+          : `The credentials were rejected by ${ctx.host} (region ${ctx.region}); a project in the other data centre ` +
+            `answers exactly like bad credentials — check --region (us or eu) before checking the keys.`) +
         (bodyExcerpt ? ` Response: ${bodyExcerpt}` : ''),
       'auth_failed',
       'auth',

@@ -57,7 +57,7 @@ describe('archive on a hostile file system', () => {
     for (const run of [1, 2]) {
       const res = await runCli(['archive', '--out', out, '--settle', '0'], env(sandbox));
       expect(res.code, res.stderr).toBe(1);
-      expect(res.stderr).toContain(`failed ${victimReplay!.replayId}: replay ${victimReplay!.replayId}: cannot write ${key}: folder`);
+      expect(res.stderr).toContain(`failed ${victimReplay!.replayId}: cannot write ${key}: folder`);
       expect(res.stderr).toMatch(/Summary .*failed 1/);
       const last = lastById(await readManifest(out));
       expect(last.get(victimReplay!.replayId)).toMatchObject({

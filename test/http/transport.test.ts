@@ -225,7 +225,15 @@ describe('timeouts and abort', () => {
 });
 
 describe('errors and redaction', () => {
-  it('AuthError names region and host and points at --region', async () => {
+  it('AuthError points at --region only when the region chose the host', () => {
+    const ctx = { method: 'GET', path: '/api/1/session-replays', host: 'analytics.eu.example', region: 'eu' as const, retries: 0 };
+    expect(new AuthError(401, ctx, '').message).toContain('a project in the other data centre answers exactly like bad credentials — check --region');
+    const overridden = new AuthError(401, { ...ctx, endpointOverride: true }, '').message;
+    expect(overridden).not.toContain('--region');
+    expect(overridden).toContain('check the keys for that endpoint');
+  });
+
+  it('AuthError names region and host (with an endpoint override, not --region)', async () => {
     server = await startTestServer((_q, res) => json(res, 401, { error: 'Invalid API key' }));
     const t = make(server, { region: 'eu' });
     const err = (await t.request({ host: 'analytics', path: '/api/1/session-replays', auth: 'basic', family: 'replay' }).catch((e: unknown) => e)) as AuthError;
@@ -235,7 +243,7 @@ describe('errors and redaction', () => {
     expect(err.host).toBe(new URL(server.url).host);
     expect(err.message).toContain('region eu');
     expect(err.message).toContain(new URL(server.url).host);
-    expect(err.message).toContain('a project in the other data centre answers exactly like bad credentials — check --region');
+    expect(err.message).not.toContain('check --region');
     expect(server.requests).toHaveLength(1);
     const err403 = await (async () => {
       server.setHandler((_q, res) => json(res, 403, {}));

@@ -1,0 +1,84 @@
+/** What the CLI says in pipes (stderr not a terminal): retries, --quiet, warnings, written paths. */
+import { pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { tempDir } from '../pipeline/helpers.js';
+import { runCli, sandboxEnv } from './cli-helpers.js';
+
+let sandbox: Sandbox;
+let work: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  sandbox = await startSandbox({ faults: { rateLimitEvery: 3, retryAfterSeconds: 0 } });
+  work = await tempDir('replay-export-msg-');
+});
+afterAll(async () => {
+  await sandbox.close();
+  await work.cleanup();
+});
+
+const records = (stderr: string): Record<string, unknown>[] => stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('CLI messages', () => {
+  test('every API retry is a JSON retry event (family, status, attempt, wait) and the summary counts them', async () => {
+    const res = await runCli(['--log-format', 'json', 'archive', '--out', join(work.dir, 'retries'), '--settle', '0'], sandboxEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    const recs = records(res.stderr);
+    const retries = recs.filter((r) => r.event === 'retry' && r.status !== undefined);
+    expect(retries.length).toBeGreaterThan(0);
+    for (const r of retries) {
+      expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number) });
+    }
+    const summary = recs.find((r) => r.event === 'summary')!;
+    expect(summary.retries).toBe(retries.length);
+  });
+
+  test('text mode: retries are debug lines shown with --verbose, counted in the summary', async () => {
+    const quiet = await runCli(['archive', '--out', join(work.dir, 'text'), '--settle', '0'], sandboxEnv(sandbox));
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain('debug:');
+    const n = Number(/; (\d+) API retr(?:y|ies)/.exec(quiet.stderr)?.[1]);
+    expect(n).toBeGreaterThan(0);
+    const verbose = await runCli(['--verbose', 'archive', '--out', join(work.dir, 'text-v'), '--settle', '0'], sandboxEnv(sandbox));
+    const lines = verbose.stderr.split('\n').filter((l) => l.startsWith('debug: retrying'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines[0]).toMatch(/^debug: retrying \S+ request after HTTP 429 \(attempt \d+, waiting \d+ ms\)$/);
+    expect(verbose.stderr).toContain(`; ${lines.length} API retr`);
+  });
+
+  test('--quiet prints only errors and the summary', async () => {
+    const res = await runCli(['--quiet', 'archive', '--out', join(work.dir, 'quiet'), '--settle', '0'], sandboxEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Summary .*ok 6, failed 0/)]);
+  });
+
+  test('--region with --endpoint or --sandbox is ignored with a warning', async () => {
+    const res = await runCli(['--region', 'eu', 'list', '--max', '1'], sandboxEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/^warn: --region eu is ignored with --endpoint/m);
+    const sb = await runCli(['--sandbox', '--region', 'eu', 'archive', '--out', join(work.dir, 'sb')], {});
+    expect(sb.stderr).toMatch(/^warn: --region eu is ignored with --sandbox/m);
+    const none = await runCli(['list', '--max', '1'], sandboxEnv(sandbox));
+    expect(none.stderr).not.toContain('--region');
+  });
+
+  test('a one-off export prints the full written path (a file:// link for html)', async () => {
+    const id = sandbox.replays()[0]!.replayId;
+    const out = join(work.dir, 'one');
+    const json = await runCli(['export', id, '--out', out], sandboxEnv(sandbox));
+    expect(json.code, json.stderr).toBe(0);
+    const path = /^ok \S+ → (\S+) \(/m.exec(json.stderr)?.[1];
+    expect(path?.startsWith(resolve(out) + '/')).toBe(true);
+    const html = await runCli(['export', id, '--out', out, '--format', 'html'], sandboxEnv(sandbox));
+    const link = /^ok \S+ → (\S+) \(/m.exec(html.stderr)?.[1];
+    expect(link?.startsWith(pathToFileURL(resolve(out)).href + '/')).toBe(true);
+    expect(link).toMatch(/\.html$/);
+  });
+
+  test('no summary before an error that stopped the run before it started', async () => {
+    const res = await runCli(['archive', '--out', join(work.dir, 'quiet', 'manifest.ndjson')], sandboxEnv(sandbox));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).not.toContain('Summary');
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
