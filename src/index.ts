@@ -48,7 +48,9 @@ export type {
 // Errors: one base, a category per error, one table from category to exit code.
 export { categoryOf, ConfigError, EXIT_CODES, exitCodeOf, InterruptedError, ReplayExportError } from './errors.js';
 export type { ErrorCategory, ErrorContext } from './errors.js';
-export { ReplayFailedError } from './pipeline/errors.js';
+export { ReplayFailedError, ReplayNotFoundError } from './pipeline/errors.js';
+export { describeTimeRange, parseTimeBound, parseTimeRange, TimeRangeError } from './replay/time-range.js';
+export type { TimeBound, TimeBoundKind, TimeBoundSide, TimeRange } from './replay/time-range.js';
 export {
   ApiError,
   AuthError,

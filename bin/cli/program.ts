@@ -18,7 +18,7 @@ import {
   type Settings,
   type SettingsOptions,
 } from '../../src/index.js';
-import { connect, secretsOf, toIsoUtc, validatePlatformId, validateReplayId, type Region } from '../../src/clients/index.js';
+import { connect, secretsOf, validatePlatformId, type Region } from '../../src/clients/index.js';
 import {
   ByteSizeError,
   DEFAULTS,
@@ -35,6 +35,8 @@ import {
 import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
+import { checkReplayIdArg } from './replay-ids.js';
+import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from './time-flags.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
 export const EXIT = { ok: 0, failed: 1, usage: EXIT_CODES.usage, auth: EXIT_CODES.auth, interrupted: EXIT_CODES.interrupted } as const;
@@ -208,13 +210,6 @@ function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, com
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
 }
 
-function timeFlag(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const iso = toIsoUtc(value);
-  if (iso === null) usage(`${name} must be an ISO 8601 date or time (got ${JSON.stringify(value)})`);
-  return iso;
-}
-
 function addSinkFlags(cmd: Command): Command {
   const d = DEFAULTS;
   const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
@@ -246,7 +241,7 @@ async function drive(events: AsyncIterable<ArchiveEvent>, reporter: Reporter, ta
     throw err;
   }
   reporter.summary(target, extra);
-  return reporter.totals.byOutcome.failed > 0 ? EXIT.failed : EXIT.ok;
+  return reporter.totals.byOutcome.failed + reporter.totals.byOutcome.not_found > 0 ? EXIT.failed : EXIT.ok;
 }
 
 /** Maps an error that ended a command to a message and an exit code (by its category: `EXIT_CODES`). */
@@ -302,13 +297,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--sort <order>', withDefault('asc or desc', "the API's"))
     .option('--page-size <n>', withDefault('listing page size (1-200)', "the API's"), positiveInt('--page-size'))
     .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
+    .option('--since <time>', TIME_FLAG_HELP.since)
+    .option('--until <time>', TIME_FLAG_HELP.until)
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; requestDeadline?: string }, cmd: Command) => {
+    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; since?: string; until?: string; requestDeadline?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc') usage(`--sort must be asc or desc (got ${opts.sort})`);
       if (opts.user !== undefined) validatePlatformId(opts.user);
-      for (const id of opts.replay) validateReplayId(id);
+      for (const id of opts.replay) checkReplayIdArg(id);
+      const range = timeRangeOf(opts);
+      const bounds = queryBounds(range);
       if (opts.replay.length > 100) usage('at most 100 --replay values');
       if (opts.user !== undefined && opts.replay.length > 0) usage('--user and --replay cannot be used together');
       const settings = resolveSettings(deadlineOf(opts.requestDeadline), { cli: {} });
@@ -321,6 +320,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           {
             ...(opts.user !== undefined ? { platformId: opts.user } : {}),
             ...(opts.replay.length > 0 ? { replayIds: opts.replay } : {}),
+            ...(bounds.since !== undefined ? { startTime: bounds.since } : {}),
+            ...(bounds.until !== undefined ? { endTime: bounds.until } : {}),
             ...(opts.sort !== undefined ? { sortOrder: opts.sort as 'asc' | 'desc' } : {}),
             ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
           },
@@ -332,8 +333,11 @@ export async function main(argv: readonly string[]): Promise<number> {
           const expires = expiresAtIso(r.startMs, r.retention_in_days);
           if (expires !== undefined) line.expires_at = expires;
           if (!process.stdout.write(JSON.stringify(line) + '\n')) await new Promise((res) => process.stdout.once('drain', res));
-          if (opts.max !== undefined && ++n >= opts.max) break;
+          n++;
+          if (opts.max !== undefined && n >= opts.max) break;
         }
+        const none = n === 0 ? noMatchMessage(range) : undefined;
+        if (none !== undefined) new Reporter(reporterFormat, secrets).log('info', none, { event: 'no_match' });
       } finally {
         await conn.close();
         await c.sandbox?.close();
@@ -348,7 +352,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   )).action(async (ids: string[], opts: SinkFlags & LimitFlags, cmd: Command) => {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
-    for (const id of ids) validateReplayId(id);
+    for (const id of ids) checkReplayIdArg(id);
     const settings = settingsOf(opts, g, 'export');
     const c = await connection(g);
     secrets = c.secrets;
@@ -370,8 +374,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       .command('archive')
       .description('export every listed replay; resumable (re-run with the same --out to continue)')
       .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
-      .option('--since <iso>', 'replays that started at or after this time (start_time)')
-      .option('--until <iso>', 'replays that started at or before this time (end_time)')
+      .option('--since <time>', TIME_FLAG_HELP.since)
+      .option('--until <time>', TIME_FLAG_HELP.until)
       .option(
         '--settle <duration>',
         withDefault('skip replays that started less than this long ago', `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`),
@@ -389,16 +393,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.user !== undefined) validatePlatformId(opts.user);
-      const since = timeFlag('--since', opts.since);
-      const until = timeFlag('--until', opts.until);
+      const range = timeRangeOf(opts);
+      const { since, until } = queryBounds(range);
       const settings = settingsOf(opts, g, 'archive');
       const c = await connection(g);
       secrets = c.secrets;
       const reporter = new Reporter(reporterFormat, secrets);
       if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
+      const counter = { listed: 0 };
       try {
         exitCode = await drive(
-          archiveReplays({
+          countListed(archiveReplays({
             ...c.conn,
             out: opts.out,
             settings,
@@ -406,11 +411,13 @@ export async function main(argv: readonly string[]): Promise<number> {
             ...(since !== undefined ? { since } : {}),
             ...(until !== undefined ? { until } : {}),
             signal: abort.signal,
-          }),
+          }), counter),
           reporter,
           opts.out,
           settings.shard ? { shard: formatShard(settings.shard) } : {},
         );
+        const none = counter.listed === 0 ? noMatchMessage(range) : undefined;
+        if (none !== undefined) reporter.log('info', none, { event: 'no_match' });
       } finally {
         await c.sandbox?.close();
       }

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
 import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
-import { isFatal } from './errors.js';
+import { isFatal, ReplayNotFoundError } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
@@ -30,6 +30,7 @@ export type ArchiveOutcome =
   | 'failed' // permanent failure, recorded
   | 'empty' // no files yet, recorded; tried again next run
   | 'skipped' // recorded `skipped` (settling)
+  | 'not_found' // a named replay the API does not list, recorded; nothing written
   | 'done-before' // already `ok` in the manifest with its output present: left alone (resume)
   | 'unchanged'; // re-checked: same files as recorded, left alone
 
@@ -107,6 +108,11 @@ async function listFileKeys(api: ReplayFilesApi, replayId: string, settings: Set
   return files.map((f) => f.key);
 }
 
+function notFoundError(id: string): ManifestError {
+  const err = new ReplayNotFoundError(id);
+  return { code: err.code, message: err.message };
+}
+
 /**
  * Runs a plan: each replay is decided (resume / recheck / settle) and exported with bounded concurrency; each
  * outcome is appended to the manifest as soon as it is known (after the sink committed the output), so a run killed
@@ -177,6 +183,18 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           return;
         }
         rechecked = true;
+      }
+      if (replay.notFound) {
+        const entry: ManifestEntry = {
+          replay_id: id,
+          status: 'not_found',
+          error: notFoundError(id),
+          recorded_at: new Date().toISOString(),
+          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
+        };
+        await io.sink.appendManifest(entry);
+        channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
+        return;
       }
       const start = startOf(replay, now());
       if (!rechecked && settings.settleMs > 0 && start !== null && start > now() - settings.settleMs) {

@@ -4,6 +4,7 @@ import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { connect, type Connection, type ConnectionOptions } from './connection.js';
+import { ReplayNotFoundError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { replayEventBatches, type ReplayNotice } from './replay-stream.js';
 import {
@@ -86,7 +87,8 @@ export type ReplayEvent = eventWithTime;
 
 /**
  * Every event of one replay as parsed objects, in order (files fetched ahead, URLs refreshed, transient failures
- * retried without duplicates). For a player or your own processing; nothing is written anywhere.
+ * retried without duplicates). For a player or your own processing; nothing is written anywhere. A replay the API
+ * does not list throws `ReplayNotFoundError` (code `REPLAY_NOT_FOUND`) before any file is asked for.
  */
 export async function* replayEvents(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<ReplayEvent> {
   for await (const batch of replayEventBytes(replayId, options)) {
@@ -100,6 +102,12 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
   const settings = settingsOf(options);
   const conn = connectFor(options, settings);
   try {
+    // One listing request by id says whether the replay exists (a files listing of an unknown id is just empty).
+    let listed = false;
+    for await (const r of conn.client.listReplays({ replayIds: [replayId] }, options.signal ? { signal: options.signal } : {})) {
+      if (r.replay_id === replayId) listed = true;
+    }
+    if (!listed) throw new ReplayNotFoundError(replayId);
     yield* replayEventBatches(replayId, settings, {
       api: conn.client,
       download: conn.download,
@@ -141,12 +149,12 @@ export async function exportReplay(replay: string | ReplayInfo, options: ExportR
 }
 
 async function* recordsFor(ids: readonly string[], conn: ReturnType<typeof connect>, signal?: AbortSignal): AsyncGenerator<ReplayInfo> {
-  // Look the named replays up (100 ids a request) for their times and retention; ids not listed are still exported.
+  // Look the named replays up (100 ids a request) for their times and retention; ids not listed are `notFound`.
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     const found = new Map<string, ReplayInfo>();
     for await (const r of conn.client.listReplays({ replayIds: chunk }, signal ? { signal } : {})) found.set(r.replay_id, r);
-    for (const id of chunk) yield found.get(id) ?? { replay_id: id };
+    for (const id of chunk) yield found.get(id) ?? { replay_id: id, notFound: true };
   }
 }
 
