@@ -36,6 +36,7 @@ import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from 
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
 import { checkReplayIdArg } from './replay-ids.js';
+import { checkStdoutExport, exportToStdout, isStdoutTarget } from './stdout-export.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from './time-flags.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
@@ -354,8 +355,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     reporterFormat = logFormatOf(g);
     for (const id of ids) checkReplayIdArg(id);
     const settings = settingsOf(opts, g, 'export');
+    if (isStdoutTarget(opts.out)) checkStdoutExport(ids, settings);
     const c = await connection(g);
     secrets = c.secrets;
+    if (isStdoutTarget(opts.out)) {
+      try {
+        await exportToStdout(ids[0]!, c.conn, settings, abort.signal);
+      } finally {
+        await c.sandbox?.close();
+      }
+      return;
+    }
     const reporter = new Reporter(reporterFormat, secrets);
     try {
       exitCode = await drive(
