@@ -32,7 +32,7 @@ import {
   parseDuration,
   SHARD_ENV,
 } from '../../src/archive-tools.js';
-import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
 import { checkReplayIdArg } from './replay-ids.js';
@@ -464,12 +464,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--replicas must be a non-negative integer');
       return Number(v);
     })
-    .action(async (opts: { port?: number; replicas?: number }) => {
+    .option('--latency <ms>', withDefault('milliseconds added before answering each API and storage request', 0), (v) => {
+      if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--latency must be a non-negative integer (milliseconds)');
+      return Number(v);
+    })
+    .option('--faults <list>', withDefault('fault switches: key=value,... (e.g. rateLimitEvery=5,serverErrorEvery=7) or a JSON object; see docs', 'none'))
+    .action(async (opts: { port?: number; replicas?: number; latency?: number; faults?: string }) => {
+      const faults = { ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}), ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}) };
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await runSandboxCommand({
         ...(opts.port !== undefined ? { port: opts.port } : {}),
         ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
+        ...(Object.keys(faults).length > 0 ? { faults } : {}),
       });
     });
 
