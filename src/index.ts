@@ -10,7 +10,8 @@
  */
 
 // Entry points.
-export { archiveReplays, exportReplay, exportReplays, replayEventBytes, replayEvents } from './pipeline/library.js';
+export { archiveReplays, exportReplay, exportReplays, planArchive, replayEventBytes, replayEvents } from './pipeline/library.js';
+export type { PlannedReplay } from './pipeline/dry-run.js';
 export type {
   ArchiveOptions,
   ExportReplayOptions,
@@ -20,7 +21,7 @@ export type {
   ReplayEvent,
   ReplayEventsOptions,
 } from './pipeline/library.js';
-export type { ArchiveEvent, ArchiveOutcome, ShardSpec } from './pipeline/archive.js';
+export type { ArchiveEvent, ArchiveOutcome, ReplayDecision, ShardSpec } from './pipeline/archive.js';
 export type { ConnectionOptions } from './pipeline/connection.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';

@@ -10,6 +10,7 @@ import {
   exitCodeOf,
   exportReplays,
   InterruptedError,
+  planArchive,
   resolveSettings,
   type ArchiveEvent,
   type ConnectionOptions,
@@ -35,6 +36,7 @@ import {
 import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
+import { printPlan } from './dry-run.js';
 import { checkReplayIdArg } from './replay-ids.js';
 import { checkStdoutExport, exportToStdout, isStdoutTarget } from './stdout-export.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from './time-flags.js';
@@ -79,6 +81,7 @@ interface ArchiveFlags {
   recheck?: string;
   order?: string;
   shard?: string;
+  dryRun?: boolean;
 }
 
 function positiveInt(name: string) {
@@ -398,7 +401,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           `only replays of shard i of n (or ${SHARD_ENV.kubernetesIndex} + ${SHARD_ENV.count}, or ${SHARD_ENV.batchIndex} + ${SHARD_ENV.batchSize})`,
           'all',
         ),
-      ),
+      )
+      .option('--dry-run', withDefault('list what would be exported and why others are skipped; no download, no write', 'off')),
   )).action(async (opts: SinkFlags & LimitFlags & ArchiveFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
@@ -409,6 +413,23 @@ export async function main(argv: readonly string[]): Promise<number> {
       const c = await connection(g);
       secrets = c.secrets;
       const reporter = new Reporter(reporterFormat, secrets);
+      if (opts.dryRun) {
+        try {
+          const plan = planArchive({
+            ...c.conn,
+            out: opts.out,
+            settings,
+            ...(opts.user !== undefined ? { platformId: opts.user } : {}),
+            ...(since !== undefined ? { since } : {}),
+            ...(until !== undefined ? { until } : {}),
+            signal: abort.signal,
+          });
+          await printPlan(plan, reporterFormat === 'json', reporter);
+        } finally {
+          await c.sandbox?.close();
+        }
+        return;
+      }
       if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
       const counter = { listed: 0 };
       try {

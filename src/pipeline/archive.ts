@@ -114,6 +114,20 @@ function notFoundError(id: string): ManifestError {
 }
 
 /**
+ * What a run does with a listed replay, before any request about it: `done` (recorded `ok`, output present: left
+ * alone), `recheck` (the same, but started within `recheckMs`: its files are listed again and compared), `settling`
+ * (started less than `settleMs` ago: recorded `skipped`), or `export`. `present` says whether the manifest records
+ * it `ok` with its output at the key it would be written to (and the run resumes).
+ */
+export type ReplayDecision = 'done' | 'recheck' | 'settling' | 'export';
+
+export function decideReplay(replay: ReplayInfo, present: boolean, settings: Settings, now: number): ReplayDecision {
+  const start = startOf(replay, now);
+  if (present) return settings.recheckMs !== undefined && start !== null && start >= now - settings.recheckMs ? 'recheck' : 'done';
+  return settings.settleMs > 0 && start !== null && start > now - settings.settleMs ? 'settling' : 'export';
+}
+
+/**
  * Runs a plan: each replay is decided (resume / recheck / settle) and exported with bounded concurrency; each
  * outcome is appended to the manifest as soon as it is known (after the sink committed the output), so a run killed
  * at any moment is picked up by the next one. Yields per-replay results and progress. An authentication failure (or
@@ -163,14 +177,14 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       const id = replay.replay_id;
       const prev = state.get(id);
       const key = io.sink.keyFor(id, settings.output);
+      const present = plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key));
+      const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
+      if (decision === 'done') {
+        channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
+        return;
+      }
       let rechecked = false;
-      if (plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key))) {
-        const start = startOf(replay, now());
-        const inWindow = settings.recheckMs !== undefined && start !== null && start >= now() - settings.recheckMs;
-        if (!inWindow) {
-          channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
-          return;
-        }
+      if (decision === 'recheck') {
         let keys: string[] | undefined;
         try {
           keys = await listFileKeys(io.api, id, settings, signal);
@@ -178,13 +192,13 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           // Cannot tell whether it changed: export again, which lists again and records what happens.
           if (isFatal(err) || signal.aborted) throw err;
         }
-        if (keys !== undefined && sameFileKeys(prev.file_keys, keys)) {
+        if (keys !== undefined && sameFileKeys(prev?.file_keys, keys)) {
           channel.push({ type: 'result', replayId: id, outcome: 'unchanged', entry: prev, rechecked: true });
           return;
         }
         rechecked = true;
       }
-      if (replay.notFound) {
+      if (decision === 'not-found') {
         const entry: ManifestEntry = {
           replay_id: id,
           status: 'not_found',
@@ -196,8 +210,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
         return;
       }
-      const start = startOf(replay, now());
-      if (!rechecked && settings.settleMs > 0 && start !== null && start > now() - settings.settleMs) {
+      if (decision === 'settling') {
         const entry: ManifestEntry = {
           replay_id: id,
           status: 'skipped',

@@ -4,6 +4,7 @@ import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { connect, type Connection, type ConnectionOptions } from './connection.js';
+import { planReplays, type PlannedReplay } from './dry-run.js';
 import { ReplayNotFoundError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { replayEventBatches, type ReplayNotice } from './replay-stream.js';
@@ -183,6 +184,34 @@ export async function* exportReplays(replayIds: readonly string[], options: Expo
   }
 }
 
+/** The listing an archive run goes through. */
+function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<ReplayInfo> {
+  const query = {
+    ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
+    ...(options.since !== undefined ? { startTime: options.since } : {}),
+    ...(options.until !== undefined ? { endTime: options.until } : {}),
+    ...(options.listPageSize !== undefined ? { pageSize: options.listPageSize } : {}),
+  };
+  return conn.client.listReplays(query, options.signal ? { signal: options.signal } : {});
+}
+
+/**
+ * What `archiveReplays` with the same options would do with each listed replay (export, recheck, or skip as done,
+ * settling or of another shard), without doing it: the listing and the target's manifest are read; nothing is
+ * downloaded and nothing is written (not even the manifest or the target folder).
+ */
+export async function* planArchive(options: ArchiveOptions): AsyncGenerator<PlannedReplay> {
+  const settings = settingsOf(options);
+  const conn = connectFor(options, settings);
+  const { sink, owned } = await sinkFor(options, settings);
+  try {
+    yield* planReplays(listingOf(options, conn), sink, settings, options.now ?? Date.now);
+  } finally {
+    if (owned) await sink.close();
+    await conn.close();
+  }
+}
+
 /**
  * Archives every replay the listing returns into a target, resumably: replays already recorded `ok` with their
  * output present are left alone, the rest are exported (bounded concurrency), recent ones are skipped while they
@@ -194,13 +223,7 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
   const conn = connectFor(options, settings);
   const { sink, owned } = await sinkFor(options, settings);
   try {
-    const query = {
-      ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
-      ...(options.since !== undefined ? { startTime: options.since } : {}),
-      ...(options.until !== undefined ? { endTime: options.until } : {}),
-      ...(options.listPageSize !== undefined ? { pageSize: options.listPageSize } : {}),
-    };
-    yield* runArchive({ replays: conn.client.listReplays(query, options.signal ? { signal: options.signal } : {}), resume: true }, settings, {
+    yield* runArchive({ replays: listingOf(options, conn), resume: true }, settings, {
       api: conn.client,
       download: conn.download,
       sink,
