@@ -26,6 +26,7 @@ export type { ConnectionOptions } from './pipeline/connection.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
+export { packageVersion } from './util/package-root.js';
 export { resolveSettings } from './pipeline/settings.js';
 export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
 

@@ -36,9 +36,12 @@ import {
 import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { Reporter, type LogFormat } from './reporter.js';
+import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
 import { printPlan } from './dry-run.js';
+import { addExamples, configureHelpText, EXAMPLES } from './help-text.js';
 import { checkReplayIdArg } from './replay-ids.js';
 import { checkStdoutExport, exportToStdout, isStdoutTarget } from './stdout-export.js';
+import { versionLine, versionRequested } from './version.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from './time-flags.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
@@ -91,8 +94,8 @@ function positiveInt(name: string) {
   };
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function usage(message: string): never {
@@ -219,7 +222,7 @@ function addSinkFlags(cmd: Command): Command {
   const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
   const s3Region = `with --s3-endpoint ${ENV.awsRegion}, else ${ENV.awsDefaultRegion}, else ${d.s3.endpointRegion}; on AWS the SDK's chain`;
   return cmd
-    .requiredOption('--out <target>', 'output folder or s3://bucket/prefix')
+    .requiredOption('--out <target>', 'output folder, s3://bucket/prefix, or - (export: one replay to stdout) (required)')
     .option('--format <format>', withDefault('json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', d.format))
     .option('--gzip', withDefault('gzip each output (.gz)', d.gzip ? 'on' : 'off'))
     .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
@@ -279,10 +282,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command()
     .name('replay-export')
     .description('Export recorded browser sessions (rrweb events) from the Session Replay API to a folder or S3.')
-    .addOption(new Option('--api-key <key>', 'project API key').env('PLATFORM_API_KEY'))
-    .addOption(new Option('--secret-key <key>', 'project secret key').env('PLATFORM_SECRET_KEY'))
+    .addOption(new Option('--api-key <key>', 'project API key (required unless --sandbox)').env('PLATFORM_API_KEY'))
+    .addOption(new Option('--secret-key <key>', 'project secret key (required unless --sandbox)').env('PLATFORM_SECRET_KEY'))
     .addOption(new Option('--region <region>', 'data-residency region: us or eu').env('PLATFORM_REGION').default(DEFAULTS.region))
-    .addOption(new Option('--endpoint <url>', 'base URL replacing the region host').env('PLATFORM_ENDPOINT'))
+    .addOption(new Option('--endpoint <url>', withDefault('base URL replacing the region host', "the region's host")).env('PLATFORM_ENDPOINT'))
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
     .addHelpText(
@@ -292,19 +295,21 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .exitOverride()
     .showHelpAfterError(false);
+  configureHelpText(program);
 
   program
     .command('list')
     .description('list replays as NDJSON on stdout, one record a line')
-    .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
-    .option('--replay <replay_id>', 'only these replays (repeatable, up to 100)', collect, [])
+    .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
+    .option('--replay <replay_id>', withDefault('only these replays (repeatable, up to 100)', 'all'), collect)
     .option('--sort <order>', withDefault('asc or desc', "the API's"))
     .option('--page-size <n>', withDefault('listing page size (1-200)', "the API's"), positiveInt('--page-size'))
     .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
-    .option('--since <time>', TIME_FLAG_HELP.since)
-    .option('--until <time>', TIME_FLAG_HELP.until)
+    .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
+    .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; since?: string; until?: string; requestDeadline?: string }, cmd: Command) => {
+    .action(async (flags: { user?: string; replay?: string[]; sort?: string; pageSize?: number; max?: number; since?: string; until?: string; requestDeadline?: string }, cmd: Command) => {
+      const opts = { ...flags, replay: flags.replay ?? [] };
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc') usage(`--sort must be asc or desc (got ${opts.sort})`);
@@ -386,9 +391,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     program
       .command('archive')
       .description('export every listed replay; resumable (re-run with the same --out to continue)')
-      .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
-      .option('--since <time>', TIME_FLAG_HELP.since)
-      .option('--until <time>', TIME_FLAG_HELP.until)
+      .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
+      .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
+      .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
       .option(
         '--settle <duration>',
         withDefault('skip replays that started less than this long ago', `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`),
@@ -407,6 +412,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.user !== undefined) validatePlatformId(opts.user);
+      if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
       const range = timeRangeOf(opts);
       const { since, until } = queryBounds(range);
       const settings = settingsOf(opts, g, 'archive');
@@ -501,7 +507,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
     });
 
+  program
+    .command('completion')
+    .description('print a shell completion script (bash or zsh) for commands and flags')
+    .argument('<shell>', 'bash or zsh')
+    .action((shell: string) => {
+      if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
+      process.stdout.write(completionScript(program, shell as CompletionShell));
+    });
+
+  for (const cmd of program.commands) {
+    const examples = (EXAMPLES as Record<string, readonly (readonly [string, string])[] | undefined>)[cmd.name()];
+    if (examples !== undefined) addExamples(cmd, examples);
+  }
+
   try {
+    if (versionRequested(argv.slice(2), program.commands.map((c) => c.name()))) {
+      process.stdout.write(versionLine());
+      return EXIT.ok;
+    }
     await program.parseAsync(argv as string[]);
     if (abort.signal.aborted) throw abort.signal.reason;
     return exitCode;
