@@ -40,7 +40,7 @@ export const EXAMPLES = {
   archive: [
     ['replay-export archive --out replays', 'every replay; run again to resume or pick up new ones'],
     ['replay-export archive --out replays --since 7d --dry-run', 'what a run over the last week would export'],
-    ['replay-export archive --out s3://bucket/replays --shard 1/4 --concurrency 8', 'the first of four parallel jobs'],
+    ['replay-export archive --out s3://bucket/replays --shard 0/4 --concurrency 8', 'the first of four parallel jobs (shards 0/4 to 3/4)'],
   ],
   decode: [
     ['replay-export decode 1.gz 2.gz --out replay.json', 'two downloaded files of one replay into one JSON array'],
