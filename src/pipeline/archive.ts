@@ -179,6 +179,18 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       const key = io.sink.keyFor(id, settings.output);
       const present = plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key));
       const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
+      if (decision === 'not-found') {
+        const entry: ManifestEntry = {
+          replay_id: id,
+          status: 'not_found',
+          error: notFoundError(id),
+          recorded_at: new Date().toISOString(),
+          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
+        };
+        await io.sink.appendManifest(entry);
+        channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
+        return;
+      }
       if (decision === 'done') {
         channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
         return;
@@ -197,18 +209,6 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           return;
         }
         rechecked = true;
-      }
-      if (decision === 'not-found') {
-        const entry: ManifestEntry = {
-          replay_id: id,
-          status: 'not_found',
-          error: notFoundError(id),
-          recorded_at: new Date().toISOString(),
-          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
-        };
-        await io.sink.appendManifest(entry);
-        channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
-        return;
       }
       if (decision === 'settling') {
         const entry: ManifestEntry = {

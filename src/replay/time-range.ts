@@ -80,5 +80,5 @@ export function describeTimeRange(range: TimeRange): string {
   if (range.since) parts.push(`started at or after ${range.since.iso}`);
   if (range.until) parts.push(`at or before ${range.until.iso}`);
   const dated = range.since?.kind === 'date' || range.until?.kind === 'date';
-  return parts.join(' and ') + (dated ? ' (a date-only --since is the start of that day, --until its end, UTC)' : '');
+  return parts.join(' and ') + (dated ? ' (a date alone is read as a whole day, UTC: since its start, until its end)' : '');
 }

@@ -74,7 +74,7 @@ describe('time ranges', () => {
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toBe('');
     expect(list.stderr).toContain('0 replays matched: none started at or after 2020-01-01T00:00:00.000Z and at or before 2020-01-01T23:59:59.999Z');
-    expect(list.stderr).toContain('date-only --since is the start of that day, --until its end, UTC');
+    expect(list.stderr).toContain('a date alone is read as a whole day, UTC: since its start, until its end');
     const archive = await runCli(['archive', '--out', join(work.dir, 'day'), '--since', '2020-01-01', '--until', '2020-01-01'], env());
     expect(archive.code, archive.stderr).toBe(0);
     expect(archive.stderr).toContain('0 replays matched');
