@@ -60,7 +60,7 @@ export interface ReplayWriter {
   abort(reason?: unknown): Promise<void>;
 }
 
-export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty';
+export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty' | 'not_found';
 
 export interface ManifestChecks {
   has_meta: boolean;

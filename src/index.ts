@@ -10,7 +10,8 @@
  */
 
 // Entry points.
-export { archiveReplays, exportReplay, exportReplays, replayEventBytes, replayEvents } from './pipeline/library.js';
+export { archiveReplays, exportReplay, exportReplays, planArchive, replayEventBytes, replayEvents } from './pipeline/library.js';
+export type { PlannedReplay } from './pipeline/dry-run.js';
 export type {
   ArchiveOptions,
   ExportReplayOptions,
@@ -20,11 +21,12 @@ export type {
   ReplayEvent,
   ReplayEventsOptions,
 } from './pipeline/library.js';
-export type { ArchiveEvent, ArchiveOutcome, ShardSpec } from './pipeline/archive.js';
+export type { ArchiveEvent, ArchiveOutcome, ReplayDecision, ShardSpec } from './pipeline/archive.js';
 export type { ConnectionOptions } from './pipeline/connection.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
+export { packageVersion } from './util/package-root.js';
 export { resolveSettings } from './pipeline/settings.js';
 export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
 
@@ -48,7 +50,9 @@ export type {
 // Errors: one base, a category per error, one table from category to exit code.
 export { categoryOf, ConfigError, EXIT_CODES, exitCodeOf, InterruptedError, ReplayExportError } from './errors.js';
 export type { ErrorCategory, ErrorContext } from './errors.js';
-export { ReplayFailedError } from './pipeline/errors.js';
+export { ReplayFailedError, ReplayNotFoundError } from './pipeline/errors.js';
+export { describeTimeRange, parseTimeBound, parseTimeRange, TimeRangeError } from './replay/time-range.js';
+export type { TimeBound, TimeBoundKind, TimeBoundSide, TimeRange } from './replay/time-range.js';
 export {
   ApiError,
   AuthError,

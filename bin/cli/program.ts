@@ -12,6 +12,7 @@ import {
   exitCodeOf,
   exportReplays,
   InterruptedError,
+  planArchive,
   resolveSettings,
   type ArchiveEvent,
   type ConnectionOptions,
@@ -20,7 +21,7 @@ import {
   type Settings,
   type SettingsOptions,
 } from '../../src/index.js';
-import { connect, secretsOf, toIsoUtc, validatePlatformId, validateReplayId, type Region } from '../../src/clients/index.js';
+import { connect, secretsOf, validatePlatformId, type Region } from '../../src/clients/index.js';
 import {
   ByteSizeError,
   DEFAULTS,
@@ -34,11 +35,18 @@ import {
   parseDuration,
   SHARD_ENV,
 } from '../../src/archive-tools.js';
-import { runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { decodeFiles } from './decode-command.js';
 import { runViewCommand } from './view-command.js';
 import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
 import { printListRecord } from './list-output.js';
+import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
+import { printPlan } from './dry-run.js';
+import { addExamples, configureHelpText, EXAMPLES } from './help-text.js';
+import { checkReplayIdArg } from './replay-ids.js';
+import { checkStdoutExport, exportToStdout, isStdoutTarget } from './stdout-export.js';
+import { versionLine, versionRequested } from './version.js';
+import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from './time-flags.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
 export const EXIT = { ok: 0, failed: 1, usage: EXIT_CODES.usage, auth: EXIT_CODES.auth, interrupted: EXIT_CODES.interrupted } as const;
@@ -83,6 +91,7 @@ interface ArchiveFlags {
   recheck?: string;
   order?: string;
   shard?: string;
+  dryRun?: boolean;
 }
 
 function positiveInt(name: string) {
@@ -92,8 +101,8 @@ function positiveInt(name: string) {
   };
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function usage(message: string): never {
@@ -235,19 +244,12 @@ function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, com
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
 }
 
-function timeFlag(name: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const iso = toIsoUtc(value);
-  if (iso === null) usage(`${name} must be an ISO 8601 date or time (got ${JSON.stringify(value)})`);
-  return iso;
-}
-
 function addSinkFlags(cmd: Command): Command {
   const d = DEFAULTS;
   const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
   const s3Region = `with --s3-endpoint ${ENV.awsRegion}, else ${ENV.awsDefaultRegion}, else ${d.s3.endpointRegion}; on AWS the SDK's chain`;
   return cmd
-    .requiredOption('--out <target>', 'output folder or s3://bucket/prefix')
+    .requiredOption('--out <target>', 'output folder, s3://bucket/prefix, or - (export: one replay to stdout) (required)')
     .option('--format <format>', withDefault('json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', d.format))
     .option('--gzip', withDefault('gzip each output (.gz)', d.gzip ? 'on' : 'off'))
     .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
@@ -275,7 +277,7 @@ async function drive(events: AsyncIterable<ArchiveEvent>, reporter: Reporter, ta
     throw err;
   }
   reporter.summary(target, extra);
-  return reporter.totals.byOutcome.failed > 0 ? EXIT.failed : EXIT.ok;
+  return reporter.totals.byOutcome.failed + reporter.totals.byOutcome.not_found > 0 ? EXIT.failed : EXIT.ok;
 }
 
 /** Maps an error that ended a command to a message and an exit code (by its category: `EXIT_CODES`). */
@@ -318,10 +320,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const program = new Command()
     .name('replay-export')
     .description('Export recorded browser sessions (rrweb events) from the Session Replay API to a folder or S3.')
-    .addOption(new Option('--api-key <key>', 'project API key').env('PLATFORM_API_KEY'))
-    .addOption(new Option('--secret-key <key>', 'project secret key').env('PLATFORM_SECRET_KEY'))
+    .addOption(new Option('--api-key <key>', 'project API key (required unless --sandbox)').env('PLATFORM_API_KEY'))
+    .addOption(new Option('--secret-key <key>', 'project secret key (required unless --sandbox)').env('PLATFORM_SECRET_KEY'))
     .addOption(new Option('--region <region>', 'data-residency region: us or eu').env('PLATFORM_REGION').default(DEFAULTS.region))
-    .addOption(new Option('--endpoint <url>', 'base URL replacing the region host').env('PLATFORM_ENDPOINT'))
+    .addOption(new Option('--endpoint <url>', withDefault('base URL replacing the region host', "the region's host")).env('PLATFORM_ENDPOINT'))
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
     .option('-q, --quiet', withDefault('print only errors and the summary', 'off'))
@@ -334,23 +336,29 @@ export async function main(argv: readonly string[]): Promise<number> {
     )
     .exitOverride()
     .showHelpAfterError(false);
+  configureHelpText(program);
 
   program
     .command('list')
     .description('list replays as NDJSON on stdout, one record a line')
-    .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
-    .option('--replay <replay_id>', 'only these replays (repeatable, up to 100)', collect, [])
+    .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
+    .option('--replay <replay_id>', withDefault('only these replays (repeatable, up to 100)', 'all'), collect)
     .option('--sort <order>', withDefault('asc or desc', "the API's"))
     .option('--page-size <n>', withDefault('listing page size (1-200)', "the API's"), positiveInt('--page-size'))
     .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
+    .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
+    .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .option('--json', withDefault('NDJSON on stdout even on a terminal', 'a table on a terminal, NDJSON otherwise'))
-    .action(async (opts: { user?: string; replay: string[]; sort?: string; pageSize?: number; max?: number; requestDeadline?: string; json?: boolean }, cmd: Command) => {
+    .action(async (flags: { user?: string; replay?: string[]; sort?: string; pageSize?: number; max?: number; since?: string; until?: string; requestDeadline?: string; json?: boolean }, cmd: Command) => {
+      const opts = { ...flags, replay: flags.replay ?? [] };
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc') usage(`--sort must be asc or desc (got ${opts.sort})`);
       if (opts.user !== undefined) validatePlatformId(opts.user);
-      for (const id of opts.replay) validateReplayId(id);
+      for (const id of opts.replay) checkReplayIdArg(id);
+      const range = timeRangeOf(opts);
+      const bounds = queryBounds(range);
       if (opts.replay.length > 100) usage('at most 100 --replay values');
       if (opts.user !== undefined && opts.replay.length > 0) usage('--user and --replay cannot be used together');
       const settings = resolveSettings(deadlineOf(opts.requestDeadline), { cli: {} });
@@ -371,6 +379,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           {
             ...(opts.user !== undefined ? { platformId: opts.user } : {}),
             ...(opts.replay.length > 0 ? { replayIds: opts.replay } : {}),
+            ...(bounds.since !== undefined ? { startTime: bounds.since } : {}),
+            ...(bounds.until !== undefined ? { endTime: bounds.until } : {}),
             ...(opts.sort !== undefined ? { sortOrder: opts.sort as 'asc' | 'desc' } : {}),
             ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
           },
@@ -385,6 +395,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           n++;
           if (opts.max !== undefined && n >= opts.max) break;
         }
+        const none = n === 0 ? noMatchMessage(range) : undefined;
+        if (none !== undefined) new Reporter(reporterFormat, secrets).log('info', none, { event: 'no_match' });
       } finally {
         await conn.close();
         await c.sandbox?.close();
@@ -399,10 +411,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   )).action(async (ids: string[], opts: SinkFlags & LimitFlags, cmd: Command) => {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
-    for (const id of ids) validateReplayId(id);
+    for (const id of ids) checkReplayIdArg(id);
     const settings = settingsOf(opts, g, 'export');
+    if (isStdoutTarget(opts.out)) checkStdoutExport(ids, settings);
     const c = await connection(g);
     secrets = c.secrets;
+    if (isStdoutTarget(opts.out)) {
+      try {
+        await exportToStdout(ids[0]!, c.conn, settings, abort.signal);
+      } finally {
+        await c.sandbox?.close();
+      }
+      return;
+    }
     const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g, { showKey: (key) => writtenPath(opts.out, key, settings.output.format) }));
     const ignored = regionIgnored(g, cmd);
     if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
@@ -423,9 +444,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     program
       .command('archive')
       .description('export every listed replay; resumable (re-run with the same --out to continue)')
-      .option('--user <platform_id>', 'only this user (platform id, sent as amplitude_id)')
-      .option('--since <iso>', 'replays that started at or after this time (start_time)')
-      .option('--until <iso>', 'replays that started at or before this time (end_time)')
+      .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
+      .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
+      .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
       .option(
         '--settle <duration>',
         withDefault('skip replays that started less than this long ago', `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`),
@@ -438,13 +459,15 @@ export async function main(argv: readonly string[]): Promise<number> {
           `only replays of shard i of n (or ${SHARD_ENV.kubernetesIndex} + ${SHARD_ENV.count}, or ${SHARD_ENV.batchIndex} + ${SHARD_ENV.batchSize})`,
           'all',
         ),
-      ),
+      )
+      .option('--dry-run', withDefault('list what would be exported and why others are skipped; no download, no write', 'off')),
   )).action(async (opts: SinkFlags & LimitFlags & ArchiveFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       reporterFormat = logFormatOf(g);
       if (opts.user !== undefined) validatePlatformId(opts.user);
-      const since = timeFlag('--since', opts.since);
-      const until = timeFlag('--until', opts.until);
+      if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
+      const range = timeRangeOf(opts);
+      const { since, until } = queryBounds(range);
       const settings = settingsOf(opts, g, 'archive');
       const c = await connection(g);
       secrets = c.secrets;
@@ -453,11 +476,29 @@ export async function main(argv: readonly string[]): Promise<number> {
       const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g, { replayLines }));
       const ignored = regionIgnored(g, cmd);
       if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+      if (opts.dryRun) {
+        try {
+          const plan = planArchive({
+            ...c.conn,
+            out: opts.out,
+            settings,
+            ...(opts.user !== undefined ? { platformId: opts.user } : {}),
+            ...(since !== undefined ? { since } : {}),
+            ...(until !== undefined ? { until } : {}),
+            signal: abort.signal,
+          });
+          await printPlan(plan, reporterFormat === 'json', reporter);
+        } finally {
+          await c.sandbox?.close();
+        }
+        return;
+      }
       resumable = true;
       if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
+      const counter = { listed: 0 };
       try {
         exitCode = await drive(
-          archiveReplays({
+          countListed(archiveReplays({
             ...c.conn,
             out: opts.out,
             settings,
@@ -466,11 +507,13 @@ export async function main(argv: readonly string[]): Promise<number> {
             ...(until !== undefined ? { until } : {}),
             signal: abort.signal,
             logger: (e) => reporter.onHttpLog(e),
-          }),
+          }), counter),
           reporter,
           opts.out,
           settings.shard ? { shard: formatShard(settings.shard) } : {},
         );
+        const none = counter.listed === 0 ? noMatchMessage(range) : undefined;
+        if (none !== undefined) reporter.log('info', none, { event: 'no_match' });
       } finally {
         await c.sandbox?.close();
       }
@@ -507,12 +550,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--replicas must be a non-negative integer');
       return Number(v);
     })
-    .action(async (opts: { port?: number; replicas?: number }) => {
+    .option('--latency <ms>', withDefault('milliseconds added before answering each API and storage request', 0), (v) => {
+      if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--latency must be a non-negative integer (milliseconds)');
+      return Number(v);
+    })
+    .option('--faults <list>', withDefault('fault switches: key=value,... (e.g. rateLimitEvery=5,serverErrorEvery=7) or a JSON object; see docs', 'none'))
+    .action(async (opts: { port?: number; replicas?: number; latency?: number; faults?: string }) => {
+      const faults = { ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}), ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}) };
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await runSandboxCommand({
         ...(opts.port !== undefined ? { port: opts.port } : {}),
         ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
+        ...(Object.keys(faults).length > 0 ? { faults } : {}),
       });
     });
 
@@ -530,7 +580,25 @@ export async function main(argv: readonly string[]): Promise<number> {
       await runViewCommand(archive, opts, abort.signal);
     });
 
+  program
+    .command('completion')
+    .description('print a shell completion script (bash or zsh) for commands and flags')
+    .argument('<shell>', 'bash or zsh')
+    .action((shell: string) => {
+      if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
+      process.stdout.write(completionScript(program, shell as CompletionShell));
+    });
+
+  for (const cmd of program.commands) {
+    const examples = (EXAMPLES as Record<string, readonly (readonly [string, string])[] | undefined>)[cmd.name()];
+    if (examples !== undefined) addExamples(cmd, examples);
+  }
+
   try {
+    if (versionRequested(argv.slice(2), program.commands.map((c) => c.name()))) {
+      process.stdout.write(versionLine());
+      return EXIT.ok;
+    }
     await program.parseAsync(argv as string[]);
     if (abort.signal.aborted) throw abort.signal.reason;
     return exitCode;

@@ -63,7 +63,7 @@ export function jsonLine(record: unknown): string {
  */
 export class Reporter {
   readonly totals: RunTotals = {
-    byOutcome: { ok: 0, failed: 0, empty: 0, skipped: 0, 'done-before': 0, unchanged: 0 },
+    byOutcome: { ok: 0, failed: 0, empty: 0, skipped: 0, 'done-before': 0, unchanged: 0, not_found: 0 },
     events: 0,
     bytes: 0,
     listed: 0,
@@ -191,7 +191,7 @@ export class Reporter {
         const e = ev.entry;
         if (ev.outcome === 'ok' && e?.bytes !== undefined) this.totals.bytes += e.bytes;
         if (this.format === 'json') {
-          this.log(ev.outcome === 'failed' ? 'error' : 'info', `replay ${ev.outcome}`, {
+          this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
             event: 'replay', replay_id: ev.replayId, outcome: ev.outcome, ...(ev.rechecked ? { rechecked: true } : {}),
             ...(e?.key !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: e.key } : {}),
             ...(ev.outcome === 'ok' ? { event_count: e?.event_count, bytes: e?.bytes, sha256: e?.sha256, checks: e?.checks } : {}),
@@ -200,6 +200,8 @@ export class Reporter {
           });
         } else if (ev.outcome === 'failed') {
           this.log('error', failedLine(ev.replayId, e?.error));
+        } else if (ev.outcome === 'not_found') {
+          this.log('error', `not found ${ev.replayId}: the API lists no replay with this id; nothing written`);
         } else if (this.options.replayLines === 'failures') {
           // an archive on a terminal: the progress line and the summary say the rest
         } else if (ev.outcome === 'ok') {
@@ -217,7 +219,7 @@ export class Reporter {
 
   private done(): number {
     const b = this.totals.byOutcome;
-    return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged;
+    return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found;
   }
 
   /** The end-of-run summary (counts per status, events, bytes). */
@@ -226,15 +228,15 @@ export class Reporter {
     const elapsed = (Date.now() - this.started) / 1000;
     this.bar?.stop();
     if (this.format === 'json') {
-      this.log(b.failed > 0 ? 'error' : 'info', 'summary', {
-        event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped,
+      this.log(b.failed + b.not_found > 0 ? 'error' : 'info', 'summary', {
+        event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped, not_found: b.not_found,
         done_before: b['done-before'], unchanged: b.unchanged, retries: this.totals.retries, events: this.totals.events, bytes: this.totals.bytes,
         seconds: Math.round(elapsed * 10) / 10, ...extra,
       });
       return;
     }
     this.writeText(
-      `Summary (${target}): ok ${b.ok}, failed ${b.failed}, empty ${b.empty}, skipped ${b.skipped}, ` +
+      `Summary (${target}): ok ${b.ok}, failed ${b.failed}, ${b.not_found > 0 ? `not found ${b.not_found}, ` : ''}empty ${b.empty}, skipped ${b.skipped}, ` +
         `already done ${b['done-before']}, unchanged ${b.unchanged}; ${this.totals.events} events, ` +
         `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}` +
         (this.totals.retries > 0 ? `; ${this.totals.retries} API ${this.totals.retries === 1 ? 'retry' : 'retries'}` : ''),

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
 import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
-import { isFatal } from './errors.js';
+import { isFatal, ReplayNotFoundError } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
@@ -30,6 +30,7 @@ export type ArchiveOutcome =
   | 'failed' // permanent failure, recorded
   | 'empty' // no files yet, recorded; tried again next run
   | 'skipped' // recorded `skipped` (settling)
+  | 'not_found' // a named replay the API does not list, recorded; nothing written
   | 'done-before' // already `ok` in the manifest with its output present: left alone (resume)
   | 'unchanged'; // re-checked: same files as recorded, left alone
 
@@ -107,6 +108,25 @@ async function listFileKeys(api: ReplayFilesApi, replayId: string, settings: Set
   return files.map((f) => f.key);
 }
 
+function notFoundError(id: string): ManifestError {
+  const err = new ReplayNotFoundError(id);
+  return { code: err.code, message: err.message };
+}
+
+/**
+ * What a run does with a listed replay, before any request about it: `done` (recorded `ok`, output present: left
+ * alone), `recheck` (the same, but started within `recheckMs`: its files are listed again and compared), `settling`
+ * (started less than `settleMs` ago: recorded `skipped`), or `export`. `present` says whether the manifest records
+ * it `ok` with its output at the key it would be written to (and the run resumes).
+ */
+export type ReplayDecision = 'done' | 'recheck' | 'settling' | 'export';
+
+export function decideReplay(replay: ReplayInfo, present: boolean, settings: Settings, now: number): ReplayDecision {
+  const start = startOf(replay, now);
+  if (present) return settings.recheckMs !== undefined && start !== null && start >= now - settings.recheckMs ? 'recheck' : 'done';
+  return settings.settleMs > 0 && start !== null && start > now - settings.settleMs ? 'settling' : 'export';
+}
+
 /**
  * Runs a plan: each replay is decided (resume / recheck / settle) and exported with bounded concurrency; each
  * outcome is appended to the manifest as soon as it is known (after the sink committed the output), so a run killed
@@ -157,14 +177,26 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       const id = replay.replay_id;
       const prev = state.get(id);
       const key = io.sink.keyFor(id, settings.output);
+      const present = plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key));
+      const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
+      if (decision === 'not-found') {
+        const entry: ManifestEntry = {
+          replay_id: id,
+          status: 'not_found',
+          error: notFoundError(id),
+          recorded_at: new Date().toISOString(),
+          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
+        };
+        await io.sink.appendManifest(entry);
+        channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
+        return;
+      }
+      if (decision === 'done') {
+        channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
+        return;
+      }
       let rechecked = false;
-      if (plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key))) {
-        const start = startOf(replay, now());
-        const inWindow = settings.recheckMs !== undefined && start !== null && start >= now() - settings.recheckMs;
-        if (!inWindow) {
-          channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
-          return;
-        }
+      if (decision === 'recheck') {
         let keys: string[] | undefined;
         try {
           keys = await listFileKeys(io.api, id, settings, signal);
@@ -172,14 +204,13 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           // Cannot tell whether it changed: export again, which lists again and records what happens.
           if (isFatal(err) || signal.aborted) throw err;
         }
-        if (keys !== undefined && sameFileKeys(prev.file_keys, keys)) {
+        if (keys !== undefined && sameFileKeys(prev?.file_keys, keys)) {
           channel.push({ type: 'result', replayId: id, outcome: 'unchanged', entry: prev, rechecked: true });
           return;
         }
         rechecked = true;
       }
-      const start = startOf(replay, now());
-      if (!rechecked && settings.settleMs > 0 && start !== null && start > now() - settings.settleMs) {
+      if (decision === 'settling') {
         const entry: ManifestEntry = {
           replay_id: id,
           status: 'skipped',

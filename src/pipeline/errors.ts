@@ -115,3 +115,14 @@ export function isTransient(err: unknown): boolean {
 export function isBrokenTransfer(err: unknown): boolean {
   return !(err instanceof ReplayExportError);
 }
+
+/** The API does not know this replay id (the listing, asked for it by id, returns nothing). */
+export class ReplayNotFoundError extends ReplayExportError {
+  constructor(replayId: string) {
+    super(`replay ${replayId} not found: the API lists no replay with this id (check the id, or whether it expired)`, {
+      code: 'REPLAY_NOT_FOUND',
+      category: 'data',
+      replayId,
+    });
+  }
+}

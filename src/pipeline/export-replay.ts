@@ -15,6 +15,8 @@ export interface ReplayInfo {
   end_time?: string;
   retention_in_days?: number;
   startMs?: number | null;
+  /** The listing, asked for this id, did not return it: the API does not know the replay (`not_found`). */
+  notFound?: boolean;
 }
 
 /** What exporting one replay is handed besides the settings: a replay stream's, plus the sink and a progress hook. */

@@ -4,6 +4,8 @@ import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { connect, type Connection, type ConnectionOptions } from './connection.js';
+import { planReplays, type PlannedReplay } from './dry-run.js';
+import { ReplayNotFoundError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { replayEventBatches, type ReplayNotice } from './replay-stream.js';
 import {
@@ -86,7 +88,8 @@ export type ReplayEvent = eventWithTime;
 
 /**
  * Every event of one replay as parsed objects, in order (files fetched ahead, URLs refreshed, transient failures
- * retried without duplicates). For a player or your own processing; nothing is written anywhere.
+ * retried without duplicates). For a player or your own processing; nothing is written anywhere. A replay the API
+ * does not list throws `ReplayNotFoundError` (code `REPLAY_NOT_FOUND`) before any file is asked for.
  */
 export async function* replayEvents(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<ReplayEvent> {
   for await (const batch of replayEventBytes(replayId, options)) {
@@ -100,6 +103,12 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
   const settings = settingsOf(options);
   const conn = connectFor(options, settings);
   try {
+    // One listing request by id says whether the replay exists (a files listing of an unknown id is just empty).
+    let listed = false;
+    for await (const r of conn.client.listReplays({ replayIds: [replayId] }, options.signal ? { signal: options.signal } : {})) {
+      if (r.replay_id === replayId) listed = true;
+    }
+    if (!listed) throw new ReplayNotFoundError(replayId);
     yield* replayEventBatches(replayId, settings, {
       api: conn.client,
       download: conn.download,
@@ -141,12 +150,12 @@ export async function exportReplay(replay: string | ReplayInfo, options: ExportR
 }
 
 async function* recordsFor(ids: readonly string[], conn: ReturnType<typeof connect>, signal?: AbortSignal): AsyncGenerator<ReplayInfo> {
-  // Look the named replays up (100 ids a request) for their times and retention; ids not listed are still exported.
+  // Look the named replays up (100 ids a request) for their times and retention; ids not listed are `notFound`.
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     const found = new Map<string, ReplayInfo>();
     for await (const r of conn.client.listReplays({ replayIds: chunk }, signal ? { signal } : {})) found.set(r.replay_id, r);
-    for (const id of chunk) yield found.get(id) ?? { replay_id: id };
+    for (const id of chunk) yield found.get(id) ?? { replay_id: id, notFound: true };
   }
 }
 
@@ -175,6 +184,34 @@ export async function* exportReplays(replayIds: readonly string[], options: Expo
   }
 }
 
+/** The listing an archive run goes through. */
+function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<ReplayInfo> {
+  const query = {
+    ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
+    ...(options.since !== undefined ? { startTime: options.since } : {}),
+    ...(options.until !== undefined ? { endTime: options.until } : {}),
+    ...(options.listPageSize !== undefined ? { pageSize: options.listPageSize } : {}),
+  };
+  return conn.client.listReplays(query, options.signal ? { signal: options.signal } : {});
+}
+
+/**
+ * What `archiveReplays` with the same options would do with each listed replay (export, recheck, or skip as done,
+ * settling or of another shard), without doing it: the listing and the target's manifest are read; nothing is
+ * downloaded and nothing is written (not even the manifest or the target folder).
+ */
+export async function* planArchive(options: ArchiveOptions): AsyncGenerator<PlannedReplay> {
+  const settings = settingsOf(options);
+  const conn = connectFor(options, settings);
+  const { sink, owned } = await sinkFor(options, settings);
+  try {
+    yield* planReplays(listingOf(options, conn), sink, settings, options.now ?? Date.now);
+  } finally {
+    if (owned) await sink.close();
+    await conn.close();
+  }
+}
+
 /**
  * Archives every replay the listing returns into a target, resumably: replays already recorded `ok` with their
  * output present are left alone, the rest are exported (bounded concurrency), recent ones are skipped while they
@@ -186,13 +223,7 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
   const conn = connectFor(options, settings);
   const { sink, owned } = await sinkFor(options, settings);
   try {
-    const query = {
-      ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
-      ...(options.since !== undefined ? { startTime: options.since } : {}),
-      ...(options.until !== undefined ? { endTime: options.until } : {}),
-      ...(options.listPageSize !== undefined ? { pageSize: options.listPageSize } : {}),
-    };
-    yield* runArchive({ replays: conn.client.listReplays(query, options.signal ? { signal: options.signal } : {}), resume: true }, settings, {
+    yield* runArchive({ replays: listingOf(options, conn), resume: true }, settings, {
       api: conn.client,
       download: conn.download,
       sink,

@@ -12,8 +12,23 @@ export interface SandboxCommandOptions {
   signal?: AbortSignal;
 }
 
+/** A value as one shell word: as it is when plain, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The text printed once the sandbox listens: `key=value` lines, a block to paste into a shell, how to stop. */
+export function sandboxBanner(url: string, credentials: { apiKey: string; secretKey: string }): string {
+  const paste = `export PLATFORM_ENDPOINT=${shellWord(url)} PLATFORM_API_KEY=${shellWord(credentials.apiKey)} PLATFORM_SECRET_KEY=${shellWord(credentials.secretKey)}`;
+  return (
+    `url=${url}\napi_key=${credentials.apiKey}\nsecret_key=${credentials.secretKey}\n\n` +
+    `# paste into another shell, then run replay-export there (e.g. replay-export list):\n${paste}\n\nCtrl-C to stop.\n`
+  );
+}
+
 /**
- * `replay-export sandbox`: starts the sandbox, prints `url=`, `api_key=`, `secret_key=` (one line each) and runs
+ * `replay-export sandbox`: starts the sandbox, prints `url=`, `api_key=`, `secret_key=` (one line each), an
+ * `export PLATFORM_ENDPOINT=… PLATFORM_API_KEY=… PLATFORM_SECRET_KEY=…` line to paste and "Ctrl-C to stop", and runs
  * until SIGINT or SIGTERM (or `signal`), then closes cleanly.
  */
 export async function runSandboxCommand(opts: SandboxCommandOptions = {}): Promise<void> {
@@ -24,7 +39,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions = {}): Promi
     ...(opts.samplesDir !== undefined ? { samplesDir: opts.samplesDir } : {}),
   });
   const out = opts.out ?? process.stdout;
-  out.write(`url=${sandbox.url}\napi_key=${sandbox.credentials.apiKey}\nsecret_key=${sandbox.credentials.secretKey}\n`);
+  out.write(sandboxBanner(sandbox.url, sandbox.credentials));
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

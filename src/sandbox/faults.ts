@@ -271,3 +271,36 @@ export class FaultState {
     return this.current.fileEncoding;
   }
 }
+
+/**
+ * Fault switches as a command-line value (`sandbox --faults`): a JSON object (as the control route takes), or
+ * `key=value` pairs separated by commas, e.g. `rateLimitEvery=5,latencyMs=20,expireUrls=true`; numbers and
+ * `true`/`false` are read as such, and `corruptFiles` takes replay ids separated by `|`. Checked by `validateFaults`.
+ */
+export function parseFaultsFlag(text: string): Partial<Faults> {
+  const value = text.trim();
+  if (value.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new FaultsError('--faults: not a valid JSON object');
+    }
+    return validateFaults(parsed);
+  }
+  const out: Record<string, unknown> = {};
+  for (const pair of value.split(',')) {
+    if (pair.trim() === '') continue;
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new FaultsError(`--faults: ${JSON.stringify(pair.slice(0, 60))} is not key=value`);
+    const key = pair.slice(0, eq).trim();
+    const raw = pair.slice(eq + 1).trim();
+    out[key] =
+      key === 'corruptFiles' ? raw.split('|').filter((id) => id !== '')
+      : /^\d+$/.test(raw) ? Number(raw)
+      : raw === 'true' ? true
+      : raw === 'false' ? false
+      : raw;
+  }
+  return validateFaults(out);
+}

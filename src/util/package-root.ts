@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,4 +20,14 @@ export function packageRoot(): string {
     if (parent === dir) throw new Error('replay-export: cannot find the package root from ' + import.meta.url);
     dir = parent;
   }
+}
+
+let version: string | undefined;
+
+/** replay-export's version, from its package.json (read once). */
+export function packageVersion(): string {
+  if (version !== undefined) return version;
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
+  version = typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  return version;
 }

@@ -1,0 +1,91 @@
+import type { Command, Option } from 'commander';
+
+/** Values offered after a flag that takes one of a few words (others complete as file names). */
+const VALUE_WORDS: Readonly<Record<string, readonly string[]>> = {
+  '--format': ['json', 'ndjson', 'html'],
+  '--log-format': ['text', 'json'],
+  '--region': ['us', 'eu'],
+  '--order': ['start', 'expiry'],
+  '--sort': ['asc', 'desc'],
+  '--s3-checksums': ['when-supported', 'when-required'],
+  '--file-version': ['2', '3'],
+};
+
+export const COMPLETION_SHELLS = ['bash', 'zsh'] as const;
+export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
+
+function flagsOf(options: readonly Option[]): string[] {
+  return options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
+}
+
+function valueFlagsOf(options: readonly Option[]): string[] {
+  return options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
+}
+
+/** A shell word list (flags and command names are plain ASCII; checked so the script stays well-formed). */
+function words(list: readonly string[]): string {
+  for (const w of list) if (!/^[\w-]+$/.test(w)) throw new Error(`completion: unexpected word ${JSON.stringify(w)}`);
+  return [...new Set(list)].join(' ');
+}
+
+/**
+ * The bash completion function of a program, generated from its commander definition: command names, each command's
+ * flags plus the global ones, `-h/--help` and `-V/--version`, the words of flags with a fixed set of values, and
+ * file names for other values and arguments. Static: no process is started on Tab.
+ */
+function bashFunction(program: Command, fn: string): string {
+  const globals = [...flagsOf(program.options), '--help', '-h', '--version', '-V'];
+  const commands = program.commands.map((c) => c.name());
+  const valueFlags = [...valueFlagsOf(program.options), ...program.commands.flatMap((c) => valueFlagsOf(c.options))];
+  const choice = Object.entries(VALUE_WORDS)
+    .filter(([flag]) => valueFlags.includes(flag))
+    .map(([flag, values]) => `    ${flag}) COMPREPLY=($(compgen -W "${words(values)}" -- "$cur")); return ;;`);
+  const perCommand = program.commands.map((c) => {
+    const offered = c.name() === 'completion' ? [...COMPLETION_SHELLS] : [...flagsOf(c.options), ...flagsOf(program.options), '--help', '-h'];
+    return `    ${c.name()}) opts="${words(offered)}" ;;`;
+  });
+  return [
+    `${fn}() {`,
+    '  local cur prev cmd opts i',
+    '  cur="${COMP_WORDS[COMP_CWORD]}"',
+    '  prev=""',
+    '  [[ $COMP_CWORD -gt 0 ]] && prev="${COMP_WORDS[COMP_CWORD-1]}"',
+    '  cmd=""',
+    '  for ((i = 1; i < COMP_CWORD; i++)); do',
+    '    case "${COMP_WORDS[i]}" in',
+    `      ${commands.join('|')}) cmd="\${COMP_WORDS[i]}"; break ;;`,
+    '    esac',
+    '  done',
+    '  case "$prev" in',
+    ...choice,
+    `    ${[...new Set(valueFlags)].filter((f) => VALUE_WORDS[f] === undefined).join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`,
+    '  esac',
+    '  case "$cmd" in',
+    `    "") opts="${words([...commands, ...globals])}" ;;`,
+    ...perCommand,
+    '  esac',
+    '  if [[ -z "$cmd" || "$cur" == -* || "$cmd" == completion ]]; then',
+    '    COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+    '  else',
+    '    COMPREPLY=($(compgen -f -- "$cur"))',
+    '  fi',
+    '}',
+  ].join('\n');
+}
+
+/**
+ * The completion script of `replay-export completion <shell>`. zsh uses the same function through zsh's own
+ * `bashcompinit` (part of zsh), so both shells complete the same words.
+ */
+export function completionScript(program: Command, shell: CompletionShell): string {
+  const name = program.name();
+  const fn = `_${name.replace(/[^\w]/g, '_')}_complete`;
+  const body = bashFunction(program, fn);
+  if (shell === 'bash') {
+    return `# bash completion for ${name}: source <(${name} completion bash)\n${body}\ncomplete -o default -F ${fn} ${name}\n`;
+  }
+  return (
+    `#compdef ${name}\n# zsh completion for ${name}: source <(${name} completion zsh)\n` +
+    `autoload -U +X bashcompinit && bashcompinit\n${body}\ncomplete -o default -F ${fn} ${name}\n`
+  );
+}

@@ -1,0 +1,36 @@
+import type { PlannedReplay } from '../../src/index.js';
+import type { Reporter } from './reporter.js';
+
+type Action = PlannedReplay['action'];
+
+/** How each decision is shown: what would happen, and why a replay is skipped. */
+const SHOWN: Readonly<Record<Action, string>> = {
+  export: 'export',
+  recheck: 'recheck (export if its files changed)',
+  done: 'skip (done: recorded ok, output present)',
+  settling: 'skip (settling: started less than --settle ago)',
+  shard: 'skip (shard: another shard exports it)',
+};
+
+/**
+ * `archive --dry-run`: one line per listed replay on stdout (text: `<action>  <id>`, or one JSON object a line with
+ * `--log-format json`), then the counts on stderr. Resolves with the counts.
+ */
+export async function printPlan(plan: AsyncIterable<PlannedReplay>, json: boolean, reporter: Reporter, out: NodeJS.WritableStream = process.stdout): Promise<Record<Action, number>> {
+  const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0 };
+  for await (const p of plan) {
+    counts[p.action]++;
+    const line = json
+      ? JSON.stringify({ replay_id: p.replayId, action: p.action === 'shard' || p.action === 'done' || p.action === 'settling' ? 'skip' : p.action, ...(p.action === 'export' || p.action === 'recheck' ? {} : { reason: p.action }), ...(p.start_time !== undefined ? { start_time: p.start_time } : {}) })
+      : `${p.replayId}  ${SHOWN[p.action]}`;
+    if (!out.write(line + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+  }
+  const skipped = counts.done + counts.settling + counts.shard;
+  reporter.log(
+    'info',
+    `dry run: ${counts.export} would be exported, ${counts.recheck} re-checked, ${skipped} skipped ` +
+      `(${counts.done} done, ${counts.settling} settling, ${counts.shard} other shards); nothing downloaded or written`,
+    { event: 'dry_run', would_export: counts.export, recheck: counts.recheck, done: counts.done, settling: counts.settling, shard: counts.shard },
+  );
+  return counts;
+}

@@ -1,0 +1,41 @@
+import type { Sink } from '../../sinks/sink.js';
+import { decideReplay, type ReplayDecision } from './archive.js';
+import type { ReplayInfo } from './export-replay.js';
+import { readManifestState } from './manifest.js';
+import type { Settings } from './settings.js';
+import { shardOf } from './shard.js';
+
+/**
+ * What an archive run would do with one listed replay: `export` it, `recheck` it (list its files again and export
+ * if they changed), or skip it because it is `done` (recorded `ok`, output present), `settling`, or of another
+ * `shard`.
+ */
+export interface PlannedReplay {
+  replayId: string;
+  action: ReplayDecision | 'shard';
+  start_time?: string;
+}
+
+/**
+ * The decisions of an archive run without running it: reads the target's manifest and checks whether recorded
+ * outputs exist, and nothing else — no files listing, no download, no write (not even the manifest or the target
+ * folder). Replays listed twice are taken once, as a run takes them.
+ */
+export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sink, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
+  const state = await readManifestState(sink);
+  const seen = new Set<string>();
+  for await (const replay of replays) {
+    const id = replay.replay_id;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const base = { replayId: id, ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}) };
+    if (settings.shard && shardOf(id, settings.shard.count) !== settings.shard.index) {
+      yield { ...base, action: 'shard' };
+      continue;
+    }
+    const prev = state.get(id);
+    const key = sink.keyFor(id, settings.output);
+    const present = prev?.status === 'ok' && prev.key === key && (await sink.exists(key));
+    yield { ...base, action: decideReplay(replay, present, settings, now()) };
+  }
+}
