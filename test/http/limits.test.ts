@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BudgetExceededError, FamilyLimiter, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
+import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
 import { DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/clients/dashboard-cost.js';
 import { FAST_RETRY, delay, json, startTestServer, type TestServer } from './helpers/test-server.js';
@@ -71,7 +71,7 @@ describe('limit layer', () => {
 
   it('refuses before sending a request costing more than a whole budget, naming its cost', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'k', secretKey: 's' }, retry: { ...FAST_RETRY } });
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY } });
     const err = await transport
       .request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard', cost: 1_001 })
       .catch((e: unknown) => e);
@@ -103,7 +103,7 @@ describe('limit layer', () => {
     });
     transport = new Transport({
       endpoint: server.url,
-      credentials: { apiKey: 'k', secretKey: 's' },
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
       retry: { ...FAST_RETRY, maxRetryAfterMs: 5000 },
     });
     const t = transport;
@@ -122,7 +122,7 @@ describe('limit layer', () => {
 
   it('does not retry a write answered 429 when the call says retry: false', async () => {
     server = await startTestServer((_q, res) => json(res, 429, {}, { 'retry-after': '0' }));
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'k', secretKey: 's' }, retry: { ...FAST_RETRY } });
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY } });
     await expect(
       transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'ingest', retry: false }),
     ).rejects.toMatchObject({ status: 429 });
@@ -140,5 +140,24 @@ describe('dashboard query cost', () => {
     expect(dashboardQueryCost({ type: 'retention', start: '20240101', end: '20240130' })).toBe(240);
     expect(dashboardQueryCost({ type: 'sessions', start: '20231231', end: '20240101' })).toBe(8);
     expect(dashboardQueryCost({ type: 'other' })).toBe(1);
+  });
+});
+
+describe('typed error bodies', () => {
+  it('puts the limit a 429 names, its Retry-After and taxonomy/dashboard messages on the typed error', async () => {
+    server = await startTestServer((q, res) => {
+      if (q.url?.startsWith('/api/2/users')) json(res, 429, { error: 'Exceeded rate limit with query of cost 1200 (limit 1000 per 5 minutes)' }, { 'retry-after': '0' });
+      else if (q.url?.startsWith('/api/2/taxonomy')) json(res, 400, { success: false, errors: [{ message: 'category_name is required' }] });
+      else json(res, 400, { error: { message: 'bad segment' } });
+    });
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY, retries: 0 } });
+    const limited = await transport.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect((limited as RateLimitError).limit).toContain('limit 1000 per 5 minutes');
+    expect((limited as RateLimitError).retryAfterMs).toBe(0);
+    const tax = await transport.request({ method: 'POST', host: 'analytics', path: '/api/2/taxonomy/category', auth: 'basic', family: 'taxonomy' }).catch((e: unknown) => e);
+    expect((tax as ApiError).serverMessages).toEqual(['category_name is required']);
+    const dash = await transport.request({ host: 'analytics', path: '/api/2/events/segmentation', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    expect((dash as ApiError).serverMessages).toEqual(['bad segment']);
   });
 });
