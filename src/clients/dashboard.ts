@@ -35,6 +35,7 @@ import type {
   UserSearchResult,
 } from './dashboard-types.js';
 import { jsonObject, MalformedResponseError } from './response.js';
+import { dashboardQueryCost, type CostInput } from './dashboard-cost.js';
 
 /** Options of the calls without a date range: the signal and parameters the spec does not show. */
 export type DashboardOptions = CallOptions & Pick<QueryExtras, 'extraParams'>;
@@ -48,12 +49,24 @@ export class DashboardClient {
     this.#transport = transport;
   }
 
-  async #get(path: string, query: QueryParams | undefined, o: CallOptions | undefined, family: ApiFamily = 'dashboard') {
-    return this.#transport.request({ host: 'analytics', path, auth: 'basic', family, ...(query ? { query } : {}), ...withSignal(o) });
+  async #get(path: string, query: QueryParams | undefined, o: CallOptions | undefined, family: ApiFamily = 'dashboard', cost = 1) {
+    return this.#transport.request({ host: 'analytics', path, auth: 'basic', family, cost, ...(query ? { query } : {}), ...withSignal(o) });
   }
 
-  async #data<T>(path: string, query: QueryParams | undefined, o: CallOptions | undefined, shape: 'object' | 'array' = 'object'): Promise<T> {
-    const body = jsonObject(await this.#get(path, query, o), `GET ${path}`);
+  async #data<T>(
+    path: string,
+    query: QueryParams | undefined,
+    o: CallOptions | undefined,
+    shape: 'object' | 'array' = 'object',
+    cost: Omit<CostInput, 'start' | 'end' | 'segments'> = { type: 'other' },
+  ): Promise<T> {
+    const range = o as Partial<RangeQuery> | undefined;
+    const c = dashboardQueryCost({
+      ...cost,
+      ...(typeof query?.start === 'string' && typeof query.end === 'string' ? { start: query.start, end: query.end } : {}),
+      ...(range?.segments ? { segments: range.segments } : {}),
+    });
+    const body = jsonObject(await this.#get(path, query, o, 'dashboard', c), `GET ${path}`);
     const ok = shape === 'array' ? Array.isArray(body.data) : typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data);
     if (!ok) throw new MalformedResponseError(`GET ${path}: the response has no "data" ${shape}`);
     return body.data as T;
@@ -76,17 +89,17 @@ export class DashboardClient {
 
   /** `GET /api/2/sessions/length`; `bins` sets the four `timeHistogramConfig*` parameters (checked: see docs). */
   async sessionLength(q: RangeQuery & { bins?: SessionLengthBins }): Promise<SessionLengthData> {
-    return this.#data('/api/2/sessions/length', this.#range(q, q.bins === undefined ? {} : binParams(q.bins)), q);
+    return this.#data('/api/2/sessions/length', this.#range(q, q.bins === undefined ? {} : binParams(q.bins)), q, 'object', { type: 'sessions' });
   }
 
   /** `GET /api/2/sessions/average`: seconds per day. */
   async averageSessionLength(q: RangeQuery): Promise<SessionsData> {
-    return this.#data('/api/2/sessions/average', this.#range(q), q);
+    return this.#data('/api/2/sessions/average', this.#range(q), q, 'object', { type: 'sessions' });
   }
 
   /** `GET /api/2/sessions/peruser`. */
   async sessionsPerUser(q: RangeQuery): Promise<SessionsData> {
-    return this.#data('/api/2/sessions/peruser', this.#range(q), q);
+    return this.#data('/api/2/sessions/peruser', this.#range(q), q, 'object', { type: 'sessions' });
   }
 
   /** `GET /api/2/composition?p=`: user composition by a user property. */
@@ -101,18 +114,18 @@ export class DashboardClient {
 
   /** `GET /api/2/events/segmentation?e=<JSON>`. */
   async eventSegmentation(q: RangeQuery & { event: DashboardEvent }): Promise<SegmentationData> {
-    return this.#data('/api/2/events/segmentation', this.#range(q, { e: encodeEvent('e', q.event) }), q);
+    return this.#data('/api/2/events/segmentation', this.#range(q, { e: encodeEvent('e', q.event) }), q, 'object', { type: 'segmentation', events: [q.event] });
   }
 
   /** `GET /api/2/funnels?e=<JSON>&e=<JSON>...`: one `e` per step, in order. */
   async funnel(q: RangeQuery & { events: readonly DashboardEvent[] }): Promise<FunnelGroup[]> {
     const steps = requireArray('e', q.events, 1).map((e, i) => encodeEvent(`e[${i}]`, e as DashboardEvent));
-    return this.#data('/api/2/funnels', this.#range(q, { e: steps }), q, 'array');
+    return this.#data('/api/2/funnels', this.#range(q, { e: steps }), q, 'array', { type: 'funnel', events: q.events });
   }
 
   /** `GET /api/2/retention?se=<JSON>&re=<JSON>`. */
   async retention(q: RangeQuery & { startingEvent: DashboardEvent; returningEvent: DashboardEvent }): Promise<RetentionData> {
-    return this.#data('/api/2/retention', this.#range(q, { se: encodeEvent('se', q.startingEvent), re: encodeEvent('re', q.returningEvent) }), q);
+    return this.#data('/api/2/retention', this.#range(q, { se: encodeEvent('se', q.startingEvent), re: encodeEvent('re', q.returningEvent) }), q, 'object', { type: 'retention' });
   }
 
   /** `GET /api/2/useractivity?user=<platform ID>` (family `useractivity`). */

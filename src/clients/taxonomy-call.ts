@@ -66,6 +66,8 @@ export class TaxonomyCaller {
       path,
       auth: 'basic',
       family: 'taxonomy',
+      // Spec: cost per call GET 1, PUT/POST/DELETE 2.
+      cost: r.method === 'GET' ? 1 : 2,
       ...(form && Object.keys(form).length ? { form } : {}),
       ...(r.query ? { query: r.query } : {}),
       ...withSignal(o),

@@ -5,6 +5,7 @@
  * paths are redacted (see redact.ts) and body excerpts are scrubbed before they get here.
  */
 import { ReplayExportError, type ErrorCategory } from '../errors.js';
+import { limitNamed, parseErrorBody } from './error-body.js';
 import type { Region } from './regions.js';
 
 /** Where a request went, as far as it is safe to say. */
@@ -67,10 +68,13 @@ export class ApiError extends RequestError {
   declare readonly status: number;
   /** At most 500 characters of the response body, redacted. */
   readonly bodyExcerpt: string;
+  /** Messages read from a JSON error body (taxonomy `errors[].message`, dashboard `error`); empty when none. */
+  readonly serverMessages: readonly string[];
 
   constructor(status: number, ctx: RequestContext, bodyExcerpt: string, message?: string, code = 'api_error', category: ErrorCategory = 'remote') {
     super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code, ctx, { status, category });
     this.bodyExcerpt = bodyExcerpt;
+    this.serverMessages = parseErrorBody(bodyExcerpt).messages;
   }
 }
 
@@ -101,6 +105,8 @@ export class AuthError extends ApiError {
 export class RateLimitError extends ApiError {
   /** The last Retry-After the server sent, in ms (after capping), when it sent one. */
   readonly retryAfterMs: number | undefined;
+  /** The limit the body names (the server's words), when it names one. */
+  readonly limit: string | undefined;
   constructor(ctx: RequestContext, bodyExcerpt: string, retryAfterMs: number | undefined) {
     super(
       429,
@@ -110,6 +116,7 @@ export class RateLimitError extends ApiError {
       'rate_limited',
     );
     this.retryAfterMs = retryAfterMs;
+    this.limit = limitNamed(this.serverMessages);
   }
 }
 

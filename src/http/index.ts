@@ -26,14 +26,18 @@ export { HOST_KINDS, REGIONS, REGION_HOSTS, baseUrlFor, isRegion, normaliseEndpo
 export type { HostKind, Region } from './regions.js';
 export {
   API_FAMILIES,
+  DEFAULT_BUDGETS,
   DEFAULT_CONCURRENCY,
+  DEFAULT_HOST_CONCURRENCY,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
   resolveTransportOptions,
 } from './options.js';
-export type { ApiFamily, RetryOptions, TimeoutOptions, TransportOptions } from './options.js';
+export type { ApiFamily, FamilyBudget, RetryOptions, TimeoutOptions, TransportOptions } from './options.js';
 export { backoffDelay, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry.js';
 export { REDACTED, SENSITIVE_PARAMS, bodyExcerpt, redactText, redactUrl, redactedPath, secretForms, urlKey } from './redact.js';
 export type { LogEvent, LogLevel, Logger } from './logger.js';
 export { FamilyLimiter } from './limiter.js';
+export type { AcquireOptions, LimitConfig } from './limiter.js';
+export { BudgetExceededError, SlidingBudget } from './budget.js';

@@ -1,24 +1,80 @@
 /**
- * A concurrency cap per API family (one p-queue each). A slot is held for the whole life of a request,
- * including reading its body, so the cap counts what the server actually sees.
+ * The one limit layer every request goes through (clients and the session replay pipeline alike):
+ *
+ * - a concurrency cap per family and one per API host that all families but `storage` share (a request takes a
+ *   slot of both; p-queue each). A slot is held for the whole life of a request, including reading its body.
+ * - sliding-window cost budgets per family (budget.ts); a request waits for budget, and one whose cost exceeds a
+ *   whole budget is refused before sending (BudgetExceededError, with its cost).
+ * - a family-wide pause: after a 429 with Retry-After no request of the family is sent before the wait ends.
+ *
+ * Budgets are spent only once both slots are held and no pause is running, so what is counted is what is sent.
  */
 import PQueue from 'p-queue';
-import type { ApiFamily } from './options.js';
+import { SlidingBudget } from './budget.js';
+import type { ApiFamily, FamilyBudget } from './options.js';
+import { sleep } from './retry.js';
 
 export type Release = () => void;
 
+export interface LimitConfig {
+  concurrency: Readonly<Record<ApiFamily, number>>;
+  /** Cap per API host shared by every family but `storage` (default: none). */
+  hostConcurrency?: number;
+  budgets?: Readonly<Partial<Record<ApiFamily, readonly FamilyBudget[]>>>;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+export interface AcquireOptions {
+  /** Cost of the request in its family's budgets (default 1). */
+  cost?: number;
+  /** Host (and port) the request goes to; the host cap applies when given. */
+  host?: string;
+  signal?: AbortSignal;
+}
+
+/** Families whose requests do not go to the API host (no host slot). */
+const OFF_HOST: ReadonlySet<ApiFamily> = new Set(['storage']);
+
+function slot(q: PQueue, signal: AbortSignal | undefined): Promise<Release> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<Release>((resolve, reject) => {
+    let free!: () => void;
+    const held = new Promise<void>((r) => (free = r));
+    let released = false;
+    const release: Release = () => {
+      if (!released) {
+        released = true;
+        free();
+      }
+    };
+    q.add(
+      async () => {
+        resolve(release);
+        await held;
+      },
+      signal ? { signal } : {},
+    ).catch((err: unknown) => reject(signal?.aborted ? signal.reason : err));
+  });
+}
+
 export class FamilyLimiter {
   readonly #queues = new Map<ApiFamily, PQueue>();
-  readonly #concurrency: Readonly<Record<ApiFamily, number>>;
+  readonly #hosts = new Map<string, PQueue>();
+  readonly #budgets = new Map<ApiFamily, SlidingBudget[]>();
+  readonly #pausedUntil = new Map<ApiFamily, number>();
+  readonly #config: LimitConfig;
+  readonly #now: () => number;
 
-  constructor(concurrency: Readonly<Record<ApiFamily, number>>) {
-    this.#concurrency = concurrency;
+  constructor(config: LimitConfig | Readonly<Record<ApiFamily, number>>) {
+    this.#config = 'concurrency' in config && typeof config.concurrency === 'object' ? (config as LimitConfig) : { concurrency: config as Readonly<Record<ApiFamily, number>> };
+    this.#now = this.#config.now ?? Date.now;
   }
 
   #queue(family: ApiFamily): PQueue {
     let q = this.#queues.get(family);
     if (!q) {
-      const c = this.#concurrency[family];
+      const c = this.#config.concurrency[family];
       if (!c) throw new TypeError(`unknown API family ${JSON.stringify(family)}`);
       q = new PQueue({ concurrency: c });
       this.#queues.set(family, q);
@@ -26,9 +82,29 @@ export class FamilyLimiter {
     return q;
   }
 
+  #hostQueue(family: ApiFamily, host: string | undefined): PQueue | undefined {
+    const cap = this.#config.hostConcurrency;
+    if (!cap || host === undefined || OFF_HOST.has(family)) return undefined;
+    let q = this.#hosts.get(host);
+    if (!q) {
+      q = new PQueue({ concurrency: cap });
+      this.#hosts.set(host, q);
+    }
+    return q;
+  }
+
+  #familyBudgets(family: ApiFamily): SlidingBudget[] {
+    let b = this.#budgets.get(family);
+    if (!b) {
+      b = (this.#config.budgets?.[family] ?? []).map((spec) => new SlidingBudget(spec, this.#now));
+      this.#budgets.set(family, b);
+    }
+    return b;
+  }
+
   /** Cap of a family. */
   limit(family: ApiFamily): number {
-    return this.#concurrency[family];
+    return this.#config.concurrency[family];
   }
 
   /** Requests of a family holding a slot now. */
@@ -41,31 +117,75 @@ export class FamilyLimiter {
     return this.#queues.get(family)?.size ?? 0;
   }
 
+  /** Requests holding a slot of a host now. */
+  activeOnHost(host: string): number {
+    return this.#hosts.get(host)?.pending ?? 0;
+  }
+
+  /** Cost spent in each budget of a family, by budget name. */
+  used(family: ApiFamily): Record<string, number> {
+    return Object.fromEntries(this.#familyBudgets(family).map((b) => [b.spec.name, b.used()]));
+  }
+
+  /** Holds back every request of `family` for `ms` (a 429 with Retry-After); a longer running pause is kept. */
+  pause(family: ApiFamily, ms: number): void {
+    const until = this.#now() + Math.max(0, ms);
+    if (until > (this.#pausedUntil.get(family) ?? 0)) this.#pausedUntil.set(family, until);
+  }
+
+  /** ms left of the family's pause (0: not paused). */
+  pausedFor(family: ApiFamily): number {
+    return Math.max(0, (this.#pausedUntil.get(family) ?? 0) - this.#now());
+  }
+
+  /** ms before a request of `family` costing `cost` may go: the pause, then the budgets. */
+  #wait(family: ApiFamily, cost: number): number {
+    const paused = this.pausedFor(family);
+    if (paused > 0) return paused;
+    return Math.max(0, ...this.#familyBudgets(family).map((b) => b.waitFor(cost)));
+  }
+
   /**
-   * Waits for a slot and resolves with the function that gives it back (idempotent).
-   * Aborting the signal while waiting removes the request from the queue and rejects with the signal's reason.
+   * Waits for the family's pause, its budgets and slots of the family and the host, spends the request's cost
+   * and resolves with the function that gives the slots back (idempotent). A cost larger than a whole budget
+   * rejects at once with BudgetExceededError. Aborting the signal while waiting rejects with its reason.
    */
-  acquire(family: ApiFamily, signal?: AbortSignal): Promise<Release> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    const q = this.#queue(family);
-    return new Promise<Release>((resolve, reject) => {
-      let free!: () => void;
-      const held = new Promise<void>((r) => (free = r));
-      let released = false;
-      const release: Release = () => {
-        if (!released) {
-          released = true;
-          free();
+  async acquire(family: ApiFamily, signalOrOptions?: AbortSignal | AcquireOptions): Promise<Release> {
+    const opts: AcquireOptions = signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
+    const { signal, host } = opts;
+    const cost = opts.cost ?? 1;
+    const budgets = this.#familyBudgets(family);
+    for (const b of budgets) b.check(cost);
+    for (;;) {
+      if (signal?.aborted) throw signal.reason;
+      const wait = this.#wait(family, cost);
+      if (wait > 0) {
+        await sleep(wait, signal);
+        continue;
+      }
+      const releaseFamily = await slot(this.#queue(family), signal);
+      const hq = this.#hostQueue(family, host);
+      let releaseHost: Release = () => {};
+      if (hq) {
+        try {
+          releaseHost = await slot(hq, signal);
+        } catch (err) {
+          releaseFamily();
+          throw err;
         }
+      }
+      const release: Release = () => {
+        releaseHost();
+        releaseFamily();
       };
-      q.add(
-        async () => {
-          resolve(release);
-          await held;
-        },
-        signal ? { signal } : {},
-      ).catch((err: unknown) => reject(signal?.aborted ? signal.reason : err));
-    });
+      // A pause may have started, or the budget been spent, while this request queued for its slots.
+      if (this.#wait(family, cost) > 0) {
+        release();
+        continue;
+      }
+      for (const b of budgets) b.spend(cost);
+      return release;
+    }
   }
 
   /** Runs `fn` inside a slot of `family`. */

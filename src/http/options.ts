@@ -47,6 +47,42 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   taxonomy: 2,
 };
 
+/** A sliding-window budget of one family (cost units per window; see budget.ts). */
+export interface FamilyBudget {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * The limits beyond concurrency, per family, in one table. A request's cost is given by its client
+ * (`RequestSpec.cost`, default 1): dashboard queries compute theirs from the query, taxonomy GET 1 / writes 2.
+ * They are per project: processes sharing a project divide them (see README "Limits").
+ */
+export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]>> = {
+  replay: [], // spec: "not shown"; the host cap and the family cap apply
+  storage: [], // object storage, not the API
+  // Spec: cost = days × conditions × query-type cost; 1,000 per five minutes and 108,000 per hour.
+  dashboard: [
+    { name: 'dashboard cost per 5 min', limit: 1_000, windowMs: 5 * 60_000 },
+    { name: 'dashboard cost per hour', limit: 108_000, windowMs: 60 * 60_000 },
+  ],
+  // Spec: 360 queries per hour for user activity and user search.
+  useractivity: [{ name: 'user activity queries per hour', limit: 360, windowMs: 60 * 60_000 }],
+  feedback: [], // spec: "not shown"
+  management: [], // spec: "not shown"
+  // Spec: mapping 50 per second, measured over 30 s; applied to the whole ingest family (the others: "not shown").
+  ingest: [{ name: 'mapping requests per 30 s', limit: 1_500, windowMs: 30_000 }],
+  // Spec: 7,200 cost per hour (GET 1, PUT/POST/DELETE 2); its concurrent cost limit 4 is kept by the family cap.
+  taxonomy: [{ name: 'taxonomy cost per hour', limit: 7_200, windowMs: 60 * 60_000 }],
+};
+
+/**
+ * Spec: "5 concurrent requests across all REST endpoints" of the analytics host. Every family but `storage`
+ * (presigned downloads to object storage) takes a slot of it besides one of its own family cap.
+ */
+export const DEFAULT_HOST_CONCURRENCY = 5;
+
 export interface RetryOptions {
   /** Retries after the first attempt (so at most `retries + 1` attempts). */
   retries: number;
@@ -110,6 +146,10 @@ export interface TransportOptions {
   retry?: Partial<RetryOptions>;
   timeouts?: Partial<TimeoutOptions>;
   concurrency?: Partial<Record<ApiFamily, number>>;
+  /** Concurrent requests to one API host, all families but `storage` together. */
+  hostConcurrency?: number;
+  /** Sliding-window budgets per family (a family given here replaces its default list). */
+  budgets?: Partial<Record<ApiFamily, readonly FamilyBudget[]>>;
   maxResponseBytes?: number;
   logger?: Logger;
   /** `User-Agent` header sent on API requests. */
@@ -123,6 +163,8 @@ export interface ResolvedTransportOptions {
   retry: RetryOptions;
   timeouts: TimeoutOptions;
   concurrency: Record<ApiFamily, number>;
+  hostConcurrency: number;
+  budgets: Record<ApiFamily, readonly FamilyBudget[]>;
   maxResponseBytes: number;
   userAgent: string;
 }
@@ -152,6 +194,12 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   positiveInt('timeouts.deadlineMs', timeouts.deadlineMs);
   const concurrency: Record<ApiFamily, number> = { ...DEFAULT_CONCURRENCY, ...stripUndefined(o.concurrency ?? {}) };
   for (const f of API_FAMILIES) positiveInt(`concurrency.${f}`, concurrency[f]);
+  const budgets: Record<ApiFamily, readonly FamilyBudget[]> = { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets ?? {}) };
+  for (const f of API_FAMILIES) {
+    for (const b of budgets[f]) {
+      if (!(b.limit > 0) || !(b.windowMs > 0)) throw new TypeError(`budgets.${f} "${b.name}": limit and windowMs must be positive`);
+    }
+  }
   const region = o.region ?? 'us';
   if (region !== 'us' && region !== 'eu') throw new TypeError(`region must be "us" or "eu" (got ${JSON.stringify(region)})`);
   return {
@@ -161,6 +209,8 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
     retry,
     timeouts,
     concurrency,
+    hostConcurrency: positiveInt('hostConcurrency', o.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY),
+    budgets,
     maxResponseBytes: positiveInt('maxResponseBytes', o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     userAgent: o.userAgent ?? 'replay-export',
   };

@@ -53,8 +53,13 @@ export interface RequestSpec {
   /** Form-encoded request body (with `api_key` auth the key goes here instead of the query). */
   form?: Readonly<Record<string, string>>;
   headers?: Readonly<Record<string, string>>;
-  /** `true` retries a non-idempotent method (POST opt-in); `false` never retries. Default: GET/HEAD retry. */
+  /**
+   * `true` retries a non-idempotent method (POST opt-in); `false` never retries. Default: GET/HEAD retry.
+   * A 429 is retried whatever the method (the request was not processed), unless this is `false`.
+   */
   retry?: boolean;
+  /** Cost of the request in its family's budgets (default 1; see DEFAULT_BUDGETS). */
+  cost?: number;
   signal?: AbortSignal;
 }
 
@@ -133,7 +138,11 @@ export class Transport {
     this.#endpoint = this.options.endpoint ? normaliseEndpoint(this.options.endpoint) : undefined;
     this.#logger = options.logger;
     this.#secrets = secretsOf(this.options.credentials);
-    this.#limiter = new FamilyLimiter(this.options.concurrency);
+    this.#limiter = new FamilyLimiter({
+      concurrency: this.options.concurrency,
+      hostConcurrency: this.options.hostConcurrency,
+      budgets: this.options.budgets,
+    });
     if (options.dispatcher) {
       this.#dispatcher = options.dispatcher;
       this.#ownsDispatcher = false;
@@ -248,7 +257,7 @@ export class Transport {
     return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
   }
 
-  async #waitSlot(family: ApiFamily, signal: AbortSignal | undefined, ctx: RequestContext) {
+  async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
     if (this.#limiter.active(family) >= this.#limiter.limit(family)) {
       emit(this.#logger, {
         level: 'debug',
@@ -261,7 +270,7 @@ export class Transport {
         host: ctx.host,
       });
     }
-    return this.#limiter.acquire(family, signal);
+    return this.#limiter.acquire(family, { cost, host: ctx.host, ...(signal ? { signal } : {}) });
   }
 
   /**
@@ -272,16 +281,16 @@ export class Transport {
     url: URL,
     method: string,
     family: ApiFamily,
-    retryAllowed: boolean,
+    retry: { allowed: boolean; on429: boolean; cost: number },
     signal: AbortSignal | undefined,
     attempt: (ctx: RequestContext, slot: Slot) => Promise<Attempt<T>>,
   ): Promise<T> {
     if (this.#closed) throw new Error('transport is closed');
-    const max = retryAllowed ? this.options.retry.retries : 0;
+    const max = retry.allowed || retry.on429 ? this.options.retry.retries : 0;
     for (let i = 0; ; i++) {
       const ctx = this.#ctx(url, method, i);
       if (signal?.aborted) throw signal.reason;
-      const release = await this.#waitSlot(family, signal, ctx);
+      const release = await this.#waitSlot(family, retry.cost, signal, ctx);
       let kept = false;
       const slot: Slot = {
         keep: () => {
@@ -299,7 +308,10 @@ export class Transport {
         if (!kept) release();
       }
       if (outcome.done) return outcome.value;
-      if (i >= max || signal?.aborted) {
+      // A 429 with Retry-After holds back the whole family, not only this request.
+      if (outcome.status === 429 && outcome.retryAfterMs !== undefined) this.#limiter.pause(family, outcome.retryAfterMs);
+      const mayRetry = retry.allowed || (retry.on429 && outcome.status === 429);
+      if (i >= max || !mayRetry || signal?.aborted) {
         if (signal?.aborted) throw signal.reason;
         throw outcome.error;
       }
@@ -356,11 +368,16 @@ export class Transport {
       body = new URLSearchParams(form as Record<string, string>).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const retryAllowed = spec.retry ?? this.options.retry.methods.includes(method);
+    const retry = {
+      allowed: spec.retry ?? this.options.retry.methods.includes(method),
+      // A 429 means the request was not processed: safe to send again, write or not (unless the call said no).
+      on429: spec.retry !== false,
+      cost: spec.cost ?? 1,
+    };
     const signal = spec.signal;
     const maxBytes = this.options.maxResponseBytes;
 
-    return this.#withRetries<ApiResponse>(url, method, spec.family, retryAllowed, signal, async (ctx) => {
+    return this.#withRetries<ApiResponse>(url, method, spec.family, retry, signal, async (ctx) => {
       const deadline = this.#deadline(ctx, signal);
       try {
         const res = await this.#send(url, { method, headers, ...(body !== undefined ? { body } : {}) }, ctx, deadline, signal);
@@ -404,7 +421,7 @@ export class Transport {
     const key = urlKey(u);
     const headers = { 'user-agent': this.options.userAgent, accept: '*/*' };
     let retries = 0;
-    return this.#withRetries<DownloadResponse>(u, 'GET', family, true, signal, async (ctx, slot) => {
+    return this.#withRetries<DownloadResponse>(u, 'GET', family, { allowed: true, on429: true, cost: 1 }, signal, async (ctx, slot) => {
       retries = ctx.retries;
       // The deadline runs on while the caller reads the body: a body at 1 byte/s ends with a TimeoutError from it.
       const deadline = this.#deadline(ctx, signal, key);

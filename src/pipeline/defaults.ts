@@ -1,5 +1,12 @@
 import { DECODE_LIMITS } from '../../decoders/limits.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../http/options.js';
+import {
+  DEFAULT_BUDGETS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_HOST_CONCURRENCY,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUTS,
+} from '../http/options.js';
 import { HASH_WORKER_DEFAULTS } from '../../sinks/output-hash.js';
 import { S3_DEFAULTS } from '../../sinks/s3-defaults.js';
 import type { OutputFormat } from '../../sinks/sink.js';
@@ -67,6 +74,10 @@ export const DEFAULTS = Object.freeze({
     retry: DEFAULT_RETRY,
     timeouts: DEFAULT_TIMEOUTS,
     concurrency: DEFAULT_CONCURRENCY,
+    /** Concurrent requests to the API host, all families together (spec: 5); per project, divide between processes. */
+    hostConcurrency: DEFAULT_HOST_CONCURRENCY,
+    /** Sliding-window cost budgets per family (spec limits); per project, divide between processes. */
+    budgets: DEFAULT_BUDGETS,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   }),
 });

@@ -22,7 +22,8 @@ export interface Rig {
 
 export async function rig(handler: Handler = (_req, res) => json(res, 200, {}), opts: TransportOptions = {}): Promise<Rig> {
   const server = await startTestServer(handler);
-  const transport = new Transport({ endpoint: server.url, credentials: { ...CREDS }, retry: FAST_RETRY, ...opts });
+  // These tests check each client's requests and family caps; the host cap and cost budgets are tested in test/http/limits.test.ts.
+  const transport = new Transport({ endpoint: server.url, credentials: { ...CREDS }, retry: FAST_RETRY, hostConcurrency: 100, budgets: { dashboard: [] }, ...opts });
   return {
     server,
     transport,

@@ -1,0 +1,84 @@
+/**
+ * A cost budget over a sliding window: at most `limit` cost units spent in any `windowMs`. A request waits
+ * until enough of the window's spending has aged out; a single cost above the whole limit can never fit and
+ * is refused at once (BudgetExceededError), before anything is sent.
+ */
+import { HttpClientError } from './errors.js';
+import { sleep } from './retry.js';
+
+export interface BudgetSpec {
+  /** Name of the limit in messages and errors (e.g. `dashboard cost per 5 min`). */
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** A request whose cost alone exceeds a whole budget: refused before sending. */
+export class BudgetExceededError extends HttpClientError {
+  readonly cost: number;
+  readonly limit: number;
+  readonly limitName: string;
+  constructor(cost: number, spec: BudgetSpec) {
+    super(`request cost ${cost} exceeds the whole budget "${spec.name}" (${spec.limit} per ${spec.windowMs} ms); it can never be sent`, 'cost_exceeds_budget', { category: 'usage' });
+    this.cost = cost;
+    this.limit = spec.limit;
+    this.limitName = spec.name;
+  }
+}
+
+export class SlidingBudget {
+  readonly spec: BudgetSpec;
+  readonly #now: () => number;
+  /** Spending in the window, oldest first. */
+  #spent: { at: number; cost: number }[] = [];
+
+  constructor(spec: BudgetSpec, now: () => number = Date.now) {
+    if (!(spec.limit > 0) || !(spec.windowMs > 0)) throw new TypeError(`budget ${spec.name}: limit and windowMs must be positive`);
+    this.spec = spec;
+    this.#now = now;
+  }
+
+  /** Cost spent in the current window. */
+  used(): number {
+    this.#prune();
+    return this.#spent.reduce((s, e) => s + e.cost, 0);
+  }
+
+  #prune(): void {
+    const from = this.#now() - this.spec.windowMs;
+    while (this.#spent.length > 0 && this.#spent[0]!.at <= from) this.#spent.shift();
+  }
+
+  /** Throws BudgetExceededError when `cost` can never fit. */
+  check(cost: number): void {
+    if (cost > this.spec.limit) throw new BudgetExceededError(cost, this.spec);
+  }
+
+  /** ms until `cost` fits (0: fits now). */
+  waitFor(cost: number): number {
+    this.#prune();
+    let over = this.used() + cost - this.spec.limit;
+    if (over <= 0) return 0;
+    for (const e of this.#spent) {
+      over -= e.cost;
+      if (over <= 0) return Math.max(1, e.at + this.spec.windowMs - this.#now() + 1);
+    }
+    return this.spec.windowMs;
+  }
+
+  /** Records spending of `cost` now (call only once `waitFor(cost)` is 0). */
+  spend(cost: number): void {
+    if (cost > 0) this.#spent.push({ at: this.#now(), cost });
+  }
+}
+
+/** Waits until `cost` fits in every budget at once, then spends it in all of them. */
+export async function spendAll(budgets: readonly SlidingBudget[], cost: number, signal?: AbortSignal): Promise<void> {
+  for (const b of budgets) b.check(cost);
+  for (;;) {
+    const wait = Math.max(0, ...budgets.map((b) => b.waitFor(cost)));
+    if (wait === 0) break;
+    await sleep(wait, signal);
+  }
+  for (const b of budgets) b.spend(cost);
+}

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
+import { DEFAULT_CONCURRENCY } from '../../src/http/index.js';
+import { dashboardQueryCost } from '../../src/clients/dashboard-cost.js';
+import { FAST_RETRY, delay, json, startTestServer, type TestServer } from './helpers/test-server.js';
+
+let server: TestServer | undefined;
+let transport: Transport | undefined;
+
+afterEach(async () => {
+  await transport?.close();
+  await server?.close();
+  transport = undefined;
+  server = undefined;
+});
+
+describe('limit layer', () => {
+  it('caps requests per host across families, each family also under its own cap', async () => {
+    const limiter = new FamilyLimiter({ concurrency: { ...DEFAULT_CONCURRENCY }, hostConcurrency: 5 });
+    let active = 0;
+    let most = 0;
+    const byFamily = new Map<ApiFamily, number>();
+    let familyOver = false;
+    const one = async (family: ApiFamily) => {
+      const release = await limiter.acquire(family, { host: 'analytics.example:443' });
+      active++;
+      byFamily.set(family, (byFamily.get(family) ?? 0) + 1);
+      if (byFamily.get(family)! > DEFAULT_CONCURRENCY[family]) familyOver = true;
+      most = Math.max(most, active);
+      await delay(5);
+      active--;
+      byFamily.set(family, byFamily.get(family)! - 1);
+      release();
+    };
+    const families: ApiFamily[] = ['replay', 'dashboard', 'taxonomy', 'useractivity'];
+    await Promise.all(Array.from({ length: 40 }, (_, i) => one(families[i % families.length]!)));
+    expect(most).toBe(5);
+    expect(familyOver).toBe(false);
+  });
+
+  it('does not count storage downloads against the API host', async () => {
+    const limiter = new FamilyLimiter({ concurrency: { ...DEFAULT_CONCURRENCY }, hostConcurrency: 1 });
+    const a = await limiter.acquire('replay', { host: 'h' });
+    const b = await limiter.acquire('storage', { host: 'h' });
+    expect(limiter.activeOnHost('h')).toBe(1);
+    a();
+    b();
+  });
+
+  it('waits for a sliding-window budget instead of going over it', async () => {
+    const windowMs = 150;
+    const limiter = new FamilyLimiter({
+      concurrency: { ...DEFAULT_CONCURRENCY },
+      budgets: { dashboard: [{ name: 'test window', limit: 10, windowMs }] },
+    });
+    const granted: { at: number; cost: number }[] = [];
+    await Promise.all(
+      [4, 4, 4, 4, 4].map(async (cost) => {
+        const release = await limiter.acquire('dashboard', { cost });
+        granted.push({ at: Date.now(), cost });
+        release();
+      }),
+    );
+    expect(granted).toHaveLength(5);
+    // In any window ending at a grant, the grants inside it never add up past the limit.
+    for (const g of granted) {
+      const inWindow = granted.filter((x) => x.at <= g.at && x.at > g.at - windowMs).reduce((s, x) => s + x.cost, 0);
+      expect(inWindow).toBeLessThanOrEqual(10);
+    }
+  });
+
+  it('refuses before sending a request costing more than a whole budget, naming its cost', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY } });
+    const err = await transport
+      .request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard', cost: 1_001 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BudgetExceededError);
+    expect((err as BudgetExceededError).cost).toBe(1_001);
+    expect((err as BudgetExceededError).message).toContain('1001');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a budget never lets a cost above its limit through', () => {
+    const b = new SlidingBudget({ name: 'x', limit: 3, windowMs: 1000 });
+    expect(() => b.check(4)).toThrow(BudgetExceededError);
+    expect(b.waitFor(3)).toBe(0);
+    b.spend(3);
+    expect(b.waitFor(1)).toBeGreaterThan(0);
+  });
+
+  it('holds back every request of the family after a 429 with Retry-After, and retries writes answered 429', async () => {
+    let pausedFrom = 0;
+    let pauseEnd = 0;
+    const arrivals: { at: number; path: string }[] = [];
+    server = await startTestServer((q, res, n) => {
+      arrivals.push({ at: Date.now(), path: q.url ?? '' });
+      if (n === 1) {
+        pausedFrom = Date.now();
+        pauseEnd = pausedFrom + 2000;
+        json(res, 429, { error: 'concurrent limit' }, { 'retry-after': '2' });
+      } else json(res, 200, { success: true });
+    });
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      retry: { ...FAST_RETRY, maxRetryAfterMs: 5000 },
+    });
+    const t = transport;
+    const first = t.request({ method: 'POST', host: 'analytics', path: '/api/2/taxonomy/category', auth: 'basic', family: 'taxonomy', form: { category_name: 'a' } });
+    await delay(100);
+    const others = await Promise.all(
+      [1, 2, 3].map((i) => t.request({ host: 'analytics', path: `/api/2/taxonomy/category/${i}`, auth: 'basic', family: 'taxonomy' })),
+    );
+    const res = await first;
+    expect(res.status).toBe(200);
+    expect(res.retries).toBe(1);
+    expect(others.every((r) => r.status === 200)).toBe(true);
+    expect(arrivals).toHaveLength(5);
+    for (const a of arrivals.slice(1)) expect(a.at).toBeGreaterThanOrEqual(pauseEnd - 5);
+  });
+
+  it('does not retry a write answered 429 when the call says retry: false', async () => {
+    server = await startTestServer((_q, res) => json(res, 429, {}, { 'retry-after': '0' }));
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY } });
+    await expect(
+      transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'ingest', retry: false }),
+    ).rejects.toMatchObject({ status: 429 });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('dashboard query cost', () => {
+  it('is days × conditions × query-type cost', () => {
+    // 7 days, one segment with 2 conditions (3), segmentation of one event with no group-by (1).
+    expect(dashboardQueryCost({ type: 'segmentation', start: '20240101', end: '20240107', segments: [{ prop: 'country', op: 'is', values: ['FR'] }, { prop: 'os', op: 'is', values: ['ios'] }] as never, events: [{ event_type: 'a' }] })).toBe(21);
+    // 1 day, one group-by: conditions 1 + 4 = 5; query type 1 + 4 = 5.
+    expect(dashboardQueryCost({ type: 'segmentation', start: '20240101', end: '20240101', events: [{ event_type: 'a', group_by: [{ type: 'event', value: 'x' }] }] })).toBe(25);
+    expect(dashboardQueryCost({ type: 'funnel', start: '20240101', end: '20240102', events: [{ event_type: 'a' }, { event_type: 'b' }, { event_type: 'c' }] })).toBe(12);
+    expect(dashboardQueryCost({ type: 'retention', start: '20240101', end: '20240130' })).toBe(240);
+    expect(dashboardQueryCost({ type: 'sessions', start: '20231231', end: '20240101' })).toBe(8);
+    expect(dashboardQueryCost({ type: 'other' })).toBe(1);
+  });
+});
+
+describe('typed error bodies', () => {
+  it('puts the limit a 429 names, its Retry-After and taxonomy/dashboard messages on the typed error', async () => {
+    server = await startTestServer((q, res) => {
+      if (q.url?.startsWith('/api/2/users')) json(res, 429, { error: 'Exceeded rate limit with query of cost 1200 (limit 1000 per 5 minutes)' }, { 'retry-after': '0' });
+      else if (q.url?.startsWith('/api/2/taxonomy')) json(res, 400, { success: false, errors: [{ message: 'category_name is required' }] });
+      else json(res, 400, { error: { message: 'bad segment' } });
+    });
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY, retries: 0 } });
+    const limited = await transport.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect((limited as RateLimitError).limit).toContain('limit 1000 per 5 minutes');
+    expect((limited as RateLimitError).retryAfterMs).toBe(0);
+    const tax = await transport.request({ method: 'POST', host: 'analytics', path: '/api/2/taxonomy/category', auth: 'basic', family: 'taxonomy' }).catch((e: unknown) => e);
+    expect((tax as ApiError).serverMessages).toEqual(['category_name is required']);
+    const dash = await transport.request({ host: 'analytics', path: '/api/2/events/segmentation', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    expect((dash as ApiError).serverMessages).toEqual(['bad segment']);
+  });
+});
