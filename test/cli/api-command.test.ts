@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/clients/index.js';
-import { cleanEnv, runCli } from './cli-helpers.js';
+import { cleanEnv, runCli, spawnCli } from './cli-helpers.js';
 
 describe('api command (catalogue from the command line)', () => {
   it('api --list prints every operation once: 71 operations, management ones under experiments.* and flags.*', async () => {
@@ -41,6 +41,14 @@ describe('api command (catalogue from the command line)', () => {
     const files = await runCli(['--sandbox', 'api', 'replay.files', '--param', `replayId=${records[0]!.replay_id}`, '--paginate']);
     expect(files.code, files.stderr).toBe(0);
     for (const line of files.stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ url: expect.stringMatching(/^http/), key: expect.any(String) });
+  });
+
+  it('calls feedback.ingest against --sandbox with the body from stdin', async () => {
+    const { child, done } = spawnCli(['--sandbox', 'api', 'feedback.ingest', '--param', 'sourceId=s', '--body', '-'], cleanEnv(), [], 'pipe');
+    child.stdin!.end(JSON.stringify([{ unique_id: 'a', body: 'hello' }]));
+    const res = await done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ ingested: 1, failed: 0, errors: [] });
   });
 
   it('refuses bad parameters before any request (usage, exit 2)', async () => {
