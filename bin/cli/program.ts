@@ -36,6 +36,7 @@ import {
   SHARD_ENV,
 } from '../../src/archive-tools.js';
 import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
 import { runViewCommand } from './view-command.js';
 import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
@@ -538,6 +539,21 @@ export async function main(argv: readonly string[]): Promise<number> {
       fastPath: settings.fastPath,
     });
   });
+
+  addApiCommand(
+    program,
+    {
+      signal: abort.signal,
+      connect: async (cmd) => {
+        const g = cmd.optsWithGlobals<GlobalOpts>();
+        reporterFormat = logFormatOf(g);
+        const c = await connection(g);
+        secrets = [...secrets, ...c.secrets];
+        return { ...c.conn, region: c.conn.region ?? 'us', close: async () => void (await c.sandbox?.close()) };
+      },
+    },
+    (secret) => void (secrets = [...secrets, secret]),
+  );
 
   program
     .command('sandbox')

@@ -6,6 +6,7 @@ import { Catalog } from './catalog.js';
 import { ApiRequestError, type SandboxContext } from './context.js';
 import { CONTROL_PREFIX, handleControl } from './control-routes.js';
 import { describeReplays, type SandboxReplay } from './describe.js';
+import { SandboxFamilies, type StoredFeedbackItem } from './families/index.js';
 import { FaultState, type Faults } from './faults.js';
 import { handleFiles } from './files-route.js';
 import { hasBasicAuth, sendApiError, splitTarget } from './http-util.js';
@@ -27,6 +28,8 @@ export interface Sandbox {
   releaseHeld(replayId?: string): void;
   /** Every replay served, ascending by start time, with the path of its expected events. */
   replays(): SandboxReplay[];
+  /** Feedback items stored for a source (ingested through the feedback family). */
+  feedbackItems(sourceId: string): StoredFeedbackItem[];
   close(): Promise<void>;
 }
 
@@ -84,8 +87,9 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string
   }
 }
 
-async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(ctx: SandboxContext, families: SandboxFamilies, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
+  const family = families.find(path, query);
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
   } else if (path.startsWith(STORAGE_PREFIX)) {
@@ -95,6 +99,16 @@ async function route(ctx: SandboxContext, req: IncomingMessage, res: ServerRespo
     await handleStorage(ctx, req, path, query, res);
   } else if (path === LIST_PATH || path === FILES_PATH) {
     await handleApi(ctx, req, path, query, res);
+  } else if (family) {
+    ctx.stats.apiRequests++;
+    if (!hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
+      ctx.stats.unauthorized++;
+      sendApiError(res, 401, 'unauthorized', 'missing or invalid API credentials (HTTP Basic: API key, secret key)', {
+        'WWW-Authenticate': 'Basic realm="api"',
+      });
+      return;
+    }
+    await family.handle(req, res, path, query);
   } else {
     ctx.stats.notFound++;
     sendApiError(res, 404, 'not_found', 'no such endpoint');
@@ -107,6 +121,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const catalog = new Catalog(opts);
   const faults = new FaultState(opts.faults);
   const stats = emptyStats();
+  const families = new SandboxFamilies();
   const server = createServer({ keepAliveTimeout: 5_000 });
   server.listen(opts.port, opts.host);
   await new Promise<void>((resolve, reject) => {
@@ -124,7 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signer: new UrlSigner(deriveSecret(opts.secretKey, 'url signing'), url, Math.max(1, Math.round(opts.urlTtlMs / 1000))),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    route(ctx, req, res).catch((err: unknown) => {
+    route(ctx, families, req, res).catch((err: unknown) => {
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
@@ -143,6 +158,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       catalog.release(replayId);
     },
     replays: () => describeReplays(catalog),
+    feedbackItems: (sourceId) => families.feedback.items(sourceId),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -35,9 +35,10 @@ export function spawnCli(
   args: string[],
   env: NodeJS.ProcessEnv = cleanEnv(),
   launcher: readonly string[] = [],
+  stdin: 'ignore' | 'pipe' = 'ignore',
 ): { child: ChildProcess; done: Promise<RunResult> } {
   const line = [...launcher, process.execPath, CLI, ...args];
-  const child = spawn(line[0]!, line.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(line[0]!, line.slice(1), { env, stdio: [stdin, 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

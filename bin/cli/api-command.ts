@@ -1,0 +1,151 @@
+/**
+ * `replay-export api`: every operation of the catalogue (src/clients/catalogue.ts) from the command line —
+ * `--list`, `<operation> --help`, and `<operation> [--param k=v]... [--body file|-] [--paginate]`, which validates,
+ * calls and prints the result on stdout (JSON; NDJSON records with `--paginate`; CSV as is).
+ */
+import { Command, Option } from 'commander';
+import { createReadStream } from 'node:fs';
+import {
+  ApiClients,
+  findOperation,
+  OperationArgs,
+  OPERATIONS,
+  Transport,
+  ValidationError,
+  type Operation,
+  type ParamSpec,
+  type Region,
+} from '../../src/clients/index.js';
+import { ConfigError } from '../../src/index.js';
+
+/** A body read from a file or stdin is a request body: refused past this size (the API's own caps are smaller). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** What the command needs from the program: the connection (flags, env or sandbox) and the interrupt signal. */
+export interface ApiCommandDeps {
+  connect(cmd: Command): Promise<{ endpoint?: string; region: Region; apiKey?: string; secretKey?: string; close(): Promise<void> }>;
+  signal: AbortSignal;
+}
+
+interface ApiFlags {
+  list?: boolean;
+  help?: boolean;
+  param: string[];
+  body?: string;
+  paginate?: boolean;
+  managementKey?: string;
+}
+
+function paramLine(p: ParamSpec): string {
+  return `  --param ${p.name}=<${p.type}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}`;
+}
+
+function operationHelp(op: Operation): string {
+  const lines = [`Usage: replay-export api ${op.name} [--param k=v]...${op.body ? ' --body <file|->' : ''}${op.paginate ? ' [--paginate]' : ''}`, '', `${op.summary}`, `${op.method} ${op.path}  (family ${op.family})`, ''];
+  lines.push(op.params.length > 0 ? 'Parameters:' : 'Parameters: none');
+  for (const p of op.params) lines.push(paramLine(p));
+  if (op.body) lines.push('', `Body (JSON, --body <file> or - for stdin): ${op.body}`);
+  if (op.paginate) lines.push('', '--paginate: every record of every page, one JSON line each');
+  if (op.output === 'csv') lines.push('', 'Output: CSV, as the API sends it');
+  return lines.join('\n') + '\n';
+}
+
+function listLine(op: Operation): string {
+  const params = op.params.map((p) => `${p.name}${p.required ? '' : '?'}:${p.type}`);
+  if (op.body) params.push('--body');
+  return `${op.name.padEnd(44)} ${op.method.padEnd(6)} ${params.join(' ')}`;
+}
+
+function pairsOf(params: readonly string[]): Array<[string, string]> {
+  return params.map((p) => {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--param must be name=value (got ${JSON.stringify(p)})`);
+    return [p.slice(0, eq), p.slice(eq + 1)];
+  });
+}
+
+async function readBody(source: string): Promise<unknown> {
+  const stream = source === '-' ? process.stdin : createReadStream(source);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new ConfigError(`--body: more than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    throw new ValidationError('body', 'must be valid JSON');
+  }
+}
+
+async function write(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await new Promise((res) => process.stdout.once('drain', res));
+}
+
+async function runOperation(op: Operation, f: ApiFlags, cmd: Command, deps: ApiCommandDeps): Promise<void> {
+  const args = OperationArgs.parse(op.params, pairsOf(f.param));
+  if (f.paginate && !op.paginate) throw new ConfigError(`${op.name} is not paged; --paginate does not apply`);
+  if (op.body && f.body === undefined) throw new ConfigError(`${op.name} needs --body <file|-> (${op.body})`);
+  if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
+  const body = f.body === undefined ? undefined : await readBody(f.body);
+  const c = await deps.connect(cmd);
+  const transport = new Transport({
+    region: c.region,
+    ...(c.endpoint !== undefined ? { endpoint: c.endpoint } : {}),
+    credentials: {
+      ...(c.apiKey !== undefined ? { apiKey: c.apiKey } : {}),
+      ...(c.secretKey !== undefined ? { secretKey: c.secretKey } : {}),
+      ...(f.managementKey !== undefined ? { managementKey: f.managementKey } : {}),
+    },
+  });
+  try {
+    const clients = new ApiClients(transport);
+    const o = { signal: deps.signal };
+    if (f.paginate && op.paginate) {
+      for await (const record of op.paginate(clients, args, o)) await write(JSON.stringify(record) + '\n');
+      return;
+    }
+    const result = await op.run(clients, args, body, o);
+    if (op.output === 'csv' && typeof result === 'string') await write(result);
+    else if (result !== undefined) await write(JSON.stringify(result, null, 2) + '\n');
+  } finally {
+    await transport.close();
+    await c.close();
+  }
+}
+
+/** Adds `api` to the program. `onSecret` receives the management key so that the reporter redacts it. */
+export function addApiCommand(program: Command, deps: ApiCommandDeps, onSecret: (secret: string) => void): void {
+  program
+    .command('api')
+    .description('call any API operation by name (api --list; api <operation> --help)')
+    .argument('[operation]', 'operation name, e.g. dashboard.segmentation')
+    .helpOption(false)
+    .option('-h, --help', 'this help, or the operation\'s parameters when an operation is named')
+    .option('--list', 'list every operation with its parameters')
+    .option('--param <name=value>', 'an operation parameter (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--body <file>', 'JSON request body from a file, or - for stdin')
+    .option('--paginate', 'paged operations: every record of every page, one JSON line each')
+    .addOption(new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'))
+    .action(async (name: string | undefined, f: ApiFlags, cmd: Command) => {
+      if (f.managementKey) onSecret(f.managementKey);
+      if (f.list) {
+        for (const op of OPERATIONS) await write(listLine(op) + '\n');
+        return;
+      }
+      if (name === undefined) {
+        await write(cmd.helpInformation());
+        if (!f.help) throw new ConfigError('name an operation (api --list shows them)');
+        return;
+      }
+      const op = findOperation(name);
+      if (!op) throw new ConfigError(`unknown operation ${JSON.stringify(name)} (api --list shows them)`);
+      if (f.help) {
+        await write(operationHelp(op));
+        return;
+      }
+      await runOperation(op, f, cmd, deps);
+    });
+}

@@ -1,0 +1,304 @@
+/**
+ * Every operation of the typed clients as data: a stable name, the family, method and path, the parameters with their
+ * types, whether it takes a JSON body, and the one call of the typed client that runs it. Each `run` calls a client
+ * method, so the compiler checks the table against the clients' signatures; the clients validate values and bodies
+ * before sending. `replay-export api` (bin/cli/api-command.ts) is built from this table alone.
+ *
+ * 71 operations: the 22 management operations exist once for experiments and once for flags (names `experiments.*`
+ * and `flags.*`, 93 names in all), then mapping 3, group identify 1, attribution 1, taxonomy 27, dashboard 14,
+ * feedback 1, session replay 2.
+ */
+import type { ApiFamily } from '../http/options.js';
+import type { HttpMethod } from '../http/transport.js';
+import type { Transport } from '../http/transport.js';
+import { SessionReplayClient } from '../replay/client.js';
+import type { FileVersion } from '../replay/validation.js';
+import { AttributionClient, type AttributionEvent } from './attribution.js';
+import type { CallOptions } from './call-options.js';
+import { OperationArgs, type ParamSpec } from './catalogue-args.js';
+import { DashboardClient } from './dashboard.js';
+import type { SessionLengthBins } from './dashboard-params.js';
+import type { DashboardEvent } from './dashboard-types.js';
+import { FeedbackClient, type FeedbackItem } from './feedback.js';
+import { GroupIdentifyClient, type GroupIdentification } from './group-identify.js';
+import { ExperimentsClient, FlagsClient } from './management.js';
+import type { ExperimentCreate, ExperimentEdit, FlagCreate, FlagEdit, Variant, VariantEdit } from './management-types.js';
+import { TaxonomyClient } from './taxonomy.js';
+import type { EventTypeCreate, EventTypeUpdate } from './taxonomy-events.js';
+import type {
+  EventPropertyCreate,
+  EventPropertyUpdate,
+  GroupPropertyCreate,
+  GroupPropertyUpdate,
+  UserPropertyCreate,
+  UserPropertyUpdate,
+} from './taxonomy-properties.js';
+import { UserMappingClient, type UserMapping } from './user-mapping.js';
+
+export { OperationArgs } from './catalogue-args.js';
+export type { ParamSpec, ParamType } from './catalogue-args.js';
+
+/** One client of each family, built on one transport. */
+export class ApiClients {
+  readonly experiments: ExperimentsClient;
+  readonly flags: FlagsClient;
+  readonly userMapping: UserMappingClient;
+  readonly groupIdentify: GroupIdentifyClient;
+  readonly attribution: AttributionClient;
+  readonly taxonomy: TaxonomyClient;
+  readonly dashboard: DashboardClient;
+  readonly feedback: FeedbackClient;
+  readonly replay: SessionReplayClient;
+
+  constructor(transport: Transport) {
+    this.experiments = new ExperimentsClient(transport);
+    this.flags = new FlagsClient(transport);
+    this.userMapping = new UserMappingClient(transport);
+    this.groupIdentify = new GroupIdentifyClient(transport);
+    this.attribution = new AttributionClient(transport);
+    this.taxonomy = new TaxonomyClient(transport);
+    this.dashboard = new DashboardClient(transport);
+    this.feedback = new FeedbackClient(transport);
+    this.replay = new SessionReplayClient(transport);
+  }
+}
+
+export interface Operation {
+  /** Stable dotted name, e.g. `flags.variants.create`. */
+  readonly name: string;
+  readonly family: ApiFamily;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly summary: string;
+  readonly params: readonly ParamSpec[];
+  /** What the JSON body holds, when the operation takes one (`--body`). */
+  readonly body?: string;
+  /** `csv`: the result is CSV text, printed as is. */
+  readonly output: 'json' | 'csv';
+  run(c: ApiClients, a: OperationArgs, body: unknown, o: CallOptions): Promise<unknown>;
+  /** Paged operations: every record of every page, in order (`--paginate`). */
+  paginate?(c: ApiClients, a: OperationArgs, o: CallOptions): AsyncIterable<unknown>;
+}
+
+type Spec = Omit<Operation, 'output' | 'params'> & { output?: 'csv'; params?: readonly ParamSpec[] };
+
+function op(s: Spec): Operation {
+  return { ...s, output: s.output ?? 'json', params: s.params ?? [] };
+}
+
+const str = (name: string, help: string, required = true): ParamSpec => ({ name, type: 'string', help, ...(required ? { required } : {}) });
+const int = (name: string, help: string, required = true): ParamSpec => ({ name, type: 'integer', help, ...(required ? { required } : {}) });
+const bool = (name: string, help: string): ParamSpec => ({ name, type: 'boolean', help });
+const list = (name: string, help: string): ParamSpec => ({ name, type: 'string[]', help, required: true });
+const json = (name: string, help: string, required = true): ParamSpec => ({ name, type: 'json', help, ...(required ? { required } : {}) });
+
+const ID = str('id', 'experiment or flag id');
+const VARIANT = str('variantKey', 'variant key');
+
+/** The 22 operations shared by experiments and flags (spec document 1). */
+function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
+  const base = `/api/1/${kind}`;
+  const m = (c: ApiClients): ExperimentsClient | FlagsClient => c[kind];
+  const common = { family: 'management' as const };
+  return [
+    op({ ...common, name: `${kind}.list`, method: 'GET', path: base, summary: `list ${kind}, most recent first`, params: [int('limit', 'at most this many', false)],
+      run: (c, a, _b, o) => m(c).list({ ...o, ...a.optional('limit') }) }),
+    op({ ...common, name: `${kind}.get`, method: 'GET', path: `${base}/{id}`, summary: `one of the ${kind}`, params: [ID],
+      run: (c, a, _b, o) => m(c).get(a.string('id'), o) }),
+    op({ ...common, name: `${kind}.create`, method: 'POST', path: base, summary: `create (answers {id, url})`, body: `the new record (${kind === 'flags' ? 'FlagCreate' : 'ExperimentCreate'})`,
+      run: (c, _a, b, o) => (kind === 'flags' ? c.flags.create(b as FlagCreate, o) : c.experiments.create(b as ExperimentCreate, o)) }),
+    op({ ...common, name: `${kind}.update`, method: 'PATCH', path: `${base}/{id}`, summary: 'partial edit', params: [ID], body: 'the fields to change',
+      run: (c, a, b, o) => (kind === 'flags' ? c.flags.update(a.string('id'), b as FlagEdit, o) : c.experiments.update(a.string('id'), b as ExperimentEdit, o)) }),
+    op({ ...common, name: `${kind}.versions.list`, method: 'GET', path: `${base}/{id}/versions`, summary: 'versions, newest first', params: [ID],
+      run: (c, a, _b, o) => m(c).listVersions(a.string('id'), o) }),
+    op({ ...common, name: `${kind}.versions.get`, method: 'GET', path: `${base}/{id}/versions/{versionId}`, summary: 'one version', params: [ID, str('versionId', 'version id')],
+      run: (c, a, _b, o) => m(c).getVersion(a.string('id'), a.string('versionId'), o) }),
+    op({ ...common, name: `${kind}.variants.list`, method: 'GET', path: `${base}/{id}/variants`, summary: 'variants', params: [ID],
+      run: (c, a, _b, o) => m(c).listVariants(a.string('id'), o) }),
+    op({ ...common, name: `${kind}.variants.get`, method: 'GET', path: `${base}/{id}/variants/{variantKey}`, summary: 'one variant', params: [ID, VARIANT],
+      run: (c, a, _b, o) => m(c).getVariant(a.string('id'), a.string('variantKey'), o) }),
+    op({ ...common, name: `${kind}.variants.create`, method: 'POST', path: `${base}/{id}/variants`, summary: 'add a variant', params: [ID], body: 'the variant ({key, ...})',
+      run: (c, a, b, o) => m(c).createVariant(a.string('id'), b as Variant, o) }),
+    op({ ...common, name: `${kind}.variants.update`, method: 'PATCH', path: `${base}/{id}/variants/{variantKey}`, summary: 'edit a variant', params: [ID, VARIANT], body: 'the fields to change',
+      run: (c, a, b, o) => m(c).updateVariant(a.string('id'), a.string('variantKey'), b as VariantEdit, o) }),
+    op({ ...common, name: `${kind}.variants.delete`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}`, summary: 'remove a variant', params: [ID, VARIANT],
+      run: (c, a, _b, o) => m(c).deleteVariant(a.string('id'), a.string('variantKey'), o) }),
+    op({ ...common, name: `${kind}.variants.users.list`, method: 'GET', path: `${base}/{id}/variants/{variantKey}/users`, summary: "a variant's user inclusions", params: [ID, VARIANT],
+      run: (c, a, _b, o) => m(c).listVariantUsers(a.string('id'), a.string('variantKey'), o) }),
+    op({ ...common, name: `${kind}.variants.cohorts.list`, method: 'GET', path: `${base}/{id}/variants/{variantKey}/cohorts`, summary: "a variant's cohort ids", params: [ID, VARIANT],
+      run: (c, a, _b, o) => m(c).listVariantCohorts(a.string('id'), a.string('variantKey'), o) }),
+    op({ ...common, name: `${kind}.variants.users.add`, method: 'POST', path: `${base}/{id}/variants/{variantKey}/users`, summary: 'include users or devices', params: [ID, VARIANT, list('inclusions', 'user or device ids')],
+      run: (c, a, _b, o) => m(c).addVariantUsers(a.string('id'), a.string('variantKey'), a.strings('inclusions'), o) }),
+    op({ ...common, name: `${kind}.variants.cohorts.add`, method: 'POST', path: `${base}/{id}/variants/{variantKey}/cohorts`, summary: 'include cohorts', params: [ID, VARIANT, list('cohortIds', 'cohort ids')],
+      run: (c, a, _b, o) => m(c).addVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o) }),
+    op({ ...common, name: `${kind}.variants.users.remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/users/{userIndex}`, summary: 'remove one user inclusion', params: [ID, VARIANT, str('userIndex', 'user index')],
+      run: (c, a, _b, o) => m(c).removeVariantUser(a.string('id'), a.string('variantKey'), a.string('userIndex'), o) }),
+    op({ ...common, name: `${kind}.variants.users.remove-all`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/users`, summary: 'remove every user inclusion', params: [ID, VARIANT],
+      run: (c, a, _b, o) => m(c).removeAllVariantUsers(a.string('id'), a.string('variantKey'), o) }),
+    op({ ...common, name: `${kind}.variants.users.bulk-remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/bulk-delete-users`, summary: 'remove 1 to 100 users', params: [ID, VARIANT, list('users', 'user ids')],
+      run: (c, a, _b, o) => m(c).bulkRemoveVariantUsers(a.string('id'), a.string('variantKey'), a.strings('users'), o) }),
+    op({ ...common, name: `${kind}.variants.cohorts.bulk-remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/bulk-delete-cohorts`, summary: 'remove 1 to 100 cohorts', params: [ID, VARIANT, list('cohortIds', 'cohort ids')],
+      run: (c, a, _b, o) => m(c).bulkRemoveVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o) }),
+    op({ ...common, name: `${kind}.deployments.list`, method: 'GET', path: `${base}/{id}/deployments`, summary: 'deployments', params: [ID],
+      run: (c, a, _b, o) => m(c).listDeployments(a.string('id'), o) }),
+    op({ ...common, name: `${kind}.deployments.add`, method: 'POST', path: `${base}/{id}/deployments`, summary: 'add deployments', params: [ID, list('deploymentIds', 'deployment ids')],
+      run: (c, a, _b, o) => m(c).addDeployments(a.string('id'), a.strings('deploymentIds'), o) }),
+    op({ ...common, name: `${kind}.deployments.remove`, method: 'DELETE', path: `${base}/{id}/deployments/{deploymentId}`, summary: 'remove a deployment', params: [ID, str('deploymentId', 'deployment id')],
+      run: (c, a, _b, o) => m(c).removeDeployment(a.string('id'), a.string('deploymentId'), o) }),
+  ];
+}
+
+const ENCODING = str('encoding', 'query or form', false);
+
+const INGEST: Operation[] = [
+  op({ name: 'user-mapping.map', family: 'ingest', method: 'POST', path: '/usermap', summary: 'map users to global user ids', params: [ENCODING], body: 'array of {user_id, global_user_id}',
+    run: (c, a, b, o) => c.userMapping.map(b as UserMapping[], { ...o, ...a.optional('encoding') }) }),
+  op({ name: 'user-mapping.unmap', family: 'ingest', method: 'POST', path: '/usermap', summary: 'remove mappings', params: [list('userIds', 'user ids'), ENCODING],
+    run: (c, a, _b, o) => c.userMapping.unmap(a.strings('userIds'), { ...o, ...a.optional('encoding') }) }),
+  op({ name: 'user-mapping.get', family: 'dashboard', method: 'GET', path: '/api/2/usermap', summary: 'mappings of user ids', params: [list('userIds', 'user ids')],
+    run: (c, a, _b, o) => c.userMapping.getMappings(a.strings('userIds'), o) }),
+  op({ name: 'group-identify.identify', family: 'ingest', method: 'POST', path: '/groupidentify', summary: 'set group properties', body: 'array of {group_type, group_value, group_properties}',
+    run: (c, _a, b, o) => c.groupIdentify.identify(b as GroupIdentification[], o) }),
+  op({ name: 'attribution.send', family: 'ingest', method: 'POST', path: '/attribution', summary: 'send an attribution event', params: [ENCODING], body: 'the event ({event_type, idfa|idfv|adid|android_app_set_id, ...})',
+    run: (c, a, b, o) => c.attribution.send(b as AttributionEvent, { ...o, ...a.optional('encoding') }) }),
+];
+
+const T = '/api/2/taxonomy';
+const SHOW_DELETED = bool('showDeleted', 'include deleted ones');
+const EVENT_TYPE = str('eventType', 'event type', false);
+const GROUP_TYPE = str('groupType', 'group type', false);
+const tax = (s: Omit<Spec, 'family'>): Operation => op({ ...s, family: 'taxonomy' });
+
+const TAXONOMY: Operation[] = [
+  tax({ name: 'taxonomy.categories.create', method: 'POST', path: `${T}/category`, summary: 'create a category', params: [str('categoryName', 'category name')],
+    run: (c, a, _b, o) => c.taxonomy.categories.create(a.string('categoryName'), o) }),
+  tax({ name: 'taxonomy.categories.list', method: 'GET', path: `${T}/category`, summary: 'categories',
+    run: (c, _a, _b, o) => c.taxonomy.categories.list(o) }),
+  tax({ name: 'taxonomy.categories.get', method: 'GET', path: `${T}/category/{categoryName}`, summary: 'one category', params: [str('categoryName', 'category name')],
+    run: (c, a, _b, o) => c.taxonomy.categories.get(a.string('categoryName'), o) }),
+  tax({ name: 'taxonomy.categories.update', method: 'PUT', path: `${T}/category/{categoryId}`, summary: 'rename a category', params: [int('categoryId', 'category id'), str('categoryName', 'new name')],
+    run: (c, a, _b, o) => c.taxonomy.categories.rename(a.integer('categoryId'), a.string('categoryName'), o) }),
+  tax({ name: 'taxonomy.categories.delete', method: 'DELETE', path: `${T}/category/{categoryId}`, summary: 'delete a category', params: [int('categoryId', 'category id')],
+    run: (c, a, _b, o) => c.taxonomy.categories.delete(a.integer('categoryId'), o) }),
+  tax({ name: 'taxonomy.event-types.create', method: 'POST', path: `${T}/event`, summary: 'plan an event type', body: '{event_type, category?, description?, ...flags}',
+    run: (c, _a, b, o) => c.taxonomy.eventTypes.create(b as EventTypeCreate, o) }),
+  tax({ name: 'taxonomy.event-types.list', method: 'GET', path: `${T}/event`, summary: 'event types', params: [SHOW_DELETED],
+    run: (c, a, _b, o) => c.taxonomy.eventTypes.list({ ...o, ...a.optional('showDeleted') }) }),
+  tax({ name: 'taxonomy.event-types.get', method: 'GET', path: `${T}/event/{eventType}`, summary: 'one event type', params: [str('eventType', 'event type')],
+    run: (c, a, _b, o) => c.taxonomy.eventTypes.get(a.string('eventType'), o) }),
+  tax({ name: 'taxonomy.event-types.update', method: 'PUT', path: `${T}/event/{eventType}`, summary: 'edit an event type', params: [str('eventType', 'event type')], body: 'the fields to change',
+    run: (c, a, b, o) => c.taxonomy.eventTypes.update(a.string('eventType'), b as EventTypeUpdate, o) }),
+  tax({ name: 'taxonomy.event-types.delete', method: 'DELETE', path: `${T}/event/{eventType}`, summary: 'delete an event type', params: [str('eventType', 'event type')],
+    run: (c, a, _b, o) => c.taxonomy.eventTypes.delete(a.string('eventType'), o) }),
+  tax({ name: 'taxonomy.event-types.restore', method: 'POST', path: `${T}/event/{eventType}/restore`, summary: 'restore a deleted event type', params: [str('eventType', 'event type')],
+    run: (c, a, _b, o) => c.taxonomy.eventTypes.restore(a.string('eventType'), o) }),
+  tax({ name: 'taxonomy.event-properties.create', method: 'POST', path: `${T}/event-property`, summary: 'plan an event property', body: '{event_property, event_type?, type?, ...}',
+    run: (c, _a, b, o) => c.taxonomy.eventProperties.create(b as EventPropertyCreate, o) }),
+  tax({ name: 'taxonomy.event-properties.list', method: 'GET', path: `${T}/event-property`, summary: 'event properties', params: [EVENT_TYPE],
+    run: (c, a, _b, o) => c.taxonomy.eventProperties.list({ ...o, ...a.optional('eventType') }) }),
+  tax({ name: 'taxonomy.event-properties.get', method: 'GET', path: `${T}/event-property?event_property=`, summary: 'one event property', params: [str('eventProperty', 'event property'), EVENT_TYPE],
+    run: (c, a, _b, o) => c.taxonomy.eventProperties.get(a.string('eventProperty'), { ...o, ...a.optional('eventType') }) }),
+  tax({ name: 'taxonomy.event-properties.update', method: 'PUT', path: `${T}/event-property/{eventProperty}`, summary: 'edit an event property', params: [str('eventProperty', 'event property')], body: '{event_type?, ...fields to change}',
+    run: (c, a, b, o) => c.taxonomy.eventProperties.update(a.string('eventProperty'), b as EventPropertyUpdate, o) }),
+  tax({ name: 'taxonomy.event-properties.delete', method: 'DELETE', path: `${T}/event-property/{eventProperty}`, summary: 'delete an event property', params: [str('eventProperty', 'event property'), EVENT_TYPE],
+    run: (c, a, _b, o) => c.taxonomy.eventProperties.delete(a.string('eventProperty'), { ...o, ...a.optional('eventType') }) }),
+  tax({ name: 'taxonomy.event-properties.restore', method: 'POST', path: `${T}/event-property/{eventProperty}/restore`, summary: 'restore an event property', params: [str('eventProperty', 'event property')],
+    run: (c, a, _b, o) => c.taxonomy.eventProperties.restore(a.string('eventProperty'), o) }),
+  tax({ name: 'taxonomy.user-properties.create', method: 'POST', path: `${T}/user-property`, summary: 'plan a user property', body: '{user_property, type?, ...}',
+    run: (c, _a, b, o) => c.taxonomy.userProperties.create(b as UserPropertyCreate, o) }),
+  tax({ name: 'taxonomy.user-properties.list', method: 'GET', path: `${T}/user-property`, summary: 'user properties', params: [SHOW_DELETED],
+    run: (c, a, _b, o) => c.taxonomy.userProperties.list({ ...o, ...a.optional('showDeleted') }) }),
+  tax({ name: 'taxonomy.user-properties.get', method: 'GET', path: `${T}/user-property/{userProperty}`, summary: 'one user property', params: [str('userProperty', 'user property'), SHOW_DELETED],
+    run: (c, a, _b, o) => c.taxonomy.userProperties.get(a.string('userProperty'), { ...o, ...a.optional('showDeleted') }) }),
+  tax({ name: 'taxonomy.user-properties.update', method: 'PUT', path: `${T}/user-property/{userProperty}`, summary: 'edit a user property', params: [str('userProperty', 'user property')], body: 'the fields to change',
+    run: (c, a, b, o) => c.taxonomy.userProperties.update(a.string('userProperty'), b as UserPropertyUpdate, o) }),
+  tax({ name: 'taxonomy.user-properties.delete', method: 'DELETE', path: `${T}/user-property/{userProperty}`, summary: 'delete a user property', params: [str('userProperty', 'user property')],
+    run: (c, a, _b, o) => c.taxonomy.userProperties.delete(a.string('userProperty'), o) }),
+  tax({ name: 'taxonomy.user-properties.restore', method: 'POST', path: `${T}/user-property/{userProperty}/restore`, summary: 'restore a user property', params: [str('userProperty', 'user property')],
+    run: (c, a, _b, o) => c.taxonomy.userProperties.restore(a.string('userProperty'), o) }),
+  tax({ name: 'taxonomy.group-properties.create', method: 'POST', path: `${T}/group-property`, summary: 'plan a group property', body: '{group_property, group_type?, type?, ...}',
+    run: (c, _a, b, o) => c.taxonomy.groupProperties.create(b as GroupPropertyCreate, o) }),
+  tax({ name: 'taxonomy.group-properties.list', method: 'GET', path: `${T}/group-property`, summary: 'group properties', params: [GROUP_TYPE],
+    run: (c, a, _b, o) => c.taxonomy.groupProperties.list({ ...o, ...a.optional('groupType') }) }),
+  tax({ name: 'taxonomy.group-properties.get', method: 'GET', path: `${T}/group-property/{groupProperty}`, summary: 'one group property', params: [str('groupProperty', 'group property'), GROUP_TYPE],
+    run: (c, a, _b, o) => c.taxonomy.groupProperties.get(a.string('groupProperty'), { ...o, ...a.optional('groupType') }) }),
+  tax({ name: 'taxonomy.group-properties.update', method: 'PUT', path: `${T}/group-property/{groupProperty}`, summary: 'edit a group property', params: [str('groupProperty', 'group property')], body: '{group_type?, ...fields to change}',
+    run: (c, a, b, o) => c.taxonomy.groupProperties.update(a.string('groupProperty'), b as GroupPropertyUpdate, o) }),
+];
+
+const START = str('start', 'first day, YYYYMMDD');
+const END = str('end', 'last day, YYYYMMDD');
+const SEGMENTS = json('segments', 'segment definitions (JSON array, sent as s)', false);
+const range = (a: OperationArgs) => ({ start: a.string('start'), end: a.string('end'), ...a.optional('segments') });
+const dash = (s: Omit<Spec, 'family'> & { family?: ApiFamily }): Operation => op({ family: 'dashboard', ...s });
+const RANGE = [START, END, SEGMENTS];
+
+const DASHBOARD: Operation[] = [
+  dash({ name: 'dashboard.chart-csv', method: 'GET', path: '/api/3/chart/{chartId}/csv', summary: "a chart's data as CSV", params: [str('chartId', 'chart id')], output: 'csv',
+    run: (c, a, _b, o) => c.dashboard.chartCsv(a.string('chartId'), o) }),
+  dash({ name: 'dashboard.active-users', method: 'GET', path: '/api/2/users', summary: 'active users per day', params: RANGE,
+    run: (c, a, _b, o) => c.dashboard.activeUsers({ ...o, ...range(a) }) }),
+  dash({ name: 'dashboard.session-length', method: 'GET', path: '/api/2/sessions/length', summary: 'session length distribution', params: [...RANGE, json('bins', '{min, max, timeUnit, binSize?}', false)],
+    run: (c, a, _b, o) => c.dashboard.sessionLength({ ...o, ...range(a), ...(a.has('bins') ? { bins: a.json('bins') as SessionLengthBins } : {}) }) }),
+  dash({ name: 'dashboard.average-session-length', method: 'GET', path: '/api/2/sessions/average', summary: 'average session length per day', params: RANGE,
+    run: (c, a, _b, o) => c.dashboard.averageSessionLength({ ...o, ...range(a) }) }),
+  dash({ name: 'dashboard.sessions-per-user', method: 'GET', path: '/api/2/sessions/peruser', summary: 'sessions per user per day', params: RANGE,
+    run: (c, a, _b, o) => c.dashboard.sessionsPerUser({ ...o, ...range(a) }) }),
+  dash({ name: 'dashboard.composition', method: 'GET', path: '/api/2/composition', summary: 'user composition by a property', params: [...RANGE, str('property', 'user property (p)')],
+    run: (c, a, _b, o) => c.dashboard.composition({ ...o, ...range(a), property: a.string('property') }) }),
+  dash({ name: 'dashboard.events-list', method: 'GET', path: '/api/2/events/list', summary: 'event types with this week\'s totals',
+    run: (c, _a, _b, o) => c.dashboard.eventsList(o) }),
+  dash({ name: 'dashboard.segmentation', method: 'GET', path: '/api/2/events/segmentation', summary: 'event segmentation', params: [...RANGE, json('event', 'the event (JSON, sent as e)')],
+    run: (c, a, _b, o) => c.dashboard.eventSegmentation({ ...o, ...range(a), event: a.json('event') as DashboardEvent }) }),
+  dash({ name: 'dashboard.funnel', method: 'GET', path: '/api/2/funnels', summary: 'funnel', params: [...RANGE, json('events', 'the steps (JSON array of events)')],
+    run: (c, a, _b, o) => c.dashboard.funnel({ ...o, ...range(a), events: a.json('events') as DashboardEvent[] }) }),
+  dash({ name: 'dashboard.retention', method: 'GET', path: '/api/2/retention', summary: 'retention', params: [...RANGE, json('startingEvent', 'starting event (JSON, se)'), json('returningEvent', 'returning event (JSON, re)')],
+    run: (c, a, _b, o) => c.dashboard.retention({ ...o, ...range(a), startingEvent: a.json('startingEvent') as DashboardEvent, returningEvent: a.json('returningEvent') as DashboardEvent }) }),
+  dash({ name: 'dashboard.user-activity', family: 'useractivity', method: 'GET', path: '/api/2/useractivity', summary: "a user's events", params: [str('user', 'platform id')],
+    run: (c, a, _b, o) => c.dashboard.userActivity(a.string('user'), o) }),
+  dash({ name: 'dashboard.user-search', family: 'useractivity', method: 'GET', path: '/api/2/usersearch', summary: 'find users', params: [str('user', 'platform id, device id, user id or prefix')],
+    run: (c, a, _b, o) => c.dashboard.userSearch(a.string('user'), o) }),
+  dash({ name: 'dashboard.realtime', method: 'GET', path: '/api/2/realtime', summary: 'active users, 5-minute steps',
+    run: (c, _a, _b, o) => c.dashboard.realtime(o) }),
+  dash({ name: 'dashboard.revenue-ltv', method: 'GET', path: '/api/2/revenue/ltv', summary: 'revenue lifetime value', params: RANGE,
+    run: (c, a, _b, o) => c.dashboard.revenueLtv({ ...o, ...range(a) }) }),
+];
+
+const REPLAY_FILTERS = [
+  str('platformId', 'only this user (amplitude_id)', false),
+  { name: 'replayIds', type: 'string[]', help: 'only these replay ids (up to 100)' } satisfies ParamSpec,
+  str('startTime', 'replays starting at or after (ISO 8601)', false),
+  str('endTime', 'replays starting at or before (ISO 8601)', false),
+  str('sortOrder', 'asc or desc', false),
+  int('pageSize', 'records per page', false),
+];
+const FILES_PARAMS = [str('replayId', 'device_id/session_id'), int('version', 'file version (default 3)', false), int('pageSize', 'files per page', false)];
+const pageToken = str('pageToken', 'page to fetch (from nextPageToken)', false);
+const filesQuery = (a: OperationArgs) => ({ ...a.optional('pageSize'), ...(a.has('version') ? { version: a.integer('version') as FileVersion } : {}) });
+
+const OTHER: Operation[] = [
+  op({ name: 'feedback.ingest', family: 'feedback', method: 'POST', path: '/api/1/ai-feedback/ingest', summary: 'ingest feedback items (upsert by unique_id)', params: [str('sourceId', 'source id')], body: 'array of feedback items',
+    run: (c, a, b, o) => c.feedback.ingest(a.string('sourceId'), b as FeedbackItem[], o) }),
+  op({ name: 'replay.list', family: 'replay', method: 'GET', path: '/api/1/session-replays', summary: 'one page of replays (--paginate: every replay)', params: [...REPLAY_FILTERS, pageToken],
+    run: (c, a, _b, o) => c.replay.getReplaysPage(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize', 'pageToken'), o),
+    paginate: (c, a, o) => c.replay.listReplays(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize'), o) }),
+  op({ name: 'replay.files', family: 'replay', method: 'GET', path: '/api/1/session-replays/files', summary: "one page of a replay's files (--paginate: every file)", params: [...FILES_PARAMS, pageToken],
+    run: (c, a, _b, o) => c.replay.getFilesPage(a.string('replayId'), { ...o, ...filesQuery(a), ...a.optional('pageToken') }),
+    paginate: (c, a, o) => c.replay.listReplayFiles(a.string('replayId'), { ...o, ...filesQuery(a) }) }),
+];
+
+/** Every operation, by stable name, in the order `api --list` prints them. */
+export const OPERATIONS: readonly Operation[] = [
+  ...managementOperations('experiments'),
+  ...managementOperations('flags'),
+  ...INGEST,
+  ...TAXONOMY,
+  ...DASHBOARD,
+  ...OTHER,
+];
+
+const BY_NAME = new Map(OPERATIONS.map((o) => [o.name, o]));
+
+export function findOperation(name: string): Operation | undefined {
+  return BY_NAME.get(name);
+}

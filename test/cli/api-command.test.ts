@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/clients/index.js';
+import { cleanEnv, runCli, spawnCli } from './cli-helpers.js';
+
+describe('api command (catalogue from the command line)', () => {
+  it('api --list prints every operation once: 71 operations, management ones under experiments.* and flags.*', async () => {
+    const res = await runCli(['--sandbox', 'api', '--list']);
+    expect(res.code).toBe(0);
+    const names = res.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]);
+    expect(names).toHaveLength(93);
+    expect(new Set(names).size).toBe(93);
+    const management = names.filter((n) => n!.startsWith('experiments.') || n!.startsWith('flags.'));
+    expect(management).toHaveLength(44);
+    expect(names.length - management.length / 2).toBe(71);
+    for (const n of ['dashboard.segmentation', 'flags.variants.create', 'taxonomy.event-types.update', 'replay.files']) expect(names).toContain(n);
+    expect(res.stdout).toMatch(/^dashboard\.segmentation\s+GET\s+start:string end:string segments\?:json event:json$/m);
+  });
+
+  it('api <operation> --help shows its parameters from the catalogue', async () => {
+    const res = await runCli(['api', 'taxonomy.categories.update', '--help']);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('PUT /api/2/taxonomy/category/{categoryId}');
+    expect(res.stdout).toMatch(/--param categoryId=<integer>\s+\(required\)/);
+    expect(res.stdout).toMatch(/--param categoryName=<string>\s+\(required\)/);
+  });
+
+  it('calls replay.list against --sandbox: one page, and every record with --paginate', async () => {
+    const page = await runCli(['--sandbox', 'api', 'replay.list', '--param', 'pageSize=2']);
+    expect(page.code, page.stderr).toBe(0);
+    const body = JSON.parse(page.stdout) as { replays: Array<{ replay_id: string }>; nextPageToken: string | null };
+    expect(body.replays).toHaveLength(2);
+    expect(typeof body.nextPageToken).toBe('string');
+
+    const all = await runCli(['--sandbox', 'api', 'replay.list', '--param', 'pageSize=2', '--paginate']);
+    expect(all.code, all.stderr).toBe(0);
+    const records = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as { replay_id: string });
+    expect(records.length).toBeGreaterThan(2);
+    expect(new Set(records.map((r) => r.replay_id)).size).toBe(records.length);
+    expect(records.slice(0, 2).map((r) => r.replay_id)).toEqual(body.replays.map((r) => r.replay_id));
+
+    const files = await runCli(['--sandbox', 'api', 'replay.files', '--param', `replayId=${records[0]!.replay_id}`, '--paginate']);
+    expect(files.code, files.stderr).toBe(0);
+    for (const line of files.stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ url: expect.stringMatching(/^http/), key: expect.any(String) });
+  });
+
+  it('calls feedback.ingest against --sandbox with the body from stdin', async () => {
+    const { child, done } = spawnCli(['--sandbox', 'api', 'feedback.ingest', '--param', 'sourceId=s', '--body', '-'], cleanEnv(), [], 'pipe');
+    child.stdin!.end(JSON.stringify([{ unique_id: 'a', body: 'hello' }]));
+    const res = await done;
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ ingested: 1, failed: 0, errors: [] });
+  });
+
+  it('refuses bad parameters before any request (usage, exit 2)', async () => {
+    const missing = await runCli(['--sandbox', 'api', 'dashboard.active-users', '--param', 'start=20260101']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Invalid end: is required');
+    const badType = await runCli(['--sandbox', 'api', 'experiments.list', '--param', 'limit=ten']);
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toContain('Invalid limit: must be an integer');
+    const unknown = await runCli(['--sandbox', 'api', 'no.such-operation']);
+    expect(unknown.code).toBe(2);
+    const needsBody = await runCli(['--sandbox', 'api', 'flags.create']);
+    expect(needsBody.code).toBe(2);
+    expect(needsBody.stderr).toContain('needs --body');
+  });
+
+  it('management operations need --management-key or PLATFORM_MANAGEMENT_KEY (auth, exit 3), and never print it', async () => {
+    const res = await runCli(['--sandbox', 'api', 'flags.list'], cleanEnv());
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain('management API key');
+    // The sandbox does not serve management yet: the call reaches it (404) and the error names no key.
+    const keyed = await runCli(['--sandbox', 'api', 'flags.get', '--param', 'id=1'], cleanEnv({ PLATFORM_MANAGEMENT_KEY: 'mk-SECRET-123' }));
+    expect(keyed.code).toBe(1);
+    expect(keyed.stderr).toContain('GET /api/1/flags/1');
+    expect(keyed.stderr + keyed.stdout).not.toContain('mk-SECRET-123');
+  });
+});
+
+describe('operations catalogue', () => {
+  it('names every {path parameter} of an operation among its parameters, with stable dotted names', () => {
+    for (const op of OPERATIONS) {
+      expect(op.name).toMatch(/^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/);
+      const names = op.params.map((p) => p.name);
+      for (const [, p] of op.path.matchAll(/\{(\w+)\}/g)) expect(names, `${op.name} ${op.path}`).toContain(p);
+    }
+  });
+});
