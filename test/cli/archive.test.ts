@@ -40,10 +40,19 @@ describe('archive through the CLI against the sandbox', () => {
       faults: { latencyMs: 10, rateLimitEvery: 9, retryAfterSeconds: 0, serverErrorEvery: 7, resetEvery: 5 },
     });
     const out = join(work.dir, 'out');
-    // Every URL issued so far stops working, several times during the run.
-    const flips = [150, 400, 800, 1300].map((ms) => setTimeout(() => sandbox.setFaults({ expireUrls: true }), ms));
-    const res = await runCli(['archive', '--out', out, '--settle', '0', '--log-format', 'json', '--concurrency', '3'], env(sandbox));
-    for (const t of flips) clearTimeout(t);
+    // Every URL issued so far stops working, several times during the run: after the 3rd, 10th, 20th and 35th
+    // storage request (counted, not timed, so a slow start of the CLI on a loaded machine cannot let the run
+    // finish before the first flip).
+    const thresholds = [3, 10, 20, 35];
+    const flipper = setInterval(() => {
+      while (thresholds.length > 0 && sandbox.stats().storageRequests >= thresholds[0]!) {
+        thresholds.shift();
+        sandbox.setFaults({ expireUrls: true });
+      }
+    }, 5);
+    const res = await runCli(['archive', '--out', out, '--settle', '0', '--log-format', 'json', '--concurrency', '3'], env(sandbox)).finally(() =>
+      clearInterval(flipper),
+    );
     expect(res.stderr).not.toContain(sandbox.credentials.secretKey);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe('');

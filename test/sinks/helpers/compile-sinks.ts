@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -19,8 +19,12 @@ export async function compileLocalSink(): Promise<string> {
   await mkdir(join(root, 'src'), { recursive: true });
   await mkdir(dir);
   await writeFile(join(root, 'package.json'), '{"type":"module"}');
-  const names = (await readdir(SINKS)).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
-  for (const name of names) await transpile(join(SINKS, `${name}.ts`), join(dir, `${name}.js`));
+  // Every module, subfolders included (sinks/player/), at the same relative path.
+  const names = (await readdir(SINKS, { recursive: true })).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+  for (const name of names) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await transpile(join(SINKS, `${name}.ts`), join(dir, `${name}.js`));
+  }
   await transpile(ERRORS, join(root, 'src', 'errors.js'));
   return dir;
 }
