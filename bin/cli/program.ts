@@ -477,17 +477,18 @@ export async function main(argv: readonly string[]): Promise<number> {
       const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g, { replayLines }));
       const ignored = regionIgnored(g, cmd);
       if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+      const run = {
+        ...c.conn,
+        out: opts.out,
+        settings,
+        ...(opts.user !== undefined ? { platformId: opts.user } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(until !== undefined ? { until } : {}),
+        signal: abort.signal,
+      };
       if (opts.dryRun) {
         try {
-          const plan = planArchive({
-            ...c.conn,
-            out: opts.out,
-            settings,
-            ...(opts.user !== undefined ? { platformId: opts.user } : {}),
-            ...(since !== undefined ? { since } : {}),
-            ...(until !== undefined ? { until } : {}),
-            signal: abort.signal,
-          });
+          const plan = planArchive(run);
           await printPlan(plan, reporterFormat === 'json', reporter);
         } finally {
           await c.sandbox?.close();
@@ -499,16 +500,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const counter = { listed: 0 };
       try {
         exitCode = await drive(
-          countListed(archiveReplays({
-            ...c.conn,
-            out: opts.out,
-            settings,
-            ...(opts.user !== undefined ? { platformId: opts.user } : {}),
-            ...(since !== undefined ? { since } : {}),
-            ...(until !== undefined ? { until } : {}),
-            signal: abort.signal,
-            logger: (e) => reporter.onHttpLog(e),
-          }), counter),
+          countListed(archiveReplays({ ...run, logger: (e) => reporter.onHttpLog(e) }), counter),
           reporter,
           opts.out,
           settings.shard ? { shard: formatShard(settings.shard) } : {},
