@@ -17,14 +17,14 @@ const LAUNCH = fileURLToPath(new URL('./launch.js', import.meta.url));
  * Runs `script` through the launcher with `env` added and returns the JSON of its last stdout line. Each stderr line
  * goes to `progress` when given; the end of stderr is quoted when the child fails.
  */
-async function runReporting<T>(script: string, args: readonly string[], env: Record<string, string>, progress?: (line: string) => void): Promise<T> {
+export async function runReporting<T>(script: string, args: readonly string[], env: Record<string, string>, progress?: (line: string) => void): Promise<T> {
   const child = spawn(process.execPath, [LAUNCH, script, ...args], {
     env: {
       ...process.env,
-      ...env,
       // Node and V8 flags given to the bench (e.g. `node --no-concurrent-marking dist/bench/run.js`) reach the
       // measured child, not the launcher.
       BENCH_NODE_FLAGS: JSON.stringify(process.execArgv),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

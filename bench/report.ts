@@ -3,6 +3,7 @@
 import type { Comparison } from './deps.js';
 import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
+import type { ResumeResult } from './measure-resume.js';
 import type { RssResult } from './measure-rss.js';
 import { mbPerSec, median, round } from './stats.js';
 
@@ -11,6 +12,9 @@ export const TARGETS = {
   v2Ratio: 0.6,
   peakRssBytes: 150e6,
   archiveRatio: 1.3,
+  /** Resume of a 1M-replay archive's state (issue: ≤ 200 MB, ≤ 60 s). */
+  resumeRssBytes: 200e6,
+  resumeMs: 60_000,
 } as const;
 
 export interface Row {
@@ -36,6 +40,7 @@ export interface BenchResults {
   deps?: Comparison[];
   rss?: RssResult;
   archive?: ArchiveResult;
+  resume?: ResumeResult;
 }
 
 const mbs = (n: number): string => `${n.toFixed(0)} MB/s`;
@@ -84,6 +89,26 @@ export function rows(r: BenchResults): Row[] {
       ratio: `${a.ratio.toFixed(2)}×`,
       target: `≤ ${TARGETS.archiveRatio}× bound`,
       pass: a.ratio <= TARGETS.archiveRatio,
+    });
+  }
+  if (r.resume) {
+    const x = r.resume;
+    const base = x.entries && 'maxRssBytes' in x.entries ? x.entries : undefined;
+    out.push({
+      figure: `resume state of ${x.replays} archived replays: peak RSS (child)`,
+      subject: mb(x.state.maxRssBytes),
+      baseline: base ? `${mb(base.maxRssBytes)} whole entries` : 'whole entries: did not fit',
+      ratio: base ? `${(x.state.maxRssBytes / base.maxRssBytes).toFixed(2)}×` : '',
+      target: `≤ ${mb(TARGETS.resumeRssBytes)}`,
+      pass: x.state.maxRssBytes <= TARGETS.resumeRssBytes,
+    });
+    out.push({
+      figure: `resume state of ${x.replays} archived replays: time`,
+      subject: `${(x.state.ms / 1000).toFixed(1)} s`,
+      baseline: base ? `${(base.ms / 1000).toFixed(1)} s whole entries` : 'whole entries: did not fit',
+      ratio: base ? `${(x.state.ms / base.ms).toFixed(2)}×` : '',
+      target: `≤ ${TARGETS.resumeMs / 1000} s`,
+      pass: x.state.ms <= TARGETS.resumeMs,
     });
   }
   return out;
@@ -165,6 +190,10 @@ export function formatReport(r: BenchResults): string {
     for (const e of a.bound.explanation) lines.push(`  ${e}`);
     for (const c of a.checks) lines.push(`  checked: ${c}`);
   }
+  if (r.resume) {
+    lines.push(`resume: a ${mb(r.resume.manifestBytes)} manifest; ${r.resume.entries && 'failed' in r.resume.entries ? `whole entries ${r.resume.entries.failed}` : 'both children found every replay done'}`);
+    for (const c of r.resume.checks) lines.push(`  checked: ${c}`);
+  }
   const passed = rs.filter((x) => x.pass).length;
   lines.push('');
   lines.push(`targets: ${passed} of ${rs.length} met`);
@@ -182,6 +211,7 @@ export function resultJson(r: BenchResults): unknown {
       v2Ratio: r.v2 ? round(r.v2.ratio, 3) : null,
       peakRssBytes: r.rss ? Object.fromEntries(r.rss.versions.map((v) => [`v${v.version}`, v.maxRssBytes])) : null,
       archiveRatio: r.archive ? round(r.archive.ratio, 3) : null,
+      resume: r.resume ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes } : null,
     },
   };
 }

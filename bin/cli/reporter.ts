@@ -193,7 +193,7 @@ export class Reporter {
         if (this.format === 'json') {
           this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
             event: 'replay', replay_id: ev.replayId, outcome: ev.outcome, ...(ev.rechecked ? { rechecked: true } : {}),
-            ...(e?.key !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: e.key } : {}),
+            ...((ev.key ?? e?.key) !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: ev.key ?? e?.key } : {}),
             ...(ev.outcome === 'ok' ? { event_count: e?.event_count, bytes: e?.bytes, sha256: e?.sha256, checks: e?.checks } : {}),
             ...(e?.error ? { error: e.error } : {}),
             ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: e?.reason } : {}),

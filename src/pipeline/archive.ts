@@ -8,7 +8,9 @@ import { isFatal, ReplayNotFoundError } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
-import { readManifestState, sameFileKeys } from './manifest.js';
+import { sameFileKeys } from './manifest.js';
+import { IdTable } from './id-table.js';
+import { readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
 import { formatShard, shardOf } from './shard.js';
@@ -37,7 +39,12 @@ export type ArchiveOutcome =
 export type ArchiveEvent =
   | { type: 'listed'; count: number; complete: boolean }
   | { type: 'started'; replayId: string }
-  | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; rechecked?: boolean }
+  /**
+   * `entry`: the manifest line this run wrote for the replay; `done-before` and `unchanged` write none (a run keeps
+   * no more of old lines than its decisions need, to resume large archives in bounded memory). `key`: the output's
+   * key, for `ok`, `done-before` and `unchanged`.
+   */
+  | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; key?: string; rechecked?: boolean }
   | { type: 'notice'; notice: ReplayNotice }
   | { type: 'progress'; events: number };
 
@@ -63,14 +70,14 @@ export interface ArchiveIo {
 async function* candidates(
   plan: ArchivePlan,
   settings: Settings,
-  seen: Set<string>,
+  seen: IdTable,
   onListed: (n: number, complete: boolean) => void,
 ): AsyncGenerator<ReplayInfo> {
   const { shard } = settings;
   const keep = (r: ReplayInfo): boolean => {
     if (seen.has(r.replay_id)) return false;
     if (shard && shardOf(r.replay_id, shard.count) !== shard.index) return false;
-    seen.add(r.replay_id);
+    seen.set(r.replay_id, 1);
     return true;
   };
   if (settings.order === 'expiry') {
@@ -162,8 +169,14 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
   };
 
   const run = async (): Promise<void> => {
-    const state = await readManifestState(io.sink);
-    const seen = new Set<string>();
+    const state = await readResumeState(io.sink, {
+      keyFor: (id) => io.sink.keyFor(id, settings.output),
+      shard: settings.shard,
+      recheckMs: settings.recheckMs,
+      now: now(),
+    });
+    // Ids taken so far (a replay listed twice is taken once), compact like the resume state.
+    const seen = new IdTable();
     const source = candidates(plan, settings, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
     let sourceBusy: Promise<unknown> = Promise.resolve();
     // One worker at a time pulls from the listing (async generators queue calls, this keeps it explicit).
@@ -175,9 +188,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
 
     const handle = async (replay: ReplayInfo): Promise<void> => {
       const id = replay.replay_id;
-      const prev = state.get(id);
       const key = io.sink.keyFor(id, settings.output);
-      const present = plan.resume && prev?.status === 'ok' && prev.key === key && (await io.sink.exists(key));
+      const present = plan.resume && state.doneAtKey(id) && (await io.sink.exists(key));
       const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
       if (decision === 'not-found') {
         const entry: ManifestEntry = {
@@ -192,7 +204,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         return;
       }
       if (decision === 'done') {
-        channel.push({ type: 'result', replayId: id, outcome: 'done-before', entry: prev });
+        channel.push({ type: 'result', replayId: id, outcome: 'done-before', key });
         return;
       }
       let rechecked = false;
@@ -204,8 +216,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           // Cannot tell whether it changed: export again, which lists again and records what happens.
           if (isFatal(err) || signal.aborted) throw err;
         }
-        if (keys !== undefined && sameFileKeys(prev?.file_keys, keys)) {
-          channel.push({ type: 'result', replayId: id, outcome: 'unchanged', entry: prev, rechecked: true });
+        if (keys !== undefined && sameFileKeys(state.fileKeys(id), keys)) {
+          channel.push({ type: 'result', replayId: id, outcome: 'unchanged', key, rechecked: true });
           return;
         }
         rechecked = true;
@@ -238,7 +250,14 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       });
       await io.sink.appendManifest(entry);
       flushProgress();
-      channel.push({ type: 'result', replayId: id, outcome: entry.status as ArchiveOutcome, entry, ...(rechecked ? { rechecked } : {}) });
+      channel.push({
+        type: 'result',
+        replayId: id,
+        outcome: entry.status as ArchiveOutcome,
+        entry,
+        ...(entry.status === 'ok' ? { key: entry.key } : {}),
+        ...(rechecked ? { rechecked } : {}),
+      });
     };
 
     let firstError: { error: unknown } | undefined;

@@ -1,7 +1,8 @@
 import type { Sink } from '../../sinks/sink.js';
 import { decideReplay, type ReplayDecision } from './archive.js';
 import type { ReplayInfo } from './export-replay.js';
-import { readManifestState } from './manifest.js';
+import { IdTable } from './id-table.js';
+import { readResumeState } from './resume-state.js';
 import type { Settings } from './settings.js';
 import { shardOf } from './shard.js';
 
@@ -22,20 +23,18 @@ export interface PlannedReplay {
  * folder). Replays listed twice are taken once, as a run takes them.
  */
 export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sink, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
-  const state = await readManifestState(sink);
-  const seen = new Set<string>();
+  const state = await readResumeState(sink, { keyFor: (id) => sink.keyFor(id, settings.output), now: now() });
+  const seen = new IdTable();
   for await (const replay of replays) {
     const id = replay.replay_id;
     if (seen.has(id)) continue;
-    seen.add(id);
+    seen.set(id, 1);
     const base = { replayId: id, ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}) };
     if (settings.shard && shardOf(id, settings.shard.count) !== settings.shard.index) {
       yield { ...base, action: 'shard' };
       continue;
     }
-    const prev = state.get(id);
-    const key = sink.keyFor(id, settings.output);
-    const present = prev?.status === 'ok' && prev.key === key && (await sink.exists(key));
+    const present = state.doneAtKey(id) && (await sink.exists(sink.keyFor(id, settings.output)));
     yield { ...base, action: decideReplay(replay, present, settings, now()) };
   }
 }

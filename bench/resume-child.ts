@@ -1,0 +1,37 @@
+/**
+ * Child of the bench's resume part: reads a target's manifest the way a run resumes it and asks, for every replay of
+ * the synthetic archive, whether it is done; prints one JSON line (wall time, peak RSS, how many were done).
+ *
+ *   node dist/bench/launch.js dist/bench/resume-child.js <folder> <replays> state|entries
+ *
+ * `state`: readResumeState (what `archive` uses). `entries`: readManifestState (whole entries: the baseline).
+ */
+
+import { createLocalSink } from '../sinks/index.js';
+import { readManifestState } from '../src/pipeline/manifest.js';
+import { readResumeState } from '../src/pipeline/resume-state.js';
+import { syntheticReplayId } from './resume-data.js';
+
+const [dir, count, mode] = process.argv.slice(2);
+const replays = Number(count);
+if (dir === undefined || !Number.isInteger(replays) || (mode !== 'state' && mode !== 'entries')) {
+  throw new Error('usage: resume-child <folder> <replays> state|entries');
+}
+const sink = createLocalSink(dir);
+const output = { format: 'json', gzip: true } as const;
+const started = performance.now();
+let done = 0;
+if (mode === 'state') {
+  const state = await readResumeState(sink, { keyFor: (id) => sink.keyFor(id, output), now: Date.now() });
+  for (let i = 0; i < replays; i++) if (state.doneAtKey(syntheticReplayId(i))) done++;
+} else {
+  const state = await readManifestState(sink);
+  for (let i = 0; i < replays; i++) {
+    const id = syntheticReplayId(i);
+    const e = state.get(id);
+    if (e?.status === 'ok' && e.key === sink.keyFor(id, output)) done++;
+  }
+}
+const ms = performance.now() - started;
+await sink.close();
+process.stdout.write(JSON.stringify({ mode, ms, done, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + '\n');

@@ -1,0 +1,73 @@
+import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import { IdTable } from './id-table.js';
+import { plausibleStart } from './expiry.js';
+import { shardOf } from './shard.js';
+import { parseTimestamp } from '../replay/timestamps.js';
+
+/** What a run needs to know of the manifest, per replay id: only what its decisions read, in bounded memory. */
+export interface ResumeStateOptions {
+  /** The key this run would write a replay to: an `ok` entry counts only at that key. */
+  keyFor(replayId: string): string;
+  /** Only ids of this shard are kept. */
+  shard?: { index: number; count: number } | undefined;
+  /** With a recheck window: the file keys of `ok` entries that started within it are kept (absent: none). */
+  recheckMs?: number | undefined;
+  now: number;
+}
+
+/**
+ * The last manifest entry of each replay reduced to what the archive's decisions read: whether it is recorded `ok`
+ * at this run's key, and (inside the recheck window only) its file keys. Only ids ever recorded `ok` take memory,
+ * in an {@link IdTable}: resuming a million archived replays holds tens of MiB, not the parsed entries (see
+ * docs/PERFORMANCE.md, "Resume state"). `readManifestState` still gives whole entries, for tools that want them.
+ */
+export class ResumeState {
+  readonly #ids = new IdTable();
+  readonly #fileKeys = new Map<number, readonly string[]>();
+
+  /** Whether the last entry of `replayId` is `ok` at this run's key. */
+  doneAtKey(replayId: string): boolean {
+    return this.#ids.get(replayId) === 1;
+  }
+
+  /** The recorded file keys of a replay done at this run's key, when it started within the recheck window. */
+  fileKeys(replayId: string): readonly string[] | undefined {
+    const i = this.#ids.indexOf(replayId);
+    return i >= 0 ? this.#fileKeys.get(i) : undefined;
+  }
+
+  /** Takes one manifest entry (entries of one id in the order written: the last one counts). */
+  add(entry: ManifestEntry, options: ResumeStateOptions): void {
+    const id = entry.replay_id;
+    if (options.shard && shardOf(id, options.shard.count) !== options.shard.index) return;
+    const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id);
+    if (!done) {
+      // Only ids once recorded `ok` are in the table; a later entry of another status undoes that.
+      const i = this.#ids.indexOf(id);
+      if (i >= 0) {
+        this.#ids.set(id, 0);
+        this.#fileKeys.delete(i);
+      }
+      return;
+    }
+    const i = this.#ids.set(id, 1);
+    if (keepsFileKeys(entry, options)) this.#fileKeys.set(i, entry.file_keys!);
+    else this.#fileKeys.delete(i);
+  }
+}
+
+function keepsFileKeys(entry: ManifestEntry, options: ResumeStateOptions): boolean {
+  if (options.recheckMs === undefined || !Array.isArray(entry.file_keys)) return false;
+  // An unreadable start cannot be placed outside the window: kept, so a recheck compares rather than re-exports.
+  const start = entry.start_time !== undefined ? plausibleStart(parseTimestamp(entry.start_time), options.now) : null;
+  return start === null || start >= options.now - options.recheckMs;
+}
+
+/** Reads a target's manifest, streaming, into a {@link ResumeState}. */
+export async function readResumeState(sink: Sink, options: ResumeStateOptions): Promise<ResumeState> {
+  const state = new ResumeState();
+  for await (const entry of sink.readManifest()) {
+    if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
+  }
+  return state;
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { ManifestEntry } from '../../sinks/sink.js';
+import { IdTable } from '../../src/pipeline/id-table.js';
+import { ResumeState, type ResumeStateOptions } from '../../src/pipeline/resume-state.js';
+import { shardOf } from '../../src/pipeline/shard.js';
+
+describe('IdTable', () => {
+  it('agrees with a Map over 50,000 ids (growth and rehashing included), ASCII, Latin-1 and wide characters', () => {
+    const table = new IdTable();
+    const map = new Map<string, number>();
+    let seed = 7;
+    const rnd = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const alphabet = ['a', 'b', '0', '9', '/', '-', 'é', 'ÿ', '日', '🙂', '\uD800', '\uDC00', '\u0100'];
+    for (let i = 0; i < 50_000; i++) {
+      let id = '';
+      const len = 1 + rnd(12);
+      for (let j = 0; j < len; j++) id += alphabet[rnd(alphabet.length)];
+      const value = rnd(256);
+      table.set(id, value);
+      map.set(id, value);
+    }
+    expect(table.size).toBe(map.size);
+    for (const [id, value] of map) expect(table.get(id), id).toBe(value);
+    for (const probe of ['', 'zz', 'a'.repeat(300), '日本', 'é/é']) expect(table.get(probe)).toBe(map.get(probe));
+  });
+
+  it('keeps ids exactly: lone surrogates, one-byte and two-byte forms of look-alikes stay distinct', () => {
+    const table = new IdTable();
+    const ids = ['a\uD800', 'a\uDC00', 'a\uFFFD', 'a', 'a\u0000', '\u00e9', 'e\u0301', '\u0100', '\u0000\u0001', '\u0001'];
+    ids.forEach((id, i) => table.set(id, i));
+    expect(table.size).toBe(ids.length);
+    ids.forEach((id, i) => expect(table.get(id)).toBe(i));
+    const long = 'x'.repeat(70_000) + '\u4e00';
+    table.set(long, 200);
+    expect(table.get(long)).toBe(200);
+    expect(table.get(long.slice(0, -1))).toBeUndefined();
+  });
+
+  it('set returns a stable index that indexOf finds again after growth', () => {
+    const table = new IdTable();
+    const first = table.set('first', 1);
+    for (let i = 0; i < 10_000; i++) table.set(`id-${i}`, 0);
+    expect(table.indexOf('first')).toBe(first);
+    expect(table.set('first', 2)).toBe(first);
+    expect(table.get('first')).toBe(2);
+    expect(table.indexOf('absent')).toBe(-1);
+  });
+});
+
+describe('ResumeState', () => {
+  const now = Date.parse('2026-11-24T12:00:00Z');
+  const options: ResumeStateOptions = { keyFor: (id) => `${id}.json`, now };
+  const ok = (id: string, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({ replay_id: id, status: 'ok', key: `${id}.json`, recorded_at: '', ...extra });
+
+  it('the last entry of an id counts: ok then failed is not done; failed then ok is', () => {
+    const s = new ResumeState();
+    s.add(ok('a'), options);
+    s.add({ replay_id: 'a', status: 'failed', recorded_at: '' }, options);
+    s.add({ replay_id: 'b', status: 'failed', recorded_at: '' }, options);
+    s.add(ok('b'), options);
+    s.add({ replay_id: 'c', status: 'skipped', recorded_at: '' }, options);
+    expect([s.doneAtKey('a'), s.doneAtKey('b'), s.doneAtKey('c'), s.doneAtKey('d')]).toEqual([false, true, false, false]);
+  });
+
+  it('an ok entry at another key (other format or layout) is not done', () => {
+    const s = new ResumeState();
+    s.add(ok('a', { key: 'a.ndjson' }), options);
+    s.add(ok('b', { key: undefined }), options);
+    expect(s.doneAtKey('a')).toBe(false);
+    expect(s.doneAtKey('b')).toBe(false);
+  });
+
+  it('keeps only the ids of its shard', () => {
+    const shard = { index: 1, count: 3 };
+    const s = new ResumeState();
+    const ids = Array.from({ length: 60 }, (_, i) => `dev/${1795308171251 + i}`);
+    for (const id of ids) s.add(ok(id), { ...options, shard });
+    for (const id of ids) expect(s.doneAtKey(id), id).toBe(shardOf(id, 3) === 1);
+  });
+
+  it('keeps file keys only with a recheck window, only for replays that started within it, and drops them when undone', () => {
+    const recent = new Date(now - 3_600_000).toISOString();
+    const old = new Date(now - 10 * 86_400_000).toISOString();
+    const keys = ['k1', 'k2'];
+    const windowed = { ...options, recheckMs: 86_400_000 };
+    const s = new ResumeState();
+    s.add(ok('recent', { start_time: recent, file_keys: keys }), windowed);
+    s.add(ok('old', { start_time: old, file_keys: keys }), windowed);
+    s.add(ok('unreadable', { start_time: 'soon', file_keys: keys }), windowed);
+    s.add(ok('undone', { start_time: recent, file_keys: keys }), windowed);
+    s.add({ replay_id: 'undone', status: 'failed', recorded_at: '' }, windowed);
+    expect(s.fileKeys('recent')).toEqual(keys);
+    expect(s.fileKeys('old')).toBeUndefined();
+    expect(s.fileKeys('unreadable')).toEqual(keys);
+    expect(s.fileKeys('undone')).toBeUndefined();
+    const none = new ResumeState();
+    none.add(ok('recent', { start_time: recent, file_keys: keys }), options);
+    expect(none.fileKeys('recent')).toBeUndefined();
+    expect(none.doneAtKey('recent')).toBe(true);
+  });
+});
