@@ -92,6 +92,7 @@ interface ArchiveFlags {
   recheck?: string;
   order?: string;
   shard?: string;
+  pageSize?: number;
   dryRun?: boolean;
 }
 
@@ -454,6 +455,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       )
       .option('--recheck <duration>', withDefault('re-list files of replays archived within this window; re-export if changed', 'off'))
       .option('--order <order>', withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order))
+      .option('--page-size <n>', withDefault('replays per listing page (1-200); the next page is read while one is exported', String(DEFAULTS.archiveListPageSize)), positiveInt('--page-size'))
       .option(
         '--shard <i/n>',
         withDefault(
@@ -484,6 +486,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         ...(opts.user !== undefined ? { platformId: opts.user } : {}),
         ...(since !== undefined ? { since } : {}),
         ...(until !== undefined ? { until } : {}),
+        ...(opts.pageSize !== undefined ? { listPageSize: opts.pageSize } : {}),
         signal: abort.signal,
       };
       if (opts.dryRun) {

@@ -18,7 +18,7 @@ import type { Downloader, ReplayFilesApi } from './types.js';
 
 /** The listing side of the session replay client. */
 export interface ReplayListApi {
-  listReplays(query: ListReplaysQuery, options?: { signal?: AbortSignal }): AsyncIterable<ReplayInfo>;
+  listReplays(query: ListReplaysQuery, options?: { signal?: AbortSignal; readAhead?: boolean }): AsyncIterable<ReplayInfo>;
 }
 
 export interface ShardSpec {

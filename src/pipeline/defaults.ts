@@ -40,6 +40,8 @@ export const DEFAULTS = Object.freeze({
   retryMaxMs: 8_000,
   /** A replay whose files listing holds more files than this fails (`too_many_files`); the listing is held whole. */
   maxFilesPerReplay: 100_000,
+  /** Replays per listing page of an archive run (the API's largest; `list` keeps the API's default). */
+  archiveListPageSize: 200,
   /** Files API page size (server default when undefined). */
   filesPageSize: undefined as number | undefined,
   /** Replay file version requested from the API. */

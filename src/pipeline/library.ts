@@ -3,6 +3,7 @@ import { openSink } from '../../sinks/open.js';
 import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
+import { DEFAULTS } from './defaults.js';
 import { connect, type Connection, type ConnectionOptions } from './connection.js';
 import { planReplays, type PlannedReplay } from './dry-run.js';
 import { ReplayNotFoundError } from './errors.js';
@@ -52,7 +53,7 @@ export interface ArchiveOptions extends ConnectionOptions, FetchOptions, OutputO
   since?: string;
   /** Replays that started at or before this time (sent as `end_time`). */
   until?: string;
-  /** Page size of the replay listing. */
+  /** Replays per listing page (1–200; default `DEFAULTS.archiveListPageSize`, 200). */
   listPageSize?: number;
 }
 
@@ -190,9 +191,10 @@ function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<Rep
     ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
     ...(options.since !== undefined ? { startTime: options.since } : {}),
     ...(options.until !== undefined ? { endTime: options.until } : {}),
-    ...(options.listPageSize !== undefined ? { pageSize: options.listPageSize } : {}),
+    pageSize: options.listPageSize ?? DEFAULTS.archiveListPageSize,
   };
-  return conn.client.listReplays(query, options.signal ? { signal: options.signal } : {});
+  // The next page is read while this one's replays are exported.
+  return conn.client.listReplays(query, { readAhead: true, ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 /**

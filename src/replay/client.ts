@@ -84,25 +84,46 @@ export class SessionReplayClient {
   /**
    * Every replay matching the query, across all pages: each `next_page_token` is passed back unchanged as
    * `page_token`, with the same `sort_order` and filters. A token already used throws PageLoopError; pages that
-   * bring no new replay id (`stallPages` in a row) throw ListingStalledError.
+   * bring no new replay id (`stallPages` in a row) throw ListingStalledError. With `readAhead`, the next page is
+   * requested as soon as a page arrives, while its replays are being consumed (a long archive run); without it, only
+   * when they are used up (a consumer that stops early costs no extra request).
    */
-  listReplays(q: ListReplaysQuery, o: CallOptions = {}): AsyncIterable<ReplayRecord> {
+  listReplays(q: ListReplaysQuery, o: CallOptions & { readAhead?: boolean } = {}): AsyncIterable<ReplayRecord> {
     buildListParams(q); // throws ValidationError here, at the call, before any request
     return this.#listReplays(q, o);
   }
 
-  async *#listReplays(q: ListReplaysQuery, o: CallOptions): AsyncIterable<ReplayRecord> {
+  async *#listReplays(q: ListReplaysQuery, o: CallOptions & { readAhead?: boolean }): AsyncIterable<ReplayRecord> {
     const seen = new Set<string>();
     const progress = new ListingProgress(LIST_PATH, '', this.#stallPages);
-    let token: string | null = null;
+    const call = o.signal ? { signal: o.signal } : {};
+    const fetchPage = (pageToken: string | null): Promise<ReplaysPage> => {
+      const p = this.getReplaysPage({ ...q, pageToken }, call);
+      p.catch(() => undefined); // a page read ahead and never awaited (the consumer stopped) fails quietly
+      return p;
+    };
+    let pending = fetchPage(null);
     for (;;) {
-      const page: ReplaysPage = await this.getReplaysPage({ ...q, pageToken: token }, o);
+      const page: ReplaysPage = await pending;
+      const token = q.replayIds === undefined ? page.nextPageToken : null;
+      // The next page's checks run now; what they throw, after this page's replays (as without read-ahead).
+      let stop: { error: unknown } | undefined;
+      let next: string | null = null;
+      if (token !== null) {
+        try {
+          progress.pageWithMore(page.replays.map((r) => r.replay_id));
+          if (seen.has(token)) throw new PageLoopError(LIST_PATH);
+          seen.add(token);
+          next = token;
+        } catch (error) {
+          stop = { error };
+        }
+      }
+      if (next !== null && o.readAhead === true) pending = fetchPage(next);
       yield* page.replays;
-      if (page.nextPageToken === null || q.replayIds !== undefined) return;
-      progress.pageWithMore(page.replays.map((r) => r.replay_id));
-      if (seen.has(page.nextPageToken)) throw new PageLoopError(LIST_PATH);
-      seen.add(page.nextPageToken);
-      token = page.nextPageToken;
+      if (stop !== undefined) throw stop.error;
+      if (next === null) return;
+      if (o.readAhead !== true) pending = fetchPage(next);
     }
   }
 

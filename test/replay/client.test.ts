@@ -85,6 +85,49 @@ describe('listReplays paging', () => {
     expect(server.requests.length).toBe(2);
   });
 
+  describe('read-ahead', () => {
+    const pages = (size: number, total: number) => (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      const q = new URL(req.url!, 'http://x').searchParams;
+      const page = Number(q.get('page_token') ?? '0');
+      json(res, 200, {
+        session_replays: Array.from({ length: Math.min(size, total - page * size) }, (_, i) => rec(page * size + i)),
+        next_page_token: (page + 1) * size < total ? String(page + 1) : null,
+      });
+    };
+
+    it('with readAhead the next page is requested before this page is consumed; the same records either way', async () => {
+      server = await startTestServer(pages(3, 7));
+      const client = clientFor(server);
+      const it = client.listReplays({ pageSize: 3 }, { readAhead: true })[Symbol.asyncIterator]();
+      await it.next();
+      // One record of the first page taken: the second page is already on its way.
+      await expect.poll(() => server!.requests.length).toBe(2);
+      const rest: string[] = [];
+      for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value.replay_id);
+      expect(rest).toHaveLength(6);
+      expect(server.requests.map((r) => r.query.get('page_token'))).toEqual([null, '1', '2']);
+    });
+
+    it('without it, a consumer that stops within the first page costs no second request', async () => {
+      server = await startTestServer(pages(3, 7));
+      const client = clientFor(server);
+      for await (const r of client.listReplays({ pageSize: 3 })) if (r.replay_id) break;
+      await new Promise((res) => setTimeout(res, 50));
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('a repeated token still ends the listing after the page that carried it, with readAhead', async () => {
+      server = await startTestServer((_q, res) => json(res, 200, { session_replays: [rec(1)], next_page_token: 'same' }));
+      const client = clientFor(server);
+      const got: string[] = [];
+      const err = await (async () => {
+        for await (const r of client.listReplays({}, { readAhead: true })) got.push(r.replay_id);
+      })().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PageLoopError);
+      expect(got).toEqual([rec(1).replay_id, rec(1).replay_id]);
+    });
+  });
+
   it('API data holding a lone surrogate gives typed errors, never a raw URIError', async () => {
     // JSON can carry a lone surrogate ("\ud800"); it has no UTF-8 form, so it cannot be sent back.
     const odd = { ...rec(1), replay_id: 'dev-1/1700000000001\ud800' };
