@@ -196,7 +196,7 @@ export class Reporter {
             ...((ev.key ?? e?.key) !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: ev.key ?? e?.key } : {}),
             ...(ev.outcome === 'ok' ? { event_count: e?.event_count, bytes: e?.bytes, sha256: e?.sha256, checks: e?.checks } : {}),
             ...(e?.error ? { error: e.error } : {}),
-            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: e?.reason } : {}),
+            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: ev.reason ?? e?.reason } : {}),
           });
         } else if (ev.outcome === 'failed') {
           this.log('error', failedLine(ev.replayId, e?.error));
@@ -210,7 +210,7 @@ export class Reporter {
         } else if (ev.outcome === 'empty') {
           this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
         } else if (ev.outcome === 'skipped') {
-          this.log('info', `skipped ${ev.replayId} (${e?.reason ?? 'skipped'})`);
+          this.log('info', `skipped ${ev.replayId} (${ev.reason ?? e?.reason ?? 'skipped'})`);
         }
         break;
       }

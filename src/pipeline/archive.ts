@@ -42,9 +42,10 @@ export type ArchiveEvent =
   /**
    * `entry`: the manifest line this run wrote for the replay; `done-before` and `unchanged` write none (a run keeps
    * no more of old lines than its decisions need, to resume large archives in bounded memory). `key`: the output's
-   * key, for `ok`, `done-before` and `unchanged`.
+   * key, for `ok`, `done-before` and `unchanged`. A replay still settling that an earlier run recorded so is
+   * `skipped` with `reason` and no new entry.
    */
-  | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; key?: string; rechecked?: boolean }
+  | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; key?: string; reason?: string; rechecked?: boolean }
   | { type: 'notice'; notice: ReplayNotice }
   | { type: 'progress'; events: number };
 
@@ -223,6 +224,11 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         rechecked = true;
       }
       if (decision === 'settling') {
+        if (state.settling(id)) {
+          // Already recorded settling by an earlier run: nothing new to record (the manifest does not grow).
+          channel.push({ type: 'result', replayId: id, outcome: 'skipped', reason: 'settling' });
+          return;
+        }
         const entry: ManifestEntry = {
           replay_id: id,
           status: 'skipped',

@@ -4,6 +4,11 @@ import { plausibleStart } from './expiry.js';
 import { shardOf } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 
+/** The values kept per id: last entry of another status, `ok` at this run's key, `skipped` (settling). */
+const OTHER = 0;
+const DONE = 1;
+const SETTLING = 2;
+
 /** What a run needs to know of the manifest, per replay id: only what its decisions read, in bounded memory. */
 export interface ResumeStateOptions {
   /** The key this run would write a replay to: an `ok` entry counts only at that key. */
@@ -17,7 +22,8 @@ export interface ResumeStateOptions {
 
 /**
  * The last manifest entry of each replay reduced to what the archive's decisions read: whether it is recorded `ok`
- * at this run's key, and (inside the recheck window only) its file keys. Only ids ever recorded `ok` take memory,
+ * at this run's key or still settling, and (inside the recheck window only) its file keys. Only ids ever recorded
+`ok`, or last recorded settling, take memory,
  * in an {@link IdTable}: resuming a million archived replays holds tens of MiB, not the parsed entries (see
  * docs/PERFORMANCE.md, "Resume state"). `readManifestState` still gives whole entries, for tools that want them.
  */
@@ -27,7 +33,12 @@ export class ResumeState {
 
   /** Whether the last entry of `replayId` is `ok` at this run's key. */
   doneAtKey(replayId: string): boolean {
-    return this.#ids.get(replayId) === 1;
+    return this.#ids.get(replayId) === DONE;
+  }
+
+  /** Whether the last entry of `replayId` is `skipped` (settling): a run that skips it again has nothing to record. */
+  settling(replayId: string): boolean {
+    return this.#ids.get(replayId) === SETTLING;
   }
 
   /** The recorded file keys of a replay done at this run's key, when it started within the recheck window. */
@@ -42,15 +53,16 @@ export class ResumeState {
     if (options.shard && shardOf(id, options.shard.count) !== options.shard.index) return;
     const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id);
     if (!done) {
-      // Only ids once recorded `ok` are in the table; a later entry of another status undoes that.
-      const i = this.#ids.indexOf(id);
+      const settling = entry.status === 'skipped' && entry.reason === 'settling';
+      // Only ids once recorded `ok` or last recorded settling are in the table; a later entry of another status undoes that.
+      const i = settling ? this.#ids.set(id, SETTLING) : this.#ids.indexOf(id);
       if (i >= 0) {
-        this.#ids.set(id, 0);
+        if (!settling) this.#ids.set(id, OTHER);
         this.#fileKeys.delete(i);
       }
       return;
     }
-    const i = this.#ids.set(id, 1);
+    const i = this.#ids.set(id, DONE);
     if (keepsFileKeys(entry, options)) this.#fileKeys.set(i, entry.file_keys!);
     else this.#fileKeys.delete(i);
   }

@@ -188,6 +188,16 @@ describe('archive through the CLI against the sandbox', () => {
     for (const r of sandbox.replays()) expect(last.get(r.replayId)).toMatchObject({ status: 'skipped', reason: 'settling' });
     expect(await walk(out)).toEqual(['manifest.ndjson']);
     expect(res.stderr).toMatch(/skipped 6/);
+    // A second run with nothing new records nothing: the manifest does not grow with replays still settling.
+    const lines = (await readManifest(out)).length;
+    const again = await runCli(['archive', '--out', out, '--settle', `${settleDays}d`], env(sandbox));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/skipped 6/);
+    expect(await readManifest(out)).toHaveLength(lines);
+    // Once settled, they are exported (the settling lines did not stand in the way).
+    const settled = await runCli(['archive', '--out', out, '--settle', '0'], env(sandbox));
+    expect(settled.code, settled.stderr).toBe(0);
+    await expectAllExported(sandbox, out);
   });
 
   test('the manifest records checks, expiry, file keys and versions', async () => {

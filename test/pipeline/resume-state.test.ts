@@ -65,6 +65,18 @@ describe('ResumeState', () => {
     expect([s.doneAtKey('a'), s.doneAtKey('b'), s.doneAtKey('c'), s.doneAtKey('d')]).toEqual([false, true, false, false]);
   });
 
+  it('knows replays last recorded settling, until another entry follows', () => {
+    const s = new ResumeState();
+    const settling = (id: string): ManifestEntry => ({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: '' });
+    s.add(settling('a'), options);
+    s.add(settling('b'), options);
+    s.add(ok('b'), options);
+    s.add(settling('c'), options);
+    s.add({ replay_id: 'c', status: 'failed', recorded_at: '' }, options);
+    expect([s.settling('a'), s.settling('b'), s.settling('c'), s.settling('d')]).toEqual([true, false, false, false]);
+    expect([s.doneAtKey('a'), s.doneAtKey('b')]).toEqual([false, true]);
+  });
+
   it('an ok entry at another key (other format or layout) is not done', () => {
     const s = new ResumeState();
     s.add(ok('a', { key: 'a.ndjson' }), options);
