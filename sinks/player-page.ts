@@ -40,8 +40,21 @@ function escapeHtmlText(text: string): string {
 
 const STYLE =
   'body{margin:0;font:14px system-ui,sans-serif;background:#f4f4f5}' +
-  '#bar{position:sticky;top:0;z-index:2;display:flex;gap:8px;align-items:center;padding:8px;background:#18181b;color:#fafafa}' +
-  '#seek{flex:1}#stage{padding:8px}#stage iframe{pointer-events:none}#loading{padding:8px}';
+  '#top{position:sticky;top:0;z-index:2;background:#18181b;color:#fafafa}' +
+  '#bar{display:flex;gap:8px;align-items:center;padding:8px 8px 4px}#bar label{white-space:nowrap}' +
+  '#seek{flex:1;min-width:120px}#status{font-variant-numeric:tabular-nums;white-space:nowrap}' +
+  '#title{min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:#a1a1aa}' +
+  '#timeline{position:relative;height:12px;margin:0 8px 4px;background:#3f3f46;cursor:pointer}' +
+  '#timeline .idle{position:absolute;top:0;bottom:0;background:repeating-linear-gradient(45deg,#52525b 0 4px,#3f3f46 4px 8px)}' +
+  '#timeline .mark{position:absolute;top:1px;width:4px;height:10px;margin-left:-2px;padding:0;border:0;background:#a1a1aa}' +
+  '.mark.click{background:#60a5fa}.mark.page{background:#34d399}.mark.custom{background:#fbbf24}.mark.error{background:#f87171}' +
+  '#info{padding:0 8px 6px;font-size:12px;color:#d4d4d8;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
+  '#view{display:flex;align-items:flex-start}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
+  '#stage iframe{pointer-events:none}#loading{padding:8px}' +
+  '#side{width:230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
+  '#markers{list-style:none;margin:0;padding:0}#markers button{display:block;width:100%;text-align:left;border:0;' +
+  'background:none;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
+  '#markers button:hover{background:#e4e4e7}#markers .error{color:#b91c1c}';
 
 function sha256Source(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
@@ -50,11 +63,14 @@ function sha256Source(source: string): string {
 /** The controls and stage, the same for the one-page format and the shared player. */
 function body(title: string): string {
   return (
-    '<div id="bar"><button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0">' +
-    '<select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>' +
+    '<div id="top"><div id="bar"><button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0" aria-label="time">' +
+    '<select id="speed" aria-label="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>' +
     '<option value="2">2×</option><option value="4">4×</option><option value="8">8×</option>' +
-    `<option value="16">16×</option></select><span id="status"></span><span>${escapeHtmlText(title)}</span></div>` +
-    '<div id="loading" role="status">Loading the replay…</div><div id="stage" inert></div>'
+    '<option value="16">16×</option></select><label><input id="skip" type="checkbox" checked> skip inactivity</label>' +
+    `<button id="fullscreen" title="F">Fullscreen</button><span id="status"></span><span id="title">${escapeHtmlText(title)}</span></div>` +
+    '<div id="timeline" title="markers: clicks, pages, custom events, errors; shaded: inactive"></div><div id="info"></div></div>' +
+    '<div id="loading" role="status">Loading the replay…</div>' +
+    '<div id="view"><div id="stage" inert></div><aside id="side"><ol id="markers"></ol></aside></div>'
   );
 }
 

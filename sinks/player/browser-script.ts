@@ -6,6 +6,9 @@
  * (the shared player). Before any event reaches rrweb's Replayer it is sanitized: whatever the recording holds,
  * nothing that could run code, navigate or load from outside is rebuilt (see docs/PLAYER.md).
  */
+import { CONTROLS_SCRIPT } from './controls-script.js';
+import { TIMELINE_SCRIPT } from './timeline-script.js';
+
 export const PLAYER_SCRIPT = String.raw`
 (function () {
   'use strict';
@@ -99,6 +102,8 @@ export const PLAYER_SCRIPT = String.raw`
     return event;
   }
 
+${TIMELINE_SCRIPT}
+${CONTROLS_SCRIPT}
   // ---- the player -------------------------------------------------------------------------------------------
   var replayer = null, meta = null, playing = false, count = 0;
   var seek = document.getElementById('seek');
@@ -107,7 +112,7 @@ export const PLAYER_SCRIPT = String.raw`
   var stage = document.getElementById('stage');
   function fmt(ms) {
     var s = Math.max(0, Math.floor(ms / 1000)), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60;
-    return (h ? h + ':' + String(m).padStart(2, '0') : String(m)) + ':' + String(s % 60).padStart(2, '0');
+    return h + ':' + String(m).padStart(2, '0') + ':' + String(s % 60).padStart(2, '0');
   }
   function now() { return Math.max(0, Math.min(replayer.getCurrentTime(), meta.totalTime)); }
   function show() {
@@ -117,7 +122,14 @@ export const PLAYER_SCRIPT = String.raw`
     var t = now();
     seek.value = String(t);
     status.textContent = fmt(t) + ' / ' + fmt(meta.totalTime) + ' · ' + count + ' events';
+    info.textContent = describe(t);
+    if (drawn !== count && (loaded || Date.now() - drawnAt > 2000)) {
+      drawn = count;
+      drawnAt = Date.now();
+      drawTimeline(all, meta.totalTime, goTo);
+    }
   }
+  var drawn = -1, drawnAt = 0, loaded = false;
   function setPlaying(p) { playing = p; play.textContent = p ? 'Pause' : 'Play'; }
   function keepFocusOut() {
     // The replayed document must never take the viewer's keyboard: the stage is inert and focus is taken back.
@@ -136,7 +148,20 @@ export const PLAYER_SCRIPT = String.raw`
       create(all);
       replayer.pause(t);
     } else { replayer.pause(t); }
+    if (!playing) settleCanvas(t);
     show();
+  }
+  // rrweb draws the canvas frames of a seek asynchronously, each once its image is decoded, so under load an older
+  // frame can land last. Once its own decoding ahead has finished, the frames are drawn in order: the paused seek
+  // of a canvas replay is applied again a few times (while it stays paused there).
+  var settleTimers = [];
+  function settleCanvas(t) {
+    for (var i = 0; i < settleTimers.length; i++) clearTimeout(settleTimers[i]);
+    settleTimers = [];
+    if (!hasCanvas) return;
+    [300, 1200, 3000].forEach(function (ms) {
+      settleTimers.push(setTimeout(function () { if (!playing && replayer && Math.abs(now() - t) < 1) replayer.pause(t); }, ms));
+    });
   }
   var all = [], hasCanvas = false;
   function remember(events) {
@@ -151,8 +176,12 @@ export const PLAYER_SCRIPT = String.raw`
       UNSAFE_replayCanvas: true,
       mouseTail: false,
       showWarning: false,
-      triggerFocus: false
+      triggerFocus: false,
+      skipInactive: skip.checked,
+      inactivePeriodThreshold: IDLE_MS
     });
+    replayer.on('resize', function () { setTimeout(fit, 0); });
+    setTimeout(fit, 0);
     replayer.on('finish', function () { setPlaying(false); document.body.setAttribute('data-finished', 'true'); show(); });
     window.replayer = replayer;
     meta = replayer.getMetaData();
@@ -172,6 +201,8 @@ export const PLAYER_SCRIPT = String.raw`
     };
     seek.oninput = function () { goTo(Number(seek.value)); };
     speed.onchange = function () { replayer.setConfig({ speed: Number(speed.value) }); };
+    skip.onchange = function () { replayer.setConfig({ skipInactive: skip.checked }); };
+    fullscreen.onclick = toggleFullscreen;
     if (/[?&]paused\b/.test(location.search)) { replayer.pause(0); setPlaying(false); }
     else { replayer.play(0); setPlaying(true); }
     keepFocusOut();
@@ -206,6 +237,8 @@ export const PLAYER_SCRIPT = String.raw`
           for (var i = 0; i < lines.length; i++) if (lines[i].trim()) pending.push(sanitize(JSON.parse(lines[i])));
           flush(r.done);
           if (!r.done) return pump();
+          loaded = true;
+          show();
           document.body.setAttribute('data-loaded', 'true');
         });
       }
@@ -214,6 +247,7 @@ export const PLAYER_SCRIPT = String.raw`
   } else {
     var events = JSON.parse(document.getElementById('replay-events').textContent);
     for (var i = 0; i < events.length; i++) sanitize(events[i]);
+    loaded = true;
     start(events);
     document.body.setAttribute('data-loaded', 'true');
   }

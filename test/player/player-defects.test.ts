@@ -3,29 +3,16 @@
  * never runs and nothing leaves the page, the viewer's keyboard never reaches the replay, `?paused` starts at 0:00
  * with a working Play, and a backward seek on a canvas replay redraws the canvas.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRecorder } from '../../samples/lib/browser-recorder.js';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import type { Scenario } from '../../samples/lib/scenarios.js';
 import { serveFolder } from '../../samples/lib/static-server.js';
-import { createLocalSink } from '../../sinks/index.js';
-
-const samplesDir = join(import.meta.dirname, '..', '..', 'samples');
-const shots = join(import.meta.dirname, '..', '..', 'test-output', 'player');
-
-async function sample(name: string): Promise<{ id: string; events: unknown[] }> {
-  const index = JSON.parse(await readFile(join(samplesDir, 'index.json'), 'utf8')) as {
-    replays: { name: string; replay_id: string; expected: string }[];
-  };
-  const entry = index.replays.find((r) => r.name === name);
-  if (!entry) throw new Error(`sample ${name} not in samples/index.json`);
-  return { id: entry.replay_id, events: JSON.parse(await readFile(join(samplesDir, entry.expected), 'utf8')) as unknown[] };
-}
+import { offlineContext, ready, sample, shots, writePage } from './helpers.js';
 
 let dir: string;
 let browser: Browser;
@@ -41,36 +28,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function writePage(replayId: string, events: unknown[]): Promise<string> {
-  const sink = createLocalSink(dir);
-  const writer = await sink.open(replayId, { format: 'html', gzip: false });
-  await writer.write(events.map((e) => Buffer.from(JSON.stringify(e))));
-  const result = await writer.commit();
-  await sink.close();
-  return join(dir, result.key);
-}
-
-/** A fresh context that logs (and refuses) every request that is not the page file, data: or blob:. */
-async function offlineContext(): Promise<{ context: BrowserContext; requests: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const requests: string[] = [];
-  await context.route('**', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file:')) return route.continue();
-    requests.push(url);
-    return route.abort();
-  });
-  context.on('request', (request) => {
-    const url = request.url();
-    if (!/^(file|data|blob):/.test(url) && !requests.includes(url)) requests.push(url);
-  });
-  return { context, requests };
-}
-
-async function ready(page: Page, file: string, query = ''): Promise<void> {
-  await page.goto(pathToFileURL(file).href + query);
-  await page.waitForSelector('body[data-ready="true"]');
-}
+const writePageHere = (replayId: string, events: unknown[]): Promise<string> => writePage(dir, replayId, events);
+const offline = (): ReturnType<typeof offlineContext> => offlineContext(browser);
 
 type ReplayerHandle = { replayer: { pause(t?: number): void; getCurrentTime(): number; getMetaData(): { totalTime: number } } };
 
@@ -144,8 +103,8 @@ describe('defect 1: nothing from the recording runs, nothing leaves the page', (
       expect(recorded).toContain(needle);
     }
 
-    const file = await writePage('hostile', events);
-    const { context, requests } = await offlineContext();
+    const file = await writePageHere('hostile', events);
+    const { context, requests } = await offline();
     const page = await context.newPage();
     const messages: string[] = [];
     await page.exposeFunction('__seenMessage', (m: string) => messages.push(m));
@@ -190,8 +149,8 @@ describe('defect 1: nothing from the recording runs, nothing leaves the page', (
 describe('defect 2: the viewer keeps the keyboard', () => {
   it('keys typed while the replay plays do not reach the replayed form', async () => {
     const { id, events } = await sample('form-typing');
-    const file = await writePage(id, events);
-    const { context } = await offlineContext();
+    const file = await writePageHere(id, events);
+    const { context } = await offline();
     const page = await context.newPage();
     await ready(page, file);
     // Type all through playback; the value is read where playback ends, without a seek (which would rebuild it).
@@ -211,10 +170,10 @@ describe('defect 2: the viewer keeps the keyboard', () => {
 
 // ---- defect 3: ?paused -----------------------------------------------------------------------------------------
 describe('defect 3: ?paused', () => {
-  it('shows 0:00 and plays when Play is pressed', async () => {
+  it('shows 0:00:00 and plays when Play is pressed', async () => {
     const { id, events } = await sample('form-typing');
-    const file = await writePage(id, events);
-    const { context } = await offlineContext();
+    const file = await writePageHere(id, events);
+    const { context } = await offline();
     const page = await context.newPage();
     await ready(page, file, '?paused');
     await page.waitForTimeout(300);
@@ -225,7 +184,7 @@ describe('defect 3: ?paused', () => {
     const after = await page.evaluate(() => (window as unknown as ReplayerHandle).replayer.getCurrentTime());
     const shown = await page.textContent('#status');
     await context.close();
-    expect(before).toMatch(/^0:00 \/ 0:\d\d /);
+    expect(before).toMatch(/^0:00:00 \/ 0:00:\d\d /);
     expect(after).toBeGreaterThan(500);
     expect(shown).not.toContain('-');
   });
@@ -235,8 +194,8 @@ describe('defect 3: ?paused', () => {
 describe('defect 4: a backward seek while paused redraws the canvas', () => {
   it('has ink on the canvas after seeking back from 2.4 s to 1.2 s', async () => {
     const { id, events } = await sample('canvas-drawing');
-    const file = await writePage(id, events);
-    const { context } = await offlineContext();
+    const file = await writePageHere(id, events);
+    const { context } = await offline();
     const page = await context.newPage();
     await ready(page, file, '?paused');
     const seekTo = async (t: number): Promise<number> => {

@@ -1,0 +1,56 @@
+/** What the Chromium tests of the player share: samples, writing an html page, an offline context, readiness. */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createLocalSink } from '../../sinks/index.js';
+
+const samplesDir = join(import.meta.dirname, '..', '..', 'samples');
+/** Screenshots of the player tests (git-ignored). */
+export const shots = join(import.meta.dirname, '..', '..', 'test-output', 'player');
+
+export async function sample(name: string): Promise<{ id: string; events: unknown[] }> {
+  const index = JSON.parse(await readFile(join(samplesDir, 'index.json'), 'utf8')) as {
+    replays: { name: string; replay_id: string; expected: string }[];
+  };
+  const entry = index.replays.find((r) => r.name === name);
+  if (!entry) throw new Error(`sample ${name} not in samples/index.json`);
+  return { id: entry.replay_id, events: JSON.parse(await readFile(join(samplesDir, entry.expected), 'utf8')) as unknown[] };
+}
+
+/** Writes the `--format html` page of `events` with the real local sink; returns its path. */
+export async function writePage(dir: string, replayId: string, events: readonly unknown[]): Promise<string> {
+  const sink = createLocalSink(dir);
+  const writer = await sink.open(replayId, { format: 'html', gzip: false });
+  await writer.write(events.map((e) => Buffer.from(JSON.stringify(e))));
+  const result = await writer.commit();
+  await sink.close();
+  if (!result.key.endsWith('.html')) throw new Error(`not an html key: ${result.key}`);
+  return join(dir, result.key);
+}
+
+/** A fresh context that logs (and refuses) every request that is not the page file, data: or blob:. */
+export async function offlineContext(
+  browser: Browser,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ context: BrowserContext; requests: string[] }> {
+  const context = await browser.newContext({ viewport });
+  const requests: string[] = [];
+  await context.route('**', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    requests.push(url);
+    return route.abort();
+  });
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!/^(file|data|blob):/.test(url) && !requests.includes(url)) requests.push(url);
+  });
+  return { context, requests };
+}
+
+/** Opens a written page and waits until the player started. */
+export async function ready(page: Page, file: string, query = ''): Promise<void> {
+  await page.goto(pathToFileURL(file).href + query);
+  await page.waitForSelector('body[data-ready="true"]');
+}
