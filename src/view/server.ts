@@ -1,10 +1,12 @@
 /**
  * `view`: a web server on 127.0.0.1 that browses one archive. Routes (GET and HEAD only):
  * - `/` the index (filters and paging in the query),
- * - `/replays/<id>` the replay page,
- * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object.
+ * - `/replays/<id>` the replay page: the shared player's small shell (sinks/player-page.ts `playerShell`),
+ * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object,
+ * - `/player/<version>/<file>` the shared player's files, once for every replay (cached for good: the version is a
+ *   hash of their content).
  * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding);
- * every answer carries a Content-Security-Policy. node:http alone: three routes need no router.
+ * every answer carries a Content-Security-Policy. node:http alone: four routes need no router.
  */
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -20,7 +22,7 @@ import { ArchiveIndex, type IndexFilter, type IndexRow } from './archive-index.j
 import { ViewError } from './errors.js';
 import { renderIndex } from './index-page.js';
 import { openLocalObject } from './local-object.js';
-import { replayPageBytes, replayPageCsp } from './replay-page.js';
+import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedEvents } from './stored-events.js';
 
 export const VIEW_DEFAULTS = Object.freeze({ port: 0, pageSize: 100, maxPageSize: 1000, maxEventBytes: 256 * 1024 * 1024 });
@@ -127,6 +129,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     await sink.close();
   }
   const maxEventBytes = options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes;
+  const player = sharedPlayer();
   const title = `replay-export view: ${root}`;
   let allowedHosts = new Set<string>();
 
@@ -145,6 +148,18 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (!rawUrl.startsWith('/')) return send(res, 400, 'bad request\n');
     const url = new URL(rawUrl, 'http://127.0.0.1');
     const parts = url.pathname.split('/');
+    if (parts[1] === 'player') {
+      const file = parts.length === 4 && parts[2] === player.version ? player.files[parts[3]!] : undefined;
+      if (file === undefined) return send(res, 404, 'not found\n');
+      res.writeHead(200, {
+        'content-type': file.type,
+        'content-length': file.body.length,
+        ...securityHeaders(INDEX_CSP),
+        'cache-control': 'public, max-age=31536000, immutable',
+      });
+      res.end(req.method === 'HEAD' ? undefined : file.body);
+      return;
+    }
     if (url.pathname === '/') {
       let query;
       try {
@@ -169,18 +184,17 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
     const stream = await events(row);
     if (stream === undefined) return send(res, 404, 'this replay has no stored events\n');
-    const ndjson = parts.length === 4;
-    res.writeHead(200, {
-      'content-type': ndjson ? 'application/x-ndjson; charset=utf-8' : 'text/html; charset=utf-8',
-      ...securityHeaders(ndjson ? INDEX_CSP : replayPageCsp()),
-    });
+    if (parts.length === 3 || req.method === 'HEAD') await stream.return(undefined);
+    if (parts.length === 3) {
+      const eventsUrl = `/replays/${encodeURIComponent(id)}/events.ndjson`;
+      return send(res, 200, player.shell(`Replay ${id}`, eventsUrl), 'text/html; charset=utf-8', SHELL_CSP);
+    }
+    res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', ...securityHeaders(INDEX_CSP) });
     if (req.method === 'HEAD') {
-      await stream.return(undefined);
       res.end();
       return;
     }
-    const body = ndjson ? ndjsonBytes(stream) : replayPageBytes(`Replay ${id}`, stream);
-    await pipeline(Readable.from(body, { objectMode: false }), res);
+    await pipeline(Readable.from(ndjsonBytes(stream), { objectMode: false }), res);
   };
 
   const server: Server = createServer((req, res) => {

@@ -123,6 +123,29 @@ describe('events', () => {
   });
 });
 
+describe('one shared player', () => {
+  it('a replay page is a small shell; the player files are served once, versioned and cached for good', async () => {
+    const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
+    const shell = await raw(jsonServer, `/replays/${encodeURIComponent(target.replayId)}`);
+    expect(shell.status).toBe(200);
+    expect(shell.headers['content-security-policy']).toContain("script-src 'self'");
+    const assets = [...shell.body.matchAll(/(?:src|href)="(\/player\/[0-9a-f]{16}\/[a-z.]+)"/g)].map((m) => m[1]!);
+    expect(assets.sort()).toEqual(expect.arrayContaining([expect.stringMatching(/rrweb\.js$/), expect.stringMatching(/player\.js$/), expect.stringMatching(/player\.css$/)]));
+    let playerBytes = 0;
+    for (const path of assets) {
+      const file = await raw(jsonServer, path);
+      expect(file.status, path).toBe(200);
+      expect(file.headers['cache-control']).toContain('immutable');
+      playerBytes += Buffer.byteLength(file.body);
+    }
+    // The page of each replay is a small fraction of the player it no longer carries.
+    expect(Buffer.byteLength(shell.body)).toBeLessThan(playerBytes / 50);
+    const stale = assets[0]!.replace(/\/player\/[0-9a-f]{16}\//, '/player/0000000000000000/');
+    expect((await raw(jsonServer, stale)).status).toBe(404);
+    expect((await raw(jsonServer, '/player/../manifest.ndjson')).status).toBe(404);
+  });
+});
+
 describe('hostile requests', () => {
   it('refuses paths outside the manifest, unknown ids, other hosts and other methods', async () => {
     for (const path of ['/manifest.ndjson', '/../manifest.ndjson', '/replays/..%2Fmanifest.ndjson', '/replays/..%2F..%2F..%2Fetc%2Fpasswd/events.ndjson', '/replays/nope', '/replays/%E0%A4%A', '/replays/x/y/z']) {
@@ -193,8 +216,8 @@ describe('in Chromium', () => {
     await page.waitForSelector('#stage iframe');
     await page.waitForTimeout(500);
     await page.screenshot({ path: join(shots, 'replay.png') });
-    const events = await page.evaluate(() => (JSON.parse(document.getElementById('replay-events')!.textContent!) as unknown[]).length);
-    expect(events).toBe(target.eventCount);
+    await page.waitForSelector('body[data-loaded="true"]');
+    await expect.poll(() => page.textContent('#status')).toContain(` · ${target.eventCount} events`);
     expect(errors).toEqual([]);
     expect(violations).toEqual([]);
     expect(left.filter((u) => !u.startsWith('chrome') && !u.startsWith('about:'))).toEqual([]);
