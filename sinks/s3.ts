@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -236,6 +236,35 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
     },
   };
   return sink;
+}
+
+/** Reads the complete outputs of an `s3://bucket/prefix` archive (for `view`). */
+export interface S3ObjectReader {
+  /** The object at `key` (relative to the prefix), streamed; undefined when there is none. */
+  read(key: string): Promise<Readable | undefined>;
+  close(): void;
+}
+
+export function createS3Reader(url: string, opts: S3SinkOptions = {}): S3ObjectReader {
+  const location = parseS3Url(url);
+  const target = formatS3Url(location);
+  const base = location.prefix === '' ? '' : location.prefix + '/';
+  const ownClient = opts.client === undefined;
+  const client = opts.client ?? createClient(opts);
+  return {
+    async read(key: string): Promise<Readable | undefined> {
+      try {
+        const response = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: base + key }));
+        return response.Body instanceof Readable ? response.Body : undefined;
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw s3Error(`GetObject ${key} failed`, err, { target, key });
+      }
+    },
+    close(): void {
+      if (ownClient) client.destroy();
+    },
+  };
 }
 
 function createClient(opts: S3SinkOptions): S3Client {

@@ -579,16 +579,25 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   program
     .command('view')
-    .description('browse an archive (local folder) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
-    .argument('<archive>', 'the archive folder (path or file:// URL)')
+    .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
+    .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
     .option('--port <n>', 'port (default: any free port)', (v) => {
       if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
       return Number(v);
     })
-    .action(async (archive: string, opts: { port?: number }) => {
+    .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
+    .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
+    .option('--s3-region <region>', withDefault('S3 region', "the AWS SDK's chain"))
+    .action(async (archive: string, opts: { port?: number; s3Endpoint?: string; s3ForcePathStyle?: boolean; s3Region?: string }) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await runViewCommand(archive, opts, abort.signal);
+      const s3: S3SinkOptions = {
+        ...(opts.s3Endpoint !== undefined ? { endpoint: opts.s3Endpoint } : {}),
+        ...(opts.s3ForcePathStyle ? { forcePathStyle: true } : {}),
+        ...(opts.s3Region !== undefined ? { region: opts.s3Region } : {}),
+      };
+      const settings = resolveSettings({ sinkOptions: { s3 } }, { cli: {} });
+      await runViewCommand(archive, { ...(opts.port !== undefined ? { port: opts.port } : {}), s3: settings.sinkOptions.s3 }, abort.signal);
     });
 
   program

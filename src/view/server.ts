@@ -8,28 +8,27 @@
  * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding);
  * every answer carries a Content-Security-Policy. node:http alone: four routes need no router.
  */
-import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { createLocalSink } from '../../sinks/local.js';
-import { isS3Url } from '../../sinks/s3-url.js';
+import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
-import { ArchiveIndex, type IndexFilter, type IndexRow } from './archive-index.js';
+import type { IndexFilter, IndexRow } from './archive-index.js';
+import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
 import { renderIndex } from './index-page.js';
-import { openLocalObject } from './local-object.js';
+import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedEvents } from './stored-events.js';
 
 export const VIEW_DEFAULTS = Object.freeze({ port: 0, pageSize: 100, maxPageSize: 1000, maxEventBytes: 256 * 1024 * 1024 });
 
 export interface ViewServerOptions {
-  /** The archive: a local folder (path or `file://` URL). */
+  /** The archive: a local folder (path or `file://` URL) or `s3://bucket/prefix`. */
   archive: string;
+  /** S3 client options for an `s3://` archive (endpoint, path style, region, credentials), as the S3 sink takes them. */
+  s3?: S3SinkOptions;
   /** Port on 127.0.0.1 (0: any free port). */
   port?: number;
   /** Largest event read from a stored replay, in bytes. */
@@ -51,12 +50,6 @@ const DAY_MS = 86_400_000;
 
 class BadRequest extends Error {}
 
-function localRoot(archive: string): string {
-  if (isS3Url(archive)) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', 'view reads local archive folders only (s3:// is not supported yet)');
-  if (/^file:\/\//i.test(archive)) return fileURLToPath(archive);
-  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(archive)) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `unsupported archive scheme: ${archive.slice(0, archive.indexOf(':'))}`);
-  return resolve(archive);
-}
 
 function dateParam(value: string, name: string, endOfDay: boolean): number {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
@@ -118,23 +111,15 @@ function securityHeaders(csp: string): Record<string, string> {
 
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
-  const root = localRoot(options.archive);
-  const st = await stat(root).catch(() => undefined);
-  if (st === undefined || !st.isDirectory()) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `the archive ${root} is not a folder`);
-  const sink = createLocalSink(root);
-  let index: ArchiveIndex;
-  try {
-    index = await ArchiveIndex.load(sink);
-  } finally {
-    await sink.close();
-  }
+  const source = await openArchiveSource(options.archive, options.s3);
+  const index = source.index;
   const maxEventBytes = options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes;
   const player = sharedPlayer();
-  const title = `replay-export view: ${root}`;
+  const title = `replay-export view: ${source.label}`;
   let allowedHosts = new Set<string>();
 
   const events = async (row: IndexRow): Promise<AsyncGenerator<Buffer> | undefined> => {
-    const object = await openLocalObject(root, row.entry);
+    const object = await source.open(row.entry);
     return object === undefined ? undefined : storedEvents(object.body, object.format, object.gzip, maxEventBytes);
   };
 
@@ -199,12 +184,15 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, err instanceof ViewError ? 502 : 500, `${err instanceof Error ? err.message : 'error'}\n`);
+      if (!res.headersSent) send(res, err instanceof ViewError || err instanceof SinkError ? 502 : 500, `${err instanceof Error ? err.message : 'error'}\n`);
       else res.destroy(err instanceof Error ? err : undefined);
     });
   });
   await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
+    server.once('error', (err) => {
+      void source.close();
+      fail(err);
+    });
     server.listen(options.port ?? VIEW_DEFAULTS.port, '127.0.0.1', () => {
       server.off('error', fail);
       ok();
@@ -216,11 +204,13 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     url: `http://127.0.0.1:${port}/`,
     port,
     replays: index.size,
-    close: () =>
-      new Promise<void>((ok, fail) => {
+    close: async () => {
+      await new Promise<void>((ok, fail) => {
         server.closeAllConnections();
         server.close((err) => (err ? fail(err) : ok()));
-      }),
+      });
+      await source.close();
+    },
   };
 }
 

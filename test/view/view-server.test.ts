@@ -246,10 +246,10 @@ describe('the view command', () => {
     expect((await raw({ port: Number(new URL(url).port) } as ViewServer, '/').catch((e: Error) => e)) instanceof Error).toBe(true);
   }, 60_000);
 
-  it('refuses an s3:// archive and a missing folder with a usage error', async () => {
-    const s3 = await spawnCli(['view', 's3://bucket/prefix']).done;
-    expect(s3.code).toBe(2);
-    expect(s3.stderr).toContain('s3://');
+  it('refuses an archive of another scheme and a missing folder with a usage error', async () => {
+    const other = await spawnCli(['view', 'gs://bucket/prefix']).done;
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('unsupported archive scheme: gs');
     const missing = await spawnCli(['view', join(dir, 'nope')]).done;
     expect(missing.code).toBe(2);
   }, 60_000);

@@ -1,0 +1,68 @@
+/**
+ * Where `view` reads an archive from: a local folder or `s3://bucket/prefix`. Either gives the archive's index (from
+ * its manifest) and opens a replay's stored events object by the key the layout gives it (checked by `eventsKeyOf`:
+ * a manifest is input too). The AWS SDK is loaded only for an S3 archive.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLocalSink } from '../../sinks/local.js';
+import type { S3SinkOptions } from '../../sinks/s3.js';
+import { isS3Url } from '../../sinks/s3-url.js';
+import type { ManifestEntry } from '../../sinks/sink.js';
+import { ArchiveIndex } from './archive-index.js';
+import { ViewError } from './errors.js';
+import { eventsKeyOf, openLocalObject, type StoredObject } from './local-object.js';
+
+export interface ArchiveSource {
+  /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
+  readonly label: string;
+  readonly index: ArchiveIndex;
+  /** The replay's stored events object; undefined when it has none `view` can read (or it is gone). */
+  open(entry: ManifestEntry): Promise<StoredObject | undefined>;
+  close(): Promise<void>;
+}
+
+export async function openArchiveSource(archive: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {
+  if (isS3Url(archive)) return openS3Source(archive, s3);
+  const root = localRoot(archive);
+  const st = await stat(root).catch(() => undefined);
+  if (st === undefined || !st.isDirectory()) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `the archive ${root} is not a folder`);
+  const sink = createLocalSink(root);
+  let index: ArchiveIndex;
+  try {
+    index = await ArchiveIndex.load(sink);
+  } finally {
+    await sink.close();
+  }
+  return { label: root, index, open: (entry) => openLocalObject(root, entry), close: async () => undefined };
+}
+
+async function openS3Source(archive: string, options: S3SinkOptions): Promise<ArchiveSource> {
+  const { createS3Reader, createS3Sink } = await import('../../sinks/s3.js');
+  const sink = createS3Sink(archive, options);
+  let index: ArchiveIndex;
+  try {
+    index = await ArchiveIndex.load(sink);
+  } finally {
+    await sink.close();
+  }
+  const reader = createS3Reader(archive, options);
+  return {
+    label: sink.target,
+    index,
+    async open(entry) {
+      const at = eventsKeyOf(entry);
+      if (at === undefined) return undefined;
+      const body = await reader.read(at.key);
+      return body === undefined ? undefined : { body, format: at.format, gzip: at.gzip };
+    },
+    close: async () => reader.close(),
+  };
+}
+
+function localRoot(archive: string): string {
+  if (/^file:\/\//i.test(archive)) return fileURLToPath(archive);
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(archive)) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `unsupported archive scheme: ${archive.slice(0, archive.indexOf(':'))}`);
+  return resolve(archive);
+}
