@@ -50,6 +50,21 @@ export function spawnCli(
   return { child, done };
 }
 
+/** Starts `view` (or any command that prints its URL on a line of its own) and resolves once the URL is printed. */
+export async function spawnView(args: string[], env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; done: Promise<RunResult>; url: string }> {
+  const { child, done } = spawnCli(args, env);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString('utf8');
+      const line = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
+      if (line) resolve(line[1]!);
+    });
+    child.on('close', () => reject(new Error(`${args[0]} ended before printing its URL: ${out}`)));
+  });
+  return { child, done, url };
+}
+
 export function runCli(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
   return spawnCli(args, env, launcher).done;
 }

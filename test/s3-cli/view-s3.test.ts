@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { replayKey } from '../../sinks/index.js';
-import { runCli, spawnCli } from '../cli/cli-helpers.js';
+import { runCli, spawnView } from '../cli/cli-helpers.js';
 import { BUCKET, cliEnv, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 
 let sandbox: Sandbox;
@@ -79,19 +79,10 @@ describe('view of an S3 archive', () => {
   });
 
   it('the view command takes the S3 flags and serves the archive', async () => {
-    const { child, done } = spawnCli(
+    const { child, done, url } = await spawnView(
       ['view', `s3://${BUCKET}/${PREFIX}`, '--s3-endpoint', s3.endpoint, '--s3-force-path-style', '--s3-region', 'us-east-1'],
       cliEnv(sandbox),
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString('utf8');
-        const line = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
-        if (line) resolve(line[1]!);
-      });
-      child.on('close', () => reject(new Error(`view ended before printing its URL: ${out}`)));
-    });
     const body = await (await fetch(url)).text();
     expect(body).toContain(encodeURIComponent(sandbox.replays()[1]!.replayId));
     child.kill('SIGINT');

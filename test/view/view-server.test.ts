@@ -15,7 +15,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { FAST } from '../pipeline/helpers.js';
-import { spawnCli } from '../cli/cli-helpers.js';
+import { spawnCli, spawnView } from '../cli/cli-helpers.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -227,16 +227,7 @@ describe('in Chromium', () => {
 
 describe('the view command', () => {
   it('prints the URL, serves the archive and stops on SIGINT with exit code 0', async () => {
-    const { child, done } = spawnCli(['view', join(dir, 'ndjson')]);
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString('utf8');
-        const line = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/m.exec(out);
-        if (line) resolve(line[1]!);
-      });
-      child.on('close', () => reject(new Error(`view ended before printing its URL: ${out}`)));
-    });
+    const { child, done, url } = await spawnView(['view', join(dir, 'ndjson')]);
     const res = await fetch(url);
     expect(res.status).toBe(200);
     expect(rowIds(await res.text()).length).toBe(sandbox.replays().length);
