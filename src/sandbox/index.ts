@@ -13,6 +13,7 @@ export {
   type ServerErrorScope,
 } from './faults.js';
 export type { SandboxStats } from './stats.js';
+export type { ApiArrival } from './api-limits.js';
 export type { SandboxReplay } from './describe.js';
 export type { ReplayRecordJson } from './replicas.js';
 export { REPLICA_SPACING_MS, replicaTimeShape } from './replicas.js';

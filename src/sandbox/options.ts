@@ -36,6 +36,11 @@ export interface SandboxOptions {
   held?: string[];
   /** `{ replayId: n }`: the last n files (of each version) of the replay are not listed until released. */
   hiddenTail?: Record<string, number>;
+  /**
+   * Requests the API host serves at once (spec: "5 concurrent requests across all REST endpoints"); one more is
+   * answered 429 with Retry-After: 1. 0 turns the limit off. Default 5.
+   */
+  apiConcurrency?: number;
 }
 
 export interface ResolvedSandboxOptions {
@@ -51,6 +56,7 @@ export interface ResolvedSandboxOptions {
   now: () => number;
   held: string[];
   hiddenTail: Record<string, number>;
+  apiConcurrency: number;
 }
 
 /** Every default of the sandbox, in one place. */
@@ -68,6 +74,8 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   maxReplayIds: 100,
   fileVersion: 3 as 2 | 3,
   sortOrder: 'desc' as 'asc' | 'desc',
+  /** The spec's limit of concurrent requests across all REST endpoints of a project. */
+  apiConcurrency: 5,
 });
 
 export class SandboxConfigError extends ReplayExportError {
@@ -90,9 +98,11 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     now: o.now ?? Date.now,
     held: o.held ?? [],
     hiddenTail: o.hiddenTail ?? {},
+    apiConcurrency: o.apiConcurrency ?? SANDBOX_DEFAULTS.apiConcurrency,
   };
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new SandboxConfigError('port must be 0..65535');
   if (!Number.isInteger(r.replicas) || r.replicas < 0) throw new SandboxConfigError('replicas must be a non-negative integer');
+  if (!Number.isInteger(r.apiConcurrency) || r.apiConcurrency < 0) throw new SandboxConfigError('apiConcurrency must be a non-negative integer (0: no limit)');
   if (!(r.urlTtlMs >= 1000)) throw new SandboxConfigError('urlTtlMs must be at least 1000');
   if (r.apiKey.includes(':')) throw new SandboxConfigError('apiKey cannot contain ":" (HTTP Basic user name)');
   for (const [id, n] of Object.entries(r.hiddenTail)) {

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiLimits, type ApiArrival } from './api-limits.js';
 import { Catalog } from './catalog.js';
 import { ApiRequestError, type SandboxContext } from './context.js';
 import { CONTROL_PREFIX, handleControl } from './control-routes.js';
@@ -30,6 +31,10 @@ export interface Sandbox {
   replays(): SandboxReplay[];
   /** Feedback items stored for a source (ingested through the feedback family). */
   feedbackItems(sourceId: string): StoredFeedbackItem[];
+  /** When each API request arrived, of which family, and what it was answered (the last 10,000). */
+  apiArrivals(): ApiArrival[];
+  /** The most API requests in flight at once, and how many were answered 429 by the concurrency limit. */
+  apiCounters(): { peakInFlight: number; concurrencyLimited: number };
   close(): Promise<void>;
 }
 
@@ -87,9 +92,19 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string
   }
 }
 
-async function route(ctx: SandboxContext, families: SandboxFamilies, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
+  if (path.startsWith('/api/')) {
+    const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.family ?? 'unknown');
+    if (!limits.enter(name, path, res)) {
+      ctx.stats.rateLimited++;
+      sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${ctx.opts.apiConcurrency} concurrent requests across all REST endpoints`, {
+        'Retry-After': '1',
+      });
+      return;
+    }
+  }
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
   } else if (path.startsWith(STORAGE_PREFIX)) {
@@ -101,6 +116,8 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, req: Incomi
     await handleApi(ctx, req, path, query, res);
   } else if (family) {
     ctx.stats.apiRequests++;
+    const latency = ctx.faults.latencyMs();
+    if (latency > 0) await sleep(latency);
     if (!hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
       ctx.stats.unauthorized++;
       sendApiError(res, 401, 'unauthorized', 'missing or invalid API credentials (HTTP Basic: API key, secret key)', {
@@ -122,6 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultState(opts.faults);
   const stats = emptyStats();
   const families = new SandboxFamilies();
+  const limits = new ApiLimits(opts.apiConcurrency);
   const server = createServer({ keepAliveTimeout: 5_000 });
   server.listen(opts.port, opts.host);
   await new Promise<void>((resolve, reject) => {
@@ -139,7 +157,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signer: new UrlSigner(deriveSecret(opts.secretKey, 'url signing'), url, Math.max(1, Math.round(opts.urlTtlMs / 1000))),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    route(ctx, families, req, res).catch((err: unknown) => {
+    route(ctx, families, limits, req, res).catch((err: unknown) => {
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
@@ -159,6 +177,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     replays: () => describeReplays(catalog),
     feedbackItems: (sourceId) => families.feedback.items(sourceId),
+    apiArrivals: () => limits.arrivals(),
+    apiCounters: () => limits.counters(),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
