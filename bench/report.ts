@@ -3,6 +3,7 @@
 import type { Comparison } from './deps.js';
 import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
+import type { PlayerResult } from './measure-player.js';
 import type { ResumeResult } from './measure-resume.js';
 import type { RssResult } from './measure-rss.js';
 import { mbPerSec, median, round } from './stats.js';
@@ -15,6 +16,10 @@ export const TARGETS = {
   /** Resume of a 1M-replay archive's state (issue: ≤ 200 MB, ≤ 60 s). */
   resumeRssBytes: 200e6,
   resumeMs: 60_000,
+  /** The offline player, 100 MB page (issue #15): first frame ≤ 5 s, a seek ≤ 1 s, heap ≤ 3× the events. */
+  playerFirstFrameMs: 5_000,
+  playerSeekMs: 1_000,
+  playerHeapRatio: 3,
 } as const;
 
 export interface Row {
@@ -41,6 +46,7 @@ export interface BenchResults {
   rss?: RssResult;
   archive?: ArchiveResult;
   resume?: ResumeResult;
+  player?: PlayerResult;
 }
 
 const mbs = (n: number): string => `${n.toFixed(0)} MB/s`;
@@ -110,6 +116,35 @@ export function rows(r: BenchResults): Row[] {
       target: `≤ ${TARGETS.resumeMs / 1000} s`,
       pass: x.state.ms <= TARGETS.resumeMs,
     });
+  }
+  if (r.player) {
+    for (const p of r.player.pages) {
+      const big = p.eventBytes >= 90e6;
+      out.push({
+        figure: `player, ${p.label} page: first frame`,
+        subject: `${(p.subject.firstFrameMs / 1000).toFixed(1)} s`,
+        baseline: `${(p.baseline.firstFrameMs / 1000).toFixed(1)} s all frames`,
+        ratio: `${(p.subject.firstFrameMs / p.baseline.firstFrameMs).toFixed(2)}×`,
+        target: big ? `≤ ${TARGETS.playerFirstFrameMs / 1000} s` : '',
+        pass: !big || p.subject.firstFrameMs <= TARGETS.playerFirstFrameMs,
+      });
+      out.push({
+        figure: `player, ${p.label} page: seek to the middle`,
+        subject: `${(p.subject.seekMs / 1000).toFixed(2)} s${p.subject.seekInk ? '' : ', canvas blank'}`,
+        baseline: `${(p.baseline.seekMs / 1000).toFixed(2)} s all frames${p.baseline.seekInk ? '' : ', canvas blank'}`,
+        ratio: `${(p.subject.seekMs / p.baseline.seekMs).toFixed(2)}×`,
+        target: big ? `≤ ${TARGETS.playerSeekMs / 1000} s` : '',
+        pass: p.subject.seekInk && (!big || p.subject.seekMs <= TARGETS.playerSeekMs),
+      });
+      out.push({
+        figure: `player, ${p.label} page: JS heap`,
+        subject: mb(p.subject.heapBytes),
+        baseline: `${mb(p.baseline.heapBytes)} all frames`,
+        ratio: `${(p.subject.heapBytes / p.eventBytes).toFixed(2)}× events`,
+        target: big ? `≤ ${TARGETS.playerHeapRatio}× events` : '',
+        pass: !big || p.subject.heapBytes <= TARGETS.playerHeapRatio * p.eventBytes,
+      });
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure next to its baseline, measured in the same run on the same files.
  *
- *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume]
+ *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player]
  *
  * Progress goes to stderr; the table to stdout; the full result to bench/results/<iso-time>.json.
  */
@@ -12,13 +12,14 @@ import { join } from 'node:path';
 import { BIG_FILES, ensureBenchData } from './generate.js';
 import { compareFastPath, compareInflate, compareSplitter } from './deps.js';
 import { measureArchive } from './measure-archive.js';
+import { measurePlayer } from './measure-player.js';
 import { measureResume } from './measure-resume.js';
 import { measureRss } from './measure-rss.js';
 import { runThroughputChild } from './child-runner.js';
 import { ARCHIVE_SAMPLES_DIR, BIG_SAMPLES_DIR, RESULTS_DIR } from './paths.js';
 import { formatReport, resultJson, type BenchResults } from './report.js';
 
-const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume'] as const;
+const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
@@ -40,6 +41,8 @@ const PLAN = {
   resumeReplays: Number(process.env['BENCH_RESUME_REPLAYS'] ?? 1_000_000),
   /** Heap cap of the resume baseline (whole entries), so that it fails rather than swaps. */
   resumeBaselineHeapMb: 2048,
+  /** Sizes of the player part's pages (their events), MB. */
+  playerPagesMB: [30, 100],
   /** The dependency comparisons use the first files of the replay. */
   depsFiles: 2,
   depsRuns: 3,
@@ -135,6 +138,10 @@ async function main(): Promise<void> {
     if (sections.has('resume')) {
       log(`(e) resume of a synthetic archive of ${PLAN.resumeReplays} replays: resume state vs whole manifest entries (children)`);
       results.resume = await measureResume({ replays: PLAN.resumeReplays, workDir, entriesHeapMb: PLAN.resumeBaselineHeapMb, log });
+    }
+    if (sections.has('player')) {
+      log(`(f) the offline player in Chromium: pages of ${PLAN.playerPagesMB.join(' and ')} MB of events, canvas window vs every canvas frame at once`);
+      results.player = await measurePlayer({ sizesMB: PLAN.playerPagesMB, log });
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
  * (the shared player). Before any event reaches rrweb's Replayer it is sanitized: whatever the recording holds,
  * nothing that could run code, navigate or load from outside is rebuilt (see docs/PLAYER.md).
  */
+import { CANVAS_WINDOW_SCRIPT } from './canvas-window-script.js';
 import { CONTROLS_SCRIPT } from './controls-script.js';
 import { TIMELINE_SCRIPT } from './timeline-script.js';
 
@@ -104,6 +105,7 @@ export const PLAYER_SCRIPT = String.raw`
 
 ${TIMELINE_SCRIPT}
 ${CONTROLS_SCRIPT}
+${CANVAS_WINDOW_SCRIPT}
   // ---- the player -------------------------------------------------------------------------------------------
   var replayer = null, meta = null, playing = false, count = 0;
   var seek = document.getElementById('seek');
@@ -139,15 +141,13 @@ ${CONTROLS_SCRIPT}
     if (active && (active === frame || stage.contains(active))) { active.blur(); play.focus(); }
   }
   function goTo(t) {
-    var back = t < now();
-    if (playing) { replayer.play(t); }
-    else if (back && hasCanvas) {
-      // rrweb leaves a canvas blank after a backward seek once later frames were drawn (issue #15, defect 4):
-      // a fresh Replayer at the target draws it right.
+    if (windowed) {
+      // A fresh Replayer at the target, with the canvas frames of its window (this also draws a canvas right after
+      // a backward seek, which rrweb leaves blank once later frames were drawn: issue #15, defect 4).
       replayer.destroy();
-      create(all);
-      replayer.pause(t);
-    } else { replayer.pause(t); }
+      create(windowAt(t));
+      if (playing) replayer.play(t); else replayer.pause(t);
+    } else if (playing) { replayer.play(t); } else { replayer.pause(t); }
     if (!playing) settleCanvas(t);
     show();
   }
@@ -191,12 +191,14 @@ ${CONTROLS_SCRIPT}
     remember(first);
     first = all.slice();
     if (first.length < 2) { status.textContent = 'This replay has ' + first.length + ' event(s): nothing to play.'; loading.hidden = true; return; }
-    create(first);
+    windowed = hasCanvas && !/[?&]canvas=all\b/.test(location.search);
+    create(windowed ? windowAt(0) : first);
     count = first.length;
     play.disabled = false;
     play.onclick = function () {
       if (playing) { replayer.pause(); setPlaying(false); }
-      else { replayer.play(now() >= meta.totalTime ? 0 : now()); setPlaying(true); }
+      else if (now() >= meta.totalTime) { setPlaying(true); goTo(0); }
+      else { replayer.play(now()); setPlaying(true); }
       show();
     };
     seek.oninput = function () { goTo(Number(seek.value)); };
@@ -209,11 +211,12 @@ ${CONTROLS_SCRIPT}
     loading.hidden = true;
     document.body.setAttribute('data-ready', 'true');
     show();
-    setInterval(function () { keepFocusOut(); show(); }, 250);
+    setInterval(function () { keepFocusOut(); feedCanvas(); show(); }, 250);
   }
   function add(events) {
+    var from = all.length;
     remember(events);
-    for (var i = 0; i < events.length; i++) replayer.addEvent(events[i]);
+    for (var i = 0; i < events.length; i++) offerLate(events[i], from + i);
     count += events.length;
   }
   document.addEventListener('focusin', keepFocusOut, true);
