@@ -41,8 +41,8 @@ const PLAN = {
   resumeReplays: Number(process.env['BENCH_RESUME_REPLAYS'] ?? 1_000_000),
   /** Heap cap of the resume baseline (whole entries), so that it fails rather than swaps. */
   resumeBaselineHeapMb: 2048,
-  /** Sizes of the player part's pages (their events), MB. */
-  playerPagesMB: [30, 100],
+  /** Sizes of the player part's pages (their events), MB: BENCH_PLAYER_MB=30,100 adds the 100 MB page (long). */
+  playerPagesMB: (process.env['BENCH_PLAYER_MB'] ?? '30').split(',').map(Number),
   /** The dependency comparisons use the first files of the replay. */
   depsFiles: 2,
   depsRuns: 3,
