@@ -42,7 +42,10 @@ describe('WriteAhead', () => {
     const reports: Array<{ told: number; onDisk: number }> = [];
     const pending: Array<Promise<void>> = [];
     const ahead = new WriteAhead(handle, (bytes) => {
-      pending.push(stat(path).then((s) => void reports.push({ told: bytes, onDisk: s.size })));
+      // In the order told (the stat calls may resolve in any order).
+      const report = { told: bytes, onDisk: -1 };
+      reports.push(report);
+      pending.push(stat(path).then((s) => void (report.onDisk = s.size)));
     });
     const pieces = Array.from({ length: 12 }, (_, k) => randomBytes(200_000 + k * 1000));
     for (const [k, piece] of pieces.entries()) {
