@@ -12,7 +12,32 @@
 import { DecodeError, type DecodeErrorCode } from './errors.js';
 import { eventTooLarge } from './limits.js';
 import { SCAN_OK, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
-import { dotNext, escapeNext, exponentNext, exponentSignNext, isHexDigit, literalByte, literalLength, minusNext, REFUSE } from './json-tokens.js';
+import {
+  afterNext,
+  CLOSE,
+  colonNext,
+  dotNext,
+  endNext,
+  elementKindOf,
+  escapeNext,
+  exponentNext,
+  exponentSignNext,
+  isDigit,
+  isHexDigit,
+  isLineBreak,
+  isPlain,
+  keyNext,
+  literalByte,
+  literalLength,
+  literalOf,
+  minusNext,
+  numberNext,
+  REFUSE,
+  startNext,
+  STAY,
+  stringNext,
+  valueNext,
+} from './json-grammar.js';
 import { Container, ElemKind, Literal, Slot, State } from './wasm/layout.js';
 
 export const KIND_OBJECT = ElemKind.object;
@@ -129,6 +154,52 @@ const S_END = State.end;
 
 const C_OBJ = Container.object;
 const C_ARR = Container.array;
+
+// The TypeScript loop looks the grammar's decisions up in one table rather than call its functions byte by byte;
+// the WebAssembly module calls the same functions, inlined by its compiler. Row k holds decision k's answer to each of
+// the 256 byte values; the first rows are the states' own (row `st` is the answer in state `st`, in an object for
+// `State.after`, in a value for `State.str`), the others follow.
+const DECISIONS: readonly ((c: number) => number | boolean)[] = [
+  startNext, // State.start
+  (c) => valueNext(c, true), // State.first
+  (c) => valueNext(c, false), // State.value
+  (c) => keyNext(c, true), // State.objFirst
+  (c) => keyNext(c, false), // State.key
+  colonNext, // State.colon
+  (c) => afterNext(c, Container.object), // State.after
+  (c) => stringNext(c, false), // State.str
+  escapeNext, // State.esc
+  isHexDigit, // State.uni
+  minusNext, // State.minus
+  (c) => numberNext(c, State.zero), // State.zero
+  (c) => numberNext(c, State.int), // State.int
+  dotNext, // State.dot
+  (c) => numberNext(c, State.frac), // State.frac
+  exponentNext, // State.exp
+  exponentSignNext, // State.expSign
+  (c) => numberNext(c, State.expDig), // State.expDig
+  () => REFUSE, // State.lit (literals are matched byte by byte)
+  endNext, // State.end
+  (c) => afterNext(c, Container.array),
+  (c) => stringNext(c, true),
+  isPlain,
+  isDigit,
+  isLineBreak,
+  elementKindOf,
+];
+/** The rows after the states' own (× 256). */
+const enum Row {
+  afterInArray = 20 << 8,
+  stringKey = 21 << 8,
+  plain = 22 << 8,
+  digit = 23 << 8,
+  lineBreak = 24 << 8,
+  elementKind = 25 << 8,
+}
+const GRAMMAR = new Int8Array(DECISIONS.length << 8);
+DECISIONS.forEach((decide, row) => {
+  for (let c = 0; c < 256; c++) GRAMMAR[(row << 8) | c] = Number(decide(c));
+});
 
 /** The literals' text by their number (`Literal`), for error messages. */
 const LITERAL_NAMES = ['true', 'false', 'null'];
@@ -258,15 +329,18 @@ export class ArrayElementScanner {
     let depth = this.depth;
     let stack = this.stack;
     let strKey = this.strKey;
+    const g = GRAMMAR;
     this.elemStart = 0;
     try {
       outer: while (i < n) {
         let c = buf[i]!;
+        // Every decision is the grammar's (./json-grammar.ts); the rest is bookkeeping: the container stack, where
+        // elements start and end, and line breaks.
         switch (st) {
           case S_STR: {
-            // Four bytes at a time while none of them is '"', '\\' or a control character (bitwise tests on one
-            // little-endian 32-bit word: a byte below 0x20, a byte equal to 0x22, a byte equal to 0x5c).
-            if (c !== 0x22 && c !== 0x5c && c >= 0x20) {
+            // The string's plain bytes (`isPlain`), four at a time: bitwise tests on one little-endian 32-bit word
+            // for a byte below 0x20, a byte equal to 0x22 and a byte equal to 0x5c.
+            if (g[Row.plain | c]) {
               while (i + 4 <= n) {
                 const w = view.getInt32(i, true);
                 const q = w ^ 0x22222222;
@@ -277,77 +351,58 @@ export class ArrayElementScanner {
               if (i >= n) break outer;
               c = buf[i]!;
             }
-            while (c !== 0x22 && c !== 0x5c && c >= 0x20) {
+            while (g[Row.plain | c]) {
               if (++i >= n) break outer;
               c = buf[i]!;
             }
-            if (c === 0x22) {
-              i++;
-              if (strKey) {
-                // Fused ':' after a key.
-                if (i < n && buf[i] === 0x3a) {
+            const next = g[(strKey ? Row.stringKey : S_STR << 8) | c]!;
+            if (next === REFUSE) this.fail('BAD_JSON', 'raw control character in a string', i);
+            i++;
+            if (next === S_COLON) {
+              // A key closed. Fused: its ':', then the '"' of a string value (inside an object: never an element).
+              if (i < n && g[(S_COLON << 8) | buf[i]!] === S_VALUE) {
+                i++;
+                if (i < n && g[(S_VALUE << 8) | buf[i]!] === S_STR) {
                   i++;
-                  // Fused '"' of a string value (inside an object, so never an element start).
-                  if (i < n && buf[i] === 0x22) {
-                    i++;
-                    strKey = false;
-                  } else st = S_VALUE;
-                } else st = S_COLON;
-              } else {
-                st = S_AFTER;
-                if (depth === 1) this.emit(buf, i);
-              }
-            } else if (c === 0x5c) {
-              i++;
-              st = S_ESC;
-            } else this.fail('BAD_JSON', 'raw control character in a string', i);
+                  strKey = false;
+                } else st = S_VALUE;
+              } else st = S_COLON;
+            } else {
+              st = next;
+              if (next === S_AFTER && depth === 1) this.emit(buf, i);
+            }
             continue;
           }
           case S_AFTER: {
-            if (c === 0x2c) {
-              i++;
-              if (stack[depth - 1] === C_OBJ) {
-                // Fused '"' that starts the next key.
-                if (i < n && buf[i] === 0x22) {
-                  i++;
-                  st = S_STR;
-                  strKey = true;
-                } else st = S_KEY;
-              } else st = S_VALUE;
-              continue;
+            const next = g[(stack[depth - 1] === C_OBJ ? S_AFTER << 8 : Row.afterInArray) | c]!;
+            if (next === REFUSE) {
+              const closer = c === 0x7d || c === 0x5d;
+              this.fail('BAD_JSON', closer ? `unexpected '${String.fromCharCode(c)}'` : `expected ',' or a closing bracket, found ${describe(c)}`, i);
             }
-            if (c === 0x7d || c === 0x5d) {
-              if (stack[depth - 1] !== (c === 0x7d ? C_OBJ : C_ARR)) this.fail('BAD_JSON', `unexpected '${String.fromCharCode(c)}'`, i);
-              i++;
+            i++;
+            if (next === STAY) {
+              if (depth >= 2 && g[Row.lineBreak | c]) this.elemNewline = true;
+            } else if (next === CLOSE) {
               depth--;
               if (depth === 0) st = S_END;
               else if (depth === 1) this.emit(buf, i);
-              continue;
-            }
-            if (c === 0x20 || c === 0x09) {
+            } else if (next === S_KEY && i < n && g[(S_KEY << 8) | buf[i]!] === S_STR) {
+              // Fused '"' that starts the next key.
               i++;
-              continue;
-            }
-            if (c === 0x0a || c === 0x0d) {
-              if (depth >= 2) this.elemNewline = true;
-              i++;
-              continue;
-            }
-            this.fail('BAD_JSON', `expected ',' or a closing bracket, found ${describe(c)}`, i);
-            break;
+              st = S_STR;
+              strKey = true;
+            } else st = next;
+            continue;
           }
           case S_FIRST:
           case S_VALUE: {
-            if (c === 0x20 || c === 0x09) {
+            const next = g[(st << 8) | c]!;
+            if (next === STAY) {
+              if (depth >= 2 && g[Row.lineBreak | c]) this.elemNewline = true;
               i++;
               continue;
             }
-            if (c === 0x0a || c === 0x0d) {
-              if (depth >= 2) this.elemNewline = true;
-              i++;
-              continue;
-            }
-            if (c === 0x5d && st === S_FIRST) {
+            if (next === CLOSE) {
               i++;
               depth--;
               if (depth === 0) st = S_END;
@@ -357,119 +412,80 @@ export class ArrayElementScanner {
               }
               continue;
             }
+            if (next === REFUSE) this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i);
             if (depth === 1) {
-              if (c === 0x7b) this.elemKind = KIND_OBJECT;
-              else if (c === 0x22) this.elemKind = KIND_STRING;
-              else if (c === 0x5b || c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
-                this.fail('NOT_AN_EVENT', 'array element is neither an object nor a string', i);
-              } else this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i);
+              const kind = g[Row.elementKind | c]!;
+              if (kind === REFUSE) this.fail('NOT_AN_EVENT', 'array element is neither an object nor a string', i);
+              this.elemKind = kind as ElementKind;
               this.inElem = true;
               this.elemStart = i;
               this.elemStartAbs = this.base + i;
               this.elemNewline = false;
             }
             i++;
-            switch (c) {
-              case 0x7b:
+            switch (next) {
+              case S_OBJ_FIRST:
                 if (depth === stack.length) stack = this.grow();
                 stack[depth++] = C_OBJ;
                 // Fused '"' that starts the first key.
-                if (i < n && buf[i] === 0x22) {
+                if (i < n && g[(S_OBJ_FIRST << 8) | buf[i]!] === S_STR) {
                   i++;
                   st = S_STR;
                   strKey = true;
                 } else st = S_OBJ_FIRST;
                 break;
-              case 0x5b:
+              case S_FIRST:
                 if (depth === stack.length) stack = this.grow();
                 stack[depth++] = C_ARR;
                 st = S_FIRST;
                 break;
-              case 0x22:
+              case S_STR:
                 st = S_STR;
                 strKey = false;
                 break;
-              case 0x2d:
-                st = S_MINUS;
-                break;
-              case 0x30:
-                st = S_ZERO;
-                break;
-              case 0x74:
-                this.lit = Literal.trueValue;
+              case S_LIT:
+                this.lit = literalOf(c);
                 this.litPos = 1;
                 st = S_LIT;
                 break;
-              case 0x66:
-                this.lit = Literal.falseValue;
-                this.litPos = 1;
-                st = S_LIT;
-                break;
-              case 0x6e:
-                this.lit = Literal.nullValue;
-                this.litPos = 1;
-                st = S_LIT;
+              case S_INT:
+                st = S_INT;
+                // Fused digit run.
+                while (i < n && g[Row.digit | buf[i]!]) i++;
                 break;
               default:
-                if (c >= 0x31 && c <= 0x39) {
-                  st = S_INT;
-                  // Fused digit run.
-                  while (i < n) {
-                    const d = buf[i]!;
-                    if (d < 0x30 || d > 0x39) break;
-                    i++;
-                  }
-                } else this.fail('BAD_JSON', `expected a value, found ${describe(c)}`, i - 1);
+                st = next;
             }
             continue;
           }
           case S_OBJ_FIRST:
           case S_KEY: {
-            if (c === 0x22) {
-              st = S_STR;
-              strKey = true;
-              i++;
-              continue;
-            }
-            if (c === 0x20 || c === 0x09) {
-              i++;
-              continue;
-            }
-            if (c === 0x0a || c === 0x0d) {
-              this.elemNewline = true;
-              i++;
-              continue;
-            }
-            if (c === 0x7d && st === S_OBJ_FIRST) {
-              i++;
+            const next = g[(st << 8) | c]!;
+            if (next === REFUSE) this.fail('BAD_JSON', `expected an object key, found ${describe(c)}`, i);
+            i++;
+            if (next === STAY) {
+              if (g[Row.lineBreak | c]) this.elemNewline = true;
+            } else if (next === CLOSE) {
               depth--;
               st = S_AFTER;
               if (depth === 1) this.emit(buf, i);
-              continue;
+            } else {
+              st = S_STR;
+              strKey = true;
             }
-            this.fail('BAD_JSON', `expected an object key, found ${describe(c)}`, i);
-            break;
+            continue;
           }
           case S_COLON: {
-            if (c === 0x3a) {
-              st = S_VALUE;
-              i++;
-              continue;
-            }
-            if (c === 0x20 || c === 0x09) {
-              i++;
-              continue;
-            }
-            if (c === 0x0a || c === 0x0d) {
-              this.elemNewline = true;
-              i++;
-              continue;
-            }
-            this.fail('BAD_JSON', `expected ':', found ${describe(c)}`, i);
-            break;
+            const next = g[(st << 8) | c]!;
+            if (next === REFUSE) this.fail('BAD_JSON', `expected ':', found ${describe(c)}`, i);
+            i++;
+            if (next === STAY) {
+              if (g[Row.lineBreak | c]) this.elemNewline = true;
+            } else st = next;
+            continue;
           }
           case S_ESC: {
-            const next = escapeNext(c);
+            const next = g[(st << 8) | c]!;
             if (next === REFUSE) this.fail('BAD_JSON', `invalid escape '\\${describe(c)}' in a string`, i);
             i++;
             if (next === S_UNI) this.uniLeft = 4;
@@ -477,71 +493,64 @@ export class ArrayElementScanner {
             continue;
           }
           case S_UNI: {
-            if (!isHexDigit(c)) this.fail('BAD_JSON', `invalid \\u escape: ${describe(c)} is not a hex digit`, i);
+            if (!g[(st << 8) | c]) this.fail('BAD_JSON', `invalid \\u escape: ${describe(c)} is not a hex digit`, i);
             i++;
             if (--this.uniLeft === 0) st = S_STR;
             continue;
           }
           case S_MINUS: {
-            const next = minusNext(c);
+            const next = g[(st << 8) | c]!;
             if (next === REFUSE) this.fail('BAD_JSON', `expected a digit after '-', found ${describe(c)}`, i);
             st = next;
             i++;
             continue;
           }
-          case S_ZERO: {
-            if (c === 0x2e) {
-              st = S_DOT;
-              i++;
-            } else if (c === 0x65 || c === 0x45) {
-              st = S_EXP;
-              i++;
-            } else st = S_AFTER;
-            continue;
-          }
+          case S_ZERO:
           case S_INT:
           case S_FRAC:
           case S_EXP_DIG: {
-            while (c >= 0x30 && c <= 0x39) {
-              if (++i >= n) break;
-              c = buf[i]!;
+            if (st !== S_ZERO) {
+              // Digit run.
+              while (g[Row.digit | c]) {
+                if (++i >= n) break outer;
+                c = buf[i]!;
+              }
             }
-            if (i >= n) continue;
-            if (c === 0x2e && st === S_INT) {
-              st = S_DOT;
+            // A '.' or an exponent mark goes on; anything else is read after the number (fused: ',' and the next
+            // key or value, as in S_AFTER).
+            const next = g[(st << 8) | c]!;
+            st = next;
+            if (next !== S_AFTER) {
               i++;
-            } else if ((c === 0x65 || c === 0x45) && st !== S_EXP_DIG) {
-              st = S_EXP;
+              continue;
+            }
+            const after = g[(stack[depth - 1] === C_OBJ ? S_AFTER << 8 : Row.afterInArray) | c]!;
+            if (after === S_KEY || after === S_VALUE) {
               i++;
-            } else if (c === 0x2c) {
-              // Fused ',' after a number (numbers are never elements, so depth >= 2).
-              i++;
-              if (stack[depth - 1] === C_OBJ) {
-                if (i < n && buf[i] === 0x22) {
-                  i++;
-                  st = S_STR;
-                  strKey = true;
-                } else st = S_KEY;
-              } else st = S_VALUE;
-            } else st = S_AFTER;
+              if (after === S_KEY && i < n && g[(S_KEY << 8) | buf[i]!] === S_STR) {
+                i++;
+                st = S_STR;
+                strKey = true;
+              } else st = after;
+            }
             continue;
           }
           case S_DOT: {
-            const next = dotNext(c);
+            const next = g[(st << 8) | c]!;
             if (next === REFUSE) this.fail('BAD_JSON', `expected a digit after '.', found ${describe(c)}`, i);
             st = next;
             i++;
             continue;
           }
           case S_EXP: {
-            const next = exponentNext(c);
+            const next = g[(st << 8) | c]!;
             if (next === REFUSE) this.fail('BAD_JSON', `expected an exponent, found ${describe(c)}`, i);
             st = next;
             i++;
             continue;
           }
           case S_EXP_SIGN: {
-            const next = exponentSignNext(c);
+            const next = g[(st << 8) | c]!;
             if (next === REFUSE) this.fail('BAD_JSON', `expected an exponent digit, found ${describe(c)}`, i);
             st = next;
             i++;
@@ -555,27 +564,20 @@ export class ArrayElementScanner {
             continue;
           }
           case S_START: {
-            if (c === 0x5b) {
+            const next = g[(st << 8) | c]!;
+            if (next === REFUSE) this.fail('NOT_AN_ARRAY', `the file is not a JSON array (starts with ${describe(c)})`, i);
+            i++;
+            if (next !== STAY) {
               stack[0] = C_ARR;
               depth = 1;
-              st = S_FIRST;
-              i++;
-              continue;
+              st = next;
             }
-            if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
-              i++;
-              continue;
-            }
-            this.fail('NOT_AN_ARRAY', `the file is not a JSON array (starts with ${describe(c)})`, i);
-            break;
+            continue;
           }
           case S_END: {
-            if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
-              i++;
-              continue;
-            }
-            this.fail('TRAILING_DATA', `${describe(c)} after the end of the array`, i);
-            break;
+            if (g[(st << 8) | c] === REFUSE) this.fail('TRAILING_DATA', `${describe(c)} after the end of the array`, i);
+            i++;
+            continue;
           }
         }
       }

@@ -18,9 +18,11 @@ import { isUtf8 } from 'node:buffer';
 import { inflateSync } from 'node:zlib';
 import { compactJson } from './compact.js';
 import { DecodeError, type DecodeErrorCode } from './errors.js';
+import { elementKindOf, isSpace } from './json-grammar.js';
 import { scanSingleObject } from './json-scanner.js';
 import { eventTooLarge, replayTooLarge, type DecodeLimits } from './limits.js';
 import { decodeStringLiteral, StringMode } from './json-string.js';
+import { ElemKind } from './wasm/layout.js';
 
 /** The marker the packers add as the event's `v` property. */
 export const PACKER_MARK = 'v1';
@@ -72,7 +74,7 @@ export function preparePackedString(bytes: Buffer, ctx: ElementContext): Prepare
 
 /** First byte of a plain event JSON text: '{' or whitespace (never the first byte of a zlib stream). */
 function isJsonTextStart(c: number): boolean {
-  return c === 0x7b || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+  return elementKindOf(c) === ElemKind.object || isSpace(c);
 }
 
 function prepareSlow(bytes: Buffer, ctx: ElementContext): PreparedElement {

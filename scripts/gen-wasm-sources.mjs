@@ -19,9 +19,9 @@ const SHARED = [
     prelude: ["import { byteAt, digitsBefore, digitsValue, word32At } from './bytes';", '', 'type Bytes = usize;'],
   },
   {
-    source: 'decoders/json-tokens.ts',
-    target: 'decoders/wasm/json-tokens.ts',
-    prelude: ["import { Literal, State } from './layout';", '', 'type Byte = u32;'],
+    source: 'decoders/json-grammar.ts',
+    target: 'decoders/wasm/json-grammar.ts',
+    prelude: ["import { Container, ElemKind, Literal, State } from './layout';", '', 'type Byte = u32;'],
   },
 ];
 

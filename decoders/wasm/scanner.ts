@@ -3,8 +3,10 @@
 // It is the same state machine, state for state, so that the TypeScript scanner can hand its state over before a
 // chunk and take it back after: the states, the container stack and the element bookkeeping mean exactly what they
 // mean there. What differs is speed: no bounds checks, and string contents are skipped 16 bytes at a time (SIMD).
-// The token grammar (escapes, number steps, literals) is not written here: ./json-tokens.ts is generated from
-// decoders/json-tokens.ts, which the TypeScript loop calls too.
+// The grammar is not written here: every decision calls ./json-grammar.ts, which is generated from
+// decoders/json-grammar.ts, the file the TypeScript loop calls too. What is here is bookkeeping and speed: the
+// string's plain bytes 16 at a time (`plainEnd`, the vector form of the grammar's `isPlain`) and the members of
+// objects run through without going back to the state switch.
 //
 // It never reports an error itself. On anything it does not accept it returns a non-zero status without touching
 // the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
@@ -13,8 +15,33 @@
 // Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/wasm-module.ts; a test checks that the
 // committed module is the build of this file.
 
-import { Area, Container, ElemKind, Literal, Slot, State } from './layout';
-import { dotNext, escapeNext, exponentNext, exponentSignNext, isDigit, isHexDigit, literalByte, literalLength, minusNext, REFUSE } from './json-tokens';
+import { Area, Container, ElemKind, Slot, State } from './layout';
+import {
+  afterNext,
+  CLOSE,
+  colonNext,
+  dotNext,
+  elementKindOf,
+  endNext,
+  escapeNext,
+  exponentNext,
+  exponentSignNext,
+  isDigit,
+  isHexDigit,
+  isLineBreak,
+  keyNext,
+  literalByte,
+  literalLength,
+  literalOf,
+  literalWord,
+  minusNext,
+  numberNext,
+  REFUSE,
+  startNext,
+  STAY,
+  stringNext,
+  valueNext,
+} from './json-grammar';
 import { trailingTimestamp } from './trailing-timestamp';
 
 // The state slots' byte addresses and the stack area (./layout.ts).
@@ -141,6 +168,8 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
 
   while (i < end) {
     let c = <u32>load<u8>(i);
+    // Every decision is the grammar's (./json-grammar.ts); the rest is bookkeeping: the container stack, where
+    // elements start and end, and line breaks.
     switch (st) {
       case S_STR: {
         i = plainEnd(i);
@@ -149,16 +178,12 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         c = <u32>load<u8>(i);
-        if (c == 0x5c) {
-          i++;
-          st = S_ESC;
-          break;
-        }
-        if (c != 0x22) return REFUSED;
+        const next = stringNext(c, strKey != 0);
+        if (next == REFUSE) return REFUSED;
         i++;
-        if (!strKey) {
-          st = S_AFTER;
-          if (depth == 1) {
+        if (next != S_COLON) {
+          st = next;
+          if (next == S_AFTER && depth == 1) {
             if (count == gLimit) return REFUSED;
             record(input, count, i);
             count++;
@@ -169,15 +194,12 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         // A key just closed. The members of objects run through here without going back to the state switch:
         // `"key":` then a string, a number without exponent, a literal or an object, then `,"key"` or closers.
         // Anything else (whitespace, escapes, exponents, arrays, the chunk's end) sets the state the switch
-        // continues from.
-        // Bytes past the chunk are zero, which matches nothing here.
+        // continues from. Bytes past the chunk are zero, which the grammar takes nowhere here.
         let lane = F_AFTER_KEY;
         while (true) {
-          // (Plain branches rather than `||` / `&&`: the compiler turns those into booleans that are then tested.)
-          // A string's end is one test: the chunk's end reads as the zero byte after it, which is no quote.
           if (lane == F_KEY) {
             i = plainEnd(i);
-            if (load<u8>(i) != 0x22) {
+            if (stringNext(<u32>load<u8>(i), true) != S_COLON) {
               if (i > end) i = end;
               st = S_STR;
               strKey = 1;
@@ -187,48 +209,43 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             lane = F_AFTER_KEY;
           }
           if (lane == F_AFTER_KEY) {
-            if (load<u8>(i) != 0x3a) {
+            if (colonNext(<u32>load<u8>(i)) != S_VALUE) {
               st = S_COLON;
               break;
             }
             i++;
             c = <u32>load<u8>(i);
-            if (c == 0x22) {
+            const value = valueNext(c, false);
+            if (value == S_STR) {
               i = plainEnd(i + 1);
-              if (load<u8>(i) != 0x22) {
+              if (stringNext(<u32>load<u8>(i), false) != S_AFTER) {
                 if (i > end) i = end;
                 st = S_STR;
                 strKey = 0;
                 break;
               }
               i++;
-            } else if (c - 0x2d < 13 && c - 0x2e >= 2) {
-              // A number: sign, integer part, fraction; an exponent is left to the switch.
-              if (c == 0x2d) {
+            } else if (value == S_INT || value == S_ZERO || value == S_MINUS) {
+              // A number: sign, integer part, fraction; the exponent's digits are left to the switch.
+              let num = value;
+              if (num == S_MINUS) {
                 i++;
-                c = <u32>load<u8>(i);
-                if (!isDigit(c)) {
+                num = minusNext(<u32>load<u8>(i));
+                if (num == REFUSE) {
                   st = S_MINUS;
                   break;
                 }
               }
               i++;
-              if (c == 0x30) {
-                if (i >= end) {
-                  st = S_ZERO;
-                  break;
-                }
-              } else {
-                while (isDigit(<u32>load<u8>(i))) i++;
-                if (i >= end) {
-                  st = S_INT;
-                  break;
-                }
+              if (num == S_INT) while (isDigit(<u32>load<u8>(i))) i++;
+              if (i >= end) {
+                st = num;
+                break;
               }
-              c = <u32>load<u8>(i);
-              if (c == 0x2e) {
+              num = numberNext(<u32>load<u8>(i), num);
+              if (num == S_DOT) {
                 i++;
-                if (!isDigit(<u32>load<u8>(i))) {
+                if (dotNext(<u32>load<u8>(i)) == REFUSE) {
                   st = S_DOT;
                   break;
                 }
@@ -238,27 +255,28 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
                   st = S_FRAC;
                   break;
                 }
-                c = <u32>load<u8>(i);
-                if (c == 0x65 || c == 0x45) {
-                  st = S_FRAC;
-                  break;
-                }
-              } else if (c == 0x65 || c == 0x45) {
-                st = S_INT;
+                num = numberNext(<u32>load<u8>(i), S_FRAC);
+              }
+              if (num != S_AFTER) {
+                i++;
+                st = num;
                 break;
               }
-            } else if (c == 0x74 && load<u32>(i) == 0x65757274) {
-              i += 4; // true
-            } else if (c == 0x66 && load<u32>(i, 1) == 0x65736c61) {
-              i += 5; // false
-            } else if (c == 0x6e && load<u32>(i) == 0x6c6c756e) {
-              i += 4; // null
-            } else if (c == 0x7b) {
+            } else if (value == S_LIT) {
+              // The literal's first four bytes as one word (past the chunk's end: zero bytes, no match).
+              const lit = literalOf(c);
+              const len = literalLength(lit);
+              if (load<i32>(i) != literalWord(lit) || (len > 4 && <u32>load<u8>(i + 4) != literalByte(lit, 4))) {
+                st = S_VALUE;
+                break;
+              }
+              i += <usize>len;
+            } else if (value == S_OBJ_FIRST) {
               if (depth >= MAX_DEPTH) return TOO_DEEP;
               store<u8>(STACK + <usize>depth, C_OBJ);
               depth++;
               i++;
-              if (load<u8>(i) == 0x22) {
+              if (keyNext(<u32>load<u8>(i), true) == S_STR) {
                 i++;
                 lane = F_KEY;
                 continue;
@@ -271,22 +289,24 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             }
             lane = F_AFTER_VALUE;
           }
-          // After a value.
-          c = <u32>load<u8>(i);
-          if (c == 0x2c) {
+          // After a value: ',' and the next key or value, or a closer; anything else is left to the switch.
+          const after = afterNext(<u32>load<u8>(i), <i32>load<u8>(STACK + <usize>(depth - 1)));
+          if (after == S_KEY) {
             i++;
-            if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-              if (load<u8>(i) == 0x22) {
-                i++;
-                lane = F_KEY;
-                continue;
-              }
-              st = S_KEY;
-            } else st = S_VALUE;
+            if (keyNext(<u32>load<u8>(i), false) == S_STR) {
+              i++;
+              lane = F_KEY;
+              continue;
+            }
+            st = S_KEY;
             break;
           }
-          if (c == 0x7d || c == 0x5d) {
-            if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
+          if (after == S_VALUE) {
+            i++;
+            st = S_VALUE;
+            break;
+          }
+          if (after == CLOSE) {
             i++;
             depth--;
             if (depth == 0) {
@@ -309,20 +329,12 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_AFTER: {
-        if (c == 0x2c) {
-          i++;
-          if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-            if (i < end && load<u8>(i) == 0x22) {
-              i++;
-              st = S_STR;
-              strKey = 1;
-            } else st = S_KEY;
-          } else st = S_VALUE;
-          break;
-        }
-        if (c == 0x7d || c == 0x5d) {
-          if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
-          i++;
+        const next = afterNext(c, <i32>load<u8>(STACK + <usize>(depth - 1)));
+        if (next == REFUSE) return REFUSED;
+        i++;
+        if (next == STAY) {
+          if (depth >= 2 && isLineBreak(c)) gElemNewline = 1;
+        } else if (next == CLOSE) {
           depth--;
           if (depth == 0) st = S_END;
           else if (depth == 1) {
@@ -331,31 +343,22 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             count++;
             gInElem = 0;
           }
-          break;
-        }
-        if (c == 0x20 || c == 0x09) {
+        } else if (next == S_KEY && i < end && keyNext(<u32>load<u8>(i), false) == S_STR) {
           i++;
-          break;
-        }
-        if (c == 0x0a || c == 0x0d) {
-          if (depth >= 2) gElemNewline = 1;
-          i++;
-          break;
-        }
-        return REFUSED;
+          st = S_STR;
+          strKey = 1;
+        } else st = next;
+        break;
       }
       case S_FIRST:
       case S_VALUE: {
-        if (c == 0x20 || c == 0x09) {
+        const next = valueNext(c, st == S_FIRST);
+        if (next == STAY) {
+          if (depth >= 2 && isLineBreak(c)) gElemNewline = 1;
           i++;
           break;
         }
-        if (c == 0x0a || c == 0x0d) {
-          if (depth >= 2) gElemNewline = 1;
-          i++;
-          break;
-        }
-        if (c == 0x5d && st == S_FIRST) {
+        if (next == CLOSE) {
           i++;
           depth--;
           if (depth == 0) st = S_END;
@@ -370,71 +373,51 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           }
           break;
         }
+        if (next == REFUSE) return REFUSED;
         if (depth == 1) {
-          if (c == 0x7b) gElemKind = ElemKind.object;
-          else if (c == 0x22) gElemKind = ElemKind.string;
-          else return REFUSED;
+          const kind = elementKindOf(c);
+          if (kind == REFUSE) return REFUSED;
+          gElemKind = kind;
           gInElem = 1;
           gElemStart = <i32>(i - input);
           gElemNewline = 0;
         }
         i++;
-        if (c == 0x7b) {
+        if (next == S_OBJ_FIRST) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_OBJ);
           depth++;
-          if (i < end && load<u8>(i) == 0x22) {
+          if (i < end && keyNext(<u32>load<u8>(i), true) == S_STR) {
             i++;
             st = S_STR;
             strKey = 1;
           } else st = S_OBJ_FIRST;
-        } else if (c == 0x22) {
+        } else if (next == S_STR) {
           st = S_STR;
           strKey = 0;
-        } else if (c - 0x31 < 9) {
+        } else if (next == S_INT) {
           st = S_INT;
           while (i < end && isDigit(<u32>load<u8>(i))) i++;
-        } else if (c == 0x5b) {
+        } else if (next == S_FIRST) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_ARR);
           depth++;
           st = S_FIRST;
-        } else if (c == 0x2d) st = S_MINUS;
-        else if (c == 0x30) st = S_ZERO;
-        else if (c == 0x74) {
-          gLit = Literal.trueValue;
+        } else if (next == S_LIT) {
+          gLit = literalOf(c);
           gLitPos = 1;
           st = S_LIT;
-        } else if (c == 0x66) {
-          gLit = Literal.falseValue;
-          gLitPos = 1;
-          st = S_LIT;
-        } else if (c == 0x6e) {
-          gLit = Literal.nullValue;
-          gLitPos = 1;
-          st = S_LIT;
-        } else return REFUSED;
+        } else st = next;
         break;
       }
       case S_OBJ_FIRST:
       case S_KEY: {
-        if (c == 0x22) {
-          st = S_STR;
-          strKey = 1;
-          i++;
-          break;
-        }
-        if (c == 0x20 || c == 0x09) {
-          i++;
-          break;
-        }
-        if (c == 0x0a || c == 0x0d) {
-          gElemNewline = 1;
-          i++;
-          break;
-        }
-        if (c == 0x7d && st == S_OBJ_FIRST) {
-          i++;
+        const next = keyNext(c, st == S_OBJ_FIRST);
+        if (next == REFUSE) return REFUSED;
+        i++;
+        if (next == STAY) {
+          if (isLineBreak(c)) gElemNewline = 1;
+        } else if (next == CLOSE) {
           depth--;
           st = S_AFTER;
           if (depth == 1) {
@@ -443,26 +426,20 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             count++;
             gInElem = 0;
           }
-          break;
+        } else {
+          st = S_STR;
+          strKey = 1;
         }
-        return REFUSED;
+        break;
       }
       case S_COLON: {
-        if (c == 0x3a) {
-          st = S_VALUE;
-          i++;
-          break;
-        }
-        if (c == 0x20 || c == 0x09) {
-          i++;
-          break;
-        }
-        if (c == 0x0a || c == 0x0d) {
-          gElemNewline = 1;
-          i++;
-          break;
-        }
-        return REFUSED;
+        const next = colonNext(c);
+        if (next == REFUSE) return REFUSED;
+        i++;
+        if (next == STAY) {
+          if (isLineBreak(c)) gElemNewline = 1;
+        } else st = next;
+        break;
       }
       case S_ESC: {
         const next = escapeNext(c);
@@ -485,40 +462,21 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         i++;
         break;
       }
-      case S_ZERO: {
-        if (c == 0x2e) {
-          st = S_DOT;
-          i++;
-        } else if (c == 0x65 || c == 0x45) {
-          st = S_EXP;
-          i++;
-        } else st = S_AFTER;
-        break;
-      }
+      case S_ZERO:
       case S_INT:
       case S_FRAC:
       case S_EXP_DIG: {
-        while (isDigit(c)) {
-          if (++i >= end) break;
-          c = <u32>load<u8>(i);
+        if (st != S_ZERO) {
+          while (isDigit(c)) {
+            if (++i >= end) break;
+            c = <u32>load<u8>(i);
+          }
+          if (i >= end) break;
         }
-        if (i >= end) break;
-        if (c == 0x2e && st == S_INT) {
-          st = S_DOT;
-          i++;
-        } else if ((c == 0x65 || c == 0x45) && st != S_EXP_DIG) {
-          st = S_EXP;
-          i++;
-        } else if (c == 0x2c) {
-          i++;
-          if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-            if (i < end && load<u8>(i) == 0x22) {
-              i++;
-              st = S_STR;
-              strKey = 1;
-            } else st = S_KEY;
-          } else st = S_VALUE;
-        } else st = S_AFTER;
+        // A '.' or an exponent mark goes on; anything else is read again after the number.
+        const next = numberNext(c, st);
+        if (next != S_AFTER) i++;
+        st = next;
         break;
       }
       case S_DOT: {
@@ -549,25 +507,20 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_START: {
-        if (c == 0x5b) {
+        const next = startNext(c);
+        if (next == REFUSE) return REFUSED;
+        i++;
+        if (next != STAY) {
           store<u8>(STACK, C_ARR);
           depth = 1;
-          st = S_FIRST;
-          i++;
-          break;
+          st = next;
         }
-        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
-          i++;
-          break;
-        }
-        return REFUSED;
+        break;
       }
       case S_END: {
-        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
-          i++;
-          break;
-        }
-        return REFUSED;
+        if (endNext(c) == REFUSE) return REFUSED;
+        i++;
+        break;
       }
       default:
         return REFUSED;

@@ -8,6 +8,7 @@
 // stops it, and the TypeScript path decodes that element, with the exact error when there is one.
 
 import { consumedBytes, inflatedBytes, zlibInflate } from './inflate';
+import { elementKindOf, isSpace } from './json-grammar';
 import { ElemKind, Literal, Slot } from './layout';
 import {
   COUNT,
@@ -123,9 +124,10 @@ function literalToLatin1(src: usize, n: i32, dst: usize, utf8In: bool): i32 {
   return bad != 0 ? -1 : o;
 }
 
+/** First byte of a plain event JSON text: '{' or whitespace (never the first byte of a zlib stream). */
 @inline
 function isJsonTextStart(c: u32): bool {
-  return c == 0x7b || c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d;
+  return elementKindOf(c) == ElemKind.object || isSpace(c);
 }
 
 /**
