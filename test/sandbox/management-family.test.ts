@@ -1,25 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, AuthError, ExperimentsClient, FlagsClient, Transport, ValidationError } from '../../src/clients/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { ApiError, AuthError, ExperimentsClient, FlagsClient, ValidationError, type Transport } from '../../src/clients/index.js';
+import { FamilyRig } from './family-rig.js';
 
-let sb: Sandbox | undefined;
-const transports: Transport[] = [];
+let rig: FamilyRig | undefined;
 afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await sb?.close();
-  sb = undefined;
+  await rig?.close();
+  rig = undefined;
 });
 
-function transport(s: Sandbox, credentials: { apiKey?: string; secretKey?: string; managementKey?: string } = s.credentials): Transport {
-  const t = new Transport({ endpoint: s.url, credentials, retry: { retries: 0 } });
-  transports.push(t);
-  return t;
-}
-
-async function clients(): Promise<{ sandbox: Sandbox; experiments: ExperimentsClient; flags: FlagsClient }> {
-  sb = await startSandbox({});
-  const t = transport(sb);
-  return { sandbox: sb, experiments: new ExperimentsClient(t), flags: new FlagsClient(t) };
+async function clients(): Promise<{ rig: FamilyRig; experiments: ExperimentsClient; flags: FlagsClient }> {
+  rig = await FamilyRig.start();
+  const t = rig.transport();
+  return { rig, experiments: new ExperimentsClient(t), flags: new FlagsClient(t) };
 }
 
 async function rejection(p: Promise<unknown>): Promise<ApiError> {
@@ -28,25 +20,14 @@ async function rejection(p: Promise<unknown>): Promise<ApiError> {
   return err as ApiError;
 }
 
-/** A raw request with the sandbox's management key: for what the typed clients refuse to send. */
-async function raw(s: Sandbox, method: string, path: string, body?: unknown, auth = `Bearer ${s.credentials.managementKey}`): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${s.url}${path}`, {
-    method,
-    headers: { authorization: auth, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as unknown) : text };
-}
-
 describe.each(['experiments', 'flags'] as const)('sandbox management family: %s', (kind) => {
   const first = kind === 'experiments' ? 10001 : 20001;
 
   it('create → get → update → list: ids from a fixed start, newest first, edits kept, timestamps UTC', async () => {
-    const { sandbox, ...c } = await clients();
+    const { rig, ...c } = await clients();
     const api = c[kind];
     const a = await api.create({ projectId: 'p1', key: 'checkout', name: 'Checkout', variants: [{ key: 'control' }, { key: 'treatment' }], rolloutWeights: { control: 1, treatment: 1 } });
-    expect(a).toEqual({ id: String(first), url: `${sandbox.url}/api/1/${kind}/${first}` });
+    expect(a).toEqual({ id: String(first), url: `${rig.sandbox.url}/api/1/${kind}/${first}` });
     const b = await api.create({ projectId: 'p1', key: 'banner', deployments: ['dep-1'] });
     expect(b.id).toBe(String(first + 1));
 
@@ -116,7 +97,7 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
   });
 
   it('refuses bad bodies itself (what the typed client would refuse before sending)', async () => {
-    const { sandbox, ...c } = await clients();
+    const { rig, ...c } = await clients();
     const { id } = await c[kind].create({ projectId: 'p', key: 'k', variants: [{ key: 'on' }] });
     const base = `/api/1/${kind}`;
     const bad: Array<[string, string, unknown, RegExp]> = [
@@ -130,38 +111,39 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
       ['POST', `${base}/${id}/deployments`, { deployments: [] }, /deployments must hold at least 1/],
     ];
     for (const [method, path, body, message] of bad) {
-      const res = await raw(sandbox, method, path, body);
+      const res = await rig.management(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(400);
       expect((res.body as { message: string }).message).toMatch(message);
     }
-    expect((await raw(sandbox, 'GET', `${base}?limit=0`)).status).toBe(400);
-    expect((await raw(sandbox, 'PUT', `${base}/${id}`, { enabled: true })).status).toBe(405);
+    expect((await rig.management('GET', `${base}?limit=0`)).status).toBe(400);
+    expect((await rig.management('PUT', `${base}/${id}`, { enabled: true })).status).toBe(405);
     expect((await c[kind].get(id)).enabled).toBe(false);
   });
 
   it('needs the management key as a Bearer token: a wrong key and Basic auth get 401', async () => {
-    sb = await startSandbox({ managementKey: 'mk-configured' });
-    expect(sb.credentials.managementKey).toBe('mk-configured');
+    rig = await FamilyRig.start({ managementKey: 'mk-configured' });
+    const { sandbox } = rig;
+    expect(sandbox.credentials.managementKey).toBe('mk-configured');
     const make = kind === 'flags' ? (t: Transport) => new FlagsClient(t) : (t: Transport) => new ExperimentsClient(t);
-    const wrong = make(transport(sb, { ...sb.credentials, managementKey: 'mk-wrong' }));
+    const wrong = make(rig.transport({ ...sandbox.credentials, managementKey: 'mk-wrong' }));
     const err = await rejection(wrong.list());
     expect(err).toBeInstanceOf(AuthError);
     expect(err.status).toBe(401);
-    const basic = `Basic ${Buffer.from(`${sb.credentials.apiKey}:${sb.credentials.secretKey}`).toString('base64')}`;
-    const res = await raw(sb, 'GET', `/api/1/${kind}`, undefined, basic);
+    const basic = `Basic ${Buffer.from(`${sandbox.credentials.apiKey}:${sandbox.credentials.secretKey}`).toString('base64')}`;
+    const res = await rig.management('GET', `/api/1/${kind}`, undefined, basic);
     expect(res.status).toBe(401);
     expect((res.body as { message: string }).message).toContain('Bearer');
-    expect(sb.stats().unauthorized).toBe(2);
-    await expect(make(transport(sb)).list()).resolves.toEqual([]);
+    expect(sandbox.stats().unauthorized).toBe(2);
+    await expect(make(rig.transport()).list()).resolves.toEqual([]);
   });
 
   it('the client refuses invalid calls before sending: the sandbox sees nothing', async () => {
-    const { sandbox, ...c } = await clients();
+    const { rig, ...c } = await clients();
     const api = c[kind];
     for (const call of [() => api.list({ limit: 0 }), () => api.create({ projectId: 'p' } as never), () => api.updateVariant('1', 'v', {})]) {
       await expect(call()).rejects.toBeInstanceOf(ValidationError);
     }
-    expect(sandbox.stats().apiRequests).toBe(0);
+    expect(rig.sandbox.stats().apiRequests).toBe(0);
   });
 });
 
@@ -194,10 +176,10 @@ describe('sandbox management family: kind-specific rules', () => {
   });
 
   it('the flag variant edit is taken with PATCH (the client) and with POST (the spec names both)', async () => {
-    const { sandbox, flags } = await clients();
+    const { rig, flags } = await clients();
     const { id } = await flags.create({ projectId: 'p', key: 'f', variants: [{ key: 'on' }] });
     await flags.updateVariant(id, 'on', { name: 'On (patched)' });
-    expect((await raw(sandbox, 'POST', `/api/1/flags/${id}/variants/on`, { description: 'posted' })).body).toBe('OK');
+    expect((await rig.management('POST', `/api/1/flags/${id}/variants/on`, { description: 'posted' })).body).toBe('OK');
     expect(await flags.getVariant(id, 'on')).toEqual({ key: 'on', name: 'On (patched)', description: 'posted' });
     await flags.updateVariant(id, 'on', { key: 'enabled' });
     expect((await flags.listVariants(id)).map((v) => v.key)).toEqual(['enabled']);
