@@ -47,7 +47,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
 
 /**
  * Parameters sent as query parameters or form-encoded in the body (`application/x-www-form-urlencoded`); a name given
- * in both places, or twice, is a 400. `formOnly` refuses them in the query (except none: the query must be empty).
+ * in both places, or twice, is a 400. With `formOnly`, any query parameter is a 400: they must come in the body.
  */
 export async function readParams(req: IncomingMessage, query: URLSearchParams, maxBytes: number, formOnly = false): Promise<Map<string, string>> {
   const type = mediaType(req);
@@ -55,8 +55,8 @@ export async function readParams(req: IncomingMessage, query: URLSearchParams, m
   if (text !== '' && type !== 'application/x-www-form-urlencoded') {
     throw new ApiRequestError(415, 'unsupported_media_type', 'the body must be form-encoded (Content-Type: application/x-www-form-urlencoded)');
   }
-  const sources = formOnly ? [new URLSearchParams(text)] : [query, new URLSearchParams(text)];
   if (formOnly && [...query.keys()].length > 0) throw badRequest('invalid_request', 'the parameters must be sent form-encoded in the body, not in the query');
+  const sources = formOnly ? [new URLSearchParams(text)] : [query, new URLSearchParams(text)];
   const out = new Map<string, string>();
   for (const source of sources) {
     for (const [name, value] of source) {
