@@ -100,7 +100,7 @@ function unauthorized(ctx: SandboxContext, res: ServerResponse, message: string,
 
 /** Checks the family's auth (Basic or Bearer; `api_key` is the family's to check), then lets it answer. */
 async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse): Promise<void> {
-  const auth = family.auth(path);
+  const auth = family.auth?.(path) ?? 'basic';
   if (auth === 'basic' && !hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
     return unauthorized(ctx, res, 'missing or invalid API credentials (HTTP Basic: API key, secret key)', 'Basic realm="api"');
   }

@@ -16,8 +16,8 @@ export interface FamilyKeys {
 export interface FamilyRoute {
   readonly family: string;
   matches(path: string, query: URLSearchParams): boolean;
-  /** The auth of a request to `path` (a family may mix styles: user mapping does). */
-  auth(path: string): FamilyAuth;
+  /** The auth of a request to `path` (a family may mix styles: user mapping does). Default `basic`. */
+  auth?(path: string): FamilyAuth;
   /** The client's family name of a request to `path`, for the arrival log (default `family`). */
   clientFamily?(path: string): string;
   /** Answers the request; may throw `ApiRequestError` (sent by the server as the API's JSON error). */

@@ -32,10 +32,6 @@ export class FeedbackFamily implements FamilyRoute {
     return path === PATH;
   }
 
-  auth(): 'basic' {
-    return 'basic';
-  }
-
   /** The items stored for a source, in the order first ingested. */
   items(sourceId: string): StoredFeedbackItem[] {
     return [...(this.#sources.get(sourceId)?.values() ?? [])];
