@@ -23,7 +23,8 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What the command needs from the program: the connection (flags, env or sandbox) and the interrupt signal. */
 export interface ApiCommandDeps {
-  connect(cmd: Command): Promise<{ endpoint?: string; region: Region; apiKey?: string; secretKey?: string; close(): Promise<void> }>;
+  /** `managementKey`: the sandbox's, with `--sandbox` (a `--management-key` given wins). */
+  connect(cmd: Command): Promise<{ endpoint?: string; region: Region; apiKey?: string; secretKey?: string; managementKey?: string; close(): Promise<void> }>;
   signal: AbortSignal;
 }
 
@@ -91,13 +92,14 @@ async function runOperation(op: Operation, f: ApiFlags, cmd: Command, deps: ApiC
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
   const body = f.body === undefined ? undefined : await readBody(f.body);
   const c = await deps.connect(cmd);
+  const managementKey = f.managementKey ?? c.managementKey;
   const transport = new Transport({
     region: c.region,
     ...(c.endpoint !== undefined ? { endpoint: c.endpoint } : {}),
     credentials: {
       ...(c.apiKey !== undefined ? { apiKey: c.apiKey } : {}),
       ...(c.secretKey !== undefined ? { secretKey: c.secretKey } : {}),
-      ...(f.managementKey !== undefined ? { managementKey: f.managementKey } : {}),
+      ...(managementKey !== undefined ? { managementKey } : {}),
     },
   });
   try {

@@ -544,7 +544,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         reporterFormat = logFormatOf(g);
         const c = await connection(g);
         secrets = [...secrets, ...c.secrets];
-        return { ...c.conn, region: c.conn.region ?? 'us', close: async () => void (await c.sandbox?.close()) };
+        const managementKey = c.sandbox?.credentials.managementKey;
+        return { ...c.conn, region: c.conn.region ?? 'us', ...(managementKey ? { managementKey } : {}), close: async () => void (await c.sandbox?.close()) };
       },
     },
     (secret) => void (secrets = [...secrets, secret]),

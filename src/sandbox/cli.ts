@@ -18,18 +18,20 @@ function shellWord(value: string): string {
 }
 
 /** The text printed once the sandbox listens: `key=value` lines, a block to paste into a shell, how to stop. */
-export function sandboxBanner(url: string, credentials: { apiKey: string; secretKey: string }): string {
-  const paste = `export PLATFORM_ENDPOINT=${shellWord(url)} PLATFORM_API_KEY=${shellWord(credentials.apiKey)} PLATFORM_SECRET_KEY=${shellWord(credentials.secretKey)}`;
+export function sandboxBanner(url: string, credentials: { apiKey: string; secretKey: string; managementKey: string }): string {
+  const paste =
+    `export PLATFORM_ENDPOINT=${shellWord(url)} PLATFORM_API_KEY=${shellWord(credentials.apiKey)} ` +
+    `PLATFORM_SECRET_KEY=${shellWord(credentials.secretKey)} PLATFORM_MANAGEMENT_KEY=${shellWord(credentials.managementKey)}`;
   return (
-    `url=${url}\napi_key=${credentials.apiKey}\nsecret_key=${credentials.secretKey}\n\n` +
+    `url=${url}\napi_key=${credentials.apiKey}\nsecret_key=${credentials.secretKey}\nmanagement_key=${credentials.managementKey}\n\n` +
     `# paste into another shell, then run replay-export there (e.g. replay-export list):\n${paste}\n\nCtrl-C to stop.\n`
   );
 }
 
 /**
- * `replay-export sandbox`: starts the sandbox, prints `url=`, `api_key=`, `secret_key=` (one line each), an
- * `export PLATFORM_ENDPOINT=… PLATFORM_API_KEY=… PLATFORM_SECRET_KEY=…` line to paste and "Ctrl-C to stop", and runs
- * until SIGINT or SIGTERM (or `signal`), then closes cleanly.
+ * `replay-export sandbox`: starts the sandbox, prints `url=`, `api_key=`, `secret_key=`, `management_key=` (one line
+ * each), an `export PLATFORM_ENDPOINT=… PLATFORM_API_KEY=… PLATFORM_SECRET_KEY=… PLATFORM_MANAGEMENT_KEY=…` line to
+ * paste and "Ctrl-C to stop", and runs until SIGINT or SIGTERM (or `signal`), then closes cleanly.
  */
 export async function runSandboxCommand(opts: SandboxCommandOptions = {}): Promise<void> {
   const sandbox = await startSandbox({

@@ -21,6 +21,8 @@ export class ApiRequestError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** With status 405: the methods the path takes (the `Allow` header). */
+    readonly allow?: string,
   ) {
     super(message);
     this.name = 'ApiRequestError';

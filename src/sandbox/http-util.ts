@@ -64,6 +64,19 @@ export function hasBasicAuth(req: IncomingMessage, user: string, password: strin
   return timingSafeEqual(digest(decoded), digest(`${user}:${password}`));
 }
 
+/** Whether the request carries `Authorization: Bearer <token>` with exactly this token. */
+export function hasBearerAuth(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return false;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m !== null && sameSecret(m[1]!, token);
+}
+
+/** Compares a secret sent by a client with the expected one without leaking, through timing, how much matched. */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
 export class BodyTooLargeError extends Error {}
 
 /** Reads a small request body (control routes); rejects past `limit` bytes. */

@@ -15,5 +15,6 @@ export {
 export type { SandboxStats } from './stats.js';
 export type { ApiArrival } from './api-limits.js';
 export type { SandboxReplay } from './describe.js';
+export type { HeldAttribution } from './families/index.js';
 export type { ReplayRecordJson } from './replicas.js';
 export { REPLICA_SPACING_MS, replicaTimeShape } from './replicas.js';

@@ -22,6 +22,8 @@ export interface SandboxOptions {
   host?: string;
   apiKey?: string;
   secretKey?: string;
+  /** The experiment and flag management key (`Authorization: Bearer <key>`). Default `sandbox-management-key`. */
+  managementKey?: string;
   /** A folder in the samples layout (index.json, expected/, files/). Default `<package root>/samples`. */
   samplesDir?: string;
   /** Synthetic replays cloned from the samples (see docs/SANDBOX.md for their deterministic shapes). */
@@ -48,6 +50,7 @@ export interface ResolvedSandboxOptions {
   host: string;
   apiKey: string;
   secretKey: string;
+  managementKey: string;
   samplesDir: string;
   replicas: number;
   extraReplays: ExtraReplay[];
@@ -65,6 +68,7 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   host: '127.0.0.1',
   apiKey: 'sandbox-api-key',
   secretKey: 'sandbox-secret-key',
+  managementKey: 'sandbox-management-key',
   replicas: 0,
   urlTtlMs: 900_000,
   listPageSize: 50,
@@ -90,6 +94,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     host: o.host ?? SANDBOX_DEFAULTS.host,
     apiKey: o.apiKey ?? SANDBOX_DEFAULTS.apiKey,
     secretKey: o.secretKey ?? SANDBOX_DEFAULTS.secretKey,
+    managementKey: o.managementKey ?? SANDBOX_DEFAULTS.managementKey,
     samplesDir: o.samplesDir ?? join(packageRoot(), 'samples'),
     replicas: o.replicas ?? SANDBOX_DEFAULTS.replicas,
     extraReplays: o.extraReplays ?? [],
@@ -105,6 +110,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
   if (!Number.isInteger(r.apiConcurrency) || r.apiConcurrency < 0) throw new SandboxConfigError('apiConcurrency must be a non-negative integer (0: no limit)');
   if (!(r.urlTtlMs >= 1000)) throw new SandboxConfigError('urlTtlMs must be at least 1000');
   if (r.apiKey.includes(':')) throw new SandboxConfigError('apiKey cannot contain ":" (HTTP Basic user name)');
+  if (!/^[\x21-\x7e]+$/.test(r.managementKey)) throw new SandboxConfigError('managementKey must be non-empty printable ASCII without spaces (a Bearer token)');
   for (const [id, n] of Object.entries(r.hiddenTail)) {
     if (!Number.isInteger(n) || n < 0) throw new SandboxConfigError(`hiddenTail of ${id} must be a non-negative integer`);
   }

@@ -7,10 +7,10 @@ import { Catalog } from './catalog.js';
 import { ApiRequestError, type SandboxContext } from './context.js';
 import { CONTROL_PREFIX, handleControl } from './control-routes.js';
 import { describeReplays, type SandboxReplay } from './describe.js';
-import { SandboxFamilies, type StoredFeedbackItem } from './families/index.js';
+import { SandboxFamilies, type FamilyRoute, type HeldAttribution, type StoredFeedbackItem } from './families/index.js';
 import { FaultState, type Faults } from './faults.js';
 import { handleFiles } from './files-route.js';
-import { hasBasicAuth, sendApiError, splitTarget } from './http-util.js';
+import { hasBasicAuth, hasBearerAuth, sendApiError, splitTarget } from './http-util.js';
 import { handleList } from './list-route.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { PageTokens } from './page-token.js';
@@ -21,7 +21,7 @@ import { handleStorage } from './storage-route.js';
 export interface Sandbox {
   /** `http://127.0.0.1:PORT` — the API base URL and the host of the file URLs. */
   url: string;
-  credentials: { apiKey: string; secretKey: string };
+  credentials: { apiKey: string; secretKey: string; managementKey: string };
   setFaults(f: Partial<Faults>): void;
   faults(): Faults;
   stats(): SandboxStats;
@@ -31,6 +31,10 @@ export interface Sandbox {
   replays(): SandboxReplay[];
   /** Feedback items stored for a source (ingested through the feedback family). */
   feedbackItems(sourceId: string): StoredFeedbackItem[];
+  /** The properties a group holds (set through group identify), or undefined when it was never identified. */
+  groupProperties(groupType: string, groupValue: string): Record<string, unknown> | undefined;
+  /** Attribution events held (no matching user yet; each is dropped 72 hours after it arrived), oldest first. */
+  heldAttributions(): HeldAttribution[];
   /** When each API request arrived, of which family, and what it was answered (the last 10,000). */
   apiArrivals(): ApiArrival[];
   /** The most API requests in flight at once, and how many were answered 429 by the concurrency limit. */
@@ -62,10 +66,7 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string
     return;
   }
   if (!hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
-    stats.unauthorized++;
-    sendApiError(res, 401, 'unauthorized', 'missing or invalid API credentials (HTTP Basic: API key, secret key)', {
-      'WWW-Authenticate': 'Basic realm="session-replay"',
-    });
+    unauthorized(ctx, res, 'missing or invalid API credentials (HTTP Basic: API key, secret key)', 'Basic realm="session-replay"');
     return;
   }
   const fault = ctx.faults.nextApi();
@@ -92,11 +93,36 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string
   }
 }
 
+function unauthorized(ctx: SandboxContext, res: ServerResponse, message: string, challenge?: string): void {
+  ctx.stats.unauthorized++;
+  sendApiError(res, 401, 'unauthorized', message, challenge ? { 'WWW-Authenticate': challenge } : {});
+}
+
+/** Checks the family's auth (Basic or Bearer; `api_key` is the family's to check), then lets it answer. */
+async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse): Promise<void> {
+  const auth = family.auth?.(path) ?? 'basic';
+  if (auth === 'basic' && !hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
+    return unauthorized(ctx, res, 'missing or invalid API credentials (HTTP Basic: API key, secret key)', 'Basic realm="api"');
+  }
+  if (auth === 'bearer' && !hasBearerAuth(req, ctx.opts.managementKey)) {
+    return unauthorized(ctx, res, 'missing or invalid management key (Authorization: Bearer <management API key>; Basic is not accepted here)', 'Bearer realm="management"');
+  }
+  try {
+    await family.handle(req, res, path, query);
+  } catch (err) {
+    if (!(err instanceof ApiRequestError) || res.headersSent) throw err;
+    if (err.status === 401) return unauthorized(ctx, res, err.message);
+    if (err.status === 400) ctx.stats.badRequests++;
+    if (err.status === 404) ctx.stats.notFound++;
+    sendApiError(res, err.status, err.code, err.message, err.status === 405 && err.allow ? { Allow: err.allow } : {});
+  }
+}
+
 async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
   if (path.startsWith('/api/')) {
-    const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.family ?? 'unknown');
+    const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
     if (!limits.enter(name, path, res)) {
       ctx.stats.rateLimited++;
       sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${ctx.opts.apiConcurrency} concurrent requests across all REST endpoints`, {
@@ -118,14 +144,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
     ctx.stats.apiRequests++;
     const latency = ctx.faults.latencyMs();
     if (latency > 0) await sleep(latency);
-    if (!hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
-      ctx.stats.unauthorized++;
-      sendApiError(res, 401, 'unauthorized', 'missing or invalid API credentials (HTTP Basic: API key, secret key)', {
-        'WWW-Authenticate': 'Basic realm="api"',
-      });
-      return;
-    }
-    await family.handle(req, res, path, query);
+    await handleFamily(ctx, family, req, path, query, res);
   } else {
     ctx.stats.notFound++;
     sendApiError(res, 404, 'not_found', 'no such endpoint');
@@ -138,7 +157,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const catalog = new Catalog(opts);
   const faults = new FaultState(opts.faults);
   const stats = emptyStats();
-  const families = new SandboxFamilies();
   const limits = new ApiLimits(opts.apiConcurrency);
   const server = createServer({ keepAliveTimeout: 5_000 });
   server.listen(opts.port, opts.host);
@@ -148,6 +166,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(opts.host)}:${port}`;
+  const families = new SandboxFamilies({ apiKey: opts.apiKey, url, now: opts.now });
   const ctx: SandboxContext = {
     opts,
     catalog,
@@ -168,7 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let closing: Promise<void> | undefined;
   return {
     url,
-    credentials: { apiKey: opts.apiKey, secretKey: opts.secretKey },
+    credentials: { apiKey: opts.apiKey, secretKey: opts.secretKey, managementKey: opts.managementKey },
     setFaults: (f) => faults.set(f),
     faults: () => faults.get(),
     stats: () => ({ ...stats }),
@@ -177,6 +196,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     replays: () => describeReplays(catalog),
     feedbackItems: (sourceId) => families.feedback.items(sourceId),
+    groupProperties: (groupType, groupValue) => families.groupIdentify.group(groupType, groupValue),
+    heldAttributions: () => families.attribution.held(),
     apiArrivals: () => limits.arrivals(),
     apiCounters: () => limits.counters(),
     close: () => {

@@ -66,14 +66,20 @@ describe('api command (catalogue from the command line)', () => {
   });
 
   it('management operations need --management-key or PLATFORM_MANAGEMENT_KEY (auth, exit 3), and never print it', async () => {
-    const res = await runCli(['--sandbox', 'api', 'flags.list'], cleanEnv());
+    const res = await runCli(['--endpoint', 'http://127.0.0.1:9', '--api-key', 'project-api-key-1', '--secret-key', 'project-secret-key-1', 'api', 'flags.list'], cleanEnv());
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('management API key');
-    // The sandbox does not serve management yet: the call reaches it (404) and the error names no key.
+    // A key given wins over the sandbox's own: the sandbox refuses it (401) and the error names no key.
     const keyed = await runCli(['--sandbox', 'api', 'flags.get', '--param', 'id=1'], cleanEnv({ PLATFORM_MANAGEMENT_KEY: 'mk-SECRET-123' }));
-    expect(keyed.code).toBe(1);
+    expect(keyed.code).toBe(3);
     expect(keyed.stderr).toContain('GET /api/1/flags/1');
     expect(keyed.stderr + keyed.stdout).not.toContain('mk-SECRET-123');
+  });
+
+  it('--sandbox supplies its own management key: experiments and flags work without one', async () => {
+    const res = await runCli(['--sandbox', 'api', 'flags.list'], cleanEnv());
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual([]);
   });
 });
 

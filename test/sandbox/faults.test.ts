@@ -222,7 +222,8 @@ describe('runSandboxCommand', () => {
     while (!text.includes('secret_key=')) await new Promise((r) => setTimeout(r, 10));
     const lines = Object.fromEntries(text.trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
     expect(lines.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines).toMatchObject({ api_key: 'sandbox-api-key', secret_key: 'sandbox-secret-key' });
+    expect(lines).toMatchObject({ api_key: 'sandbox-api-key', secret_key: 'sandbox-secret-key', management_key: 'sandbox-management-key' });
+    expect(text).toContain('PLATFORM_MANAGEMENT_KEY=sandbox-management-key');
     const res = await getJson(apiUrl(lines.url!, LIST), basic(lines.api_key!, lines.secret_key!));
     expect(res.body.session_replays).toHaveLength(5);
     expect((await getJson(`${lines.url}/__sandbox/faults`)).body.rateLimitEvery).toBe(5);

@@ -47,7 +47,7 @@ describe('auth', () => {
   });
 
   it('uses the default credentials', () => {
-    expect(sb.credentials).toEqual({ apiKey: 'sandbox-api-key', secretKey: 'sandbox-secret-key' });
+    expect(sb.credentials).toEqual({ apiKey: 'sandbox-api-key', secretKey: 'sandbox-secret-key', managementKey: 'sandbox-management-key' });
     expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 });

@@ -1,8 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** One API family served by the sandbox: which paths are its own, and how it answers them (after Basic auth). */
+/**
+ * How a request of a family authenticates. `basic` (API key, secret key) and `bearer` (the management key) are checked
+ * by the server before `handle`; `api_key` (a query or form parameter, so possibly inside the body) is checked by the
+ * family itself, which throws `ApiRequestError` 401 when it is missing or wrong.
+ */
+export type FamilyAuth = 'basic' | 'bearer' | 'api_key';
+
+/** The keys a family checks itself (`api_key` auth). */
+export interface FamilyKeys {
+  readonly apiKey: string;
+}
+
+/** One API family served by the sandbox: which paths are its own, how they authenticate, and how it answers them. */
 export interface FamilyRoute {
   readonly family: string;
   matches(path: string, query: URLSearchParams): boolean;
+  /** The auth of a request to `path` (a family may mix styles: user mapping does). Default `basic`. */
+  auth?(path: string): FamilyAuth;
+  /** The client's family name of a request to `path`, for the arrival log (default `family`). */
+  clientFamily?(path: string): string;
+  /** Answers the request; may throw `ApiRequestError` (sent by the server as the API's JSON error). */
   handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void>;
 }

@@ -2,15 +2,42 @@
  * The API families the sandbox serves besides session replay: the one place they are registered. Each holds its own
  * in-memory state for the life of one sandbox.
  */
+import { AttributionFamily } from './attribution.js';
 import type { FamilyRoute } from './family-route.js';
 import { FeedbackFamily } from './feedback.js';
+import { GroupIdentifyFamily } from './group-identify.js';
+import { ManagementFamily } from './management.js';
+import { UserMappingFamily } from './user-mapping.js';
 
 export type { FamilyRoute } from './family-route.js';
 export type { StoredFeedbackItem } from './feedback.js';
+export type { HeldAttribution } from './attribution.js';
+
+export interface FamiliesSetup {
+  /** The project API key (`api_key` auth of map, unmap, group identify and attribution). */
+  apiKey: string;
+  /** The sandbox's base URL (for the `url` a management create answers). */
+  url: string;
+  /** The sandbox clock (timestamps of management records; the 72-hour hold of attribution events). */
+  now: () => number;
+}
 
 export class SandboxFamilies {
   readonly feedback = new FeedbackFamily();
-  readonly all: readonly FamilyRoute[] = [this.feedback];
+  readonly management: ManagementFamily;
+  readonly userMapping: UserMappingFamily;
+  readonly groupIdentify: GroupIdentifyFamily;
+  readonly attribution: AttributionFamily;
+  readonly all: readonly FamilyRoute[];
+
+  constructor(setup: FamiliesSetup) {
+    const keys = { apiKey: setup.apiKey };
+    this.management = new ManagementFamily(setup.url, setup.now);
+    this.userMapping = new UserMappingFamily(keys);
+    this.groupIdentify = new GroupIdentifyFamily(keys);
+    this.attribution = new AttributionFamily(keys, setup.now);
+    this.all = [this.feedback, this.management, this.userMapping, this.groupIdentify, this.attribution];
+  }
 
   find(path: string, query: URLSearchParams): FamilyRoute | undefined {
     return this.all.find((f) => f.matches(path, query));
