@@ -59,7 +59,11 @@ function connectionFlags(sb: Sandbox): string[] {
 
 async function call(example: ApiExample, flags: readonly string[]): Promise<RunResult> {
   const { child, done } = spawnCli(['api', example.operation, ...example.args, ...flags], cleanEnv(), [], example.stdin === undefined ? 'ignore' : 'pipe');
-  if (example.stdin !== undefined) child.stdin!.end(example.stdin);
+  if (example.stdin !== undefined) {
+    // A CLI that stops before reading stdin (a usage error) closes the pipe: its exit code and stderr tell why.
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(example.stdin);
+  }
   const deadline = setTimeout(() => child.kill('SIGKILL'), CALL_DEADLINE_MS);
   try {
     return await done;
