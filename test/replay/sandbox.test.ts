@@ -4,8 +4,8 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError, Transport, UrlExpiredError, ValidationError } from '../../src/http/index.js';
-import { SessionReplayClient, type PresignedFile, type ReplayRecord } from '../../src/replay/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { isPlausibleReplayTime, SessionReplayClient, type PresignedFile, type ReplayRecord } from '../../src/replay/index.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 let sandbox: Sandbox;
 let transport: Transport;
@@ -29,6 +29,18 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of it) out.push(x);
   return out;
+}
+
+/** Runs `fn` with a client on a sandbox of its own (options the shared one does not have), then stops both. */
+async function withSandbox(options: SandboxOptions, fn: (sb: Sandbox, c: SessionReplayClient) => Promise<void>): Promise<void> {
+  const sb = await startSandbox(options);
+  const t = new Transport({ endpoint: sb.url, credentials: sb.credentials });
+  try {
+    await fn(sb, new SessionReplayClient(t));
+  } finally {
+    await t.close();
+    await sb.close();
+  }
 }
 
 async function bytesOf(f: PresignedFile): Promise<Buffer> {
@@ -101,19 +113,96 @@ describe('against the sandbox', () => {
     }
   });
 
-  it('a replay without files yet gives zero files', async () => {
+  it('a replay without files yet gives zero files (its first page answers 404)', async () => {
     const id = sandbox.replays().find((r) => r.origin === 'sample')!.replayId;
-    const held = await startSandbox({ held: [id] });
-    const t = new Transport({ endpoint: held.url, credentials: held.credentials });
-    try {
-      const c = new SessionReplayClient(t);
+    await withSandbox({ held: [id] }, async (held, c) => {
       expect(await collect(c.listReplayFiles(id))).toEqual([]);
+      expect(await c.getFilesPage(id)).toEqual({ files: [], nextPageToken: null, pageToken: null });
+      expect(held.stats().notFound).toBe(2);
       held.releaseHeld(id);
       expect((await collect(c.listReplayFiles(id))).length).toBeGreaterThan(0);
-    } finally {
-      await t.close();
-      await held.close();
+    });
+  });
+
+  it('pages through files with keys, page tokens, indexes and the time obtained; (pageToken, index) finds a file again', async () => {
+    const r = sandbox.replays().reduce((a, b) => (b.fileCount[3] > a.fileCount[3] ? b : a));
+    expect(r.fileCount[3]).toBeGreaterThanOrEqual(3);
+    const before = Date.now();
+    const files = await collect(client.listReplayFiles(r.replayId, { pageSize: 2 }));
+    expect(files).toHaveLength(r.fileCount[3]);
+    expect(files.map((f) => f.index)).toEqual(files.map((_, i) => i % 2));
+    expect(files.map((f) => f.pageToken === null)).toEqual(files.map((_, i) => i < 2));
+    expect(new Set(files.map((f) => f.pageToken)).size).toBe(Math.ceil(files.length / 2));
+    for (const f of files) {
+      expect(f.key).toBe(decodeURIComponent(new URL(f.url).pathname));
+      expect(f.url).toContain('X-Amz-Signature=');
+      expect(f.obtainedAt).toBeGreaterThanOrEqual(before);
+      const again = await client.getFilesPage(r.replayId, { pageSize: 2, pageToken: f.pageToken });
+      expect(again.files[f.index]!.key).toBe(f.key);
     }
+  });
+
+  it('re-requesting a page with its token gives fresh URLs for the same files (getFilesPage)', async () => {
+    let clock = Date.UTC(2026, 10, 24, 12);
+    await withSandbox({ now: () => clock }, async (sb, c) => {
+      const id = sb.replays()[0]!.replayId;
+      const first = await c.getFilesPage(id, { version: 2, pageSize: 1 });
+      const token = first.nextPageToken!;
+      // The token holds the replay and version 2: a request without them would be refused (page_token_mismatch).
+      const a = await c.getFilesPage(id, { version: 2, pageSize: 1, pageToken: token });
+      clock += 1_000;
+      const b = await c.getFilesPage(id, { version: 2, pageSize: 1, pageToken: token });
+      expect(a.pageToken).toBe(token);
+      expect(a.files[0]!.key).not.toBe(first.files[0]!.key);
+      expect(b.files[0]!.key).toBe(a.files[0]!.key);
+      expect(b.files[0]!.url).not.toBe(a.files[0]!.url);
+    });
+  });
+
+  it("parses the sandbox's zone-less, 1970 and 2120 timestamps, keeping the originals", async () => {
+    await withSandbox({ replicas: 38 }, async (_sb, c) => {
+      const got: ReplayRecord[] = await collect(c.listReplays({ pageSize: 200 }));
+      const zoneLess = got.filter((r) => !/(Z|[+-]\d{2}:\d{2})$/.test(r.start_time));
+      expect(zoneLess).toHaveLength(4); // replicas 4, 14, 24, 34
+      for (const r of zoneLess) {
+        expect(r.startMs).toBe(Date.parse(`${r.start_time}Z`));
+        expect(r.endMs).toBe(Date.parse(`${r.end_time}Z`));
+        expect(isPlausibleReplayTime(r.startMs)).toBe(true);
+      }
+      const absurd = got.filter((r) => /^(1970|2120)-/.test(r.start_time));
+      expect(absurd.map((r) => r.start_time.slice(0, 4)).sort()).toEqual(['1970', '2120']);
+      for (const r of absurd) {
+        expect(r.startMs).toBe(Date.parse(r.start_time));
+        expect(isPlausibleReplayTime(r.startMs)).toBe(false);
+      }
+    });
+  });
+
+  describe('read-ahead (the sandbox counts the list requests)', () => {
+    async function listed(readAhead: boolean): Promise<{ ids: string[]; requests: number }> {
+      const before = sandbox.stats().listRequests;
+      const ids = (await collect(client.listReplays({ pageSize: 3 }, { readAhead }))).map((r) => r.replay_id);
+      return { ids, requests: sandbox.stats().listRequests - before };
+    }
+
+    it('with readAhead the next page is requested before this page is consumed; the same records and requests either way', async () => {
+      const before = sandbox.stats().listRequests;
+      const it = client.listReplays({ pageSize: 3 }, { readAhead: true })[Symbol.asyncIterator]();
+      await it.next();
+      // One record of the first page taken: the second page is already on its way.
+      await expect.poll(() => sandbox.stats().listRequests - before).toBe(2);
+      await it.return?.();
+      const plain = await listed(false);
+      expect(await listed(true)).toEqual(plain);
+      expect(plain.ids).toEqual(sandbox.replays().map((r) => r.replayId).reverse());
+    });
+
+    it('without it, a consumer that stops within the first page costs no second request', async () => {
+      const before = sandbox.stats().listRequests;
+      for await (const r of client.listReplays({ pageSize: 3 })) if (r.replay_id) break;
+      await new Promise((res) => setTimeout(res, 50));
+      expect(sandbox.stats().listRequests - before).toBe(1);
+    });
   });
 
   it('wrong credentials give AuthError naming the host', async () => {
