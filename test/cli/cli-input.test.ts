@@ -199,7 +199,7 @@ describe('sandbox command', () => {
     while (!stdout.includes('Ctrl-C to stop')) await new Promise((r) => setTimeout(r, 20));
     const line = stdout.split('\n').find((l) => l.startsWith('export PLATFORM_ENDPOINT='))!;
     const vars = Object.fromEntries(line.replace(/^export /, '').split(' ').map((kv) => kv.split(/=(.*)/s).slice(0, 2) as [string, string]));
-    expect(Object.keys(vars)).toEqual(['PLATFORM_ENDPOINT', 'PLATFORM_API_KEY', 'PLATFORM_SECRET_KEY']);
+    expect(Object.keys(vars)).toEqual(['PLATFORM_ENDPOINT', 'PLATFORM_API_KEY', 'PLATFORM_SECRET_KEY', 'PLATFORM_MANAGEMENT_KEY']);
     const faults = (await (await fetch(`${vars.PLATFORM_ENDPOINT}/__sandbox/faults`)).json()) as Record<string, unknown>;
     expect(faults).toMatchObject({ latencyMs: 7, rateLimitEvery: 9 });
     const list = await runCli(['list', '--max', '1'], cleanEnv(vars));
