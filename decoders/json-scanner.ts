@@ -11,7 +11,7 @@
 
 import { DecodeError, type DecodeErrorCode } from './errors.js';
 import { eventTooLarge } from './limits.js';
-import { SCAN_OK, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-scan.js';
+import { SCAN_OK, STACK_OFFSET, WASM_MAX_DEPTH, wasmChunkScanner, type WasmChunkScanner } from './wasm-instance.js';
 import {
   afterNext,
   CLOSE,

@@ -19,7 +19,7 @@ import { KIND_STRING, type ElementSpans, type ScannedElement } from './json-scan
 import type { DecodeLimits } from './limits.js';
 import { checkEventSize, eventFromInflated, inflatePayload, MARK_BYTES, objectElementBytes, payloadBound, preparePackedString, type ElementContext } from './packed.js';
 import type { EventBatch, EventRun } from './runs.js';
-import { releaseIfLarge, V2_DONE, V2_FULL, WASM_KEEP_BYTES, wasmChunkScanner, type V2Step } from './wasm-scan.js';
+import { releaseIfLarge, V2_DONE, V2_FULL, WASM_KEEP_BYTES, wasmChunkScanner, type V2Step } from './wasm-instance.js';
 
 const CARRIED_START = Int32Array.of(0);
 

@@ -1,6 +1,6 @@
 // The WebAssembly module's memory layout and the scanner state it exchanges with TypeScript: the one definition of
 // both. The AssemblyScript sources (./scanner.ts, ./v2.ts, ./inflate.ts) and the TypeScript side
-// (../wasm-scan.ts, ../json-scanner.ts) import this file; it is valid in both languages and holds only const enums,
+// (../wasm-instance.ts, ../json-scanner.ts) import this file; it is valid in both languages and holds only const enums,
 // which both compilers inline as numbers.
 
 /** The i32 slots at the start of the memory (byte address = slot × 4). */
@@ -37,7 +37,7 @@ export const enum Area {
   /** The inflater's tables. */
   scratch = 65536,
   scratchEnd = 131072,
-  /** The chunk, then the tables and the version 2 areas, laid out by decoders/wasm-scan.ts. */
+  /** The chunk, then the tables and the version 2 areas, laid out by decoders/wasm-instance.ts. */
   input = 131072,
 }
 

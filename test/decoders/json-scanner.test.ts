@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
 import { ArrayElementScanner, ElementSpans, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
-import { SCAN_OK, wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { SCAN_OK, wasmChunkScanner } from '../../decoders/wasm-instance.js';
 import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
 import { mutateText, seededRandom } from './fixtures.js';
 

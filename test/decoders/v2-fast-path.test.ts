@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { WASM_KEEP_BYTES, wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { WASM_KEEP_BYTES, wasmChunkScanner } from '../../decoders/wasm-instance.js';
 import { DecodeError, decodeEventBytes } from '../../decoders/index.js';
 import { chunked, makeEvents, pack, seededRandom, SHAPES, v2Element, type Shape } from './fixtures.js';
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { batchCount, decodeEventBatches } from '../../decoders/index.js';
-import { wasmChunkScanner } from '../../decoders/wasm-scan.js';
+import { wasmChunkScanner } from '../../decoders/wasm-instance.js';
 import { HASH_WORKER_DEFAULTS } from '../../sinks/output-hash.js';
 import { S3_DEFAULTS } from '../../sinks/s3-defaults.js';
 import { ConfigError, replayEvents } from '../../src/index.js';
