@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { SinkError } from './errors.js';
-import { escapeForScript, playerPage, type PlayerPage } from './player-page.js';
+import { escapeForScript, PAGE_BLOCK_BYTES, playerPage, type PlayerPage } from './player-page.js';
 import type { EventRun, OutputSpec } from './sink.js';
 
 /** Where encoded bytes go; `write` resolves when the destination can take more (backpressure). */
@@ -76,6 +76,8 @@ export class ReplayEncoder {
   private finished = false;
   /** The player page around the events array, for the `html` format. */
   private readonly page: PlayerPage | undefined;
+  /** html: event bytes in the page's current block (a new block starts before the event that would pass the size). */
+  private blockBytes = 0;
 
   constructor(
     private readonly output: OutputSpec,
@@ -138,6 +140,7 @@ export class ReplayEncoder {
     const parts: Buffer[] = [];
     const ndjson = this.output.format === 'ndjson';
     if (this.page !== undefined && this.events === 0) parts.push(this.page.head);
+    const page = this.page;
     for (let i = 0; i < events.length; i++) {
       const event = this.page === undefined ? events[i]! : escapeForScript(events[i]!);
       if (event.indexOf(0x0a) !== -1 || event.indexOf(0x0d) !== -1) {
@@ -148,6 +151,11 @@ export class ReplayEncoder {
       }
       if (ndjson) {
         parts.push(event, NEWLINE);
+      } else if (page !== undefined) {
+        // Blocks are measured in the events' bytes before escaping, as in `pageParts`.
+        const size = events[i]!.length;
+        parts.push(this.events + i === 0 ? OPEN : this.blockBreak(size) ? page.between : COMMA, event);
+        this.blockBytes += size + 1;
       } else {
         parts.push(this.events + i === 0 ? OPEN : COMMA, event);
       }
@@ -170,15 +178,40 @@ export class ReplayEncoder {
       if (n === 0) continue;
       this.checkRun(run, this.events + count);
       if (ndjson) parts.push(ndjsonLines(run));
-      else {
-        if (this.page !== undefined && this.events + count === 0) parts.push(this.page.head);
-        parts.push(this.events + count === 0 ? OPEN : COMMA, this.page === undefined ? run.bytes : escapeForScript(run.bytes));
-      }
+      else if (this.page !== undefined) this.pageParts(this.page, run, this.events + count === 0, parts);
+      else parts.push(this.events + count === 0 ? OPEN : COMMA, run.bytes);
       count += n;
     }
     if (count === 0) return;
     this.events += count;
     await this.emitParts(parts);
+  }
+
+  /** html: whether the page's current block is full, so that an event of `size` bytes starts the next one. */
+  private blockBreak(size: number): boolean {
+    if (this.blockBytes === 0 || this.blockBytes + size <= PAGE_BLOCK_BYTES) return false;
+    this.blockBytes = 0;
+    return true;
+  }
+
+  /** html: a run's parts, escaped for the page and cut into blocks between its events (the run is well formed). */
+  private pageParts(page: PlayerPage, run: EventRun, first: boolean, parts: Buffer[]): void {
+    const { bytes, ends } = run;
+    if (first) parts.push(page.head);
+    let piece = 0; // where the part not yet handed over starts
+    let from = 0; // where event k starts
+    for (let k = 0; k < ends.length; k++) {
+      const end = ends[k]!;
+      const size = end - from;
+      if (k === 0) parts.push(first ? OPEN : this.blockBreak(size) ? page.between : COMMA);
+      else if (this.blockBreak(size)) {
+        parts.push(escapeForScript(bytes.subarray(piece, from - 1)), page.between);
+        piece = from;
+      }
+      this.blockBytes += size + 1;
+      from = end + 1;
+    }
+    parts.push(escapeForScript(bytes.subarray(piece)));
   }
 
   /** Refuses a run that is not well formed or that holds a raw line break (one native search per byte value). */

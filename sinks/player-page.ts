@@ -1,9 +1,12 @@
 /**
  * The `html` output format: one self-contained page that plays the replay with rrweb's Replayer, offline.
  *
- * The page inlines rrweb's UMD bundle and style sheet (read from the installed `rrweb` package) and the events as a
- * JSON array inside `<script type="application/json">`; it loads nothing from the network. Events are streamed
- * into the page between a head and a tail, so writing it needs no more memory than writing the JSON array.
+ * The page inlines rrweb's UMD bundle and style sheet (read from the installed `rrweb` package), the player, and the
+ * events as JSON arrays in a row of `<script type="application/json" class="replay-events">` blocks of about
+ * `PAGE_BLOCK_BYTES` each, every block followed by a one-call script that hands it to the player: the browser runs
+ * those as it parses the page, so the first frame shows once the first blocks are read, not after the whole file.
+ * It loads nothing from the network. Events are streamed into the page between a head and a tail, so writing it
+ * needs no more memory than writing the JSON array.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,11 +15,19 @@ import { dirname, join } from 'node:path';
 import { PLAYER_SCRIPT } from './player/browser-script.js';
 
 export interface PlayerPage {
-  /** Everything before the events array's first byte (ends just before `[`). */
+  /** Everything before the first block's array (ends just before its `[`). */
   head: Buffer;
-  /** Everything after the events array's last byte (starts just after `]`). */
+  /** Between two blocks, in place of a `,` between two events: `]`, the hand-over, the next block's opening `[`. */
+  between: Buffer;
+  /** Everything after the last block's array (starts just after its `]`). */
   tail: Buffer;
 }
+
+/** Event bytes per block of the page (a block holds whole events: one larger than this is a block alone). */
+export const PAGE_BLOCK_BYTES = 1 << 20;
+/** The script after each block: the player takes the blocks parsed so far (the CSP allows it by its hash). */
+const TAKE_BLOCKS = 'replayTakeBlocks()';
+const BLOCK_OPEN = '<script type="application/json" class="replay-events">';
 
 let rrwebAssets: { script: string; style: string } | undefined;
 
@@ -95,15 +106,19 @@ export function playerPage(title: string): PlayerPage {
   const { script, style } = loadRrwebAssets();
   const head =
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
-    `<meta http-equiv="Content-Security-Policy" content="${pageCsp([script, PLAYER_SCRIPT])}">` +
+    `<meta http-equiv="Content-Security-Policy" content="${pageCsp([script, PLAYER_SCRIPT, TAKE_BLOCKS])}">` +
     `<title>${escapeHtmlText(title)}</title>` +
     `<style>${style}</style><style>${STYLE}</style></head><body>` +
     body(title) +
     configBlock({}) +
-    `<script>${script}</script>\n` +
-    '<script id="replay-events" type="application/json">';
-  const tail = `</script>\n<script>${PLAYER_SCRIPT}</script></body></html>\n`;
-  return { head: Buffer.from(head, 'utf8'), tail: Buffer.from(tail, 'utf8') };
+    `<script>${script}</script>\n<script>${PLAYER_SCRIPT}</script>\n` +
+    BLOCK_OPEN;
+  const close = `</script><script>${TAKE_BLOCKS}</script>\n`;
+  return {
+    head: Buffer.from(head, 'utf8'),
+    between: Buffer.from(`]${close}${BLOCK_OPEN}[`, 'utf8'),
+    tail: Buffer.from(`${close}</body></html>\n`, 'utf8'),
+  };
 }
 
 /** The files of the shared player, served same-origin under the `assetBase` given to {@link playerShell}. */

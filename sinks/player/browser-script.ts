@@ -1,9 +1,10 @@
 /**
  * The player's browser code, kept as a string so that it ships in `dist` with the module that inlines or serves it.
  *
- * It reads its settings from `<script id="player-config" type="application/json">` and the events either from
- * `<script id="replay-events" type="application/json">` (one-page format) or, streamed, from `eventsUrl` as NDJSON
- * (the shared player). Before any event reaches rrweb's Replayer it is sanitized: whatever the recording holds,
+ * It reads its settings from `<script id="player-config" type="application/json">` and the events either from the
+ * page's `<script class="replay-events" type="application/json">` blocks, each handed over by the one-call script
+ * after it while the page is still being parsed (one-page format), or, streamed, from `eventsUrl` as NDJSON (the
+ * shared player). Either way the Replayer starts as soon as a full snapshot is in, and later events are added. Before any event reaches rrweb's Replayer it is sanitized: whatever the recording holds,
  * nothing that could run code, navigate or load from outside is rebuilt (see docs/PLAYER.md).
  */
 import { CANVAS_WINDOW_SCRIPT } from './canvas-window-script.js';
@@ -164,6 +165,7 @@ ${CANVAS_WINDOW_SCRIPT}
     });
   }
   var all = [], hasCanvas = false;
+  window.replayEvents = all; // every event taken so far, sanitized (read by tests and tools)
   function remember(events) {
     for (var i = 0; i < events.length; i++) {
       all.push(events[i]);
@@ -216,43 +218,70 @@ ${CANVAS_WINDOW_SCRIPT}
   function add(events) {
     var from = all.length;
     remember(events);
+    // The first canvas frames may arrive after the start: from then on the canvas window holds them back too.
+    if (!windowed && hasCanvas && !/[?&]canvas=all\b/.test(location.search)) windowed = true;
     for (var i = 0; i < events.length; i++) offerLate(events[i], from + i);
     count += events.length;
   }
   document.addEventListener('focusin', keepFocusOut, true);
   window.addEventListener('blur', function () { setTimeout(keepFocusOut, 0); });
 
+  // ---- events, taken as they arrive ---------------------------------------------------------------------------
+  var pending = [], snapshotIn = false, startEarly = !!config.eventsUrl;
+  /** Sanitizes arriving events; the Replayer starts once a full snapshot is in (or at the end), then they are added. */
+  function take(events, final) {
+    for (var i = 0; i < events.length; i++) {
+      var e = sanitize(events[i]);
+      if (e && e.type === 2) snapshotIn = true;
+      pending.push(e);
+    }
+    if (!replayer) {
+      if (final || (startEarly && snapshotIn && pending.length >= 2)) { start(pending); pending = []; }
+      return;
+    }
+    if (pending.length) { add(pending); pending = []; show(); }
+  }
+  function finished() {
+    loaded = true;
+    show();
+    document.body.setAttribute('data-loaded', 'true');
+  }
+
   if (config.eventsUrl) {
-    // Shared player: NDJSON streamed; the first lines start the replayer, the rest are added as they arrive.
+    // Shared player: NDJSON streamed.
     fetch(config.eventsUrl).then(function (response) {
       if (!response.ok || !response.body) throw new Error('events: HTTP ' + response.status);
-      var reader = response.body.getReader(), decoder = new TextDecoder(), rest = '', pending = [];
-      function flush(final) {
-        if (!replayer) { if (pending.length >= 2 && (final || pending.length >= 2000)) { start(pending); pending = []; } else if (final) start(pending); return; }
-        if (pending.length) { add(pending); pending = []; show(); }
-      }
+      var reader = response.body.getReader(), decoder = new TextDecoder(), rest = '';
       function pump() {
         return reader.read().then(function (r) {
           if (!r.done) rest += decoder.decode(r.value, { stream: true });
           else rest += decoder.decode();
-          var lines = rest.split('\n');
+          var lines = rest.split('\n'), batch = [];
           rest = r.done ? '' : lines.pop();
-          for (var i = 0; i < lines.length; i++) if (lines[i].trim()) pending.push(sanitize(JSON.parse(lines[i])));
-          flush(r.done);
+          for (var i = 0; i < lines.length; i++) if (lines[i].trim()) batch.push(JSON.parse(lines[i]));
+          take(batch, r.done);
           if (!r.done) return pump();
-          loaded = true;
-          show();
-          document.body.setAttribute('data-loaded', 'true');
+          finished();
         });
       }
       return pump();
     }).catch(function (err) { loading.hidden = true; status.textContent = 'Could not load the replay: ' + err.message; });
   } else {
-    var events = JSON.parse(document.getElementById('replay-events').textContent);
-    for (var i = 0; i < events.length; i++) sanitize(events[i]);
-    loaded = true;
-    start(events);
-    document.body.setAttribute('data-loaded', 'true');
+    // One-page format: the script after each block calls this while the page is parsed; a block is dropped from the
+    // document once read, so that its text does not stay in memory next to its events.
+    window.replayTakeBlocks = function () {
+      var block;
+      while ((block = document.querySelector('script.replay-events'))) {
+        var events = JSON.parse(block.textContent);
+        block.remove();
+        take(events, false);
+      }
+    };
+    document.addEventListener('DOMContentLoaded', function () {
+      window.replayTakeBlocks();
+      take([], true);
+      finished();
+    });
   }
 })();
 `;

@@ -54,12 +54,25 @@ async function openOffline(file: string, screenshot?: string) {
     refused.push(url);
     return route.abort();
   });
+  // What the page parses out of its event blocks, before the player sanitizes it: every array JSON.parse returns.
+  await context.addInitScript(() => {
+    const parse = JSON.parse;
+    const parsed: unknown[] = [];
+    (window as unknown as { parsedBlocks: unknown[] }).parsedBlocks = parsed;
+    JSON.parse = function (text: string, reviver?: (key: string, value: unknown) => unknown) {
+      const value: unknown = parse.call(JSON, text, reviver);
+      // A copy of its own: the player sanitizes and rrweb annotates the events it was given.
+      if (Array.isArray(value)) parsed.push(...(parse.call(JSON, text) as unknown[]));
+      return value;
+    } as typeof JSON.parse;
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(pathToFileURL(file).href + '?paused');
   await page.waitForSelector('body[data-ready="true"]');
-  const embedded = await page.evaluate(() => JSON.parse(document.getElementById('replay-events')!.textContent!));
+  await page.waitForSelector('body[data-loaded="true"]');
+  const embedded = await page.evaluate(() => (window as unknown as { parsedBlocks: unknown[] }).parsedBlocks);
   await page.evaluate(() => {
     const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
     r.pause(r.getMetaData().totalTime);

@@ -68,3 +68,48 @@ describe('ReplayWriter.writeRuns (local sink)', () => {
     await sink.close();
   });
 });
+
+describe('the html page: events in blocks the player takes as the page is parsed', () => {
+  const BLOCK = /<script type="application\/json" class="replay-events">([^<]*)<\/script><script>replayTakeBlocks\(\)<\/script>/g;
+  // ~3.4 MB of events with markup in their strings, one of them larger than a block on its own.
+  const big = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: `</script><!-- ${'x'.repeat(i % 2000)}`, i } }));
+  big[1500] = JSON.stringify({ type: 3, timestamp: 1763629201500, data: { s: 'y'.repeat(1_200_000) } });
+
+  async function page(name: string, store: (w: Awaited<ReturnType<ReturnType<typeof createLocalSink>['open']>>) => Promise<void>): Promise<string> {
+    const sink = createLocalSink(join(dir, name));
+    const w = await sink.open('dev/1', { format: 'html', gzip: false });
+    await store(w);
+    const r = await w.commit();
+    await sink.close();
+    return readFile(join(dir, name, r.key), 'utf8');
+  }
+
+  it('cuts the events into blocks of about PAGE_BLOCK_BYTES, the same whether written as events or as runs', async () => {
+    const byEvents = await page('blocks-events', async (w) => {
+      for (let i = 0; i < big.length; i += 700) await w.write(big.slice(i, i + 700).map((t) => Buffer.from(t)));
+    });
+    const byRuns = await page('blocks-runs', async (w) => {
+      for (let i = 0; i < big.length; i += 1100) await w.writeRuns!([runOf(big.slice(i, i + 1)), runOf(big.slice(i + 1, i + 1100))]);
+    });
+    expect(byRuns).toBe(byEvents);
+    const blocks = [...byEvents.matchAll(BLOCK)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const events = blocks.flatMap((b) => JSON.parse(b) as unknown[]);
+    expect(events).toEqual(big.map((t) => JSON.parse(t) as unknown));
+    for (const b of blocks) {
+      const inBlock = JSON.parse(b) as unknown[];
+      expect(inBlock.length).toBeGreaterThan(0);
+      // Measured before escaping: a block passes the size only when it holds one event alone (the 1.2 MB one).
+      const raw = inBlock.reduce<number>((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)) + 1, -1);
+      if (inBlock.length > 1) expect(raw).toBeLessThanOrEqual(1 << 20);
+    }
+    // The player comes before the first block, and the page ends after the last block's hand-over.
+    expect(byEvents.indexOf('window.replayTakeBlocks')).toBeLessThan(byEvents.indexOf('class="replay-events"'));
+    expect(byEvents.trimEnd().endsWith('<script>replayTakeBlocks()</script>\n</body></html>')).toBe(true);
+  });
+
+  it('an empty replay is one empty block', async () => {
+    const empty = await page('blocks-empty', async () => {});
+    expect([...empty.matchAll(BLOCK)].map((m) => m[1])).toEqual(['[]']);
+  });
+});
