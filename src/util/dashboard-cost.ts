@@ -14,8 +14,9 @@
 
 export type DashboardQueryType = 'segmentation' | 'funnel' | 'retention' | 'sessions' | 'other';
 
-/** What of an event object the cost looks at (its group-bys). */
+/** An event object of the query; the cost counts its group-bys. */
 export interface CostEvent {
+  readonly event_type?: string;
   readonly group_by?: readonly unknown[] | undefined;
 }
 

@@ -1,19 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { FeedbackClient, Transport, type FeedbackItem } from '../../src/clients/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
+import { FeedbackClient, type FeedbackItem } from '../../src/clients/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { familyHarness } from './family-harness.js';
 
-let sb: Sandbox | undefined;
-let transport: Transport | undefined;
-afterEach(async () => {
-  await transport?.close();
-  await sb?.close();
-  sb = transport = undefined;
-});
+const harness = familyHarness();
 
 async function client(): Promise<{ sandbox: Sandbox; feedback: FeedbackClient }> {
-  sb = await startSandbox({});
-  transport = new Transport({ endpoint: sb.url, credentials: sb.credentials, retry: { retries: 0 } });
-  return { sandbox: sb, feedback: new FeedbackClient(transport) };
+  const { sandbox, transport } = await harness.start();
+  return { sandbox, feedback: new FeedbackClient(transport) };
 }
 
 const TICKET: FeedbackItem = {
@@ -47,8 +41,7 @@ describe('sandbox feedback family over HTTP (FeedbackClient)', () => {
   });
 
   it('answers 401 without the project credentials', async () => {
-    sb = await startSandbox({});
-    transport = new Transport({ endpoint: sb.url, credentials: { apiKey: sb.credentials.apiKey, secretKey: 'wrong' }, retry: { retries: 0 } });
+    const { transport } = await harness.start({}, { secretKey: 'wrong' });
     await expect(new FeedbackClient(transport).ingest('s', [TICKET])).rejects.toMatchObject({ status: 401 });
   });
 });
