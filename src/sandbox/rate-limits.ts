@@ -78,7 +78,8 @@ export class RateLimits {
   readonly #taxonomyInFlight: ConcurrentCost;
   readonly #mapping: NamedWindow[];
 
-  constructor(settings: RateLimitSettings, timeScale: number, now: () => number) {
+  /** `onRefused`: called for every refusal (the sandbox counts them in its `rateLimited` stat). */
+  constructor(settings: RateLimitSettings, timeScale: number, now: () => number, private readonly onRefused: () => void = () => {}) {
     const w = (name: string, limit: number, ms: number, per: string): NamedWindow => ({ name, per, window: new SlidingWindow(limit, ms * timeScale, now) });
     this.#dashboard = [
       w('dashboard cost per 5 minutes', settings.dashboardCostPer5Min, 5 * MINUTE, 'five minutes'),
@@ -96,7 +97,10 @@ export class RateLimits {
   }
 
   #count<T extends LimitRefusal | undefined>(r: T): T {
-    if (r) this.#refused.set(r.limit, (this.#refused.get(r.limit) ?? 0) + 1);
+    if (r) {
+      this.#refused.set(r.limit, (this.#refused.get(r.limit) ?? 0) + 1);
+      this.onRefused();
+    }
     return r;
   }
 

@@ -148,10 +148,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
       return;
     }
   }
-  if (mappingLimited(rateLimits, req, path, res)) {
-    ctx.stats.rateLimited++;
-    return;
-  }
+  if (mappingLimited(rateLimits, req, path, res)) return;
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
   } else if (path.startsWith(STORAGE_PREFIX)) {
@@ -178,7 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const catalog = new Catalog(opts);
   const faults = new FaultState(opts.faults);
   const stats = emptyStats();
-  const rateLimits = new RateLimits(opts.limits, opts.timeScale, opts.now);
+  const rateLimits = new RateLimits(opts.limits, opts.timeScale, opts.now, () => void stats.rateLimited++);
   const limits = new ApiLimits(opts.apiConcurrency);
   const server = createServer({ keepAliveTimeout: 5_000 });
   server.listen(opts.port, opts.host);

@@ -23,7 +23,14 @@ interface Outcome {
   data?: unknown;
   status?: number;
 }
-type Handler = (f: TaxonomyFields, name: string) => Outcome;
+
+/** One operation: the fields it takes (any other is a 400) and what it does with them and the path name. */
+interface Operation {
+  fields: readonly string[];
+  run(f: TaxonomyFields, name: string): Outcome | void;
+}
+
+const op = (fields: readonly string[], run: Operation['run']): Operation => ({ fields, run });
 
 /** A request's route: the resource, the path name (`''` without one) and whether it ends in `/restore`. */
 interface Target {
@@ -66,7 +73,7 @@ function categoryId(name: string): number {
 export class TaxonomyFamily implements FamilyRoute {
   readonly family = 'taxonomy';
   readonly store = new TaxonomyStore();
-  readonly #routes: Readonly<Record<string, Handler>>;
+  readonly #routes: Readonly<Record<string, Operation>>;
 
   constructor(private readonly limits: RateLimits) {
     this.#routes = this.#table();
@@ -99,7 +106,7 @@ export class TaxonomyFamily implements FamilyRoute {
       throw err;
     }
     try {
-      const out = route(TaxonomyFields.parse(query, body), checkName('path name', target.name));
+      const out = route.run(TaxonomyFields.parse(query, body).only(route.fields), checkName('path name', target.name)) ?? {};
       sendJson(res, out.status ?? 200, out.data === undefined ? { success: true } : { success: true, data: out.data });
     } catch (err) {
       if (!(err instanceof TaxonomyFailure)) throw err;
@@ -107,87 +114,66 @@ export class TaxonomyFamily implements FamilyRoute {
     }
   }
 
-  #route(method: string, t: Target): Handler | undefined {
+  #route(method: string, t: Target): Operation | undefined {
     const shape = t.restore ? 'restore' : t.name === '' ? 'all' : 'one';
     return this.#routes[`${method} ${t.resource} ${shape}`];
   }
 
-  /** The 27 operations: `METHOD resource all|one|restore` → handler. */
-  #table(): Record<string, Handler> {
+  /** The 27 operations: `METHOD resource all|one|restore` → operation. */
+  #table(): Record<string, Operation> {
     const s = this.store;
-    const P = [...PROPERTY_FIELDS];
-    const showDeleted = (f: TaxonomyFields): boolean => f.only(['showDeleted']).boolean('showDeleted') ?? false;
+    const P = PROPERTY_FIELDS;
+    const showDeleted = (f: TaxonomyFields): boolean => f.boolean('showDeleted') ?? false;
+    const eventType = (f: TaxonomyFields): string => f.optionalName('event_type') ?? '';
     return {
-      'POST category all': (f) => (s.createCategory(f.only(['category_name']).name('category_name')), {}),
-      'GET category all': (f) => ({ data: (f.only([]), s.categories()) }),
-      'GET category one': (f, name) => ({ data: (f.only([]), s.category(name)) }),
-      'PUT category one': (f, name) => (s.renameCategory(categoryId(name), f.only(['category_name']).name('category_name')), {}),
-      'DELETE category one': (f, name) => (f.only([]), s.deleteCategory(categoryId(name)), {}),
+      'POST category all': op(['category_name'], (f) => s.createCategory(f.name('category_name'))),
+      'GET category all': op([], () => ({ data: s.categories() })),
+      'GET category one': op([], (_f, name) => ({ data: s.category(name) })),
+      'PUT category one': op(['category_name'], (f, name) => s.renameCategory(categoryId(name), f.name('category_name'))),
+      'DELETE category one': op([], (_f, name) => s.deleteCategory(categoryId(name))),
 
-      'POST event all': (f) => {
-        f.only(['event_type', 'category', 'description', ...VISIBILITY_FLAGS]);
-        s.createEventType(f.name('event_type'), f.optionalName('category'), f.string('description'), flags(f));
-        return {};
-      },
-      'GET event all': (f) => ({ data: s.eventTypes(showDeleted(f)) }),
-      'GET event one': (f, name) => ({ data: (f.only([]), s.eventType(name)) }),
-      'PUT event one': (f, name) => {
-        f.only(['category', 'display_name', ...VISIBILITY_FLAGS]);
-        s.updateEventType(name, f.optionalName('category'), f.string('display_name'), flags(f));
-        return {};
-      },
-      'DELETE event one': (f, name) => (f.only([]), s.deleteEventType(name), {}),
-      'POST event restore': (f, name) => (f.only([]), s.restoreEventType(name), {}),
+      'POST event all': op(['event_type', 'category', 'description', ...VISIBILITY_FLAGS], (f) =>
+        s.createEventType(f.name('event_type'), f.optionalName('category'), f.string('description'), flags(f)),
+      ),
+      'GET event all': op(['showDeleted'], (f) => ({ data: s.eventTypes(showDeleted(f)) })),
+      'GET event one': op([], (_f, name) => ({ data: s.eventType(name) })),
+      'PUT event one': op(['category', 'display_name', ...VISIBILITY_FLAGS], (f, name) =>
+        s.updateEventType(name, f.optionalName('category'), f.string('display_name'), flags(f)),
+      ),
+      'DELETE event one': op([], (_f, name) => s.deleteEventType(name)),
+      'POST event restore': op([], (_f, name) => s.restoreEventType(name)),
 
-      'POST event-property all': (f) => {
-        f.only(['event_type', 'event_property', ...P]);
-        s.createEventProperty(f.optionalName('event_type') ?? '', f.name('event_property'), f.propertyFields());
-        return {};
-      },
-      'GET event-property all': (f) => {
-        f.only(['event_type', 'event_property']);
-        const eventType = f.optionalName('event_type') ?? '';
+      'POST event-property all': op(['event_type', 'event_property', ...P], (f) => s.createEventProperty(eventType(f), f.name('event_property'), f.propertyFields())),
+      // Without `event_property` the list, with it one property (the spec's two GET operations share the path).
+      'GET event-property all': op(['event_type', 'event_property'], (f) => {
         const one = f.optionalName('event_property');
-        return { data: one === undefined ? s.eventProperties(eventType) : s.eventProperty(eventType, one) };
-      },
-      'PUT event-property one': (f, name) => {
-        f.only(['event_type', ...P]);
-        s.updateEventProperty(f.optionalName('event_type') ?? '', name, f.propertyFields());
-        return {};
-      },
-      'DELETE event-property one': (f, name) => (s.deleteEventProperty(f.only(['event_type']).optionalName('event_type') ?? '', name), {}),
-      'POST event-property restore': (f, name) => (s.restoreEventProperty(f.only(['event_type']).optionalName('event_type'), name), { status: 201 }),
+        return { data: one === undefined ? s.eventProperties(eventType(f)) : s.eventProperty(eventType(f), one) };
+      }),
+      'PUT event-property one': op(['event_type', ...P], (f, name) => s.updateEventProperty(eventType(f), name, f.propertyFields())),
+      'DELETE event-property one': op(['event_type'], (f, name) => s.deleteEventProperty(eventType(f), name)),
+      'POST event-property restore': op(['event_type'], (f, name) => {
+        s.restoreEventProperty(f.optionalName('event_type'), name);
+        return { status: 201 };
+      }),
 
-      'POST user-property all': (f) => {
-        f.only(['user_property', ...P]);
-        s.createUserProperty(f.name('user_property'), f.propertyFields());
-        return {};
-      },
-      'GET user-property all': (f) => ({ data: s.userProperties(showDeleted(f)) }),
-      'GET user-property one': (f, name) => ({ data: s.userProperty(name, showDeleted(f)) }),
-      'PUT user-property one': (f, name) => {
-        f.only(['new_user_property_value', 'description', 'is_hidden']);
+      'POST user-property all': op(['user_property', ...P], (f) => s.createUserProperty(f.name('user_property'), f.propertyFields())),
+      'GET user-property all': op(['showDeleted'], (f) => ({ data: s.userProperties(showDeleted(f)) })),
+      'GET user-property one': op(['showDeleted'], (f, name) => ({ data: s.userProperty(name, showDeleted(f)) })),
+      'PUT user-property one': op(['new_user_property_value', 'description', 'is_hidden'], (f, name) => {
         if (!['new_user_property_value', 'description', 'is_hidden'].some((k) => f.has(k))) fail(200, 'nothing to update: give new_user_property_value, description or is_hidden');
         s.updateUserProperty(name, f.optionalName('new_user_property_value'), f.string('description'), f.boolean('is_hidden'));
-        return {};
-      },
-      'DELETE user-property one': (f, name) => (f.only([]), s.deleteUserProperty(name), {}),
-      'POST user-property restore': (f, name) => (f.only([]), s.restoreUserProperty(name), {}),
+      }),
+      'DELETE user-property one': op([], (_f, name) => s.deleteUserProperty(name)),
+      'POST user-property restore': op([], (_f, name) => s.restoreUserProperty(name)),
 
-      'POST group-property all': (f) => {
-        f.only(['group_type', 'group_property', ...P]);
-        s.createGroupProperty(f.name('group_type'), f.name('group_property'), f.propertyFields());
-        return {};
-      },
-      'GET group-property all': (f) => ({ data: s.groupProperties(f.only(['group_type']).optionalName('group_type')) }),
-      'GET group-property one': (f, name) => ({ data: s.groupProperty(f.only(['group_type']).optionalName('group_type'), name) }),
-      'PUT group-property one': (f, name) => {
-        f.only(['group_type', ...P]);
+      'POST group-property all': op(['group_type', 'group_property', ...P], (f) => s.createGroupProperty(f.name('group_type'), f.name('group_property'), f.propertyFields())),
+      'GET group-property all': op(['group_type'], (f) => ({ data: s.groupProperties(f.optionalName('group_type')) })),
+      'GET group-property one': op(['group_type'], (f, name) => ({ data: s.groupProperty(f.optionalName('group_type'), name) })),
+      'PUT group-property one': op(['group_type', ...P], (f, name) => {
         const fields = f.propertyFields();
         if (Object.keys(fields).length === 0) fail(400, `nothing to update: give one of ${P.join(', ')}`);
         s.updateGroupProperty(f.optionalName('group_type'), name, fields);
-        return {};
-      },
+      }),
     };
   }
 }
