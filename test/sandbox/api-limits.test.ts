@@ -5,7 +5,7 @@
  * budget waits in the client's limit layer instead of getting 429s.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DashboardClient, FeedbackClient, RateLimitError } from '../../src/clients/index.js';
+import { DashboardClient, FeedbackClient, RateLimitError, TaxonomyClient } from '../../src/clients/index.js';
 import { Transport, type TransportOptions } from '../../src/http/index.js';
 import { SessionReplayClient } from '../../src/replay/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -18,36 +18,39 @@ afterEach(async () => {
   sandbox = transport = undefined;
 });
 
-function clients(sb: Sandbox, options: TransportOptions = {}): { replay: SessionReplayClient; feedback: FeedbackClient } {
+function clients(sb: Sandbox, options: TransportOptions = {}) {
   transport = new Transport({ endpoint: sb.url, credentials: { ...sb.credentials }, retry: { baseDelayMs: 5, maxDelayMs: 50, retries: 8 }, ...options });
-  return { replay: new SessionReplayClient(transport), feedback: new FeedbackClient(transport) };
+  return { replay: new SessionReplayClient(transport), feedback: new FeedbackClient(transport), dashboard: new DashboardClient(transport), taxonomy: new TaxonomyClient(transport) };
 }
 
-/** Replay listings and file listings, and feedback ingestions, all started at once. */
+/** Replay listings and file listings, feedback ingestions, dashboard queries and taxonomy reads, all started at once. */
 async function burst(c: ReturnType<typeof clients>, sb: Sandbox): Promise<void> {
   const ids = sb.replays().map((r) => r.replayId);
   await Promise.all([
     ...ids.map((id) => c.replay.getFilesPage(id)),
     ...ids.map(() => c.replay.getReplaysPage({ pageSize: 2 })),
     ...ids.map((_, i) => c.feedback.ingest(`source-${i}`, [{ unique_id: `item-${i}`, body: 'hello' }])),
+    ...ids.map(() => c.dashboard.eventsList()),
+    ...ids.map(() => c.taxonomy.eventTypes.list()),
   ]);
 }
 
 describe('the API host concurrency limit', () => {
-  it('replay and feedback requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
+  it('replay, feedback, dashboard and taxonomy requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
     await burst(clients(sandbox), sandbox);
     const counters = sandbox.apiCounters();
     expect(counters.concurrencyLimited).toBe(0);
     expect(counters.peakInFlight).toBeLessThanOrEqual(5);
-    // replay (3) + feedback (2) reach the host's 5 together.
+    // replay (3) + feedback (2) + dashboard (5) + taxonomy (2) reach the host's 5 together.
     expect(counters.peakInFlight).toBe(5);
     expect(sandbox.apiArrivals().every((a) => a.status === 200)).toBe(true);
+    expect(new Set(sandbox.apiArrivals().map((a) => a.family))).toEqual(new Set(['replay', 'feedback', 'dashboard', 'taxonomy']));
   });
 
   it('a client that does not keep it gets 429s from the sandbox (the limit is enforced)', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
-    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10 } }), sandbox);
+    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10, dashboard: 10 } }), sandbox);
     expect(sandbox.apiCounters().concurrencyLimited).toBeGreaterThan(0);
     expect(sandbox.apiCounters().peakInFlight).toBe(5);
     const limited = sandbox.apiArrivals().filter((a) => a.status === 429);
