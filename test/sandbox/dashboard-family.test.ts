@@ -3,16 +3,20 @@
  * documented shapes, the dashboard's error objects, Basic auth, and the limits' 429 (cost per five minutes, user
  * activity per hour) with Retry-After and a body naming the limit.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DashboardClient, type DashboardEvent } from '../../src/clients/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { basicAuth, familyHarness } from './family-harness.js';
+import { FamilyRig } from './family-rig.js';
 
-const harness = familyHarness();
+let rig: FamilyRig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 async function client(options: SandboxOptions = {}, secretKey?: string): Promise<DashboardClient> {
-  const { transport } = await harness.start(options, secretKey === undefined ? {} : { secretKey });
-  return new DashboardClient(transport);
+  rig = await FamilyRig.start(options);
+  return new DashboardClient(rig.transport(secretKey === undefined ? rig.sandbox.credentials : { ...rig.sandbox.credentials, secretKey }));
 }
 
 const WEEK = { start: '20261101', end: '20261107' };
@@ -105,8 +109,8 @@ describe('sandbox dashboard family: errors', () => {
 
   it('bad parameters get 400 with the dashboard error object; unknown users and charts too', async () => {
     const d = await client();
-    const sandbox = harness.sandbox();
-    const auth = basicAuth(sandbox);
+    const sandbox = rig!.sandbox;
+    const auth = rig!.basicAuth();
     for (const [query, message] of [
       ['/api/2/users?start=20261301&end=20261302', 'start must be a date YYYYMMDD'],
       ['/api/2/users?start=20261105&end=20261101', 'is before start'],
@@ -137,7 +141,7 @@ describe('sandbox dashboard family: limits', () => {
     expect(err).toMatchObject({ status: 429, limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 300 per five minutes (this query costs 240; 247 spent') });
     // Retry-After is about 300 s; the client caps what it keeps at retry.maxRetryAfterMs (120 s).
     expect((err as { retryAfterMs: number }).retryAfterMs).toBe(120_000);
-    expect(harness.sandbox().limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': 1 });
+    expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': 1 });
   });
 
   it('user activity and user search share 360 per hour (here 2)', async () => {

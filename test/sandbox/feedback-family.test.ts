@@ -1,13 +1,19 @@
-import { describe, expect, it } from 'vitest';
-import { FeedbackClient, type FeedbackItem } from '../../src/clients/index.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { familyHarness } from './family-harness.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FeedbackClient, Transport, type FeedbackItem } from '../../src/clients/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 
-const harness = familyHarness();
+let sb: Sandbox | undefined;
+let transport: Transport | undefined;
+afterEach(async () => {
+  await transport?.close();
+  await sb?.close();
+  sb = transport = undefined;
+});
 
 async function client(): Promise<{ sandbox: Sandbox; feedback: FeedbackClient }> {
-  const { sandbox, transport } = await harness.start();
-  return { sandbox, feedback: new FeedbackClient(transport) };
+  sb = await startSandbox({});
+  transport = new Transport({ endpoint: sb.url, credentials: sb.credentials, retry: { retries: 0 } });
+  return { sandbox: sb, feedback: new FeedbackClient(transport) };
 }
 
 const TICKET: FeedbackItem = {
@@ -41,7 +47,8 @@ describe('sandbox feedback family over HTTP (FeedbackClient)', () => {
   });
 
   it('answers 401 without the project credentials', async () => {
-    const { transport } = await harness.start({}, { secretKey: 'wrong' });
+    sb = await startSandbox({});
+    transport = new Transport({ endpoint: sb.url, credentials: { apiKey: sb.credentials.apiKey, secretKey: 'wrong' }, retry: { retries: 0 } });
     await expect(new FeedbackClient(transport).ingest('s', [TICKET])).rejects.toMatchObject({ status: 401 });
   });
 });

@@ -4,16 +4,20 @@
  * 429 (cost per hour, concurrent cost) with Retry-After and a body naming the limit.
  */
 import { request as httpRequest } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TaxonomyClient, TaxonomyFailureError } from '../../src/clients/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { basicAuth, familyHarness } from './family-harness.js';
+import { FamilyRig } from './family-rig.js';
 
-const harness = familyHarness();
+let rig: FamilyRig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
 
 async function client(options: SandboxOptions = {}, secretKey?: string): Promise<TaxonomyClient> {
-  const { transport } = await harness.start(options, secretKey === undefined ? {} : { secretKey });
-  return new TaxonomyClient(transport);
+  rig = await FamilyRig.start(options);
+  return new TaxonomyClient(rig.transport(secretKey === undefined ? rig.sandbox.credentials : { ...rig.sandbox.credentials, secretKey }));
 }
 
 describe('sandbox taxonomy family: categories and event types', () => {
@@ -147,8 +151,9 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
   });
 
   it('refuses fields a call does not take, and malformed values, with the failure body', async () => {
-    const { sandbox } = await harness.start();
-    const auth = basicAuth(sandbox);
+    rig = await FamilyRig.start();
+    const { sandbox } = rig;
+    const auth = rig!.basicAuth();
     const post = (path: string, body: string) =>
       fetch(`${sandbox.url}/api/2/taxonomy/${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body });
     for (const [path, body, message] of [
@@ -173,13 +178,14 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     const err = await t.categories.list().catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 429, limit: expect.stringContaining('taxonomy cost per hour'), retryAfterMs: expect.any(Number) });
     expect((err as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(0);
-    expect(harness.sandbox().limitRefusals()).toEqual({ 'taxonomy cost per hour': 1 });
+    expect(rig!.sandbox.limitRefusals()).toEqual({ 'taxonomy cost per hour': 1 });
   });
 
   it('429 over the concurrent cost 4: a third write while two are in flight', async () => {
-    const { sandbox } = await harness.start();
+    rig = await FamilyRig.start();
+    const { sandbox } = rig;
     const url = new URL(sandbox.url);
-    const auth = basicAuth(sandbox);
+    const auth = rig!.basicAuth();
     // Two PUTs whose bodies are held back stay in flight (cost 2 each); the sandbox charges a call before reading it.
     const open = [0, 1].map(() => {
       const req = httpRequest({ host: url.hostname, port: url.port, method: 'PUT', path: '/api/2/taxonomy/category/1', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '16' } });

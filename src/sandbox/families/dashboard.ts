@@ -117,10 +117,6 @@ export class DashboardFamily implements FamilyRoute {
     return path in ENDPOINTS || CHART_CSV.test(path);
   }
 
-  auth(): 'basic' {
-    return 'basic';
-  }
-
   /** The client's family: user activity and user search have their own (`useractivity`). */
   clientFamily(path: string): string {
     return ENDPOINTS[path]?.kind === 'useractivity' ? 'useractivity' : 'dashboard';

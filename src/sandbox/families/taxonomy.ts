@@ -83,10 +83,6 @@ export class TaxonomyFamily implements FamilyRoute {
     return path.startsWith(PREFIX);
   }
 
-  auth(): 'basic' {
-    return 'basic';
-  }
-
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const target = parseTarget(path);
     const method = req.method ?? 'GET';
