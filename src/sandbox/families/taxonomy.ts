@@ -10,7 +10,8 @@ import { BodyTooLargeError, readBody, sendJson } from '../http-util.js';
 import type { LimitRefusal, RateLimits } from '../rate-limits.js';
 import type { FamilyRoute } from './family-route.js';
 import { checkName, fail, PROPERTY_FIELDS, TaxonomyFailure, TaxonomyFields } from './taxonomy-form.js';
-import { TaxonomyStore, VISIBILITY_FLAGS, type VisibilityFlag } from './taxonomy-store.js';
+import { VISIBILITY_FLAGS, type VisibilityFlag } from './taxonomy-records.js';
+import { TaxonomyStore } from './taxonomy-store.js';
 
 const PREFIX = '/api/2/taxonomy/';
 const MAX_BODY_BYTES = 1_000_000;
