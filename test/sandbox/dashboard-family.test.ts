@@ -4,7 +4,7 @@
  * activity per hour) with Retry-After and a body naming the limit.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DashboardClient, type DashboardEvent } from '../../src/clients/index.js';
+import { DashboardClient, RateLimitError, type DashboardEvent } from '../../src/clients/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { FamilyRig } from './family-rig.js';
 
@@ -139,6 +139,9 @@ describe('sandbox dashboard family: limits', () => {
     await d.activeUsers(WEEK); // 7 days × 1 × 1: still fits
     const err = await d.retention(month).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 429, limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 300 per five minutes (this query costs 240; 247 spent') });
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as Error).message).toContain('dashboard cost per 5 minutes limit exceeded');
+    expect((err as Error).message).not.toContain(rig!.basicAuth().slice('Basic '.length));
     // Retry-After is about 300 s; the client caps what it keeps at retry.maxRetryAfterMs (120 s).
     expect((err as { retryAfterMs: number }).retryAfterMs).toBe(120_000);
     expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': 1 });

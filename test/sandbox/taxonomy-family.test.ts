@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TaxonomyClient, TaxonomyFailureError } from '../../src/clients/index.js';
+import { ApiError, TaxonomyClient, TaxonomyFailureError } from '../../src/clients/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { FamilyRig } from './family-rig.js';
 
@@ -88,7 +88,9 @@ describe('sandbox taxonomy family: properties', () => {
     await t.eventProperties.update('query', { event_type: 'Search', description: 'what was typed', regex: '^.{1,100}$' });
     expect((await t.eventProperties.get('query', { eventType: 'Search' })).description).toBe('what was typed');
     await expect(t.eventProperties.update('query', { event_type: 'Search', is_hidden: true })).rejects.toMatchObject({ status: 409 });
-    await expect(t.eventProperties.create({ event_type: 'Search', event_property: 'query' })).rejects.toMatchObject({ status: 409 });
+    const exists = await t.eventProperties.create({ event_type: 'Search', event_property: 'query' }).catch((e: unknown) => e);
+    expect(exists).toBeInstanceOf(ApiError);
+    expect(exists).toMatchObject({ status: 409, bodyExcerpt: expect.stringContaining('already exists'), serverMessages: ['event property "query" already exists'] });
     await t.eventProperties.delete('query', { eventType: 'Search' });
     expect(await t.eventProperties.list({ eventType: 'Search' })).toEqual([]);
     await expect(t.eventProperties.get('query', { eventType: 'Search' })).rejects.toMatchObject({ status: 400 });
