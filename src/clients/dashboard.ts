@@ -35,7 +35,7 @@ import type {
   UserSearchResult,
 } from './dashboard-types.js';
 import { jsonObject, MalformedResponseError } from './response.js';
-import { dashboardQueryCost, type CostInput } from './dashboard-cost.js';
+import { dashboardQueryCost, type CostInput } from '../util/dashboard-cost.js';
 
 /** Options of the calls without a date range: the signal and parameters the spec does not show. */
 export type DashboardOptions = CallOptions & Pick<QueryExtras, 'extraParams'>;

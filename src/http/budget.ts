@@ -5,6 +5,7 @@
  */
 import { HttpClientError } from './errors.js';
 import { sleep } from './retry.js';
+import { SlidingWindow } from '../util/sliding-window.js';
 
 export interface BudgetSpec {
   /** Name of the limit in messages and errors (e.g. `dashboard cost per 5 min`). */
@@ -28,25 +29,17 @@ export class BudgetExceededError extends HttpClientError {
 
 export class SlidingBudget {
   readonly spec: BudgetSpec;
-  readonly #now: () => number;
-  /** Spending in the window, oldest first. */
-  #spent: { at: number; cost: number }[] = [];
+  readonly #window: SlidingWindow;
 
   constructor(spec: BudgetSpec, now: () => number = Date.now) {
     if (!(spec.limit > 0) || !(spec.windowMs > 0)) throw new TypeError(`budget ${spec.name}: limit and windowMs must be positive`);
     this.spec = spec;
-    this.#now = now;
+    this.#window = new SlidingWindow(spec.limit, spec.windowMs, now);
   }
 
   /** Cost spent in the current window. */
   used(): number {
-    this.#prune();
-    return this.#spent.reduce((s, e) => s + e.cost, 0);
-  }
-
-  #prune(): void {
-    const from = this.#now() - this.spec.windowMs;
-    while (this.#spent.length > 0 && this.#spent[0]!.at <= from) this.#spent.shift();
+    return this.#window.used();
   }
 
   /** Throws BudgetExceededError when `cost` can never fit. */
@@ -56,19 +49,12 @@ export class SlidingBudget {
 
   /** ms until `cost` fits (0: fits now). */
   waitFor(cost: number): number {
-    this.#prune();
-    let over = this.used() + cost - this.spec.limit;
-    if (over <= 0) return 0;
-    for (const e of this.#spent) {
-      over -= e.cost;
-      if (over <= 0) return Math.max(1, e.at + this.spec.windowMs - this.#now() + 1);
-    }
-    return this.spec.windowMs;
+    return this.#window.waitFor(cost);
   }
 
   /** Records spending of `cost` now (call only once `waitFor(cost)` is 0). */
   spend(cost: number): void {
-    if (cost > 0) this.#spent.push({ at: this.#now(), cost });
+    this.#window.spend(cost);
   }
 }
 

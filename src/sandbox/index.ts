@@ -18,3 +18,4 @@ export type { SandboxReplay } from './describe.js';
 export type { HeldAttribution } from './families/index.js';
 export type { ReplayRecordJson } from './replicas.js';
 export { REPLICA_SPACING_MS, replicaTimeShape } from './replicas.js';
+export { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limits.js';

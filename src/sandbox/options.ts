@@ -2,6 +2,7 @@ import { ReplayExportError } from '../errors.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import type { Faults } from './faults.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limits.js';
 
 /** An explicit extra replay served with the files and expected events of a named sample. */
 export interface ExtraReplay {
@@ -43,6 +44,16 @@ export interface SandboxOptions {
    * answered 429 with Retry-After: 1. 0 turns the limit off. Default 5.
    */
   apiConcurrency?: number;
+  /**
+   * The documented limits of the other families (dashboard cost, user activity, taxonomy, mapping); each left out
+   * keeps the spec's value (`DEFAULT_RATE_LIMITS`). A request over one is answered 429 with Retry-After.
+   */
+  limits?: Partial<RateLimitSettings>;
+  /**
+   * Multiplies the length of every limit window (five minutes, one hour, 30 s): 0.01 makes the dashboard's five
+   * minutes 3 s, so that tests can fill and drain a window. Default 1. The windows run on `now`.
+   */
+  timeScale?: number;
 }
 
 export interface ResolvedSandboxOptions {
@@ -60,6 +71,8 @@ export interface ResolvedSandboxOptions {
   held: string[];
   hiddenTail: Record<string, number>;
   apiConcurrency: number;
+  limits: RateLimitSettings;
+  timeScale: number;
 }
 
 /** Every default of the sandbox, in one place. */
@@ -88,6 +101,10 @@ export class SandboxConfigError extends ReplayExportError {
   }
 }
 
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
   const r: ResolvedSandboxOptions = {
     port: o.port ?? SANDBOX_DEFAULTS.port,
@@ -104,10 +121,17 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     held: o.held ?? [],
     hiddenTail: o.hiddenTail ?? {},
     apiConcurrency: o.apiConcurrency ?? SANDBOX_DEFAULTS.apiConcurrency,
+    limits: { ...DEFAULT_RATE_LIMITS, ...definedOnly(o.limits ?? {}) },
+    timeScale: o.timeScale ?? 1,
   };
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new SandboxConfigError('port must be 0..65535');
   if (!Number.isInteger(r.replicas) || r.replicas < 0) throw new SandboxConfigError('replicas must be a non-negative integer');
   if (!Number.isInteger(r.apiConcurrency) || r.apiConcurrency < 0) throw new SandboxConfigError('apiConcurrency must be a non-negative integer (0: no limit)');
+  for (const [name, v] of Object.entries(r.limits)) {
+    if (!(name in DEFAULT_RATE_LIMITS)) throw new SandboxConfigError(`limits.${name} is not a limit (known: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')})`);
+    if (!Number.isInteger(v) || v < 1) throw new SandboxConfigError(`limits.${name} must be a positive integer`);
+  }
+  if (typeof r.timeScale !== 'number' || !(r.timeScale > 0) || !Number.isFinite(r.timeScale)) throw new SandboxConfigError('timeScale must be a positive number');
   if (!(r.urlTtlMs >= 1000)) throw new SandboxConfigError('urlTtlMs must be at least 1000');
   if (r.apiKey.includes(':')) throw new SandboxConfigError('apiKey cannot contain ":" (HTTP Basic user name)');
   if (!/^[\x21-\x7e]+$/.test(r.managementKey)) throw new SandboxConfigError('managementKey must be non-empty printable ASCII without spaces (a Bearer token)');

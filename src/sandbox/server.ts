@@ -10,10 +10,11 @@ import { describeReplays, type SandboxReplay } from './describe.js';
 import { SandboxFamilies, type FamilyRoute, type HeldAttribution, type StoredFeedbackItem } from './families/index.js';
 import { FaultState, type Faults } from './faults.js';
 import { handleFiles } from './files-route.js';
-import { hasBasicAuth, hasBearerAuth, sendApiError, splitTarget } from './http-util.js';
+import { hasBasicAuth, hasBearerAuth, sendApiError, sendJson, splitTarget } from './http-util.js';
 import { handleList } from './list-route.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { PageTokens } from './page-token.js';
+import { RateLimits } from './rate-limits.js';
 import { STORAGE_PREFIX, UrlSigner } from './presign.js';
 import { emptyStats, type SandboxStats } from './stats.js';
 import { handleStorage } from './storage-route.js';
@@ -39,11 +40,15 @@ export interface Sandbox {
   apiArrivals(): ApiArrival[];
   /** The most API requests in flight at once, and how many were answered 429 by the concurrency limit. */
   apiCounters(): { peakInFlight: number; concurrencyLimited: number };
+  /** Requests answered 429 by each documented limit (dashboard cost, user activity, taxonomy, mapping), by its name. */
+  limitRefusals(): Record<string, number>;
   close(): Promise<void>;
 }
 
 const LIST_PATH = '/api/1/session-replays';
 const FILES_PATH = '/api/1/session-replays/files';
+/** Map and unmap (the user mapping family); the sandbox's mapping limit applies to them. */
+const MAPPING_PATH = '/usermap';
 
 function deriveSecret(secretKey: string, purpose: string): Buffer {
   return createHmac('sha256', secretKey).update(`replay-export sandbox ${purpose}`).digest();
@@ -118,7 +123,19 @@ async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: Incom
   }
 }
 
-async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * The mapping limit (50 per second over 30 s), charged per map/unmap request before the user mapping family reads
+ * it. True when the request was refused (answered 429).
+ */
+function mappingLimited(rateLimits: RateLimits, req: IncomingMessage, path: string, res: ServerResponse): boolean {
+  if (path !== MAPPING_PATH || req.method !== 'POST') return false;
+  const refused = rateLimits.mapping();
+  if (!refused) return false;
+  sendJson(res, 429, { error: { code: 'rate_limited', message: refused.message, limit: refused.limit } }, { 'Retry-After': String(refused.retryAfterSeconds) });
+  return true;
+}
+
+async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, rateLimits: RateLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
   if (path.startsWith('/api/')) {
@@ -131,6 +148,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
       return;
     }
   }
+  if (mappingLimited(rateLimits, req, path, res)) return;
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
   } else if (path.startsWith(STORAGE_PREFIX)) {
@@ -157,6 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const catalog = new Catalog(opts);
   const faults = new FaultState(opts.faults);
   const stats = emptyStats();
+  const rateLimits = new RateLimits(opts.limits, opts.timeScale, opts.now, () => void stats.rateLimited++);
   const limits = new ApiLimits(opts.apiConcurrency);
   const server = createServer({ keepAliveTimeout: 5_000 });
   server.listen(opts.port, opts.host);
@@ -166,7 +185,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${urlHost(opts.host)}:${port}`;
-  const families = new SandboxFamilies({ apiKey: opts.apiKey, url, now: opts.now });
+  const families = new SandboxFamilies({ apiKey: opts.apiKey, url, now: opts.now, limits: rateLimits });
   const ctx: SandboxContext = {
     opts,
     catalog,
@@ -176,7 +195,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signer: new UrlSigner(deriveSecret(opts.secretKey, 'url signing'), url, Math.max(1, Math.round(opts.urlTtlMs / 1000))),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    route(ctx, families, limits, req, res).catch((err: unknown) => {
+    route(ctx, families, limits, rateLimits, req, res).catch((err: unknown) => {
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
@@ -200,6 +219,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     heldAttributions: () => families.attribution.held(),
     apiArrivals: () => limits.arrivals(),
     apiCounters: () => limits.counters(),
+    limitRefusals: () => rateLimits.refusals(),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -1,6 +1,11 @@
+/**
+ * TaxonomyClient on the scripted loopback server (helpers.ts `rig`): the exact method, path encoding, query and form
+ * body of every operation, and what it refuses before sending. What it makes of the answers (data unwrapped,
+ * `success: false` as TaxonomyFailureError, 4xx failure bodies) is tested against the sandbox:
+ * test/sandbox/taxonomy-family.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/index.js';
-import { TaxonomyClient, TaxonomyFailureError } from '../../src/clients/index.js';
+import { TaxonomyClient } from '../../src/clients/index.js';
 import { BASIC, expectRefused, form, json, requestOf, rig, type Rig } from './helpers.js';
 
 let r: Rig | undefined;
@@ -75,30 +80,6 @@ describe('TaxonomyClient', () => {
       }
       expect(form(seen).api_key).toBeUndefined();
     }
-  });
-
-  it('unwraps data', async () => {
-    r = await taxonomyRig();
-    const t = new TaxonomyClient(r.transport);
-    expect(await t.categories.list()).toEqual([{ id: 1, name: 'n' }]);
-    expect(await t.categories.get('n')).toEqual({ id: 1, name: 'n' });
-    await expect(t.eventProperties.restore('p')).resolves.toBeUndefined();
-  });
-
-  it('200 with success: false is TaxonomyFailureError carrying the messages', async () => {
-    r = await rig((_req, res) => json(res, 200, { success: false, errors: [{ message: 'category exists' }] }));
-    const err = await new TaxonomyClient(r.transport).categories.create('Dup').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TaxonomyFailureError);
-    expect((err as TaxonomyFailureError).messages).toEqual(['category exists']);
-    expect((err as Error).message).toContain('category exists');
-  });
-
-  it('409 on creating an existing event property is an ApiError with the failure body', async () => {
-    r = await rig((_req, res) => json(res, 409, { success: false, errors: [{ message: 'already exists' }] }));
-    const err = await new TaxonomyClient(r.transport).eventProperties.create({ event_type: 'e', event_property: 'p' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(409);
-    expect((err as ApiError).bodyExcerpt).toContain('already exists');
   });
 
   it('refuses invalid requests before sending anything', async () => {

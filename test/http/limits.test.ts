@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
 import { DEFAULT_CONCURRENCY } from '../../src/http/index.js';
-import { dashboardQueryCost } from '../../src/clients/dashboard-cost.js';
+import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { FAST_RETRY, delay, json, startTestServer, type TestServer } from './helpers/test-server.js';
 
 let server: TestServer | undefined;

@@ -1,10 +1,11 @@
 /**
  * The API's limits against the sandbox over real HTTP (issue #17): the sandbox enforces "5 concurrent requests across
  * all REST endpoints" with 429 + Retry-After, the client's limit layer keeps under it, and a 429 with Retry-After
- * holds back the whole family — not the others — for the time it names.
+ * holds back the whole family — not the others — for the time it names; a burst of dashboard queries over the cost
+ * budget waits in the client's limit layer instead of getting 429s.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FeedbackClient } from '../../src/clients/index.js';
+import { DashboardClient, FeedbackClient, RateLimitError, TaxonomyClient } from '../../src/clients/index.js';
 import { Transport, type TransportOptions } from '../../src/http/index.js';
 import { SessionReplayClient } from '../../src/replay/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -17,36 +18,39 @@ afterEach(async () => {
   sandbox = transport = undefined;
 });
 
-function clients(sb: Sandbox, options: TransportOptions = {}): { replay: SessionReplayClient; feedback: FeedbackClient } {
+function clients(sb: Sandbox, options: TransportOptions = {}) {
   transport = new Transport({ endpoint: sb.url, credentials: { ...sb.credentials }, retry: { baseDelayMs: 5, maxDelayMs: 50, retries: 8 }, ...options });
-  return { replay: new SessionReplayClient(transport), feedback: new FeedbackClient(transport) };
+  return { replay: new SessionReplayClient(transport), feedback: new FeedbackClient(transport), dashboard: new DashboardClient(transport), taxonomy: new TaxonomyClient(transport) };
 }
 
-/** Replay listings and file listings, and feedback ingestions, all started at once. */
+/** Replay listings and file listings, feedback ingestions, dashboard queries and taxonomy reads, all started at once. */
 async function burst(c: ReturnType<typeof clients>, sb: Sandbox): Promise<void> {
   const ids = sb.replays().map((r) => r.replayId);
   await Promise.all([
     ...ids.map((id) => c.replay.getFilesPage(id)),
     ...ids.map(() => c.replay.getReplaysPage({ pageSize: 2 })),
     ...ids.map((_, i) => c.feedback.ingest(`source-${i}`, [{ unique_id: `item-${i}`, body: 'hello' }])),
+    ...ids.map(() => c.dashboard.eventsList()),
+    ...ids.map(() => c.taxonomy.eventTypes.list()),
   ]);
 }
 
 describe('the API host concurrency limit', () => {
-  it('replay and feedback requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
+  it('replay, feedback, dashboard and taxonomy requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
     await burst(clients(sandbox), sandbox);
     const counters = sandbox.apiCounters();
     expect(counters.concurrencyLimited).toBe(0);
     expect(counters.peakInFlight).toBeLessThanOrEqual(5);
-    // replay (3) + feedback (2) reach the host's 5 together.
+    // replay (3) + feedback (2) + dashboard (5) + taxonomy (2) reach the host's 5 together.
     expect(counters.peakInFlight).toBe(5);
     expect(sandbox.apiArrivals().every((a) => a.status === 200)).toBe(true);
+    expect(new Set(sandbox.apiArrivals().map((a) => a.family))).toEqual(new Set(['replay', 'feedback', 'dashboard', 'taxonomy']));
   });
 
   it('a client that does not keep it gets 429s from the sandbox (the limit is enforced)', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
-    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10 } }), sandbox);
+    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10, dashboard: 10 } }), sandbox);
     expect(sandbox.apiCounters().concurrencyLimited).toBeGreaterThan(0);
     expect(sandbox.apiCounters().peakInFlight).toBe(5);
     const limited = sandbox.apiArrivals().filter((a) => a.status === 429);
@@ -81,5 +85,66 @@ describe('a 429 with Retry-After', () => {
     expect(Math.min(...replayAfter)).toBeGreaterThanOrEqual(1950);
     const feedbackDuring = log.filter((a) => a.family === 'feedback' && a.at > pausedFrom && a.at < pausedFrom + 1900);
     expect(feedbackDuring.length).toBeGreaterThan(2);
+  });
+});
+
+describe('the dashboard cost budget (1,000 per five minutes)', () => {
+  // The sandbox's windows run 100 times faster: five minutes are 3 s, an hour 36 s. The client's budget windows are
+  // shortened the same way (TransportOptions.budgets), 300 ms longer so that a query sent the moment the client's window
+  // has room also finds room at the sandbox, which saw the earlier queries a little after they were sent.
+  const SCALE = 0.01;
+  const FIVE_MIN_MS = 5 * 60_000 * SCALE;
+  const clientBudgets = [
+    { name: 'dashboard cost per 5 min', limit: 1_000, windowMs: FIVE_MIN_MS + 300 },
+    { name: 'dashboard cost per hour', limit: 108_000, windowMs: 60 * 60_000 * SCALE + 300 },
+  ];
+  // Retention over 30 days costs 30 days × 1 condition × 8 = 240; seven of them 1,680.
+  const month = (i: number) => ({ start: '20261101', end: '20261130', startingEvent: { event_type: `start ${i}` }, returningEvent: { event_type: 'Sign Up' } });
+  const BURST = 7;
+
+  it('a burst costing 1,680 gets no 429: the limit layer waits for the window', async () => {
+    sandbox = await startSandbox({ timeScale: SCALE });
+    transport = new Transport({ endpoint: sandbox.url, credentials: { ...sandbox.credentials }, retry: { retries: 0 }, budgets: { dashboard: clientBudgets } });
+    const dashboard = new DashboardClient(transport);
+    const results = await Promise.all(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
+    expect(results).toHaveLength(BURST);
+    expect(sandbox.limitRefusals()).toEqual({});
+    const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'dashboard');
+    expect(arrivals.map((a) => a.status)).toEqual(Array(BURST).fill(200));
+    // Four fit the first window (960); the rest were held until it had room again.
+    const first = arrivals[0]!.at;
+    expect(arrivals.filter((a) => a.at - first < FIVE_MIN_MS)).toHaveLength(4);
+    expect(arrivals.at(-1)!.at - first).toBeGreaterThanOrEqual(FIVE_MIN_MS);
+  });
+
+  it('the same burst without the client budget gets 429s naming the limit (the sandbox enforces it)', async () => {
+    sandbox = await startSandbox({ timeScale: SCALE });
+    transport = new Transport({ endpoint: sandbox.url, credentials: { ...sandbox.credentials }, retry: { retries: 0 }, budgets: { dashboard: [] } });
+    const dashboard = new DashboardClient(transport);
+    const settled = await Promise.allSettled(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
+    const refused = settled.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as unknown);
+    // The first four to arrive fit the window (960); the fifth does not. (Later ones may pass: after the first 429
+    // the client holds the family back for the Retry-After, by then the window may have room.)
+    const statuses = sandbox.apiArrivals().filter((a) => a.family === 'dashboard').map((a) => a.status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 429]);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const e of refused) {
+      expect(e).toBeInstanceOf(RateLimitError);
+      expect(e).toMatchObject({ status: 429, limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 1000 per five minutes') });
+    }
+    expect(sandbox.limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': refused.length });
+  });
+});
+
+describe('the mapping limit (50 per second over 30 s)', () => {
+  it('map/unmap requests over the limit get 429 with Retry-After and a body naming it', async () => {
+    sandbox = await startSandbox({ limits: { mappingPer30s: 2 } });
+    const post = () => fetch(`${sandbox!.url}/usermap?api_key=${sandbox!.credentials.apiKey}&mapping=[]`, { method: 'POST' });
+    for (const res of [await post(), await post()]) expect(res.status).not.toBe(429);
+    const third = await post();
+    expect(third.status).toBe(429);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(29);
+    expect(await third.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('mapping requests per 30 seconds limit exceeded: 2 per 30 seconds'), limit: 'mapping requests per 30 seconds' } });
+    expect(sandbox.limitRefusals()).toEqual({ 'mapping requests per 30 seconds': 1 });
   });
 });

@@ -28,6 +28,12 @@ export class FamilyRig {
     return t;
   }
 
+  /** The `Authorization` header of the sandbox's project keys (HTTP Basic), for raw requests. */
+  basicAuth(): string {
+    const { apiKey, secretKey } = this.sandbox.credentials;
+    return `Basic ${Buffer.from(`${apiKey}:${secretKey}`).toString('base64')}`;
+  }
+
   /** POSTs `params` form-encoded (`form`) or in the query (`query`), without credentials beyond an `api_key` in them. */
   async post(path: string, params: Record<string, string>, where: 'form' | 'query' = 'form'): Promise<RawAnswer> {
     const encoded = new URLSearchParams(params).toString();

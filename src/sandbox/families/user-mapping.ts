@@ -1,7 +1,8 @@
 /**
  * User mapping (spec document 2): map and unmap with `POST /usermap` (`mapping` and `api_key` as query parameters or
  * form-encoded), get mappings with `GET /api/2/usermap?user_ids=` (HTTP Basic). In-memory: which user is mapped to
- * which global user, for the life of one sandbox. The mapping rate limit is not applied here.
+ * which global user, for the life of one sandbox. The mapping rate limit is applied by the server
+ * before this family sees a request (server.ts, rate-limits.ts).
  *
  * Not shown by the spec, so chosen here: map/unmap answer 200 `{code: 200, mapped, unmapped}` (how many objects of
  * each kind the batch held); a bad batch is a 400 `{error, message}` and changes nothing; a wrong or missing `api_key`

@@ -1,6 +1,7 @@
 /**
- * The cost of a dashboard query, computed before sending (spec document 3, "Limits"):
- * cost = days × conditions × query-type cost.
+ * The cost of a dashboard query (spec document 3, "Limits"): cost = days × conditions × query-type cost. The one
+ * formula: the client computes it before sending (src/clients/dashboard.ts) and the sandbox charges it
+ * (src/sandbox/families/dashboard.ts). It imports nothing, so both may use it.
  *
  * Where the spec's formula leaves room, the choices (an over-count rather than an under-count, so that the
  * client never spends more than the server counts):
@@ -10,17 +11,23 @@
  * - query-type: segmentation = 1 event + 4 per group-by; funnel = events × 2 + 4 per group-by; retention 8;
  *   the session endpoints ("user sessions") 4; every other endpoint 1.
  */
-import type { DashboardEvent, SegmentDefinition } from './dashboard-types.js';
 
 export type DashboardQueryType = 'segmentation' | 'funnel' | 'retention' | 'sessions' | 'other';
+
+/** An event object of the query; the cost counts its group-bys. */
+export interface CostEvent {
+  readonly event_type?: string;
+  readonly group_by?: readonly unknown[] | undefined;
+}
 
 export interface CostInput {
   type: DashboardQueryType;
   /** YYYYMMDD, already checked. */
   start?: string;
   end?: string;
-  segments?: readonly SegmentDefinition[];
-  events?: readonly DashboardEvent[];
+  /** The segment definitions (`s`): each counts as one condition. */
+  segments?: readonly unknown[];
+  events?: readonly CostEvent[];
 }
 
 const DAY_MS = 86_400_000;
@@ -29,8 +36,13 @@ function dayNumber(yyyymmdd: string): number {
   return Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))) / DAY_MS;
 }
 
+/** Days from `start` to `end` inclusive (YYYYMMDD, already checked), at least 1. */
+export function dashboardDays(start: string, end: string): number {
+  return Math.max(1, dayNumber(end) - dayNumber(start) + 1);
+}
+
 export function dashboardQueryCost(q: CostInput): number {
-  const days = q.start !== undefined && q.end !== undefined ? Math.max(1, dayNumber(q.end) - dayNumber(q.start) + 1) : 1;
+  const days = q.start !== undefined && q.end !== undefined ? dashboardDays(q.start, q.end) : 1;
   const events = q.events ?? [];
   const groupBys = events.reduce((n, e) => n + (e.group_by?.length ?? 0), 0);
   const conditions = 1 + (q.segments?.length ?? 0) + 4 * groupBys;

@@ -1,0 +1,144 @@
+/**
+ * The documented limits of the API families the sandbox enforces (spec documents 2 and 3), each configurable in the
+ * sandbox options with the spec's value as default, and a `timeScale` that multiplies every window so that tests can
+ * shorten five minutes to seconds. A request over a limit is refused before it is answered (nothing it asked for is
+ * done); the refusal names the limit and says when the window has room again.
+ */
+import type { ServerResponse } from 'node:http';
+import { SlidingWindow } from '../util/sliding-window.js';
+import { ConcurrentCost } from './concurrent-cost.js';
+
+export interface RateLimitSettings {
+  /** Dashboard cost (days × conditions × query-type cost) per five minutes. Spec: 1,000. */
+  dashboardCostPer5Min: number;
+  /** Dashboard cost per hour. Spec: 108,000. */
+  dashboardCostPerHour: number;
+  /** User activity and user search queries per hour, together. Spec: 360. */
+  userActivityPerHour: number;
+  /** Taxonomy cost of the requests in flight (GET 1, PUT/POST/DELETE 2). Spec: 4. */
+  taxonomyConcurrentCost: number;
+  /** Taxonomy cost per hour. Spec: 7,200. */
+  taxonomyCostPerHour: number;
+  /** Map/unmap requests per 30 s. Spec: 50 per second over a 30-second window, 1,500. */
+  mappingPer30s: number;
+}
+
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
+  dashboardCostPer5Min: 1_000,
+  dashboardCostPerHour: 108_000,
+  userActivityPerHour: 360,
+  taxonomyConcurrentCost: 4,
+  taxonomyCostPerHour: 7_200,
+  mappingPer30s: 1_500,
+});
+
+/** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. */
+export interface LimitRefusal {
+  /** The limit's name, e.g. `dashboard cost per 5 minutes`. */
+  limit: string;
+  message: string;
+  retryAfterSeconds: number;
+}
+
+const MINUTE = 60_000;
+
+interface NamedWindow {
+  name: string;
+  /** The unscaled window as the spec words it (in messages). */
+  per: string;
+  window: SlidingWindow;
+}
+
+function refusal(w: NamedWindow, cost: number, what: string): LimitRefusal | undefined {
+  const wait = w.window.waitFor(cost);
+  if (wait === 0) return undefined;
+  return {
+    limit: w.name,
+    message: `${w.name} limit exceeded: ${w.window.limit} per ${w.per} (this ${what} costs ${cost}; ${w.window.used()} spent in the window)`,
+    retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
+  };
+}
+
+/** Checks every window first and spends in all of them only when the cost fits in each. */
+function charge(windows: readonly NamedWindow[], cost: number, what: string): LimitRefusal | undefined {
+  for (const w of windows) {
+    const r = refusal(w, cost, what);
+    if (r) return r;
+  }
+  for (const w of windows) w.window.spend(cost);
+  return undefined;
+}
+
+export class RateLimits {
+  /** Requests refused, by limit name. */
+  readonly #refused = new Map<string, number>();
+  readonly #dashboard: NamedWindow[];
+  readonly #userActivity: NamedWindow[];
+  readonly #taxonomy: NamedWindow[];
+  readonly #taxonomyInFlight: ConcurrentCost;
+  readonly #mapping: NamedWindow[];
+
+  /** `onRefused`: called for every refusal (the sandbox counts them in its `rateLimited` stat). */
+  constructor(settings: RateLimitSettings, timeScale: number, now: () => number, private readonly onRefused: () => void = () => {}) {
+    const w = (name: string, limit: number, ms: number, per: string): NamedWindow => ({ name, per, window: new SlidingWindow(limit, ms * timeScale, now) });
+    this.#dashboard = [
+      w('dashboard cost per 5 minutes', settings.dashboardCostPer5Min, 5 * MINUTE, 'five minutes'),
+      w('dashboard cost per hour', settings.dashboardCostPerHour, 60 * MINUTE, 'hour'),
+    ];
+    this.#userActivity = [w('user activity and user search queries per hour', settings.userActivityPerHour, 60 * MINUTE, 'hour')];
+    this.#taxonomy = [w('taxonomy cost per hour', settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
+    this.#taxonomyInFlight = new ConcurrentCost(settings.taxonomyConcurrentCost);
+    this.#mapping = [w('mapping requests per 30 seconds', settings.mappingPer30s, 30_000, '30 seconds')];
+  }
+
+  /** How many requests each limit refused (names as in the 429 bodies; limits that refused none are left out). */
+  refusals(): Record<string, number> {
+    return Object.fromEntries(this.#refused);
+  }
+
+  #count<T extends LimitRefusal | undefined>(r: T): T {
+    if (r) {
+      this.#refused.set(r.limit, (this.#refused.get(r.limit) ?? 0) + 1);
+      this.onRefused();
+    }
+    return r;
+  }
+
+  /** A dashboard query costing `cost` (the spec's formula, src/util/dashboard-cost.ts). */
+  dashboard(cost: number): LimitRefusal | undefined {
+    return this.#count(charge(this.#dashboard, cost, 'query'));
+  }
+
+  /** One user activity or user search query. */
+  userActivity(): LimitRefusal | undefined {
+    return this.#count(charge(this.#userActivity, 1, 'query'));
+  }
+
+  /** One map or unmap request. */
+  mapping(): LimitRefusal | undefined {
+    return this.#count(charge(this.#mapping, 1, 'request'));
+  }
+
+  /**
+   * A taxonomy call costing `cost`: its cost is held against the concurrent cost limit until `res` is finished, and
+   * spent in the hourly window.
+   */
+  taxonomy(cost: number, res: ServerResponse): LimitRefusal | undefined {
+    const give = this.#taxonomyInFlight.take(cost);
+    if (!give) {
+      return this.#count({
+        limit: 'taxonomy concurrent cost',
+        message: `taxonomy concurrent cost limit exceeded: ${this.#taxonomyInFlight.limit} (this call costs ${cost}; ${this.#taxonomyInFlight.held()} in flight)`,
+        retryAfterSeconds: 1,
+      });
+    }
+    const r = charge(this.#taxonomy, cost, 'call');
+    if (r) {
+      give();
+      return this.#count(r);
+    }
+    res.once('finish', give);
+    res.once('close', give);
+    return undefined;
+  }
+}
