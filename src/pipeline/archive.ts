@@ -62,6 +62,12 @@ export interface ArchiveIo {
   api: ReplayFilesApi;
   download: Downloader;
   sink: Sink;
+  /**
+   * Resolves once the API could take a new replay's first request at once (its family's adaptive window has a free
+   * slot and nobody waits for one). A replay to export or re-check starts only then, so the replays in progress follow
+   * what the API allows, up to `settings.concurrency`. Absent: replays start as soon as a worker is free.
+   */
+  room?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** Clock (tests). */
   now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
@@ -209,6 +215,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         return;
       }
       let rechecked = false;
+      // Settling replays need no request; the others wait until the API has room for their first one.
+      if (decision !== 'settling') await io.room?.(signal);
       if (decision === 'recheck') {
         let keys: string[] | undefined;
         try {

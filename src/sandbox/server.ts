@@ -35,6 +35,8 @@ export interface Sandbox {
   apiArrivals(): ApiArrival[];
   /** The most API requests in flight at once, and how many were answered 429 by the concurrency limit. */
   apiCounters(): { peakInFlight: number; concurrencyLimited: number };
+  /** Changes the API host's concurrency limit from now on (0: none), e.g. to lift it in the middle of a test. */
+  setApiConcurrency(max: number): void;
   close(): Promise<void>;
 }
 
@@ -99,7 +101,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
     const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.family ?? 'unknown');
     if (!limits.enter(name, path, res)) {
       ctx.stats.rateLimited++;
-      sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${ctx.opts.apiConcurrency} concurrent requests across all REST endpoints`, {
+      sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${limits.max} concurrent requests across all REST endpoints`, {
         'Retry-After': '1',
       });
       return;
@@ -179,6 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     feedbackItems: (sourceId) => families.feedback.items(sourceId),
     apiArrivals: () => limits.arrivals(),
     apiCounters: () => limits.counters(),
+    setApiConcurrency: (max) => limits.setMax(max),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
