@@ -134,10 +134,13 @@ export class FamilyLimiter {
     return this.#config.concurrency[family];
   }
 
-  /** Resolves once a request of `family` could take a slot of it at once (none waiting, one free). */
+  /**
+   * Resolves once no request of `family` waits for a slot. A new request may then still wait (the slots all taken), but
+   * behind no other: enough to keep the window full, which is how it learns whether it may grow.
+   */
   async room(family: ApiFamily, signal?: AbortSignal): Promise<void> {
     const q = this.#queue(family);
-    const free = (): boolean => q.size === 0 && q.pending < q.concurrency;
+    const free = (): boolean => q.size === 0;
     while (!free()) {
       if (signal?.aborted) throw signal.reason;
       await new Promise<void>((resolve) => {

@@ -177,7 +177,7 @@ export class Transport {
     return this.#limiter.limit(family);
   }
 
-  /** Resolves once a request of `family` would get a slot at once (none waiting, one free). */
+  /** Resolves once no request of `family` waits for a slot (FamilyLimiter.room). */
   room(family: ApiFamily, signal?: AbortSignal): Promise<void> {
     return this.#limiter.room(family, signal);
   }

@@ -63,9 +63,9 @@ export interface ArchiveIo {
   download: Downloader;
   sink: Sink;
   /**
-   * Resolves once the API could take a new replay's first request at once (its family's adaptive window has a free
-   * slot and nobody waits for one). A replay to export or re-check starts only then, so the replays in progress follow
-   * what the API allows, up to `settings.concurrency`. Absent: replays start as soon as a worker is free.
+   * Resolves once no request of the replay family waits for a slot of its adaptive window. A replay to export or
+   * re-check starts only then, so the replays in progress follow what the API allows (the window kept full, not
+   * overfilled), up to `settings.concurrency`. Absent: replays start as soon as a worker is free.
    */
   room?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** Clock (tests). */

@@ -33,7 +33,7 @@ export interface ConnectionOptions {
 export interface Connection {
   client: ReplayListApi & ReplayFilesApi;
   download: Downloader;
-  /** Resolves once the replay API family has a free slot (see ArchiveIo.room); absent without a transport. */
+  /** Resolves once no replay API request waits for a slot (see ArchiveIo.room); absent without a transport. */
   room?: (signal: AbortSignal) => Promise<void>;
   /** Closes what this connection created (never a caller's transport). */
   close(): Promise<void>;
