@@ -8,8 +8,8 @@
  * - a 429 or 503 (`overloaded`) multiplies the window by `backoff`; latency rising (the recent average above the long
  *   one by `latencyTolerance` times and by `latencyMarginMs`) multiplies it by `latencyBackoff`. One cut per round:
  *   answers to requests sent before the last cut do not cut again (they were sent under the old window);
- * - it remembers the level at which the last 429 came (the ceiling): it grows back to just under it at the normal
- *   rate and onto it and past it `cautiousGrowth` times as fast, because probing a level that was too much costs a 429
+ * - it remembers the level of the last cut (the ceiling): it grows back to just under it at the normal rate and onto
+ *   it and past it `cautiousGrowth` times as fast, because probing a level that was too much costs a 429
  *   (and the server's Retry-After pauses the whole family). Once the window holds above the ceiling, it is forgotten:
  *   room freed by others (another shard done) is taken at the normal rate again;
  * - it never leaves [`min`, `max`].
@@ -33,7 +33,7 @@ export interface AdaptiveSettings {
   latencyTolerance: number;
   /** … and by at least this many ms (small round trips jitter by more than any factor). */
   latencyMarginMs: number;
-  /** Growth per window of answers onto and past the last overloaded level (normal growth is 1). */
+  /** Growth per window of answers onto and past the level of the last cut (normal growth is 1). */
   cautiousGrowth: number;
 }
 
@@ -56,7 +56,7 @@ export class AdaptiveLimit {
   #limit: number;
   /** Bumped by every cut. */
   #epoch = 0;
-  /** The limit at which the last overload came (Infinity: none, or forgotten). */
+  /** The limit at the last cut (Infinity: none, forgotten, or the cut came at the smallest window). */
   #ceiling = Number.POSITIVE_INFINITY;
   #recentMs = 0;
   #longMs = 0;
