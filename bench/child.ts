@@ -11,7 +11,6 @@ import { readFileSync } from 'node:fs';
 import { archiveReplays, exportReplay } from '../src/index.js';
 import { DEFAULT_CONCURRENCY } from '../src/http/index.js';
 import { PIPELINE_DEFAULTS } from '../src/pipeline/defaults.js';
-import { LIST_PAGE_SIZE } from '../src/replay/validation.js';
 import { rawArchive } from './raw-archive.js';
 
 export interface ChildSettings {
@@ -110,7 +109,8 @@ async function main(): Promise<void> {
       apiCap: DEFAULT_CONCURRENCY.replay,
       storageCap: DEFAULT_CONCURRENCY.storage,
       filesInFlight: PIPELINE_DEFAULTS.filesAhead + 1,
-      listPageSize: LIST_PAGE_SIZE.default,
+      // As archive lists (200 a page), so that both make the same requests.
+      listPageSize: PIPELINE_DEFAULTS.archiveListPageSize,
     });
   } else {
     throw new Error(`unknown bench child job ${String(job)}`);
