@@ -3,7 +3,7 @@
  * entry points, and prints one JSON line with the result, the wall time and `process.resourceUsage().maxRSS`.
  *
  *   node dist/bench/child.js <job>      job = idle | export | archive | raw-archive
- * Settings come in BENCH_CHILD (JSON): { endpoint, replayId?, out, fileVersion? }; the sandbox's API key and
+ * Settings come in BENCH_CHILD (JSON): { endpoint, replayId?, out, fileVersion?, shard? }; the sandbox's API key and
  * secret in BENCH_API_KEY / BENCH_SECRET_KEY (never on the command line).
  */
 
@@ -11,7 +11,6 @@ import { readFileSync } from 'node:fs';
 import { archiveReplays, exportReplay } from '../src/index.js';
 import { DEFAULT_CONCURRENCY } from '../src/http/index.js';
 import { PIPELINE_DEFAULTS } from '../src/pipeline/defaults.js';
-import { LIST_PAGE_SIZE } from '../src/replay/validation.js';
 import { rawArchive } from './raw-archive.js';
 
 export interface ChildSettings {
@@ -19,6 +18,8 @@ export interface ChildSettings {
   out: string;
   replayId?: string;
   fileVersion?: 2 | 3;
+  /** `archive` only: this process's shard of the replays. */
+  shard?: { index: number; count: number };
 }
 
 export interface ChildReport {
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
     if (entry.error) report.error = `${entry.error.code}: ${entry.error.message}`;
   } else if (job === 'archive') {
     const outcomes: Record<string, number> = {};
-    for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0 })) {
+    for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0, ...(settings.shard ? { shard: settings.shard } : {}) })) {
       if (ev.type === 'result') {
         outcomes[ev.outcome] = (outcomes[ev.outcome] ?? 0) + 1;
         if (ev.outcome === 'failed' && report.error === undefined && ev.entry?.error) {
@@ -108,7 +109,8 @@ async function main(): Promise<void> {
       apiCap: DEFAULT_CONCURRENCY.replay,
       storageCap: DEFAULT_CONCURRENCY.storage,
       filesInFlight: PIPELINE_DEFAULTS.filesAhead + 1,
-      listPageSize: LIST_PAGE_SIZE.default,
+      // As archive lists (200 a page), so that both make the same requests.
+      listPageSize: PIPELINE_DEFAULTS.archiveListPageSize,
     });
   } else {
     throw new Error(`unknown bench child job ${String(job)}`);

@@ -5,6 +5,7 @@ import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
 import type { PlayerResult } from './measure-player.js';
 import type { ResumeResult } from './measure-resume.js';
+import type { ShardedApiResult } from './measure-scale-api.js';
 import type { RssResult } from './measure-rss.js';
 import { mbPerSec, median, round } from './stats.js';
 
@@ -16,6 +17,9 @@ export const TARGETS = {
   /** Resume of a 1M-replay archive's state (issue: ≤ 200 MB, ≤ 60 s). */
   resumeRssBytes: 200e6,
   resumeMs: 60_000,
+  /** Three shards against a per-project limit of 5 in flight (issue #18): ≤ 1.5× the bound, ≤ 5% answered 429. */
+  scaleApiRatio: 1.5,
+  scaleApiLimitedShare: 0.05,
   /** The offline player, 100 MB page (issue #15): first frame ≤ 5 s, a seek ≤ 1 s, heap ≤ 3× the events. */
   playerFirstFrameMs: 5_000,
   playerSeekMs: 1_000,
@@ -46,6 +50,8 @@ export interface BenchResults {
   rss?: RssResult;
   archive?: ArchiveResult;
   resume?: ResumeResult;
+  /** The scale part (issue #18): each figure its own field. */
+  scale?: { api?: ShardedApiResult };
   player?: PlayerResult;
 }
 
@@ -146,6 +152,25 @@ export function rows(r: BenchResults): Row[] {
       });
     }
   }
+  if (r.scale?.api) {
+    const x = r.scale.api;
+    out.push({
+      figure: `scale: ${x.replays} replays, ${x.shards} archive shards, limit ${x.apiLimit} in flight, ${x.latencyMs} ms: wall`,
+      subject: `${(x.wallMs / 1000).toFixed(2)} s`,
+      baseline: `bound ${(x.boundMs / 1000).toFixed(2)} s`,
+      ratio: `${x.ratio.toFixed(2)}×`,
+      target: `≤ ${TARGETS.scaleApiRatio}× bound`,
+      pass: x.ratio <= TARGETS.scaleApiRatio,
+    });
+    out.push({
+      figure: `scale: the same run, API calls answered 429`,
+      subject: `${x.limited} of ${x.apiCalls + x.limited}`,
+      baseline: '—',
+      ratio: `${(100 * x.limitedShare).toFixed(1)}%`,
+      target: `≤ ${100 * TARGETS.scaleApiLimitedShare}%`,
+      pass: x.limitedShare <= TARGETS.scaleApiLimitedShare,
+    });
+  }
   return out;
 }
 
@@ -229,6 +254,14 @@ export function formatReport(r: BenchResults): string {
     lines.push(`resume: a ${mb(r.resume.manifestBytes)} manifest; ${r.resume.entries && 'failed' in r.resume.entries ? `whole entries ${r.resume.entries.failed}` : 'both children found every replay done'}`);
     for (const c of r.resume.checks) lines.push(`  checked: ${c}`);
   }
+  if (r.scale?.api) {
+    const x = r.scale.api;
+    lines.push(`scale (API): shards ended after ${x.shardMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`);
+    lines.push(
+      `  one process alone, no limit, ${x.alone.latencyMs} ms: ${(x.alone.wallMs / 1000).toFixed(2)} s for ${x.alone.apiCalls} API calls + ${x.alone.downloads} downloads: effective parallelism ${x.alone.effectiveParallelism.toFixed(1)}`,
+    );
+    for (const e of x.explanation) lines.push(`  ${e}`);
+  }
   const passed = rs.filter((x) => x.pass).length;
   lines.push('');
   lines.push(`targets: ${passed} of ${rs.length} met`);
@@ -246,6 +279,7 @@ export function resultJson(r: BenchResults): unknown {
       v2Ratio: r.v2 ? round(r.v2.ratio, 3) : null,
       peakRssBytes: r.rss ? Object.fromEntries(r.rss.versions.map((v) => [`v${v.version}`, v.maxRssBytes])) : null,
       archiveRatio: r.archive ? round(r.archive.ratio, 3) : null,
+      scaleApi: r.scale?.api ? { ratio: round(r.scale.api.ratio, 3), limitedShare: round(r.scale.api.limitedShare, 4), aloneParallelism: round(r.scale.api.alone.effectiveParallelism, 1) } : null,
       resume: r.resume ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes } : null,
     },
   };

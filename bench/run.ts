@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure next to its baseline, measured in the same run on the same files.
  *
- *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player]
+ *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player,scale]
  *
  * Progress goes to stderr; the table to stdout; the full result to bench/results/<iso-time>.json.
  */
@@ -14,12 +14,13 @@ import { compareFastPath, compareInflate, compareSplitter } from './deps.js';
 import { measureArchive } from './measure-archive.js';
 import { measurePlayer } from './measure-player.js';
 import { measureResume } from './measure-resume.js';
+import { measureShardedApi } from './measure-scale-api.js';
 import { measureRss } from './measure-rss.js';
 import { runThroughputChild } from './child-runner.js';
 import { ARCHIVE_SAMPLES_DIR, BIG_SAMPLES_DIR, RESULTS_DIR } from './paths.js';
 import { formatReport, resultJson, type BenchResults } from './report.js';
 
-const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player'] as const;
+const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player', 'scale'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
@@ -43,6 +44,13 @@ const PLAN = {
   resumeBaselineHeapMb: 2048,
   /** Sizes of the player part's pages (their events), MB: BENCH_PLAYER_MB=30,100 adds the 100 MB page (long). */
   playerPagesMB: (process.env['BENCH_PLAYER_MB'] ?? '30').split(',').map(Number),
+  /** Scale part, API: replays archived by three shards against a limit of 5 in flight, latency (BENCH_SCALE_REPLAYS). */
+  scaleReplays: Number(process.env['BENCH_SCALE_REPLAYS'] ?? 150),
+  scaleShards: 3,
+  scaleApiLimit: 5,
+  scaleLatencyMs: 100,
+  /** The same replays by one process with no limit. */
+  scaleAloneLatencyMs: 50,
   /** The dependency comparisons use the first files of the replay. */
   depsFiles: 2,
   depsRuns: 3,
@@ -142,6 +150,21 @@ async function main(): Promise<void> {
     if (sections.has('player')) {
       log(`(f) the offline player in Chromium: pages of ${PLAN.playerPagesMB.join(' and ')} MB of events, canvas window vs every canvas frame at once`);
       results.player = await measurePlayer({ sizesMB: PLAN.playerPagesMB, log });
+    }
+    if (sections.has('scale')) {
+      results.scale ??= {};
+      log(`(g) scale: ${PLAN.scaleReplays} replays by ${PLAN.scaleShards} archive shards (processes) against a limit of ${PLAN.scaleApiLimit} API requests in flight, ${PLAN.scaleLatencyMs} ms latency; then one process, no limit, ${PLAN.scaleAloneLatencyMs} ms`);
+      results.scale.api = await measureShardedApi({
+        samplesDir: ARCHIVE_SAMPLES_DIR,
+        sample: data.small,
+        replays: PLAN.scaleReplays,
+        shards: PLAN.scaleShards,
+        latencyMs: PLAN.scaleLatencyMs,
+        apiLimit: PLAN.scaleApiLimit,
+        aloneLatencyMs: PLAN.scaleAloneLatencyMs,
+        workDir,
+        log,
+      });
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });

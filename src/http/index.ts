@@ -26,6 +26,7 @@ export { HOST_KINDS, REGIONS, REGION_HOSTS, baseUrlFor, isRegion, normaliseEndpo
 export type { HostKind, Region } from './regions.js';
 export {
   API_FAMILIES,
+  DEFAULT_ADAPTIVE,
   DEFAULT_BUDGETS,
   DEFAULT_CONCURRENCY,
   DEFAULT_HOST_CONCURRENCY,
@@ -34,10 +35,12 @@ export {
   DEFAULT_TIMEOUTS,
   resolveTransportOptions,
 } from './options.js';
-export type { ApiFamily, FamilyBudget, RetryOptions, TimeoutOptions, TransportOptions } from './options.js';
+export type { AdaptiveOptions, ApiFamily, FamilyBudget, RetryOptions, TimeoutOptions, TransportOptions } from './options.js';
 export { backoffDelay, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry.js';
 export { REDACTED, SENSITIVE_PARAMS, bodyExcerpt, redactText, redactUrl, redactedPath, secretForms, urlKey } from './redact.js';
 export type { LogEvent, LogLevel, Logger } from './logger.js';
 export { FamilyLimiter } from './limiter.js';
-export type { AcquireOptions, LimitConfig } from './limiter.js';
+export type { AcquireOptions, LimitConfig, Release, SlotOutcome } from './limiter.js';
+export { AdaptiveLimit } from './adaptive-limit.js';
+export type { AdaptiveSettings, SentTicket } from './adaptive-limit.js';
 export { BudgetExceededError, SlidingBudget } from './budget.js';

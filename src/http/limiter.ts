@@ -6,21 +6,33 @@
  * - sliding-window cost budgets per family (budget.ts); a request waits for budget, and one whose cost exceeds a
  *   whole budget is refused before sending (BudgetExceededError, with its cost).
  * - a family-wide pause: after a 429 with Retry-After no request of the family is sent before the wait ends.
+ * - with `adaptive` settings, each family's cap is an adaptive window (adaptive-limit.ts) within its maximum: the
+ *   caller reports each request's outcome (`Release.report`) and the window grows or is cut accordingly.
  *
  * Budgets are spent only once both slots are held and no pause is running, so what is counted is what is sent.
  */
 import PQueue from 'p-queue';
+import { AdaptiveLimit, type SentTicket } from './adaptive-limit.js';
 import { SlidingBudget } from './budget.js';
-import type { ApiFamily, FamilyBudget } from './options.js';
+import { adaptiveSettings, type AdaptiveOptions, type ApiFamily, type FamilyBudget } from './options.js';
 import { sleep } from './retry.js';
 
-export type Release = () => void;
+/** What became of a request sent in a slot: answered (any status but 429/503) or overloaded (429/503). */
+export type SlotOutcome = { answered: true; latencyMs: number } | { overloaded: true };
+
+/** Gives the slots back (idempotent); `report` tells the family's window how the request went (once). */
+export interface Release {
+  (): void;
+  report(outcome: SlotOutcome | undefined): void;
+}
 
 export interface LimitConfig {
   concurrency: Readonly<Record<ApiFamily, number>>;
   /** Cap per API host shared by every family but `storage` (default: none). */
   hostConcurrency?: number;
   budgets?: Readonly<Partial<Record<ApiFamily, readonly FamilyBudget[]>>>;
+  /** Adaptive windows (`concurrency` gives their maximums); absent or `enabled: false`: fixed caps. */
+  adaptive?: AdaptiveOptions;
   /** Clock (tests). */
   now?: () => number;
 }
@@ -36,13 +48,13 @@ export interface AcquireOptions {
 /** Families whose requests do not go to the API host (no host slot). */
 const OFF_HOST: ReadonlySet<ApiFamily> = new Set(['storage']);
 
-function slot(q: PQueue, signal: AbortSignal | undefined): Promise<Release> {
+function slot(q: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise<Release>((resolve, reject) => {
+  return new Promise<() => void>((resolve, reject) => {
     let free!: () => void;
     const held = new Promise<void>((r) => (free = r));
     let released = false;
-    const release: Release = () => {
+    const release = (): void => {
       if (!released) {
         released = true;
         free();
@@ -60,6 +72,7 @@ function slot(q: PQueue, signal: AbortSignal | undefined): Promise<Release> {
 
 export class FamilyLimiter {
   readonly #queues = new Map<ApiFamily, PQueue>();
+  readonly #windows = new Map<ApiFamily, AdaptiveLimit>();
   readonly #hosts = new Map<string, PQueue>();
   readonly #budgets = new Map<ApiFamily, SlidingBudget[]>();
   readonly #pausedUntil = new Map<ApiFamily, number>();
@@ -76,7 +89,16 @@ export class FamilyLimiter {
     if (!q) {
       const c = this.#config.concurrency[family];
       if (!c) throw new TypeError(`unknown API family ${JSON.stringify(family)}`);
-      q = new PQueue({ concurrency: c });
+      const adaptive = this.#config.adaptive;
+      if (adaptive?.enabled) {
+        const queue = new PQueue({ concurrency: 1 });
+        const window = new AdaptiveLimit(adaptiveSettings(adaptive, family, c), (limit) => (queue.concurrency = limit));
+        queue.concurrency = window.limit;
+        this.#windows.set(family, window);
+        q = queue;
+      } else {
+        q = new PQueue({ concurrency: c });
+      }
       this.#queues.set(family, q);
     }
     return q;
@@ -102,9 +124,35 @@ export class FamilyLimiter {
     return b;
   }
 
-  /** Cap of a family. */
+  /** Requests of a family allowed in flight now: its adaptive window, or its fixed cap. */
   limit(family: ApiFamily): number {
+    return this.#queue(family).concurrency;
+  }
+
+  /** The most a family's window may grow to (its configured cap). */
+  maximum(family: ApiFamily): number {
     return this.#config.concurrency[family];
+  }
+
+  /**
+   * Resolves once no request of `family` waits for a slot. A new request may then still wait (the slots all taken), but
+   * behind no other: enough to keep the window full, which is how it learns whether it may grow.
+   */
+  async room(family: ApiFamily, signal?: AbortSignal): Promise<void> {
+    const q = this.#queue(family);
+    const free = (): boolean => q.size === 0;
+    while (!free()) {
+      if (signal?.aborted) throw signal.reason;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          q.off('next', done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        q.on('next', done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
   }
 
   /** Requests of a family holding a slot now. */
@@ -165,7 +213,7 @@ export class FamilyLimiter {
       }
       const releaseFamily = await slot(this.#queue(family), signal);
       const hq = this.#hostQueue(family, host);
-      let releaseHost: Release = () => {};
+      let releaseHost = (): void => {};
       if (hq) {
         try {
           releaseHost = await slot(hq, signal);
@@ -174,18 +222,33 @@ export class FamilyLimiter {
           throw err;
         }
       }
-      const release: Release = () => {
+      const free = (): void => {
         releaseHost();
         releaseFamily();
       };
       // A pause may have started, or the budget been spent, while this request queued for its slots.
       if (this.#wait(family, cost) > 0) {
-        release();
+        free();
         continue;
       }
       for (const b of budgets) b.spend(cost);
-      return release;
+      return this.#release(family, free);
     }
+  }
+
+  /** The release of a granted slot, reporting to the family's window (if any) what the request sent in it met. */
+  #release(family: ApiFamily, free: () => void): Release {
+    const window = this.#windows.get(family);
+    const ticket: SentTicket | undefined = window?.sent(this.active(family));
+    let reported = false;
+    return Object.assign(free, {
+      report(outcome: SlotOutcome | undefined): void {
+        if (reported || !outcome || !window || !ticket) return;
+        reported = true;
+        if ('overloaded' in outcome) window.overloaded(ticket);
+        else window.answered(ticket, outcome.latencyMs);
+      },
+    });
   }
 
   /** Runs `fn` inside a slot of `family`. */

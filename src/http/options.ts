@@ -2,6 +2,7 @@
  * Every transport option and its default, in one place.
  */
 import type { Dispatcher } from 'undici';
+import { checkAdaptiveSettings, type AdaptiveSettings } from './adaptive-limit.js';
 import type { Credentials } from './auth.js';
 import type { Logger } from './logger.js';
 import type { Region } from './regions.js';
@@ -22,17 +23,18 @@ export const API_FAMILIES: readonly ApiFamily[] = [
 ];
 
 /**
- * Concurrent requests per family. Where the spec states a limit we use it; where it says "not shown" we
- * chose a careful value and say so.
+ * The most requests in flight per family. With adaptive concurrency (on by default, `DEFAULT_ADAPTIVE`) these are
+ * the maximums each family's window may grow to; with it off, fixed caps. Where the spec states a limit we use it;
+ * where it says "not shown" we chose a value and say why.
  */
 export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   // Spec: session replay rate limits "not shown". The same host serves the dashboard API whose limit is
-  // "5 concurrent requests across all REST endpoints"; we stay under it with 3 so that a dashboard job
-  // sharing the project still has room.
-  replay: 3,
-  // Presigned downloads go to object storage, not to the API; the platform states no limit. 8 keeps a few
-  // files in flight per replay without hogging the machine.
-  storage: 8,
+  // "5 concurrent requests across all REST endpoints" (per project): the host cap below. The window finds what the
+  // project allows under it (fewer when other processes or jobs share the project).
+  replay: 5,
+  // Presigned downloads go to object storage, not to the API; the platform states no limit. Their own, higher
+  // maximum: 3.8 downloads per replay follow each files request.
+  storage: 32,
   // Spec: "5 concurrent requests across all REST endpoints including cohort download".
   dashboard: 5,
   // Spec: "10 concurrent requests and 360 queries per hour" for user activity and user search.
@@ -46,6 +48,41 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   // Spec: "concurrent cost limit 4", writes cost 2; 2 concurrent calls never exceed it.
   taxonomy: 2,
 };
+
+/**
+ * Adaptive concurrency (src/http/adaptive-limit.ts): each family's window starts at `initial`, grows while answers
+ * come back without 429 and with flat latency, is cut on 429/503 or rising latency, and stays within
+ * [1, its `concurrency` maximum]. `enabled: false` runs every family at its maximum, fixed.
+ */
+export interface AdaptiveOptions {
+  enabled: boolean;
+  /** Window each family starts with (cut to its maximum). */
+  initial: Readonly<Record<ApiFamily, number>>;
+  /** Window factor on a 429 or 503. */
+  backoff: number;
+  /** Window factor when latency rises. */
+  latencyBackoff: number;
+  /** Latency rises when its recent average exceeds the long-run one by this factor … */
+  latencyTolerance: number;
+  /** … and by this many ms. */
+  latencyMarginMs: number;
+  /** Growth (slots per window of answers; normal: 1) onto and past the level of the last 429. */
+  cautiousGrowth: number;
+}
+
+export const DEFAULT_ADAPTIVE: Readonly<AdaptiveOptions> = Object.freeze({
+  enabled: true,
+  // Conservative starts: a shard of n starting together must not overrun the project's 5 at once.
+  initial: Object.freeze({ replay: 1, storage: 8, dashboard: 1, useractivity: 2, feedback: 1, management: 1, ingest: 1, taxonomy: 1 }),
+  // Halve on 429/503, as TCP does: n shards halving and growing alike end up with equal shares.
+  backoff: 0.5,
+  latencyBackoff: 0.8,
+  latencyTolerance: 2,
+  latencyMarginMs: 50,
+  // Onto and past a level that got a 429, growth is 8 times slower: each 429 costs the whole family the server's
+  // Retry-After, so a level that was too much is tried again rarely.
+  cautiousGrowth: 0.125,
+});
 
 /** A sliding-window budget of one family (cost units per window; see budget.ts). */
 export interface FamilyBudget {
@@ -145,7 +182,10 @@ export interface TransportOptions {
   dispatcher?: Dispatcher;
   retry?: Partial<RetryOptions>;
   timeouts?: Partial<TimeoutOptions>;
+  /** Most requests in flight per family (the adaptive windows' maximums, or fixed caps with `adaptive.enabled: false`). */
   concurrency?: Partial<Record<ApiFamily, number>>;
+  /** Adaptive concurrency settings; `false` is `{ enabled: false }`. */
+  adaptive?: false | (Partial<Omit<AdaptiveOptions, 'initial'>> & { initial?: Partial<Record<ApiFamily, number>> });
   /** Concurrent requests to one API host, all families but `storage` together. */
   hostConcurrency?: number;
   /** Sliding-window budgets per family (a family given here replaces its default list). */
@@ -163,6 +203,7 @@ export interface ResolvedTransportOptions {
   retry: RetryOptions;
   timeouts: TimeoutOptions;
   concurrency: Record<ApiFamily, number>;
+  adaptive: AdaptiveOptions;
   hostConcurrency: number;
   budgets: Record<ApiFamily, readonly FamilyBudget[]>;
   maxResponseBytes: number;
@@ -194,6 +235,7 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   positiveInt('timeouts.deadlineMs', timeouts.deadlineMs);
   const concurrency: Record<ApiFamily, number> = { ...DEFAULT_CONCURRENCY, ...stripUndefined(o.concurrency ?? {}) };
   for (const f of API_FAMILIES) positiveInt(`concurrency.${f}`, concurrency[f]);
+  const adaptive = resolveAdaptive(o.adaptive, concurrency);
   const budgets: Record<ApiFamily, readonly FamilyBudget[]> = { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets ?? {}) };
   for (const f of API_FAMILIES) {
     for (const b of budgets[f]) {
@@ -209,10 +251,37 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
     retry,
     timeouts,
     concurrency,
+    adaptive,
     hostConcurrency: positiveInt('hostConcurrency', o.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY),
     budgets,
     maxResponseBytes: positiveInt('maxResponseBytes', o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES),
     userAgent: o.userAgent ?? 'replay-export',
+  };
+}
+
+function resolveAdaptive(o: TransportOptions['adaptive'], max: Readonly<Record<ApiFamily, number>>): AdaptiveOptions {
+  const given = o === false ? { enabled: false } : (o ?? {});
+  const initial: Record<ApiFamily, number> = { ...DEFAULT_ADAPTIVE.initial, ...stripUndefined(given.initial ?? {}) };
+  const adaptive: AdaptiveOptions = { ...DEFAULT_ADAPTIVE, ...stripUndefined(given), initial };
+  if (typeof adaptive.enabled !== 'boolean') throw new TypeError(`adaptive.enabled must be true or false (got ${String(adaptive.enabled)})`);
+  for (const f of API_FAMILIES) {
+    positiveInt(`adaptive.initial.${f}`, initial[f]);
+    checkAdaptiveSettings(`adaptive (${f})`, adaptiveSettings(adaptive, f, max[f]));
+  }
+  return adaptive;
+}
+
+/** The settings of one family's window: the shared factors, its start and its maximum. */
+export function adaptiveSettings(a: AdaptiveOptions, family: ApiFamily, max: number): AdaptiveSettings {
+  return {
+    initial: Math.min(max, a.initial[family]),
+    min: 1,
+    max,
+    backoff: a.backoff,
+    latencyBackoff: a.latencyBackoff,
+    latencyTolerance: a.latencyTolerance,
+    latencyMarginMs: a.latencyMarginMs,
+    cautiousGrowth: a.cautiousGrowth,
   };
 }
 

@@ -19,7 +19,7 @@ import {
   type RequestContext,
 } from './errors.js';
 import { Deadline } from './deadline.js';
-import { FamilyLimiter } from './limiter.js';
+import { FamilyLimiter, type SlotOutcome } from './limiter.js';
 import { emit, type Logger } from './logger.js';
 import {
   DEFAULT_KEEP_ALIVE_MS,
@@ -140,6 +140,7 @@ export class Transport {
     this.#secrets = secretsOf(this.options.credentials);
     this.#limiter = new FamilyLimiter({
       concurrency: this.options.concurrency,
+      adaptive: this.options.adaptive,
       hostConcurrency: this.options.hostConcurrency,
       budgets: this.options.budgets,
     });
@@ -169,6 +170,16 @@ export class Transport {
   /** Base URL used for a host kind (the endpoint override when set). */
   baseUrl(kind: HostKind): string {
     return baseUrlFor(kind, this.options.region, this.#endpoint);
+  }
+
+  /** Requests of a family allowed in flight now (its adaptive window, or its fixed cap). */
+  limit(family: ApiFamily): number {
+    return this.#limiter.limit(family);
+  }
+
+  /** Resolves once no request of `family` waits for a slot (FamilyLimiter.room). */
+  room(family: ApiFamily, signal?: AbortSignal): Promise<void> {
+    return this.#limiter.room(family, signal);
   }
 
   /** Requests of a family holding a slot / waiting for one. */
@@ -299,9 +310,12 @@ export class Transport {
         },
       };
       let outcome: Attempt<T>;
+      const sentAt = performance.now();
       try {
         outcome = await attempt(ctx, slot);
+        release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
       } catch (err) {
+        if (err instanceof ApiError) release.report(slotOutcome(err.status, performance.now() - sentAt));
         if (signal?.aborted) throw signal.reason;
         throw err;
       } finally {
@@ -470,6 +484,12 @@ export class Transport {
     this.#closed = true;
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
+}
+
+/** What an attempt tells the family's window: a status answered (429/503: too much), or nothing (no answer). */
+function slotOutcome(status: number | undefined, latencyMs: number): SlotOutcome | undefined {
+  if (status === undefined) return undefined;
+  return status === 429 || status === 503 ? { overloaded: true } : { answered: true, latencyMs };
 }
 
 function makeResponse(

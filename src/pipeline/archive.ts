@@ -62,6 +62,12 @@ export interface ArchiveIo {
   api: ReplayFilesApi;
   download: Downloader;
   sink: Sink;
+  /**
+   * Resolves once no request of the replay family waits for a slot of its adaptive window. A replay to export or
+   * re-check starts only then, so the replays in progress follow what the API allows (the window kept full, not
+   * overfilled), up to `settings.concurrency`. Absent: replays start as soon as a worker is free.
+   */
+  room?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** Clock (tests). */
   now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
@@ -209,6 +215,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         return;
       }
       let rechecked = false;
+      // Settling replays need no request; the others wait until the API has room for their first one.
+      if (decision !== 'settling') await io.room?.(signal);
       if (decision === 'recheck') {
         let keys: string[] | undefined;
         try {

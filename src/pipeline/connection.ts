@@ -33,6 +33,8 @@ export interface ConnectionOptions {
 export interface Connection {
   client: ReplayListApi & ReplayFilesApi;
   download: Downloader;
+  /** Resolves once no replay API request waits for a slot (see ArchiveIo.room); absent without a transport. */
+  room?: (signal: AbortSignal) => Promise<void>;
   /** Closes what this connection created (never a caller's transport). */
   close(): Promise<void>;
 }
@@ -71,9 +73,11 @@ export function connect(o: ConnectionOptions): Connection {
   const client =
     o.client ?? new SessionReplayClient(transport(), o.listingStallPages !== undefined ? { stallPages: o.listingStallPages } : {});
   const download = o.download ?? transportDownloader(transport());
+  const used = o.transport ?? owned;
   return {
     client,
     download,
+    ...(used ? { room: (signal: AbortSignal) => used.room('replay', signal) } : {}),
     close: async () => {
       await owned?.close();
     },

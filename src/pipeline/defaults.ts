@@ -1,5 +1,6 @@
 import { DECODE_LIMITS } from '../../decoders/limits.js';
 import {
+  DEFAULT_ADAPTIVE,
   DEFAULT_BUDGETS,
   DEFAULT_CONCURRENCY,
   DEFAULT_HOST_CONCURRENCY,
@@ -20,8 +21,12 @@ import type { OutputFormat } from '../../sinks/sink.js';
  * `S3_DEFAULTS` (sinks/s3-defaults.ts) and the transport's `DEFAULT_*` (src/http/options.ts).
  */
 export const DEFAULTS = Object.freeze({
-  /** Replays exported at the same time. The API's request families are capped by the transport as well. */
-  concurrency: 4,
+  /**
+   * Most replays exported at the same time. A replay starts only when the API's adaptive window has room for its first
+   * request (`transport.adaptive`), so fewer run when the API allows less; this bounds memory (each replay in progress
+   * holds an open output and its decoder).
+   */
+  concurrency: 8,
   /** Files of one replay downloaded ahead of the one being written. */
   filesAhead: 3,
   /** Compressed bytes held in memory for files fetched ahead, shared by all replays of a run. */
@@ -75,7 +80,10 @@ export const DEFAULTS = Object.freeze({
   transport: Object.freeze({
     retry: DEFAULT_RETRY,
     timeouts: DEFAULT_TIMEOUTS,
+    /** Most requests in flight per family: the adaptive windows' maximums (fixed caps with adaptive off). */
     concurrency: DEFAULT_CONCURRENCY,
+    /** Adaptive concurrency per family: on/off, initial windows, backoff factors (src/http/options.ts). */
+    adaptive: DEFAULT_ADAPTIVE,
     /** Concurrent requests to the API host, all families together (spec: 5); per project, divide between processes. */
     hostConcurrency: DEFAULT_HOST_CONCURRENCY,
     /** Sliding-window cost budgets per family (spec limits); per project, divide between processes. */

@@ -176,6 +176,7 @@ export async function* exportReplays(replayIds: readonly string[], options: Expo
       api: conn.client,
       download: conn.download,
       sink,
+      room: conn.room,
       now: options.now,
       signal: options.signal,
     });
@@ -229,6 +230,7 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
       api: conn.client,
       download: conn.download,
       sink,
+      room: conn.room,
       now: options.now,
       signal: options.signal,
     });

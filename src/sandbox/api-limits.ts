@@ -4,6 +4,7 @@
  * requests it had in flight at once, and whether it held a family back after a 429.
  */
 import type { ServerResponse } from 'node:http';
+import { SandboxConfigError } from './options.js';
 
 export interface ApiArrival {
   /** `replay`, `feedback`, ... (the client's family names), or `unknown` for a path no family serves. */
@@ -25,7 +26,18 @@ export class ApiLimits {
   #limited = 0;
   readonly #log: ApiArrival[] = [];
 
-  constructor(private readonly max: number) {}
+  constructor(private maxInFlight: number) {}
+
+  /** The limit now (0: none). */
+  get max(): number {
+    return this.maxInFlight;
+  }
+
+  /** Changes the limit from now on (0: none); requests in flight stay. */
+  setMax(max: number): void {
+    if (!Number.isInteger(max) || max < 0) throw new SandboxConfigError(`apiConcurrency must be a non-negative integer (0: no limit), got ${max}`);
+    this.maxInFlight = max;
+  }
 
   /**
    * Records the arrival and takes one of the host's slots until the response ends. Returns false when all are taken:

@@ -42,6 +42,8 @@ export interface Sandbox {
   apiCounters(): { peakInFlight: number; concurrencyLimited: number };
   /** Requests answered 429 by each documented limit (dashboard cost, user activity, taxonomy, mapping), by its name. */
   limitRefusals(): Record<string, number>;
+  /** Changes the API host's concurrency limit from now on (0: none), e.g. to lift it in the middle of a test. */
+  setApiConcurrency(max: number): void;
   close(): Promise<void>;
 }
 
@@ -142,7 +144,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
     const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
     if (!limits.enter(name, path, res)) {
       ctx.stats.rateLimited++;
-      sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${ctx.opts.apiConcurrency} concurrent requests across all REST endpoints`, {
+      sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${limits.max} concurrent requests across all REST endpoints`, {
         'Retry-After': '1',
       });
       return;
@@ -220,6 +222,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     apiArrivals: () => limits.arrivals(),
     apiCounters: () => limits.counters(),
     limitRefusals: () => rateLimits.refusals(),
+    setApiConcurrency: (max) => limits.setMax(max),
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

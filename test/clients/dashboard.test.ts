@@ -128,7 +128,7 @@ describe('DashboardClient', () => {
       const answer = () => (req.url!.startsWith('/api/2/useractivity') ? json(res, 200, { userData: {}, events: [] }) : json(res, 200, { data: {} }));
       if (open) answer();
       else held.push(answer);
-    });
+    }, { adaptive: false }); // the caps as fixed maximums (adaptive windows grow to them: test/http/adaptive-*.test.ts)
     const d = new DashboardClient(r.transport);
     const settle = async (n: number) => {
       for (let i = 0; r!.server.inFlight < n && i < 1000; i++) await new Promise((res) => setTimeout(res, 5));

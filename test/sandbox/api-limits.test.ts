@@ -38,7 +38,8 @@ async function burst(c: ReturnType<typeof clients>, sb: Sandbox): Promise<void> 
 describe('the API host concurrency limit', () => {
   it('replay, feedback, dashboard and taxonomy requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
-    await burst(clients(sandbox), sandbox);
+    // Fixed caps (adaptive windows off): the host cap alone keeps the client under the limit, from the first request.
+    await burst(clients(sandbox, { adaptive: false }), sandbox);
     const counters = sandbox.apiCounters();
     expect(counters.concurrencyLimited).toBe(0);
     expect(counters.peakInFlight).toBeLessThanOrEqual(5);
@@ -50,7 +51,8 @@ describe('the API host concurrency limit', () => {
 
   it('a client that does not keep it gets 429s from the sandbox (the limit is enforced)', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
-    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10, dashboard: 10 } }), sandbox);
+    // Fixed caps above the limit (adaptive windows off: they would find the limit and stay under it).
+    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10, dashboard: 10 }, adaptive: false }), sandbox);
     expect(sandbox.apiCounters().concurrencyLimited).toBeGreaterThan(0);
     expect(sandbox.apiCounters().peakInFlight).toBe(5);
     const limited = sandbox.apiArrivals().filter((a) => a.status === 429);
