@@ -10,10 +10,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { playerAssets, playerShell } from '../../sinks/player-page.js';
+import { shots } from './helpers.js';
 
 let browser: Browser;
 let server: Server;
 let origin: string;
+/** Ends the held response of /replays/held/events.ndjson (the page shows its loading state until then). */
+let releaseHeld: (() => void) | undefined;
 
 beforeAll(async () => {
   const events = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'expected', 'intl-image.json'), 'utf8')) as unknown[];
@@ -30,6 +33,15 @@ beforeAll(async () => {
       const half = Math.floor(ndjson.length / 2);
       res.write(ndjson.slice(0, half));
       setTimeout(() => res.end(ndjson.slice(half)), 100);
+    } else if (url === '/replays/held') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(playerShell({ title: 'held', eventsUrl: '/replays/held/events.ndjson', assetBase: '/player/' }));
+    } else if (url === '/replays/held/events.ndjson') {
+      // Headers and the first event now, the rest only when the test says: the meta event alone cannot start a replay.
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      const lines = ndjson.split('\n');
+      res.write(lines[0] + '\n');
+      releaseHeld = () => res.end(lines.slice(1).join('\n'));
     } else if (url.startsWith('/player/') && files[url.slice(8)]) {
       const file = files[url.slice(8)]!;
       res.writeHead(200, { 'content-type': file.type });
@@ -74,5 +86,35 @@ describe('shared player', () => {
     expect(errors).toEqual([]);
     expect(text).toContain('Thanks 🙏 — 谢谢');
     expect(outside).toEqual([]);
+  });
+
+  it('shows that it is loading, with no clock and Play disabled, until the first frame can be shown', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/replays/held`);
+    await page.waitForFunction(() => typeof (window as unknown as { rrweb?: unknown }).rrweb === 'object');
+    await page.waitForTimeout(300);
+    const loading = await page.evaluate(() => ({
+      shown: !document.getElementById('loading')!.hidden,
+      text: document.getElementById('loading')!.textContent,
+      clock: document.getElementById('status')!.textContent,
+      play: (document.getElementById('play') as HTMLButtonElement).disabled,
+      ready: document.body.getAttribute('data-ready'),
+    }));
+    await page.screenshot({ path: join(shots, 'shared-player-loading.png') });
+    expect(loading).toEqual({ shown: true, text: 'Loading the replay…', clock: '', play: true, ready: null });
+    releaseHeld!();
+    await page.waitForSelector('body[data-ready="true"]');
+    const started = await page.evaluate(() => ({
+      shown: !document.getElementById('loading')!.hidden,
+      clock: document.getElementById('status')!.textContent,
+      play: (document.getElementById('play') as HTMLButtonElement).disabled,
+    }));
+    await page.screenshot({ path: join(shots, 'shared-player-started.png') });
+    await context.close();
+    expect(started.shown).toBe(false);
+    expect(started.play).toBe(false);
+    // The clock starts with the first frame: at most a moment into the replay.
+    expect(started.clock).toMatch(/^0:00:0\d \/ /);
   });
 });
