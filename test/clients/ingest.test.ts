@@ -1,3 +1,10 @@
+/**
+ * UserMappingClient, GroupIdentifyClient and AttributionClient on the scripted loopback server (helpers.ts `rig`):
+ * the exact request of each (api_key in the query or the form body, no Authorization header; Basic for get mappings),
+ * the batch limits refused before sending, and a malformed answer. What they make of real answers — state, 400s,
+ * 401s, held attributions — runs against the sandbox: test/sandbox/user-mapping-family.test.ts,
+ * group-identify-family.test.ts and attribution-family.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AttributionClient, GroupIdentifyClient, MalformedResponseError, UserMappingClient } from '../../src/clients/index.js';
 import { BASIC, CREDS, form, json, refused, rig, text, type Rig } from './helpers.js';

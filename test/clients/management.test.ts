@@ -1,3 +1,10 @@
+/**
+ * ExperimentsClient and FlagsClient on the scripted loopback server (helpers.ts `rig`): the exact method, path, Bearer
+ * auth and JSON body of every operation, what they refuse before sending, and answers the sandbox never gives (a
+ * numeric created id, a list that is not an array, a POST answered 405 that must not be retried, counted here). What
+ * they make of real answers — records, versions, inclusions, deployments, 400/401/404/405/409 — runs against the
+ * sandbox's management family: test/sandbox/management-family.test.ts.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/index.js';
 import { ExperimentsClient, FlagsClient, MalformedResponseError } from '../../src/clients/index.js';
@@ -76,7 +83,7 @@ describe.each(KINDS)('%s management client', (kind, make) => {
     }
   });
 
-  it('parses records, arrays and the created id', async () => {
+  it('parses records, arrays and a numeric created id (as a string)', async () => {
     r = await managementRig();
     const c = make(r.transport);
     expect(await c.list({ limit: 5 })).toEqual([{ id: 'x1', createdAt: '2026-01-01T00:00:00Z' }]);
