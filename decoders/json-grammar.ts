@@ -1,19 +1,19 @@
 /**
  * The JSON scanner's grammar, in one place: for each state of the scanner, which byte may come next and which state it
- * leads to. Both loops of the scanner take every decision through these functions: the TypeScript one
- * (decoders/json-scanner.ts) imports them, and scripts/gen-wasm-sources.mjs copies the part between the markers into
- * decoders/wasm/json-grammar.ts for the WebAssembly one (decoders/wasm/scanner.ts; `npm run build:wasm` regenerates
- * it, and a test checks that the committed copy and module are up to date). A change to the grammar is an edit of this
- * file, then `npm run build:wasm`.
+ * leads to. The TypeScript loop (decoders/json-scanner.ts) takes every decision from it: it looks the answers up in
+ * one table computed from these functions when it loads. scripts/gen-wasm-sources.mjs copies the part between the
+ * markers into decoders/wasm/json-grammar.ts for the WebAssembly module (`npm run build:wasm` regenerates it, and a
+ * test checks that the committed copy and module are up to date): the module calls the token rules (escapes, number
+ * steps, literals) and the packed-string shape test; its structural steps are a hand-specialized fast path that may
+ * refuse more than this grammar, never accept more (decoders/wasm/scanner.ts says why and how that is tested).
  *
  * Each `…Next` function gives the state that the byte `c` leads to, or one of the answers below that are not states:
  * `REFUSE` when JSON allows no such byte there (the TypeScript loop then throws the DecodeError of the state it was
  * in, and the module returns its refusal status), `STAY` for whitespace between tokens (the state stays) and `CLOSE`
  * for the bracket that closes the innermost container (the state after it is `State.after`, or `State.end` after the
  * outer array). What the loops do besides — the container stack, where elements start and end, line breaks — is
- * bookkeeping, not grammar. Two speed paths test a function of this file many bytes at a time instead of calling it:
- * the runs of a string's plain bytes (`isPlain`, 4 bytes per step in TypeScript, 16 in the module) and of digits
- * (`isDigit`); the differential tests compare both loops on every byte value in every state.
+ * bookkeeping, not grammar. The TypeScript loop tests `isPlain` 4 bytes at a time in strings (the differential tests
+ * compare both loops on every byte value in every state).
  *
  * The part between the markers is written in the common subset of TypeScript and AssemblyScript (numbers typed `i32`,
  * a byte typed `Byte`, no objects, no static data); the states are ./wasm/layout.ts's const enums.
@@ -54,9 +54,53 @@ export function isLineBreak(c: Byte): bool {
   return c == 0x0a || c == 0x0d;
 }
 
+// The structural bytes, each named once; the state functions below are made of them, and the module's member lane
+// tests them directly.
+
+/** '"': begins and ends a string (a key is a string). */
+export function isQuote(c: Byte): bool {
+  return c == 0x22;
+}
+
+/** ':' after a key. */
+export function isColon(c: Byte): bool {
+  return c == 0x3a;
+}
+
+/** ',' between members or values. */
+export function isComma(c: Byte): bool {
+  return c == 0x2c;
+}
+
+/** The container (a `Container`) that `c` opens: '{' an object, '[' an array; 0 for any other byte. */
+export function containerOpenedBy(c: Byte): i32 {
+  if (c == 0x7b) return Container.object;
+  return c == 0x5b ? Container.array : 0;
+}
+
+/** The container (a `Container`) that `c` closes: '}' an object, ']' an array; 0 for any other byte. */
+export function containerClosedBy(c: Byte): i32 {
+  if (c == 0x7d) return Container.object;
+  return c == 0x5d ? Container.array : 0;
+}
+
+/** The first state of a number that `c` begins ('-', '0', or 1 to 9), or `REFUSE`. */
+export function numberStart(c: Byte): i32 {
+  if (c >= 0x31 && c <= 0x39) return State.int;
+  if (c == 0x30) return State.zero;
+  return c == 0x2d ? State.minus : REFUSE;
+}
+
+/** The literal (a `Literal`) that `c` begins ('t', 'f', 'n'), or `REFUSE`. */
+export function literalStart(c: Byte): i32 {
+  if (c == 0x74) return Literal.trueValue;
+  if (c == 0x66) return Literal.falseValue;
+  return c == 0x6e ? Literal.nullValue : REFUSE;
+}
+
 /** Before the outer array: whitespace, then its '['. */
 export function startNext(c: Byte): i32 {
-  if (c == 0x5b) return State.first;
+  if (containerOpenedBy(c) == Container.array) return State.first;
   return isSpace(c) ? STAY : REFUSE;
 }
 
@@ -68,57 +112,56 @@ export function endNext(c: Byte): i32 {
 /**
  * Where a value is expected (after '[', after ',' in an array, after ':' in an object; `first`: right after '[', where
  * ']' closes the empty array): the state of the value that `c` begins — `State.objFirst` for an object, `State.first`
- * for an array, a string, a number's first state, or `State.lit` (the literal is `literalOf(c)`).
+ * for an array, a string, a number's first state, or `State.lit` (the literal is `literalStart(c)`).
  */
 export function valueNext(c: Byte, first: bool): i32 {
-  if (c == 0x22) return State.str;
-  if (c == 0x7b) return State.objFirst;
-  if (c >= 0x31 && c <= 0x39) return State.int;
-  if (c == 0x30) return State.zero;
-  if (c == 0x2d) return State.minus;
-  if (c == 0x5b) return State.first;
-  if (c == 0x74 || c == 0x66 || c == 0x6e) return State.lit;
-  if (c == 0x5d && first) return CLOSE;
+  if (isQuote(c)) return State.str;
+  const opened = containerOpenedBy(c);
+  if (opened == Container.object) return State.objFirst;
+  if (opened == Container.array) return State.first;
+  const number = numberStart(c);
+  if (number != REFUSE) return number;
+  if (literalStart(c) != REFUSE) return State.lit;
+  if (first && containerClosedBy(c) == Container.array) return CLOSE;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** The kind of an element of the outer array that begins with `c`: an object (an event) or a string (a version 2
  * packed event); `REFUSE` for any other value. */
 export function elementKindOf(c: Byte): i32 {
-  if (c == 0x7b) return ElemKind.object;
-  if (c == 0x22) return ElemKind.string;
-  return REFUSE;
+  if (containerOpenedBy(c) == Container.object) return ElemKind.object;
+  return isQuote(c) ? ElemKind.string : REFUSE;
 }
 
 /** Where an object's key is expected (`first`: right after '{', where '}' closes the empty object). */
 export function keyNext(c: Byte, first: bool): i32 {
-  if (c == 0x22) return State.str;
-  if (c == 0x7d && first) return CLOSE;
+  if (isQuote(c)) return State.str;
+  if (first && containerClosedBy(c) == Container.object) return CLOSE;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** After a key: its ':'. */
 export function colonNext(c: Byte): i32 {
-  if (c == 0x3a) return State.value;
+  if (isColon(c)) return State.value;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** After a value inside the container `top` (a `Container`): ',' and the next member or value, or its closer. */
 export function afterNext(c: Byte, top: i32): i32 {
-  if (c == 0x2c) return top == Container.object ? State.key : State.value;
-  if (c == 0x7d) return top == Container.object ? CLOSE : REFUSE;
-  if (c == 0x5d) return top == Container.array ? CLOSE : REFUSE;
+  if (isComma(c)) return top == Container.object ? State.key : State.value;
+  const closed = containerClosedBy(c);
+  if (closed != 0) return closed == top ? CLOSE : REFUSE;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** A byte that belongs to the string it is in: anything but '"', '\' and the control characters. */
 export function isPlain(c: Byte): bool {
-  return c != 0x22 && c != 0x5c && c >= 0x20;
+  return !isQuote(c) && c != 0x5c && c >= 0x20;
 }
 
 /** In a string (`key`: an object's key): its closing '"' (a key then wants its ':'), a backslash, or a plain byte. */
 export function stringNext(c: Byte, key: bool): i32 {
-  if (c == 0x22) return key ? State.colon : State.after;
+  if (isQuote(c)) return key ? State.colon : State.after;
   if (c == 0x5c) return State.esc;
   return isPlain(c) ? State.str : REFUSE;
 }
@@ -163,12 +206,6 @@ export function exponentNext(c: Byte): i32 {
 /** After an exponent's sign: at least one digit. */
 export function exponentSignNext(c: Byte): i32 {
   return isDigit(c) ? State.expDig : REFUSE;
-}
-
-/** The literal (a `Literal`) that `c`, where `valueNext` gives `State.lit`, begins: true, false or null. */
-export function literalOf(c: Byte): i32 {
-  if (c == 0x74) return Literal.trueValue;
-  return c == 0x66 ? Literal.falseValue : Literal.nullValue;
 }
 
 /** The length of literal `lit`. */

@@ -29,7 +29,7 @@ import {
   keyNext,
   literalByte,
   literalLength,
-  literalOf,
+  literalStart,
   minusNext,
   numberNext,
   REFUSE,
@@ -444,7 +444,7 @@ export class ArrayElementScanner {
                 strKey = false;
                 break;
               case S_LIT:
-                this.lit = literalOf(c);
+                this.lit = literalStart(c);
                 this.litPos = 1;
                 st = S_LIT;
                 break;

@@ -35,10 +35,61 @@ export function isLineBreak(c: Byte): bool {
   return c == 0x0a || c == 0x0d;
 }
 
+// The structural bytes, each named once; the state functions below are made of them, and the module's member lane
+// tests them directly.
+
+/** '"': begins and ends a string (a key is a string). */
+@inline
+export function isQuote(c: Byte): bool {
+  return c == 0x22;
+}
+
+/** ':' after a key. */
+@inline
+export function isColon(c: Byte): bool {
+  return c == 0x3a;
+}
+
+/** ',' between members or values. */
+@inline
+export function isComma(c: Byte): bool {
+  return c == 0x2c;
+}
+
+/** The container (a `Container`) that `c` opens: '{' an object, '[' an array; 0 for any other byte. */
+@inline
+export function containerOpenedBy(c: Byte): i32 {
+  if (c == 0x7b) return Container.object;
+  return c == 0x5b ? Container.array : 0;
+}
+
+/** The container (a `Container`) that `c` closes: '}' an object, ']' an array; 0 for any other byte. */
+@inline
+export function containerClosedBy(c: Byte): i32 {
+  if (c == 0x7d) return Container.object;
+  return c == 0x5d ? Container.array : 0;
+}
+
+/** The first state of a number that `c` begins ('-', '0', or 1 to 9), or `REFUSE`. */
+@inline
+export function numberStart(c: Byte): i32 {
+  if (c >= 0x31 && c <= 0x39) return State.int;
+  if (c == 0x30) return State.zero;
+  return c == 0x2d ? State.minus : REFUSE;
+}
+
+/** The literal (a `Literal`) that `c` begins ('t', 'f', 'n'), or `REFUSE`. */
+@inline
+export function literalStart(c: Byte): i32 {
+  if (c == 0x74) return Literal.trueValue;
+  if (c == 0x66) return Literal.falseValue;
+  return c == 0x6e ? Literal.nullValue : REFUSE;
+}
+
 /** Before the outer array: whitespace, then its '['. */
 @inline
 export function startNext(c: Byte): i32 {
-  if (c == 0x5b) return State.first;
+  if (containerOpenedBy(c) == Container.array) return State.first;
   return isSpace(c) ? STAY : REFUSE;
 }
 
@@ -51,18 +102,18 @@ export function endNext(c: Byte): i32 {
 /**
  * Where a value is expected (after '[', after ',' in an array, after ':' in an object; `first`: right after '[', where
  * ']' closes the empty array): the state of the value that `c` begins — `State.objFirst` for an object, `State.first`
- * for an array, a string, a number's first state, or `State.lit` (the literal is `literalOf(c)`).
+ * for an array, a string, a number's first state, or `State.lit` (the literal is `literalStart(c)`).
  */
 @inline
 export function valueNext(c: Byte, first: bool): i32 {
-  if (c == 0x22) return State.str;
-  if (c == 0x7b) return State.objFirst;
-  if (c >= 0x31 && c <= 0x39) return State.int;
-  if (c == 0x30) return State.zero;
-  if (c == 0x2d) return State.minus;
-  if (c == 0x5b) return State.first;
-  if (c == 0x74 || c == 0x66 || c == 0x6e) return State.lit;
-  if (c == 0x5d && first) return CLOSE;
+  if (isQuote(c)) return State.str;
+  const opened = containerOpenedBy(c);
+  if (opened == Container.object) return State.objFirst;
+  if (opened == Container.array) return State.first;
+  const number = numberStart(c);
+  if (number != REFUSE) return number;
+  if (literalStart(c) != REFUSE) return State.lit;
+  if (first && containerClosedBy(c) == Container.array) return CLOSE;
   return isSpace(c) ? STAY : REFUSE;
 }
 
@@ -70,45 +121,44 @@ export function valueNext(c: Byte, first: bool): i32 {
  * packed event); `REFUSE` for any other value. */
 @inline
 export function elementKindOf(c: Byte): i32 {
-  if (c == 0x7b) return ElemKind.object;
-  if (c == 0x22) return ElemKind.string;
-  return REFUSE;
+  if (containerOpenedBy(c) == Container.object) return ElemKind.object;
+  return isQuote(c) ? ElemKind.string : REFUSE;
 }
 
 /** Where an object's key is expected (`first`: right after '{', where '}' closes the empty object). */
 @inline
 export function keyNext(c: Byte, first: bool): i32 {
-  if (c == 0x22) return State.str;
-  if (c == 0x7d && first) return CLOSE;
+  if (isQuote(c)) return State.str;
+  if (first && containerClosedBy(c) == Container.object) return CLOSE;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** After a key: its ':'. */
 @inline
 export function colonNext(c: Byte): i32 {
-  if (c == 0x3a) return State.value;
+  if (isColon(c)) return State.value;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** After a value inside the container `top` (a `Container`): ',' and the next member or value, or its closer. */
 @inline
 export function afterNext(c: Byte, top: i32): i32 {
-  if (c == 0x2c) return top == Container.object ? State.key : State.value;
-  if (c == 0x7d) return top == Container.object ? CLOSE : REFUSE;
-  if (c == 0x5d) return top == Container.array ? CLOSE : REFUSE;
+  if (isComma(c)) return top == Container.object ? State.key : State.value;
+  const closed = containerClosedBy(c);
+  if (closed != 0) return closed == top ? CLOSE : REFUSE;
   return isSpace(c) ? STAY : REFUSE;
 }
 
 /** A byte that belongs to the string it is in: anything but '"', '\' and the control characters. */
 @inline
 export function isPlain(c: Byte): bool {
-  return c != 0x22 && c != 0x5c && c >= 0x20;
+  return !isQuote(c) && c != 0x5c && c >= 0x20;
 }
 
 /** In a string (`key`: an object's key): its closing '"' (a key then wants its ':'), a backslash, or a plain byte. */
 @inline
 export function stringNext(c: Byte, key: bool): i32 {
-  if (c == 0x22) return key ? State.colon : State.after;
+  if (isQuote(c)) return key ? State.colon : State.after;
   if (c == 0x5c) return State.esc;
   return isPlain(c) ? State.str : REFUSE;
 }
@@ -159,13 +209,6 @@ export function exponentNext(c: Byte): i32 {
 @inline
 export function exponentSignNext(c: Byte): i32 {
   return isDigit(c) ? State.expDig : REFUSE;
-}
-
-/** The literal (a `Literal`) that `c`, where `valueNext` gives `State.lit`, begins: true, false or null. */
-@inline
-export function literalOf(c: Byte): i32 {
-  if (c == 0x74) return Literal.trueValue;
-  return c == 0x66 ? Literal.falseValue : Literal.nullValue;
 }
 
 /** The length of literal `lit`. */

@@ -3,10 +3,15 @@
 // It is the same state machine, state for state, so that the TypeScript scanner can hand its state over before a
 // chunk and take it back after: the states, the container stack and the element bookkeeping mean exactly what they
 // mean there. What differs is speed: no bounds checks, and string contents are skipped 16 bytes at a time (SIMD).
-// The grammar is not written here: every decision calls ./json-grammar.ts, which is generated from
-// decoders/json-grammar.ts, the file the TypeScript loop calls too. What is here is bookkeeping and speed: the
-// string's plain bytes 16 at a time (`plainEnd`, the vector form of the grammar's `isPlain`) and the members of
-// objects run through without going back to the state switch.
+//
+// The grammar is defined once, in decoders/json-grammar.ts: the TypeScript loop takes every decision from it, and
+// this module calls its token rules (escapes, number steps, literals; ./json-grammar.ts is the generated copy). The
+// structural steps here (which byte each state takes, the member lane) are a hand-specialized fast path of that
+// grammar: written with the grammar's functions they measured 6-24% slower (same-run A/B, scan alone). The rule
+// that keeps them one grammar: this module may refuse more than json-grammar.ts allows (the TypeScript loop then
+// scans the chunk, with the same result), never accept more — test/decoders/json-scanner.test.ts feeds every byte
+// value in every state through both loops, besides the mutation fuzz. A grammar change that refuses more needs the
+// matching edit here, and those tests say where.
 //
 // It never reports an error itself. On anything it does not accept it returns a non-zero status without touching
 // the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
@@ -15,33 +20,8 @@
 // Built by `npm run build:wasm` (scripts/build-wasm.mjs) into decoders/wasm-module.ts; a test checks that the
 // committed module is the build of this file.
 
-import { Area, Container, ElemKind, Slot, State } from './layout';
-import {
-  afterNext,
-  CLOSE,
-  colonNext,
-  dotNext,
-  elementKindOf,
-  endNext,
-  escapeNext,
-  exponentNext,
-  exponentSignNext,
-  isDigit,
-  isHexDigit,
-  isLineBreak,
-  keyNext,
-  literalByte,
-  literalLength,
-  literalOf,
-  literalWord,
-  minusNext,
-  numberNext,
-  REFUSE,
-  startNext,
-  STAY,
-  stringNext,
-  valueNext,
-} from './json-grammar';
+import { Area, Container, ElemKind, Literal, Slot, State } from './layout';
+import { dotNext, escapeNext, exponentNext, exponentSignNext, isDigit, isHexDigit, literalByte, literalLength, minusNext, REFUSE } from './json-grammar';
 import { trailingTimestamp } from './trailing-timestamp';
 
 // The state slots' byte addresses and the stack area (./layout.ts).
@@ -168,8 +148,6 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
 
   while (i < end) {
     let c = <u32>load<u8>(i);
-    // Every decision is the grammar's (./json-grammar.ts); the rest is bookkeeping: the container stack, where
-    // elements start and end, and line breaks.
     switch (st) {
       case S_STR: {
         i = plainEnd(i);
@@ -178,12 +156,16 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         c = <u32>load<u8>(i);
-        const next = stringNext(c, strKey != 0);
-        if (next == REFUSE) return REFUSED;
+        if (c == 0x5c) {
+          i++;
+          st = S_ESC;
+          break;
+        }
+        if (c != 0x22) return REFUSED;
         i++;
-        if (next != S_COLON) {
-          st = next;
-          if (next == S_AFTER && depth == 1) {
+        if (!strKey) {
+          st = S_AFTER;
+          if (depth == 1) {
             if (count == gLimit) return REFUSED;
             record(input, count, i);
             count++;
@@ -194,12 +176,15 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         // A key just closed. The members of objects run through here without going back to the state switch:
         // `"key":` then a string, a number without exponent, a literal or an object, then `,"key"` or closers.
         // Anything else (whitespace, escapes, exponents, arrays, the chunk's end) sets the state the switch
-        // continues from. Bytes past the chunk are zero, which the grammar takes nowhere here.
+        // continues from.
+        // Bytes past the chunk are zero, which matches nothing here.
         let lane = F_AFTER_KEY;
         while (true) {
+          // (Plain branches rather than `||` / `&&`: the compiler turns those into booleans that are then tested.)
+          // A string's end is one test: the chunk's end reads as the zero byte after it, which is no quote.
           if (lane == F_KEY) {
             i = plainEnd(i);
-            if (stringNext(<u32>load<u8>(i), true) != S_COLON) {
+            if (load<u8>(i) != 0x22) {
               if (i > end) i = end;
               st = S_STR;
               strKey = 1;
@@ -209,43 +194,48 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             lane = F_AFTER_KEY;
           }
           if (lane == F_AFTER_KEY) {
-            if (colonNext(<u32>load<u8>(i)) != S_VALUE) {
+            if (load<u8>(i) != 0x3a) {
               st = S_COLON;
               break;
             }
             i++;
             c = <u32>load<u8>(i);
-            const value = valueNext(c, false);
-            if (value == S_STR) {
+            if (c == 0x22) {
               i = plainEnd(i + 1);
-              if (stringNext(<u32>load<u8>(i), false) != S_AFTER) {
+              if (load<u8>(i) != 0x22) {
                 if (i > end) i = end;
                 st = S_STR;
                 strKey = 0;
                 break;
               }
               i++;
-            } else if (value == S_INT || value == S_ZERO || value == S_MINUS) {
-              // A number: sign, integer part, fraction; the exponent's digits are left to the switch.
-              let num = value;
-              if (num == S_MINUS) {
+            } else if (c - 0x2d < 13 && c - 0x2e >= 2) {
+              // A number: sign, integer part, fraction; an exponent is left to the switch.
+              if (c == 0x2d) {
                 i++;
-                num = minusNext(<u32>load<u8>(i));
-                if (num == REFUSE) {
+                c = <u32>load<u8>(i);
+                if (!isDigit(c)) {
                   st = S_MINUS;
                   break;
                 }
               }
               i++;
-              if (num == S_INT) while (isDigit(<u32>load<u8>(i))) i++;
-              if (i >= end) {
-                st = num;
-                break;
+              if (c == 0x30) {
+                if (i >= end) {
+                  st = S_ZERO;
+                  break;
+                }
+              } else {
+                while (isDigit(<u32>load<u8>(i))) i++;
+                if (i >= end) {
+                  st = S_INT;
+                  break;
+                }
               }
-              num = numberNext(<u32>load<u8>(i), num);
-              if (num == S_DOT) {
+              c = <u32>load<u8>(i);
+              if (c == 0x2e) {
                 i++;
-                if (dotNext(<u32>load<u8>(i)) == REFUSE) {
+                if (!isDigit(<u32>load<u8>(i))) {
                   st = S_DOT;
                   break;
                 }
@@ -255,28 +245,27 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
                   st = S_FRAC;
                   break;
                 }
-                num = numberNext(<u32>load<u8>(i), S_FRAC);
-              }
-              if (num != S_AFTER) {
-                i++;
-                st = num;
+                c = <u32>load<u8>(i);
+                if (c == 0x65 || c == 0x45) {
+                  st = S_FRAC;
+                  break;
+                }
+              } else if (c == 0x65 || c == 0x45) {
+                st = S_INT;
                 break;
               }
-            } else if (value == S_LIT) {
-              // The literal's first four bytes as one word (past the chunk's end: zero bytes, no match).
-              const lit = literalOf(c);
-              const len = literalLength(lit);
-              if (load<i32>(i) != literalWord(lit) || (len > 4 && <u32>load<u8>(i + 4) != literalByte(lit, 4))) {
-                st = S_VALUE;
-                break;
-              }
-              i += <usize>len;
-            } else if (value == S_OBJ_FIRST) {
+            } else if (c == 0x74 && load<u32>(i) == 0x65757274) {
+              i += 4; // true
+            } else if (c == 0x66 && load<u32>(i, 1) == 0x65736c61) {
+              i += 5; // false
+            } else if (c == 0x6e && load<u32>(i) == 0x6c6c756e) {
+              i += 4; // null
+            } else if (c == 0x7b) {
               if (depth >= MAX_DEPTH) return TOO_DEEP;
               store<u8>(STACK + <usize>depth, C_OBJ);
               depth++;
               i++;
-              if (keyNext(<u32>load<u8>(i), true) == S_STR) {
+              if (load<u8>(i) == 0x22) {
                 i++;
                 lane = F_KEY;
                 continue;
@@ -289,24 +278,22 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             }
             lane = F_AFTER_VALUE;
           }
-          // After a value: ',' and the next key or value, or a closer; anything else is left to the switch.
-          const after = afterNext(<u32>load<u8>(i), <i32>load<u8>(STACK + <usize>(depth - 1)));
-          if (after == S_KEY) {
+          // After a value.
+          c = <u32>load<u8>(i);
+          if (c == 0x2c) {
             i++;
-            if (keyNext(<u32>load<u8>(i), false) == S_STR) {
-              i++;
-              lane = F_KEY;
-              continue;
-            }
-            st = S_KEY;
+            if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
+              if (load<u8>(i) == 0x22) {
+                i++;
+                lane = F_KEY;
+                continue;
+              }
+              st = S_KEY;
+            } else st = S_VALUE;
             break;
           }
-          if (after == S_VALUE) {
-            i++;
-            st = S_VALUE;
-            break;
-          }
-          if (after == CLOSE) {
+          if (c == 0x7d || c == 0x5d) {
+            if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
             i++;
             depth--;
             if (depth == 0) {
@@ -329,12 +316,20 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_AFTER: {
-        const next = afterNext(c, <i32>load<u8>(STACK + <usize>(depth - 1)));
-        if (next == REFUSE) return REFUSED;
-        i++;
-        if (next == STAY) {
-          if (depth >= 2 && isLineBreak(c)) gElemNewline = 1;
-        } else if (next == CLOSE) {
+        if (c == 0x2c) {
+          i++;
+          if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
+            if (i < end && load<u8>(i) == 0x22) {
+              i++;
+              st = S_STR;
+              strKey = 1;
+            } else st = S_KEY;
+          } else st = S_VALUE;
+          break;
+        }
+        if (c == 0x7d || c == 0x5d) {
+          if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
+          i++;
           depth--;
           if (depth == 0) st = S_END;
           else if (depth == 1) {
@@ -343,22 +338,31 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             count++;
             gInElem = 0;
           }
-        } else if (next == S_KEY && i < end && keyNext(<u32>load<u8>(i), false) == S_STR) {
-          i++;
-          st = S_STR;
-          strKey = 1;
-        } else st = next;
-        break;
-      }
-      case S_FIRST:
-      case S_VALUE: {
-        const next = valueNext(c, st == S_FIRST);
-        if (next == STAY) {
-          if (depth >= 2 && isLineBreak(c)) gElemNewline = 1;
+          break;
+        }
+        if (c == 0x20 || c == 0x09) {
           i++;
           break;
         }
-        if (next == CLOSE) {
+        if (c == 0x0a || c == 0x0d) {
+          if (depth >= 2) gElemNewline = 1;
+          i++;
+          break;
+        }
+        return REFUSED;
+      }
+      case S_FIRST:
+      case S_VALUE: {
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          if (depth >= 2) gElemNewline = 1;
+          i++;
+          break;
+        }
+        if (c == 0x5d && st == S_FIRST) {
           i++;
           depth--;
           if (depth == 0) st = S_END;
@@ -373,51 +377,71 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           }
           break;
         }
-        if (next == REFUSE) return REFUSED;
         if (depth == 1) {
-          const kind = elementKindOf(c);
-          if (kind == REFUSE) return REFUSED;
-          gElemKind = kind;
+          if (c == 0x7b) gElemKind = ElemKind.object;
+          else if (c == 0x22) gElemKind = ElemKind.string;
+          else return REFUSED;
           gInElem = 1;
           gElemStart = <i32>(i - input);
           gElemNewline = 0;
         }
         i++;
-        if (next == S_OBJ_FIRST) {
+        if (c == 0x7b) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_OBJ);
           depth++;
-          if (i < end && keyNext(<u32>load<u8>(i), true) == S_STR) {
+          if (i < end && load<u8>(i) == 0x22) {
             i++;
             st = S_STR;
             strKey = 1;
           } else st = S_OBJ_FIRST;
-        } else if (next == S_STR) {
+        } else if (c == 0x22) {
           st = S_STR;
           strKey = 0;
-        } else if (next == S_INT) {
+        } else if (c - 0x31 < 9) {
           st = S_INT;
           while (i < end && isDigit(<u32>load<u8>(i))) i++;
-        } else if (next == S_FIRST) {
+        } else if (c == 0x5b) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_ARR);
           depth++;
           st = S_FIRST;
-        } else if (next == S_LIT) {
-          gLit = literalOf(c);
+        } else if (c == 0x2d) st = S_MINUS;
+        else if (c == 0x30) st = S_ZERO;
+        else if (c == 0x74) {
+          gLit = Literal.trueValue;
           gLitPos = 1;
           st = S_LIT;
-        } else st = next;
+        } else if (c == 0x66) {
+          gLit = Literal.falseValue;
+          gLitPos = 1;
+          st = S_LIT;
+        } else if (c == 0x6e) {
+          gLit = Literal.nullValue;
+          gLitPos = 1;
+          st = S_LIT;
+        } else return REFUSED;
         break;
       }
       case S_OBJ_FIRST:
       case S_KEY: {
-        const next = keyNext(c, st == S_OBJ_FIRST);
-        if (next == REFUSE) return REFUSED;
-        i++;
-        if (next == STAY) {
-          if (isLineBreak(c)) gElemNewline = 1;
-        } else if (next == CLOSE) {
+        if (c == 0x22) {
+          st = S_STR;
+          strKey = 1;
+          i++;
+          break;
+        }
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          gElemNewline = 1;
+          i++;
+          break;
+        }
+        if (c == 0x7d && st == S_OBJ_FIRST) {
+          i++;
           depth--;
           st = S_AFTER;
           if (depth == 1) {
@@ -426,20 +450,26 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             count++;
             gInElem = 0;
           }
-        } else {
-          st = S_STR;
-          strKey = 1;
+          break;
         }
-        break;
+        return REFUSED;
       }
       case S_COLON: {
-        const next = colonNext(c);
-        if (next == REFUSE) return REFUSED;
-        i++;
-        if (next == STAY) {
-          if (isLineBreak(c)) gElemNewline = 1;
-        } else st = next;
-        break;
+        if (c == 0x3a) {
+          st = S_VALUE;
+          i++;
+          break;
+        }
+        if (c == 0x20 || c == 0x09) {
+          i++;
+          break;
+        }
+        if (c == 0x0a || c == 0x0d) {
+          gElemNewline = 1;
+          i++;
+          break;
+        }
+        return REFUSED;
       }
       case S_ESC: {
         const next = escapeNext(c);
@@ -462,21 +492,40 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         i++;
         break;
       }
-      case S_ZERO:
+      case S_ZERO: {
+        if (c == 0x2e) {
+          st = S_DOT;
+          i++;
+        } else if (c == 0x65 || c == 0x45) {
+          st = S_EXP;
+          i++;
+        } else st = S_AFTER;
+        break;
+      }
       case S_INT:
       case S_FRAC:
       case S_EXP_DIG: {
-        if (st != S_ZERO) {
-          while (isDigit(c)) {
-            if (++i >= end) break;
-            c = <u32>load<u8>(i);
-          }
-          if (i >= end) break;
+        while (isDigit(c)) {
+          if (++i >= end) break;
+          c = <u32>load<u8>(i);
         }
-        // A '.' or an exponent mark goes on; anything else is read again after the number.
-        const next = numberNext(c, st);
-        if (next != S_AFTER) i++;
-        st = next;
+        if (i >= end) break;
+        if (c == 0x2e && st == S_INT) {
+          st = S_DOT;
+          i++;
+        } else if ((c == 0x65 || c == 0x45) && st != S_EXP_DIG) {
+          st = S_EXP;
+          i++;
+        } else if (c == 0x2c) {
+          i++;
+          if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
+            if (i < end && load<u8>(i) == 0x22) {
+              i++;
+              st = S_STR;
+              strKey = 1;
+            } else st = S_KEY;
+          } else st = S_VALUE;
+        } else st = S_AFTER;
         break;
       }
       case S_DOT: {
@@ -507,20 +556,25 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_START: {
-        const next = startNext(c);
-        if (next == REFUSE) return REFUSED;
-        i++;
-        if (next != STAY) {
+        if (c == 0x5b) {
           store<u8>(STACK, C_ARR);
           depth = 1;
-          st = next;
+          st = S_FIRST;
+          i++;
+          break;
         }
-        break;
+        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
+          i++;
+          break;
+        }
+        return REFUSED;
       }
       case S_END: {
-        if (endNext(c) == REFUSE) return REFUSED;
-        i++;
-        break;
+        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
+          i++;
+          break;
+        }
+        return REFUSED;
       }
       default:
         return REFUSED;
