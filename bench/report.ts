@@ -126,26 +126,32 @@ export function rows(r: BenchResults): Row[] {
   if (r.player) {
     for (const p of r.player.pages) {
       const big = p.eventBytes >= 90e6;
+      // A baseline step over its cap is NaN: shown as "> cap", the ratio as an upper bound.
+      const seconds = (ms: number, cap: number, digits: number): string =>
+        !p.baseline ? 'not run at this size' : Number.isNaN(ms) ? `> ${cap / 1000} s` : `${(ms / 1000).toFixed(digits)} s`;
+      const ratio = (a: number, b: number, cap: number): string => (!p.baseline ? '' : Number.isNaN(b) ? `< ${(a / cap).toFixed(2)}×` : `${(a / b).toFixed(2)}×`);
+      const base = p.baseline ?? { firstFrameMs: NaN, seekMs: NaN, seekInk: false, heapBytes: NaN, cappedMs: NaN };
+      const cap = base.cappedMs;
       out.push({
         figure: `player, ${p.label} page: first frame`,
         subject: `${(p.subject.firstFrameMs / 1000).toFixed(1)} s`,
-        baseline: `${(p.baseline.firstFrameMs / 1000).toFixed(1)} s all frames`,
-        ratio: `${(p.subject.firstFrameMs / p.baseline.firstFrameMs).toFixed(2)}×`,
+        baseline: `${seconds(base.firstFrameMs, cap, 1)}${p.baseline ? ' all frames' : ''}`,
+        ratio: ratio(p.subject.firstFrameMs, base.firstFrameMs, cap),
         target: big ? `≤ ${TARGETS.playerFirstFrameMs / 1000} s` : '',
         pass: !big || p.subject.firstFrameMs <= TARGETS.playerFirstFrameMs,
       });
       out.push({
         figure: `player, ${p.label} page: seek to the middle`,
         subject: `${(p.subject.seekMs / 1000).toFixed(2)} s${p.subject.seekInk ? '' : ', canvas blank'}`,
-        baseline: `${(p.baseline.seekMs / 1000).toFixed(2)} s all frames${p.baseline.seekInk ? '' : ', canvas blank'}`,
-        ratio: `${(p.subject.seekMs / p.baseline.seekMs).toFixed(2)}×`,
+        baseline: `${seconds(base.seekMs, cap, 2)}${p.baseline ? ' all frames' : ''}${!p.baseline || base.seekInk || Number.isNaN(base.seekMs) ? '' : ', canvas blank'}`,
+        ratio: ratio(p.subject.seekMs, base.seekMs, cap),
         target: big ? `≤ ${TARGETS.playerSeekMs / 1000} s` : '',
         pass: p.subject.seekInk && (!big || p.subject.seekMs <= TARGETS.playerSeekMs),
       });
       out.push({
         figure: `player, ${p.label} page: JS heap`,
         subject: mb(p.subject.heapBytes),
-        baseline: `${mb(p.baseline.heapBytes)} all frames`,
+        baseline: p.baseline ? `${mb(p.baseline.heapBytes)} all frames` : 'not run at this size',
         ratio: `${(p.subject.heapBytes / p.eventBytes).toFixed(2)}× events`,
         target: big ? `≤ ${TARGETS.playerHeapRatio}× events` : '',
         pass: !big || p.subject.heapBytes <= TARGETS.playerHeapRatio * p.eventBytes,
