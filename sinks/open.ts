@@ -70,6 +70,10 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
     async exists(key: string): Promise<boolean> {
       return (await load()).exists(key);
     },
+    async *storedKeys(): AsyncIterable<string> {
+      // The S3 sink always lists its keys.
+      yield* (await load()).storedKeys!();
+    },
     async appendManifest(entry: ManifestEntry): Promise<void> {
       return (await load()).appendManifest(entry);
     },

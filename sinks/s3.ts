@@ -203,6 +203,10 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
       }
     },
 
+    storedKeys(): AsyncIterable<string> {
+      return listOutputKeys(client, bucket, base, target);
+    },
+
     async appendManifest(entry: ManifestEntry): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
       const body = serializeManifestEntry(entry);
@@ -284,24 +288,55 @@ function createClient(opts: S3SinkOptions): S3Client {
 
 const MANIFEST_NAME = /^[^/]+\/[^/]+\/\d{13}-[0-9a-f]+-\d+\.json$/;
 
-async function* listManifestKeys(client: S3Client, bucket: string, base: string, target: string): AsyncIterable<string> {
-  const prefix = `${base}${MANIFEST_DIR}/`;
+/** Every key under `prefix` (after `startAfter`, when given), in key order, 1,000 a request. */
+async function* listKeys(client: S3Client, bucket: string, prefix: string, what: string, ctx: { target: string; key: string }, startAfter?: string): AsyncIterable<string> {
   let token: string | undefined;
   do {
     let page;
     try {
       page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token === undefined ? {} : { ContinuationToken: token }) }),
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: prefix,
+          ...(token === undefined ? (startAfter === undefined ? {} : { StartAfter: startAfter }) : { ContinuationToken: token }),
+        }),
       );
     } catch (err) {
-      throw s3Error('cannot list the manifest', err, { target, key: `${MANIFEST_DIR}/` });
+      throw s3Error(`cannot list ${what}`, err, ctx);
     }
-    for (const object of page.Contents ?? []) {
-      const key = object.Key;
-      if (key !== undefined && MANIFEST_NAME.test(key.slice(prefix.length))) yield key;
-    }
+    for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
+}
+
+async function* listManifestKeys(client: S3Client, bucket: string, base: string, target: string): AsyncIterable<string> {
+  const prefix = `${base}${MANIFEST_DIR}/`;
+  for await (const key of listKeys(client, bucket, prefix, 'the manifest', { target, key: `${MANIFEST_DIR}/` })) {
+    if (MANIFEST_NAME.test(key.slice(prefix.length))) yield key;
+  }
+}
+
+/**
+ * The keys of the replay outputs under `base`, relative to it: one listing in key order that jumps over the manifest's
+ * and the staging objects (`StartAfter` the folder's name + '0', which sorts right after every `name/...` key).
+ */
+async function* listOutputKeys(client: S3Client, bucket: string, base: string, target: string): AsyncIterable<string> {
+  const skipped = [MANIFEST_DIR, STAGING_DIR];
+  let startAfter: string | undefined;
+  for (;;) {
+    let restart: string | undefined;
+    for await (const key of listKeys(client, bucket, base, 'the outputs', { target, key: '' }, startAfter)) {
+      const relative = key.slice(base.length);
+      const folder = skipped.find((name) => relative.startsWith(`${name}/`));
+      if (folder !== undefined) {
+        restart = `${base}${folder}0`;
+        break;
+      }
+      yield relative;
+    }
+    if (restart === undefined) return;
+    startAfter = restart;
+  }
 }
 
 async function readManifestObject(

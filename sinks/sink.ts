@@ -117,6 +117,12 @@ export interface Sink {
   open(replayId: string, output: OutputSpec): Promise<ReplayWriter>;
   /** Whether a complete output exists at the final key (for resume). */
   exists(key: string): Promise<boolean>;
+  /**
+   * Optional: the key of every replay output stored now (not the manifest, not staging objects), for a sink that
+   * lists them far cheaper than it answers `exists` one key at a time (S3: 1,000 keys a request against a HEAD each).
+   * A resume then lists once instead of asking per archived replay.
+   */
+  storedKeys?(): AsyncIterable<string>;
   /** Records one outcome durably; safe with several processes writing to the same target. */
   appendManifest(entry: ManifestEntry): Promise<void>;
   /**

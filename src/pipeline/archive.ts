@@ -10,7 +10,7 @@ import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { sameFileKeys } from './manifest.js';
 import { IdTable } from './id-table.js';
-import { readResumeState } from './resume-state.js';
+import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
 import { formatShard, shardOf } from './shard.js';
@@ -182,6 +182,9 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       recheckMs: settings.recheckMs,
       now: now(),
     });
+    // A sink that lists its outputs cheaply (S3) is listed once, before any export, instead of asked per archived
+    // replay: no existence check then takes an export slot, and 1M archived replays cost ~1,000 requests, not 1M.
+    const listed = plan.resume && (await markStoredOutputs(io.sink, state, (id) => io.sink.keyFor(id, settings.output)));
     // Ids taken so far (a replay listed twice is taken once), compact like the resume state.
     const seen = new IdTable();
     const source = candidates(plan, settings, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
@@ -196,7 +199,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     const handle = async (replay: ReplayInfo): Promise<void> => {
       const id = replay.replay_id;
       const key = io.sink.keyFor(id, settings.output);
-      const present = plan.resume && state.doneAtKey(id) && (await io.sink.exists(key));
+      const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.sink.exists(key));
       const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
       if (decision === 'not-found') {
         const entry: ManifestEntry = {

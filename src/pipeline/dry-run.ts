@@ -2,7 +2,7 @@ import type { Sink } from '../../sinks/sink.js';
 import { decideReplay, type ReplayDecision } from './archive.js';
 import type { ReplayInfo } from './export-replay.js';
 import { IdTable } from './id-table.js';
-import { readResumeState } from './resume-state.js';
+import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { Settings } from './settings.js';
 import { shardOf } from './shard.js';
 
@@ -23,7 +23,9 @@ export interface PlannedReplay {
  * folder). Replays listed twice are taken once, as a run takes them.
  */
 export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sink, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
-  const state = await readResumeState(sink, { keyFor: (id) => sink.keyFor(id, settings.output), now: now() });
+  const keyFor = (id: string): string => sink.keyFor(id, settings.output);
+  const state = await readResumeState(sink, { keyFor, now: now() });
+  const listed = await markStoredOutputs(sink, state, keyFor);
   const seen = new IdTable();
   for await (const replay of replays) {
     const id = replay.replay_id;
@@ -34,7 +36,7 @@ export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sin
       yield { ...base, action: 'shard' };
       continue;
     }
-    const present = state.doneAtKey(id) && (await sink.exists(sink.keyFor(id, settings.output)));
+    const present = state.doneAtKey(id) && (listed ? state.stored(id) : await sink.exists(keyFor(id)));
     yield { ...base, action: decideReplay(replay, present, settings, now()) };
   }
 }

@@ -1,3 +1,4 @@
+import { replayIdFromKey } from '../../sinks/keys.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { IdTable } from './id-table.js';
 import { plausibleStart } from './expiry.js';
@@ -8,6 +9,8 @@ import { parseTimestamp } from '../replay/timestamps.js';
 const OTHER = 0;
 const DONE = 1;
 const SETTLING = 2;
+/** Done, and its output was seen in a listing of the target (`markStored`). */
+const DONE_STORED = 3;
 
 /** What a run needs to know of the manifest, per replay id: only what its decisions read, in bounded memory. */
 export interface ResumeStateOptions {
@@ -30,10 +33,27 @@ export interface ResumeStateOptions {
 export class ResumeState {
   readonly #ids = new IdTable();
   readonly #fileKeys = new Map<number, readonly string[]>();
+  #anyDone = false;
 
   /** Whether the last entry of `replayId` is `ok` at this run's key. */
   doneAtKey(replayId: string): boolean {
-    return this.#ids.get(replayId) === DONE;
+    const value = this.#ids.get(replayId);
+    return value === DONE || value === DONE_STORED;
+  }
+
+  /** Whether any replay is done at this run's key (a resume has outputs to look for). */
+  get anyDone(): boolean {
+    return this.#anyDone;
+  }
+
+  /** Records that the output of `replayId`, done at this run's key, is in the target (seen in a listing of it). */
+  markStored(replayId: string): void {
+    if (this.#ids.get(replayId) === DONE) this.#ids.set(replayId, DONE_STORED);
+  }
+
+  /** Whether `markStored` saw the output of `replayId`. */
+  stored(replayId: string): boolean {
+    return this.#ids.get(replayId) === DONE_STORED;
   }
 
   /** Whether the last entry of `replayId` is `skipped` (settling): a run that skips it again has nothing to record. */
@@ -63,6 +83,7 @@ export class ResumeState {
       return;
     }
     const i = this.#ids.set(id, DONE);
+    this.#anyDone = true;
     if (keepsFileKeys(entry, options)) this.#fileKeys.set(i, entry.file_keys!);
     else this.#fileKeys.delete(i);
   }
@@ -82,4 +103,19 @@ export async function readResumeState(sink: Sink, options: ResumeStateOptions): 
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }
   return state;
+}
+
+/**
+ * Where the sink lists its outputs cheaply (S3: 1,000 keys a request), marks in `state` every done replay whose output
+ * is stored, with one listing, and returns true: `state.stored(id)` then answers what `exists` would, with no request
+ * per replay (and none taking an export slot). Returns false, listing nothing, for a sink that cannot list (a local
+ * folder: an `lstat` per replay is cheap) or when nothing is done yet.
+ */
+export async function markStoredOutputs(sink: Sink, state: ResumeState, keyFor: (replayId: string) => string): Promise<boolean> {
+  if (!state.anyDone || sink.storedKeys === undefined) return false;
+  for await (const key of sink.storedKeys()) {
+    const id = replayIdFromKey(key);
+    if (id !== undefined && keyFor(id) === key) state.markStored(id);
+  }
+  return true;
 }

@@ -125,8 +125,15 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     await expectS3Outputs(sb, 'nightly', output);
     const before = await listObjects(s3.reader, 'nightly/');
 
+    const sent = s3.requests.length;
     const second = await runCli(['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0', '--log-format', 'json'], cliEnv(sb));
     expect(second.code, second.stderr).toBe(0);
+    // "Already done" comes from one listing of the outputs, not a HEAD per archived replay.
+    const requests = s3.requests.slice(sent);
+    expect(requests.filter((r) => r.startsWith('HEAD '))).toEqual([]);
+    const outputListings = requests.filter((r) => r.startsWith('GET ') && r.includes('list-type=2') && !r.includes('_manifest'));
+    expect(outputListings.length).toBeGreaterThanOrEqual(1);
+    expect(outputListings.length).toBeLessThanOrEqual(3);
     const n = sb.replays().length;
     expect(summaryOf(second.stderr)).toMatchObject({ ok: 0, failed: 0, done_before: n, target: 's3://replays/nightly' });
     const results = jsonLines(second.stderr).filter((l) => l.event === 'replay');
