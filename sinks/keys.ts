@@ -172,7 +172,11 @@ const EXTENSIONS = ['.ndjson.gz', '.json.gz', '.html.gz', '.ndjson', '.json', '.
 /** The replay id a key (or key base) was made from; `undefined` for hashed segments or foreign keys. */
 export function replayIdFromKey(key: string): string | undefined {
   const ext = EXTENSIONS.find((e) => key.endsWith(e));
-  const base = ext === undefined ? key : key.slice(0, -ext.length);
+  return replayIdFromKeyBase(ext === undefined ? key : key.slice(0, -ext.length));
+}
+
+/** The replay id a key base (`replayKeyBase`, no extension) was made from; `undefined` for hashed or foreign ones. */
+export function replayIdFromKeyBase(base: string): string | undefined {
   const parts = base.split('/');
   if (parts.length !== 2) return undefined;
   const session = decodeSegment(parts[1]!);

@@ -1,19 +1,16 @@
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
 import { areRealFolders, FolderUsers, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
-import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
-import { writeAll } from './write-ahead.js';
+import { TempFile, tempNamePid } from './temp-file.js';
 import { describeCause, SinkError } from './errors.js';
 import { replayKey } from './keys.js';
-import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
-import type { CommitResult, EventRun, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import { LocalManifest } from './local-manifest.js';
+import type { CommitResult, EventRun, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
-export const MANIFEST_FILE = 'manifest.ndjson';
+export { MANIFEST_FILE } from './local-manifest.js';
 
 export interface LocalSinkOptions {
   /**
@@ -36,11 +33,6 @@ export interface LocalSinkOptions {
  */
 const FOLDER_ATTEMPTS = 10;
 
-/** The manifest is opened for appending (O_APPEND: each line one write) and reading back its last byte. */
-const MANIFEST_APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW;
-/** O_NONBLOCK: a FIFO planted at the name does not block the open (it is then refused as not a file). */
-const MANIFEST_READ = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
-
 function pidIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -62,14 +54,10 @@ function isInside(root: string, path: string): boolean {
  */
 export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink {
   const root = resolve(dir);
-  const manifestPath = join(root, MANIFEST_FILE);
   const cleanStale = opts.cleanStaleTemp ?? true;
   const hashWorker = resolveHashWorker(opts.hashWorker);
   const folderUsers = new FolderUsers();
   let rootMade: Promise<void> | undefined;
-  let manifestHandle: Promise<FileHandle> | undefined;
-  let manifestChain: Promise<void> = Promise.resolve();
-  let firstAppend = true;
   let closed = false;
 
   /** Makes the target folder (it may be a symbolic link the user chose: followed, unlike anything below it). */
@@ -80,6 +68,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     });
     return rootMade;
   };
+  const manifest = new LocalManifest(root, ensureRoot);
 
   /** Absolute path of a key, refusing anything that would land outside the target. */
   const pathOf = (key: string): string => {
@@ -88,33 +77,6 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       throw new SinkError('SINK_PATH_ESCAPE', `key ${JSON.stringify(key)} resolves outside the target`, { target: root, key });
     }
     return path;
-  };
-
-  /** A manifest that is not a regular file (a symbolic link, a FIFO, a folder) is refused: it is the run's record. */
-  const manifestRefused = (what: string, cause?: unknown): SinkError =>
-    new SinkError('SINK_PATH_ESCAPE', `${MANIFEST_FILE} in ${root} ${what}; refusing to use it as the manifest`, {
-      target: root,
-      key: MANIFEST_FILE,
-      ...(cause === undefined ? {} : { cause }),
-    });
-
-  const openManifest = async (flags: number): Promise<FileHandle> => {
-    let handle: FileHandle;
-    try {
-      handle = await open(manifestPath, flags, 0o644);
-    } catch (err) {
-      if (isSymlinkRefusal(err)) throw manifestRefused('is a symbolic link', err);
-      throw err;
-    }
-    const st = await handle.stat().catch(async (err: unknown) => {
-      await handle.close();
-      throw err;
-    });
-    if (!st.isFile()) {
-      await handle.close();
-      throw manifestRefused('is not a regular file');
-    }
-    return handle;
   };
 
   /** Stale temporary files of this key: left by processes of this machine that no longer run. */
@@ -191,109 +153,25 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
 
     appendManifest(entry: ManifestEntry): Promise<void> {
       if (closed) return Promise.reject(new SinkError('SINK_STATE', 'sink is closed', { target: root }));
-      const line = serializeManifestEntry(entry);
-      const run = async (): Promise<void> => {
-        try {
-          const handle = await manifestFile();
-          let bytes = line;
-          if (firstAppend) {
-            // A previous run killed mid-append may have left a line without `\n`: end it, so that this line
-            // does not merge into it.
-            if (await endsInTornLine(handle)) bytes = Buffer.concat([Buffer.from('\n'), line]);
-            firstAppend = false;
-          }
-          // One write of the whole line with O_APPEND: lines of several processes never interleave.
-          await writeAll(handle, bytes);
-          await handle.datasync();
-        } catch (err) {
-          if (err instanceof SinkError) throw err;
-          throw new SinkError('SINK_IO', `cannot append to the manifest: ${describeCause(err)}`, {
-            target: root,
-            key: MANIFEST_FILE,
-            replayId: entry.replay_id,
-            cause: err,
-          });
-        }
-      };
-      const result = manifestChain.then(run);
-      manifestChain = result.catch(() => undefined);
-      return result;
+      return manifest.append(entry);
     },
 
-    async *readManifest(): AsyncIterable<ManifestEntry> {
-      let handle: FileHandle;
-      try {
-        handle = await openManifest(MANIFEST_READ);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-        if (err instanceof SinkError) throw err;
-        throw new SinkError('SINK_IO', `cannot read the manifest: ${describeCause(err)}`, { target: root, key: MANIFEST_FILE, cause: err });
-      }
-      // The stream closes the handle when it ends or is destroyed (an error, or a reader that stops early).
-      yield* parseManifestStream(handle.createReadStream() as AsyncIterable<Buffer>, root);
+    readManifest(): AsyncIterable<ManifestEntry> {
+      return manifest.read();
+    },
+
+    compactManifest(): Promise<ManifestCompactionResult> {
+      if (closed) return Promise.reject(new SinkError('SINK_STATE', 'sink is closed', { target: root }));
+      return manifest.compact();
     },
 
     async close(): Promise<void> {
       closed = true;
-      await manifestChain;
-      if (manifestHandle !== undefined) {
-        const handle = await manifestHandle.catch(() => undefined);
-        manifestHandle = undefined;
-        await handle?.close();
-      }
+      await manifest.close();
     },
   };
 
-  const manifestFile = (): Promise<FileHandle> => {
-    manifestHandle ??= (async () => {
-      await ensureRoot();
-      const handle = await openManifest(MANIFEST_APPEND);
-      // The manifest may have just been created: its folder entry is flushed (once per sink).
-      await fsyncDir(root).catch(async (err: unknown) => {
-        await handle.close();
-        throw err;
-      });
-      return handle;
-    })();
-    manifestHandle.catch(() => {
-      manifestHandle = undefined;
-    });
-    return manifestHandle;
-  };
-
   return sink;
-}
-
-/** Checks of a manifest end that looks torn, and the pause between them (only on a process's first append). */
-const TORN_CHECKS = 4;
-const TORN_CHECK_PAUSE_MS = 25;
-const TORN_MAX_LOOKS = 40;
-
-/**
- * Whether the manifest ends inside a line that no process is still writing (a writer killed mid-append). A line
- * being appended by another process at this moment also looks unfinished — its size grows page by page — so a
- * missing final `\n` only counts once the size has stopped changing; otherwise this process would add a blank line.
- */
-async function endsInTornLine(manifest: FileHandle): Promise<boolean> {
-  let size = (await manifest.stat()).size;
-  let stable = 1;
-  for (let look = 0; look < TORN_MAX_LOOKS; look++) {
-    if (size === 0 || (await endsWithNewline(manifest, size))) return false;
-    if (stable === TORN_CHECKS) return true;
-    await delay(TORN_CHECK_PAUSE_MS);
-    const now = (await manifest.stat()).size;
-    // Another process is appending: look at the new end afresh.
-    stable = now === size ? stable + 1 : 1;
-    size = now;
-  }
-  // Busy with other writers all along: leave it (a reader recovers an entry glued to a torn fragment).
-  return false;
-}
-
-async function endsWithNewline(manifest: FileHandle, size: number): Promise<boolean> {
-  const buf = Buffer.alloc(1);
-  await manifest.read(buf, 0, 1, size - 1);
-  return buf[0] === 0x0a;
 }
 
 type WriterState = 'open' | 'committing' | 'committed' | 'aborted';

@@ -49,15 +49,19 @@ function tryParse(text: string): ManifestEntry | undefined {
   }
 }
 
+/** Longest manifest line read (an entry lists its replay's file keys: far below this). */
+export const MAX_MANIFEST_LINE_BYTES = 16 * 1024 * 1024;
+
 /**
  * Splits a byte stream into manifest entries. A final line without `\n` is an append that did not finish (a kill
- * mid-write) and is ignored.
+ * mid-write) and is ignored. A line longer than {@link MAX_MANIFEST_LINE_BYTES} is refused (`MANIFEST_CORRUPT`).
  */
 export async function* parseManifestStream(
   chunks: AsyncIterable<Buffer | Uint8Array>,
   target?: string,
 ): AsyncIterable<ManifestEntry> {
   let pending: Buffer[] = [];
+  let pendingBytes = 0;
   let lineNumber = 0;
   for await (const raw of chunks) {
     let chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
@@ -66,12 +70,25 @@ export async function* parseManifestStream(
       pending.push(chunk.subarray(0, nl));
       const line = Buffer.concat(pending).toString('utf8');
       pending = [];
+      pendingBytes = 0;
       lineNumber++;
+      if (line.length > MAX_MANIFEST_LINE_BYTES) throw lineTooLong(lineNumber, target);
       const entry = parseManifestLine(line, lineNumber, target);
       if (entry !== undefined) yield entry;
       chunk = chunk.subarray(nl + 1);
       nl = chunk.indexOf(0x0a);
     }
-    if (chunk.length > 0) pending.push(chunk);
+    if (chunk.length > 0) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes > MAX_MANIFEST_LINE_BYTES) throw lineTooLong(lineNumber + 1, target);
+    }
   }
+}
+
+function lineTooLong(lineNumber: number, target: string | undefined): SinkError {
+  return new SinkError('MANIFEST_CORRUPT', `manifest line ${lineNumber} is longer than ${MAX_MANIFEST_LINE_BYTES} bytes`, {
+    index: lineNumber,
+    ...(target === undefined ? {} : { target }),
+  });
 }

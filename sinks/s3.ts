@@ -9,7 +9,6 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCopyCommand,
@@ -19,11 +18,12 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
-import { replayKey, replayKeyBase } from './keys.js';
-import { serializeManifestEntry } from './manifest-lines.js';
+import { replayKey } from './keys.js';
+import { compactS3Manifest, MANIFEST_DIR, readS3Manifest, S3ManifestLog, type S3ManifestPlace } from './s3-manifest.js';
+import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
-import type { CommitResult, EventRun, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type { CommitResult, EventRun, ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export type { S3Checksums };
 
@@ -59,53 +59,7 @@ const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;
 const MAX_SINGLE_COPY = 5 * 1024 * MIB;
 const COPY_PART_SIZE = 512 * MIB;
 const MAX_PARTS = 10_000;
-const MANIFEST_DIR = '_manifest';
 const STAGING_DIR = '_staging';
-const MANIFEST_READ_WINDOW = 8;
-
-interface S3Context {
-  target: string;
-  key?: string;
-  replayId?: string;
-}
-
-function statusOf(err: unknown): number | undefined {
-  const status = (err as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata?.httpStatusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-/**
- * S3 error names that mean the credentials themselves were refused (or are missing, for the SDK's credential chain):
- * retrying or going on with other replays cannot help.
- */
-const AUTH_ERRORS = new Set([
-  'CredentialsProviderError',
-  'InvalidAccessKeyId',
-  'SignatureDoesNotMatch',
-  'ExpiredToken',
-  'InvalidToken',
-  'TokenRefreshRequired',
-  'AccessDenied',
-  'AllAccessDisabled',
-]);
-
-function s3Error(what: string, err: unknown, context: S3Context): SinkError {
-  if (err instanceof SinkError) return err;
-  const status = statusOf(err);
-  const errorName = err instanceof Error ? err.name : undefined;
-  const name = errorName !== undefined && errorName !== 'Error' && !(err as Error).message.startsWith(errorName) ? `${errorName}: ` : '';
-  const code = errorName !== undefined && AUTH_ERRORS.has(errorName) ? 'SINK_AUTH' : 'SINK_S3';
-  return new SinkError(code, `${what}: ${name}${describeCause(err)}`, {
-    ...context,
-    ...(status === undefined ? {} : { status }),
-    cause: err,
-  });
-}
-
-function isNotFound(err: unknown): boolean {
-  const name = (err as { name?: unknown } | undefined)?.name;
-  return statusOf(err) === 404 || name === 'NotFound' || name === 'NoSuchKey';
-}
 
 const UPLOAD_COMMANDS = new Set(['PutObjectCommand', 'CreateMultipartUploadCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']);
 const firstFailures = new WeakMap<S3Client, Map<string, unknown>>();
@@ -170,9 +124,8 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
   }
   const ownClient = opts.client === undefined;
   const client = opts.client ?? createClient(opts);
-  const writerId = randomBytes(6).toString('hex');
-  let lastStamp = 0;
-  let sequence = 0;
+  const manifest: S3ManifestPlace = { client, bucket, base, target, writerId: randomBytes(6).toString('hex') };
+  const log = new S3ManifestLog(manifest);
   let closed = false;
 
   const sink: Sink = {
@@ -209,29 +162,16 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
 
     async appendManifest(entry: ManifestEntry): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
-      const body = serializeManifestEntry(entry);
-      lastStamp = Math.max(lastStamp, Date.now());
-      sequence++;
-      const name = `${String(lastStamp).padStart(13, '0')}-${writerId}-${String(sequence).padStart(10, '0')}.json`;
-      const key = `${base}${MANIFEST_DIR}/${replayKeyBase(entry.replay_id)}/${name}`;
-      try {
-        await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }),
-        );
-      } catch (err) {
-        throw s3Error('cannot record the manifest entry', err, { target, key: key.slice(base.length), replayId: entry.replay_id });
-      }
+      await log.append(entry);
     },
 
-    async *readManifest(): AsyncIterable<ManifestEntry> {
-      const pending: Array<Promise<ManifestEntry>> = [];
-      for await (const key of listManifestKeys(client, bucket, base, target)) {
-        const promise = readManifestObject(client, bucket, key, target, base);
-        promise.catch(() => undefined); // observed when its turn comes
-        pending.push(promise);
-        if (pending.length >= MANIFEST_READ_WINDOW) yield await pending.shift()!;
-      }
-      while (pending.length > 0) yield await pending.shift()!;
+    readManifest(keep?: (replayId: string) => boolean): AsyncIterable<ManifestEntry> {
+      return readS3Manifest(manifest, keep);
+    },
+
+    async compactManifest(options: ManifestCompaction): Promise<ManifestCompactionResult> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      return compactS3Manifest(manifest, options);
     },
 
     async close(): Promise<void> {
@@ -286,36 +226,6 @@ function createClient(opts: S3SinkOptions): S3Client {
   return new S3Client(config);
 }
 
-const MANIFEST_NAME = /^[^/]+\/[^/]+\/\d{13}-[0-9a-f]+-\d+\.json$/;
-
-/** Every key under `prefix` (after `startAfter`, when given), in key order, 1,000 a request. */
-async function* listKeys(client: S3Client, bucket: string, prefix: string, what: string, ctx: { target: string; key: string }, startAfter?: string): AsyncIterable<string> {
-  let token: string | undefined;
-  do {
-    let page;
-    try {
-      page = await client.send(
-        new ListObjectsV2Command({
-          Bucket: bucket,
-          Prefix: prefix,
-          ...(token === undefined ? (startAfter === undefined ? {} : { StartAfter: startAfter }) : { ContinuationToken: token }),
-        }),
-      );
-    } catch (err) {
-      throw s3Error(`cannot list ${what}`, err, ctx);
-    }
-    for (const object of page.Contents ?? []) if (object.Key !== undefined) yield object.Key;
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token !== undefined);
-}
-
-async function* listManifestKeys(client: S3Client, bucket: string, base: string, target: string): AsyncIterable<string> {
-  const prefix = `${base}${MANIFEST_DIR}/`;
-  for await (const key of listKeys(client, bucket, prefix, 'the manifest', { target, key: `${MANIFEST_DIR}/` })) {
-    if (MANIFEST_NAME.test(key.slice(prefix.length))) yield key;
-  }
-}
-
 /**
  * The keys of the replay outputs under `base`, relative to it: one listing in key order that jumps over the manifest's
  * and the staging objects (`StartAfter` the folder's name + '0', which sorts right after every `name/...` key).
@@ -337,30 +247,6 @@ async function* listOutputKeys(client: S3Client, bucket: string, base: string, t
     if (restart === undefined) return;
     startAfter = restart;
   }
-}
-
-async function readManifestObject(
-  client: S3Client,
-  bucket: string,
-  key: string,
-  target: string,
-  base: string,
-): Promise<ManifestEntry> {
-  const relative = key.slice(base.length);
-  let text: string;
-  try {
-    const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    text = (await response.Body?.transformToString('utf-8')) ?? '';
-  } catch (err) {
-    throw s3Error(`cannot read manifest object ${relative}`, err, { target, key: relative });
-  }
-  try {
-    const value = JSON.parse(text) as ManifestEntry;
-    if (typeof value?.replay_id === 'string' && typeof value.status === 'string') return value;
-  } catch {
-    // reported below
-  }
-  throw new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is not a manifest entry`, { target, key: relative });
 }
 
 interface S3WriterSetup {

@@ -108,6 +108,27 @@ export interface ManifestEntry {
   shard?: string;
 }
 
+export interface ManifestCompaction {
+  /**
+   * The snapshot's name: `all`, or the shard as `<index>-of-<count>`. A compaction replaces the snapshots of its own
+   * layout (`all`: every snapshot). The local sink keeps one snapshot of the whole target and ignores it.
+   */
+  layout: string;
+  /** With a shard layout: the replays of the shard (S3 folds only their entries). */
+  keep?: (replayId: string) => boolean;
+}
+
+export interface ManifestCompactionResult {
+  /** Whether a new snapshot was written. */
+  compacted: boolean;
+  /** Entries in the new snapshot (one per replay). */
+  entries: number;
+  /** Log entries (lines or objects) folded into it. */
+  folded: number;
+  /** Objects or files removed after it was written (folded log objects, replaced snapshots). */
+  removed: number;
+}
+
 export interface Sink {
   /** Human-readable target, e.g. `/abs/path` or `s3://bucket/prefix`. Never contains credentials. */
   readonly target: string;
@@ -126,9 +147,17 @@ export interface Sink {
   /** Records one outcome durably; safe with several processes writing to the same target. */
   appendManifest(entry: ManifestEntry): Promise<void>;
   /**
-   * Every manifest entry recorded so far. Entries of one replay_id come in the order they were written (the last is
-   * its state); local: file order; S3: grouped by replay key, each replay's entries in time order.
+   * Every manifest entry recorded so far (snapshots and the log since). Entries of one replay_id come oldest first
+   * (the last is its state); local: the snapshot, then file order; S3: grouped by replay key, each replay's entries
+   * in time order. With `keep`, entries of replays it refuses may be left out (S3 then fetches less); callers still
+   * check, it is a hint.
    */
-  readManifest(): AsyncIterable<ManifestEntry>;
+  readManifest(keep?: (replayId: string) => boolean): AsyncIterable<ManifestEntry>;
+  /**
+   * Optional: folds the manifest into a snapshot (the latest entry of each replay) written atomically, and removes
+   * what it folded from the log; readers see the same final state before, during and after, and a crash at any
+   * point loses nothing. Returns `compacted: false` when there was nothing to fold (or another process is folding).
+   */
+  compactManifest?(options: ManifestCompaction): Promise<ManifestCompactionResult>;
   close(): Promise<void>;
 }

@@ -94,6 +94,8 @@ interface ArchiveFlags {
   shard?: string;
   pageSize?: number;
   dryRun?: boolean;
+  /** `false` with `--no-compact`. */
+  compact?: boolean;
 }
 
 function positiveInt(name: string) {
@@ -241,6 +243,7 @@ function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, com
     ...(settleMs !== undefined ? { settleMs } : {}),
     ...(recheckMs !== undefined ? { recheckMs } : {}),
     ...(f.order !== undefined ? { order: f.order as 'start' | 'expiry' } : {}),
+    ...(f.compact === false ? { compactManifest: false } : {}),
     ...(command === 'archive' ? { runId: randomUUID() } : {}),
   };
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
@@ -463,6 +466,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           'all',
         ),
       )
+      .option('--no-compact', withDefault(`do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`, 'fold'))
       .option('--dry-run', withDefault('list what would be exported and why others are skipped; no download, no write', 'off')),
   )).action(async (opts: SinkFlags & LimitFlags & ArchiveFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();

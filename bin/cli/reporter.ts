@@ -168,6 +168,21 @@ export class Reporter {
       case 'progress':
         this.totals.events += ev.events;
         break;
+      case 'compacted': {
+        const r = ev.result;
+        this.log('debug', `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`, {
+          event: 'compacted', entries: r.entries, folded: r.folded, removed: r.removed,
+        });
+        break;
+      }
+      case 'compaction-failed': {
+        const message = ev.error instanceof Error ? ev.error.message : String(ev.error);
+        const code = (ev.error as { code?: unknown } | undefined)?.code;
+        this.log('warn', `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${message}`, {
+          event: 'compaction_failed', error: { ...(typeof code === 'string' ? { code } : {}), message },
+        });
+        break;
+      }
       case 'started':
         if (this.format === 'json') this.log('info', 'replay started', { event: 'started', replay_id: ev.replayId });
         break;

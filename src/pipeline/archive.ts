@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import type { ManifestCompactionResult, ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
 import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
@@ -9,7 +9,8 @@ import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { sameFileKeys } from './manifest.js';
-import { IdTable } from './id-table.js';
+import { IdTable } from '../../sinks/id-table.js';
+import { ManifestCompactor } from './compaction.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
@@ -47,7 +48,11 @@ export type ArchiveEvent =
    */
   | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; key?: string; reason?: string; rechecked?: boolean }
   | { type: 'notice'; notice: ReplayNotice }
-  | { type: 'progress'; events: number };
+  | { type: 'progress'; events: number }
+  /** The manifest was folded into a snapshot (see `Sink.compactManifest`). */
+  | { type: 'compacted'; result: ManifestCompactionResult }
+  /** Folding the manifest failed: it stays as it was (nothing lost); the run goes on. */
+  | { type: 'compaction-failed'; error: unknown };
 
 /** What a run goes through; how (order, settling, re-checks, shard, concurrency) is in its `Settings`. */
 export interface ArchivePlan {
@@ -182,6 +187,21 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       recheckMs: settings.recheckMs,
       now: now(),
     });
+    // Folds cost about the manifest's size: spaced at least that far apart, a run's folds cost at most twice its own entries.
+    // Only archive runs fold (an export of given replays keeps its manifest a plain log).
+    const compactor =
+      settings.compactEvery === undefined || !plan.resume
+        ? undefined
+        : new ManifestCompactor(io.sink, {
+            shard: settings.shard,
+            every: Math.max(settings.compactEvery, state.entries),
+            onResult: (result) => channel.push({ type: 'compacted', result }),
+            onError: (error) => channel.push({ type: 'compaction-failed', error }),
+          });
+    const append = async (entry: ManifestEntry): Promise<void> => {
+      await io.sink.appendManifest(entry);
+      compactor?.noteAppend();
+    };
     // A sink that lists its outputs cheaply (S3) is listed once, before any export, instead of asked per archived
     // replay: no existence check then takes an export slot, and 1M archived replays cost ~1,000 requests, not 1M.
     const listed = plan.resume && (await markStoredOutputs(io.sink, state, (id) => io.sink.keyFor(id, settings.output)));
@@ -209,7 +229,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           recorded_at: new Date().toISOString(),
           ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
         };
-        await io.sink.appendManifest(entry);
+        await append(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
         return;
       }
@@ -250,7 +270,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
           ...(settings.shard ? { shard: formatShard(settings.shard) } : {}),
         };
-        await io.sink.appendManifest(entry);
+        await append(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
         return;
       }
@@ -265,7 +285,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         onNotice: (notice) => channel.push({ type: 'notice', notice }),
         onEvents,
       });
-      await io.sink.appendManifest(entry);
+      await append(entry);
       flushProgress();
       channel.push({
         type: 'result',
@@ -293,10 +313,16 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     };
     const workers = Array.from({ length: Math.max(1, settings.concurrency) }, () => worker());
     const results = await Promise.allSettled(workers);
-    if (firstError) throw firstError.error;
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failure) throw failure.reason;
-    if (outer?.aborted) throw outer.reason;
+    // A run that stops early starts no fold; one in progress is awaited, unless the caller interrupted the run (a fold
+    // cut short by the process's exit leaves the manifest as it was: see the sinks' compactManifest).
+    if (firstError !== undefined || failure !== undefined || outer?.aborted) {
+      if (!outer?.aborted) await compactor?.settle();
+      if (firstError) throw firstError.error;
+      if (failure) throw failure.reason;
+      throw outer?.reason;
+    }
+    await compactor?.finish();
   };
 
   run().then(

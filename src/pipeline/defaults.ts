@@ -55,6 +55,11 @@ export const DEFAULTS = Object.freeze({
   settleMs: 24 * 60 * 60 * 1000,
   /** `settleMs` with the CLI's `--sandbox`: it serves fixed recordings, nothing there is still being written. */
   sandboxSettleMs: 0,
+  /**
+   * The manifest is folded into a snapshot at the end of an archive run, and during one each time at least this many
+   * entries (or as many as the run read at its start, whichever is more) were appended since the last fold.
+   */
+  compactEvery: 100_000,
   /** Output framing. */
   format: 'json' as OutputFormat,
   gzip: false,

@@ -1,7 +1,7 @@
 import type { Sink } from '../../sinks/sink.js';
 import { decideReplay, type ReplayDecision } from './archive.js';
 import type { ReplayInfo } from './export-replay.js';
-import { IdTable } from './id-table.js';
+import { IdTable } from '../../sinks/id-table.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { Settings } from './settings.js';
 import { shardOf } from './shard.js';

@@ -1,6 +1,6 @@
 import { replayIdFromKey } from '../../sinks/keys.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
-import { IdTable } from './id-table.js';
+import { IdTable } from '../../sinks/id-table.js';
 import { plausibleStart } from './expiry.js';
 import { shardOf } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
@@ -34,6 +34,12 @@ export class ResumeState {
   readonly #ids = new IdTable();
   readonly #fileKeys = new Map<number, readonly string[]>();
   #anyDone = false;
+  #entries = 0;
+
+  /** Entries of this shard read (the manifest's size, as far as this run is concerned). */
+  get entries(): number {
+    return this.#entries;
+  }
 
   /** Whether the last entry of `replayId` is `ok` at this run's key. */
   doneAtKey(replayId: string): boolean {
@@ -71,6 +77,7 @@ export class ResumeState {
   add(entry: ManifestEntry, options: ResumeStateOptions): void {
     const id = entry.replay_id;
     if (options.shard && shardOf(id, options.shard.count) !== options.shard.index) return;
+    this.#entries++;
     const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id);
     if (!done) {
       const settling = entry.status === 'skipped' && entry.reason === 'settling';
@@ -99,7 +106,9 @@ function keepsFileKeys(entry: ManifestEntry, options: ResumeStateOptions): boole
 /** Reads a target's manifest, streaming, into a {@link ResumeState}. */
 export async function readResumeState(sink: Sink, options: ResumeStateOptions): Promise<ResumeState> {
   const state = new ResumeState();
-  for await (const entry of sink.readManifest()) {
+  const { shard } = options;
+  const keep = shard === undefined ? undefined : (id: string): boolean => shardOf(id, shard.count) === shard.index;
+  for await (const entry of sink.readManifest(keep)) {
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }
   return state;

@@ -95,6 +95,10 @@ export interface RunSettingsOptions {
   shard?: Shard;
   /** Written into every manifest line of the run. */
   runId?: string;
+  /** Fold the manifest into a snapshot at the end of an archive run and while it grows (default true). */
+  compactManifest?: boolean;
+  /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
+  compactEvery?: number;
 }
 
 /** Every tunable a caller can give, under the library's option names. */
@@ -147,6 +151,8 @@ export interface Settings {
   readonly recheckMs: number | undefined;
   readonly shard: Readonly<Shard> | undefined;
   readonly runId: string | undefined;
+  /** Entries appended between two folds of the manifest during an archive run; `undefined`: never folded. */
+  readonly compactEvery: number | undefined;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
 }
@@ -161,6 +167,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   order: '--order',
   settleMs: '--settle',
   recheckMs: '--recheck',
+  compactManifest: '--no-compact',
   requestDeadlineMs: '--request-deadline',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
@@ -283,6 +290,9 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     recheckMs,
     shard: shardSetting(o, source, env, c),
     runId: o.runId,
+    compactEvery: c.oneOf('compactManifest', o.compactManifest ?? true, [true, false])
+      ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
+      : undefined,
     requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
   };
   return Object.freeze(settings);

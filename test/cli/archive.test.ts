@@ -131,7 +131,7 @@ describe('archive through the CLI against the sandbox', () => {
     expect(res.code, res.stderr).toBe(0);
     await expectAllExported(sandbox, out);
     // Exactly one output per replay (temporary files of the killed run aside).
-    const finals = (await walk(out)).filter((f) => f !== 'manifest.ndjson' && !f.split('/').some((s) => s.startsWith('.')));
+    const finals = (await walk(out)).filter((f) => f !== 'manifest.ndjson' && !f.startsWith('_manifest/') && !f.split('/').some((s) => s.startsWith('.')));
     expect(finals.length).toBe(sandbox.replays().length);
     // Replays finished before the kill were not exported again.
     const rerun = await readManifest(out);
@@ -186,7 +186,8 @@ describe('archive through the CLI against the sandbox', () => {
     expect(res.code, res.stderr).toBe(0);
     const last = lastById(await readManifest(out));
     for (const r of sandbox.replays()) expect(last.get(r.replayId)).toMatchObject({ status: 'skipped', reason: 'settling' });
-    expect(await walk(out)).toEqual(['manifest.ndjson']);
+    // Nothing but the manifest, folded at the end of the run into its snapshot.
+    expect(await walk(out)).toEqual(['_manifest/snapshot.ndjson']);
     expect(res.stderr).toMatch(/skipped 6/);
     // A second run with nothing new records nothing: the manifest does not grow with replays still settling.
     const lines = (await readManifest(out)).length;
@@ -213,7 +214,8 @@ describe('archive through the CLI against the sandbox', () => {
     expect(e.file_versions).toEqual(new Array(r.fileCount[2]).fill(2));
     const start = Date.parse(r.record.start_time);
     expect(e.expires_at).toBe(new Date(start + r.record.retention_in_days * 86_400_000).toISOString());
-    const text = await readFile(join(out, 'manifest.ndjson'), 'utf8');
+    const text = await readFile(join(out, '_manifest', 'snapshot.ndjson'), 'utf8');
+    expect(text).toContain(r.replayId);
     expect(text).not.toContain('X-Amz');
   });
 });

@@ -76,7 +76,8 @@ describe('CLI messages', () => {
   });
 
   test('no summary before an error that stopped the run before it started', async () => {
-    const res = await runCli(['archive', '--out', join(work.dir, 'quiet', 'manifest.ndjson')], sandboxEnv(sandbox));
+    // A file given as the output folder (the earlier run's manifest snapshot).
+    const res = await runCli(['archive', '--out', join(work.dir, 'quiet', '_manifest', 'snapshot.ndjson')], sandboxEnv(sandbox));
     expect(res.code).not.toBe(0);
     expect(res.stderr).not.toContain('Summary');
     expect(res.stderr.trim().split('\n')).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -24,9 +24,20 @@ export async function readOutput(path: string): Promise<unknown[]> {
   return JSON.parse(text) as unknown[];
 }
 
+/**
+ * A local target's manifest lines as the README says to read them with common tools: the snapshot (the latest line of
+ * each replay folded so far), folded files a compaction left, then the log `manifest.ndjson`.
+ */
 export async function readManifest(dir: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(join(dir, 'manifest.ndjson'), 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
+  const folder = join(dir, '_manifest');
+  const folding = (await readdir(folder).catch(() => [] as string[])).filter((n) => n.startsWith('folding-')).sort();
+  const files = [join(folder, 'snapshot.ndjson'), ...folding.map((n) => join(folder, n)), join(dir, 'manifest.ndjson')];
+  const lines: Record<string, unknown>[] = [];
+  for (const file of files) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    for (const l of text.split('\n')) if (l.length > 0) lines.push(JSON.parse(l) as Record<string, unknown>);
+  }
+  return lines;
 }
 
 /** Last manifest line per replay id. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ManifestEntry } from '../../sinks/sink.js';
-import { IdTable } from '../../src/pipeline/id-table.js';
+import { IdTable } from '../../sinks/id-table.js';
 import { ResumeState, type ResumeStateOptions } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 

@@ -153,13 +153,24 @@ export function parseOutput(key: string, body: Buffer): unknown[] {
 }
 
 /** Every manifest entry stored under `<prefix>/_manifest/`, each object parsed on its own (one entry each). */
+/**
+ * The manifest entries under `prefix` as the README says to read them with common tools: the snapshots' lines (gzip
+ * NDJSON under `_manifest/_snapshots/`, oldest first), then the log objects since (one entry each).
+ */
 export async function readS3Manifest(client: S3Client, prefix: string): Promise<Array<Record<string, unknown> & { objectKey: string }>> {
-  const out: Array<Record<string, unknown> & { objectKey: string }> = [];
+  const snapshots: Array<Record<string, unknown> & { objectKey: string }> = [];
+  const log: Array<Record<string, unknown> & { objectKey: string }> = [];
   for (const o of await listObjects(client, `${prefix}/_manifest/`)) {
     const { body } = await getObject(client, o.key);
-    out.push({ ...(JSON.parse(body.toString('utf8')) as Record<string, unknown>), objectKey: o.key });
+    if (o.key.startsWith(`${prefix}/_manifest/_snapshots/`)) {
+      for (const line of gunzipSync(body).toString('utf8').split('\n')) {
+        if (line !== '') snapshots.push({ ...(JSON.parse(line) as Record<string, unknown>), objectKey: o.key });
+      }
+    } else {
+      log.push({ ...(JSON.parse(body.toString('utf8')) as Record<string, unknown>), objectKey: o.key });
+    }
   }
-  return out;
+  return [...snapshots, ...log];
 }
 
 const KEEPER = '_staging/s3rver-keep';

@@ -14,7 +14,7 @@ import { archiveReplays } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
-import { FAST } from '../pipeline/helpers.js';
+import { FAST, readManifest } from '../pipeline/helpers.js';
 import { spawnCli, spawnView } from '../cli/cli-helpers.js';
 
 let sandbox: Sandbox;
@@ -166,8 +166,8 @@ describe('hostile requests', () => {
     const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
     const res = await raw(ndjsonServer, `/replays/${encodeURIComponent(target.replayId)}/events.ndjson`);
     expect(res.status).toBe(200);
-    const manifest = (await readFile(join(dir, 'ndjson', 'manifest.ndjson'), 'utf8')).split('\n').filter((l) => l !== '');
-    const key = (manifest.map((l) => JSON.parse(l) as { replay_id: string; key?: string }).find((e) => e.replay_id === target.replayId)!).key!;
+    const manifest = await readManifest(join(dir, 'ndjson'));
+    const key = manifest.find((e) => e.replay_id === target.replayId)!.key as string;
     const folder = join(dir, 'ndjson', key.split('/')[0]!);
     await rename(folder, `${folder}.real`);
     await symlink(`${folder}.real`, folder);

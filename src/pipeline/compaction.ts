@@ -1,0 +1,72 @@
+import type { ManifestCompactionResult, Sink } from '../../sinks/sink.js';
+import { shardOf } from './shard.js';
+import type { Shard } from './shard.js';
+
+/** The snapshot layout of a shard: `all`, or `<index>-of-<count>`. */
+export function compactionLayout(shard: Readonly<Shard> | undefined): string {
+  return shard === undefined || shard.count === 1 ? 'all' : `${shard.index}-of-${shard.count}`;
+}
+
+export interface ManifestCompactorOptions {
+  shard: Readonly<Shard> | undefined;
+  /** Entries appended between two folds during the run. */
+  every: number;
+  onResult(result: ManifestCompactionResult): void;
+  /** A fold that failed: the manifest is as it was (the log still holds everything); the run goes on. */
+  onError(error: unknown): void;
+}
+
+/**
+ * Folds a run's manifest into a snapshot once `every` entries were appended since the last fold (one fold at a time,
+ * in the background: appends go on meanwhile), and once more at the end of the run.
+ */
+export class ManifestCompactor {
+  #appended = 0;
+  #running: Promise<void> | undefined;
+  readonly #layout: string;
+  readonly #keep: ((replayId: string) => boolean) | undefined;
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly options: ManifestCompactorOptions,
+  ) {
+    const { shard } = options;
+    this.#layout = compactionLayout(shard);
+    this.#keep = shard === undefined || shard.count === 1 ? undefined : (id) => shardOf(id, shard.count) === shard.index;
+  }
+
+  /** One entry was appended. */
+  noteAppend(): void {
+    this.#appended++;
+    if (this.#appended >= this.options.every && this.#running === undefined) this.#start();
+  }
+
+  #start(): void {
+    this.#appended = 0;
+    this.#running = this.#fold().finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  async #fold(): Promise<void> {
+    if (this.sink.compactManifest === undefined) return;
+    try {
+      const result = await this.sink.compactManifest({ layout: this.#layout, ...(this.#keep ? { keep: this.#keep } : {}) });
+      if (result.compacted) this.options.onResult(result);
+    } catch (err) {
+      this.options.onError(err);
+    }
+  }
+
+  /** Waits for a fold in progress, then folds what was appended since (or left unfolded by an earlier run). */
+  async finish(): Promise<void> {
+    await this.#running;
+    this.#start();
+    await this.#running;
+  }
+
+  /** Waits for a fold in progress (a run that stops early folds nothing more). */
+  async settle(): Promise<void> {
+    await this.#running;
+  }
+}
