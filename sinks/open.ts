@@ -5,7 +5,7 @@ import { createLocalSink, type LocalSinkOptions } from './local.js';
 import type { S3SinkOptions } from './s3.js';
 import { S3_DEFAULTS } from './s3-defaults.js';
 import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
-import type { ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export interface OpenSinkOptions {
   /** Options for `s3://` targets. */
@@ -77,8 +77,12 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
     async appendManifest(entry: ManifestEntry): Promise<void> {
       return (await load()).appendManifest(entry);
     },
-    async *readManifest(): AsyncIterable<ManifestEntry> {
-      yield* (await load()).readManifest();
+    async *readManifest(keep?: (replayId: string) => boolean): AsyncIterable<ManifestEntry> {
+      yield* (await load()).readManifest(keep);
+    },
+    async compactManifest(options: ManifestCompaction): Promise<ManifestCompactionResult> {
+      // The S3 sink always folds.
+      return (await load()).compactManifest!(options);
     },
     async close(): Promise<void> {
       closed = true;

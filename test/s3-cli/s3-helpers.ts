@@ -18,6 +18,8 @@ export interface S3Server {
   reader: S3Client;
   /** Method and URL of every request the server was sent, in order. */
   requests: string[];
+  /** Resolves once no request is being handled (e.g. those a killed process left in flight). */
+  idle(): Promise<void>;
   /**
    * Stops the server: from now on every request fails at the connection (refused or reset), while requests already
    * being handled complete — like S3, where an interrupted request never leaves part of an object. The stored
@@ -27,7 +29,17 @@ export interface S3Server {
 }
 
 export async function startS3(directory: string, port = 0): Promise<S3Server> {
-  const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: [{ name: BUCKET }] });
+  const server = new S3rver({ address: '127.0.0.1', port, directory, silent: process.env.S3RVER_DEBUG !== '1', configureBuckets: [{ name: BUCKET }] });
+  // s3rver deletes the keys of a DeleteObjects request in parallel, each then removing its emptied folders: two keys
+  // of one folder race on rmdir and the request fails (500). Real S3 has no folders; deletes are serialized here.
+  const store = (server as unknown as { store: { deleteObject(bucket: string, key: string): Promise<void> } }).store;
+  const deleteObject = store.deleteObject.bind(store);
+  let deletes: Promise<void> = Promise.resolve();
+  store.deleteObject = (bucket, key) => {
+    const done = deletes.then(() => deleteObject(bucket, key));
+    deletes = done.catch(() => undefined);
+    return done;
+  };
   const address = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${address.port}`;
   const reader = new S3Client({
@@ -44,13 +56,19 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
   http.removeAllListeners('request');
   let stopped = false;
   const requests: string[] = [];
+  let inFlight = 0;
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     requests.push(`${req.method ?? ''} ${req.url ?? ''}`);
     if (stopped) {
       req.socket.destroy();
       return;
     }
-    for (const handler of handlers) handler.call(http, req, res);
+    inFlight++;
+    let handled: unknown;
+    // Koa's handler returns its request's promise, which settles only when s3rver is done with it (also after the
+    // client went away): `idle()` waits for those.
+    for (const handler of handlers) handled = handler.call(http, req, res);
+    void Promise.resolve(handled).finally(() => inFlight--);
   });
   return {
     endpoint,
@@ -58,6 +76,9 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
     directory,
     reader,
     requests,
+    async idle() {
+      while (inFlight > 0) await new Promise((r) => setTimeout(r, 20));
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -152,7 +173,6 @@ export function parseOutput(key: string, body: Buffer): unknown[] {
   return JSON.parse(text) as unknown[];
 }
 
-/** Every manifest entry stored under `<prefix>/_manifest/`, each object parsed on its own (one entry each). */
 /**
  * The manifest entries under `prefix` as the README says to read them with common tools: the snapshots' lines (gzip
  * NDJSON under `_manifest/_snapshots/`, oldest first), then the log objects since (one entry each).
