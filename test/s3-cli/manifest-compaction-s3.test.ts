@@ -3,7 +3,6 @@
  * state read before and after, a resume that reads one snapshot instead of an object per replay, and a process
  * killed at any moment of a fold losing nothing.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createS3Sink } from '../../sinks/s3.js';
 import type { ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
 import { shardOf } from '../../src/pipeline/shard.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import { killFoldAfter, spawnFold, timeFold, type FoldChild } from '../sinks/fold-child.js';
 import { BUCKET, listObjects, startS3, type S3Server } from './s3-helpers.js';
 
 let dir: string;
@@ -116,35 +115,18 @@ describe('S3 manifest compaction', () => {
       await appendAll(sink, batch);
       for (const e of batch) expected.set(e.replay_id, e);
     };
-    const fold = (): { started: Promise<void>; done: Promise<number | null>; kill(): void } => {
-      const script = `import { createS3Sink } from ${JSON.stringify(join(packageRoot(), 'dist', 'sinks', 'index.js'))};
-        const sink = createS3Sink(process.argv[1], { endpoint: process.argv[2], forcePathStyle: true,
-          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-        process.stdout.write('go\\n');
-        await sink.compactManifest({ layout: 'all' });
-        await sink.close();`;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script, `s3://${BUCKET}/${prefix}`, s3.endpoint], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const started = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-      const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      return { started, done, kill: () => child.kill('SIGKILL') };
-    };
+    const fold = (): FoldChild =>
+      spawnFold(
+        "createS3Sink(process.argv[1], { endpoint: process.argv[2], forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } })",
+        [`s3://${BUCKET}/${prefix}`, s3.endpoint],
+      );
     await more(300);
-    const timed = fold();
-    await timed.started;
-    const t0 = Date.now();
-    expect(await timed.done).toBe(0);
-    const took = Date.now() - t0;
+    const took = await timeFold(fold());
     expect(await stateOf(prefix)).toEqual(expected);
     let midFold = 0;
     for (const f of [0.15, 0.4, 0.65, 0.9]) {
       await more(150);
-      const run = fold();
-      await run.started;
-      await new Promise((r) => setTimeout(r, Math.round(f * took)));
-      run.kill();
-      await run.done;
+      await killFoldAfter(fold(), Math.round(f * took));
       // s3rver still handles what the dead process sent (a DeleteObjects removes emptied folders, racing with
       // PutObjects into them: s3rver's own issue, see keepStagingFolder); real S3 has no folders.
       await s3.idle();

@@ -2,7 +2,6 @@
  * Folding a local manifest into its snapshot: the state read is the same before, during and after; appends of other
  * processes during a fold are never lost; a process killed at any moment of a fold loses nothing.
  */
-import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry, ReplayStatus } from '../../sinks/sink.js';
-import { packageRoot } from '../../src/util/package-root.js';
+import { killFoldAfter, spawnFold, timeFold, type FoldChild } from './fold-child.js';
 
 let base: string;
 beforeAll(async () => {
@@ -114,17 +113,7 @@ describe('local manifest compaction', () => {
     const expected = await stateOf(dir);
     expect(expected.size).toBe(20_000);
 
-    const fold = (): { started: Promise<void>; done: Promise<number | null>; kill(): void } => {
-      const script = `import { createLocalSink } from ${JSON.stringify(join(packageRoot(), 'dist', 'sinks', 'index.js'))};
-        const sink = createLocalSink(process.argv[1]);
-        process.stdout.write('go\\n');
-        const r = await sink.compactManifest({ layout: 'all' });
-        process.stdout.write(JSON.stringify(r) + '\\n');`;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-      const started = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-      const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      return { started, done, kill: () => child.kill('SIGKILL') };
-    };
+    const fold = (): FoldChild => spawnFold('createLocalSink(process.argv[1])', [dir]);
     const staleLock = async (): Promise<void> => {
       const old = new Date(Date.now() - 11 * 60_000);
       await utimes(join(dir, '_manifest', 'compact.lock'), old, old).catch(() => undefined);
@@ -144,20 +133,12 @@ describe('local manifest compaction', () => {
     expect(await stateOf(dir)).toEqual(expected);
     // A fold like the killed ones below, timed; the kills are spread over that time.
     await more();
-    const timed = fold();
-    await timed.started;
-    const t0 = Date.now();
-    expect(await timed.done).toBe(0);
-    const took = Date.now() - t0;
+    const took = await timeFold(fold());
     expect(await stateOf(dir)).toEqual(expected);
     let midFold = 0;
     for (const ms of [0, 0.1, 0.25, 0.4, 0.55, 0.7, 0.85].map((f) => Math.round(f * took))) {
       await more();
-      const run = fold();
-      await run.started;
-      await new Promise((r) => setTimeout(r, ms));
-      run.kill();
-      await run.done;
+      await killFoldAfter(fold(), ms);
       // Killed with its work in place: the log renamed for folding, or a snapshot being written.
       if ((await files(dir)).some((f) => /folding-|\.snapshot-/.test(f))) midFold++;
       expect(await stateOf(dir), `killed after ${ms} ms`).toEqual(expected);
