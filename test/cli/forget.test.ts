@@ -3,7 +3,7 @@
  * the manifest, and later archive runs (the same sandbox, and one that lists a new replay of the user) export
  * nothing forgotten.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { outputKeysOf, replayKey } from '../../sinks/keys.js';
@@ -163,9 +163,16 @@ describe('forget through the CLI (local archive, real sandbox)', () => {
     for (const key of outputKeysOf(a.replayId)) expect(files).not.toContain(key);
     expect(files).toContain(replayKey(b.replayId, json));
     expect(files).toContain(replayKey(b.replayId, ndjson));
+
+    // export, named, into the same target: skipped too, nothing written.
+    const named = await runCli(['export', a.replayId, '--out', out, '--log-format', 'json'], sandboxEnv(sandbox));
+    expect(named.code, named.stderr).toBe(0);
+    expect(outcomes(named.stderr).get(a.replayId)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
+    expect(await walk(out)).toEqual(files);
+    expect((await readManifest(out)).length).toBe(lines);
   });
 
-  test('hostile manifest lines naming the user stay inside the target; usage errors exit 2 before any write', async () => {
+  test('hostile manifest lines and a linked device folder stay inside the target; usage errors exit 2 before any write', async () => {
     const root = join(work.dir, 'root');
     const out = join(root, 'archive');
     const victim = join(root, 'victim.json');
@@ -181,6 +188,17 @@ describe('forget through the CLI (local archive, real sandbox)', () => {
     const last = lastById(await readManifest(out));
     for (const id of hostile.slice(0, 3)) expect(last.get(id), id).toMatchObject({ status: 'forgotten', removed_keys: [] });
     expect(last.get('forgotten-user:5/')).toMatchObject({ status: 'forgotten', scope: 'user', platform_id: 5 });
+
+    // A device folder that is a link out of the target: refused (exit 1), what it points to untouched, the
+    // tombstone recorded all the same.
+    await mkdir(join(root, 'outside'));
+    await appendFile(join(root, 'outside', '1.json'), '[]');
+    await symlink(join(root, 'outside'), join(out, 'dev'));
+    const refused = await runCli(['forget', '--out', out, '--replay', 'dev/1']);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/failed dev\/1: cannot remove dev\/1\.json: .*symbolic link.*run the same forget again/);
+    expect(await readFile(join(root, 'outside', '1.json'), 'utf8')).toBe('[]');
+    expect(lastById(await readManifest(out)).get('dev/1')).toMatchObject({ status: 'forgotten', removed_keys: [] });
 
     const lines = (await readManifest(out)).length;
     for (const args of [
