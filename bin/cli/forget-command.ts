@@ -25,7 +25,8 @@ export async function runForget(options: ForgetOptions, reporter: Reporter, summ
     const fields = { event: 'forgotten', replay_id: r.replayId, tombstone: r.entry !== undefined, removed: r.removed };
     if (r.error !== undefined) {
       failed++;
-      reporter.log('error', `failed ${r.replayId}: ${r.error.message} (tombstone recorded; run the same forget again to finish)`, { ...fields, error: r.error });
+      const state = r.tombstoned ? 'tombstone recorded' : 'no tombstone recorded';
+      reporter.log('error', `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`, { ...fields, error: r.error });
       continue;
     }
     const what = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';

@@ -48,6 +48,8 @@ export interface ForgottenReplay {
   replayId: string;
   /** The tombstone written now; absent when the replay's last entry already was one (a re-run finishing a removal). */
   entry?: ManifestEntry;
+  /** Whether the manifest now holds the replay's tombstone (written now or before): false only after an `error`. */
+  tombstoned: boolean;
   /** The outputs deleted now (keys relative to the target). */
   removed: string[];
   /** Why deleting its outputs failed: the tombstone is recorded, running the same `forget` again finishes the job. */
@@ -143,7 +145,7 @@ function rethrowIfFatal(err: unknown, signal: AbortSignal | undefined): void {
 
 /** Tombstone first, then the outputs: every key the replay's output can have in the layout (each format). */
 async function forgetReplay(sink: Sink, remove: (key: string) => Promise<boolean>, id: string, c: Concerned, req: Request): Promise<ForgottenReplay> {
-  const result: ForgottenReplay = { replayId: id, removed: [] };
+  const result: ForgottenReplay = { replayId: id, tombstoned: c.forgotten, removed: [] };
   const keys = outputKeysOf(id);
   try {
     const present: string[] = [];
@@ -156,6 +158,7 @@ async function forgetReplay(sink: Sink, remove: (key: string) => Promise<boolean
         removed_keys: present,
       });
       await sink.appendManifest(result.entry);
+      result.tombstoned = true;
     }
     // Every layout key, not only those seen: a link at a key (not an output to `exists`) goes too.
     for (const key of keys) if (await remove(key)) result.removed.push(key);

@@ -196,7 +196,7 @@ describe('forget through the CLI (local archive, real sandbox)', () => {
     await symlink(join(root, 'outside'), join(out, 'dev'));
     const refused = await runCli(['forget', '--out', out, '--replay', 'dev/1']);
     expect(refused.code, refused.stderr).toBe(1);
-    expect(refused.stderr).toMatch(/failed dev\/1: cannot remove dev\/1\.json: .*symbolic link.*run the same forget again/);
+    expect(refused.stderr).toMatch(/failed dev\/1: cannot remove dev\/1\.json: .*symbolic link.*\(tombstone recorded; run the same forget again/);
     expect(await readFile(join(root, 'outside', '1.json'), 'utf8')).toBe('[]');
     expect(lastById(await readManifest(out)).get('dev/1')).toMatchObject({ status: 'forgotten', removed_keys: [] });
 
