@@ -177,6 +177,7 @@ export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<
   const remove = sink.remove.bind(sink);
   const { concerned, userForgotten } = await readConcerned(sink, req);
   const report: ForgetReport = { target: sink.target, replays: [] };
+  if (req.signal?.aborted) throw req.signal.reason;
   if (req.user !== undefined) {
     const platformId = Number(req.user);
     report.user = { platformId };
