@@ -557,6 +557,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     for (const id of replayIds) checkReplayIdArg(id);
     if (opts.out.trim() === '' || isStdoutTarget(opts.out)) usage('--out must be the archive: a folder or s3://bucket/prefix');
     const settings = resolveSettings({ sinkOptions: { s3: s3OptionsOf(opts) } }, { cli: {} });
+    // Interrupted, the same command finishes the job (tombstones already written are not written twice).
+    resumable = true;
     const report = await runForget(
       {
         out: opts.out,
