@@ -5,10 +5,14 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { replayKey } from '../../sinks/keys.js';
+import { createS3Sink } from '../../sinks/s3.js';
+import { readResumeState } from '../../src/pipeline/resume-state.js';
+import { shardOf } from '../../src/pipeline/shard.js';
+import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
-import { cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
+import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 
 let sandbox: Sandbox | undefined;
 let s3: S3Server;
@@ -80,5 +84,24 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     expect(third.code, third.stderr).toBe(0);
     expect(jsonLines(third.stderr).find((l) => l.replay_id === late.replay_id)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
     expect(await listObjects(s3.reader, `${prefix}/`)).toEqual(after);
+  });
+
+  test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects", async () => {
+    const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+    const sink = createS3Sink(`s3://${BUCKET}/shards`, { endpoint: s3.endpoint, forcePathStyle: true, credentials, region: 'us-east-1' });
+    // A user whose tombstone id falls in shard 0 of 2, and a replay of that user in shard 1.
+    let user = 1000;
+    while (shardOf(userTombstoneId(String(user)), 2) !== 0) user++;
+    let n = 0;
+    while (shardOf(`dev/${n}`, 2) !== 1) n++;
+    await sink.appendManifest({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() });
+    await sink.appendManifest({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() });
+    const sent = s3.requests.length;
+    const state = await readResumeState(sink, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
+    expect(state.forgotten({ replay_id: `dev/${n}`, platform_id: user })).toBe(true);
+    expect(state.forgotten({ replay_id: 'later/1', platform_id: user })).toBe(true);
+    // The shard fetched both objects (its replay's and the user's tombstone), nothing else was there to skip.
+    expect(s3.requests.slice(sent).filter((r) => r.startsWith('GET ') && !r.includes('list-type=2'))).toHaveLength(2);
+    await sink.close();
   });
 });
