@@ -86,7 +86,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     expect(await listObjects(s3.reader, `${prefix}/`)).toEqual(after);
   });
 
-  test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects", async () => {
+  test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects, folded or not", async () => {
     const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
     const sink = createS3Sink(`s3://${BUCKET}/shards`, { endpoint: s3.endpoint, forcePathStyle: true, credentials, region: 'us-east-1' });
     // A user whose tombstone id falls in shard 0 of 2, and a replay of that user in shard 1.
@@ -102,6 +102,16 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     expect(state.forgotten({ replay_id: 'later/1', platform_id: user })).toBe(true);
     // The shard fetched both objects (its replay's and the user's tombstone), nothing else was there to skip.
     expect(s3.requests.slice(sent).filter((r) => r.startsWith('GET ') && !r.includes('list-type=2'))).toHaveLength(2);
+    // Folded into a snapshot (both shards' layouts, then all): the tombstone is still read, by either shard.
+    for (const layout of ['0-of-2', '1-of-2', 'all']) {
+      const keep = layout === 'all' ? undefined : (id: string): boolean => shardOf(id, 2) === Number(layout[0]);
+      expect((await sink.compactManifest!({ layout, ...(keep ? { keep } : {}) })).compacted, layout).toBe(true);
+      for (const index of [0, 1]) {
+        const folded = await readResumeState(sink, { keyFor: (id) => `${id}.json`, shard: { index, count: 2 }, now: Date.now() });
+        expect(folded.forgotten({ replay_id: 'later/1', platform_id: user }), `${layout} ${index}`).toBe(true);
+      }
+    }
+    expect((await listObjects(s3.reader, 'shards/_manifest/')).every((o) => o.key.startsWith('shards/_manifest/_snapshots/'))).toBe(true);
     await sink.close();
   });
 });
