@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { OutputSpec } from './sink.js';
+import { SinkError } from './errors.js';
+import type { OutputFormat, OutputSpec } from './sink.js';
 
 /**
  * Key layout: `<device segment>/<session segment><extension>`.
@@ -168,6 +169,32 @@ export function replayKey(replayId: string, output: OutputSpec): string {
 }
 
 const EXTENSIONS = ['.ndjson.gz', '.json.gz', '.html.gz', '.ndjson', '.json', '.html'];
+const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'ndjson', 'html'];
+/** An encoded segment: never empty, never starting with `.`, `-` or `_` (so never `.`, `..`, `_manifest`, `_staging`). */
+const ENCODED_SEGMENT = /^[a-z0-9%^][A-Za-z0-9._%^~-]*$/;
+
+/** Every key a replay's output can have in this layout (each format, with and without gzip). */
+export function outputKeysOf(replayId: string): string[] {
+  return OUTPUT_FORMATS.flatMap((format) => [false, true].map((gzip) => replayKey(replayId, { format, gzip })));
+}
+
+/**
+ * Whether `key` has the shape of a replay output key (`<device segment>/<session segment>.<ext>`, as `replayKey`
+ * makes them): not the manifest, not a staging object, no `..`, no absolute path, no backslash.
+ */
+export function isOutputKey(key: string): boolean {
+  const ext = EXTENSIONS.find((e) => key.endsWith(e));
+  if (ext === undefined) return false;
+  const parts = key.slice(0, -ext.length).split('/');
+  return parts.length === 2 && parts.every((part) => ENCODED_SEGMENT.test(part));
+}
+
+/** Throws `SINK_PATH_ESCAPE` unless `key` is a replay output key (what a sink's `remove` takes). */
+export function checkOutputKey(key: string, target: string): void {
+  if (!isOutputKey(key)) {
+    throw new SinkError('SINK_PATH_ESCAPE', `${JSON.stringify(key.slice(0, 300))} is not a replay output key; refusing to remove it`, { target, key });
+  }
+}
 
 /** The replay id a key (or key base) was made from; `undefined` for hashed segments or foreign keys. */
 export function replayIdFromKey(key: string): string | undefined {

@@ -79,6 +79,28 @@ export async function areRealFolders(root: string, folder: string): Promise<bool
 }
 
 /**
+ * Whether `folder` and every folder between it and `root` exist (false when one is missing); throws
+ * `NotAFolderError` for a component that is a symbolic link or not a folder (what a removal must not go through).
+ */
+export async function foldersToRemoveIn(root: string, folder: string): Promise<boolean> {
+  const names = componentsOf(root, folder);
+  let dir = root;
+  for (let k = 0; k < names.length; k++) {
+    dir = join(dir, names[k]!);
+    let st;
+    try {
+      st = await lstat(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw err;
+    }
+    if (!st.isDirectory()) throw new NotAFolderError(names.slice(0, k + 1).join('/'), st.isSymbolicLink() ? 'symlink' : 'other');
+  }
+  return true;
+}
+
+/**
  * Removes `folder` and then its parents up to (not including) `root`, as long as each is empty. `rmdir` only ever
  * removes an empty folder, so a file another process creates in it meanwhile keeps it (ENOTEMPTY); a process that
  * finds it gone between making it and creating a file in it makes it again (the local sink retries on ENOENT).

@@ -2,11 +2,11 @@ import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
-import { areRealFolders, FolderUsers, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
+import { areRealFolders, FolderUsers, foldersToRemoveIn, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
-import { TempFile, tempNamePid } from './temp-file.js';
+import { fsyncDir, TempFile, tempNamePid } from './temp-file.js';
 import { describeCause, SinkError } from './errors.js';
-import { replayKey } from './keys.js';
+import { checkOutputKey, replayKey } from './keys.js';
 import { LocalManifest } from './local-manifest.js';
 import type { CommitResult, EventRun, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
@@ -148,6 +148,30 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
           return false;
         }
         throw new SinkError('SINK_IO', `cannot check ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
+      }
+    },
+
+    async remove(key: string): Promise<boolean> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root, key });
+      checkOutputKey(key, root);
+      const path = pathOf(key);
+      const folder = dirname(path);
+      try {
+        if (!(await foldersToRemoveIn(root, folder))) return false;
+        // Temporary files of this key left by dead processes hold part of the same output.
+        await removeStaleTemps(folder, basename(path));
+        // unlink never follows a symbolic link: a link at the key is removed itself, never what it points to.
+        const removed = await unlink(path).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)),
+        );
+        if (removed) await fsyncDir(folder);
+        await removeEmptyFolders(root, folder);
+        return removed;
+      } catch (err) {
+        const escape = err instanceof NotAFolderError && err.kind === 'symlink';
+        const what = escape ? `${(err as Error).message}; refusing to remove through it` : describeCause(err);
+        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot remove ${key}: ${what}`, { target: root, key, cause: err });
       }
     },
 

@@ -74,6 +74,10 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
       // The S3 sink always lists its keys.
       yield* (await load()).storedKeys!();
     },
+    async remove(key: string): Promise<boolean> {
+      // The S3 sink always removes.
+      return (await load()).remove!(key);
+    },
     async appendManifest(entry: ManifestEntry): Promise<void> {
       return (await load()).appendManifest(entry);
     },

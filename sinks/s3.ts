@@ -18,7 +18,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
-import { replayKey } from './keys.js';
+import { checkOutputKey, replayKey } from './keys.js';
 import { compactS3Manifest, MANIFEST_DIR, readS3Manifest, S3ManifestLog, type S3ManifestPlace } from './s3-manifest.js';
 import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
@@ -154,6 +154,19 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
         if (isNotFound(err)) return false;
         throw s3Error(`HeadObject ${key} failed`, err, { target, key });
       }
+    },
+
+    async remove(key: string): Promise<boolean> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target, key });
+      checkOutputKey(key, target);
+      // DeleteObject answers the same whether or not the object was there: a HEAD first tells.
+      if (!(await sink.exists(key))) return false;
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: base + key }));
+      } catch (err) {
+        throw s3Error(`DeleteObject ${key} failed`, err, { target, key });
+      }
+      return true;
     },
 
     storedKeys(): AsyncIterable<string> {

@@ -60,7 +60,8 @@ export interface ReplayWriter {
   abort(reason?: unknown): Promise<void>;
 }
 
-export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty' | 'not_found';
+/** `forgotten`: a tombstone written by `forget` (see `ManifestEntry.scope`); final: no later run exports the replay. */
+export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty' | 'not_found' | 'forgotten';
 
 export interface ManifestChecks {
   has_meta: boolean;
@@ -106,6 +107,15 @@ export interface ManifestEntry {
   recorded_at: string;
   run_id?: string;
   shard?: string;
+  /** The user (platform id) the replay belongs to, as the listing gave it; absent when unknown. */
+  platform_id?: number;
+  /**
+   * Of a `forgotten` entry: `replay` (this replay is forgotten) or `user` (every replay of `platform_id`, listed now or
+   * later, is forgotten; `replay_id` is then a reserved id no replay has, see `userTombstoneId`).
+   */
+  scope?: 'replay' | 'user';
+  /** Of a `forgotten` entry: the outputs it removes (recorded before they are deleted). */
+  removed_keys?: string[];
 }
 
 export interface ManifestCompaction {
@@ -159,5 +169,12 @@ export interface Sink {
    * point loses nothing. Returns `compacted: false` when there was nothing to fold (or another process is folding).
    */
   compactManifest?(options: ManifestCompaction): Promise<ManifestCompactionResult>;
+  /**
+   * Optional (what `forget` needs): deletes the output at `key` and resolves whether one was there. Only a replay
+   * output key of the layout (`<device>/<session>.<ext>`, see `isOutputKey`) is taken: anything else (the manifest,
+   * staging, a path leaving the target) is refused with `SinkError` `SINK_PATH_ESCAPE`. A symbolic link is never
+   * followed: a link at the key is removed itself, a linked folder on the way refuses the key.
+   */
+  remove?(key: string): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,8 +1,18 @@
 /**
  * `replay-export/archive`: what an archive job needs besides `archiveReplays` — the manifest's resume state, shards
- * (from a flag or the job environment), durations and sizes as the CLI reads them, and a replay's expiry.
+ * (from a flag or the job environment), durations and sizes as the CLI reads them, a replay's expiry, and `forget`.
  */
 export { readManifestState } from './pipeline/manifest.js';
+export {
+  DEFAULT_FORGET_REASON,
+  forgetInSink,
+  forgetReplays,
+  MAX_FORGET_REASON,
+  type ForgetOptions,
+  type ForgetReport,
+  type ForgottenReplay,
+} from './pipeline/forget.js';
+export { platformKey, userTombstoneId } from './pipeline/tombstone.js';
 export { formatShard, resolveShard, shardOf, ShardConfigError, MAX_SHARD_COUNT, SHARD_ENV } from './pipeline/shard.js';
 export type { Shard } from './pipeline/shard.js';
 export { DurationError, formatDuration, parseDuration } from './pipeline/duration.js';

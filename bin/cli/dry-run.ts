@@ -10,6 +10,7 @@ const SHOWN: Readonly<Record<Action, string>> = {
   done: 'skip (done: recorded ok, output present)',
   settling: 'skip (settling: started less than --settle ago)',
   shard: 'skip (shard: another shard exports it)',
+  forgotten: 'skip (forgotten: a tombstone of forget covers it)',
 };
 
 /**
@@ -17,20 +18,21 @@ const SHOWN: Readonly<Record<Action, string>> = {
  * `--log-format json`), then the counts on stderr. Resolves with the counts.
  */
 export async function printPlan(plan: AsyncIterable<PlannedReplay>, json: boolean, reporter: Reporter, out: NodeJS.WritableStream = process.stdout): Promise<Record<Action, number>> {
-  const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0 };
+  const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0, forgotten: 0 };
   for await (const p of plan) {
     counts[p.action]++;
     const line = json
-      ? JSON.stringify({ replay_id: p.replayId, action: p.action === 'shard' || p.action === 'done' || p.action === 'settling' ? 'skip' : p.action, ...(p.action === 'export' || p.action === 'recheck' ? {} : { reason: p.action }), ...(p.start_time !== undefined ? { start_time: p.start_time } : {}) })
+      ? JSON.stringify({ replay_id: p.replayId, action: p.action === 'export' || p.action === 'recheck' ? p.action : 'skip', ...(p.action === 'export' || p.action === 'recheck' ? {} : { reason: p.action }), ...(p.start_time !== undefined ? { start_time: p.start_time } : {}) })
       : `${p.replayId}  ${SHOWN[p.action]}`;
     if (!out.write(line + '\n')) await new Promise((resolve) => out.once('drain', resolve));
   }
-  const skipped = counts.done + counts.settling + counts.shard;
+  const skipped = counts.done + counts.settling + counts.shard + counts.forgotten;
+  const forgotten = counts.forgotten > 0 ? `, ${counts.forgotten} forgotten` : '';
   reporter.log(
     'info',
     `dry run: ${counts.export} would be exported, ${counts.recheck} re-checked, ${skipped} skipped ` +
-      `(${counts.done} done, ${counts.settling} settling, ${counts.shard} other shards); nothing downloaded or written`,
-    { event: 'dry_run', would_export: counts.export, recheck: counts.recheck, done: counts.done, settling: counts.settling, shard: counts.shard },
+      `(${counts.done} done, ${counts.settling} settling, ${counts.shard} other shards${forgotten}); nothing downloaded or written`,
+    { event: 'dry_run', would_export: counts.export, recheck: counts.recheck, done: counts.done, settling: counts.settling, shard: counts.shard, forgotten: counts.forgotten },
   );
   return counts;
 }

@@ -42,6 +42,10 @@ export const EXAMPLES = {
     ['replay-export archive --out replays --since 7d --dry-run', 'what a run over the last week would export'],
     ['replay-export archive --out s3://bucket/replays --shard 0/4 --concurrency 8', 'the first of four parallel jobs (shards 0/4 to 3/4)'],
   ],
+  forget: [
+    ['replay-export forget --out replays --user 12345 --reason "erasure request 2026-118"', "a user's outputs gone, and never archived again"],
+    ['replay-export forget --out s3://bucket/replays --replay <replay_id>', 'one replay out of an S3 archive'],
+  ],
   decode: [
     ['replay-export decode 1.gz 2.gz --out replay.json', 'two downloaded files of one replay into one JSON array'],
     ['replay-export decode file.json --version 2 | jq length', 'a version 2 file to stdout'],

@@ -24,6 +24,7 @@ import {
 import { connect, secretsOf, validatePlatformId, type Region } from '../../src/clients/index.js';
 import {
   ByteSizeError,
+  DEFAULT_FORGET_REASON,
   DEFAULTS,
   DurationError,
   ENV,
@@ -38,6 +39,7 @@ import {
 import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
+import { runForget } from './forget-command.js';
 import { runViewCommand } from './view-command.js';
 import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
 import { printListRecord } from './list-output.js';
@@ -77,6 +79,12 @@ interface SinkFlags {
   s3Checksums?: string;
   concurrency?: number;
   requestDeadline?: string;
+}
+
+interface ForgetFlags extends Pick<SinkFlags, 'out' | 's3Endpoint' | 's3ForcePathStyle' | 's3Region' | 's3Checksums'> {
+  user?: string;
+  replay?: string[];
+  reason?: string;
 }
 
 interface LimitFlags {
@@ -222,14 +230,7 @@ const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may tak
  */
 function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Settings {
   if (f.out.trim() === '') usage('--out must not be empty');
-  const s3: S3SinkOptions = {
-    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
-    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
-    ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
-    ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
-    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
-  };
+  const s3 = s3OptionsOf(f);
   const settleMs = durationFlag('--settle', f.settle);
   const recheckMs = durationFlag('--recheck', f.recheck);
   const options: SettingsOptions = {
@@ -249,26 +250,45 @@ function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, com
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
 }
 
-function addSinkFlags(cmd: Command): Command {
-  const d = DEFAULTS;
-  const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
-  const s3Region = `with --s3-endpoint ${ENV.awsRegion}, else ${ENV.awsDefaultRegion}, else ${d.s3.endpointRegion}; on AWS the SDK's chain`;
+/** The S3 flags that reach a bucket (`archive`'s, without the upload tuning): `--s3-endpoint`, path style, region, checksums. */
+function addS3AccessFlags(cmd: Command): Command {
+  const s3Region = `with --s3-endpoint ${ENV.awsRegion}, else ${ENV.awsDefaultRegion}, else ${DEFAULTS.s3.endpointRegion}; on AWS the SDK's chain`;
   return cmd
-    .requiredOption('--out <target>', 'output folder, s3://bucket/prefix, or - (export: one replay to stdout) (required)')
-    .option('--format <format>', withDefault('json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', d.format))
-    .option('--gzip', withDefault('gzip each output (.gz)', d.gzip ? 'on' : 'off'))
-    .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
-    .option('--concurrency <n>', withDefault('replays exported at once', d.concurrency), positiveInt('--concurrency'))
-    .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
     .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
     .option('--s3-region <region>', withDefault('S3 region', s3Region))
-    .option('--s3-part-size <bytes>', withDefault(`multipart part size in bytes, at least ${d.s3.minPartSize} (${formatByteSize(d.s3.minPartSize)})`, partSize), positiveInt('--s3-part-size'))
-    .option('--s3-queue-size <n>', withDefault('parts uploaded in parallel per replay', d.s3.queueSize), positiveInt('--s3-queue-size'))
     .option(
       '--s3-checksums <mode>',
       withDefault('when-supported or when-required', `${defaultChecksums(undefined)} on AWS, ${defaultChecksums('--s3-endpoint')} with --s3-endpoint`),
     );
+}
+
+/** The S3 options of the `--s3-*` flags given. */
+function s3OptionsOf(f: Pick<SinkFlags, 's3Endpoint' | 's3ForcePathStyle' | 's3Region' | 's3PartSize' | 's3QueueSize' | 's3Checksums'>): S3SinkOptions {
+  return {
+    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
+    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
+    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
+    ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
+    ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
+    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
+  };
+}
+
+function addSinkFlags(cmd: Command): Command {
+  const d = DEFAULTS;
+  const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
+  return addS3AccessFlags(
+    cmd
+      .requiredOption('--out <target>', 'output folder, s3://bucket/prefix, or - (export: one replay to stdout) (required)')
+      .option('--format <format>', withDefault('json (one array per replay), ndjson (one event a line) or html (a page that plays the replay offline)', d.format))
+      .option('--gzip', withDefault('gzip each output (.gz)', d.gzip ? 'on' : 'off'))
+      .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
+      .option('--concurrency <n>', withDefault('replays exported at once', d.concurrency), positiveInt('--concurrency'))
+      .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP),
+  )
+    .option('--s3-part-size <bytes>', withDefault(`multipart part size in bytes, at least ${d.s3.minPartSize} (${formatByteSize(d.s3.minPartSize)})`, partSize), positiveInt('--s3-part-size'))
+    .option('--s3-queue-size <n>', withDefault('parts uploaded in parallel per replay', d.s3.queueSize), positiveInt('--s3-queue-size'));
 }
 
 /** Runs an export/archive stream to the end, reporting as it goes; returns the exit code. */
@@ -519,6 +539,40 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     },
   );
+
+  addS3AccessFlags(
+    program
+      .command('forget')
+      .description("remove a user's or replays' outputs from an archive and record tombstones: no later run exports them again")
+      .requiredOption('--out <archive>', 'the archive: a folder or s3://bucket/prefix (required)')
+      .option('--user <platform_id>', "forget this user: every replay its manifest entries name, and the user's replays listed later")
+      .option('--replay <replay_id>', 'forget this replay (repeatable)', collect)
+      .option('--reason <text>', withDefault('why, recorded in each tombstone', DEFAULT_FORGET_REASON)),
+  ).action(async (opts: ForgetFlags, cmd: Command) => {
+    const g = cmd.optsWithGlobals<GlobalOpts>();
+    reporterFormat = logFormatOf(g);
+    const replayIds = opts.replay ?? [];
+    if ((opts.user !== undefined) === replayIds.length > 0) usage('forget takes --user <platform_id> or --replay <replay_id>, not both');
+    if (opts.user !== undefined) validatePlatformId(opts.user);
+    for (const id of replayIds) checkReplayIdArg(id);
+    if (opts.out.trim() === '' || isStdoutTarget(opts.out)) usage('--out must be the archive: a folder or s3://bucket/prefix');
+    const settings = resolveSettings({ sinkOptions: { s3: s3OptionsOf(opts) } }, { cli: {} });
+    // Interrupted, the same command finishes the job (tombstones already written are not written twice).
+    resumable = true;
+    const report = await runForget(
+      {
+        out: opts.out,
+        settings,
+        ...(opts.user !== undefined ? { platformId: opts.user } : { replayIds }),
+        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+        runId: randomUUID(),
+        signal: abort.signal,
+      },
+      new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g)),
+      new Reporter(reporterFormat, secrets),
+    );
+    exitCode = report.replays.some((r) => r.error !== undefined) ? EXIT.failed : EXIT.ok;
+  });
 
   addLimitFlags(
     program

@@ -32,7 +32,7 @@ export type ArchiveOutcome =
   | 'ok' // exported now
   | 'failed' // permanent failure, recorded
   | 'empty' // no files yet, recorded; tried again next run
-  | 'skipped' // recorded `skipped` (settling)
+  | 'skipped' // recorded `skipped` (settling), or forgotten (a tombstone covers it: nothing written)
   | 'not_found' // a named replay the API does not list, recorded; nothing written
   | 'done-before' // already `ok` in the manifest with its output present: left alone (resume)
   | 'unchanged'; // re-checked: same files as recorded, left alone
@@ -44,7 +44,7 @@ export type ArchiveEvent =
    * `entry`: the manifest line this run wrote for the replay; `done-before` and `unchanged` write none (a run keeps
    * no more of old lines than its decisions need, to resume large archives in bounded memory). `key`: the output's
    * key, for `ok`, `done-before` and `unchanged`. A replay still settling that an earlier run recorded so is
-   * `skipped` with `reason` and no new entry.
+   * `skipped` with `reason` and no new entry; so is a replay a tombstone covers (`forget`), with reason `forgotten`.
    */
   | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; key?: string; reason?: string; rechecked?: boolean }
   | { type: 'notice'; notice: ReplayNotice }
@@ -218,6 +218,12 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
 
     const handle = async (replay: ReplayInfo): Promise<void> => {
       const id = replay.replay_id;
+      if (state.forgotten(replay)) {
+        // Tombstoned by `forget` (the replay, or its user): never exported into this target again, and the state is
+        // unchanged, so nothing is recorded.
+        channel.push({ type: 'result', replayId: id, outcome: 'skipped', reason: 'forgotten' });
+        return;
+      }
       const key = io.sink.keyFor(id, settings.output);
       const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.sink.exists(key));
       const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
@@ -267,6 +273,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           recorded_at: new Date().toISOString(),
           ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}),
           ...(replay.end_time !== undefined ? { end_time: replay.end_time } : {}),
+          ...(Number.isSafeInteger(replay.platform_id) ? { platform_id: replay.platform_id! } : {}),
           ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
           ...(settings.shard ? { shard: formatShard(settings.shard) } : {}),
         };

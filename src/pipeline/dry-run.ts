@@ -8,12 +8,12 @@ import { shardOf } from './shard.js';
 
 /**
  * What an archive run would do with one listed replay: `export` it, `recheck` it (list its files again and export
- * if they changed), or skip it because it is `done` (recorded `ok`, output present), `settling`, or of another
- * `shard`.
+ * if they changed), or skip it because it is `done` (recorded `ok`, output present), `settling`, of another
+ * `shard`, or `forgotten` (a tombstone of `forget` covers it or its user).
  */
 export interface PlannedReplay {
   replayId: string;
-  action: ReplayDecision | 'shard';
+  action: ReplayDecision | 'shard' | 'forgotten';
   start_time?: string;
 }
 
@@ -34,6 +34,10 @@ export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sin
     const base = { replayId: id, ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}) };
     if (settings.shard && shardOf(id, settings.shard.count) !== settings.shard.index) {
       yield { ...base, action: 'shard' };
+      continue;
+    }
+    if (state.forgotten(replay)) {
+      yield { ...base, action: 'forgotten' };
       continue;
     }
     const present = state.doneAtKey(id) && (listed ? state.stored(id) : await sink.exists(keyFor(id)));

@@ -14,6 +14,8 @@ export interface ReplayInfo {
   start_time?: string;
   end_time?: string;
   retention_in_days?: number;
+  /** The user's platform id, as the listing gave it (NaN or absent when unknown); recorded in the manifest. */
+  platform_id?: number;
   startMs?: number | null;
   /** The listing, asked for this id, did not return it: the API does not know the replay (`not_found`). */
   notFound?: boolean;
@@ -30,6 +32,7 @@ function baseEntry(replay: ReplayInfo, settings: Settings): Omit<ManifestEntry, 
   const entry: Omit<ManifestEntry, 'status' | 'recorded_at'> = { replay_id: replay.replay_id };
   if (replay.start_time !== undefined) entry.start_time = replay.start_time;
   if (replay.end_time !== undefined) entry.end_time = replay.end_time;
+  if (Number.isSafeInteger(replay.platform_id)) entry.platform_id = replay.platform_id!;
   const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
   const expires = expiresAtIso(startMs, replay.retention_in_days);
   if (expires !== undefined) entry.expires_at = expires;

@@ -4,6 +4,7 @@ import { IdTable } from '../../sinks/id-table.js';
 import { plausibleStart } from './expiry.js';
 import { shardOf } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
+import { forgottenUser, isUserTombstoneId, platformKey } from './tombstone.js';
 
 /** The values kept per id: last entry of another status, `ok` at this run's key, `skipped` (settling). */
 const OTHER = 0;
@@ -11,6 +12,8 @@ const DONE = 1;
 const SETTLING = 2;
 /** Done, and its output was seen in a listing of the target (`markStored`). */
 const DONE_STORED = 3;
+/** Last recorded `forgotten` (a tombstone). Like every state, a later entry of the id replaces it (as a fold keeps it). */
+const FORGOTTEN = 4;
 
 /** What a run needs to know of the manifest, per replay id: only what its decisions read, in bounded memory. */
 export interface ResumeStateOptions {
@@ -26,19 +29,32 @@ export interface ResumeStateOptions {
 /**
  * The last manifest entry of each replay reduced to what the archive's decisions read: whether it is recorded `ok`
  * at this run's key or still settling, and (inside the recheck window only) its file keys. Only ids ever recorded
-`ok`, or last recorded settling, take memory,
+`ok`, last recorded settling, or ever forgotten take memory,
  * in an {@link IdTable}: resuming a million archived replays holds tens of MiB, not the parsed entries (see
  * docs/PERFORMANCE.md, "Resume state"). `readManifestState` still gives whole entries, for tools that want them.
  */
 export class ResumeState {
   readonly #ids = new IdTable();
   readonly #fileKeys = new Map<number, readonly string[]>();
+  /** Users (canonical platform ids) with a tombstone: one short string per forgotten user. */
+  readonly #forgottenUsers = new Set<string>();
   #anyDone = false;
   #entries = 0;
 
   /** Entries of this shard read (the manifest's size, as far as this run is concerned). */
   get entries(): number {
     return this.#entries;
+  }
+
+  /**
+   * Whether a tombstone covers the replay: its own (`forget --replay`), or its user's (`forget --user`, which also
+   * covers replays of that user listed only later). A forgotten replay is never exported into this target again.
+   */
+  forgotten(replay: { replay_id: string; platform_id?: number | undefined }): boolean {
+    if (this.#ids.get(replay.replay_id) === FORGOTTEN) return true;
+    if (this.#forgottenUsers.size === 0) return false;
+    const user = platformKey(replay.platform_id);
+    return user !== undefined && this.#forgottenUsers.has(user);
   }
 
   /** Whether the last entry of `replayId` is `ok` at this run's key. */
@@ -76,8 +92,16 @@ export class ResumeState {
   /** Takes one manifest entry (entries of one id in the order written: the last one counts). */
   add(entry: ManifestEntry, options: ResumeStateOptions): void {
     const id = entry.replay_id;
+    // A user's tombstone counts in every shard (its replays are anywhere); read before the shard filter.
+    const user = forgottenUser(entry);
+    if (user !== undefined) this.#forgottenUsers.add(user);
     if (options.shard && shardOf(id, options.shard.count) !== options.shard.index) return;
     this.#entries++;
+    if (entry.status === 'forgotten') {
+      const i = this.#ids.set(id, FORGOTTEN);
+      this.#fileKeys.delete(i);
+      return;
+    }
     const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id);
     if (!done) {
       const settling = entry.status === 'skipped' && entry.reason === 'settling';
@@ -107,7 +131,8 @@ function keepsFileKeys(entry: ManifestEntry, options: ResumeStateOptions): boole
 export async function readResumeState(sink: Sink, options: ResumeStateOptions): Promise<ResumeState> {
   const state = new ResumeState();
   const { shard } = options;
-  const keep = shard === undefined ? undefined : (id: string): boolean => shardOf(id, shard.count) === shard.index;
+  // Users' tombstones are read by every shard (their replays are in all of them).
+  const keep = shard === undefined ? undefined : (id: string): boolean => shardOf(id, shard.count) === shard.index || isUserTombstoneId(id);
   for await (const entry of sink.readManifest(keep)) {
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }

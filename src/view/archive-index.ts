@@ -5,6 +5,7 @@
  */
 import type { ManifestChecks, ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
 import { readManifestState } from '../pipeline/manifest.js';
+import { forgottenUser } from '../pipeline/tombstone.js';
 
 export interface IndexRow {
   id: string;
@@ -83,7 +84,8 @@ export class ArchiveIndex {
   /** Reads the manifest of `sink` once. */
   static async load(sink: Sink): Promise<ArchiveIndex> {
     const state = await readManifestState(sink);
-    const rows = [...state.values()].map(rowOf).sort(byStart);
+    // A user's tombstone (`forget --user`) is no replay: its replays have tombstones of their own.
+    const rows = [...state.values()].filter((e) => forgottenUser(e) === undefined).map(rowOf).sort(byStart);
     return new ArchiveIndex(rows);
   }
 

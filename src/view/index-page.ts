@@ -50,7 +50,7 @@ function input(name: string, label: string, params: URLSearchParams, type = 'tex
 export function renderIndex(title: string, query: IndexQuery, page: IndexPage): string {
   const p = query.params;
   const status = p.get('status') ?? '';
-  const options = ['', 'ok', 'failed', 'empty', 'skipped']
+  const options = ['', 'ok', 'failed', 'empty', 'skipped', 'forgotten']
     .map((s) => `<option value="${s}"${s === status ? ' selected' : ''}>${s === '' ? 'any' : s}</option>`)
     .join('');
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize));

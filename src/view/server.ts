@@ -45,7 +45,7 @@ export interface ViewServer {
 }
 
 const INDEX_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped'];
+const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped', 'forgotten'];
 const DAY_MS = 86_400_000;
 
 class BadRequest extends Error {}
@@ -74,7 +74,7 @@ export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter;
   if (user !== undefined) filter.user = user;
   const status = get('status');
   if (status !== undefined) {
-    if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty or skipped');
+    if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty, skipped or forgotten');
     filter.status = status as ReplayStatus;
   }
   const from = get('from');

@@ -3,6 +3,7 @@ import type { ManifestEntry } from '../../sinks/sink.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { ResumeState, type ResumeStateOptions } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
+import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 
 describe('IdTable', () => {
   it('agrees with a Map over 50,000 ids (growth and rehashing included), ASCII, Latin-1 and wide characters', () => {
@@ -112,5 +113,41 @@ describe('ResumeState', () => {
     none.add(ok('recent', { start_time: recent, file_keys: keys }), options);
     expect(none.fileKeys('recent')).toBeUndefined();
     expect(none.doneAtKey('recent')).toBe(true);
+  });
+
+  it('a tombstone is the state until another entry of the id follows; a user tombstone covers every replay of the user', () => {
+    const s = new ResumeState();
+    const forgotten = (id: string, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({ replay_id: id, status: 'forgotten', scope: 'replay', recorded_at: '', ...extra });
+    s.add(ok('a'), options);
+    s.add(forgotten('a'), options);
+    s.add(forgotten('b'), options);
+    // A run that was exporting b while forget ran records ok afterwards: the last entry is its state (as a fold keeps
+    // it), and running forget again forgets it again.
+    s.add(ok('b'), options);
+    expect([s.forgotten({ replay_id: 'b' }), s.doneAtKey('b')]).toEqual([false, true]);
+    s.add(forgotten('never-archived'), options);
+    s.add({ replay_id: userTombstoneId('123'), status: 'forgotten', scope: 'user', platform_id: 123, recorded_at: '' }, options);
+    expect(s.forgotten({ replay_id: 'a' })).toBe(true);
+    expect(s.doneAtKey('a')).toBe(false);
+    expect(s.forgotten({ replay_id: 'never-archived' })).toBe(true);
+    expect(s.forgotten({ replay_id: 'new/1', platform_id: 123 })).toBe(true);
+    expect(s.forgotten({ replay_id: 'new/1', platform_id: 124 })).toBe(false);
+    expect(s.forgotten({ replay_id: 'new/1', platform_id: Number.NaN })).toBe(false);
+    expect(s.forgotten({ replay_id: 'new/1' })).toBe(false);
+    // The same user tombstone fields under any other id, or with a mismatched id, forget no user.
+    const t = new ResumeState();
+    t.add({ replay_id: 'dev/1', status: 'forgotten', scope: 'user', platform_id: 7, recorded_at: '' }, options);
+    t.add({ replay_id: userTombstoneId('8'), status: 'forgotten', scope: 'user', platform_id: 9, recorded_at: '' }, options);
+    expect([t.forgotten({ replay_id: 'x/1', platform_id: 7 }), t.forgotten({ replay_id: 'x/1', platform_id: 9 })]).toEqual([false, false]);
+    expect(t.forgotten({ replay_id: 'dev/1' })).toBe(true);
+  });
+
+  it('a user tombstone counts in every shard, whichever shard its own id falls in', () => {
+    const user = userTombstoneId('42');
+    for (let index = 0; index < 3; index++) {
+      const s = new ResumeState();
+      s.add({ replay_id: user, status: 'forgotten', scope: 'user', platform_id: 42, recorded_at: '' }, { ...options, shard: { index, count: 3 } });
+      expect(s.forgotten({ replay_id: 'd/1', platform_id: 42 }), String(index)).toBe(true);
+    }
   });
 });

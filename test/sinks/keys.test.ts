@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   decodeSegment,
   encodeSegment,
+  isOutputKey,
   MAX_SEGMENT_BYTES,
+  outputKeysOf,
   replayIdFromKey,
   replayKey,
   replayKeyBase,
@@ -60,6 +62,29 @@ function checkKey(key: string, root: string): void {
   expect(rel.startsWith('..' + sep) || rel === '..' || isAbsolute(rel)).toBe(false);
   expect(rel.split(sep)).toHaveLength(2);
 }
+
+describe('output keys (what a sink removes)', () => {
+  it('every key replayKey makes, of any id and format, is an output key; outputKeysOf gives all six', () => {
+    const rand = prng(19);
+    for (let i = 0; i < 3000; i++) {
+      const id = randomId(rand);
+      const keys = outputKeysOf(id);
+      expect(new Set(keys).size).toBe(6);
+      for (const key of keys) expect(isOutputKey(key), JSON.stringify(key)).toBe(true);
+      expect(keys).toContain(replayKey(id, { format: 'html', gzip: true }));
+    }
+  });
+
+  it('nothing else is: the manifest, staging, paths leaving the target, other depths and extensions', () => {
+    for (const key of [
+      'manifest.ndjson', '_manifest/a/b.json', '_staging/1-2.json', '../a/b.json', 'a/../b.json', './a.json', 'a/./b.json',
+      '/a/b.json', 'a\\b/c.json', 'a/b/c.json', 'a.json', 'a/b', 'a/b.txt', 'a/.b.json', 'a/-b.json', '.a/b.json', '', 'a/.json',
+      'a/b.json\0', 'a/b\n.json', 'A/b.json',
+    ]) {
+      expect(isOutputKey(key), JSON.stringify(key)).toBe(false);
+    }
+  });
+});
 
 describe('replay keys', () => {
   it('keeps ordinary ids readable', () => {

@@ -198,3 +198,56 @@ describe('local sink: a replay that does not commit leaves no empty folder', () 
     await writing.close();
   });
 });
+
+describe('local sink: remove() takes only output keys and never goes through a symbolic link', () => {
+  it('removes an output and its folder once empty, answers false when none is there, refuses other keys', async () => {
+    const { dir } = await targetAndOutside();
+    const sink = createLocalSink(dir);
+    for (const id of ['dev/a', 'dev/b', 'other/c']) {
+      const w = await sink.open(id, JSON_OUT);
+      await w.write([event(1)]);
+      await w.commit();
+    }
+    await sink.appendManifest(entry('dev/a'));
+    expect(await sink.remove!('dev/a.json')).toBe(true);
+    expect(await sink.remove!('dev/a.json')).toBe(false);
+    expect(await sink.remove!('nowhere/x.json')).toBe(false);
+    expect(await sink.remove!('other/c.json')).toBe(true);
+    for (const bad of [MANIFEST_FILE, '../outside/victim.json', 'dev/../dev/b.json', 'dev', 'dev/b', 'a/dev/b.json']) {
+      await expect(sink.remove!(bad), bad).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
+    }
+    expect(await tree(dir)).toEqual(['dev', 'dev/b.json', MANIFEST_FILE]);
+    await sink.close();
+  });
+
+  it('a device folder that is a symbolic link is refused (what it points to untouched); a link at the key goes itself', async () => {
+    const { dir, outside, victim, original } = await targetAndOutside();
+    await symlink(outside, join(dir, 'dev'));
+    const sink = createLocalSink(dir);
+    // The victim is reachable through the link at an output key: refused, not removed.
+    const err = await sink.remove!('dev/victim.ndjson').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect(err).toMatchObject({ code: 'SINK_PATH_ESCAPE', key: 'dev/victim.ndjson' });
+    await mkdir(join(dir, 'real'));
+    await symlink(victim, join(dir, 'real', 'x.json'));
+    expect(await sink.remove!('real/x.json')).toBe(true);
+    expect(await readFile(victim, 'utf8')).toBe(original);
+    expect((await lstat(join(dir, 'dev'))).isSymbolicLink()).toBe(true);
+    expect(await tree(outside)).toEqual(['victim.ndjson']);
+    expect(await tree(dir)).toEqual(['dev', 'dev/victim.ndjson']);
+    await sink.close();
+  });
+
+  it('also removes the temporary files of the key left by dead processes, not those of live ones', async () => {
+    const { dir } = await targetAndOutside();
+    await mkdir(join(dir, 'dev'));
+    const dead = join(dir, 'dev', '.a.json.2147483646.0badc0de.tmp');
+    const live = join(dir, 'dev', `.a.json.${process.pid}.0badc0de.tmp`);
+    await writeFile(dead, '[{"partial"');
+    await writeFile(live, '[');
+    const sink = createLocalSink(dir);
+    expect(await sink.remove!('dev/a.json')).toBe(false);
+    expect(await tree(dir)).toEqual(['dev', 'dev/' + `.a.json.${process.pid}.0badc0de.tmp`]);
+    await sink.close();
+  });
+});

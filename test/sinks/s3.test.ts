@@ -329,6 +329,27 @@ describe('S3 sink against s3rver', () => {
     expect(() => createS3Sink('s3:///x')).toThrow(SinkError);
   });
 
+  it('remove() deletes an output (true), answers false when none is there, and refuses keys outside the layout', async () => {
+    const sink = openSink(`s3://${BUCKET}/remove-test`, { s3: sinkOptions() });
+    const keep = await sink.open('dev/keep', { format: 'json', gzip: false });
+    await keep.write(events(1));
+    await keep.commit();
+    const gone = await sink.open('dev/gone', { format: 'ndjson', gzip: true });
+    await gone.write(events(2));
+    const { key } = await gone.commit();
+    await sink.appendManifest({ replay_id: 'dev/gone', status: 'ok', key, recorded_at: new Date().toISOString() });
+    expect(await sink.remove!(key)).toBe(true);
+    expect(await headStatus(`remove-test/${key}`)).toBe(404);
+    expect(await sink.remove!(key)).toBe(false);
+    for (const bad of ['_manifest/dev/gone', 'manifest.ndjson', '../dev/keep.json', 'dev/../keep.json', '_staging/x.json', 'dev/keep', '/dev/keep.json', 'a/b/c.json']) {
+      await expect(sink.remove!(bad), bad).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
+    }
+    // Neither the other output nor the manifest was touched.
+    expect(await headStatus('remove-test/dev/keep.json')).toBe(200);
+    expect((await collect(sink.readManifest())).map((e) => e.replay_id)).toEqual(['dev/gone']);
+    await sink.close();
+  });
+
   it('reports a missing bucket as a typed error without credentials in it', async () => {
     const sink = createS3Sink('s3://no-such-bucket/p', sinkOptions());
     const writer = await sink.open('d/s', { format: 'json', gzip: false });

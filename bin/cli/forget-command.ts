@@ -1,0 +1,44 @@
+import { forgetReplays, type ForgetOptions, type ForgetReport } from '../../src/archive-tools.js';
+import type { Reporter } from './reporter.js';
+
+/**
+ * `forget`: runs `forgetReplays` and reports each replay on stderr (text, or one JSON object a line), then a summary
+ * (`summary` reports it even with --quiet). Resolves with the report; a replay whose outputs could not be deleted
+ * is an error line (exit 1 from the caller).
+ */
+export async function runForget(options: ForgetOptions, reporter: Reporter, summary: Reporter): Promise<ForgetReport> {
+  const report = await forgetReplays(options);
+  if (report.user !== undefined) {
+    const { platformId, entry } = report.user;
+    reporter.log(
+      'info',
+      entry !== undefined
+        ? `forgot user ${platformId}: tombstone recorded, later runs skip every replay of this user`
+        : `user ${platformId} already forgotten (its tombstone is recorded)`,
+      { event: 'forgotten_user', platform_id: platformId, tombstone: entry !== undefined },
+    );
+  }
+  let removed = 0;
+  let failed = 0;
+  for (const r of report.replays) {
+    removed += r.removed.length;
+    const fields = { event: 'forgotten', replay_id: r.replayId, tombstone: r.entry !== undefined, removed: r.removed };
+    if (r.error !== undefined) {
+      failed++;
+      const state = r.tombstoned ? 'tombstone recorded' : 'no tombstone recorded';
+      reporter.log('error', `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`, { ...fields, error: r.error });
+      continue;
+    }
+    const what = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';
+    reporter.log('info', `forgot ${r.replayId}: ${what}${r.entry === undefined ? ' (tombstone already recorded)' : ''}`, fields);
+  }
+  summary.log(failed > 0 ? 'error' : 'info', `Summary (${report.target}): ${report.replays.length} replays forgotten, ${removed} outputs removed, ${failed} failed`, {
+    event: 'summary',
+    target: report.target,
+    forgotten: report.replays.length,
+    removed,
+    failed,
+    ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
+  });
+  return report;
+}

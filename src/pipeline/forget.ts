@@ -1,0 +1,215 @@
+/**
+ * `forget`: removes a replay's or a user's outputs from an archive and records tombstones, so that no later run into
+ * the same target exports them again (see `ResumeState.forgotten`).
+ *
+ * Order, for a crash at any point: the tombstone is appended first, then the outputs are deleted, then the result is
+ * reported. A run killed between the two leaves a recorded tombstone beside outputs still present — never an output
+ * that later runs skip without a record — and running the same `forget` again deletes what is left without a second
+ * tombstone (a replay whose last entry is already `forgotten` gets none). A user's tombstone comes before its
+ * replays', so that from the first write on every replay of the user is skipped by later runs.
+ */
+import { outputKeysOf } from '../../sinks/keys.js';
+import { openSink } from '../../sinks/open.js';
+import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import { categoryOf, ConfigError } from '../errors.js';
+import { validatePlatformId, validateReplayId } from '../replay/validation.js';
+import { describeError } from './errors.js';
+import { resolveSettings, type OutputSettingsOptions, type Settings } from './settings.js';
+import { forgottenUser, platformKey, userTombstoneId } from './tombstone.js';
+
+/** Longest `reason` a tombstone takes (characters). */
+export const MAX_FORGET_REASON = 500;
+export const DEFAULT_FORGET_REASON = 'forget requested';
+
+export interface ForgetOptions {
+  /** Replays to forget (`device_id/session_id`), whether or not the archive holds them yet. */
+  replayIds?: readonly string[];
+  /**
+   * A user to forget (platform id): every replay whose manifest entries name it (`platform_id`, recorded by archive
+   * runs since it exists), and, through the user's tombstone, every replay of the user a later run lists.
+   */
+  platformId?: number | string;
+  /** Why, recorded in each tombstone (default `forget requested`; at most 500 characters). */
+  reason?: string;
+  /** Recorded in each tombstone. */
+  runId?: string;
+  /** The archive: your own `sink`, or a target (`./dir` or `s3://bucket/prefix`) opened with `sinkOptions`. */
+  sink?: Sink;
+  out?: string;
+  sinkOptions?: OutputSettingsOptions['sinkOptions'];
+  /** Settings resolved beforehand (only their `sinkOptions` are read). */
+  settings?: Settings;
+  /** Clock (tests). */
+  now?: () => number;
+  signal?: AbortSignal;
+}
+
+export interface ForgottenReplay {
+  replayId: string;
+  /** The tombstone written now; absent when the replay's last entry already was one (a re-run finishing a removal). */
+  entry?: ManifestEntry;
+  /** Whether the manifest now holds the replay's tombstone (written now or before): false only after an `error`. */
+  tombstoned: boolean;
+  /** The outputs deleted now (keys relative to the target). */
+  removed: string[];
+  /** Why deleting its outputs failed: the tombstone is recorded, running the same `forget` again finishes the job. */
+  error?: ManifestError;
+}
+
+export interface ForgetReport {
+  target: string;
+  /** The user forgotten; `entry` is its tombstone, absent when one was already recorded. */
+  user?: { platformId: number; entry?: ManifestEntry };
+  /** Each replay concerned, in the order found (named ones first). */
+  replays: ForgottenReplay[];
+}
+
+interface Request {
+  replayIds: readonly string[];
+  user: string | undefined;
+  reason: string;
+  runId: string | undefined;
+  now: () => number;
+  signal: AbortSignal | undefined;
+}
+
+function requestOf(o: ForgetOptions): Request {
+  const replayIds = o.replayIds ?? [];
+  if ((replayIds.length > 0) === (o.platformId !== undefined)) {
+    throw new ConfigError('forget takes either replay ids or a user (platform id), not both and not neither', 'forget_what');
+  }
+  for (const id of replayIds) validateReplayId(id);
+  let user: string | undefined;
+  if (o.platformId !== undefined) {
+    user = platformKey(validatePlatformId(o.platformId));
+    if (user === undefined || !Number.isSafeInteger(Number(user))) {
+      throw new ConfigError(`platform id ${String(o.platformId).slice(0, 40)} is beyond what the manifest records exactly (2^53)`, 'forget_what');
+    }
+  }
+  const reason = o.reason ?? DEFAULT_FORGET_REASON;
+  if (reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
+    throw new ConfigError(`the reason must be 1 to ${MAX_FORGET_REASON} characters`, 'forget_reason');
+  }
+  return { replayIds, user, reason, runId: o.runId, now: o.now ?? Date.now, signal: o.signal };
+}
+
+/** What the manifest says of one replay concerned. */
+interface Concerned {
+  /** Its last entry is a tombstone. */
+  forgotten: boolean;
+  platformId?: number;
+}
+
+/**
+ * The replays concerned, from one streaming read of the manifest: the named ones, or every replay with an entry
+ * naming the user. Memory grows with the replays forgotten, not with the archive. Also whether the user's
+ * tombstone is already recorded.
+ */
+async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
+  const concerned = new Map<string, Concerned>(req.replayIds.map((id) => [id, { forgotten: false }]));
+  const userId = req.user === undefined ? undefined : userTombstoneId(req.user);
+  let userForgotten = false;
+  for await (const entry of sink.readManifest()) {
+    if (!entry || typeof entry.replay_id !== 'string') continue;
+    if (entry.replay_id === userId) {
+      userForgotten = forgottenUser(entry) === req.user;
+      continue;
+    }
+    let c = concerned.get(entry.replay_id);
+    if (c === undefined) {
+      if (req.user === undefined || platformKey(entry.platform_id) !== req.user || entry.scope === 'user') continue;
+      c = { forgotten: false };
+      concerned.set(entry.replay_id, c);
+    }
+    c.forgotten = entry.status === 'forgotten';
+    if (Number.isSafeInteger(entry.platform_id)) c.platformId = entry.platform_id!;
+  }
+  return { concerned, userForgotten };
+}
+
+function tombstone(req: Request, fields: Pick<ManifestEntry, 'replay_id' | 'scope'> & Partial<ManifestEntry>): ManifestEntry {
+  return {
+    status: 'forgotten',
+    ...fields,
+    reason: req.reason,
+    recorded_at: new Date(req.now()).toISOString(),
+    ...(req.runId !== undefined ? { run_id: req.runId } : {}),
+  };
+}
+
+/** Stops at an abort, and on failures that every request would meet (credentials); others fail one replay. */
+function rethrowIfFatal(err: unknown, signal: AbortSignal | undefined): void {
+  const category = categoryOf(err);
+  if (signal?.aborted || category === 'auth' || category === 'interrupted' || category === 'internal') throw err;
+}
+
+/** Tombstone first, then the outputs: every key the replay's output can have in the layout (each format). */
+async function forgetReplay(sink: Sink, remove: (key: string) => Promise<boolean>, id: string, c: Concerned, req: Request): Promise<ForgottenReplay> {
+  const result: ForgottenReplay = { replayId: id, tombstoned: c.forgotten, removed: [] };
+  const keys = outputKeysOf(id);
+  try {
+    const present: string[] = [];
+    for (const key of keys) if (await sink.exists(key)) present.push(key);
+    if (!c.forgotten) {
+      result.entry = tombstone(req, {
+        replay_id: id,
+        scope: 'replay',
+        ...(c.platformId !== undefined ? { platform_id: c.platformId } : {}),
+        removed_keys: present,
+      });
+      await sink.appendManifest(result.entry);
+      result.tombstoned = true;
+    }
+    // Every layout key, not only those seen: a link at a key (not an output to `exists`) goes too.
+    for (const key of keys) if (await remove(key)) result.removed.push(key);
+  } catch (err) {
+    rethrowIfFatal(err, req.signal);
+    const { code, message } = describeError(err);
+    result.error = { code, message };
+  }
+  return result;
+}
+
+/** Forgets in an open sink (see `forgetReplays`). */
+export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
+  const req = requestOf(options);
+  if (sink.remove === undefined) throw new ConfigError(`the sink of ${sink.target} cannot remove outputs (it has no remove method)`, 'forget_unsupported');
+  const remove = sink.remove.bind(sink);
+  const { concerned, userForgotten } = await readConcerned(sink, req);
+  const report: ForgetReport = { target: sink.target, replays: [] };
+  if (req.signal?.aborted) throw req.signal.reason;
+  if (req.user !== undefined) {
+    const platformId = Number(req.user);
+    report.user = { platformId };
+    if (!userForgotten) {
+      report.user.entry = tombstone(req, { replay_id: userTombstoneId(req.user), scope: 'user', platform_id: platformId });
+      await sink.appendManifest(report.user.entry);
+    }
+  }
+  for (const [id, c] of concerned) {
+    if (req.signal?.aborted) throw req.signal.reason;
+    report.replays.push(await forgetReplay(sink, remove, id, c, req));
+  }
+  return report;
+}
+
+/**
+ * Forgets replays in an archive (a folder or `s3://bucket/prefix`): the named `replayIds`, or every replay of the
+ * user `platformId`. Each gets a `forgotten` tombstone in the manifest (with `reason`, `recorded_at` and the outputs
+ * it removes), then its outputs are deleted; a user also gets a tombstone of its own, so that later archive runs
+ * skip every replay of the user, including replays listed only later. Later runs never export a forgotten replay
+ * into this target again. Resolves with what was recorded and removed; a replay whose outputs could not be deleted
+ * carries `error` (run the same call again to finish). Bad options throw `ConfigError` before anything is read.
+ */
+export async function forgetReplays(options: ForgetOptions): Promise<ForgetReport> {
+  requestOf(options);
+  if (options.sink !== undefined) return forgetInSink(options.sink, options);
+  if (options.out === undefined) throw new ConfigError('an archive is needed: pass `sink` or `out`');
+  const settings = options.settings ?? resolveSettings(options.sinkOptions !== undefined ? { sinkOptions: options.sinkOptions } : {});
+  const sink = openSink(options.out, settings.sinkOptions);
+  try {
+    return await forgetInSink(sink, options);
+  } finally {
+    await sink.close();
+  }
+}
