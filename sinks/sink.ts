@@ -106,6 +106,8 @@ export interface ManifestEntry {
   recorded_at: string;
   run_id?: string;
   shard?: string;
+  /** Hex SHA-256 digest of the redaction policy the output was written under; absent: none. */
+  redaction?: string;
 }
 
 export interface ManifestCompaction {

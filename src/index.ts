@@ -30,6 +30,10 @@ export { packageVersion } from './util/package-root.js';
 export { resolveSettings } from './pipeline/settings.js';
 export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
 
+// Redaction at export (the `redact` option; docs/REDACTION.md).
+export { compileRedactionPolicy, loadRedactionPolicy, RedactionPolicyError, ReplayRedactor, REDACTION_VERSION } from './redaction/index.js';
+export type { PatternSpec, RedactionPolicy, RedactionPolicySpec } from './redaction/index.js';
+
 // Decoding one file.
 export { decodeEventBytes, decodeEvents } from '../decoders/index.js';
 export type { DecodeOptions, FileVersion } from '../decoders/index.js';

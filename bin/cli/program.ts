@@ -12,6 +12,7 @@ import {
   exitCodeOf,
   exportReplays,
   InterruptedError,
+  loadRedactionPolicy,
   planArchive,
   resolveSettings,
   type ArchiveEvent,
@@ -77,6 +78,7 @@ interface SinkFlags {
   s3Checksums?: string;
   concurrency?: number;
   requestDeadline?: string;
+  redact?: string;
 }
 
 interface LimitFlags {
@@ -220,7 +222,7 @@ const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may tak
  * The run's settings from the flags of `export` or `archive` (each flag's syntax is checked here; values, ranges and
  * the environment by `resolveSettings`, which names the flags in its errors).
  */
-function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Settings {
+async function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Promise<Settings> {
   if (f.out.trim() === '') usage('--out must not be empty');
   const s3: S3SinkOptions = {
     ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
@@ -245,6 +247,7 @@ function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, com
     ...(f.order !== undefined ? { order: f.order as 'start' | 'expiry' } : {}),
     ...(f.compact === false ? { compactManifest: false } : {}),
     ...(command === 'archive' ? { runId: randomUUID() } : {}),
+    ...(f.redact !== undefined ? { redact: await loadRedactionPolicy(f.redact) } : {}),
   };
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
 }
@@ -260,6 +263,7 @@ function addSinkFlags(cmd: Command): Command {
     .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
     .option('--concurrency <n>', withDefault('replays exported at once', d.concurrency), positiveInt('--concurrency'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
+    .option('--redact <policy.json>', withDefault('mask, block and drop what a redaction policy names before writing (docs/REDACTION.md)', 'off'))
     .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
     .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
     .option('--s3-region <region>', withDefault('S3 region', s3Region))
@@ -417,7 +421,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
     for (const id of ids) checkReplayIdArg(id);
-    const settings = settingsOf(opts, g, 'export');
+    const settings = await settingsOf(opts, g, 'export');
     if (isStdoutTarget(opts.out)) checkStdoutExport(ids, settings);
     const c = await connection(g);
     secrets = c.secrets;
@@ -475,7 +479,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
       const range = timeRangeOf(opts);
       const { since, until } = queryBounds(range);
-      const settings = settingsOf(opts, g, 'archive');
+      const settings = await settingsOf(opts, g, 'archive');
       const c = await connection(g);
       secrets = c.secrets;
       // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.

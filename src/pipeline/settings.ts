@@ -20,6 +20,7 @@ import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import { ConfigError } from './errors.js';
 import { resolveShard, type Shard } from './shard.js';
+import { compileRedactionPolicy, type RedactionPolicy, type RedactionPolicySpec } from '../redaction/policy.js';
 import type { FileVersion } from './types.js';
 
 export { DEFAULTS, PIPELINE_DEFAULTS } from './defaults.js';
@@ -80,6 +81,13 @@ export interface OutputSettingsOptions {
   sinkOptions?: OpenSinkOptions;
   format?: OutputFormat;
   gzip?: boolean;
+  /**
+   * A redaction policy (docs/REDACTION.md) applied to every event before it is written: masked text and input
+   * values, blocked elements, dropped attributes, patterns. The manifest records its digest (`redaction`), and a
+   * resumed archive counts as done only the replays archived under the same policy. Absent: events are written as
+   * recorded, byte for byte.
+   */
+  redact?: RedactionPolicySpec | RedactionPolicy;
 }
 
 /** Runs over many replays. */
@@ -144,6 +152,8 @@ export interface Settings {
   readonly maxReplayBytes: number;
   readonly fastPath: boolean;
   readonly output: Readonly<OutputSpec>;
+  /** The run's redaction policy, compiled; undefined: none (events pass as decoded). */
+  readonly redaction: RedactionPolicy | undefined;
   readonly sinkOptions: SinkSettings;
   readonly concurrency: number;
   readonly order: 'start' | 'expiry';
@@ -283,6 +293,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
       gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
     }),
+    redaction: o.redact === undefined ? undefined : compileRedactionPolicy(o.redact),
     sinkOptions: sinkSettings(o.sinkOptions, env, c),
     concurrency: c.number('concurrency', o.concurrency ?? d.concurrency, 'count', 1),
     order: c.oneOf('order', o.order ?? d.order, ['start', 'expiry'] as const),
