@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { RedactionPolicySpec } from '../../src/redaction/index.js';
+import { v2Text } from '../decoders/fixtures.js';
 
 export const NAME = 'Jane Q. Doe';
 export const EMAIL = 'jane.doe@example.com';
@@ -107,6 +108,7 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
     addressText: addressText.id as number,
     card: card.id as number,
   };
+  const nick = el('span', { class: 'nick' });
   let t = t0;
   const ev = (type: number, data: unknown): Record<string, unknown> => ({ type, data, timestamp: (t += 100) });
   const inc = (data: Record<string, unknown>): Record<string, unknown> => ev(3, data);
@@ -114,7 +116,8 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
     ev(4, { href: `https://shop.example/account?email=${encodeURIComponent(EMAIL)}`, width: 1024, height: 768 }),
     ev(2, { node: doc, initialOffset: { left: 0, top: 0 } }),
     ...CARD.split('').map((_, i) => inc({ source: 5, text: CARD.slice(0, i + 1), isChecked: false, id: ids.card })),
-    inc({ source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: ids.profile, nextId: null, node: el('span', { class: 'nick' }, [text(NICK)]) }] }),
+    // As rrweb records an added subtree: each node its own add, a parent before its children.
+    inc({ source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: ids.profile, nextId: null, node: nick }, { parentId: nick.id, nextId: null, node: text(NICK) }] }),
     inc({ source: 0, texts: [{ id: ids.nameText, value: 'Jonathan S.' }], attributes: [], removes: [], adds: [] }),
     inc({
       source: 0,
@@ -137,8 +140,8 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
 }
 
 /**
- * A samples folder (the sandbox's layout: index.json, expected/, files/<name>/v3/) serving `events` as one replay of
- * two version 3 files; version 2 lists no file.
+ * A samples folder (the sandbox's layout: index.json, expected/, files/<name>/v2|v3/) serving `events` as one replay
+ * of two version 3 files (or one version 2 file, rrweb-packed).
  */
 export function recordingSamplesDir(name: string, events: readonly Record<string, unknown>[]): { dir: string; replayId: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'redaction-samples-'));
@@ -147,6 +150,9 @@ export function recordingSamplesDir(name: string, events: readonly Record<string
   mkdirSync(join(dir, 'expected'), { recursive: true });
   writeFileSync(join(dir, 'expected', `${name}.json`), JSON.stringify(events));
   mkdirSync(join(dir, 'files', name, 'v3'), { recursive: true });
+  mkdirSync(join(dir, 'files', name, 'v2'), { recursive: true });
+  const v2 = `files/${name}/v2/${startMs}-0000.json.gz`;
+  writeFileSync(join(dir, v2), gzipSync(v2Text([...events], () => 'json-packed')));
   const half = Math.ceil(events.length / 2);
   const files = [events.slice(0, half), events.slice(half)].map((chunk, k) => {
     const rel = `files/${name}/v3/${chunk[0]!.timestamp as number}-${String(k).padStart(4, '0')}.json.gz`;
@@ -167,7 +173,7 @@ export function recordingSamplesDir(name: string, events: readonly Record<string
         retention_in_days: 90,
         event_count: events.length,
         expected: `expected/${name}.json`,
-        files: { '2': [], '3': files },
+        files: { '2': [v2], '3': files },
       },
     ],
   };
