@@ -12,7 +12,6 @@ import {
   exitCodeOf,
   exportReplays,
   InterruptedError,
-  loadRedactionPolicy,
   planArchive,
   resolveSettings,
   type ArchiveEvent,
@@ -36,6 +35,7 @@ import {
   parseDuration,
   SHARD_ENV,
 } from '../../src/archive-tools.js';
+import { loadRedactionPolicy } from '../../src/redaction/index.js';
 import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
