@@ -74,6 +74,10 @@ describe('archive --redact', () => {
 
     const other = join(work.dir, 'policy-other.json');
     await writeFile(other, JSON.stringify({ ...POLICY, patterns: ['email'] }));
+    // --dry-run decides the same way: done under this policy, to export under another.
+    const plan = async (extra: string[]) => JSON.parse((await run(['--dry-run', ...extra])).stdout) as { action: string; reason?: string };
+    expect(await plan(['--redact', policyFile])).toMatchObject({ action: 'skip', reason: 'done' });
+    expect(await plan(['--redact', other])).toMatchObject({ action: 'export' });
     res = await run(['--redact', other]);
     expect(outcomes(res.stderr), res.stderr).toEqual(['ok']);
     const otherEntry = lastById(await readManifest(out)).get(samples.replayId)!;
