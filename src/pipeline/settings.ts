@@ -73,6 +73,13 @@ export interface FetchSettingsOptions {
    * the TypeScript code alone: the same events and errors, slower.
    */
   fastPath?: boolean;
+  /**
+   * A redaction policy (docs/REDACTION.md) applied to every event as it streams, before it is handed on or written:
+   * masked text and input values, blocked elements, dropped attributes, patterns. The manifest records its digest
+   * (`redaction`), and a resumed archive counts as done only the replays archived under the same policy. Absent:
+   * events pass as decoded, byte for byte.
+   */
+  redact?: RedactionPolicySpec | RedactionPolicy;
 }
 
 /** How outputs are written. */
@@ -81,13 +88,6 @@ export interface OutputSettingsOptions {
   sinkOptions?: OpenSinkOptions;
   format?: OutputFormat;
   gzip?: boolean;
-  /**
-   * A redaction policy (docs/REDACTION.md) applied to every event before it is written: masked text and input
-   * values, blocked elements, dropped attributes, patterns. The manifest records its digest (`redaction`), and a
-   * resumed archive counts as done only the replays archived under the same policy. Absent: events are written as
-   * recorded, byte for byte.
-   */
-  redact?: RedactionPolicySpec | RedactionPolicy;
 }
 
 /** Runs over many replays. */

@@ -150,22 +150,23 @@ const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
 /** Runs longer than this are decoded at their start only (a data: URL or a token is a base64 value from its start). */
 const ALIGNED_ONLY_ABOVE = 1024;
 
-/** Marks in `mask` (1: `*`, 2: base64 `A`) what must change in `text`; returns whether anything is. */
-function markMatches(patterns: readonly Pattern[], text: string, mask: Uint8Array): boolean {
-  let any = false;
+const STAR = 1;
+const ZERO = 2;
+
+/**
+ * What must change in `text`, pushed onto `marks` as (start, end, kind) triples: kind `STAR` (each character other
+ * than white space becomes `*`) or `ZERO` (base64 characters become `A`).
+ */
+function markMatches(patterns: readonly Pattern[], text: string, marks: number[]): void {
   const ranges: number[] = [];
   findMatches(patterns, text, ranges);
-  const star = (s: number, e: number): void => {
-    for (let k = s; k < e; k++) mask[k] = 1;
-    any = true;
-  };
-  for (let r = 0; r < ranges.length; r += 2) star(ranges[r]!, ranges[r + 1]!);
+  for (let r = 0; r < ranges.length; r += 2) marks.push(ranges[r]!, ranges[r + 1]!, STAR);
 
   const decoded = percentDecoded(text);
   if (decoded !== undefined) {
     ranges.length = 0;
     findMatches(patterns, decoded.view, ranges);
-    for (let r = 0; r < ranges.length; r += 2) star(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!);
+    for (let r = 0; r < ranges.length; r += 2) marks.push(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!, STAR);
   }
 
   BASE64_RUN.lastIndex = 0;
@@ -174,7 +175,8 @@ function markMatches(patterns: readonly Pattern[], text: string, mask: Uint8Arra
     const alignments = run.length > ALIGNED_ONLY_ABOVE ? 1 : 4;
     for (let a = 0; a < alignments && run.length - a >= 8; a++) {
       const part = run.slice(a);
-      const bytes = Buffer.from(part, part.includes('-') || part.includes('_') ? 'base64url' : 'base64');
+      // Node's base64 decoder takes both alphabets (standard and URL-safe).
+      const bytes = Buffer.from(part, 'base64');
       if (bytes.length === 0) continue;
       const utf8 = bytes.toString('utf8');
       const valid = Buffer.from(utf8, 'utf8').equals(bytes);
@@ -185,14 +187,11 @@ function markMatches(patterns: readonly Pattern[], text: string, mask: Uint8Arra
         const startByte = valid ? Buffer.byteLength(view.slice(0, ranges[r]!), 'utf8') : ranges[r]!;
         const endByte = valid ? Buffer.byteLength(view.slice(0, ranges[r + 1]!), 'utf8') : ranges[r + 1]!;
         // Base64 quads encode 3 bytes each: zero every quad holding a byte of the match.
-        const s = m.index + a + Math.floor(startByte / 3) * 4;
-        const e = Math.min(m.index + a + Math.ceil(endByte / 3) * 4, m.index + a + part.length);
-        for (let k = s; k < e; k++) if (mask[k] === 0) mask[k] = 2;
-        any = true;
+        const from = m.index + a;
+        marks.push(from + Math.floor(startByte / 3) * 4, Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length), ZERO);
       }
     }
   }
-  return any;
 }
 
 /** Compiled patterns: masks what they match in a string, in its plain, URL-encoded and base64 forms. */
@@ -210,8 +209,15 @@ export class PatternSet {
   /** `text` with every match masked (the same string when nothing matched). */
   mask(text: string): string {
     if (this.#patterns.length === 0 || text.length === 0) return text;
+    const marks: number[] = [];
+    markMatches(this.#patterns, text, marks);
+    if (marks.length === 0) return text;
+    // Per character: 0 kept, STAR or ZERO; a character both matched as text and inside a zeroed quad is a star.
     const mask = new Uint8Array(text.length);
-    if (!markMatches(this.#patterns, text, mask)) return text;
+    for (let k = 0; k < marks.length; k += 3) {
+      const kind = marks[k + 2]!;
+      for (let c = marks[k]!; c < marks[k + 1]!; c++) if (mask[c] !== STAR) mask[c] = kind;
+    }
     let out = '';
     let from = 0;
     for (let k = 0; k < text.length; k++) {
@@ -219,7 +225,7 @@ export class PatternSet {
       if (m === 0) continue;
       const c = text.charCodeAt(k);
       const white = c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c;
-      out += text.slice(from, k) + (m === 2 ? 'A' : white ? text[k] : '*');
+      out += text.slice(from, k) + (m === ZERO ? 'A' : white ? text[k] : '*');
       from = k + 1;
     }
     return out + text.slice(from);

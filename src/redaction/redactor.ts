@@ -83,7 +83,7 @@ export class ReplayRedactor {
       const { node, flags: inherited, state } = stack.pop()!;
       if (!isObject(node)) continue;
       if (inherited & (DROP | BLOCK)) {
-        this.#nodes.set(node.id, DROP, 0);
+        this.#record(node.id, DROP, 0);
         this.#pushChildren(stack, node, DROP, 0);
         continue;
       }
@@ -92,21 +92,21 @@ export class ReplayRedactor {
         const step = this.#machine.empty ? { state: 0, actions: 0 } : this.#machine.step(state, node as unknown as ElementLike);
         if (step.actions & BLOCK) {
           this.#block(node);
-          this.#nodes.set(node.id, BLOCK, 0);
+          this.#record(node.id, BLOCK, 0);
           continue;
         }
         const tag = typeof node.tagName === 'string' ? node.tagName.toLowerCase() : '';
         const flags = mask | (step.actions & MASK) | (tag === 'style' || tag === 'script' ? RAW : 0);
         if (isObject(node.attributes)) this.#attributes(node.attributes, flags);
-        this.#nodes.set(node.id, flags, step.state);
+        this.#record(node.id, flags, step.state);
         this.#pushChildren(stack, node, flags, step.state);
       } else if (node.type === NODE_TEXT || node.type === NODE_CDATA || node.type === NODE_COMMENT) {
         const masked = mask !== 0 && (inherited & RAW) === 0 && node.isStyle !== true;
         if (masked && typeof node.textContent === 'string') this.#set(node, 'textContent', maskAll(node.textContent));
-        this.#nodes.set(node.id, masked ? MASK : 0, 0);
+        this.#record(node.id, masked ? MASK : 0, 0);
       } else {
         // A document (an iframe's, a shadow root's) or a doctype: passes its parent's state on.
-        this.#nodes.set(node.id, mask, state);
+        this.#record(node.id, mask, state);
         this.#pushChildren(stack, node, mask, state);
       }
     }
@@ -131,7 +131,7 @@ export class ReplayRedactor {
     while (dropped.length > 0) {
       const n = dropped.pop();
       if (!isObject(n)) continue;
-      this.#nodes.set(n.id, DROP, 0);
+      this.#record(n.id, DROP, 0);
       if (Array.isArray(n.childNodes)) dropped.push(...n.childNodes);
     }
   }
@@ -204,26 +204,61 @@ export class ReplayRedactor {
     }
   }
 
+  /** Records what the policy says about a node id; adds waiting for this id as their parent become ready. */
+  #record(id: unknown, flags: number, state: number): void {
+    this.#nodes.set(id, flags, state);
+    const waiting = this.#waiting;
+    if (waiting !== undefined && waiting.size > 0 && typeof id === 'number') {
+      const children = waiting.get(id);
+      if (children !== undefined) {
+        waiting.delete(id);
+        this.#ready.push(...children);
+      }
+    }
+  }
+
+  /** Adds of the mutation being taken whose parent id is not known yet, by parent id. */
+  #waiting: Map<unknown, Json[]> | undefined;
+  /** Adds whose parent became known while other adds were taken. */
+  #ready: Json[] = [];
+
   /**
    * Added nodes, each under its parent's flags and state. rrweb lists a parent before the nodes added under it, but a
-   * list out of that order is taken too: adds whose parent is not known yet wait for a later pass; those whose parent
-   * never appears are taken as children of the document's root (masked only by patterns).
+   * list out of that order is taken too, in one pass: an add whose parent is not known yet waits for that id to be
+   * recorded; those whose parent never appears are taken as children of the document's root (masked only by
+   * patterns).
    */
   #adds(data: Json): void {
-    let pending = (data.adds as unknown[]).filter(isObject);
+    const adds = (data.adds as unknown[]).filter(isObject);
     const dropped = new Set<Json>();
-    while (pending.length > 0) {
-      const later: Json[] = [];
-      for (const add of pending) {
+    const waiting = new Map<unknown, Json[]>();
+    this.#waiting = waiting;
+    this.#ready = [];
+    const take = (add: Json, parent: number): void => {
+      this.#add(add, parent, dropped);
+      for (let k = 0; k < this.#ready.length; k++) {
+        const next = this.#ready[k]!;
+        this.#add(next, this.#nodes.get(next.parentId), dropped);
+      }
+      this.#ready.length = 0;
+    };
+    try {
+      for (const add of adds) {
         const parent = this.#nodes.get(add.parentId);
-        if (parent === 0) later.push(add);
-        else this.#add(add, parent, dropped);
+        if (parent !== 0) take(add, parent);
+        else {
+          const list = waiting.get(add.parentId);
+          if (list === undefined) waiting.set(add.parentId, [add]);
+          else list.push(add);
+        }
       }
-      if (later.length === pending.length) {
-        for (const add of later) this.#add(add, KNOWN, dropped);
-        break;
+      // Parents never seen: their adds go under the root, in the order listed, and their own children follow them.
+      for (let first = waiting.entries().next(); !first.done; first = waiting.entries().next()) {
+        waiting.delete(first.value[0]);
+        for (const add of first.value[1]) take(add, KNOWN);
       }
-      pending = later;
+    } finally {
+      this.#waiting = undefined;
     }
     if (dropped.size > 0) data.adds = (data.adds as unknown[]).filter((a) => !dropped.has(a as Json));
   }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { compileRedactionPolicy, PatternSet, RedactionPolicyError, ReplayRedactor, type RedactionPolicySpec } from '../../src/redaction/index.js';
+import { compileRedactionPolicy, PatternSet, redactBatches, RedactionError, RedactionPolicyError, ReplayRedactor, type RedactionPolicySpec } from '../../src/redaction/index.js';
 import { ADDRESS, b64, CARD, EMAIL, leaks, makeRecording, NAME, NICK, PHONE, POLICY, TOKEN } from './recording.js';
 
 type Ev = Record<string, any>;
@@ -171,5 +171,41 @@ describe('the policy digest', () => {
     expect(b.digest).toBe(a.digest);
     expect(compileRedactionPolicy({ mask: ['input'], patterns: ['email', 'card'] }).digest).not.toBe(a.digest);
     expect(compileRedactionPolicy({}).digest).not.toBe(a.digest);
+  });
+});
+
+describe('hostile recordings', () => {
+  test('a long chain of adds listed children first is taken in one pass, each under its real parent', () => {
+    const n = 100_000;
+    const snapshot = { type: 2, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'div', attributes: { class: 'pii' }, childNodes: [], id: 2 }] } }, timestamp: 1 };
+    // Node 3 + k is the parent of node 4 + k; the list names the deepest first, the one under the div last.
+    const adds = [];
+    for (let k = n - 1; k >= 0; k--) adds.push({ parentId: k === 0 ? 2 : 2 + k, nextId: null, node: { type: 2, tagName: 'span', attributes: {}, childNodes: [], id: 3 + k } });
+    adds.push({ parentId: 2 + n, nextId: null, node: { type: 3, textContent: NAME, id: 3 + n } });
+    const mutation = { type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds }, timestamp: 2 };
+    const started = performance.now();
+    const { out } = redactAll([snapshot, mutation], { mask: ['.pii'] });
+    // Linear: about a second here. Taking the list again per resolved parent (quadratic) would take minutes.
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(out[1]!.data.adds.at(-1).node.textContent).toBe('**** ** ***');
+  });
+
+  test('an event that cannot be serialised again fails with its index in the replay; one nothing changed passes', async () => {
+    // A custom event nested 50,000 objects deep: JSON.parse takes it, JSON.stringify runs out of stack.
+    const deep = (leaf: string): Buffer => Buffer.from(`{"type":5,"timestamp":1,"data":${'{"a":'.repeat(50_000)}"${leaf}"${'}'.repeat(50_000)}}`);
+    async function* batches(events: Buffer[]) {
+      yield { events };
+    }
+    const policy = compileRedactionPolicy({ patterns: ['email'] });
+    const plain = Buffer.from('{"type":4,"data":{"href":"x"},"timestamp":0}');
+    const passed: Buffer[] = [];
+    for await (const b of redactBatches(batches([plain, deep('nothing here')]), policy)) passed.push(...b.events!);
+    expect(passed).toHaveLength(2);
+    const failing = redactBatches(batches([plain, deep(EMAIL)]), policy);
+    const err = await (async () => {
+      for await (const _ of failing) void _;
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedactionError);
+    expect(err).toMatchObject({ code: 'redaction_failed', category: 'data', index: 1 });
   });
 });
