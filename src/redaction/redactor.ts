@@ -74,8 +74,9 @@ export class ReplayRedactor {
   }
 
   /**
-   * Takes a serialised node and its subtree under a parent of `parentValue` (flags | state): applies the selectors'
-   * masks and blocks and the dropped attributes, and records every id. Iterative: a document can be deep.
+   * Takes a serialised node and its subtree under a parent with `parentFlags` and selector state `parentState`:
+   * applies the selectors' masks and blocks and the dropped attributes, and records every id. Iterative: a document
+   * can be deep.
    */
   #tree(root: unknown, parentFlags: number, parentState: number): void {
     const stack: Array<{ node: unknown; flags: number; state: number }> = [{ node: root, flags: parentFlags, state: parentState }];
