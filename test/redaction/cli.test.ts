@@ -115,14 +115,19 @@ describe('archive --redact', () => {
 });
 
 describe('export --redact of a real recording (the form-typing sample)', () => {
-  test('typed names, emails and text are masked in a stdout export; the events still parse', async () => {
+  test("the README's example: typed names, emails and text are masked in a stdout export; the events still parse", async () => {
     const index = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'index.json'), 'utf8')) as { replays: { name: string; replay_id: string; expected: string }[] };
     const sample = index.replays.find((r) => r.name === 'form-typing')!;
     const recorded = await readFile(join(import.meta.dirname, '..', '..', 'samples', sample.expected), 'utf8');
     const words = ['Ada', 'Lovelace', 'ada@example.com', 'Mathematician', 'engines'];
     for (const w of words) expect(recorded).toContain(w);
+    // The policy of the README's example, as the README writes it.
+    const readme = await readFile(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const example = /cat > policy\.json <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(readme);
+    expect(example, 'the README has the policy example').not.toBeNull();
+    expect(readme).toContain(`--sandbox export ${sample.replay_id} --out ./safe --redact policy.json`);
     const policy = join(work.dir, 'form-policy.json');
-    await writeFile(policy, JSON.stringify({ mask: ['input', 'textarea', '#status'], dropAttributes: ['placeholder'], patterns: ['email'] }));
+    await writeFile(policy, example![1]!);
     const res = await runCli(['--sandbox', 'export', sample.replay_id, '--out', '-', '--redact', policy], cleanEnv());
     expect(res.code, res.stderr).toBe(0);
     for (const w of words) expect(res.stdout, w).not.toContain(w);
