@@ -108,7 +108,7 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
     addressText: addressText.id as number,
     card: card.id as number,
   };
-  const nick = el('span', { class: 'nick' });
+  const nick = el('span', { class: 'nick', title: NAME });
   let t = t0;
   const ev = (type: number, data: unknown): Record<string, unknown> => ({ type, data, timestamp: (t += 100) });
   const inc = (data: Record<string, unknown>): Record<string, unknown> => ev(3, data);

@@ -128,6 +128,24 @@ describe('selectors', () => {
     expect(out[1]!.data.adds[0].node.textContent).toBe('**** ** ***');
   });
 
+  test("an iframe's document, attached by a mutation, is inside its host: masked under a masked iframe, gone under a blocked one", () => {
+    const tree = doc([el('iframe', { class: 'pay' }, []), el('iframe', { class: 'chat' }, [])]);
+    const body = tree.data.node.childNodes[0] as Ev;
+    const [pay, chat] = (body.childNodes as Ev[]).map((n) => n.id as number);
+    const attach = (parentId: number) => ({
+      parentId,
+      nextId: null,
+      node: { type: 0, id: id++, childNodes: [el('html', {}, [el('body', {}, [t(NAME)])])] },
+    });
+    const mutation = { type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds: [attach(pay!), attach(chat!)], isAttachIframe: true }, timestamp: 2 };
+    const { out } = redactAll([tree, mutation], { block: ['.pay'], mask: ['.chat'] });
+    const adds = out[1]!.data.adds as Ev[];
+    expect(adds).toHaveLength(1);
+    expect(adds[0]!.parentId).toBe(chat);
+    expect(JSON.stringify(adds[0])).toContain('**** ** ***');
+    expect(JSON.stringify(out)).not.toContain(NAME);
+  });
+
   test('selectors outside the subset, bad patterns and unknown fields are refused when the policy is loaded', () => {
     for (const bad of [{ mask: ['li:hover'] }, { mask: ['a + b'] }, { mask: ['a ~ b'] }, { block: ['['] }, { patterns: ['ssn'] }, { patterns: [{ regex: '(' }] }, { patterns: [{ regex: 'a*' }] }, { masks: ['a'] }, { mask: 'a' }]) {
       expect(() => compileRedactionPolicy(bad as RedactionPolicySpec), JSON.stringify(bad)).toThrow(RedactionPolicyError);
