@@ -116,6 +116,8 @@ export interface ManifestEntry {
   scope?: 'replay' | 'user';
   /** Of a `forgotten` entry: the outputs it removes (recorded before they are deleted). */
   removed_keys?: string[];
+  /** Hex SHA-256 digest of the redaction policy the output was written under; absent: none. */
+  redaction?: string;
 }
 
 export interface ManifestCompaction {

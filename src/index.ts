@@ -7,6 +7,7 @@
  *   replay-export/clients   — the Session Replay client, the transport, and the other API families' clients
  *   replay-export/archive   — what archive jobs use: manifest state, shards, durations and sizes, expiry
  *   replay-export/sandbox   — the loopback sandbox that behaves like the platform (development and tests)
+ *   replay-export/redaction — redaction policies (load, compile, digest) and the per-replay redactor
  */
 
 // Entry points.
@@ -29,6 +30,9 @@ export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
 export { packageVersion } from './util/package-root.js';
 export { resolveSettings } from './pipeline/settings.js';
 export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
+
+// Redaction at export: the `redact` option's types (the functions are in replay-export/redaction; docs/REDACTION.md).
+export type { PatternSpec, RedactionPolicy, RedactionPolicySpec } from './redaction/index.js';
 
 // Decoding one file.
 export { decodeEventBytes, decodeEvents } from '../decoders/index.js';

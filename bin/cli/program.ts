@@ -36,6 +36,7 @@ import {
   parseDuration,
   SHARD_ENV,
 } from '../../src/archive-tools.js';
+import { loadRedactionPolicy } from '../../src/redaction/index.js';
 import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
@@ -79,6 +80,7 @@ interface SinkFlags {
   s3Checksums?: string;
   concurrency?: number;
   requestDeadline?: string;
+  redact?: string;
 }
 
 interface ForgetFlags extends Pick<SinkFlags, 'out' | 's3Endpoint' | 's3ForcePathStyle' | 's3Region' | 's3Checksums'> {
@@ -228,7 +230,7 @@ const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may tak
  * The run's settings from the flags of `export` or `archive` (each flag's syntax is checked here; values, ranges and
  * the environment by `resolveSettings`, which names the flags in its errors).
  */
-function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Settings {
+async function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Promise<Settings> {
   if (f.out.trim() === '') usage('--out must not be empty');
   const s3 = s3OptionsOf(f);
   const settleMs = durationFlag('--settle', f.settle);
@@ -246,6 +248,7 @@ function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, com
     ...(f.order !== undefined ? { order: f.order as 'start' | 'expiry' } : {}),
     ...(f.compact === false ? { compactManifest: false } : {}),
     ...(command === 'archive' ? { runId: randomUUID() } : {}),
+    ...(f.redact !== undefined ? { redact: await loadRedactionPolicy(f.redact) } : {}),
   };
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
 }
@@ -285,7 +288,8 @@ function addSinkFlags(cmd: Command): Command {
       .option('--gzip', withDefault('gzip each output (.gz)', d.gzip ? 'on' : 'off'))
       .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
       .option('--concurrency <n>', withDefault('replays exported at once', d.concurrency), positiveInt('--concurrency'))
-      .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP),
+      .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
+      .option('--redact <policy.json>', withDefault('mask, block and drop what a redaction policy names before writing (docs/REDACTION.md)', 'off')),
   )
     .option('--s3-part-size <bytes>', withDefault(`multipart part size in bytes, at least ${d.s3.minPartSize} (${formatByteSize(d.s3.minPartSize)})`, partSize), positiveInt('--s3-part-size'))
     .option('--s3-queue-size <n>', withDefault('parts uploaded in parallel per replay', d.s3.queueSize), positiveInt('--s3-queue-size'));
@@ -437,7 +441,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
     for (const id of ids) checkReplayIdArg(id);
-    const settings = settingsOf(opts, g, 'export');
+    const settings = await settingsOf(opts, g, 'export');
     if (isStdoutTarget(opts.out)) checkStdoutExport(ids, settings);
     const c = await connection(g);
     secrets = c.secrets;
@@ -495,7 +499,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
       const range = timeRangeOf(opts);
       const { since, until } = queryBounds(range);
-      const settings = settingsOf(opts, g, 'archive');
+      const settings = await settingsOf(opts, g, 'archive');
       const c = await connection(g);
       secrets = c.secrets;
       // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.

@@ -186,6 +186,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       shard: settings.shard,
       recheckMs: settings.recheckMs,
       now: now(),
+      redaction: settings.redaction?.digest,
     });
     // Folds cost about the manifest's size: spaced at least that far apart, a run's folds cost at most twice its own entries.
     // Only archive runs fold (an export of given replays keeps its manifest a plain log).

@@ -7,6 +7,7 @@ import { batchCount, batchEvents } from '../../decoders/index.js';
 import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './replay-stream.js';
 import type { Settings } from './settings.js';
 import { formatShard } from './shard.js';
+import { redactBatches } from '../redaction/stream.js';
 
 /** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
 export interface ReplayInfo {
@@ -38,6 +39,7 @@ function baseEntry(replay: ReplayInfo, settings: Settings): Omit<ManifestEntry, 
   if (expires !== undefined) entry.expires_at = expires;
   if (settings.runId !== undefined) entry.run_id = settings.runId;
   if (settings.shard !== undefined) entry.shard = formatShard(settings.shard);
+  if (settings.redaction !== undefined) entry.redaction = settings.redaction.digest;
   return entry;
 }
 
@@ -60,7 +62,10 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.sink.open(replay.replay_id, output);
-    for await (const batch of replayDecodedBatches(replay.replay_id, settings, io, info)) {
+    const decoded = replayDecodedBatches(replay.replay_id, settings, io, info);
+    // With a policy, each event is redacted on its way to the sink; without, the decoded batches go as they are.
+    const batches = settings.redaction === undefined ? decoded : redactBatches(decoded, settings.redaction);
+    for await (const batch of batches) {
       checks.observeBatch(batch);
       // Runs go to the writer as they are when it takes them (one slice per run); one Buffer per event otherwise.
       if (batch.runs !== undefined && writer.writeRuns !== undefined) await writer.writeRuns(batch.runs);

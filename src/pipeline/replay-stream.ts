@@ -2,6 +2,7 @@ import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatc
 import { DecodeError } from '../../decoders/errors.js';
 import { isLimitError, ReplayBudget } from '../../decoders/limits.js';
 import { ByteBudget } from './byte-budget.js';
+import { redactBatches } from '../redaction/stream.js';
 import { ReplayFailedError, isBrokenTransfer, isExpiredUrl, isFatal, isTransient } from './errors.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
@@ -42,7 +43,8 @@ export interface ReplayFilesInfo {
 }
 
 /**
- * Every event of one replay, in order, as batches of serialised events (one Buffer per event).
+ * Every event of one replay, in order, as batches of serialised events (one Buffer per event); redacted when the
+ * settings hold a policy.
  *
  * The files are listed in full first, sorted by key and taken once each (listFilesInKeyOrder; a duplicate key is
  * reported as a `duplicate-file` notice), then downloaded ahead in parallel; each file's events are yielded strictly
@@ -62,7 +64,9 @@ export async function* replayEventBatches(
   io: ReplayIo,
   info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
 ): AsyncGenerator<Buffer[]> {
-  for await (const batch of replayDecodedBatches(replayId, settings, io, info)) yield batchEvents(batch);
+  const decoded = replayDecodedBatches(replayId, settings, io, info);
+  const batches = settings.redaction === undefined ? decoded : redactBatches(decoded, settings.redaction);
+  for await (const batch of batches) yield batchEvents(batch);
 }
 
 /** The same events as `replayEventBatches`, as the decoders give them (runs of a compact version 3 file in place). */

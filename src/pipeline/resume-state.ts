@@ -6,7 +6,7 @@ import { shardOf } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { forgottenUser, isUserTombstoneId, platformKey } from './tombstone.js';
 
-/** The values kept per id: last entry of another status, `ok` at this run's key, `skipped` (settling). */
+/** The values kept per id: last entry of another status, `ok` at this run's key (and policy), `skipped` (settling). */
 const OTHER = 0;
 const DONE = 1;
 const SETTLING = 2;
@@ -24,6 +24,11 @@ export interface ResumeStateOptions {
   /** With a recheck window: the file keys of `ok` entries that started within it are kept (absent: none). */
   recheckMs?: number | undefined;
   now: number;
+  /**
+   * The digest of this run's redaction policy (undefined: none). An `ok` entry counts only when it was written under
+   * the same policy (its `redaction` equals this): a policy added, changed or taken away exports the replay again.
+   */
+  redaction?: string | undefined;
 }
 
 /**
@@ -57,7 +62,7 @@ export class ResumeState {
     return user !== undefined && this.#forgottenUsers.has(user);
   }
 
-  /** Whether the last entry of `replayId` is `ok` at this run's key. */
+  /** Whether the last entry of `replayId` is `ok` at this run's key, under this run's redaction policy. */
   doneAtKey(replayId: string): boolean {
     const value = this.#ids.get(replayId);
     return value === DONE || value === DONE_STORED;
@@ -102,7 +107,7 @@ export class ResumeState {
       this.#fileKeys.delete(i);
       return;
     }
-    const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id);
+    const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id) && entry.redaction === options.redaction;
     if (!done) {
       const settling = entry.status === 'skipped' && entry.reason === 'settling';
       // Only ids once recorded `ok` or last recorded settling are in the table; a later entry of another status undoes that.

@@ -20,6 +20,7 @@ import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import { ConfigError } from './errors.js';
 import { resolveShard, type Shard } from './shard.js';
+import { compileRedactionPolicy, type RedactionPolicy, type RedactionPolicySpec } from '../redaction/policy.js';
 import type { FileVersion } from './types.js';
 
 export { DEFAULTS, PIPELINE_DEFAULTS } from './defaults.js';
@@ -72,6 +73,13 @@ export interface FetchSettingsOptions {
    * the TypeScript code alone: the same events and errors, slower.
    */
   fastPath?: boolean;
+  /**
+   * A redaction policy (docs/REDACTION.md) applied to every event as it streams, before it is handed on or written:
+   * masked text and input values, blocked elements, dropped attributes, patterns. The manifest records its digest
+   * (`redaction`), and a resumed archive counts as done only the replays archived under the same policy. Absent:
+   * events pass as decoded, byte for byte.
+   */
+  redact?: RedactionPolicySpec | RedactionPolicy;
 }
 
 /** How outputs are written. */
@@ -144,6 +152,8 @@ export interface Settings {
   readonly maxReplayBytes: number;
   readonly fastPath: boolean;
   readonly output: Readonly<OutputSpec>;
+  /** The run's redaction policy, compiled; undefined: none (events pass as decoded). */
+  readonly redaction: RedactionPolicy | undefined;
   readonly sinkOptions: SinkSettings;
   readonly concurrency: number;
   readonly order: 'start' | 'expiry';
@@ -283,6 +293,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
       gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
     }),
+    redaction: o.redact === undefined ? undefined : compileRedactionPolicy(o.redact),
     sinkOptions: sinkSettings(o.sinkOptions, env, c),
     concurrency: c.number('concurrency', o.concurrency ?? d.concurrency, 'count', 1),
     order: c.oneOf('order', o.order ?? d.order, ['start', 'expiry'] as const),

@@ -29,6 +29,7 @@ describe('the published surface', () => {
       'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient', 'connect'],
       'replay-export/archive': ['readManifestState', 'resolveShard', 'parseDuration', 'parseByteSize', 'forgetReplays'],
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
+      'replay-export/redaction': ['compileRedactionPolicy', 'loadRedactionPolicy', 'ReplayRedactor', 'redactBatches', 'RedactionPolicyError'],
       'replay-export/view': ['startViewServer', 'ArchiveIndex', 'storedEvents', 'ViewError'],
     };
     for (const [spec, names] of Object.entries(want)) {
