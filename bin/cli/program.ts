@@ -39,6 +39,7 @@ import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS, startSandbox, typ
 import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
 import { runViewCommand } from './view-command.js';
+import { runVerifyCommand } from './verify-command.js';
 import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
 import { printListRecord } from './list-output.js';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
@@ -64,17 +65,13 @@ interface GlobalOpts {
   verbose?: boolean;
 }
 
-interface SinkFlags {
+interface SinkFlags extends S3ReadFlags {
   out: string;
   format?: string;
   gzip?: boolean;
   fileVersion?: number;
-  s3Endpoint?: string;
-  s3ForcePathStyle?: boolean;
-  s3Region?: string;
   s3PartSize?: number;
   s3QueueSize?: number;
-  s3Checksums?: string;
   concurrency?: number;
   requestDeadline?: string;
 }
@@ -221,12 +218,9 @@ const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may tak
 function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Settings {
   if (f.out.trim() === '') usage('--out must not be empty');
   const s3: S3SinkOptions = {
-    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
-    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
+    ...s3ReadOptions(f),
     ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
     ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
-    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
   };
   const settleMs = durationFlag('--settle', f.settle);
   const recheckMs = durationFlag('--recheck', f.recheck);
@@ -266,6 +260,31 @@ function addSinkFlags(cmd: Command): Command {
       '--s3-checksums <mode>',
       withDefault('when-supported or when-required', `${defaultChecksums(undefined)} on AWS, ${defaultChecksums('--s3-endpoint')} with --s3-endpoint`),
     );
+}
+
+interface S3ReadFlags {
+  s3Endpoint?: string;
+  s3ForcePathStyle?: boolean;
+  s3Region?: string;
+  s3Checksums?: string;
+}
+
+/** The S3 flags of a command that reads an archive (`view`, `verify`); `addSinkFlags` has them too, for writing. */
+function addS3ReadFlags(cmd: Command): Command {
+  return cmd
+    .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
+    .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
+    .option('--s3-region <region>', withDefault('S3 region', "the AWS SDK's chain"))
+    .option('--s3-checksums <mode>', withDefault('when-supported or when-required', `${defaultChecksums(undefined)} on AWS, ${defaultChecksums('--s3-endpoint')} with --s3-endpoint`));
+}
+
+function s3ReadOptions(f: S3ReadFlags): S3SinkOptions {
+  return {
+    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
+    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
+    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
+    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
+  };
 }
 
 /** Runs an export/archive stream to the end, reporting as it goes; returns the exit code. */
@@ -578,28 +597,54 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
     });
 
-  program
-    .command('view')
-    .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
-    .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
-    .option('--port <n>', 'port (default: any free port)', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
-      return Number(v);
-    })
-    .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
-    .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
-    .option('--s3-region <region>', withDefault('S3 region', "the AWS SDK's chain"))
-    .action(async (archive: string, opts: { port?: number; s3Endpoint?: string; s3ForcePathStyle?: boolean; s3Region?: string }) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      const s3: S3SinkOptions = {
-        ...(opts.s3Endpoint !== undefined ? { endpoint: opts.s3Endpoint } : {}),
-        ...(opts.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-        ...(opts.s3Region !== undefined ? { region: opts.s3Region } : {}),
-      };
-      const settings = resolveSettings({ sinkOptions: { s3 } }, { cli: {} });
-      await runViewCommand(archive, { ...(opts.port !== undefined ? { port: opts.port } : {}), s3: settings.sinkOptions.s3 }, abort.signal);
-    });
+  addS3ReadFlags(
+    program
+      .command('view')
+      .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
+      .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
+      .option('--port <n>', 'port (default: any free port)', (v) => {
+        if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
+        return Number(v);
+      }),
+  ).action(async (archive: string, opts: S3ReadFlags & { port?: number }) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const settings = resolveSettings({ sinkOptions: { s3: s3ReadOptions(opts) } }, { cli: {} });
+    await runViewCommand(archive, { ...(opts.port !== undefined ? { port: opts.port } : {}), s3: settings.sinkOptions.s3 }, abort.signal);
+  });
+
+  addLimitFlags(
+    addS3ReadFlags(
+      program
+        .command('verify')
+        .description(
+          "re-read an archive (a folder or s3://bucket/prefix) against its manifest: each archived replay's object, size, SHA-256, " +
+            'events and checks, and stored outputs no entry names; exit 1 on any problem',
+        )
+        .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
+        .option('--concurrency <n>', withDefault('objects read at once', DEFAULTS.concurrency), positiveInt('--concurrency')),
+    ),
+  ).action(async (archive: string, opts: S3ReadFlags & LimitFlags & { concurrency?: number }, cmd: Command) => {
+    const g = cmd.optsWithGlobals<GlobalOpts>();
+    reporterFormat = logFormatOf(g);
+    const settings = resolveSettings(
+      { ...limitsOf(opts), ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), sinkOptions: { s3: s3ReadOptions(opts) } },
+      { cli: {} },
+    );
+    const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g));
+    exitCode = await runVerifyCommand(
+      archive,
+      {
+        s3: settings.sinkOptions.s3,
+        concurrency: settings.concurrency,
+        maxEventBytes: settings.maxEventBytes,
+        maxReplayBytes: settings.maxReplayBytes,
+        fastPath: settings.fastPath,
+        signal: abort.signal,
+      },
+      reporter,
+    );
+  });
 
   program
     .command('completion')
