@@ -42,6 +42,10 @@ export const EXAMPLES = {
     ['replay-export archive --out replays --since 7d --dry-run', 'what a run over the last week would export'],
     ['replay-export archive --out s3://bucket/replays --shard 0/4 --concurrency 8', 'the first of four parallel jobs (shards 0/4 to 3/4)'],
   ],
+  verify: [
+    ['replay-export verify replays', "re-read every archived replay of ./replays against its manifest; exit 1 on any problem"],
+    ['replay-export verify s3://bucket/replays --log-format json', 'the same for S3, one JSON line per problem'],
+  ],
   decode: [
     ['replay-export decode 1.gz 2.gz --out replay.json', 'two downloaded files of one replay into one JSON array'],
     ['replay-export decode file.json --version 2 | jq length', 'a version 2 file to stdout'],

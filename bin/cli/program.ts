@@ -200,13 +200,18 @@ function withDefault(text: string, shown: string | number): string {
   return `${text} (default: ${shown})`;
 }
 
-function addLimitFlags(cmd: Command): Command {
+/** `--max-event-size` and `--max-replay-size`; `verify` reads objects back (going over is their problem, not a failure). */
+function addLimitFlags(cmd: Command, reading = false): Command {
+  const over = reading ? 'is reported undecodable' : 'fails its replay';
   return cmd
     .option(
       '--max-event-size <size>',
-      withDefault(`largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one fails its replay`, formatByteSize(DEFAULTS.maxEventBytes)),
+      withDefault(`largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one ${reading ? 'makes its object undecodable' : 'fails its replay'}`, formatByteSize(DEFAULTS.maxEventBytes)),
     )
-    .option('--max-replay-size <size>', withDefault('inflated bytes one replay may take over its files; more fails it', formatByteSize(DEFAULTS.maxReplayBytes)));
+    .option(
+      '--max-replay-size <size>',
+      withDefault(reading ? `inflated bytes one stored object may take; a larger one ${over}` : 'inflated bytes one replay may take over its files; more fails it', formatByteSize(DEFAULTS.maxReplayBytes)),
+    );
 }
 
 const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may take, headers and body', formatDuration(DEFAULTS.requestDeadlineMs));
@@ -624,6 +629,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
         .option('--concurrency <n>', withDefault('objects read at once', DEFAULTS.concurrency), positiveInt('--concurrency')),
     ),
+    true,
   ).action(async (archive: string, opts: S3ReadFlags & LimitFlags & { concurrency?: number }, cmd: Command) => {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
