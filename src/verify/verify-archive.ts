@@ -14,7 +14,7 @@
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { replayKey } from '../../sinks/keys.js';
 import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/sink.js';
-import { categoryOf, InterruptedError, ReplayExportError } from '../errors.js';
+import { categoryOf, ConfigError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
 import { IdTable } from '../pipeline/id-table.js';
 import { openArchiveStore, type ArchiveStore } from './archive-store.js';
@@ -105,9 +105,12 @@ export interface ArchiveVerification extends AsyncIterable<VerifyProblem> {
 
 /**
  * Verifies the archive at `archive` (a folder, a `file://` URL or `s3://bucket/prefix`). Problems come one by one;
- * errors that stop the whole check (the archive or its manifest cannot be read, refused credentials) are thrown.
+ * errors that stop the whole check (the archive or its manifest cannot be read, refused credentials) are thrown by
+ * the iteration; a bad option (`concurrency`) is a `ConfigError` thrown here.
  */
 export function verifyArchive(archive: string, options: VerifyOptions = {}): ArchiveVerification {
+  const concurrency = options.concurrency ?? DEFAULTS.concurrency;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new ConfigError(`concurrency must be a positive integer (got ${String(concurrency)})`);
   let settle!: { resolve: (s: VerifySummary) => void; reject: (err: unknown) => void };
   const summary = new Promise<VerifySummary>((resolve, reject) => (settle = { resolve, reject }));
   summary.catch(() => undefined); // a caller may only iterate
@@ -167,7 +170,6 @@ async function* run(
     signal,
   };
   const concurrency = options.concurrency ?? DEFAULTS.concurrency;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
   const byKind = emptyCounts();
   const totals = { entries: 0, verified: 0, intact: 0, notOk: 0, stored: 0, problems: 0, events: 0, bytes: 0 };
   const counted = (p: VerifyProblem): VerifyProblem => {
@@ -290,7 +292,7 @@ function stopsTheCheck(err: unknown): boolean {
   return !(err instanceof ReplayExportError) && typeof (err as { code?: unknown } | undefined)?.code !== 'string';
 }
 
-function describe(err: unknown): string {
+function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -330,7 +332,7 @@ async function verifyEntry(entry: ManifestEntry, store: ArchiveStore, limits: Re
     reading = await readStoredObject(body, format!, key, limits);
   } catch (err) {
     if (stopsTheCheck(err)) throw err;
-    problem('unreadable', `${describe(err)}`);
+    problem('unreadable', `${messageOf(err)}`);
     return result;
   }
   result.bytes = reading.bytes;
