@@ -200,18 +200,13 @@ function withDefault(text: string, shown: string | number): string {
   return `${text} (default: ${shown})`;
 }
 
-/** `--max-event-size` and `--max-replay-size`; `verify` reads objects back (going over is their problem, not a failure). */
+/** `--max-event-size` and `--max-replay-size`; `reading` (`verify`): going over makes an object undecodable. */
 function addLimitFlags(cmd: Command, reading = false): Command {
-  const over = reading ? 'is reported undecodable' : 'fails its replay';
+  const eventText = `largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one ${reading ? 'makes its object undecodable' : 'fails its replay'}`;
+  const replayText = reading ? 'inflated bytes one stored object may take; more makes it undecodable' : 'inflated bytes one replay may take over its files; more fails it';
   return cmd
-    .option(
-      '--max-event-size <size>',
-      withDefault(`largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one ${reading ? 'makes its object undecodable' : 'fails its replay'}`, formatByteSize(DEFAULTS.maxEventBytes)),
-    )
-    .option(
-      '--max-replay-size <size>',
-      withDefault(reading ? `inflated bytes one stored object may take; a larger one ${over}` : 'inflated bytes one replay may take over its files; more fails it', formatByteSize(DEFAULTS.maxReplayBytes)),
-    );
+    .option('--max-event-size <size>', withDefault(eventText, formatByteSize(DEFAULTS.maxEventBytes)))
+    .option('--max-replay-size <size>', withDefault(replayText, formatByteSize(DEFAULTS.maxReplayBytes)));
 }
 
 const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may take, headers and body', formatDuration(DEFAULTS.requestDeadlineMs));
