@@ -1,6 +1,7 @@
 /**
  * `replay-export/archive`: what an archive job needs besides `archiveReplays` — the manifest's resume state, shards
- * (from a flag or the job environment), durations and sizes as the CLI reads them, a replay's expiry, and `forget`.
+ * (from a flag or the job environment), durations and sizes as the CLI reads them, a replay's expiry, `forget`, and
+ * verifying an archive against its manifest.
  */
 export { readManifestState } from './pipeline/manifest.js';
 export {
@@ -24,3 +25,6 @@ export { FileListingError, TooManyFilesError } from './pipeline/errors.js';
 export type { Downloader, ListedFile, ReplayFilesApi } from './pipeline/types.js';
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export type { ReplayListApi } from './pipeline/archive.js';
+export { verifyArchive, VERIFY_PROBLEM_KINDS } from './verify/verify-archive.js';
+export type { ArchiveVerification, VerifyOptions, VerifyProblem, VerifyProblemKind, VerifySummary } from './verify/verify-archive.js';
+export { VerifyError, type VerifyErrorCode } from './verify/errors.js';

@@ -46,6 +46,10 @@ export const EXAMPLES = {
     ['replay-export forget --out replays --user 12345 --reason "erasure request 2026-118"', "a user's outputs gone, and never archived again"],
     ['replay-export forget --out s3://bucket/replays --replay <replay_id>', 'one replay out of an S3 archive'],
   ],
+  verify: [
+    ['replay-export verify replays', "re-read every archived replay of ./replays against its manifest; exit 1 on any problem"],
+    ['replay-export verify s3://bucket/replays --log-format json', 'the same for S3, one JSON line per problem'],
+  ],
   decode: [
     ['replay-export decode 1.gz 2.gz --out replay.json', 'two downloaded files of one replay into one JSON array'],
     ['replay-export decode file.json --version 2 | jq length', 'a version 2 file to stdout'],

@@ -42,6 +42,7 @@ import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
 import { runForget } from './forget-command.js';
 import { runViewCommand } from './view-command.js';
+import { runVerifyCommand } from './verify-command.js';
 import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
 import { printListRecord } from './list-output.js';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from './completion.js';
@@ -67,17 +68,13 @@ interface GlobalOpts {
   verbose?: boolean;
 }
 
-interface SinkFlags {
+interface SinkFlags extends S3ReadFlags {
   out: string;
   format?: string;
   gzip?: boolean;
   fileVersion?: number;
-  s3Endpoint?: string;
-  s3ForcePathStyle?: boolean;
-  s3Region?: string;
   s3PartSize?: number;
   s3QueueSize?: number;
-  s3Checksums?: string;
   concurrency?: number;
   requestDeadline?: string;
   redact?: string;
@@ -215,13 +212,13 @@ function withDefault(text: string, shown: string | number): string {
   return `${text} (default: ${shown})`;
 }
 
-function addLimitFlags(cmd: Command): Command {
+/** `--max-event-size` and `--max-replay-size`; `reading` (`verify`): going over makes an object undecodable. */
+function addLimitFlags(cmd: Command, reading = false): Command {
+  const eventText = `largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one ${reading ? 'makes its object undecodable' : 'fails its replay'}`;
+  const replayText = reading ? 'inflated bytes one stored object may take; more makes it undecodable' : 'inflated bytes one replay may take over its files; more fails it';
   return cmd
-    .option(
-      '--max-event-size <size>',
-      withDefault(`largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one fails its replay`, formatByteSize(DEFAULTS.maxEventBytes)),
-    )
-    .option('--max-replay-size <size>', withDefault('inflated bytes one replay may take over its files; more fails it', formatByteSize(DEFAULTS.maxReplayBytes)));
+    .option('--max-event-size <size>', withDefault(eventText, formatByteSize(DEFAULTS.maxEventBytes)))
+    .option('--max-replay-size <size>', withDefault(replayText, formatByteSize(DEFAULTS.maxReplayBytes)));
 }
 
 const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may take, headers and body', formatDuration(DEFAULTS.requestDeadlineMs));
@@ -269,12 +266,9 @@ function addS3AccessFlags(cmd: Command): Command {
 /** The S3 options of the `--s3-*` flags given. */
 function s3OptionsOf(f: Pick<SinkFlags, 's3Endpoint' | 's3ForcePathStyle' | 's3Region' | 's3PartSize' | 's3QueueSize' | 's3Checksums'>): S3SinkOptions {
   return {
-    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
-    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
+    ...s3ReadOptions(f),
     ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
     ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
-    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
   };
 }
 
@@ -293,6 +287,22 @@ function addSinkFlags(cmd: Command): Command {
   )
     .option('--s3-part-size <bytes>', withDefault(`multipart part size in bytes, at least ${d.s3.minPartSize} (${formatByteSize(d.s3.minPartSize)})`, partSize), positiveInt('--s3-part-size'))
     .option('--s3-queue-size <n>', withDefault('parts uploaded in parallel per replay', d.s3.queueSize), positiveInt('--s3-queue-size'));
+}
+
+interface S3ReadFlags {
+  s3Endpoint?: string;
+  s3ForcePathStyle?: boolean;
+  s3Region?: string;
+  s3Checksums?: string;
+}
+
+function s3ReadOptions(f: S3ReadFlags): S3SinkOptions {
+  return {
+    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
+    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
+    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
+    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
+  };
 }
 
 /** Runs an export/archive stream to the end, reporting as it goes; returns the exit code. */
@@ -640,28 +650,55 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
     });
 
-  program
-    .command('view')
-    .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
-    .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
-    .option('--port <n>', 'port (default: any free port)', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
-      return Number(v);
-    })
-    .option('--s3-endpoint <url>', withDefault('S3-compatible endpoint (MinIO, R2, ...)', 'AWS'))
-    .option('--s3-force-path-style', withDefault('path-style S3 addressing', 'off'))
-    .option('--s3-region <region>', withDefault('S3 region', "the AWS SDK's chain"))
-    .action(async (archive: string, opts: { port?: number; s3Endpoint?: string; s3ForcePathStyle?: boolean; s3Region?: string }) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      const s3: S3SinkOptions = {
-        ...(opts.s3Endpoint !== undefined ? { endpoint: opts.s3Endpoint } : {}),
-        ...(opts.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-        ...(opts.s3Region !== undefined ? { region: opts.s3Region } : {}),
-      };
-      const settings = resolveSettings({ sinkOptions: { s3 } }, { cli: {} });
-      await runViewCommand(archive, { ...(opts.port !== undefined ? { port: opts.port } : {}), s3: settings.sinkOptions.s3 }, abort.signal);
-    });
+  addS3AccessFlags(
+    program
+      .command('view')
+      .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
+      .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
+      .option('--port <n>', 'port (default: any free port)', (v) => {
+        if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be 0-65535');
+        return Number(v);
+      }),
+  ).action(async (archive: string, opts: S3ReadFlags & { port?: number }) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const settings = resolveSettings({ sinkOptions: { s3: s3ReadOptions(opts) } }, { cli: {} });
+    await runViewCommand(archive, { ...(opts.port !== undefined ? { port: opts.port } : {}), s3: settings.sinkOptions.s3 }, abort.signal);
+  });
+
+  addLimitFlags(
+    addS3AccessFlags(
+      program
+        .command('verify')
+        .description(
+          "re-read an archive (a folder or s3://bucket/prefix) against its manifest: each archived replay's object, size, SHA-256, " +
+            'events and checks, and stored outputs no entry names; exit 1 on any problem',
+        )
+        .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
+        .option('--concurrency <n>', withDefault('objects read at once', DEFAULTS.concurrency), positiveInt('--concurrency')),
+    ),
+    true,
+  ).action(async (archive: string, opts: S3ReadFlags & LimitFlags & { concurrency?: number }, cmd: Command) => {
+    const g = cmd.optsWithGlobals<GlobalOpts>();
+    reporterFormat = logFormatOf(g);
+    const settings = resolveSettings(
+      { ...limitsOf(opts), ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), sinkOptions: { s3: s3ReadOptions(opts) } },
+      { cli: {} },
+    );
+    const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g));
+    exitCode = await runVerifyCommand(
+      archive,
+      {
+        s3: settings.sinkOptions.s3,
+        concurrency: settings.concurrency,
+        maxEventBytes: settings.maxEventBytes,
+        maxReplayBytes: settings.maxReplayBytes,
+        fastPath: settings.fastPath,
+        signal: abort.signal,
+      },
+      reporter,
+    );
+  });
 
   program
     .command('completion')

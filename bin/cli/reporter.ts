@@ -137,6 +137,12 @@ export class Reporter {
     this.writeText(level === 'info' ? msg : `${level}: ${msg}`);
   }
 
+  /** A command's closing line (its summary): shown even with `--quiet`, as a JSON record at `level` in JSON mode. */
+  final(level: 'info' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
+    if (this.format === 'json') this.log(level, msg, fields);
+    else this.writeText(msg);
+  }
+
   /**
    * The transport's log hook (`ConnectionOptions.logger`): every API retry is counted and logged (a `retry` event
    * in JSON, a debug line in text mode).

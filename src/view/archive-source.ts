@@ -25,9 +25,7 @@ export interface ArchiveSource {
 
 export async function openArchiveSource(archive: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {
   if (isS3Url(archive)) return openS3Source(archive, s3);
-  const root = localRoot(archive);
-  const st = await stat(root).catch(() => undefined);
-  if (st === undefined || !st.isDirectory()) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `the archive ${root} is not a folder`);
+  const root = await localArchiveRoot(archive, (message) => new ViewError('VIEW_UNSUPPORTED_ARCHIVE', message));
   const sink = createLocalSink(root);
   let index: ArchiveIndex;
   try {
@@ -61,8 +59,14 @@ async function openS3Source(archive: string, options: S3SinkOptions): Promise<Ar
   };
 }
 
-function localRoot(archive: string): string {
-  if (/^file:\/\//i.test(archive)) return fileURLToPath(archive);
-  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(archive)) throw new ViewError('VIEW_UNSUPPORTED_ARCHIVE', `unsupported archive scheme: ${archive.slice(0, archive.indexOf(':'))}`);
-  return resolve(archive);
+/**
+ * The folder of a local archive (a path, or a `file://` URL), resolved; `refuse` makes the error for any other scheme
+ * or for a path that is not a folder.
+ */
+export async function localArchiveRoot(archive: string, refuse: (message: string) => Error): Promise<string> {
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(archive) && !/^file:\/\//i.test(archive)) throw refuse(`unsupported archive scheme: ${archive.slice(0, archive.indexOf(':'))}`);
+  const root = /^file:\/\//i.test(archive) ? fileURLToPath(archive) : resolve(archive);
+  const st = await stat(root).catch(() => undefined);
+  if (st === undefined || !st.isDirectory()) throw refuse(`the archive ${root} is not a folder`);
+  return root;
 }

@@ -35,9 +35,18 @@ export function eventsKeyOf(entry: ManifestEntry): { key: string; format: 'json'
 export async function openLocalObject(root: string, entry: ManifestEntry): Promise<StoredObject | undefined> {
   const at = eventsKeyOf(entry);
   if (at === undefined) return undefined;
-  const path = join(root, ...at.key.split('/'));
+  const body = await openLocalKey(root, at.key, entry.replay_id);
+  return body === undefined ? undefined : { body, format: at.format, gzip: at.gzip };
+}
+
+/**
+ * Opens the stored object at `key` (a layout key, checked by the caller) under `root` for reading; undefined when
+ * there is none. Its folder must be a real folder and the object a regular file (opened with O_NOFOLLOW).
+ */
+export async function openLocalKey(root: string, key: string, replayId?: string): Promise<Readable | undefined> {
+  const path = join(root, ...key.split('/'));
   if (!(await areRealFolders(root, dirname(path)))) {
-    throw new ViewError('VIEW_UNSAFE_KEY', 'the folder of the stored replay is not a real folder', { replayId: entry.replay_id, fileKey: at.key });
+    throw new ViewError('VIEW_UNSAFE_KEY', 'the folder of the stored replay is not a real folder', { replayId, fileKey: key });
   }
   let handle;
   try {
@@ -45,11 +54,11 @@ export async function openLocalObject(root: string, entry: ManifestEntry): Promi
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new ViewError('VIEW_UNSAFE_KEY', `the stored replay cannot be opened (${code ?? 'error'})`, { replayId: entry.replay_id, fileKey: at.key, cause: err });
+    throw new ViewError('VIEW_UNSAFE_KEY', `the stored replay cannot be opened (${code ?? 'error'})`, { replayId, fileKey: key, cause: err });
   }
   if (!(await handle.stat()).isFile()) {
     await handle.close();
-    throw new ViewError('VIEW_UNSAFE_KEY', 'the stored replay is not a regular file', { replayId: entry.replay_id, fileKey: at.key });
+    throw new ViewError('VIEW_UNSAFE_KEY', 'the stored replay is not a regular file', { replayId, fileKey: key });
   }
-  return { body: handle.createReadStream(), format: at.format, gzip: at.gzip };
+  return handle.createReadStream();
 }

@@ -145,7 +145,7 @@ describe('--version and --help', () => {
     expect(decode.stderr).toContain('--version must be 2 or 3');
   });
 
-  test.each(['list', 'export', 'archive', 'decode', 'sandbox', 'completion', 'forget'])('%s --help: global options, examples, no empty default', async (cmd) => {
+  test.each(['list', 'export', 'archive', 'verify', 'decode', 'sandbox', 'completion', 'forget'])('%s --help: global options, examples, no empty default', async (cmd) => {
     const res = await runCli([cmd, '--help'], cleanEnv());
     expect(res.code).toBe(0);
     const text = res.stdout.replace(/\s+/g, ' ');

@@ -27,7 +27,7 @@ describe('the published surface', () => {
       'replay-export/decoders': ['decodeEventBatches', 'peekEventFields', 'ReplayBudget', 'DecodeError'],
       'replay-export/sinks': ['createLocalSink', 'createS3Sink', 'parseManifestLine', 'replayKey', 'SinkError'],
       'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient', 'connect'],
-      'replay-export/archive': ['readManifestState', 'resolveShard', 'parseDuration', 'parseByteSize', 'forgetReplays'],
+      'replay-export/archive': ['readManifestState', 'resolveShard', 'parseDuration', 'parseByteSize', 'verifyArchive', 'VerifyError', 'forgetReplays'],
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
       'replay-export/redaction': ['compileRedactionPolicy', 'loadRedactionPolicy', 'ReplayRedactor', 'redactBatches', 'RedactionPolicyError'],
       'replay-export/view': ['startViewServer', 'ArchiveIndex', 'storedEvents', 'ViewError'],

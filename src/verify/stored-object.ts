@@ -1,0 +1,191 @@
+/**
+ * Reading one stored replay object back, as `verify` does: its bytes are counted and hashed as they stream by, and
+ * its events decoded by the decoders' own JSON array scanner (every event valid JSON, valid UTF-8) with the checks
+ * recomputed over them exactly as the archive run computed them (`ReplayChecks`). A `json` object is the array
+ * itself; an `ndjson` one becomes that array by turning its line ends into commas; an `html` page gives the arrays of
+ * its `<script type="application/json" class="replay-events">` blocks, joined into one. Memory holds a chunk or two
+ * and one event at a time, whatever the object's size.
+ */
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { DecodeError, decodeEventBatches, ReplayBudget } from '../../decoders/index.js';
+import { inflatedChunks } from '../../decoders/gzip.js';
+import type { ManifestChecks, OutputFormat } from '../../sinks/sink.js';
+import { ReplayChecks } from '../pipeline/checks.js';
+import { VerifyError } from './errors.js';
+
+export interface ReadLimits {
+  /** Largest event, in bytes (as the archive run's `--max-event-size`). */
+  maxEventBytes: number;
+  /** Inflated bytes the object's events may take (as the archive run's `--max-replay-size`). */
+  maxReplayBytes: number;
+  /** The decoders' WebAssembly fast paths. */
+  fastPath: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/** What reading a stored object found: always its size and hash; its events and checks when it decodes. */
+export interface ObjectReading {
+  bytes: number;
+  sha256: string;
+  decoded?: { eventCount: number; checks: ManifestChecks };
+  /** Why the events could not be read (a `DecodeError`, or a `VerifyError` for the framing of its format). */
+  decodeError?: DecodeError | VerifyError;
+}
+
+const LF = 0x0a;
+const COMMA = Buffer.from(',');
+const COMMA_BYTE = 0x2c;
+const OPEN_ARRAY = Buffer.from('[');
+const CLOSE_ARRAY = Buffer.from(']');
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+/** How sinks/player-page.ts opens and closes each block of events in a page. */
+const BLOCK_OPEN = Buffer.from('<script type="application/json" class="replay-events">');
+const BLOCK_CLOSE = Buffer.from('</script>');
+
+/**
+ * Reads `body` to its end. Errors of the body itself (storage) are thrown; an object that does not decode is
+ * reported in `decodeError`, after the rest of its bytes have been hashed.
+ */
+export async function readStoredObject(body: Readable, format: OutputFormat, key: string, limits: ReadLimits): Promise<ObjectReading> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let sourceFailure: { error: unknown } | undefined;
+  const raw = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const pull = async (): Promise<IteratorResult<Buffer>> => {
+    try {
+      const r = await raw.next();
+      if (!r.done) {
+        hash.update(r.value);
+        bytes += r.value.length;
+      }
+      return r;
+    } catch (error) {
+      sourceFailure = { error };
+      throw error;
+    }
+  };
+  // Not a for-await over `raw`: stopping early here (a decoding failure) must not end the body, read on below.
+  async function* hashed(): AsyncGenerator<Buffer> {
+    for (let r = await pull(); !r.done; r = await pull()) yield r.value;
+  }
+  const checks = new ReplayChecks();
+  let decodeError: DecodeError | VerifyError | undefined;
+  try {
+    const arrayBytes = format === 'json' ? hashed() : (format === 'ndjson' ? ndjsonAsArray : pageAsArray)(inflatedChunks(hashed(), { file: key }));
+    const batches = decodeEventBatches(arrayBytes, {
+      version: 3,
+      file: key,
+      maxEventBytes: limits.maxEventBytes,
+      replayBudget: new ReplayBudget(limits.maxReplayBytes),
+      fastPath: limits.fastPath,
+      ...(limits.signal ? { signal: limits.signal } : {}),
+    });
+    for await (const batch of batches) checks.observeBatch(batch);
+  } catch (err) {
+    if (sourceFailure !== undefined || !(err instanceof DecodeError || err instanceof VerifyError)) {
+      await raw.return?.();
+      throw sourceFailure?.error ?? err;
+    }
+    decodeError = err;
+  }
+  try {
+    // Whatever the decoding left (nothing, unless it failed) is hashed too.
+    for (let r = await pull(); !r.done; r = await pull()) limits.signal?.throwIfAborted();
+  } finally {
+    await raw.return?.();
+  }
+  const reading: ObjectReading = { bytes, sha256: hash.digest('hex') };
+  if (decodeError !== undefined) reading.decodeError = decodeError;
+  else reading.decoded = { eventCount: checks.count, checks: checks.result() };
+  return reading;
+}
+
+function malformed(message: string): VerifyError {
+  return new VerifyError('VERIFY_BAD_OBJECT', message);
+}
+
+/** NDJSON (one event a line, each line ended by `\n`) as the JSON array of the same events. */
+async function* ndjsonAsArray(lines: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield OPEN_ARRAY;
+  let lineEnded = false;
+  for await (const chunk of lines) {
+    if (chunk.length === 0) continue;
+    // The line end before this chunk separates two events (a last one would have ended the array).
+    if (lineEnded) yield COMMA;
+    const ended = chunk[chunk.length - 1] === LF;
+    // The decoders never hand a chunk out twice: it is ours to change.
+    for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) chunk[at] = COMMA_BYTE;
+    if (chunk.length > 1 || !ended) yield ended ? chunk.subarray(0, chunk.length - 1) : chunk;
+    lineEnded = ended;
+  }
+  yield CLOSE_ARRAY;
+}
+
+const BLOCK_END = Symbol('block end');
+
+/** The bytes inside each events block of a page (`BLOCK_OPEN` … `BLOCK_CLOSE`) in order, `BLOCK_END` after each. */
+async function* blockPieces(page: AsyncIterable<Buffer>): AsyncGenerator<Buffer | typeof BLOCK_END> {
+  let inside = false;
+  let blocks = 0;
+  let carry: Buffer | undefined;
+  for await (const chunk of page) {
+    let buf = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
+    carry = undefined;
+    for (;;) {
+      const marker = inside ? BLOCK_CLOSE : BLOCK_OPEN;
+      const at = buf.indexOf(marker);
+      if (at === -1) {
+        // The marker may start in the last bytes: they wait for the next chunk.
+        const keep = Math.min(buf.length, marker.length - 1);
+        if (inside && buf.length > keep) yield buf.subarray(0, buf.length - keep);
+        if (keep > 0) carry = Buffer.from(buf.subarray(buf.length - keep));
+        break;
+      }
+      if (inside) {
+        if (at > 0) yield buf.subarray(0, at);
+        yield BLOCK_END;
+        blocks++;
+      }
+      inside = !inside;
+      buf = buf.subarray(at + marker.length);
+    }
+  }
+  if (inside) throw malformed('the page ends inside a block of events');
+  if (blocks === 0) throw malformed('the page holds no block of events');
+}
+
+/**
+ * The events of a page's blocks as one JSON array: each block is an array (`[e1,e2]`), the first block's `[` opens
+ * it, the `][` between two blocks becomes `,`, the last block's `]` closes it.
+ */
+async function* pageAsArray(page: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let blocks = 0;
+  let atBlockStart = true;
+  /** The last byte of the current block seen so far, held back: if the block ends there, it is the block's `]`. */
+  let held = -1;
+  for await (const piece of blockPieces(page)) {
+    if (piece === BLOCK_END) {
+      if (held !== RBRACKET) throw malformed(`block ${blocks + 1} of the page is not a JSON array`);
+      blocks++;
+      atBlockStart = true;
+      held = -1;
+      continue;
+    }
+    let bytes = piece;
+    if (atBlockStart) {
+      if (bytes[0] !== LBRACKET) throw malformed(`block ${blocks + 1} of the page is not a JSON array`);
+      if (blocks > 0) {
+        yield COMMA;
+        bytes = bytes.subarray(1);
+      }
+      atBlockStart = false;
+    }
+    if (bytes.length === 0) continue;
+    if (held !== -1) yield Buffer.of(held);
+    held = bytes[bytes.length - 1]!;
+    if (bytes.length > 1) yield bytes.subarray(0, bytes.length - 1);
+  }
+  yield CLOSE_ARRAY;
+}

@@ -1,0 +1,369 @@
+/**
+ * `verifyArchive`: reads an archive back and reports every way it differs from what its manifest says.
+ *
+ * The state of a replay is the last manifest entry for its id. Memory stays bounded whatever the archive's size: a
+ * first pass over the manifest keeps, per replay id (in an `IdTable`), the position of its last entry, and the key of
+ * every `ok` entry; a second pass verifies the entries that are last, a few objects at a time, each streamed (see
+ * stored-object.ts); a last pass lists the stored outputs and reports those no `ok` entry names.
+ *
+ * Per replay whose state is `ok`: the entry names the layout's key for its id and format; the object exists; its size
+ * and SHA-256 are the entry's; it decodes in its format; its event count and checks are the entry's. The checks are
+ * per state: another state (a tombstone, when forgetting replays exists) gets its own branch in `verifyEntry`, and
+ * other stored kinds (assets) their keys in the expected set of the orphan pass.
+ */
+import type { S3SinkOptions } from '../../sinks/s3.js';
+import { replayKey } from '../../sinks/keys.js';
+import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import { categoryOf, ConfigError, InterruptedError, ReplayExportError } from '../errors.js';
+import { DEFAULTS } from '../pipeline/defaults.js';
+import { IdTable } from '../../sinks/id-table.js';
+import { openArchiveStore, type ArchiveStore } from './archive-store.js';
+import { readStoredObject, type ReadLimits } from './stored-object.js';
+
+/** Every kind of problem `verifyArchive` reports. */
+export const VERIFY_PROBLEM_KINDS = [
+  /** An `ok` entry without what verifying needs (format, key, size, hash, event count), or not the layout's key. */
+  'bad_entry',
+  /** The object an `ok` entry names is not stored. */
+  'missing',
+  /** The object cannot be read: not a regular file, in a linked folder, or its read failed. */
+  'unreadable',
+  'size_mismatch',
+  /** Same size, other bytes. */
+  'sha256_mismatch',
+  /** Its events cannot be read in its format (gzip, JSON, UTF-8, the page's blocks). */
+  'undecodable',
+  'event_count_mismatch',
+  /** The checks recomputed over its events (has_meta, has_full_snapshot, max_gap_ms, timestamps_backwards) differ. */
+  'checks_mismatch',
+  /** A stored output no `ok` entry names. */
+  'orphan',
+  /** The manifest changed between the passes (an archive run writing to it meanwhile): verify again once it ended. */
+  'manifest_changed',
+] as const;
+
+export type VerifyProblemKind = (typeof VERIFY_PROBLEM_KINDS)[number];
+
+export interface VerifyProblem {
+  kind: VerifyProblemKind;
+  /** What is wrong, for people. */
+  message: string;
+  replayId?: string;
+  /** The stored object's key, relative to the archive. */
+  key?: string;
+  /** What the manifest says, and what the object holds (size, hash, count, the checks that differ). */
+  expected?: string | number | Partial<ManifestChecks>;
+  actual?: string | number | Partial<ManifestChecks>;
+}
+
+export interface VerifySummary {
+  /** The archive: a resolved path, or `s3://bucket/prefix`. */
+  target: string;
+  /** Manifest entries read. */
+  entries: number;
+  /** Replay ids in the manifest. */
+  replays: number;
+  /** Replays whose state is `ok`: their object was verified. */
+  verified: number;
+  /** Of those, the ones without any problem. */
+  intact: number;
+  /** Replays in another state (failed, skipped, empty, not_found): nothing of theirs to verify. */
+  notOk: number;
+  /** Stored outputs listed. */
+  stored: number;
+  /** Problems in all, and per kind. */
+  problems: number;
+  byKind: Record<VerifyProblemKind, number>;
+  /** Events and bytes read back. */
+  events: number;
+  bytes: number;
+  seconds: number;
+}
+
+export interface VerifyOptions {
+  /** For an `s3://` archive: endpoint, path style, region, credentials, checksums (as the S3 sink takes them). */
+  s3?: S3SinkOptions;
+  /** Objects read at once (default `DEFAULTS.concurrency`). */
+  concurrency?: number;
+  /** Largest event, in bytes (default `DEFAULTS.maxEventBytes`); an archive made with a larger one needs as much. */
+  maxEventBytes?: number;
+  /** Inflated bytes one object's events may take (default `DEFAULTS.maxReplayBytes`). */
+  maxReplayBytes?: number;
+  /** The decoders' WebAssembly fast paths (default true). */
+  fastPath?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The problems of an archive, as they are found (iterate once), and its summary once the iteration has ended. */
+export interface ArchiveVerification extends AsyncIterable<VerifyProblem> {
+  /**
+   * Resolves when the iteration has ended; rejects with what stopped it (the archive cannot be read, an interrupt,
+   * or `InterruptedError` when the caller stopped iterating early).
+   */
+  readonly summary: Promise<VerifySummary>;
+}
+
+/**
+ * Verifies the archive at `archive` (a folder, a `file://` URL or `s3://bucket/prefix`). Problems come one by one;
+ * errors that stop the whole check (the archive or its manifest cannot be read, refused credentials) are thrown by
+ * the iteration; a bad option (`concurrency`) is a `ConfigError` thrown here.
+ */
+export function verifyArchive(archive: string, options: VerifyOptions = {}): ArchiveVerification {
+  const concurrency = options.concurrency ?? DEFAULTS.concurrency;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new ConfigError(`concurrency must be a positive integer (got ${String(concurrency)})`);
+  let settle!: { resolve: (s: VerifySummary) => void; reject: (err: unknown) => void };
+  const summary = new Promise<VerifySummary>((resolve, reject) => (settle = { resolve, reject }));
+  summary.catch(() => undefined); // a caller may only iterate
+  let iterated = false;
+  return {
+    summary,
+    [Symbol.asyncIterator](): AsyncIterator<VerifyProblem> {
+      if (iterated) throw new TypeError('an archive verification is iterated once');
+      iterated = true;
+      return run(archive, options, settle)[Symbol.asyncIterator]();
+    },
+  };
+}
+
+function emptyCounts(): Record<VerifyProblemKind, number> {
+  return Object.fromEntries(VERIFY_PROBLEM_KINDS.map((k) => [k, 0])) as Record<VerifyProblemKind, number>;
+}
+
+/** Per replay id, the position of its last manifest entry. */
+class LastPositions {
+  #ids = new IdTable();
+  #last = new Float64Array(1024);
+
+  set(id: string, position: number): void {
+    const index = this.#ids.set(id, 0);
+    if (index >= this.#last.length) {
+      const grown = new Float64Array(this.#last.length * 2);
+      grown.set(this.#last);
+      this.#last = grown;
+    }
+    this.#last[index] = position;
+  }
+
+  /** The position of the last entry of `id`; -1 for an id the first pass did not see. */
+  lastOf(id: string): number {
+    const index = this.#ids.indexOf(id);
+    return index < 0 ? -1 : this.#last[index]!;
+  }
+
+  get size(): number {
+    return this.#ids.size;
+  }
+}
+
+async function* run(
+  archive: string,
+  options: VerifyOptions,
+  settle: { resolve: (s: VerifySummary) => void; reject: (err: unknown) => void },
+): AsyncGenerator<VerifyProblem> {
+  const started = Date.now();
+  const stop = new AbortController();
+  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const limits: ReadLimits = {
+    maxEventBytes: options.maxEventBytes ?? DEFAULTS.maxEventBytes,
+    maxReplayBytes: options.maxReplayBytes ?? DEFAULTS.maxReplayBytes,
+    fastPath: options.fastPath ?? DEFAULTS.fastPath,
+    signal,
+  };
+  const concurrency = options.concurrency ?? DEFAULTS.concurrency;
+  const byKind = emptyCounts();
+  const totals = { entries: 0, verified: 0, intact: 0, notOk: 0, stored: 0, problems: 0, events: 0, bytes: 0 };
+  const counted = (p: VerifyProblem): VerifyProblem => {
+    totals.problems++;
+    byKind[p.kind]++;
+    return p;
+  };
+  const pending = new Set<Promise<void>>();
+  let finished = false;
+  let store: ArchiveStore | undefined;
+  try {
+    signal.throwIfAborted();
+    store = await openArchiveStore(archive, options.s3);
+
+    // Pass 1: the last entry of each replay id, and the keys `ok` entries name.
+    const last = new LastPositions();
+    const named = new IdTable();
+    for await (const entry of store.sink.readManifest()) {
+      last.set(entry.replay_id, totals.entries++);
+      if (entry.status === 'ok' && typeof entry.key === 'string') named.set(entry.key, 0);
+      if ((totals.entries & 1023) === 0) signal.throwIfAborted();
+    }
+
+    // Pass 2: each replay's state; those `ok` verified, `concurrency` objects at a time.
+    const ready: VerifyProblem[] = [];
+    let failure: { error: unknown } | undefined;
+    let position = 0;
+    let changed = false;
+    for await (const entry of store.sink.readManifest()) {
+      const at = position++;
+      const lastAt = last.lastOf(entry.replay_id);
+      if (lastAt < 0 || at >= totals.entries) changed = true;
+      if (lastAt !== at) continue;
+      if (entry.status !== 'ok') {
+        totals.notOk++;
+        continue;
+      }
+      totals.verified++;
+      const task: Promise<void> = verifyEntry(entry, store, limits).then(
+        (result) => {
+          totals.bytes += result.bytes;
+          totals.events += result.events;
+          if (result.problems.length === 0) totals.intact++;
+          ready.push(...result.problems);
+        },
+        (error: unknown) => void (failure ??= { error }),
+      );
+      pending.add(task);
+      void task.finally(() => pending.delete(task));
+      while (pending.size >= concurrency) await Promise.race(pending);
+      if (failure !== undefined) throw failure.error;
+      while (ready.length > 0) yield counted(ready.shift()!);
+    }
+    await Promise.all(pending);
+    if (failure !== undefined) throw failure.error;
+    while (ready.length > 0) yield counted(ready.shift()!);
+    if (changed || position !== totals.entries) {
+      yield counted({
+        kind: 'manifest_changed',
+        message: `the manifest changed while it was verified (${totals.entries} entries, then ${position}): verify again once no run writes to the archive`,
+        expected: totals.entries,
+        actual: position,
+      });
+    }
+
+    // Pass 3: stored outputs no `ok` entry names.
+    for await (const key of store.storedKeys()) {
+      totals.stored++;
+      if ((totals.stored & 1023) === 0) signal.throwIfAborted();
+      if (!named.has(key)) yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
+    }
+    finished = true;
+    settle.resolve({
+      target: store.target,
+      entries: totals.entries,
+      replays: last.size,
+      verified: totals.verified,
+      intact: totals.intact,
+      notOk: totals.notOk,
+      stored: totals.stored,
+      problems: totals.problems,
+      byKind,
+      events: totals.events,
+      bytes: totals.bytes,
+      seconds: Math.round((Date.now() - started) / 100) / 10,
+    });
+  } catch (err) {
+    finished = true;
+    settle.reject(err);
+    throw err;
+  } finally {
+    // Stopped early (by the caller, or an error): objects being read stop too.
+    stop.abort(new InterruptedError('the verification was stopped'));
+    await Promise.allSettled(pending);
+    await store?.close();
+    if (!finished) settle.reject(new InterruptedError('the verification was stopped before its end'));
+  }
+}
+
+interface EntryResult {
+  problems: VerifyProblem[];
+  bytes: number;
+  events: number;
+}
+
+const FORMATS: readonly OutputFormat[] = ['json', 'ndjson', 'html'];
+const CHECK_FIELDS = ['has_meta', 'has_full_snapshot', 'max_gap_ms', 'timestamps_backwards'] as const;
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * An error met while reading one object that stops the whole check: refused credentials, an interrupt, a bug. Any
+ * other (a storage error, a file system error of this object) is that object's `unreadable` problem.
+ */
+function stopsTheCheck(err: unknown): boolean {
+  const category = categoryOf(err);
+  if (category === 'auth' || category === 'interrupted') return true;
+  return !(err instanceof ReplayExportError) && typeof (err as { code?: unknown } | undefined)?.code !== 'string';
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The problems of one replay whose state is `ok`. */
+async function verifyEntry(entry: ManifestEntry, store: ArchiveStore, limits: ReadLimits): Promise<EntryResult> {
+  const replayId = entry.replay_id;
+  const problems: VerifyProblem[] = [];
+  const result: EntryResult = { problems, bytes: 0, events: 0 };
+  const where = typeof entry.key === 'string' ? { replayId, key: entry.key } : { replayId };
+  const problem = (kind: VerifyProblemKind, message: string, more: Partial<VerifyProblem> = {}): void => {
+    problems.push({ kind, message: `${where.key ?? 'no key'} (replay ${replayId}): ${message}`, ...where, ...more });
+  };
+  const format = entry.format;
+  if (!FORMATS.includes(format as OutputFormat) || (entry.gzip !== undefined && typeof entry.gzip !== 'boolean')) {
+    problem('bad_entry', `the entry's format is not json, ndjson or html, gzip or not`);
+    return result;
+  }
+  const key = replayKey(replayId, { format: format!, gzip: entry.gzip === true });
+  if (entry.key !== key) {
+    problem('bad_entry', `the entry's key is not the layout's key for its id and format (${key})`, { expected: key });
+    return result;
+  }
+  for (const [field, ok] of [
+    ['bytes', isCount(entry.bytes)],
+    ['sha256', typeof entry.sha256 === 'string' && /^[0-9a-f]{64}$/.test(entry.sha256)],
+    ['event_count', isCount(entry.event_count)],
+  ] as const) {
+    if (!ok) problem('bad_entry', `the entry has no valid ${field}`);
+  }
+  let reading;
+  try {
+    const body = await store.read(key, replayId);
+    if (body === undefined) {
+      problem('missing', `the object is not stored`);
+      return result;
+    }
+    reading = await readStoredObject(body, format!, key, limits);
+  } catch (err) {
+    if (stopsTheCheck(err)) throw err;
+    problem('unreadable', `${messageOf(err)}`);
+    return result;
+  }
+  result.bytes = reading.bytes;
+  if (isCount(entry.bytes) && reading.bytes !== entry.bytes) {
+    problem('size_mismatch', `${reading.bytes} bytes stored, ${entry.bytes} in the manifest`, { expected: entry.bytes, actual: reading.bytes });
+  } else if (typeof entry.sha256 === 'string' && reading.sha256 !== entry.sha256) {
+    problem('sha256_mismatch', `the stored bytes' SHA-256 is not the manifest's`, { expected: entry.sha256, actual: reading.sha256 });
+  }
+  if (reading.decodeError !== undefined) {
+    problem('undecodable', `${reading.decodeError.message}`);
+    return result;
+  }
+  const { eventCount, checks } = reading.decoded!;
+  result.events = eventCount;
+  if (isCount(entry.event_count) && eventCount !== entry.event_count) {
+    problem('event_count_mismatch', `${eventCount} events stored, ${entry.event_count} in the manifest`, {
+      expected: entry.event_count,
+      actual: eventCount,
+    });
+  }
+  // An entry without checks (written before there were any) has nothing to compare.
+  const recorded = entry.checks;
+  if (recorded !== undefined && recorded !== null && typeof recorded === 'object') {
+    const differ = CHECK_FIELDS.filter((f) => recorded[f] !== checks[f]);
+    if (differ.length > 0) {
+      const pick = (c: ManifestChecks | Record<string, unknown>): Partial<ManifestChecks> => Object.fromEntries(differ.map((f) => [f, c[f]]));
+      problem('checks_mismatch', `the checks over the stored events differ from the manifest's (${differ.join(', ')})`, {
+        expected: pick(recorded),
+        actual: pick(checks),
+      });
+    }
+  }
+  return result;
+}
