@@ -5,6 +5,7 @@ import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
 import type { PlayerResult } from './measure-player.js';
 import type { ResumeResult } from './measure-resume.js';
+import type { S3ResumeResult } from './measure-resume-s3.js';
 import type { ShardedApiResult } from './measure-scale-api.js';
 import type { RssResult } from './measure-rss.js';
 import { mbPerSec, median, round } from './stats.js';
@@ -17,6 +18,8 @@ export const TARGETS = {
   /** Resume of a 1M-replay archive's state (issue: ≤ 200 MB, ≤ 60 s). */
   resumeRssBytes: 200e6,
   resumeMs: 60_000,
+  /** S3 requests of a resume of 1M archived replays, per shard (issue #18). */
+  resumeS3Requests: 2_000,
   /** Three shards against a per-project limit of 5 in flight (issue #18): ≤ 1.5× the bound, ≤ 5% answered 429. */
   scaleApiRatio: 1.5,
   scaleApiLimitedShare: 0.05,
@@ -50,6 +53,7 @@ export interface BenchResults {
   rss?: RssResult;
   archive?: ArchiveResult;
   resume?: ResumeResult;
+  resumeS3?: S3ResumeResult;
   /** The scale part (issue #18): each figure its own field. */
   scale?: { api?: ShardedApiResult };
   player?: PlayerResult;
@@ -121,6 +125,34 @@ export function rows(r: BenchResults): Row[] {
       ratio: base ? `${(x.state.ms / base.ms).toFixed(2)}×` : '',
       target: `≤ ${TARGETS.resumeMs / 1000} s`,
       pass: x.state.ms <= TARGETS.resumeMs,
+    });
+  }
+  if (r.resumeS3) {
+    const x = r.resumeS3;
+    const total = x.requests + x.outputListing;
+    out.push({
+      figure: `S3 resume of ${x.replays} archived replays (folded manifest, s3rver): peak RSS (child)`,
+      subject: mb(x.maxRssBytes),
+      baseline: '',
+      ratio: '',
+      target: `≤ ${mb(TARGETS.resumeRssBytes)}`,
+      pass: x.maxRssBytes <= TARGETS.resumeRssBytes,
+    });
+    out.push({
+      figure: `S3 resume of ${x.replays} archived replays: manifest read time`,
+      subject: `${(x.ms / 1000).toFixed(1)} s`,
+      baseline: '',
+      ratio: '',
+      target: `≤ ${TARGETS.resumeMs / 1000} s`,
+      pass: x.ms <= TARGETS.resumeMs,
+    });
+    out.push({
+      figure: `S3 resume of ${x.replays} archived replays: S3 requests`,
+      subject: `${total} (${x.requests} sent + ${x.outputListing} output listing)`,
+      baseline: `${2 * x.replays} GET + HEAD per replay before`,
+      ratio: `${(total / (2 * x.replays)).toFixed(4)}×`,
+      target: `≤ ${TARGETS.resumeS3Requests}`,
+      pass: total <= TARGETS.resumeS3Requests,
     });
   }
   if (r.player) {
@@ -260,6 +292,10 @@ export function formatReport(r: BenchResults): string {
     lines.push(`resume: a ${mb(r.resume.manifestBytes)} manifest; ${r.resume.entries && 'failed' in r.resume.entries ? `whole entries ${r.resume.entries.failed}` : 'both children found every replay done'}`);
     for (const c of r.resume.checks) lines.push(`  checked: ${c}`);
   }
+  if (r.resumeS3) {
+    lines.push(`S3 resume: a ${mb(r.resumeS3.snapshotBytes)} gzip snapshot; the outputs' listing counted, not timed (s3rver walks its folders per page)`);
+    for (const c of r.resumeS3.checks) lines.push(`  checked: ${c}`);
+  }
   if (r.scale?.api) {
     const x = r.scale.api;
     lines.push(`scale (API): shards ended after ${x.shardMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`);
@@ -287,6 +323,7 @@ export function resultJson(r: BenchResults): unknown {
       archiveRatio: r.archive ? round(r.archive.ratio, 3) : null,
       scaleApi: r.scale?.api ? { ratio: round(r.scale.api.ratio, 3), limitedShare: round(r.scale.api.limitedShare, 4), aloneParallelism: round(r.scale.api.alone.effectiveParallelism, 1) } : null,
       resume: r.resume ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes } : null,
+      resumeS3: r.resumeS3 ? { replays: r.resumeS3.replays, ms: Math.round(r.resumeS3.ms), maxRssBytes: r.resumeS3.maxRssBytes, requests: r.resumeS3.requests + r.resumeS3.outputListing } : null,
     },
   };
 }

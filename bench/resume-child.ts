@@ -3,25 +3,30 @@
  * the synthetic archive, whether it is done; prints one JSON line (wall time, peak RSS, how many were done).
  *
  *   node dist/bench/launch.js dist/bench/resume-child.js <folder> <replays> state|entries
+ *   node dist/bench/launch.js dist/bench/resume-child.js s3://bucket/prefix <replays> s3 <endpoint>
  *
  * `state`: readResumeState (what `archive` uses). `entries`: readManifestState (whole entries: the baseline).
+ * `s3`: readResumeState through the S3 sink.
  */
 
-import { createLocalSink } from '../sinks/index.js';
+import { createLocalSink, createS3Sink } from '../sinks/index.js';
 import { readManifestState } from '../src/pipeline/manifest.js';
 import { readResumeState } from '../src/pipeline/resume-state.js';
 import { syntheticReplayId } from './resume-data.js';
 
-const [dir, count, mode] = process.argv.slice(2);
+const [dir, count, mode, endpoint] = process.argv.slice(2);
 const replays = Number(count);
-if (dir === undefined || !Number.isInteger(replays) || (mode !== 'state' && mode !== 'entries')) {
-  throw new Error('usage: resume-child <folder> <replays> state|entries');
+if (dir === undefined || !Number.isInteger(replays) || (mode !== 'state' && mode !== 'entries' && mode !== 's3')) {
+  throw new Error('usage: resume-child <folder> <replays> state|entries, or <s3 url> <replays> s3 <endpoint>');
 }
-const sink = createLocalSink(dir);
+const sink =
+  mode === 's3'
+    ? createS3Sink(dir, { endpoint: endpoint!, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } })
+    : createLocalSink(dir);
 const output = { format: 'json', gzip: true } as const;
 const started = performance.now();
 let done = 0;
-if (mode === 'state') {
+if (mode === 'state' || mode === 's3') {
   const state = await readResumeState(sink, { keyFor: (id) => sink.keyFor(id, output), now: Date.now() });
   for (let i = 0; i < replays; i++) if (state.doneAtKey(syntheticReplayId(i))) done++;
 } else {

@@ -40,29 +40,37 @@ export async function writeSyntheticManifest(dir: string, replays: number): Prom
   };
   for (let i = 0; i < replays; i++) {
     const id = syntheticReplayId(i);
-    const start = new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000).toISOString();
+    const start = syntheticStart(i);
     if (i % 10 === 0) await put(JSON.stringify({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: start, start_time: start }) + '\n');
-    const session = id.split('/')[1]!;
-    await put(
-      JSON.stringify({
-        replay_id: id,
-        status: 'ok',
-        key: replayKey(id, { format: 'json', gzip: true }),
-        event_count: 1200 + (i % 500),
-        bytes: 480_000 + i,
-        sha256: createHash('sha256').update(id).digest('hex'),
-        start_time: start,
-        end_time: start,
-        file_versions: [3, 3, 3],
-        file_keys: [0, 1, 2].map((n) => `${id.split('/')[0]}/${session}/v3/${session}-000${n}.json.gz`),
-        checks: { has_meta: true, has_full_snapshot: true, max_gap_ms: 4200, timestamps_backwards: false },
-        format: 'json',
-        gzip: true,
-        recorded_at: start,
-      }) + '\n',
-    );
+    await put(JSON.stringify(okEntry(i, id, start)) + '\n');
   }
   out.end();
   await once(out, 'finish');
   return bytes;
+}
+
+/** The `ok` entry of the i-th synthetic replay (json, gzip), recorded at `start`. */
+export function okEntry(i: number, id: string, start: string): Record<string, unknown> {
+  const session = id.split('/')[1]!;
+  return {
+    replay_id: id,
+    status: 'ok',
+    key: replayKey(id, { format: 'json', gzip: true }),
+    event_count: 1200 + (i % 500),
+    bytes: 480_000 + i,
+    sha256: createHash('sha256').update(id).digest('hex'),
+    start_time: start,
+    end_time: start,
+    file_versions: [3, 3, 3],
+    file_keys: [0, 1, 2].map((n) => `${id.split('/')[0]}/${session}/v3/${session}-000${n}.json.gz`),
+    checks: { has_meta: true, has_full_snapshot: true, max_gap_ms: 4200, timestamps_backwards: false },
+    format: 'json',
+    gzip: true,
+    recorded_at: start,
+  };
+}
+
+/** The i-th synthetic replay's start time. */
+export function syntheticStart(i: number): string {
+  return new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000).toISOString();
 }

@@ -14,6 +14,7 @@ import { compareFastPath, compareInflate, compareSplitter } from './deps.js';
 import { measureArchive } from './measure-archive.js';
 import { measurePlayer } from './measure-player.js';
 import { measureResume } from './measure-resume.js';
+import { measureResumeS3 } from './measure-resume-s3.js';
 import { measureShardedApi } from './measure-scale-api.js';
 import { measureRss } from './measure-rss.js';
 import { runThroughputChild } from './child-runner.js';
@@ -146,6 +147,8 @@ async function main(): Promise<void> {
     if (sections.has('resume')) {
       log(`(e) resume of a synthetic archive of ${PLAN.resumeReplays} replays: resume state vs whole manifest entries (children)`);
       results.resume = await measureResume({ replays: PLAN.resumeReplays, workDir, entriesHeapMb: PLAN.resumeBaselineHeapMb, log });
+      log(`(e) the same archive on S3 (s3rver), its manifest folded into one snapshot: resume state through the S3 sink (child)`);
+      results.resumeS3 = await measureResumeS3({ replays: PLAN.resumeReplays, workDir, log });
     }
     if (sections.has('player')) {
       log(`(f) the offline player in Chromium: pages of ${PLAN.playerPagesMB.join(' and ')} MB of events, canvas window vs every canvas frame at once`);

@@ -69,13 +69,19 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     for (const r of users) expect(last.get(r.replayId)).toMatchObject({ status: 'forgotten', reason: 'erasure request', platform_id: platformId });
     expect(last.get(`forgotten-user:${platformId}/`)).toMatchObject({ status: 'forgotten', scope: 'user', platform_id: platformId, reason: 'erasure request' });
 
+    const outputsOf = (objects: typeof after): typeof after => objects.filter((o) => !o.key.startsWith(`${prefix}/_manifest/`));
+    const stateOf = async (): Promise<Map<string, Record<string, unknown>>> =>
+      new Map([...lastById(await readS3Manifest(s3.reader, prefix))].map(([id, { objectKey: _where, ...e }]) => [id, e]));
+    const state = await stateOf();
     // Later runs: the same listing, then one with a new replay of the forgotten user. Nothing forgotten is exported
     // and no manifest object is added for it.
     const again = await runCli(['archive', ...flags, '--log-format', 'json'], cliEnv(sb));
     expect(again.code, again.stderr).toBe(0);
     const skipped = jsonLines(again.stderr).filter((l) => l.event === 'replay' && l.reason === 'forgotten').map((l) => l.replay_id);
     expect(skipped.sort()).toEqual([...forgotten].sort());
-    expect(await listObjects(s3.reader, `${prefix}/`)).toEqual(after);
+    // Outputs untouched; the manifest's state the same (the run folded the tombstones into a snapshot, adding no entry).
+    expect(outputsOf(await listObjects(s3.reader, `${prefix}/`))).toEqual(outputsOf(after));
+    expect(await stateOf()).toEqual(state);
 
     await sb.close();
     const late = { replay_id: 'late-device/1795308199999', sample: users[0]!.sample, platform_id: platformId };
@@ -83,7 +89,8 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     const third = await runCli(['archive', ...flags, '--log-format', 'json'], cliEnv(sandbox));
     expect(third.code, third.stderr).toBe(0);
     expect(jsonLines(third.stderr).find((l) => l.replay_id === late.replay_id)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
-    expect(await listObjects(s3.reader, `${prefix}/`)).toEqual(after);
+    expect(outputsOf(await listObjects(s3.reader, `${prefix}/`))).toEqual(outputsOf(after));
+    expect(await stateOf()).toEqual(state);
   });
 
   test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects, folded or not", async () => {

@@ -1,4 +1,4 @@
-// s3rver ships no type declarations; the tests use this much of it.
+// s3rver ships no type declarations; the tests and the bench use this much of it.
 declare module 's3rver' {
   import type { Server } from 'node:http';
 
