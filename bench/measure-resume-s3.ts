@@ -78,7 +78,7 @@ async function uploadSnapshot(client: S3Client, replays: number): Promise<number
   gzip.pipe(body);
   const upload = new Upload({
     client,
-    params: { Bucket: BUCKET, Key: `archive/_manifest/_snapshots/all/${String(Date.now()).padStart(13, '0')}-bench-${replays}.ndjson.gz`, Body: body },
+    params: { Bucket: BUCKET, Key: `archive/_manifest/_snapshots/all/${String(Date.now()).padStart(13, '0')}-be0c4-${replays}.ndjson.gz`, Body: body },
     partSize: 16 * 1024 * 1024,
   });
   const done = upload.done();

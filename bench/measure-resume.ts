@@ -13,7 +13,7 @@ import { writeSyntheticManifest } from './resume-data.js';
 const CHILD = fileURLToPath(new URL('./resume-child.js', import.meta.url));
 
 interface ResumeChildReport {
-  mode: 'state' | 'entries';
+  mode: 'state' | 'entries' | 'fold';
   ms: number;
   done: number;
   maxRssBytes: number;
@@ -24,6 +24,8 @@ export interface ResumeResult {
   manifestBytes: number;
   state: ResumeChildReport;
   entries?: ResumeChildReport | { failed: string } | undefined;
+  /** Folding the same manifest into its snapshot (what `archive` does at the end of a run). */
+  fold: ResumeChildReport;
   checks: string[];
 }
 
@@ -46,7 +48,11 @@ export async function measureResume(opts: { replays: number; workDir: string; en
     } catch (err) {
       entries = { failed: `did not complete within a ${opts.entriesHeapMb} MiB heap: ${(err as Error).message.split('\n')[0]!.slice(0, 160)}` };
     }
-    return { replays: opts.replays, manifestBytes, state, entries, checks };
+    // Last: the fold rewrites the folder.
+    const fold = await runReporting<ResumeChildReport>(CHILD, [dir, String(opts.replays), 'fold'], {});
+    if (fold.done !== opts.replays) throw new Error(`bench: the fold wrote ${fold.done} of ${opts.replays} replays`);
+    checks.push(`the fold wrote a snapshot of all ${opts.replays} replays (the settling lines folded away)`);
+    return { replays: opts.replays, manifestBytes, state, entries, fold, checks };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -126,6 +126,14 @@ export function rows(r: BenchResults): Row[] {
       target: `≤ ${TARGETS.resumeMs / 1000} s`,
       pass: x.state.ms <= TARGETS.resumeMs,
     });
+    out.push({
+      figure: `fold of the same manifest into its snapshot (local): peak RSS (child)`,
+      subject: mb(x.fold.maxRssBytes),
+      baseline: `(it took ${(x.fold.ms / 1000).toFixed(1)} s)`,
+      ratio: '',
+      target: `≤ ${mb(TARGETS.resumeRssBytes)}`,
+      pass: x.fold.maxRssBytes <= TARGETS.resumeRssBytes,
+    });
   }
   if (r.resumeS3) {
     const x = r.resumeS3;

@@ -6,7 +6,7 @@
  *   node dist/bench/launch.js dist/bench/resume-child.js s3://bucket/prefix <replays> s3 <endpoint>
  *
  * `state`: readResumeState (what `archive` uses). `entries`: readManifestState (whole entries: the baseline).
- * `s3`: readResumeState through the S3 sink.
+ * `s3`: readResumeState through the S3 sink. `fold`: folds the local manifest into its snapshot (compactManifest).
  */
 
 import { createLocalSink, createS3Sink } from '../sinks/index.js';
@@ -16,8 +16,8 @@ import { syntheticReplayId } from './resume-data.js';
 
 const [dir, count, mode, endpoint] = process.argv.slice(2);
 const replays = Number(count);
-if (dir === undefined || !Number.isInteger(replays) || (mode !== 'state' && mode !== 'entries' && mode !== 's3')) {
-  throw new Error('usage: resume-child <folder> <replays> state|entries, or <s3 url> <replays> s3 <endpoint>');
+if (dir === undefined || !Number.isInteger(replays) || (mode !== 'state' && mode !== 'entries' && mode !== 's3' && mode !== 'fold')) {
+  throw new Error('usage: resume-child <folder> <replays> state|entries|fold, or <s3 url> <replays> s3 <endpoint>');
 }
 const sink =
   mode === 's3'
@@ -26,7 +26,9 @@ const sink =
 const output = { format: 'json', gzip: true } as const;
 const started = performance.now();
 let done = 0;
-if (mode === 'state' || mode === 's3') {
+if (mode === 'fold') {
+  done = (await sink.compactManifest!({ layout: 'all' })).entries;
+} else if (mode === 'state' || mode === 's3') {
   const state = await readResumeState(sink, { keyFor: (id) => sink.keyFor(id, output), now: Date.now() });
   for (let i = 0; i < replays; i++) if (state.doneAtKey(syntheticReplayId(i))) done++;
 } else {
