@@ -144,7 +144,8 @@ async function main(): Promise<void> {
         log,
       });
     }
-    if (sections.has('resume')) {
+    // The scale part (issue #18) reports the resume figures too; `--only=resume` runs them alone.
+    if (sections.has('resume') || sections.has('scale')) {
       log(`(e) resume of a synthetic archive of ${PLAN.resumeReplays} replays: resume state vs whole manifest entries (children)`);
       results.resume = await measureResume({ replays: PLAN.resumeReplays, workDir, entriesHeapMb: PLAN.resumeBaselineHeapMb, log });
       log(`(e) the same archive on S3 (s3rver), its manifest folded into one snapshot: resume state through the S3 sink (child)`);

@@ -32,6 +32,15 @@ export function recordedMs(entry: ManifestEntry): number {
   return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY;
 }
 
+/** Stable: equal times keep the order of the places. */
+function oldestFirst(entries: ManifestEntry[]): ManifestEntry[] {
+  const times = entries.map(recordedMs);
+  return entries
+    .map((_, i) => i)
+    .sort((a, b) => times[a]! - times[b]! || a - b)
+    .map((i) => entries[i]!);
+}
+
 interface Head {
   readonly iterator: AsyncIterator<GroupedEntry>;
   readonly name: string;
@@ -78,10 +87,7 @@ export async function* mergeByGroup(
         }
       }
       if (entries.length === 0) continue;
-      // Stable: equal times keep the order of the places.
-      const times = new Map(entries.map((e) => [e, recordedMs(e)]));
-      entries.sort((a, b) => times.get(a)! - times.get(b)!);
-      yield { group, entries };
+      yield { group, entries: entries.length === 1 ? entries : oldestFirst(entries) };
     }
   } finally {
     await Promise.allSettled(heads.map((h) => h.iterator.return?.()));
