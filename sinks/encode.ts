@@ -237,11 +237,21 @@ export class ReplayEncoder {
     }
   }
 
-  /** Writes the closing bytes, flushes gzip, and reports what was stored. */
-  async finish(): Promise<EncodedSummary> {
+  /**
+   * Writes the closing bytes, flushes gzip, and reports what was stored. `pageExtra` (html only; other formats ignore
+   * it): parts written into the page after the events, before its end (the captured assets' blocks).
+   */
+  async finish(pageExtra?: AsyncIterable<Buffer>): Promise<EncodedSummary> {
     if (this.finished) throw new SinkError('SINK_STATE', 'replay output finished twice', this.context);
     if (this.page !== undefined) {
-      await this.emit(Buffer.concat(this.events === 0 ? [this.page.head, EMPTY_ARRAY, this.page.tail] : [CLOSE, this.page.tail]));
+      const opening = this.events === 0 ? [this.page.head, EMPTY_ARRAY] : [CLOSE];
+      if (pageExtra === undefined) {
+        await this.emit(Buffer.concat([...opening, this.page.tail]));
+      } else {
+        await this.emit(Buffer.concat([...opening, this.page.close]));
+        for await (const part of pageExtra) await this.emit(part);
+        await this.emit(this.page.end);
+      }
     } else if (this.output.format === 'json') {
       await this.emit(this.events === 0 ? EMPTY_ARRAY : CLOSE);
     }

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { assetKey, pageAssetParts, type CommitOptions } from './assets.js';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
@@ -108,8 +112,58 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     }
   };
 
+  /** Whether a regular file (not a link) is at `path`, in real folders below the target. */
+  const isStoredFile = async (path: string): Promise<boolean> => {
+    try {
+      return (await areRealFolders(root, dirname(path))) && (await lstat(path)).isFile();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+      throw err;
+    }
+  };
+
+  const readAsset = async (digest: string): Promise<Readable | undefined> => {
+    const key = assetKey(digest, root);
+    const path = pathOf(key);
+    try {
+      if (!(await isStoredFile(path))) return undefined;
+      const stream = createReadStream(path);
+      await new Promise<void>((ok, fail) => stream.once('open', () => ok()).once('error', fail));
+      return stream;
+    } catch (err) {
+      throw new SinkError('SINK_IO', `cannot read ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
+    }
+  };
+
   const sink: Sink = {
     target: root,
+
+    async putAsset(digest: string, _type: string, body: Buffer): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
+      const key = assetKey(digest, root);
+      if (createHash('sha256').update(body).digest('hex') !== digest) {
+        throw new SinkError('SINK_INTEGRITY', `the bytes of ${key} do not have that digest`, { target: root, key });
+      }
+      const path = pathOf(key);
+      const folder = dirname(path);
+      let file: TempFile | undefined;
+      try {
+        if (await isStoredFile(path)) return;
+        await ensureRoot();
+        await makeFolders(root, folder);
+        file = await TempFile.create(folder, basename(path));
+        await file.out.write(body);
+        await file.drain();
+        await file.sync();
+        await file.install();
+      } catch (err) {
+        await file?.discard();
+        const escape = err instanceof NotAFolderError && err.kind === 'symlink';
+        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot store ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
+      }
+    },
+
+    readAsset,
 
     keyFor(replayId: string, output: OutputSpec): string {
       return replayKey(replayId, output);
@@ -135,18 +189,15 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
         }
         throw new SinkError('SINK_IO', `cannot create the temporary file of ${key}: ${describeCause(err)}`, { ...context, cause: err });
       }
-      return new LocalReplayWriter(key, context, file, output, hashWorker, (committed) => leaveFolder(folder, committed));
+      return new LocalReplayWriter(key, context, file, output, hashWorker, (committed) => leaveFolder(folder, committed), readAsset);
     },
 
     async exists(key: string): Promise<boolean> {
       const path = pathOf(key);
       try {
         // Neither the key nor its folders are followed when they are symbolic links: such an output is not ours.
-        return (await areRealFolders(root, dirname(path))) && (await lstat(path)).isFile();
+        return await isStoredFile(path);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') {
-          return false;
-        }
         throw new SinkError('SINK_IO', `cannot check ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
       }
     },
@@ -214,6 +265,7 @@ class LocalReplayWriter implements ReplayWriter {
     output: OutputSpec,
     hashWorker: HashWorkerSettings,
     private readonly release: (committed: boolean) => Promise<void>,
+    private readonly readAsset: (digest: string) => Promise<Readable | undefined>,
   ) {
     const hash = new OutputHash(file.path, hashWorker);
     this.hash = hash;
@@ -250,11 +302,12 @@ class LocalReplayWriter implements ReplayWriter {
     }
   }
 
-  async commit(): Promise<CommitResult> {
+  async commit(options: CommitOptions = {}): Promise<CommitResult> {
     if (this.state !== 'open') throw new SinkError('SINK_STATE', `commit after ${this.state}`, this.context);
     this.state = 'committing';
     try {
-      const summary = await this.encoder.finish();
+      const assets = options.assets;
+      const summary = await this.encoder.finish(assets && pageAssetParts(assets, this.readAsset, this.context.target));
       await this.file.drain();
       // The worker finishes hashing while the file is flushed; both are waited for before anything else happens.
       const [hashed, synced] = await Promise.allSettled([this.hash.digest(summary.bytes), this.file.sync()]);

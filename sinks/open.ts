@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { SinkError } from './errors.js';
 import { replayKey } from './keys.js';
@@ -77,6 +78,13 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
     async remove(key: string): Promise<boolean> {
       // The S3 sink always removes.
       return (await load()).remove!(key);
+    },
+    async putAsset(digest: string, type: string, body: Buffer): Promise<void> {
+      // The S3 sink always stores assets.
+      return (await load()).putAsset!(digest, type, body);
+    },
+    async readAsset(digest: string): Promise<Readable | undefined> {
+      return (await load()).readAsset!(digest);
     },
     async appendManifest(entry: ManifestEntry): Promise<void> {
       return (await load()).appendManifest(entry);

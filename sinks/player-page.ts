@@ -19,8 +19,12 @@ export interface PlayerPage {
   head: Buffer;
   /** Between two blocks, in place of a `,` between two events: `]`, the hand-over, the next block's opening `[`. */
   between: Buffer;
-  /** Everything after the last block's array (starts just after its `]`). */
+  /** Everything after the last block's array (starts just after its `]`): `close` then `end`. */
   tail: Buffer;
+  /** The start of `tail`: the last block's end and hand-over. */
+  close: Buffer;
+  /** The rest of `tail` (`</body></html>`): the captured assets' blocks go between `close` and it. */
+  end: Buffer;
 }
 
 /** Event bytes per block of the page (a block holds whole events: one larger than this is a block alone). */
@@ -118,6 +122,8 @@ export function playerPage(title: string): PlayerPage {
     head: Buffer.from(head, 'utf8'),
     between: Buffer.from(`]${close}${BLOCK_OPEN}[`, 'utf8'),
     tail: Buffer.from(`${close}</body></html>\n`, 'utf8'),
+    close: Buffer.from(close, 'utf8'),
+    end: Buffer.from('</body></html>\n', 'utf8'),
   };
 }
 

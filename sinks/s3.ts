@@ -16,6 +16,8 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { createHash } from 'node:crypto';
+import { ASSETS_DIR, assetKey, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
@@ -127,6 +129,20 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
   const manifest: S3ManifestPlace = { client, bucket, base, target, writerId: randomBytes(6).toString('hex') };
   const log = new S3ManifestLog(manifest);
   let closed = false;
+  /** Digests this sink stored or found stored: not asked about again (a HEAD per asset per run, not per replay). */
+  const storedAssets = new Set<string>();
+  const MAX_REMEMBERED_ASSETS = 100_000;
+
+  const readAsset = async (digest: string): Promise<Readable | undefined> => {
+    const key = assetKey(digest, target);
+    try {
+      const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: base + key }));
+      return response.Body instanceof Readable ? response.Body : undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw s3Error(`GetObject ${key} failed`, err, { target, key });
+    }
+  };
 
   const sink: Sink = {
     target,
@@ -143,8 +159,37 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
         { client, bucket, finalKey: base + key, stagingKey, partSize, queueSize, output },
         key,
         { target, key, replayId },
+        readAsset,
       );
     },
+
+    async putAsset(digest: string, type: string, body: Buffer): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      const key = assetKey(digest, target);
+      if (storedAssets.has(digest)) return;
+      if (createHash('sha256').update(body).digest('hex') !== digest) {
+        throw new SinkError('SINK_INTEGRITY', `the bytes of ${key} do not have that digest`, { target, key });
+      }
+      let present = true;
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
+      } catch (err) {
+        if (!isNotFound(err)) throw s3Error(`HeadObject ${key} failed`, err, { target, key });
+        present = false;
+      }
+      if (!present) {
+        try {
+          // One PutObject: the object appears complete or not at all.
+          await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: body, ContentType: plainContentType(type), Metadata: { sha256: digest } }));
+        } catch (err) {
+          throw s3Error(`PutObject ${key} failed`, err, { target, key });
+        }
+      }
+      if (storedAssets.size >= MAX_REMEMBERED_ASSETS) storedAssets.clear();
+      storedAssets.add(digest);
+    },
+
+    readAsset,
 
     async exists(key: string): Promise<boolean> {
       try {
@@ -244,7 +289,7 @@ function createClient(opts: S3SinkOptions): S3Client {
  * and the staging objects (`StartAfter` the folder's name + '0', which sorts right after every `name/...` key).
  */
 async function* listOutputKeys(client: S3Client, bucket: string, base: string, target: string): AsyncIterable<string> {
-  const skipped = [MANIFEST_DIR, STAGING_DIR];
+  const skipped = [ASSETS_DIR, MANIFEST_DIR, STAGING_DIR];
   let startAfter: string | undefined;
   for (;;) {
     let restart: string | undefined;
@@ -288,6 +333,7 @@ class S3ReplayWriter implements ReplayWriter {
     private readonly setup: S3WriterSetup,
     readonly key: string,
     private readonly context: S3Context,
+    private readonly readAsset: (digest: string) => Promise<Readable | undefined>,
   ) {
     this.contentType = contentTypeFor(setup.output);
     this.contentEncoding = setup.output.gzip ? 'gzip' : undefined;
@@ -363,12 +409,13 @@ class S3ReplayWriter implements ReplayWriter {
     }
   }
 
-  async commit(): Promise<CommitResult> {
+  async commit(options: CommitOptions = {}): Promise<CommitResult> {
     if (this.state !== 'open') throw new SinkError('SINK_STATE', `commit after ${this.state}`, this.context);
     this.state = 'committing';
     const { client, bucket, stagingKey, finalKey } = this.setup;
     try {
-      const summary = await this.encoder.finish();
+      const assets = options.assets;
+      const summary = await this.encoder.finish(assets && pageAssetParts(assets, this.readAsset, this.context.target));
       this.body.end();
       await this.uploaded;
       this.stagingComplete = true;

@@ -6,6 +6,9 @@
  * Sinks know nothing about HTTP or decoding.
  */
 
+import type { Readable } from 'node:stream';
+import type { CommitOptions } from './assets.js';
+
 export type OutputFormat = 'json' | 'ndjson' | 'html';
 
 export interface OutputSpec {
@@ -54,8 +57,11 @@ export interface ReplayWriter {
    * settles, so they must not be modified meanwhile.
    */
   writeRuns?(runs: readonly EventRun[]): Promise<void>;
-  /** Finishes the output durably and moves it to its final key. */
-  commit(): Promise<CommitResult>;
+  /**
+   * Finishes the output durably and moves it to its final key. With `assets`, the `html` format embeds the replay's
+   * captured assets, read back from the sink (stored with `putAsset` before).
+   */
+  commit(options?: CommitOptions): Promise<CommitResult>;
   /** Drops everything written so far; nothing appears at the final key. Safe to call more than once. */
   abort(reason?: unknown): Promise<void>;
 }
@@ -118,6 +124,12 @@ export interface ManifestEntry {
   removed_keys?: string[];
   /** Hex SHA-256 digest of the redaction policy the output was written under; absent: none. */
   redaction?: string;
+  /** Captured assets (`--capture-assets`): each URL the replay references that was stored, → its SHA-256 (`_assets/<sha256>`). */
+  assets?: Record<string, string>;
+  /** The content type of each captured asset of `assets`, by SHA-256. */
+  asset_types?: Record<string, string>;
+  /** URLs the replay references that were not captured, → why (`origin not allowed`, `HTTP 404`, `too large`, ...). */
+  assets_missing?: Record<string, string>;
 }
 
 export interface ManifestCompaction {
@@ -178,5 +190,13 @@ export interface Sink {
    * followed: a link at the key is removed itself, a linked folder on the way refuses the key.
    */
   remove?(key: string): Promise<boolean>;
+  /**
+   * Optional (what `--capture-assets` needs): stores an asset at `_assets/<digest>` (`digest`: the hex SHA-256 of
+   * `body`, checked) unless it is there already; it appears whole or not at all (local: temporary file renamed into
+   * place; S3: one PutObject, with `type` as its ContentType). Concurrent stores of one digest are harmless.
+   */
+  putAsset?(digest: string, type: string, body: Buffer): Promise<void>;
+  /** Optional: the stored asset of `digest`, streamed; undefined when there is none. */
+  readAsset?(digest: string): Promise<Readable | undefined>;
   close(): Promise<void>;
 }

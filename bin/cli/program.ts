@@ -78,6 +78,7 @@ interface SinkFlags extends S3ReadFlags {
   concurrency?: number;
   requestDeadline?: string;
   redact?: string;
+  captureAssets?: string;
 }
 
 interface ForgetFlags extends Pick<SinkFlags, 'out' | 's3Endpoint' | 's3ForcePathStyle' | 's3Region' | 's3Checksums'> {
@@ -246,6 +247,7 @@ async function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpt
     ...(f.compact === false ? { compactManifest: false } : {}),
     ...(command === 'archive' ? { runId: randomUUID() } : {}),
     ...(f.redact !== undefined ? { redact: await loadRedactionPolicy(f.redact) } : {}),
+    ...(f.captureAssets !== undefined ? { captureAssets: f.captureAssets.split(',').filter((o) => o.trim() !== '') } : {}),
   };
   return resolveSettings(options, { cli: { sandbox: g.sandbox, ...(command === 'archive' ? { shard: { flag: f.shard } } : {}) } });
 }
@@ -283,7 +285,11 @@ function addSinkFlags(cmd: Command): Command {
       .option('--file-version <n>', withDefault('replay file version requested from the API: 2 or 3', d.fileVersion), positiveInt('--file-version'))
       .option('--concurrency <n>', withDefault('replays exported at once', d.concurrency), positiveInt('--concurrency'))
       .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-      .option('--redact <policy.json>', withDefault('mask, block and drop what a redaction policy names before writing (docs/REDACTION.md)', 'off')),
+      .option('--redact <policy.json>', withDefault('mask, block and drop what a redaction policy names before writing (docs/REDACTION.md)', 'off'))
+      .option(
+        '--capture-assets <origins>',
+        withDefault('store the stylesheets, fonts and images replays reference from these origins (comma-separated), for offline playing', 'off'),
+      ),
   )
     .option('--s3-part-size <bytes>', withDefault(`multipart part size in bytes, at least ${d.s3.minPartSize} (${formatByteSize(d.s3.minPartSize)})`, partSize), positiveInt('--s3-part-size'))
     .option('--s3-queue-size <n>', withDefault('parts uploaded in parallel per replay', d.s3.queueSize), positiveInt('--s3-queue-size'));

@@ -14,6 +14,7 @@ export function checkStdoutExport(ids: readonly string[], settings: Settings): v
   if (ids.length !== 1) usage(`--out - writes one replay to stdout; ${ids.length} replay ids given (use --out <folder> for several)`);
   if (settings.output.format === 'html') usage('--out - takes --format json or ndjson; --format html needs --out <folder>');
   if (settings.output.gzip) usage('--out - writes plain json or ndjson; --gzip needs --out <folder>');
+  if (settings.captureAssets !== undefined) usage('--out - stores no assets; --capture-assets needs --out <folder> or s3://');
 }
 
 function usage(message: string): never {

@@ -6,7 +6,7 @@ import type { DriveContext, Scenario } from './scenarios.js';
 import type { Timed } from './split.js';
 
 /** The rrweb UMD bundle from node_modules (no network), wrapped so that it defines `window.rrweb`. */
-async function rrwebBundle(): Promise<string> {
+export async function rrwebBundle(): Promise<string> {
   const require = createRequire(import.meta.url);
   const file = join(dirname(require.resolve('rrweb')), 'rrweb.umd.min.cjs');
   const code = await readFile(file, 'utf8');
@@ -14,7 +14,7 @@ async function rrwebBundle(): Promise<string> {
 }
 
 /** Starts rrweb in the top frame, collecting events in `window.__events`. */
-function starter(options: Record<string, unknown>): string {
+export function recordingStarter(options: Record<string, unknown>): string {
   return `if (window.top === window) {
   window.__events = [];
   window.__stopRecording = rrweb.record(Object.assign({
@@ -42,7 +42,7 @@ export async function openRecorder(): Promise<BrowserRecorder> {
       timezoneId: 'UTC',
     });
     try {
-      await context.addInitScript({ content: bundle + '\n' + starter(scenario.recordOptions) });
+      await context.addInitScript({ content: bundle + '\n' + recordingStarter(scenario.recordOptions) });
       const page = await context.newPage();
       await page.goto(`${origin}/${scenario.page}`, { waitUntil: 'load' });
       await page.waitForFunction('window.__events.some(function (e) { return e.type === 2; })');

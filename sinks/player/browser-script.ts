@@ -36,21 +36,140 @@ export const PLAYER_SCRIPT = String.raw`
     if ((tag === 'object' || tag === 'embed' || tag === 'applet') && (n === 'data' || n === 'src' || n === 'code' || n === 'codebase')) return true;
     return false;
   }
-  // CSS may load from outside too: every url() that is not data:/blob: is emptied.
-  function cleanCss(text) {
+  // CSS may load from outside too: every url() that is not data:/blob: (or a captured asset) is emptied.
+  function cleanCss(text, base) {
     if (typeof text !== 'string' || !/url\s*\(|@import/i.test(text)) return text;
+    if (haveAssets) return rewriteCss(text, base || pageBase, 0);
     return text
       .replace(/url\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, 'url()')
       .replace(/@import[^;]*;?/gi, '');
+  }
+
+  // ---- captured assets (--capture-assets): the recorded URLs played from the archive -----------------------
+  // URL (absolute, no fragment) → digest; digest → its data:/blob: URL, its type, a stylesheet's text.
+  var assetUrls = Object.create(null), assetHref = Object.create(null), assetType = Object.create(null), assetCss = Object.create(null);
+  var haveAssets = false, pageBase;
+  function absolute(raw, base) {
+    if (typeof raw !== 'string') return null;
+    var t = raw.trim();
+    if (!t || /^(data|blob|javascript|about|#)/i.test(t)) return null;
+    var u;
+    try { u = base ? new URL(t, base) : new URL(t); } catch (e) { return null; }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) return null;
+    u.hash = '';
+    return u.href;
+  }
+  function capturedHref(raw, base) {
+    var a = absolute(raw, base), d = a && assetUrls[a];
+    return d && assetType[d] !== 'text/css' ? assetHref[d] : null;
+  }
+  /** A captured stylesheet's text with its own url() and @import (relative to its URL) captured too; null if not captured. */
+  function capturedCss(raw, base, depth) {
+    var a = absolute(raw, base), d = a && assetUrls[a];
+    if (!d || typeof assetCss[d] !== 'string') return null;
+    return rewriteCss(assetCss[d], a, depth + 1);
+  }
+  function rewriteCss(text, base, depth) {
+    return text
+      .replace(/@import\s+(?:url\(\s*(['"]?)([^)'"]*)\1\s*\)|(['"])([^'"]*)\3)[^;]*;?/gi, function (m, q1, u1, q2, u2) {
+        var css = depth < 4 ? capturedCss(u1 || u2, base, depth) : null;
+        return css === null ? '' : css;
+      })
+      .replace(/@import[^;]*;?/gi, '')
+      .replace(/url\s*\(([^)]*)\)/gi, function (m, inner) {
+        var v = inner.trim().replace(/^(['"])(.*)\1$/, '$2');
+        if (/^(data:|blob:)/i.test(v)) return m;
+        var href = capturedHref(v, base);
+        return href ? 'url("' + href + '")' : 'url()';
+      });
+  }
+  function rewriteSrcset(value) {
+    var out = [];
+    String(value).split(',').forEach(function (part) {
+      var bits = part.trim().split(/\s+/), href = bits[0] && capturedHref(bits[0], pageBase);
+      if (href) { bits[0] = href; out.push(bits.join(' ')); }
+    });
+    return out.join(', ');
+  }
+  /** Only the attributes the exporter captures for (the same tags): any other URL is still dropped. */
+  function useCaptured(tag, attributes) {
+    if (tag === 'link' && typeof attributes.href === 'string') {
+      if (typeof attributes._cssText === 'string') {
+        attributes._cssText = rewriteCss(attributes._cssText, absolute(attributes.href, pageBase) || pageBase, 0);
+      } else if (/(^|\s)stylesheet(\s|$)/i.test(String(attributes.rel || ''))) {
+        // rrweb builds a <style> of a link with _cssText: the stylesheet is played from the archive, never fetched.
+        var css = capturedCss(attributes.href, pageBase, 0);
+        if (css !== null) attributes._cssText = css;
+      } else {
+        var icon = capturedHref(attributes.href, pageBase);
+        if (icon) attributes.href = icon;
+      }
+    }
+    if (tag === 'img' || tag === 'source' || tag === 'input') {
+      var src = typeof attributes.src === 'string' && capturedHref(attributes.src, pageBase);
+      if (src) attributes.src = src;
+      if (typeof attributes.srcset === 'string') attributes.srcset = rewriteSrcset(attributes.srcset);
+    }
+    if (tag === 'video' && typeof attributes.poster === 'string') {
+      var poster = capturedHref(attributes.poster, pageBase);
+      if (poster) attributes.poster = poster;
+    }
+  }
+  function setAsset(digest, type, href, css) {
+    assetHref[digest] = href;
+    assetType[digest] = type;
+    if (type === 'text/css') assetCss[digest] = css;
+  }
+  function mapUrls(urls) {
+    for (var url in urls) if (Object.prototype.hasOwnProperty.call(urls, url) && assetHref[urls[url]] !== undefined) { assetUrls[url] = urls[url]; haveAssets = true; }
+  }
+  /** One-page format: the asset blocks after the events (read once the page is parsed, then dropped). */
+  function loadPageAssets() {
+    var block = document.getElementById('replay-assets');
+    if (!block) return;
+    var map = JSON.parse(block.textContent);
+    block.remove();
+    var blocks = document.querySelectorAll('script.replay-asset');
+    for (var i = 0; i < blocks.length; i++) {
+      var d = blocks[i].getAttribute('data-digest'), type = map.types[d], b64 = blocks[i].textContent;
+      blocks[i].remove();
+      if (typeof type !== 'string' || !/^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(type)) continue;
+      var css = null;
+      if (type === 'text/css') {
+        var bin = atob(b64), bytes = new Uint8Array(bin.length);
+        for (var k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
+        css = new TextDecoder().decode(bytes);
+      }
+      setAsset(d, type, 'data:' + type + ';base64,' + b64, css);
+    }
+    mapUrls(map.urls);
+  }
+  /** Shared player: the assets the config names, fetched from the same origin as blob: URLs before any event. */
+  function loadServedAssets() {
+    var map = config.assets;
+    if (!map || !config.assetBase) return Promise.resolve();
+    return Promise.all(Object.keys(map.types).map(function (d) {
+      var type = map.types[d];
+      return fetch(config.assetBase + d).then(function (r) {
+        if (!r.ok) return;
+        return r.blob().then(function (blob) {
+          var href = URL.createObjectURL(new Blob([blob], { type: type }));
+          if (type !== 'text/css') return setAsset(d, type, href, null);
+          return blob.text().then(function (text) { setAsset(d, type, href, text); });
+        });
+      }).catch(function () {});
+    })).then(function () { mapUrls(map.urls); });
   }
   var tagById = Object.create(null);
   var styleText = Object.create(null);
   function cleanAttributes(tag, attributes) {
     if (!attributes || typeof attributes !== 'object') return;
+    if (haveAssets) useCaptured(tag, attributes);
     for (var name in attributes) {
       if (!Object.prototype.hasOwnProperty.call(attributes, name)) continue;
       if (dropAttribute(tag, name, attributes[name])) delete attributes[name];
-      else if (name === 'style' || name === '_cssText') attributes[name] = cleanCss(attributes[name]);
+      else if (name === 'style') attributes[name] = cleanCss(attributes[name]);
+      else if (name === '_cssText') attributes[name] = cleanCss(attributes[name], tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase);
       else if (attributes[name] && typeof attributes[name] === 'object') {
         // A style attribute recorded as a diff: { property: value | [value, priority] }.
         for (var prop in attributes[name]) {
@@ -79,6 +198,7 @@ export const PLAYER_SCRIPT = String.raw`
     if (!event || typeof event !== 'object') return event;
     var data = event.data;
     if (!data || typeof data !== 'object') return event;
+    if (event.type === 4 && typeof data.href === 'string') pageBase = data.href;
     if (event.type === 2) cleanNode(data.node);
     if (event.type === 3 && data.source === 0) {
       if (Array.isArray(data.adds)) for (var i = 0; i < data.adds.length; i++) {
@@ -228,12 +348,19 @@ ${CANVAS_WINDOW_SCRIPT}
 
   // ---- events, taken as they arrive ---------------------------------------------------------------------------
   var pending = [], snapshotIn = false, startEarly = !!config.eventsUrl;
+  // One-page format: the events are sanitized at the end of the page, once its captured assets (after them) are read.
+  var deferred = !startEarly;
   /** Sanitizes arriving events; the Replayer starts once a full snapshot is in (or at the end), then they are added. */
   function take(events, final) {
     for (var i = 0; i < events.length; i++) {
-      var e = sanitize(events[i]);
+      var e = deferred ? events[i] : sanitize(events[i]);
       if (e && e.type === 2) snapshotIn = true;
       pending.push(e);
+    }
+    if (deferred && final) {
+      deferred = false;
+      loadPageAssets();
+      for (var j = 0; j < pending.length; j++) pending[j] = sanitize(pending[j]);
     }
     if (!replayer) {
       if (final || (startEarly && snapshotIn && pending.length >= 2)) { start(pending); pending = []; }
@@ -248,8 +375,8 @@ ${CANVAS_WINDOW_SCRIPT}
   }
 
   if (config.eventsUrl) {
-    // Shared player: NDJSON streamed.
-    fetch(config.eventsUrl).then(function (response) {
+    // Shared player: the captured assets first, then the events, NDJSON streamed.
+    loadServedAssets().then(function () { return fetch(config.eventsUrl); }).then(function (response) {
       if (!response.ok || !response.body) throw new Error('events: HTTP ' + response.status);
       var reader = response.body.getReader(), decoder = new TextDecoder(), rest = '';
       function pump() {

@@ -11,6 +11,7 @@ import { listFilesInKeyOrder } from './file-listing.js';
 import { sameFileKeys } from './manifest.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { ManifestCompactor } from './compaction.js';
+import { AssetCapture } from '../assets/capture.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
@@ -180,6 +181,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     pendingEvents = 0;
   };
 
+  // One capture for the run: each asset URL fetched and stored once, whatever the number of replays referencing it.
+  const assets = settings.captureAssets === undefined ? undefined : new AssetCapture(settings.captureAssets, io.sink, signal);
   const run = async (): Promise<void> => {
     const state = await readResumeState(io.sink, {
       keyFor: (id) => io.sink.keyFor(id, settings.output),
@@ -292,6 +295,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         sink: io.sink,
         onNotice: (notice) => channel.push({ type: 'notice', notice }),
         onEvents,
+        assets,
       });
       await append(entry);
       flushProgress();
@@ -333,7 +337,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     await compactor?.finish();
   };
 
-  run().then(
+  run().finally(() => assets?.close()).then(
     () => {
       flushProgress();
       channel.close();

@@ -73,6 +73,21 @@ export const DEFAULTS = Object.freeze({
   fastPath: true,
   /** Longest time one HTTP attempt may take, headers and body (the transport's `timeouts.deadlineMs`). */
   requestDeadlineMs: DEFAULT_TIMEOUTS.deadlineMs,
+  /** Asset capture (`--capture-assets`): limits of fetching the assets a replay references, for the whole run. */
+  assets: Object.freeze({
+    /** Asset requests in flight at once (the run's, all replays together). */
+    concurrency: 4,
+    /** Largest asset (10 MiB): a larger one is recorded as not captured. */
+    maxBytes: 10 * 1024 * 1024,
+    /** Longest time one asset may take, redirects included. */
+    timeoutMs: 15_000,
+    /** Redirects followed, each within the allowed origins. */
+    maxRedirects: 3,
+    /** Most URLs captured per replay. */
+    maxUrls: 1_000,
+    /** Levels of stylesheets fetched and scanned for their own URLs (`@import`, fonts, images). */
+    cssDepth: 3,
+  }),
   /** Data-residency region of the project. */
   region: 'us' as 'us' | 'eu',
   /** The CLI's log lines on stderr. */

@@ -8,6 +8,7 @@ import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './rep
 import type { Settings } from './settings.js';
 import { formatShard } from './shard.js';
 import { redactBatches } from '../redaction/stream.js';
+import { AssetCapture, type AssetFields } from '../assets/capture.js';
 
 /** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
 export interface ReplayInfo {
@@ -27,6 +28,8 @@ export interface ExportIo extends ReplayIo {
   sink: Sink;
   /** Called after each batch handed to the sink (progress). */
   onEvents?: ((count: number) => void) | undefined;
+  /** The run's asset capture (`settings.captureAssets`); absent with capture on: one for this replay alone. */
+  assets?: AssetCapture | undefined;
 }
 
 function baseEntry(replay: ReplayInfo, settings: Settings): Omit<ManifestEntry, 'status' | 'recorded_at'> {
@@ -59,6 +62,8 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
+  const ownCapture = settings.captureAssets !== undefined && io.assets === undefined ? new AssetCapture(settings.captureAssets, io.sink, io.signal) : undefined;
+  const capture = (io.assets ?? ownCapture)?.replay();
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.sink.open(replay.replay_id, output);
@@ -67,6 +72,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     const batches = settings.redaction === undefined ? decoded : redactBatches(decoded, settings.redaction);
     for await (const batch of batches) {
       checks.observeBatch(batch);
+      capture?.observeBatch(batch);
       // Runs go to the writer as they are when it takes them (one slice per run); one Buffer per event otherwise.
       if (batch.runs !== undefined && writer.writeRuns !== undefined) await writer.writeRuns(batch.runs);
       else await writer.write(batchEvents(batch));
@@ -76,7 +82,9 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
       await writer.abort('no files');
       return { ...base, status: 'empty', reason: 'no files yet', file_keys: [], recorded_at: new Date().toISOString() };
     }
-    const committed = await writer.commit();
+    // Every asset is stored before the output appears (the html page embeds them), and both before the manifest line.
+    const assets: AssetFields | undefined = await capture?.finish();
+    const committed = await writer.commit(assets && { assets: { urls: assets.assets, types: assets.asset_types } });
     return {
       ...base,
       status: 'ok',
@@ -89,6 +97,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
       checks: checks.result(),
       format: output.format,
       gzip: output.gzip,
+      ...assets,
       recorded_at: new Date().toISOString(),
     };
   } catch (err) {
@@ -104,5 +113,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
       file_keys: info.fileKeys,
       recorded_at: new Date().toISOString(),
     };
+  } finally {
+    await ownCapture?.close();
   }
 }

@@ -22,6 +22,8 @@ import { ConfigError } from './errors.js';
 import { resolveShard, type Shard } from './shard.js';
 import { compileRedactionPolicy, type RedactionPolicy, type RedactionPolicySpec } from '../redaction/policy.js';
 import type { FileVersion } from './types.js';
+import type { AssetCaptureSettings } from '../assets/capture.js';
+import { originOf } from '../assets/fetch.js';
 
 export { DEFAULTS, PIPELINE_DEFAULTS } from './defaults.js';
 
@@ -82,8 +84,19 @@ export interface FetchSettingsOptions {
   redact?: RedactionPolicySpec | RedactionPolicy;
 }
 
+/** Asset capture: the allowed origins, and limits (each defaults to `DEFAULTS.assets`). */
+export interface AssetCaptureOptions extends Partial<Omit<AssetCaptureSettings, 'origins'>> {
+  origins: readonly string[];
+}
+
 /** How outputs are written. */
 export interface OutputSettingsOptions {
+  /**
+   * Capture the assets the replays reference (stylesheets, fonts, images) from these origins only, stored once per
+   * archive under `_assets/<sha256>` (see docs/SINKS.md); the `html` format and `view` then play them offline.
+   * Absent (default): nothing is fetched.
+   */
+  captureAssets?: readonly string[] | AssetCaptureOptions;
   /** Options of the sink opened for `out` (`local.hashWorker`, `s3.region`, ...). */
   sinkOptions?: OpenSinkOptions;
   format?: OutputFormat;
@@ -165,6 +178,8 @@ export interface Settings {
   readonly compactEvery: number | undefined;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
+  /** Asset capture; undefined: off (nothing fetched, the events scanned for nothing). */
+  readonly captureAssets: Readonly<AssetCaptureSettings> | undefined;
 }
 
 /** The CLI's flag for a setting, named in errors when the CLI gave it. */
@@ -179,6 +194,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   recheckMs: '--recheck',
   compactManifest: '--no-compact',
   requestDeadlineMs: '--request-deadline',
+  'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
   's3.checksums': '--s3-checksums',
@@ -252,6 +268,27 @@ function sinkSettings(o: OpenSinkOptions | undefined, env: Environment, c: Check
   });
 }
 
+function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonly<AssetCaptureSettings> | undefined {
+  if (o === undefined) return undefined;
+  const given: AssetCaptureOptions = Array.isArray(o) ? { origins: o as readonly string[] } : (o as AssetCaptureOptions);
+  const origins = given.origins.map((text) => {
+    const origin = originOf(text);
+    if (origin === undefined) throw new ConfigError(`${c.name('captureAssets.origins')} takes http(s) origins (https://cdn.example.com), got ${JSON.stringify(text)}`);
+    return origin;
+  });
+  if (origins.length === 0) throw new ConfigError(`${c.name('captureAssets.origins')} needs at least one origin`);
+  const d = DEFAULTS.assets;
+  return Object.freeze({
+    origins: Object.freeze([...new Set(origins)]),
+    concurrency: c.number('captureAssets.concurrency', given.concurrency ?? d.concurrency, 'count', 1),
+    maxBytes: c.number('captureAssets.maxBytes', given.maxBytes ?? d.maxBytes, 'bytes', 1),
+    timeoutMs: c.number('captureAssets.timeoutMs', given.timeoutMs ?? d.timeoutMs, 'ms', 1, undefined, true),
+    maxRedirects: c.number('captureAssets.maxRedirects', given.maxRedirects ?? d.maxRedirects, 'count', 0),
+    maxUrls: c.number('captureAssets.maxUrls', given.maxUrls ?? d.maxUrls, 'count', 1),
+    cssDepth: c.number('captureAssets.cssDepth', given.cssDepth ?? d.cssDepth, 'count', 0),
+  });
+}
+
 function shardSetting(o: SettingsOptions, source: SettingsSource, env: Environment, c: Checker): Readonly<Shard> | undefined {
   if (source.cli !== undefined) {
     const shard = source.cli.shard === undefined ? undefined : resolveShard(source.cli.shard.flag, env);
@@ -305,6 +342,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
     requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
+    captureAssets: assetSettings(o.captureAssets, c),
   };
   return Object.freeze(settings);
 }

@@ -1,0 +1,168 @@
+/**
+ * `--capture-assets`: while a replay is exported, the URLs its events reference (collect.ts) are fetched from the
+ * allowed origins (fetch.ts) and stored once per archive, content-addressed (`Sink.putAsset`); stylesheets fetched are
+ * scanned in turn (`@import`, `url()`), to `cssDepth` levels. The manifest entry records the replay's URL → SHA-256
+ * map, each asset's content type, and why the others were not captured. The events are not changed.
+ *
+ * A run shares one `AssetCapture`: each URL is fetched and stored at most once per run (a capped cache of outcomes,
+ * not of bytes), whatever the number of replays referencing it.
+ */
+import { createHash } from 'node:crypto';
+import { plainContentType } from '../../sinks/assets.js';
+import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { EventBatch } from '../../decoders/index.js';
+import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
+import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
+
+export interface AssetCaptureSettings extends AssetFetchLimits {
+  /** Origins (`scheme://host[:port]`) whose URLs are fetched; any other URL is recorded `origin not allowed`. */
+  origins: readonly string[];
+  /** Most URLs captured per replay (its events' and its stylesheets'); later ones are recorded as not captured. */
+  maxUrls: number;
+  /** Levels of stylesheets fetched and scanned below the events (an `@import` in a fetched stylesheet is one more). */
+  cssDepth: number;
+}
+
+/** What a replay's manifest entry records of its assets. */
+export type AssetFields = Required<Pick<ManifestEntry, 'assets' | 'asset_types'>> & Pick<ManifestEntry, 'assets_missing'>;
+
+type Outcome = { digest: string; type: string; nested: string[] } | { reason: string };
+
+/** Outcomes a run remembers (URL → digest or reason, never the bytes); beyond, it starts again from none. */
+const RUN_CACHE = 50_000;
+/** The key of `assets_missing` that counts the URLs beyond `maxUrls`. */
+export const MORE_URLS_KEY = '*';
+
+/** Fonts and the like served as octet-stream keep a usable type from their extension. */
+const TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
+  css: 'text/css', woff2: 'font/woff2', woff: 'font/woff', ttf: 'font/ttf', otf: 'font/otf', svg: 'image/svg+xml',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', ico: 'image/x-icon',
+};
+
+function typeOf(declared: string, url: string): string {
+  const plain = plainContentType(declared);
+  if (plain !== 'application/octet-stream' && plain !== 'text/plain') return plain;
+  const ext = /\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1]?.toLowerCase();
+  return (ext !== undefined ? TYPE_BY_EXTENSION[ext] : undefined) ?? plain;
+}
+
+/** The capture of one run: the fetcher, the sink, and the outcomes of the URLs seen so far. */
+export class AssetCapture {
+  private readonly fetcher: AssetFetcher;
+  private readonly outcomes = new Map<string, Promise<Outcome>>();
+
+  constructor(
+    readonly settings: Readonly<AssetCaptureSettings>,
+    private readonly sink: Sink,
+    private readonly signal?: AbortSignal,
+  ) {
+    if (sink.putAsset === undefined) throw new TypeError(`the sink of ${sink.target} cannot store assets`);
+    this.fetcher = new AssetFetcher(new Set(settings.origins), settings);
+  }
+
+  /** The outcome of `url`: fetched and stored once per run. Rejects when the sink cannot store it or the run aborts. */
+  outcome(url: string): Promise<Outcome> {
+    let p = this.outcomes.get(url);
+    if (p !== undefined) return p;
+    p = this.load(url);
+    if (this.outcomes.size >= RUN_CACHE) this.outcomes.clear();
+    this.outcomes.set(url, p);
+    p.catch(() => this.outcomes.delete(url));
+    return p;
+  }
+
+  private async load(url: string): Promise<Outcome> {
+    const fetched = await this.fetcher.fetch(url, this.signal);
+    if (!fetched.ok) return { reason: fetched.reason };
+    const digest = createHash('sha256').update(fetched.body).digest('hex');
+    const type = typeOf(fetched.type, url);
+    await this.sink.putAsset!(digest, type, fetched.body);
+    const nested: string[] = [];
+    if (type === 'text/css') {
+      for (const raw of cssUrls(fetched.body.toString('utf8'))) {
+        const resolved = resolveAssetUrl(raw, url);
+        if (resolved !== undefined && nested.length < this.settings.maxUrls) nested.push(resolved);
+      }
+    }
+    return { digest, type, nested };
+  }
+
+  /** Starts the capture of one replay. */
+  replay(): ReplayAssetCapture {
+    return new ReplayAssetCapture(this);
+  }
+
+  close(): Promise<void> {
+    return this.fetcher.close();
+  }
+}
+
+/** One replay's capture: fed its events as they stream, finished once they all went by. */
+export class ReplayAssetCapture {
+  private readonly collector: AssetUrlCollector;
+  private readonly seen = new Set<string>();
+  private readonly urls: Record<string, string> = {};
+  private readonly types: Record<string, string> = {};
+  private readonly missing: Record<string, string> = {};
+  private pending: Promise<void>[] = [];
+  private failure: { error: unknown } | undefined;
+  private dropped = 0;
+
+  constructor(private readonly run: AssetCapture) {
+    this.collector = new AssetUrlCollector(run.settings.maxUrls, (url) => this.want(url, 0));
+  }
+
+  /** Scans a batch of events (their bytes are not kept). */
+  observeBatch(batch: EventBatch): void {
+    if (batch.events !== undefined) {
+      for (const event of batch.events) this.collector.observe(event as Buffer);
+      return;
+    }
+    for (const run of batch.runs) {
+      let from = 0;
+      for (const end of run.ends) {
+        this.collector.observe(run.bytes.subarray(from, end));
+        from = end + 1;
+      }
+    }
+  }
+
+  private want(url: string, depth: number): void {
+    if (this.seen.has(url)) return;
+    if (this.seen.size >= this.run.settings.maxUrls) {
+      this.dropped++;
+      return;
+    }
+    this.seen.add(url);
+    const task = this.run.outcome(url).then(
+      (outcome) => {
+        if ('reason' in outcome) {
+          this.missing[url] = outcome.reason;
+          return;
+        }
+        this.urls[url] = outcome.digest;
+        this.types[outcome.digest] = outcome.type;
+        if (depth < this.run.settings.cssDepth) for (const next of outcome.nested) this.want(next, depth + 1);
+      },
+      (error: unknown) => {
+        this.failure ??= { error };
+      },
+    );
+    this.pending.push(task);
+  }
+
+  /** Waits for every fetch (stylesheets' own URLs included) and returns the entry's fields; throws a sink's failure. */
+  async finish(): Promise<AssetFields> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      await Promise.all(batch);
+    }
+    if (this.failure !== undefined) throw this.failure.error;
+    const dropped = this.dropped + this.collector.dropped;
+    if (dropped > 0) this.missing[MORE_URLS_KEY] = `${dropped} more URL(s) beyond the limit of ${this.run.settings.maxUrls}`;
+    const fields: AssetFields = { assets: this.urls, asset_types: this.types };
+    if (Object.keys(this.missing).length > 0) fields.assets_missing = this.missing;
+    return fields;
+  }
+}

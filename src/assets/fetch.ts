@@ -1,0 +1,117 @@
+/**
+ * Fetching captured assets: only URLs of the allowed origins (redirects too), a few at a time, each within a time
+ * limit and a size cap. Requests carry no cookie, no credential and no referrer: only `accept` and `user-agent`.
+ */
+import PQueue from 'p-queue';
+import { Agent, request } from '../http/undici-parts.js';
+import { resolveAssetUrl } from './collect.js';
+
+export interface AssetFetchLimits {
+  /** Requests in flight at once, for the whole run. */
+  concurrency: number;
+  /** Largest asset in bytes; a larger one is not captured (`too large`). */
+  maxBytes: number;
+  /** Longest time one asset may take (headers and body, redirects included). */
+  timeoutMs: number;
+  /** Redirects followed, each within the allowed origins. */
+  maxRedirects: number;
+}
+
+export type FetchOutcome = { ok: true; body: Buffer; type: string } | { ok: false; reason: string };
+
+/** The origin of an allow-list entry (`https://cdn.example.com`, a trailing `/` or path ignored); undefined when not http(s). */
+export function originOf(text: string): string | undefined {
+  try {
+    const url = new URL(text.trim());
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+export class AssetFetcher {
+  private readonly agent: InstanceType<typeof Agent>;
+  private readonly queue: PQueue;
+
+  constructor(
+    private readonly allowed: ReadonlySet<string>,
+    private readonly limits: AssetFetchLimits,
+  ) {
+    this.agent = new Agent({ connections: limits.concurrency, headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs });
+    this.queue = new PQueue({ concurrency: limits.concurrency });
+  }
+
+  /** Whether `url`'s origin is in the allow-list. */
+  allows(url: string): boolean {
+    try {
+      return this.allowed.has(new URL(url).origin);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Fetches `url` (it is not fetched when its origin is not allowed); throws only when `signal` aborts. */
+  fetch(url: string, signal: AbortSignal | undefined): Promise<FetchOutcome> {
+    if (!this.allows(url)) return Promise.resolve({ ok: false, reason: 'origin not allowed' });
+    return this.queue.add(() => this.get(url, signal)) as Promise<FetchOutcome>;
+  }
+
+  private async get(url: string, outer: AbortSignal | undefined): Promise<FetchOutcome> {
+    outer?.throwIfAborted();
+    const timeout = AbortSignal.timeout(this.limits.timeoutMs);
+    const signal = outer === undefined ? timeout : AbortSignal.any([outer, timeout]);
+    let current = url;
+    try {
+      for (let hop = 0; ; hop++) {
+        const response = await request(new URL(current), {
+          dispatcher: this.agent,
+          method: 'GET',
+          headers: { accept: '*/*', 'user-agent': 'replay-export (asset capture)' },
+          signal,
+        });
+        const { statusCode, headers, body } = response;
+        if (statusCode >= 300 && statusCode < 400 && typeof headers.location === 'string') {
+          await body.dump();
+          const next = resolveAssetUrl(headers.location, current);
+          if (next === undefined) return { ok: false, reason: 'redirected to a URL that is not http(s)' };
+          if (!this.allows(next)) return { ok: false, reason: `redirected to an origin not allowed (${new URL(next).origin})` };
+          if (hop >= this.limits.maxRedirects) return { ok: false, reason: 'too many redirects' };
+          current = next;
+          continue;
+        }
+        if (statusCode !== 200) {
+          await body.dump();
+          return { ok: false, reason: `HTTP ${statusCode}` };
+        }
+        const declared = Number(headers['content-length']);
+        if (Number.isFinite(declared) && declared > this.limits.maxBytes) {
+          body.destroy();
+          return { ok: false, reason: `too large (${declared} bytes)` };
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > this.limits.maxBytes) {
+            body.destroy();
+            return { ok: false, reason: `too large (more than ${this.limits.maxBytes} bytes)` };
+          }
+          chunks.push(chunk);
+        }
+        const type = headers['content-type'];
+        return { ok: true, body: Buffer.concat(chunks, size), type: typeof type === 'string' ? type : '' };
+      }
+    } catch (err) {
+      if (outer?.aborted) throw outer.reason;
+      if (timeout.aborted) return { ok: false, reason: `timed out after ${this.limits.timeoutMs} ms` };
+      const code = (err as { code?: unknown }).code;
+      return { ok: false, reason: `fetch failed: ${typeof code === 'string' ? code : (err as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.queue.clear();
+    await this.agent.close();
+  }
+}
