@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { ReplayAssets } from './assets.js';
 import { PLAYER_SCRIPT } from './player/browser-script.js';
 
 export interface PlayerPage {
@@ -90,7 +91,7 @@ function body(title: string): string {
 }
 
 /** Settings read by the browser code; JSON inside a data block, escaped like the events. */
-function configBlock(config: { eventsUrl?: string }): string {
+function configBlock(config: { eventsUrl?: string; assets?: ReplayAssets; capturedBase?: string }): string {
   return `<script id="player-config" type="application/json">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`;
 }
 
@@ -141,9 +142,10 @@ export function playerAssets(): { files: Record<string, { body: Buffer; type: st
 
 /**
  * An HTML document that plays one replay with the shared player: assets from `assetBase` (same origin), events
- * streamed from `eventsUrl` as NDJSON. Scripts only from 'self', fetches only to 'self'.
+ * streamed from `eventsUrl` as NDJSON. Scripts only from 'self', fetches only to 'self'. With `captured`, the
+ * replay's captured assets are fetched from `captured.base` + digest (same origin) and played instead of their URLs.
  */
-export function playerShell(options: { title: string; eventsUrl: string; assetBase: string }): string {
+export function playerShell(options: { title: string; eventsUrl: string; assetBase: string; captured?: { assets: ReplayAssets; base: string } }): string {
   const base = options.assetBase.endsWith('/') ? options.assetBase : `${options.assetBase}/`;
   const csp =
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
@@ -154,7 +156,10 @@ export function playerShell(options: { title: string; eventsUrl: string; assetBa
     `<title>${escapeHtmlText(options.title)}</title>` +
     `<link rel="stylesheet" href="${escapeHtmlText(base)}player.css"></head><body>` +
     body(options.title) +
-    configBlock({ eventsUrl: options.eventsUrl }) +
+    configBlock({
+      eventsUrl: options.eventsUrl,
+      ...(options.captured !== undefined ? { assets: options.captured.assets, capturedBase: options.captured.base } : {}),
+    }) +
     `<script src="${escapeHtmlText(base)}rrweb.js"></script>` +
     `<script src="${escapeHtmlText(base)}player.js"></script></body></html>\n`
   );

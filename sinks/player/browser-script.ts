@@ -147,10 +147,10 @@ export const PLAYER_SCRIPT = String.raw`
   /** Shared player: the assets the config names, fetched from the same origin as blob: URLs before any event. */
   function loadServedAssets() {
     var map = config.assets;
-    if (!map || !config.assetBase) return Promise.resolve();
+    if (!map || !config.capturedBase) return Promise.resolve();
     return Promise.all(Object.keys(map.types).map(function (d) {
       var type = map.types[d];
-      return fetch(config.assetBase + d).then(function (r) {
+      return fetch(config.capturedBase + d).then(function (r) {
         if (!r.ok) return;
         return r.blob().then(function (blob) {
           var href = URL.createObjectURL(new Blob([blob], { type: type }));

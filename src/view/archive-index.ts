@@ -21,6 +21,8 @@ export interface IndexRow {
   checks: ManifestChecks | undefined;
   /** The manifest entry's fields that locate the stored object (id, status, key, format, gzip). */
   entry: ManifestEntry;
+  /** Whether the entry records captured assets (their map is read again when the replay is opened). */
+  hasAssets: boolean;
 }
 
 export interface IndexFilter {
@@ -56,7 +58,8 @@ function rowOf(entry: ManifestEntry): IndexRow {
     events: typeof entry.event_count === 'number' ? entry.event_count : undefined,
     bytes: typeof entry.bytes === 'number' ? entry.bytes : undefined,
     checks: entry.checks !== null && typeof entry.checks === 'object' ? entry.checks : undefined,
-    // Only what opening the stored object needs: file keys and versions are not kept for 100,000+ rows.
+    hasAssets: entry.assets !== null && typeof entry.assets === 'object' && Object.keys(entry.assets).length > 0,
+    // Only what opening the stored object needs: file keys and versions (and asset maps) are not kept for 100,000+ rows.
     entry: {
       replay_id: entry.replay_id,
       status: entry.status,

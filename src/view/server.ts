@@ -4,7 +4,8 @@
  * - `/replays/<id>` the replay page: the shared player's small shell (sinks/player-page.ts `playerShell`),
  * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object,
  * - `/player/<version>/<file>` the shared player's files, once for every replay (cached for good: the version is a
- *   hash of their content).
+ *   hash of their content),
+ * - `/assets/<sha256>` a captured asset (`--capture-assets`), fetched by the player of a replay that references it.
  * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding);
  * every answer carries a Content-Security-Policy. node:http alone: four routes need no router.
  */
@@ -145,6 +146,19 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       res.end(req.method === 'HEAD' ? undefined : file.body);
       return;
     }
+    if (parts[1] === 'assets') {
+      // A captured asset, by its digest (never a path): bytes only, the player gives them their type.
+      const body = parts.length === 3 ? await source.readAsset(parts[2]!) : undefined;
+      if (body === undefined) return send(res, 404, 'not found\n');
+      res.writeHead(200, { 'content-type': 'application/octet-stream', ...securityHeaders(INDEX_CSP) });
+      if (req.method === 'HEAD') {
+        body.destroy();
+        res.end();
+        return;
+      }
+      await pipeline(body, res);
+      return;
+    }
     if (url.pathname === '/') {
       let query;
       try {
@@ -172,7 +186,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (parts.length === 3 || req.method === 'HEAD') await stream.return(undefined);
     if (parts.length === 3) {
       const eventsUrl = `/replays/${encodeURIComponent(id)}/events.ndjson`;
-      return send(res, 200, player.shell(`Replay ${id}`, eventsUrl), 'text/html; charset=utf-8', SHELL_CSP);
+      const assets = row.hasAssets ? await source.assetsOf(id) : undefined;
+      return send(res, 200, player.shell(`Replay ${id}`, eventsUrl, assets), 'text/html; charset=utf-8', SHELL_CSP);
     }
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', ...securityHeaders(INDEX_CSP) });
     if (req.method === 'HEAD') {

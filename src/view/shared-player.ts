@@ -3,6 +3,7 @@
  * content, and per replay only the small shell that loads them and streams the events (sinks/player-page.ts).
  */
 import { createHash } from 'node:crypto';
+import type { ReplayAssets } from '../../sinks/assets.js';
 import { playerAssets, playerShell } from '../../sinks/player-page.js';
 
 /**
@@ -28,8 +29,8 @@ export interface SharedPlayer {
   /** First 16 hex digits of the SHA-256 of the files: a new version of the player gets new URLs. */
   version: string;
   files: Readonly<Record<string, { body: Buffer; type: string }>>;
-  /** The replay page of one replay. */
-  shell(title: string, eventsUrl: string): string;
+  /** The replay page of one replay; with `assets`, its captured assets are served from `/assets/<sha256>`. */
+  shell(title: string, eventsUrl: string, assets?: ReplayAssets): string;
 }
 
 export function sharedPlayer(): SharedPlayer {
@@ -40,6 +41,7 @@ export function sharedPlayer(): SharedPlayer {
   return {
     version,
     files,
-    shell: (title, eventsUrl) => playerShell({ title, eventsUrl, assetBase: `/player/${version}/` }),
+    shell: (title, eventsUrl, assets) =>
+      playerShell({ title, eventsUrl, assetBase: `/player/${version}/`, ...(assets !== undefined ? { captured: { assets, base: '/assets/' } } : {}) }),
   };
 }

@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startViewServer } from '../../src/view/index.js';
 import { runCli, sandboxEnv } from '../cli/cli-helpers.js';
 import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
@@ -48,12 +49,29 @@ afterAll(async () => {
   await work?.cleanup();
 });
 
-/** Plays the page offline, paused at its end; a screenshot of the replayed document, and the requests it tried. */
-async function played(file: string, name: string): Promise<{ png: Buffer; requests: string[] }> {
+/**
+ * Plays a replay, paused at its end: the html page offline (`file`), or the view server's page (`view`: its origin is
+ * then the one allowed); a screenshot of the replayed document, and the requests it tried elsewhere.
+ */
+async function played(at: { file: string } | { view: string }, name: string): Promise<{ png: Buffer; requests: string[] }> {
   const { context, requests } = await offlineContext(browser, { width: 1280, height: 900 });
   try {
+    if ('view' in at) {
+      const origin = new URL(at.view).origin;
+      await context.unrouteAll();
+      await context.route('**', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(`${origin}/`)) return route.continue();
+        requests.push(url);
+        return route.abort();
+      });
+    }
     const page = await context.newPage();
-    await ready(page, file, '?paused');
+    if ('file' in at) await ready(page, at.file, '?paused');
+    else {
+      await page.goto(`${at.view}?paused`);
+      await page.waitForSelector('body[data-ready="true"]');
+    }
     await page.evaluate(async () => {
       const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
       r.pause(r.getMetaData().totalTime);
@@ -76,7 +94,9 @@ async function played(file: string, name: string): Promise<{ png: Buffer; reques
     });
     const png = await page.screenshot({ clip: box });
     await writeFile(join(shots, name), png);
-    return { png, requests };
+    // The view server's own origin is where the shared player loads from: anything else is a request that left.
+    const home = 'view' in at ? `${new URL(at.view).origin}/` : undefined;
+    return { png, requests: requests.filter((url) => home === undefined || !url.startsWith(home)) };
   } finally {
     await context.close();
   }
@@ -87,11 +107,17 @@ describe('archive --capture-assets', () => {
     const out = join(work.dir, 'out');
     const plain = join(work.dir, 'out-plain');
     const capture = `${origins.page},${origins.cdn}/`;
-    const args = (dir: string, extra: string[]) => ['--log-format', 'json', 'archive', '--out', dir, '--settle', '0', '--format', 'html', ...extra];
-    let res = await runCli(args(out, ['--capture-assets', capture]), sandboxEnv(sandbox));
-    expect(res.code, res.stderr).toBe(0);
-    res = await runCli(args(plain, []), sandboxEnv(sandbox));
-    expect(res.code, res.stderr).toBe(0);
+    const stored = join(work.dir, 'out-ndjson');
+    const args = (dir: string, extra: string[]) => ['--log-format', 'json', 'archive', '--out', dir, '--settle', '0', ...extra];
+    for (const [dir, extra] of [
+      [out, ['--format', 'html', '--capture-assets', capture]],
+      [plain, ['--format', 'html']],
+      // What `view` serves (it plays json and ndjson archives).
+      [stored, ['--format', 'ndjson', '--gzip', '--capture-assets', capture]],
+    ] as const) {
+      const res = await runCli(args(dir, [...extra]), sandboxEnv(sandbox));
+      expect(res.code, res.stderr).toBe(0);
+    }
 
     const entry = lastById(await readManifest(out)).get(samples.replayId)!;
     expect(entry.status).toBe('ok');
@@ -125,15 +151,28 @@ describe('archive --capture-assets', () => {
     site.change();
     await site.close();
 
-    const captured = await played(join(out, entry.key as string), 'played-captured.png');
+    const captured = await played({ file: join(out, entry.key as string) }, 'played-captured.png');
     expect(captured.requests).toEqual([]);
     const diff = await differingPixels(browser, original, captured.png);
     expect(diff).toMatchObject({ width: 640, height: 400 });
     expect(diff.differing).toBe(0);
 
     // The same replay without capture looks different: the comparison sees the assets.
-    const bare = await played(join(plain, plainEntry.key as string), 'played-without-capture.png');
+    const bare = await played({ file: join(plain, plainEntry.key as string) }, 'played-without-capture.png');
     expect(bare.requests).toEqual([]);
     expect((await differingPixels(browser, original, bare.png)).differing).toBeGreaterThan(1000);
+
+    // `view` serves the archive's assets to the shared player: the same pixels, nothing from elsewhere.
+    const view = await startViewServer({ archive: stored });
+    try {
+      const shared = await played({ view: `${view.url}replays/${encodeURIComponent(samples.replayId)}` }, 'view-captured.png');
+      expect(shared.requests).toEqual([]);
+      expect((await differingPixels(browser, original, shared.png)).differing).toBe(0);
+      const asset = await fetch(`${view.url}assets/${assets[`${origins.cdn}/wide.svg`]!}`);
+      expect(asset.status).toBe(200);
+      expect((await fetch(`${view.url}assets/..%2Fmanifest.ndjson`)).status).toBe(404);
+    } finally {
+      await view.close();
+    }
   }, 120_000);
 });
