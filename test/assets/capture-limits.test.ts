@@ -1,0 +1,203 @@
+/**
+ * The capture of a run against real HTTP servers (node:http on 127.0.0.1): what is fetched and what is not (origin
+ * allow-list, redirects, status, size cap, time limit), what requests carry (no cookie, no credential), that each
+ * URL is fetched and each asset stored once per run, and how stylesheets are followed (`@import`, `url()`, depth).
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLocalSink } from '../../sinks/index.js';
+import { AssetCapture, type AssetCaptureSettings } from '../../src/assets/capture.js';
+import { AssetUrlCollector } from '../../src/assets/collect.js';
+import { resolveSettings } from '../../src/pipeline/settings.js';
+import { tempDir } from '../pipeline/helpers.js';
+
+interface Site {
+  origin: string;
+  hits: Map<string, number>;
+  headers: IncomingHttpHeaders[];
+  server: Server;
+}
+
+const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+async function serve(routes: (path: string, origin: string) => { status?: number; type?: string; body?: Buffer | string; location?: string; chunked?: boolean; hang?: boolean } | undefined): Promise<Site> {
+  const hits = new Map<string, number>();
+  const headers: IncomingHttpHeaders[] = [];
+  let origin = '';
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    headers.push(req.headers);
+    const route = routes(path, origin);
+    if (route === undefined) return void res.writeHead(404).end();
+    if (route.hang) return; // never answers
+    const head: Record<string, string> = {};
+    if (route.type) head['content-type'] = route.type;
+    if (route.location) head.location = route.location;
+    if (route.body !== undefined) head['content-length'] = String(Buffer.byteLength(route.body));
+    res.writeHead(route.status ?? 200, head);
+    if (route.chunked) {
+      // No content-length: the cap is enforced while reading.
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(500, 0x61));
+      return void res.end();
+    }
+    res.end(route.body);
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, hits, headers, server };
+}
+
+let other: Site;
+let site: Site;
+let work: { dir: string; cleanup: () => Promise<void> };
+
+beforeAll(async () => {
+  work = await tempDir('replay-export-capture-limits-');
+  other = await serve((path) => (path === '/x.png' ? { type: 'image/png', body: png } : undefined));
+  site = await serve((path, origin) => {
+    switch (path) {
+      case '/ok.css':
+        return { type: 'text/css', body: '@import "nested.css";\n.a { background: url(img.png) }' };
+      case '/nested.css':
+        return { type: 'text/css; charset=utf-8', body: '@import url("deeper.css"); .b { background: url(/deep.png) }' };
+      case '/deeper.css':
+        return { type: 'text/css', body: '.c { background: url(deepest.png) }' };
+      case '/img.png':
+      case '/deep.png':
+      case '/deepest.png':
+        return { type: 'image/png', body: png };
+      case '/font.woff2':
+        return { type: 'application/octet-stream', body: 'wOF2 pretend' };
+      case '/big.bin':
+        return { type: 'image/png', body: Buffer.alloc(2000) };
+      case '/chunked.png':
+        return { type: 'image/png', chunked: true };
+      case '/slow.png':
+        return { hang: true };
+      case '/redirect-in':
+        return { status: 302, location: '/img.png' };
+      case '/redirect-out':
+        return { status: 302, location: `${other.origin}/x.png` };
+      case '/loop':
+        return { status: 301, location: '/loop' };
+      default:
+        return undefined;
+    }
+  });
+});
+
+afterAll(async () => {
+  for (const s of [site, other]) s?.server.closeAllConnections();
+  await Promise.all([site, other].map((s) => s && new Promise((ok) => s.server.close(ok))));
+  await work?.cleanup();
+});
+
+/** A Meta event and a full snapshot whose nodes reference `urls` (img src, a stylesheet link, a style attribute). */
+function events(origin: string, srcs: string[]): Buffer[] {
+  let id = 1;
+  const img = (src: string) => ({ type: 2, tagName: 'img', attributes: { src }, childNodes: [], id: id++ });
+  const html = {
+    type: 2,
+    tagName: 'html',
+    attributes: {},
+    id: id++,
+    childNodes: [
+      { type: 2, tagName: 'head', attributes: {}, id: id++, childNodes: [{ type: 2, tagName: 'link', attributes: { rel: 'stylesheet', href: '/ok.css' }, childNodes: [], id: id++ }] },
+      {
+        type: 2,
+        tagName: 'body',
+        attributes: { style: 'background: url("/font.woff2#x")' },
+        id: id++,
+        childNodes: [...srcs.map(img), { type: 2, tagName: 'a', attributes: { href: '/not-an-asset.html' }, childNodes: [], id: id++ }],
+      },
+    ],
+  };
+  const list = [
+    { type: 4, data: { href: `${origin}/page/index.html`, width: 800, height: 600 }, timestamp: 1 },
+    { type: 2, data: { node: { type: 0, childNodes: [html], id: id++ }, initialOffset: { top: 0, left: 0 } }, timestamp: 2 },
+    // A mutation adding an image later, and an attribute change of a tracked image.
+    { type: 3, data: { source: 0, adds: [{ parentId: 5, nextId: null, node: img('../page/late.png') }], removes: [], texts: [], attributes: [{ id: 6, attributes: { src: '/img.png' } }] }, timestamp: 3 },
+  ];
+  return list.map((e) => Buffer.from(JSON.stringify(e)));
+}
+
+const LIMITS: Omit<AssetCaptureSettings, 'origins'> = { concurrency: 2, maxBytes: 1000, timeoutMs: 400, maxRedirects: 2, maxUrls: 100, cssDepth: 2 };
+
+describe('asset capture of a run', () => {
+  test('fetches allowed origins only, within the limits; follows stylesheets; stores each asset once', async () => {
+    const dir = join(work.dir, 'archive');
+    const sink = createLocalSink(dir);
+    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, sink);
+    const srcs = ['/big.bin', '/chunked.png', '/slow.png', '/redirect-in', '/redirect-out', '/loop', '/missing.png', `${other.origin}/x.png`, 'data:image/png;base64,AAAA'];
+    const run = async () => {
+      const replay = capture.replay();
+      replay.observeBatch({ events: events(site.origin, srcs) } as never);
+      return replay.finish();
+    };
+    const first = await run();
+    const o = site.origin;
+    expect(first.assets_missing).toEqual({
+      [`${o}/big.bin`]: 'too large (2000 bytes)',
+      [`${o}/chunked.png`]: 'too large (more than 1000 bytes)',
+      [`${o}/slow.png`]: 'timed out after 400 ms',
+      [`${o}/redirect-out`]: `redirected to an origin not allowed (${other.origin})`,
+      [`${o}/loop`]: 'too many redirects',
+      [`${o}/missing.png`]: 'HTTP 404',
+      [`${o}/page/late.png`]: 'HTTP 404',
+      [`${other.origin}/x.png`]: 'origin not allowed',
+      // deeper.css is at depth 2: its own url() is beyond cssDepth.
+    });
+    expect(Object.keys(first.assets).sort()).toEqual(
+      [`${o}/ok.css`, `${o}/nested.css`, `${o}/deeper.css`, `${o}/img.png`, `${o}/deep.png`, `${o}/font.woff2`, `${o}/redirect-in`].sort(),
+    );
+    expect(first.assets[`${o}/redirect-in`]).toBe(first.assets[`${o}/img.png`]);
+    expect(first.asset_types[first.assets[`${o}/nested.css`]!]).toBe('text/css');
+    // Served as octet-stream: typed by its extension.
+    expect(first.asset_types[first.assets[`${o}/font.woff2`]!]).toBe('font/woff2');
+    expect(site.hits.get('/deepest.png')).toBeUndefined();
+    expect(site.hits.get('/not-an-asset.html')).toBeUndefined();
+    // The other origin is never asked, not even through a redirect.
+    expect(other.hits.size).toBe(0);
+    for (const h of site.headers) {
+      expect(h.cookie).toBeUndefined();
+      expect(h.authorization).toBeUndefined();
+      expect(h.referer).toBeUndefined();
+    }
+
+    // A second replay of the run referencing the same URLs: nothing fetched again, the same map.
+    const hits = [...site.hits.values()].reduce((a, b) => a + b, 0);
+    const second = await run();
+    expect([...site.hits.values()].reduce((a, b) => a + b, 0)).toBe(hits);
+    expect(second.assets).toEqual(first.assets);
+
+    // Stored once each, named by their SHA-256, no temporary file left.
+    const names = await readdir(join(dir, '_assets'));
+    expect(names.sort()).toEqual([...new Set(Object.values(first.assets))].sort());
+    for (const name of names) expect(createHash('sha256').update(await readFile(join(dir, '_assets', name))).digest('hex')).toBe(name);
+    await capture.close();
+    await sink.close();
+  });
+
+  test('the collector keeps at most maxUrls URLs and counts the rest', () => {
+    const found: string[] = [];
+    const collector = new AssetUrlCollector(3, (u) => found.push(u));
+    for (const e of events('http://127.0.0.1:9', ['/1.png', '/2.png', '/3.png', '/4.png', '/5.png'])) collector.observe(e);
+    expect(found).toHaveLength(3);
+    expect(collector.dropped).toBeGreaterThan(0);
+  });
+
+  test('settings: origins are checked and normalised; limits come from DEFAULTS', () => {
+    const s = resolveSettings({ captureAssets: ['https://cdn.example.com/', 'http://127.0.0.1:8080/path'] });
+    expect(s.captureAssets?.origins).toEqual(['https://cdn.example.com', 'http://127.0.0.1:8080']);
+    expect(s.captureAssets?.maxBytes).toBe(10 * 1024 * 1024);
+    expect(resolveSettings({}).captureAssets).toBeUndefined();
+    expect(() => resolveSettings({ captureAssets: ['ftp://x'] })).toThrow(/http\(s\) origins/);
+    expect(() => resolveSettings({ captureAssets: [] })).toThrow(/at least one origin/);
+    expect(() => resolveSettings({ captureAssets: ['https://u:p@x.example'] })).toThrow(/http\(s\) origins/);
+  });
+});
