@@ -5,7 +5,7 @@
  * no request leaving the page. Without capture the same replay looks different (the comparison can fail).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -147,6 +147,14 @@ describe('archive --capture-assets', () => {
     // Without the flag the default output carries none of it.
     const plainEntry = lastById(await readManifest(plain)).get(samples.replayId)!;
     expect(plainEntry.assets).toBeUndefined();
+
+    // A resumed run leaves the replay and its assets alone; verify finds no orphan among the assets.
+    const names = await readdir(join(out, '_assets'));
+    const resumed = await runCli(args(out, ['--format', 'html', '--capture-assets', capture]), sandboxEnv(sandbox));
+    expect(resumed.stderr).toMatch(/"outcome":"done-before"/);
+    expect(await readdir(join(out, '_assets'))).toEqual(names);
+    const verified = await runCli(['verify', out], sandboxEnv(sandbox));
+    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
 
     site.change();
     await site.close();

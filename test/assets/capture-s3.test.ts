@@ -1,0 +1,124 @@
+/**
+ * `--capture-assets` into `s3://` on a real s3rver: assets stored once under `_assets/<sha256>` with their
+ * ContentType (one HEAD and one PUT each per run, none on a resumed run), the manifest's map, `verify` reporting no
+ * orphan, and the html page read back from S3 playing the captured image offline in Chromium.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../../samples/lib/chromium.js';
+import { serveFolder, type StaticServer } from '../../samples/lib/static-server.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../cli/cli-helpers.js';
+import { tempDir } from '../pipeline/helpers.js';
+import { offlineContext, ready } from '../player/helpers.js';
+import { recordingSamplesDir } from '../redaction/recording.js';
+import { BUCKET, cliEnv, getObject, jsonLines, listObjects, readS3Manifest, s3Flags, sha256, startS3, type S3Server } from '../s3-cli/s3-helpers.js';
+
+const PREFIX = 'captured';
+let work: { dir: string; cleanup: () => Promise<void> };
+let site: StaticServer;
+let s3: S3Server;
+let sandbox: Sandbox;
+let samples: ReturnType<typeof recordingSamplesDir>;
+let browser: Browser;
+
+const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="50" height="30"><rect width="50" height="30" fill="#36c"/></svg>';
+
+/** A Meta event and a full snapshot of a page with a stylesheet link (a background image) and an image. */
+function recording(origin: string, t0: number): Record<string, unknown>[] {
+  const el = (id: number, tagName: string, attributes: Record<string, string>, childNodes: unknown[] = []) => ({ type: 2, id, tagName, attributes, childNodes });
+  const html = el(2, 'html', {}, [
+    el(3, 'head', {}, [el(4, 'link', { rel: 'stylesheet', href: `${origin}/style.css` })]),
+    el(5, 'body', {}, [el(6, 'img', { src: `${origin}/photo.svg`, width: '50', height: '30' }), el(7, 'div', { class: 'x' })]),
+  ]);
+  return [
+    { type: 4, data: { href: `${origin}/index.html`, width: 400, height: 300 }, timestamp: t0 },
+    { type: 2, data: { node: { type: 0, id: 1, childNodes: [html] }, initialOffset: { top: 0, left: 0 } }, timestamp: t0 + 10 },
+    { type: 3, data: { source: 2, type: 1, id: 6, x: 1, y: 1 }, timestamp: t0 + 1000 },
+  ];
+}
+
+beforeAll(async () => {
+  work = await tempDir('replay-export-capture-s3-');
+  const root = join(work.dir, 'site');
+  mkdirSync(root);
+  writeFileSync(join(root, 'photo.svg'), SVG);
+  writeFileSync(join(root, 'dot.svg'), SVG.replace('#36c', '#c33'));
+  writeFileSync(join(root, 'style.css'), '.x { width: 50px; height: 30px; background: url(dot.svg); }\n');
+  site = await serveFolder(root, 0);
+  samples = recordingSamplesDir('captured', recording(site.origin, Date.UTC(2026, 10, 20, 9, 0, 0)));
+  sandbox = await startSandbox({ samplesDir: samples.dir });
+  s3 = await startS3(join(work.dir, 's3'));
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await s3?.stop();
+  await sandbox?.close();
+  await site?.close().catch(() => undefined); // the test stops it itself
+  samples?.cleanup();
+  await work?.cleanup();
+});
+
+describe('--capture-assets into S3', () => {
+  test('stored once with their type, mapped in the manifest, no orphan for verify, played from the page', async () => {
+    const flags = [...s3Flags(s3, PREFIX), '--settle', '0', '--format', 'html', '--capture-assets', site.origin, '--log-format', 'json'];
+    const before = s3.requests.length;
+    let res = await runCli(['archive', ...flags], cliEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    const assetRequests = (from: number) => s3.requests.slice(from).filter((r) => r.includes('/_assets/'));
+    // One HEAD (not stored yet) and one PUT per asset.
+    const first = assetRequests(before);
+    expect(first.filter((r) => r.startsWith('HEAD '))).toHaveLength(3);
+    expect(first.filter((r) => r.startsWith('PUT '))).toHaveLength(3);
+
+    const entry = (await readS3Manifest(s3.reader, PREFIX)).find((e) => e.replay_id === samples.replayId)!;
+    expect(entry.status).toBe('ok');
+    const assets = entry.assets as Record<string, string>;
+    expect(Object.keys(assets).sort()).toEqual([`${site.origin}/dot.svg`, `${site.origin}/photo.svg`, `${site.origin}/style.css`]);
+    for (const [url, digest] of Object.entries(assets)) {
+      const object = await getObject(s3.reader, `${PREFIX}/_assets/${digest}`);
+      expect(sha256(object.body), url).toBe(digest);
+      expect(object.contentType).toBe(url.endsWith('.css') ? 'text/css' : 'image/svg+xml');
+    }
+    expect((await s3.reader.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/_assets/${assets[`${site.origin}/photo.svg`]!}` }))).ContentType).toBe('image/svg+xml');
+
+    // A resumed run: the replay is done, no asset request at all.
+    const again = s3.requests.length;
+    res = await runCli(['archive', ...flags], cliEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    expect(jsonLines(res.stderr).filter((l) => l.event === 'replay').map((l) => l.outcome)).toEqual(['done-before']);
+    expect(assetRequests(again)).toEqual([]);
+
+    // verify: the assets are not outputs (no orphan).
+    res = await runCli(['verify', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--log-format', 'json'], cliEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    expect(jsonLines(res.stderr).find((l) => l.event === 'summary')).toMatchObject({ problems: 0 });
+    expect((await listObjects(s3.reader, `${PREFIX}/_assets/`)).map((o) => o.key.split('/').pop()).sort()).toEqual([...new Set(Object.values(assets))].sort());
+
+    // The page read back from S3 plays the captured image, offline.
+    await site.close();
+    const page = join(work.dir, 'page.html');
+    await writeFile(page, (await getObject(s3.reader, `${PREFIX}/${entry.key as string}`)).body);
+    const { context, requests } = await offlineContext(browser);
+    try {
+      const tab = await context.newPage();
+      await ready(tab, page, '?paused');
+      const shown = await tab.evaluate(async () => {
+        const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
+        const img = doc.querySelector('img')!;
+        if (!img.complete) await new Promise((done) => img.addEventListener('load', done));
+        return { src: img.getAttribute('src')!.slice(0, 26), width: img.naturalWidth, background: getComputedStyle(doc.querySelector('.x')!).backgroundImage.slice(0, 30) };
+      });
+      expect(shown).toEqual({ src: 'data:image/svg+xml;base64,', width: 50, background: 'url("data:image/svg+xml;base64' });
+      expect(requests).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
