@@ -13,6 +13,7 @@
  */
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { replayKey } from '../../sinks/keys.js';
+import { ASSETS_DIR, assetKey, isAssetDigest } from '../../sinks/assets.js';
 import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/sink.js';
 import { categoryOf, ConfigError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
@@ -38,6 +39,8 @@ export const VERIFY_PROBLEM_KINDS = [
   'checks_mismatch',
   /** A stored output no `ok` entry names. */
   'orphan',
+  /** A captured asset the entry maps a URL to (`assets`, `--capture-assets`) is not stored, or the map is not one. */
+  'asset_missing',
   /** The manifest changed between the passes (an archive run writing to it meanwhile): verify again once it ended. */
   'manifest_changed',
 ] as const;
@@ -195,6 +198,8 @@ async function* run(
 
     // Pass 2: each replay's state; those `ok` verified, `concurrency` objects at a time.
     const ready: VerifyProblem[] = [];
+    const assetsSeen = new Map<string, Promise<boolean>>();
+    const opened = store;
     let failure: { error: unknown } | undefined;
     let position = 0;
     let changed = false;
@@ -209,7 +214,8 @@ async function* run(
       }
       totals.verified++;
       const task: Promise<void> = verifyEntry(entry, store, limits).then(
-        (result) => {
+        async (result) => {
+          result.problems.push(...(await assetProblems(entry, opened, assetsSeen)));
           totals.bytes += result.bytes;
           totals.events += result.events;
           if (result.problems.length === 0) totals.intact++;
@@ -297,6 +303,34 @@ function messageOf(err: unknown): string {
 }
 
 /** The problems of one replay whose state is `ok`. */
+/** Digests whose presence a run remembers (each asked once, however many replays map to it); beyond, asked again. */
+const MAX_ASSETS_SEEN = 100_000;
+
+/** The captured assets of an `ok` entry (`assets`) that are not stored; a map that is not URL → digest is bad. */
+async function assetProblems(entry: ManifestEntry, store: ArchiveStore, seen: Map<string, Promise<boolean>>): Promise<VerifyProblem[]> {
+  const assets: unknown = entry.assets;
+  if (assets === undefined) return [];
+  const replayId = entry.replay_id;
+  const where = { replayId, ...(typeof entry.key === 'string' ? { key: entry.key } : {}) };
+  if (assets === null || typeof assets !== 'object' || !Object.values(assets).every(isAssetDigest)) {
+    return [{ kind: 'asset_missing', message: `replay ${replayId}: its assets map is not URL → SHA-256`, ...where }];
+  }
+  const problems: VerifyProblem[] = [];
+  for (const digest of new Set(Object.values(assets as Record<string, string>))) {
+    let present = seen.get(digest);
+    if (present === undefined) {
+      if (seen.size >= MAX_ASSETS_SEEN) seen.clear();
+      present = store.sink.exists(assetKey(digest, store.target));
+      seen.set(digest, present);
+    }
+    if (!(await present)) {
+      const key = `${ASSETS_DIR}/${digest}`;
+      problems.push({ kind: 'asset_missing', message: `replay ${replayId}: captured asset ${key} is not stored`, replayId, key, expected: digest });
+    }
+  }
+  return problems;
+}
+
 async function verifyEntry(entry: ManifestEntry, store: ArchiveStore, limits: ReadLimits): Promise<EntryResult> {
   const replayId = entry.replay_id;
   const problems: VerifyProblem[] = [];

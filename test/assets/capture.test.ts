@@ -5,7 +5,7 @@
  * no request leaving the page. Without capture the same replay looks different (the comparison can fail).
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -182,5 +182,13 @@ describe('archive --capture-assets', () => {
     } finally {
       await view.close();
     }
+
+    // verify notices a captured asset gone.
+    const gone = assets[`${origins.cdn}/theme.css`]!;
+    await rm(join(out, '_assets', gone));
+    const broken = await runCli(['verify', out, '--log-format', 'json'], sandboxEnv(sandbox));
+    expect(broken.code).toBe(1);
+    const problems = broken.stderr.split('\n').filter((l) => l.includes('"problem"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(problems).toEqual([expect.objectContaining({ kind: 'asset_missing', key: `_assets/${gone}`, replay_id: samples.replayId })]);
   }, 120_000);
 });
