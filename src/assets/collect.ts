@@ -31,7 +31,8 @@ const CSS_URL = /url\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^)'"\s]*))
 export function cssUrls(text: string): string[] {
   const out: string[] = [];
   if (!/url\s*\(|@import/i.test(text)) return out;
-  for (const m of text.matchAll(CSS_URL)) {
+  // A commented-out rule references nothing.
+  for (const m of text.replace(/\/\*[\s\S]*?\*\//g, '').matchAll(CSS_URL)) {
     const raw = m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5];
     if (raw) out.push(raw.replace(/\\(["'\\])/g, '$1'));
   }

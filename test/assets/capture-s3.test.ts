@@ -1,10 +1,11 @@
 /**
  * `--capture-assets` into `s3://` on a real s3rver: assets stored once under `_assets/<sha256>` with their
  * ContentType (one HEAD and one PUT each per run, none on a resumed run), the manifest's map, `verify` reporting no
- * orphan, and the html page read back from S3 playing the captured image offline in Chromium.
+ * orphan, and the html page read back from S3 playing the captured image offline in Chromium. Two shard processes
+ * archiving replays of one page into one target at once (S3 and a folder) store each asset once, whole.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { Browser } from 'playwright-core';
@@ -12,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { serveFolder, type StaticServer } from '../../samples/lib/static-server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../cli/cli-helpers.js';
-import { tempDir } from '../pipeline/helpers.js';
+import { runCli, spawnCli } from '../cli/cli-helpers.js';
+import { shardOf } from '../../src/pipeline/shard.js';
+import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 import { BUCKET, cliEnv, getObject, jsonLines, listObjects, readS3Manifest, s3Flags, sha256, startS3, type S3Server } from '../s3-cli/s3-helpers.js';
@@ -56,6 +58,24 @@ beforeAll(async () => {
   browser = await launchChromium();
 }, 120_000);
 
+/** A sandbox samples folder with two recordings of the page, whose ids fall in different shards of 2. */
+function twoReplays(origin: string): { dir: string; ids: string[]; cleanup(): void } {
+  const t0 = Date.UTC(2026, 10, 21, 9, 0, 0);
+  const idOf = (t: number) => `0000000r-aaaa-4bbb-8ccc-000000000001/${t}`;
+  let t1 = t0 + 1000;
+  while (shardOf(idOf(t1), 2) === shardOf(idOf(t0), 2)) t1 += 1000;
+  const first = recordingSamplesDir('first', recording(origin, t0));
+  const second = recordingSamplesDir('second', recording(origin, t1));
+  cpSync(join(second.dir, 'files', 'second'), join(first.dir, 'files', 'second'), { recursive: true });
+  cpSync(join(second.dir, 'expected', 'second.json'), join(first.dir, 'expected', 'second.json'));
+  const index = (dir: string) => JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { replays: unknown[] };
+  const merged = index(first.dir);
+  merged.replays.push(...index(second.dir).replays);
+  writeFileSync(join(first.dir, 'index.json'), JSON.stringify(merged));
+  second.cleanup();
+  return { dir: first.dir, ids: [idOf(t0), idOf(t1)], cleanup: first.cleanup };
+}
+
 afterAll(async () => {
   await browser?.close();
   await s3?.stop();
@@ -63,6 +83,38 @@ afterAll(async () => {
   await site?.close().catch(() => undefined); // the test stops it itself
   samples?.cleanup();
   await work?.cleanup();
+});
+
+describe('--capture-assets with shards sharing a target', () => {
+  test('two shard processes at once: both replays ok with the same map, each asset stored once, whole', async () => {
+    const two = twoReplays(site.origin);
+    const sb = await startSandbox({ samplesDir: two.dir });
+    try {
+      const local = join(work.dir, 'shared-local');
+      for (const out of [s3Flags(s3, 'shared'), ['--out', local]]) {
+        const runs = ['0/2', '1/2'].map((shard) =>
+          spawnCli(['archive', ...out, '--settle', '0', '--capture-assets', site.origin, '--shard', shard], cliEnv(sb)).done,
+        );
+        for (const res of await Promise.all(runs)) expect(res.code, res.stderr).toBe(0);
+      }
+      const s3Entries = (await readS3Manifest(s3.reader, 'shared')).filter((e) => e.status === 'ok');
+      const localEntries = [...lastById(await readManifest(local)).values()];
+      for (const entries of [s3Entries, localEntries]) {
+        expect(entries.map((e) => e.replay_id).sort()).toEqual([...two.ids].sort());
+        expect(entries[0]!.assets).toEqual(entries[1]!.assets);
+        expect(Object.keys(entries[0]!.assets as object)).toHaveLength(3);
+      }
+      const digests = [...new Set(Object.values(s3Entries[0]!.assets as Record<string, string>))].sort();
+      const stored = await listObjects(s3.reader, 'shared/_assets/');
+      expect(stored.map((o) => o.key.split('/').pop())).toEqual(digests);
+      for (const o of stored) expect(sha256((await getObject(s3.reader, o.key)).body)).toBe(o.key.split('/').pop());
+      // No temporary file left beside them.
+      expect((await readdir(join(local, '_assets'))).sort()).toEqual(digests);
+    } finally {
+      await sb.close();
+      two.cleanup();
+    }
+  }, 120_000);
 });
 
 describe('--capture-assets into S3', () => {
