@@ -150,6 +150,7 @@ export const PLAYER_SCRIPT = String.raw`
     if (!map || !config.capturedBase) return Promise.resolve();
     return Promise.all(Object.keys(map.types).map(function (d) {
       var type = map.types[d];
+      if (!/^[0-9a-f]{64}$/.test(d) || typeof type !== 'string' || !/^[a-z0-9.+-]+\/[a-z0-9.+-]+$/.test(type)) return null;
       return fetch(config.capturedBase + d).then(function (r) {
         if (!r.ok) return;
         return r.blob().then(function (blob) {

@@ -13,6 +13,7 @@ import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
+import { ConfigError } from '../pipeline/errors.js';
 
 export interface AssetCaptureSettings extends AssetFetchLimits {
   /** Origins (`scheme://host[:port]`) whose URLs are fetched; any other URL is recorded `origin not allowed`. */
@@ -56,7 +57,7 @@ export class AssetCapture {
     private readonly sink: Sink,
     private readonly signal?: AbortSignal,
   ) {
-    if (sink.putAsset === undefined) throw new TypeError(`the sink of ${sink.target} cannot store assets`);
+    if (sink.putAsset === undefined) throw new ConfigError(`--capture-assets needs a sink that stores assets; the sink of ${sink.target} does not`);
     this.fetcher = new AssetFetcher(new Set(settings.origins), settings);
   }
 

@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { assetKey, isAssetDigest, type ReplayAssets } from '../../sinks/assets.js';
+import { assetKey, isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocalSink } from '../../sinks/local.js';
@@ -39,7 +39,15 @@ async function assetsIn(sink: Sink, id: string): Promise<ReplayAssets | undefine
   const urls = last?.assets;
   const types = last?.asset_types;
   if (urls === null || typeof urls !== 'object' || types === null || typeof types !== 'object') return undefined;
-  return { urls, types };
+  // The manifest is input too: only digests, and plain types, reach the page.
+  const kept: Record<string, string> = {};
+  const typed: Record<string, string> = {};
+  for (const [url, digest] of Object.entries(urls)) {
+    if (!isAssetDigest(digest)) continue;
+    kept[url] = digest;
+    typed[digest] = plainContentType((types as Record<string, unknown>)[digest]);
+  }
+  return { urls: kept, types: typed };
 }
 
 export async function openArchiveSource(archive: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {

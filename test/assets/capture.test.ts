@@ -191,4 +191,17 @@ describe('archive --capture-assets', () => {
     const problems = broken.stderr.split('\n').filter((l) => l.includes('"problem"')).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(problems).toEqual([expect.objectContaining({ kind: 'asset_missing', key: `_assets/${gone}`, replay_id: samples.replayId })]);
   }, 120_000);
+
+  test('a bad origin list, or stdout as the target, is a usage error (exit 2) before any request', async () => {
+    const out = join(work.dir, 'out-bad');
+    for (const [extra, message] of [
+      [['--out', out, '--capture-assets', 'ftp://files.example.com'], /--capture-assets takes http\(s\) origins/],
+      [['--out', out, '--capture-assets', ','], /--capture-assets needs at least one origin/],
+      [['--out', '-', '--capture-assets', origins.page], /--capture-assets needs --out <folder> or s3:\/\//],
+    ] as const) {
+      const res = await runCli(['export', samples.replayId, ...extra], sandboxEnv(sandbox));
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(message);
+    }
+  });
 });
