@@ -33,6 +33,7 @@ export type { Settings, SettingsOptions, SettingsSource } from './pipeline/setti
 
 // Redaction at export: the `redact` option's types (the functions are in replay-export/redaction; docs/REDACTION.md).
 export type { PatternSpec, RedactionPolicy, RedactionPolicySpec } from './redaction/index.js';
+export type { AssetCaptureOptions } from './pipeline/settings.js';
 
 // Decoding one file.
 export { decodeEventBytes, decodeEvents } from '../decoders/index.js';
