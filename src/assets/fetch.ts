@@ -30,6 +30,15 @@ export function originOf(text: string): string | undefined {
   }
 }
 
+/**
+ * Stops reading a body: undici's body emits an `AbortError` when destroyed unread, which nothing would handle (an
+ * uncaught exception that ends the process); it is ignored here.
+ */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 export class AssetFetcher {
   private readonly agent: InstanceType<typeof Agent>;
   private readonly queue: PQueue;
@@ -86,7 +95,7 @@ export class AssetFetcher {
         }
         const declared = Number(headers['content-length']);
         if (Number.isFinite(declared) && declared > this.limits.maxBytes) {
-          body.destroy();
+          discard(body);
           return { ok: false, reason: `too large (${declared} bytes)` };
         }
         const chunks: Buffer[] = [];
@@ -94,7 +103,7 @@ export class AssetFetcher {
         for await (const chunk of body as AsyncIterable<Buffer>) {
           size += chunk.length;
           if (size > this.limits.maxBytes) {
-            body.destroy();
+            discard(body);
             return { ok: false, reason: `too large (more than ${this.limits.maxBytes} bytes)` };
           }
           chunks.push(chunk);

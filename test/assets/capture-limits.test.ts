@@ -14,6 +14,9 @@ import { AssetCapture, type AssetCaptureSettings } from '../../src/assets/captur
 import { AssetUrlCollector } from '../../src/assets/collect.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { tempDir } from '../pipeline/helpers.js';
+import { exportReplay } from '../../src/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { recordingSamplesDir } from '../redaction/recording.js';
 
 interface Site {
   origin: string;
@@ -199,5 +202,35 @@ describe('asset capture of a run', () => {
     expect(() => resolveSettings({ captureAssets: ['ftp://x'] })).toThrow(/http\(s\) origins/);
     expect(() => resolveSettings({ captureAssets: [] })).toThrow(/at least one origin/);
     expect(() => resolveSettings({ captureAssets: ['https://u:p@x.example'] })).toThrow(/http\(s\) origins/);
+  });
+
+  test('the library: exportReplay with captureAssets (its own capture) records the map; the page embeds the assets', async () => {
+    const recorded = events(site.origin, ['/img.png', '/big.bin', `${other.origin}/x.png`]).map((b, i) => ({
+      ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>),
+      timestamp: Date.UTC(2026, 10, 20, 9, 0, i),
+    }));
+    const samples = recordingSamplesDir('library', recorded);
+    const sb = await startSandbox({ samplesDir: samples.dir });
+    try {
+      const out = join(work.dir, 'library');
+      const entry = await exportReplay(samples.replayId, {
+        endpoint: sb.url,
+        apiKey: sb.credentials.apiKey,
+        secretKey: sb.credentials.secretKey,
+        out,
+        format: 'html',
+        captureAssets: { origins: [site.origin], maxBytes: 1000 },
+      });
+      expect(entry.status).toBe('ok');
+      const digest = entry.assets![`${site.origin}/img.png`]!;
+      expect(entry.asset_types![digest]).toBe('image/png');
+      expect(entry.assets_missing![`${other.origin}/x.png`]).toBe('origin not allowed');
+      expect(entry.assets_missing![`${site.origin}/big.bin`]).toBe('too large (2000 bytes)');
+      const page = await readFile(join(out, entry.key!), 'utf8');
+      expect(page).toContain(`<script type="text/plain" class="replay-asset" data-digest="${digest}">${png.toString('base64')}</script>`);
+    } finally {
+      await sb.close();
+      samples.cleanup();
+    }
   });
 });
