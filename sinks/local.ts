@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assetKey, pageAssetParts, type CommitOptions } from './assets.js';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
 import { areRealFolders, FolderUsers, foldersToRemoveIn, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';

@@ -13,7 +13,7 @@ import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
-import { ConfigError } from '../pipeline/errors.js';
+import { ConfigError } from '../errors.js';
 
 export interface AssetCaptureSettings extends AssetFetchLimits {
   /** Origins (`scheme://host[:port]`) whose URLs are fetched; any other URL is recorded `origin not allowed`. */
