@@ -135,6 +135,29 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     }
   };
 
+  /** Deletes the file at `key` (an output's or an asset's), never through a link; true when one was there. */
+  const removeAt = async (key: string): Promise<boolean> => {
+    const path = pathOf(key);
+    const folder = dirname(path);
+    try {
+      if (!(await foldersToRemoveIn(root, folder))) return false;
+      // Temporary files of this key left by dead processes hold part of the same output.
+      await removeStaleTemps(folder, basename(path));
+      // unlink never follows a symbolic link: a link at the key is removed itself, never what it points to.
+      const removed = await unlink(path).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)),
+      );
+      if (removed) await fsyncDir(folder);
+      await removeEmptyFolders(root, folder);
+      return removed;
+    } catch (err) {
+      const escape = err instanceof NotAFolderError && err.kind === 'symlink';
+      const what = escape ? `${(err as Error).message}; refusing to remove through it` : describeCause(err);
+      throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot remove ${key}: ${what}`, { target: root, key, cause: err });
+    }
+  };
+
   const sink: Sink = {
     target: root,
 
@@ -205,25 +228,12 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     async remove(key: string): Promise<boolean> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root, key });
       checkOutputKey(key, root);
-      const path = pathOf(key);
-      const folder = dirname(path);
-      try {
-        if (!(await foldersToRemoveIn(root, folder))) return false;
-        // Temporary files of this key left by dead processes hold part of the same output.
-        await removeStaleTemps(folder, basename(path));
-        // unlink never follows a symbolic link: a link at the key is removed itself, never what it points to.
-        const removed = await unlink(path).then(
-          () => true,
-          (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? false : Promise.reject(err)),
-        );
-        if (removed) await fsyncDir(folder);
-        await removeEmptyFolders(root, folder);
-        return removed;
-      } catch (err) {
-        const escape = err instanceof NotAFolderError && err.kind === 'symlink';
-        const what = escape ? `${(err as Error).message}; refusing to remove through it` : describeCause(err);
-        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot remove ${key}: ${what}`, { target: root, key, cause: err });
-      }
+      return removeAt(key);
+    },
+
+    async removeAsset(digest: string): Promise<boolean> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
+      return removeAt(assetKey(digest, root));
     },
 
     appendManifest(entry: ManifestEntry): Promise<void> {

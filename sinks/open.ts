@@ -83,6 +83,9 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
       // The S3 sink always stores assets.
       return (await load()).putAsset!(digest, type, body);
     },
+    async removeAsset(digest: string): Promise<boolean> {
+      return (await load()).removeAsset!(digest);
+    },
     async readAsset(digest: string): Promise<Readable | undefined> {
       return (await load()).readAsset!(digest);
     },

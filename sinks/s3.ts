@@ -144,6 +144,18 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
     }
   };
 
+  /** Deletes the object at `key` (an output's or an asset's); true when one was there. */
+  const removeAt = async (key: string): Promise<boolean> => {
+    // DeleteObject answers the same whether or not the object was there: a HEAD first tells.
+    if (!(await sink.exists(key))) return false;
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: base + key }));
+    } catch (err) {
+      throw s3Error(`DeleteObject ${key} failed`, err, { target, key });
+    }
+    return true;
+  };
+
   const sink: Sink = {
     target,
 
@@ -204,14 +216,13 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
     async remove(key: string): Promise<boolean> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target, key });
       checkOutputKey(key, target);
-      // DeleteObject answers the same whether or not the object was there: a HEAD first tells.
-      if (!(await sink.exists(key))) return false;
-      try {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: base + key }));
-      } catch (err) {
-        throw s3Error(`DeleteObject ${key} failed`, err, { target, key });
-      }
-      return true;
+      return removeAt(key);
+    },
+
+    async removeAsset(digest: string): Promise<boolean> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      storedAssets.delete(digest);
+      return removeAt(assetKey(digest, target));
     },
 
     storedKeys(): AsyncIterable<string> {

@@ -122,6 +122,8 @@ export interface ManifestEntry {
   scope?: 'replay' | 'user';
   /** Of a `forgotten` entry: the outputs it removes (recorded before they are deleted). */
   removed_keys?: string[];
+  /** Of a `forgotten` entry: the captured assets (SHA-256) it removes, used by no other replay (recorded first). */
+  removed_assets?: string[];
   /** Hex SHA-256 digest of the redaction policy the output was written under; absent: none. */
   redaction?: string;
   /** Captured assets (`--capture-assets`): each URL the replay references that was stored, → its SHA-256 (`_assets/<sha256>`). */
@@ -198,5 +200,7 @@ export interface Sink {
   putAsset?(digest: string, type: string, body: Buffer): Promise<void>;
   /** Optional: the stored asset of `digest`, streamed; undefined when there is none. */
   readAsset?(digest: string): Promise<Readable | undefined>;
+  /** Optional (for `forget`): deletes the asset of `digest` (never through a link); true when it was there. */
+  removeAsset?(digest: string): Promise<boolean>;
   close(): Promise<void>;
 }

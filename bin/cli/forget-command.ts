@@ -19,24 +19,28 @@ export async function runForget(options: ForgetOptions, reporter: Reporter, summ
     );
   }
   let removed = 0;
+  let assets = 0;
   let failed = 0;
   for (const r of report.replays) {
     removed += r.removed.length;
-    const fields = { event: 'forgotten', replay_id: r.replayId, tombstone: r.entry !== undefined, removed: r.removed };
+    assets += r.removedAssets.length;
+    const fields = { event: 'forgotten', replay_id: r.replayId, tombstone: r.entry !== undefined, removed: r.removed, removed_assets: r.removedAssets };
     if (r.error !== undefined) {
       failed++;
       const state = r.tombstoned ? 'tombstone recorded' : 'no tombstone recorded';
       reporter.log('error', `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`, { ...fields, error: r.error });
       continue;
     }
-    const what = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';
+    const outputs = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';
+    const what = r.removedAssets.length > 0 ? `${outputs} and ${r.removedAssets.length} captured assets no other replay uses` : outputs;
     reporter.log('info', `forgot ${r.replayId}: ${what}${r.entry === undefined ? ' (tombstone already recorded)' : ''}`, fields);
   }
-  summary.log(failed > 0 ? 'error' : 'info', `Summary (${report.target}): ${report.replays.length} replays forgotten, ${removed} outputs removed, ${failed} failed`, {
+  summary.log(failed > 0 ? 'error' : 'info', `Summary (${report.target}): ${report.replays.length} replays forgotten, ${removed} outputs removed, ${assets > 0 ? `${assets} captured assets removed, ` : ''}${failed} failed`, {
     event: 'summary',
     target: report.target,
     forgotten: report.replays.length,
     removed,
+    removed_assets: assets,
     failed,
     ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
   });

@@ -8,6 +8,7 @@
  * tombstone (a replay whose last entry is already `forgotten` gets none). A user's tombstone comes before its
  * replays', so that from the first write on every replay of the user is skipped by later runs.
  */
+import { isAssetDigest } from '../../sinks/assets.js';
 import { outputKeysOf } from '../../sinks/keys.js';
 import { openSink } from '../../sinks/open.js';
 import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
@@ -52,6 +53,8 @@ export interface ForgottenReplay {
   tombstoned: boolean;
   /** The outputs deleted now (keys relative to the target). */
   removed: string[];
+  /** The captured assets (SHA-256) deleted now: this replay's, used by no replay that stays. */
+  removedAssets: string[];
   /** Why deleting its outputs failed: the tombstone is recorded, running the same `forget` again finishes the job. */
   error?: ManifestError;
 }
@@ -98,6 +101,13 @@ interface Concerned {
   /** Its last entry is a tombstone. */
   forgotten: boolean;
   platformId?: number;
+  /** Captured assets its entries name (`assets`, or a tombstone's `removed_assets`). */
+  assets: Set<string>;
+}
+
+function assetsOf(entry: ManifestEntry): string[] {
+  const named = [...(entry.assets !== null && typeof entry.assets === 'object' ? Object.values(entry.assets) : []), ...(Array.isArray(entry.removed_assets) ? entry.removed_assets : [])];
+  return named.filter(isAssetDigest);
 }
 
 /**
@@ -106,7 +116,7 @@ interface Concerned {
  * tombstone is already recorded.
  */
 async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
-  const concerned = new Map<string, Concerned>(req.replayIds.map((id) => [id, { forgotten: false }]));
+  const concerned = new Map<string, Concerned>(req.replayIds.map((id) => [id, { forgotten: false, assets: new Set<string>() }]));
   const userId = req.user === undefined ? undefined : userTombstoneId(req.user);
   let userForgotten = false;
   for await (const entry of sink.readManifest()) {
@@ -118,10 +128,11 @@ async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map
     let c = concerned.get(entry.replay_id);
     if (c === undefined) {
       if (req.user === undefined || platformKey(entry.platform_id) !== req.user || entry.scope === 'user') continue;
-      c = { forgotten: false };
+      c = { forgotten: false, assets: new Set<string>() };
       concerned.set(entry.replay_id, c);
     }
     c.forgotten = entry.status === 'forgotten';
+    for (const digest of assetsOf(entry)) c.assets.add(digest);
     if (Number.isSafeInteger(entry.platform_id)) c.platformId = entry.platform_id!;
   }
   return { concerned, userForgotten };
@@ -143,9 +154,47 @@ function rethrowIfFatal(err: unknown, signal: AbortSignal | undefined): void {
   if (signal?.aborted || category === 'auth' || category === 'interrupted' || category === 'internal') throw err;
 }
 
-/** Tombstone first, then the outputs: every key the replay's output can have in the layout (each format). */
-async function forgetReplay(sink: Sink, remove: (key: string) => Promise<boolean>, id: string, c: Concerned, req: Request): Promise<ForgottenReplay> {
-  const result: ForgottenReplay = { replayId: id, tombstoned: c.forgotten, removed: [] };
+/**
+ * The assets of the replays concerned that a replay staying in the archive names too (any of its entries, so an
+ * output an earlier entry describes keeps its assets; a replay whose last entry is a tombstone does not stay): a
+ * second streaming read, holding only the candidates and the replays that name one.
+ */
+async function sharedAssets(sink: Sink, concerned: Map<string, Concerned>): Promise<Set<string>> {
+  const candidates = new Set<string>();
+  for (const c of concerned.values()) for (const digest of c.assets) candidates.add(digest);
+  const shared = new Set<string>();
+  if (candidates.size === 0) return shared;
+  const others = new Map<string, { forgotten: boolean; digests: Set<string> }>();
+  for await (const entry of sink.readManifest()) {
+    if (!entry || typeof entry.replay_id !== 'string' || concerned.has(entry.replay_id)) continue;
+    const names = entry.assets === undefined ? [] : assetsOf({ ...entry, removed_assets: [] }).filter((d) => candidates.has(d));
+    let other = others.get(entry.replay_id);
+    if (other === undefined) {
+      if (names.length === 0) continue;
+      other = { forgotten: false, digests: new Set() };
+      others.set(entry.replay_id, other);
+    }
+    other.forgotten = entry.status === 'forgotten';
+    for (const digest of names) other.digests.add(digest);
+  }
+  for (const other of others.values()) if (!other.forgotten) for (const digest of other.digests) shared.add(digest);
+  return shared;
+}
+
+/**
+ * Tombstone first (naming the assets it removes), then the outputs — every key the replay's output can have in the
+ * layout (each format) — then its assets no staying replay uses (once per call: `removedAssets` holds those gone).
+ */
+async function forgetReplay(
+  sink: Sink,
+  remove: (key: string) => Promise<boolean>,
+  id: string,
+  c: Concerned,
+  req: Request,
+  unshared: string[],
+  assetsGone: Set<string>,
+): Promise<ForgottenReplay> {
+  const result: ForgottenReplay = { replayId: id, tombstoned: c.forgotten, removed: [], removedAssets: [] };
   const keys = outputKeysOf(id);
   try {
     const present: string[] = [];
@@ -156,12 +205,18 @@ async function forgetReplay(sink: Sink, remove: (key: string) => Promise<boolean
         scope: 'replay',
         ...(c.platformId !== undefined ? { platform_id: c.platformId } : {}),
         removed_keys: present,
+        ...(unshared.length > 0 ? { removed_assets: unshared } : {}),
       });
       await sink.appendManifest(result.entry);
       result.tombstoned = true;
     }
     // Every layout key, not only those seen: a link at a key (not an output to `exists`) goes too.
     for (const key of keys) if (await remove(key)) result.removed.push(key);
+    for (const digest of unshared) {
+      if (assetsGone.has(digest) || sink.removeAsset === undefined) continue;
+      if (await sink.removeAsset(digest)) result.removedAssets.push(digest);
+      assetsGone.add(digest);
+    }
   } catch (err) {
     rethrowIfFatal(err, req.signal);
     const { code, message } = describeError(err);
@@ -186,9 +241,12 @@ export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<
       await sink.appendManifest(report.user.entry);
     }
   }
+  const shared = sink.removeAsset === undefined ? new Set<string>() : await sharedAssets(sink, concerned);
+  const assetsGone = new Set<string>();
   for (const [id, c] of concerned) {
     if (req.signal?.aborted) throw req.signal.reason;
-    report.replays.push(await forgetReplay(sink, remove, id, c, req));
+    const unshared = sink.removeAsset === undefined ? [] : [...c.assets].filter((digest) => !shared.has(digest)).sort();
+    report.replays.push(await forgetReplay(sink, remove, id, c, req, unshared, assetsGone));
   }
   return report;
 }

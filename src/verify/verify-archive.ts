@@ -8,8 +8,8 @@
  *
  * Per replay whose state is `ok`: the entry names the layout's key for its id and format; the object exists; its size
  * and SHA-256 are the entry's; it decodes in its format; its event count and checks are the entry's. The checks are
- * per state: another state (a tombstone, when forgetting replays exists) gets its own branch in `verifyEntry`, and
- * other stored kinds (assets) their keys in the expected set of the orphan pass.
+ * per state: a replay tombstone (`forget`) must have no output left at any key of the layout; captured assets are
+ * checked per `ok` entry and never counted as orphans.
  */
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { replayKey } from '../../sinks/keys.js';
@@ -18,6 +18,7 @@ import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/si
 import { categoryOf, ConfigError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
 import { IdTable } from '../../sinks/id-table.js';
+import { outputKeysOf } from '../../sinks/keys.js';
 import { openArchiveStore, type ArchiveStore } from './archive-store.js';
 import { readStoredObject, type ReadLimits } from './stored-object.js';
 
@@ -41,6 +42,8 @@ export const VERIFY_PROBLEM_KINDS = [
   'orphan',
   /** A captured asset the entry maps a URL to (`assets`, `--capture-assets`) is not stored, or the map is not one. */
   'asset_missing',
+  /** An output of a replay whose last entry is a tombstone (`forget`) is still stored: run the same `forget` again. */
+  'forgotten_present',
   /** The manifest changed between the passes (an archive run writing to it meanwhile): verify again once it ended. */
   'manifest_changed',
 ] as const;
@@ -210,6 +213,17 @@ async function* run(
       if (lastAt !== at) continue;
       if (entry.status !== 'ok') {
         totals.notOk++;
+        if (entry.status === 'forgotten' && entry.scope !== 'user') {
+          for (const key of outputKeysOf(entry.replay_id)) {
+            if (!(await store.sink.exists(key))) continue;
+            yield counted({
+              kind: 'forgotten_present',
+              message: `${key} (replay ${entry.replay_id}): forgotten (${entry.recorded_at}) but still stored; run the same forget again`,
+              replayId: entry.replay_id,
+              key,
+            });
+          }
+        }
         continue;
       }
       totals.verified++;

@@ -154,6 +154,11 @@ describe('forget through the CLI (local archive, real sandbox)', () => {
     expect(outcomes(run.stderr).get(a.replayId)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
     expect(lastById(await readManifest(out)).get(a.replayId)).toEqual(tombstone);
     const lines = (await readManifest(out)).length;
+    // verify names the forgotten replay's outputs still stored.
+    const unfinished = await runCli(['verify', out, '--log-format', 'json']);
+    expect(unfinished.code, unfinished.stderr).toBe(1);
+    const problems = jsonLines(unfinished.stderr).filter((l) => l.kind === 'forgotten_present');
+    expect(problems.map((p) => p.key).sort()).toEqual([replayKey(a.replayId, json), replayKey(a.replayId, ndjson)].sort());
 
     const finish = await runCli(['forget', '--out', out, '--replay', a.replayId, '--log-format', 'json']);
     expect(finish.code, finish.stderr).toBe(0);
@@ -166,6 +171,7 @@ describe('forget through the CLI (local archive, real sandbox)', () => {
     for (const key of outputKeysOf(a.replayId)) expect(files).not.toContain(key);
     expect(files).toContain(replayKey(b.replayId, json));
     expect(files).toContain(replayKey(b.replayId, ndjson));
+    expect(jsonLines((await runCli(['verify', out, '--log-format', 'json'])).stderr).filter((l) => l.kind === 'forgotten_present')).toEqual([]);
 
     // export, named, into the same target: skipped too, nothing written.
     const named = await runCli(['export', a.replayId, '--out', out, '--log-format', 'json'], sandboxEnv(sandbox));

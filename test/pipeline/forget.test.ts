@@ -2,6 +2,9 @@
  * `forgetReplays` as a library call on a local sink: its option checks, a sink that cannot remove, an abort, and
  * what `view` then lists (forgotten replays, no user tombstone).
  */
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
@@ -79,6 +82,35 @@ describe('forgetReplays (library)', () => {
     expect(index.size).toBe(3);
     expect(index.page({ status: 'forgotten' }, 1, 10).rows.map((r) => r.id)).toEqual(['d/1', 'd/2']);
     expect(index.get('forgotten-user:7/')).toBeUndefined();
+    await sink.close();
+  });
+
+  it("removes a forgotten replay's captured assets that no staying replay uses, and only those", async () => {
+    const bodies = ['a only', 'a and b', 'b only', 'b and c'].map((t) => Buffer.from(t));
+    const [onlyA, shared, onlyB, withC] = bodies.map((b) => createHash('sha256').update(b).digest('hex')) as [string, string, string, string];
+    const withAssets = (e: ManifestEntry, digests: string[]): ManifestEntry => ({ ...e, assets: Object.fromEntries(digests.map((d, i) => [`https://cdn.test/${i}-${d}`, d])) });
+    const sink = await archiveOf([
+      withAssets(ok('dev/a', 1), [onlyA, shared]),
+      withAssets(ok('dev/b', 2), [shared, onlyB, withC]),
+      withAssets(ok('dev/c', 3), [withC]),
+    ]);
+    for (const b of bodies) await sink.putAsset!(createHash('sha256').update(b).digest('hex'), 'text/plain', b);
+    const stored = async (): Promise<string[]> => (await readdir(join(work.dir, '_assets'))).filter((n) => !n.startsWith('.')).sort();
+
+    const first = await forgetReplays({ sink, replayIds: ['dev/a'] });
+    expect(first.replays[0]).toMatchObject({ removedAssets: [onlyA] });
+    expect(first.replays[0]!.entry).toMatchObject({ removed_assets: [onlyA] });
+    expect(await stored()).toEqual([shared, onlyB, withC].sort());
+
+    // b's assets: the one it shared with a (forgotten now) goes, the one c still uses stays.
+    const second = await forgetReplays({ sink, replayIds: ['dev/b'] });
+    expect(second.replays[0]!.removedAssets).toEqual([onlyB, shared].sort());
+    expect(await stored()).toEqual([withC]);
+    // Again after a fold: the tombstones name what they removed; nothing more goes.
+    await sink.compactManifest!({ layout: 'all' });
+    const again = await forgetReplays({ sink, replayIds: ['dev/a', 'dev/b'] });
+    expect(again.replays.flatMap((r) => r.removedAssets)).toEqual([]);
+    expect(await stored()).toEqual([withC]);
     await sink.close();
   });
 });
