@@ -172,5 +172,11 @@ describe('--capture-assets into S3', () => {
     } finally {
       await context.close();
     }
+
+    // forget: the replay's output and its captured assets (no other replay uses them) leave the bucket.
+    res = await runCli(['forget', '--out', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--replay', entry.replay_id as string], cliEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(`${new Set(Object.values(assets)).size} captured assets removed`);
+    expect(await listObjects(s3.reader, `${PREFIX}/_assets/`)).toEqual([]);
   }, 120_000);
 });
