@@ -85,9 +85,14 @@ function isLowSurrogate(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }
 
+/** A part every rule leaves as it is (lower-case letters, digits, and `-`, `_`, `.` where allowed; not a device name). */
+const UNCHANGED = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$/;
+
 /** Encodes one part of a replay id as one path segment (see the module comment). Injective; ASCII only. */
 export function encodeSegment(part: string): string {
   if (part.length === 0) return EMPTY;
+  // Most ids (UUIDs, numbers) are their own encoding: no piece per character is built for them.
+  if (part.length <= MAX_SEGMENT_BYTES && UNCHANGED.test(part) && !WINDOWS_RESERVED.test(part.slice(0, 5))) return part;
   const pieces = encodePieces(part);
   const full = pieces.join('');
   if (full.length <= MAX_SEGMENT_BYTES) return full;

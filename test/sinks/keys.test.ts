@@ -177,4 +177,23 @@ describe('replay keys', () => {
     }
     expect(keys.size).toBe(ids.size);
   });
+
+  it('a part left as it is decodes to itself, and one that is not decodes back too (the plain fast path, property)', () => {
+    const alphabet = 'ab09._-A^%';
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (const part of ['con', 'con.x', 'conx', 'lpt1', 'nul.', 'a.', '.a', '-a', '_a', 'a-', 'a_', 'a.b', 'x'.repeat(200), 'x'.repeat(201)]) {
+      expect(decodeSegment(encodeSegment(part)) ?? 'hashed', part).toBe(part.length > 200 ? 'hashed' : part);
+    }
+    for (let i = 0; i < 20_000; i++) {
+      const part = Array.from({ length: 1 + next(7) }, () => alphabet[next(alphabet.length)]).join('');
+      const encoded = encodeSegment(part);
+      expect(decodeSegment(encoded), part).toBe(part);
+      const unchanged = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$/.test(part) && !/^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/.test(part);
+      expect(encoded === part, part).toBe(unchanged);
+    }
+  });
 });
