@@ -288,9 +288,11 @@ export class LocalManifest {
     } catch (err) {
       if (code(err) !== 'ENOENT') throw err;
     }
-    // This process's own next append opens the new log.
-    await this.#chain;
-    await this.#dropHandle();
+    // This process's own next append opens the new log: the handle is dropped between two of its appends (in their
+    // chain), never under one.
+    const dropped = this.#chain.then(() => this.#dropHandle());
+    this.#chain = dropped.catch(() => undefined);
+    await dropped;
     const names = await this.#foldingNames();
     if (names.length === 0) return { compacted: false, entries: 0, folded: 0, removed: 0 };
 

@@ -99,6 +99,27 @@ describe('local manifest compaction', () => {
     await Promise.all([writer.close(), folder.close()]);
   });
 
+  test('one sink folding while it appends (a fold during a run): no append fails, no line is lost', async () => {
+    const dir = await mkdtemp(join(base, 'same-sink-'));
+    const sink = createLocalSink(dir);
+    let writing = true;
+    const appends = (async () => {
+      // Several appends in flight at once, as a run's workers make them.
+      for (let i = 0; i < 1200; i += 6) {
+        await Promise.all(Array.from({ length: 6 }, (_, k) => sink.appendManifest(entry(`s/${(i + k) % 300}`, 'ok', i + k, { event_count: i + k }))));
+      }
+      writing = false;
+    })();
+    let folds = 0;
+    while (writing) if ((await sink.compactManifest!({ layout: 'all' })).compacted) folds++;
+    await appends;
+    expect(folds).toBeGreaterThan(2);
+    const state = await stateOf(dir);
+    expect(state.size).toBe(300);
+    for (let id = 0; id < 300; id++) expect(state.get(`s/${id}`)?.event_count).toBe(900 + id);
+    await sink.close();
+  });
+
   test('a process killed at any moment of a fold loses nothing; a dead fold\'s lock is taken over once stale', async () => {
     const dir = await mkdtemp(join(base, 'kill-'));
     // 60,000 lines over 20,000 replays, written as runs would have left them.
