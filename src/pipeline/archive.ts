@@ -15,7 +15,7 @@ import { AssetCapture } from '../assets/capture.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
-import { formatShard, shardOf } from './shard.js';
+import { formatShard, inShard } from './shard.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
 
 /** The listing side of the session replay client. */
@@ -89,7 +89,7 @@ async function* candidates(
   const { shard } = settings;
   const keep = (r: ReplayInfo): boolean => {
     if (seen.has(r.replay_id)) return false;
-    if (shard && shardOf(r.replay_id, shard.count) !== shard.index) return false;
+    if (!inShard(r.replay_id, shard)) return false;
     seen.set(r.replay_id, 1);
     return true;
   };

@@ -1,6 +1,5 @@
 import type { ManifestCompactionResult, Sink } from '../../sinks/sink.js';
-import { shardOf } from './shard.js';
-import type { Shard } from './shard.js';
+import { inShard, type Shard } from './shard.js';
 
 /** The snapshot layout of a shard: `all`, or `<index>-of-<count>`. */
 export function compactionLayout(shard: Readonly<Shard> | undefined): string {
@@ -32,7 +31,7 @@ export class ManifestCompactor {
   ) {
     const { shard } = options;
     this.#layout = compactionLayout(shard);
-    this.#keep = shard === undefined || shard.count === 1 ? undefined : (id) => shardOf(id, shard.count) === shard.index;
+    this.#keep = shard === undefined || shard.count === 1 ? undefined : (id) => inShard(id, shard);
   }
 
   /** One entry was appended. */

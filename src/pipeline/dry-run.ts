@@ -4,7 +4,7 @@ import type { ReplayInfo } from './export-replay.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { Settings } from './settings.js';
-import { shardOf } from './shard.js';
+import { inShard } from './shard.js';
 
 /**
  * What an archive run would do with one listed replay: `export` it, `recheck` it (list its files again and export
@@ -32,7 +32,7 @@ export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sin
     if (seen.has(id)) continue;
     seen.set(id, 1);
     const base = { replayId: id, ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}) };
-    if (settings.shard && shardOf(id, settings.shard.count) !== settings.shard.index) {
+    if (!inShard(id, settings.shard)) {
       yield { ...base, action: 'shard' };
       continue;
     }

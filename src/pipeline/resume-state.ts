@@ -2,7 +2,7 @@ import { replayIdFromKey } from '../../sinks/keys.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { plausibleStart } from './expiry.js';
-import { shardOf } from './shard.js';
+import { inShard } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { forgottenUser, isUserTombstoneId, platformKey } from './tombstone.js';
 
@@ -100,7 +100,7 @@ export class ResumeState {
     // A user's tombstone counts in every shard (its replays are anywhere); read before the shard filter.
     const user = forgottenUser(entry);
     if (user !== undefined) this.#forgottenUsers.add(user);
-    if (options.shard && shardOf(id, options.shard.count) !== options.shard.index) return;
+    if (!inShard(id, options.shard)) return;
     this.#entries++;
     if (entry.status === 'forgotten') {
       const i = this.#ids.set(id, FORGOTTEN);
@@ -137,7 +137,7 @@ export async function readResumeState(sink: Sink, options: ResumeStateOptions): 
   const state = new ResumeState();
   const { shard } = options;
   // Users' tombstones are read by every shard (their replays are in all of them).
-  const keep = shard === undefined ? undefined : (id: string): boolean => shardOf(id, shard.count) === shard.index || isUserTombstoneId(id);
+  const keep = shard === undefined ? undefined : (id: string): boolean => inShard(id, shard) || isUserTombstoneId(id);
   for await (const entry of sink.readManifest(keep)) {
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }

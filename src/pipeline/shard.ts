@@ -44,6 +44,11 @@ export function shardOf(replayId: string, count: number): number {
   return Number(digest.readBigUInt64BE(0) % BigInt(count));
 }
 
+/** Whether `replayId` is one of `shard`'s replays (every replay is, without a shard). */
+export function inShard(replayId: string, shard: Readonly<Shard> | undefined): boolean {
+  return shard === undefined || shardOf(replayId, shard.count) === shard.index;
+}
+
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 
 function parseCount(raw: string | undefined, source: string): number {
