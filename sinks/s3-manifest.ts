@@ -11,11 +11,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -230,7 +232,6 @@ export async function compactS3Manifest(place: S3ManifestPlace, options: Manifes
     };
 
     const started = Date.now();
-    const gzip = createGzip();
     let entries = 0;
     const merged = (async function* (): AsyncIterable<Buffer> {
       const places: Array<{ name: string; entries: AsyncIterable<GroupedEntry> }> = snapshots.map((ref) => ({
@@ -255,14 +256,8 @@ export async function compactS3Manifest(place: S3ManifestPlace, options: Manifes
     // The snapshot's name carries its entry count, known only at the end: it is staged in a local file (bounded
     // memory, any size), then uploaded.
     const staged = join(folder, 'snapshot.ndjson.gz');
-    const out = createWriteStream(staged);
-    const stagedDone = once(out, 'finish');
-    gzip.pipe(out);
-    for await (const line of merged) {
-      if (!gzip.write(line)) await once(gzip, 'drain');
-    }
-    gzip.end();
-    await stagedDone;
+    // pipeline: a failure of any stage (the merge, gzip, the local disk) ends every stage and is thrown here.
+    await pipeline(merged, createGzip(), createWriteStream(staged));
     folded.end();
     await foldedWritten;
 
@@ -299,19 +294,9 @@ async function uploadFile(place: S3ManifestPlace, path: string, key: string): Pr
   }
 }
 
-async function* keysOfFile(path: string): AsyncIterable<string> {
-  const file = await open(path, 'r');
-  try {
-    let rest = '';
-    for await (const chunk of file.createReadStream({ encoding: 'utf8', autoClose: false })) {
-      const lines = (rest + (chunk as string)).split('\n');
-      rest = lines.pop()!;
-      yield* lines;
-    }
-    if (rest.length > 0) yield rest;
-  } finally {
-    await file.close();
-  }
+/** The lines of a local file, streamed. */
+function keysOfFile(path: string): AsyncIterable<string> {
+  return createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
 }
 
 /** Deletes keys, 1,000 a request; returns how many. */
