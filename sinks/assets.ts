@@ -7,6 +7,7 @@
  * non-executable `<script type="text/plain">` blocks, with one JSON block mapping each URL to its digest and each
  * digest to its content type; the player rebuilds the recorded page with them instead of the network.
  */
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { SinkError } from './errors.js';
 
@@ -26,6 +27,13 @@ export function assetKey(digest: string, target: string): string {
     throw new SinkError('SINK_PATH_ESCAPE', `${JSON.stringify(String(digest).slice(0, 80))} is not an asset digest`, { target });
   }
   return `${ASSETS_DIR}/${digest}`;
+}
+
+/** Throws `SINK_INTEGRITY` unless `body` hashes to `digest` (an asset is stored only under its own SHA-256). */
+export function checkAssetBody(digest: string, body: Buffer, target: string): void {
+  if (createHash('sha256').update(body).digest('hex') !== digest) {
+    throw new SinkError('SINK_INTEGRITY', `the bytes of ${ASSETS_DIR}/${digest} do not have that digest`, { target, key: `${ASSETS_DIR}/${digest}` });
+  }
 }
 
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;

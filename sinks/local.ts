@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { assetKey, pageAssetParts, type CommitOptions } from './assets.js';
+import { assetKey, checkAssetBody, pageAssetParts, type CommitOptions } from './assets.js';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
 import { areRealFolders, FolderUsers, foldersToRemoveIn, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
@@ -164,9 +163,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     async putAsset(digest: string, _type: string, body: Buffer): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
       const key = assetKey(digest, root);
-      if (createHash('sha256').update(body).digest('hex') !== digest) {
-        throw new SinkError('SINK_INTEGRITY', `the bytes of ${key} do not have that digest`, { target: root, key });
-      }
+      checkAssetBody(digest, body, root);
       const path = pathOf(key);
       const folder = dirname(path);
       let file: TempFile | undefined;

@@ -16,8 +16,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { createHash } from 'node:crypto';
-import { ASSETS_DIR, assetKey, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
+import { ASSETS_DIR, assetKey, checkAssetBody, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
@@ -179,9 +178,7 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
       const key = assetKey(digest, target);
       if (storedAssets.has(digest)) return;
-      if (createHash('sha256').update(body).digest('hex') !== digest) {
-        throw new SinkError('SINK_INTEGRITY', `the bytes of ${key} do not have that digest`, { target, key });
-      }
+      checkAssetBody(digest, body, target);
       let present = true;
       try {
         await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
