@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createS3Sink } from '../../sinks/s3.js';
-import type { ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { shardOf } from '../../src/pipeline/shard.js';
-import { killFoldAfter, spawnFold, timeFold, type FoldChild } from '../sinks/fold-child.js';
+import { entry, killFoldAfter, spawnFold, stateOfSink, STATUSES, timeFold, type FoldChild } from '../sinks/manifest-folds.js';
 import { BUCKET, listObjects, startS3, type S3Server } from './s3-helpers.js';
 
 let dir: string;
@@ -26,24 +26,8 @@ afterAll(async () => {
 
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const sinkAt = (prefix: string): Sink => createS3Sink(`s3://${BUCKET}/${prefix}`, { endpoint: s3.endpoint, credentials, forcePathStyle: true });
-const STATUSES: ReplayStatus[] = ['failed', 'skipped', 'ok'];
-const entry = (id: string, status: ReplayStatus, at: number, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({
-  replay_id: id,
-  status,
-  recorded_at: new Date(1_763_000_000_000 + at).toISOString(),
-  ...extra,
-});
 
-async function stateOf(prefix: string, keep?: (id: string) => boolean): Promise<Map<string, ManifestEntry>> {
-  const sink = sinkAt(prefix);
-  try {
-    const state = new Map<string, ManifestEntry>();
-    for await (const e of sink.readManifest(keep)) if (keep === undefined || keep(e.replay_id)) state.set(e.replay_id, e);
-    return state;
-  } finally {
-    await sink.close();
-  }
-}
+const stateOf = (prefix: string, keep?: (id: string) => boolean): Promise<Map<string, ManifestEntry>> => stateOfSink(sinkAt(prefix), keep);
 
 const manifestObjects = async (prefix: string): Promise<string[]> =>
   (await listObjects(s3.reader, `${prefix}/_manifest/`)).map((o) => o.key.slice(prefix.length + 1));

@@ -10,8 +10,8 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
-import type { ManifestEntry, ReplayStatus } from '../../sinks/sink.js';
-import { killFoldAfter, spawnFold, timeFold, type FoldChild } from './fold-child.js';
+import type { ManifestEntry } from '../../sinks/sink.js';
+import { entry, killFoldAfter, spawnFold, stateOfSink, STATUSES, timeFold, type FoldChild } from './manifest-folds.js';
 
 let base: string;
 beforeAll(async () => {
@@ -21,25 +21,8 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const STATUSES: ReplayStatus[] = ['failed', 'skipped', 'ok'];
-const entry = (id: string, status: ReplayStatus, at: number, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({
-  replay_id: id,
-  status,
-  recorded_at: new Date(1_763_000_000_000 + at).toISOString(),
-  ...extra,
-});
-
 /** The state a target's manifest reads as: the last entry of each replay (what every run decides from). */
-async function stateOf(dir: string): Promise<Map<string, ManifestEntry>> {
-  const sink = createLocalSink(dir);
-  try {
-    const state = new Map<string, ManifestEntry>();
-    for await (const e of sink.readManifest()) state.set(e.replay_id, e);
-    return state;
-  } finally {
-    await sink.close();
-  }
-}
+const stateOf = (dir: string): Promise<Map<string, ManifestEntry>> => stateOfSink(createLocalSink(dir));
 
 async function files(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map((p) => p.split('\\').join('/')).sort();

@@ -1,7 +1,33 @@
+/** What the manifest tests of folds share: entries, the state a manifest reads as, and a fold in a child process. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import type { ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
 import { packageRoot } from '../../src/util/package-root.js';
+
+export const STATUSES: ReplayStatus[] = ['failed', 'skipped', 'ok'];
+
+/** An entry recorded `at` ms after a fixed time (so that the entries of one replay have an order). */
+export const entry = (id: string, status: ReplayStatus, at: number, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({
+  replay_id: id,
+  status,
+  recorded_at: new Date(1_763_000_000_000 + at).toISOString(),
+  ...extra,
+});
+
+/**
+ * The state a sink's manifest reads as: the last entry of each replay (what every run decides from), of the replays
+ * `keep` takes when given; the sink is closed after.
+ */
+export async function stateOfSink(sink: Sink, keep?: (id: string) => boolean): Promise<Map<string, ManifestEntry>> {
+  try {
+    const state = new Map<string, ManifestEntry>();
+    for await (const e of sink.readManifest(keep)) if (keep === undefined || keep(e.replay_id)) state.set(e.replay_id, e);
+    return state;
+  } finally {
+    await sink.close();
+  }
+}
 
 /** A child process folding a manifest (killable at any moment): `started` once it is about to fold. */
 export interface FoldChild {
