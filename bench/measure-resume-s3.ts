@@ -16,6 +16,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import S3rver from 's3rver';
 import { replayKeyBase } from '../sinks/index.js';
+import { snapshotKey } from '../sinks/s3-manifest.js';
 import { runReporting } from './child-runner.js';
 import { okEntry, syntheticReplayId, syntheticStart } from './resume-data.js';
 
@@ -78,7 +79,7 @@ async function uploadSnapshot(client: S3Client, replays: number): Promise<number
   gzip.pipe(body);
   const upload = new Upload({
     client,
-    params: { Bucket: BUCKET, Key: `archive/_manifest/_snapshots/all/${String(Date.now()).padStart(13, '0')}-be0c4-${replays}.ndjson.gz`, Body: body },
+    params: { Bucket: BUCKET, Key: snapshotKey('archive/', 'all', Date.now(), 'be0c4', replays), Body: body },
     partSize: 16 * 1024 * 1024,
   });
   const done = upload.done();

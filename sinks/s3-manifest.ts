@@ -85,6 +85,14 @@ function stamp(ms: number): string {
   return String(ms).padStart(13, '0');
 }
 
+/**
+ * The key of a snapshot of `layout` holding `entries` replays, written by `writer` (hex) from `startedMs`, relative to
+ * the bucket (`base`: the prefix with its `/`). What `listSnapshots` reads back.
+ */
+export function snapshotKey(base: string, layout: string, startedMs: number, writer: string, entries: number): string {
+  return `${base}${MANIFEST_DIR}/${SNAPSHOT_DIR}/${layout}/${stamp(startedMs)}-${writer}-${entries}.ndjson.gz`;
+}
+
 /** Every snapshot, oldest first (by stamp, then key). */
 async function listSnapshots(place: S3ManifestPlace): Promise<SnapshotRef[]> {
   const prefix = `${place.base}${MANIFEST_DIR}/${SNAPSHOT_DIR}/`;
@@ -261,8 +269,8 @@ export async function compactS3Manifest(place: S3ManifestPlace, options: Manifes
     folded.end();
     await foldedWritten;
 
-    const name = `${stamp(started)}-${place.writerId}${randomBytes(3).toString('hex')}-${entries}.ndjson.gz`;
-    await uploadFile(place, staged, `${place.base}${MANIFEST_DIR}/${SNAPSHOT_DIR}/${layout}/${name}`);
+    const writer = place.writerId + randomBytes(3).toString('hex');
+    await uploadFile(place, staged, snapshotKey(place.base, layout, started, writer, entries));
 
     let removed = 0;
     removed += await deleteKeys(place, keysOfFile(foldedPath));
