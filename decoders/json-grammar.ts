@@ -4,8 +4,9 @@
  * one table computed from these functions when it loads. scripts/gen-wasm-sources.mjs copies the part between the
  * markers into decoders/wasm/json-grammar.ts for the WebAssembly module (`npm run build:wasm` regenerates it, and a
  * test checks that the committed copy and module are up to date): the module calls the token rules (escapes, number
- * steps, literals) and the packed-string shape test; its structural steps are a hand-specialized fast path that may
- * refuse more than this grammar, never accept more (decoders/wasm/scanner.ts says why and how that is tested).
+ * steps, literals) and the element-kind test, and takes its structural steps through predicates that
+ * scripts/gen-wasm-steps.mjs computes from these functions on every byte value (decoders/wasm/json-steps.ts): a change
+ * here is one edit, which both loops follow.
  *
  * Each `…Next` function gives the state that the byte `c` leads to, or one of the answers below that are not states:
  * `REFUSE` when JSON allows no such byte there (the TypeScript loop then throws the DecodeError of the state it was

@@ -8,6 +8,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stepsSource } from './gen-wasm-steps.mjs';
 
 const BEGIN = '// --- shared with the WebAssembly module: begin ---';
 const END = '// --- shared with the WebAssembly module: end ---';
@@ -56,5 +57,9 @@ export async function generatedSources(root) {
     ].join('\n');
     out.push({ path: target, text });
   }
+  // The scanner's byte tests, computed from the grammar's functions (scripts/gen-wasm-steps.mjs).
+  const grammar = 'decoders/json-grammar.ts';
+  const part = sharedPart(await readFile(join(root, grammar), 'utf8'), grammar);
+  out.push({ path: 'decoders/wasm/json-steps.ts', text: await stepsSource(root, part, grammar) });
   return out;
 }

@@ -5,13 +5,13 @@
 // mean there. What differs is speed: no bounds checks, and string contents are skipped 16 bytes at a time (SIMD).
 //
 // The grammar is defined once, in decoders/json-grammar.ts: the TypeScript loop takes every decision from it, and
-// this module calls its token rules (escapes, number steps, literals; ./json-grammar.ts is the generated copy). The
-// structural steps here (which byte each state takes, the member lane) are a hand-specialized fast path of that
-// grammar: written with the grammar's functions they measured 6-24% slower (same-run A/B, scan alone). The rule
-// that keeps them one grammar: this module may refuse more than json-grammar.ts allows (the TypeScript loop then
-// scans the chunk, with the same result), never accept more — test/decoders/json-scanner.test.ts feeds every byte
-// value in every state through both loops, besides the mutation fuzz. A grammar change that refuses more needs the
-// matching edit here, and those tests say where.
+// this module calls its token rules (escapes, number steps, literals; ./json-grammar.ts is the generated copy) and
+// takes every structural decision (which byte each state takes, the member lane) through the predicates of
+// ./json-steps.ts, which scripts/gen-wasm-steps.mjs computes from the grammar's functions on every byte value: plain
+// comparisons, inlined, so no cost at run time. A predicate that serves several states or contexts holds only the
+// bytes that lead to its answer in all of them, so this module may refuse more than the grammar (the TypeScript loop
+// then scans the chunk, with the same result), never accept more; test/decoders/json-scanner.test.ts feeds every
+// byte value in every state through both loops and through this module alone, besides the mutation fuzz.
 //
 // It never reports an error itself. On anything it does not accept it returns a non-zero status without touching
 // the caller's state, and the TypeScript scanner scans the same chunk again from the same state: it throws the
@@ -21,7 +21,49 @@
 // committed module is the build of this file.
 
 import { Area, Container, ElemKind, Literal, Slot, State } from './layout';
-import { dotNext, escapeNext, exponentNext, exponentSignNext, isDigit, isHexDigit, literalByte, literalLength, minusNext, REFUSE } from './json-grammar';
+import { dotNext, escapeNext, exponentNext, exponentSignNext, isHexDigit, isLineBreak, literalByte, literalLength, literalStart, literalWord, minusNext, REFUSE } from './json-grammar';
+import {
+  afterClosesArray,
+  afterClosesObject,
+  afterComma,
+  afterStays,
+  colonStays,
+  colonToValue,
+  dotToFrac,
+  elementIsObject,
+  elementIsString,
+  endStays,
+  firstCloses,
+  keyOpensString,
+  keyStays,
+  minusToDigit,
+  numberEnds,
+  numberEndsAtComma,
+  numberInt,
+  numberStays,
+  numberToDot,
+  numberToExp,
+  numberZero,
+  objFirstCloses,
+  startOpens,
+  startStays,
+  STRING_BACKSLASH,
+  STRING_CONTROL_MAX,
+  STRING_QUOTE,
+  stringCloses,
+  stringToEscape,
+  valueOpensArray,
+  valueOpensObject,
+  valueOpensString,
+  valueStartsFalse,
+  valueStartsInt,
+  valueStartsMinus,
+  valueStartsNumber,
+  valueStartsNull,
+  valueStartsTrue,
+  valueStartsZero,
+  valueStays,
+} from './json-steps';
 import { trailingTimestamp } from './trailing-timestamp';
 
 // The state slots' byte addresses and the stack area (./layout.ts).
@@ -76,14 +118,17 @@ const F_AFTER_KEY = 1; // right after a key's closing quote
 const F_AFTER_VALUE = 2; // right after a member's value
 
 /**
- * Address of the first '"', '\\' or control byte at or after address `i`, sixteen bytes at a time. The zero bytes
- * after the chunk stop it, so the result is at most the chunk's end, or past it only when the chunk ended first.
+ * Address of the first byte at or after address `i` that does not simply stay in a string (a quote, a backslash or a
+ * control byte: ./json-steps.ts), sixteen bytes at a time. The zero bytes after the chunk stop it, so the result is at
+ * most the chunk's end, or past it only when the chunk ended first.
  */
 @inline
 function plainEnd(i: usize): usize {
   while (true) {
     const v = v128.load(i);
-    const hit = v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))), i8x16.eq(i8x16.min_u(v, i8x16.splat(0x1f)), v));
+    const quote = i8x16.eq(v, i8x16.splat(STRING_QUOTE));
+    const backslash = i8x16.eq(v, i8x16.splat(STRING_BACKSLASH));
+    const hit = v128.or(v128.or(quote, backslash), i8x16.eq(i8x16.min_u(v, i8x16.splat(STRING_CONTROL_MAX)), v));
     const mask = i8x16.bitmask(hit);
     if (mask != 0) return i + <usize>ctz(mask);
     i += 16;
@@ -156,12 +201,12 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         c = <u32>load<u8>(i);
-        if (c == 0x5c) {
+        if (stringToEscape(c)) {
           i++;
           st = S_ESC;
           break;
         }
-        if (c != 0x22) return REFUSED;
+        if (!stringCloses(c)) return REFUSED;
         i++;
         if (!strKey) {
           st = S_AFTER;
@@ -177,14 +222,14 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         // `"key":` then a string, a number without exponent, a literal or an object, then `,"key"` or closers.
         // Anything else (whitespace, escapes, exponents, arrays, the chunk's end) sets the state the switch
         // continues from.
-        // Bytes past the chunk are zero, which matches nothing here.
+        // Bytes past the chunk are zero, which no step here takes (scripts/gen-wasm-steps.mjs checks it).
         let lane = F_AFTER_KEY;
         while (true) {
           // (Plain branches rather than `||` / `&&`: the compiler turns those into booleans that are then tested.)
-          // A string's end is one test: the chunk's end reads as the zero byte after it, which is no quote.
+          // A string's end is one test: the chunk's end reads as the zero byte after it, which does not close it.
           if (lane == F_KEY) {
             i = plainEnd(i);
-            if (load<u8>(i) != 0x22) {
+            if (!stringCloses(<u32>load<u8>(i))) {
               if (i > end) i = end;
               st = S_STR;
               strKey = 1;
@@ -194,78 +239,81 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             lane = F_AFTER_KEY;
           }
           if (lane == F_AFTER_KEY) {
-            if (load<u8>(i) != 0x3a) {
+            if (!colonToValue(<u32>load<u8>(i))) {
               st = S_COLON;
               break;
             }
             i++;
             c = <u32>load<u8>(i);
-            if (c == 0x22) {
+            if (valueOpensString(c)) {
               i = plainEnd(i + 1);
-              if (load<u8>(i) != 0x22) {
+              if (!stringCloses(<u32>load<u8>(i))) {
                 if (i > end) i = end;
                 st = S_STR;
                 strKey = 0;
                 break;
               }
               i++;
-            } else if (c - 0x2d < 13 && c - 0x2e >= 2) {
-              // A number: sign, integer part, fraction; an exponent is left to the switch.
-              if (c == 0x2d) {
+            } else if (valueStartsNumber(c)) {
+              // A number: sign, integer part, fraction; an exponent is left to the switch (in `S_INT` or `S_FRAC`,
+              // whose exponent steps are those of a leading '0' too: `numberToExp` holds the bytes all three take).
+              if (valueStartsMinus(c)) {
                 i++;
                 c = <u32>load<u8>(i);
-                if (!isDigit(c)) {
+                if (!minusToDigit(c)) {
                   st = S_MINUS;
                   break;
                 }
               }
               i++;
-              if (c == 0x30) {
+              if (numberZero(c)) {
                 if (i >= end) {
                   st = S_ZERO;
                   break;
                 }
               } else {
-                while (isDigit(<u32>load<u8>(i))) i++;
+                if (!numberInt(c)) return REFUSED;
+                while (numberStays(<u32>load<u8>(i))) i++;
                 if (i >= end) {
                   st = S_INT;
                   break;
                 }
               }
               c = <u32>load<u8>(i);
-              if (c == 0x2e) {
+              if (numberToDot(c)) {
                 i++;
-                if (!isDigit(<u32>load<u8>(i))) {
+                if (!dotToFrac(<u32>load<u8>(i))) {
                   st = S_DOT;
                   break;
                 }
                 i++;
-                while (isDigit(<u32>load<u8>(i))) i++;
+                while (numberStays(<u32>load<u8>(i))) i++;
                 if (i >= end) {
                   st = S_FRAC;
                   break;
                 }
                 c = <u32>load<u8>(i);
-                if (c == 0x65 || c == 0x45) {
+                if (numberToExp(c)) {
                   st = S_FRAC;
                   break;
                 }
-              } else if (c == 0x65 || c == 0x45) {
+              } else if (numberToExp(c)) {
                 st = S_INT;
                 break;
               }
-            } else if (c == 0x74 && load<u32>(i) == 0x65757274) {
-              i += 4; // true
-            } else if (c == 0x66 && load<u32>(i, 1) == 0x65736c61) {
-              i += 5; // false
-            } else if (c == 0x6e && load<u32>(i) == 0x6c6c756e) {
-              i += 4; // null
-            } else if (c == 0x7b) {
+              // `c` ended the number: every byte that may follow a value does (the generator checks it).
+            } else if (valueStartsTrue(c) && load<u32>(i) == <u32>literalWord(Literal.trueValue)) {
+              i += literalLength(Literal.trueValue);
+            } else if (valueStartsFalse(c) && load<u32>(i, 1) == <u32>((literalWord(Literal.falseValue) >>> 8) | (literalByte(Literal.falseValue, 4) << 24))) {
+              i += literalLength(Literal.falseValue);
+            } else if (valueStartsNull(c) && load<u32>(i) == <u32>literalWord(Literal.nullValue)) {
+              i += literalLength(Literal.nullValue);
+            } else if (valueOpensObject(c)) {
               if (depth >= MAX_DEPTH) return TOO_DEEP;
               store<u8>(STACK + <usize>depth, C_OBJ);
               depth++;
               i++;
-              if (load<u8>(i) == 0x22) {
+              if (keyOpensString(<u32>load<u8>(i))) {
                 i++;
                 lane = F_KEY;
                 continue;
@@ -280,10 +328,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           }
           // After a value.
           c = <u32>load<u8>(i);
-          if (c == 0x2c) {
+          if (afterComma(c)) {
             i++;
             if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-              if (load<u8>(i) == 0x22) {
+              if (keyOpensString(<u32>load<u8>(i))) {
                 i++;
                 lane = F_KEY;
                 continue;
@@ -292,8 +340,9 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
             } else st = S_VALUE;
             break;
           }
-          if (c == 0x7d || c == 0x5d) {
-            if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
+          const closesObject = afterClosesObject(c);
+          if (closesObject || afterClosesArray(c)) {
+            if (load<u8>(STACK + <usize>(depth - 1)) != (closesObject ? C_OBJ : C_ARR)) return REFUSED;
             i++;
             depth--;
             if (depth == 0) {
@@ -316,10 +365,10 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_AFTER: {
-        if (c == 0x2c) {
+        if (afterComma(c)) {
           i++;
           if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-            if (i < end && load<u8>(i) == 0x22) {
+            if (i < end && keyOpensString(<u32>load<u8>(i))) {
               i++;
               st = S_STR;
               strKey = 1;
@@ -327,8 +376,9 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           } else st = S_VALUE;
           break;
         }
-        if (c == 0x7d || c == 0x5d) {
-          if (load<u8>(STACK + <usize>(depth - 1)) != (c == 0x7d ? C_OBJ : C_ARR)) return REFUSED;
+        const closesObject = afterClosesObject(c);
+        if (closesObject || afterClosesArray(c)) {
+          if (load<u8>(STACK + <usize>(depth - 1)) != (closesObject ? C_OBJ : C_ARR)) return REFUSED;
           i++;
           depth--;
           if (depth == 0) st = S_END;
@@ -340,12 +390,8 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           }
           break;
         }
-        if (c == 0x20 || c == 0x09) {
-          i++;
-          break;
-        }
-        if (c == 0x0a || c == 0x0d) {
-          if (depth >= 2) gElemNewline = 1;
+        if (afterStays(c)) {
+          if (depth >= 2 && isLineBreak(c)) gElemNewline = 1;
           i++;
           break;
         }
@@ -353,16 +399,12 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
       }
       case S_FIRST:
       case S_VALUE: {
-        if (c == 0x20 || c == 0x09) {
+        if (valueStays(c)) {
+          if (depth >= 2 && isLineBreak(c)) gElemNewline = 1;
           i++;
           break;
         }
-        if (c == 0x0a || c == 0x0d) {
-          if (depth >= 2) gElemNewline = 1;
-          i++;
-          break;
-        }
-        if (c == 0x5d && st == S_FIRST) {
+        if (st == S_FIRST && firstCloses(c)) {
           i++;
           depth--;
           if (depth == 0) st = S_END;
@@ -378,46 +420,38 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
           break;
         }
         if (depth == 1) {
-          if (c == 0x7b) gElemKind = ElemKind.object;
-          else if (c == 0x22) gElemKind = ElemKind.string;
+          if (elementIsObject(c)) gElemKind = ElemKind.object;
+          else if (elementIsString(c)) gElemKind = ElemKind.string;
           else return REFUSED;
           gInElem = 1;
           gElemStart = <i32>(i - input);
           gElemNewline = 0;
         }
         i++;
-        if (c == 0x7b) {
+        if (valueOpensObject(c)) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_OBJ);
           depth++;
-          if (i < end && load<u8>(i) == 0x22) {
+          if (i < end && keyOpensString(<u32>load<u8>(i))) {
             i++;
             st = S_STR;
             strKey = 1;
           } else st = S_OBJ_FIRST;
-        } else if (c == 0x22) {
+        } else if (valueOpensString(c)) {
           st = S_STR;
           strKey = 0;
-        } else if (c - 0x31 < 9) {
+        } else if (valueStartsInt(c)) {
           st = S_INT;
-          while (i < end && isDigit(<u32>load<u8>(i))) i++;
-        } else if (c == 0x5b) {
+          while (i < end && numberStays(<u32>load<u8>(i))) i++;
+        } else if (valueOpensArray(c)) {
           if (depth >= MAX_DEPTH) return TOO_DEEP;
           store<u8>(STACK + <usize>depth, C_ARR);
           depth++;
           st = S_FIRST;
-        } else if (c == 0x2d) st = S_MINUS;
-        else if (c == 0x30) st = S_ZERO;
-        else if (c == 0x74) {
-          gLit = Literal.trueValue;
-          gLitPos = 1;
-          st = S_LIT;
-        } else if (c == 0x66) {
-          gLit = Literal.falseValue;
-          gLitPos = 1;
-          st = S_LIT;
-        } else if (c == 0x6e) {
-          gLit = Literal.nullValue;
+        } else if (valueStartsMinus(c)) st = S_MINUS;
+        else if (valueStartsZero(c)) st = S_ZERO;
+        else if (valueStartsTrue(c) || valueStartsFalse(c) || valueStartsNull(c)) {
+          gLit = literalStart(c);
           gLitPos = 1;
           st = S_LIT;
         } else return REFUSED;
@@ -425,22 +459,18 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
       }
       case S_OBJ_FIRST:
       case S_KEY: {
-        if (c == 0x22) {
+        if (keyOpensString(c)) {
           st = S_STR;
           strKey = 1;
           i++;
           break;
         }
-        if (c == 0x20 || c == 0x09) {
+        if (keyStays(c)) {
+          if (isLineBreak(c)) gElemNewline = 1;
           i++;
           break;
         }
-        if (c == 0x0a || c == 0x0d) {
-          gElemNewline = 1;
-          i++;
-          break;
-        }
-        if (c == 0x7d && st == S_OBJ_FIRST) {
+        if (st == S_OBJ_FIRST && objFirstCloses(c)) {
           i++;
           depth--;
           st = S_AFTER;
@@ -455,17 +485,13 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         return REFUSED;
       }
       case S_COLON: {
-        if (c == 0x3a) {
+        if (colonToValue(c)) {
           st = S_VALUE;
           i++;
           break;
         }
-        if (c == 0x20 || c == 0x09) {
-          i++;
-          break;
-        }
-        if (c == 0x0a || c == 0x0d) {
-          gElemNewline = 1;
+        if (colonStays(c)) {
+          if (isLineBreak(c)) gElemNewline = 1;
           i++;
           break;
         }
@@ -493,39 +519,41 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_ZERO: {
-        if (c == 0x2e) {
+        if (numberToDot(c)) {
           st = S_DOT;
           i++;
-        } else if (c == 0x65 || c == 0x45) {
+        } else if (numberToExp(c)) {
           st = S_EXP;
           i++;
-        } else st = S_AFTER;
+        } else if (numberEnds(c)) st = S_AFTER;
+        else return REFUSED;
         break;
       }
       case S_INT:
       case S_FRAC:
       case S_EXP_DIG: {
-        while (isDigit(c)) {
+        while (numberStays(c)) {
           if (++i >= end) break;
           c = <u32>load<u8>(i);
         }
         if (i >= end) break;
-        if (c == 0x2e && st == S_INT) {
+        if (st == S_INT && numberToDot(c)) {
           st = S_DOT;
           i++;
-        } else if ((c == 0x65 || c == 0x45) && st != S_EXP_DIG) {
+        } else if (st != S_EXP_DIG && numberToExp(c)) {
           st = S_EXP;
           i++;
-        } else if (c == 0x2c) {
+        } else if (numberEndsAtComma(c)) {
           i++;
           if (load<u8>(STACK + <usize>(depth - 1)) == C_OBJ) {
-            if (i < end && load<u8>(i) == 0x22) {
+            if (i < end && keyOpensString(<u32>load<u8>(i))) {
               i++;
               st = S_STR;
               strKey = 1;
             } else st = S_KEY;
           } else st = S_VALUE;
-        } else st = S_AFTER;
+        } else if (numberEnds(c)) st = S_AFTER;
+        else return REFUSED;
         break;
       }
       case S_DOT: {
@@ -556,21 +584,21 @@ export function scan(input: usize, n: i32, starts: usize, ends: usize, flags: us
         break;
       }
       case S_START: {
-        if (c == 0x5b) {
+        if (startOpens(c)) {
           store<u8>(STACK, C_ARR);
           depth = 1;
           st = S_FIRST;
           i++;
           break;
         }
-        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
+        if (startStays(c)) {
           i++;
           break;
         }
         return REFUSED;
       }
       case S_END: {
-        if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) {
+        if (endStays(c)) {
           i++;
           break;
         }

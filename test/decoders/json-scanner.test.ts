@@ -255,6 +255,43 @@ describe('every byte value in every state, in both loops', () => {
     }
     expect(accepted).toBeGreaterThan(PREFIXES.length * 4);
   });
+
+  it('the module alone takes exactly what the TypeScript loop accepts, in its member lane and in its state switch', () => {
+    // Its byte tests are generated from the grammar (decoders/wasm/json-steps.ts); one too narrow would still give
+    // the right result above (the TypeScript loop scans what the module refuses), so this checks the module itself.
+    const fast = wasmChunkScanner()!;
+    const scanAlone = (chunks: Buffer[]): boolean => {
+      fast.prepare(chunks.reduce((n, c) => n + c.length, 0));
+      fast.state.fill(0);
+      return chunks.every((chunk) => fast.scan(chunk) === SCAN_OK);
+    };
+    // What the TypeScript loop takes without an error, chunk by chunk (the end of the input is its own check).
+    const takes = (chunks: Buffer[]): boolean => {
+      const scanner = new ArrayElementScanner('takes', { wasmMinBytes: Infinity });
+      try {
+        for (const chunk of chunks) scanner.push(chunk, []);
+        return true;
+      } catch (err) {
+        if (err instanceof DecodeError) return false;
+        throw err;
+      }
+    };
+    let taken = 0;
+    for (const [prefix, tail] of PREFIXES) {
+      for (let b = 0; b < 256; b++) {
+        const head = Buffer.from(prefix, 'latin1');
+        const rest = Buffer.concat([Buffer.from([b]), Buffer.from(tail, 'latin1')]);
+        const bytes = Buffer.concat([head, rest]);
+        const label = `${JSON.stringify(prefix)} + byte 0x${b.toString(16)}`;
+        const ok = takes([bytes]);
+        expect(takes([head, rest])).toBe(ok);
+        expect(scanAlone([bytes]), `${label}, one chunk`).toBe(ok);
+        expect(scanAlone([head, rest]), `${label}, cut before the byte`).toBe(ok);
+        if (ok) taken++;
+      }
+    }
+    expect(taken).toBeGreaterThan(PREFIXES.length * 4);
+  });
 });
 
 describe('timestamps read by the WebAssembly path', () => {

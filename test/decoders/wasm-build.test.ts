@@ -10,5 +10,7 @@ describe('the committed WebAssembly build', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-wasm.mjs'), '--check'], { cwd: root });
     expect(stdout).toMatch(/wasm-module\.ts: up to date/);
     expect(stdout).toMatch(/trailing-timestamp\.ts: up to date/);
+    expect(stdout).toMatch(/json-grammar\.ts: up to date/);
+    expect(stdout).toMatch(/json-steps\.ts: up to date/);
   });
 });
