@@ -5,7 +5,9 @@
  * map, each asset's content type, and why the others were not captured. The events are not changed.
  *
  * A run shares one `AssetCapture`: each URL is fetched and stored at most once per run (a capped cache of outcomes,
- * not of bytes), whatever the number of replays referencing it.
+ * not of bytes), whatever the number of replays referencing it. A transient failure (fetch.ts) is remembered for
+ * `failureMemoryMs` only: a replay exported after that tries the URL again, so that a host down for a while does not
+ * cost every later replay of the run its assets.
  */
 import { createHash } from 'node:crypto';
 import { plainContentType } from '../../sinks/assets.js';
@@ -22,12 +24,14 @@ export interface AssetCaptureSettings extends AssetFetchLimits {
   maxUrls: number;
   /** Levels of stylesheets fetched and scanned below the events (an `@import` in a fetched stylesheet is one more). */
   cssDepth: number;
+  /** How long the run remembers a transient failure of a URL (ms; 0: a later replay always tries again). */
+  failureMemoryMs: number;
 }
 
 /** What a replay's manifest entry records of its assets. */
 export type AssetFields = Required<Pick<ManifestEntry, 'assets' | 'asset_types'>> & Pick<ManifestEntry, 'assets_missing'>;
 
-type Outcome = { digest: string; type: string; nested: string[] } | { reason: string };
+type Outcome = { digest: string; type: string; nested: string[] } | { reason: string; transient?: true };
 
 /** Outcomes a run remembers (URL → digest or reason, never the bytes); beyond, it starts again from none. */
 const RUN_CACHE = 50_000;
@@ -50,7 +54,8 @@ function typeOf(declared: string, url: string): string {
 /** The capture of one run: the fetcher, the sink, and the outcomes of the URLs seen so far. */
 export class AssetCapture {
   private readonly fetcher: AssetFetcher;
-  private readonly outcomes = new Map<string, Promise<Outcome>>();
+  /** URL → its outcome, and until when it holds (transient failures: `failureMemoryMs` after they settled). */
+  private readonly outcomes = new Map<string, { outcome: Promise<Outcome>; until: number }>();
 
   constructor(
     readonly settings: Readonly<AssetCaptureSettings>,
@@ -63,18 +68,26 @@ export class AssetCapture {
 
   /** The outcome of `url`: fetched and stored once per run. Rejects when the sink cannot store it or the run aborts. */
   outcome(url: string): Promise<Outcome> {
-    let p = this.outcomes.get(url);
-    if (p !== undefined) return p;
-    p = this.load(url);
+    const known = this.outcomes.get(url);
+    if (known !== undefined && known.until > Date.now()) return known.outcome;
+    const p = this.load(url);
     if (this.outcomes.size >= RUN_CACHE) this.outcomes.clear();
-    this.outcomes.set(url, p);
-    p.catch(() => this.outcomes.delete(url));
+    const held = { outcome: p, until: Infinity };
+    this.outcomes.set(url, held);
+    p.then(
+      (o) => {
+        if ('transient' in o) held.until = Date.now() + this.settings.failureMemoryMs;
+      },
+      () => {
+        if (this.outcomes.get(url) === held) this.outcomes.delete(url);
+      },
+    );
     return p;
   }
 
   private async load(url: string): Promise<Outcome> {
     const fetched = await this.fetcher.fetch(url, this.signal);
-    if (!fetched.ok) return { reason: fetched.reason };
+    if (!fetched.ok) return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
     const digest = createHash('sha256').update(fetched.body).digest('hex');
     const type = typeOf(fetched.type, url);
     await this.sink.putAsset!(digest, type, fetched.body);

@@ -1,8 +1,13 @@
 /**
  * Fetching captured assets: only URLs of the allowed origins (redirects too), a few at a time, each within a time
  * limit and a size cap. Requests carry no cookie, no credential and no referrer: only `accept` and `user-agent`.
+ * A transient failure (408, 429, 5xx, a connection reset or refused) is tried again after a full-jitter backoff, as
+ * long as the asset's time limit leaves room; what still fails is marked `transient`, so that the run does not
+ * remember it for long (capture.ts).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
+import { backoffDelay, isRetryableNetworkError, isRetryableStatus } from '../http/retry.js';
 import { Agent, request } from '../http/undici-parts.js';
 import { resolveAssetUrl } from './collect.js';
 
@@ -15,9 +20,14 @@ export interface AssetFetchLimits {
   timeoutMs: number;
   /** Redirects followed, each within the allowed origins. */
   maxRedirects: number;
+  /** Attempts after the first for a transient failure, within `timeoutMs`. */
+  retries: number;
+  /** First backoff ceiling, ms: the n-th retry waits a random time below `retryBaseMs · 2^n`. */
+  retryBaseMs: number;
 }
 
-export type FetchOutcome = { ok: true; body: Buffer; type: string } | { ok: false; reason: string };
+/** A failure is `transient` when another try later may succeed (a timeout, 408, 429, 5xx, a network error). */
+export type FetchOutcome = { ok: true; body: Buffer; type: string } | { ok: false; reason: string; transient?: true };
 
 /** The origin of an allow-list entry (`https://cdn.example.com`, a trailing `/` or path ignored); undefined when not http(s). */
 export function originOf(text: string): string | undefined {
@@ -66,10 +76,29 @@ export class AssetFetcher {
     return this.queue.add(() => this.get(url, signal)) as Promise<FetchOutcome>;
   }
 
+  /** Tries `url` until it is fetched, fails for good, runs out of retries or of its time limit. */
   private async get(url: string, outer: AbortSignal | undefined): Promise<FetchOutcome> {
     outer?.throwIfAborted();
     const timeout = AbortSignal.timeout(this.limits.timeoutMs);
     const signal = outer === undefined ? timeout : AbortSignal.any([outer, timeout]);
+    const deadline = Date.now() + this.limits.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(url, signal, outer, timeout);
+      if (outcome.ok || outcome.transient !== true || timeout.aborted) return outcome;
+      const wait = backoffDelay(attempt, { baseDelayMs: this.limits.retryBaseMs, maxDelayMs: this.limits.timeoutMs, random: Math.random });
+      if (attempt >= this.limits.retries || Date.now() + wait >= deadline) {
+        return attempt === 0 ? outcome : { ...outcome, reason: `${outcome.reason} (${attempt + 1} attempts)` };
+      }
+      try {
+        await sleep(wait, undefined, { signal });
+      } catch {
+        if (outer?.aborted) throw outer.reason;
+        return { ok: false, reason: `timed out after ${this.limits.timeoutMs} ms`, transient: true };
+      }
+    }
+  }
+
+  private async attempt(url: string, signal: AbortSignal, outer: AbortSignal | undefined, timeout: AbortSignal): Promise<FetchOutcome> {
     let current = url;
     try {
       for (let hop = 0; ; hop++) {
@@ -91,7 +120,7 @@ export class AssetFetcher {
         }
         if (statusCode !== 200) {
           await body.dump();
-          return { ok: false, reason: `HTTP ${statusCode}` };
+          return statusCode === 408 || isRetryableStatus(statusCode) ? { ok: false, reason: `HTTP ${statusCode}`, transient: true } : { ok: false, reason: `HTTP ${statusCode}` };
         }
         const declared = Number(headers['content-length']);
         if (Number.isFinite(declared) && declared > this.limits.maxBytes) {
@@ -113,9 +142,10 @@ export class AssetFetcher {
       }
     } catch (err) {
       if (outer?.aborted) throw outer.reason;
-      if (timeout.aborted) return { ok: false, reason: `timed out after ${this.limits.timeoutMs} ms` };
+      if (timeout.aborted) return { ok: false, reason: `timed out after ${this.limits.timeoutMs} ms`, transient: true };
       const code = (err as { code?: unknown }).code;
-      return { ok: false, reason: `fetch failed: ${typeof code === 'string' ? code : (err as Error).message}` };
+      const reason = `fetch failed: ${typeof code === 'string' ? code : (err as Error).message}`;
+      return isRetryableNetworkError(err) ? { ok: false, reason, transient: true } : { ok: false, reason };
     }
   }
 

@@ -87,6 +87,12 @@ export const DEFAULTS = Object.freeze({
     maxUrls: 1_000,
     /** Levels of stylesheets fetched and scanned for their own URLs (`@import`, fonts, images). */
     cssDepth: 3,
+    /** Tries after the first for a transient failure (408, 429, 5xx, reset), within `timeoutMs`. */
+    retries: 3,
+    /** First backoff ceiling between those tries, ms (doubling each time, full jitter). */
+    retryBaseMs: 250,
+    /** How long a run remembers a URL's transient failure before a later replay tries it again (1 min). */
+    failureMemoryMs: 60_000,
   }),
   /** Data-residency region of the project. */
   region: 'us' as 'us' | 'eu',

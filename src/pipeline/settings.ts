@@ -286,6 +286,9 @@ function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonl
     maxRedirects: c.number('captureAssets.maxRedirects', given.maxRedirects ?? d.maxRedirects, 'count', 0),
     maxUrls: c.number('captureAssets.maxUrls', given.maxUrls ?? d.maxUrls, 'count', 1),
     cssDepth: c.number('captureAssets.cssDepth', given.cssDepth ?? d.cssDepth, 'count', 0),
+    retries: c.number('captureAssets.retries', given.retries ?? d.retries, 'count', 0),
+    retryBaseMs: c.number('captureAssets.retryBaseMs', given.retryBaseMs ?? d.retryBaseMs, 'ms', 0),
+    failureMemoryMs: c.number('captureAssets.failureMemoryMs', given.failureMemoryMs ?? d.failureMemoryMs, 'ms', 0),
   });
 }
 

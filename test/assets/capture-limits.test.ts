@@ -27,7 +27,9 @@ interface Site {
 
 const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
-async function serve(routes: (path: string, origin: string) => { status?: number; type?: string; body?: Buffer | string; location?: string; chunked?: boolean; hang?: boolean } | undefined): Promise<Site> {
+type Route = { status?: number; type?: string; body?: Buffer | string; location?: string; chunked?: boolean; hang?: boolean; reset?: boolean };
+
+async function serve(routes: (path: string, origin: string, hit: number) => Route | undefined): Promise<Site> {
   const hits = new Map<string, number>();
   const headers: IncomingHttpHeaders[] = [];
   let origin = '';
@@ -35,9 +37,10 @@ async function serve(routes: (path: string, origin: string) => { status?: number
     const path = req.url ?? '/';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     headers.push(req.headers);
-    const route = routes(path, origin);
+    const route = routes(path, origin, hits.get(path)!);
     if (route === undefined) return void res.writeHead(404).end();
     if (route.hang) return; // never answers
+    if (route.reset) return void req.socket.destroy(); // the connection drops before an answer
     const head: Record<string, string> = {};
     if (route.type) head['content-type'] = route.type;
     if (route.location) head.location = route.location;
@@ -57,13 +60,23 @@ async function serve(routes: (path: string, origin: string) => { status?: number
 
 let other: Site;
 let site: Site;
+/** Whether /later.png answers (503 until a test turns it on). */
+let laterUp = false;
 let work: { dir: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
   work = await tempDir('replay-export-capture-limits-');
   other = await serve((path) => (path === '/x.png' ? { type: 'image/png', body: png } : undefined));
-  site = await serve((path, origin) => {
+  site = await serve((path, origin, hit) => {
     switch (path) {
+      case '/flaky.png':
+        return hit <= 2 ? { status: 503, body: 'busy' } : { type: 'image/png', body: png };
+      case '/reset.png':
+        return hit === 1 ? { reset: true } : { type: 'image/png', body: png };
+      case '/down.png':
+        return { status: 503, body: 'down' };
+      case '/later.png':
+        return laterUp ? { type: 'image/png', body: png } : { status: 502, body: 'not yet' };
       case '/ok.css':
         return { type: 'text/css', body: '@import "nested.css";\n.a { background: url(img.png) }' };
       case '/nested.css':
@@ -129,7 +142,17 @@ function events(origin: string, srcs: string[]): Buffer[] {
   return list.map((e) => Buffer.from(JSON.stringify(e)));
 }
 
-const LIMITS: Omit<AssetCaptureSettings, 'origins'> = { concurrency: 2, maxBytes: 1000, timeoutMs: 400, maxRedirects: 2, maxUrls: 100, cssDepth: 2 };
+const LIMITS: Omit<AssetCaptureSettings, 'origins'> = {
+  concurrency: 2,
+  maxBytes: 1000,
+  timeoutMs: 400,
+  maxRedirects: 2,
+  maxUrls: 100,
+  cssDepth: 2,
+  retries: 2,
+  retryBaseMs: 10,
+  failureMemoryMs: 60_000,
+};
 
 describe('asset capture of a run', () => {
   test('fetches allowed origins only, within the limits; follows stylesheets; stores each asset once', async () => {
@@ -183,6 +206,63 @@ describe('asset capture of a run', () => {
     expect(names.sort()).toEqual([...new Set(Object.values(first.assets))].sort());
     for (const name of names) expect(createHash('sha256').update(await readFile(join(dir, '_assets', name))).digest('hex')).toBe(name);
     await capture.close();
+    await sink.close();
+  });
+
+  test('a transient failure is tried again within the time limit; one that lasts is recorded with its attempts', async () => {
+    const dir = join(work.dir, 'transient');
+    const sink = createLocalSink(dir);
+    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, sink);
+    const replay = capture.replay();
+    replay.observeBatch({ events: events(site.origin, ['/flaky.png', '/reset.png', '/down.png']) } as never);
+    const got = await replay.finish();
+    const o = site.origin;
+    expect(got.assets[`${o}/flaky.png`]).toBe(createHash('sha256').update(png).digest('hex'));
+    expect(got.assets[`${o}/reset.png`]).toBe(got.assets[`${o}/flaky.png`]);
+    expect(site.hits.get('/flaky.png')).toBe(3);
+    expect(site.hits.get('/reset.png')).toBe(2);
+    // retries: 2 → three attempts, then recorded with their number.
+    expect(got.assets_missing?.[`${o}/down.png`]).toBe('HTTP 503 (3 attempts)');
+    expect(site.hits.get('/down.png')).toBe(3);
+    await capture.close();
+    await sink.close();
+  });
+
+  test('a transient failure is remembered for failureMemoryMs only: a later replay of the run tries the URL again', async () => {
+    const o = site.origin;
+    const sink = createLocalSink(join(work.dir, 'memory'));
+    const replayOf = async (capture: AssetCapture) => {
+      const replay = capture.replay();
+      replay.observeBatch({ events: events(o, ['/later.png']) } as never);
+      return replay.finish();
+    };
+    laterUp = false;
+    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, sink);
+    expect((await replayOf(remembering)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
+    const hits = site.hits.get('/later.png');
+    laterUp = true;
+    // Within the minute: the failure is remembered, not asked again.
+    expect((await replayOf(remembering)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
+    expect(site.hits.get('/later.png')).toBe(hits);
+    await remembering.close();
+
+    laterUp = false;
+    const forgetting = new AssetCapture({ origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 }, sink);
+    expect((await replayOf(forgetting)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
+    laterUp = true;
+    const later = await replayOf(forgetting);
+    expect(later.assets[`${o}/later.png`]).toBe(createHash('sha256').update(png).digest('hex'));
+    expect(later.assets_missing?.[`${o}/later.png`]).toBeUndefined();
+    // A 404 is not transient: remembered for the run whatever failureMemoryMs says.
+    const missing = site.hits.get('/missing.png') ?? 0;
+    const replay = forgetting.replay();
+    replay.observeBatch({ events: events(o, ['/missing.png']) } as never);
+    await replay.finish();
+    const again = forgetting.replay();
+    again.observeBatch({ events: events(o, ['/missing.png']) } as never);
+    expect((await again.finish()).assets_missing?.[`${o}/missing.png`]).toBe('HTTP 404');
+    expect(site.hits.get('/missing.png')).toBe(missing + 1);
+    await forgetting.close();
     await sink.close();
   });
 
