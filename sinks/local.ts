@@ -91,6 +91,23 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     }
   };
 
+  /**
+   * Temporary files in the assets folder left by dead processes (a run killed while storing an asset): swept once per
+   * sink, at its first `putAsset`, since an asset already stored is never written again (and its folder can hold a
+   * great many files, too many to list per asset).
+   */
+  let assetSweep: Promise<void> | undefined;
+  const sweepAssetTemps = async (folder: string): Promise<void> => {
+    // Best effort, never through a link: a folder that is not (yet) a real one has nothing to sweep.
+    if (!(await areRealFolders(root, folder).catch(() => false))) return;
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      const digest = /^\.([0-9a-f]{64})\./.exec(name)?.[1];
+      const pid = digest === undefined ? undefined : tempNamePid(name, digest);
+      if (pid === undefined || pidIsAlive(pid)) continue;
+      await unlink(join(folder, name)).catch(() => undefined);
+    }
+  };
+
   /** A writer of `folder` ended: the last one to end without an output removes the folder if it is empty. */
   const leaveFolder = async (folder: string, committed: boolean): Promise<void> => {
     if (folderUsers.leave(folder) && !committed) await removeEmptyFolders(root, folder);
@@ -168,6 +185,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       const folder = dirname(path);
       let file: TempFile | undefined;
       try {
+        if (cleanStale) await (assetSweep ??= sweepAssetTemps(folder));
         if (await isStoredFile(path)) return;
         await ensureRoot();
         await makeFolders(root, folder);

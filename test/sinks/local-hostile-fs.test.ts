@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,6 +249,22 @@ describe('local sink: remove() takes only output keys and never goes through a s
     const sink = createLocalSink(dir);
     expect(await sink.remove!('dev/a.json')).toBe(false);
     expect(await tree(dir)).toEqual(['dev', 'dev/' + `.a.json.${process.pid}.0badc0de.tmp`]);
+    await sink.close();
+  });
+
+  it('sweeps the assets folder of temporary files left by dead processes at its first putAsset, not of live ones', async () => {
+    const { dir } = await targetAndOutside();
+    await mkdir(join(dir, '_assets'));
+    const digestOf = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+    const killed = digestOf(Buffer.from('killed mid-write'));
+    const dead = `.${killed}.2147483646.0badc0de.tmp`;
+    const live = `.${killed}.${process.pid}.0badc0de.tmp`;
+    await writeFile(join(dir, '_assets', dead), 'killed mid');
+    await writeFile(join(dir, '_assets', live), 'being written');
+    const body = Buffer.from('another asset');
+    const sink = createLocalSink(dir);
+    await sink.putAsset!(digestOf(body), 'text/plain', body);
+    expect(await tree(join(dir, '_assets'))).toEqual([live, digestOf(body)].sort());
     await sink.close();
   });
 });
