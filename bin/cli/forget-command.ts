@@ -1,5 +1,6 @@
 import { forgetReplays, type ForgetOptions, type ForgetReport } from '../../src/archive-tools.js';
 import type { Reporter } from './reporter.js';
+import { counted } from './progress.js';
 
 /**
  * `forget`: runs `forgetReplays` and reports each replay on stderr (text, or one JSON object a line), then a summary
@@ -32,10 +33,10 @@ export async function runForget(options: ForgetOptions, reporter: Reporter, summ
       continue;
     }
     const outputs = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';
-    const what = r.removedAssets.length > 0 ? `${outputs} and ${r.removedAssets.length} captured assets no other replay uses` : outputs;
+    const what = r.removedAssets.length > 0 ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses` : outputs;
     reporter.log('info', `forgot ${r.replayId}: ${what}${r.entry === undefined ? ' (tombstone already recorded)' : ''}`, fields);
   }
-  summary.log(failed > 0 ? 'error' : 'info', `Summary (${report.target}): ${report.replays.length} replays forgotten, ${removed} outputs removed, ${assets > 0 ? `${assets} captured assets removed, ` : ''}${failed} failed`, {
+  summary.log(failed > 0 ? 'error' : 'info', `Summary (${report.target}): ${counted(report.replays.length, 'replay')} forgotten, ${counted(removed, 'output')} removed, ${assets > 0 ? `${counted(assets, 'captured asset')} removed, ` : ''}${failed} failed`, {
     event: 'summary',
     target: report.target,
     forgotten: report.replays.length,

@@ -26,6 +26,11 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(1)} ${units[i]}`;
 }
 
+/** `n` and the noun in the number it takes: `1 replay`, `2 replays` (`plural` when not the noun + s). */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
+
 export function formatSeconds(s: number): string {
   if (!Number.isFinite(s) || s < 0) return '--';
   const h = Math.floor(s / 3600);

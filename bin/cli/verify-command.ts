@@ -1,6 +1,6 @@
 import type { S3SinkOptions } from '../../sinks/index.js';
 import { verifyArchive, type VerifyProblem, type VerifySummary } from '../../src/archive-tools.js';
-import { formatBytes, formatSeconds } from './progress.js';
+import { counted, formatBytes, formatSeconds } from './progress.js';
 import type { Reporter } from './reporter.js';
 
 export interface VerifyCommandOptions {
@@ -42,9 +42,9 @@ function summaryFields(s: VerifySummary): Record<string, unknown> {
 
 function summaryText(s: VerifySummary): string {
   const kinds = Object.entries(s.byKind).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`);
-  const problems = s.problems === 0 ? 'no problem' : `${s.problems} ${s.problems === 1 ? 'problem' : 'problems'} (${kinds.join(', ')})`;
+  const problems = s.problems === 0 ? 'no problem' : `${counted(s.problems, 'problem')} (${kinds.join(', ')})`;
   return (
-    `Verified ${s.target}: ${s.intact} of ${s.verified} archived replays intact, ${problems}; ` +
-    `${s.notOk} replays in another state, ${s.stored} stored outputs; ${s.events} events, ${formatBytes(s.bytes)} read in ${formatSeconds(s.seconds)}`
+    `Verified ${s.target}: ${s.intact} of ${counted(s.verified, 'archived replay')} intact, ${problems}; ` +
+    `${counted(s.notOk, 'replay')} in another state, ${counted(s.stored, 'stored output')}; ${counted(s.events, 'event')}, ${formatBytes(s.bytes)} read in ${formatSeconds(s.seconds)}`
   );
 }

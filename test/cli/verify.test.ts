@@ -75,7 +75,7 @@ describe('verify a local archive', () => {
     const res = await runCli(['verify', clean.json, '--quiet']);
     expect(res.code, res.stderr).toBe(0);
     const n = sandbox.replays().length - 1;
-    expect(res.stderr).toMatch(new RegExp(`^Verified ${clean.json.replace(/[/\\.]/g, '\\$&')}: ${n} of ${n} archived replays intact, no problem; 1 replays in another state`));
+    expect(res.stderr).toMatch(new RegExp(`^Verified ${clean.json.replace(/[/\\.]/g, '\\$&')}: ${n} of ${n} archived replays intact, no problem; 1 replay in another state`));
   });
 
   test('every kind of damage is reported once, as its kind, with its replay and key; exit 1', async () => {
