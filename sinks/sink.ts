@@ -132,6 +132,11 @@ export interface ManifestEntry {
   asset_types?: Record<string, string>;
   /** URLs the replay references that were not captured, → why (`origin not allowed`, `HTTP 404`, `too large`, ...). */
   assets_missing?: Record<string, string>;
+  /**
+   * Some of `assets_missing` failed for a reason that may pass (a timeout, 408, 429, 5xx, a reset): a later `archive`
+   * run with asset capture exports the replay again, until they are captured or fail for good.
+   */
+  assets_retry?: true;
 }
 
 export interface ManifestCompaction {

@@ -29,7 +29,7 @@ export interface AssetCaptureSettings extends AssetFetchLimits {
 }
 
 /** What a replay's manifest entry records of its assets. */
-export type AssetFields = Required<Pick<ManifestEntry, 'assets' | 'asset_types'>> & Pick<ManifestEntry, 'assets_missing'>;
+export type AssetFields = Required<Pick<ManifestEntry, 'assets' | 'asset_types'>> & Pick<ManifestEntry, 'assets_missing' | 'assets_retry'>;
 
 type Outcome = { digest: string; type: string; nested: string[] } | { reason: string; transient?: true };
 
@@ -118,6 +118,8 @@ export class ReplayAssetCapture {
   private readonly urls: Record<string, string> = {};
   private readonly types: Record<string, string> = {};
   private readonly missing: Record<string, string> = {};
+  /** Whether a URL of `missing` failed for a reason that may pass. */
+  private transient = false;
   private pending: Promise<void>[] = [];
   private failure: { error: unknown } | undefined;
   private dropped = 0;
@@ -152,6 +154,7 @@ export class ReplayAssetCapture {
       (outcome) => {
         if ('reason' in outcome) {
           this.missing[url] = outcome.reason;
+          if (outcome.transient === true) this.transient = true;
           return;
         }
         this.urls[url] = outcome.digest;
@@ -177,6 +180,7 @@ export class ReplayAssetCapture {
     if (dropped > 0) this.missing[MORE_URLS_KEY] = `${dropped} more URL(s) beyond the limit of ${this.run.settings.maxUrls}`;
     const fields: AssetFields = { assets: this.urls, asset_types: this.types };
     if (Object.keys(this.missing).length > 0) fields.assets_missing = this.missing;
+    if (this.transient) fields.assets_retry = true;
     return fields;
   }
 }

@@ -190,6 +190,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       recheckMs: settings.recheckMs,
       now: now(),
       redaction: settings.redaction?.digest,
+      captureAssets: settings.captureAssets !== undefined,
     });
     // Folds cost about the manifest's size: spaced at least that far apart, a run's folds cost at most twice its own entries.
     // Only archive runs fold (an export of given replays keeps its manifest a plain log).

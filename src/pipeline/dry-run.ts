@@ -24,7 +24,7 @@ export interface PlannedReplay {
  */
 export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sink, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
   const keyFor = (id: string): string => sink.keyFor(id, settings.output);
-  const state = await readResumeState(sink, { keyFor, now: now(), redaction: settings.redaction?.digest });
+  const state = await readResumeState(sink, { keyFor, now: now(), redaction: settings.redaction?.digest, captureAssets: settings.captureAssets !== undefined });
   const listed = await markStoredOutputs(sink, state, keyFor);
   const seen = new IdTable();
   for await (const replay of replays) {

@@ -29,6 +29,11 @@ export interface ResumeStateOptions {
    * the same policy (its `redaction` equals this): a policy added, changed or taken away exports the replay again.
    */
   redaction?: string | undefined;
+  /**
+   * This run captures assets: an `ok` entry whose capture met a failure that may pass (`assets_retry`) does not count,
+   * so the replay is exported again (while the platform still lists it) until its assets are captured.
+   */
+  captureAssets?: boolean | undefined;
 }
 
 /**
@@ -107,7 +112,12 @@ export class ResumeState {
       this.#fileKeys.delete(i);
       return;
     }
-    const done = entry.status === 'ok' && typeof entry.key === 'string' && entry.key === options.keyFor(id) && entry.redaction === options.redaction;
+    const done =
+      entry.status === 'ok' &&
+      typeof entry.key === 'string' &&
+      entry.key === options.keyFor(id) &&
+      entry.redaction === options.redaction &&
+      !(options.captureAssets === true && entry.assets_retry === true);
     if (!done) {
       const settling = entry.status === 'skipped' && entry.reason === 'settling';
       // Only ids once recorded `ok` or last recorded settling are in the table; a later entry of another status undoes that.

@@ -14,7 +14,7 @@ import { AssetCapture, type AssetCaptureSettings } from '../../src/assets/captur
 import { AssetUrlCollector } from '../../src/assets/collect.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { tempDir } from '../pipeline/helpers.js';
-import { exportReplay } from '../../src/index.js';
+import { archiveReplays, exportReplay } from '../../src/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 
@@ -282,6 +282,51 @@ describe('asset capture of a run', () => {
     expect(() => resolveSettings({ captureAssets: ['ftp://x'] })).toThrow(/http\(s\) origins/);
     expect(() => resolveSettings({ captureAssets: [] })).toThrow(/at least one origin/);
     expect(() => resolveSettings({ captureAssets: ['https://u:p@x.example'] })).toThrow(/http\(s\) origins/);
+  });
+
+  test('archive: a replay whose asset failed for a passing reason is exported again by later runs that capture, until captured', async () => {
+    const recorded = events(site.origin, ['/later.png']).map((b, i) => ({
+      ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>),
+      timestamp: Date.UTC(2026, 10, 21, 9, 0, i),
+    }));
+    const samples = recordingSamplesDir('recapture', recorded);
+    const sb = await startSandbox({ samplesDir: samples.dir });
+    try {
+      const out = join(work.dir, 'recapture');
+      const later = `${site.origin}/later.png`;
+      const captureAssets = { origins: [site.origin], ...LIMITS, retries: 0, timeoutMs: 5_000 };
+      const run = async (capture: boolean) => {
+        const results = [];
+        for await (const ev of archiveReplays({ endpoint: sb.url, apiKey: sb.credentials.apiKey, secretKey: sb.credentials.secretKey, out, settleMs: 0, ...(capture ? { captureAssets } : {}) })) {
+          if (ev.type === 'result') results.push(ev);
+        }
+        expect(results).toHaveLength(1);
+        return results[0]!;
+      };
+      laterUp = false;
+      const first = await run(true);
+      expect(first.outcome).toBe('ok');
+      expect(first.entry?.assets_missing?.[later]).toBe('HTTP 502');
+      expect(first.entry?.assets_retry).toBe(true);
+      // A run without capture leaves it alone; one with capture, the host still failing, exports it again.
+      expect((await run(false)).outcome).toBe('done-before');
+      const second = await run(true);
+      expect(second.outcome).toBe('ok');
+      expect(second.entry?.assets_retry).toBe(true);
+      laterUp = true;
+      const third = await run(true);
+      expect(third.outcome).toBe('ok');
+      expect(third.entry?.assets?.[later]).toBe(createHash('sha256').update(png).digest('hex'));
+      // What is still missing failed for good (a 404): nothing left to try again.
+      expect(third.entry?.assets_missing?.[later]).toBeUndefined();
+      expect(third.entry?.assets_missing?.[`${site.origin}/page/late.png`]).toBe('HTTP 404');
+      expect(third.entry?.assets_retry).toBeUndefined();
+      // Captured: done from now on.
+      expect((await run(true)).outcome).toBe('done-before');
+    } finally {
+      await sb.close();
+      samples.cleanup();
+    }
   });
 
   test('the library: exportReplay with captureAssets (its own capture) records the map; the page embeds the assets', async () => {
