@@ -15,7 +15,7 @@ import { AssetUrlCollector } from '../../src/assets/collect.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { tempDir } from '../pipeline/helpers.js';
 import { archiveReplays, exportReplay } from '../../src/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 
 interface Site {
@@ -140,6 +140,22 @@ function events(origin: string, srcs: string[]): Buffer[] {
     { type: 3, data: { source: 0, adds: [{ parentId: 5, nextId: null, node: img('../page/late.png') }], removes: [], texts: [], attributes: [{ id: 6, attributes: { src: '/img.png' } }] }, timestamp: 3 },
   ];
   return list.map((e) => Buffer.from(JSON.stringify(e)));
+}
+
+/**
+ * Runs `body` against a sandbox serving one replay recorded from `events(site.origin, srcs)` (starting at `startMs`),
+ * then closes both.
+ */
+async function withRecording(name: string, srcs: string[], startMs: number, body: (sb: Sandbox, replayId: string) => Promise<void>): Promise<void> {
+  const recorded = events(site.origin, srcs).map((b, i) => ({ ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>), timestamp: startMs + i * 1000 }));
+  const samples = recordingSamplesDir(name, recorded);
+  const sb = await startSandbox({ samplesDir: samples.dir });
+  try {
+    await body(sb, samples.replayId);
+  } finally {
+    await sb.close();
+    samples.cleanup();
+  }
 }
 
 const LIMITS: Omit<AssetCaptureSettings, 'origins'> = {
@@ -285,13 +301,7 @@ describe('asset capture of a run', () => {
   });
 
   test('archive: a replay whose asset failed for a passing reason is exported again by later runs that capture, until captured', async () => {
-    const recorded = events(site.origin, ['/later.png']).map((b, i) => ({
-      ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>),
-      timestamp: Date.UTC(2026, 10, 21, 9, 0, i),
-    }));
-    const samples = recordingSamplesDir('recapture', recorded);
-    const sb = await startSandbox({ samplesDir: samples.dir });
-    try {
+    await withRecording('recapture', ['/later.png'], Date.UTC(2026, 10, 21, 9, 0, 0), async (sb) => {
       const out = join(work.dir, 'recapture');
       const later = `${site.origin}/later.png`;
       const captureAssets = { origins: [site.origin], ...LIMITS, retries: 0, timeoutMs: 5_000 };
@@ -323,22 +333,13 @@ describe('asset capture of a run', () => {
       expect(third.entry?.assets_retry).toBeUndefined();
       // Captured: done from now on.
       expect((await run(true)).outcome).toBe('done-before');
-    } finally {
-      await sb.close();
-      samples.cleanup();
-    }
+    });
   });
 
   test('the library: exportReplay with captureAssets (its own capture) records the map; the page embeds the assets', async () => {
-    const recorded = events(site.origin, ['/img.png', '/big.bin', `${other.origin}/x.png`]).map((b, i) => ({
-      ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>),
-      timestamp: Date.UTC(2026, 10, 20, 9, 0, i),
-    }));
-    const samples = recordingSamplesDir('library', recorded);
-    const sb = await startSandbox({ samplesDir: samples.dir });
-    try {
+    await withRecording('library', ['/img.png', '/big.bin', `${other.origin}/x.png`], Date.UTC(2026, 10, 20, 9, 0, 0), async (sb, replayId) => {
       const out = join(work.dir, 'library');
-      const entry = await exportReplay(samples.replayId, {
+      const entry = await exportReplay(replayId, {
         endpoint: sb.url,
         apiKey: sb.credentials.apiKey,
         secretKey: sb.credentials.secretKey,
@@ -353,9 +354,6 @@ describe('asset capture of a run', () => {
       expect(entry.assets_missing![`${site.origin}/big.bin`]).toBe('too large (2000 bytes)');
       const page = await readFile(join(out, entry.key!), 'utf8');
       expect(page).toContain(`<script type="text/plain" class="replay-asset" data-digest="${digest}">${png.toString('base64')}</script>`);
-    } finally {
-      await sb.close();
-      samples.cleanup();
-    }
+    });
   });
 });
