@@ -175,23 +175,30 @@ export class LocalManifest {
     // Opened log first, snapshot last: a compaction running meanwhile moves lines from the log to a folding file to
     // the snapshot, so each line is still found in one of the files opened (at worst twice, which repeats a state).
     const handles: Array<{ name: string; handle: FileHandle }> = [];
+    // Every handle opened, as soon as it is: one that fails after others opened closes them all.
+    const opened: FileHandle[] = [];
+    const openForRead = async (path: string, name: string): Promise<FileHandle | undefined> => {
+      const handle = await this.#openForRead(path, name);
+      if (handle !== undefined) opened.push(handle);
+      return handle;
+    };
     try {
-      const log = await this.#openForRead(this.#log, MANIFEST_FILE);
+      const log = await openForRead(this.#log, MANIFEST_FILE);
       const folding: Array<{ name: string; handle: FileHandle }> = [];
       if (await this.#hasFolder()) {
         for (const name of await this.#foldingNames()) {
-          const handle = await this.#openForRead(join(this.#folder, name), `${MANIFEST_FOLDER}/${name}`);
+          const handle = await openForRead(join(this.#folder, name), `${MANIFEST_FOLDER}/${name}`);
           if (handle !== undefined) folding.push({ name: `${MANIFEST_FOLDER}/${name}`, handle });
         }
       }
       const snapshot = (await this.#hasFolder())
-        ? await this.#openForRead(join(this.#folder, SNAPSHOT_FILE), `${MANIFEST_FOLDER}/${SNAPSHOT_FILE}`)
+        ? await openForRead(join(this.#folder, SNAPSHOT_FILE), `${MANIFEST_FOLDER}/${SNAPSHOT_FILE}`)
         : undefined;
       if (snapshot !== undefined) handles.push({ name: `${MANIFEST_FOLDER}/${SNAPSHOT_FILE}`, handle: snapshot });
       handles.push(...folding);
       if (log !== undefined) handles.push({ name: MANIFEST_FILE, handle: log });
     } catch (err) {
-      await Promise.allSettled(handles.map((h) => h.handle.close()));
+      await Promise.allSettled(opened.map((h) => h.close()));
       throw this.#error('cannot read the manifest', MANIFEST_FILE, err);
     }
     try {

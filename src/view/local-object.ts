@@ -56,7 +56,11 @@ export async function openLocalKey(root: string, key: string, replayId?: string)
     if (code === 'ENOENT') return undefined;
     throw new ViewError('VIEW_UNSAFE_KEY', `the stored replay cannot be opened (${code ?? 'error'})`, { replayId, fileKey: key, cause: err });
   }
-  if (!(await handle.stat()).isFile()) {
+  const st = await handle.stat().catch(async (err: unknown) => {
+    await handle.close();
+    throw err;
+  });
+  if (!st.isFile()) {
     await handle.close();
     throw new ViewError('VIEW_UNSAFE_KEY', 'the stored replay is not a regular file', { replayId, fileKey: key });
   }

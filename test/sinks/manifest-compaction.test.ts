@@ -3,7 +3,7 @@
  * processes during a fold are never lost; a process killed at any moment of a fold loses nothing.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -12,6 +12,13 @@ import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { entry, killFoldAfter, spawnFold, stateOfSink, STATUSES, timeFold, type FoldChild } from './manifest-folds.js';
+
+/** Files under `dir` this process holds open (Linux: /proc/self/fd; elsewhere none are seen). */
+async function openFilesUnder(dir: string): Promise<string[]> {
+  const fds = await readdir('/proc/self/fd').catch(() => [] as string[]);
+  const paths = await Promise.all(fds.map((fd) => readlink(join('/proc/self/fd', fd)).catch(() => '')));
+  return paths.filter((p) => p.startsWith(dir + '/'));
+}
 
 let base: string;
 beforeAll(async () => {
@@ -187,9 +194,13 @@ describe('local manifest compaction', () => {
     await symlink(victim, join(linkedSnapshot, '_manifest', 'snapshot.ndjson'));
     const b = createLocalSink(linkedSnapshot);
     await b.appendManifest(entry('d/2', 'ok', 2));
+    await b.close();
     await expect(stateOf(linkedSnapshot)).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
+    // The log, opened before the snapshot was refused, was closed with it (not left to the garbage collector).
+    expect(await openFilesUnder(linkedSnapshot)).toEqual([]);
     await expect(b.compactManifest!({ layout: 'all' })).rejects.toBeInstanceOf(SinkError);
     await b.close();
+    expect(await openFilesUnder(linkedSnapshot)).toEqual([]);
     expect(await readFile(victim, 'utf8')).toBe(original);
     expect(await readdir(outside)).toEqual(['snapshot.ndjson']);
   });
