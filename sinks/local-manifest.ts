@@ -261,7 +261,12 @@ export class LocalManifest {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const handle = await open(path, CREATE, 0o644);
-        await handle.writeFile(`${process.pid} ${new Date().toISOString()}\n`);
+        await handle.writeFile(`${process.pid} ${new Date().toISOString()}\n`).catch(async (err: unknown) => {
+          // A full disk: the lock is not taken (nor left behind to go stale).
+          await handle.close();
+          await unlink(path).catch(() => undefined);
+          throw err;
+        });
         return handle;
       } catch (err) {
         if (code(err) !== 'EEXIST') throw err;

@@ -2,6 +2,7 @@
  * Folding a local manifest into its snapshot: the state read is the same before, during and after; appends of other
  * processes during a fold are never lost; a process killed at any moment of a fold loses nothing.
  */
+import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -174,6 +175,32 @@ describe('local manifest compaction', () => {
     // Whatever the kills left (folding files, a temporary snapshot, the lock) is gone after a complete fold.
     expect(await files(dir)).toEqual(['_manifest', '_manifest/snapshot.ndjson']);
   }, 120_000);
+
+  test('a full disk while taking the fold lock leaves no lock behind: the next fold, with room again, runs', async (ctx) => {
+    const mnt = await mkdtemp(join(base, 'small-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt], { stdio: 'ignore' });
+    } catch {
+      // Mounting needs root with CAP_SYS_ADMIN (CI runs as root; a container may still refuse it).
+      ctx.skip();
+    }
+    try {
+      const sink = createLocalSink(mnt);
+      await sink.appendManifest(entry('d/1', 'ok', 1));
+      await mkdir(join(mnt, '_manifest'));
+      // Fill the file system to the last block.
+      const filler = join(mnt, 'filler');
+      await writeFile(filler, Buffer.alloc(256 * 1024)).catch(() => undefined);
+      await expect(sink.compactManifest!({ layout: 'all' })).rejects.toBeInstanceOf(SinkError);
+      expect(await readdir(join(mnt, '_manifest'))).toEqual([]);
+      await rm(filler);
+      expect((await sink.compactManifest!({ layout: 'all' })).compacted).toBe(true);
+      await sink.close();
+      expect([...(await stateOf(mnt)).values()].map((e) => [e.replay_id, e.status])).toEqual([['d/1', 'ok']]);
+    } finally {
+      execFileSync('umount', [mnt]);
+    }
+  });
 
   test('a _manifest folder or snapshot that is a symbolic link is refused, read or folded; nothing outside is touched', async () => {
     const outside = await mkdtemp(join(base, 'outside-'));
