@@ -12,10 +12,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
-import type { IndexFilter, IndexRow } from './archive-index.js';
+import type { IndexFilter } from './archive-index.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
 import { renderIndex } from './index-page.js';
@@ -119,10 +119,6 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const title = `replay-export view: ${source.label}`;
   let allowedHosts = new Set<string>();
 
-  const events = async (row: IndexRow): Promise<AsyncGenerator<Buffer> | undefined> => {
-    const object = await source.open(row.entry);
-    return object === undefined ? undefined : storedEvents(object.body, object.format, object.gzip, maxEventBytes);
-  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, 'unknown host\n');
@@ -181,9 +177,13 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     const row = index.get(id);
     if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
-    const stream = await events(row);
-    if (stream === undefined) return send(res, 404, 'this replay has no stored events\n');
-    if (parts.length === 3 || req.method === 'HEAD') await stream.return(undefined);
+    const object = await source.open(row.entry);
+    if (object === undefined) return send(res, 404, 'this replay has no stored events\n');
+    // The page and HEAD only need to know that it opens: closed at once (a generator never started would not close it).
+    if (parts.length === 3 || req.method === 'HEAD') {
+      object.body.destroy();
+      await finished(object.body).catch(() => undefined);
+    }
     if (parts.length === 3) {
       const eventsUrl = `/replays/${encodeURIComponent(id)}/events.ndjson`;
       const assets = row.hasAssets ? await source.assetsOf(id) : undefined;
@@ -194,6 +194,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       res.end();
       return;
     }
+    const stream = storedEvents(object.body, object.format, object.gzip, maxEventBytes);
     await pipeline(Readable.from(ndjsonBytes(stream), { objectMode: false }), res);
   };
 

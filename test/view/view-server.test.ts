@@ -4,7 +4,7 @@
  * replay from the index with no request leaving the server.
  */
 import { request } from 'node:http';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -143,6 +143,17 @@ describe('one shared player', () => {
     const stale = assets[0]!.replace(/\/player\/[0-9a-f]{16}\//, '/player/0000000000000000/');
     expect((await raw(jsonServer, stale)).status).toBe(404);
     expect((await raw(jsonServer, '/player/../manifest.ndjson')).status).toBe(404);
+  });
+
+  it('the page and a HEAD of the events open the stored object only to close it at once', async () => {
+    const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
+    const path = `/replays/${encodeURIComponent(target.replayId)}`;
+    expect((await raw(jsonServer, path)).status).toBe(200);
+    expect((await raw(jsonServer, `${path}/events.ndjson`, { method: 'HEAD' })).status).toBe(200);
+    // Nothing of the archive is held open after the answers (Linux: /proc/self/fd).
+    const fds = await readdir('/proc/self/fd').catch(() => [] as string[]);
+    const open = await Promise.all(fds.map((fd) => readlink(join('/proc/self/fd', fd)).catch(() => '')));
+    expect(open.filter((p) => p.startsWith(join(dir, 'json') + '/'))).toEqual([]);
   });
 });
 
