@@ -8,13 +8,10 @@ import { ValidationError } from '../http/errors.js';
 import { withSignal, type CallOptions } from './call-options.js';
 import { isPlainObject, optionalString, requireArray, requireIsoTimestamp, requireMaxBytes, requireObject, requireString } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
+import { FEEDBACK_SPEC } from '../util/spec-constants.js';
 
-export const FEEDBACK_LIMITS = {
-  minItems: 1,
-  maxItems: 100,
-  /** Whole JSON payload, UTF-8 bytes (5 MB taken as 5,000,000). */
-  maxPayloadBytes: 5_000_000,
-} as const;
+/** 1 to 100 items; the whole JSON payload at most 5 MB (src/util/spec-constants.ts). */
+export const FEEDBACK_LIMITS = FEEDBACK_SPEC;
 
 export const FEEDBACK_PATH = '/api/1/ai-feedback/ingest';
 

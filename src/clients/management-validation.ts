@@ -21,6 +21,7 @@ import {
   EXPERIMENT_CONDITION_OPS,
   FILTER_OPS,
   FLAG_CONDITION_OPS,
+  MANAGEMENT_LIMITS,
   type ManagementKind,
 } from './management-types.js';
 
@@ -65,7 +66,8 @@ export function validateEdit(kind: ManagementKind, body: unknown): Record<string
   }
   optionalBoolean('enabled', b.enabled);
   optionalBoolean('stickyBucketing', b.stickyBucketing);
-  if (b.rolloutPercentage !== undefined) requireInteger('rolloutPercentage', b.rolloutPercentage);
+  const pct = MANAGEMENT_LIMITS.rolloutPercentage;
+  if (b.rolloutPercentage !== undefined) requireInteger('rolloutPercentage', b.rolloutPercentage, pct.min, pct.max);
   if (b.tags !== undefined) requireStringList('tags', b.tags);
   if (b.startDate !== undefined) requireIsoTimestamp('startDate', b.startDate);
   if (b.endDate !== undefined) requireIsoTimestamp('endDate', b.endDate);
@@ -102,13 +104,15 @@ function segment(kind: ManagementKind, field: string, raw: unknown): void {
   });
 }
 
-/** POST /api/1/{kind}: `projectId` and `key` present, known fields only, typed members. */
+/**
+ * POST /api/1/{kind}: known fields only, typed members. The spec marks no create field required; `key` is required
+ * here because it is what identifies the record (an assumption, docs/CLIENTS.md); `projectId` is optional.
+ */
 export function validateCreate(kind: ManagementKind, body: unknown): Record<string, unknown> {
   const b = requireObject('body', body);
   onlyKeys('body', b, CREATE_FIELDS[kind]);
-  requireString('projectId', b.projectId);
   requireString('key', b.key);
-  for (const k of ['name', 'description', 'evaluationMode', 'experimentType']) optionalString(k, b[k]);
+  for (const k of ['projectId', 'name', 'description', 'evaluationMode', 'experimentType']) optionalString(k, b[k]);
   if (b.variants !== undefined) {
     requireArray('variants', b.variants).forEach((v, i) => {
       if (!isPlainObject(v)) throw new ValidationError(`variants[${i}]`, 'must be an object with a key');
