@@ -50,7 +50,8 @@ export class AttributionClient {
     if (encoding !== 'form' && encoding !== 'query') throw new ValidationError('encoding', 'must be "form" or "query"');
     const payload = { event: JSON.stringify(e) };
     const res = await this.#transport.request({
-      method: 'POST', host: 'api', path: '/attribution', auth: 'api_key', family: 'ingest',
+      // Rate limits of attribution: "not shown"; nothing is charged to the mapping budget of `ingest`.
+      method: 'POST', host: 'api', path: '/attribution', auth: 'api_key', family: 'ingest', cost: 0,
       ...(encoding === 'form' ? { form: payload } : { query: payload }),
       ...withSignal(o),
     });

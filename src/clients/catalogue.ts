@@ -148,7 +148,7 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
   ];
 }
 
-const ENCODING = str('encoding', 'query or form', false);
+const ENCODING = str('encoding', 'auto (default: query while short, else form body), query or form', false);
 
 const INGEST: Operation[] = [
   op({ name: 'user-mapping.map', family: 'ingest', method: 'POST', path: '/usermap', summary: 'map users to global user ids', params: [ENCODING], body: 'array of {user_id, global_user_id}',

@@ -7,15 +7,10 @@ import { ValidationError } from '../http/errors.js';
 import { withSignal, type CallOptions } from './call-options.js';
 import { requireArray, requireMaxBytes, requireObject, requireString } from './checks.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
+import { GROUP_IDENTIFY_SPEC } from '../util/spec-constants.js';
 
-export const GROUP_IDENTIFY_LIMITS = {
-  /** Group identifications per request. */
-  maxIdentifications: 1024,
-  /** Group properties per request, summed over all identifications. */
-  maxProperties: 1024,
-  /** Whole form body, UTF-8 bytes (1 MB taken as 1,000,000). */
-  maxRequestBytes: 1_000_000,
-} as const;
+/** Identifications and properties (summed over them) per request; the form body's bytes (src/util/spec-constants.ts). */
+export const GROUP_IDENTIFY_LIMITS = GROUP_IDENTIFY_SPEC;
 
 export interface GroupIdentification {
   group_type: string;
@@ -48,7 +43,8 @@ export class GroupIdentifyClient {
     // The api_key the transport adds is short; the cap is checked on the encoded body without it.
     requireMaxBytes('identification', new URLSearchParams(form).toString(), GROUP_IDENTIFY_LIMITS.maxRequestBytes, 'the request body');
     const res = await this.#transport.request({
-      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', ...withSignal(o),
+      // Limits of group identify per window: "not shown"; nothing is charged to the mapping budget of `ingest`.
+      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', cost: 0, ...withSignal(o),
     });
     return unspecified(res);
   }

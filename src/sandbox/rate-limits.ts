@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { SlidingWindow } from '../util/sliding-window.js';
+import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
 import { ConcurrentCost } from './concurrent-cost.js';
 
 export interface RateLimitSettings {
@@ -19,17 +20,21 @@ export interface RateLimitSettings {
   taxonomyConcurrentCost: number;
   /** Taxonomy cost per hour. Spec: 7,200. */
   taxonomyCostPerHour: number;
-  /** Map/unmap requests per 30 s. Spec: 50 per second over a 30-second window, 1,500. */
+  /**
+   * Mapping objects of map/unmap per 30 s ("1500 alias calls, not batches, per window"). A batch is admitted while
+   * the window holds fewer, then counted whole ("beyond it all requests are throttled until calls in the window fall
+   * under the limit"). Spec: 1,500.
+   */
   mappingPer30s: number;
 }
 
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
-  dashboardCostPer5Min: 1_000,
-  dashboardCostPerHour: 108_000,
-  userActivityPerHour: 360,
-  taxonomyConcurrentCost: 4,
-  taxonomyCostPerHour: 7_200,
-  mappingPer30s: 1_500,
+  dashboardCostPer5Min: DASHBOARD_SPEC.costPer5Min,
+  dashboardCostPerHour: DASHBOARD_SPEC.costPerHour,
+  userActivityPerHour: DASHBOARD_SPEC.userActivityPerHour,
+  taxonomyConcurrentCost: TAXONOMY_SPEC.concurrentCost,
+  taxonomyCostPerHour: TAXONOMY_SPEC.costPerHour,
+  mappingPer30s: MAPPING_SPEC.perWindow,
 });
 
 /** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. */
@@ -49,8 +54,9 @@ interface NamedWindow {
   window: SlidingWindow;
 }
 
-function refusal(w: NamedWindow, cost: number, what: string): LimitRefusal | undefined {
-  const wait = w.window.waitFor(cost);
+function refusal(w: NamedWindow, cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
+  // `under`: admitted while the window holds less than its limit (one more unit fits), then counted whole.
+  const wait = w.window.waitFor(admit === 'under' ? 1 : cost);
   if (wait === 0) return undefined;
   return {
     limit: w.name,
@@ -60,9 +66,9 @@ function refusal(w: NamedWindow, cost: number, what: string): LimitRefusal | und
 }
 
 /** Checks every window first and spends in all of them only when the cost fits in each. */
-function charge(windows: readonly NamedWindow[], cost: number, what: string): LimitRefusal | undefined {
+function charge(windows: readonly NamedWindow[], cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
   for (const w of windows) {
-    const r = refusal(w, cost, what);
+    const r = refusal(w, cost, what, admit);
     if (r) return r;
   }
   for (const w of windows) w.window.spend(cost);
@@ -88,7 +94,7 @@ export class RateLimits {
     this.#userActivity = [w('user activity and user search queries per hour', settings.userActivityPerHour, 60 * MINUTE, 'hour')];
     this.#taxonomy = [w('taxonomy cost per hour', settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
     this.#taxonomyInFlight = new ConcurrentCost(settings.taxonomyConcurrentCost);
-    this.#mapping = [w('mapping requests per 30 seconds', settings.mappingPer30s, 30_000, '30 seconds')];
+    this.#mapping = [w('mappings per 30 seconds', settings.mappingPer30s, MAPPING_SPEC.windowMs, '30 seconds')];
   }
 
   /** How many requests each limit refused (names as in the 429 bodies; limits that refused none are left out). */
@@ -114,9 +120,9 @@ export class RateLimits {
     return this.#count(charge(this.#userActivity, 1, 'query'));
   }
 
-  /** One map or unmap request. */
-  mapping(): LimitRefusal | undefined {
-    return this.#count(charge(this.#mapping, 1, 'request'));
+  /** A map or unmap batch of `mappings` mapping objects (each one counts). */
+  mapping(mappings: number): LimitRefusal | undefined {
+    return this.#count(charge(this.#mapping, mappings, 'batch', 'under'));
   }
 
   /**

@@ -49,8 +49,6 @@ export interface Sandbox {
 
 const LIST_PATH = '/api/1/session-replays';
 const FILES_PATH = '/api/1/session-replays/files';
-/** Map and unmap (the user mapping family); the sandbox's mapping limit applies to them. */
-const MAPPING_PATH = '/usermap';
 
 function deriveSecret(secretKey: string, purpose: string): Buffer {
   return createHmac('sha256', secretKey).update(`replay-export sandbox ${purpose}`).digest();
@@ -125,18 +123,6 @@ async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: Incom
   }
 }
 
-/**
- * The mapping limit (50 per second over 30 s), charged per map/unmap request before the user mapping family reads
- * it. True when the request was refused (answered 429).
- */
-function mappingLimited(rateLimits: RateLimits, req: IncomingMessage, path: string, res: ServerResponse): boolean {
-  if (path !== MAPPING_PATH || req.method !== 'POST') return false;
-  const refused = rateLimits.mapping();
-  if (!refused) return false;
-  sendJson(res, 429, { error: { code: 'rate_limited', message: refused.message, limit: refused.limit } }, { 'Retry-After': String(refused.retryAfterSeconds) });
-  return true;
-}
-
 async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, rateLimits: RateLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
@@ -150,7 +136,6 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
       return;
     }
   }
-  if (mappingLimited(rateLimits, req, path, res)) return;
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
   } else if (path.startsWith(STORAGE_PREFIX)) {
