@@ -4,13 +4,21 @@
  */
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
+import { checkBodyFields, req, type BodySchema } from './body-schema.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { requireArray, requireMaxBytes, requireObject, requireString } from './checks.js';
+import { requireArray, requireMaxBytes } from './checks.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
 import { GROUP_IDENTIFY_SPEC } from '../util/spec-constants.js';
 
 /** Identifications and properties (summed over them) per request; the form body's bytes (src/util/spec-constants.ts). */
 export const GROUP_IDENTIFY_LIMITS = GROUP_IDENTIFY_SPEC;
+
+/** "Group identification": `group_type`, `group_value`, `group_properties` (1 to 1024 per request). */
+export const GROUP_IDENTIFY_BODY: BodySchema = {
+  shape: 'array',
+  items: { min: 1, max: GROUP_IDENTIFY_SPEC.maxIdentifications },
+  fields: [req('group_type', 'string'), req('group_value', 'string'), req('group_properties', 'object')],
+};
 
 export interface GroupIdentification {
   group_type: string;
@@ -31,10 +39,8 @@ export class GroupIdentifyClient {
     const list = requireArray('identification', identifications, 1, GROUP_IDENTIFY_LIMITS.maxIdentifications);
     let properties = 0;
     list.forEach((raw, i) => {
-      const g = requireObject(`identification[${i}]`, raw);
-      requireString(`identification[${i}].group_type`, g.group_type);
-      requireString(`identification[${i}].group_value`, g.group_value);
-      properties += Object.keys(requireObject(`identification[${i}].group_properties`, g.group_properties)).length;
+      const g = checkBodyFields(`identification[${i}]`, raw, GROUP_IDENTIFY_BODY);
+      properties += Object.keys(g.group_properties as object).length;
     });
     if (properties > GROUP_IDENTIFY_LIMITS.maxProperties) {
       throw new ValidationError('identification', `${properties} group properties in one request, over the limit of ${GROUP_IDENTIFY_LIMITS.maxProperties}`);

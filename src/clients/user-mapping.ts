@@ -6,8 +6,9 @@
  */
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
+import { checkBodyFields, req, type BodySchema } from './body-schema.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { isPlainObject, requireArray, requireMaxBytes, requireObject, requireString, requireStringArray } from './checks.js';
+import { isPlainObject, requireArray, requireMaxBytes, requireStringArray } from './checks.js';
 import { jsonObject, MalformedResponseError, unspecified, type UnspecifiedResponse } from './response.js';
 import { MAPPING_SPEC } from '../util/spec-constants.js';
 
@@ -23,6 +24,9 @@ export const USER_MAPPING_LIMITS = Object.freeze({
   windowMs: MAPPING_SPEC.windowMs,
   maxQueryBytes: 6_000,
 });
+
+/** "Mapping object" of map: `user_id` and `global_user_id`, any number (sent in batches under the caps). */
+export const MAPPING_BODY: BodySchema = { shape: 'array', items: { min: 1 }, fields: [req('user_id', 'string'), req('global_user_id', 'string')] };
 
 export interface UserMapping {
   user_id: string;
@@ -120,9 +124,9 @@ export class UserMappingClient {
    */
   async map(mappings: readonly UserMapping[], o?: MappingOptions): Promise<UnspecifiedResponse[]> {
     const list = requireArray('mapping', mappings, 1).map((m, i) => {
-      const x = requireObject(`mapping[${i}]`, m);
-      if (x.unmap !== undefined) throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
-      return { user_id: requireString(`mapping[${i}].user_id`, x.user_id), global_user_id: requireString(`mapping[${i}].global_user_id`, x.global_user_id) };
+      if (isPlainObject(m) && m.unmap !== undefined) throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
+      const x = checkBodyFields(`mapping[${i}]`, m, MAPPING_BODY);
+      return { user_id: x.user_id as string, global_user_id: x.global_user_id as string };
     });
     return this.#send(list, o);
   }
