@@ -37,12 +37,22 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
   mappingPer30s: MAPPING_SPEC.perWindow,
 });
 
-/** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. */
+/**
+ * A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. `status` 429 when
+ * waiting helps; 400 when the request's cost alone is over the whole limit, so that no retry can ever succeed
+ * (the answer names the limit; no Retry-After).
+ */
 export interface LimitRefusal {
+  status: 400 | 429;
   /** The limit's name, e.g. `dashboard cost per 5 minutes`. */
   limit: string;
   message: string;
   retryAfterSeconds: number;
+}
+
+/** A cost that can never fit under `limit`: a 400 naming the limit. */
+function impossible(name: string, limit: number, per: string, cost: number, what: string): LimitRefusal {
+  return { status: 400, limit: name, message: `${name} limit: this ${what} costs ${cost}, more than the whole limit of ${limit} per ${per}; it can never be served`, retryAfterSeconds: 0 };
 }
 
 const MINUTE = 60_000;
@@ -55,10 +65,12 @@ interface NamedWindow {
 }
 
 function refusal(w: NamedWindow, cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
+  if (admit === 'fit' && cost > w.window.limit) return impossible(w.name, w.window.limit, w.per, cost, what);
   // `under`: admitted while the window holds less than its limit (one more unit fits), then counted whole.
   const wait = w.window.waitFor(admit === 'under' ? 1 : cost);
   if (wait === 0) return undefined;
   return {
+    status: 429,
     limit: w.name,
     message: `${w.name} limit exceeded: ${w.window.limit} per ${w.per} (this ${what} costs ${cost}; ${w.window.used()} spent in the window)`,
     retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
@@ -126,13 +138,16 @@ export class RateLimits {
   }
 
   /**
-   * A taxonomy call costing `cost`: its cost is held against the concurrent cost limit until `res` is finished, and
-   * spent in the hourly window.
+   * A taxonomy call costing `cost`: its cost is held against the concurrent cost limit from its arrival until `res`
+   * is finished (the family charges it before the sandbox's added latency), and spent in the hourly window.
    */
   taxonomy(cost: number, res: ServerResponse): LimitRefusal | undefined {
-    const give = this.#taxonomyInFlight.take(cost);
+    const inFlight = this.#taxonomyInFlight;
+    if (cost > inFlight.limit) return this.#count(impossible('taxonomy concurrent cost', inFlight.limit, 'request in flight', cost, 'call'));
+    const give = inFlight.take(cost);
     if (!give) {
       return this.#count({
+        status: 429,
         limit: 'taxonomy concurrent cost',
         message: `taxonomy concurrent cost limit exceeded: ${this.#taxonomyInFlight.limit} (this call costs ${cost}; ${this.#taxonomyInFlight.held()} in flight)`,
         retryAfterSeconds: 1,

@@ -10,7 +10,7 @@ import { describeReplays, type SandboxReplay } from './describe.js';
 import { SandboxFamilies, type FamilyRoute, type HeldAttribution, type StoredFeedbackItem } from './families/index.js';
 import { FaultState, type Faults } from './faults.js';
 import { handleFiles } from './files-route.js';
-import { hasBasicAuth, hasBearerAuth, sendApiError, sendJson, splitTarget } from './http-util.js';
+import { hasBasicAuth, hasBearerAuth, sendApiError, splitTarget } from './http-util.js';
 import { handleList } from './list-route.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { PageTokens } from './page-token.js';
@@ -147,6 +147,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
     await handleApi(ctx, req, path, query, res);
   } else if (family) {
     ctx.stats.apiRequests++;
+    if (family.arrive?.(req, res, path)) return;
     const latency = ctx.faults.latencyMs();
     if (latency > 0) await sleep(latency);
     await handleFamily(ctx, family, req, path, query, res);

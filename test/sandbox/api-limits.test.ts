@@ -138,6 +138,19 @@ describe('the dashboard cost budget (1,000 per five minutes)', () => {
   });
 });
 
+describe('a cost over a whole limit', () => {
+  it('a dashboard query costing more than 1,000 is a 400 naming the limit, without Retry-After (no retry can succeed)', async () => {
+    sandbox = await startSandbox();
+    const auth = `Basic ${Buffer.from(`${sandbox.credentials.apiKey}:${sandbox.credentials.secretKey}`).toString('base64')}`;
+    const q = new URLSearchParams({ se: JSON.stringify({ event_type: 'a' }), re: JSON.stringify({ event_type: 'b' }), start: '20260101', end: '20260720' });
+    // 201 days × 1 condition × 8 (retention) = 1,608.
+    const res = await fetch(`${sandbox.url}/api/2/retention?${q}`, { headers: { authorization: auth } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(await res.json()).toEqual({ error: { code: 'cost_exceeds_limit', message: expect.stringContaining('dashboard cost per 5 minutes limit: this query costs 1608, more than the whole limit of 1000'), limit: 'dashboard cost per 5 minutes' } });
+  });
+});
+
 describe('the mapping limit (1500 mappings, not batches, per 30 s)', () => {
   const batch = (n: number, from = 0) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ user_id: `u${from + i}`, global_user_id: 'g' })));
   const post = (mapping: string) =>
