@@ -17,6 +17,7 @@ export const ATTRIBUTION_EVENT_BODY: BodySchema = {
   shape: 'object',
   open: true,
   fields: [req('event_type', 'string'), ...ATTRIBUTION_IDENTIFIERS.map((id) => opt(id, 'string')), opt('user_properties', 'object'), opt('platform', 'string')],
+  atLeastOneOf: ATTRIBUTION_IDENTIFIERS,
 };
 
 export interface AttributionEvent {
@@ -46,9 +47,6 @@ export class AttributionClient {
   /** Sends one attribution event. Needs `event_type` and at least one of idfa, idfv, adid, android_app_set_id. */
   async send(event: AttributionEvent, o: AttributionOptions = {}): Promise<UnspecifiedResponse> {
     const e = checkBodyFields('event', event, ATTRIBUTION_EVENT_BODY);
-    if (!ATTRIBUTION_IDENTIFIERS.some((id) => typeof e[id] === 'string' && e[id] !== '')) {
-      throw new ValidationError('event', `needs one of ${ATTRIBUTION_IDENTIFIERS.join(', ')} to identify the user`);
-    }
     const encoding = o.encoding ?? 'form';
     if (encoding !== 'form' && encoding !== 'query') throw new ValidationError('encoding', 'must be "form" or "query"');
     const payload = { event: JSON.stringify(e) };

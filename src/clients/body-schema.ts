@@ -24,6 +24,8 @@ export interface BodySchema {
   readonly open?: boolean;
   /** Array bodies: how many elements (inclusive). */
   readonly items?: { readonly min: number; readonly max?: number };
+  /** At least one of these fields must be given (a non-empty string for a string field): an edit's fields, say. */
+  readonly atLeastOneOf?: readonly string[];
 }
 
 /** A required field / an optional one. */
@@ -71,13 +73,16 @@ export function checkBodyFields(where: string, value: unknown, schema: BodySchem
     else if (f.type === 'string[]') requireStringList(at(f.name), v);
     else if (!typeOk(f.type, v)) throw new ValidationError(at(f.name), `must be ${TYPE_WORDS[f.type]}`);
   }
+  const some = schema.atLeastOneOf;
+  if (some && !some.some((k) => o[k] !== undefined && o[k] !== '')) throw new ValidationError(where, `needs at least one of ${some.join(', ')}`);
   return o;
 }
 
 /** The one-line description `--help` prints: `{event_property, event_type?, description?, ...}` (`?`: optional). */
 export function describeBody(schema: BodySchema): string {
   const fields = schema.fields.map((f) => `${f.name}${f.required ? '' : '?'}`);
-  const object = `{${[...fields, ...(schema.open ? ['...'] : [])].join(', ')}}`;
+  const some = schema.atLeastOneOf ? ` (at least one of ${schema.atLeastOneOf.join(', ')})` : '';
+  const object = `{${[...fields, ...(schema.open ? ['...'] : [])].join(', ')}}${some}`;
   if (schema.shape === 'object') return object;
   const n = schema.items;
   const count = n === undefined ? '' : n.max === undefined ? ` (at least ${n.min})` : ` (${n.min} to ${n.max})`;

@@ -27,13 +27,18 @@ const COMMON_EDIT: readonly BodyField[] = [
   opt('name', 'string'), opt('description', 'string'), opt('bucketingKey', 'string'), opt('bucketingSalt', 'string'),
   opt('evaluationMode', 'string'), opt('rolloutPercentage', 'integer'), opt('enabled', 'boolean'), opt('tags', 'string[]'),
 ];
+const EXPERIMENT_EDIT: readonly BodyField[] = [
+  ...COMMON_EDIT, opt('experimentType', 'string'), opt('stickyBucketing', 'boolean'), opt('startDate', 'string'), opt('endDate', 'string'), opt('exposureEvent', 'object'),
+];
+const FLAG_EDIT: readonly BodyField[] = [...COMMON_EDIT, opt('bucketingUnit', 'string')];
 /** The edit body of each kind: "Experiment (fields accepted by edit)", "Flag (fields accepted by edit)". */
 export const EDIT_BODY: Readonly<Record<ManagementKind, BodySchema>> = {
   experiments: {
     shape: 'object',
-    fields: [...COMMON_EDIT, opt('experimentType', 'string'), opt('stickyBucketing', 'boolean'), opt('startDate', 'string'), opt('endDate', 'string'), opt('exposureEvent', 'object')],
+    fields: EXPERIMENT_EDIT,
+    atLeastOneOf: EXPERIMENT_EDIT.map((f) => f.name),
   },
-  flags: { shape: 'object', fields: [...COMMON_EDIT, opt('bucketingUnit', 'string')] },
+  flags: { shape: 'object', fields: FLAG_EDIT, atLeastOneOf: FLAG_EDIT.map((f) => f.name) },
 };
 /** A variant: `key` identifies it (required to add one); "name, description labelled optional". */
 export const VARIANT_BODY: BodySchema = {
@@ -41,7 +46,11 @@ export const VARIANT_BODY: BodySchema = {
   fields: [req('key', 'string'), opt('name', 'string'), opt('description', 'string'), opt('payload', 'json'), opt('rolloutWeight', 'number')],
 };
 /** A variant edit: the same fields, all optional. */
-export const VARIANT_EDIT_BODY: BodySchema = { shape: 'object', fields: VARIANT_BODY.fields.map((f) => opt(f.name, f.type)) };
+export const VARIANT_EDIT_BODY: BodySchema = {
+  shape: 'object',
+  fields: VARIANT_BODY.fields.map((f) => opt(f.name, f.type)),
+  atLeastOneOf: VARIANT_BODY.fields.map((f) => f.name),
+};
 const CREATE_COMMON: readonly BodyField[] = [
   opt('projectId', 'string'), opt('name', 'string'), req('key', 'string'), opt('description', 'string'), opt('variants', 'array'),
   opt('rolloutWeights', 'object'), opt('targetSegments', 'array'), opt('deployments', 'string[]'), opt('evaluationMode', 'string'),
@@ -77,7 +86,6 @@ function exposureEvent(field: string, v: unknown): void {
 /** PATCH /api/1/{kind}/{id}: only the kind's edit fields, at least one, each of its type. */
 export function validateEdit(kind: ManagementKind, body: unknown): Record<string, unknown> {
   const b = checkBodyFields('body', body, EDIT_BODY[kind]);
-  if (!Object.values(b).some((v) => v !== undefined)) throw new ValidationError('body', 'an edit needs at least one field');
   const pct = MANAGEMENT_LIMITS.rolloutPercentage;
   if (b.rolloutPercentage !== undefined) requireInteger('rolloutPercentage', b.rolloutPercentage, pct.min, pct.max);
   if (b.startDate !== undefined) requireIsoTimestamp('startDate', b.startDate);
@@ -90,7 +98,6 @@ export function validateEdit(kind: ManagementKind, body: unknown): Record<string
 export function validateVariant(body: unknown, partial: boolean): Record<string, unknown> {
   const v = checkBodyFields('variant', body, partial ? VARIANT_EDIT_BODY : VARIANT_BODY);
   if (partial && v.key !== undefined) requireString('variant.key', v.key);
-  if (partial && !Object.values(v).some((x) => x !== undefined)) throw new ValidationError('variant', 'an edit needs at least one field');
   return v;
 }
 

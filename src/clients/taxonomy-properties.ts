@@ -1,7 +1,6 @@
 /**
  * Taxonomy: event, user and group properties (`/event-property`, `/user-property`, `/group-property`).
  */
-import { ValidationError } from '../http/errors.js';
 import type { CallOptions } from './call-options.js';
 import { checkBodyFields, opt, req, type BodyField, type BodySchema } from './body-schema.js';
 import { requireString } from './checks.js';
@@ -23,28 +22,27 @@ const object = (...fields: BodyField[]): BodySchema => ({ shape: 'object', field
  */
 export const EVENT_PROPERTY_CREATE_BODY = object(req('event_property', 'string'), opt('event_type', 'string'), ...PROPERTY_FIELDS);
 /** `PUT /event-property/:event-property`: "body `event_type` and fields to change" (without it: the shared property). */
-export const EVENT_PROPERTY_UPDATE_BODY = object(opt('event_type', 'string'), ...PROPERTY_FIELDS);
+export const EVENT_PROPERTY_UPDATE_BODY: BodySchema = { ...object(opt('event_type', 'string'), ...PROPERTY_FIELDS), atLeastOneOf: PROPERTY_NAMES };
 /** `POST /user-property`: "body `user_property`". */
 export const USER_PROPERTY_CREATE_BODY = object(req('user_property', 'string'), ...PROPERTY_FIELDS);
 /** `PUT /user-property/:user_property`: "body `new_user_property_value`, `description`, `is_hidden`". */
-export const USER_PROPERTY_UPDATE_BODY = object(opt('new_user_property_value', 'string'), opt('description', 'string'), opt('is_hidden', 'boolean'));
+export const USER_PROPERTY_UPDATE_BODY: BodySchema = {
+  ...object(opt('new_user_property_value', 'string'), opt('description', 'string'), opt('is_hidden', 'boolean')),
+  atLeastOneOf: ['new_user_property_value', 'description', 'is_hidden'],
+};
 /**
  * `POST /group-property`: "body `group_type`, `group_property`". `group_type` is required here: a group property
  * belongs to a group type (an assumption, docs/CLIENTS.md).
  */
 export const GROUP_PROPERTY_CREATE_BODY = object(req('group_property', 'string'), req('group_type', 'string'), ...PROPERTY_FIELDS);
 /** `PUT /group-property/:group_property`: "body `group_type` and fields to change" (without it: the shared property). */
-export const GROUP_PROPERTY_UPDATE_BODY = object(opt('group_type', 'string'), ...PROPERTY_FIELDS);
+export const GROUP_PROPERTY_UPDATE_BODY: BodySchema = { ...object(opt('group_type', 'string'), ...PROPERTY_FIELDS), atLeastOneOf: PROPERTY_NAMES };
 
 /** Checks a body against its schema; an optional name given must be non-empty. */
 function checkBody(body: unknown, schema: BodySchema, optionalNames: readonly string[] = []): Record<string, unknown> {
   const b = checkBodyFields('body', body, schema);
   for (const k of optionalNames) if (b[k] !== undefined) requireString(k, b[k]);
   return b;
-}
-
-function anyField(b: Record<string, unknown>, keys: readonly string[]): void {
-  if (!keys.some((k) => b[k] !== undefined)) throw new ValidationError('body', `an update needs at least one of ${keys.join(', ')}`);
 }
 
 export interface EventPropertyCreate extends PropertyFields {
@@ -92,8 +90,7 @@ export class TaxonomyEventProperties {
   /** `PUT /event-property/:event-property` with the fields to change, and `event_type` for an event's own (not in schema: 409). */
   async update(eventProperty: string, body: EventPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('event_property', eventProperty);
-    const b = checkBody(body, EVENT_PROPERTY_UPDATE_BODY, ['event_type']);
-    anyField(b, PROPERTY_NAMES);
+    checkBody(body, EVENT_PROPERTY_UPDATE_BODY, ['event_type']);
     await this.#c.call({ method: 'PUT', resource: 'event-property', segments: [['event_property', eventProperty]], form: { ...body } }, o);
   }
 
@@ -147,8 +144,7 @@ export class TaxonomyUserProperties {
   /** `PUT /user-property/:user_property` (`success: false` → TaxonomyFailureError). */
   async update(userProperty: string, body: UserPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('user_property', userProperty);
-    const b = checkBody(body, USER_PROPERTY_UPDATE_BODY, ['new_user_property_value']);
-    anyField(b, USER_PROPERTY_UPDATE_BODY.fields.map((f) => f.name));
+    checkBody(body, USER_PROPERTY_UPDATE_BODY, ['new_user_property_value']);
     await this.#c.call({ method: 'PUT', resource: 'user-property', segments: [['user_property', userProperty]], form: { ...body } }, o);
   }
 
@@ -208,8 +204,7 @@ export class TaxonomyGroupProperties {
   /** `PUT /group-property/:group_property` with the fields to change (and `group_type` for an override). */
   async update(groupProperty: string, body: GroupPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('group_property', groupProperty);
-    const b = checkBody(body, GROUP_PROPERTY_UPDATE_BODY, ['group_type']);
-    anyField(b, PROPERTY_NAMES);
+    checkBody(body, GROUP_PROPERTY_UPDATE_BODY, ['group_type']);
     await this.#c.call({ method: 'PUT', resource: 'group-property', segments: [['group_property', groupProperty]], form: { ...body } }, o);
   }
 }
