@@ -64,6 +64,11 @@ export class SlidingBudget {
   spend(cost: number): void {
     this.#window.spend(cost);
   }
+
+  /** Takes back a spending of `cost` (the request was answered 429/503: the server did not count it). */
+  refund(cost: number): void {
+    this.#window.refund(cost);
+  }
 }
 
 /** Waits until `cost` fits in every budget at once, then spends it in all of them. */

@@ -232,19 +232,22 @@ export class FamilyLimiter {
         continue;
       }
       for (const b of budgets) b.spend(cost);
-      return this.#release(family, free);
+      return this.#release(family, free, () => budgets.forEach((b) => b.refund(cost)));
     }
   }
 
   /** The release of a granted slot, reporting to the family's window (if any) what the request sent in it met. */
-  #release(family: ApiFamily, free: () => void): Release {
+  #release(family: ApiFamily, free: () => void, refund: () => void): Release {
     const window = this.#windows.get(family);
     const ticket: SentTicket | undefined = window?.sent(this.active(family));
     let reported = false;
     return Object.assign(free, {
       report(outcome: SlotOutcome | undefined): void {
-        if (reported || !outcome || !window || !ticket) return;
+        if (reported || !outcome) return;
         reported = true;
+        // Overloaded (429/503): the server did not serve the request, so its cost is not spent in the budgets.
+        if ('overloaded' in outcome) refund();
+        if (!window || !ticket) return;
         if ('overloaded' in outcome) window.overloaded(ticket);
         else window.answered(ticket, outcome.latencyMs);
       },

@@ -121,6 +121,23 @@ describe('UserMappingClient', () => {
   });
 });
 
+describe('UserMappingClient and a 429', () => {
+  it('a batch answered 429 is not counted in the client window: its retry goes once the server says so', async () => {
+    let n = 0;
+    r = await rig((_req, res) => {
+      if (n++ > 0) return text(res, 200, 'ok');
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '0' });
+      res.end('slow down');
+    }, {
+      budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 600_000, admit: 'under' }] },
+    });
+    const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
+    // Counted twice, the retry would wait for the ten-minute window; the signal ends the wait long before.
+    expect(await new UserMappingClient(r.transport).map(batch, { signal: AbortSignal.timeout(20_000) })).toEqual([{ status: 200, body: 'ok' }]);
+    expect(r.server.requests).toHaveLength(2);
+  });
+});
+
 describe('GroupIdentifyClient', () => {
   it('POST /groupidentify, form-encoded api_key and identification JSON', async () => {
     r = await rig((_req, res) => text(res, 200, 'success'));
