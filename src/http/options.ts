@@ -37,9 +37,9 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   // maximum: 3.8 downloads per replay follow each files request.
   storage: 32,
   // Spec: "5 concurrent requests across all REST endpoints including cohort download".
-  dashboard: 5,
+  dashboard: DASHBOARD_SPEC.concurrent,
   // Spec: "10 concurrent requests and 360 queries per hour" for user activity and user search.
-  useractivity: 10,
+  useractivity: DASHBOARD_SPEC.userActivityConcurrent,
   // Spec: feedback ingestion rate limits "not shown"; payloads are up to 5 MB, so 2 at a time.
   feedback: 2,
   // Spec doc 1: rate limits "not shown" (the platform's docs mention 100 requests/second per project); 4.
@@ -123,7 +123,7 @@ export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]
  * Spec: "5 concurrent requests across all REST endpoints" of the analytics host. Every family but `storage`
  * (presigned downloads to object storage) takes a slot of it besides one of its own family cap.
  */
-export const DEFAULT_HOST_CONCURRENCY = 5;
+export const DEFAULT_HOST_CONCURRENCY = DASHBOARD_SPEC.concurrent;
 
 export interface RetryOptions {
   /** Retries after the first attempt (so at most `retries + 1` attempts). */
