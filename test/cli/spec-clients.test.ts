@@ -99,6 +99,23 @@ describe('creates the spec does not require more fields for', () => {
   });
 });
 
+describe('api: answers a script can act on', () => {
+  it('a feedback partial failure exits non-zero; replay.files of a replay the API does not list is not found', async () => {
+    const sb = await start();
+    const partial = await api(sb, ['feedback.ingest', '--param', 'sourceId=s', '--body', '-'], [{ unique_id: 'ok', body: 'fine' }, { unique_id: 'bad' }]);
+    expect(partial.code).toBe(1);
+    expect(partial.stderr).toContain('1 of 2 items failed');
+    expect(partial.stderr).toContain('bad: a new item needs a body or conversation parts');
+    const unknown = await api(sb, ['replay.files', '--param', 'replayId=gone-device/1795308171251']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('replay gone-device/1795308171251 not found');
+    const known = sb.replays()[0]!.record.replay_id;
+    const files = await api(sb, ['replay.files', '--param', `replayId=${known}`]);
+    expect(files.code, files.stderr).toBe(0);
+    expect((JSON.parse(files.stdout) as { files: unknown[] }).files.length).toBeGreaterThan(0);
+  });
+});
+
 describe('replay ids with any printable character', () => {
   it('export "dev one/1705319880000" exports the replay the API lists', async () => {
     const id = 'dev one/1705319880000';
