@@ -1,8 +1,13 @@
-import { redactText } from '../../src/clients/index.js';
+import { redactText } from '../../src/http/redact.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
-import { formatBytes, formatSeconds, ProgressRenderer } from './progress.js';
+import { formatBytes, formatSeconds, ProgressRenderer, type ProgressStream } from './progress.js';
 
 export type LogFormat = 'text' | 'json';
+
+/** Where a reporter writes: stderr, or any stream (a terminal has `isTTY`). */
+export interface ReporterStream extends ProgressStream {
+  isTTY?: boolean | undefined;
+}
 
 /** Counts for the end-of-run summary. */
 export interface RunTotals {
@@ -78,7 +83,7 @@ export class Reporter {
   constructor(
     private readonly format: LogFormat,
     private readonly secrets: readonly string[],
-    private readonly err: NodeJS.WriteStream = process.stderr,
+    private readonly err: ReporterStream = process.stderr,
     private readonly options: ReporterOptions = {},
   ) {
     const tty = format === 'text' && Boolean(err.isTTY);

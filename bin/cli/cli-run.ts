@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+// Modules of their own rather than the package's entries: a command loads only what it uses (`decode` no client,
+// no sandbox), and the sandbox is loaded only with `--sandbox`.
+import type { ConnectionOptions, Settings } from '../../src/index.js';
+import type { Region } from '../../src/clients/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { secretsOf } from '../../src/http/auth.js';
+import { resolveSettings } from '../../src/pipeline/settings.js';
+import type { GlobalFlags, RunRequest } from './context.js';
+import { usage } from './flags.js';
+import type { Reporter, ReporterOptions } from './reporter.js';
+
+/** The API connection of a run: credentials and host, and the reporter's log hook (every wait and retry logged). */
+export interface CliConnection extends ConnectionOptions {
+  apiKey: string;
+  secretKey: string;
+  region: Region;
+  /** The sandbox's, with `--sandbox`. */
+  managementKey?: string;
+  logger: NonNullable<ConnectionOptions['logger']>;
+}
+
+/** One command's run: settings, reporter, and the API connection on demand; `close` stops what it started. */
+export interface CliRun {
+  readonly settings: Settings;
+  readonly reporter: Reporter;
+  /**
+   * Credentials and host from the flags or the environment (checked before any request: exit 2), or the in-process
+   * sandbox with `--sandbox` (started on the first call). Warns once when `--region` is given but not used.
+   */
+  connection(): Promise<CliConnection>;
+  close(): Promise<void>;
+}
+
+/** What the run needs of the CLI's context. */
+export interface RunHost {
+  globals: GlobalFlags;
+  env: Readonly<Record<string, string | undefined>>;
+  command: Command;
+  reporter(extra?: ReporterOptions): Reporter;
+  addSecret(secret: string): void;
+}
+
+/** Opens a command's run (see `CliContext.openRun`). */
+export async function openCliRun(host: RunHost, request: RunRequest = {}): Promise<CliRun> {
+  const g = host.globals;
+  const settings = resolveSettings(request.settings ?? {}, {
+    env: host.env,
+    cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}) },
+  });
+  const reporterOptions = typeof request.reporter === 'function' ? request.reporter(settings) : request.reporter;
+  const reporter = host.reporter(reporterOptions);
+  let sandbox: Sandbox | undefined;
+  let connected: Promise<CliConnection> | undefined;
+  const connect = async (): Promise<CliConnection> => {
+    const logger = (e: { msg: string; [field: string]: unknown }): void => reporter.onHttpLog(e);
+    const region = regionOf(g);
+    let conn: CliConnection;
+    if (g.sandbox) {
+      const { startSandbox } = await import('../../src/sandbox/index.js');
+      sandbox = await startSandbox({});
+      const { apiKey, secretKey, managementKey } = sandbox.credentials;
+      conn = { endpoint: sandbox.url, apiKey, secretKey, region, logger, ...(managementKey ? { managementKey } : {}) };
+    } else {
+      conn = { ...credentialsOf(g), region, ...(g.endpoint !== undefined ? { endpoint: endpointOf(g.endpoint) } : {}), logger };
+    }
+    for (const secret of secretsOf(conn)) host.addSecret(secret);
+    const ignored = regionIgnored(g, host.command);
+    if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+    return conn;
+  };
+  return {
+    settings,
+    reporter,
+    connection: () => (connected ??= connect()),
+    close: async () => {
+      await sandbox?.close();
+    },
+  };
+}
+
+function regionOf(g: GlobalFlags): Region {
+  if (g.region !== 'us' && g.region !== 'eu') usage(`--region must be us or eu (got ${g.region})`);
+  return g.region;
+}
+
+function credentialsOf(g: GlobalFlags): { apiKey: string; secretKey: string } {
+  const missing: string[] = [];
+  if (!g.apiKey) missing.push('an API key (--api-key or PLATFORM_API_KEY)');
+  if (!g.secretKey) missing.push('a secret key (--secret-key or PLATFORM_SECRET_KEY)');
+  if (missing.length > 0) usage(`missing credentials: ${missing.join(' and ')}; or use --sandbox`);
+  return { apiKey: g.apiKey!, secretKey: g.secretKey! };
+}
+
+function endpointOf(endpoint: string): string {
+  try {
+    const u = new URL(endpoint);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return endpoint;
+  } catch {
+    // refused below
+  }
+  usage(`--endpoint must be an http(s) URL (got ${JSON.stringify(endpoint)})`);
+}
+
+/** A warning when `--region` was given (flag or env) but `--endpoint`/`--sandbox` makes it irrelevant. */
+function regionIgnored(g: GlobalFlags, cmd: Command): string | undefined {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  const source = root.getOptionValueSource('region');
+  if (source !== 'cli' && source !== 'env') return undefined;
+  if (g.sandbox) return `--region ${g.region} is ignored with --sandbox`;
+  if (g.endpoint !== undefined) return `--region ${g.region} is ignored with --endpoint (requests go to ${g.endpoint})`;
+  return undefined;
+}
