@@ -14,8 +14,8 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream;
   env: Readonly<Record<string, string | undefined>>;
   /**
-   * Stops the command (an interrupt). Without it, `main` takes SIGINT and SIGTERM of the process for the command's
-   * time (as the `replay-export` binary does).
+   * Stops the command (an interrupt). Without it the run is the process's: `main` takes SIGINT, SIGTERM and the
+   * process warnings for the command's time (as the `replay-export` binary does).
    */
   signal?: AbortSignal;
 }

@@ -8,15 +8,16 @@ import { Reporter, type LogFormat } from './reporter.js';
 const RESUME = 'interrupted — run the same command again to resume';
 
 /**
- * One invocation of the CLI: its interrupt signal (the caller's, or SIGINT/SIGTERM of the process), the secrets its
- * reporters scrub, the log format once known, and the process warnings shown through a reporter (so that
- * `--log-format json` keeps stderr one JSON object a line). `close` gives back what it took of the process.
+ * One invocation of the CLI: its interrupt signal, the secrets its reporters scrub, the log format once known. Run
+ * as the process (no `io.signal`), it takes SIGINT/SIGTERM and shows process warnings through a reporter (so that
+ * `--log-format json` keeps stderr one JSON object a line); `close` gives those back.
  */
 export class CliSession {
   private readonly abort = new AbortController();
   private readonly secrets: string[] = [];
   private format: LogFormat = 'text';
   private resumable = false;
+  private ownsProcess = false;
   private readonly nodeWarningPrinters = process.listeners('warning');
   private readonly onSignal = (): void => this.abort.abort(new InterruptedError());
   private readonly onWarning = (warning: Error): void => {
@@ -24,13 +25,17 @@ export class CliSession {
   };
 
   constructor(private readonly io: CliIo) {
-    if (io.signal === undefined) {
-      process.once('SIGINT', this.onSignal);
-      process.once('SIGTERM', this.onSignal);
-    } else if (io.signal.aborted) this.abort.abort(io.signal.reason);
-    else io.signal.addEventListener('abort', () => this.abort.abort(io.signal!.reason), { once: true });
+    if (io.signal !== undefined) {
+      // Embedded (a test, a wrapper): the caller's signal stops the command; the process stays the caller's.
+      if (io.signal.aborted) this.abort.abort(io.signal.reason);
+      else io.signal.addEventListener('abort', () => this.abort.abort(io.signal!.reason), { once: true });
+      return;
+    }
+    process.once('SIGINT', this.onSignal);
+    process.once('SIGTERM', this.onSignal);
     process.removeAllListeners('warning');
     process.on('warning', this.onWarning);
+    this.ownsProcess = true;
   }
 
   get signal(): AbortSignal {
@@ -75,6 +80,7 @@ export class CliSession {
   }
 
   close(): void {
+    if (!this.ownsProcess) return;
     this.releaseSignals();
     process.off('warning', this.onWarning);
     for (const printer of this.nodeWarningPrinters) process.on('warning', printer);
