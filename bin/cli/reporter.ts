@@ -150,7 +150,8 @@ export class Reporter {
 
   /**
    * The transport's log hook (`ConnectionOptions.logger`): every API retry is counted and logged (a `retry` event
-   * in JSON, a debug line in text mode).
+   * in JSON with the wait, the server's Retry-After and the limit named when the transport gives them; a debug line
+   * in text mode).
    */
   onHttpLog(event: { msg: string; [field: string]: unknown }): void {
     if (event.msg !== 'retrying request') return;
@@ -158,9 +159,12 @@ export class Reporter {
     const status = typeof event.status === 'number' ? event.status : undefined;
     const code = typeof event.code === 'string' ? event.code : undefined;
     const reason = status !== undefined ? `HTTP ${status}` : (code ?? 'network error');
+    const retryAfterMs = typeof event.retryAfterMs === 'number' ? event.retryAfterMs : undefined;
+    const limit = typeof event.limit === 'string' ? event.limit : undefined;
     this.log('debug', `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`, {
       event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
-      attempt: event.attempt, wait_ms: event.delayMs,
+      ...(limit !== undefined ? { limit } : {}), attempt: event.attempt, wait_ms: event.delayMs,
+      ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
     });
   }
 

@@ -28,6 +28,8 @@ describe('CLI messages', () => {
     expect(retries.length).toBeGreaterThan(0);
     for (const r of retries) {
       expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number) });
+      // The sandbox sends `Retry-After: 0` with each 429.
+      expect(r.retry_after_ms).toBe(0);
     }
     const summary = recs.find((r) => r.event === 'summary')!;
     expect(summary.retries).toBe(retries.length);
