@@ -1,7 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { decodeEventBytes, ReplayBudget, type FileVersion } from '../../decoders/index.js';
-import { describeSystemError, SinkError, TempFile } from '../../sinks/index.js';
+// The modules themselves, not sinks/index.js: decoding files needs no sink (no player page, no manifest).
+import { describeSystemError, SinkError } from '../../sinks/errors.js';
+import { TempFile } from '../../sinks/temp-file.js';
 
 interface Output {
   write(chunk: Buffer): Promise<void>;
