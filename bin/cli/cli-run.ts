@@ -1,41 +1,20 @@
 import type { Command } from 'commander';
 // Modules of their own rather than the package's entries: a command loads only what it uses (`decode` no client,
 // no sandbox), and the sandbox is loaded only with `--sandbox`.
-import type { ConnectionOptions, Settings } from '../../src/index.js';
+import type { Run } from '../../src/index.js';
 import type { Region } from '../../src/clients/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { secretsOf } from '../../src/http/auth.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
-import type { GlobalFlags, RunRequest } from './context.js';
+import type { CliConnection, CliRun, GlobalFlags, RunRequest } from './context.js';
 import { usage } from './flags.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
-
-/** The API connection of a run: credentials and host, and the reporter's log hook (every wait and retry logged). */
-export interface CliConnection extends ConnectionOptions {
-  apiKey: string;
-  secretKey: string;
-  region: Region;
-  /** The sandbox's, with `--sandbox`. */
-  managementKey?: string;
-  logger: NonNullable<ConnectionOptions['logger']>;
-}
-
-/** One command's run: settings, reporter, and the API connection on demand; `close` stops what it started. */
-export interface CliRun {
-  readonly settings: Settings;
-  readonly reporter: Reporter;
-  /**
-   * Credentials and host from the flags or the environment (checked before any request: exit 2), or the in-process
-   * sandbox with `--sandbox` (started on the first call). Warns once when `--region` is given but not used.
-   */
-  connection(): Promise<CliConnection>;
-  close(): Promise<void>;
-}
 
 /** What the run needs of the CLI's context. */
 export interface RunHost {
   globals: GlobalFlags;
   env: Readonly<Record<string, string | undefined>>;
+  signal: AbortSignal;
   command: Command;
   reporter(extra?: ReporterOptions): Reporter;
   addSecret(secret: string): void;
@@ -44,14 +23,13 @@ export interface RunHost {
 /** Opens a command's run (see `CliContext.openRun`). */
 export async function openCliRun(host: RunHost, request: RunRequest = {}): Promise<CliRun> {
   const g = host.globals;
-  const settings = resolveSettings(request.settings ?? {}, {
-    env: host.env,
-    cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}) },
-  });
+  const source = { env: host.env, cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}) } };
+  const settings = resolveSettings(request.settings ?? {}, source);
   const reporterOptions = typeof request.reporter === 'function' ? request.reporter(settings) : request.reporter;
   const reporter = host.reporter(reporterOptions);
   let sandbox: Sandbox | undefined;
   let connected: Promise<CliConnection> | undefined;
+  let library: Promise<Run> | undefined;
   const connect = async (): Promise<CliConnection> => {
     const logger = (e: { msg: string; [field: string]: unknown }): void => reporter.onHttpLog(e);
     const region = regionOf(g);
@@ -69,12 +47,27 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
     if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
     return conn;
   };
+  const connection = (): Promise<CliConnection> => (connected ??= connect());
+  const openLibrary = async (): Promise<Run> => {
+    const conn = await connection();
+    const { openRun } = await import('../../src/pipeline/run.js');
+    const managementKey = request.managementKey ?? conn.managementKey;
+    return openRun(
+      { ...conn, ...(managementKey !== undefined ? { managementKey } : {}), settings, signal: host.signal, ...(request.out !== undefined ? { out: request.out } : {}) },
+      source,
+    );
+  };
   return {
     settings,
     reporter,
-    connection: () => (connected ??= connect()),
+    connection,
+    library: () => (library ??= openLibrary()),
     close: async () => {
-      await sandbox?.close();
+      try {
+        await (await library?.catch(() => undefined))?.close();
+      } finally {
+        await sandbox?.close();
+      }
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { Settings, SettingsOptions } from '../../src/index.js';
-import type { CliRun } from './cli-run.js';
+import type { Region } from '../../src/clients/index.js';
+import type { Logger } from '../../src/http/logger.js';
+import type { Run, Settings, SettingsOptions } from '../../src/index.js';
 import type { LogFormat, ReporterOptions, ReporterStream } from './reporter.js';
 import type { Reporter } from './reporter.js';
 
@@ -39,8 +40,43 @@ export interface RunRequest {
   settings?: SettingsOptions;
   /** `archive`: the shard from `--shard` (`flag`), else the environment. */
   shard?: { flag: string | undefined };
+  /** The archive the library's run opens (`export`, `archive`). */
+  out?: string;
+  /** `api --management-key` (else the sandbox's, with `--sandbox`). */
+  managementKey?: string | undefined;
   /** What the run's reporter shows (from the settings, when it depends on them). */
   reporter?: ReporterOptions | ((settings: Settings) => ReporterOptions);
+}
+
+/** The API connection of a run: credentials and host, and the reporter's log hook (every wait and retry logged). */
+export interface CliConnection {
+  apiKey: string;
+  secretKey: string;
+  region: Region;
+  endpoint?: string;
+  /** The sandbox's, with `--sandbox`. */
+  managementKey?: string;
+  logger: Logger;
+}
+
+/**
+ * One command's run: settings and reporter now, the API on demand; `close` closes the library's run and stops the
+ * sandbox it started.
+ */
+export interface CliRun {
+  readonly settings: Settings;
+  readonly reporter: Reporter;
+  /**
+   * Credentials and host from the flags or the environment (checked before any request: exit 2), or the in-process
+   * sandbox with `--sandbox` (started on the first call). Warns once when `--region` is given but not used.
+   */
+  connection(): Promise<CliConnection>;
+  /**
+   * The library's run (`openRun`) on that connection, with these settings, the reporter's logger (every wait and
+   * retry logged), the interrupt signal and the request's `out`: opened on the first call.
+   */
+  library(): Promise<Run>;
+  close(): Promise<void>;
 }
 
 /** Everything a command's `run` works with: no command reads `process` itself. */

@@ -6,11 +6,9 @@
 import { Option, type Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import {
-  ApiClients,
   findOperation,
   OperationArgs,
   OPERATIONS,
-  Transport,
   ValidationError,
   type Operation,
   type ParamSpec,
@@ -84,30 +82,18 @@ async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Pr
   if (op.body && f.body === undefined) throw new ConfigError(`${op.name} needs --body <file|-> (${op.body})`);
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
   const body = f.body === undefined ? undefined : await readBody(f.body, context.stdin);
-  const run = await context.openRun();
+  const run = await context.openRun({ managementKey: f.managementKey });
   try {
-    const c = await run.connection();
-    const managementKey = f.managementKey ?? c.managementKey;
-    // The run's logger: every wait (a 429 and its Retry-After, a backoff) is logged as in every other command.
-    const transport = new Transport({
-      region: c.region,
-      ...(c.endpoint !== undefined ? { endpoint: c.endpoint } : {}),
-      credentials: { apiKey: c.apiKey, secretKey: c.secretKey, ...(managementKey !== undefined ? { managementKey } : {}) },
-      logger: c.logger,
-    });
-    try {
-      const clients = new ApiClients(transport);
-      const o = { signal: context.signal };
-      if (f.paginate && op.paginate) {
-        for await (const record of op.paginate(clients, args, o)) await write(context.stdout, JSON.stringify(record) + '\n');
-        return;
-      }
-      const result = await op.run(clients, args, body, o);
-      if (op.output === 'csv' && typeof result === 'string') await write(context.stdout, result);
-      else if (result !== undefined) await write(context.stdout, JSON.stringify(result, null, 2) + '\n');
-    } finally {
-      await transport.close();
+    // The run's transport has the reporter's logger: every wait (a 429 and its Retry-After, a backoff) is logged.
+    const clients = await (await run.library()).clients();
+    const o = { signal: context.signal };
+    if (f.paginate && op.paginate) {
+      for await (const record of op.paginate(clients, args, o)) await write(context.stdout, JSON.stringify(record) + '\n');
+      return;
     }
+    const result = await op.run(clients, args, body, o);
+    if (op.output === 'csv' && typeof result === 'string') await write(context.stdout, result);
+    else if (result !== undefined) await write(context.stdout, JSON.stringify(result, null, 2) + '\n');
   } finally {
     await run.close();
   }

@@ -57,6 +57,7 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
   const { since, until } = queryBounds(range);
   const run = await context.openRun({
     settings: await sinkSettingsOf(opts, 'archive'),
+    out: opts.out,
     shard: { flag: opts.shard },
     // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.
     reporter: { replayLines: context.format === 'text' && context.stderr.isTTY === true ? 'failures' : 'all' },
@@ -64,14 +65,11 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
   try {
     const { settings, reporter } = run;
     const options = {
-      ...(await run.connection()),
-      out: opts.out,
-      settings,
+      run: await run.library(),
       ...(opts.user !== undefined ? { platformId: opts.user } : {}),
       ...(since !== undefined ? { since } : {}),
       ...(until !== undefined ? { until } : {}),
       ...(opts.pageSize !== undefined ? { listPageSize: opts.pageSize } : {}),
-      signal: context.signal,
     };
     if (opts.dryRun) {
       await printPlan(planArchive(options), context.format === 'json', reporter, context.stdout);

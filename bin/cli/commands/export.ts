@@ -31,17 +31,18 @@ export async function run(opts: Invocation<SinkFlags>, context: CliContext): Pro
   for (const id of ids) checkReplayIdArg(id);
   const run = await context.openRun({
     settings: await sinkSettingsOf(opts, 'export'),
+    ...(isStdoutTarget(opts.out) ? {} : { out: opts.out }),
     reporter: (settings) => ({ showKey: (key) => writtenPath(opts.out, key, settings.output.format) }),
   });
   try {
     if (isStdoutTarget(opts.out)) {
       checkStdoutExport(ids, run.settings);
-      await exportToStdout(ids[0]!, await run.connection(), run.settings, context.signal, context.stdout);
+      await exportToStdout(ids[0]!, await run.library(), context.stdout);
       return 0;
     }
-    const conn = await run.connection();
+    const library = await run.library();
     context.markResumable();
-    return await drive(exportReplays(ids, { ...conn, out: opts.out, settings: run.settings, signal: context.signal }), run.reporter, opts.out, {});
+    return await drive(exportReplays(ids, { run: library }), run.reporter, opts.out, {});
   } finally {
     await run.close();
   }

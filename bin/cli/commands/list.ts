@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { connect, validatePlatformId } from '../../../src/clients/index.js';
+import { validatePlatformId } from '../../../src/clients/index.js';
 import { expiresAtIso } from '../../../src/archive-tools.js';
 import type { CliContext, Invocation } from '../context.js';
 import { collect, deadlineOf, positiveInt, REQUEST_DEADLINE_HELP, usage, withDefault } from '../flags.js';
@@ -45,36 +45,32 @@ export async function run(flags: Invocation<ListFlags>, context: CliContext): Pr
   if (opts.user !== undefined && opts.replay.length > 0) usage('--user and --replay cannot be used together');
   const run = await context.openRun({ settings: deadlineOf(opts.requestDeadline) });
   try {
-    const conn = connect({ ...(await run.connection()), transportOptions: { timeouts: { deadlineMs: run.settings.requestDeadlineMs } } });
+    const replays = (await run.library()).replays();
     const out = context.stdout;
     const table = opts.json !== true && out.isTTY === true;
-    try {
-      let n = 0;
-      for await (const r of conn.client.listReplays(
-        {
-          ...(opts.user !== undefined ? { platformId: opts.user } : {}),
-          ...(opts.replay.length > 0 ? { replayIds: opts.replay } : {}),
-          ...(bounds.since !== undefined ? { startTime: bounds.since } : {}),
-          ...(bounds.until !== undefined ? { endTime: bounds.until } : {}),
-          ...(opts.sort !== undefined ? { sortOrder: opts.sort as 'asc' | 'desc' } : {}),
-          ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-        },
-        { signal: context.signal },
-      )) {
-        const rec = r as unknown as Record<string, unknown>;
-        const line: Record<string, unknown> = {};
-        for (const k of ['replay_id', 'session_id', 'device_id', 'platform_id', 'start_time', 'end_time', 'retention_in_days']) line[k] = rec[k];
-        const expires = expiresAtIso(r.startMs, r.retention_in_days);
-        if (expires !== undefined) line.expires_at = expires;
-        if (!printListRecord(out, line, { table, first: n === 0 })) await new Promise((res) => out.once('drain', res));
-        n++;
-        if (opts.max !== undefined && n >= opts.max) break;
-      }
-      const none = n === 0 ? noMatchMessage(range) : undefined;
-      if (none !== undefined) context.plainReporter().log('info', none, { event: 'no_match' });
-    } finally {
-      await conn.close();
+    let n = 0;
+    for await (const r of replays.listReplays(
+      {
+        ...(opts.user !== undefined ? { platformId: opts.user } : {}),
+        ...(opts.replay.length > 0 ? { replayIds: opts.replay } : {}),
+        ...(bounds.since !== undefined ? { startTime: bounds.since } : {}),
+        ...(bounds.until !== undefined ? { endTime: bounds.until } : {}),
+        ...(opts.sort !== undefined ? { sortOrder: opts.sort as 'asc' | 'desc' } : {}),
+        ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+      },
+      { signal: context.signal },
+    )) {
+      const rec = r as unknown as Record<string, unknown>;
+      const line: Record<string, unknown> = {};
+      for (const k of ['replay_id', 'session_id', 'device_id', 'platform_id', 'start_time', 'end_time', 'retention_in_days']) line[k] = rec[k];
+      const expires = expiresAtIso(r.startMs, r.retention_in_days);
+      if (expires !== undefined) line.expires_at = expires;
+      if (!printListRecord(out, line, { table, first: n === 0 })) await new Promise((res) => out.once('drain', res));
+      n++;
+      if (opts.max !== undefined && n >= opts.max) break;
     }
+    const none = n === 0 ? noMatchMessage(range) : undefined;
+    if (none !== undefined) context.plainReporter().log('info', none, { event: 'no_match' });
   } finally {
     await run.close();
   }
