@@ -4,9 +4,9 @@
  */
 
 /** Parsed JSON of unknown shape (a recording's content): each use checks what it reads. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
+/** An event of the replay (an element of a recording's array may still be anything: the code checks before it reads). */
 export interface ReplayEvent {
   type: number;
   timestamp: number;
