@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { ReplayAssets } from './assets.js';
-import { PLAYER_SCRIPT } from './player/browser-script.js';
+import { PLAYER_SCRIPT } from './player/player-script.js';
 
 export interface PlayerPage {
   /** Everything before the first block's array (ends just before its `[`). */
