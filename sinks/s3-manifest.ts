@@ -111,7 +111,7 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   let body: Readable;
   try {
     const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: ref.key }));
-    if (!(response.Body instanceof Readable)) throw new Error('no body');
+    if (!(response.Body instanceof Readable)) throw new SinkError('SINK_S3', `cannot read manifest snapshot ${relative}: no body`, { target: place.target, key: relative });
     body = response.Body;
   } catch (err) {
     throw s3Error(`cannot read manifest snapshot ${relative}`, err, { target: place.target, key: relative });

@@ -1,6 +1,7 @@
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { openSink } from '../../sinks/open.js';
 import { validateReplayId } from '../replay/validation.js';
+import { ConfigError } from '../errors.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { DEFAULTS } from './defaults.js';
@@ -77,7 +78,7 @@ function connectFor(o: ConnectionOptions, settings: Settings): Connection {
 
 async function sinkFor(o: OutputOptions, settings: Settings): Promise<{ sink: Sink; owned: boolean }> {
   if (o.sink) return { sink: o.sink, owned: false };
-  if (o.out === undefined) throw new TypeError('an output is needed: pass `sink` or `out`');
+  if (o.out === undefined) throw new ConfigError('an output is needed: pass `sink` or `out`');
   return { sink: await openSink(o.out, settings.sinkOptions), owned: true };
 }
 
