@@ -18,6 +18,7 @@ import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/si
 import { categoryOf, ConfigError, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
 import { IdTable } from '../../sinks/id-table.js';
+import { checkDecodeLimits } from '../../decoders/limits.js';
 import { outputKeysOf } from '../../sinks/keys.js';
 import { openArchiveStore, type ArchiveStore } from './archive-store.js';
 import { readStoredObject, type ReadLimits } from './stored-object.js';
@@ -187,6 +188,7 @@ async function* run(
   let finished = false;
   let store: ArchiveStore | undefined;
   try {
+    checkDecodeLimits(options);
     signal.throwIfAborted();
     store = await openArchiveStore(archive, options.s3);
 
