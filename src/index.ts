@@ -53,7 +53,7 @@ export type {
 } from '../sinks/index.js';
 
 // Errors: one base, a category per error, one table from category to exit code.
-export { categoryOf, ConfigError, EXIT_CODES, exitCodeOf, InternalError, InterruptedError, ReplayExportError } from './errors.js';
+export { categoryOf, ConfigError, EXIT_CODES, exitCodeOf, InterruptedError, ReplayExportError } from './errors.js';
 export type { ErrorCategory, ErrorContext } from './errors.js';
 export { ReplayFailedError, ReplayNotFoundError } from './pipeline/errors.js';
 export { describeTimeRange, parseTimeBound, parseTimeRange, TimeRangeError } from './replay/time-range.js';
