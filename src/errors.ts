@@ -73,20 +73,17 @@ export class ConfigError extends ReplayExportError {
   }
 }
 
-/**
- * A broken invariant of replay-export itself (a bug, never the input's or the caller's fault): category `internal`.
- * Thrown only where the code's own assumptions fail; everything a caller or an input can cause has its own error.
- */
-export class InternalError extends ReplayExportError {
-  constructor(message: string, context: ErrorContext = {}) {
-    super(message, { ...context, code: 'internal_error', category: 'internal' });
-  }
-}
-
 /** The run was stopped (Ctrl-C, SIGTERM): what was complete is kept; the same command resumes. */
 export class InterruptedError extends ReplayExportError {
   constructor(message = 'interrupted') {
     super(message, { code: 'interrupted', category: 'interrupted' });
+  }
+}
+
+/** A broken invariant of replay-export itself (a bug, never the input's fault): category `internal`. */
+export class InternalError extends ReplayExportError {
+  constructor(message: string) {
+    super(message, { code: 'internal_error', category: 'internal' });
   }
 }
 

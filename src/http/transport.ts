@@ -163,6 +163,14 @@ export class Transport {
     return this.options.region;
   }
 
+  /**
+   * The undici dispatcher the transport sends through (its own keep-alive Agent, or the caller's): the run's other
+   * HTTP (captured assets) shares its connection pool instead of opening one of its own.
+   */
+  get dispatcher(): Dispatcher {
+    return this.#dispatcher;
+  }
+
   /** The endpoint override, normalised, when one is set. */
   get endpoint(): string | undefined {
     return this.#endpoint;
