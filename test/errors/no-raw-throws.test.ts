@@ -29,7 +29,7 @@ const ALLOWED: readonly { file: string; reason: string }[] = [
   { file: 'sinks/hash-worker.ts', reason: "the hashing worker's code (a string evaluated in the worker): its errors come back as SinkError" },
 ];
 
-const RAW = /\b(?:throw\s+|reject\(\s*)(?:Object\.assign\(\s*)?new\s+(?:Error|TypeError|RangeError|SyntaxError|ReferenceError)\s*\(/;
+const RAW = /\b(?:throw\s+|reject\(\s*)(?:Object\.assign\(\s*)?(?:new\s+)?(?:Error|TypeError|RangeError|SyntaxError|ReferenceError)\s*\(/;
 
 /**
  * The only files that may throw `InternalError` (a broken invariant of replay-export itself): anything a caller or an
@@ -106,6 +106,7 @@ describe('no raw throws in library code', () => {
       'if (a) throw new TypeError(`bad ${a}`);',
       'return Promise.reject(new Error("no"));',
       "throw Object.assign(new RangeError('r'), { code: 1 });",
+      "throw TypeError('without new');",
     ]) {
       expect(RAW.test(line), line).toBe(true);
     }
