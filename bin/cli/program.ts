@@ -40,7 +40,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   try {
     // Only the named command's module is loaded; without one (help, a mistyped name, completion) every command's.
     const word = commandWord(args, program);
-    const names = word !== undefined && word !== 'completion' && COMMANDS[word] !== undefined ? [word] : Object.keys(COMMANDS);
+    const names = word !== undefined && word !== 'completion' && Object.hasOwn(COMMANDS, word) ? [word] : Object.keys(COMMANDS);
     for (const name of names) {
       const command = await COMMANDS[name]!();
       const examples = (EXAMPLES as Record<string, readonly (readonly [string, string])[] | undefined>)[name];

@@ -48,5 +48,9 @@ describe('main with an io of its own', () => {
     const unknown = await runCliInProcess(['lsit']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'lsit'");
+    // A name that every object has is no command either.
+    const inherited = await runCliInProcess(['toString']);
+    expect(inherited.code).toBe(2);
+    expect(inherited.stderr).toContain("unknown command 'toString'");
   });
 });
