@@ -66,7 +66,7 @@ async function fileOutput(path: string): Promise<Output> {
 export async function decodeFiles(
   files: readonly string[],
   opts: { out?: string; version?: FileVersion; maxEventBytes?: number; maxReplayBytes?: number; fastPath?: boolean },
-  stdout: NodeJS.WritableStream = process.stdout,
+  stdout: NodeJS.WritableStream,
 ): Promise<number> {
   const replayBudget = new ReplayBudget(opts.maxReplayBytes);
   const out = opts.out !== undefined ? await fileOutput(opts.out) : streamOutput(stdout);
