@@ -5,9 +5,9 @@ import type { Run } from '../../src/index.js';
 import type { Region } from '../../src/clients/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { secretsOf } from '../../src/http/auth.js';
+import { requireProjectKeys, resolvePlatform } from '../../src/pipeline/platform.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import type { CliConnection, CliRun, GlobalFlags, RunRequest } from './context.js';
-import { usage } from './flags.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 /** What the run needs of the CLI's context. */
@@ -32,15 +32,19 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
   let library: Promise<Run> | undefined;
   const connect = async (): Promise<CliConnection> => {
     const logger = (e: { msg: string; [field: string]: unknown }): void => reporter.onHttpLog(e);
-    const region = regionOf(g);
+    // The library's checks, naming the flags; the flags hold the environment's values already (commander's `.env`).
+    const given = { region: g.region as Region, ...(g.sandbox ? {} : { apiKey: g.apiKey, secretKey: g.secretKey, endpoint: g.endpoint }) };
+    const platform = resolvePlatform(given, {}, true);
     let conn: CliConnection;
     if (g.sandbox) {
       const { startSandbox } = await import('../../src/sandbox/index.js');
       sandbox = await startSandbox({});
       const { apiKey, secretKey, managementKey } = sandbox.credentials;
-      conn = { endpoint: sandbox.url, apiKey, secretKey, region, logger, ...(managementKey ? { managementKey } : {}) };
+      conn = { endpoint: sandbox.url, apiKey, secretKey, region: platform.region, logger, ...(managementKey ? { managementKey } : {}) };
     } else {
-      conn = { ...credentialsOf(g), region, ...(g.endpoint !== undefined ? { endpoint: endpointOf(g.endpoint) } : {}), logger };
+      requireProjectKeys(platform, true);
+      const { apiKey, secretKey } = platform.credentials;
+      conn = { apiKey: apiKey!, secretKey: secretKey!, region: platform.region, ...(platform.endpoint !== undefined ? { endpoint: platform.endpoint } : {}), logger };
     }
     for (const secret of secretsOf(conn)) host.addSecret(secret);
     const ignored = regionIgnored(g, host.command);
@@ -70,29 +74,6 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
       }
     },
   };
-}
-
-function regionOf(g: GlobalFlags): Region {
-  if (g.region !== 'us' && g.region !== 'eu') usage(`--region must be us or eu (got ${g.region})`);
-  return g.region;
-}
-
-function credentialsOf(g: GlobalFlags): { apiKey: string; secretKey: string } {
-  const missing: string[] = [];
-  if (!g.apiKey) missing.push('an API key (--api-key or PLATFORM_API_KEY)');
-  if (!g.secretKey) missing.push('a secret key (--secret-key or PLATFORM_SECRET_KEY)');
-  if (missing.length > 0) usage(`missing credentials: ${missing.join(' and ')}; or use --sandbox`);
-  return { apiKey: g.apiKey!, secretKey: g.secretKey! };
-}
-
-function endpointOf(endpoint: string): string {
-  try {
-    const u = new URL(endpoint);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return endpoint;
-  } catch {
-    // refused below
-  }
-  usage(`--endpoint must be an http(s) URL (got ${JSON.stringify(endpoint)})`);
 }
 
 /** A warning when `--region` was given (flag or env) but `--endpoint`/`--sandbox` makes it irrelevant. */
