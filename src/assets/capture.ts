@@ -10,6 +10,7 @@
  * cost every later replay of the run its assets.
  */
 import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { plainContentType } from '../../sinks/assets.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
@@ -57,13 +58,19 @@ export class AssetCapture {
   /** URL → its outcome, and until when it holds (transient failures: `failureMemoryMs` after they settled). */
   private readonly outcomes = new Map<string, { outcome: Promise<Outcome>; until: number }>();
 
+  /** Ends the fetches in flight when the capture is closed (the dispatcher may be shared and outlive it). */
+  private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
+
+  /** `io.dispatcher`: the run's (its transport's connection pool); `io.signal`: the caller's, ending every fetch. */
   constructor(
     readonly settings: Readonly<AssetCaptureSettings>,
     private readonly sink: Sink,
-    private readonly signal?: AbortSignal,
+    io: { dispatcher?: Dispatcher | undefined; signal?: AbortSignal | undefined } = {},
   ) {
     if (sink.putAsset === undefined) throw new ConfigError(`--capture-assets needs a sink that stores assets; the sink of ${sink.target} does not`);
-    this.fetcher = new AssetFetcher(new Set(settings.origins), settings);
+    this.fetcher = new AssetFetcher(new Set(settings.origins), settings, io.dispatcher);
+    this.signal = io.signal === undefined ? this.stop.signal : AbortSignal.any([io.signal, this.stop.signal]);
   }
 
   /** The outcome of `url`: fetched and stored once per run. Rejects when the sink cannot store it or the run aborts. */
@@ -107,6 +114,7 @@ export class AssetCapture {
   }
 
   close(): Promise<void> {
+    this.stop.abort(new Error('asset capture closed'));
     return this.fetcher.close();
   }
 }

@@ -1,4 +1,5 @@
 import type { ManifestEntry, ReplayWriter, Sink } from '../../sinks/sink.js';
+import type { ReplayInfo } from './types.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { isFatal, ReplayFailedError } from './errors.js';
@@ -8,27 +9,17 @@ import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './rep
 import type { Settings } from './settings.js';
 import { formatShard } from './shard.js';
 import { redactBatches } from '../redaction/stream.js';
-import { AssetCapture, type AssetFields } from '../assets/capture.js';
+import type { AssetCapture, AssetFields } from '../assets/capture.js';
+import { InternalError } from '../errors.js';
 
-/** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
-export interface ReplayInfo {
-  replay_id: string;
-  start_time?: string;
-  end_time?: string;
-  retention_in_days?: number;
-  /** The user's platform id, as the listing gave it (NaN or absent when unknown); recorded in the manifest. */
-  platform_id?: number;
-  startMs?: number | null;
-  /** The listing, asked for this id, did not return it: the API does not know the replay (`not_found`). */
-  notFound?: boolean;
-}
+export type { ReplayInfo } from './types.js';
 
 /** What exporting one replay is handed besides the settings: a replay stream's, plus the sink and a progress hook. */
 export interface ExportIo extends ReplayIo {
   sink: Sink;
   /** Called after each batch handed to the sink (progress). */
   onEvents?: ((count: number) => void) | undefined;
-  /** The run's asset capture (`settings.captureAssets`); absent with capture on: one for this replay alone. */
+  /** The run's asset capture (`settings.captureAssets`; required when it is on). */
   assets?: AssetCapture | undefined;
 }
 
@@ -62,8 +53,8 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
-  const ownCapture = settings.captureAssets !== undefined && io.assets === undefined ? new AssetCapture(settings.captureAssets, io.sink, io.signal) : undefined;
-  const capture = (io.assets ?? ownCapture)?.replay();
+  if (settings.captureAssets !== undefined && io.assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
+  const capture = io.assets?.replay();
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.sink.open(replay.replay_id, output);
@@ -113,7 +104,5 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
       file_keys: info.fileKeys,
       recorded_at: new Date().toISOString(),
     };
-  } finally {
-    await ownCapture?.close();
   }
 }
