@@ -124,9 +124,46 @@ function compilePattern(spec: unknown, where: string): Pattern {
   return re2Pattern(compiled);
 }
 
+/** A count of the characters the scans looked at (tests bound it: masking is linear in the text). */
+export interface ScanMeter {
+  steps: number;
+}
+
 /** Each match of the patterns in `text` as [start, end) pairs (UTF-16 indexes), pushed onto `out`. */
-function findMatches(patterns: readonly Pattern[], text: string, out: number[]): void {
+function findMatches(patterns: readonly Pattern[], text: string, out: number[], meter: ScanMeter): void {
+  meter.steps += patterns.length * text.length;
   for (const p of patterns) p.find(text, out);
+}
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * The UTF-8 byte offset of UTF-16 indexes of `view` (`Buffer.byteLength(view.slice(0, index))`), asked in increasing
+ * order (each pattern's matches are): from the last one asked, so all of a view's matches cost one pass over it, not
+ * one pass each. An index between the two halves of a pair counts the high half alone (3 bytes), as a slice does.
+ */
+class ByteOffsets {
+  #char = 0;
+  #byte = 0;
+  constructor(
+    private readonly view: string,
+    private readonly meter: ScanMeter,
+  ) {}
+
+  at(index: number): number {
+    if (index < this.#char) {
+      this.#char = 0;
+      this.#byte = 0;
+    }
+    const v = this.view;
+    const split = index > 0 && index < v.length && isHigh(v.charCodeAt(index - 1)) && isLow(v.charCodeAt(index));
+    const end = split ? index - 1 : index;
+    this.meter.steps += end - this.#char;
+    this.#byte += Buffer.byteLength(v.slice(this.#char, end), 'utf8');
+    this.#char = end;
+    return split ? this.#byte + 3 : this.#byte;
+  }
 }
 
 const HEX = /^[0-9A-Fa-f]{2}$/;
@@ -196,15 +233,16 @@ const ZERO = 2;
  * What must change in `text`, pushed onto `marks` as (start, end, kind) triples: kind `STAR` (each character other
  * than white space becomes `*`) or `ZERO` (base64 characters become `A`).
  */
-function markMatches(patterns: readonly Pattern[], text: string, marks: number[]): void {
+function markMatches(patterns: readonly Pattern[], text: string, marks: number[], meter: ScanMeter): void {
   const ranges: number[] = [];
-  findMatches(patterns, text, ranges);
+  findMatches(patterns, text, ranges, meter);
   for (let r = 0; r < ranges.length; r += 2) marks.push(ranges[r]!, ranges[r + 1]!, STAR);
 
   const decoded = percentDecoded(text);
   if (decoded !== undefined) {
+    meter.steps += text.length;
     ranges.length = 0;
-    findMatches(patterns, decoded.view, ranges);
+    findMatches(patterns, decoded.view, ranges, meter);
     for (let r = 0; r < ranges.length; r += 2) marks.push(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!, STAR);
   }
 
@@ -220,11 +258,13 @@ function markMatches(patterns: readonly Pattern[], text: string, marks: number[]
       const utf8 = bytes.toString('utf8');
       const valid = Buffer.from(utf8, 'utf8').equals(bytes);
       const view = valid ? utf8 : bytes.toString('latin1');
+      meter.steps += part.length;
       ranges.length = 0;
-      findMatches(patterns, view, ranges);
+      findMatches(patterns, view, ranges, meter);
+      const offsets = valid ? new ByteOffsets(view, meter) : undefined;
       for (let r = 0; r < ranges.length; r += 2) {
-        const startByte = valid ? Buffer.byteLength(view.slice(0, ranges[r]!), 'utf8') : ranges[r]!;
-        const endByte = valid ? Buffer.byteLength(view.slice(0, ranges[r + 1]!), 'utf8') : ranges[r + 1]!;
+        const startByte = offsets === undefined ? ranges[r]! : offsets.at(ranges[r]!);
+        const endByte = offsets === undefined ? ranges[r + 1]! : offsets.at(ranges[r + 1]!);
         // Base64 quads encode 3 bytes each: zero every quad holding a byte of the match.
         const from = m.index + a;
         marks.push(from + Math.floor(startByte / 3) * 4, Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length), ZERO);
@@ -257,11 +297,11 @@ export class PatternSet {
     return undefined;
   }
 
-  /** `text` with every match masked (the same string when nothing matched). */
-  mask(text: string): string {
+  /** `text` with every match masked (the same string when nothing matched); `meter` counts the work. */
+  mask(text: string, meter: ScanMeter = { steps: 0 }): string {
     if (this.#patterns.length === 0 || text.length === 0) return text;
     const marks: number[] = [];
-    markMatches(this.#patterns, text, marks);
+    markMatches(this.#patterns, text, marks, meter);
     if (marks.length === 0) return text;
     // Per character: 0 kept, STAR or ZERO; a character both matched as text and inside a zeroed quad is a star.
     const mask = new Uint8Array(text.length);
