@@ -55,7 +55,7 @@ describe('CSS', () => {
     'a{background:url(x.png)}',
   ])('%j repeated to 4 MB scans in linear steps', (unit) => {
     expectLinear(cssUrls, unit);
-  });
+  }, 60_000);
 
   test('4 MB of `url(` in a recorded <style> costs the collector linear steps', () => {
     const css = fill('url(', SIZE);
@@ -81,7 +81,7 @@ describe('CSS', () => {
     expect(found).toEqual([]);
     expect(meter.steps).toBeGreaterThanOrEqual(3 * SIZE);
     expect(meter.steps).toBeLessThanOrEqual(3 * (2 * SIZE + 64));
-  });
+  }, 60_000);
 
   test('ordinary CSS: url() quoted or not, @import, image-set(), comments and strings left out', () => {
     expect(cssUrls('@import "nested.css";\n.a { background: url(img.png) }')).toEqual(['nested.css', 'img.png']);
@@ -104,7 +104,7 @@ describe('CSS', () => {
 describe('srcset', () => {
   test.each([',', ' ', 'a', 'a 1x,', ' , ', 'a\u00a0'])('%j repeated to 4 MB scans in linear steps', (unit) => {
     expectLinear(srcsetUrls, unit);
-  });
+  }, 60_000);
 
   test('candidates: the first word of each comma-separated part', () => {
     expect(srcsetUrls(' a.png 1x,b.png  2x , ,c.png\u00a0100w')).toEqual(['a.png', 'b.png', 'c.png']);
