@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { exitCodeOf, InterruptedError } from '../../src/errors.js';
+import { exitCodeOf, InterruptedError } from '../../src/cli/base.js';
 import type { CliContext, CliIo, GlobalFlags } from './context.js';
 import { usage } from './flags.js';
 import { Reporter, type LogFormat } from './reporter.js';
