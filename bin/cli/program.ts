@@ -356,10 +356,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   // Process warnings (e.g. the AWS SDK's notice about the Node version, emitted when an S3 client is created) go
   // through the reporter instead of Node's own printer, so that `--log-format json` keeps stderr one JSON object a line.
+  // A multi-line warning (that notice: "versions published after the first week of January 2027 will require node
+  // >=22") becomes one readable line: its line breaks as spaces, not escaped `\n`. The SDK emits it once a process.
   const nodeWarningPrinters = process.listeners('warning');
   process.removeAllListeners('warning');
   const onWarning = (warning: Error): void => {
-    new Reporter(reporterFormat, secrets).log('warn', `${warning.name}: ${warning.message}`, { event: 'warning', name: warning.name });
+    const text = `${warning.name}: ${warning.message}`.replace(/\s*\n\s*/g, ' ');
+    new Reporter(reporterFormat, secrets).log('warn', text, { event: 'warning', name: warning.name });
   };
   process.on('warning', onWarning);
 
