@@ -10,15 +10,22 @@
  *     PLATFORM_MANAGEMENT_KEY. README first, then docs/ in name order, all in one folder (docs/VERIFY.md's example
  *     checks the archive the README's `archiveReplays` example made).
  * A block fenced ```ts or ```js is a runnable example; ```ts continued goes on the block before it (one program);
- * ```ts signatures (an API listing) and ```js browser (code for a page) are not run here.
- * One pack and one install for the whole file.
+ * ```ts signatures (an API listing) is not run. A ```js browser block runs in a page of Chromium that loads rrweb from
+ * the project's node_modules and has `<div id="player">`, served from the project folder. A ```sh block whose
+ * commands are all `npx replay-export --sandbox …` (and `cat` heredocs) runs with bash in the project: the installed
+ * bin, through npx, without network.
+ * One pack and one install for the whole file (~20 s of the file's ~45 s; the install takes the dependencies from the
+ * npm cache that `npm ci` of this repository filled, so the registry is asked only for what is missing).
  */
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../../samples/lib/chromium.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
@@ -29,6 +36,26 @@ const ENTRIES = ['', '/decoders', '/sinks', '/clients', '/archive', '/view', '/s
 interface Example {
   name: string;
   code: string;
+}
+
+/** The blocks of one Markdown document fenced exactly ```<info>, in order. */
+function blocksOf(doc: string, text: string, info: string): Example[] {
+  const lines = text.split('\n');
+  const out: Example[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== `\`\`\`${info}`) continue;
+    const end = lines.indexOf('```', i + 1);
+    out.push({ name: `${doc.replace(/[^A-Za-z0-9]+/g, '-')}-line-${i + 1}`, code: lines.slice(i + 1, end).join('\n') });
+    i = end;
+  }
+  return out;
+}
+
+/** A shell block the test can run: every command is the installed CLI against its own sandbox, or a `cat` heredoc. */
+function sandboxOnly(code: string): boolean {
+  const commands = code.replace(/<<'EOF'\n[\s\S]*?\nEOF/g, '').split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+  const real = commands.filter((l) => l !== '' && !l.startsWith('#'));
+  return real.length > 0 && real.every((l) => l.startsWith('npx replay-export --sandbox ') || /^cat > \S+$/.test(l));
 }
 
 /** The runnable examples of one Markdown document, in order (a `continued` block joined to the one before). */
@@ -55,6 +82,8 @@ let dir = '';
 let project = '';
 let sandbox: Sandbox | undefined;
 let examples: Example[] = [];
+const browserExamples: Example[] = [];
+const shellExamples: Example[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replay-export-consumer-'));
@@ -66,7 +95,12 @@ beforeAll(async () => {
   await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
 
   const docs = (await readdir(join(root, 'docs'))).filter((f) => f.endsWith('.md')).sort();
-  for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) examples.push(...examplesOf(doc, await readFile(join(root, doc), 'utf8')));
+  for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
+    const text = await readFile(join(root, doc), 'utf8');
+    examples.push(...examplesOf(doc, text));
+    browserExamples.push(...blocksOf(doc, text, 'js browser'));
+    shellExamples.push(...blocksOf(doc, text, 'sh').filter((b) => sandboxOnly(b.code)));
+  }
   for (const e of examples) await writeFile(join(project, `${e.name}.ts`), `${e.code}\nexport {};\n`);
   await writeFile(join(project, 'entries.ts'), [...ENTRIES.map((s, i) => `import * as e${i} from '${s}';`), `export const all = [${ENTRIES.map((_, i) => `e${i}`).join(', ')}];`, ''].join('\n'));
   const compilerOptions = {
@@ -94,6 +128,15 @@ afterAll(async () => {
 async function nodeIn(file: string, code: string): Promise<string> {
   await writeFile(join(project, file), code);
   return (await run(process.execPath, [file], { cwd: project })).stdout;
+}
+
+/** Runs an example in the project; it must exit 0 (its stderr is the failure's message otherwise). */
+async function expectRuns(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const result = await run(command, args, { cwd: project, env, timeout: 120_000 }).then(
+    () => 'ran',
+    (err: { stderr?: string; message: string }) => `${name} failed: ${err.stderr || err.message}`,
+  );
+  expect(result, name).toBe('ran');
 }
 
 describe('the installed tarball', () => {
@@ -124,12 +167,46 @@ describe('the installed tarball', () => {
       PLATFORM_SECRET_KEY: sandbox!.credentials.secretKey,
       PLATFORM_MANAGEMENT_KEY: sandbox!.credentials.managementKey,
     };
-    for (const e of examples) {
-      const result = await run(process.execPath, [join('out', `${e.name}.js`)], { cwd: project, env, timeout: 120_000 }).then(
-        () => 'ran',
-        (err: { stderr?: string; message: string }) => `${e.name} failed: ${err.stderr || err.message}`,
-      );
-      expect(result, e.name).toBe('ran');
-    }
+    for (const e of examples) await expectRuns(e.name, process.execPath, [join('out', `${e.name}.js`)], env);
   }, 600_000);
+
+  test("the README's sandbox commands run with the installed bin through npx", async () => {
+    expect(shellExamples.length).toBeGreaterThanOrEqual(2);
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_')));
+    for (const e of shellExamples) await expectRuns(e.name, 'bash', ['-euo', 'pipefail', '-c', e.code], env);
+  }, 300_000);
+
+  test('the browser example plays an exported replay in Chromium', async () => {
+    expect(browserExamples.length).toBeGreaterThanOrEqual(1);
+    // The archive the example fetches from, as the README's commands make it.
+    await run('npx', ['replay-export', '--sandbox', 'export', 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251', '--out', 'replays'], { cwd: project });
+    const server = createServer((req, res) => {
+      const path = join(project, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+      const type = /\.c?js$/.test(path) ? 'text/javascript' : path.endsWith('.json') ? 'application/json' : 'text/html';
+      readFile(path).then(
+        (body) => res.writeHead(200, { 'content-type': type }).end(body),
+        () => res.writeHead(404).end(),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const browser = await launchChromium();
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const e of browserExamples) {
+        const page = `<!doctype html><div id="player"></div><script src="node_modules/rrweb/dist/rrweb.umd.cjs"></script>
+<script type="module">try {\n${e.code}\nwindow.exampleResult = 'ran'; } catch (err) { window.exampleResult = String(err); }</script>`;
+        await writeFile(join(project, `${e.name}.html`), page);
+        const tab = await browser.newPage();
+        await tab.goto(`${base}/${e.name}.html`);
+        await tab.waitForFunction(() => (window as unknown as { exampleResult?: string }).exampleResult !== undefined, null, { timeout: 60_000 });
+        expect(await tab.evaluate(() => (window as unknown as { exampleResult: string }).exampleResult), e.name).toBe('ran');
+        // rrweb's Replayer builds its iframe inside the root it was given.
+        expect(await tab.locator('#player iframe').count(), e.name).toBe(1);
+        await tab.close();
+      }
+    } finally {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 300_000);
 });
