@@ -59,7 +59,7 @@ function sandboxOnly(code: string): boolean {
 }
 
 /** The runnable examples of one Markdown document, in order (a `continued` block joined to the one before). */
-export function examplesOf(doc: string, text: string): Example[] {
+function examplesOf(doc: string, text: string): Example[] {
   const out: Example[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -159,6 +159,7 @@ describe('the installed tarball', () => {
     expect(result, 'tsc on the installed package and the examples').toBe('');
   }, 300_000);
 
+  // Runs what the type-check test above emitted into out/ (tests of a file run in order).
   test('each README and docs example runs as written against the sandbox', async () => {
     const env = {
       ...process.env,
