@@ -14,6 +14,7 @@ const FLOORS: readonly (readonly [prefix: string, floor: number])[] = [
   ['sinks/', 0],
   ['src/util/', 0],
   ['src/errors.ts', 0],
+  ['src/events.ts', 0],
   ['src/http/', 1],
   ['src/replay/', 2],
   ['src/clients/', 3],
