@@ -35,7 +35,7 @@ export type {
   ReplayEvent,
   ReplayEventType,
 } from './events.js';
-export type { ArchiveEvent, ArchiveOutcome, ReplayDecision, ShardSpec } from './pipeline/archive.js';
+export type { ArchiveEvent, ArchiveOutcome, ReplayDecision } from './pipeline/archive.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';

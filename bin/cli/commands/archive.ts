@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { validatePlatformId } from '../../../src/clients/index.js';
+import { validatePlatformId } from '../../../src/cli/flags.js';
 import { archiveReplays, planArchive } from '../../../src/index.js';
 import { formatShard } from '../../../src/archive-tools.js';
 import { DEFAULTS } from '../../../src/cli/flags.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { validatePlatformId } from '../../../src/clients/index.js';
+import { validatePlatformId } from '../../../src/cli/flags.js';
 import { expiresAtIso } from '../../../src/archive-tools.js';
 import type { CliContext, Invocation } from '../context.js';
 import { collect, deadlineOf, positiveInt, REQUEST_DEADLINE_HELP, usage, withDefault } from '../flags.js';
