@@ -153,8 +153,11 @@ export class Reporter {
     const status = typeof event.status === 'number' ? event.status : undefined;
     const code = typeof event.code === 'string' ? event.code : undefined;
     const reason = status !== undefined ? `HTTP ${status}` : (code ?? 'network error');
-    this.log('debug', `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`, {
+    // A 429 comes with its limit in words (`what`: "429 replay concurrency limit (…), waiting 1 s, attempt 2/6").
+    const text = typeof event.what === 'string' ? `retrying: ${event.what}` : `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`;
+    this.log('debug', text, {
       event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
+      ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}), ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
       attempt: event.attempt, wait_ms: event.delayMs,
     });
   }

@@ -5,7 +5,8 @@
  *   slot of both; p-queue each). A slot is held for the whole life of a request, including reading its body.
  * - sliding-window cost budgets per family (budget.ts); a request waits for budget, and one whose cost exceeds a
  *   whole budget is refused before sending (BudgetExceededError, with its cost).
- * - a family-wide pause: after a 429 with Retry-After no request of the family is sent before the wait ends.
+ * - a family-wide pause (`pause`): no request of the family is sent before the wait ends; the transport pauses a
+ *   family for a rate 429's Retry-After (src/util/limit-messages.ts tells the kinds of 429 apart).
  * - with `adaptive` settings, each family's cap is an adaptive window (adaptive-limit.ts) within its maximum: the
  *   caller reports each request's outcome (`Release.report`) and the window grows or is cut accordingly.
  *
@@ -20,10 +21,13 @@ import { sleep } from './retry.js';
 /** What became of a request sent in a slot: answered (any status but 429/503) or overloaded (429/503). */
 export type SlotOutcome = { answered: true; latencyMs: number } | { overloaded: true };
 
-/** Gives the slots back (idempotent); `report` tells the family's window how the request went (once). */
+/**
+ * Gives the slots back (idempotent); `report` tells the family's window how the request went (once) and returns
+ * whether the request went with no window to cut: a fixed cap, or the window at its smallest.
+ */
 export interface Release {
   (): void;
-  report(outcome: SlotOutcome | undefined): void;
+  report(outcome: SlotOutcome | undefined): boolean;
 }
 
 export interface LimitConfig {
@@ -242,11 +246,13 @@ export class FamilyLimiter {
     const ticket: SentTicket | undefined = window?.sent(this.active(family));
     let reported = false;
     return Object.assign(free, {
-      report(outcome: SlotOutcome | undefined): void {
-        if (reported || !outcome || !window || !ticket) return;
+      report(outcome: SlotOutcome | undefined): boolean {
+        if (!window || !ticket) return true;
+        if (reported || !outcome) return ticket.smallest;
         reported = true;
         if ('overloaded' in outcome) window.overloaded(ticket);
         else window.answered(ticket, outcome.latencyMs);
+        return ticket.smallest;
       },
     });
   }
