@@ -80,6 +80,7 @@ export class FamilyLimiter {
   readonly #hosts = new Map<string, PQueue>();
   readonly #budgets = new Map<ApiFamily, SlidingBudget[]>();
   readonly #pausedUntil = new Map<ApiFamily, number>();
+  readonly #growthHeldUntil = new Map<ApiFamily, number>();
   readonly #config: LimitConfig;
   readonly #now: () => number;
 
@@ -185,6 +186,15 @@ export class FamilyLimiter {
     if (until > (this.#pausedUntil.get(family) ?? 0)) this.#pausedUntil.set(family, until);
   }
 
+  /**
+   * Keeps the family's window from growing for `ms` (a concurrency 429's Retry-After: the server asked for a request
+   * to come back later, so probing a larger window meanwhile asks for another 429). Requests still go.
+   */
+  holdGrowth(family: ApiFamily, ms: number): void {
+    const until = this.#now() + Math.max(0, ms);
+    if (until > (this.#growthHeldUntil.get(family) ?? 0)) this.#growthHeldUntil.set(family, until);
+  }
+
   /** ms left of the family's pause (0: not paused). */
   pausedFor(family: ApiFamily): number {
     return Math.max(0, (this.#pausedUntil.get(family) ?? 0) - this.#now());
@@ -245,13 +255,14 @@ export class FamilyLimiter {
     const window = this.#windows.get(family);
     const ticket: SentTicket | undefined = window?.sent(this.active(family));
     let reported = false;
+    const held = (): boolean => (this.#growthHeldUntil.get(family) ?? 0) > this.#now();
     return Object.assign(free, {
       report(outcome: SlotOutcome | undefined): boolean {
         if (!window || !ticket) return true;
         if (reported || !outcome) return ticket.smallest;
         reported = true;
         if ('overloaded' in outcome) window.overloaded(ticket);
-        else window.answered(ticket, outcome.latencyMs);
+        else window.answered(held() ? { ...ticket, full: false } : ticket, outcome.latencyMs);
         return ticket.smallest;
       },
     });

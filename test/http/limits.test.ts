@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
-import { DEFAULT_CONCURRENCY } from '../../src/http/index.js';
+import { DEFAULT_ADAPTIVE, DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
 import { FAST_RETRY, delay, json, startTestServer, type TestServer } from './helpers/test-server.js';
@@ -224,5 +224,28 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
     expect(retry).toMatchObject({ status: 429, limitKind: 'concurrency', what: '429 replay concurrency limit, waiting 2 s, attempt 2/4' });
     // The window was cut (from 4).
     expect(t.limit('replay')).toBeLessThan(4);
+  });
+});
+
+describe('a window held after a concurrency 429', () => {
+  it('does not grow while the Retry-After runs, and grows again after it; requests still go meanwhile', async () => {
+    let now = 0;
+    const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
+    /** One round: the window filled, every request answered. */
+    const round = async (): Promise<void> => {
+      const releases = await Promise.all(Array.from({ length: l.limit('replay') }, () => l.acquire('replay')));
+      for (const r of releases) {
+        r.report({ answered: true, latencyMs: 100 });
+        r();
+      }
+    };
+    l.holdGrowth('replay', 1000);
+    // Requests go (no pause) and are answered; six rounds would grow the window by about three, held it stays.
+    for (let i = 0; i < 6; i++) await round();
+    expect(l.pausedFor('replay')).toBe(0);
+    expect(l.limit('replay')).toBe(2);
+    now = 1001;
+    for (let i = 0; i < 6 && l.limit('replay') === 2; i++) await round();
+    expect(l.limit('replay')).toBe(3);
   });
 });
