@@ -160,10 +160,12 @@ export class Reporter {
     const code = typeof event.code === 'string' ? event.code : undefined;
     const reason = status !== undefined ? `HTTP ${status}` : (code ?? 'network error');
     const retryAfterMs = typeof event.retryAfterMs === 'number' ? event.retryAfterMs : undefined;
-    const limit = typeof event.limit === 'string' ? event.limit : undefined;
-    this.log('debug', `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`, {
+    // A 429 comes with its limit in words (`what`: "429 replay concurrency limit (…), waiting 1 s, attempt 2/6").
+    const text = typeof event.what === 'string' ? `retrying: ${event.what}` : `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`;
+    this.log('debug', text, {
       event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
-      ...(limit !== undefined ? { limit } : {}), attempt: event.attempt, wait_ms: event.delayMs,
+      ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}), ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
+      attempt: event.attempt, wait_ms: event.delayMs,
       ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
     });
   }

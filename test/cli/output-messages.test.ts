@@ -27,7 +27,7 @@ describe('CLI messages', () => {
     const retries = recs.filter((r) => r.event === 'retry' && r.status !== undefined);
     expect(retries.length).toBeGreaterThan(0);
     for (const r of retries) {
-      expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number) });
+      expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number), limit_kind: 'rate', limit: 'request rate' });
       // The sandbox sends `Retry-After: 0` with each 429.
       expect(r.retry_after_ms).toBe(0);
     }
@@ -63,7 +63,8 @@ describe('CLI messages', () => {
     const verbose = await runCli(['--verbose', 'archive', '--out', join(work.dir, 'text-v'), '--settle', '0'], sandboxEnv(sandbox));
     const lines = verbose.stderr.split('\n').filter((l) => l.startsWith('debug: retrying'));
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines[0]).toMatch(/^debug: retrying \S+ request after HTTP 429 \(attempt \d+, waiting \d+ ms\)$/);
+    // A 429 names its limit: the sandbox's rateLimitEvery switch is a rate limit ("request rate").
+    expect(lines[0]).toMatch(/^debug: retrying: 429 replay rate limit \(request rate\), waiting \d+(\.\d+)? m?s, attempt \d+\/\d+$/);
     expect(verbose.stderr).toContain(`; ${lines.length} API retr`);
   });
 
