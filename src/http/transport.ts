@@ -18,6 +18,7 @@ import {
   UrlExpiredError,
   type RequestContext,
 } from './errors.js';
+import { ConfigError, InternalError } from '../errors.js';
 import { Deadline } from './deadline.js';
 import { FamilyLimiter, type SlotOutcome } from './limiter.js';
 import { emit, type Logger } from './logger.js';
@@ -32,6 +33,7 @@ import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './reg
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
 import { encodeComponent, sendableText } from './url-parts.js';
 import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import { classifyLimit, type LimitReading } from '../util/limit-messages.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -113,8 +115,8 @@ interface Slot {
 }
 
 type Attempt<T> = { done: true; value: T } | Failed;
-/** An attempt that failed in a way that may be retried. */
-type Failed = { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string };
+/** An attempt that failed in a way that may be retried; a 429 says which kind of limit it met (`limit`). */
+type Failed = { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string; limit?: LimitReading };
 
 function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
@@ -226,9 +228,9 @@ export class Transport {
     return new NetworkError(ctx, code, message);
   }
 
-  #statusError(status: number, ctx: RequestContext, excerpt: string, auth: AuthStyle, retryAfterMs: number | undefined): ApiError {
+  #statusError(status: number, ctx: RequestContext, excerpt: string, auth: AuthStyle, retryAfterMs: number | undefined, limit: LimitReading | undefined): ApiError {
     if ((status === 401 || status === 403) && auth !== 'none') return new AuthError(status, ctx, excerpt);
-    if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs);
+    if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs, limit?.kind);
     return new ApiError(status, ctx, excerpt);
   }
 
@@ -267,13 +269,32 @@ export class Transport {
     }
   }
 
-  /** A status that is not a success: thrown when it is final, returned as a failed attempt when it may be retried. */
+  /**
+   * A status that is not a success: thrown when it is final, returned as a failed attempt when it may be retried. A
+   * 429 is read for the kind of limit it names: from its body, or the status line's reason when it has none.
+   */
   #statusFailure(res: Dispatcher.ResponseData, ctx: RequestContext, excerpt: string, auth: AuthStyle): Failed {
     const status = res.statusCode;
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
-    const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs);
+    const limit = status === 429 ? classifyLimit(excerpt, res.statusText) : undefined;
+    const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs, limit);
     if (!isRetryableStatus(status)) throw error;
-    return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(limit ? { limit } : {}) };
+  }
+
+  /**
+   * What a 429 does to its family beyond cutting the window (every 429 does that): a rate 429 with Retry-After holds
+   * back the whole family; a concurrency 429 only when it could not be answered by a cut (`uncuttable`: the request
+   * went with the window at its smallest, or with a fixed cap), as then others hold the whole limit. Otherwise the
+   * refused request alone waits its Retry-After.
+   */
+  #holdFamily(family: ApiFamily, outcome: Failed, uncuttable: boolean): void {
+    if (outcome.status !== 429 || outcome.retryAfterMs === undefined) return;
+    if (outcome.limit?.kind === 'concurrency' && !uncuttable) {
+      this.#limiter.holdGrowth(family, outcome.retryAfterMs);
+      return;
+    }
+    this.#limiter.pause(family, outcome.retryAfterMs);
   }
 
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
@@ -304,7 +325,7 @@ export class Transport {
     signal: AbortSignal | undefined,
     attempt: (ctx: RequestContext, slot: Slot) => Promise<Attempt<T>>,
   ): Promise<T> {
-    if (this.#closed) throw new Error('transport is closed');
+    if (this.#closed) throw new InternalError('transport is closed: a request was made after close()');
     const max = retry.allowed || retry.on429 ? this.options.retry.retries : 0;
     for (let i = 0; ; i++) {
       const ctx = this.#ctx(url, method, i);
@@ -318,10 +339,11 @@ export class Transport {
         },
       };
       let outcome: Attempt<T>;
+      let uncuttable = true;
       const sentAt = performance.now();
       try {
         outcome = await attempt(ctx, slot);
-        release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
+        uncuttable = release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
       } catch (err) {
         if (err instanceof ApiError) release.report(slotOutcome(err.status, performance.now() - sentAt));
         if (signal?.aborted) throw signal.reason;
@@ -330,8 +352,7 @@ export class Transport {
         if (!kept) release();
       }
       if (outcome.done) return outcome.value;
-      // A 429 with Retry-After holds back the whole family, not only this request.
-      if (outcome.status === 429 && outcome.retryAfterMs !== undefined) this.#limiter.pause(family, outcome.retryAfterMs);
+      this.#holdFamily(family, outcome, uncuttable);
       const mayRetry = retry.allowed || (retry.on429 && outcome.status === 429);
       if (i >= max || !mayRetry || signal?.aborted) {
         if (signal?.aborted) throw signal.reason;
@@ -341,6 +362,7 @@ export class Transport {
       emit(this.#logger, {
         level: 'warn',
         msg: 'retrying request',
+        ...(outcome.limit ? { what: limitWhat(family, outcome.limit, delayMs, i + 1, max), limitKind: outcome.limit.kind, ...(outcome.limit.limit ? { limit: outcome.limit.limit } : {}) } : {}),
         family,
         method,
         path: ctx.path,
@@ -380,7 +402,7 @@ export class Transport {
     };
     if (authorization) headers.authorization = authorization;
     let body: string | undefined;
-    if (spec.json !== undefined && form) throw new TypeError('a request has either a JSON or a form body, not both');
+    if (spec.json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
@@ -434,9 +456,9 @@ export class Transport {
    * StorageRedirectError at once (never followed, never retried).
    */
   async download(url: string, opts: DownloadOptions = {}): Promise<DownloadResponse> {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-      throw new TypeError(`download URL must be http(s) (got ${u.protocol})`);
+    const u = URL.canParse(url) ? new URL(url) : undefined;
+    if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+      throw new HttpClientError(`download URL must be an absolute http(s) URL (got ${u === undefined ? 'not a URL' : u.protocol})`, 'bad_download_url');
     }
     const family = opts.family ?? 'storage';
     const signal = opts.signal;
@@ -492,6 +514,12 @@ export class Transport {
     this.#closed = true;
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
+}
+
+/** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */
+function limitWhat(family: ApiFamily, limit: LimitReading, delayMs: number, attempt: number, max: number): string {
+  const wait = delayMs >= 1000 ? `${+(delayMs / 1000).toFixed(1)} s` : `${delayMs} ms`;
+  return `429 ${family} ${limit.kind} limit${limit.limit ? ` (${limit.limit})` : ''}, waiting ${wait}, attempt ${attempt + 1}/${max + 1}`;
 }
 
 /** What an attempt tells the family's window: a status answered (429/503: too much), or nothing (no answer). */

@@ -18,11 +18,6 @@ import type { Settings } from './settings.js';
 import { formatShard, inShard } from './shard.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
 
-export interface ShardSpec {
-  index: number;
-  count: number;
-}
-
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
   | 'ok' // exported now
@@ -116,12 +111,7 @@ function startOf(r: ReplayInfo, now = Date.now()): number | null {
 
 /** The replay's file keys as an export records them (key order, each once), to compare with the manifest. */
 async function listFileKeys(api: ReplayFilesApi, replayId: string, settings: Settings, signal: AbortSignal): Promise<string[]> {
-  const files = await listFilesInKeyOrder(api, replayId, {
-    version: settings.fileVersion,
-    pageSize: settings.filesPageSize,
-    maxFiles: settings.maxFilesPerReplay,
-    signal,
-  });
+  const files = await listFilesInKeyOrder(api, replayId, settings, { signal });
   return files.map((f) => f.key);
 }
 

@@ -67,12 +67,12 @@ export interface FetchSettingsOptions {
   retryMaxMs?: number;
   /**
    * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
-   * fails its replay with `decode_event_too_large`, checked while inflating. Peak memory for one event is about this.
+   * fails its replay with `EVENT_TOO_LARGE`, checked while inflating. Peak memory for one event is about this.
    */
   maxEventBytes?: number;
   /**
    * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
-   * event's inflated payload. More fails the replay with `decode_replay_too_large`, checked while inflating.
+   * event's inflated payload. More fails the replay with `REPLAY_TOO_LARGE`, checked while inflating.
    */
   maxReplayBytes?: number;
   /**
