@@ -3,7 +3,8 @@
  * resume reads), sorted by start time, filtered and paged on the server so that a page never holds more than one
  * page of rows whatever the archive's size.
  */
-import type { ManifestChecks, ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
+import type { ManifestChecks, ManifestEntry, ReplayStatus } from '../../sinks/sink.js';
+import type { Archive } from '../../sinks/archive.js';
 import { readManifestState } from '../pipeline/manifest.js';
 import { forgottenUser } from '../pipeline/tombstone.js';
 
@@ -84,9 +85,9 @@ export class ArchiveIndex {
     this.byId = new Map(rows.map((r) => [r.id, r]));
   }
 
-  /** Reads the manifest of `sink` once. */
-  static async load(sink: Sink): Promise<ArchiveIndex> {
-    const state = await readManifestState(sink);
+  /** Reads the manifest of `archive` once. */
+  static async load(archive: Archive): Promise<ArchiveIndex> {
+    const state = await readManifestState(archive);
     // A user's tombstone (`forget --user`) is no replay: its replays have tombstones of their own.
     const rows = [...state.values()].filter((e) => forgottenUser(e) === undefined).map(rowOf).sort(byStart);
     return new ArchiveIndex(rows);
