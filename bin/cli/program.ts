@@ -85,6 +85,7 @@ interface ForgetFlags extends Pick<SinkFlags, 'out' | 's3Endpoint' | 's3ForcePat
   user?: string;
   replay?: string[];
   reason?: string;
+  dryRun?: boolean;
 }
 
 interface LimitFlags {
@@ -567,7 +568,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       .requiredOption('--out <archive>', 'the archive: a folder or s3://bucket/prefix (required)')
       .option('--user <platform_id>', "forget this user: every replay its manifest entries name, and the user's replays listed later")
       .option('--replay <replay_id>', 'forget this replay (repeatable)', collect)
-      .option('--reason <text>', withDefault('why, recorded in each tombstone', DEFAULT_FORGET_REASON)),
+      .option('--reason <text>', withDefault('why, recorded in each tombstone', DEFAULT_FORGET_REASON))
+      .option('--dry-run', 'show the tombstones, outputs and captured assets it would record and remove; write nothing'),
   ).action(async (opts: ForgetFlags, cmd: Command) => {
     const g = cmd.optsWithGlobals<GlobalOpts>();
     reporterFormat = logFormatOf(g);
@@ -585,6 +587,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         settings,
         ...(opts.user !== undefined ? { platformId: opts.user } : { replayIds }),
         ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+        dryRun: opts.dryRun === true,
         runId: randomUUID(),
         signal: abort.signal,
       },

@@ -11,7 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import { plainContentType } from '../../sinks/assets.js';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { AssetStore } from '../../sinks/archive.js';
+import type { ManifestEntry } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
@@ -51,7 +52,7 @@ function typeOf(declared: string, url: string): string {
   return (ext !== undefined ? TYPE_BY_EXTENSION[ext] : undefined) ?? plain;
 }
 
-/** The capture of one run: the fetcher, the sink, and the outcomes of the URLs seen so far. */
+/** The capture of one run: the fetcher, the archive's assets, and the outcomes of the URLs seen so far. */
 export class AssetCapture {
   private readonly fetcher: AssetFetcher;
   /** URL → its outcome, and until when it holds (transient failures: `failureMemoryMs` after they settled). */
@@ -59,10 +60,9 @@ export class AssetCapture {
 
   constructor(
     readonly settings: Readonly<AssetCaptureSettings>,
-    private readonly sink: Sink,
+    private readonly store: AssetStore,
     private readonly signal?: AbortSignal,
   ) {
-    if (sink.putAsset === undefined) throw new ConfigError(`--capture-assets needs a sink that stores assets; the sink of ${sink.target} does not`);
     this.fetcher = new AssetFetcher(new Set(settings.origins), settings);
   }
 
@@ -90,7 +90,7 @@ export class AssetCapture {
     if (!fetched.ok) return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
     const digest = createHash('sha256').update(fetched.body).digest('hex');
     const type = typeOf(fetched.type, url);
-    await this.sink.putAsset!(digest, type, fetched.body);
+    await this.store.put(digest, type, fetched.body);
     const nested: string[] = [];
     if (type === 'text/css') {
       for (const raw of cssUrls(fetched.body.toString('utf8'))) {

@@ -1,4 +1,5 @@
-import type { ManifestEntry, ReplayWriter, Sink } from '../../sinks/sink.js';
+import type { Archive } from '../../sinks/archive.js';
+import type { ManifestEntry, ReplayWriter } from '../../sinks/sink.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { isFatal, ReplayFailedError } from './errors.js';
@@ -23,9 +24,9 @@ export interface ReplayInfo {
   notFound?: boolean;
 }
 
-/** What exporting one replay is handed besides the settings: a replay stream's, plus the sink and a progress hook. */
+/** What exporting one replay is handed besides the settings: a replay stream's, plus the archive and a progress hook. */
 export interface ExportIo extends ReplayIo {
-  sink: Sink;
+  archive: Archive;
   /** Called after each batch handed to the sink (progress). */
   onEvents?: ((count: number) => void) | undefined;
   /** The run's asset capture (`settings.captureAssets`); absent with capture on: one for this replay alone. */
@@ -62,11 +63,11 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
-  const ownCapture = settings.captureAssets !== undefined && io.assets === undefined ? new AssetCapture(settings.captureAssets, io.sink, io.signal) : undefined;
+  const ownCapture = settings.captureAssets !== undefined && io.assets === undefined ? new AssetCapture(settings.captureAssets, io.archive.assets, io.signal) : undefined;
   const capture = (io.assets ?? ownCapture)?.replay();
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
-    writer = await io.sink.open(replay.replay_id, output);
+    writer = await io.archive.outputs.open(replay.replay_id, output);
     const decoded = replayDecodedBatches(replay.replay_id, settings, io, info);
     // With a policy, each event is redacted on its way to the sink; without, the decoded batches go as they are.
     const batches = settings.redaction === undefined ? decoded : redactBatches(decoded, settings.redaction);

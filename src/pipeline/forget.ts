@@ -7,10 +7,14 @@
  * that later runs skip without a record — and running the same `forget` again deletes what is left without a second
  * tombstone (a replay whose last entry is already `forgotten` gets none). A user's tombstone comes before its
  * replays', so that from the first write on every replay of the user is skipped by later runs.
+ *
+ * The archive is opened for reading (`create: false`): a target without a manifest is refused with
+ * `ArchiveNotFoundError` and nothing is created there. `dryRun` reports what would be recorded and removed, writing
+ * nothing.
  */
 import { isAssetDigest } from '../../sinks/assets.js';
+import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import { openSink } from '../../sinks/open.js';
 import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
 import { categoryOf, ConfigError } from '../errors.js';
 import { validatePlatformId, validateReplayId } from '../replay/validation.js';
@@ -34,6 +38,11 @@ export interface ForgetOptions {
   reason?: string;
   /** Recorded in each tombstone. */
   runId?: string;
+  /**
+   * Report what would be recorded and removed (the tombstones, the outputs and the captured assets now stored),
+   * writing nothing: no tombstone, no removal.
+   */
+  dryRun?: boolean;
   /** The archive: your own `sink`, or a target (`./dir` or `s3://bucket/prefix`) opened with `sinkOptions`. */
   sink?: Sink;
   out?: string;
@@ -47,13 +56,19 @@ export interface ForgetOptions {
 
 export interface ForgottenReplay {
   replayId: string;
-  /** The tombstone written now; absent when the replay's last entry already was one (a re-run finishing a removal). */
+  /**
+   * The tombstone written now (with `dryRun`: that would be); absent when the replay's last entry already was one (a
+   * re-run finishing a removal).
+   */
   entry?: ManifestEntry;
-  /** Whether the manifest now holds the replay's tombstone (written now or before): false only after an `error`. */
+  /**
+   * Whether the manifest now holds the replay's tombstone (written now or before): false only after an `error`. With
+   * `dryRun`: whether it held one before.
+   */
   tombstoned: boolean;
-  /** The outputs deleted now (keys relative to the target). */
+  /** The outputs deleted now (keys relative to the target); with `dryRun`, those stored that would be. */
   removed: string[];
-  /** The captured assets (SHA-256) deleted now: this replay's, used by no replay that stays. */
+  /** The captured assets (SHA-256) deleted now: this replay's, used by no replay that stays; with `dryRun`, would be. */
   removedAssets: string[];
   /** Why deleting its outputs failed: the tombstone is recorded, running the same `forget` again finishes the job. */
   error?: ManifestError;
@@ -61,6 +76,8 @@ export interface ForgottenReplay {
 
 export interface ForgetReport {
   target: string;
+  /** Nothing was written: the report says what `forget` would record and remove. */
+  dryRun: boolean;
   /** The user forgotten; `entry` is its tombstone, absent when one was already recorded. */
   user?: { platformId: number; entry?: ManifestEntry };
   /** Each replay concerned, in the order found (named ones first). */
@@ -68,6 +85,7 @@ export interface ForgetReport {
 }
 
 interface Request {
+  dryRun: boolean;
   replayIds: readonly string[];
   user: string | undefined;
   reason: string;
@@ -93,7 +111,7 @@ function requestOf(o: ForgetOptions): Request {
   if (reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
     throw new ConfigError(`the reason must be 1 to ${MAX_FORGET_REASON} characters`, 'forget_reason');
   }
-  return { replayIds, user, reason, runId: o.runId, now: o.now ?? Date.now, signal: o.signal };
+  return { dryRun: o.dryRun === true, replayIds, user, reason, runId: o.runId, now: o.now ?? Date.now, signal: o.signal };
 }
 
 /** What the manifest says of one replay concerned. */
@@ -115,11 +133,11 @@ function assetsOf(entry: ManifestEntry): string[] {
  * naming the user. Memory grows with the replays forgotten, not with the archive. Also whether the user's
  * tombstone is already recorded.
  */
-async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
+async function readConcerned(archive: Archive, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
   const concerned = new Map<string, Concerned>(req.replayIds.map((id) => [id, { forgotten: false, assets: new Set<string>() }]));
   const userId = req.user === undefined ? undefined : userTombstoneId(req.user);
   let userForgotten = false;
-  for await (const entry of sink.readManifest()) {
+  for await (const entry of archive.manifest.read()) {
     if (!entry || typeof entry.replay_id !== 'string') continue;
     if (entry.replay_id === userId) {
       userForgotten = forgottenUser(entry) === req.user;
@@ -148,6 +166,17 @@ function tombstone(req: Request, fields: Pick<ManifestEntry, 'replay_id' | 'scop
   };
 }
 
+/** The fields of a replay's tombstone: the outputs stored now and the assets it removes (recorded before removing). */
+function replayTombstoneFields(id: string, c: Concerned, present: string[], unshared: string[]): Pick<ManifestEntry, 'replay_id' | 'scope'> & Partial<ManifestEntry> {
+  return {
+    replay_id: id,
+    scope: 'replay',
+    ...(c.platformId !== undefined ? { platform_id: c.platformId } : {}),
+    removed_keys: present,
+    ...(unshared.length > 0 ? { removed_assets: unshared } : {}),
+  };
+}
+
 /** Stops at an abort, and on failures that every request would meet (credentials); others fail one replay. */
 function rethrowIfFatal(err: unknown, signal: AbortSignal | undefined): void {
   const category = categoryOf(err);
@@ -159,13 +188,13 @@ function rethrowIfFatal(err: unknown, signal: AbortSignal | undefined): void {
  * output an earlier entry describes keeps its assets; a replay whose last entry is a tombstone does not stay): a
  * second streaming read, holding only the candidates and the replays that name one.
  */
-async function sharedAssets(sink: Sink, concerned: Map<string, Concerned>): Promise<Set<string>> {
+async function sharedAssets(archive: Archive, concerned: Map<string, Concerned>): Promise<Set<string>> {
   const candidates = new Set<string>();
   for (const c of concerned.values()) for (const digest of c.assets) candidates.add(digest);
   const shared = new Set<string>();
   if (candidates.size === 0) return shared;
   const others = new Map<string, { forgotten: boolean; digests: Set<string> }>();
-  for await (const entry of sink.readManifest()) {
+  for await (const entry of archive.manifest.read()) {
     if (!entry || typeof entry.replay_id !== 'string' || concerned.has(entry.replay_id)) continue;
     const names = entry.assets === undefined ? [] : assetsOf({ ...entry, removed_assets: [] }).filter((d) => candidates.has(d));
     let other = others.get(entry.replay_id);
@@ -186,8 +215,7 @@ async function sharedAssets(sink: Sink, concerned: Map<string, Concerned>): Prom
  * layout (each format) — then its assets no staying replay uses (once per call: `removedAssets` holds those gone).
  */
 async function forgetReplay(
-  sink: Sink,
-  remove: (key: string) => Promise<boolean>,
+  archive: Archive,
   id: string,
   c: Concerned,
   req: Request,
@@ -198,23 +226,24 @@ async function forgetReplay(
   const keys = outputKeysOf(id);
   try {
     const present: string[] = [];
-    for (const key of keys) if (await sink.exists(key)) present.push(key);
+    for (const key of keys) if (await archive.outputs.exists(key)) present.push(key);
+    if (req.dryRun) {
+      if (!c.forgotten) result.entry = tombstone(req, replayTombstoneFields(id, c, present, unshared));
+      result.removed = present;
+      for (const digest of unshared) if (!assetsGone.has(digest) && (await archive.assets.has(digest))) result.removedAssets.push(digest);
+      for (const digest of unshared) assetsGone.add(digest);
+      return result;
+    }
     if (!c.forgotten) {
-      result.entry = tombstone(req, {
-        replay_id: id,
-        scope: 'replay',
-        ...(c.platformId !== undefined ? { platform_id: c.platformId } : {}),
-        removed_keys: present,
-        ...(unshared.length > 0 ? { removed_assets: unshared } : {}),
-      });
-      await sink.appendManifest(result.entry);
+      result.entry = tombstone(req, replayTombstoneFields(id, c, present, unshared));
+      await archive.manifest.append(result.entry);
       result.tombstoned = true;
     }
     // Every layout key, not only those seen: a link at a key (not an output to `exists`) goes too.
-    for (const key of keys) if (await remove(key)) result.removed.push(key);
+    for (const key of keys) if (await archive.outputs.remove(key)) result.removed.push(key);
     for (const digest of unshared) {
-      if (assetsGone.has(digest) || sink.removeAsset === undefined) continue;
-      if (await sink.removeAsset(digest)) result.removedAssets.push(digest);
+      if (assetsGone.has(digest)) continue;
+      if (await archive.assets.remove(digest)) result.removedAssets.push(digest);
       assetsGone.add(digest);
     }
   } catch (err) {
@@ -225,30 +254,34 @@ async function forgetReplay(
   return result;
 }
 
-/** Forgets in an open sink (see `forgetReplays`). */
-export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
+/** Forgets in an open archive (see `forgetReplays`). */
+export async function forgetInArchive(archive: Archive, options: ForgetOptions): Promise<ForgetReport> {
   const req = requestOf(options);
-  if (sink.remove === undefined) throw new ConfigError(`the sink of ${sink.target} cannot remove outputs (it has no remove method)`, 'forget_unsupported');
-  const remove = sink.remove.bind(sink);
-  const { concerned, userForgotten } = await readConcerned(sink, req);
-  const report: ForgetReport = { target: sink.target, replays: [] };
+  const { concerned, userForgotten } = await readConcerned(archive, req);
+  const report: ForgetReport = { target: archive.target, dryRun: req.dryRun, replays: [] };
   if (req.signal?.aborted) throw req.signal.reason;
   if (req.user !== undefined) {
     const platformId = Number(req.user);
     report.user = { platformId };
     if (!userForgotten) {
       report.user.entry = tombstone(req, { replay_id: userTombstoneId(req.user), scope: 'user', platform_id: platformId });
-      await sink.appendManifest(report.user.entry);
+      if (!req.dryRun) await archive.manifest.append(report.user.entry);
     }
   }
-  const shared = sink.removeAsset === undefined ? new Set<string>() : await sharedAssets(sink, concerned);
+  const shared = await sharedAssets(archive, concerned);
   const assetsGone = new Set<string>();
   for (const [id, c] of concerned) {
     if (req.signal?.aborted) throw req.signal.reason;
-    const unshared = sink.removeAsset === undefined ? [] : [...c.assets].filter((digest) => !shared.has(digest)).sort();
-    report.replays.push(await forgetReplay(sink, remove, id, c, req, unshared, assetsGone));
+    const unshared = [...c.assets].filter((digest) => !shared.has(digest)).sort();
+    report.replays.push(await forgetReplay(archive, id, c, req, unshared, assetsGone));
   }
   return report;
+}
+
+/** Forgets in a sink of your own (see `forgetReplays`); it must be able to remove outputs. */
+export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
+  requestOf(options);
+  return forgetInArchive(archiveOfSink(sink, ['remove']), options);
 }
 
 /**
@@ -257,17 +290,19 @@ export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<
  * it removes), then its outputs are deleted; a user also gets a tombstone of its own, so that later archive runs
  * skip every replay of the user, including replays listed only later. Later runs never export a forgotten replay
  * into this target again. Resolves with what was recorded and removed; a replay whose outputs could not be deleted
- * carries `error` (run the same call again to finish). Bad options throw `ConfigError` before anything is read.
+ * carries `error` (run the same call again to finish). Bad options throw `ConfigError` before anything is read; a
+ * target `out` that holds no manifest throws `ArchiveNotFoundError` (nothing is created there). With `dryRun`, nothing
+ * is written: the report says what would be.
  */
 export async function forgetReplays(options: ForgetOptions): Promise<ForgetReport> {
   requestOf(options);
   if (options.sink !== undefined) return forgetInSink(options.sink, options);
   if (options.out === undefined) throw new ConfigError('an archive is needed: pass `sink` or `out`');
   const settings = options.settings ?? resolveSettings(options.sinkOptions !== undefined ? { sinkOptions: options.sinkOptions } : {});
-  const sink = openSink(options.out, settings.sinkOptions);
+  const archive = await openArchive(options.out, { create: false, ...settings.sinkOptions });
   try {
-    return await forgetInSink(sink, options);
+    return await forgetInArchive(archive, options);
   } finally {
-    await sink.close();
+    await archive.close();
   }
 }

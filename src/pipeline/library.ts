@@ -1,5 +1,6 @@
+import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
-import { openSink } from '../../sinks/open.js';
+import { ConfigError } from '../errors.js';
 import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
@@ -75,10 +76,14 @@ function connectFor(o: ConnectionOptions, settings: Settings): Connection {
   });
 }
 
-async function sinkFor(o: OutputOptions, settings: Settings): Promise<{ sink: Sink; owned: boolean }> {
-  if (o.sink) return { sink: o.sink, owned: false };
-  if (o.out === undefined) throw new TypeError('an output is needed: pass `sink` or `out`');
-  return { sink: await openSink(o.out, settings.sinkOptions), owned: true };
+/**
+ * The archive the outputs go to: the caller's own `sink` (left open: it is theirs), or the target `out` opened for
+ * writing (closed by `close`).
+ */
+async function archiveFor(o: OutputOptions, settings: Settings): Promise<Archive> {
+  if (o.sink) return archiveOfSink(o.sink, settings.captureAssets !== undefined ? ['assets'] : []);
+  if (o.out === undefined) throw new ConfigError('an output is needed: pass `sink` or `out`');
+  return openArchive(o.out, { create: true, ...settings.sinkOptions });
 }
 
 /**
@@ -131,21 +136,21 @@ export async function exportReplay(replay: string | ReplayInfo, options: ExportR
   const info: ReplayInfo = typeof replay === 'string' ? { replay_id: replay } : replay;
   const settings = settingsOf(options);
   const conn = connectFor(options, settings);
-  const { sink, owned } = await sinkFor(options, settings);
+  const archive = await archiveFor(options, settings);
   try {
     const entry = await exportReplayToSink(info, settings, {
       api: conn.client,
       download: conn.download,
       budget: new ByteBudget(settings.prefetchBytes),
-      sink,
+      archive,
       now: options.now,
       signal: options.signal,
       onNotice: options.onNotice,
     });
-    await sink.appendManifest(entry);
+    await archive.manifest.append(entry);
     return entry;
   } finally {
-    if (owned) await sink.close();
+    await archive.close();
     await conn.close();
   }
 }
@@ -170,18 +175,18 @@ export async function* exportReplays(replayIds: readonly string[], options: Expo
   for (const id of replayIds) validateReplayId(id);
   const settings = forNamedReplays(settingsOf(options));
   const conn = connectFor(options, settings);
-  const { sink, owned } = await sinkFor(options, settings);
+  const archive = await archiveFor(options, settings);
   try {
     yield* runArchive({ replays: recordsFor(replayIds, conn, options.signal), resume: false }, settings, {
       api: conn.client,
       download: conn.download,
-      sink,
+      archive,
       room: conn.room,
       now: options.now,
       signal: options.signal,
     });
   } finally {
-    if (owned) await sink.close();
+    await archive.close();
     await conn.close();
   }
 }
@@ -206,11 +211,11 @@ function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<Rep
 export async function* planArchive(options: ArchiveOptions): AsyncGenerator<PlannedReplay> {
   const settings = settingsOf(options);
   const conn = connectFor(options, settings);
-  const { sink, owned } = await sinkFor(options, settings);
+  const archive = await archiveFor(options, settings);
   try {
-    yield* planReplays(listingOf(options, conn), sink, settings, options.now ?? Date.now);
+    yield* planReplays(listingOf(options, conn), archive, settings, options.now ?? Date.now);
   } finally {
-    if (owned) await sink.close();
+    await archive.close();
     await conn.close();
   }
 }
@@ -224,18 +229,18 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
 export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<ArchiveEvent> {
   const settings = settingsOf(options);
   const conn = connectFor(options, settings);
-  const { sink, owned } = await sinkFor(options, settings);
+  const archive = await archiveFor(options, settings);
   try {
     yield* runArchive({ replays: listingOf(options, conn), resume: true }, settings, {
       api: conn.client,
       download: conn.download,
-      sink,
+      archive,
       room: conn.room,
       now: options.now,
       signal: options.signal,
     });
   } finally {
-    if (owned) await sink.close();
+    await archive.close();
     await conn.close();
   }
 }
