@@ -107,7 +107,7 @@ export function locateArchive(target: string): ArchiveLocation {
   if (isS3Url(target)) return { kind: 's3', url: target, target: formatS3Url(parseS3Url(target)) };
   if (/^file:\/\//i.test(target)) return { kind: 'local', target: resolve(fileURLToPath(target)) };
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(target)) {
-    throw new SinkError('SINK_CONFIG', `unsupported output target scheme: ${target.slice(0, target.indexOf(':'))}`);
+    throw new SinkError('SINK_CONFIG', `unsupported target scheme: ${target.slice(0, target.indexOf(':'))} (a folder, a file:// URL or s3://bucket/prefix)`);
   }
   return { kind: 'local', target: resolve(target) };
 }

@@ -17,6 +17,7 @@ import { tempDir } from '../pipeline/helpers.js';
 import { archiveReplays, exportReplay } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
+import { archiveOfSink } from '../../sinks/archive.js';
 
 interface Site {
   origin: string;
@@ -174,7 +175,7 @@ describe('asset capture of a run', () => {
   test('fetches allowed origins only, within the limits; follows stylesheets; stores each asset once', async () => {
     const dir = join(work.dir, 'archive');
     const sink = createLocalSink(dir);
-    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, sink);
+    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, archiveOfSink(sink).assets);
     const srcs = ['/big.bin', '/chunked.png', '/slow.png', '/redirect-in', '/redirect-out', '/loop', '/missing.png', `${other.origin}/x.png`, 'data:image/png;base64,AAAA'];
     const run = async () => {
       const replay = capture.replay();
@@ -228,7 +229,7 @@ describe('asset capture of a run', () => {
   test('a transient failure is tried again within the time limit; one that lasts is recorded with its attempts', async () => {
     const dir = join(work.dir, 'transient');
     const sink = createLocalSink(dir);
-    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, sink);
+    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, archiveOfSink(sink).assets);
     const replay = capture.replay();
     replay.observeBatch({ events: events(site.origin, ['/flaky.png', '/reset.png', '/down.png']) } as never);
     const got = await replay.finish();
@@ -253,7 +254,7 @@ describe('asset capture of a run', () => {
       return replay.finish();
     };
     laterUp = false;
-    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, sink);
+    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, archiveOfSink(sink).assets);
     expect((await replayOf(remembering)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     const hits = site.hits.get('/later.png');
     laterUp = true;
@@ -263,7 +264,7 @@ describe('asset capture of a run', () => {
     await remembering.close();
 
     laterUp = false;
-    const forgetting = new AssetCapture({ origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 }, sink);
+    const forgetting = new AssetCapture({ origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 }, archiveOfSink(sink).assets);
     expect((await replayOf(forgetting)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     laterUp = true;
     const later = await replayOf(forgetting);

@@ -12,6 +12,7 @@ import { ConfigError } from '../../src/errors.js';
 import { forgetReplays } from '../../src/pipeline/forget.js';
 import { ArchiveIndex } from '../../src/view/archive-index.js';
 import { readManifest, tempDir } from './helpers.js';
+import { archiveOfSink } from '../../sinks/archive.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -50,7 +51,7 @@ describe('forgetReplays (library)', () => {
     expect(await readManifest(work.dir)).toEqual([]);
     // A sink of your own without remove cannot forget: refused before its manifest is read.
     const sink: Sink = { ...createLocalSink(work.dir), remove: undefined, readManifest: () => { throw new Error('read'); } };
-    await expect(forgetReplays({ sink, replayIds: ['a/1'] })).rejects.toBeInstanceOf(ConfigError);
+    await expect(forgetReplays({ sink, replayIds: ['a/1'] })).rejects.toMatchObject({ category: 'usage', code: 'SINK_CONFIG' });
   });
 
   it('an aborted call stops between replays (thrown); what it did is recorded, and a second call finishes', async () => {
@@ -78,7 +79,7 @@ describe('forgetReplays (library)', () => {
     ]);
 
     // view: forgotten replays are rows (status filter `forgotten`), the user's tombstone is not.
-    const index = await ArchiveIndex.load(sink);
+    const index = await ArchiveIndex.load(archiveOfSink(sink));
     expect(index.size).toBe(3);
     expect(index.page({ status: 'forgotten' }, 1, 10).rows.map((r) => r.id)).toEqual(['d/1', 'd/2']);
     expect(index.get('forgotten-user:7/')).toBeUndefined();

@@ -13,6 +13,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
+import { archiveOfSink } from '../../sinks/archive.js';
 
 let sandbox: Sandbox | undefined;
 let s3: S3Server;
@@ -104,7 +105,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     await sink.appendManifest({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() });
     await sink.appendManifest({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() });
     const sent = s3.requests.length;
-    const state = await readResumeState(sink, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
+    const state = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
     expect(state.forgotten({ replay_id: `dev/${n}`, platform_id: user })).toBe(true);
     expect(state.forgotten({ replay_id: 'later/1', platform_id: user })).toBe(true);
     // The shard fetched both objects (its replay's and the user's tombstone), nothing else was there to skip.
@@ -114,7 +115,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
       const keep = layout === 'all' ? undefined : (id: string): boolean => shardOf(id, 2) === Number(layout[0]);
       expect((await sink.compactManifest!({ layout, ...(keep ? { keep } : {}) })).compacted, layout).toBe(true);
       for (const index of [0, 1]) {
-        const folded = await readResumeState(sink, { keyFor: (id) => `${id}.json`, shard: { index, count: 2 }, now: Date.now() });
+        const folded = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index, count: 2 }, now: Date.now() });
         expect(folded.forgotten({ replay_id: 'later/1', platform_id: user }), `${layout} ${index}`).toBe(true);
       }
     }
