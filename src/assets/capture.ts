@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { plainContentType } from '../../sinks/assets.js';
 import type { AssetStore } from '../../sinks/archive.js';
-import type { ManifestEntry } from '../../sinks/sink.js';
+import type { OkEntry } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
@@ -30,7 +30,7 @@ export interface AssetCaptureSettings extends AssetFetchLimits {
 }
 
 /** What a replay's manifest entry records of its assets. */
-export type AssetFields = Required<Pick<ManifestEntry, 'assets' | 'asset_types'>> & Pick<ManifestEntry, 'assets_missing' | 'assets_retry'>;
+export type AssetFields = Required<Pick<OkEntry, 'assets' | 'asset_types'>> & Pick<OkEntry, 'assets_missing' | 'assets_retry'>;
 
 type Outcome = { digest: string; type: string; nested: string[] } | { reason: string; transient?: true };
 

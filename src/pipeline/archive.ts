@@ -5,6 +5,7 @@ import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
+import { notFoundEntry, settlingEntry } from './manifest-entries.js';
 import { isFatal, ReplayNotFoundError } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
@@ -234,13 +235,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
       const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
       if (decision === 'not-found') {
-        const entry: ManifestEntry = {
-          replay_id: id,
-          status: 'not_found',
-          error: notFoundError(id),
-          recorded_at: new Date().toISOString(),
-          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
-        };
+        const entry = notFoundEntry(id, notFoundError(id), settings);
         await append(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
         return;
@@ -272,17 +267,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           channel.push({ type: 'result', replayId: id, outcome: 'skipped', reason: 'settling' });
           return;
         }
-        const entry: ManifestEntry = {
-          replay_id: id,
-          status: 'skipped',
-          reason: 'settling',
-          recorded_at: new Date().toISOString(),
-          ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}),
-          ...(replay.end_time !== undefined ? { end_time: replay.end_time } : {}),
-          ...(Number.isSafeInteger(replay.platform_id) ? { platform_id: replay.platform_id! } : {}),
-          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
-          ...(settings.shard ? { shard: formatShard(settings.shard) } : {}),
-        };
+        const entry = settlingEntry(replay, settings);
         await append(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
         return;

@@ -1,25 +1,16 @@
 import type { Archive } from '../../sinks/archive.js';
 import type { ManifestEntry, ReplayWriter } from '../../sinks/sink.js';
-import { parseTimestamp } from '../replay/timestamps.js';
 import { ReplayChecks } from './checks.js';
 import { isFatal, ReplayFailedError } from './errors.js';
-import { expiresAtIso } from './expiry.js';
+import { emptyEntry, exportedFields, failedEntry, okEntry, type ReplayFacts } from './manifest-entries.js';
 import { batchCount, batchEvents } from '../../decoders/index.js';
 import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './replay-stream.js';
 import type { Settings } from './settings.js';
-import { formatShard } from './shard.js';
 import { redactBatches } from '../redaction/stream.js';
 import { AssetCapture, type AssetFields } from '../assets/capture.js';
 
 /** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
-export interface ReplayInfo {
-  replay_id: string;
-  start_time?: string;
-  end_time?: string;
-  retention_in_days?: number;
-  /** The user's platform id, as the listing gave it (NaN or absent when unknown); recorded in the manifest. */
-  platform_id?: number;
-  startMs?: number | null;
+export interface ReplayInfo extends ReplayFacts {
   /** The listing, asked for this id, did not return it: the API does not know the replay (`not_found`). */
   notFound?: boolean;
 }
@@ -33,21 +24,6 @@ export interface ExportIo extends ReplayIo {
   assets?: AssetCapture | undefined;
 }
 
-function baseEntry(replay: ReplayInfo, settings: Settings): Omit<ManifestEntry, 'status' | 'recorded_at'> {
-  const entry: Omit<ManifestEntry, 'status' | 'recorded_at'> = { replay_id: replay.replay_id };
-  if (replay.start_time !== undefined) entry.start_time = replay.start_time;
-  if (replay.end_time !== undefined) entry.end_time = replay.end_time;
-  if (Number.isSafeInteger(replay.platform_id)) entry.platform_id = replay.platform_id!;
-  const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
-  const expires = expiresAtIso(startMs, replay.retention_in_days);
-  if (expires !== undefined) entry.expires_at = expires;
-  if (settings.runId !== undefined) entry.run_id = settings.runId;
-  if (settings.shard !== undefined) entry.shard = formatShard(settings.shard);
-  if (settings.redaction !== undefined) entry.redaction = settings.redaction.digest;
-  return entry;
-}
-
-
 /**
  * Exports one replay into a sink and returns its manifest entry (not yet appended: the caller records it once the
  * outcome is final). The output appears at its key only when complete (the sink commits atomically); any failure
@@ -58,7 +34,7 @@ function baseEntry(replay: ReplayInfo, settings: Settings): Omit<ManifestEntry, 
  * Cancellation (the signal) and authentication failures are thrown, not recorded.
  */
 export async function exportReplayToSink(replay: ReplayInfo, settings: Settings, io: ExportIo): Promise<ManifestEntry> {
-  const base = baseEntry(replay, settings);
+  const base = exportedFields(replay, settings);
   const output = settings.output;
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
@@ -81,14 +57,12 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     }
     if (info.fileKeys.length === 0) {
       await writer.abort('no files');
-      return { ...base, status: 'empty', reason: 'no files yet', file_keys: [], recorded_at: new Date().toISOString() };
+      return emptyEntry(base);
     }
     // Every asset is stored before the output appears (the html page embeds them), and both before the manifest line.
     const assets: AssetFields | undefined = await capture?.finish();
     const committed = await writer.commit(assets && { assets: { urls: assets.assets, types: assets.asset_types } });
-    return {
-      ...base,
-      status: 'ok',
+    return okEntry(base, {
       key: committed.key,
       event_count: committed.eventCount,
       bytes: committed.bytes,
@@ -99,21 +73,14 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
       format: output.format,
       gzip: output.gzip,
       ...assets,
-      recorded_at: new Date().toISOString(),
-    };
+    });
   } catch (err) {
     await writer?.abort(err).catch(() => undefined);
     if (io.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
     const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);
-    return {
-      ...base,
-      status: 'failed',
-      error: failure.toManifestError(),
-      file_keys: info.fileKeys,
-      recorded_at: new Date().toISOString(),
-    };
+    return failedEntry(base, failure.toManifestError(), info.fileKeys);
   } finally {
     await ownCapture?.close();
   }

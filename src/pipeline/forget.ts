@@ -15,7 +15,8 @@
 import { isAssetDigest } from '../../sinks/assets.js';
 import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import type { ForgottenEntry, ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import { forgottenEntry, type TombstoneFields } from './manifest-entries.js';
 import { categoryOf, ConfigError } from '../errors.js';
 import { validatePlatformId, validateReplayId } from '../replay/validation.js';
 import { describeError } from './errors.js';
@@ -123,9 +124,16 @@ interface Concerned {
   assets: Set<string>;
 }
 
+/** The assets an `ok` line maps URLs to (a manifest is input: only digests count). */
+function mappedAssets(entry: ManifestEntry): string[] {
+  const assets: unknown = entry.status === 'ok' ? entry.assets : undefined;
+  return assets !== null && typeof assets === 'object' ? Object.values(assets).filter(isAssetDigest) : [];
+}
+
+/** The assets a line names: those an `ok` line maps, or those a tombstone removes. */
 function assetsOf(entry: ManifestEntry): string[] {
-  const named = [...(entry.assets !== null && typeof entry.assets === 'object' ? Object.values(entry.assets) : []), ...(Array.isArray(entry.removed_assets) ? entry.removed_assets : [])];
-  return named.filter(isAssetDigest);
+  const removed: unknown = entry.status === 'forgotten' ? entry.removed_assets : undefined;
+  return [...mappedAssets(entry), ...(Array.isArray(removed) ? removed.filter(isAssetDigest) : [])];
 }
 
 /**
@@ -145,7 +153,7 @@ async function readConcerned(archive: Archive, req: Request): Promise<{ concerne
     }
     let c = concerned.get(entry.replay_id);
     if (c === undefined) {
-      if (req.user === undefined || platformKey(entry.platform_id) !== req.user || entry.scope === 'user') continue;
+      if (req.user === undefined || platformKey(entry.platform_id) !== req.user || (entry.status === 'forgotten' && entry.scope === 'user')) continue;
       c = { forgotten: false, assets: new Set<string>() };
       concerned.set(entry.replay_id, c);
     }
@@ -156,25 +164,14 @@ async function readConcerned(archive: Archive, req: Request): Promise<{ concerne
   return { concerned, userForgotten };
 }
 
-function tombstone(req: Request, fields: Pick<ManifestEntry, 'replay_id' | 'scope'> & Partial<ManifestEntry>): ManifestEntry {
-  return {
-    status: 'forgotten',
-    ...fields,
-    reason: req.reason,
-    recorded_at: new Date(req.now()).toISOString(),
-    ...(req.runId !== undefined ? { run_id: req.runId } : {}),
-  };
+/** The tombstone of `replayId` (`scope: user`: a user's, under its reserved id), as `req` asks. */
+function tombstone(req: Request, replayId: string, scope: ForgottenEntry['scope'], fields: Pick<TombstoneFields, 'platformId' | 'removedKeys' | 'removedAssets'>): ForgottenEntry {
+  return forgottenEntry(replayId, scope, { ...fields, reason: req.reason, at: req.now(), runId: req.runId });
 }
 
-/** The fields of a replay's tombstone: the outputs stored now and the assets it removes (recorded before removing). */
-function replayTombstoneFields(id: string, c: Concerned, present: string[], unshared: string[]): Pick<ManifestEntry, 'replay_id' | 'scope'> & Partial<ManifestEntry> {
-  return {
-    replay_id: id,
-    scope: 'replay',
-    ...(c.platformId !== undefined ? { platform_id: c.platformId } : {}),
-    removed_keys: present,
-    ...(unshared.length > 0 ? { removed_assets: unshared } : {}),
-  };
+/** A replay's tombstone: the outputs stored now and the assets it removes (recorded before removing). */
+function replayTombstone(req: Request, id: string, c: Concerned, present: string[], unshared: string[]): ForgottenEntry {
+  return tombstone(req, id, 'replay', { platformId: c.platformId, removedKeys: present, removedAssets: unshared });
 }
 
 /** Stops at an abort, and on failures that every request would meet (credentials); others fail one replay. */
@@ -196,7 +193,7 @@ async function sharedAssets(archive: Archive, concerned: Map<string, Concerned>)
   const others = new Map<string, { forgotten: boolean; digests: Set<string> }>();
   for await (const entry of archive.manifest.read()) {
     if (!entry || typeof entry.replay_id !== 'string' || concerned.has(entry.replay_id)) continue;
-    const names = entry.assets === undefined ? [] : assetsOf({ ...entry, removed_assets: [] }).filter((d) => candidates.has(d));
+    const names = mappedAssets(entry).filter((d) => candidates.has(d));
     let other = others.get(entry.replay_id);
     if (other === undefined) {
       if (names.length === 0) continue;
@@ -228,14 +225,14 @@ async function forgetReplay(
     const present: string[] = [];
     for (const key of keys) if (await archive.outputs.exists(key)) present.push(key);
     if (req.dryRun) {
-      if (!c.forgotten) result.entry = tombstone(req, replayTombstoneFields(id, c, present, unshared));
+      if (!c.forgotten) result.entry = replayTombstone(req, id, c, present, unshared);
       result.removed = present;
       for (const digest of unshared) if (!assetsGone.has(digest) && (await archive.assets.has(digest))) result.removedAssets.push(digest);
       for (const digest of unshared) assetsGone.add(digest);
       return result;
     }
     if (!c.forgotten) {
-      result.entry = tombstone(req, replayTombstoneFields(id, c, present, unshared));
+      result.entry = replayTombstone(req, id, c, present, unshared);
       await archive.manifest.append(result.entry);
       result.tombstoned = true;
     }
@@ -264,7 +261,7 @@ export async function forgetInArchive(archive: Archive, options: ForgetOptions):
     const platformId = Number(req.user);
     report.user = { platformId };
     if (!userForgotten) {
-      report.user.entry = tombstone(req, { replay_id: userTombstoneId(req.user), scope: 'user', platform_id: platformId });
+      report.user.entry = tombstone(req, userTombstoneId(req.user), 'user', { platformId });
       if (!req.dryRun) await archive.manifest.append(report.user.entry);
     }
   }

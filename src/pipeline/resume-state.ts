@@ -1,6 +1,6 @@
 import { replayIdFromKey } from '../../sinks/keys.js';
 import type { ManifestStore, OutputStore } from '../../sinks/archive.js';
-import type { ManifestEntry } from '../../sinks/sink.js';
+import type { ManifestEntry, OkEntry } from '../../sinks/sink.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { plausibleStart } from './expiry.js';
 import { inShard } from './shard.js';
@@ -136,7 +136,7 @@ export class ResumeState {
   }
 }
 
-function keepsFileKeys(entry: ManifestEntry, options: ResumeStateOptions): boolean {
+function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): boolean {
   if (options.recheckMs === undefined || !Array.isArray(entry.file_keys)) return false;
   // An unreadable start cannot be placed outside the window: kept, so a recheck compares rather than re-exports.
   const start = entry.start_time !== undefined ? plausibleStart(parseTimestamp(entry.start_time), options.now) : null;

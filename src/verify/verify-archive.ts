@@ -14,7 +14,7 @@
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { replayKey } from '../../sinks/keys.js';
 import { ASSETS_DIR, assetKey, isAssetDigest } from '../../sinks/assets.js';
-import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js';
 import { categoryOf, ConfigError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
 import { IdTable } from '../../sinks/id-table.js';
@@ -322,7 +322,7 @@ function messageOf(err: unknown): string {
 const MAX_ASSETS_SEEN = 100_000;
 
 /** The captured assets of an `ok` entry (`assets`) that are not stored; a map that is not URL → digest is bad. */
-async function assetProblems(entry: ManifestEntry, store: Archive, seen: Map<string, Promise<boolean>>): Promise<VerifyProblem[]> {
+async function assetProblems(entry: OkEntry, store: Archive, seen: Map<string, Promise<boolean>>): Promise<VerifyProblem[]> {
   const assets: unknown = entry.assets;
   if (assets === undefined) return [];
   const replayId = entry.replay_id;
@@ -346,7 +346,7 @@ async function assetProblems(entry: ManifestEntry, store: Archive, seen: Map<str
   return problems;
 }
 
-async function verifyEntry(entry: ManifestEntry, store: Archive, limits: ReadLimits): Promise<EntryResult> {
+async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): Promise<EntryResult> {
   const replayId = entry.replay_id;
   const problems: VerifyProblem[] = [];
   const result: EntryResult = { problems, bytes: 0, events: 0 };

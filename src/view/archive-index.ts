@@ -5,6 +5,7 @@
  */
 import type { ManifestChecks, ManifestEntry, ReplayStatus } from '../../sinks/sink.js';
 import type { Archive } from '../../sinks/archive.js';
+import type { StoredRef } from './archive-source.js';
 import { readManifestState } from '../pipeline/manifest.js';
 import { forgottenUser } from '../pipeline/tombstone.js';
 
@@ -20,8 +21,8 @@ export interface IndexRow {
   events: number | undefined;
   bytes: number | undefined;
   checks: ManifestChecks | undefined;
-  /** The manifest entry's fields that locate the stored object (id, status, key, format, gzip). */
-  entry: ManifestEntry;
+  /** The stored output of an `ok` entry (id, key, format, gzip); undefined for any other status. */
+  stored: StoredRef | undefined;
   /** Whether the entry records captured assets (their map is read again when the replay is opened). */
   hasAssets: boolean;
 }
@@ -50,25 +51,19 @@ function rowOf(entry: ManifestEntry): IndexRow {
   const slash = entry.replay_id.lastIndexOf('/');
   const start = entry.start_time === undefined ? NaN : Date.parse(entry.start_time);
   const end = entry.end_time === undefined ? NaN : Date.parse(entry.end_time);
+  const ok = entry.status === 'ok' ? entry : undefined;
   return {
     id: entry.replay_id,
     user: slash < 0 ? '' : entry.replay_id.slice(0, slash),
     status: entry.status,
     start,
     durationMs: end - start,
-    events: typeof entry.event_count === 'number' ? entry.event_count : undefined,
-    bytes: typeof entry.bytes === 'number' ? entry.bytes : undefined,
-    checks: entry.checks !== null && typeof entry.checks === 'object' ? entry.checks : undefined,
-    hasAssets: entry.assets !== null && typeof entry.assets === 'object' && Object.keys(entry.assets).length > 0,
+    events: typeof ok?.event_count === 'number' ? ok.event_count : undefined,
+    bytes: typeof ok?.bytes === 'number' ? ok.bytes : undefined,
+    checks: ok?.checks !== null && typeof ok?.checks === 'object' ? ok.checks : undefined,
+    hasAssets: ok?.assets !== null && typeof ok?.assets === 'object' && Object.keys(ok.assets).length > 0,
     // Only what opening the stored object needs: file keys and versions (and asset maps) are not kept for 100,000+ rows.
-    entry: {
-      replay_id: entry.replay_id,
-      status: entry.status,
-      recorded_at: entry.recorded_at,
-      ...(entry.key !== undefined ? { key: entry.key } : {}),
-      ...(entry.format !== undefined ? { format: entry.format } : {}),
-      ...(entry.gzip !== undefined ? { gzip: entry.gzip } : {}),
-    },
+    stored: ok === undefined ? undefined : { replay_id: ok.replay_id, key: ok.key, format: ok.format, gzip: ok.gzip },
   };
 }
 

@@ -8,7 +8,7 @@ import { openArchive, type Archive } from '../../sinks/archive.js';
 import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { replayKey } from '../../sinks/keys.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
-import type { ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import type { ManifestEntry, OkEntry, OutputFormat } from '../../sinks/sink.js';
 import { ArchiveIndex } from './archive-index.js';
 import { ViewError } from './errors.js';
 
@@ -18,12 +18,15 @@ export interface StoredObject {
   gzip: boolean;
 }
 
+/** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
+export type StoredRef = Pick<OkEntry, 'replay_id' | 'key' | 'format' | 'gzip'>;
+
 export interface ArchiveSource {
   /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
   readonly label: string;
   readonly index: ArchiveIndex;
-  /** The replay's stored output; undefined when it has none (not `ok`, or gone). */
-  open(entry: ManifestEntry): Promise<StoredObject | undefined>;
+  /** The replay's stored output; undefined when it is gone. */
+  open(stored: StoredRef): Promise<StoredObject | undefined>;
   /**
    * The captured assets of a replay (`--capture-assets`), from its last manifest entry, read again (the index keeps
    * no asset map: memory stays one page of rows); undefined when it has none.
@@ -36,9 +39,9 @@ export interface ArchiveSource {
 
 const FORMATS: readonly unknown[] = ['json', 'ndjson', 'html'] satisfies OutputFormat[];
 
-/** The key of a replay's stored output, checked against the layout; undefined when it has none. */
-export function eventsKeyOf(entry: ManifestEntry): { key: string; format: OutputFormat; gzip: boolean } | undefined {
-  if (entry.status !== 'ok' || typeof entry.key !== 'string' || !FORMATS.includes(entry.format)) return undefined;
+/** The key of a replay's stored output, checked against the layout; undefined when the entry names none. */
+export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
+  if (typeof entry.key !== 'string' || !FORMATS.includes(entry.format)) return undefined;
   const format = entry.format as OutputFormat;
   const gzip = entry.gzip === true;
   const expected = replayKey(entry.replay_id, { format, gzip });

@@ -18,6 +18,7 @@ import { archiveReplays, exportReplay } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 import { archiveOfSink } from '../../sinks/archive.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 interface Site {
   origin: string;
@@ -317,21 +318,21 @@ describe('asset capture of a run', () => {
       laterUp = false;
       const first = await run(true);
       expect(first.outcome).toBe('ok');
-      expect(first.entry?.assets_missing?.[later]).toBe('HTTP 502');
-      expect(first.entry?.assets_retry).toBe(true);
+      expect((first.entry as LooseEntry | undefined)?.assets_missing?.[later]).toBe('HTTP 502');
+      expect((first.entry as LooseEntry | undefined)?.assets_retry).toBe(true);
       // A run without capture leaves it alone; one with capture, the host still failing, exports it again.
       expect((await run(false)).outcome).toBe('done-before');
       const second = await run(true);
       expect(second.outcome).toBe('ok');
-      expect(second.entry?.assets_retry).toBe(true);
+      expect((second.entry as LooseEntry | undefined)?.assets_retry).toBe(true);
       laterUp = true;
       const third = await run(true);
       expect(third.outcome).toBe('ok');
-      expect(third.entry?.assets?.[later]).toBe(createHash('sha256').update(png).digest('hex'));
+      expect((third.entry as LooseEntry | undefined)?.assets?.[later]).toBe(createHash('sha256').update(png).digest('hex'));
       // What is still missing failed for good (a 404): nothing left to try again.
-      expect(third.entry?.assets_missing?.[later]).toBeUndefined();
-      expect(third.entry?.assets_missing?.[`${site.origin}/page/late.png`]).toBe('HTTP 404');
-      expect(third.entry?.assets_retry).toBeUndefined();
+      expect((third.entry as LooseEntry | undefined)?.assets_missing?.[later]).toBeUndefined();
+      expect((third.entry as LooseEntry | undefined)?.assets_missing?.[`${site.origin}/page/late.png`]).toBe('HTTP 404');
+      expect((third.entry as LooseEntry | undefined)?.assets_retry).toBeUndefined();
       // Captured: done from now on.
       expect((await run(true)).outcome).toBe('done-before');
     });
@@ -340,7 +341,7 @@ describe('asset capture of a run', () => {
   test('the library: exportReplay with captureAssets (its own capture) records the map; the page embeds the assets', async () => {
     await withRecording('library', ['/img.png', '/big.bin', `${other.origin}/x.png`], Date.UTC(2026, 10, 20, 9, 0, 0), async (sb, replayId) => {
       const out = join(work.dir, 'library');
-      const entry = await exportReplay(replayId, {
+      const entry: LooseEntry = await exportReplay(replayId, {
         endpoint: sb.url,
         apiKey: sb.credentials.apiKey,
         secretKey: sb.credentials.secretKey,

@@ -14,6 +14,7 @@ import { runCli } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 import { archiveOfSink } from '../../sinks/archive.js';
+import { line } from '../sinks/helpers/entries.js';
 
 let sandbox: Sandbox | undefined;
 let s3: S3Server;
@@ -102,8 +103,8 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     while (shardOf(userTombstoneId(String(user)), 2) !== 0) user++;
     let n = 0;
     while (shardOf(`dev/${n}`, 2) !== 1) n++;
-    await sink.appendManifest({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() });
-    await sink.appendManifest({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() });
+    await sink.appendManifest(line({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() }));
+    await sink.appendManifest(line({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() }));
     const sent = s3.requests.length;
     const state = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
     expect(state.forgotten({ replay_id: `dev/${n}`, platform_id: user })).toBe(true);
