@@ -200,6 +200,11 @@ export interface ManifestCompactionResult {
   removed: number;
 }
 
+/**
+ * What a target implements to receive replays: the built-in local and S3 sinks, or your own (the library's `sink`
+ * option). The pipeline itself works on an `Archive` (sinks/archive.ts): `openArchive` wraps the built-in sinks, and
+ * `archiveOfSink` adapts yours, checking once the optional members an entry needs.
+ */
 export interface Sink {
   /** Human-readable target, e.g. `/abs/path` or `s3://bucket/prefix`. Never contains credentials. */
   readonly target: string;

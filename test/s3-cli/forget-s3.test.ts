@@ -10,7 +10,7 @@ import { readResumeState } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../cli/cli-helpers.js';
+import { cleanEnv, runCli } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 import { archiveOfSink } from '../../sinks/archive.js';
@@ -93,6 +93,21 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     expect(jsonLines(third.stderr).find((l) => l.replay_id === late.replay_id)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
     expect(outputsOf(await listObjects(s3.reader, `${prefix}/`))).toEqual(outputsOf(after));
     expect(await stateOf()).toEqual(state);
+  });
+
+  test('a prefix that holds no archive (mistyped) is refused with exit 1, for forget, verify and view, and no object is created', async () => {
+    const env = cleanEnv({ AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' });
+    const refused = `no archive at s3://${BUCKET}/typo (no manifest found)`;
+    const forget = await runCli(['forget', ...s3Flags(s3, 'typo'), '--user', '1'], env);
+    expect(forget.code, forget.stderr).toBe(1);
+    expect(forget.stderr).toContain(refused);
+    const s3Only = s3Flags(s3, 'typo').slice(2);
+    for (const command of ['verify', 'view']) {
+      const res = await runCli([command, `s3://${BUCKET}/typo`, ...s3Only], env);
+      expect(res.code, `${command}: ${res.stderr}`).toBe(1);
+      expect(res.stderr).toContain(refused);
+    }
+    expect(await listObjects(s3.reader, '')).toEqual([]);
   });
 
   test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects, folded or not", async () => {
