@@ -4,6 +4,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { DecodeError } from './errors.js';
+import { ConfigError } from '../src/errors.js';
 import { inflatedChunks } from './gzip.js';
 import { Utf8StreamValidator } from './utf8.js';
 import { ArrayElementScanner, ElementSpans, type ScannedElement } from './json-scanner.js';
@@ -67,7 +68,7 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
   const { file, signal } = opts;
   const forced = opts.version ?? 'auto';
   if (forced !== 'auto' && forced !== 2 && forced !== 3) {
-    throw new TypeError(`DecodeOptions.version must be 2, 3 or 'auto', got ${String(forced)}`);
+    throw new ConfigError(`DecodeOptions.version must be 2, 3 or 'auto', got ${String(forced)}`);
   }
   let version: FileVersion | undefined;
   if (forced !== 'auto') {

@@ -4,6 +4,7 @@
  */
 
 import { DecodeError } from './errors.js';
+import { ConfigError } from '../src/errors.js';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -28,14 +29,14 @@ export const DECODE_LIMITS = Object.freeze({
  */
 export const MAX_EVENT_BYTES_CAP = GiB;
 
-/** Throws a RangeError naming the option when a limit is not a positive integer (or `maxEventBytes` is over its cap). */
+/** Throws a ConfigError naming the option when a limit is not a positive integer (or `maxEventBytes` is over its cap). */
 export function checkDecodeLimits(limits: { maxEventBytes?: number; maxReplayBytes?: number }): void {
   const { maxEventBytes, maxReplayBytes } = limits;
   if (maxEventBytes !== undefined && !(Number.isSafeInteger(maxEventBytes) && maxEventBytes >= 1 && maxEventBytes <= MAX_EVENT_BYTES_CAP)) {
-    throw new RangeError(`maxEventBytes must be an integer from 1 to ${MAX_EVENT_BYTES_CAP} (1 GiB), got ${String(maxEventBytes)}`);
+    throw new ConfigError(`maxEventBytes must be an integer from 1 to ${MAX_EVENT_BYTES_CAP} (1 GiB), got ${String(maxEventBytes)}`);
   }
   if (maxReplayBytes !== undefined && !(Number.isSafeInteger(maxReplayBytes) && maxReplayBytes >= 1)) {
-    throw new RangeError(`maxReplayBytes must be a positive integer, got ${String(maxReplayBytes)}`);
+    throw new ConfigError(`maxReplayBytes must be a positive integer, got ${String(maxReplayBytes)}`);
   }
 }
 

@@ -4,6 +4,8 @@
  * no per-event Buffer is needed to check, frame or write them.
  */
 
+import { InternalError } from '../src/errors.js';
+
 /** Consecutive events joined by single `,` bytes (each event compact JSON, valid UTF-8, no raw CR/LF). */
 export interface EventRun {
   /** The events' bytes joined by `,`. */
@@ -30,7 +32,7 @@ const COMMA = 0x2c;
 
 /** A run of one event. Its length must fit the run's 32-bit ends (the event size limit keeps every event far below). */
 export function singleRun(event: Buffer): EventRun {
-  if (event.length > 0x7fffffff) throw new RangeError(`an event of ${event.length} bytes does not fit a run (at most 2^31 - 1)`);
+  if (event.length > 0x7fffffff) throw new InternalError(`an event of ${event.length} bytes does not fit a run (at most 2^31 - 1)`);
   return { bytes: event, ends: Int32Array.of(event.length) };
 }
 

@@ -11,66 +11,11 @@
  */
 
 import { Worker } from 'node:worker_threads';
-
-/** The worker reads the file back in pieces of this size (one buffer, reused). */
-const READ_PIECE = 256 << 10;
+import type { HashReply, HashRequest, HashWorkerData } from './hash-worker-main.js';
+import { HASH_WORKER_SOURCE } from './hash-worker-source.js';
 
 /** Progress is passed to the worker in steps of at least this many bytes (one message per step). */
 const PROGRESS_STEP = 1 << 20;
-
-/**
- * The worker's code (CommonJS, run with `eval`, so that it needs no file of its own next to the compiled module).
- * Messages: `{ id, path }` opens a job; `{ id, upTo }` hashes up to that byte; `{ id, upTo, end: true }` hashes to the
- * end, checks that the file has exactly that size and answers `{ id, sha256 }`; `{ id, cancel: true }` drops a job.
- * Any failure answers `{ id, error, code, size }` (`size`: the file is shorter or longer than reported) and drops the job.
- */
-const WORKER_SOURCE = `
-'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const { createHash } = require('node:crypto');
-const { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } = require('node:fs');
-const { setPriority } = require('node:os');
-let tid = 0;
-let niced = false;
-try {
-  tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (workerData.nice !== 0) { setPriority(tid, workerData.nice); niced = true; }
-} catch {}
-parentPort.postMessage({ ready: true, tid, niced });
-const jobs = new Map();
-const piece = Buffer.allocUnsafe(${READ_PIECE});
-function drop(id, job) {
-  jobs.delete(id);
-  try { closeSync(job.fd); } catch {}
-}
-parentPort.on('message', (m) => {
-  const job = jobs.get(m.id);
-  try {
-    if (m.path !== undefined) {
-      // O_NOFOLLOW: a symbolic link put in the temporary file's place is not read through (ELOOP).
-      jobs.set(m.id, { fd: openSync(m.path, constants.O_RDONLY | (constants.O_NOFOLLOW || 0)), pos: 0, hash: createHash('sha256') });
-      return;
-    }
-    if (job === undefined) return;
-    if (m.cancel) return drop(m.id, job);
-    while (job.pos < m.upTo) {
-      const n = readSync(job.fd, piece, 0, Math.min(piece.length, m.upTo - job.pos), job.pos);
-      if (n === 0) throw Object.assign(new Error('the file ends at byte ' + job.pos + ', ' + m.upTo + ' were written'), { size: true });
-      job.hash.update(n === piece.length ? piece : piece.subarray(0, n));
-      job.pos += n;
-    }
-    if (m.end) {
-      const size = fstatSync(job.fd).size;
-      if (size !== m.upTo) throw Object.assign(new Error('the file has ' + size + ' bytes, ' + m.upTo + ' were written'), { size: true });
-      drop(m.id, job);
-      parentPort.postMessage({ id: m.id, sha256: job.hash.digest('hex') });
-    }
-  } catch (e) {
-    if (job !== undefined) drop(m.id, job);
-    parentPort.postMessage({ id: m.id, error: String((e && e.message) || e), code: e && e.code, size: Boolean(e && e.size) });
-  }
-});
-`;
 
 /**
  * Why a job failed: the file does not have the size reported (`kind: 'size'`), reading it failed (`'io'`, with the
@@ -87,11 +32,6 @@ export class HashWorkerError extends Error {
     super(message);
   }
 }
-
-type Reply =
-  | { ready: true; tid: number; niced: boolean }
-  | { id: number; sha256: string }
-  | { id: number; error: string; code?: string; size: boolean };
 
 interface Pending {
   resolve(hex: string): void;
@@ -121,7 +61,10 @@ class HashWorker {
     private readonly onEnd: (w: HashWorker) => void,
   ) {
     // The worker allocates next to nothing on its heap: a small young generation keeps its memory down (~1 MB less).
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice }, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
+    // The worker's code is compiled from hash-worker-main.ts into a string (scripts/build-inlined.mjs): it needs no file
+    // of its own next to this module.
+    const workerData: HashWorkerData = { nice };
+    this.worker = new Worker(HASH_WORKER_SOURCE, { eval: true, workerData, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
     let started: (info: HashWorkerInfo) => void = () => undefined;
     let notStarted: (err: Error) => void = () => undefined;
     this.ready = new Promise((resolve, reject) => {
@@ -129,7 +72,7 @@ class HashWorker {
       notStarted = reject;
     });
     this.ready.catch(() => undefined);
-    this.worker.on('message', (m: Reply) => {
+    this.worker.on('message', (m: HashReply) => {
       if ('ready' in m) return started({ tid: m.tid, niced: m.niced });
       const job = this.jobs.get(m.id);
       if (job === undefined) return;
@@ -165,12 +108,12 @@ class HashWorker {
     // An ended worker is no longer in `workers`, so jobs only ever open on a running one.
     clearTimeout(this.idleTimer);
     this.jobs.set(id, {});
-    this.worker.postMessage({ id, path });
+    this.send({ id, path });
     return id;
   }
 
   progress(id: number, upTo: number): void {
-    if (this.jobs.has(id)) this.worker.postMessage({ id, upTo });
+    if (this.jobs.has(id)) this.send({ id, upTo });
   }
 
   finish(id: number, upTo: number): Promise<string> {
@@ -185,14 +128,18 @@ class HashWorker {
       job.pending = { resolve, reject };
       // While a digest is awaited the worker keeps the process alive (an abandoned writer's job does not).
       if (this.waiting++ === 0) this.worker.ref();
-      this.worker.postMessage({ id, upTo, end: true });
+      this.send({ id, upTo, end: true });
     });
   }
 
   cancel(id: number): void {
     if (!this.jobs.delete(id)) return;
     this.release();
-    this.worker.postMessage({ id, cancel: true });
+    this.send({ id, cancel: true });
+  }
+
+  private send(request: HashRequest): void {
+    this.worker.postMessage(request);
   }
 
   private release(): void {

@@ -1,3 +1,5 @@
+import { InternalError } from '../src/errors.js';
+
 /** Size of the byte chunks ids are stored in (an id longer than this gets a chunk of its own). */
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
@@ -98,7 +100,7 @@ export class IdTable {
   #append(n: number, value: number): number {
     const len = n & 0x7fffffff;
     if (len > this.#free || this.#chunks.length === 0) {
-      if (this.#chunks.length === 0xffff) throw new RangeError('IdTable: too many ids');
+      if (this.#chunks.length === 0xffff) throw new InternalError('IdTable: too many ids');
       this.#chunks.push(Buffer.allocUnsafe(Math.max(CHUNK_BYTES, len)));
       this.#free = this.#chunks.at(-1)!.length;
     }

@@ -13,6 +13,7 @@
 
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { SinkError } from './errors.js';
 import { fsyncDir } from './temp-file.js';
 
 /** A component under the target that is not a real folder. */
@@ -33,7 +34,7 @@ function componentsOf(root: string, folder: string): string[] {
   if (rel === '') return [];
   const names = rel.split(sep);
   // The callers' keys are checked to stay inside the target; this never walks (or removes) anything above it.
-  if (isAbsolute(rel) || names.includes('..')) throw new RangeError(`${folder} is not inside ${root}`);
+  if (isAbsolute(rel) || names.includes('..')) throw new SinkError('SINK_PATH_ESCAPE', `${folder} is not inside ${root}`, { target: root });
   return names;
 }
 

@@ -159,7 +159,7 @@ export class LocalManifest {
           if (!(await this.#renamed(handle))) return;
           // A compaction renamed the log before or while this line went in: the line goes to the new log as well.
           await this.#dropHandle();
-          if (attempt === APPEND_ATTEMPTS) throw new Error(`the log was renamed ${attempt} times while appending`);
+          if (attempt === APPEND_ATTEMPTS) throw new SinkError('SINK_IO', `cannot append to the manifest: the log was renamed ${attempt} times while appending`, { target: this.#root, key: MANIFEST_FILE, replayId: entry.replay_id });
         }
       } catch (err) {
         throw this.#error('cannot append to the manifest', MANIFEST_FILE, err, entry.replay_id);

@@ -1,3 +1,4 @@
+import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import type { ManifestEntry } from './sink.js';
 
@@ -43,7 +44,7 @@ export function parseManifestLine(line: string, lineNumber: number, target?: str
 function tryParse(text: string): ManifestEntry | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return isEntry(value) ? value : undefined;
+    return isEntry(value) ? withThrownCode(value) : undefined;
   } catch {
     return undefined;
   }

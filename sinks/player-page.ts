@@ -12,8 +12,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { InternalError } from '../src/errors.js';
 import type { ReplayAssets } from './assets.js';
-import { PLAYER_SCRIPT } from './player/browser-script.js';
+import { PLAYER_SCRIPT } from './player/player-script.js';
 
 export interface PlayerPage {
   /** Everything before the first block's array (ends just before its `[`). */
@@ -44,7 +45,7 @@ function loadRrwebAssets(): { script: string; style: string } {
   const style = readFileSync(join(dist, 'style.min.css'), 'utf8');
   // Inlined into <script>/<style>: a closing tag inside would end the element early.
   if (/<\/script/i.test(script) || /<\/style/i.test(style)) {
-    throw new Error('rrweb bundle contains a closing tag and cannot be inlined');
+    throw new InternalError('rrweb bundle contains a closing tag and cannot be inlined');
   }
   rrwebAssets = { script, style };
   return rrwebAssets;

@@ -21,6 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import { replayIdFromKeyBase, replayKeyBase } from './keys.js';
 import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
@@ -111,7 +112,7 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   let body: Readable;
   try {
     const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: ref.key }));
-    if (!(response.Body instanceof Readable)) throw new Error('no body');
+    if (!(response.Body instanceof Readable)) throw new SinkError('SINK_S3', `cannot read manifest snapshot ${relative}: no body`, { target: place.target, key: relative });
     body = response.Body;
   } catch (err) {
     throw s3Error(`cannot read manifest snapshot ${relative}`, err, { target: place.target, key: relative });
@@ -180,7 +181,7 @@ async function readLogObject(place: S3ManifestPlace, key: string, group: string)
     // reported below
   }
   if (typeof value?.replay_id === 'string' && typeof value.status === 'string') {
-    if (groupOf(value.replay_id) === group) return value;
+    if (groupOf(value.replay_id) === group) return withThrownCode(value);
     throw new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} holds an entry of another replay`, {
       target: place.target,
       key: relative,

@@ -363,7 +363,8 @@ class S3ReplayWriter implements ReplayWriter {
         const first = failures.get(setup.stagingKey);
         failures.delete(setup.stagingKey);
         if (first === undefined || first === err) throw err;
-        throw new Error(`${describeCause(first)} (then: ${describeCause(err)})`, { cause: first });
+        const failure = s3Error('upload failed', first, context);
+        throw new SinkError(failure.code, `${failure.message} (then: ${describeCause(err)})`, { ...context, ...(failure.status === undefined ? {} : { status: failure.status }), cause: first });
       },
     );
     this.uploaded.catch((err: unknown) => {

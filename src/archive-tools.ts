@@ -20,11 +20,13 @@ export { DurationError, formatDuration, parseDuration } from './pipeline/duratio
 export { ByteSizeError, formatByteSize, parseByteSize } from './pipeline/byte-size.js';
 /** The environment variables the settings read (names), and every default. */
 export { DEFAULTS, ENV } from './pipeline/settings.js';
+export { PLATFORM_ENV } from './pipeline/platform.js';
+/** The package's version (package.json). */
+export { packageVersion } from './util/package-root.js';
 export { expiresAtIso } from './pipeline/expiry.js';
 export { FileListingError, TooManyFilesError } from './pipeline/errors.js';
-export type { Downloader, ListedFile, ReplayFilesApi } from './pipeline/types.js';
+export type { Downloader, ListedFile, ReplayFilesApi, ReplayListApi } from './pipeline/types.js';
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';
-export type { ReplayListApi } from './pipeline/archive.js';
 export { verifyArchive, VERIFY_PROBLEM_KINDS } from './verify/verify-archive.js';
 export type { ArchiveVerification, VerifyOptions, VerifyProblem, VerifyProblemKind, VerifySummary } from './verify/verify-archive.js';
 export { VerifyError, type VerifyErrorCode } from './verify/errors.js';

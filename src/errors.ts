@@ -80,6 +80,13 @@ export class InterruptedError extends ReplayExportError {
   }
 }
 
+/** A broken invariant of replay-export itself (a bug, never the input's fault): category `internal`. */
+export class InternalError extends ReplayExportError {
+  constructor(message: string) {
+    super(message, { code: 'internal_error', category: 'internal' });
+  }
+}
+
 /**
  * The category of anything thrown: a `ReplayExportError`'s own; an abort (`AbortError`, or an `AbortSignal.timeout`
  * reason) is `interrupted`; anything else `internal`.

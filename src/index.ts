@@ -13,21 +13,21 @@
 // Entry points.
 export { archiveReplays, exportReplay, exportReplays, planArchive, replayEventBytes, replayEvents } from './pipeline/library.js';
 export type { PlannedReplay } from './pipeline/dry-run.js';
+export { openRun } from './pipeline/run.js';
+export type { ArchiveAccess, ConnectionOptions, Run, ReplayApi, RunOptions, RunParts, RunSource } from './pipeline/run.js';
+export type { PlatformOptions, PlatformSettings } from './pipeline/platform.js';
 export type {
   ArchiveOptions,
+  EntryOptions,
   ExportReplayOptions,
   ExportReplaysOptions,
-  FetchOptions,
-  OutputOptions,
   ReplayEvent,
   ReplayEventsOptions,
 } from './pipeline/library.js';
 export type { ArchiveEvent, ArchiveOutcome, ReplayDecision, ShardSpec } from './pipeline/archive.js';
-export type { ConnectionOptions } from './pipeline/connection.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';
-export { packageVersion } from './util/package-root.js';
 export { resolveSettings } from './pipeline/settings.js';
 export type { Settings, SettingsOptions, SettingsSource } from './pipeline/settings.js';
 

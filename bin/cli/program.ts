@@ -12,6 +12,7 @@ import {
   exitCodeOf,
   exportReplays,
   InterruptedError,
+  openRun,
   planArchive,
   resolveSettings,
   type ArchiveEvent,
@@ -21,7 +22,7 @@ import {
   type Settings,
   type SettingsOptions,
 } from '../../src/index.js';
-import { connect, secretsOf, validatePlatformId, type Region } from '../../src/clients/index.js';
+import { secretsOf, validatePlatformId, type Region } from '../../src/clients/index.js';
 import {
   ByteSizeError,
   DEFAULT_FORGET_REASON,
@@ -413,15 +414,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       const reporter = new Reporter(reporterFormat, secrets, process.stderr, reporterOptions(g));
       const ignored = regionIgnored(g, cmd);
       if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
-      const conn = connect({
-        ...c.conn,
-        transportOptions: { timeouts: { deadlineMs: settings.requestDeadlineMs } },
-        logger: (e) => reporter.onHttpLog(e),
-      });
+      await using run = await openRun({ ...c.conn, settings, logger: (e) => reporter.onHttpLog(e) });
       const table = opts.json !== true && process.stdout.isTTY === true;
       try {
         let n = 0;
-        for await (const r of conn.client.listReplays(
+        for await (const r of run.replays().listReplays(
           {
             ...(opts.user !== undefined ? { platformId: opts.user } : {}),
             ...(opts.replay.length > 0 ? { replayIds: opts.replay } : {}),
@@ -444,7 +441,6 @@ export async function main(argv: readonly string[]): Promise<number> {
         const none = n === 0 ? noMatchMessage(range) : undefined;
         if (none !== undefined) new Reporter(reporterFormat, secrets).log('info', none, { event: 'no_match' });
       } finally {
-        await conn.close();
         await c.sandbox?.close();
       }
     });

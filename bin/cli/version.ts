@@ -1,4 +1,4 @@
-import { packageVersion } from '../../src/index.js';
+import { packageVersion } from '../../src/archive-tools.js';
 
 export const VERSION_FLAGS = '-V, --version';
 

@@ -1,6 +1,6 @@
 /**
  * `--capture-assets`: while a replay is exported, the URLs its events reference (collect.ts) are fetched from the
- * allowed origins (fetch.ts) and stored once per archive, content-addressed (`Sink.putAsset`); stylesheets fetched are
+ * allowed origins (fetch.ts) and stored once per archive, content-addressed (`AssetStore.put`); stylesheets fetched are
  * scanned in turn (`@import`, `url()`), to `cssDepth` levels. The manifest entry records the replay's URL → SHA-256
  * map, each asset's content type, and why the others were not captured. The events are not changed.
  *
@@ -10,13 +10,13 @@
  * cost every later replay of the run its assets.
  */
 import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { plainContentType } from '../../sinks/assets.js';
 import type { AssetStore } from '../../sinks/archive.js';
 import type { OkEntry } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
-import { ConfigError } from '../errors.js';
 
 export interface AssetCaptureSettings extends AssetFetchLimits {
   /** Origins (`scheme://host[:port]`) whose URLs are fetched; any other URL is recorded `origin not allowed`. */
@@ -58,12 +58,18 @@ export class AssetCapture {
   /** URL → its outcome, and until when it holds (transient failures: `failureMemoryMs` after they settled). */
   private readonly outcomes = new Map<string, { outcome: Promise<Outcome>; until: number }>();
 
+  /** Ends the fetches in flight when the capture is closed (the dispatcher may be shared and outlive it). */
+  private readonly stop = new AbortController();
+  private readonly signal: AbortSignal;
+
+  /** `io.dispatcher`: the run's (its transport's connection pool); `io.signal`: the caller's, ending every fetch. */
   constructor(
     readonly settings: Readonly<AssetCaptureSettings>,
     private readonly store: AssetStore,
-    private readonly signal?: AbortSignal,
+    io: { dispatcher?: Dispatcher | undefined; signal?: AbortSignal | undefined } = {},
   ) {
-    this.fetcher = new AssetFetcher(new Set(settings.origins), settings);
+    this.fetcher = new AssetFetcher(new Set(settings.origins), settings, io.dispatcher);
+    this.signal = io.signal === undefined ? this.stop.signal : AbortSignal.any([io.signal, this.stop.signal]);
   }
 
   /** The outcome of `url`: fetched and stored once per run. Rejects when the sink cannot store it or the run aborts. */
@@ -107,6 +113,7 @@ export class AssetCapture {
   }
 
   close(): Promise<void> {
+    this.stop.abort(new Error('asset capture closed'));
     return this.fetcher.close();
   }
 }

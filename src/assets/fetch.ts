@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { backoffDelay, isRetryableNetworkError, isRetryableStatus } from '../http/retry.js';
+import type { Dispatcher } from 'undici';
 import { Agent, request } from '../http/undici-parts.js';
 import { resolveAssetUrl } from './collect.js';
 
@@ -50,14 +51,19 @@ function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
 }
 
 export class AssetFetcher {
-  private readonly agent: InstanceType<typeof Agent>;
+  private readonly agent: Dispatcher;
+  /** Whether the agent is this fetcher's own (closed with it) rather than the run's transport's. */
+  private readonly ownsAgent: boolean;
   private readonly queue: PQueue;
 
+  /** `dispatcher`: the run's (its transport's keep-alive Agent); without one, the fetcher makes its own. */
   constructor(
     private readonly allowed: ReadonlySet<string>,
     private readonly limits: AssetFetchLimits,
+    dispatcher?: Dispatcher,
   ) {
-    this.agent = new Agent({ connections: limits.concurrency, headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs });
+    this.ownsAgent = dispatcher === undefined;
+    this.agent = dispatcher ?? new Agent({ connections: limits.concurrency });
     this.queue = new PQueue({ concurrency: limits.concurrency });
   }
 
@@ -104,6 +110,8 @@ export class AssetFetcher {
       for (let hop = 0; ; hop++) {
         const response = await request(new URL(current), {
           dispatcher: this.agent,
+          headersTimeout: this.limits.timeoutMs,
+          bodyTimeout: this.limits.timeoutMs,
           method: 'GET',
           headers: { accept: '*/*', 'user-agent': 'replay-export (asset capture)' },
           signal,
@@ -151,6 +159,6 @@ export class AssetFetcher {
 
   async close(): Promise<void> {
     this.queue.clear();
-    await this.agent.close();
+    if (this.ownsAgent) await this.agent.close();
   }
 }

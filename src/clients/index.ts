@@ -90,8 +90,6 @@ export type {
 } from '../replay/index.js';
 export { validatePlatformId, validateReplayId } from '../replay/validation.js';
 export { parseTimestamp, toIsoUtc } from '../replay/timestamps.js';
-export { connect, transportDownloader } from '../pipeline/connection.js';
-export type { Connection } from '../pipeline/connection.js';
 export {
   Transport,
   ApiError,

@@ -6,6 +6,7 @@
 import { HttpClientError } from './errors.js';
 import { sleep } from './retry.js';
 import { SlidingWindow } from '../util/sliding-window.js';
+import { ConfigError } from '../errors.js';
 
 export interface BudgetSpec {
   /** Name of the limit in messages and errors (e.g. `dashboard cost per 5 min`). */
@@ -32,7 +33,7 @@ export class SlidingBudget {
   readonly #window: SlidingWindow;
 
   constructor(spec: BudgetSpec, now: () => number = Date.now) {
-    if (!(spec.limit > 0) || !(spec.windowMs > 0)) throw new TypeError(`budget ${spec.name}: limit and windowMs must be positive`);
+    if (!(spec.limit > 0) || !(spec.windowMs > 0)) throw new ConfigError(`budget ${spec.name}: limit and windowMs must be positive`);
     this.spec = spec;
     this.#window = new SlidingWindow(spec.limit, spec.windowMs, now);
   }

@@ -16,6 +16,7 @@ import { AdaptiveLimit, type SentTicket } from './adaptive-limit.js';
 import { SlidingBudget } from './budget.js';
 import { adaptiveSettings, type AdaptiveOptions, type ApiFamily, type FamilyBudget } from './options.js';
 import { sleep } from './retry.js';
+import { InternalError } from '../errors.js';
 
 /** What became of a request sent in a slot: answered (any status but 429/503) or overloaded (429/503). */
 export type SlotOutcome = { answered: true; latencyMs: number } | { overloaded: true };
@@ -88,7 +89,7 @@ export class FamilyLimiter {
     let q = this.#queues.get(family);
     if (!q) {
       const c = this.#config.concurrency[family];
-      if (!c) throw new TypeError(`unknown API family ${JSON.stringify(family)}`);
+      if (!c) throw new InternalError(`unknown API family ${JSON.stringify(family)}`);
       const adaptive = this.#config.adaptive;
       if (adaptive?.enabled) {
         const queue = new PQueue({ concurrency: 1 });

@@ -2,6 +2,7 @@
  * Every transport option and its default, in one place.
  */
 import type { Dispatcher } from 'undici';
+import { ConfigError } from '../errors.js';
 import { checkAdaptiveSettings, type AdaptiveSettings } from './adaptive-limit.js';
 import type { Credentials } from './auth.js';
 import type { Logger } from './logger.js';
@@ -211,19 +212,19 @@ export interface ResolvedTransportOptions {
 }
 
 function positiveInt(name: string, v: number): number {
-  if (!Number.isInteger(v) || v < 1) throw new TypeError(`${name} must be a positive integer (got ${v})`);
+  if (!Number.isInteger(v) || v < 1) throw new ConfigError(`${name} must be a positive integer (got ${v})`);
   return v;
 }
 
 function nonNegative(name: string, v: number): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number (got ${v})`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${name} must be a non-negative number (got ${v})`);
   return v;
 }
 
 /** Fills defaults and checks values. */
 export function resolveTransportOptions(o: TransportOptions): ResolvedTransportOptions {
   const retry: RetryOptions = { ...DEFAULT_RETRY, ...stripUndefined(o.retry ?? {}) };
-  if (!Number.isInteger(retry.retries) || retry.retries < 0) throw new TypeError(`retry.retries must be an integer ≥ 0 (got ${retry.retries})`);
+  if (!Number.isInteger(retry.retries) || retry.retries < 0) throw new ConfigError(`retry.retries must be an integer ≥ 0 (got ${retry.retries})`);
   nonNegative('retry.baseDelayMs', retry.baseDelayMs);
   nonNegative('retry.maxDelayMs', retry.maxDelayMs);
   nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs);
@@ -239,11 +240,11 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   const budgets: Record<ApiFamily, readonly FamilyBudget[]> = { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets ?? {}) };
   for (const f of API_FAMILIES) {
     for (const b of budgets[f]) {
-      if (!(b.limit > 0) || !(b.windowMs > 0)) throw new TypeError(`budgets.${f} "${b.name}": limit and windowMs must be positive`);
+      if (!(b.limit > 0) || !(b.windowMs > 0)) throw new ConfigError(`budgets.${f} "${b.name}": limit and windowMs must be positive`);
     }
   }
   const region = o.region ?? 'us';
-  if (region !== 'us' && region !== 'eu') throw new TypeError(`region must be "us" or "eu" (got ${JSON.stringify(region)})`);
+  if (region !== 'us' && region !== 'eu') throw new ConfigError(`region must be "us" or "eu", got ${JSON.stringify(region) ?? String(region)}`);
   return {
     region,
     endpoint: o.endpoint,
@@ -263,7 +264,7 @@ function resolveAdaptive(o: TransportOptions['adaptive'], max: Readonly<Record<A
   const given = o === false ? { enabled: false } : (o ?? {});
   const initial: Record<ApiFamily, number> = { ...DEFAULT_ADAPTIVE.initial, ...stripUndefined(given.initial ?? {}) };
   const adaptive: AdaptiveOptions = { ...DEFAULT_ADAPTIVE, ...stripUndefined(given), initial };
-  if (typeof adaptive.enabled !== 'boolean') throw new TypeError(`adaptive.enabled must be true or false (got ${String(adaptive.enabled)})`);
+  if (typeof adaptive.enabled !== 'boolean') throw new ConfigError(`adaptive.enabled must be true or false (got ${String(adaptive.enabled)})`);
   for (const f of API_FAMILIES) {
     positiveInt(`adaptive.initial.${f}`, initial[f]);
     checkAdaptiveSettings(`adaptive (${f})`, adaptiveSettings(adaptive, f, max[f]));

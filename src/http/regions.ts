@@ -20,6 +20,8 @@
  * Presigned object-storage URLs carry their own host and are used as given.
  */
 
+import { ConfigError, InternalError } from '../errors.js';
+
 export type Region = 'us' | 'eu';
 export const REGIONS: readonly Region[] = ['us', 'eu'];
 
@@ -57,18 +59,20 @@ export function normaliseEndpoint(endpoint: string): string {
   try {
     u = new URL(endpoint);
   } catch {
-    throw new TypeError(`endpoint must be an absolute URL (got ${JSON.stringify(endpoint.slice(0, 100))})`);
+    throw new ConfigError(`endpoint must be an absolute URL (got ${JSON.stringify(endpoint.slice(0, 100))})`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`endpoint must use http or https (got ${u.protocol})`);
-  if (u.username || u.password) throw new TypeError('endpoint must not contain credentials');
-  if (u.search || u.hash) throw new TypeError('endpoint must not contain a query or fragment');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`endpoint must use http or https (got ${u.protocol})`);
+  if (u.username || u.password) throw new ConfigError('endpoint must not contain credentials');
+  if (u.search || u.hash) throw new ConfigError('endpoint must not contain a query or fragment');
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 /** Base URL (no trailing slash) for a host kind: the endpoint override when given, else the region's host. */
 export function baseUrlFor(kind: HostKind, region: Region, endpoint?: string): string {
   if (endpoint) return normaliseEndpoint(endpoint);
-  const host = REGION_HOSTS[region]?.[kind];
-  if (!host) throw new TypeError(`unknown region/host kind: ${String(region)}/${String(kind)}`);
+  const hosts = REGION_HOSTS[region] as (typeof REGION_HOSTS)[Region] | undefined;
+  if (hosts === undefined) throw new ConfigError(`region must be "us" or "eu", got ${JSON.stringify(region) ?? String(region)}`);
+  const host = hosts[kind];
+  if (!host) throw new InternalError(`unknown host kind ${JSON.stringify(kind)}`);
   return host;
 }

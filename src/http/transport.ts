@@ -18,6 +18,7 @@ import {
   UrlExpiredError,
   type RequestContext,
 } from './errors.js';
+import { ConfigError, InternalError } from '../errors.js';
 import { Deadline } from './deadline.js';
 import { FamilyLimiter, type SlotOutcome } from './limiter.js';
 import { emit, type Logger } from './logger.js';
@@ -162,6 +163,14 @@ export class Transport {
     return this.options.region;
   }
 
+  /**
+   * The undici dispatcher the transport sends through (its own keep-alive Agent, or the caller's): the run's other
+   * HTTP (captured assets) shares its connection pool instead of opening one of its own.
+   */
+  get dispatcher(): Dispatcher {
+    return this.#dispatcher;
+  }
+
   /** The endpoint override, normalised, when one is set. */
   get endpoint(): string | undefined {
     return this.#endpoint;
@@ -296,7 +305,7 @@ export class Transport {
     signal: AbortSignal | undefined,
     attempt: (ctx: RequestContext, slot: Slot) => Promise<Attempt<T>>,
   ): Promise<T> {
-    if (this.#closed) throw new Error('transport is closed');
+    if (this.#closed) throw new InternalError('transport is closed: a request was made after close()');
     const max = retry.allowed || retry.on429 ? this.options.retry.retries : 0;
     for (let i = 0; ; i++) {
       const ctx = this.#ctx(url, method, i);
@@ -372,7 +381,7 @@ export class Transport {
     };
     if (authorization) headers.authorization = authorization;
     let body: string | undefined;
-    if (spec.json !== undefined && form) throw new TypeError('a request has either a JSON or a form body, not both');
+    if (spec.json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
     if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers['content-type'] = 'application/json';
@@ -426,9 +435,9 @@ export class Transport {
    * StorageRedirectError at once (never followed, never retried).
    */
   async download(url: string, opts: DownloadOptions = {}): Promise<DownloadResponse> {
-    const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-      throw new TypeError(`download URL must be http(s) (got ${u.protocol})`);
+    const u = URL.canParse(url) ? new URL(url) : undefined;
+    if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+      throw new HttpClientError(`download URL must be an absolute http(s) URL (got ${u === undefined ? 'not a URL' : u.protocol})`, 'bad_download_url');
     }
     const family = opts.family ?? 'storage';
     const signal = opts.signal;

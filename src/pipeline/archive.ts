@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Archive } from '../../sinks/archive.js';
 import type { ManifestCompactionResult, ManifestEntry, ManifestError } from '../../sinks/sink.js';
-import type { ListReplaysQuery } from '../replay/validation.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
@@ -13,17 +12,13 @@ import { listFilesInKeyOrder } from './file-listing.js';
 import { sameFileKeys } from './manifest.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { ManifestCompactor } from './compaction.js';
-import { AssetCapture } from '../assets/capture.js';
+import type { AssetCapture } from '../assets/capture.js';
+import { InternalError } from '../errors.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
 import { formatShard, inShard } from './shard.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
-
-/** The listing side of the session replay client. */
-export interface ReplayListApi {
-  listReplays(query: ListReplaysQuery, options?: { signal?: AbortSignal; readAhead?: boolean }): AsyncIterable<ReplayInfo>;
-}
 
 export interface ShardSpec {
   index: number;
@@ -76,6 +71,8 @@ export interface ArchiveIo {
    * overfilled), up to `settings.concurrency`. Absent: replays start as soon as a worker is free.
    */
   room?: ((signal: AbortSignal) => Promise<void>) | undefined;
+  /** The run's asset capture; required when `settings.captureAssets` is on (each URL fetched once per run). */
+  assets?: AssetCapture | undefined;
   /** Clock (tests). */
   now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
@@ -121,12 +118,7 @@ function startOf(r: ReplayInfo, now = Date.now()): number | null {
 
 /** The replay's file keys as an export records them (key order, each once), to compare with the manifest. */
 async function listFileKeys(api: ReplayFilesApi, replayId: string, settings: Settings, signal: AbortSignal): Promise<string[]> {
-  const files = await listFilesInKeyOrder(api, replayId, {
-    version: settings.fileVersion,
-    pageSize: settings.filesPageSize,
-    maxFiles: settings.maxFilesPerReplay,
-    signal,
-  });
+  const files = await listFilesInKeyOrder(api, replayId, settings, { signal });
   return files.map((f) => f.key);
 }
 
@@ -183,8 +175,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     pendingEvents = 0;
   };
 
-  // One capture for the run: each asset URL fetched and stored once, whatever the number of replays referencing it.
-  const assets = settings.captureAssets === undefined ? undefined : new AssetCapture(settings.captureAssets, io.archive.assets, signal);
+  const assets = io.assets;
+  if (settings.captureAssets !== undefined && assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
   const run = async (): Promise<void> => {
     const state = await readResumeState(io.archive.manifest, {
       keyFor: (id) => io.archive.outputs.keyFor(id, settings.output),
@@ -324,7 +316,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     await compactor?.finish();
   };
 
-  run().finally(() => assets?.close()).then(
+  run().then(
     () => {
       flushProgress();
       channel.close();

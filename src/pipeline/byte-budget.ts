@@ -1,4 +1,5 @@
 import { Notifier } from './signal.js';
+import { ConfigError } from '../errors.js';
 
 /**
  * Compressed bytes held in memory by downloads running ahead of the file being written. Shared by every replay of a
@@ -10,7 +11,7 @@ export class ByteBudget {
   private readonly releases = new Notifier();
 
   constructor(readonly limit: number) {
-    if (!(limit > 0)) throw new RangeError('byte budget must be positive');
+    if (!(limit > 0)) throw new ConfigError(`prefetchBytes must be positive, got ${String(limit)}`);
   }
 
   get inUse(): number {

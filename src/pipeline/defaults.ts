@@ -65,9 +65,9 @@ export const DEFAULTS = Object.freeze({
   gzip: false,
   /** Archive order: as listed (`start`) or closest to deletion first (`expiry`). */
   order: 'start' as 'start' | 'expiry',
-  /** The largest event in bytes (256 MiB): a larger one fails its replay (`decode_event_too_large`). */
+  /** The largest event in bytes (256 MiB): a larger one fails its replay (`EVENT_TOO_LARGE`). */
   maxEventBytes: DECODE_LIMITS.maxEventBytes,
-  /** Inflated bytes one replay may take over all its files (8 GiB): more fails it (`decode_replay_too_large`). */
+  /** Inflated bytes one replay may take over all its files (8 GiB): more fails it (`REPLAY_TOO_LARGE`). */
   maxReplayBytes: DECODE_LIMITS.maxReplayBytes,
   /** The decoders' WebAssembly fast paths (`REPLAY_EXPORT_WASM=0` turns them off). */
   fastPath: true,

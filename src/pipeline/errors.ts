@@ -68,21 +68,17 @@ export function isFatal(err: unknown): boolean {
   return categoryOf(err) === 'auth';
 }
 
+/** The code (as thrown: one spelling, in errors and manifests alike), message and context of anything thrown. */
 export function describeError(err: unknown): { code: string; message: string; status?: number; index?: number } {
-  if (err instanceof DecodeError) {
-    const out: { code: string; message: string; index?: number } = { code: `decode_${err.code.toLowerCase()}`, message: err.message };
-    if (err.index !== undefined) out.index = err.index;
-    return out;
-  }
   if (err instanceof ReplayExportError) {
-    const out: { code: string; message: string; status?: number; index?: number } = { code: err.code.toLowerCase(), message: err.message };
+    const out: { code: string; message: string; status?: number; index?: number } = { code: err.code, message: err.message };
     if (err.status !== undefined) out.status = err.status;
     if (err.index !== undefined) out.index = err.index;
     return out;
   }
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
-    return { code: typeof code === 'string' ? code.toLowerCase() : 'error', message: err.message };
+    return { code: typeof code === 'string' ? code : 'error', message: err.message };
   }
   return { code: 'error', message: String(err) };
 }

@@ -1,26 +1,24 @@
 import type { Archive } from '../../sinks/archive.js';
 import type { ManifestEntry, ReplayWriter } from '../../sinks/sink.js';
+import type { ReplayInfo } from './types.js';
 import { ReplayChecks } from './checks.js';
 import { isFatal, ReplayFailedError } from './errors.js';
-import { emptyEntry, exportedFields, failedEntry, okEntry, type ReplayFacts } from './manifest-entries.js';
+import { emptyEntry, exportedFields, failedEntry, okEntry } from './manifest-entries.js';
 import { batchCount, batchEvents } from '../../decoders/index.js';
 import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './replay-stream.js';
 import type { Settings } from './settings.js';
 import { redactBatches } from '../redaction/stream.js';
-import { AssetCapture, type AssetFields } from '../assets/capture.js';
+import type { AssetCapture, AssetFields } from '../assets/capture.js';
+import { InternalError } from '../errors.js';
 
-/** What the pipeline knows about a replay before exporting it (a listing record, or just an id). */
-export interface ReplayInfo extends ReplayFacts {
-  /** The listing, asked for this id, did not return it: the API does not know the replay (`not_found`). */
-  notFound?: boolean;
-}
+export type { ReplayInfo } from './types.js';
 
 /** What exporting one replay is handed besides the settings: a replay stream's, plus the archive and a progress hook. */
 export interface ExportIo extends ReplayIo {
   archive: Archive;
   /** Called after each batch handed to the sink (progress). */
   onEvents?: ((count: number) => void) | undefined;
-  /** The run's asset capture (`settings.captureAssets`); absent with capture on: one for this replay alone. */
+  /** The run's asset capture (`settings.captureAssets`; required when it is on). */
   assets?: AssetCapture | undefined;
 }
 
@@ -39,8 +37,8 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
-  const ownCapture = settings.captureAssets !== undefined && io.assets === undefined ? new AssetCapture(settings.captureAssets, io.archive.assets, io.signal) : undefined;
-  const capture = (io.assets ?? ownCapture)?.replay();
+  if (settings.captureAssets !== undefined && io.assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
+  const capture = io.assets?.replay();
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.archive.outputs.open(replay.replay_id, output);
@@ -81,7 +79,5 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
     const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);
     return failedEntry(base, failure.toManifestError(), info.fileKeys);
-  } finally {
-    await ownCapture?.close();
   }
 }

@@ -1,11 +1,11 @@
 import { TooManyFilesError } from './errors.js';
-import type { FileVersion, ListedFile, ReplayFilesApi } from './types.js';
+import type { Settings } from './settings.js';
+import type { ListedFile, ReplayFilesApi } from './types.js';
 
-export interface FileListingOptions {
-  version: FileVersion;
-  pageSize?: number | undefined;
-  /** More files than this in the listing fail the replay (TooManyFilesError), checked while listing. */
-  maxFiles: number;
+/** The settings a listing reads: the version asked for, the page size, and `maxFilesPerReplay` (checked while listing). */
+export type FileListingSettings = Pick<Settings, 'fileVersion' | 'filesPageSize' | 'maxFilesPerReplay'>;
+
+export interface FileListingHooks {
   signal?: AbortSignal | undefined;
   /** Called once for each key the listing holds more than once. */
   onDuplicate?: (key: string) => void;
@@ -17,16 +17,21 @@ export interface FileListingOptions {
  * once names the same object: it is taken once (with its freshest URL) and reported to `onDuplicate`. Memory is one
  * ListedFile (key and URL) per file, bounded by `maxFiles`.
  */
-export async function listFilesInKeyOrder(api: ReplayFilesApi, replayId: string, o: FileListingOptions): Promise<ListedFile[]> {
+export async function listFilesInKeyOrder(
+  api: ReplayFilesApi,
+  replayId: string,
+  settings: FileListingSettings,
+  o: FileListingHooks = {},
+): Promise<ListedFile[]> {
   const byKey = new Map<string, ListedFile>();
   const duplicates = new Set<string>();
   let listed = 0;
   for await (const f of api.listReplayFiles(replayId, {
-    version: o.version,
-    ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
+    version: settings.fileVersion,
+    pageSize: settings.filesPageSize,
+    signal: o.signal,
   })) {
-    if (++listed > o.maxFiles) throw new TooManyFilesError(replayId, o.maxFiles);
+    if (++listed > settings.maxFilesPerReplay) throw new TooManyFilesError(replayId, settings.maxFilesPerReplay);
     const prev = byKey.get(f.key);
     if (prev === undefined) byKey.set(f.key, f);
     else {

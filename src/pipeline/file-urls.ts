@@ -1,12 +1,12 @@
 import { FileListingError } from './errors.js';
-import type { FileVersion, ListedFile, ReplayFilesApi } from './types.js';
+import type { Settings } from './settings.js';
+import type { ListedFile, ReplayFilesApi } from './types.js';
 
-export interface FileUrlsOptions {
-  version: FileVersion;
-  pageSize?: number | undefined;
-  ttlMs: number;
-  marginMs: number;
-  now?: () => number;
+/** The settings URLs are kept fresh by: the listing's version and page size, the URLs' validity and margin. */
+export type FileUrlsSettings = Pick<Settings, 'fileVersion' | 'filesPageSize' | 'urlTtlMs' | 'urlRefreshMarginMs'>;
+
+export interface FileUrlsHooks {
+  now?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
   /** Called for every files page requested to refresh URLs (logs, tests). */
   onRefresh?: (info: { replayId: string; key: string; reason: 'aged' | 'refused' }) => void;
@@ -32,7 +32,8 @@ export class FileUrls {
   constructor(
     private readonly api: ReplayFilesApi,
     readonly replayId: string,
-    private readonly options: FileUrlsOptions,
+    private readonly settings: FileUrlsSettings,
+    private readonly options: FileUrlsHooks = {},
   ) {
     this.now = options.now ?? Date.now;
   }
@@ -45,7 +46,7 @@ export class FileUrls {
   }
 
   private isStale(k: Known): boolean {
-    return this.now() - k.obtainedAt > this.options.ttlMs - this.options.marginMs;
+    return this.now() - k.obtainedAt > this.settings.urlTtlMs - this.settings.urlRefreshMarginMs;
   }
 
   /**
@@ -82,24 +83,17 @@ export class FileUrls {
   }
 
   private async refreshPage(key: string, pageToken: string | null): Promise<void> {
-    const { version, pageSize, signal } = this.options;
-    const page = await this.api.getFilesPage(this.replayId, {
-      version,
-      ...(pageSize !== undefined ? { pageSize } : {}),
-      pageToken,
-      ...(signal ? { signal } : {}),
-    });
+    const page = await this.api.getFilesPage(this.replayId, { ...this.query(), pageToken });
     for (const f of page.files) this.record(f);
     if (!page.files.some((f) => f.key === key)) await this.relistUntil(key);
   }
 
+  private query(): { version: Settings['fileVersion']; pageSize: number | undefined; signal: AbortSignal | undefined } {
+    return { version: this.settings.fileVersion, pageSize: this.settings.filesPageSize, signal: this.options.signal };
+  }
+
   private async relistUntil(key: string): Promise<void> {
-    const { version, pageSize, signal } = this.options;
-    for await (const f of this.api.listReplayFiles(this.replayId, {
-      version,
-      ...(pageSize !== undefined ? { pageSize } : {}),
-      ...(signal ? { signal } : {}),
-    })) {
+    for await (const f of this.api.listReplayFiles(this.replayId, this.query())) {
       this.record(f);
       if (f.key === key) return;
     }

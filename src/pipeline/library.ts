@@ -1,89 +1,57 @@
-import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
-import { ConfigError } from '../errors.js';
+/**
+ * The library's entry functions. Each goes through one `Run` (run.ts): the caller's (`run`), or one opened here from
+ * the options and closed when the entry finishes — so an entry and the CLI command of the same name resolve the
+ * same configuration, reach the same parts and give the same answers.
+ */
+import type { ManifestEntry } from '../../sinks/sink.js';
 import { validateReplayId } from '../replay/validation.js';
-import { runArchive, type ArchiveEvent } from './archive.js';
+import { runArchive, type ArchiveEvent, type ArchiveIo } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { DEFAULTS } from './defaults.js';
-import { connect, type Connection, type ConnectionOptions } from './connection.js';
 import { planReplays, type PlannedReplay } from './dry-run.js';
-import { ReplayNotFoundError } from './errors.js';
-import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
-import { replayEventBatches, type ReplayNotice } from './replay-stream.js';
-import {
-  resolveSettings,
-  type FetchSettingsOptions,
-  type OutputSettingsOptions,
-  type RunSettingsOptions,
-  type Settings,
-  type SettingsOptions,
-} from './settings.js';
+import { ConfigError, ReplayNotFoundError } from './errors.js';
+import type { ReplayInfo } from './export-replay.js';
+import { PLATFORM_ENV } from './platform.js';
+import { replayEventBatches } from './replay-stream.js';
+import { Run, type ReplayApi, type RunOptions } from './run.js';
+import { givenTunables, type Settings } from './settings.js';
 import type { eventWithTime } from '@rrweb/types';
 
-/**
- * Tuning of file fetching (every field defaults to `DEFAULTS`, see `settings.ts`), the caller's hooks, and optionally
- * the run's settings resolved beforehand.
- */
-export interface FetchOptions extends FetchSettingsOptions {
-  /** Clock (tests). */
-  now?: () => number;
-  signal?: AbortSignal;
-  onNotice?: (notice: ReplayNotice) => void;
-  /**
-   * Settings resolved by `resolveSettings` (e.g. once for many calls, or by the CLI from its flags). When given, they
-   * are the run's settings as they are: the tunable options beside them (`fileVersion`, `format`, `concurrency`,
-   * `transportOptions.timeouts.deadlineMs`, `sinkOptions`, ...) are not read, and neither is the environment.
-   */
-  settings?: Settings;
+/** Every entry's options: a run's (`RunOptions`), or an open `run` to go through (then nothing else of a run's). */
+export interface EntryOptions extends RunOptions {
+  /** An open run (`openRun`) to use; it is not closed by the entry. No other run option may be given beside it. */
+  run?: Run | undefined;
 }
 
-/** Where outputs go: your own `sink`, or a target (`./dir` or `s3://bucket/prefix`) opened with `sinkOptions`. */
-export interface OutputOptions extends OutputSettingsOptions {
-  sink?: Sink;
-  out?: string;
-}
+export type ReplayEventsOptions = EntryOptions;
+export type ExportReplayOptions = EntryOptions;
+export type ExportReplaysOptions = EntryOptions;
 
-export type ReplayEventsOptions = ConnectionOptions & FetchOptions;
-export type ExportReplayOptions = ConnectionOptions & FetchOptions & OutputOptions & { runId?: string };
-
-/** `archiveReplays`: what to list, and the run's settings (`settleMs`, `recheckMs`, `order`, `concurrency`, `shard`, `runId`). */
-export interface ArchiveOptions extends ConnectionOptions, FetchOptions, OutputOptions, RunSettingsOptions {
+/** `archiveReplays`: what to list, besides the run's options. */
+export interface ArchiveOptions extends EntryOptions {
   /** Only this user's replays (platform id, sent as `amplitude_id`). */
-  platformId?: number | string;
+  platformId?: number | string | undefined;
   /** Replays that started at or after this time (ISO 8601; sent as `start_time`). */
-  since?: string;
+  since?: string | undefined;
   /** Replays that started at or before this time (sent as `end_time`). */
-  until?: string;
+  until?: string | undefined;
   /** Replays per listing page (1–200; default `DEFAULTS.archiveListPageSize`, 200). */
-  listPageSize?: number;
+  listPageSize?: number | undefined;
 }
 
-export interface ExportReplaysOptions extends ExportReplayOptions {
-  concurrency?: number;
+/** Options of a run that an open `run` already fixed. */
+const RUN_KEYS = ['settings', 'out', 'sink', 'transport', 'client', 'download', 'logger', 'listingStallPages', 'signal', 'now', 'onNotice'] as const;
+
+/** The entry's run: the caller's (not closed here), or one opened from the options (closed by `release`). */
+function runFor(o: EntryOptions): { run: Run; owned: boolean } {
+  if (o.run === undefined) return { run: new Run(o), owned: true };
+  const loose = [...givenTunables(o), ...RUN_KEYS.filter((k) => o[k] !== undefined), ...Object.keys(PLATFORM_ENV).filter((k) => o[k as keyof EntryOptions] !== undefined)];
+  if (loose.length > 0) throw new ConfigError(`pass either an open \`run\` or a run's options, not both: got \`run\` and ${loose.map((k) => `\`${k}\``).join(', ')}`);
+  return { run: o.run, owned: false };
 }
 
-/** The run's settings: the caller's, or resolved here from the options, the environment and the defaults. */
-function settingsOf(o: FetchOptions & SettingsOptions): Settings {
-  return o.settings ?? resolveSettings(o);
-}
-
-/** The platform connection of a run: the transport's deadline for one attempt is the settings'. */
-function connectFor(o: ConnectionOptions, settings: Settings): Connection {
-  const transportOptions = o.transportOptions ?? {};
-  return connect({
-    ...o,
-    transportOptions: { ...transportOptions, timeouts: { ...transportOptions.timeouts, deadlineMs: settings.requestDeadlineMs } },
-  });
-}
-
-/**
- * The archive the outputs go to: the caller's own `sink` (left open: it is theirs), or the target `out` opened for
- * writing (closed by `close`).
- */
-async function archiveFor(o: OutputOptions, settings: Settings): Promise<Archive> {
-  if (o.sink) return archiveOfSink(o.sink, settings.captureAssets !== undefined ? ['assets'] : []);
-  if (o.out === undefined) throw new ConfigError('an output is needed: pass `sink` or `out`');
-  return openArchive(o.out, { create: true, ...settings.sinkOptions });
+async function release(entry: { run: Run; owned: boolean }): Promise<void> {
+  if (entry.owned) await entry.run.close();
 }
 
 /**
@@ -94,8 +62,9 @@ export type ReplayEvent = eventWithTime;
 
 /**
  * Every event of one replay as parsed objects, in order (files fetched ahead, URLs refreshed, transient failures
- * retried without duplicates). For a player or your own processing; nothing is written anywhere. A replay the API
- * does not list throws `ReplayNotFoundError` (code `REPLAY_NOT_FOUND`) before any file is asked for.
+ * retried without duplicates). For a player or your own processing; nothing is written anywhere. A malformed id
+ * throws `ValidationError` before any request; a replay the API does not list throws `ReplayNotFoundError` (code
+ * `REPLAY_NOT_FOUND`) before any file is asked for.
  */
 export async function* replayEvents(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<ReplayEvent> {
   for await (const batch of replayEventBytes(replayId, options)) {
@@ -106,93 +75,113 @@ export async function* replayEvents(replayId: string, options: ReplayEventsOptio
 /** Like `replayEvents`, as batches of serialised events (one Buffer of JSON per event; the fast path). */
 export async function* replayEventBytes(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<Buffer[]> {
   validateReplayId(replayId);
-  const settings = settingsOf(options);
-  const conn = connectFor(options, settings);
+  const entry = runFor(options);
+  const { run } = entry;
   try {
+    const api = run.replays();
     // One listing request by id says whether the replay exists (a files listing of an unknown id is just empty).
-    let listed = false;
-    for await (const r of conn.client.listReplays({ replayIds: [replayId] }, options.signal ? { signal: options.signal } : {})) {
-      if (r.replay_id === replayId) listed = true;
-    }
-    if (!listed) throw new ReplayNotFoundError(replayId);
-    yield* replayEventBatches(replayId, settings, {
-      api: conn.client,
-      download: conn.download,
-      budget: new ByteBudget(settings.prefetchBytes),
-      now: options.now,
-      signal: options.signal,
-      onNotice: options.onNotice,
+    const [info] = await lookUp([replayId], api, run.signal);
+    if (info?.notFound !== false) throw new ReplayNotFoundError(replayId);
+    yield* replayEventBatches(replayId, run.settings, {
+      api,
+      download: run.download,
+      budget: new ByteBudget(run.settings.prefetchBytes),
+      now: run.now,
+      signal: run.signal,
+      onNotice: run.onNotice,
     });
   } finally {
-    await conn.close();
+    await release(entry);
   }
 }
 
-/**
- * Exports one replay to a sink and records the outcome in the target's manifest. Resolves with the manifest entry
- * (`ok`, `empty` or `failed` — a failed replay does not throw); authentication errors and aborts throw.
- */
-export async function exportReplay(replay: string | ReplayInfo, options: ExportReplayOptions): Promise<ManifestEntry> {
-  const info: ReplayInfo = typeof replay === 'string' ? { replay_id: replay } : replay;
-  const settings = settingsOf(options);
-  const conn = connectFor(options, settings);
-  const archive = await archiveFor(options, settings);
-  try {
-    const entry = await exportReplayToSink(info, settings, {
-      api: conn.client,
-      download: conn.download,
-      budget: new ByteBudget(settings.prefetchBytes),
-      archive,
-      now: options.now,
-      signal: options.signal,
-      onNotice: options.onNotice,
-    });
-    await archive.manifest.append(entry);
-    return entry;
-  } finally {
-    await archive.close();
-    await conn.close();
-  }
+/** The named replays' listing records (100 ids a request), in the order given; an id the API does not list is `notFound`. */
+async function lookUp(ids: readonly string[], api: ReplayApi, signal: AbortSignal | undefined): Promise<ReplayInfo[]> {
+  const out: ReplayInfo[] = [];
+  for await (const r of recordsFor(ids, api, signal)) out.push(r);
+  return out;
 }
 
-async function* recordsFor(ids: readonly string[], conn: ReturnType<typeof connect>, signal?: AbortSignal): AsyncGenerator<ReplayInfo> {
-  // Look the named replays up (100 ids a request) for their times and retention; ids not listed are `notFound`.
+async function* recordsFor(ids: readonly string[], api: ReplayApi, signal: AbortSignal | undefined): AsyncGenerator<ReplayInfo & { notFound: boolean }> {
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     const found = new Map<string, ReplayInfo>();
-    for await (const r of conn.client.listReplays({ replayIds: chunk }, signal ? { signal } : {})) found.set(r.replay_id, r);
-    for (const id of chunk) yield found.get(id) ?? { replay_id: id, notFound: true };
+    for await (const r of api.listReplays({ replayIds: chunk }, signal ? { signal } : {})) found.set(r.replay_id, r);
+    for (const id of chunk) {
+      const r = found.get(id);
+      yield r === undefined ? { replay_id: id, notFound: true } : { ...r, notFound: false };
+    }
   }
 }
 
-/** The settings of `exportReplays`: every named replay, in the order given, whatever its start or shard. */
+async function* given(replays: readonly ReplayInfo[]): AsyncGenerator<ReplayInfo> {
+  yield* replays;
+}
+
+/** The settings of named exports: every named replay, in the order given, whatever its start or shard. */
 function forNamedReplays(settings: Settings): Settings {
   return Object.freeze({ ...settings, order: 'start', settleMs: 0, recheckMs: undefined, shard: undefined });
 }
 
-/** Exports the named replays (always, whatever the manifest says), a few at a time; yields per-replay results. */
+/** Exports replays (ids looked up, or records given) through `runArchive` without resume: each is exported now. */
+async function* exportNamed(run: Run, replays: AsyncIterable<ReplayInfo>): AsyncGenerator<ArchiveEvent> {
+  yield* runArchive({ replays, resume: false }, forNamedReplays(run.settings), await archiveIo(run));
+}
+
+/** What `runArchive` is handed: the run's parts, its archive opened for writing. */
+async function archiveIo(run: Run): Promise<ArchiveIo> {
+  return {
+    api: run.replays(),
+    download: run.download,
+    archive: await run.archive({ create: true }),
+    room: (signal) => run.room(signal),
+    assets: await run.assets(),
+    now: run.now,
+    signal: run.signal,
+  };
+}
+
+/**
+ * Exports one replay into the target and records the outcome in its manifest, exactly as `exportReplays` and the
+ * CLI's `export` do. Resolves with the manifest entry: `ok`, `empty`, `failed` (a failed replay does not throw), or
+ * `not_found` (the API does not list the id); a replay `forget` covers is not exported and resolves `skipped` with
+ * reason `forgotten` (nothing recorded). A malformed id throws `ValidationError` before any request, and nothing is
+ * written; authentication errors and aborts throw.
+ */
+export async function exportReplay(replay: string | ReplayInfo, options: ExportReplayOptions): Promise<ManifestEntry> {
+  const id = validateReplayId(typeof replay === 'string' ? replay : replay?.replay_id);
+  const entry = runFor(options);
+  const { run } = entry;
+  try {
+    const source = typeof replay === 'string' ? recordsFor([id], run.replays(), run.signal) : given([replay]);
+    for await (const e of exportNamed(run, source)) {
+      if (e.type !== 'result' || e.replayId !== id) continue;
+      return e.entry ?? { replay_id: id, status: 'skipped', reason: e.reason ?? 'forgotten', recorded_at: new Date(run.now()).toISOString() };
+    }
+    throw new ReplayNotFoundError(id);
+  } finally {
+    await release(entry);
+  }
+}
+
+/**
+ * Exports the named replays (always, whatever the manifest says), a few at a time; yields per-replay results. Every
+ * id is checked first (a malformed one throws `ValidationError` before any request); ids the API does not list are
+ * `not_found`.
+ */
 export async function* exportReplays(replayIds: readonly string[], options: ExportReplaysOptions): AsyncGenerator<ArchiveEvent> {
   for (const id of replayIds) validateReplayId(id);
-  const settings = forNamedReplays(settingsOf(options));
-  const conn = connectFor(options, settings);
-  const archive = await archiveFor(options, settings);
+  const entry = runFor(options);
+  const { run } = entry;
   try {
-    yield* runArchive({ replays: recordsFor(replayIds, conn, options.signal), resume: false }, settings, {
-      api: conn.client,
-      download: conn.download,
-      archive,
-      room: conn.room,
-      now: options.now,
-      signal: options.signal,
-    });
+    yield* exportNamed(run, recordsFor(replayIds, run.replays(), run.signal));
   } finally {
-    await archive.close();
-    await conn.close();
+    await release(entry);
   }
 }
 
 /** The listing an archive run goes through. */
-function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<ReplayInfo> {
+function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo> {
   const query = {
     ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
     ...(options.since !== undefined ? { startTime: options.since } : {}),
@@ -200,7 +189,7 @@ function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<Rep
     pageSize: options.listPageSize ?? DEFAULTS.archiveListPageSize,
   };
   // The next page is read while this one's replays are exported.
-  return conn.client.listReplays(query, { readAhead: true, ...(options.signal ? { signal: options.signal } : {}) });
+  return run.replays().listReplays(query, { readAhead: true, ...(run.signal ? { signal: run.signal } : {}) });
 }
 
 /**
@@ -209,14 +198,13 @@ function listingOf(options: ArchiveOptions, conn: Connection): AsyncIterable<Rep
  * downloaded and nothing is written (not even the manifest or the target folder).
  */
 export async function* planArchive(options: ArchiveOptions): AsyncGenerator<PlannedReplay> {
-  const settings = settingsOf(options);
-  const conn = connectFor(options, settings);
-  const archive = await archiveFor(options, settings);
+  const entry = runFor(options);
+  const { run } = entry;
   try {
-    yield* planReplays(listingOf(options, conn), archive, settings, options.now ?? Date.now);
+    // Opened as a writer would (a target without a manifest is one to be made): opening writes nothing.
+    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now);
   } finally {
-    await archive.close();
-    await conn.close();
+    await release(entry);
   }
 }
 
@@ -227,20 +215,11 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
  * results and progress; throws on authentication failure or abort.
  */
 export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<ArchiveEvent> {
-  const settings = settingsOf(options);
-  const conn = connectFor(options, settings);
-  const archive = await archiveFor(options, settings);
+  const entry = runFor(options);
+  const { run } = entry;
   try {
-    yield* runArchive({ replays: listingOf(options, conn), resume: true }, settings, {
-      api: conn.client,
-      download: conn.download,
-      archive,
-      room: conn.room,
-      now: options.now,
-      signal: options.signal,
-    });
+    yield* runArchive({ replays: listingOf(options, run), resume: true }, run.settings, await archiveIo(run));
   } finally {
-    await archive.close();
-    await conn.close();
+    await release(entry);
   }
 }

@@ -14,19 +14,8 @@ import type {
 import { parseTimestamp } from '../replay/timestamps.js';
 import { expiresAtIso } from './expiry.js';
 import type { Settings } from './settings.js';
+import type { ReplayInfo } from './types.js';
 import { formatShard } from './shard.js';
-
-/** What the manifest records of a replay from its listing (a listing record, or just an id). */
-export interface ReplayFacts {
-  replay_id: string;
-  start_time?: string;
-  end_time?: string;
-  retention_in_days?: number;
-  /** The user's platform id, as the listing gave it (NaN or absent when unknown). */
-  platform_id?: number;
-  /** `start_time` already parsed (ms), when the caller has it. */
-  startMs?: number | null;
-}
 
 /** The run's fields an entry records. */
 export type EntrySettings = Pick<Settings, 'runId' | 'shard' | 'redaction'>;
@@ -42,7 +31,7 @@ function runFields(settings: Pick<Settings, 'runId' | 'shard'>): Pick<Common, 'r
   return fields;
 }
 
-function listingFields(replay: ReplayFacts): Pick<Common, 'start_time' | 'end_time' | 'platform_id'> {
+function listingFields(replay: ReplayInfo): Pick<Common, 'start_time' | 'end_time' | 'platform_id'> {
   const fields: Pick<Common, 'start_time' | 'end_time' | 'platform_id'> = {};
   if (replay.start_time !== undefined) fields.start_time = replay.start_time;
   if (replay.end_time !== undefined) fields.end_time = replay.end_time;
@@ -51,7 +40,7 @@ function listingFields(replay: ReplayFacts): Pick<Common, 'start_time' | 'end_ti
 }
 
 /** The fields of an exported replay's line (`ok`, `empty`, `failed`): its listing, expiry, run, shard and policy. */
-export function exportedFields(replay: ReplayFacts, settings: EntrySettings): Common {
+export function exportedFields(replay: ReplayInfo, settings: EntrySettings): Common {
   const fields: Common = { replay_id: replay.replay_id, ...listingFields(replay) };
   const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
   const expires = expiresAtIso(startMs, replay.retention_in_days);
@@ -84,7 +73,7 @@ export function notFoundEntry(replayId: string, error: ManifestError, settings: 
 }
 
 /** A replay too recent to export (`settling`): its listing, the run and the shard. */
-export function settlingEntry(replay: ReplayFacts, settings: EntrySettings): SkippedEntry {
+export function settlingEntry(replay: ReplayInfo, settings: EntrySettings): SkippedEntry {
   return { replay_id: replay.replay_id, status: 'skipped', reason: 'settling', recorded_at: now(), ...listingFields(replay), ...runFields(settings) };
 }
 

@@ -1,5 +1,6 @@
 import { ByteBudget } from './byte-budget.js';
 import { Notifier } from './signal.js';
+import { InternalError } from '../errors.js';
 
 /** One download's body: its chunks and, when the server said so, its length in bytes. */
 export interface DownloadBody {
@@ -165,7 +166,7 @@ class Slot<F> implements PrefetchedFile<F> {
   }
 
   async *body(): AsyncIterable<Uint8Array> {
-    if (this.bodyTaken) throw new Error('prefetched body can be read once');
+    if (this.bodyTaken) throw new InternalError('prefetched body can be read once');
     this.bodyTaken = true;
     this.makeCurrent();
     for (;;) {
@@ -177,7 +178,7 @@ class Slot<F> implements PrefetchedFile<F> {
       }
       if (this.failed) throw this.failure;
       if (this.finished) return;
-      if (this.discarded) throw new Error('prefetched file was discarded');
+      if (this.discarded) throw new InternalError('prefetched file was discarded');
       await this.arrived.wait();
     }
   }

@@ -77,21 +77,14 @@ export async function* replayDecodedBatches(
   info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
 ): AsyncGenerator<EventBatch> {
   const { api, download, signal, onNotice } = io;
-  const urls = new FileUrls(api, replayId, {
-    version: settings.fileVersion,
-    pageSize: settings.filesPageSize,
-    ttlMs: settings.urlTtlMs,
-    marginMs: settings.urlRefreshMarginMs,
-    ...(io.now ? { now: io.now } : {}),
+  const urls = new FileUrls(api, replayId, settings, {
+    now: io.now,
     signal,
     onRefresh: (r) => onNotice?.({ kind: 'url-refresh', replayId, fileKey: r.key, reason: r.reason }),
   });
 
   async function* listed(): AsyncGenerator<ListedFile> {
-    const files = await listFilesInKeyOrder(api, replayId, {
-      version: settings.fileVersion,
-      pageSize: settings.filesPageSize,
-      maxFiles: settings.maxFilesPerReplay,
+    const files = await listFilesInKeyOrder(api, replayId, settings, {
       signal,
       onDuplicate: (key) => onNotice?.({ kind: 'duplicate-file', replayId, fileKey: key }),
     });

@@ -15,7 +15,7 @@ import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { OutputFormat, OutputSpec } from '../../sinks/sink.js';
 import { formatByteSize } from './byte-size.js';
 import { stripUndefined } from '../http/options.js';
-import type { ConnectionOptions } from './connection.js';
+import type { TransportOptions } from '../http/options.js';
 import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import { ConfigError } from './errors.js';
@@ -44,6 +44,11 @@ export const ENV = Object.freeze({
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
+/** The environment a run reads: the source's, else the process's (the one place that reads `process.env`). */
+export function environmentOf(source: { env?: Environment | undefined }): Environment {
+  return source.env ?? process.env;
+}
+
 /** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
 export interface FetchSettingsOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
@@ -62,12 +67,12 @@ export interface FetchSettingsOptions {
   retryMaxMs?: number;
   /**
    * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
-   * fails its replay with `decode_event_too_large`, checked while inflating. Peak memory for one event is about this.
+   * fails its replay with `EVENT_TOO_LARGE`, checked while inflating. Peak memory for one event is about this.
    */
   maxEventBytes?: number;
   /**
    * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
-   * event's inflated payload. More fails the replay with `decode_replay_too_large`, checked while inflating.
+   * event's inflated payload. More fails the replay with `REPLAY_TOO_LARGE`, checked while inflating.
    */
   maxReplayBytes?: number;
   /**
@@ -125,7 +130,27 @@ export interface RunSettingsOptions {
 /** Every tunable a caller can give, under the library's option names. */
 export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOptions, RunSettingsOptions {
   /** Only `timeouts.deadlineMs` is a setting of the run (`requestDeadlineMs`); the rest goes to the transport. */
-  transportOptions?: ConnectionOptions['transportOptions'];
+  transportOptions?: TransportTuning;
+}
+
+/** The transport's tuning a caller may give (retries, timeouts, per-family caps); the run sets the rest. */
+export type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'credentials' | 'logger'>;
+
+/**
+ * Every tunable of `SettingsOptions`, by name (the compiler keeps it whole). A caller passing resolved `settings`
+ * together with one of these gets a `ConfigError`: one of the two would be silently ignored.
+ */
+const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
+  fileVersion: true, filesPageSize: true, maxFilesPerReplay: true, filesAhead: true, prefetchBytes: true, urlTtlMs: true,
+  urlRefreshMarginMs: true, fileRetries: true, urlRefreshes: true, retryBaseMs: true, retryMaxMs: true, maxEventBytes: true,
+  maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true,
+  settleMs: true, recheckMs: true, order: true, concurrency: true, shard: true, runId: true, compactManifest: true,
+  compactEvery: true, transportOptions: true,
+};
+
+/** The tunables set in `o` (not undefined), by name. */
+export function givenTunables(o: object): string[] {
+  return Object.keys(TUNABLES).filter((k) => (o as Record<string, unknown>)[k] !== undefined);
 }
 
 /** Where the settings come from, beyond the options: the CLI's extra rules and the environment. */
@@ -308,7 +333,7 @@ function shardSetting(o: SettingsOptions, source: SettingsSource, env: Environme
  * `ShardConfigError`), and frozen.
  */
 export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource = {}): Settings {
-  const env = source.env ?? process.env;
+  const env = environmentOf(source);
   const c = new Checker(source.cli !== undefined);
   const d = DEFAULTS;
   const recheckMs = o.recheckMs === undefined ? undefined : c.number('recheckMs', o.recheckMs, 'ms', 0);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ReplayExportError } from '../errors.js';
+import { ConfigError, ReplayExportError } from '../errors.js';
 
 /** Which slice of the replays one process exports. */
 export interface Shard {
@@ -37,7 +37,7 @@ export const MAX_SHARD_COUNT = 100_000;
  */
 export function shardOf(replayId: string, count: number): number {
   if (!Number.isSafeInteger(count) || count < 1) {
-    throw new RangeError(`shard count must be a positive integer, got ${String(count)}`);
+    throw new ConfigError(`shard count must be a positive integer, got ${String(count)}`);
   }
   if (count === 1) return 0;
   const digest = createHash('sha256').update(replayId, 'utf8').digest();

@@ -17,6 +17,7 @@
  */
 import { AttributeAction, parse, SelectorType, type Selector } from 'css-what';
 import { RedactionPolicyError } from './errors.js';
+import { ReplayExportError } from '../errors.js';
 
 /** One attribute test of a compound selector (`#id` and `.class` are attribute tests on `id` and `class`). */
 interface AttributeTest {
@@ -204,7 +205,7 @@ export class SelectorMachine {
     if (known !== undefined) return known;
     const id = this.#states.length;
     // A node's state shares its 32-bit slot with its flags (node-table.ts).
-    if (id >= 1 << 26) throw new RangeError('the selectors reached 2^26 distinct states in one replay');
+    if (id >= 1 << 26) throw new ReplayExportError('the selectors reached 2^26 distinct states in one replay', { code: 'redaction_too_complex', category: 'data' });
     this.#states.push(Int32Array.from(pairs));
     this.#index.set(key, id);
     return id;

@@ -4,6 +4,7 @@
  * with ListingStalledError instead of paging forever.
  */
 import { HttpClientError } from '../http/errors.js';
+import { ConfigError } from '../errors.js';
 
 /** Pages in a row without a new record after which a listing is stopped (default). */
 export const DEFAULT_STALL_PAGES = 3;
@@ -27,7 +28,7 @@ export class ListingStalledError extends HttpClientError {
 
 /** Checks a stall limit (a positive integer). */
 export function validateStallPages(value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new TypeError(`stallPages must be a positive integer (got ${value})`);
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`stallPages must be a positive integer (got ${value})`);
   return value;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InternalError } from '../errors.js';
 
 let cached: string | undefined;
 
@@ -17,7 +18,7 @@ export function packageRoot(): string {
       return dir;
     }
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('replay-export: cannot find the package root from ' + import.meta.url);
+    if (parent === dir) throw new InternalError('replay-export: cannot find the package root from ' + import.meta.url);
     dir = parent;
   }
 }

@@ -15,9 +15,10 @@ import type { S3SinkOptions } from '../../sinks/s3.js';
 import { replayKey } from '../../sinks/keys.js';
 import { ASSETS_DIR, assetKey, isAssetDigest } from '../../sinks/assets.js';
 import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js';
-import { categoryOf, ConfigError, InterruptedError, ReplayExportError } from '../errors.js';
+import { categoryOf, ConfigError, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
 import { IdTable } from '../../sinks/id-table.js';
+import { checkDecodeLimits } from '../../decoders/limits.js';
 import { outputKeysOf } from '../../sinks/keys.js';
 import { openArchive, type Archive } from '../../sinks/archive.js';
 import { readStoredObject, type ReadLimits } from './stored-object.js';
@@ -124,7 +125,7 @@ export function verifyArchive(archive: string, options: VerifyOptions = {}): Arc
   return {
     summary,
     [Symbol.asyncIterator](): AsyncIterator<VerifyProblem> {
-      if (iterated) throw new TypeError('an archive verification is iterated once');
+      if (iterated) throw new InternalError('an archive verification is iterated once');
       iterated = true;
       return run(archive, options, settle)[Symbol.asyncIterator]();
     },
@@ -187,6 +188,7 @@ async function* run(
   let finished = false;
   let store: Archive | undefined;
   try {
+    checkDecodeLimits(options);
     signal.throwIfAborted();
     // Read as it is: no temporary files to sweep, no output written (hence no hashing worker).
     store = await openArchive(archive, { create: false, s3: options.s3 ?? {}, local: { hashWorker: false, cleanStaleTemp: false } });

@@ -16,6 +16,7 @@ import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
 import type { IndexFilter } from './archive-index.js';
+import { checkDecodeLimits } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
 import { renderIndex } from './index-page.js';
@@ -112,6 +113,7 @@ function securityHeaders(csp: string): Record<string, string> {
 
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
+  checkDecodeLimits(options);
   const source = await openArchiveSource(options.archive, options.s3);
   const index = source.index;
   const maxEventBytes = options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes;

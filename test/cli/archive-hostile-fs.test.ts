@@ -62,7 +62,7 @@ describe('archive on a hostile file system', () => {
       const last = lastById(await readManifest(out));
       expect(last.get(victimReplay!.replayId)).toMatchObject({
         status: 'failed',
-        error: { code: 'sink_path_escape', message: expect.stringContaining(`cannot write ${key}: folder ${key.split('/')[0]} in the target is a symbolic link`) },
+        error: { code: 'SINK_PATH_ESCAPE', message: expect.stringContaining(`cannot write ${key}: folder ${key.split('/')[0]} in the target is a symbolic link`) },
       });
       for (const r of others) {
         const e = last.get(r.replayId)!;

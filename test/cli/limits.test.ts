@@ -84,7 +84,7 @@ describe('archive: a replay holding a bomb fails alone', () => {
     const last = lastById(await readManifest(out));
     const beta = last.get(samples.ids.get('beta')!)!;
     expect(beta.status).toBe('failed');
-    expect(beta.error).toMatchObject({ code: 'decode_event_too_large', index: 0 });
+    expect(beta.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
     const fileKey = (beta.error as { file_key: string }).file_key;
     expect(fileKey.endsWith(`/v${version}/${bombPath.split('/').pop()!}`)).toBe(true);
     expect((beta.error as { message: string }).message).toContain(DEFAULT_LIMIT);

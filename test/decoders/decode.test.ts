@@ -222,7 +222,7 @@ describe('forcing the version', () => {
   });
 
   it('rejects an invalid version option', async () => {
-    await expect(bytesOf(once(gz('[]')), { version: 4 as never })).rejects.toBeInstanceOf(TypeError);
+    await expect(bytesOf(once(gz('[]')), { version: 4 as never })).rejects.toMatchObject({ name: 'ConfigError', category: 'usage', message: expect.stringContaining('version') });
   });
 });
 

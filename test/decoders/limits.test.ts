@@ -1,6 +1,7 @@
 import { deflateSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DecodeError, decodeEventBytes, ReplayBudget, type DecodeOptions } from '../../decoders/index.js';
+import { ConfigError } from '../../src/errors.js';
 import { bombEventBytes, v2BombFile } from './bombs.js';
 import { chunked, gz, makeEvents, pack, v3Text } from './fixtures.js';
 
@@ -198,11 +199,13 @@ describe('the replay size limit', () => {
 });
 
 describe('limits given out of range', () => {
-  it.each([0, -1, 1.5, 2 ** 30 + 1, Number.NaN])('maxEventBytes %s is a RangeError', async (maxEventBytes) => {
-    await expect(outcome(chunked(gz('[]'), 10), { maxEventBytes })).rejects.toBeInstanceOf(RangeError);
+  it.each([0, -1, 1.5, 2 ** 30 + 1, Number.NaN])('maxEventBytes %s is a ConfigError naming it (usage)', async (maxEventBytes) => {
+    const err: unknown = await outcome(chunked(gz('[]'), 10), { maxEventBytes }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err).toMatchObject({ category: 'usage', message: expect.stringMatching(/^maxEventBytes must be/) });
   });
 
-  it.each([0, -5, 0.5, Infinity])('a replay budget of %s is a RangeError', (limit) => {
-    expect(() => new ReplayBudget(limit)).toThrow(RangeError);
+  it.each([0, -5, 0.5, Infinity])('a replay budget of %s is a ConfigError naming maxReplayBytes', (limit) => {
+    expect(() => new ReplayBudget(limit)).toThrow(expect.objectContaining({ name: 'ConfigError', category: 'usage', message: expect.stringContaining('maxReplayBytes') }));
   });
 });

@@ -86,6 +86,9 @@ describe('one error tree', () => {
       expect(err).toBeInstanceOf(library.ReplayFailedError);
       expect(err).toMatchObject({ category: 'data', replayId: id, fileKey: expect.stringContaining('/v3/') });
       expect((err as Error).cause).toBeInstanceOf(DecodeError);
+      // One spelling: the replay's error carries its cause's code unchanged (as the manifest does).
+      expect((err as library.ReplayFailedError).code).toBe(((err as Error).cause as DecodeError).code);
+      expect((err as library.ReplayFailedError).code).toMatch(/^[A-Z_]+$/);
     } finally {
       await sb.close();
     }

@@ -26,7 +26,7 @@ describe('the published surface', () => {
     const want: Record<string, string[]> = {
       'replay-export/decoders': ['decodeEventBatches', 'peekEventFields', 'ReplayBudget', 'DecodeError'],
       'replay-export/sinks': ['createLocalSink', 'createS3Sink', 'parseManifestLine', 'replayKey', 'SinkError'],
-      'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient', 'connect'],
+      'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient'],
       'replay-export/archive': ['readManifestState', 'resolveShard', 'parseDuration', 'parseByteSize', 'verifyArchive', 'VerifyError', 'forgetReplays'],
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
       'replay-export/redaction': ['compileRedactionPolicy', 'loadRedactionPolicy', 'ReplayRedactor', 'redactBatches', 'RedactionPolicyError'],

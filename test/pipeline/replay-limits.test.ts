@@ -52,7 +52,7 @@ describe('size limits in an export', () => {
     const beta = samples.ids.get('beta')!;
     const failed = last.get(beta)!;
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatchObject({ code: 'decode_event_too_large', index: 0 });
+    expect(failed.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
     expect((failed.error as { file_key: string }).file_key).toMatch(new RegExp(`/v${fileVersion}/${T0 + 3_600_000}-0000\\.json\\.gz$`));
     expect((failed.error as { message: string }).message).toContain('6500 bytes');
     expect(last.get(samples.ids.get('alpha')!)!.status).toBe('ok');
@@ -71,7 +71,7 @@ describe('size limits in an export', () => {
     const { last, notices } = await archive({ maxReplayBytes: limit });
     const failed = last.get(samples.ids.get('alpha')!)!;
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatchObject({ code: 'decode_replay_too_large', index: 0 });
+    expect(failed.error).toMatchObject({ code: 'REPLAY_TOO_LARGE', index: 0 });
     expect((failed.error as { file_key: string }).file_key).toMatch(/\/v3\/\d{13}-0004\.json\.gz$/);
     expect((failed.error as { message: string }).message).toContain(`${limit} bytes`);
     expect(last.get(samples.ids.get('beta')!)!.status).toBe('ok');

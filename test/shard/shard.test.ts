@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
 import { formatShard, resolveShard, shardOf, ShardConfigError } from '../../src/pipeline/shard.js';
 
 describe('shardOf', () => {
@@ -30,8 +31,8 @@ describe('shardOf', () => {
   });
 
   it('rejects a bad count', () => {
-    expect(() => shardOf('a/1', 0)).toThrow(RangeError);
-    expect(() => shardOf('a/1', 1.5)).toThrow(RangeError);
+    expect(() => shardOf('a/1', 0)).toThrow(ConfigError);
+    expect(() => shardOf('a/1', 1.5)).toThrow(expect.objectContaining({ category: 'usage', message: expect.stringContaining('shard count') }));
   });
 });
 

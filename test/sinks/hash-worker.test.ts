@@ -141,9 +141,9 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
   });
 
   it('refuses settings out of range', () => {
-    expect(() => resolveHashWorker({ fromBytes: -1 })).toThrow(RangeError);
+    expect(() => resolveHashWorker({ fromBytes: -1 })).toThrow(expect.objectContaining({ code: 'SINK_CONFIG', category: 'usage', message: expect.stringContaining('hashWorker.fromBytes') }));
     expect(() => resolveHashWorker({ nice: 20 })).toThrow(/0 to 19/);
-    expect(() => createLocalSink(base, { hashWorker: { nice: 1.5 } })).toThrow(RangeError);
+    expect(() => createLocalSink(base, { hashWorker: { nice: 1.5 } })).toThrow(SinkError);
     expect(() => resolveHashWorker({ idleMs: Number.NaN })).toThrow(/idleMs/);
     expect(() => resolveHashWorker({ minRate: -1 })).toThrow(/minRate/);
   });

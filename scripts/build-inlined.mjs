@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// Builds the code that ships as a string inside the library, from TypeScript sources the compiler checks:
+//
+//   sinks/player/browser/*.ts → sinks/player/player-script.ts (PLAYER_SCRIPT): the player's browser code, type-checked
+//     with the DOM lib (tsconfig.player.json) and joined into one script, inlined into the one-page format (the CSP
+//     allows it by its hash, computed from this string when a page is built) and served by `view`.
+//   sinks/hash-worker-main.ts → sinks/hash-worker-source.ts (HASH_WORKER_SOURCE): the hashing worker as CommonJS,
+//     started with `eval`, so that it runs alike from the sources (tests), dist and a bundled application.
+//
+// The generated modules are committed, so that neither the library nor its users need this step.
+//
+//   node scripts/build-inlined.mjs           rebuild them
+//   node scripts/build-inlined.mjs --check   exit 1 when one is not the build of its sources (or the player's do not type-check)
+//
+// The player's modules are ES modules joined into one script by scripts/join-modules.mjs (its rules are there).
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { JoinError, joinModules } from './join-modules.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PLAYER_CONFIG = join(root, 'tsconfig.player.json');
+const PLAYER_DIR = join(root, 'sinks', 'player', 'browser');
+const PLAYER_ENTRY = join(PLAYER_DIR, 'main.ts');
+const PLAYER_TARGET = join(root, 'sinks', 'player', 'player-script.ts');
+const WORKER_SOURCE = join(root, 'sinks', 'hash-worker-main.ts');
+const WORKER_TARGET = join(root, 'sinks', 'hash-worker-source.ts');
+
+const rel = (path) => relative(root, path).split('\\').join('/');
+
+/** Why the build cannot be done (the message says what to change). */
+class BuildError extends Error {}
+
+/** The player's program (tsconfig.player.json); fails with the compiler's diagnostics. */
+function playerProgram() {
+  const parsed = ts.getParsedCommandLineOfConfigFile(PLAYER_CONFIG, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) });
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+  const diagnostics = [...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
+  if (diagnostics.length > 0) fail(diagnostics);
+  return program;
+}
+
+function fail(diagnostics) {
+  const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
+  throw new BuildError(`the player's browser code does not compile:\n${ts.formatDiagnostics(diagnostics, host)}`);
+}
+
+/** Every name a browser global has (from the DOM and ES libs): a module's top-level name may not hide one. */
+function globalNames(program) {
+  const checker = program.getTypeChecker();
+  const entry = program.getSourceFile(PLAYER_ENTRY);
+  const names = new Set();
+  for (const symbol of checker.getSymbolsInScope(entry, ts.SymbolFlags.Value)) {
+    const decls = symbol.declarations ?? [];
+    if (decls.length > 0 && decls.every((d) => program.isSourceFileDefaultLibrary(d.getSourceFile()))) names.add(symbol.name);
+  }
+  return names;
+}
+
+/** The player's modules joined into one script, dependencies first. */
+async function playerScript() {
+  const program = playerProgram();
+  const read = (path) => {
+    const file = program.getSourceFile(path);
+    if (file === undefined) throw new BuildError(`${rel(path)} is imported but not in ${rel(PLAYER_CONFIG)}`);
+    return file.text;
+  };
+  const { script, files } = await joinModules({ entry: PLAYER_ENTRY, read, globals: globalNames(program), root });
+  // Inlined into <script>: a closing tag or a comment opening inside would end or change the element.
+  if (/<\/script|<!--/i.test(script)) throw new BuildError('the player script contains `</script` or `<!--` and cannot be inlined');
+  return { script, files };
+}
+
+/** The hashing worker as CommonJS; it may require only Node's own modules. */
+async function workerScript() {
+  const js = ts.transpileModule(await readFile(WORKER_SOURCE, 'utf8'), {
+    fileName: WORKER_SOURCE,
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, verbatimModuleSyntax: false, esModuleInterop: false },
+  }).outputText;
+  for (const [, spec] of js.matchAll(/\brequire\((["'][^"']*["'])\)/g)) {
+    if (!JSON.parse(spec.replace(/^'|'$/g, '"')).startsWith('node:')) throw new BuildError(`${rel(WORKER_SOURCE)} requires ${spec}: the worker runs from a string and can load only node: modules`);
+  }
+  return js;
+}
+
+/** A module exporting `text` as a string constant, one source line per line of the text. */
+function stringModule({ from, name, doc, text }) {
+  const lines = text.split('\n').map((line) => `  ${JSON.stringify(line)},`);
+  return [
+    `// Generated by scripts/build-inlined.mjs from ${from} (TypeScript ${ts.version}).`,
+    '// Do not edit: change the sources and run `npm run build:inlined`.',
+    '',
+    `/** ${doc} */`,
+    `export const ${name} = [`,
+    ...lines,
+    "].join('\\n');",
+    '',
+  ].join('\n');
+}
+
+async function targets() {
+  const player = await playerScript();
+  const worker = await workerScript();
+  return [
+    {
+      path: PLAYER_TARGET,
+      text: stringModule({
+        from: `${rel(PLAYER_DIR)}/*.ts (${player.files.map((f) => f.slice(rel(PLAYER_DIR).length + 1)).join(', ')})`,
+        name: 'PLAYER_SCRIPT',
+        doc: "The player's browser code, one script: inlined into the one-page format and served by `view` as player.js.",
+        text: player.script,
+      }),
+    },
+    {
+      path: WORKER_TARGET,
+      text: stringModule({
+        from: rel(WORKER_SOURCE),
+        name: 'HASH_WORKER_SOURCE',
+        doc: 'The hashing worker (CommonJS), started with `new Worker(HASH_WORKER_SOURCE, { eval: true })`.',
+        text: worker,
+      }),
+    },
+  ];
+}
+
+const check = process.argv.includes('--check');
+try {
+  let stale = false;
+  for (const { path, text } of await targets()) {
+    const current = await readFile(path, 'utf8').catch(() => '');
+    if (current === text) process.stdout.write(`${rel(path)}: up to date\n`);
+    else if (check) {
+      process.stderr.write(`${rel(path)} is not the build of its sources: run \`npm run build:inlined\`\n`);
+      stale = true;
+    } else {
+      await writeFile(path, text);
+      process.stdout.write(`${rel(path)}: written\n`);
+    }
+  }
+  if (stale) process.exit(1);
+} catch (err) {
+  if (!(err instanceof BuildError || err instanceof JoinError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+}

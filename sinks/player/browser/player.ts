@@ -1,0 +1,228 @@
+/**
+ * The player: rrweb's Replayer over the sanitized events, play/pause, seek, speed, skip inactivity, the status line
+ * and the timeline, with the replay kept from ever taking the viewer's keyboard. The events come from main.ts.
+ */
+import type { Replayer } from 'rrweb';
+import { feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
+import { describe, fit, installControls, toggleFullscreen } from './controls.js';
+import { ui } from './dom.js';
+import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
+import { fmt } from './format.js';
+import { drawTimeline, IDLE_MS } from './timeline.js';
+
+let replayer: Replayer | null = null,
+  meta: ReturnType<Replayer['getMetaData']> = { startTime: 0, endTime: 0, totalTime: 0 },
+  playing = false,
+  count = 0;
+/** Every event taken so far, sanitized; whether one is a canvas frame. */
+const all: ReplayEvent[] = [];
+let hasCanvas = false;
+window.replayEvents = all; // read by tests and tools
+/** The event count the timeline was last drawn for, and when; whether every event is in. */
+let drawn = -1,
+  drawnAt = 0,
+  loaded = false;
+
+/** Whether the Replayer has started (events taken after that are added to it). */
+export function started(): boolean {
+  return replayer !== null;
+}
+
+/** The position in ms from the start, within the replay (with a Replayer). */
+function now(): number {
+  return Math.max(0, Math.min(replayer!.getCurrentTime(), meta.totalTime));
+}
+
+function canvasAll(): boolean {
+  return /[?&]canvas=all\b/.test(location.search);
+}
+
+export function show(): void {
+  if (!replayer) return;
+  meta = replayer.getMetaData();
+  ui.seek.max = String(meta.totalTime);
+  const t = now();
+  ui.seek.value = String(t);
+  ui.status.textContent = fmt(t) + ' / ' + fmt(meta.totalTime) + ' · ' + count + ' events';
+  ui.info.textContent = describe(all, t);
+  if (drawn !== count && (loaded || Date.now() - drawnAt > 2000)) {
+    drawn = count;
+    drawnAt = Date.now();
+    drawTimeline(all, meta.totalTime, goTo);
+  }
+}
+
+function setPlaying(p: boolean): void {
+  playing = p;
+  ui.play.textContent = p ? 'Pause' : 'Play';
+}
+
+function keepFocusOut(): void {
+  // The replayed document must never take the viewer's keyboard: the stage is inert and focus is taken back.
+  const frame = ui.stage.querySelector('iframe');
+  if (frame) {
+    frame.setAttribute('tabindex', '-1');
+    frame.setAttribute('inert', '');
+  }
+  const active = document.activeElement as HTMLElement | null;
+  if (active && (active === frame || ui.stage.contains(active))) {
+    active.blur();
+    ui.play.focus();
+  }
+}
+
+function goTo(t: number): void {
+  if (isWindowed()) {
+    // A fresh Replayer at the target, with the canvas frames of its window (this also draws a canvas right after
+    // a backward seek, which rrweb leaves blank once later frames were drawn: issue #15, defect 4).
+    replayer!.destroy();
+    create(windowAt(all, t));
+    if (playing) replayer!.play(t);
+    else replayer!.pause(t);
+  } else if (playing) {
+    replayer!.play(t);
+  } else {
+    replayer!.pause(t);
+  }
+  if (!playing) settleCanvas(t);
+  show();
+}
+
+// rrweb draws the canvas frames of a seek asynchronously, each once its image is decoded, so under load an older
+// frame can land last. Once its own decoding ahead has finished, the frames are drawn in order: the paused seek
+// of a canvas replay is applied again a few times (while it stays paused there).
+let settleTimers: ReturnType<typeof setTimeout>[] = [];
+function settleCanvas(t: number): void {
+  for (let i = 0; i < settleTimers.length; i++) clearTimeout(settleTimers[i]);
+  settleTimers = [];
+  if (!hasCanvas) return;
+  [300, 1200, 3000].forEach(function (ms) {
+    settleTimers.push(
+      setTimeout(function () {
+        if (!playing && replayer && Math.abs(now() - t) < 1) replayer.pause(t);
+      }, ms),
+    );
+  });
+}
+
+function remember(events: readonly ReplayEvent[]): void {
+  for (let i = 0; i < events.length; i++) {
+    all.push(events[i]!);
+    if (!hasCanvas && isCanvasEvent(events[i])) hasCanvas = true;
+  }
+}
+
+function fitNow(): void {
+  fit(replayer);
+}
+
+function create(events: ReplayEvent[]): void {
+  const r = new rrweb.Replayer(events as Json[], {
+    root: ui.stage,
+    UNSAFE_replayCanvas: true,
+    mouseTail: false,
+    showWarning: false,
+    triggerFocus: false,
+    skipInactive: ui.skip.checked,
+    inactivePeriodThreshold: IDLE_MS,
+  });
+  replayer = r;
+  r.on('resize', function () {
+    setTimeout(fitNow, 0);
+  });
+  setTimeout(fitNow, 0);
+  r.on('finish', function () {
+    setPlaying(false);
+    document.body.setAttribute('data-finished', 'true');
+    show();
+  });
+  window.replayer = r;
+  meta = r.getMetaData();
+  if (playing === false) keepFocusOut();
+}
+
+/** Starts the Replayer with the first events (a full snapshot among them, or every event). */
+export function start(first: readonly ReplayEvent[]): void {
+  remember(first);
+  const events = all.slice();
+  if (events.length < 2) {
+    ui.status.textContent = 'This replay has ' + events.length + ' event(s): nothing to play.';
+    ui.loading.hidden = true;
+    return;
+  }
+  setWindowed(hasCanvas && !canvasAll());
+  create(isWindowed() ? windowAt(all, 0) : events);
+  count = events.length;
+  ui.play.disabled = false;
+  ui.play.onclick = function () {
+    if (playing) {
+      replayer!.pause();
+      setPlaying(false);
+    } else if (now() >= meta.totalTime) {
+      setPlaying(true);
+      goTo(0);
+    } else {
+      replayer!.play(now());
+      setPlaying(true);
+    }
+    show();
+  };
+  ui.seek.oninput = function () {
+    goTo(Number(ui.seek.value));
+  };
+  ui.speed.onchange = function () {
+    replayer!.setConfig({ speed: Number(ui.speed.value) });
+  };
+  ui.skip.onchange = function () {
+    replayer!.setConfig({ skipInactive: ui.skip.checked });
+  };
+  ui.fullscreen.onclick = toggleFullscreen;
+  if (/[?&]paused\b/.test(location.search)) {
+    replayer!.pause(0);
+    setPlaying(false);
+  } else {
+    replayer!.play(0);
+    setPlaying(true);
+  }
+  keepFocusOut();
+  ui.loading.hidden = true;
+  document.body.setAttribute('data-ready', 'true');
+  show();
+  setInterval(function () {
+    keepFocusOut();
+    if (replayer && isWindowed()) feedCanvas(replayer, all, now());
+    show();
+  }, 250);
+}
+
+/** Adds events taken after the start. */
+export function add(events: readonly ReplayEvent[]): void {
+  const from = all.length;
+  remember(events);
+  // The first canvas frames may arrive after the start: from then on the canvas window holds them back too.
+  if (!isWindowed() && hasCanvas && !canvasAll()) setWindowed(true);
+  for (let i = 0; i < events.length; i++) offerLate(replayer!, events[i]!, from + i);
+  count += events.length;
+}
+
+/** Every event is in: the timeline is drawn at once from now on. */
+export function finished(): void {
+  loaded = true;
+  show();
+  document.body.setAttribute('data-loaded', 'true');
+}
+
+installControls({
+  replayer: function () {
+    return replayer;
+  },
+  now: now,
+  totalTime: function () {
+    return meta.totalTime;
+  },
+  goTo: goTo,
+});
+document.addEventListener('focusin', keepFocusOut, true);
+window.addEventListener('blur', function () {
+  setTimeout(keepFocusOut, 0);
+});

@@ -1,0 +1,128 @@
+/**
+ * The player's timeline: what the recording holds worth jumping to (markers: custom events, clicks, page
+ * navigations, errors), the idle periods that skip inactivity passes over, and their drawing on the timeline strip
+ * and in the side list. Text from the recording is only ever set as textContent: it can never become markup or a link.
+ */
+import { ui } from './dom.js';
+import { CUSTOM, INCREMENTAL, META, PLUGIN, SOURCE_INPUT, SOURCE_MOUSE_INTERACTION, type Json, type ReplayEvent } from './events.js';
+import { clip, fmt } from './format.js';
+
+/** rrweb's Replayer skips gaps longer than this between user interactions (its inactivePeriodThreshold). */
+export const IDLE_MS = 10000;
+const MAX_MARKERS = 1000;
+/** rrweb's MouseInteractions.Click. */
+const CLICK = 2;
+
+export type MarkerKind = 'click' | 'page' | 'custom' | 'error';
+
+export interface Marker {
+  kind: MarkerKind;
+  label: string;
+  /** Milliseconds from the first event. */
+  time: number;
+}
+
+/** The marker of one event, if it is one (`first`: the recording's first Meta event, which is no navigation). */
+function markerOf(e: Json, first: boolean): Omit<Marker, 'time'> | null {
+  const d = e && e.data;
+  if (!d || typeof d !== 'object') return null;
+  if (e.type === INCREMENTAL && d.source === SOURCE_MOUSE_INTERACTION && d.type === CLICK) return { kind: 'click', label: 'click' };
+  if (e.type === META && typeof d.href === 'string') return first ? null : { kind: 'page', label: 'page ' + clip(d.href, 80) };
+  if (e.type === CUSTOM) {
+    const tag = typeof d.tag === 'string' ? d.tag : 'custom';
+    return { kind: /error|exception/i.test(tag) ? 'error' : 'custom', label: clip(tag, 60) };
+  }
+  if (e.type === PLUGIN && d.plugin === 'rrweb/console@1' && d.payload && d.payload.level === 'error') {
+    const args = Array.isArray(d.payload.payload) ? d.payload.payload.join(' ') : '';
+    return { kind: 'error', label: 'console error ' + clip(args, 60) };
+  }
+  return null;
+}
+
+/** A user interaction, in the sense of rrweb's skip inactivity (incremental sources MouseMove to Input). */
+function isInteraction(e: Json): boolean {
+  return e && e.type === INCREMENTAL && e.data && e.data.source > 0 && e.data.source <= SOURCE_INPUT;
+}
+
+interface Timeline {
+  markers: Marker[];
+  /** [from, to] in milliseconds from the first event. */
+  idle: Array<[number, number]>;
+  /** More markers than listed. */
+  capped: boolean;
+}
+
+/** Markers and idle periods of the events, times relative to the first event. */
+function timelineOf(events: readonly ReplayEvent[]): Timeline {
+  const start = events.length ? events[0]!.timestamp : 0,
+    markers: Marker[] = [],
+    idle: Array<[number, number]> = [];
+  let lastActive: number | null = null,
+    seenMeta = false;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (!e || typeof e.timestamp !== 'number') continue;
+    const m = markerOf(e, e.type === META && !seenMeta);
+    if (e.type === META) seenMeta = true;
+    if (m && markers.length < MAX_MARKERS) markers.push({ kind: m.kind, label: m.label, time: e.timestamp - start });
+    if (isInteraction(e)) {
+      if (lastActive !== null && e.timestamp - lastActive > IDLE_MS) idle.push([lastActive - start, e.timestamp - start]);
+      lastActive = e.timestamp;
+    }
+  }
+  return { markers: markers, idle: idle, capped: markers.length >= MAX_MARKERS };
+}
+
+function pct(t: number, total: number): string {
+  return (total > 0 ? Math.max(0, Math.min(100, (t / total) * 100)) : 0) + '%';
+}
+
+/** Draws the events' timeline on the strip and the side list (`total`: the replay's length); a click calls `seekTo`. */
+export function drawTimeline(events: readonly ReplayEvent[], total: number, seekTo: (t: number) => void): void {
+  const tl = timelineOf(events),
+    strip = ui.timeline,
+    list = ui.markers;
+  strip.textContent = '';
+  list.textContent = '';
+  for (let i = 0; i < tl.idle.length; i++) {
+    const [from, to] = tl.idle[i]!;
+    const span = document.createElement('span');
+    span.className = 'idle';
+    span.style.left = pct(from, total);
+    span.style.width = pct(to - from, total);
+    span.title = 'inactive ' + fmt(to - from);
+    strip.appendChild(span);
+  }
+  tl.markers.forEach(function (m) {
+    const dot = document.createElement('button');
+    dot.className = 'mark ' + m.kind;
+    dot.style.left = pct(m.time, total);
+    dot.title = fmt(m.time) + ' ' + m.label;
+    dot.tabIndex = -1;
+    dot.onclick = function () {
+      seekTo(m.time);
+    };
+    strip.appendChild(dot);
+    const item = document.createElement('li');
+    const jump = document.createElement('button');
+    jump.className = m.kind;
+    jump.setAttribute('data-time', String(m.time));
+    jump.textContent = fmt(m.time) + ' ' + m.label;
+    jump.onclick = function () {
+      seekTo(m.time);
+    };
+    item.appendChild(jump);
+    list.appendChild(item);
+  });
+  if (tl.capped) {
+    const more = document.createElement('li');
+    more.textContent = 'only the first ' + MAX_MARKERS + ' markers are listed';
+    list.appendChild(more);
+  }
+  strip.onclick = function (ev) {
+    const target = ev.target as Element | null;
+    if (target !== strip && !(target && target.className === 'idle')) return;
+    const box = strip.getBoundingClientRect();
+    seekTo(Math.round(((ev.clientX - box.left) / box.width) * total));
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * One run: the composition root of everything a command or a library entry does. `openRun` resolves the
+ * configuration once — the caller's options (or the CLI's flags), then the environment, then the defaults — into
+ * frozen settings and platform, and the `Run` it returns builds each part once, when first needed, and owns it:
+ * one transport (one undici Agent and limiter for the API, the storage downloads and the asset fetches), the session
+ * replay client, the other API families' clients, the archive (the target opened once), the asset capture and the
+ * logger. Close it with `await using` (AsyncDisposable) or `close()`; a part the caller handed in (a transport, a
+ * client, a sink) is used, never closed.
+ */
+import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
+import type { Sink } from '../../sinks/sink.js';
+import type { Logger } from '../http/logger.js';
+import { Transport } from '../http/transport.js';
+import { SessionReplayClient } from '../replay/client.js';
+import type { ApiClients } from '../clients/catalogue.js';
+import { AssetCapture } from '../assets/capture.js';
+import { ConfigError } from './errors.js';
+import { requireProjectKeys, resolvePlatform, type PlatformOptions, type PlatformSettings } from './platform.js';
+import type { ReplayNotice } from './replay-stream.js';
+import { environmentOf, givenTunables, resolveSettings, type Settings, type SettingsOptions, type SettingsSource } from './settings.js';
+import type { Downloader, ReplayApi } from './types.js';
+
+export type { ReplayApi } from './types.js';
+
+/** Parts a caller may hand in instead of the ones a run builds (tests, a shared transport, your own client). */
+export interface RunParts {
+  /** A transport to share; the run uses it and never closes it. */
+  transport?: Transport | undefined;
+  /** A session replay client instead of one on the run's transport. */
+  client?: ReplayApi | undefined;
+  /** A downloader for presigned URLs instead of the transport's. */
+  download?: Downloader | undefined;
+  /** An archive of your own instead of one opened from `out`; the run uses it and never closes it. */
+  sink?: Sink | undefined;
+}
+
+/**
+ * Everything a run is configured with: how to reach the platform, every tunable (or `settings` resolved
+ * beforehand, not both), where outputs go, and the caller's hooks.
+ */
+export interface RunOptions extends PlatformOptions, SettingsOptions, RunParts {
+  /**
+   * Settings resolved by `resolveSettings` (once for many runs). When given, no tunable may be given beside them
+   * (a `ConfigError` names it), and the environment is not read for them.
+   */
+  settings?: Settings | undefined;
+  /** Where outputs go: a folder (`./replays`) or `s3://bucket/prefix`, opened with `sinkOptions`. */
+  out?: string | undefined;
+  /**
+   * A listing (replays, or a replay's files) returning this many pages in a row with no new replay id or file key
+   * is stopped with ListingStalledError (default 3).
+   */
+  listingStallPages?: number | undefined;
+  /** Structured log events: every wait (429 with its limit, Retry-After, backoff), retry and failure. */
+  logger?: Logger | undefined;
+  signal?: AbortSignal | undefined;
+  /** Clock (tests). */
+  now?: (() => number) | undefined;
+  onNotice?: ((notice: ReplayNotice) => void) | undefined;
+}
+
+/** How to reach the platform: the platform options and the parts a caller may share (a subset of `RunOptions`). */
+export type ConnectionOptions = PlatformOptions & Pick<RunOptions, 'transport' | 'client' | 'download' | 'listingStallPages' | 'logger' | 'transportOptions'>;
+
+/** Where the configuration comes from beyond the options: the environment (default: the process's) and the CLI. */
+export type RunSource = SettingsSource;
+
+/**
+ * How a run opens its archive: `create: false` for readers (`forget`, `verify`, `view`), which refuse a target
+ * without a manifest (`ArchiveNotFoundError`) and never make one; `create: true` for writers.
+ */
+export interface ArchiveAccess {
+  create: boolean;
+}
+
+/**
+ * Resolves the configuration of a run: checked (`ConfigError` naming the option, or the flag for the CLI) and frozen.
+ */
+export function resolveRunConfig(options: RunOptions, source: RunSource = {}): { settings: Settings; platform: PlatformSettings } {
+  const env = environmentOf(source);
+  if (options.settings !== undefined) {
+    const loose = givenTunables(options);
+    if (loose.length > 0) {
+      throw new ConfigError(`pass either resolved \`settings\` or tunables, not both: got \`settings\` and ${loose.map((k) => `\`${k}\``).join(', ')}`);
+    }
+  }
+  const settings = options.settings ?? resolveSettings(options, { ...source, env });
+  const platform = resolvePlatform(options, env, source.cli !== undefined);
+  return { settings, platform };
+}
+
+export class Run implements AsyncDisposable {
+  readonly settings: Settings;
+  readonly platform: PlatformSettings;
+  readonly logger: Logger | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly now: () => number;
+  readonly onNotice: ((notice: ReplayNotice) => void) | undefined;
+  readonly #options: RunOptions;
+  readonly #cli: boolean;
+  #transport: Transport | undefined;
+  #ownedTransport: Transport | undefined;
+  #replays: ReplayApi | undefined;
+  #clients: ApiClients | undefined;
+  #archive: Promise<Archive> | undefined;
+  #assets: AssetCapture | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: RunOptions, source: RunSource = {}) {
+    const { settings, platform } = resolveRunConfig(options, source);
+    this.settings = settings;
+    this.platform = platform;
+    this.#options = options;
+    this.#cli = source.cli !== undefined;
+    this.logger = options.logger;
+    this.signal = options.signal;
+    this.now = options.now ?? Date.now;
+    this.onNotice = options.onNotice;
+  }
+
+  #open(): void {
+    if (this.#closed !== undefined) throw new ConfigError('this run is closed');
+  }
+
+  /** The run's transport: the caller's, or one built here on first use (the settings' request deadline, the logger). */
+  transport(): Transport {
+    this.#open();
+    if (this.#transport !== undefined) return this.#transport;
+    if (this.#options.transport !== undefined) return (this.#transport = this.#options.transport);
+    const tuning = this.#options.settings === undefined ? (this.#options.transportOptions ?? {}) : {};
+    const transport = new Transport({
+      ...tuning,
+      timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
+      region: this.platform.region,
+      ...(this.platform.endpoint !== undefined ? { endpoint: this.platform.endpoint } : {}),
+      credentials: { ...this.platform.credentials },
+      ...(this.logger !== undefined ? { logger: this.logger } : {}),
+    });
+    this.#ownedTransport = transport;
+    return (this.#transport = transport);
+  }
+
+  /** The session replay client (the caller's, or one on the run's transport); needs the project's keys. */
+  replays(): ReplayApi {
+    this.#open();
+    if (this.#replays !== undefined) return this.#replays;
+    if (this.#options.client !== undefined) return (this.#replays = this.#options.client);
+    if (this.#options.transport === undefined) requireProjectKeys(this.platform, this.#cli);
+    const stall = this.#options.listingStallPages;
+    return (this.#replays = new SessionReplayClient(this.transport(), stall !== undefined ? { stallPages: stall } : {}));
+  }
+
+  /** One client of each API family on the run's transport (loaded on first use: a replay export never loads them). */
+  async clients(): Promise<ApiClients> {
+    this.#open();
+    if (this.#clients !== undefined) return this.#clients;
+    const { ApiClients: Clients } = await import('../clients/catalogue.js');
+    return (this.#clients ??= new Clients(this.transport()));
+  }
+
+  /** Streams a presigned URL: the caller's downloader, or the transport's (no auth header, the storage family). */
+  readonly download: Downloader = (url, o) => {
+    const own = this.#options.download;
+    if (own !== undefined) return own(url, o);
+    return this.transport()
+      .download(url, { signal: o.signal })
+      .then((res) => ({ chunks: res.body, size: contentLength(res.headers) }));
+  };
+
+  /** Resolves once no request of the replay family waits for a slot; immediate with a caller's client and no transport. */
+  room(signal: AbortSignal): Promise<void> {
+    if (this.#options.client !== undefined && this.#options.transport === undefined) return Promise.resolve();
+    return this.transport().room('replay', signal);
+  }
+
+  /**
+   * The run's archive: the caller's `sink` (adapted by `archiveOfSink`, never closed here), or `out` opened once with
+   * `openArchive` as `access` says (later calls get the same one). Without either: a `ConfigError`.
+   */
+  archive(access: ArchiveAccess = { create: true }): Promise<Archive> {
+    this.#open();
+    if (this.#archive !== undefined) return this.#archive;
+    const { sink, out } = this.#options;
+    if (sink !== undefined) {
+      const needs = this.settings.captureAssets !== undefined ? (['assets'] as const) : [];
+      return (this.#archive = Promise.resolve().then(() => archiveOfSink(sink, needs)));
+    }
+    if (out === undefined) return Promise.reject(new ConfigError(`an output is needed: pass ${this.#cli ? '--out' : '`out` (or `sink`)'}`));
+    const opening = openArchive(out, { create: access.create, ...this.settings.sinkOptions });
+    // A refused opening (no archive there) is not kept: nothing to close, and the error is the caller's.
+    opening.catch(() => {
+      if (this.#archive === opening) this.#archive = undefined;
+    });
+    return (this.#archive = opening);
+  }
+
+  /**
+   * The run's asset capture (`settings.captureAssets`), on the run's archive and transport: each asset URL fetched
+   * and stored once per run, whatever the number of replays (and entries) referencing it. Undefined when off.
+   */
+  async assets(): Promise<AssetCapture | undefined> {
+    if (this.settings.captureAssets === undefined) return undefined;
+    if (this.#assets !== undefined) return this.#assets;
+    const archive = await this.archive();
+    return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, { dispatcher: this.transport().dispatcher, signal: this.signal }));
+  }
+
+  /** Closes what the run built (never a caller's part); safe to call more than once. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const errors: unknown[] = [];
+      const step = async (f: () => Promise<void> | undefined): Promise<void> => {
+        try {
+          await f();
+        } catch (err) {
+          errors.push(err);
+        }
+      };
+      await step(() => this.#assets?.close());
+      const archive = this.#archive;
+      // A caller's sink is adapted with a close that leaves it open.
+      await step(async () => (await archive?.catch(() => undefined))?.close());
+      await step(() => this.#ownedTransport?.close());
+      if (errors.length > 0) throw errors[0];
+    })();
+    return this.#closed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+function contentLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const raw = headers['content-length'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
+ * Opens a run: the configuration resolved and checked now (a bad option throws here, before any request or file);
+ * the parts are built when first used. `await using run = await openRun({ out: './replays' })`.
+ */
+export async function openRun(options: RunOptions = {}, source: RunSource = {}): Promise<Run> {
+  return new Run(options, source);
+}
