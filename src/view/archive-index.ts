@@ -3,11 +3,13 @@
  * resume reads), sorted by start time, filtered and paged on the server so that a page never holds more than one
  * page of rows whatever the archive's size.
  */
-import type { ManifestChecks, ManifestEntry, ReplayStatus } from '../../sinks/sink.js';
+import type { ManifestChecks, ManifestEntry, OkEntry, ReplayStatus } from '../../sinks/sink.js';
 import type { Archive } from '../../sinks/archive.js';
-import type { StoredRef } from './archive-source.js';
 import { readManifestState } from '../pipeline/manifest.js';
 import { forgottenUser } from '../pipeline/tombstone.js';
+
+/** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
+export type StoredRef = Pick<OkEntry, 'replay_id' | 'key' | 'format' | 'gzip'>;
 
 export interface IndexRow {
   id: string;

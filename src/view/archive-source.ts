@@ -8,8 +8,8 @@ import { openArchive, type Archive } from '../../sinks/archive.js';
 import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { replayKey } from '../../sinks/keys.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
-import type { ManifestEntry, OkEntry, OutputFormat } from '../../sinks/sink.js';
-import { ArchiveIndex } from './archive-index.js';
+import type { ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import { ArchiveIndex, type StoredRef } from './archive-index.js';
 import { ViewError } from './errors.js';
 
 export interface StoredObject {
@@ -17,9 +17,6 @@ export interface StoredObject {
   format: OutputFormat;
   gzip: boolean;
 }
-
-/** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
-export type StoredRef = Pick<OkEntry, 'replay_id' | 'key' | 'format' | 'gzip'>;
 
 export interface ArchiveSource {
   /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
