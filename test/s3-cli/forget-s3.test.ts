@@ -98,12 +98,12 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
   test('a prefix that holds no archive (mistyped) is refused with exit 1, for forget, verify and view, and no object is created', async () => {
     const env = cleanEnv({ AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' });
     const refused = `no archive at s3://${BUCKET}/typo (no manifest found)`;
-    const forget = await runCli(['forget', ...s3Flags(s3, 'typo'), '--user', '1'], env);
+    const forget = await runCliSpawned(['forget', ...s3Flags(s3, 'typo'), '--user', '1'], env);
     expect(forget.code, forget.stderr).toBe(1);
     expect(forget.stderr).toContain(refused);
     const s3Only = s3Flags(s3, 'typo').slice(2);
     for (const command of ['verify', 'view']) {
-      const res = await runCli([command, `s3://${BUCKET}/typo`, ...s3Only], env);
+      const res = await runCliSpawned([command, `s3://${BUCKET}/typo`, ...s3Only], env);
       expect(res.code, `${command}: ${res.stderr}`).toBe(1);
       expect(res.stderr).toContain(refused);
     }
