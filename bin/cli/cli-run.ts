@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import type { Run } from '../../src/index.js';
 import type { Region } from '../../src/clients/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { secretsOf } from '../../src/http/auth.js';
-import { requireProjectKeys, resolvePlatform } from '../../src/pipeline/platform.js';
-import { resolveSettings } from '../../src/pipeline/settings.js';
+import { secretsOf } from '../../src/cli/config.js';
+import { requireProjectKeys, resolvePlatform } from '../../src/cli/config.js';
+import { resolveSettings } from '../../src/cli/config.js';
 import type { CliConnection, CliRun, GlobalFlags, RunRequest } from './context.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
@@ -54,7 +54,7 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
   const connection = (): Promise<CliConnection> => (connected ??= connect());
   const openLibrary = async (): Promise<Run> => {
     const conn = await connection();
-    const { openRun } = await import('../../src/pipeline/run.js');
+    const { openRun } = await import('../../src/cli/run.js');
     const managementKey = request.managementKey ?? conn.managementKey;
     return openRun(
       { ...conn, ...(managementKey !== undefined ? { managementKey } : {}), settings, signal: host.signal, ...(request.out !== undefined ? { out: request.out } : {}) },

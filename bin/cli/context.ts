@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Region } from '../../src/clients/index.js';
-import type { Logger } from '../../src/http/logger.js';
+import type { Logger } from '../../src/cli/base.js';
 import type { Run, Settings, SettingsOptions } from '../../src/index.js';
 import type { LogFormat, ReporterOptions, ReporterStream } from './reporter.js';
 import type { Reporter } from './reporter.js';

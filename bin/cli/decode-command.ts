@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { decodeEventBytes, ReplayBudget, type FileVersion } from '../../decoders/index.js';
 // The modules themselves, not sinks/index.js: decoding files needs no sink (no player page, no manifest).
-import { describeSystemError, SinkError } from '../../sinks/errors.js';
-import { TempFile } from '../../sinks/temp-file.js';
+import { describeSystemError, SinkError } from '../../src/cli/files.js';
+import { TempFile } from '../../src/cli/files.js';
 
 interface Output {
   write(chunk: Buffer): Promise<void>;

@@ -4,15 +4,15 @@
  * no client, sink or sandbox.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
-import { defaultChecksums } from '../../sinks/s3-defaults.js';
+import { MAX_EVENT_BYTES_CAP } from '../../src/cli/flags.js';
+import { defaultChecksums } from '../../src/cli/flags.js';
 import type { S3Checksums, S3SinkOptions } from '../../sinks/index.js';
 import type { SettingsOptions } from '../../src/index.js';
-import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/pipeline/byte-size.js';
-import { DEFAULTS } from '../../src/pipeline/defaults.js';
-import { DurationError, formatDuration, parseDuration } from '../../src/pipeline/duration.js';
-import { ConfigError } from '../../src/pipeline/errors.js';
-import { ENV } from '../../src/pipeline/settings.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/cli/flags.js';
+import { DEFAULTS } from '../../src/cli/flags.js';
+import { DurationError, formatDuration, parseDuration } from '../../src/cli/flags.js';
+import { ConfigError } from '../../src/cli/flags.js';
+import { ENV } from '../../src/cli/flags.js';
 
 export function positiveInt(name: string) {
   return (value: string): number => {

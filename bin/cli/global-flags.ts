@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { DEFAULTS } from '../../src/pipeline/defaults.js';
-import { ENV } from '../../src/pipeline/settings.js';
+import { DEFAULTS } from '../../src/cli/flags.js';
+import { ENV } from '../../src/cli/flags.js';
 import type { CliIo } from './context.js';
 import { withDefault } from './flags.js';
 import { configureHelpText } from './help-text.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EXIT_CODES } from '../../src/errors.js';
+import { EXIT_CODES } from '../../src/cli/base.js';
 import { processIo, type CliCommand, type CliIo } from './context.js';
 import { versionLine, versionRequested } from './version.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { exitCodeOf, InterruptedError } from '../../src/errors.js';
+import { exitCodeOf, InterruptedError } from '../../src/cli/base.js';
 import type { CliContext, CliIo, GlobalFlags } from './context.js';
 import { usage } from './flags.js';
 import { Reporter, type LogFormat } from './reporter.js';
@@ -20,8 +20,11 @@ export class CliSession {
   private ownsProcess = false;
   private readonly nodeWarningPrinters = process.listeners('warning');
   private readonly onSignal = (): void => this.abort.abort(new InterruptedError());
+  // A multi-line warning (the AWS SDK's notice: "versions published after the first week of January 2027 will require
+  // node >=22") becomes one readable line: its line breaks as spaces, not escaped `\n`. The SDK emits it once a process.
   private readonly onWarning = (warning: Error): void => {
-    this.reporter().log('warn', `${warning.name}: ${warning.message}`, { event: 'warning', name: warning.name });
+    const text = `${warning.name}: ${warning.message}`.replace(/\s*\n\s*/g, ' ');
+    this.reporter().log('warn', text, { event: 'warning', name: warning.name });
   };
 
   constructor(private readonly io: CliIo) {

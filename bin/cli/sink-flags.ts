@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { S3SinkOptions } from '../../sinks/index.js';
 import type { ArchiveEvent, FileVersion, OutputFormat, SettingsOptions } from '../../src/index.js';
-import { formatByteSize } from '../../src/pipeline/byte-size.js';
-import { DEFAULTS } from '../../src/pipeline/defaults.js';
+import { formatByteSize } from '../../src/cli/flags.js';
+import { DEFAULTS } from '../../src/cli/flags.js';
 import { addS3AccessFlags, deadlineOf, durationFlag, limitsOf, positiveInt, REQUEST_DEADLINE_HELP, s3ReadOptions, usage, withDefault, type LimitFlags, type S3ReadFlags } from './flags.js';
 import type { Reporter } from './reporter.js';
 

@@ -1,4 +1,4 @@
-import { ReplayEncoder, type ByteTarget } from '../../sinks/index.js';
+import { ReplayEncoder, type ByteTarget } from '../../src/cli/files.js';
 import { ConfigError, replayEventBytes, type Run, type Settings } from '../../src/index.js';
 
 /** Whether `--out` names standard output (`-`), as for most command-line tools. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { validatePlatformId } from '../../../src/replay/validation.js';
+import { validatePlatformId } from '../../../src/cli/flags.js';
 import { DEFAULT_FORGET_REASON } from '../../../src/archive-tools.js';
 import type { CliContext, Invocation } from '../context.js';
 import { addS3AccessFlags, collect, s3ReadOptions, usage, withDefault, type S3ReadFlags } from '../flags.js';

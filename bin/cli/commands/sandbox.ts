@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS } from '../../../src/sandbox/index.js';
+import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS } from '../../../src/cli/sandbox.js';
 import type { CliContext, Invocation } from '../context.js';
 import { portFlag, withDefault } from '../flags.js';
 

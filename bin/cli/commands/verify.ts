@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULTS } from '../../../src/pipeline/defaults.js';
+import { DEFAULTS } from '../../../src/cli/flags.js';
 import type { CliContext, Invocation } from '../context.js';
 import { addLimitFlags, addS3AccessFlags, limitsOf, positiveInt, s3ReadOptions, withDefault, type LimitFlags, type S3ReadFlags } from '../flags.js';
 import { runVerifyCommand } from '../verify-command.js';
