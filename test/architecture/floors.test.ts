@@ -42,11 +42,7 @@ function partOf(file: string): string {
 }
 
 /** Imports allowed across the rule, each with its reason. */
-const ALLOWED: ReadonlySet<string> = new Set<string>([
-  // verify opens stored objects through view's local/S3 source; one archive opener (sinks/) replaces both.
-  'src/verify/archive-store.ts → src/view/archive-source.ts',
-  'src/verify/archive-store.ts → src/view/local-object.ts',
-]);
+const ALLOWED: ReadonlySet<string> = new Set<string>([]);
 
 /** The imports that go up a floor, or sideways into another part of the same floor, or into the sandbox from below bin/. */
 export function floorViolations(graph: Map<string, string[]>): string[] {
