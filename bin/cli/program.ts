@@ -231,6 +231,10 @@ const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may tak
  */
 async function settingsOf(f: SinkFlags & LimitFlags & ArchiveFlags, g: GlobalOpts, command: 'export' | 'archive'): Promise<Settings> {
   if (f.out.trim() === '') usage('--out must not be empty');
+  // A browser downloads a local .html.gz instead of playing it; S3 serves it with Content-Encoding: gzip, which plays.
+  if (f.format === 'html' && f.gzip && !f.out.startsWith('s3://')) {
+    usage('--format html --gzip writes .html.gz, which a browser does not open from disk: drop --gzip for a local --out (S3 serves it with Content-Encoding: gzip)');
+  }
   const s3 = s3OptionsOf(f);
   const settleMs = durationFlag('--settle', f.settle);
   const recheckMs = durationFlag('--recheck', f.recheck);
