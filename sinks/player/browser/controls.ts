@@ -74,8 +74,10 @@ export function installControls(playback: Playback): void {
       if (!playback.replayer() || ev.ctrlKey || ev.metaKey || ev.altKey) return;
       const target = ev.target as HTMLInputElement | null;
       const tag = target && target.tagName;
-      if (tag === 'SELECT' || (tag === 'INPUT' && target!.type !== 'range' && target!.type !== 'checkbox')) return;
+      if (tag === 'INPUT' && target!.type !== 'range' && target!.type !== 'checkbox') return;
       const key = ev.key;
+      // The speed menu keeps ↑/↓ (and its own popup's keys); Space and ←/→ stay the player's.
+      if (tag === 'SELECT' && key !== ' ' && key !== 'ArrowLeft' && key !== 'ArrowRight') return;
       let handled = true;
       if (key === ' ' || key === 'Spacebar') ui.play.click();
       else if (key === 'ArrowRight') jump(playback.now() + 5000);

@@ -3,7 +3,7 @@
  * and the timeline, with the replay kept from ever taking the viewer's keyboard. The events come from main.ts.
  */
 import type { Replayer } from 'rrweb';
-import { feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
+import { addLast, feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
 import { describe, fit, installControls, toggleFullscreen } from './controls.js';
 import { ui } from './dom.js';
 import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
@@ -172,6 +172,8 @@ export function start(first: readonly ReplayEvent[]): void {
   };
   ui.speed.onchange = function () {
     replayer!.setConfig({ speed: Number(ui.speed.value) });
+    // Focus goes back to Play, so that the keys are the player's again.
+    ui.play.focus();
   };
   ui.skip.onchange = function () {
     replayer!.setConfig({ skipInactive: ui.skip.checked });
@@ -208,6 +210,7 @@ export function add(events: readonly ReplayEvent[]): void {
 /** Every event is in: the timeline is drawn at once from now on. */
 export function finished(): void {
   loaded = true;
+  if (replayer && isWindowed()) addLast(replayer, all);
   show();
   document.body.setAttribute('data-loaded', 'true');
 }

@@ -54,7 +54,11 @@ function cleanAttributes(tag: string, attributes: Json): void {
   if (haveCapturedAssets()) useCaptured(tag, attributes, pageBase);
   for (const name in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, name)) continue;
-    if (dropAttribute(tag, name, attributes[name])) delete attributes[name];
+    if (dropAttribute(tag, name, attributes[name])) {
+      // A link keeps its look (browsers style only <a>/<area> with an href): the replay is inert, '#' goes nowhere.
+      if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
+      else delete attributes[name];
+    }
     else if (name === 'style') attributes[name] = cleanCss(attributes[name]);
     else if (name === '_cssText')
       attributes[name] = cleanCss(attributes[name], tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase);

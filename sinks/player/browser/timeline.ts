@@ -22,12 +22,15 @@ export interface Marker {
   time: number;
 }
 
-/** The marker of one event, if it is one (`first`: the recording's first Meta event, which is no navigation). */
-function markerOf(e: Json, first: boolean): Omit<Marker, 'time'> | null {
+/**
+ * The marker of one event, if it is one. `href`: the page's URL before it (undefined before the first Meta event): a
+ * Meta event is a navigation only when its URL differs (rrweb writes one with every periodic full snapshot too).
+ */
+function markerOf(e: Json, href: string | undefined): Omit<Marker, 'time'> | null {
   const d = e && e.data;
   if (!d || typeof d !== 'object') return null;
   if (e.type === INCREMENTAL && d.source === SOURCE_MOUSE_INTERACTION && d.type === CLICK) return { kind: 'click', label: 'click' };
-  if (e.type === META && typeof d.href === 'string') return first ? null : { kind: 'page', label: 'page ' + clip(d.href, 80) };
+  if (e.type === META && typeof d.href === 'string') return href === undefined || href === d.href ? null : { kind: 'page', label: 'page ' + clip(d.href, 80) };
   if (e.type === CUSTOM) {
     const tag = typeof d.tag === 'string' ? d.tag : 'custom';
     return { kind: /error|exception/i.test(tag) ? 'error' : 'custom', label: clip(tag, 60) };
@@ -58,12 +61,12 @@ function timelineOf(events: readonly ReplayEvent[]): Timeline {
     markers: Marker[] = [],
     idle: Array<[number, number]> = [];
   let lastActive: number | null = null,
-    seenMeta = false;
+    href: string | undefined;
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     if (!e || typeof e.timestamp !== 'number') continue;
-    const m = markerOf(e, e.type === META && !seenMeta);
-    if (e.type === META) seenMeta = true;
+    const m = markerOf(e, href);
+    if (e.type === META && e.data && typeof e.data.href === 'string') href = e.data.href;
     if (m && markers.length < MAX_MARKERS) markers.push({ kind: m.kind, label: m.label, time: e.timestamp - start });
     if (isInteraction(e)) {
       if (lastActive !== null && e.timestamp - lastActive > IDLE_MS) idle.push([lastActive - start, e.timestamp - start]);
