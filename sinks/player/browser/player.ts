@@ -117,9 +117,12 @@ function fitNow(): void {
 }
 
 function create(events: ReplayEvent[]): void {
+  // The replay iframe is sandboxed without allow-scripts, canvas or not: rrweb adds allow-scripts when created with
+  // UNSAFE_replayCanvas, but draws the canvas frames from the player's own script, which needs none; so the canvas
+  // replay is switched on after the frame exists (rrweb reads it per canvas event).
   const r = new rrweb.Replayer(events as Json[], {
     root: ui.stage,
-    UNSAFE_replayCanvas: true,
+    UNSAFE_replayCanvas: false,
     mouseTail: false,
     showWarning: false,
     triggerFocus: false,
@@ -127,6 +130,7 @@ function create(events: ReplayEvent[]): void {
     inactivePeriodThreshold: IDLE_MS,
   });
   replayer = r;
+  if (hasCanvas) r.setConfig({ UNSAFE_replayCanvas: true });
   r.on('resize', function () {
     setTimeout(fitNow, 0);
   });
@@ -203,6 +207,7 @@ export function add(events: readonly ReplayEvent[]): void {
   remember(events);
   // The first canvas frames may arrive after the start: from then on the canvas window holds them back too.
   if (!isWindowed() && hasCanvas && !canvasAll()) setWindowed(true);
+  if (hasCanvas) replayer!.setConfig({ UNSAFE_replayCanvas: true });
   for (let i = 0; i < events.length; i++) offerLate(replayer!, events[i]!, from + i);
   count += events.length;
 }
