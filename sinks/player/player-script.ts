@@ -823,7 +823,7 @@ export const PLAYER_SCRIPT = [
   "            else",
   "                delete attributes[name];",
   "        }",
-  "        else if (name === 'style')",
+  "        else if (name === 'style' && typeof attributes[name] === 'string')",
   "            attributes[name] = cleanCss(attributes[name]);",
   "        else if (name === '_cssText')",
   "            attributes[name] = cleanCss(attributes[name], tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase);",

@@ -173,7 +173,7 @@ function cleanAttributes(tag: string, attributes: Json): void {
       if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
       else delete attributes[name];
     }
-    else if (name === 'style') attributes[name] = cleanCss(attributes[name]);
+    else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
     else if (name === '_cssText')
       attributes[name] = cleanCss(attributes[name], tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase);
     else if (attributes[name] && typeof attributes[name] === 'object') {
