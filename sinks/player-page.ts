@@ -54,23 +54,34 @@ function escapeHtmlText(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * The player's look: one type scale (12/14 px), light and dark following the system, controls with an icon and a
+ * label; from 360 px to 4K nothing scrolls sideways: the bar wraps, and below 720 px the side list goes under the
+ * replay.
+ */
 const STYLE =
-  'body{margin:0;font:14px system-ui,sans-serif;background:#f4f4f5}' +
+  ':root{color-scheme:light dark;--bg:#f4f4f5;--fg:#18181b;--muted:#52525b;--hover:#e4e4e7;--err:#b91c1c}' +
+  '@media (prefers-color-scheme:dark){:root{--bg:#09090b;--fg:#e4e4e7;--muted:#a1a1aa;--hover:#27272a;--err:#f87171}}' +
+  'html,body{overflow-x:hidden}body{margin:0;font:14px/1.4 system-ui,sans-serif;background:var(--bg);color:var(--fg)}' +
   '#top{position:sticky;top:0;z-index:2;background:#18181b;color:#fafafa}' +
-  '#bar{display:flex;gap:8px;align-items:center;padding:8px 8px 4px}#bar label{white-space:nowrap}' +
-  '#seek{flex:1;min-width:120px}#status{font-variant-numeric:tabular-nums;white-space:nowrap}' +
-  '#title{min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:#a1a1aa}' +
+  '#bar{display:flex;flex-wrap:wrap;gap:6px 8px;align-items:center;padding:8px 8px 4px}#bar label{white-space:nowrap}' +
+  '#bar button,#bar select{font:inherit;padding:2px 8px;border:1px solid #52525b;border-radius:4px;background:#27272a;color:#fafafa}' +
+  '#play::before{content:"\\25B6\\FE0E  "}#play[data-playing]::before{content:"\\275A\\275A  "}#fullscreen::before{content:"\\25A1  "}' +
+  '#seek{flex:1 1 160px;min-width:120px}#status{font-variant-numeric:tabular-nums;white-space:nowrap}' +
+  '#title{flex:1 1 0;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:#a1a1aa}' +
   '#timeline{position:relative;height:12px;margin:0 8px 4px;background:#3f3f46;cursor:pointer}' +
   '#timeline .idle{position:absolute;top:0;bottom:0;background:repeating-linear-gradient(45deg,#52525b 0 4px,#3f3f46 4px 8px)}' +
   '#timeline .mark{position:absolute;top:1px;width:4px;height:10px;margin-left:-2px;padding:0;border:0;background:#a1a1aa}' +
   '.mark.click{background:#60a5fa}.mark.page{background:#34d399}.mark.custom{background:#fbbf24}.mark.error{background:#f87171}' +
   '#info{padding:0 8px 6px;font-size:12px;color:#d4d4d8;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
-  '#view{display:flex;align-items:flex-start}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
+  '#view{display:flex;align-items:flex-start;min-width:0}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
   '#stage iframe{pointer-events:none}#loading{padding:8px}' +
-  '#side{width:230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
+  '#side{flex:0 0 230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
   '#markers{list-style:none;margin:0;padding:0}#markers button{display:block;width:100%;text-align:left;border:0;' +
-  'background:none;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
-  '#markers button:hover{background:#e4e4e7}#markers .error{color:#b91c1c}';
+  'background:none;color:inherit;font:inherit;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
+  '#markers button:hover{background:var(--hover)}#markers .error{color:var(--err)}' +
+  '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
+  '#title{flex-basis:100%;order:9}}';
 
 function sha256Source(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;

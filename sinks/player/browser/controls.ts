@@ -19,7 +19,7 @@ export interface Playback {
   goTo(t: number): void;
 }
 
-/** Scales the replay to the stage's width and the window's height (never up). */
+/** Scales the replay to the stage's width and the window's height, down or up. */
 export function fit(replayer: Replayer | null): void {
   if (!replayer || !replayer.wrapper || !replayer.iframe) return;
   const stage = ui.stage;
@@ -29,7 +29,7 @@ export function fit(replayer: Replayer | null): void {
   if (!w || !h) return;
   const box = stage.getBoundingClientRect();
   const room = Math.max(100, window.innerHeight - box.top - 8);
-  const scale = Math.min(1, stage.clientWidth / w, room / h);
+  const scale = Math.min(stage.clientWidth / w, room / h);
   replayer.wrapper.style.transformOrigin = '0 0';
   replayer.wrapper.style.transform = 'scale(' + scale + ')';
   stage.style.height = Math.ceil(h * scale) + 'px';

@@ -55,6 +55,7 @@ export function show(): void {
 function setPlaying(p: boolean): void {
   playing = p;
   ui.play.textContent = p ? 'Pause' : 'Play';
+  ui.play.toggleAttribute('data-playing', p);
 }
 
 function keepFocusOut(): void {
