@@ -77,9 +77,17 @@ const STYLE =
   '#view{display:flex;align-items:flex-start;min-width:0}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
   '#stage iframe{pointer-events:none}#loading{padding:8px}' +
   '#side{flex:0 0 230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
-  '#markers{list-style:none;margin:0;padding:0}#markers button{display:block;width:100%;text-align:left;border:0;' +
+  '#tabs{display:flex;gap:2px;margin-bottom:4px}#tabs button{font:inherit;flex:1;border:0;border-bottom:2px solid transparent;background:none;color:inherit;padding:2px;cursor:pointer}' +
+  '#tabs button[aria-selected=true]{border-bottom-color:#60a5fa;font-weight:600}.filters{display:flex;gap:4px;margin-bottom:4px}' +
+  '.filters input{flex:1;min-width:0;font:inherit}#moment{color:#93c5fd;font-size:12px;white-space:nowrap}' +
+  '#inspector{margin:4px 0 0;max-height:30vh;overflow:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}#inspector:empty{display:none}' +
+  '#side ol{list-style:none;margin:0;padding:0}#side li.empty{padding:2px 4px;color:var(--muted)}#side ol button.current{background:var(--hover);font-weight:600}' +
+  '#console .warn{color:#b45309}#console .error,#network .error{color:var(--err)}' +
+  '#timeline .playhead{position:absolute;top:-2px;bottom:-2px;width:2px;margin-left:-1px;background:#fafafa;pointer-events:none}' +
+  '#timeline .density{position:absolute;bottom:0;background:#71717a;pointer-events:none}' +
+  '#markers{list-style:none;margin:0;padding:0}#side ol button{display:block;width:100%;text-align:left;border:0;' +
   'background:none;color:inherit;font:inherit;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
-  '#markers button:hover{background:var(--hover)}#markers .error{color:var(--err)}' +
+  '#side ol button:hover{background:var(--hover)}#markers .error{color:var(--err)}' +
   '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
   '#title{flex-basis:100%;order:9}}';
 
@@ -94,10 +102,17 @@ function body(title: string): string {
     '<select id="speed" aria-label="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>' +
     '<option value="2">2×</option><option value="4">4×</option><option value="8">8×</option>' +
     '<option value="16">16×</option></select><label><input id="skip" type="checkbox" checked> skip inactivity</label>' +
-    `<button id="fullscreen" title="F">Fullscreen</button><span id="status"></span><span id="title">${escapeHtmlText(title)}</span></div>` +
+    `<button id="fullscreen" title="F">Fullscreen</button><span id="status"></span><a id="moment" href="?t=0">link to 0:00:00</a><span id="title">${escapeHtmlText(title)}</span></div>` +
     '<div id="timeline" title="markers: clicks, pages, custom events, errors; shaded: inactive"></div><div id="info"></div></div>' +
     '<div id="loading" role="status">Loading the replay…</div>' +
-    '<div id="view"><div id="stage" inert></div><aside id="side"><ol id="markers"></ol></aside></div>'
+    '<div id="view"><div id="stage" inert></div><aside id="side"><div id="tabs" role="tablist">' +
+    '<button role="tab" data-panel="markers-panel" aria-selected="true">Markers</button><button role="tab" data-panel="console-panel" aria-selected="false">Console</button>' +
+    '<button role="tab" data-panel="network-panel" aria-selected="false">Network</button><button role="tab" data-panel="events-panel" aria-selected="false">Events</button></div>' +
+    '<div id="markers-panel"><ol id="markers"></ol></div>' +
+    '<div id="console-panel" hidden><div class="filters"><select id="console-level" aria-label="console level"></select>' +
+    '<input id="console-filter" type="search" placeholder="filter" aria-label="filter console"></div><ol id="console"></ol></div>' +
+    '<div id="network-panel" hidden><ol id="network"></ol></div><div id="events-panel" hidden><ol id="custom"></ol></div>' +
+    '<pre id="inspector" aria-label="payload"></pre></aside></div>'
   );
 }
 

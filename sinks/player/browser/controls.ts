@@ -1,12 +1,13 @@
 /**
  * The player's viewer controls: the replay scaled to fit the window, fullscreen, the recorded URL and start date,
- * and the keyboard (Space, ←/→ ±5 s, Home/End, F). Keys are the viewer's: the replayed document is inert and never
+ * and the keyboard (Space, ←/→ ±5 s, Home/End, F, N/P next and previous marker). Keys are the viewer's: the replayed document is inert and never
  * receives them.
  */
 import type { Replayer } from 'rrweb';
 import { ui } from './dom.js';
 import { META, type ReplayEvent } from './events.js';
 import { clip, utc } from './format.js';
+import { markerFrom } from './timeline.js';
 
 /** What the controls drive: the player (player.ts). */
 export interface Playback {
@@ -85,6 +86,10 @@ export function installControls(playback: Playback): void {
       else if (key === 'Home') jump(0);
       else if (key === 'End') jump(playback.totalTime());
       else if (key === 'f' || key === 'F') toggleFullscreen();
+      else if (key === 'n' || key === 'N' || key === ']' || key === 'p' || key === 'P' || key === '[') {
+        const to = markerFrom(playback.now(), key === 'n' || key === 'N' || key === ']' ? 1 : -1);
+        if (to !== null) jump(to);
+      }
       else handled = false;
       if (handled) {
         ev.preventDefault();

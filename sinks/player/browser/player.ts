@@ -8,7 +8,8 @@ import { describe, fit, installControls, toggleFullscreen } from './controls.js'
 import { ui } from './dom.js';
 import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
 import { fmt } from './format.js';
-import { drawTimeline, IDLE_MS } from './timeline.js';
+import { drawPanels, installPanels } from './panels.js';
+import { drawTimeline, followPosition, IDLE_MS } from './timeline.js';
 
 let replayer: Replayer | null = null,
   meta: ReturnType<Replayer['getMetaData']> = { startTime: 0, endTime: 0, totalTime: 0 },
@@ -45,11 +46,16 @@ export function show(): void {
   ui.seek.value = String(t);
   ui.status.textContent = fmt(t) + ' / ' + fmt(meta.totalTime) + ' · ' + count + ' events';
   ui.info.textContent = describe(all, t);
+  const seconds = Math.floor(t / 1000);
+  ui.moment.href = '?t=' + seconds;
+  ui.moment.textContent = 'link to ' + fmt(t);
   if (drawn !== count && (loaded || Date.now() - drawnAt > 2000)) {
     drawn = count;
     drawnAt = Date.now();
     drawTimeline(all, meta.totalTime, goTo);
+    drawPanels(all, goTo);
   }
+  followPosition(t, meta.totalTime);
 }
 
 function setPlaying(p: boolean): void {
@@ -184,7 +190,19 @@ export function start(first: readonly ReplayEvent[]): void {
     replayer!.setConfig({ skipInactive: ui.skip.checked });
   };
   ui.fullscreen.onclick = toggleFullscreen;
-  if (/[?&]paused\b/.test(location.search)) {
+  const moment = /[?&]t=(\d+(?:\.\d+)?)/.exec(location.search);
+  if (moment) {
+    // A link to a moment (`?t=` seconds): the replay opens paused there, once the page has loaded (a seek rebuilds
+    // the replay document at once, and the page's load event would wait for that document for ever).
+    const at = Number(moment[1]) * 1000;
+    replayer!.pause(0);
+    setPlaying(false);
+    const seek = function (): void {
+      goTo(Math.min(at, meta.totalTime));
+    };
+    if (document.readyState === 'complete') seek();
+    else window.addEventListener('load', seek);
+  } else if (/[?&]paused\b/.test(location.search)) {
     replayer!.pause(0);
     setPlaying(false);
   } else {
@@ -221,6 +239,7 @@ export function finished(): void {
   document.body.setAttribute('data-loaded', 'true');
 }
 
+installPanels();
 installControls({
   replayer: function () {
     return replayer;
