@@ -4,6 +4,39 @@ import type { ManifestChecks } from '../../sinks/sink.js';
 
 const EVENT_TYPE_FULL_SNAPSHOT = 2;
 const EVENT_TYPE_META = 4;
+const EVENT_TYPE_PLUGIN = 6;
+/** How rrweb writes a plugin event's start; an event that starts otherwise has its type peeked. */
+const PLUGIN_START = Buffer.from('{"type":6,');
+const TYPE_START = Buffer.from('{"type":');
+const CONSOLE_PLUGIN = Buffer.from('"plugin":"rrweb/console@1"');
+/** In a console plugin event every argument and trace line is a JSON string: this can only be its level. */
+const LEVEL_ERROR = Buffer.from('"level":"error"');
+/** A Meta event larger than this is not read for its URL. */
+const MAX_META_BYTES = 64 * 1024;
+
+/** Whether the event [from, end) of `bytes` is a plugin event (its type read from its start when rrweb's order). */
+function isPluginEvent(bytes: Buffer, from: number, end: number): boolean {
+  if (bytes.compare(TYPE_START, 0, TYPE_START.length, from, Math.min(end, from + TYPE_START.length)) === 0) {
+    return bytes.compare(PLUGIN_START, 0, PLUGIN_START.length, from, Math.min(end, from + PLUGIN_START.length)) === 0;
+  }
+  return peekEventFields(bytes.subarray(from, end)).type === EVENT_TYPE_PLUGIN;
+}
+
+/** Whether a plugin event is a console error. */
+function isConsoleError(event: Buffer): boolean {
+  return event.includes(CONSOLE_PLUGIN) && event.includes(LEVEL_ERROR);
+}
+
+/** The `data.href` of a Meta event, if it is a string. */
+function metaHref(event: Buffer): string | undefined {
+  if (event.length > MAX_META_BYTES) return undefined;
+  try {
+    const href = (JSON.parse(event.toString('utf8')) as { data?: { href?: unknown } }).data?.href;
+    return typeof href === 'string' ? href : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it): the
@@ -55,6 +88,8 @@ export class ReplayChecks {
   private readonly times = Float64Array.of(NaN, 0, 0);
   /** One timestamp read here rather than by the decoder, handed to `timeRun` like the decoder's. */
   private readonly one = new Float64Array(1);
+  private firstUrl: string | undefined;
+  private consoleErrors = 0;
   count = 0;
 
   observe(events: readonly Buffer[]): void {
@@ -78,8 +113,12 @@ export class ReplayChecks {
         this.observeOne(bytes.subarray(from, ends[k]!));
         from = ends[k]! + 1;
       }
-      // Then only timestamps: the decoder's readings while it has them; an event without one is read here.
+      // Then only timestamps (the decoder's readings while it has them; an event without one is read here) and
+      // whether an event is a console error (the start of each event).
       this.count += n - k;
+      for (let j = k, at = k === 0 ? 0 : ends[k - 1]! + 1; j < n; at = ends[j]! + 1, j++) {
+        if (isPluginEvent(bytes, at, ends[j]!) && isConsoleError(bytes.subarray(at, ends[j]!))) this.consoleErrors++;
+      }
       while (k < n) {
         if (timestamps !== undefined) {
           k = timeRun(times, timestamps, k, n);
@@ -97,11 +136,15 @@ export class ReplayChecks {
     if (this.hasMeta && this.hasFullSnapshot) {
       // Both types seen: only the timestamp matters now, and its usual suffix is read in constant time.
       timestamp = peekEventTimestamp(event);
+      if (isPluginEvent(event, 0, event.length) && isConsoleError(event)) this.consoleErrors++;
     } else {
       const fields = peekEventFields(event);
       timestamp = fields.timestamp;
-      if (fields.type === EVENT_TYPE_META) this.hasMeta = true;
-      else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
+      if (fields.type === EVENT_TYPE_META) {
+        this.hasMeta = true;
+        if (this.firstUrl === undefined) this.firstUrl = metaHref(event);
+      } else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
+      else if (fields.type === EVENT_TYPE_PLUGIN && isConsoleError(event)) this.consoleErrors++;
     }
     if (typeof timestamp === 'number') this.timeOne(timestamp);
   }
@@ -118,6 +161,8 @@ export class ReplayChecks {
       has_full_snapshot: this.hasFullSnapshot,
       max_gap_ms: this.times[MAX_GAP]!,
       timestamps_backwards: this.times[BACKWARDS] === 1,
+      ...(this.firstUrl !== undefined ? { first_url: this.firstUrl } : {}),
+      ...(this.consoleErrors > 0 ? { console_errors: this.consoleErrors } : {}),
     };
   }
 }
