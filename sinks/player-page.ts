@@ -77,7 +77,7 @@ const STYLE =
   '#view{display:flex;align-items:flex-start;min-width:0}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
   '#stage iframe{pointer-events:none}#loading{padding:8px}' +
   '#side{flex:0 0 230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
-  '#tabs{display:flex;gap:2px;margin-bottom:4px}#tabs button{font:inherit;flex:1;border:0;border-bottom:2px solid transparent;background:none;color:inherit;padding:2px;cursor:pointer}' +
+  '#back{color:#93c5fd;white-space:nowrap}#tabs{display:flex;gap:2px;margin-bottom:4px}#tabs button{font:inherit;flex:1;border:0;border-bottom:2px solid transparent;background:none;color:inherit;padding:2px;cursor:pointer}' +
   '#tabs button[aria-selected=true]{border-bottom-color:#60a5fa;font-weight:600}.filters{display:flex;gap:4px;margin-bottom:4px}' +
   '.filters input{flex:1;min-width:0;font:inherit}#moment{color:#93c5fd;font-size:12px;white-space:nowrap}' +
   '#inspector{margin:4px 0 0;max-height:30vh;overflow:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}#inspector:empty{display:none}' +
@@ -95,10 +95,12 @@ function sha256Source(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
 }
 
-/** The controls and stage, the same for the one-page format and the shared player. */
-function body(title: string): string {
+/** The controls and stage, the same for the one-page format and the shared player (with `back`: a link back to it). */
+function body(title: string, back?: string): string {
   return (
-    '<div id="top"><div id="bar"><button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0" aria-label="time">' +
+    '<div id="top"><div id="bar">' +
+    (back !== undefined ? `<a id="back" href="${escapeHtmlText(back)}">← replays</a>` : '') +
+    '<button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0" aria-label="time">' +
     '<select id="speed" aria-label="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>' +
     '<option value="2">2×</option><option value="4">4×</option><option value="8">8×</option>' +
     '<option value="16">16×</option></select><label><input id="skip" type="checkbox" checked> skip inactivity</label>' +
@@ -169,9 +171,10 @@ export function playerAssets(): { files: Record<string, { body: Buffer; type: st
 /**
  * An HTML document that plays one replay with the shared player: assets from `assetBase` (same origin), events
  * streamed from `eventsUrl` as NDJSON. Scripts only from 'self', fetches only to 'self'. With `captured`, the
- * replay's captured assets are fetched from `captured.base` + digest (same origin) and played instead of their URLs.
+ * replay's captured assets are fetched from `captured.base` + digest (same origin) and played instead of their URLs;
+ * with `back`, the bar links back there (the archive's index).
  */
-export function playerShell(options: { title: string; eventsUrl: string; assetBase: string; captured?: { assets: ReplayAssets; base: string } }): string {
+export function playerShell(options: { title: string; eventsUrl: string; assetBase: string; captured?: { assets: ReplayAssets; base: string }; back?: string }): string {
   const base = options.assetBase.endsWith('/') ? options.assetBase : `${options.assetBase}/`;
   const csp =
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
@@ -181,7 +184,7 @@ export function playerShell(options: { title: string; eventsUrl: string; assetBa
     `<meta http-equiv="Content-Security-Policy" content="${csp}">` +
     `<title>${escapeHtmlText(options.title)}</title>` +
     `<link rel="stylesheet" href="${escapeHtmlText(base)}player.css"></head><body>` +
-    body(options.title) +
+    body(options.title, options.back) +
     configBlock({
       eventsUrl: options.eventsUrl,
       ...(options.captured !== undefined ? { assets: options.captured.assets, capturedBase: options.captured.base } : {}),
