@@ -12,24 +12,30 @@ const LEVEL_ERROR = Buffer.from('"level":"error"');
 const MAX_META_BYTES = 64 * 1024;
 
 /**
- * Whether the event [from, end) of `bytes` is a plugin event: read from its first bytes when it starts as rrweb
- * writes it (`{"type":6,`; byte by byte, the cheapest test there is), else its type is peeked.
+ * The type of the event at `from` as its first bytes give it when it starts as rrweb writes it (`{"type":<digit>,`):
+ * the digit's char code, or 0 when it starts otherwise. Byte by byte, the type's digit first: the cheapest test there
+ * is (V8 inlines it).
  */
-function isPluginEvent(bytes: Buffer, from: number, end: number): boolean {
-  if (
-    end - from > 10 &&
+function leadingType(bytes: Buffer, from: number): number {
+  const comma = bytes[from + 9];
+  const digit = bytes[from + 8]!;
+  return comma === 0x2c &&
+    bytes[from + 7] === 0x3a && // :
+    bytes[from + 6] === 0x22 && // "
     bytes[from] === 0x7b && // {
     bytes[from + 1] === 0x22 && // "
     bytes[from + 2] === 0x74 && // t
     bytes[from + 3] === 0x79 && // y
     bytes[from + 4] === 0x70 && // p
-    bytes[from + 5] === 0x65 && // e
-    bytes[from + 6] === 0x22 && // "
-    bytes[from + 7] === 0x3a // :
-  ) {
-    return bytes[from + 8] === 0x36 && bytes[from + 9] === 0x2c; // 6,
-  }
-  return peekEventFields(bytes.subarray(from, end)).type === EVENT_TYPE_PLUGIN;
+    bytes[from + 5] === 0x65 // e
+    ? digit
+    : 0;
+}
+
+/** Whether the event [from, end) of `bytes` is a plugin event (from its first bytes, else its type peeked). */
+function isPluginEvent(bytes: Buffer, from: number, end: number): boolean {
+  const t = end - from > 10 ? leadingType(bytes, from) : 0;
+  return t !== 0 ? t === 0x36 : peekEventFields(bytes.subarray(from, end)).type === EVENT_TYPE_PLUGIN;
 }
 
 /** Whether a plugin event is a console error. */
@@ -41,7 +47,11 @@ function isConsoleError(event: Buffer): boolean {
 function consoleErrorsIn(bytes: Buffer, ends: Int32Array, k: number): number {
   let found = 0;
   for (let j = k, at = k === 0 ? 0 : ends[k - 1]! + 1; j < ends.length; at = ends[j]! + 1, j++) {
-    if (isPluginEvent(bytes, at, ends[j]!) && isConsoleError(bytes.subarray(at, ends[j]!))) found++;
+    const end = ends[j]!;
+    // Most events: a type other than 6 read from their first bytes, at once.
+    const t = end - at > 10 ? leadingType(bytes, at) : 0;
+    if (t !== 0 && t !== 0x36) continue;
+    if (isPluginEvent(bytes, at, end) && isConsoleError(bytes.subarray(at, end))) found++;
   }
   return found;
 }
