@@ -55,39 +55,67 @@ function escapeHtmlText(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * The player's look: one type scale (12/14 px), light and dark following the system, controls with an icon and a
+ * label; from 360 px to 4K nothing scrolls sideways: the bar wraps, and below 720 px the side list goes under the
+ * replay.
+ */
 const STYLE =
-  'body{margin:0;font:14px system-ui,sans-serif;background:#f4f4f5}' +
+  ':root{color-scheme:light dark;--bg:#f4f4f5;--fg:#18181b;--muted:#52525b;--hover:#e4e4e7;--err:#b91c1c}' +
+  '@media (prefers-color-scheme:dark){:root{--bg:#09090b;--fg:#e4e4e7;--muted:#a1a1aa;--hover:#27272a;--err:#f87171}}' +
+  'html,body{overflow-x:hidden}body{margin:0;font:14px/1.4 system-ui,sans-serif;background:var(--bg);color:var(--fg)}' +
   '#top{position:sticky;top:0;z-index:2;background:#18181b;color:#fafafa}' +
-  '#bar{display:flex;gap:8px;align-items:center;padding:8px 8px 4px}#bar label{white-space:nowrap}' +
-  '#seek{flex:1;min-width:120px}#status{font-variant-numeric:tabular-nums;white-space:nowrap}' +
-  '#title{min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:#a1a1aa}' +
+  '#bar{display:flex;flex-wrap:wrap;gap:6px 8px;align-items:center;padding:8px 8px 4px}#bar label{white-space:nowrap}' +
+  '#bar button,#bar select{font:inherit;padding:2px 8px;border:1px solid #52525b;border-radius:4px;background:#27272a;color:#fafafa}' +
+  '#play::before{content:"\\25B6\\FE0E  "}#play[data-playing]::before{content:"\\275A\\275A  "}#fullscreen::before{content:"\\25A1  "}' +
+  '#seek{flex:1 1 160px;min-width:120px}#status{font-variant-numeric:tabular-nums;white-space:nowrap}' +
+  '#title{flex:1 1 0;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:#a1a1aa}' +
   '#timeline{position:relative;height:12px;margin:0 8px 4px;background:#3f3f46;cursor:pointer}' +
   '#timeline .idle{position:absolute;top:0;bottom:0;background:repeating-linear-gradient(45deg,#52525b 0 4px,#3f3f46 4px 8px)}' +
   '#timeline .mark{position:absolute;top:1px;width:4px;height:10px;margin-left:-2px;padding:0;border:0;background:#a1a1aa}' +
   '.mark.click{background:#60a5fa}.mark.page{background:#34d399}.mark.custom{background:#fbbf24}.mark.error{background:#f87171}' +
   '#info{padding:0 8px 6px;font-size:12px;color:#d4d4d8;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
-  '#view{display:flex;align-items:flex-start}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
+  '#view{display:flex;align-items:flex-start;min-width:0}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
   '#stage iframe{pointer-events:none}#loading{padding:8px}' +
-  '#side{width:230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
-  '#markers{list-style:none;margin:0;padding:0}#markers button{display:block;width:100%;text-align:left;border:0;' +
-  'background:none;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
-  '#markers button:hover{background:#e4e4e7}#markers .error{color:#b91c1c}';
+  '#side{flex:0 0 230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
+  '#back{color:#93c5fd;white-space:nowrap}#tabs{display:flex;gap:2px;margin-bottom:4px}#tabs button{font:inherit;flex:1;border:0;border-bottom:2px solid transparent;background:none;color:inherit;padding:2px;cursor:pointer}' +
+  '#tabs button[aria-selected=true]{border-bottom-color:#60a5fa;font-weight:600}.filters{display:flex;gap:4px;margin-bottom:4px}' +
+  '.filters input{flex:1;min-width:0;font:inherit}#moment{color:#93c5fd;font-size:12px;white-space:nowrap}' +
+  '#inspector{margin:4px 0 0;max-height:30vh;overflow:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}#inspector:empty{display:none}' +
+  '#side ol{list-style:none;margin:0;padding:0}#side li.empty{padding:2px 4px;color:var(--muted)}#side ol button.current{background:var(--hover);font-weight:600}' +
+  '#console .warn{color:#b45309}#console .error,#network .error{color:var(--err)}' +
+  '#timeline .playhead{position:absolute;top:-2px;bottom:-2px;width:2px;margin-left:-1px;background:#fafafa;pointer-events:none}' +
+  '#timeline .density{position:absolute;bottom:0;background:#71717a;pointer-events:none}' +
+  '#markers{list-style:none;margin:0;padding:0}#side ol button{display:block;width:100%;text-align:left;border:0;' +
+  'background:none;color:inherit;font:inherit;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
+  '#side ol button:hover{background:var(--hover)}#markers .error{color:var(--err)}' +
+  '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
+  '#title{flex-basis:100%;order:9}}';
 
 function sha256Source(source: string): string {
   return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
 }
 
-/** The controls and stage, the same for the one-page format and the shared player. */
-function body(title: string): string {
+/** The controls and stage, the same for the one-page format and the shared player (with `back`: a link back to it). */
+function body(title: string, back?: string): string {
   return (
-    '<div id="top"><div id="bar"><button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0" aria-label="time">' +
+    '<div id="top"><div id="bar">' +
+    (back !== undefined ? `<a id="back" href="${escapeHtmlText(back)}">← replays</a>` : '') +
+    '<button id="play" disabled>Play</button><input id="seek" type="range" min="0" value="0" aria-label="time">' +
     '<select id="speed" aria-label="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option>' +
     '<option value="2">2×</option><option value="4">4×</option><option value="8">8×</option>' +
     '<option value="16">16×</option></select><label><input id="skip" type="checkbox" checked> skip inactivity</label>' +
-    `<button id="fullscreen" title="F">Fullscreen</button><span id="status"></span><span id="title">${escapeHtmlText(title)}</span></div>` +
+    `<button id="fullscreen" title="F">Fullscreen</button><span id="status"></span><a id="moment" href="?t=0">link to 0:00:00</a><span id="title">${escapeHtmlText(title)}</span></div>` +
     '<div id="timeline" title="markers: clicks, pages, custom events, errors; shaded: inactive"></div><div id="info"></div></div>' +
     '<div id="loading" role="status">Loading the replay…</div>' +
-    '<div id="view"><div id="stage" inert></div><aside id="side"><ol id="markers"></ol></aside></div>'
+    '<div id="view"><div id="stage" inert></div><aside id="side"><div id="tabs" role="tablist">' +
+    '<button role="tab" data-panel="markers-panel" aria-selected="true">Markers</button><button role="tab" data-panel="console-panel" aria-selected="false">Console</button>' +
+    '<button role="tab" data-panel="network-panel" aria-selected="false">Network</button><button role="tab" data-panel="events-panel" aria-selected="false">Events</button></div>' +
+    '<div id="markers-panel"><ol id="markers"></ol></div>' +
+    '<div id="console-panel" hidden><div class="filters"><select id="console-level" aria-label="console level"></select>' +
+    '<input id="console-filter" type="search" placeholder="filter" aria-label="filter console"></div><ol id="console"></ol></div>' +
+    '<div id="network-panel" hidden><ol id="network"></ol></div><div id="events-panel" hidden><ol id="custom"></ol></div>' +
+    '<pre id="inspector" aria-label="payload"></pre></aside></div>'
   );
 }
 
@@ -144,9 +172,10 @@ export function playerAssets(): { files: Record<string, { body: Buffer; type: st
 /**
  * An HTML document that plays one replay with the shared player: assets from `assetBase` (same origin), events
  * streamed from `eventsUrl` as NDJSON. Scripts only from 'self', fetches only to 'self'. With `captured`, the
- * replay's captured assets are fetched from `captured.base` + digest (same origin) and played instead of their URLs.
+ * replay's captured assets are fetched from `captured.base` + digest (same origin) and played instead of their URLs;
+ * with `back`, the bar links back there (the archive's index).
  */
-export function playerShell(options: { title: string; eventsUrl: string; assetBase: string; captured?: { assets: ReplayAssets; base: string } }): string {
+export function playerShell(options: { title: string; eventsUrl: string; assetBase: string; captured?: { assets: ReplayAssets; base: string }; back?: string }): string {
   const base = options.assetBase.endsWith('/') ? options.assetBase : `${options.assetBase}/`;
   const csp =
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
@@ -156,7 +185,7 @@ export function playerShell(options: { title: string; eventsUrl: string; assetBa
     `<meta http-equiv="Content-Security-Policy" content="${csp}">` +
     `<title>${escapeHtmlText(options.title)}</title>` +
     `<link rel="stylesheet" href="${escapeHtmlText(base)}player.css"></head><body>` +
-    body(options.title) +
+    body(options.title, options.back) +
     configBlock({
       eventsUrl: options.eventsUrl,
       ...(options.captured !== undefined ? { assets: options.captured.assets, capturedBase: options.captured.base } : {}),

@@ -76,6 +76,10 @@ export interface ManifestChecks {
   max_gap_ms: number;
   /** Whether any event's timestamp is lower than the one before it. */
   timestamps_backwards: boolean;
+  /** The first Meta event's `href` (the page the recording starts on); absent when there is none. */
+  first_url?: string;
+  /** Console errors (rrweb's `rrweb/console@1` plugin events of level `error`); absent when none. */
+  console_errors?: number;
 }
 
 export interface ManifestError {

@@ -66,6 +66,10 @@ function s3OptionsOf(f: SinkFlags): S3SinkOptions {
  */
 export async function sinkSettingsOf(f: SinkFlags & RunFlags, command: 'export' | 'archive'): Promise<SettingsOptions> {
   if (f.out.trim() === '') usage('--out must not be empty');
+  // A browser downloads a local .html.gz instead of playing it; S3 serves it with Content-Encoding: gzip, which plays.
+  if (f.format === 'html' && f.gzip === true && !f.out.startsWith('s3://')) {
+    usage('--format html --gzip writes .html.gz, which a browser does not open from disk: drop --gzip for a local --out (S3 serves it with Content-Encoding: gzip)');
+  }
   const s3 = s3OptionsOf(f);
   const settleMs = durationFlag('--settle', f.settle);
   const recheckMs = durationFlag('--recheck', f.recheck);

@@ -30,11 +30,47 @@ export function replayPath(id: string): string {
   return `/replays/${encodeURIComponent(id)}`;
 }
 
+/** A URL cut to `n` characters (the cell shows the start; the full URL is its title). */
+function clipped(text: string, n: number): string {
+  const shown = text.length > n ? `${text.slice(0, n - 1)}…` : text;
+  return `<span title="${escapeHtml(text)}">${escapeHtml(shown)}</span>`;
+}
+
 function row(r: IndexRow): string {
   const id = escapeHtml(r.id);
   const link = r.status === 'ok' ? `<a href="${escapeHtml(replayPath(r.id))}">${id}</a>` : id;
-  const cells = [link, escapeHtml(r.user), iso(r.start), duration(r.durationMs), r.status, String(r.events ?? ''), String(r.bytes ?? ''), escapeHtml(checks(r))];
+  const cells = [
+    link,
+    escapeHtml(r.platformId ?? ''),
+    escapeHtml(r.user),
+    iso(r.start),
+    duration(r.durationMs),
+    r.status,
+    String(r.events ?? ''),
+    r.errors > 0 ? String(r.errors) : '',
+    clipped(r.url, 60),
+    String(r.bytes ?? ''),
+    escapeHtml(checks(r)),
+  ];
   return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+}
+
+/** The column headings; those the index sorts by are links to that order (the filters kept, back to page 1). */
+function headings(p: URLSearchParams): string {
+  const sortable: Record<string, string> = { start: 'start', duration: 'duration', events: 'events', errors: 'errors' };
+  const current = p.get('sort') || 'start';
+  const names = ['replay', 'user', 'device', 'start', 'duration', 'status', 'events', 'errors', 'first page', 'bytes', 'checks'];
+  return names
+    .map((name) => {
+      const key = sortable[name];
+      if (key === undefined) return `<th>${name}</th>`;
+      if (key === current) return `<th aria-sort="${key === 'start' ? 'ascending' : 'descending'}">${name} ${key === 'start' ? '↑' : '↓'}</th>`;
+      const q = new URLSearchParams(p);
+      q.set('sort', key);
+      q.delete('page');
+      return `<th><a href="/?${escapeHtml(q.toString())}">${name}</a></th>`;
+    })
+    .join('');
 }
 
 export interface IndexQuery {
@@ -64,21 +100,22 @@ export function renderIndex(title: string, query: IndexQuery, page: IndexPage): 
     .join(' · ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:1em}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}form label{margin-right:1em}</style>
+<style>:root{color-scheme:light dark}body{font:14px system-ui,sans-serif;margin:1em}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #8884;text-align:left;white-space:nowrap}form label{margin-right:1em;white-space:nowrap}#rows{overflow-x:auto}</style>
 </head><body>
 <h1>${escapeHtml(title)}</h1>
 <form method="get" action="/">
-${input('user', 'user', p)}
+${input('user', 'user id', p)}${input('device', 'device', p)}${input('session', 'session', p)}${input('url', 'page URL', p)}
+<label><input name="errors" type="checkbox" value="1"${p.get('errors') ? ' checked' : ''}> has errors</label>
 <label>status <select name="status">${options}</select></label>
 ${input('from', 'from', p, 'date')}${input('to', 'to', p, 'date')}
 ${input('min', 'min s', p, 'number')}${input('max', 'max s', p, 'number')}
-<button type="submit">filter</button>
+${p.get('sort') ? `<input type="hidden" name="sort" value="${escapeHtml(p.get('sort')!)}">` : ''}<button type="submit">filter</button>
 </form>
 <p id="nav">${nav}</p>
-<table><thead><tr><th>replay</th><th>user/device</th><th>start</th><th>duration</th><th>status</th><th>events</th><th>bytes</th><th>checks</th></tr></thead>
+<div id="rows"><table><thead><tr>${headings(p)}</tr></thead>
 <tbody>
 ${page.rows.map(row).join('\n')}
-</tbody></table>
+</tbody></table></div>
 </body></html>
 `;
 }

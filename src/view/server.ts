@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
-import type { IndexFilter } from './archive-index.js';
+import type { IndexFilter, IndexSort } from './archive-index.js';
 import { checkDecodeLimits } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
@@ -23,6 +23,9 @@ import { renderIndex } from './index-page.js';
 import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedEvents } from './stored-events.js';
+
+/** The index's orders (`?sort=`). */
+const SORTS: readonly string[] = ['start', 'duration', 'events', 'errors'] satisfies IndexSort[];
 
 export const VIEW_DEFAULTS = Object.freeze({ port: 0, pageSize: 100, maxPageSize: 1000, maxEventBytes: 256 * 1024 * 1024 });
 
@@ -74,6 +77,20 @@ export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter;
   };
   const user = get('user');
   if (user !== undefined) filter.user = user;
+  for (const name of ['device', 'session', 'url'] as const) {
+    const v = get(name);
+    if (v !== undefined) filter[name] = v;
+  }
+  const errors = get('errors');
+  if (errors !== undefined) {
+    if (errors !== '1' && errors !== 'on') throw new BadRequest('errors must be 1');
+    filter.errors = true;
+  }
+  const sort = get('sort');
+  if (sort !== undefined) {
+    if (!SORTS.includes(sort)) throw new BadRequest('sort must be start, duration, events or errors');
+    filter.sort = sort as IndexSort;
+  }
   const status = get('status');
   if (status !== undefined) {
     if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty, skipped or forgotten');

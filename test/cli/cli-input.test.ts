@@ -54,6 +54,16 @@ describe('replay ids', () => {
     expect(res.stderr).toContain(`not found ${id}: the API lists no replay with this id`);
   });
 
+  test('export --format html --gzip to a folder is a usage error (exit 2) naming both flags, before any request', async () => {
+    const before = apiRequests();
+    const out = join(work.dir, 'html-gz');
+    const res = await runCli(['export', '00000000-0000-4000-8000-000000000000/1795308171251', '--out', out, '--format', 'html', '--gzip'], env());
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain('--format html --gzip');
+    expect(apiRequests()).toBe(before);
+    expect(existsSync(out)).toBe(false);
+  });
+
   test('list --replay takes the same check', async () => {
     expect((await runCli(['list', '--replay', 'nosep'], env())).code).toBe(2);
     const listed = await runCli(['list', '--replay', 'abc/notanumber', '--json'], env());

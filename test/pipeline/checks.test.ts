@@ -9,10 +9,15 @@ function reference(texts: readonly string[]) {
   let maxGap = 0;
   let backwards = false;
   let last: number | undefined;
+  let firstUrl: string | undefined;
+  let consoleErrors = 0;
   for (const t of texts) {
     const v = JSON.parse(t) as Record<string, unknown>;
+    const data = v['data'] as { href?: unknown; plugin?: unknown; payload?: { level?: unknown } } | undefined;
+    if (v['type'] === 4 && !hasMeta && typeof data?.href === 'string') firstUrl = data.href;
     if (v['type'] === 4) hasMeta = true;
     else if (v['type'] === 2) hasFull = true;
+    if (v['type'] === 6 && data?.plugin === 'rrweb/console@1' && data.payload?.level === 'error') consoleErrors++;
     const ts = v['timestamp'];
     if (typeof ts === 'number' && Number.isFinite(ts)) {
       if (last !== undefined) {
@@ -22,7 +27,14 @@ function reference(texts: readonly string[]) {
       last = ts;
     }
   }
-  return { has_meta: hasMeta, has_full_snapshot: hasFull, max_gap_ms: maxGap, timestamps_backwards: backwards };
+  return {
+    has_meta: hasMeta,
+    has_full_snapshot: hasFull,
+    max_gap_ms: maxGap,
+    timestamps_backwards: backwards,
+    ...(firstUrl !== undefined ? { first_url: firstUrl } : {}),
+    ...(consoleErrors > 0 ? { console_errors: consoleErrors } : {}),
+  };
 }
 
 function observeAll(texts: readonly string[], batch: number) {
@@ -85,13 +97,25 @@ describe('ReplayChecks', () => {
       '{"type":3,"data":{},"timestamp":12345678901234567}',
       '{"type":3,"data":{"timestamp":1}}',
       '{"type":3,"data":"x\\"timestamp\\":9","timestamp":2000}',
+      // Console plugin events, in rrweb's key order and not; a warning and a log that mentions an error are no errors.
+      '{"type":6,"data":{"plugin":"rrweb/console@1","payload":{"level":"error","payload":["\\"boom\\""],"trace":[]}},"timestamp":2100}',
+      '{"timestamp":2200,"data":{"plugin":"rrweb/console@1","payload":{"level":"error","payload":[],"trace":[]}},"type":6}',
+      '{"type":6,"data":{"plugin":"rrweb/console@1","payload":{"level":"warn","payload":["\\"level\\":\\"error\\""],"trace":[]}},"timestamp":2300}',
+      '{"type":4,"data":{"href":"y"},"timestamp":2400}',
     ];
     for (const batch of [1, 3, texts.length]) {
       const { result, count } = observeAll(texts, batch);
       expect(result).toEqual(reference(texts));
       expect(count).toBe(texts.length);
     }
-    expect(reference(texts)).toEqual({ has_meta: true, has_full_snapshot: true, max_gap_ms: 12345678901233568, timestamps_backwards: true });
+    expect(reference(texts)).toEqual({
+      has_meta: true,
+      has_full_snapshot: true,
+      max_gap_ms: 12345678901233568,
+      timestamps_backwards: true,
+      first_url: 'x',
+      console_errors: 2,
+    });
   });
 
   it('finds Meta and FullSnapshot however late they come', () => {

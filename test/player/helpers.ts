@@ -29,24 +29,29 @@ export async function writePage(dir: string, replayId: string, events: readonly 
   return join(dir, result.key);
 }
 
-/** A fresh context that logs (and refuses) every request that is not the page file, data: or blob:. */
+/**
+ * A fresh context that logs (and refuses) every request that is not the page file, data: or blob:. `requests` also
+ * lists what DevTools reports and the CSP blocks before it is sent; `sent` only what reached the network.
+ */
 export async function offlineContext(
   browser: Browser,
   viewport = { width: 1280, height: 900 },
-): Promise<{ context: BrowserContext; requests: string[] }> {
+): Promise<{ context: BrowserContext; requests: string[]; sent: string[] }> {
   const context = await browser.newContext({ viewport });
   const requests: string[] = [];
+  const sent: string[] = [];
   await context.route('**', (route) => {
     const url = route.request().url();
     if (url.startsWith('file:')) return route.continue();
     requests.push(url);
+    sent.push(url);
     return route.abort();
   });
   context.on('request', (request) => {
     const url = request.url();
     if (!/^(file|data|blob):/.test(url) && !requests.includes(url)) requests.push(url);
   });
-  return { context, requests };
+  return { context, requests, sent };
 }
 
 /** Opens a written page and waits until the player started. */

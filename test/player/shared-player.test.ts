@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { playerPageEvents } from '../../bench/player-pages.js';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { playerAssets, playerShell } from '../../sinks/player-page.js';
 import { shots } from './helpers.js';
@@ -17,10 +18,16 @@ let server: Server;
 let origin: string;
 /** Ends the held response of /replays/held/events.ndjson (the page shows its loading state until then). */
 let releaseHeld: (() => void) | undefined;
+/** The canvas replay's length, ms. */
+let canvasMs = 0;
 
 beforeAll(async () => {
   const events = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'expected', 'intl-image.json'), 'utf8')) as unknown[];
   const ndjson = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  // A canvas replay whose last ~45 s are canvas frames only (held back from the Replayer by the canvas window).
+  const canvas = await playerPageEvents(3e6);
+  canvasMs = canvas.at(-1)!.timestamp - canvas[0]!.timestamp;
+  const canvasNdjson = canvas.map((e) => JSON.stringify(e)).join('\n') + '\n';
   const { files } = playerAssets();
   server = createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0]!;
@@ -33,6 +40,20 @@ beforeAll(async () => {
       const half = Math.floor(ndjson.length / 2);
       res.write(ndjson.slice(0, half));
       setTimeout(() => res.end(ndjson.slice(half)), 100);
+    } else if (url === '/replays/canvas') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(playerShell({ title: 'canvas', eventsUrl: '/replays/canvas/events.ndjson', assetBase: '/player/' }));
+    } else if (url === '/replays/canvas/events.ndjson') {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      // In pieces, as a large stored replay streams: the Replayer starts on the first.
+      const step = 256 * 1024;
+      let at = 0;
+      const next = (): void => {
+        if (at >= canvasNdjson.length) return void res.end();
+        res.write(canvasNdjson.slice(at, (at += step)));
+        setTimeout(next, 20);
+      };
+      next();
     } else if (url === '/replays/held') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(playerShell({ title: 'held', eventsUrl: '/replays/held/events.ndjson', assetBase: '/player/' }));
@@ -86,6 +107,20 @@ describe('shared player', () => {
     expect(errors).toEqual([]);
     expect(text).toContain('Thanks 🙏 — 谢谢');
     expect(outside).toEqual([]);
+  });
+
+  it('a long canvas replay, streamed, shows its whole length once loaded; End goes to its end', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/replays/canvas?paused`);
+    await page.waitForSelector('body[data-loaded="true"]');
+    const whole = `${String(Math.floor(canvasMs / 60_000)).padStart(2, '0')}:${String(Math.floor(canvasMs / 1000) % 60).padStart(2, '0')}`;
+    await expect.poll(() => page.textContent('#status')).toMatch(new RegExp(`^0:00:00 / 0:${whole} · `));
+    expect(Number(await page.getAttribute('#seek', 'max'))).toBe(canvasMs);
+    await page.keyboard.press('End');
+    await expect.poll(() => page.textContent('#status')).toMatch(new RegExp(`^0:${whole} / 0:${whole} · `));
+    await page.screenshot({ path: join(shots, 'shared-player-canvas-length.png') });
+    await context.close();
   });
 
   it('shows that it is loading, with no clock and Play disabled, until the first frame can be shown', async () => {

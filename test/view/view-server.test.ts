@@ -94,7 +94,7 @@ describe('the index', () => {
     expect(first.body).toContain('page=2');
   });
 
-  it('filters by status, user, date and duration, and refuses bad values', async () => {
+  it('filters by status, user, device, date and duration, and refuses bad values', async () => {
     expect(rowIds((await raw(jsonServer, '/?status=failed')).body)).toEqual([failedId]);
     const okIds = rowIds((await raw(jsonServer, '/?status=ok&pageSize=1000')).body);
     expect(okIds).not.toContain(failedId);
@@ -102,9 +102,19 @@ describe('the index', () => {
 
     const withUser = sandbox.replays().find((r) => r.replayId.includes('/'))!;
     const user = withUser.replayId.slice(0, withUser.replayId.lastIndexOf('/'));
-    const byUser = rowIds((await raw(jsonServer, `/?user=${encodeURIComponent(user)}&pageSize=1000`)).body);
-    expect(byUser).toContain(withUser.replayId);
-    expect(byUser.every((id) => id.startsWith(user))).toBe(true);
+    const byDevice = rowIds((await raw(jsonServer, `/?device=${encodeURIComponent(user)}&pageSize=1000`)).body);
+    expect(byDevice).toContain(withUser.replayId);
+    expect(byDevice.every((id) => id.startsWith(user))).toBe(true);
+    // ?user= is the platform user id the manifest records, as `archive --user` takes it.
+    const entries = (await readManifest(join(dir, 'json'))) as { replay_id: string; platform_id?: number; checks?: { first_url?: string } }[];
+    const owned = entries.find((e) => typeof e.platform_id === 'number')!;
+    const byUser = rowIds((await raw(jsonServer, `/?user=${owned.platform_id}&pageSize=1000`)).body);
+    expect(byUser).toContain(owned.replay_id);
+    expect(new Set(byUser)).toEqual(new Set(entries.filter((e) => e.platform_id === owned.platform_id).map((e) => e.replay_id)));
+    // The first page's URL, recorded at export, is a column and a filter.
+    const withUrl = entries.find((e) => typeof e.checks?.first_url === 'string')!;
+    const byUrl = await raw(jsonServer, `/?url=${encodeURIComponent(withUrl.checks!.first_url!)}&pageSize=1000`);
+    expect(rowIds(byUrl.body)).toContain(withUrl.replay_id);
 
     expect(rowIds((await raw(jsonServer, '/?to=1970-01-01')).body)).toEqual([]);
     expect(rowIds((await raw(jsonServer, '/?from=1970-01-01&pageSize=1000')).body).length).toBe(sandbox.replays().length);
@@ -112,6 +122,7 @@ describe('the index', () => {
     expect((await raw(jsonServer, '/?status=nope')).status).toBe(400);
     expect((await raw(jsonServer, '/?from=yesterday')).status).toBe(400);
     expect((await raw(jsonServer, '/?pageSize=100000')).status).toBe(400);
+    expect((await raw(jsonServer, '/?sort=size')).status).toBe(400);
   });
 });
 
@@ -138,6 +149,8 @@ describe('one shared player', () => {
     const shell = await raw(jsonServer, `/replays/${encodeURIComponent(target.replayId)}`);
     expect(shell.status).toBe(200);
     expect(shell.headers['content-security-policy']).toContain("script-src 'self'");
+    // A way back to the index.
+    expect(shell.body).toContain('<a id="back" href="/">');
     const assets = [...shell.body.matchAll(/(?:src|href)="(\/player\/[0-9a-f]{16}\/[a-z.]+)"/g)].map((m) => m[1]!);
     expect(assets.sort()).toEqual(expect.arrayContaining([expect.stringMatching(/rrweb\.js$/), expect.stringMatching(/player\.js$/), expect.stringMatching(/player\.css$/)]));
     let playerBytes = 0;

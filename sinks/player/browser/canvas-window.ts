@@ -75,6 +75,14 @@ export function feedCanvas(replayer: Replayer, all: readonly ReplayEvent[], posi
   canvasFedUntil = Math.max(canvasFedUntil, until);
 }
 
+/**
+ * Every event is in (the shared player streamed them): the replay's last event goes to the Replayer now if it was held
+ * back, so that its length, the seek range and the end are the replay's (rrweb takes an event out of order).
+ */
+export function addLast(replayer: Replayer, all: readonly ReplayEvent[]): void {
+  if (canvasAt.length > canvasNext && canvasAt[canvasAt.length - 1] === all.length - 1) replayer.addEvent(all[canvasAt.pop()!]! as Json);
+}
+
 /** An event arriving later (the shared player streams them): canvas frames past the window wait for feedCanvas. */
 export function offerLate(replayer: Replayer, e: ReplayEvent, index: number): void {
   if (windowed && isCanvasEvent(e) && e.timestamp > canvasFedUntil) {

@@ -1,12 +1,13 @@
 /**
  * The player's viewer controls: the replay scaled to fit the window, fullscreen, the recorded URL and start date,
- * and the keyboard (Space, ←/→ ±5 s, Home/End, F). Keys are the viewer's: the replayed document is inert and never
+ * and the keyboard (Space, ←/→ ±5 s, Home/End, F, N/P next and previous marker). Keys are the viewer's: the replayed document is inert and never
  * receives them.
  */
 import type { Replayer } from 'rrweb';
 import { ui } from './dom.js';
 import { META, type ReplayEvent } from './events.js';
 import { clip, utc } from './format.js';
+import { markerFrom } from './timeline.js';
 
 /** What the controls drive: the player (player.ts). */
 export interface Playback {
@@ -19,7 +20,7 @@ export interface Playback {
   goTo(t: number): void;
 }
 
-/** Scales the replay to the stage's width and the window's height (never up). */
+/** Scales the replay to the stage's width and the window's height, down or up. */
 export function fit(replayer: Replayer | null): void {
   if (!replayer || !replayer.wrapper || !replayer.iframe) return;
   const stage = ui.stage;
@@ -29,7 +30,7 @@ export function fit(replayer: Replayer | null): void {
   if (!w || !h) return;
   const box = stage.getBoundingClientRect();
   const room = Math.max(100, window.innerHeight - box.top - 8);
-  const scale = Math.min(1, stage.clientWidth / w, room / h);
+  const scale = Math.min(stage.clientWidth / w, room / h);
   replayer.wrapper.style.transformOrigin = '0 0';
   replayer.wrapper.style.transform = 'scale(' + scale + ')';
   stage.style.height = Math.ceil(h * scale) + 'px';
@@ -74,8 +75,10 @@ export function installControls(playback: Playback): void {
       if (!playback.replayer() || ev.ctrlKey || ev.metaKey || ev.altKey) return;
       const target = ev.target as HTMLInputElement | null;
       const tag = target && target.tagName;
-      if (tag === 'SELECT' || (tag === 'INPUT' && target!.type !== 'range' && target!.type !== 'checkbox')) return;
+      if (tag === 'INPUT' && target!.type !== 'range' && target!.type !== 'checkbox') return;
       const key = ev.key;
+      // The speed menu keeps ↑/↓ (and its own popup's keys); Space and ←/→ stay the player's.
+      if (tag === 'SELECT' && key !== ' ' && key !== 'ArrowLeft' && key !== 'ArrowRight') return;
       let handled = true;
       if (key === ' ' || key === 'Spacebar') ui.play.click();
       else if (key === 'ArrowRight') jump(playback.now() + 5000);
@@ -83,6 +86,10 @@ export function installControls(playback: Playback): void {
       else if (key === 'Home') jump(0);
       else if (key === 'End') jump(playback.totalTime());
       else if (key === 'f' || key === 'F') toggleFullscreen();
+      else if (key === 'n' || key === 'N' || key === ']' || key === 'p' || key === 'P' || key === '[') {
+        const to = markerFrom(playback.now(), key === 'n' || key === 'N' || key === ']' ? 1 : -1);
+        if (to !== null) jump(to);
+      }
       else handled = false;
       if (handled) {
         ev.preventDefault();

@@ -20,4 +20,15 @@ export const ui = {
   stage: byId<HTMLDivElement>('stage'),
   /** The side list of markers. */
   markers: byId<HTMLOListElement>('markers'),
+  /** The side panel's tabs (each names its panel in data-panel) and panels. */
+  tabs: byId<HTMLDivElement>('tabs'),
+  console: byId<HTMLOListElement>('console'),
+  consoleLevel: byId<HTMLSelectElement>('console-level'),
+  consoleFilter: byId<HTMLInputElement>('console-filter'),
+  network: byId<HTMLOListElement>('network'),
+  custom: byId<HTMLOListElement>('custom'),
+  /** The selected entry's payload, as text. */
+  inspector: byId<HTMLPreElement>('inspector'),
+  /** A link to the position shown (`?t=` seconds). */
+  moment: byId<HTMLAnchorElement>('moment'),
 };

@@ -24,7 +24,9 @@ export const SOURCE_MOUSE_INTERACTION = 2;
 export const SOURCE_INPUT = 5;
 export const SOURCE_STYLE_SHEET_RULE = 8;
 export const SOURCE_CANVAS = 9;
+export const SOURCE_FONT = 10;
 export const SOURCE_STYLE_DECLARATION = 13;
+export const SOURCE_ADOPTED_STYLE_SHEET = 15;
 
 /** A canvas event (its drawing commands), which the canvas window holds back. */
 export function isCanvasEvent(e: Json): boolean {

@@ -3,12 +3,13 @@
  * and the timeline, with the replay kept from ever taking the viewer's keyboard. The events come from main.ts.
  */
 import type { Replayer } from 'rrweb';
-import { feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
+import { addLast, feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
 import { describe, fit, installControls, toggleFullscreen } from './controls.js';
 import { ui } from './dom.js';
 import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
 import { fmt } from './format.js';
-import { drawTimeline, IDLE_MS } from './timeline.js';
+import { drawPanels, installPanels } from './panels.js';
+import { drawTimeline, followPosition, IDLE_MS } from './timeline.js';
 
 let replayer: Replayer | null = null,
   meta: ReturnType<Replayer['getMetaData']> = { startTime: 0, endTime: 0, totalTime: 0 },
@@ -45,16 +46,22 @@ export function show(): void {
   ui.seek.value = String(t);
   ui.status.textContent = fmt(t) + ' / ' + fmt(meta.totalTime) + ' · ' + count + ' events';
   ui.info.textContent = describe(all, t);
+  const seconds = Math.floor(t / 1000);
+  ui.moment.href = '?t=' + seconds;
+  ui.moment.textContent = 'link to ' + fmt(t);
   if (drawn !== count && (loaded || Date.now() - drawnAt > 2000)) {
     drawn = count;
     drawnAt = Date.now();
     drawTimeline(all, meta.totalTime, goTo);
+    drawPanels(all, goTo);
   }
+  followPosition(t, meta.totalTime);
 }
 
 function setPlaying(p: boolean): void {
   playing = p;
   ui.play.textContent = p ? 'Pause' : 'Play';
+  ui.play.toggleAttribute('data-playing', p);
 }
 
 function keepFocusOut(): void {
@@ -117,9 +124,12 @@ function fitNow(): void {
 }
 
 function create(events: ReplayEvent[]): void {
+  // The replay iframe is sandboxed without allow-scripts, canvas or not: rrweb adds allow-scripts when created with
+  // UNSAFE_replayCanvas, but draws the canvas frames from the player's own script, which needs none; so the canvas
+  // replay is switched on after the frame exists (rrweb reads it per canvas event).
   const r = new rrweb.Replayer(events as Json[], {
     root: ui.stage,
-    UNSAFE_replayCanvas: true,
+    UNSAFE_replayCanvas: false,
     mouseTail: false,
     showWarning: false,
     triggerFocus: false,
@@ -127,6 +137,7 @@ function create(events: ReplayEvent[]): void {
     inactivePeriodThreshold: IDLE_MS,
   });
   replayer = r;
+  if (hasCanvas) r.setConfig({ UNSAFE_replayCanvas: true });
   r.on('resize', function () {
     setTimeout(fitNow, 0);
   });
@@ -172,12 +183,26 @@ export function start(first: readonly ReplayEvent[]): void {
   };
   ui.speed.onchange = function () {
     replayer!.setConfig({ speed: Number(ui.speed.value) });
+    // Focus goes back to Play, so that the keys are the player's again.
+    ui.play.focus();
   };
   ui.skip.onchange = function () {
     replayer!.setConfig({ skipInactive: ui.skip.checked });
   };
   ui.fullscreen.onclick = toggleFullscreen;
-  if (/[?&]paused\b/.test(location.search)) {
+  const moment = /[?&]t=(\d+(?:\.\d+)?)/.exec(location.search);
+  if (moment) {
+    // A link to a moment (`?t=` seconds): the replay opens paused there, once the page has loaded (a seek rebuilds
+    // the replay document at once, and the page's load event would wait for that document for ever).
+    const at = Number(moment[1]) * 1000;
+    replayer!.pause(0);
+    setPlaying(false);
+    const seek = function (): void {
+      goTo(Math.min(at, meta.totalTime));
+    };
+    if (document.readyState === 'complete') seek();
+    else window.addEventListener('load', seek);
+  } else if (/[?&]paused\b/.test(location.search)) {
     replayer!.pause(0);
     setPlaying(false);
   } else {
@@ -201,6 +226,7 @@ export function add(events: readonly ReplayEvent[]): void {
   remember(events);
   // The first canvas frames may arrive after the start: from then on the canvas window holds them back too.
   if (!isWindowed() && hasCanvas && !canvasAll()) setWindowed(true);
+  if (hasCanvas) replayer!.setConfig({ UNSAFE_replayCanvas: true });
   for (let i = 0; i < events.length; i++) offerLate(replayer!, events[i]!, from + i);
   count += events.length;
 }
@@ -208,10 +234,12 @@ export function add(events: readonly ReplayEvent[]): void {
 /** Every event is in: the timeline is drawn at once from now on. */
 export function finished(): void {
   loaded = true;
+  if (replayer && isWindowed()) addLast(replayer, all);
   show();
   document.body.setAttribute('data-loaded', 'true');
 }
 
+installPanels();
 installControls({
   replayer: function () {
     return replayer;

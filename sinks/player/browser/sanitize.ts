@@ -5,9 +5,35 @@
  * sanitized once.
  */
 import { absolute, haveCapturedAssets, rewriteCss, useCaptured } from './captured-assets.js';
-import { FULL_SNAPSHOT, INCREMENTAL, META, SOURCE_MUTATION, SOURCE_STYLE_DECLARATION, SOURCE_STYLE_SHEET_RULE, type Json } from './events.js';
+import {
+  FULL_SNAPSHOT,
+  INCREMENTAL,
+  META,
+  SOURCE_ADOPTED_STYLE_SHEET,
+  SOURCE_CANVAS,
+  SOURCE_FONT,
+  SOURCE_MUTATION,
+  SOURCE_STYLE_DECLARATION,
+  SOURCE_STYLE_SHEET_RULE,
+  type Json,
+} from './events.js';
 
-const URL_ATTRS: Record<string, 1> = { href: 1, src: 1, action: 1, formaction: 1, 'xlink:href': 1, data: 1, background: 1, poster: 1, codebase: 1, cite: 1, ping: 1 };
+const URL_ATTRS: Record<string, 1> = {
+  href: 1,
+  src: 1,
+  action: 1,
+  formaction: 1,
+  'xlink:href': 1,
+  data: 1,
+  background: 1,
+  poster: 1,
+  codebase: 1,
+  cite: 1,
+  ping: 1,
+  rr_dataurl: 1,
+};
+/** Elements whose URL loads a document (which may hold script whatever its type): never rebuilt with one. */
+const DOCUMENT_TAGS: Record<string, 1> = { iframe: 1, frame: 1, object: 1, embed: 1, applet: 1, script: 1, portal: 1, fencedframe: 1 };
 
 /** rrweb's serialized node types (NodeType) the sanitizer looks at. */
 const ELEMENT_NODE = 2;
@@ -20,28 +46,116 @@ function scriptUrl(value: unknown): boolean {
   );
 }
 
+/** A URL that loads nothing from outside: data: (not HTML) or blob:. */
+function localUrl(url: string): boolean {
+  return /^\s*(data:|blob:)/i.test(url) && !scriptUrl(url);
+}
+
+/** The URLs of a `srcset` (HTML's parsing: a data: URL holds commas; descriptors may hold parentheses). */
+function srcsetUrls(value: string): string[] {
+  const urls: string[] = [];
+  let i = 0;
+  while (i < value.length) {
+    while (i < value.length && /[\s,]/.test(value[i]!)) i++;
+    if (i >= value.length) break;
+    let j = i;
+    while (j < value.length && !/\s/.test(value[j]!)) j++;
+    const url = value.slice(i, j);
+    i = j;
+    urls.push(url.replace(/,+$/, ''));
+    if (/,$/.test(url)) continue;
+    for (let depth = 0; i < value.length; i++) {
+      const c = value[i];
+      if (c === '(') depth++;
+      else if (c === ')') depth = Math.max(0, depth - 1);
+      else if (c === ',' && depth === 0) break;
+    }
+  }
+  return urls;
+}
+
 function dropAttribute(tag: string, name: string, value: unknown): boolean {
   const n = String(name).toLowerCase();
-  if (n.slice(0, 2) === 'on' || n === 'srcdoc') return true;
+  if (n.slice(0, 2) === 'on' || n === 'srcdoc' || n === 'rr_src') return true;
+  // An element of unknown tag (an attribute mutation of a node never seen) may be any of them.
+  if ((DOCUMENT_TAGS[tag] || !tag) && (n === 'src' || n === 'data' || n === 'code' || n === 'codebase' || n === 'href' || n === 'xlink:href')) return true;
   if (URL_ATTRS[n] && scriptUrl(value)) return true;
-  if (n === 'srcset' || n === 'imagesrcset') return !/^\s*(data|blob):/i.test(String(value));
+  if (n === 'srcset' || n === 'imagesrcset') return !srcsetUrls(String(value)).every(localUrl);
   if (URL_ATTRS[n] && typeof value === 'string' && value && !/^\s*(data:(?!text\/html)|blob:|#)/i.test(value)) return true;
+  // A data: style sheet (or any other data: link) could @import from outside: links keep data: images only.
+  if (tag === 'link' && n === 'href' && typeof value === 'string' && !/^\s*(data:image\/|blob:|#)/i.test(value)) return true;
   if (tag === 'meta' && (n === 'http-equiv' || n === 'content')) return true;
   if (tag === 'base' && (n === 'href' || n === 'target')) return true;
   if (tag === 'form' && (n === 'action' || n === 'target')) return true;
   if ((tag === 'button' || tag === 'input') && (n === 'formaction' || n === 'formtarget')) return true;
-  if ((tag === 'object' || tag === 'embed' || tag === 'applet') && (n === 'data' || n === 'src' || n === 'code' || n === 'codebase')) return true;
   return false;
 }
 
 /** The URL of the page being replayed (the last Meta event's), relative to which recorded URLs resolve. */
 let pageBase: string | undefined;
 
-/** CSS may load from outside too: every url() that is not data:/blob: (or a captured asset) is emptied. */
+/**
+ * CSS escapes of letters stand for the letters (`u\72l(` is `url(`, `@\69mport` is `@import`): written out, so that
+ * what the browser would read is what is checked. Other escapes (and an escaped backslash) are kept as they are.
+ */
+function unescapeLetters(css: string): string {
+  return css.replace(/\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([g-zG-Z])|[\s\S])/g, function (m, hex: string | undefined, letter: string | undefined) {
+    if (letter) return letter;
+    if (!hex) return m;
+    const c = parseInt(hex, 16);
+    return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? String.fromCharCode(c) : m;
+  });
+}
+
+/** `image-set()`/`-webkit-image-set()` take URLs as plain strings too: those that are not data:/blob: are emptied. */
+function cleanImageSets(css: string): string {
+  const open = /image-set\s*\(/gi;
+  let out = '',
+    from = 0,
+    m: RegExpExecArray | null;
+  while ((m = open.exec(css))) {
+    let i = m.index + m[0].length,
+      depth = 1;
+    out += css.slice(from, i);
+    for (; i < css.length && depth > 0; i++) {
+      const c = css[i]!;
+      if (c === '"' || c === "'") {
+        let j = i + 1;
+        while (j < css.length && css[j] !== c) j += css[j] === '\\' ? 2 : 1;
+        const text = css.slice(i + 1, j);
+        out += localUrl(text) ? css.slice(i, j + 1) : c + c;
+        i = j;
+        continue;
+      }
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+      out += c;
+    }
+    from = i;
+    open.lastIndex = i;
+  }
+  return out + css.slice(from);
+}
+
+/**
+ * CSS may load from outside too: every `url()`/`src()` that is not data:/blob: (or a captured asset) is emptied,
+ * `@import` removed, and the strings of `image-set()` checked; CSS escapes are read as the browser reads them.
+ */
 function cleanCss(text: Json, base?: string | null): Json {
-  if (typeof text !== 'string' || !/url\s*\(|@import/i.test(text)) return text;
-  if (haveCapturedAssets()) return rewriteCss(text, base || pageBase, 0);
-  return text.replace(/url\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, 'url()').replace(/@import[^;]*;?/gi, '');
+  if (typeof text !== 'string') return text;
+  const css = text.indexOf('\\') >= 0 ? unescapeLetters(text) : text;
+  if (!/url\s*\(|src\s*\(|@import|image-set/i.test(css)) return css;
+  const cleaned = haveCapturedAssets()
+    ? rewriteCss(css, base || pageBase, 0)
+    : css.replace(/\b(url|src)\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, '$1()').replace(/@import[^;]*;?/gi, '');
+  return cleanImageSets(cleaned);
+}
+
+/** Canvas drawing commands name images by URL (`drawImage` of an `HTMLImageElement`): only data:/blob: stay. */
+function cleanCanvasArgs(value: Json, depth: number): void {
+  if (!value || typeof value !== 'object' || depth > 8) return;
+  if (typeof value.src === 'string' && !localUrl(value.src)) value.src = '';
+  for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k) && value[k] && typeof value[k] === 'object') cleanCanvasArgs(value[k], depth + 1);
 }
 
 /** Tag name by node id, for attribute mutations (which name only the node). */
@@ -54,8 +168,12 @@ function cleanAttributes(tag: string, attributes: Json): void {
   if (haveCapturedAssets()) useCaptured(tag, attributes, pageBase);
   for (const name in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, name)) continue;
-    if (dropAttribute(tag, name, attributes[name])) delete attributes[name];
-    else if (name === 'style') attributes[name] = cleanCss(attributes[name]);
+    if (dropAttribute(tag, name, attributes[name])) {
+      // A link keeps its look (browsers style only <a>/<area> with an href): the replay is inert, '#' goes nowhere.
+      if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
+      else delete attributes[name];
+    }
+    else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
     else if (name === '_cssText')
       attributes[name] = cleanCss(attributes[name], tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase);
     else if (attributes[name] && typeof attributes[name] === 'object') {
@@ -92,12 +210,19 @@ export function sanitize(event: Json): Json {
   if (event.type === META && typeof data.href === 'string') pageBase = data.href;
   if (event.type === FULL_SNAPSHOT) cleanNode(data.node);
   if (event.type === INCREMENTAL && data.source === SOURCE_MUTATION) {
-    if (Array.isArray(data.adds))
+    if (Array.isArray(data.adds)) {
+      // The tags first: a text node may come before its <style> parent in the same mutation.
+      for (let i = 0; i < data.adds.length; i++) {
+        const node = data.adds[i] && data.adds[i].node;
+        if (node && node.type === ELEMENT_NODE && typeof node.id === 'number') tagById[node.id] = String(node.tagName || '').toLowerCase();
+      }
       for (let i = 0; i < data.adds.length; i++) {
         const add = data.adds[i];
-        if (add && add.node && add.node.type === TEXT_NODE && tagById[add.parentId] === 'style') styleText[add.node.id] = 1;
+        // Under a <style>, or a parent never seen (rrweb keeps such nodes until their parent comes): read as CSS.
+        if (add && add.node && add.node.type === TEXT_NODE && (tagById[add.parentId] === 'style' || tagById[add.parentId] === undefined)) styleText[add.node.id] = 1;
         cleanNode(add && add.node);
       }
+    }
     if (Array.isArray(data.texts))
       for (let t = 0; t < data.texts.length; t++) {
         const x = data.texts[t];
@@ -115,5 +240,14 @@ export function sanitize(event: Json): Json {
     if (typeof data.replaceSync === 'string') data.replaceSync = cleanCss(data.replaceSync);
   }
   if (event.type === INCREMENTAL && data.source === SOURCE_STYLE_DECLARATION && data.set) data.set.value = cleanCss(data.set.value);
+  if (event.type === INCREMENTAL && data.source === SOURCE_ADOPTED_STYLE_SHEET && Array.isArray(data.styles)) {
+    for (let a = 0; a < data.styles.length; a++) {
+      const rules = data.styles[a] && data.styles[a].rules;
+      if (Array.isArray(rules)) for (let r = 0; r < rules.length; r++) if (rules[r]) rules[r].rule = cleanCss(rules[r].rule);
+    }
+  }
+  // A font given by URL (not as bytes) is CSS src text: `url(…)`.
+  if (event.type === INCREMENTAL && data.source === SOURCE_FONT && !data.buffer) data.fontSource = cleanCss(data.fontSource);
+  if (event.type === INCREMENTAL && data.source === SOURCE_CANVAS) cleanCanvasArgs(data, 0);
   return event;
 }
