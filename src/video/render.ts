@@ -138,11 +138,26 @@ function readFacts(): PageFacts {
 /** Moves the Replayer to `t` (ms from the start) and returns where its frame is drawn, once the player re-fitted it. */
 async function seekTo(t: number): Promise<[number, number, number, number]> {
   const w = globalThis as any;
-  w.replayer.pause(t);
+  const r0 = w.replayer;
+  r0.pause(t);
+  // rrweb 2.2 re-applies a stale scroll position (kept from an earlier rebuild) after a forward paused seek: the last
+  // scroll of each element up to `t` is applied again, as a seek from the start would leave it.
+  const events: { type: number; timestamp: number; data: any }[] = w.replayEvents;
+  const state = (w.__videoScroll ??= { next: 0, last: new Map<number, unknown>() });
+  const until = r0.getMetaData().startTime + t;
+  for (; state.next < events.length && events[state.next]!.timestamp <= until; state.next++) {
+    const e = events[state.next]!;
+    if (e && e.type === 2) state.last.clear();
+    else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number') state.last.set(e.data.id, e.data);
+  }
+  for (const d of state.last.values()) r0.applyScroll(d, true);
   // The player fits the replay to the page in a task after a resize: let it run first.
   await new Promise((r) => setTimeout(r, 0));
-  const r = w.replayer.iframe.getBoundingClientRect();
-  return [r.x, r.y, r.width, r.height];
+  // The frame's content box (its border left out), as scaled by the player.
+  const frame = w.replayer.iframe;
+  const r = frame.getBoundingClientRect();
+  const k = frame.offsetWidth ? r.width / frame.offsetWidth : 1;
+  return [r.x + frame.clientLeft * k, r.y + frame.clientTop * k, frame.clientWidth * k, frame.clientHeight * k];
 }
 
 /** Player page styles for rendering: no transition or animation of the player's own elements (the mouse). */

@@ -31,9 +31,27 @@ export function fileFormat(path: string): { format: 'json' | 'ndjson'; gzip: boo
   return { format: m[1]!.toLowerCase() === 'json' ? 'json' : 'ndjson', gzip: m[2] !== undefined };
 }
 
+/**
+ * Each event as compact JSON (a file may be pretty-printed; the player page takes one line per event), checked to be
+ * JSON on the way.
+ */
+async function* compact(events: AsyncIterable<Buffer>, where: string): AsyncGenerator<Buffer> {
+  let index = 0;
+  for await (const event of events) {
+    let value: unknown;
+    try {
+      value = JSON.parse(event.toString('utf8'));
+    } catch (err) {
+      throw new VideoError('VIDEO_BAD_OPTION', `event ${index} of ${where} is not JSON`, { index, cause: err });
+    }
+    index++;
+    yield Buffer.from(JSON.stringify(value), 'utf8');
+  }
+}
+
 async function* fileEvents(path: string): AsyncGenerator<Buffer> {
   const { format, gzip } = fileFormat(path);
-  yield* storedEvents(createReadStream(path), format, gzip, MAX_EVENT_BYTES);
+  yield* compact(storedEvents(createReadStream(path), format, gzip, MAX_EVENT_BYTES), path);
 }
 
 async function* archiveEvents(archive: string, replayId: string, s3: S3SinkOptions | undefined): AsyncGenerator<Buffer> {
@@ -43,7 +61,7 @@ async function* archiveEvents(archive: string, replayId: string, s3: S3SinkOptio
     if (!row) throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, { replayId });
     const object = await source.open(row.entry);
     if (!object) throw new VideoError('VIDEO_BAD_OPTION', `the archive ${source.label} holds no events (json or ndjson) for replay ${replayId}`, { replayId });
-    yield* storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES);
+    yield* compact(storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES), `replay ${replayId} of ${source.label}`);
   } finally {
     await source.close();
   }
