@@ -43,6 +43,7 @@ import { addApiCommand } from './api-command.js';
 import { decodeFiles } from './decode-command.js';
 import { runForget } from './forget-command.js';
 import { runViewCommand } from './view-command.js';
+import { addVideoCommand } from './video-command.js';
 import { runVerifyCommand } from './verify-command.js';
 import { Reporter, type LogFormat, type ReporterOptions } from './reporter.js';
 import { printListRecord } from './list-output.js';
@@ -624,6 +625,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     },
     (secret) => void (secrets = [...secrets, secret]),
   );
+
+  addVideoCommand(program, {
+    signal: abort.signal,
+    connect: async (cmd) => {
+      const c = await connection(cmd.optsWithGlobals<GlobalOpts>());
+      secrets = [...secrets, ...c.secrets];
+      return { conn: c.conn, close: async () => void (await c.sandbox?.close()) };
+    },
+  });
 
   program
     .command('sandbox')

@@ -20,3 +20,4 @@ export { launchBrowser, BROWSER_ENV } from './browser.js';
 export { VideoError, type VideoErrorCode } from './errors.js';
 export { segments, frameCount, frameOffsets, videoLength, IDLE_THRESHOLD_MS, type Segment, type Timeline, type ScheduleOptions } from './schedule.js';
 export type { VideoFormat } from './encoder.js';
+export { parseVideoTime, type VideoTime } from './range.js';

@@ -14,6 +14,7 @@ import { createLocalSink } from '../../sinks/local.js';
 import { launchBrowser } from './browser.js';
 import { openEncoder, type FrameEncoder, type VideoFormat } from './encoder.js';
 import { VideoError } from './errors.js';
+import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
 
 export interface VideoSize {
@@ -42,9 +43,9 @@ export interface RenderOptions {
   speed?: number | undefined;
   /** Idle stretches played fast, as the player does (default true). */
   skipInactivity?: boolean | undefined;
-  /** The range, in ms from the replay's start. */
-  from?: number | undefined;
-  to?: number | undefined;
+  /** The range: ms from the replay's start, or absolute times (`parseVideoTime` reads the CLI's forms). */
+  from?: VideoTime | undefined;
+  to?: VideoTime | undefined;
   /** A Chromium executable (else `REPLAY_EXPORT_BROWSER`, else `@sparticuz/chromium`). */
   browser?: string | undefined;
   /** A started browser to use (not closed); `browser` is then ignored. */
@@ -90,9 +91,6 @@ function checkOptions(options: RenderOptions): { fps: number; speed: number } {
     if (s && !(Number.isInteger(s.width) && Number.isInteger(s.height) && s.width >= 16 && s.height >= 16 && s.width <= 4096 && s.height <= 4096)) {
       throw new VideoError('VIDEO_BAD_OPTION', `--size must be WIDTHxHEIGHT, 16 to 4096 each: ${s.width}x${s.height}`);
     }
-  }
-  if (options.from !== undefined && options.to !== undefined && options.to <= options.from) {
-    throw new VideoError('VIDEO_BAD_OPTION', `--to (${options.to} ms) must be after --from (${options.from} ms)`);
   }
   return { fps, speed };
 }
@@ -221,7 +219,12 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
     // Room for the player's bar and side list, so that the replay is shown unscaled (the player never scales up).
     const largest = facts.largest.width ? facts.largest : viewport;
     await page.setViewportSize({ width: largest.width + 300, height: largest.height + 220 });
-    const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from: options.from, to: options.to });
+    const from = offsetOf(options.from, facts.start);
+    const to = offsetOf(options.to, facts.start);
+    if ((from !== undefined && to !== undefined && to <= from) || (to !== undefined && to <= 0) || (from !== undefined && from >= facts.end - facts.start)) {
+      throw new VideoError('VIDEO_EMPTY', `the range asked for (--from ${from ?? 0} ms, --to ${to ?? 'end'} ms) holds none of the replay's ${facts.end - facts.start} ms`);
+    }
+    const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from, to });
     const frames = frameCount(parts, fps);
     encoder = await openEncoder(context, encoderUrl, { format, ...size, fps, path: partial });
     const cdp: CDPSession = await context.newCDPSession(page);
