@@ -9,6 +9,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frameOffsets, launchBrowser, renderVideo, segments, type VideoProgress } from '../../src/video/index.js';
 import { offlineContext, ready, sample, writePage } from '../player/helpers.js';
+import { recordHostile } from '../player/hostile.js';
 import { imageDifference, readVideo, sampleFile, videoFrame } from './helpers.js';
 
 const shots = join(import.meta.dirname, '..', '..', 'test-output', 'video');
@@ -90,4 +91,21 @@ describe('renderVideo on the samples', () => {
       expect(diff.off, `${name}: share of pixels off by > 64`).toBeLessThan(0.01);
     });
   }
+});
+
+describe('renderVideo on a hostile recording', () => {
+  it('renders it with no recorded code run and no request made', async () => {
+    const events = await recordHostile();
+    expect(JSON.stringify(events)).toContain('pwned:m-img');
+    async function* given(): AsyncGenerator<Buffer[]> {
+      yield events.map((e) => Buffer.from(JSON.stringify(e)));
+    }
+    const out = join(dir, 'hostile.webm');
+    const result = await renderVideo({ events: given() }, { out, browserInstance: browser });
+    // Every vector requests OUTSIDE/hit/<name> when it runs: none did, and nothing else was asked for.
+    expect(result.refusedRequests).toEqual([]);
+    const facts = await readVideo(out);
+    expect(facts.packets).toBe(result.frames);
+    await writeFile(join(shots, 'hostile-video.png'), await videoFrame(browser, dir, out, (result.frames - 0.5) / result.fps));
+  });
 });
