@@ -4,6 +4,7 @@ import type { Comparison } from './deps.js';
 import type { ArchiveResult } from './measure-archive.js';
 import type { ThroughputResult } from './measure-files.js';
 import type { PlayerResult } from './measure-player.js';
+import type { VideoBenchResult } from './measure-video.js';
 import type { ResumeResult } from './measure-resume.js';
 import type { S3ResumeResult } from './measure-resume-s3.js';
 import type { ShardedApiResult } from './measure-scale-api.js';
@@ -27,6 +28,8 @@ export const TARGETS = {
   playerFirstFrameMs: 5_000,
   playerSeekMs: 1_000,
   playerHeapRatio: 3,
+  /** Video export (issue #32): ≥ 4× real time at 10 fps, 1280×800, for each sample. */
+  videoSpeed: 4,
 } as const;
 
 export interface Row {
@@ -46,7 +49,8 @@ export interface BenchResults {
   cpus: number;
   /** Node and V8 flags of the bench process, passed on to its measured children ('none' without). */
   nodeFlags: string;
-  data: { decodedBytes: number; files: number; events: number; compressed: { 2: number; 3: number }; hugeBytes: number };
+  /** The generated replays; absent when only the player and video parts ran (they use their own pages, the samples). */
+  data?: { decodedBytes: number; files: number; events: number; compressed: { 2: number; 3: number }; hugeBytes: number };
   v3?: ThroughputResult;
   v2?: ThroughputResult;
   deps?: Comparison[];
@@ -57,6 +61,7 @@ export interface BenchResults {
   /** The scale part (issue #18): each figure its own field. */
   scale?: { api?: ShardedApiResult };
   player?: PlayerResult;
+  video?: VideoBenchResult;
 }
 
 const mbs = (n: number): string => `${n.toFixed(0)} MB/s`;
@@ -163,6 +168,18 @@ export function rows(r: BenchResults): Row[] {
       pass: total <= TARGETS.resumeS3Requests,
     });
   }
+  if (r.video) {
+    for (const v of r.video.runs) {
+      out.push({
+        figure: `video, ${v.sample} (${(v.replayMs / 1000).toFixed(1)} s, ${v.frames} frames at ${r.video.fps} fps, ${r.video.size})`,
+        subject: `${v.speed.toFixed(2)}× real time whole; frames ${v.framesSpeed.toFixed(2)}×; peak RSS ${mb(v.peakRssBytes)}`,
+        baseline: '1× (screen recording)',
+        ratio: `${v.speed.toFixed(2)}×`,
+        target: `≥ ${TARGETS.videoSpeed}× real time`,
+        pass: v.speed >= TARGETS.videoSpeed,
+      });
+    }
+  }
   if (r.player) {
     for (const p of r.player.pages) {
       const big = p.eventBytes >= 90e6;
@@ -231,10 +248,12 @@ const secs = (ms: readonly number[]): string => ms.map((m) => (m / 1000).toFixed
 export function formatReport(r: BenchResults): string {
   const lines: string[] = [];
   lines.push(`replay-export bench — ${r.startedAt} — node ${r.node}, ${r.platform}, ${r.cpus} CPUs, node flags: ${r.nodeFlags}`);
-  lines.push(
-    `data: one replay of ${mb(r.data.decodedBytes)} decoded (${r.data.events} events) in ${r.data.files} files; ` +
-      `v3 files ${mb(r.data.compressed[3])} gzip, v2 files ${mb(r.data.compressed[2])} gzip; 1 GB replay = ${mb(r.data.hugeBytes)} decoded`,
-  );
+  if (r.data) {
+    lines.push(
+      `data: one replay of ${mb(r.data.decodedBytes)} decoded (${r.data.events} events) in ${r.data.files} files; ` +
+        `v3 files ${mb(r.data.compressed[3])} gzip, v2 files ${mb(r.data.compressed[2])} gzip; 1 GB replay = ${mb(r.data.hugeBytes)} decoded`,
+    );
+  }
   lines.push('MB/s = decoded replay bytes (10^6) per second, for subject and baseline alike; medians of alternating runs after a warm-up.');
   if (r.v3 || r.v2) lines.push('(a) and (b): subject and baseline alternate in one child process that holds the library, as an exporting process does (bench/throughput-child.ts).');
   lines.push('');

@@ -17,6 +17,8 @@ const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecu
  * at 1024×768 in 26 s against 7 s), so rendering runs with `--disable-gpu` (WebCodecs encodes in software either way).
  */
 const SOFTWARE_GL = /^--(use-gl|use-angle|enable-unsafe-swiftshader|in-process-gpu|ignore-gpu-blocklist)\b/;
+/** No GPU; frames drawn when asked, not at the display's rate (a screenshot waited for a vsync tick: ~25% slower). */
+const RENDER_FLAGS = ['--disable-gpu', '--disable-gpu-vsync', '--disable-frame-rate-limit'];
 
 async function importOptional<T>(name: string): Promise<T> {
   try {
@@ -42,7 +44,7 @@ export async function launchBrowser(path?: string, env: NodeJS.ProcessEnv = proc
     args = sparticuz.args.filter((arg) => !DROPPED_FLAGS.has(arg) && !SOFTWARE_GL.test(arg));
   }
   try {
-    return await chromium.launch({ executablePath, args: [...args, '--disable-gpu'], headless: true });
+    return await chromium.launch({ executablePath, args: [...args, ...RENDER_FLAGS], headless: true });
   } catch (err) {
     const which = named !== undefined ? `the browser named by ${path !== undefined ? '--browser' : BROWSER_ENV} (${named})` : `Chromium (${executablePath})`;
     throw new VideoError('VIDEO_NO_BROWSER', `${which} did not start: ${(err as Error).message.split('\n')[0]}; ${HOW}`, { cause: err });
