@@ -1,8 +1,9 @@
 /**
  * (h) Video export (issue #32): each sample recording rendered to MP4 at 10 fps and 1280×800 by `renderVideo`, the
  * browser started for each render as the CLI does. Speed is the replay time covered over the wall time, whole (the
- * browser's start and the page's load included) and of the frames alone (first frame done to last); peak RSS is the
- * largest sum, sampled every 50 ms, of this process and every process under it (Chromium's), from /proc (Linux).
+ * browser's start and the page's load included) and of the frames alone (first frame done to last); peak memory is the
+ * largest sum, sampled every 50 ms, of the proportional set size (PSS: a shared page counted once across processes;
+ * RSS where PSS cannot be read) of this process and every process under it (Chromium's), from /proc (Linux).
  */
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
@@ -20,7 +21,7 @@ export interface VideoRun {
   /** Replay time over wall time. */
   speed: number;
   framesSpeed: number;
-  peakRssBytes: number;
+  peakPssBytes: number;
 }
 
 export interface VideoBenchResult {
@@ -29,7 +30,7 @@ export interface VideoBenchResult {
   runs: VideoRun[];
 }
 
-/** RSS in bytes of `pid` and its descendants (0 when /proc cannot be read). */
+/** PSS (else RSS) in bytes of `pid` and its descendants (0 when /proc cannot be read). */
 async function treeRss(pid: number): Promise<number> {
   let entries: string[];
   try {
@@ -46,7 +47,12 @@ async function treeRss(pid: number): Promise<number> {
         const pp = /^PPid:\s+(\d+)/m.exec(status);
         const vm = /^VmRSS:\s+(\d+) kB/m.exec(status);
         if (pp) parent.set(Number(e), Number(pp[1]));
-        if (vm) rss.set(Number(e), Number(vm[1]) * 1024);
+        const pss = await readFile(`/proc/${e}/smaps_rollup`, 'utf8').then(
+          (t) => /^Pss:\s+(\d+) kB/m.exec(t),
+          () => null,
+        );
+        if (pss) rss.set(Number(e), Number(pss[1]) * 1024);
+        else if (vm) rss.set(Number(e), Number(vm[1]) * 1024);
       } catch {
         // gone meanwhile
       }
@@ -98,11 +104,11 @@ export async function measureVideo(opts: { runs: number; log: (line: string) => 
         const replayMs = result.to - result.from;
         // The frames after the first, scaled to all of them.
         const framesMs = result.frames > 1 ? ((lastDone - firstDone) * result.frames) / (result.frames - 1) : totalMs;
-        const run = { sample: sample.name, replayMs, frames: result.frames, totalMs, framesMs, speed: replayMs / totalMs, framesSpeed: replayMs / framesMs, peakRssBytes: peak };
+        const run = { sample: sample.name, replayMs, frames: result.frames, totalMs, framesMs, speed: replayMs / totalMs, framesSpeed: replayMs / framesMs, peakPssBytes: peak };
         runs.push(run);
         opts.log(
           `  ${sample.name}: ${(replayMs / 1000).toFixed(1)} s of replay, ${result.frames} frames in ${(totalMs / 1000).toFixed(1)} s ` +
-            `(${run.speed.toFixed(2)}× real time; frames alone ${run.framesSpeed.toFixed(2)}×), peak RSS ${(peak / 1e6).toFixed(0)} MB`,
+            `(${run.speed.toFixed(2)}× real time; frames alone ${run.framesSpeed.toFixed(2)}×), peak PSS ${(peak / 1e6).toFixed(0)} MB`,
         );
       }
     }
