@@ -17,6 +17,12 @@ interface Packet {
   config?: { codec: string; codedWidth: number; codedHeight: number; description?: string; colorSpace?: Record<string, unknown> };
 }
 
+/** What the encoder page hands back: the packets made so far, or the encoder's failure. */
+interface Taken {
+  failure: string | null;
+  packets: Packet[];
+}
+
 /** The encoder page's code (run by the driver, so the page's CSP, which allows no script, does not apply). */
 const ENCODER_SCRIPT = `(() => {
   const out = [];
@@ -27,7 +33,7 @@ const ENCODER_SCRIPT = `(() => {
     for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
     return btoa(s);
   };
-  const take = () => { if (failure) throw new Error(failure); return out.splice(0); };
+  const take = () => ({ failure, packets: out.splice(0) });
   globalThis.__video = {
     async start(width, height, config) {
       if (typeof VideoEncoder !== 'function') return 'no WebCodecs VideoEncoder';
@@ -149,20 +155,24 @@ export async function openEncoder(
       await source.add(packet, meta as never);
     }
   };
-  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+  /** The packets the encoder page gave back; its failure (the encoder's error callback, or the call's) as a VideoError. */
+  const call = async (run: () => Promise<Taken>): Promise<Packet[]> => {
+    let taken: Taken;
     try {
-      return await run();
+      taken = await run();
     } catch (err) {
       throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
     }
+    if (taken.failure) throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${taken.failure}`);
+    return taken.packets;
   };
   return {
     async add(jpeg, index) {
       const args = [jpeg, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await write(await call(() => page.evaluate(([j, t, d, k]) => (globalThis as any).__video.frame(j, t, d, k) as Promise<Packet[]>, args)));
+      await write(await call(() => page.evaluate(([j, t, d, k]) => (globalThis as any).__video.frame(j, t, d, k) as Promise<Taken>, args)));
     },
     async finish() {
-      await write(await call(() => page.evaluate(() => (globalThis as any).__video.finish() as Promise<Packet[]>)));
+      await write(await call(() => page.evaluate(() => (globalThis as any).__video.finish() as Promise<Taken>)));
       source.close();
       await output.finalize();
       await page.close();

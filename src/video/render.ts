@@ -11,6 +11,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { createLocalSink } from '../../sinks/local.js';
+import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { openEncoder, type FrameEncoder, type VideoFormat } from './encoder.js';
 import { VideoError } from './errors.js';
@@ -231,7 +232,7 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
     let index = 0;
     let encoding: Promise<void> = Promise.resolve();
     for (const t of frameOffsets(parts, fps)) {
-      if (options.signal?.aborted) throw options.signal.reason;
+      if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
       const [x, y, width, height] = await page.evaluate(seekTo, t);
       const scale = Math.min(size.width / width, size.height / height);
       const shot = (await cdp.send('Page.captureScreenshot', {
