@@ -17,8 +17,17 @@ const LAUNCH = fileURLToPath(new URL('./launch.js', import.meta.url));
  * Runs `script` through the launcher with `env` added and returns the JSON of its last stdout line. Each stderr line
  * goes to `progress` when given; the end of stderr is quoted when the child fails.
  */
-export async function runReporting<T>(script: string, args: readonly string[], env: Record<string, string>, progress?: (line: string) => void): Promise<T> {
-  const child = spawn(process.execPath, [LAUNCH, script, ...args], {
+export async function runReporting<T>(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  progress?: (line: string) => void,
+  launcher = true,
+): Promise<T> {
+  // Without the launcher the child is forked from the bench (its maxRSS then starts at the bench's): for figures that
+  // count a process's start, not its memory.
+  const argv = launcher ? [LAUNCH, script, ...args] : [...process.execArgv, script, ...args];
+  const child = spawn(process.execPath, argv, {
     env: {
       ...process.env,
       // Node and V8 flags given to the bench (e.g. `node --no-concurrent-marking dist/bench/run.js`) reach the
@@ -51,12 +60,19 @@ export async function runReporting<T>(script: string, args: readonly string[], e
   return JSON.parse(line) as T;
 }
 
-export async function runChild(job: 'idle' | 'export' | 'archive' | 'raw-archive', sandbox: Sandbox, settings: Omit<ChildSettings, 'endpoint'>): Promise<ChildReport> {
-  return runReporting<ChildReport>(CHILD, [job], {
+/** Runs a bench child job against `sandbox`; `launcher: false` spawns it directly (one Node start, not two). */
+export async function runChild(
+  job: 'idle' | 'export' | 'archive' | 'raw-archive',
+  sandbox: Sandbox,
+  settings: Omit<ChildSettings, 'endpoint'>,
+  launcher = true,
+): Promise<ChildReport> {
+  const env = {
     BENCH_CHILD: JSON.stringify({ ...settings, endpoint: sandbox.url }),
     BENCH_API_KEY: sandbox.credentials.apiKey,
     BENCH_SECRET_KEY: sandbox.credentials.secretKey,
-  });
+  };
+  return runReporting<ChildReport>(CHILD, [job], env, undefined, launcher);
 }
 
 /** `measureThroughput` in a child process that holds the library (bench/throughput-child.ts says why). */

@@ -36,6 +36,12 @@ export interface ChildReport {
   error?: string;
   outcomes?: Record<string, number>;
   files?: number;
+  /** `performance.timeOrigin` (epoch ms): when this process began, before Node loaded any module. */
+  originAt?: number;
+  /** Epoch ms when the job began: the library's modules loaded (this module imports them statically). */
+  loadedAt?: number;
+  /** CPU time of the whole process (user + system, all threads), ms. */
+  cpuMs?: number;
   /** Peaks of process.memoryUsage() sampled every 20 ms, bytes. */
   peaks?: { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number };
 }
@@ -74,7 +80,7 @@ async function main(): Promise<void> {
     apiKey: process.env['BENCH_API_KEY'] ?? '',
     secretKey: process.env['BENCH_SECRET_KEY'] ?? '',
   };
-  const report: ChildReport = { job: job ?? '', ms: 0, maxRssBytes: 0 };
+  const report: ChildReport = { job: job ?? '', ms: 0, maxRssBytes: 0, originAt: performance.timeOrigin, loadedAt: Date.now() };
   const sampler = memorySampler();
   const t0 = performance.now();
   if (job === 'idle') {
@@ -116,6 +122,8 @@ async function main(): Promise<void> {
     throw new Error(`unknown bench child job ${String(job)}`);
   }
   report.ms = performance.now() - t0;
+  const cpu = process.cpuUsage();
+  report.cpuMs = (cpu.user + cpu.system) / 1000;
   report.peaks = sampler.stop();
   // maxRSS is in kilobytes (KiB).
   report.maxRssBytes = process.resourceUsage().maxRSS * 1024;

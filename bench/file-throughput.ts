@@ -11,7 +11,8 @@ import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, inflateSync } from 'node:zlib';
 import { batchEvents, decodeEventBatches, decodeEventBytes } from '../decoders/index.js';
-import { createLocalSink, ReplayEncoder, type LocalSinkOptions } from '../sinks/index.js';
+import { createLocalSink, type LocalSinkOptions } from '../sinks/index.js';
+import { ReplayEncoder } from '../sinks/encode.js';
 import { writeAll } from '../sinks/write-ahead.js';
 import { ReplayChecks } from '../src/pipeline/checks.js';
 

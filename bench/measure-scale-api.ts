@@ -11,6 +11,7 @@
  * sandbox answered 429. Alone with no limit: the effective parallelism, requests × L ÷ wall (each request holds L).
  */
 
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PIPELINE_DEFAULTS } from '../src/pipeline/defaults.js';
 import { startSandbox, type Sandbox, type SandboxStats } from '../src/sandbox/index.js';
@@ -18,15 +19,21 @@ import { runChild } from './child-runner.js';
 import { cleanup } from './file-throughput.js';
 import type { measureArchive } from './measure-archive.js';
 
-export interface ShardedApiResult {
+/** One archive process of a run: replays it exported, when it began, loaded its modules and ended (ms from the run's start). */
+export interface ScaleProcess {
   replays: number;
-  shards: number;
-  latencyMs: number;
-  apiLimit: number;
-  filesPerReplay: number;
-  /** First start to last end of the shard processes. */
+  /** Spawn to `performance.timeOrigin` (exec and Node's own start). */
+  execMs: number;
+  /** Spawn to the job's start: Node's start plus loading the library's modules. */
+  startMs: number;
+  endMs: number;
+}
+
+/** One run against the limit: wall ÷ bound and the 429s. */
+export interface LimitedRun {
+  processes: number;
+  /** First start to last end of the processes. */
   wallMs: number;
-  shardMs: number[];
   boundMs: number;
   /** wall ÷ bound. */
   ratio: number;
@@ -35,7 +42,24 @@ export interface ShardedApiResult {
   limited: number;
   /** limited ÷ (apiCalls + limited). */
   limitedShare: number;
-  /** One process, no limit, same replays and latency. */
+  /** The first API request's arrival, ms from the run's start. */
+  firstRequestMs: number;
+  perProcess: ScaleProcess[];
+}
+
+export interface ShardedApiResult {
+  replays: number;
+  shards: number;
+  latencyMs: number;
+  apiLimit: number;
+  filesPerReplay: number;
+  /** The shards, each its own process, against the limit. */
+  sharded: LimitedRun;
+  /** One process (no shard) against the same limit. */
+  single: LimitedRun;
+  /** The machine's 1-minute load average at the start and the end (other work on the cores slows every figure). */
+  load: [number, number];
+  /** One process, no limit, same replays, `alone.latencyMs`. */
   alone: { latencyMs: number; wallMs: number; apiCalls: number; downloads: number; effectiveParallelism: number; limited: number };
   explanation: string[];
 }
@@ -44,22 +68,64 @@ function requests(a: SandboxStats, b: SandboxStats): { api: number; storage: num
   return { api: b.listRequests - a.listRequests + b.filesRequests - a.filesRequests, storage: b.storageRequests - a.storageRequests };
 }
 
-async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, expected: number): Promise<{ wallMs: number; shardMs: number[] }> {
-  const t0 = performance.now();
-  const shardMs: number[] = [];
+async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, expected: number): Promise<{ t0: number; wallMs: number; perProcess: ScaleProcess[] }> {
+  const t0 = Date.now();
   const outs = Array.from({ length: shards }, (_, i) => join(workDir, `scale-shard-${i}`));
   const reports = await Promise.all(
     outs.map(async (out, index) => {
-      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards } } : {}) });
-      shardMs[index] = performance.now() - t0;
-      return r;
+      const spawnedAt = Date.now();
+      // Spawned directly (no launcher): a shard is one Node process, whose start is counted.
+      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards } } : {}) }, false);
+      return { r, spawnedAt, endedAt: Date.now() };
     }),
   );
-  const wallMs = performance.now() - t0;
+  const wallMs = Date.now() - t0;
   for (const out of outs) await cleanup(out);
-  const ok = reports.reduce((n, r) => n + (r.outcomes?.['ok'] ?? 0), 0);
-  if (ok !== expected) throw new Error(`bench: ${shards} archive process(es) exported ${ok} of ${expected} replays (${reports.map((r) => r.error ?? '').join('; ')})`);
-  return { wallMs, shardMs };
+  const ok = reports.reduce((n, { r }) => n + (r.outcomes?.['ok'] ?? 0), 0);
+  if (ok !== expected) throw new Error(`bench: ${shards} archive process(es) exported ${ok} of ${expected} replays (${reports.map(({ r }) => r.error ?? '').join('; ')})`);
+  const perProcess = reports.map(({ r, spawnedAt, endedAt }) => ({
+    replays: r.outcomes?.['ok'] ?? 0,
+    execMs: (r.originAt ?? spawnedAt) - spawnedAt,
+    startMs: (r.loadedAt ?? spawnedAt) - spawnedAt,
+    endMs: endedAt - t0,
+  }));
+  return { t0, wallMs, perProcess };
+}
+
+/**
+ * Runs `processes` archive processes (shards when more than one) against the sandbox's current limit and latency.
+ * The bound: L + ceil(API calls / limit) · L + ceil(files per replay / (filesAhead + 1)) · L.
+ */
+async function limitedRun(sandbox: Sandbox, opts: ShardedApiOptions, processes: number): Promise<LimitedRun> {
+  const L = opts.latencyMs;
+  const before = sandbox.stats();
+  const limitedBefore = sandbox.apiCounters().concurrencyLimited;
+  const run = await archiveRun(sandbox, opts.workDir, processes, opts.replays);
+  const used = requests(before, sandbox.stats());
+  const limited = sandbox.apiCounters().concurrencyLimited - limitedBefore;
+  const F = opts.sample.files[3].length;
+  const w = PIPELINE_DEFAULTS.filesAhead + 1;
+  const boundMs = L + Math.ceil(used.api / opts.apiLimit) * L + Math.ceil(F / w) * L;
+  const first = sandbox.apiArrivals().find((a) => a.at >= run.t0);
+  return {
+    processes,
+    wallMs: run.wallMs,
+    boundMs,
+    ratio: run.wallMs / boundMs,
+    apiCalls: used.api,
+    limited,
+    limitedShare: limited / (used.api + limited),
+    firstRequestMs: first ? first.at - run.t0 : 0,
+    perProcess: run.perProcess,
+  };
+}
+
+function describe(label: string, r: LimitedRun): string {
+  const each = r.perProcess.map((p) => `${p.replays} replays, started ${(p.startMs / 1000).toFixed(2)} s, ended ${(p.endMs / 1000).toFixed(2)} s`).join('; ');
+  return (
+    `  ${label}: ${(r.wallMs / 1000).toFixed(2)} s = ${r.ratio.toFixed(2)}× bound ${(r.boundMs / 1000).toFixed(2)} s, ${r.apiCalls} API calls + ${r.limited} answered 429 ` +
+    `(${(100 * r.limitedShare).toFixed(1)}%), first request at ${(r.firstRequestMs / 1000).toFixed(2)} s; ${each}`
+  );
 }
 
 /** The archive part's options (sandbox data, replays, latency, work folder, log) and the shards and limit. */
@@ -78,16 +144,12 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
     apiConcurrency: opts.apiLimit,
     faults: { latencyMs: L },
   });
+  const loadBefore = loadavg()[0]!;
   try {
-    const before = sandbox.stats();
-    const limitedBefore = sandbox.apiCounters().concurrencyLimited;
-    const run = await archiveRun(sandbox, opts.workDir, opts.shards, opts.replays);
-    const used = requests(before, sandbox.stats());
-    const limited = sandbox.apiCounters().concurrencyLimited - limitedBefore;
-    const F = opts.sample.files[3].length;
-    const w = PIPELINE_DEFAULTS.filesAhead + 1;
-    const boundMs = L + Math.ceil(used.api / opts.apiLimit) * L + Math.ceil(F / w) * L;
-    log(`  ${opts.shards} shards: ${(run.wallMs / 1000).toFixed(2)} s (shards ${run.shardMs.map((x) => (x / 1000).toFixed(2)).join(', ')} s), ${used.api} API calls + ${limited} answered 429, bound ${(boundMs / 1000).toFixed(2)} s`);
+    const sharded = await limitedRun(sandbox, opts, opts.shards);
+    log(describe(`${opts.shards} shards`, sharded));
+    const single = await limitedRun(sandbox, opts, 1);
+    log(describe('one process', single));
 
     sandbox.setApiConcurrency(0);
     sandbox.setFaults({ latencyMs: opts.aloneLatencyMs });
@@ -97,19 +159,19 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
     const aloneUsed = requests(aloneBefore, sandbox.stats());
     const effectiveParallelism = ((aloneUsed.api + aloneUsed.storage) * opts.aloneLatencyMs) / alone.wallMs;
     log(`  one process, no limit, ${opts.aloneLatencyMs} ms: ${(alone.wallMs / 1000).toFixed(2)} s, ${aloneUsed.api} API calls + ${aloneUsed.storage} downloads, effective parallelism ${effectiveParallelism.toFixed(1)}`);
+    const F = opts.sample.files[3].length;
+    const w = PIPELINE_DEFAULTS.filesAhead + 1;
+    const meanStart = sharded.perProcess.reduce((n, p) => n + p.startMs, 0) / sharded.perProcess.length;
+    const gap = sharded.wallMs - sharded.boundMs;
     return {
       replays: opts.replays,
       shards: opts.shards,
       latencyMs: L,
       apiLimit: opts.apiLimit,
       filesPerReplay: F,
-      wallMs: run.wallMs,
-      shardMs: run.shardMs,
-      boundMs,
-      ratio: run.wallMs / boundMs,
-      apiCalls: used.api,
-      limited,
-      limitedShare: limited / (used.api + limited),
+      sharded,
+      single,
+      load: [loadBefore, loadavg()[0]!],
       alone: {
         latencyMs: opts.aloneLatencyMs,
         wallMs: alone.wallMs,
@@ -119,8 +181,11 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
         limited: sandbox.apiCounters().concurrencyLimited - aloneLimited,
       },
       explanation: [
-        `bound = L + ceil(API calls / limit) · L + ceil(files per replay / (filesAhead + 1)) · L = ${L} + ceil(${used.api} / ${opts.apiLimit}) · ${L} + ceil(${F} / ${w}) · ${L} = ${boundMs} ms`,
-        `429 share = answered 429 / all API calls = ${limited} / ${used.api + limited}`,
+        `bound = L + ceil(API calls / limit) · L + ceil(files per replay / (filesAhead + 1)) · L = ${L} + ceil(${sharded.apiCalls} / ${opts.apiLimit}) · ${L} + ceil(${F} / ${w}) · ${L} = ${sharded.boundMs} ms`,
+        `429 share = answered 429 / all API calls = ${sharded.limited} / ${sharded.apiCalls + sharded.limited}`,
+        `shard split: ${sharded.perProcess.map((p) => p.replays).join(' / ')} replays (largest ${((100 * Math.max(...sharded.perProcess.map((p) => p.replays))) / (opts.replays / opts.shards) - 100).toFixed(0)}% above an even share)`,
+        `process start (spawn to the library loaded), mean of the shards ${meanStart.toFixed(0)} ms (exec and Node ${(sharded.perProcess.reduce((n, p) => n + p.execMs, 0) / sharded.perProcess.length).toFixed(0)} ms of it): ${gap > 0 ? `${((100 * meanStart) / gap).toFixed(0)}% of the gap to the bound (${gap.toFixed(0)} ms)` : 'no gap'}`,
+        `load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${cpus().length} cores`,
         `effective parallelism alone = (API calls + downloads) · L / wall = (${aloneUsed.api} + ${aloneUsed.storage}) · ${opts.aloneLatencyMs} / ${alone.wallMs.toFixed(0)} ms`,
       ],
     };

@@ -24,6 +24,10 @@ export const TARGETS = {
   /** Three shards against a per-project limit of 5 in flight (issue #18): ≤ 1.5× the bound, ≤ 5% answered 429. */
   scaleApiRatio: 1.5,
   scaleApiLimitedShare: 0.05,
+  /** The largest shard's replays ÷ an even share. */
+  scaleShardSplit: 1.1,
+  /** One process against the limit: wall ÷ bound. */
+  scaleSingleRatio: 1.2,
   /** The offline player, 100 MB page (issue #15): first frame ≤ 5 s, a seek ≤ 1 s, heap ≤ 3× the events. */
   playerFirstFrameMs: 5_000,
   playerSeekMs: 1_000,
@@ -217,21 +221,40 @@ export function rows(r: BenchResults): Row[] {
   }
   if (r.scale?.api) {
     const x = r.scale.api;
+    const s = x.sharded;
     out.push({
       figure: `scale: ${x.replays} replays, ${x.shards} archive shards, limit ${x.apiLimit} in flight, ${x.latencyMs} ms: wall`,
-      subject: `${(x.wallMs / 1000).toFixed(2)} s`,
-      baseline: `bound ${(x.boundMs / 1000).toFixed(2)} s`,
-      ratio: `${x.ratio.toFixed(2)}×`,
+      subject: `${(s.wallMs / 1000).toFixed(2)} s`,
+      baseline: `bound ${(s.boundMs / 1000).toFixed(2)} s`,
+      ratio: `${s.ratio.toFixed(2)}×`,
       target: `≤ ${TARGETS.scaleApiRatio}× bound`,
-      pass: x.ratio <= TARGETS.scaleApiRatio,
+      pass: s.ratio <= TARGETS.scaleApiRatio,
     });
     out.push({
       figure: `scale: the same run, API calls answered 429`,
-      subject: `${x.limited} of ${x.apiCalls + x.limited}`,
+      subject: `${s.limited} of ${s.apiCalls + s.limited}`,
       baseline: '—',
-      ratio: `${(100 * x.limitedShare).toFixed(1)}%`,
+      ratio: `${(100 * s.limitedShare).toFixed(1)}%`,
       target: `≤ ${100 * TARGETS.scaleApiLimitedShare}%`,
-      pass: x.limitedShare <= TARGETS.scaleApiLimitedShare,
+      pass: s.limitedShare <= TARGETS.scaleApiLimitedShare,
+    });
+    const split = s.perProcess.map((p) => p.replays);
+    const even = x.replays / x.shards;
+    out.push({
+      figure: `scale: the same run, replays per shard`,
+      subject: split.join(' / '),
+      baseline: `even ${even.toFixed(0)}`,
+      ratio: `${(Math.max(...split) / even).toFixed(2)}× even`,
+      target: `≤ ${TARGETS.scaleShardSplit}× even`,
+      pass: Math.max(...split) <= TARGETS.scaleShardSplit * even,
+    });
+    out.push({
+      figure: `scale: one process, the same limit and replays: wall`,
+      subject: `${(x.single.wallMs / 1000).toFixed(2)} s`,
+      baseline: `bound ${(x.single.boundMs / 1000).toFixed(2)} s`,
+      ratio: `${x.single.ratio.toFixed(2)}×`,
+      target: `≤ ${TARGETS.scaleSingleRatio}× bound`,
+      pass: x.single.ratio <= TARGETS.scaleSingleRatio,
     });
   }
   return out;
@@ -325,7 +348,8 @@ export function formatReport(r: BenchResults): string {
   }
   if (r.scale?.api) {
     const x = r.scale.api;
-    lines.push(`scale (API): shards ended after ${x.shardMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`);
+    lines.push(`scale (API): shards ended after ${x.sharded.perProcess.map((p) => (p.endMs / 1000).toFixed(2)).join(', ')} s, started (library loaded) after ${x.sharded.perProcess.map((p) => (p.startMs / 1000).toFixed(2)).join(', ')} s`);
+    lines.push(`  one process against the limit: started after ${(x.single.perProcess[0]!.startMs / 1000).toFixed(2)} s, first request at ${(x.single.firstRequestMs / 1000).toFixed(2)} s`);
     lines.push(
       `  one process alone, no limit, ${x.alone.latencyMs} ms: ${(x.alone.wallMs / 1000).toFixed(2)} s for ${x.alone.apiCalls} API calls + ${x.alone.downloads} downloads: effective parallelism ${x.alone.effectiveParallelism.toFixed(1)}`,
     );
@@ -348,7 +372,15 @@ export function resultJson(r: BenchResults): unknown {
       v2Ratio: r.v2 ? round(r.v2.ratio, 3) : null,
       peakPssBytes: r.rss ? Object.fromEntries(r.rss.versions.map((v) => [`v${v.version}`, v.maxRssBytes])) : null,
       archiveRatio: r.archive ? round(r.archive.ratio, 3) : null,
-      scaleApi: r.scale?.api ? { ratio: round(r.scale.api.ratio, 3), limitedShare: round(r.scale.api.limitedShare, 4), aloneParallelism: round(r.scale.api.alone.effectiveParallelism, 1) } : null,
+      scaleApi: r.scale?.api
+        ? {
+            ratio: round(r.scale.api.sharded.ratio, 3),
+            limitedShare: round(r.scale.api.sharded.limitedShare, 4),
+            split: r.scale.api.sharded.perProcess.map((p) => p.replays),
+            singleRatio: round(r.scale.api.single.ratio, 3),
+            aloneParallelism: round(r.scale.api.alone.effectiveParallelism, 1),
+          }
+        : null,
       resume: r.resume ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes } : null,
       resumeS3: r.resumeS3 ? { replays: r.resumeS3.replays, ms: Math.round(r.resumeS3.ms), maxRssBytes: r.resumeS3.maxRssBytes, requests: r.resumeS3.requests + r.resumeS3.outputListing } : null,
     },

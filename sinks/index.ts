@@ -10,18 +10,13 @@ export type {
   ReplayWriter,
   Sink,
 } from './sink.js';
-export { describeSystemError, SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
+export { SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
 // Captured assets (`--capture-assets`): `_assets/<sha256>`, what `commit` may embed.
 export { ASSETS_DIR, assetKey, isAssetDigest, type CommitOptions, type ReplayAssets } from './assets.js';
-// A file written under a random exclusive name and renamed into place once complete (what `decode --out` uses).
-export { TempFile } from './temp-file.js';
-export { contentTypeFor, ReplayEncoder, type ByteTarget, type EncodedSummary } from './encode.js';
+export { contentTypeFor } from './encode.js';
 export {
-  decodeSegment,
-  encodeSegment,
   extensionFor,
   isOutputKey,
-  MAX_SEGMENT_BYTES,
   outputKeysOf,
   replayIdFromKey,
   replayKey,

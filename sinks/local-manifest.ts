@@ -4,7 +4,7 @@
  * The state of a replay is its last line in `snapshot.ndjson`, then `_manifest/folding-*.ndjson` (name order), then
  * `manifest.ndjson`: `cat _manifest/snapshot.ndjson manifest.ndjson | jq -s 'group_by(.replay_id) | map(last)'`.
  *
- * A compaction (one process at a time: `_manifest/compact.lock`) renames the log to `_manifest/folding-<stamp>-<w>`
+ * A compaction (one process at a time: `_manifest/compact.lock`, `fold-lock.ts`) renames the log to `_manifest/folding-<stamp>-<w>`
  * (writers then create a new log), writes the new snapshot to a temporary file, renames it into place, and deletes the
  * folded file. A writer that finds, after appending, that its open log was renamed appends its line again to the new
  * log: a line is never only in a file already folded without it. A crash at any step leaves files a reader merges to
@@ -15,6 +15,7 @@ import { lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'no
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
+import { LOCK_LEFTOVER, LOCK_TOUCH_MS, takeLock } from './fold-lock.js';
 import { IdTable } from './id-table.js';
 import { describeCause, SinkError } from './errors.js';
 import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
@@ -28,9 +29,6 @@ const SNAPSHOT_FILE = 'snapshot.ndjson';
 const LOCK_FILE = 'compact.lock';
 const FOLDING = /^folding-\d{13}-[0-9a-f]+\.ndjson$/;
 const SNAPSHOT_TEMP = /^\.snapshot-[0-9a-f]+\.tmp$/;
-/** A lock not touched for this long belongs to a compaction that died: it is taken over. */
-export const LOCK_STALE_MS = 10 * 60_000;
-const LOCK_TOUCH_MS = 60_000;
 /** Appends again to a log renamed meanwhile at most this many times (each needs another compaction at that moment). */
 const APPEND_ATTEMPTS = 8;
 
@@ -255,40 +253,18 @@ export class LocalManifest {
     }
   }
 
-  /** Takes the compaction lock; undefined when a live compaction holds it. A stale lock (its holder died) is taken over. */
-  async #lock(): Promise<FileHandle | undefined> {
-    const path = join(this.#folder, LOCK_FILE);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const handle = await open(path, CREATE, 0o644);
-        await handle.writeFile(`${process.pid} ${new Date().toISOString()}\n`).catch(async (err: unknown) => {
-          // A full disk: the lock is not taken (nor left behind to go stale).
-          await handle.close();
-          await unlink(path).catch(() => undefined);
-          throw err;
-        });
-        return handle;
-      } catch (err) {
-        if (code(err) !== 'EEXIST') throw err;
-      }
-      const st = await lstat(path).catch(() => undefined);
-      if (st !== undefined && Date.now() - st.mtimeMs < LOCK_STALE_MS) return undefined;
-      // Renamed away first: of several processes finding it stale, one takes it over.
-      const aside = join(this.#folder, `.stale-lock-${this.#writer}`);
-      try {
-        await rename(path, aside);
-        await unlink(aside);
-      } catch (err) {
-        if (code(err) !== 'ENOENT') throw err;
-      }
-    }
-    return undefined;
+  /**
+   * Takes the compaction lock; undefined when a live compaction holds it. A lock whose holder is gone (a process of
+   * this host that died) or that is stale (another host's, untouched for 10 minutes) is taken over.
+   */
+  #lock(): Promise<FileHandle | undefined> {
+    return takeLock(join(this.#folder, LOCK_FILE), join(this.#folder, `.compact-lock-${this.#writer}`));
   }
 
   async #compactLocked(): Promise<ManifestCompactionResult> {
-    // Leftovers of a compaction that died: a snapshot never renamed into place.
+    // Leftovers of a compaction that died: a snapshot never renamed into place, a lock being taken.
     for (const name of await readdir(this.#folder)) {
-      if (SNAPSHOT_TEMP.test(name)) await unlink(join(this.#folder, name)).catch(() => undefined);
+      if (SNAPSHOT_TEMP.test(name) || LOCK_LEFTOVER.test(name)) await unlink(join(this.#folder, name)).catch(() => undefined);
     }
     try {
       const st = await lstat(this.#log);

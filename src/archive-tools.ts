@@ -16,13 +16,9 @@ export {
 export { platformKey, userTombstoneId } from './pipeline/tombstone.js';
 export { formatShard, resolveShard, shardOf, ShardConfigError, MAX_SHARD_COUNT, SHARD_ENV } from './pipeline/shard.js';
 export type { Shard } from './pipeline/shard.js';
-export { DurationError, formatDuration, parseDuration } from './pipeline/duration.js';
-export { ByteSizeError, formatByteSize, parseByteSize } from './pipeline/byte-size.js';
 /** The environment variables the settings read (names), and every default. */
 export { DEFAULTS, ENV } from './pipeline/settings.js';
 export { PLATFORM_ENV } from './pipeline/platform.js';
-/** The package's version (package.json). */
-export { packageVersion } from './util/package-root.js';
 export { expiresAtIso } from './pipeline/expiry.js';
 export { FileListingError, TooManyFilesError } from './pipeline/errors.js';
 export type { Downloader, ListedFile, ReplayFilesApi, ReplayListApi } from './pipeline/types.js';

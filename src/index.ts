@@ -21,10 +21,21 @@ export type {
   EntryOptions,
   ExportReplayOptions,
   ExportReplaysOptions,
-  ReplayEvent,
   ReplayEventsOptions,
 } from './pipeline/library.js';
-export type { ArchiveEvent, ArchiveOutcome, ReplayDecision, ShardSpec } from './pipeline/archive.js';
+// The events, as the project's own types (no DOM types: rrweb's `eventWithTime` is assignable to `ReplayEvent`).
+export type {
+  CustomReplayEvent,
+  DomContentLoadedEvent,
+  FullSnapshotEvent,
+  IncrementalSnapshotEvent,
+  LoadEvent,
+  MetaEvent,
+  PluginReplayEvent,
+  ReplayEvent,
+  ReplayEventType,
+} from './events.js';
+export type { ArchiveEvent, ArchiveOutcome, ReplayDecision } from './pipeline/archive.js';
 export type { ReplayInfo } from './pipeline/export-replay.js';
 export type { ReplayNotice } from './pipeline/replay-stream.js';
 export { PIPELINE_DEFAULTS } from './pipeline/defaults.js';

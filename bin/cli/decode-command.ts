@@ -1,7 +1,9 @@
 import { createReadStream } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { decodeEventBytes, ReplayBudget, type FileVersion } from '../../decoders/index.js';
-import { describeSystemError, SinkError, TempFile } from '../../sinks/index.js';
+// The modules themselves, not sinks/index.js: decoding files needs no sink (no player page, no manifest).
+import { describeSystemError, SinkError } from '../../src/cli/files.js';
+import { TempFile } from '../../src/cli/files.js';
 
 interface Output {
   write(chunk: Buffer): Promise<void>;
@@ -9,11 +11,11 @@ interface Output {
   fail(): Promise<void>;
 }
 
-function stdoutOutput(): Output {
+function streamOutput(stdout: NodeJS.WritableStream): Output {
   return {
     write: (chunk) =>
       new Promise<void>((resolve, reject) => {
-        process.stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
+        stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
       }),
     done: async () => undefined,
     fail: async () => undefined,
@@ -64,9 +66,10 @@ async function fileOutput(path: string): Promise<Output> {
 export async function decodeFiles(
   files: readonly string[],
   opts: { out?: string; version?: FileVersion; maxEventBytes?: number; maxReplayBytes?: number; fastPath?: boolean },
+  stdout: NodeJS.WritableStream,
 ): Promise<number> {
   const replayBudget = new ReplayBudget(opts.maxReplayBytes);
-  const out = opts.out !== undefined ? await fileOutput(opts.out) : stdoutOutput();
+  const out = opts.out !== undefined ? await fileOutput(opts.out) : streamOutput(stdout);
   let count = 0;
   try {
     await out.write(OPEN);

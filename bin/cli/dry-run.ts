@@ -17,7 +17,7 @@ const SHOWN: Readonly<Record<Action, string>> = {
  * `archive --dry-run`: one line per listed replay on stdout (text: `<action>  <id>`, or one JSON object a line with
  * `--log-format json`), then the counts on stderr. Resolves with the counts.
  */
-export async function printPlan(plan: AsyncIterable<PlannedReplay>, json: boolean, reporter: Reporter, out: NodeJS.WritableStream = process.stdout): Promise<Record<Action, number>> {
+export async function printPlan(plan: AsyncIterable<PlannedReplay>, json: boolean, reporter: Reporter, out: NodeJS.WritableStream): Promise<Record<Action, number>> {
   const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0, forgotten: 0 };
   for await (const p of plan) {
     counts[p.action]++;

@@ -1,8 +1,13 @@
-import { redactText } from '../../src/clients/index.js';
+import { redactText } from '../../src/cli/base.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
-import { formatBytes, formatSeconds, ProgressRenderer } from './progress.js';
+import { formatBytes, formatSeconds, ProgressRenderer, type ProgressStream } from './progress.js';
 
 export type LogFormat = 'text' | 'json';
+
+/** Where a reporter writes: stderr, or any stream (a terminal has `isTTY`). */
+export interface ReporterStream extends ProgressStream {
+  isTTY?: boolean | undefined;
+}
 
 /** Counts for the end-of-run summary. */
 export interface RunTotals {
@@ -78,7 +83,7 @@ export class Reporter {
   constructor(
     private readonly format: LogFormat,
     private readonly secrets: readonly string[],
-    private readonly err: NodeJS.WriteStream = process.stderr,
+    private readonly err: ReporterStream = process.stderr,
     private readonly options: ReporterOptions = {},
   ) {
     const tty = format === 'text' && Boolean(err.isTTY);
@@ -145,7 +150,8 @@ export class Reporter {
 
   /**
    * The transport's log hook (`ConnectionOptions.logger`): every API retry is counted and logged (a `retry` event
-   * in JSON, a debug line in text mode).
+   * in JSON with the wait, the server's Retry-After and the limit named when the transport gives them; a debug line
+   * in text mode).
    */
   onHttpLog(event: { msg: string; [field: string]: unknown }): void {
     if (event.msg !== 'retrying request') return;
@@ -153,9 +159,14 @@ export class Reporter {
     const status = typeof event.status === 'number' ? event.status : undefined;
     const code = typeof event.code === 'string' ? event.code : undefined;
     const reason = status !== undefined ? `HTTP ${status}` : (code ?? 'network error');
-    this.log('debug', `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`, {
+    const retryAfterMs = typeof event.retryAfterMs === 'number' ? event.retryAfterMs : undefined;
+    // A 429 comes with its limit in words (`what`: "429 replay concurrency limit (…), waiting 1 s, attempt 2/6").
+    const text = typeof event.what === 'string' ? `retrying: ${event.what}` : `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`;
+    this.log('debug', text, {
       event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
+      ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}), ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
       attempt: event.attempt, wait_ms: event.delayMs,
+      ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
     });
   }
 

@@ -1,5 +1,5 @@
-import { ReplayEncoder, type ByteTarget } from '../../sinks/index.js';
-import { ConfigError, replayEventBytes, type ConnectionOptions, type Settings } from '../../src/index.js';
+import { ReplayEncoder, type ByteTarget } from '../../src/cli/files.js';
+import { ConfigError, replayEventBytes, type Run, type Settings } from '../../src/index.js';
 
 /** Whether `--out` names standard output (`-`), as for most command-line tools. */
 export function isStdoutTarget(out: string): boolean {
@@ -32,16 +32,10 @@ function streamTarget(stream: NodeJS.WritableStream): ByteTarget {
  * Streams one replay's events to stdout in the run's format; nothing else is written (no folder, no manifest). A
  * replay the API does not know throws `ReplayNotFoundError` before anything is written.
  */
-export async function exportToStdout(
-  replayId: string,
-  conn: ConnectionOptions,
-  settings: Settings,
-  signal: AbortSignal,
-  stdout: NodeJS.WritableStream = process.stdout,
-): Promise<void> {
-  const encoder = new ReplayEncoder(settings.output, streamTarget(stdout), { replayId }, { hash: false });
+export async function exportToStdout(replayId: string, run: Run, stdout: NodeJS.WritableStream): Promise<void> {
+  const encoder = new ReplayEncoder(run.settings.output, streamTarget(stdout), { replayId }, { hash: false });
   try {
-    for await (const batch of replayEventBytes(replayId, { ...conn, settings, signal })) await encoder.write(batch);
+    for await (const batch of replayEventBytes(replayId, { run })) await encoder.write(batch);
     await encoder.finish();
   } catch (err) {
     encoder.destroy(err);

@@ -1,4 +1,4 @@
-import { packageVersion } from '../../src/archive-tools.js';
+import { packageVersion } from '../../src/cli/base.js';
 
 export const VERSION_FLAGS = '-V, --version';
 

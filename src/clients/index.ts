@@ -88,8 +88,7 @@ export type {
   SessionReplayClientOptions,
   SortOrder,
 } from '../replay/index.js';
-export { validatePlatformId, validateReplayId } from '../replay/validation.js';
-export { parseTimestamp, toIsoUtc } from '../replay/timestamps.js';
+export { validateReplayId } from '../replay/validation.js';
 export {
   Transport,
   ApiError,
@@ -101,10 +100,7 @@ export {
   StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
-  redactText,
-  secretForms,
 } from '../http/index.js';
-export { secretsOf } from '../http/auth.js';
 export type { Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
 
 // Every operation above as data (the `replay-export api` command is built from it).

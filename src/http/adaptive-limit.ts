@@ -44,6 +44,8 @@ export interface SentTicket {
   readonly epoch: number;
   /** The window was full with this request: its answer says something about a larger one. */
   readonly full: boolean;
+  /** The window was at its smallest when the request went: a 429 to it cannot be answered by a cut. */
+  readonly smallest: boolean;
 }
 
 /** Smoothing of the recent and the long-run latency averages (exponentially weighted). */
@@ -85,7 +87,7 @@ export class AdaptiveLimit {
 
   /** A request goes out; `inFlight` counts the requests of the family in flight with it. */
   sent(inFlight: number): SentTicket {
-    return { epoch: this.#epoch, full: inFlight >= this.#limit };
+    return { epoch: this.#epoch, full: inFlight >= this.#limit, smallest: this.#limit <= this.settings.min };
   }
 
   /** The server answered (any status but 429/503) after `latencyMs`. */

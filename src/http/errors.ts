@@ -6,6 +6,7 @@
  */
 import { ReplayExportError, type ErrorCategory } from '../errors.js';
 import { limitNamed, parseErrorBody } from './error-body.js';
+import type { LimitKind } from '../util/limit-messages.js';
 import type { Region } from './regions.js';
 
 /** Where a request went, as far as it is safe to say. */
@@ -107,7 +108,12 @@ export class RateLimitError extends ApiError {
   readonly retryAfterMs: number | undefined;
   /** The limit the body names (the server's words), when it names one. */
   readonly limit: string | undefined;
-  constructor(ctx: RequestContext, bodyExcerpt: string, retryAfterMs: number | undefined) {
+  /**
+   * What the 429 asked for (src/util/limit-messages.ts): `concurrency` (fewer at once) or `rate` (nothing for a
+   * while; also the reading of a 429 that names no limit).
+   */
+  readonly limitKind: LimitKind;
+  constructor(ctx: RequestContext, bodyExcerpt: string, retryAfterMs: number | undefined, limitKind: LimitKind = 'rate') {
     super(
       429,
       ctx,
@@ -117,6 +123,7 @@ export class RateLimitError extends ApiError {
     );
     this.retryAfterMs = retryAfterMs;
     this.limit = limitNamed(this.serverMessages);
+    this.limitKind = limitKind;
   }
 }
 

@@ -5,7 +5,8 @@
  *   slot of both; p-queue each). A slot is held for the whole life of a request, including reading its body.
  * - sliding-window cost budgets per family (budget.ts); a request waits for budget, and one whose cost exceeds a
  *   whole budget is refused before sending (BudgetExceededError, with its cost).
- * - a family-wide pause: after a 429 with Retry-After no request of the family is sent before the wait ends.
+ * - a family-wide pause (`pause`): no request of the family is sent before the wait ends; the transport pauses a
+ *   family for a rate 429's Retry-After (src/util/limit-messages.ts tells the kinds of 429 apart).
  * - with `adaptive` settings, each family's cap is an adaptive window (adaptive-limit.ts) within its maximum: the
  *   caller reports each request's outcome (`Release.report`) and the window grows or is cut accordingly.
  *
@@ -21,10 +22,13 @@ import { InternalError } from '../errors.js';
 /** What became of a request sent in a slot: answered (any status but 429/503) or overloaded (429/503). */
 export type SlotOutcome = { answered: true; latencyMs: number } | { overloaded: true };
 
-/** Gives the slots back (idempotent); `report` tells the family's window how the request went (once). */
+/**
+ * Gives the slots back (idempotent); `report` tells the family's window how the request went (once) and returns
+ * whether the request went with no window to cut: a fixed cap, or the window at its smallest.
+ */
 export interface Release {
   (): void;
-  report(outcome: SlotOutcome | undefined): void;
+  report(outcome: SlotOutcome | undefined): boolean;
 }
 
 export interface LimitConfig {
@@ -77,6 +81,7 @@ export class FamilyLimiter {
   readonly #hosts = new Map<string, PQueue>();
   readonly #budgets = new Map<ApiFamily, SlidingBudget[]>();
   readonly #pausedUntil = new Map<ApiFamily, number>();
+  readonly #growthHeldUntil = new Map<ApiFamily, number>();
   readonly #config: LimitConfig;
   readonly #now: () => number;
 
@@ -182,6 +187,15 @@ export class FamilyLimiter {
     if (until > (this.#pausedUntil.get(family) ?? 0)) this.#pausedUntil.set(family, until);
   }
 
+  /**
+   * Keeps the family's window from growing for `ms` (a concurrency 429's Retry-After: the server asked for a request
+   * to come back later, so probing a larger window meanwhile asks for another 429). Requests still go.
+   */
+  holdGrowth(family: ApiFamily, ms: number): void {
+    const until = this.#now() + Math.max(0, ms);
+    if (until > (this.#growthHeldUntil.get(family) ?? 0)) this.#growthHeldUntil.set(family, until);
+  }
+
   /** ms left of the family's pause (0: not paused). */
   pausedFor(family: ApiFamily): number {
     return Math.max(0, (this.#pausedUntil.get(family) ?? 0) - this.#now());
@@ -242,12 +256,15 @@ export class FamilyLimiter {
     const window = this.#windows.get(family);
     const ticket: SentTicket | undefined = window?.sent(this.active(family));
     let reported = false;
+    const held = (): boolean => (this.#growthHeldUntil.get(family) ?? 0) > this.#now();
     return Object.assign(free, {
-      report(outcome: SlotOutcome | undefined): void {
-        if (reported || !outcome || !window || !ticket) return;
+      report(outcome: SlotOutcome | undefined): boolean {
+        if (!window || !ticket) return true;
+        if (reported || !outcome) return ticket.smallest;
         reported = true;
         if ('overloaded' in outcome) window.overloaded(ticket);
-        else window.answered(ticket, outcome.latencyMs);
+        else window.answered(held() ? { ...ticket, full: false } : ticket, outcome.latencyMs);
+        return ticket.smallest;
       },
     });
   }

@@ -80,8 +80,8 @@ export const DEFAULT_ADAPTIVE: Readonly<AdaptiveOptions> = Object.freeze({
   latencyBackoff: 0.8,
   latencyTolerance: 2,
   latencyMarginMs: 50,
-  // Onto and past a level that got a 429, growth is 8 times slower: each 429 costs the whole family the server's
-  // Retry-After, so a level that was too much is tried again rarely.
+  // Onto and past a level that got a 429, growth is 8 times slower: each 429 costs a round trip and a request held
+  // back for the server's Retry-After (a rate 429: the whole family), so a level that was too much is tried again rarely.
   cautiousGrowth: 0.125,
 });
 

@@ -99,17 +99,23 @@ export function secretForms(secret: string): string[] {
 }
 
 /**
+ * The shortest secret scrubbed from text. A shorter one is no credential the platform issues (its keys are 32 hex
+ * digits), and matching it would mangle ordinary words (a key `e` turned every `error` into `[REDACTED]rror`).
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/**
  * Removes secrets from free text: sensitive `name=value` pairs and every literal secret given (API key, secret key,
- * management key, an Authorization header value and its base64 part), in every form `secretForms` lists, whatever
- * the secret's length.
+ * management key, an Authorization header value and its base64 part) of at least `MIN_SECRET_LENGTH` characters, in
+ * every form `secretForms` lists, wherever it stands whole: not inside a longer run of letters and digits.
  */
 export function redactText(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text.replace(PARAM_IN_TEXT, (_m, lead: string, name: string, eq: string) => `${lead}${name}${eq}${REDACTED}`);
-  const forms = secrets.flatMap((s) => (s ? secretForms(s) : []));
+  const out = text.replace(PARAM_IN_TEXT, (_m, lead: string, name: string, eq: string) => `${lead}${name}${eq}${REDACTED}`);
+  const forms = secrets.flatMap((s) => (s !== undefined && s.length >= MIN_SECRET_LENGTH ? secretForms(s) : []));
   if (forms.length === 0) return out;
   // One pass, longest form first at each position, so that no replacement is matched again.
   forms.sort((a, b) => b.length - a.length);
-  return out.replace(new RegExp(forms.map(escapeRegExp).join('|'), 'g'), REDACTED);
+  return out.replace(new RegExp(`(?<![A-Za-z0-9])(?:${forms.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g'), REDACTED);
 }
 
 function escapeRegExp(text: string): string {

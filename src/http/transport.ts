@@ -33,6 +33,7 @@ import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './reg
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
 import { encodeComponent, sendableText } from './url-parts.js';
 import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import { classifyLimit, type LimitReading } from '../util/limit-messages.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -114,8 +115,8 @@ interface Slot {
 }
 
 type Attempt<T> = { done: true; value: T } | Failed;
-/** An attempt that failed in a way that may be retried. */
-type Failed = { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string };
+/** An attempt that failed in a way that may be retried; a 429 says which kind of limit it met (`limit`). */
+type Failed = { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string; limit?: LimitReading };
 
 function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
@@ -227,9 +228,9 @@ export class Transport {
     return new NetworkError(ctx, code, message);
   }
 
-  #statusError(status: number, ctx: RequestContext, excerpt: string, auth: AuthStyle, retryAfterMs: number | undefined): ApiError {
+  #statusError(status: number, ctx: RequestContext, excerpt: string, auth: AuthStyle, retryAfterMs: number | undefined, limit: LimitReading | undefined): ApiError {
     if ((status === 401 || status === 403) && auth !== 'none') return new AuthError(status, ctx, excerpt);
-    if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs);
+    if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs, limit?.kind);
     return new ApiError(status, ctx, excerpt);
   }
 
@@ -268,13 +269,32 @@ export class Transport {
     }
   }
 
-  /** A status that is not a success: thrown when it is final, returned as a failed attempt when it may be retried. */
+  /**
+   * A status that is not a success: thrown when it is final, returned as a failed attempt when it may be retried. A
+   * 429 is read for the kind of limit it names: from its body, or the status line's reason when it has none.
+   */
   #statusFailure(res: Dispatcher.ResponseData, ctx: RequestContext, excerpt: string, auth: AuthStyle): Failed {
     const status = res.statusCode;
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
-    const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs);
+    const limit = status === 429 ? classifyLimit(excerpt, res.statusText) : undefined;
+    const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs, limit);
     if (!isRetryableStatus(status)) throw error;
-    return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+    return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(limit ? { limit } : {}) };
+  }
+
+  /**
+   * What a 429 does to its family beyond cutting the window (every 429 does that): a rate 429 with Retry-After holds
+   * back the whole family; a concurrency 429 only when it could not be answered by a cut (`uncuttable`: the request
+   * went with the window at its smallest, or with a fixed cap), as then others hold the whole limit. Otherwise the
+   * refused request alone waits its Retry-After.
+   */
+  #holdFamily(family: ApiFamily, outcome: Failed, uncuttable: boolean): void {
+    if (outcome.status !== 429 || outcome.retryAfterMs === undefined) return;
+    if (outcome.limit?.kind === 'concurrency' && !uncuttable) {
+      this.#limiter.holdGrowth(family, outcome.retryAfterMs);
+      return;
+    }
+    this.#limiter.pause(family, outcome.retryAfterMs);
   }
 
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
@@ -319,10 +339,11 @@ export class Transport {
         },
       };
       let outcome: Attempt<T>;
+      let uncuttable = true;
       const sentAt = performance.now();
       try {
         outcome = await attempt(ctx, slot);
-        release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
+        uncuttable = release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
       } catch (err) {
         if (err instanceof ApiError) release.report(slotOutcome(err.status, performance.now() - sentAt));
         if (signal?.aborted) throw signal.reason;
@@ -331,8 +352,7 @@ export class Transport {
         if (!kept) release();
       }
       if (outcome.done) return outcome.value;
-      // A 429 with Retry-After holds back the whole family, not only this request.
-      if (outcome.status === 429 && outcome.retryAfterMs !== undefined) this.#limiter.pause(family, outcome.retryAfterMs);
+      this.#holdFamily(family, outcome, uncuttable);
       const mayRetry = retry.allowed || (retry.on429 && outcome.status === 429);
       if (i >= max || !mayRetry || signal?.aborted) {
         if (signal?.aborted) throw signal.reason;
@@ -342,6 +362,7 @@ export class Transport {
       emit(this.#logger, {
         level: 'warn',
         msg: 'retrying request',
+        ...(outcome.limit ? { what: limitWhat(family, outcome.limit, delayMs, i + 1, max), limitKind: outcome.limit.kind, ...(outcome.limit.limit ? { limit: outcome.limit.limit } : {}) } : {}),
         family,
         method,
         path: ctx.path,
@@ -493,6 +514,12 @@ export class Transport {
     this.#closed = true;
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
+}
+
+/** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */
+function limitWhat(family: ApiFamily, limit: LimitReading, delayMs: number, attempt: number, max: number): string {
+  const wait = delayMs >= 1000 ? `${+(delayMs / 1000).toFixed(1)} s` : `${delayMs} ms`;
+  return `429 ${family} ${limit.kind} limit${limit.limit ? ` (${limit.limit})` : ''}, waiting ${wait}, attempt ${attempt + 1}/${max + 1}`;
 }
 
 /** What an attempt tells the family's window: a status answered (429/503: too much), or nothing (no answer). */

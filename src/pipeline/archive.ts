@@ -18,11 +18,6 @@ import type { Settings } from './settings.js';
 import { formatShard, inShard } from './shard.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
 
-export interface ShardSpec {
-  index: number;
-  count: number;
-}
-
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
   | 'ok' // exported now

@@ -24,9 +24,11 @@ export const DEFAULTS = Object.freeze({
   /**
    * Most replays exported at the same time. A replay starts only when the API's adaptive window has room for its first
    * request (`transport.adaptive`), so fewer run when the API allows less; this bounds memory (each replay in progress
-   * holds an open output and its decoder).
+   * holds an open output and its decoder). A replay holds an API slot for one round trip of the two or more it takes
+   * (its files request, then its downloads and writing), so keeping the API's 5 slots busy takes about three times as
+   * many replays in progress: with 8, one process kept ~2.5 of 5 busy (docs/PERFORMANCE.md, "Scale, API (g)").
    */
-  concurrency: 8,
+  concurrency: 16,
   /** Files of one replay downloaded ahead of the one being written. */
   filesAhead: 3,
   /** Compressed bytes held in memory for files fetched ahead, shared by all replays of a run. */

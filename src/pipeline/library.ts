@@ -4,6 +4,7 @@
  * same configuration, reach the same parts and give the same answers.
  */
 import type { ManifestEntry } from '../../sinks/sink.js';
+import type { ReplayEvent } from '../events.js';
 import { validateReplayId } from '../replay/validation.js';
 import { runArchive, type ArchiveEvent, type ArchiveIo } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
@@ -15,7 +16,6 @@ import { PLATFORM_ENV } from './platform.js';
 import { replayEventBatches } from './replay-stream.js';
 import { Run, type ReplayApi, type RunOptions } from './run.js';
 import { givenTunables, type Settings } from './settings.js';
-import type { eventWithTime } from '@rrweb/types';
 
 /** Every entry's options: a run's (`RunOptions`), or an open `run` to go through (then nothing else of a run's). */
 export interface EntryOptions extends RunOptions {
@@ -53,12 +53,6 @@ function runFor(o: EntryOptions): { run: Run; owned: boolean } {
 async function release(entry: { run: Run; owned: boolean }): Promise<void> {
   if (entry.owned) await entry.run.close();
 }
-
-/**
- * One rrweb event as recorded (`eventWithTime` of `@rrweb/types`), so that `new Replayer(events)` type-checks. The
- * decoders check each event is a JSON object; its fields are rrweb's, as the platform stored them.
- */
-export type ReplayEvent = eventWithTime;
 
 /**
  * Every event of one replay as parsed objects, in order (files fetched ahead, URLs refreshed, transient failures

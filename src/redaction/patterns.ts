@@ -9,21 +9,50 @@
  *     the decoded bytes (read as UTF-8 when they are valid UTF-8, else byte for byte) zeroes the base64 quads that
  *     encode it (`A`: the encoded form stays valid base64 of the same length, and decodes to zero bytes there).
  * Masking keeps length: each character of a match other than white space becomes `*`.
+ *
+ * The built-ins run on JavaScript's engine: each is linear in the text (their comments say why). Patterns of your
+ * own run on RE2 (`re2js`), whose matching is linear in the text for every pattern: a pattern that would backtrack
+ * catastrophically on a backtracking engine costs the same as any other.
  */
+import { RE2JS } from 're2js';
 import { RedactionPolicyError } from './errors.js';
 
 /** A pattern as a policy names it: a built-in, or a regular expression of your own. */
 export type PatternSpec = 'email' | 'card' | 'phone' | { regex: string; flags?: string };
 
 interface Pattern {
-  readonly regex: RegExp;
-  /** A further check of a match (the Luhn sum of a card number, the digit count of a phone number). */
-  readonly accept?: (match: string) => boolean;
+  /** Pushes the [start, end) of each match in `text` (UTF-16 indexes) onto `out`. */
+  readonly find: (text: string, out: number[]) => void;
+  /**
+   * Whether an integer sent as a JSON number, by its decimal digits, is what the pattern masks (`exact`: false when
+   * the number was beyond 2^53 and its last digits were lost in parsing).
+   */
+  readonly number?: (digits: string, exact: boolean) => boolean;
+}
+
+/** A built-in: a JavaScript regular expression (flag `g`) and a further check of each match. */
+function builtin(regex: RegExp, accept?: (match: string) => boolean, number?: Pattern['number']): Pattern {
+  return {
+    find(text, out) {
+      regex.lastIndex = 0;
+      for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
+        if (m[0].length === 0) {
+          regex.lastIndex++;
+          continue;
+        }
+        if (accept === undefined || accept(m[0])) out.push(m.index, m.index + m[0].length);
+      }
+    },
+    ...(number === undefined ? {} : { number }),
+  };
 }
 
 function luhn(match: string): boolean {
   const digits = match.replace(/\D/g, '');
-  if (digits.length < 13 || digits.length > 19) return false;
+  return digits.length >= 13 && digits.length <= 19 && luhnSum(digits);
+}
+
+function luhnSum(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = digits.charCodeAt(digits.length - 1 - i) - 48;
@@ -46,15 +75,33 @@ function phoneLike(match: string): boolean {
 /** The built-in patterns (heuristics: docs/REDACTION.md says what each catches and misses). */
 export const BUILTIN_PATTERNS: Readonly<Record<'email' | 'card' | 'phone', Pattern>> = Object.freeze({
   // The look-behind makes a search start only where a run of local-part characters starts: linear in a long run with
-  // no `@` (a base64 image), where a bare `[…]+@` would try every position of the run again.
-  email: { regex: /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g },
-  // 13 to 19 digits, single spaces or dashes between them allowed, with a valid Luhn sum.
-  card: { regex: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, accept: luhn },
-  // An international number (+…), or groups with separators: 8 to 15 digits, the last group at least 3 long.
-  phone: { regex: /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]?\d{2,4}){0,3}[ .-]\d{3,5}(?![\w])/g, accept: phoneLike },
+  // no `@` (a base64 image), where a bare `[…]+@` would try every position of the run again. After the `@`, the
+  // domain's labels are delimited by dots: no two ways to match the same text.
+  email: builtin(/(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g),
+  // 13 to 19 digits, single spaces or dashes between them allowed, with a valid Luhn sum (a match is at most 37
+  // characters long: constant work per start). As a number: 13 to 19 digits with a valid Luhn sum, or beyond 2^53.
+  card: builtin(/(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, luhn, (digits, exact) => digits.length >= 13 && digits.length <= 19 && (!exact || luhnSum(digits))),
+  // An international number (+…), or groups with separators: 8 to 15 digits, the last group at least 3 long (a
+  // match is at most ~40 characters long). As a number (no separators to tell): any integer of 8 to 15 digits.
+  phone: builtin(
+    /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,4}(?:[ .-]?\d{2,4}){0,3}[ .-]\d{3,5}(?![\w])/g,
+    phoneLike,
+    (digits) => digits.length >= 8 && digits.length <= 15,
+  ),
 });
 
 const USER_FLAGS = /^[ims]*$/;
+const RE2_FLAGS: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL };
+
+/** A pattern of your own, on RE2: linear in the text whatever the pattern. */
+function re2Pattern(re: RE2JS): Pattern {
+  return {
+    find(text, out) {
+      const m = re.matcher(text);
+      while (m.find()) if (m.end() > m.start()) out.push(m.start(), m.end());
+    },
+  };
+}
 
 function compilePattern(spec: unknown, where: string): Pattern {
   if (typeof spec === 'string') {
@@ -66,29 +113,56 @@ function compilePattern(spec: unknown, where: string): Pattern {
   if (Object.keys(rest).length > 0) throw new RedactionPolicyError(`${where}: unknown field ${JSON.stringify(Object.keys(rest)[0])}`);
   if (typeof regex !== 'string' || regex === '') throw new RedactionPolicyError(`${where}.regex must be a non-empty string`);
   if (flags !== undefined && (typeof flags !== 'string' || !USER_FLAGS.test(flags))) throw new RedactionPolicyError(`${where}.flags may hold i, m and s only`);
-  let compiled: RegExp;
+  let compiled: RE2JS;
   try {
-    compiled = new RegExp(regex, `gu${flags ?? ''}`);
+    compiled = RE2JS.compile(regex, [...(flags ?? '')].reduce((all, f) => all | RE2_FLAGS[f]!, 0));
   } catch (err) {
-    throw new RedactionPolicyError(`${where}.regex does not compile: ${err instanceof Error ? err.message : String(err)}`);
+    // RE2 syntax: no look-around, no back-references (what makes matching exponential on a backtracking engine).
+    throw new RedactionPolicyError(`${where}.regex does not compile as RE2 syntax (no look-around, no back-references): ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (compiled.test('')) throw new RedactionPolicyError(`${where}.regex matches the empty string`);
-  compiled.lastIndex = 0;
-  return { regex: compiled };
+  if (compiled.matcher('').find()) throw new RedactionPolicyError(`${where}.regex matches the empty string`);
+  return re2Pattern(compiled);
+}
+
+/** A count of the characters the scans looked at (tests bound it: masking is linear in the text). */
+export interface ScanMeter {
+  steps: number;
 }
 
 /** Each match of the patterns in `text` as [start, end) pairs (UTF-16 indexes), pushed onto `out`. */
-function findMatches(patterns: readonly Pattern[], text: string, out: number[]): void {
-  for (const p of patterns) {
-    const re = p.regex;
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      if (p.accept === undefined || p.accept(m[0])) out.push(m.index, m.index + m[0].length);
+function findMatches(patterns: readonly Pattern[], text: string, out: number[], meter: ScanMeter): void {
+  meter.steps += patterns.length * text.length;
+  for (const p of patterns) p.find(text, out);
+}
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
+/**
+ * The UTF-8 byte offset of UTF-16 indexes of `view` (`Buffer.byteLength(view.slice(0, index))`), asked in increasing
+ * order (each pattern's matches are): from the last one asked, so all of a view's matches cost one pass over it, not
+ * one pass each. An index between the two halves of a pair counts the high half alone (3 bytes), as a slice does.
+ */
+class ByteOffsets {
+  #char = 0;
+  #byte = 0;
+  constructor(
+    private readonly view: string,
+    private readonly meter: ScanMeter,
+  ) {}
+
+  at(index: number): number {
+    if (index < this.#char) {
+      this.#char = 0;
+      this.#byte = 0;
     }
+    const v = this.view;
+    const split = index > 0 && index < v.length && isHigh(v.charCodeAt(index - 1)) && isLow(v.charCodeAt(index));
+    const end = split ? index - 1 : index;
+    this.meter.steps += end - this.#char;
+    this.#byte += Buffer.byteLength(v.slice(this.#char, end), 'utf8');
+    this.#char = end;
+    return split ? this.#byte + 3 : this.#byte;
   }
 }
 
@@ -159,15 +233,16 @@ const ZERO = 2;
  * What must change in `text`, pushed onto `marks` as (start, end, kind) triples: kind `STAR` (each character other
  * than white space becomes `*`) or `ZERO` (base64 characters become `A`).
  */
-function markMatches(patterns: readonly Pattern[], text: string, marks: number[]): void {
+function markMatches(patterns: readonly Pattern[], text: string, marks: number[], meter: ScanMeter): void {
   const ranges: number[] = [];
-  findMatches(patterns, text, ranges);
+  findMatches(patterns, text, ranges, meter);
   for (let r = 0; r < ranges.length; r += 2) marks.push(ranges[r]!, ranges[r + 1]!, STAR);
 
   const decoded = percentDecoded(text);
   if (decoded !== undefined) {
+    meter.steps += text.length;
     ranges.length = 0;
-    findMatches(patterns, decoded.view, ranges);
+    findMatches(patterns, decoded.view, ranges, meter);
     for (let r = 0; r < ranges.length; r += 2) marks.push(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!, STAR);
   }
 
@@ -183,11 +258,13 @@ function markMatches(patterns: readonly Pattern[], text: string, marks: number[]
       const utf8 = bytes.toString('utf8');
       const valid = Buffer.from(utf8, 'utf8').equals(bytes);
       const view = valid ? utf8 : bytes.toString('latin1');
+      meter.steps += part.length;
       ranges.length = 0;
-      findMatches(patterns, view, ranges);
+      findMatches(patterns, view, ranges, meter);
+      const offsets = valid ? new ByteOffsets(view, meter) : undefined;
       for (let r = 0; r < ranges.length; r += 2) {
-        const startByte = valid ? Buffer.byteLength(view.slice(0, ranges[r]!), 'utf8') : ranges[r]!;
-        const endByte = valid ? Buffer.byteLength(view.slice(0, ranges[r + 1]!), 'utf8') : ranges[r + 1]!;
+        const startByte = offsets === undefined ? ranges[r]! : offsets.at(ranges[r]!);
+        const endByte = offsets === undefined ? ranges[r + 1]! : offsets.at(ranges[r + 1]!);
         // Base64 quads encode 3 bytes each: zero every quad holding a byte of the match.
         const from = m.index + a;
         marks.push(from + Math.floor(startByte / 3) * 4, Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length), ZERO);
@@ -208,11 +285,23 @@ export class PatternSet {
     return this.#patterns.length === 0;
   }
 
-  /** `text` with every match masked (the same string when nothing matched). */
-  mask(text: string): string {
+  /**
+   * A JSON number a pattern masks (`card`, `phone`: an integer by its decimal digits) as `*`, one per character of
+   * its decimal form; undefined when none does.
+   */
+  maskNumber(value: number): string | undefined {
+    if (!Number.isInteger(value)) return undefined;
+    const digits = BigInt(Math.abs(value)).toString();
+    const exact = Number.isSafeInteger(value);
+    for (const p of this.#patterns) if (p.number?.(digits, exact)) return '*'.repeat(digits.length + (value < 0 ? 1 : 0));
+    return undefined;
+  }
+
+  /** `text` with every match masked (the same string when nothing matched); `meter` counts the work. */
+  mask(text: string, meter: ScanMeter = { steps: 0 }): string {
     if (this.#patterns.length === 0 || text.length === 0) return text;
     const marks: number[] = [];
-    markMatches(this.#patterns, text, marks);
+    markMatches(this.#patterns, text, marks, meter);
     if (marks.length === 0) return text;
     // Per character: 0 kept, STAR or ZERO; a character both matched as text and inside a zeroed quad is a star.
     const mask = new Uint8Array(text.length);

@@ -22,7 +22,7 @@ export interface RedactionPolicySpec {
 }
 
 /** Raised when the built-ins or the meaning of a policy change: part of the digest, so archives notice. */
-export const REDACTION_VERSION = 1;
+export const REDACTION_VERSION = 2;
 
 /** A checked, compiled policy. Share it between runs freely: the per-replay state lives in each `ReplayRedactor`. */
 export interface RedactionPolicy {

@@ -1,6 +1,7 @@
 /**
  * Redaction of one replay's events, in order, one at a time (docs/REDACTION.md). Each event is parsed, changed as the
- * policy says and serialised again; an event nothing changed keeps its bytes. What must be remembered across events —
+ * policy says and serialised again; an event keeps its bytes only when nothing changed and its bytes are exactly the
+ * serialisation of what was looked at (no duplicated key, no other spelling of the same data). What must be remembered across events —
  * which node ids are masked, blocked or inside a block, and their selector state — is one integer per node id
  * (`NodeTable`), never the DOM.
  */
@@ -29,8 +30,20 @@ const NODE_COMMENT = 5;
 const BLOCK_KEEPS = ['class', 'style', 'width', 'height', 'rr_width', 'rr_height', 'type'];
 /** Sources whose events on a blocked element say what is inside it: dropped with the block's content. */
 const CONTENT_SOURCES = new Set([INPUT, MEDIA_INTERACTION, CANVAS_MUTATION]);
-/** String values that are names rrweb reads, not content: patterns leave them alone. */
-const STRUCTURAL_KEYS = new Set(['tagName', 'plugin', 'property', 'rr_type', 'level']);
+/**
+ * String values that are names rrweb reads, not content, in its own snapshot and incremental events: an element's
+ * `tagName`, a canvas command's `property` and an argument's `rr_type`, a style declaration's `property`, a console
+ * record's `level`. Patterns leave them alone there (and only there: in Meta, Custom and Plugin events they are masked
+ * like any other string).
+ */
+const STRUCTURAL_KEYS = new Set(['tagName', 'property', 'rr_type', 'level']);
+/** rrweb's console plugin: its payload's `level` is the console method the player calls. */
+const CONSOLE_PLUGIN = 'rrweb/console@1';
+
+/** Which values the pattern walk leaves alone: the value `value` under `key` of the object `holder`. */
+type Leave = (holder: Json, key: string, value: unknown) => boolean;
+const LEAVE_NOTHING: Leave = () => false;
+const LEAVE_STRUCTURAL: Leave = (_holder, key, value) => typeof value === 'string' && STRUCTURAL_KEYS.has(key);
 
 type Json = Record<string, unknown>;
 
@@ -49,7 +62,11 @@ export class ReplayRedactor {
     this.#machine = new SelectorMachine(policy.compiled.selectors);
   }
 
-  /** The event redacted: the same Buffer when nothing changed, a new one when something did, undefined to drop it. */
+  /**
+   * The event redacted, undefined to drop it: the same Buffer only when nothing changed and the bytes are exactly
+   * `JSON.stringify` of what was parsed (so nothing `JSON.parse` let go of — the first value of a duplicated key,
+   * another spelling of a string — is kept unseen); otherwise a new one, serialised from the redacted event.
+   */
   redact(event: Buffer): Buffer | undefined {
     const parsed: unknown = JSON.parse(event.toString('utf8'));
     this.#changed = false;
@@ -59,13 +76,24 @@ export class ReplayRedactor {
       else if (parsed.type === INCREMENTAL && isObject(parsed.data)) keep = this.#incremental(parsed.data);
     }
     if (!keep) return undefined;
-    // A custom or plugin event's payload is the app's own data: its keys can be content too.
-    if (isObject(parsed) && (parsed.type === CUSTOM || parsed.type === PLUGIN) && isObject(parsed.data)) {
-      const data = parsed.data;
-      if (data.payload !== undefined) data.payload = this.#patterns(data.payload, true);
+    const out = Buffer.from(JSON.stringify(this.#maskEvent(parsed)), 'utf8');
+    return !this.#changed && out.equals(event) ? event : out;
+  }
+
+  /** The patterns over an event, leaving alone only the names rrweb reads in it. */
+  #maskEvent(parsed: unknown): unknown {
+    if (!isObject(parsed)) return this.#patterns(parsed, LEAVE_NOTHING, false);
+    const data = parsed.data;
+    if ((parsed.type === CUSTOM || parsed.type === PLUGIN) && isObject(data)) {
+      // The payload is the app's own data (a plugin's, for plugin events): every string, key and number in it.
+      const plugin = parsed.type === PLUGIN;
+      const consoleRecord = plugin && data.plugin === CONSOLE_PLUGIN && isObject(data.payload) ? data.payload : undefined;
+      if (data.payload !== undefined) {
+        data.payload = this.#patterns(data.payload, (holder, key, value) => holder === consoleRecord && key === 'level' && typeof value === 'string', true);
+      }
+      return this.#patterns(parsed, (holder, key, value) => holder === data && (key === 'payload' || (plugin && key === 'plugin' && typeof value === 'string')), false);
     }
-    const out = this.#patterns(parsed, false);
-    return this.#changed ? Buffer.from(JSON.stringify(out), 'utf8') : event;
+    return this.#patterns(parsed, parsed.type === FULL_SNAPSHOT || parsed.type === INCREMENTAL ? LEAVE_STRUCTURAL : LEAVE_NOTHING, false);
   }
 
   #fullSnapshot(data: Json): void {
@@ -282,55 +310,57 @@ export class ReplayRedactor {
   }
 
   /**
-   * Every string value of the event through the patterns (and object keys inside custom and plugin payloads), in
-   * place; names rrweb reads (`STRUCTURAL_KEYS`) and attribute names are left alone. Iterative.
+   * Every string value under `root` through the patterns, in place, but those `leave` names (and what is under
+   * them); attribute names are left alone. In a `payload` (a custom or plugin event's), object keys are masked too,
+   * and integers a pattern masks (`card`, `phone`) become strings of `*`. Iterative.
    */
-  #patterns(event: unknown, keys: boolean): unknown {
+  #patterns(root: unknown, leave: Leave, payload: boolean): unknown {
     const patterns = this.#policy.compiled.patterns;
-    if (patterns.empty) return event;
-    if (typeof event === 'string') {
-      const masked = patterns.mask(event);
-      if (masked !== event) this.#changed = true;
-      return masked;
-    }
-    const stack: unknown[] = [event];
+    if (patterns.empty) return root;
+    /** The value masked (itself when nothing matched); objects are pushed to be walked. */
+    const mask = (item: unknown): unknown => {
+      if (typeof item === 'string') {
+        const masked = patterns.mask(item);
+        if (masked !== item) this.#changed = true;
+        return masked;
+      }
+      if (typeof item === 'number' && payload) {
+        const masked = patterns.maskNumber(item);
+        if (masked === undefined) return item;
+        this.#changed = true;
+        return masked;
+      }
+      if (item !== null && typeof item === 'object') stack.push(item);
+      return item;
+    };
+    const stack: unknown[] = [];
+    const top = mask(root);
     while (stack.length > 0) {
       const v = stack.pop();
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
           const item: unknown = v[i];
-          if (typeof item === 'string') {
-            const masked = patterns.mask(item);
-            if (masked !== item) {
-              v[i] = masked;
-              this.#changed = true;
-            }
-          } else if (item !== null && typeof item === 'object') stack.push(item);
+          const masked = mask(item);
+          if (masked !== item) v[i] = masked;
         }
       } else if (isObject(v)) {
         for (const key of Object.keys(v)) {
           const item = v[key];
+          if (leave(v, key, item)) continue;
           let name = key;
-          if (keys) {
+          if (payload) {
             const masked = patterns.mask(key);
             if (masked !== key) {
               delete v[key];
-              v[masked] = item;
               name = masked;
               this.#changed = true;
             }
           }
-          if (typeof item === 'string') {
-            if (STRUCTURAL_KEYS.has(key)) continue;
-            const masked = patterns.mask(item);
-            if (masked !== item) {
-              v[name] = masked;
-              this.#changed = true;
-            }
-          } else if (item !== null && typeof item === 'object') stack.push(item);
+          const masked = mask(item);
+          if (masked !== item || name !== key) v[name] = masked;
         }
       }
     }
-    return event;
+    return top;
   }
 }

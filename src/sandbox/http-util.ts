@@ -31,9 +31,9 @@ export function sendPaced(res: ServerResponse, status: number, headers: Record<s
   res.once('close', () => clearInterval(timer));
 }
 
-/** The API's error body: `{ "error": "<code>", "message": "<why>" }`. */
-export function sendApiError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
-  sendJson(res, status, { error: code, message }, headers);
+/** The API's error body: `{ "error": "<code>", "message": "<why>" }` (and `limit`, the limit a 429 names). */
+export function sendApiError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, limit?: string): void {
+  sendJson(res, status, { error: code, message, ...(limit !== undefined ? { limit } : {}) }, headers);
 }
 
 function xmlEscape(s: string): string {

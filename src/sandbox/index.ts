@@ -1,7 +1,5 @@
 /** The sandbox: a loopback HTTP server that behaves like the platform's Session Replay API. */
 export { startSandbox, type Sandbox } from './server.js';
-export { runSandboxCommand, sandboxBanner, type SandboxCommandOptions } from './cli.js';
-export { parseFaultsFlag } from './faults.js';
 export { SANDBOX_DEFAULTS, SandboxConfigError, type ExtraReplay, type SandboxOptions } from './options.js';
 export {
   DEFAULT_FAULTS,

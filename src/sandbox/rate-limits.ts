@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { SlidingWindow } from '../util/sliding-window.js';
+import { PLATFORM_LIMITS } from '../util/limit-messages.js';
 import { ConcurrentCost } from './concurrent-cost.js';
 
 export interface RateLimitSettings {
@@ -34,7 +35,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
 
 /** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. */
 export interface LimitRefusal {
-  /** The limit's name, e.g. `dashboard cost per 5 minutes`. */
+  /** The limit's name, e.g. `dashboard cost per 5 minutes` (src/util/limit-messages.ts). */
   limit: string;
   message: string;
   retryAfterSeconds: number;
@@ -82,13 +83,13 @@ export class RateLimits {
   constructor(settings: RateLimitSettings, timeScale: number, now: () => number, private readonly onRefused: () => void = () => {}) {
     const w = (name: string, limit: number, ms: number, per: string): NamedWindow => ({ name, per, window: new SlidingWindow(limit, ms * timeScale, now) });
     this.#dashboard = [
-      w('dashboard cost per 5 minutes', settings.dashboardCostPer5Min, 5 * MINUTE, 'five minutes'),
-      w('dashboard cost per hour', settings.dashboardCostPerHour, 60 * MINUTE, 'hour'),
+      w(PLATFORM_LIMITS.dashboardCostPer5Min.name, settings.dashboardCostPer5Min, 5 * MINUTE, 'five minutes'),
+      w(PLATFORM_LIMITS.dashboardCostPerHour.name, settings.dashboardCostPerHour, 60 * MINUTE, 'hour'),
     ];
-    this.#userActivity = [w('user activity and user search queries per hour', settings.userActivityPerHour, 60 * MINUTE, 'hour')];
-    this.#taxonomy = [w('taxonomy cost per hour', settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
+    this.#userActivity = [w(PLATFORM_LIMITS.userActivityPerHour.name, settings.userActivityPerHour, 60 * MINUTE, 'hour')];
+    this.#taxonomy = [w(PLATFORM_LIMITS.taxonomyCostPerHour.name, settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
     this.#taxonomyInFlight = new ConcurrentCost(settings.taxonomyConcurrentCost);
-    this.#mapping = [w('mapping requests per 30 seconds', settings.mappingPer30s, 30_000, '30 seconds')];
+    this.#mapping = [w(PLATFORM_LIMITS.mappingPer30s.name, settings.mappingPer30s, 30_000, '30 seconds')];
   }
 
   /** How many requests each limit refused (names as in the 429 bodies; limits that refused none are left out). */
@@ -127,8 +128,8 @@ export class RateLimits {
     const give = this.#taxonomyInFlight.take(cost);
     if (!give) {
       return this.#count({
-        limit: 'taxonomy concurrent cost',
-        message: `taxonomy concurrent cost limit exceeded: ${this.#taxonomyInFlight.limit} (this call costs ${cost}; ${this.#taxonomyInFlight.held()} in flight)`,
+        limit: PLATFORM_LIMITS.taxonomyConcurrentCost.name,
+        message: `${PLATFORM_LIMITS.taxonomyConcurrentCost.name} limit exceeded: ${this.#taxonomyInFlight.limit} (this call costs ${cost}; ${this.#taxonomyInFlight.held()} in flight)`,
         retryAfterSeconds: 1,
       });
     }

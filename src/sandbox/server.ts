@@ -18,6 +18,7 @@ import { RateLimits } from './rate-limits.js';
 import { STORAGE_PREFIX, UrlSigner } from './presign.js';
 import { emptyStats, type SandboxStats } from './stats.js';
 import { handleStorage } from './storage-route.js';
+import { PLATFORM_LIMITS } from '../util/limit-messages.js';
 
 export interface Sandbox {
   /** `http://127.0.0.1:PORT` — the API base URL and the host of the file URLs. */
@@ -79,9 +80,8 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string
   const fault = ctx.faults.nextApi();
   if (fault?.kind === 'rate-limit') {
     stats.rateLimited++;
-    sendApiError(res, 429, 'rate_limited', 'too many requests (sandbox rateLimitEvery switch)', {
-      'Retry-After': String(fault.retryAfterSeconds),
-    });
+    const { name } = PLATFORM_LIMITS.requestRate;
+    sendApiError(res, 429, 'rate_limited', `${name} limit exceeded (sandbox rateLimitEvery switch)`, { 'Retry-After': String(fault.retryAfterSeconds) }, name);
     return;
   }
   if (fault?.kind === 'server-error') {
@@ -144,9 +144,8 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
     const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
     if (!limits.enter(name, path, res)) {
       ctx.stats.rateLimited++;
-      sendApiError(res, 429, 'too_many_requests', `concurrency limit: more than ${limits.max} concurrent requests across all REST endpoints`, {
-        'Retry-After': '1',
-      });
+      const { name } = PLATFORM_LIMITS.concurrentRequests;
+      sendApiError(res, 429, 'too_many_requests', `${name} limit exceeded: too many concurrent requests (more than ${limits.max} in flight)`, { 'Retry-After': '1' }, name);
       return;
     }
   }

@@ -4,10 +4,9 @@
  * Both packages are optional: when they are missing, `VideoError('VIDEO_NO_BROWSER')` says what to install or name.
  */
 import type { Browser } from 'playwright-core';
+import { BROWSER_ENV } from './defaults.js';
 import { VideoError } from './errors.js';
 
-/** The environment variable naming a Chromium executable. */
-export const BROWSER_ENV = 'REPLAY_EXPORT_BROWSER';
 
 const HOW = `install playwright-core and @sparticuz/chromium (npm install playwright-core @sparticuz/chromium), or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
 /** Flags of @sparticuz/chromium that weaken a page's security or suit only AWS Lambda. */
@@ -29,7 +28,7 @@ async function importOptional<T>(name: string): Promise<T> {
 }
 
 /** Starts headless Chromium: `path` (or the environment variable), else @sparticuz/chromium's. */
-export async function launchBrowser(path?: string, env: NodeJS.ProcessEnv = process.env): Promise<Browser> {
+export async function launchBrowser(path?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<Browser> {
   const { chromium } = await importOptional<typeof import('playwright-core')>('playwright-core');
   const named = path ?? (env[BROWSER_ENV] || undefined);
   let executablePath = named;

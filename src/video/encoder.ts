@@ -4,9 +4,9 @@
  * TypeScript, an optional dependency) in Node, written as they come: nothing holds the whole video.
  */
 import type { BrowserContext, Page } from 'playwright-core';
+import type { VideoFormat } from './defaults.js';
 import { VideoError } from './errors.js';
 
-export type VideoFormat = 'mp4' | 'webm';
 
 /** One encoded packet, as the encoder page hands it over. */
 interface Packet {

@@ -14,10 +14,9 @@ export async function renderVideo(source: VideoSource, options: VideoOptions): P
   return renderEvents(eventsOf(source), { title: titleOf(source), ...options });
 }
 
-export { renderEvents, formatOf, videoSize, VIDEO_DEFAULTS, type RenderOptions, type VideoProgress, type VideoResult, type VideoSize } from './render.js';
-export { fileFormat, type VideoSource } from './source.js';
-export { launchBrowser, BROWSER_ENV } from './browser.js';
+export { renderEvents, videoSize, VIDEO_DEFAULTS, type RenderOptions, type VideoProgress, type VideoResult, type VideoSize } from './render.js';
+export { fileFormat, isFile as isEventsFile, type VideoSource } from './source.js';
+export { BROWSER_ENV, formatOf, type VideoFormat } from './defaults.js';
 export { VideoError, type VideoErrorCode } from './errors.js';
 export { segments, frameCount, frameOffsets, videoLength, IDLE_THRESHOLD_MS, type Segment, type Timeline, type ScheduleOptions } from './schedule.js';
-export type { VideoFormat } from './encoder.js';
 export { parseVideoTime, type VideoTime } from './range.js';

@@ -13,7 +13,8 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { createLocalSink } from '../../sinks/local.js';
 import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
-import { openEncoder, type FrameEncoder, type VideoFormat } from './encoder.js';
+import { formatOf, type VideoFormat } from './defaults.js';
+import { openEncoder, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
@@ -49,8 +50,13 @@ export interface RenderOptions {
   to?: VideoTime | undefined;
   /** A Chromium executable (else `REPLAY_EXPORT_BROWSER`, else `@sparticuz/chromium`). */
   browser?: string | undefined;
-  /** A started browser to use (not closed); `browser` is then ignored. */
-  browserInstance?: Browser | undefined;
+  /** Where `REPLAY_EXPORT_BROWSER` is read (default: the process's environment). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * A started playwright-core `Browser` to use (not closed); `browser` is then ignored. Typed loosely so that the
+   * package's types do not need playwright-core.
+   */
+  browserInstance?: object | undefined;
   /** Shown in the player page's title (the replay id). */
   title?: string | undefined;
   onProgress?: ((progress: VideoProgress) => void) | undefined;
@@ -75,13 +81,6 @@ export interface VideoResult {
 
 export const VIDEO_DEFAULTS = Object.freeze({ fps: 10, speed: 1, skipInactivity: true, maxSize: Object.freeze({ width: 1280, height: 800 }) });
 
-/** The format an output path asks for, by its extension. */
-export function formatOf(out: string): VideoFormat {
-  const ext = extname(out).toLowerCase();
-  if (ext === '.mp4') return 'mp4';
-  if (ext === '.webm') return 'webm';
-  throw new VideoError('VIDEO_BAD_OPTION', `--out must end in .mp4 or .webm: ${out}`);
-}
 
 function checkOptions(options: RenderOptions): { fps: number; speed: number } {
   const fps = options.fps ?? VIDEO_DEFAULTS.fps;
@@ -211,7 +210,7 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
     await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
     const pageUrl = pathToFileURL(pageFile).href;
     const encoderUrl = pathToFileURL(encoderFile).href;
-    browser = options.browserInstance ?? (await launchBrowser(options.browser));
+    browser = (options.browserInstance as Browser | undefined) ?? (await launchBrowser(options.browser, options.env));
     const { context, refused } = await offlineContext(browser, [pageUrl, encoderUrl], { width: 1280, height: 800 });
     const page = await context.newPage();
     const facts = await preparePage(page, pageUrl);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { serveFolder, type StaticServer } from '../../samples/lib/static-server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli, spawnCli } from '../cli/cli-helpers.js';
+import { runCliSpawned, spawnCli } from '../cli/cli-helpers.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
@@ -121,7 +121,7 @@ describe('--capture-assets into S3', () => {
   test('stored once with their type, mapped in the manifest, no orphan for verify, played from the page', async () => {
     const flags = [...s3Flags(s3, PREFIX), '--settle', '0', '--format', 'html', '--capture-assets', site.origin, '--log-format', 'json'];
     const before = s3.requests.length;
-    let res = await runCli(['archive', ...flags], cliEnv(sandbox));
+    let res = await runCliSpawned(['archive', ...flags], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     const assetRequests = (from: number) => s3.requests.slice(from).filter((r) => r.includes('/_assets/'));
     // One HEAD (not stored yet) and one PUT per asset.
@@ -142,13 +142,13 @@ describe('--capture-assets into S3', () => {
 
     // A resumed run: the replay is done, no asset request at all.
     const again = s3.requests.length;
-    res = await runCli(['archive', ...flags], cliEnv(sandbox));
+    res = await runCliSpawned(['archive', ...flags], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     expect(jsonLines(res.stderr).filter((l) => l.event === 'replay').map((l) => l.outcome)).toEqual(['done-before']);
     expect(assetRequests(again)).toEqual([]);
 
     // verify: the assets are not outputs (no orphan).
-    res = await runCli(['verify', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--log-format', 'json'], cliEnv(sandbox));
+    res = await runCliSpawned(['verify', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--log-format', 'json'], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     expect(jsonLines(res.stderr).find((l) => l.event === 'summary')).toMatchObject({ problems: 0 });
     expect((await listObjects(s3.reader, `${PREFIX}/_assets/`)).map((o) => o.key.split('/').pop()).sort()).toEqual([...new Set(Object.values(assets))].sort());
@@ -174,7 +174,7 @@ describe('--capture-assets into S3', () => {
     }
 
     // forget: the replay's output and its captured assets (no other replay uses them) leave the bucket.
-    res = await runCli(['forget', '--out', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--replay', entry.replay_id as string], cliEnv(sandbox));
+    res = await runCliSpawned(['forget', '--out', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--replay', entry.replay_id as string], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(`${new Set(Object.values(assets)).size} captured assets removed`);
     expect(await listObjects(s3.reader, `${PREFIX}/_assets/`)).toEqual([]);

@@ -15,12 +15,12 @@ import { findOperation } from '../../src/clients/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import type { ApiExample } from './api-examples/types.js';
-import { cleanEnv, runCli, spawnCli, type RunResult } from './cli-helpers.js';
+import { runCli, runCliInProcess, type RunResult } from './cli-helpers.js';
 
 const EXAMPLES_DIR = join(packageRoot(), 'test', 'cli', 'api-examples');
-/** CLI processes at once, across families (each is CPU-bound while it starts). */
-const SPAWN_SLOTS = 2;
-/** A CLI call that has not ended by then is killed and reported (a safety net, not a speed assertion). */
+/** CLI calls at once, across families. */
+const CALL_SLOTS = 2;
+/** A CLI call that has not ended by then is interrupted and reported (a safety net, not a speed assertion). */
 const CALL_DEADLINE_MS = 60_000;
 
 /** The CLI flag for each credential the sandbox has: every one of them is passed, whatever the operation. */
@@ -58,18 +58,10 @@ function connectionFlags(sb: Sandbox): string[] {
 }
 
 async function call(example: ApiExample, flags: readonly string[]): Promise<RunResult> {
-  const { child, done } = spawnCli(['api', example.operation, ...example.args, ...flags], cleanEnv(), [], example.stdin === undefined ? 'ignore' : 'pipe');
-  if (example.stdin !== undefined) {
-    // A CLI that stops before reading stdin (a usage error) closes the pipe: its exit code and stderr tell why.
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(example.stdin);
-  }
-  const deadline = setTimeout(() => child.kill('SIGKILL'), CALL_DEADLINE_MS);
-  try {
-    return await done;
-  } finally {
-    clearTimeout(deadline);
-  }
+  return runCliInProcess(['api', example.operation, ...example.args, ...flags], {
+    ...(example.stdin !== undefined ? { stdin: example.stdin } : {}),
+    signal: AbortSignal.timeout(CALL_DEADLINE_MS),
+  });
 }
 
 /** What the CLI printed, as `check` receives it: CSV as text, NDJSON as an array, else one JSON value. */
@@ -95,7 +87,7 @@ async function runExample(example: ApiExample, flags: readonly string[]): Promis
 describe('replay-export api: every operation through the CLI against one sandbox', () => {
   let sb: Sandbox;
   let flags: string[];
-  const slots = new PQueue({ concurrency: SPAWN_SLOTS });
+  const slots = new PQueue({ concurrency: CALL_SLOTS });
   beforeAll(async () => {
     sb = await startSandbox({});
     flags = connectionFlags(sb);
@@ -119,7 +111,7 @@ describe('replay-export api: every operation through the CLI against one sandbox
   });
 
   it('every operation that api --list prints has an example', async () => {
-    const res = await runCli(['api', '--list'], cleanEnv());
+    const res = await runCli(['api', '--list']);
     expect(res.code, res.stderr).toBe(0);
     const listed = res.stdout.split('\n').filter((l) => l !== '').map((l) => l.split(/\s+/)[0]!);
     expect(listed.length).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/clients/index.js';
-import { cleanEnv, runCli, spawnCli } from './cli-helpers.js';
+import { cleanEnv, runCli, runCliInProcess } from './cli-helpers.js';
 
 describe('api command (catalogue from the command line)', () => {
   it('api --list prints every operation once: 71 operations, management ones under experiments.* and flags.*', async () => {
@@ -44,9 +44,9 @@ describe('api command (catalogue from the command line)', () => {
   });
 
   it('calls feedback.ingest against --sandbox with the body from stdin', async () => {
-    const { child, done } = spawnCli(['--sandbox', 'api', 'feedback.ingest', '--param', 'sourceId=s', '--body', '-'], cleanEnv(), [], 'pipe');
-    child.stdin!.end(JSON.stringify([{ unique_id: 'a', body: 'hello' }]));
-    const res = await done;
+    const res = await runCliInProcess(['--sandbox', 'api', 'feedback.ingest', '--param', 'sourceId=s', '--body', '-'], {
+      stdin: JSON.stringify([{ unique_id: 'a', body: 'hello' }]),
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ ingested: 1, failed: 0, errors: [] });
   });

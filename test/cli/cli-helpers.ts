@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { main } from '../../bin/cli/program.js';
 import { packageRoot } from '../../src/util/package-root.js';
 
 export const CLI = join(packageRoot(), 'dist', 'bin', 'replay-export.js');
@@ -65,8 +67,51 @@ export async function spawnView(args: string[], env?: NodeJS.ProcessEnv): Promis
   return { child, done, url };
 }
 
-export function runCli(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
+/** Runs the built CLI in a process of its own (for what only a process shows: pipes, signals, exit, limits). */
+export function runCliSpawned(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
   return spawnCli(args, env, launcher).done;
+}
+
+/** A writable that keeps what it is given. */
+function collector(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+export interface InProcessOptions {
+  /** Default `cleanEnv()`. */
+  env?: NodeJS.ProcessEnv;
+  stdin?: string | Buffer;
+  /** An interrupt (as Ctrl-C is to the process). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs the CLI in this process: `main` with in-memory streams and `env` as its environment, as a wrapper would call
+ * it. What only a process shows (pipes, signals, the exit once output is written, resource limits) is `spawnCli`'s.
+ */
+export async function runCliInProcess(args: string[], options: InProcessOptions = {}): Promise<RunResult> {
+  const stdout = collector();
+  const stderr = collector();
+  const code = await main(['node', 'replay-export', ...args], {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
+    env: options.env ?? cleanEnv(),
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Runs the CLI with `args`: in this process, or spawned with a `launcher` (see `spawnCli`). */
+export function runCli(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
+  return launcher === undefined ? runCliInProcess(args, env !== undefined ? { env } : {}) : runCliSpawned(args, env, launcher);
 }
 
 /** Every file under `dir`, as `/`-separated paths relative to it. */

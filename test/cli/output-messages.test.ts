@@ -27,10 +27,31 @@ describe('CLI messages', () => {
     const retries = recs.filter((r) => r.event === 'retry' && r.status !== undefined);
     expect(retries.length).toBeGreaterThan(0);
     for (const r of retries) {
-      expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number) });
+      expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number), limit_kind: 'rate', limit: 'request rate' });
+      // The sandbox sends `Retry-After: 0` with each 429.
+      expect(r.retry_after_ms).toBe(0);
     }
     const summary = recs.find((r) => r.event === 'summary')!;
     expect(summary.retries).toBe(retries.length);
+  });
+
+  test('api and export --out - log every API retry too (their transport has the run\'s logger)', async () => {
+    const api = await runCli(['--log-format', 'json', 'api', 'replay.list', '--param', 'pageSize=2', '--paginate'], sandboxEnv(sandbox));
+    expect(api.code, api.stderr).toBe(0);
+    const retriesOf = (stderr: string): Record<string, unknown>[] => (stderr.trim() === '' ? [] : records(stderr).filter((r) => r.event === 'retry'));
+    const apiRetries = retriesOf(api.stderr);
+    expect(apiRetries.length).toBeGreaterThan(0);
+    for (const r of apiRetries) expect(r).toMatchObject({ status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number) });
+
+    const id = (JSON.parse(api.stdout.split('\n')[0]!) as { replay_id: string }).replay_id;
+    // Enough one-replay exports to the terminal's stdout that some of their requests are answered 429.
+    const waits: Record<string, unknown>[] = [];
+    for (let i = 0; i < 3; i++) {
+      const one = await runCli(['--log-format', 'json', 'export', id, '--out', '-'], sandboxEnv(sandbox));
+      expect(one.code, one.stderr).toBe(0);
+      waits.push(...retriesOf(one.stderr));
+    }
+    expect(waits.length).toBeGreaterThan(0);
   });
 
   test('text mode: retries are debug lines shown with --verbose, counted in the summary', async () => {
@@ -42,7 +63,8 @@ describe('CLI messages', () => {
     const verbose = await runCli(['--verbose', 'archive', '--out', join(work.dir, 'text-v'), '--settle', '0'], sandboxEnv(sandbox));
     const lines = verbose.stderr.split('\n').filter((l) => l.startsWith('debug: retrying'));
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines[0]).toMatch(/^debug: retrying \S+ request after HTTP 429 \(attempt \d+, waiting \d+ ms\)$/);
+    // A 429 names its limit: the sandbox's rateLimitEvery switch is a rate limit ("request rate").
+    expect(lines[0]).toMatch(/^debug: retrying: 429 replay rate limit \(request rate\), waiting \d+(\.\d+)? m?s, attempt \d+\/\d+$/);
     expect(verbose.stderr).toContain(`; ${lines.length} API retr`);
   });
 

@@ -47,10 +47,14 @@ describe('secrets in messages', () => {
     }
   });
 
-  test('a secret of three characters is redacted too', async () => {
-    const env = cleanEnv({ PLATFORM_API_KEY: 'key-1', PLATFORM_SECRET_KEY: 'Q7z', PLATFORM_ENDPOINT: url });
+  test('a secret of eight characters is redacted; a shorter one mangles no message', async () => {
+    const env = cleanEnv({ PLATFORM_API_KEY: 'key-1', PLATFORM_SECRET_KEY: 'Q7zQ7zQ7', PLATFORM_ENDPOINT: url });
     const res = await runCli(['list'], env);
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stderr).not.toContain('Q7z');
+    expect(res.stderr).not.toContain('Q7zQ7zQ7');
+    // A one-letter key turned every "error" into "[REDACTED]rror" (issue 28): no credential is that short.
+    const short = await runCli(['list'], cleanEnv({ PLATFORM_API_KEY: 'key-1', PLATFORM_SECRET_KEY: 'e', PLATFORM_ENDPOINT: url }));
+    expect(short.code, short.stderr).toBe(1);
+    expect(short.stderr).not.toContain('[REDACTED]rror');
   });
 });

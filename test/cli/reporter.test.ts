@@ -54,12 +54,12 @@ describe('JSON logs', () => {
 
   test('secrets are removed from every string of a record, nested values and keys included, and the line stays JSON', () => {
     const out = capture();
-    const secret = 'a"b\\c';
+    const secret = 'a"b\\c-secret';
     const reporter = new Reporter('json', [secret], out.stream);
     reporter.log('error', `denied ${secret}`, { error: { message: `x ${secret}`, [secret]: [secret] } });
     const line = out.text().trimEnd();
     const record = JSON.parse(line);
-    expect(line).not.toContain('a\\"b\\\\c');
+    expect(line).not.toContain('a\\"b\\\\c-secret');
     expect(record.msg).toBe('denied [REDACTED]');
     expect(record.error).toEqual({ message: 'x [REDACTED]', '[REDACTED]': ['[REDACTED]'] });
   });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
-import { DEFAULT_CONCURRENCY } from '../../src/http/index.js';
+import { DEFAULT_ADAPTIVE, DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
+import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
 import { FAST_RETRY, delay, json, startTestServer, type TestServer } from './helpers/test-server.js';
 
 let server: TestServer | undefined;
@@ -104,7 +105,7 @@ describe('limit layer', () => {
       if (n === 1) {
         pausedFrom = Date.now();
         pauseEnd = pausedFrom + 2000;
-        json(res, 429, { error: 'concurrent limit' }, { 'retry-after': '2' });
+        json(res, 429, { error: 'rate limit exceeded' }, { 'retry-after': '2' });
       } else json(res, 200, { success: true });
     });
     transport = new Transport({
@@ -165,5 +166,86 @@ describe('typed error bodies', () => {
     expect((tax as ApiError).serverMessages).toEqual(['category_name is required']);
     const dash = await transport.request({ host: 'analytics', path: '/api/2/events/segmentation', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
     expect((dash as ApiError).serverMessages).toEqual(['bad segment']);
+  });
+});
+
+describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
+  it('reads the limits of the one table, then the words, then the status line; an unknown 429 is a rate 429', () => {
+    // Every limit of the table, worded as the sandbox words its 429s, reads as its own kind and name.
+    for (const l of Object.values(PLATFORM_LIMITS)) {
+      expect(classifyLimit(JSON.stringify({ error: 'rate_limited', message: `${l.name} limit exceeded: 5`, limit: l.name }))).toEqual({ kind: l.kind, limit: l.name });
+    }
+    expect(PLATFORM_LIMITS.concurrentRequests.kind).toBe('concurrency');
+    expect(PLATFORM_LIMITS.taxonomyConcurrentCost.kind).toBe('concurrency');
+    expect(classifyLimit('{"error":"too many concurrent requests"}')).toEqual({ kind: 'concurrency' });
+    expect(classifyLimit('{"message":"Exceeded rate limit with query of cost 1200"}')).toEqual({ kind: 'rate' });
+    expect(classifyLimit('queries per hour exceeded')).toEqual({ kind: 'rate' });
+    // Both kinds named: the safe reading. The spec's own dashboard wording says "concurrently" of a cost window.
+    expect(classifyLimit('a concurrent or rate limit exceeded')).toEqual({ kind: 'rate' });
+    expect(classifyLimit('1000 cost within five minutes concurrently')).toEqual({ kind: 'rate' });
+    // No body: the status line's reason.
+    expect(classifyLimit('', 'Too Many Concurrent Requests')).toEqual({ kind: 'concurrency' });
+    expect(classifyLimit('  ', 'Too Many Requests')).toEqual({ kind: 'rate' });
+    // The body wins over the reason; nothing recognisable is a rate 429.
+    expect(classifyLimit('slow down', 'Too Many Concurrent Requests')).toEqual({ kind: 'rate' });
+    expect(classifyLimit('')).toEqual({ kind: 'rate' });
+  });
+
+  it('a concurrency 429 named only by its status line holds back the refused request, not its family', async () => {
+    let refusedAt = 0;
+    const arrivals: { at: number; path: string }[] = [];
+    server = await startTestServer((q, res, n) => {
+      arrivals.push({ at: Date.now(), path: q.url ?? '' });
+      if (n === 1) {
+        refusedAt = Date.now();
+        res.writeHead(429, 'Too Many Concurrent Requests', { 'retry-after': '2', 'content-length': '0' });
+        res.end();
+      } else json(res, 200, { ok: n });
+    });
+    const events: { msg: string; [k: string]: unknown }[] = [];
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      retry: { ...FAST_RETRY, maxRetryAfterMs: 5000 },
+      adaptive: { initial: { replay: 4 } },
+      logger: (e) => events.push(e),
+    });
+    const t = transport;
+    const first = t.request({ host: 'analytics', path: '/api/1/session-replays/first', auth: 'basic', family: 'replay' });
+    await delay(100);
+    const others = await Promise.all([1, 2, 3].map((i) => t.request({ host: 'analytics', path: `/api/1/session-replays/${i}`, auth: 'basic', family: 'replay' })));
+    expect(others.every((r) => r.status === 200)).toBe(true);
+    // The others were answered while the refused request waited its Retry-After (they did not wait for it).
+    expect(arrivals.filter((a) => !a.path.includes('first')).every((a) => a.at < refusedAt + 1900)).toBe(true);
+    const res = await first;
+    expect(res.retries).toBe(1);
+    expect(arrivals.filter((a) => a.path.includes('first'))[1]!.at).toBeGreaterThanOrEqual(refusedAt + 1995);
+    const retry = events.find((e) => e.msg === 'retrying request')!;
+    expect(retry).toMatchObject({ status: 429, limitKind: 'concurrency', what: '429 replay concurrency limit, waiting 2 s, attempt 2/4' });
+    // The window was cut (from 4).
+    expect(t.limit('replay')).toBeLessThan(4);
+  });
+});
+
+describe('a window held after a concurrency 429', () => {
+  it('does not grow while the Retry-After runs, and grows again after it; requests still go meanwhile', async () => {
+    let now = 0;
+    const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
+    /** One round: the window filled, every request answered. */
+    const round = async (): Promise<void> => {
+      const releases = await Promise.all(Array.from({ length: l.limit('replay') }, () => l.acquire('replay')));
+      for (const r of releases) {
+        r.report({ answered: true, latencyMs: 100 });
+        r();
+      }
+    };
+    l.holdGrowth('replay', 1000);
+    // Requests go (no pause) and are answered; six rounds would grow the window by about three, held it stays.
+    for (let i = 0; i < 6; i++) await round();
+    expect(l.pausedFor('replay')).toBe(0);
+    expect(l.limit('replay')).toBe(2);
+    now = 1001;
+    for (let i = 0; i < 6 && l.limit('replay') === 2; i++) await round();
+    expect(l.limit('replay')).toBe(3);
   });
 });

@@ -120,8 +120,17 @@ describe('redaction', () => {
     const r = redactText(text, [secret]);
     for (const form of forms) expect(r).not.toContain(form);
     expect(r.match(/\[REDACTED\]/g)).toHaveLength(4);
-    expect(redactText('id ab, key ab', ['ab'])).toBe('id [REDACTED], key [REDACTED]');
+    expect(redactText('id abcd1234, key abcd1234', ['abcd1234'])).toBe('id [REDACTED], key [REDACTED]');
     expect(redactText('nothing to hide', ['', undefined])).toBe('nothing to hide');
+  });
+
+  it('scrubs whole secrets of 8 characters or more only: a short key or a part of a word is left alone', () => {
+    // A one-letter key mangled every message ("[REDACTED]rror").
+    expect(redactText('error: the export failed', ['e'])).toBe('error: the export failed');
+    expect(redactText('key 1234567 shown', ['1234567'])).toBe('key 1234567 shown');
+    // Inside a longer run of letters and digits it is not that secret.
+    expect(redactText('id xabcd1234y', ['abcd1234'])).toBe('id xabcd1234y');
+    expect(redactText('Basic YWJjZDEyMzQ=, "abcd1234".', ['abcd1234'])).toBe('Basic [REDACTED], "[REDACTED]".');
   });
 
   it('percent-encodes a slash inside a query value', () => {

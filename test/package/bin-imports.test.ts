@@ -15,7 +15,7 @@ async function publicModules(): Promise<Set<string>> {
 }
 
 describe('bin/ is thin over the public entry points', () => {
-  test('every import of bin/ is a dependency, a module of bin/ itself, or a public entry module of the package', async () => {
+  test('every import of bin/ is a dependency, a module of bin/ itself, a public entry module, or the CLI support layer (src/cli/)', async () => {
     const root = packageRoot();
     const allowed = await publicModules();
     const files = (await readdir(join(root, 'bin'), { recursive: true })).filter((f) => f.endsWith('.ts'));
@@ -26,8 +26,26 @@ describe('bin/ is thin over the public entry points', () => {
         const spec = match[1]!;
         if (!spec.startsWith('.')) continue; // node: built-ins and dependencies
         const target = relative(root, resolve(root, 'bin', file, '..', spec)).split(sep).join('/').replace(/\.js$/, '.ts');
-        if (target.startsWith('bin/')) continue;
+        if (target.startsWith('bin/') || target.startsWith('src/cli/')) continue;
         expect(allowed, `${file} imports ${spec}`).toContain(target);
+      }
+    }
+  });
+});
+
+describe('the CLI support layer', () => {
+  test('src/cli/ holds re-exports only, and only bin/ imports it', async () => {
+    const root = packageRoot();
+    for (const file of await readdir(join(root, 'src', 'cli'))) {
+      const source = await readFile(join(root, 'src', 'cli', file), 'utf8');
+      const code = source.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').filter((l) => l.trim() !== '');
+      for (const line of code) expect(line, `src/cli/${file}`).toMatch(/^export (type )?\{[^}]*\} from '[^']+';$/);
+    }
+    for (const folder of ['src', 'decoders', 'sinks']) {
+      for (const file of (await readdir(join(root, folder), { recursive: true })).filter((f) => f.endsWith('.ts'))) {
+        if (folder === 'src' && file.startsWith(`cli${sep}`)) continue;
+        const source = await readFile(join(root, folder, file), 'utf8');
+        expect(source, `${folder}/${file}`).not.toMatch(/from '[^']*\/cli\/[^']*'/);
       }
     }
   });

@@ -3,6 +3,7 @@
  * through the published `exports` map (dist/*.d.ts), never a source path. If a subpath or a type goes missing, the
  * type check fails.
  */
+import type { eventWithTime } from '@rrweb/types';
 import { Replayer } from 'rrweb';
 import { archiveReplays, AuthError, exportReplay, replayEvents, ReplayExportError, type ReplayEvent } from 'replay-export';
 import { readManifestState, resolveShard } from 'replay-export/archive';
@@ -14,7 +15,7 @@ import { createLocalSink, type Sink } from 'replay-export/sinks';
 export async function playOne(id: string, root: HTMLElement): Promise<Replayer> {
   const events: ReplayEvent[] = [];
   for await (const event of replayEvents(id)) events.push(event);
-  return new Replayer(events, { root });
+  return new Replayer(events as eventWithTime[], { root });
 }
 
 export async function archiveAll(out: string): Promise<number> {

@@ -22,12 +22,26 @@ describe('the published surface', () => {
     }
   });
 
+  test('no internal leaks into an entry: CLI helpers and sink building blocks stay inside', async () => {
+    const internal: Record<string, string[]> = {
+      'replay-export': ['packageVersion', 'connect', 'Run'],
+      'replay-export/sinks': ['TempFile', 'ReplayEncoder', 'describeSystemError', 'encodeSegment', 'decodeSegment', 'MAX_SEGMENT_BYTES'],
+      'replay-export/clients': ['connect', 'transportDownloader', 'secretsOf', 'secretForms', 'redactText', 'toIsoUtc', 'parseTimestamp', 'validatePlatformId'],
+      'replay-export/archive': ['parseDuration', 'formatDuration', 'DurationError', 'parseByteSize', 'formatByteSize', 'ByteSizeError', 'packageVersion'],
+      'replay-export/sandbox': ['runSandboxCommand', 'sandboxBanner', 'parseFaultsFlag'],
+    };
+    for (const [spec, names] of Object.entries(internal)) {
+      const got = await namesOf(spec);
+      for (const name of names) expect(got, spec).not.toContain(name);
+    }
+  });
+
   test('each subpath resolves by name and holds what it is for', async () => {
     const want: Record<string, string[]> = {
       'replay-export/decoders': ['decodeEventBatches', 'peekEventFields', 'ReplayBudget', 'DecodeError'],
       'replay-export/sinks': ['createLocalSink', 'createS3Sink', 'parseManifestLine', 'replayKey', 'SinkError'],
       'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient'],
-      'replay-export/archive': ['readManifestState', 'resolveShard', 'parseDuration', 'parseByteSize', 'verifyArchive', 'VerifyError', 'forgetReplays'],
+      'replay-export/archive': ['readManifestState', 'resolveShard', 'verifyArchive', 'VerifyError', 'forgetReplays'],
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
       'replay-export/redaction': ['compileRedactionPolicy', 'loadRedactionPolicy', 'ReplayRedactor', 'redactBatches', 'RedactionPolicyError'],
       'replay-export/view': ['startViewServer', 'ArchiveIndex', 'storedEvents', 'ViewError'],

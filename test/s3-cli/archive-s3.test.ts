@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { replayKey } from '../../sinks/keys.js';
 import type { OutputSpec } from '../../sinks/sink.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli, spawnCli, walk } from '../cli/cli-helpers.js';
+import { runCliSpawned, spawnCli, walk } from '../cli/cli-helpers.js';
 import { makeSamplesDir } from '../sandbox/fixtures.js';
 import { lastById, readJson, readManifest, tempDir } from '../pipeline/helpers.js';
 import {
@@ -97,8 +97,8 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       await keepStagingFolder(s3, prefix);
       const [remote, onDisk] = await Promise.all([
         // s3rver accepts the SDK's default CRC checksums too: one variant runs with them.
-        runCli(['archive', ...s3Flags(s3, prefix, output.format === 'ndjson' && output.gzip ? 'when-supported' : 'when-required'), ...formatFlags(output), '--settle', '0'], cliEnv(sb)),
-        runCli(['archive', '--out', local, ...formatFlags(output), '--settle', '0'], cliEnv(sb)),
+        runCliSpawned(['archive', ...s3Flags(s3, prefix, output.format === 'ndjson' && output.gzip ? 'when-supported' : 'when-required'), ...formatFlags(output), '--settle', '0'], cliEnv(sb)),
+        runCliSpawned(['archive', '--out', local, ...formatFlags(output), '--settle', '0'], cliEnv(sb)),
       ]);
       expect(remote.code, remote.stderr).toBe(0);
       expect(onDisk.code, onDisk.stderr).toBe(0);
@@ -120,13 +120,13 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const sb = (sandbox = await startSandbox({ replicas: 2 }));
     const output: OutputSpec = { format: 'json', gzip: true };
     await keepStagingFolder(s3, 'nightly');
-    const first = await runCli(['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0'], cliEnv(sb));
+    const first = await runCliSpawned(['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0'], cliEnv(sb));
     expect(first.code, first.stderr).toBe(0);
     await expectS3Outputs(sb, 'nightly', output);
     const before = await listObjects(s3.reader, 'nightly/');
 
     const sent = s3.requests.length;
-    const second = await runCli(['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0', '--log-format', 'json'], cliEnv(sb));
+    const second = await runCliSpawned(['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0', '--log-format', 'json'], cliEnv(sb));
     expect(second.code, second.stderr).toBe(0);
     // "Already done" comes from one listing of the outputs, not a HEAD per archived replay.
     const requests = s3.requests.slice(sent);
@@ -151,7 +151,7 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const output: OutputSpec = { format: 'ndjson', gzip: true };
     await keepStagingFolder(s3, 'corrupt');
     const flags = [...s3Flags(s3, 'corrupt'), ...formatFlags(output), '--settle', '0'];
-    const first = await runCli(['archive', ...flags], cliEnv(sb));
+    const first = await runCliSpawned(['archive', ...flags], cliEnv(sb));
     expect(first.code, first.stderr).toBe(1);
     const badKey = replayKey(bad.replayId, output);
     const afterFirst = await listObjects(s3.reader, 'corrupt/');
@@ -163,7 +163,7 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     expect((failed.error as { file_key?: string }).file_key).toMatch(/\/v3\/\d{13}-\d{4}\.json\.gz$/);
 
     sb.setFaults({ corruptFiles: [] });
-    const second = await runCli(['archive', ...flags, '--log-format', 'json'], cliEnv(sb));
+    const second = await runCliSpawned(['archive', ...flags, '--log-format', 'json'], cliEnv(sb));
     expect(second.code, second.stderr).toBe(0);
     expect(summaryOf(second.stderr)).toMatchObject({ ok: 1, failed: 0, done_before: sb.replays().length - 1 });
     // The run ended by folding the manifest: one entry per replay (the failed one's replaced by its ok).
@@ -215,7 +215,7 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     }
 
     sb.setFaults({ latencyMs: 0 });
-    const rerun = await runCli(['archive', ...flags], cliEnv(sb));
+    const rerun = await runCliSpawned(['archive', ...flags], cliEnv(sb));
     expect(rerun.code, rerun.stderr).toBe(0);
     const results = jsonLines(rerun.stderr).filter((l) => l.event === 'replay');
     expect(results.length).toBe(n);
@@ -242,7 +242,7 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     try {
       const sb = (sandbox = await startSandbox({ samplesDir: fx.dir }));
       const flags = [...s3Flags(s3, 'multipart'), '--s3-part-size', String(5 * 1024 * 1024), '--s3-queue-size', '2', '--settle', '0'];
-      const run = await runCli(['archive', ...flags], cliEnv(sb));
+      const run = await runCliSpawned(['archive', ...flags], cliEnv(sb));
       expect(run.code, run.stderr).toBe(0);
       // Parts 1–3 of one multipart upload (to the staging key), then the copy to the final key.
       const parts = s3.requests.filter((r) => r.startsWith('PUT ') && /[?&]partNumber=\d+/.test(r) && r.includes('uploadId='));
@@ -278,7 +278,7 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       [noCredentials, /CredentialsProviderError|credentials/i],
     ] as const) {
       for (const command of [['archive', '--settle', '0'], ['export', sb.replays()[0]!.replayId]]) {
-        const run = await runCli([...command, ...s3Flags(s3, 'auth')], env);
+        const run = await runCliSpawned([...command, ...s3Flags(s3, 'auth')], env);
         expect(run.code, run.stderr).toBe(3);
         expect(run.stderr).toMatch(reason);
         expect(run.stderr).not.toContain('shh-do-not-print');
@@ -291,16 +291,16 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const sb = (sandbox = await startSandbox({}));
     await keepStagingFolder(s3, 'torn');
     const flags = [...s3Flags(s3, 'torn'), '--settle', '0', '--log-format', 'json'];
-    expect((await runCli(['archive', ...flags], cliEnv(sb))).code).toBe(0);
+    expect((await runCliSpawned(['archive', ...flags], cliEnv(sb))).code).toBe(0);
     const torn = `torn/_manifest/dev/1/0000000000001-abc-0000000001.json`;
     await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: torn, Body: '{"replay_id":"dev/1","sta' }));
     const before = await listObjects(s3.reader, 'torn/');
-    const stopped = await runCli(['archive', ...flags], cliEnv(sb));
+    const stopped = await runCliSpawned(['archive', ...flags], cliEnv(sb));
     expect(stopped.code, stopped.stderr).toBe(1);
     expect(jsonLines(stopped.stderr).find((l) => l.event === 'fatal')?.msg).toContain('_manifest/dev/1/0000000000001-abc-0000000001.json');
     expect(await listObjects(s3.reader, 'torn/')).toEqual(before);
     await s3.reader.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: torn }));
-    const resumed = await runCli(['archive', ...flags], cliEnv(sb));
+    const resumed = await runCliSpawned(['archive', ...flags], cliEnv(sb));
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(summaryOf(resumed.stderr)).toMatchObject({ ok: 0, done_before: sb.replays().length });
   });

@@ -10,7 +10,7 @@ import { readResumeState } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../cli/cli-helpers.js';
+import { runCliSpawned } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 
@@ -37,7 +37,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     const prefix = 'forget';
     await keepStagingFolder(s3, prefix);
     const flags = [...s3Flags(s3, prefix), '--gzip', '--settle', '0'];
-    const first = await runCli(['archive', ...flags], cliEnv(sb));
+    const first = await runCliSpawned(['archive', ...flags], cliEnv(sb));
     expect(first.code, first.stderr).toBe(0);
     const all = sb.replays();
     const before = await listObjects(s3.reader, `${prefix}/`);
@@ -47,11 +47,11 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     const platformId = all.find((r) => r.record.platform_id !== one.record.platform_id)!.record.platform_id;
     const users = all.filter((r) => r.record.platform_id === platformId);
     expect(users.length).toBe(2);
-    const byReplay = await runCli(['forget', ...s3Flags(s3, prefix), '--replay', one.replayId, '--log-format', 'json'], cliEnv(sb));
+    const byReplay = await runCliSpawned(['forget', ...s3Flags(s3, prefix), '--replay', one.replayId, '--log-format', 'json'], cliEnv(sb));
     expect(byReplay.code, byReplay.stderr).toBe(0);
     expect(byReplay.stderr).not.toContain('S3RVER');
     expect(jsonLines(byReplay.stderr).find((l) => l.event === 'forgotten')).toMatchObject({ replay_id: one.replayId, tombstone: true, removed: [replayKey(one.replayId, gz)] });
-    const byUser = await runCli(['forget', ...s3Flags(s3, prefix), '--user', String(platformId), '--reason', 'erasure request'], cliEnv(sb));
+    const byUser = await runCliSpawned(['forget', ...s3Flags(s3, prefix), '--user', String(platformId), '--reason', 'erasure request'], cliEnv(sb));
     expect(byUser.code, byUser.stderr).toBe(0);
     expect(byUser.stderr).toContain('2 replays forgotten, 2 outputs removed, 0 failed');
 
@@ -75,7 +75,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     const state = await stateOf();
     // Later runs: the same listing, then one with a new replay of the forgotten user. Nothing forgotten is exported
     // and no manifest object is added for it.
-    const again = await runCli(['archive', ...flags, '--log-format', 'json'], cliEnv(sb));
+    const again = await runCliSpawned(['archive', ...flags, '--log-format', 'json'], cliEnv(sb));
     expect(again.code, again.stderr).toBe(0);
     const skipped = jsonLines(again.stderr).filter((l) => l.event === 'replay' && l.reason === 'forgotten').map((l) => l.replay_id);
     expect(skipped.sort()).toEqual([...forgotten].sort());
@@ -86,7 +86,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     await sb.close();
     const late = { replay_id: 'late-device/1795308199999', sample: users[0]!.sample, platform_id: platformId };
     sandbox = await startSandbox({ replicas: 6, extraReplays: [late] });
-    const third = await runCli(['archive', ...flags, '--log-format', 'json'], cliEnv(sandbox));
+    const third = await runCliSpawned(['archive', ...flags, '--log-format', 'json'], cliEnv(sandbox));
     expect(third.code, third.stderr).toBe(0);
     expect(jsonLines(third.stderr).find((l) => l.replay_id === late.replay_id)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
     expect(outputsOf(await listObjects(s3.reader, `${prefix}/`))).toEqual(outputsOf(after));

@@ -10,7 +10,7 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { verifyArchive, type VerifyProblem } from '../../src/archive-tools.js';
-import { runCli } from '../cli/cli-helpers.js';
+import { runCliSpawned } from '../cli/cli-helpers.js';
 import { BUCKET, cliEnv, getObject, jsonLines, keepStagingFolder, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 
 let sandbox: Sandbox;
@@ -27,7 +27,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({});
   s3 = await startS3(join(dir, 's3'));
   await keepStagingFolder(s3, PREFIX);
-  const res = await runCli(['archive', ...s3Flags(s3, PREFIX), '--gzip', '--settle', '0'], cliEnv(sandbox));
+  const res = await runCliSpawned(['archive', ...s3Flags(s3, PREFIX), '--gzip', '--settle', '0'], cliEnv(sandbox));
   expect(res.code, res.stderr).toBe(0);
 }, 120_000);
 
@@ -40,7 +40,7 @@ afterAll(async () => {
 describe('verify an S3 archive', () => {
   it('a clean archive: exit 0, each object read once, no problem', async () => {
     const before = s3.requests.length;
-    const res = await runCli(['verify', ARCHIVE, ...readFlags(), '--log-format', 'json'], cliEnv(sandbox));
+    const res = await runCliSpawned(['verify', ARCHIVE, ...readFlags(), '--log-format', 'json'], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     const n = sandbox.replays().length;
     // (The AWS SDK's notice about the Node version, when it gives one, is a warning line of its own.)
@@ -63,7 +63,7 @@ describe('verify an S3 archive', () => {
     await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/${cut!.key}`, Body: cutBody.subarray(0, cutBody.length >> 1) }));
     await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/stray/object.json.gz`, Body: 'x' }));
 
-    const res = await runCli(['verify', ARCHIVE, ...readFlags(), '--log-format', 'json'], cliEnv(sandbox));
+    const res = await runCliSpawned(['verify', ARCHIVE, ...readFlags(), '--log-format', 'json'], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(1);
     const problems = jsonLines(res.stderr).filter((l) => l.event === 'problem');
     const kinds = (id: string) => problems.filter((p) => p.replay_id === id).map((p) => p.kind).sort();

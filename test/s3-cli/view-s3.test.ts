@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { replayKey } from '../../sinks/index.js';
-import { runCli, spawnView } from '../cli/cli-helpers.js';
+import { runCliSpawned, spawnView } from '../cli/cli-helpers.js';
 import { BUCKET, cliEnv, s3Flags, startS3, type S3Server } from './s3-helpers.js';
 
 let sandbox: Sandbox;
@@ -37,7 +37,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replay-export-view-s3-'));
   sandbox = await startSandbox({});
   s3 = await startS3(join(dir, 's3'));
-  const res = await runCli(['archive', ...s3Flags(s3, PREFIX), '--gzip', '--settle', '0'], cliEnv(sandbox));
+  const res = await runCliSpawned(['archive', ...s3Flags(s3, PREFIX), '--gzip', '--settle', '0'], cliEnv(sandbox));
   expect(res.code, res.stderr).toBe(0);
   view = await startViewServer({
     archive: `s3://${BUCKET}/${PREFIX}`,

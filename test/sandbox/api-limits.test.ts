@@ -90,6 +90,60 @@ describe('a 429 with Retry-After', () => {
   });
 });
 
+describe('a concurrency 429 and a rate 429 ask for different things', () => {
+  it('a concurrency 429 cuts the window: the refused request waits its Retry-After, the family goes on', async () => {
+    // 200 replays (one files request each, so a path arrives twice only when its request was refused), a limit of 2
+    // in flight, a window that starts at 6: the first burst meets the limit.
+    sandbox = await startSandbox({ replicas: 199, apiConcurrency: 2, faults: { latencyMs: 20 } });
+    const retries: Record<string, unknown>[] = [];
+    const c = clients(sandbox, { adaptive: { initial: { replay: 6 } }, concurrency: { replay: 8 }, hostConcurrency: 100, logger: (e) => void retries.push(e) });
+    const ids = sandbox.replays().map((r) => r.replayId);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        while (next < ids.length) await c.replay.getFilesPage(ids[next++]!);
+      }),
+    );
+    const log = sandbox.apiArrivals();
+    const first429 = log.find((a) => a.status === 429)!;
+    expect(first429).toBeDefined();
+    expect(sandbox.limitRefusals()).toEqual({}); // no rate limit refused anything: these 429s are the concurrency limit's
+    const refusedAt = first429.answeredAt;
+    // The family was not paused: its other requests went on arriving (and were answered) within the Retry-After (1 s).
+    const during = log.filter((a) => a.status === 200 && a.at > refusedAt + 30 && a.at < refusedAt + 1000);
+    expect(during.length).toBeGreaterThan(2);
+    // Each refused request waited its Retry-After (the sandbox's 1 s), named as a concurrency 429 of its limit.
+    const waits = retries.filter((e) => e.msg === 'retrying request');
+    expect(waits.length).toBe(log.filter((a) => a.status === 429).length);
+    for (const w of waits) {
+      expect(w).toMatchObject({ status: 429, delayMs: 1000, limitKind: 'concurrency', limit: 'concurrent requests across all REST endpoints' });
+      expect(w.what).toMatch(/^429 replay concurrency limit \(concurrent requests across all REST endpoints\), waiting 1 s, attempt \d\/9$/);
+    }
+    // The window was cut to the limit's neighbourhood (from 6), and every replay's files were listed.
+    expect(transport!.limit('replay')).toBeLessThanOrEqual(3);
+    expect(log.filter((a) => a.status === 200)).toHaveLength(ids.length);
+  });
+
+  it('a rate 429 pauses the family: no request of it arrives within the Retry-After', async () => {
+    // The sandbox's rateLimitEvery switch names a rate limit ("request rate"); the client reads its kind from the body.
+    sandbox = await startSandbox({ replicas: 39, apiConcurrency: 0, faults: { latencyMs: 20, rateLimitEvery: 10, retryAfterSeconds: 2 } });
+    const c = clients(sandbox, { adaptive: { initial: { replay: 4 } }, hostConcurrency: 100 });
+    const ids = sandbox.replays().map((r) => r.replayId);
+    const errors: unknown[] = [];
+    await Promise.all(ids.map((id) => c.replay.getFilesPage(id).catch((e: unknown) => errors.push(e))));
+    expect(errors).toEqual([]);
+    const log = sandbox.apiArrivals();
+    const limited = log.filter((a) => a.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const l of limited) {
+      // Requests already on their way when the 429 was answered may still land (a little later on a busy machine);
+      // none is sent after it until the two seconds are over.
+      const within = log.filter((a) => a.at > l.answeredAt + 200 && a.at < l.answeredAt + 1990);
+      expect(within).toEqual([]);
+    }
+  });
+});
+
 describe('the dashboard cost budget (1,000 per five minutes)', () => {
   // The sandbox's windows run 100 times faster: five minutes are 3 s, an hour 36 s. The client's budget windows are
   // shortened the same way (TransportOptions.budgets), 300 ms longer so that a query sent the moment the client's window

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { FaultsError, parseFaultsFlag } from '../../src/sandbox/index.js';
+import { FaultsError } from '../../src/sandbox/index.js';
+import { parseFaultsFlag } from '../../src/sandbox/faults.js';
 
 describe('parseFaultsFlag (sandbox --faults)', () => {
   test('key=value pairs: numbers, booleans, words, and corruptFiles as |-separated ids', () => {

@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FaultsError, runSandboxCommand, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { FaultsError, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runSandboxCommand } from '../../src/sandbox/cli.js';
 import { apiUrl, basic, getBytes, getJson, makeSamplesDir, STANDARD_SAMPLES, type FixtureDir } from './fixtures.js';
 
 const LIST = '/api/1/session-replays';

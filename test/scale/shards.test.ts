@@ -5,7 +5,7 @@ import { replayKey } from '../../sinks/keys.js';
 import type { OutputSpec } from '../../sinks/sink.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli, walk, type RunResult } from '../cli/cli-helpers.js';
+import { runCliSpawned, walk, type RunResult } from '../cli/cli-helpers.js';
 import { readJson, readManifest, readOutput, tempDir } from '../pipeline/helpers.js';
 import {
   cliEnv,
@@ -89,7 +89,7 @@ function expectManifestFromShards(entries: Array<Record<string, unknown>>, n: nu
 }
 
 async function runShards(n: number, out: string[], envs: Array<NodeJS.ProcessEnv>, shardFlags: Array<string[]>): Promise<RunResult[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => runCli(['archive', ...out, ...ARGS, ...shardFlags[i]!], envs[i])));
+  return Promise.all(Array.from({ length: n }, (_, i) => runCliSpawned(['archive', ...out, ...ARGS, ...shardFlags[i]!], envs[i])));
 }
 
 describe('scale-out: shard processes at the same time, one sandbox, one target', () => {
@@ -150,7 +150,7 @@ describe('scale-out: shard processes at the same time, one sandbox, one target',
   test('an index without its count stops before any request (exit 2), never exporting everything', async () => {
     const out = join(work.dir, 'out');
     const before = sandbox.stats();
-    const res = await runCli(['archive', '--out', out, ...ARGS], cliEnv(sandbox, { JOB_COMPLETION_INDEX: '1' }));
+    const res = await runCliSpawned(['archive', '--out', out, ...ARGS], cliEnv(sandbox, { JOB_COMPLETION_INDEX: '1' }));
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toContain('REPLAY_EXPORT_SHARD_COUNT');
     expect(sandbox.stats()).toEqual(before);

@@ -15,7 +15,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { FAST, readManifest } from '../pipeline/helpers.js';
-import { spawnCli, spawnView } from '../cli/cli-helpers.js';
+import { runCli, spawnView } from '../cli/cli-helpers.js';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -249,10 +249,10 @@ describe('the view command', () => {
   }, 60_000);
 
   it('refuses an archive of another scheme and a missing folder with a usage error', async () => {
-    const other = await spawnCli(['view', 'gs://bucket/prefix']).done;
+    const other = await runCli(['view', 'gs://bucket/prefix']);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain('unsupported archive scheme: gs');
-    const missing = await spawnCli(['view', join(dir, 'nope')]).done;
+    const missing = await runCli(['view', join(dir, 'nope')]);
     expect(missing.code).toBe(2);
   }, 60_000);
 });

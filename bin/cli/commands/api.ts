@@ -3,30 +3,21 @@
  * `--list`, `<operation> --help`, and `<operation> [--param k=v]... [--body file|-] [--paginate]`, which validates,
  * calls and prints the result on stdout (JSON; NDJSON records with `--paginate`; CSV as is).
  */
-import { Command, Option } from 'commander';
+import { Option, type Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import {
-  ApiClients,
   findOperation,
   OperationArgs,
   OPERATIONS,
-  Transport,
   ValidationError,
   type Operation,
   type ParamSpec,
-  type Region,
-} from '../../src/clients/index.js';
-import { ConfigError } from '../../src/index.js';
+} from '../../../src/clients/index.js';
+import { ConfigError } from '../../../src/index.js';
+import type { CliContext, Invocation } from '../context.js';
 
 /** A body read from a file or stdin is a request body: refused past this size (the API's own caps are smaller). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-/** What the command needs from the program: the connection (flags, env or sandbox) and the interrupt signal. */
-export interface ApiCommandDeps {
-  /** `managementKey`: the sandbox's, with `--sandbox` (a `--management-key` given wins). */
-  connect(cmd: Command): Promise<{ endpoint?: string; region: Region; apiKey?: string; secretKey?: string; managementKey?: string; close(): Promise<void> }>;
-  signal: AbortSignal;
-}
 
 interface ApiFlags {
   list?: boolean;
@@ -65,8 +56,8 @@ function pairsOf(params: readonly string[]): Array<[string, string]> {
   });
 }
 
-async function readBody(source: string): Promise<unknown> {
-  const stream = source === '-' ? process.stdin : createReadStream(source);
+async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
+  const stream = source === '-' ? stdin : createReadStream(source);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -81,46 +72,35 @@ async function readBody(source: string): Promise<unknown> {
   }
 }
 
-async function write(text: string): Promise<void> {
-  if (!process.stdout.write(text)) await new Promise((res) => process.stdout.once('drain', res));
+async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await new Promise((res) => out.once('drain', res));
 }
 
-async function runOperation(op: Operation, f: ApiFlags, cmd: Command, deps: ApiCommandDeps): Promise<void> {
+async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Promise<void> {
   const args = OperationArgs.parse(op.params, pairsOf(f.param));
   if (f.paginate && !op.paginate) throw new ConfigError(`${op.name} is not paged; --paginate does not apply`);
   if (op.body && f.body === undefined) throw new ConfigError(`${op.name} needs --body <file|-> (${op.body})`);
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
-  const body = f.body === undefined ? undefined : await readBody(f.body);
-  const c = await deps.connect(cmd);
-  const managementKey = f.managementKey ?? c.managementKey;
-  const transport = new Transport({
-    region: c.region,
-    ...(c.endpoint !== undefined ? { endpoint: c.endpoint } : {}),
-    credentials: {
-      ...(c.apiKey !== undefined ? { apiKey: c.apiKey } : {}),
-      ...(c.secretKey !== undefined ? { secretKey: c.secretKey } : {}),
-      ...(managementKey !== undefined ? { managementKey } : {}),
-    },
-  });
+  const body = f.body === undefined ? undefined : await readBody(f.body, context.stdin);
+  const run = await context.openRun({ managementKey: f.managementKey });
   try {
-    const clients = new ApiClients(transport);
-    const o = { signal: deps.signal };
+    // The run's transport has the reporter's logger: every wait (a 429 and its Retry-After, a backoff) is logged.
+    const clients = await (await run.library()).clients();
+    const o = { signal: context.signal };
     if (f.paginate && op.paginate) {
-      for await (const record of op.paginate(clients, args, o)) await write(JSON.stringify(record) + '\n');
+      for await (const record of op.paginate(clients, args, o)) await write(context.stdout, JSON.stringify(record) + '\n');
       return;
     }
     const result = await op.run(clients, args, body, o);
-    if (op.output === 'csv' && typeof result === 'string') await write(result);
-    else if (result !== undefined) await write(JSON.stringify(result, null, 2) + '\n');
+    if (op.output === 'csv' && typeof result === 'string') await write(context.stdout, result);
+    else if (result !== undefined) await write(context.stdout, JSON.stringify(result, null, 2) + '\n');
   } finally {
-    await transport.close();
-    await c.close();
+    await run.close();
   }
 }
 
-/** Adds `api` to the program. `onSecret` receives the management key so that the reporter redacts it. */
-export function addApiCommand(program: Command, deps: ApiCommandDeps, onSecret: (secret: string) => void): void {
-  program
+export function register(program: Command): Command {
+  return program
     .command('api')
     .description('call any API operation by name (api --list; api <operation> --help)')
     .argument('[operation]', 'operation name, e.g. dashboard.segmentation')
@@ -130,24 +110,28 @@ export function addApiCommand(program: Command, deps: ApiCommandDeps, onSecret: 
     .option('--param <name=value>', 'an operation parameter (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--body <file>', 'JSON request body from a file, or - for stdin')
     .option('--paginate', 'paged operations: every record of every page, one JSON line each')
-    .addOption(new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'))
-    .action(async (name: string | undefined, f: ApiFlags, cmd: Command) => {
-      if (f.managementKey) onSecret(f.managementKey);
-      if (f.list) {
-        for (const op of OPERATIONS) await write(listLine(op) + '\n');
-        return;
-      }
-      if (name === undefined) {
-        await write(cmd.helpInformation());
-        if (!f.help) throw new ConfigError('name an operation (api --list shows them)');
-        return;
-      }
-      const op = findOperation(name);
-      if (!op) throw new ConfigError(`unknown operation ${JSON.stringify(name)} (api --list shows them)`);
-      if (f.help) {
-        await write(operationHelp(op));
-        return;
-      }
-      await runOperation(op, f, cmd, deps);
-    });
+    .addOption(new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'));
+}
+
+export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise<number> {
+  if (f.managementKey) context.addSecret(f.managementKey);
+  const out = context.stdout;
+  if (f.list) {
+    for (const op of OPERATIONS) await write(out, listLine(op) + '\n');
+    return 0;
+  }
+  const name = f.args[0];
+  if (name === undefined) {
+    await write(out, context.command.helpInformation());
+    if (!f.help) throw new ConfigError('name an operation (api --list shows them)');
+    return 0;
+  }
+  const op = findOperation(name);
+  if (!op) throw new ConfigError(`unknown operation ${JSON.stringify(name)} (api --list shows them)`);
+  if (f.help) {
+    await write(out, operationHelp(op));
+    return 0;
+  }
+  await runOperation(op, f, context);
+  return 0;
 }

@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+// Modules of their own rather than the package's entries: a command loads only what it uses (`decode` no client,
+// no sandbox), and the sandbox is loaded only with `--sandbox`.
+import type { Run } from '../../src/index.js';
+import type { Region } from '../../src/clients/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { secretsOf } from '../../src/cli/config.js';
+import { requireProjectKeys, resolvePlatform } from '../../src/cli/config.js';
+import { resolveSettings } from '../../src/cli/config.js';
+import type { CliConnection, CliRun, GlobalFlags, RunRequest } from './context.js';
+import type { Reporter, ReporterOptions } from './reporter.js';
+
+/** What the run needs of the CLI's context. */
+export interface RunHost {
+  globals: GlobalFlags;
+  env: Readonly<Record<string, string | undefined>>;
+  signal: AbortSignal;
+  command: Command;
+  reporter(extra?: ReporterOptions): Reporter;
+  addSecret(secret: string): void;
+}
+
+/** Opens a command's run (see `CliContext.openRun`). */
+export async function openCliRun(host: RunHost, request: RunRequest = {}): Promise<CliRun> {
+  const g = host.globals;
+  const source = { env: host.env, cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}) } };
+  const settings = resolveSettings(request.settings ?? {}, source);
+  const reporterOptions = typeof request.reporter === 'function' ? request.reporter(settings) : request.reporter;
+  const reporter = host.reporter(reporterOptions);
+  let sandbox: Sandbox | undefined;
+  let connected: Promise<CliConnection> | undefined;
+  let library: Promise<Run> | undefined;
+  const connect = async (): Promise<CliConnection> => {
+    const logger = (e: { msg: string; [field: string]: unknown }): void => reporter.onHttpLog(e);
+    // The library's checks, naming the flags; the flags hold the environment's values already (commander's `.env`).
+    const given = { region: g.region as Region, ...(g.sandbox ? {} : { apiKey: g.apiKey, secretKey: g.secretKey, endpoint: g.endpoint }) };
+    const platform = resolvePlatform(given, {}, true);
+    let conn: CliConnection;
+    if (g.sandbox) {
+      const { startSandbox } = await import('../../src/sandbox/index.js');
+      sandbox = await startSandbox({});
+      const { apiKey, secretKey, managementKey } = sandbox.credentials;
+      conn = { endpoint: sandbox.url, apiKey, secretKey, region: platform.region, logger, ...(managementKey ? { managementKey } : {}) };
+    } else {
+      requireProjectKeys(platform, true);
+      const { apiKey, secretKey } = platform.credentials;
+      conn = { apiKey: apiKey!, secretKey: secretKey!, region: platform.region, ...(platform.endpoint !== undefined ? { endpoint: platform.endpoint } : {}), logger };
+    }
+    for (const secret of secretsOf(conn)) host.addSecret(secret);
+    const ignored = regionIgnored(g, host.command);
+    if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+    return conn;
+  };
+  const connection = (): Promise<CliConnection> => (connected ??= connect());
+  const openLibrary = async (): Promise<Run> => {
+    const conn = await connection();
+    const { openRun } = await import('../../src/cli/run.js');
+    const managementKey = request.managementKey ?? conn.managementKey;
+    return openRun(
+      { ...conn, ...(managementKey !== undefined ? { managementKey } : {}), settings, signal: host.signal, ...(request.out !== undefined ? { out: request.out } : {}) },
+      source,
+    );
+  };
+  return {
+    settings,
+    reporter,
+    connection,
+    library: () => (library ??= openLibrary()),
+    close: async () => {
+      try {
+        await (await library?.catch(() => undefined))?.close();
+      } finally {
+        await sandbox?.close();
+      }
+    },
+  };
+}
+
+/** A warning when `--region` was given (flag or env) but `--endpoint`/`--sandbox` makes it irrelevant. */
+function regionIgnored(g: GlobalFlags, cmd: Command): string | undefined {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  const source = root.getOptionValueSource('region');
+  if (source !== 'cli' && source !== 'env') return undefined;
+  if (g.sandbox) return `--region ${g.region} is ignored with --sandbox`;
+  if (g.endpoint !== undefined) return `--region ${g.region} is ignored with --endpoint (requests go to ${g.endpoint})`;
+  return undefined;
+}

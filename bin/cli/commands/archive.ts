@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { validatePlatformId } from '../../../src/cli/flags.js';
+import { archiveReplays, planArchive } from '../../../src/index.js';
+import { formatShard } from '../../../src/archive-tools.js';
+import { DEFAULTS } from '../../../src/cli/flags.js';
+import { formatDuration } from '../../../src/cli/flags.js';
+import { SHARD_ENV } from '../../../src/cli/flags.js';
+import type { CliContext, Invocation } from '../context.js';
+import { printPlan } from '../dry-run.js';
+import { addLimitFlags, positiveInt, usage, withDefault } from '../flags.js';
+import { addSinkFlags, drive, sinkSettingsOf, type RunFlags, type SinkFlags } from '../sink-flags.js';
+import { isStdoutTarget } from '../stdout-export.js';
+import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from '../time-flags.js';
+
+interface ArchiveFlags extends SinkFlags, RunFlags {
+  user?: string;
+  since?: string;
+  until?: string;
+  shard?: string;
+  pageSize?: number;
+  dryRun?: boolean;
+}
+
+export function register(program: Command): Command {
+  return addLimitFlags(
+    addSinkFlags(
+      program
+        .command('archive')
+        .description('export every listed replay; resumable (re-run with the same --out to continue)')
+        .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
+        .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
+        .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
+        .option(
+          '--settle <duration>',
+          withDefault('skip replays that started less than this long ago', `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`),
+        )
+        .option('--recheck <duration>', withDefault('re-list files of replays archived within this window; re-export if changed', 'off'))
+        .option('--order <order>', withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order))
+        .option('--page-size <n>', withDefault('replays per listing page (1-200); the next page is read while one is exported', String(DEFAULTS.archiveListPageSize)), positiveInt('--page-size'))
+        .option(
+          '--shard <i/n>',
+          withDefault(
+            `only replays of shard i of n (or ${SHARD_ENV.kubernetesIndex} + ${SHARD_ENV.count}, or ${SHARD_ENV.batchIndex} + ${SHARD_ENV.batchSize})`,
+            'all',
+          ),
+        )
+        .option('--no-compact', withDefault(`do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`, 'fold'))
+        .option('--dry-run', withDefault('list what would be exported and why others are skipped; no download, no write', 'off')),
+    ),
+  );
+}
+
+export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): Promise<number> {
+  if (opts.user !== undefined) validatePlatformId(opts.user);
+  if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
+  const range = timeRangeOf(opts);
+  const { since, until } = queryBounds(range);
+  const run = await context.openRun({
+    settings: await sinkSettingsOf(opts, 'archive'),
+    out: opts.out,
+    shard: { flag: opts.shard },
+    // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.
+    reporter: { replayLines: context.format === 'text' && context.stderr.isTTY === true ? 'failures' : 'all' },
+  });
+  try {
+    const { settings, reporter } = run;
+    const options = {
+      run: await run.library(),
+      ...(opts.user !== undefined ? { platformId: opts.user } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(until !== undefined ? { until } : {}),
+      ...(opts.pageSize !== undefined ? { listPageSize: opts.pageSize } : {}),
+    };
+    if (opts.dryRun) {
+      await printPlan(planArchive(options), context.format === 'json', reporter, context.stdout);
+      return 0;
+    }
+    context.markResumable();
+    if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
+    const counter = { listed: 0 };
+    const code = await drive(countListed(archiveReplays(options), counter), reporter, opts.out, settings.shard ? { shard: formatShard(settings.shard) } : {});
+    const none = counter.listed === 0 ? noMatchMessage(range) : undefined;
+    if (none !== undefined) reporter.log('info', none, { event: 'no_match' });
+    return code;
+  } finally {
+    await run.close();
+  }
+}
