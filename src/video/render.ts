@@ -107,6 +107,8 @@ export function videoSize(viewport: VideoSize, size: VideoSize | undefined, max:
 /** What the page tells of the replay: its times and interactions, the largest and first recorded viewport. */
 interface PageFacts extends Timeline {
   ready: boolean;
+  /** Every event's time, ms from the start, ascending. */
+  times: number[];
   first: VideoSize;
   largest: VideoSize;
 }
@@ -118,10 +120,13 @@ function readFacts(): PageFacts {
   const ready = w.document.body.getAttribute('data-ready') === 'true';
   const meta = ready ? w.replayer.getMetaData() : { startTime: 0, endTime: 0 };
   const interactions: number[] = [];
+  const times: number[] = [];
   const first = { width: 0, height: 0 };
   const largest = { width: 0, height: 0 };
   for (const e of events) {
-    if (!e || !e.data) continue;
+    if (!e) continue;
+    if (typeof e.timestamp === 'number') times.push(e.timestamp - meta.startTime);
+    if (!e.data) continue;
     if (e.type === 3 && e.data.source > 0 && e.data.source <= 5) interactions.push(e.timestamp);
     if (e.type === 4 && Number(e.data.width) > 0 && Number(e.data.height) > 0) {
       if (!first.width) Object.assign(first, { width: Number(e.data.width), height: Number(e.data.height) });
@@ -130,7 +135,8 @@ function readFacts(): PageFacts {
     }
   }
   interactions.sort((a, b) => a - b);
-  return { ready, start: meta.startTime, end: meta.endTime, interactions, first, largest };
+  times.sort((a, b) => a - b);
+  return { ready, times, start: meta.startTime, end: meta.endTime, interactions, first, largest };
 }
 
 /** Moves the Replayer to `t` (ms from the start) and returns where its frame is drawn, once the player re-fitted it. */
@@ -230,20 +236,30 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
     const cdp: CDPSession = await context.newCDPSession(page);
     let index = 0;
     let encoding: Promise<void> = Promise.resolve();
+    // What a paused Replayer shows depends on the events up to its time only: with no event since the last frame
+    // captured, that frame is shown again (neither seek nor capture).
+    let next = 0;
+    let shown = -1;
+    let shot: { data: string } | undefined;
     for (const t of frameOffsets(parts, fps)) {
       if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
-      const [x, y, width, height] = await page.evaluate(seekTo, t);
-      const scale = Math.min(size.width / width, size.height / height);
-      const shot = (await cdp.send('Page.captureScreenshot', {
-        format: 'jpeg',
-        quality: 92,
-        clip: { x, y, width, height, scale },
-        optimizeForSpeed: true,
-      })) as { data: string };
+      while (next < facts.times.length && facts.times[next]! <= t) next++;
+      if (shot === undefined || next !== shown) {
+        const [x, y, width, height] = await page.evaluate(seekTo, t);
+        const scale = Math.min(size.width / width, size.height / height);
+        shot = (await cdp.send('Page.captureScreenshot', {
+          format: 'jpeg',
+          quality: 92,
+          clip: { x, y, width, height, scale },
+          optimizeForSpeed: true,
+        })) as { data: string };
+        shown = next;
+      }
+      const jpeg = shot.data;
       // The next frame is captured while this one is encoded.
       await encoding;
       const k = index++;
-      encoding = encoder.add(shot.data, k).then(() => options.onProgress?.({ frame: k + 1, frames, offset: t }));
+      encoding = encoder.add(jpeg, k).then(() => options.onProgress?.({ frame: k + 1, frames, offset: t }));
     }
     await encoding;
     await encoder.finish();
