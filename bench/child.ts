@@ -93,16 +93,18 @@ async function main(): Promise<void> {
       ...(process.env['BENCH_PREFETCH_BYTES'] ? { prefetchBytes: Number(process.env['BENCH_PREFETCH_BYTES']) } : {}),
     });
     report.status = entry.status;
-    if (entry.bytes !== undefined) report.bytes = entry.bytes;
-    if (entry.sha256 !== undefined) report.sha256 = entry.sha256;
-    if (entry.event_count !== undefined) report.eventCount = entry.event_count;
-    if (entry.error) report.error = `${entry.error.code}: ${entry.error.message}`;
+    if (entry.status === 'ok') {
+      report.bytes = entry.bytes;
+      report.sha256 = entry.sha256;
+      report.eventCount = entry.event_count;
+    }
+    if ('error' in entry) report.error = `${entry.error.code}: ${entry.error.message}`;
   } else if (job === 'archive') {
     const outcomes: Record<string, number> = {};
     for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0, ...(settings.shard ? { shard: settings.shard } : {}) })) {
       if (ev.type === 'result') {
         outcomes[ev.outcome] = (outcomes[ev.outcome] ?? 0) + 1;
-        if (ev.outcome === 'failed' && report.error === undefined && ev.entry?.error) {
+        if (ev.outcome === 'failed' && report.error === undefined && ev.entry?.status === 'failed') {
           report.error = `${ev.replayId}: ${ev.entry.error.code}: ${ev.entry.error.message}`;
         }
       }

@@ -10,6 +10,7 @@
  */
 
 import { createLocalSink, createS3Sink } from '../sinks/index.js';
+import { archiveOfSink } from '../sinks/archive.js';
 import { readManifestState } from '../src/pipeline/manifest.js';
 import { readResumeState } from '../src/pipeline/resume-state.js';
 import { syntheticReplayId } from './resume-data.js';
@@ -29,7 +30,7 @@ let done = 0;
 if (mode === 'fold') {
   done = (await sink.compactManifest!({ layout: 'all' })).entries;
 } else if (mode === 'state' || mode === 's3') {
-  const state = await readResumeState(sink, { keyFor: (id) => sink.keyFor(id, output), now: Date.now() });
+  const state = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => sink.keyFor(id, output), now: Date.now() });
   for (let i = 0; i < replays; i++) if (state.doneAtKey(syntheticReplayId(i))) done++;
 } else {
   const state = await readManifestState(sink);

@@ -17,8 +17,9 @@ export function thrownCode(code: string): string {
 
 /** `entry` with its error's code in the thrown spelling (the same object, changed in place when it was not). */
 export function withThrownCode(entry: ManifestEntry): ManifestEntry {
-  const code: unknown = entry.error?.code;
-  if (typeof code === 'string') entry.error!.code = thrownCode(code);
+  // Any line may carry an error as read (a manifest is input): only `failed` and `not_found` lines should.
+  const error = 'error' in entry ? (entry.error as { code?: unknown } | null | undefined) : undefined;
+  if (error !== null && typeof error === 'object' && typeof error.code === 'string') error.code = thrownCode(error.code);
   return entry;
 }
 

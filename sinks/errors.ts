@@ -47,6 +47,20 @@ export class SinkError extends ReplayExportError {
   }
 }
 
+/**
+ * A target opened for reading (`openArchive` with `create: false`: what `forget`, `verify` and `view` do) that holds no
+ * manifest: a mistyped folder or prefix, or an empty one. Nothing was created there. Category `storage` (CLI exit 1).
+ */
+export class ArchiveNotFoundError extends ReplayExportError {
+  declare readonly code: 'ARCHIVE_NOT_FOUND';
+  readonly target: string;
+
+  constructor(target: string) {
+    super(`no archive at ${target} (no manifest found)`, { code: 'ARCHIVE_NOT_FOUND', category: 'storage' });
+    this.target = target;
+  }
+}
+
 /** The error category of each sink code (the CLI's exit code follows from it). */
 const SINK_CATEGORIES: Readonly<Record<SinkErrorCode, ErrorCategory>> = {
   SINK_CONFIG: 'usage',

@@ -1,16 +1,35 @@
 export type {
   CommitResult,
+  EmptyEntry,
   EventRun,
+  FailedEntry,
+  ForgottenEntry,
   ManifestChecks,
   ManifestEntry,
   ManifestError,
+  NotFoundEntry,
+  OkEntry,
   OutputFormat,
   OutputSpec,
   ReplayStatus,
   ReplayWriter,
   Sink,
+  SkippedEntry,
 } from './sink.js';
-export { SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
+// An archive opened once (the one local/S3 switch), as narrow stores; a sink of your own adapted into one.
+export {
+  archiveOfSink,
+  locateArchive,
+  openArchive,
+  type Archive,
+  type ArchiveLocation,
+  type AssetStore,
+  type ManifestStore,
+  type OpenArchiveOptions,
+  type OutputStore,
+  type SinkNeed,
+} from './archive.js';
+export { ArchiveNotFoundError, SinkError, type SinkErrorCode, type SinkErrorContext } from './errors.js';
 // Captured assets (`--capture-assets`): `_assets/<sha256>`, what `commit` may embed.
 export { ASSETS_DIR, assetKey, isAssetDigest, type CommitOptions, type ReplayAssets } from './assets.js';
 export { contentTypeFor } from './encode.js';

@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { SinkError } from './errors.js';
 import { replayKey } from './keys.js';
 import { createLocalSink, type LocalSinkOptions } from './local.js';
 import type { S3SinkOptions } from './s3.js';
 import { S3_DEFAULTS } from './s3-defaults.js';
-import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
+import { formatS3Url, parseS3Url } from './s3-url.js';
+import { locateArchive } from './archive.js';
 import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export interface OpenSinkOptions {
@@ -16,17 +16,13 @@ export interface OpenSinkOptions {
 }
 
 /**
- * Opens the sink for a target: `s3://bucket/prefix` → S3, `file:///abs/path` or a plain path → local folder.
- * Other `scheme://` targets are refused rather than taken as folder names.
+ * Opens the sink for a target, as `openArchive` tells them apart (`locateArchive`): `s3://bucket/prefix` → S3,
+ * `file:///abs/path` or a plain path → local folder; other `scheme://` targets are refused. For your own code that
+ * writes through the `Sink` contract; the pipeline itself opens targets with `openArchive`.
  */
 export function openSink(target: string, options: OpenSinkOptions = {}): Sink {
-  if (target.length === 0) throw new SinkError('SINK_CONFIG', 'empty output target');
-  if (isS3Url(target)) return createS3SinkLazily(target, options.s3);
-  if (/^file:\/\//i.test(target)) return createLocalSink(fileURLToPath(target), options.local);
-  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(target)) {
-    throw new SinkError('SINK_CONFIG', `unsupported output target scheme: ${target.slice(0, target.indexOf(':'))}`);
-  }
-  return createLocalSink(target, options.local);
+  const location = locateArchive(target);
+  return location.kind === 's3' ? createS3SinkLazily(location.url, options.s3) : createLocalSink(location.target, options.local);
 }
 
 const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;

@@ -9,6 +9,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCopyCommand,
@@ -108,6 +109,20 @@ function copySource(bucket: string, key: string): string {
  * object is deleted. The final key therefore only ever holds a complete object with its checksum metadata.
  */
 export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
+  return createS3Store(url, opts).sink;
+}
+
+/** An S3 sink with what reading an archive back needs besides (see `openArchive` in `./archive.js`); one client. */
+export interface S3Store {
+  readonly sink: Sink;
+  /** The object at `key` (relative to the prefix), streamed; undefined when there is none. */
+  read(key: string): Promise<Readable | undefined>;
+  /** Whether the prefix holds a manifest (any object under `_manifest/`), asked with one listing of at most one key. */
+  hasManifest(): Promise<boolean>;
+}
+
+/** The S3 sink of `url` (see `createS3Sink`), with a reader of its objects and its manifest's presence. */
+export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
   const location = parseS3Url(url);
   const target = formatS3Url(location);
   const { bucket } = location;
@@ -132,8 +147,7 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
   const storedAssets = new Set<string>();
   const MAX_REMEMBERED_ASSETS = 100_000;
 
-  const readAsset = async (digest: string): Promise<Readable | undefined> => {
-    const key = assetKey(digest, target);
+  const read = async (key: string): Promise<Readable | undefined> => {
     try {
       const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: base + key }));
       return response.Body instanceof Readable ? response.Body : undefined;
@@ -142,6 +156,7 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
       throw s3Error(`GetObject ${key} failed`, err, { target, key });
     }
   };
+  const readAsset = (digest: string): Promise<Readable | undefined> => read(assetKey(digest, target));
 
   /** Deletes the object at `key` (an output's or an asset's); true when one was there. */
   const removeAt = async (key: string): Promise<boolean> => {
@@ -245,36 +260,15 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Sink {
       if (ownClient) client.destroy();
     },
   };
-  return sink;
-}
-
-/** Reads the complete outputs of an `s3://bucket/prefix` archive (for `view`). */
-export interface S3ObjectReader {
-  /** The object at `key` (relative to the prefix), streamed; undefined when there is none. */
-  read(key: string): Promise<Readable | undefined>;
-  close(): void;
-}
-
-export function createS3Reader(url: string, opts: S3SinkOptions = {}): S3ObjectReader {
-  const location = parseS3Url(url);
-  const target = formatS3Url(location);
-  const base = location.prefix === '' ? '' : location.prefix + '/';
-  const ownClient = opts.client === undefined;
-  const client = opts.client ?? createClient(opts);
-  return {
-    async read(key: string): Promise<Readable | undefined> {
-      try {
-        const response = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: base + key }));
-        return response.Body instanceof Readable ? response.Body : undefined;
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw s3Error(`GetObject ${key} failed`, err, { target, key });
-      }
-    },
-    close(): void {
-      if (ownClient) client.destroy();
-    },
+  const hasManifest = async (): Promise<boolean> => {
+    try {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${base}${MANIFEST_DIR}/`, MaxKeys: 1 }));
+      return (page.Contents ?? []).length > 0;
+    } catch (err) {
+      throw s3Error('cannot look for the manifest', err, { target, key: `${MANIFEST_DIR}/` });
+    }
   };
+  return { sink, read, hasManifest };
 }
 
 function createClient(opts: S3SinkOptions): S3Client {

@@ -66,7 +66,7 @@ export interface ReplayWriter {
   abort(reason?: unknown): Promise<void>;
 }
 
-/** `forgotten`: a tombstone written by `forget` (see `ManifestEntry.scope`); final: no later run exports the replay. */
+/** `forgotten`: a tombstone written by `forget` (see `ForgottenEntry`); final: no later run exports the replay. */
 export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty' | 'not_found' | 'forgotten';
 
 export interface ManifestChecks {
@@ -86,46 +86,38 @@ export interface ManifestError {
   index?: number;
 }
 
-/** One line of the manifest: one replay outcome in one run. The last line for a replay_id is its state. */
-export interface ManifestEntry {
+/** The fields every manifest line may have, whatever its status. */
+interface ManifestEntryBase {
   replay_id: string;
-  status: ReplayStatus;
-  /** Output key relative to the target (ok). */
-  key?: string;
-  event_count?: number;
-  bytes?: number;
-  sha256?: string;
-  error?: ManifestError;
-  /** Why a replay was skipped (e.g. `settling`). */
-  reason?: string;
-  start_time?: string;
-  end_time?: string;
-  /** Version of each file, in key order. */
-  file_versions?: number[];
-  /** Keys of the replay's files in key order, to notice late data on recheck. */
-  file_keys?: string[];
-  checks?: ManifestChecks;
-  /** start_time + retention_in_days, ISO 8601 UTC; absent when start_time cannot be read. */
-  expires_at?: string;
-  format?: OutputFormat;
-  gzip?: boolean;
   /** ISO 8601 UTC time the line was written. */
   recorded_at: string;
   run_id?: string;
   shard?: string;
   /** The user (platform id) the replay belongs to, as the listing gave it; absent when unknown. */
   platform_id?: number;
-  /**
-   * Of a `forgotten` entry: `replay` (this replay is forgotten) or `user` (every replay of `platform_id`, listed now or
-   * later, is forgotten; `replay_id` is then a reserved id no replay has, see `userTombstoneId`).
-   */
-  scope?: 'replay' | 'user';
-  /** Of a `forgotten` entry: the outputs it removes (recorded before they are deleted). */
-  removed_keys?: string[];
-  /** Of a `forgotten` entry: the captured assets (SHA-256) it removes, used by no other replay (recorded first). */
-  removed_assets?: string[];
+  start_time?: string;
+  end_time?: string;
+  /** start_time + retention_in_days, ISO 8601 UTC; absent when start_time cannot be read. */
+  expires_at?: string;
   /** Hex SHA-256 digest of the redaction policy the output was written under; absent: none. */
   redaction?: string;
+}
+
+/** Exported: the output is stored at `key`, whole. */
+export interface OkEntry extends ManifestEntryBase {
+  status: 'ok';
+  /** Output key relative to the target. */
+  key: string;
+  event_count: number;
+  bytes: number;
+  sha256: string;
+  format: OutputFormat;
+  gzip: boolean;
+  /** Version of each file, in key order. */
+  file_versions: number[];
+  /** Keys of the replay's files in key order, to notice late data on recheck. */
+  file_keys: string[];
+  checks: ManifestChecks;
   /** Captured assets (`--capture-assets`): each URL the replay references that was stored, → its SHA-256 (`_assets/<sha256>`). */
   assets?: Record<string, string>;
   /** The content type of each captured asset of `assets`, by SHA-256. */
@@ -138,6 +130,54 @@ export interface ManifestEntry {
    */
   assets_retry?: true;
 }
+
+/** A permanent failure of this replay in this run; `error` names the file key and the reason. */
+export interface FailedEntry extends ManifestEntryBase {
+  status: 'failed';
+  error: ManifestError;
+  file_keys?: string[];
+}
+
+/** Not exported in this run, for `reason` (e.g. `settling`). */
+export interface SkippedEntry extends ManifestEntryBase {
+  status: 'skipped';
+  reason: string;
+}
+
+/** The files listing had no files yet (tried again by the next run); nothing written. */
+export interface EmptyEntry extends ManifestEntryBase {
+  status: 'empty';
+  reason: string;
+  file_keys: string[];
+}
+
+/** The API does not know the replay. */
+export interface NotFoundEntry extends ManifestEntryBase {
+  status: 'not_found';
+  error: ManifestError;
+}
+
+/** A tombstone written by `forget`; final: no later run exports the replay (or the user's replays) into this target. */
+export interface ForgottenEntry extends ManifestEntryBase {
+  status: 'forgotten';
+  /**
+   * `replay` (this replay is forgotten) or `user` (every replay of `platform_id`, listed now or later, is forgotten;
+   * `replay_id` is then a reserved id no replay has, see `userTombstoneId`).
+   */
+  scope: 'replay' | 'user';
+  reason: string;
+  /** The outputs it removes (recorded before they are deleted). */
+  removed_keys?: string[];
+  /** The captured assets (SHA-256) it removes, used by no other replay (recorded first). */
+  removed_assets?: string[];
+}
+
+/**
+ * One line of the manifest: one replay outcome in one run, each status with exactly its fields. The last line for a
+ * replay_id is its state. Lines are written by the builders of `src/pipeline/manifest-entries.ts` only; a manifest is
+ * input when read (written by older versions, or by hand): readers check what they use.
+ */
+export type ManifestEntry = OkEntry | FailedEntry | SkippedEntry | EmptyEntry | NotFoundEntry | ForgottenEntry;
 
 export interface ManifestCompaction {
   /**
@@ -160,6 +200,11 @@ export interface ManifestCompactionResult {
   removed: number;
 }
 
+/**
+ * What a target implements to receive replays: the built-in local and S3 sinks, or your own (the library's `sink`
+ * option). The pipeline itself works on an `Archive` (sinks/archive.ts): `openArchive` wraps the built-in sinks, and
+ * `archiveOfSink` adapts yours, checking once the optional members an entry needs.
+ */
 export interface Sink {
   /** Human-readable target, e.g. `/abs/path` or `s3://bucket/prefix`. Never contains credentials. */
   readonly target: string;

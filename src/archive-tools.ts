@@ -26,3 +26,5 @@ export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export { verifyArchive, VERIFY_PROBLEM_KINDS } from './verify/verify-archive.js';
 export type { ArchiveVerification, VerifyOptions, VerifyProblem, VerifyProblemKind, VerifySummary } from './verify/verify-archive.js';
 export { VerifyError, type VerifyErrorCode } from './verify/errors.js';
+/** What `forget`, `verify` and `view` throw for a target that holds no manifest (nothing is created there). */
+export { ArchiveNotFoundError } from '../sinks/errors.js';

@@ -5,10 +5,14 @@ import { counted } from './progress.js';
 /**
  * `forget`: runs `forgetReplays` and reports each replay on stderr (text, or one JSON object a line), then a summary
  * (`summary` reports it even with --quiet). Resolves with the report; a replay whose outputs could not be deleted
- * is an error line (exit 1 from the caller).
+ * is an error line (exit 1 from the caller). With `dryRun`, each line says what would be done (`dry_run: true`).
  */
 export async function runForget(options: ForgetOptions, reporter: Reporter, summary: Reporter): Promise<ForgetReport> {
   const report = await forgetReplays(options);
+  if (report.dryRun) {
+    reportDryRun(report, reporter, summary);
+    return report;
+  }
   if (report.user !== undefined) {
     const { platformId, entry } = report.user;
     reporter.log(
@@ -46,4 +50,42 @@ export async function runForget(options: ForgetOptions, reporter: Reporter, summ
     ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
   });
   return report;
+}
+
+/** What `forget --dry-run` found: the tombstones it would record, the outputs and assets it would remove. */
+function reportDryRun(report: ForgetReport, reporter: Reporter, summary: Reporter): void {
+  if (report.user !== undefined) {
+    const { platformId, entry } = report.user;
+    reporter.log(
+      'info',
+      entry !== undefined ? `would forget user ${platformId}: would record its tombstone` : `user ${platformId} already forgotten (its tombstone is recorded)`,
+      { event: 'forgotten_user', dry_run: true, platform_id: platformId, tombstone: entry !== undefined },
+    );
+  }
+  let removed = 0;
+  let assets = 0;
+  for (const r of report.replays) {
+    removed += r.removed.length;
+    assets += r.removedAssets.length;
+    const outputs = r.removed.length > 0 ? `would remove ${r.removed.join(', ')}` : 'no output stored';
+    const what = r.removedAssets.length > 0 ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses` : outputs;
+    const tombstone = r.entry === undefined ? ' (tombstone already recorded)' : ', would record its tombstone';
+    reporter.log('info', `would forget ${r.replayId}: ${what}${tombstone}`, {
+      event: 'forgotten',
+      dry_run: true,
+      replay_id: r.replayId,
+      tombstone: r.entry !== undefined,
+      removed: r.removed,
+      removed_assets: r.removedAssets,
+    });
+  }
+  summary.log('info', `Dry run (${report.target}): ${counted(report.replays.length, 'replay')} would be forgotten, ${counted(removed, 'output')} and ${counted(assets, 'captured asset')} removed; nothing was written`, {
+    event: 'summary',
+    dry_run: true,
+    target: report.target,
+    forgotten: report.replays.length,
+    removed,
+    removed_assets: assets,
+    ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
+  });
 }

@@ -220,29 +220,31 @@ export class Reporter {
       }
       case 'result': {
         this.totals.byOutcome[ev.outcome]++;
-        const e = ev.entry;
-        if (ev.outcome === 'ok' && e?.bytes !== undefined) this.totals.bytes += e.bytes;
+        const ok = ev.entry?.status === 'ok' ? ev.entry : undefined;
+        const error = ev.entry !== undefined && 'error' in ev.entry ? ev.entry.error : undefined;
+        const reason = ev.entry !== undefined && 'reason' in ev.entry ? ev.entry.reason : undefined;
+        if (ev.outcome === 'ok' && ok?.bytes !== undefined) this.totals.bytes += ok.bytes;
         if (this.format === 'json') {
           this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
             event: 'replay', replay_id: ev.replayId, outcome: ev.outcome, ...(ev.rechecked ? { rechecked: true } : {}),
-            ...((ev.key ?? e?.key) !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: ev.key ?? e?.key } : {}),
-            ...(ev.outcome === 'ok' ? { event_count: e?.event_count, bytes: e?.bytes, sha256: e?.sha256, checks: e?.checks } : {}),
-            ...(e?.error ? { error: e.error } : {}),
-            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: ev.reason ?? e?.reason } : {}),
+            ...((ev.key ?? ok?.key) !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: ev.key ?? ok?.key } : {}),
+            ...(ev.outcome === 'ok' ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks } : {}),
+            ...(error ? { error } : {}),
+            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: ev.reason ?? reason } : {}),
           });
         } else if (ev.outcome === 'failed') {
-          this.log('error', failedLine(ev.replayId, e?.error));
+          this.log('error', failedLine(ev.replayId, error));
         } else if (ev.outcome === 'not_found') {
           this.log('error', `not found ${ev.replayId}: the API lists no replay with this id; nothing written`);
         } else if (this.options.replayLines === 'failures') {
           // an archive on a terminal: the progress line and the summary say the rest
         } else if (ev.outcome === 'ok') {
-          const key = e?.key !== undefined ? (this.options.showKey?.(e.key) ?? e.key) : '?';
-          this.log('info', `ok ${ev.replayId} → ${key} (${e?.event_count} events, ${formatBytes(e?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`);
+          const key = ok?.key !== undefined ? (this.options.showKey?.(ok.key) ?? ok.key) : '?';
+          this.log('info', `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`);
         } else if (ev.outcome === 'empty') {
           this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
         } else if (ev.outcome === 'skipped') {
-          this.log('info', `skipped ${ev.replayId} (${ev.reason ?? e?.reason ?? 'skipped'})`);
+          this.log('info', `skipped ${ev.replayId} (${ev.reason ?? reason ?? 'skipped'})`);
         }
         break;
       }

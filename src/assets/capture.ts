@@ -1,6 +1,6 @@
 /**
  * `--capture-assets`: while a replay is exported, the URLs its events reference (collect.ts) are fetched from the
- * allowed origins (fetch.ts) and stored once per archive, content-addressed (`Sink.putAsset`); stylesheets fetched are
+ * allowed origins (fetch.ts) and stored once per archive, content-addressed (`AssetStore.put`); stylesheets fetched are
  * scanned in turn (`@import`, `url()`), to `cssDepth` levels. The manifest entry records the replay's URL → SHA-256
  * map, each asset's content type, and why the others were not captured. The events are not changed.
  *
@@ -12,11 +12,11 @@
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { plainContentType } from '../../sinks/assets.js';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { AssetStore } from '../../sinks/archive.js';
+import type { OkEntry } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
-import { ConfigError } from '../errors.js';
 
 export interface AssetCaptureSettings extends AssetFetchLimits {
   /** Origins (`scheme://host[:port]`) whose URLs are fetched; any other URL is recorded `origin not allowed`. */
@@ -30,7 +30,7 @@ export interface AssetCaptureSettings extends AssetFetchLimits {
 }
 
 /** What a replay's manifest entry records of its assets. */
-export type AssetFields = Required<Pick<ManifestEntry, 'assets' | 'asset_types'>> & Pick<ManifestEntry, 'assets_missing' | 'assets_retry'>;
+export type AssetFields = Required<Pick<OkEntry, 'assets' | 'asset_types'>> & Pick<OkEntry, 'assets_missing' | 'assets_retry'>;
 
 type Outcome = { digest: string; type: string; nested: string[] } | { reason: string; transient?: true };
 
@@ -52,7 +52,7 @@ function typeOf(declared: string, url: string): string {
   return (ext !== undefined ? TYPE_BY_EXTENSION[ext] : undefined) ?? plain;
 }
 
-/** The capture of one run: the fetcher, the sink, and the outcomes of the URLs seen so far. */
+/** The capture of one run: the fetcher, the archive's assets, and the outcomes of the URLs seen so far. */
 export class AssetCapture {
   private readonly fetcher: AssetFetcher;
   /** URL → its outcome, and until when it holds (transient failures: `failureMemoryMs` after they settled). */
@@ -65,10 +65,9 @@ export class AssetCapture {
   /** `io.dispatcher`: the run's (its transport's connection pool); `io.signal`: the caller's, ending every fetch. */
   constructor(
     readonly settings: Readonly<AssetCaptureSettings>,
-    private readonly sink: Sink,
+    private readonly store: AssetStore,
     io: { dispatcher?: Dispatcher | undefined; signal?: AbortSignal | undefined } = {},
   ) {
-    if (sink.putAsset === undefined) throw new ConfigError(`--capture-assets needs a sink that stores assets; the sink of ${sink.target} does not`);
     this.fetcher = new AssetFetcher(new Set(settings.origins), settings, io.dispatcher);
     this.signal = io.signal === undefined ? this.stop.signal : AbortSignal.any([io.signal, this.stop.signal]);
   }
@@ -97,7 +96,7 @@ export class AssetCapture {
     if (!fetched.ok) return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
     const digest = createHash('sha256').update(fetched.body).digest('hex');
     const type = typeOf(fetched.type, url);
-    await this.sink.putAsset!(digest, type, fetched.body);
+    await this.store.put(digest, type, fetched.body);
     const nested: string[] = [];
     if (type === 'text/css') {
       for (const raw of cssUrls(fetched.body.toString('utf8'))) {

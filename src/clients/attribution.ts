@@ -5,12 +5,20 @@
  */
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
+import { checkBodyFields, opt, req, type BodySchema } from './body-schema.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { optionalString, requireObject, requireString } from './checks.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
 
 /** Advertising / vendor identifiers; at least one must be sent. */
 export const ATTRIBUTION_IDENTIFIERS = ['idfa', 'idfv', 'adid', 'android_app_set_id'] as const;
+
+/** "Attribution event": `event_type`, an identifier, `user_properties`, `platform`; other fields sent as given. */
+export const ATTRIBUTION_EVENT_BODY: BodySchema = {
+  shape: 'object',
+  open: true,
+  fields: [req('event_type', 'string'), ...ATTRIBUTION_IDENTIFIERS.map((id) => opt(id, 'string')), opt('user_properties', 'object'), opt('platform', 'string')],
+  atLeastOneOf: ATTRIBUTION_IDENTIFIERS,
+};
 
 export interface AttributionEvent {
   event_type: string;
@@ -38,19 +46,13 @@ export class AttributionClient {
 
   /** Sends one attribution event. Needs `event_type` and at least one of idfa, idfv, adid, android_app_set_id. */
   async send(event: AttributionEvent, o: AttributionOptions = {}): Promise<UnspecifiedResponse> {
-    const e = requireObject('event', event);
-    requireString('event.event_type', e.event_type);
-    for (const id of ATTRIBUTION_IDENTIFIERS) optionalString(`event.${id}`, e[id]);
-    if (!ATTRIBUTION_IDENTIFIERS.some((id) => typeof e[id] === 'string' && e[id] !== '')) {
-      throw new ValidationError('event', `needs one of ${ATTRIBUTION_IDENTIFIERS.join(', ')} to identify the user`);
-    }
-    optionalString('event.platform', e.platform);
-    if (e.user_properties !== undefined) requireObject('event.user_properties', e.user_properties);
+    const e = checkBodyFields('event', event, ATTRIBUTION_EVENT_BODY);
     const encoding = o.encoding ?? 'form';
     if (encoding !== 'form' && encoding !== 'query') throw new ValidationError('encoding', 'must be "form" or "query"');
     const payload = { event: JSON.stringify(e) };
     const res = await this.#transport.request({
-      method: 'POST', host: 'api', path: '/attribution', auth: 'api_key', family: 'ingest',
+      // Rate limits of attribution: "not shown"; nothing is charged to the mapping budget of `ingest`.
+      method: 'POST', host: 'api', path: '/attribution', auth: 'api_key', family: 'ingest', cost: 0,
       ...(encoding === 'form' ? { form: payload } : { query: payload }),
       ...withSignal(o),
     });

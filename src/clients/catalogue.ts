@@ -13,27 +13,36 @@ import type { HttpMethod } from '../http/transport.js';
 import type { Transport } from '../http/transport.js';
 import { SessionReplayClient } from '../replay/client.js';
 import type { FileVersion } from '../replay/validation.js';
-import { AttributionClient, type AttributionEvent } from './attribution.js';
+import { ATTRIBUTION_EVENT_BODY, AttributionClient, type AttributionEvent } from './attribution.js';
+import { describeBody, type BodySchema } from './body-schema.js';
 import type { CallOptions } from './call-options.js';
 import { OperationArgs, type ParamSpec } from './catalogue-args.js';
 import { DashboardClient } from './dashboard.js';
 import type { SessionLengthBins } from './dashboard-params.js';
 import type { DashboardEvent } from './dashboard-types.js';
-import { FeedbackClient, type FeedbackItem } from './feedback.js';
-import { GroupIdentifyClient, type GroupIdentification } from './group-identify.js';
+import { FEEDBACK_ITEM_BODY, FeedbackClient, type FeedbackItem } from './feedback.js';
+import { GROUP_IDENTIFY_BODY, GroupIdentifyClient, type GroupIdentification } from './group-identify.js';
+import { CREATE_BODY, EDIT_BODY, VARIANT_BODY, VARIANT_EDIT_BODY } from './management-validation.js';
 import { ExperimentsClient, FlagsClient } from './management.js';
 import type { ExperimentCreate, ExperimentEdit, FlagCreate, FlagEdit, Variant, VariantEdit } from './management-types.js';
 import { TaxonomyClient } from './taxonomy.js';
-import type { EventTypeCreate, EventTypeUpdate } from './taxonomy-events.js';
-import type {
-  EventPropertyCreate,
-  EventPropertyUpdate,
-  GroupPropertyCreate,
-  GroupPropertyUpdate,
-  UserPropertyCreate,
-  UserPropertyUpdate,
+import { EVENT_TYPE_CREATE_BODY, EVENT_TYPE_UPDATE_BODY, type EventTypeCreate, type EventTypeUpdate } from './taxonomy-events.js';
+import {
+  EVENT_PROPERTY_CREATE_BODY,
+  EVENT_PROPERTY_UPDATE_BODY,
+  GROUP_PROPERTY_CREATE_BODY,
+  GROUP_PROPERTY_UPDATE_BODY,
+  USER_PROPERTY_CREATE_BODY,
+  USER_PROPERTY_UPDATE_BODY,
+  type EventPropertyCreate,
+  type EventPropertyUpdate,
+  type GroupPropertyCreate,
+  type GroupPropertyUpdate,
+  type UserPropertyCreate,
+  type UserPropertyUpdate,
 } from './taxonomy-properties.js';
-import { UserMappingClient, type UserMapping } from './user-mapping.js';
+import { filesOfListedReplay, requireListed } from './replay-files.js';
+import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mapping.js';
 
 export { OperationArgs } from './catalogue-args.js';
 export type { ParamSpec, ParamType } from './catalogue-args.js';
@@ -71,8 +80,10 @@ export interface Operation {
   readonly path: string;
   readonly summary: string;
   readonly params: readonly ParamSpec[];
-  /** What the JSON body holds, when the operation takes one (`--body`). */
+  /** What the JSON body holds, when the operation takes one (`--body`): `describeBody(bodySchema)`. */
   readonly body?: string;
+  /** The body's fields, required ones and types: what the client checks and what `body` describes. */
+  readonly bodySchema?: BodySchema;
   /** `csv`: the result is CSV text, printed as is. */
   readonly output: 'json' | 'csv';
   run(c: ApiClients, a: OperationArgs, body: unknown, o: CallOptions): Promise<unknown>;
@@ -80,10 +91,10 @@ export interface Operation {
   paginate?(c: ApiClients, a: OperationArgs, o: CallOptions): AsyncIterable<unknown>;
 }
 
-type Spec = Omit<Operation, 'output' | 'params'> & { output?: 'csv'; params?: readonly ParamSpec[] };
+type Spec = Omit<Operation, 'output' | 'params' | 'body'> & { output?: 'csv'; params?: readonly ParamSpec[] };
 
 function op(s: Spec): Operation {
-  return { ...s, output: s.output ?? 'json', params: s.params ?? [] };
+  return { ...s, output: s.output ?? 'json', params: s.params ?? [], ...(s.bodySchema ? { body: describeBody(s.bodySchema) } : {}) };
 }
 
 const str = (name: string, help: string, required = true): ParamSpec => ({ name, type: 'string', help, ...(required ? { required } : {}) });
@@ -105,9 +116,9 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       run: (c, a, _b, o) => m(c).list({ ...o, ...a.optional('limit') }) }),
     op({ ...common, name: `${kind}.get`, method: 'GET', path: `${base}/{id}`, summary: `one of the ${kind}`, params: [ID],
       run: (c, a, _b, o) => m(c).get(a.string('id'), o) }),
-    op({ ...common, name: `${kind}.create`, method: 'POST', path: base, summary: `create (answers {id, url})`, body: `the new record (${kind === 'flags' ? 'FlagCreate' : 'ExperimentCreate'})`,
+    op({ ...common, name: `${kind}.create`, method: 'POST', path: base, summary: `create (answers {id, url})`, bodySchema: CREATE_BODY[kind],
       run: (c, _a, b, o) => (kind === 'flags' ? c.flags.create(b as FlagCreate, o) : c.experiments.create(b as ExperimentCreate, o)) }),
-    op({ ...common, name: `${kind}.update`, method: 'PATCH', path: `${base}/{id}`, summary: 'partial edit', params: [ID], body: 'the fields to change',
+    op({ ...common, name: `${kind}.update`, method: 'PATCH', path: `${base}/{id}`, summary: 'partial edit', params: [ID], bodySchema: EDIT_BODY[kind],
       run: (c, a, b, o) => (kind === 'flags' ? c.flags.update(a.string('id'), b as FlagEdit, o) : c.experiments.update(a.string('id'), b as ExperimentEdit, o)) }),
     op({ ...common, name: `${kind}.versions.list`, method: 'GET', path: `${base}/{id}/versions`, summary: 'versions, newest first', params: [ID],
       run: (c, a, _b, o) => m(c).listVersions(a.string('id'), o) }),
@@ -117,9 +128,9 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       run: (c, a, _b, o) => m(c).listVariants(a.string('id'), o) }),
     op({ ...common, name: `${kind}.variants.get`, method: 'GET', path: `${base}/{id}/variants/{variantKey}`, summary: 'one variant', params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).getVariant(a.string('id'), a.string('variantKey'), o) }),
-    op({ ...common, name: `${kind}.variants.create`, method: 'POST', path: `${base}/{id}/variants`, summary: 'add a variant', params: [ID], body: 'the variant ({key, ...})',
+    op({ ...common, name: `${kind}.variants.create`, method: 'POST', path: `${base}/{id}/variants`, summary: 'add a variant', params: [ID], bodySchema: VARIANT_BODY,
       run: (c, a, b, o) => m(c).createVariant(a.string('id'), b as Variant, o) }),
-    op({ ...common, name: `${kind}.variants.update`, method: 'PATCH', path: `${base}/{id}/variants/{variantKey}`, summary: 'edit a variant', params: [ID, VARIANT], body: 'the fields to change',
+    op({ ...common, name: `${kind}.variants.update`, method: 'PATCH', path: `${base}/{id}/variants/{variantKey}`, summary: 'edit a variant', params: [ID, VARIANT], bodySchema: VARIANT_EDIT_BODY,
       run: (c, a, b, o) => m(c).updateVariant(a.string('id'), a.string('variantKey'), b as VariantEdit, o) }),
     op({ ...common, name: `${kind}.variants.delete`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}`, summary: 'remove a variant', params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).deleteVariant(a.string('id'), a.string('variantKey'), o) }),
@@ -148,18 +159,18 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
   ];
 }
 
-const ENCODING = str('encoding', 'query or form', false);
+const ENCODING = str('encoding', 'auto (default: query while short, else form body), query or form', false);
 
 const INGEST: Operation[] = [
-  op({ name: 'user-mapping.map', family: 'ingest', method: 'POST', path: '/usermap', summary: 'map users to global user ids', params: [ENCODING], body: 'array of {user_id, global_user_id}',
+  op({ name: 'user-mapping.map', family: 'ingest', method: 'POST', path: '/usermap', summary: 'map users to global user ids', params: [ENCODING], bodySchema: MAPPING_BODY,
     run: (c, a, b, o) => c.userMapping.map(b as UserMapping[], { ...o, ...a.optional('encoding') }) }),
   op({ name: 'user-mapping.unmap', family: 'ingest', method: 'POST', path: '/usermap', summary: 'remove mappings', params: [list('userIds', 'user ids'), ENCODING],
     run: (c, a, _b, o) => c.userMapping.unmap(a.strings('userIds'), { ...o, ...a.optional('encoding') }) }),
   op({ name: 'user-mapping.get', family: 'dashboard', method: 'GET', path: '/api/2/usermap', summary: 'mappings of user ids', params: [list('userIds', 'user ids')],
     run: (c, a, _b, o) => c.userMapping.getMappings(a.strings('userIds'), o) }),
-  op({ name: 'group-identify.identify', family: 'ingest', method: 'POST', path: '/groupidentify', summary: 'set group properties', body: 'array of {group_type, group_value, group_properties}',
+  op({ name: 'group-identify.identify', family: 'ingest', method: 'POST', path: '/groupidentify', summary: 'set group properties', bodySchema: GROUP_IDENTIFY_BODY,
     run: (c, _a, b, o) => c.groupIdentify.identify(b as GroupIdentification[], o) }),
-  op({ name: 'attribution.send', family: 'ingest', method: 'POST', path: '/attribution', summary: 'send an attribution event', params: [ENCODING], body: 'the event ({event_type, idfa|idfv|adid|android_app_set_id, ...})',
+  op({ name: 'attribution.send', family: 'ingest', method: 'POST', path: '/attribution', summary: 'send an attribution event', params: [ENCODING], bodySchema: ATTRIBUTION_EVENT_BODY,
     run: (c, a, b, o) => c.attribution.send(b as AttributionEvent, { ...o, ...a.optional('encoding') }) }),
 ];
 
@@ -180,49 +191,49 @@ const TAXONOMY: Operation[] = [
     run: (c, a, _b, o) => c.taxonomy.categories.rename(a.integer('categoryId'), a.string('categoryName'), o) }),
   tax({ name: 'taxonomy.categories.delete', method: 'DELETE', path: `${T}/category/{categoryId}`, summary: 'delete a category', params: [int('categoryId', 'category id')],
     run: (c, a, _b, o) => c.taxonomy.categories.delete(a.integer('categoryId'), o) }),
-  tax({ name: 'taxonomy.event-types.create', method: 'POST', path: `${T}/event`, summary: 'plan an event type', body: '{event_type, category?, description?, ...flags}',
+  tax({ name: 'taxonomy.event-types.create', method: 'POST', path: `${T}/event`, summary: 'plan an event type', bodySchema: EVENT_TYPE_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.eventTypes.create(b as EventTypeCreate, o) }),
   tax({ name: 'taxonomy.event-types.list', method: 'GET', path: `${T}/event`, summary: 'event types', params: [SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.list({ ...o, ...a.optional('showDeleted') }) }),
   tax({ name: 'taxonomy.event-types.get', method: 'GET', path: `${T}/event/{eventType}`, summary: 'one event type', params: [str('eventType', 'event type')],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.get(a.string('eventType'), o) }),
-  tax({ name: 'taxonomy.event-types.update', method: 'PUT', path: `${T}/event/{eventType}`, summary: 'edit an event type', params: [str('eventType', 'event type')], body: 'the fields to change',
+  tax({ name: 'taxonomy.event-types.update', method: 'PUT', path: `${T}/event/{eventType}`, summary: 'edit an event type', params: [str('eventType', 'event type')], bodySchema: EVENT_TYPE_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.eventTypes.update(a.string('eventType'), b as EventTypeUpdate, o) }),
   tax({ name: 'taxonomy.event-types.delete', method: 'DELETE', path: `${T}/event/{eventType}`, summary: 'delete an event type', params: [str('eventType', 'event type')],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.delete(a.string('eventType'), o) }),
   tax({ name: 'taxonomy.event-types.restore', method: 'POST', path: `${T}/event/{eventType}/restore`, summary: 'restore a deleted event type', params: [str('eventType', 'event type')],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.restore(a.string('eventType'), o) }),
-  tax({ name: 'taxonomy.event-properties.create', method: 'POST', path: `${T}/event-property`, summary: 'plan an event property', body: '{event_property, event_type?, type?, ...}',
+  tax({ name: 'taxonomy.event-properties.create', method: 'POST', path: `${T}/event-property`, summary: 'plan an event property', bodySchema: EVENT_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.eventProperties.create(b as EventPropertyCreate, o) }),
   tax({ name: 'taxonomy.event-properties.list', method: 'GET', path: `${T}/event-property`, summary: 'event properties', params: [EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.list({ ...o, ...a.optional('eventType') }) }),
   tax({ name: 'taxonomy.event-properties.get', method: 'GET', path: `${T}/event-property?event_property=`, summary: 'one event property', params: [str('eventProperty', 'event property'), EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.get(a.string('eventProperty'), { ...o, ...a.optional('eventType') }) }),
-  tax({ name: 'taxonomy.event-properties.update', method: 'PUT', path: `${T}/event-property/{eventProperty}`, summary: 'edit an event property', params: [str('eventProperty', 'event property')], body: '{event_type?, ...fields to change}',
+  tax({ name: 'taxonomy.event-properties.update', method: 'PUT', path: `${T}/event-property/{eventProperty}`, summary: 'edit an event property', params: [str('eventProperty', 'event property')], bodySchema: EVENT_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.eventProperties.update(a.string('eventProperty'), b as EventPropertyUpdate, o) }),
   tax({ name: 'taxonomy.event-properties.delete', method: 'DELETE', path: `${T}/event-property/{eventProperty}`, summary: 'delete an event property', params: [str('eventProperty', 'event property'), EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.delete(a.string('eventProperty'), { ...o, ...a.optional('eventType') }) }),
   tax({ name: 'taxonomy.event-properties.restore', method: 'POST', path: `${T}/event-property/{eventProperty}/restore`, summary: 'restore an event property', params: [str('eventProperty', 'event property')],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.restore(a.string('eventProperty'), o) }),
-  tax({ name: 'taxonomy.user-properties.create', method: 'POST', path: `${T}/user-property`, summary: 'plan a user property', body: '{user_property, type?, ...}',
+  tax({ name: 'taxonomy.user-properties.create', method: 'POST', path: `${T}/user-property`, summary: 'plan a user property', bodySchema: USER_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.userProperties.create(b as UserPropertyCreate, o) }),
   tax({ name: 'taxonomy.user-properties.list', method: 'GET', path: `${T}/user-property`, summary: 'user properties', params: [SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.userProperties.list({ ...o, ...a.optional('showDeleted') }) }),
   tax({ name: 'taxonomy.user-properties.get', method: 'GET', path: `${T}/user-property/{userProperty}`, summary: 'one user property', params: [str('userProperty', 'user property'), SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.userProperties.get(a.string('userProperty'), { ...o, ...a.optional('showDeleted') }) }),
-  tax({ name: 'taxonomy.user-properties.update', method: 'PUT', path: `${T}/user-property/{userProperty}`, summary: 'edit a user property', params: [str('userProperty', 'user property')], body: 'the fields to change',
+  tax({ name: 'taxonomy.user-properties.update', method: 'PUT', path: `${T}/user-property/{userProperty}`, summary: 'edit a user property', params: [str('userProperty', 'user property')], bodySchema: USER_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.userProperties.update(a.string('userProperty'), b as UserPropertyUpdate, o) }),
   tax({ name: 'taxonomy.user-properties.delete', method: 'DELETE', path: `${T}/user-property/{userProperty}`, summary: 'delete a user property', params: [str('userProperty', 'user property')],
     run: (c, a, _b, o) => c.taxonomy.userProperties.delete(a.string('userProperty'), o) }),
   tax({ name: 'taxonomy.user-properties.restore', method: 'POST', path: `${T}/user-property/{userProperty}/restore`, summary: 'restore a user property', params: [str('userProperty', 'user property')],
     run: (c, a, _b, o) => c.taxonomy.userProperties.restore(a.string('userProperty'), o) }),
-  tax({ name: 'taxonomy.group-properties.create', method: 'POST', path: `${T}/group-property`, summary: 'plan a group property', body: '{group_property, group_type?, type?, ...}',
+  tax({ name: 'taxonomy.group-properties.create', method: 'POST', path: `${T}/group-property`, summary: 'plan a group property', bodySchema: GROUP_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.groupProperties.create(b as GroupPropertyCreate, o) }),
   tax({ name: 'taxonomy.group-properties.list', method: 'GET', path: `${T}/group-property`, summary: 'group properties', params: [GROUP_TYPE],
     run: (c, a, _b, o) => c.taxonomy.groupProperties.list({ ...o, ...a.optional('groupType') }) }),
   tax({ name: 'taxonomy.group-properties.get', method: 'GET', path: `${T}/group-property/{groupProperty}`, summary: 'one group property', params: [str('groupProperty', 'group property'), GROUP_TYPE],
     run: (c, a, _b, o) => c.taxonomy.groupProperties.get(a.string('groupProperty'), { ...o, ...a.optional('groupType') }) }),
-  tax({ name: 'taxonomy.group-properties.update', method: 'PUT', path: `${T}/group-property/{groupProperty}`, summary: 'edit a group property', params: [str('groupProperty', 'group property')], body: '{group_type?, ...fields to change}',
+  tax({ name: 'taxonomy.group-properties.update', method: 'PUT', path: `${T}/group-property/{groupProperty}`, summary: 'edit a group property', params: [str('groupProperty', 'group property')], bodySchema: GROUP_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.groupProperties.update(a.string('groupProperty'), b as GroupPropertyUpdate, o) }),
 ];
 
@@ -277,14 +288,19 @@ const pageToken = str('pageToken', 'page to fetch (from nextPageToken)', false);
 const filesQuery = (a: OperationArgs) => ({ ...a.optional('pageSize'), ...(a.has('version') ? { version: a.integer('version') as FileVersion } : {}) });
 
 const OTHER: Operation[] = [
-  op({ name: 'feedback.ingest', family: 'feedback', method: 'POST', path: '/api/1/ai-feedback/ingest', summary: 'ingest feedback items (upsert by unique_id)', params: [str('sourceId', 'source id')], body: 'array of feedback items',
-    run: (c, a, b, o) => c.feedback.ingest(a.string('sourceId'), b as FeedbackItem[], o) }),
+  op({ name: 'feedback.ingest', family: 'feedback', method: 'POST', path: '/api/1/ai-feedback/ingest', summary: 'ingest feedback items (upsert by unique_id)', params: [str('sourceId', 'source id')], bodySchema: FEEDBACK_ITEM_BODY,
+    // A partial failure is an error here (FeedbackPartialFailureError, carrying the answer), so a script sees it.
+    run: (c, a, b, o) => c.feedback.ingest(a.string('sourceId'), b as FeedbackItem[], { ...o, partialFailure: 'throw' }) }),
   op({ name: 'replay.list', family: 'replay', method: 'GET', path: '/api/1/session-replays', summary: 'one page of replays (--paginate: every replay)', params: [...REPLAY_FILTERS, pageToken],
     run: (c, a, _b, o) => c.replay.getReplaysPage(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize', 'pageToken'), o),
     paginate: (c, a, o) => c.replay.listReplays(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize'), o) }),
   op({ name: 'replay.files', family: 'replay', method: 'GET', path: '/api/1/session-replays/files', summary: "one page of a replay's files (--paginate: every file)", params: [...FILES_PARAMS, pageToken],
-    run: (c, a, _b, o) => c.replay.getFilesPage(a.string('replayId'), { ...o, ...filesQuery(a), ...a.optional('pageToken') }),
-    paginate: (c, a, o) => c.replay.listReplayFiles(a.string('replayId'), { ...o, ...filesQuery(a) }) }),
+    run: async (c, a, _b, o) => {
+      const page = await c.replay.getFilesPage(a.string('replayId'), { ...o, ...filesQuery(a), ...a.optional('pageToken') });
+      if (page.files.length === 0 && !a.has('pageToken')) await requireListed(c.replay, a.string('replayId'), o);
+      return page;
+    },
+    paginate: (c, a, o) => filesOfListedReplay(c.replay, a.string('replayId'), c.replay.listReplayFiles(a.string('replayId'), { ...o, ...filesQuery(a) }), o) }),
 ];
 
 /** Every operation, by stable name, in the order `api --list` prints them. */

@@ -15,9 +15,10 @@ import {
   requireYyyymmdd,
 } from './checks.js';
 import type { DashboardEvent, SegmentDefinition } from './dashboard-types.js';
+import { DASHBOARD_SPEC } from '../util/spec-constants.js';
 
 /** Longest session the platform measures: 1 day. */
-export const MAX_SESSION_LENGTH_MS = 86_400_000;
+export const MAX_SESSION_LENGTH_MS = DASHBOARD_SPEC.maxSessionMs;
 
 /** Units of `timeHistogramConfigBinTimeUnit`; the spec shows `minutes` only, the others are assumed. */
 export const BIN_TIME_UNITS = { seconds: 1000, minutes: 60_000, hours: 3_600_000 } as const;

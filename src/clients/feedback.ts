@@ -4,17 +4,15 @@
  * source, so a request whose items and parts all carry a `unique_id` is safe to resend and is retried.
  */
 import type { Transport } from '../http/transport.js';
-import { ValidationError } from '../http/errors.js';
+import { HttpClientError, ValidationError } from '../http/errors.js';
+import { checkBodyFields, opt, type BodySchema } from './body-schema.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { isPlainObject, optionalString, requireArray, requireIsoTimestamp, requireMaxBytes, requireObject, requireString } from './checks.js';
+import { isPlainObject, requireArray, requireIsoTimestamp, requireMaxBytes, requireString } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
+import { FEEDBACK_SPEC } from '../util/spec-constants.js';
 
-export const FEEDBACK_LIMITS = {
-  minItems: 1,
-  maxItems: 100,
-  /** Whole JSON payload, UTF-8 bytes (5 MB taken as 5,000,000). */
-  maxPayloadBytes: 5_000_000,
-} as const;
+/** 1 to 100 items; the whole JSON payload at most 5 MB (src/util/spec-constants.ts). */
+export const FEEDBACK_LIMITS = FEEDBACK_SPEC;
 
 export const FEEDBACK_PATH = '/api/1/ai-feedback/ingest';
 
@@ -50,11 +48,45 @@ export interface FeedbackIngestResult {
   errors: { unique_id: string; error: string }[];
 }
 
-const STRING_FIELDS = ['unique_id', 'author', 'user_id', 'email', 'url'] as const;
+/**
+ * A feedback item ("Feedback item" table): every field optional ("which item fields are required … not shown"),
+ * other fields sent as given. A conversation part has the same fields, `body` required (checked below).
+ */
+export const FEEDBACK_ITEM_BODY: BodySchema = {
+  shape: 'array',
+  open: true,
+  items: { min: FEEDBACK_SPEC.minItems, max: FEEDBACK_SPEC.maxItems },
+  fields: [
+    opt('unique_id', 'string'), opt('body', 'string'), opt('author', 'string'), opt('user_id', 'string'), opt('email', 'string'),
+    opt('url', 'string'), opt('created_at', 'string'), opt('conversation_parts', 'array'),
+  ],
+};
 
-function fields(at: string, o: Record<string, unknown>): void {
-  for (const k of STRING_FIELDS) optionalString(`${at}.${k}`, o[k]);
-  if (o.created_at !== undefined) requireIsoTimestamp(`${at}.created_at`, o.created_at);
+function fields(at: string, o: unknown): Record<string, unknown> {
+  const checked = checkBodyFields(at, o, FEEDBACK_ITEM_BODY);
+  if (checked.created_at !== undefined) requireIsoTimestamp(`${at}.created_at`, checked.created_at);
+  return checked;
+}
+
+/**
+ * A feedback ingest answered 200 with `failed > 0` ("A partial failure returns the counts and one error entry per
+ * failed item"), when the caller asked for it to be an error (`IngestOptions.partialFailure: 'throw'`). The
+ * answer is in `result`; `serverMessages` holds each failed item's `unique_id: error`.
+ */
+export class FeedbackPartialFailureError extends HttpClientError {
+  declare readonly status: number;
+  readonly result: FeedbackIngestResult;
+  readonly serverMessages: readonly string[];
+  constructor(result: FeedbackIngestResult) {
+    super(`feedback ingest: ${result.failed} of ${result.ingested + result.failed} items failed${result.errors.length ? `: ${result.errors.slice(0, 5).map((e) => `${e.unique_id}: ${e.error}`).join('; ')}` : ''}`, 'feedback_partial_failure', { status: 200 });
+    this.result = result;
+    this.serverMessages = result.errors.map((e) => `${e.unique_id}: ${e.error}`);
+  }
+}
+
+export interface IngestOptions extends CallOptions {
+  /** `resolve` (default): a partial failure resolves with the counts (check `failed`); `throw`: FeedbackPartialFailureError. */
+  partialFailure?: 'resolve' | 'throw';
 }
 
 /** Checks an ingest request; returns whether every item and part has a `unique_id` (safe to resend). */
@@ -63,19 +95,16 @@ export function validateFeedback(sourceId: unknown, items: unknown): boolean {
   let keyed = true;
   requireArray('items', items, FEEDBACK_LIMITS.minItems, FEEDBACK_LIMITS.maxItems).forEach((raw, i) => {
     const at = `items[${i}]`;
-    const item = requireObject(at, raw);
-    fields(at, item);
-    optionalString(`${at}.body`, item.body);
+    const item = fields(at, raw);
     if (typeof item.unique_id !== 'string' || item.unique_id === '') keyed = false;
     if (item.conversation_parts === undefined) return;
     requireArray(`${at}.conversation_parts`, item.conversation_parts).forEach((p, j) => {
       const pat = `${at}.conversation_parts[${j}]`;
-      const part = requireObject(pat, p);
+      const part = fields(pat, p);
       if (typeof part.body !== 'string' || part.body.length < 1) {
         throw new ValidationError(`${pat}.body`, 'a conversation part needs a body of at least 1 character');
       }
       if (part.conversation_parts !== undefined) throw new ValidationError(`${pat}.conversation_parts`, 'conversation parts cannot be nested');
-      fields(pat, part);
       if (typeof part.unique_id !== 'string' || part.unique_id === '') keyed = false;
     });
   });
@@ -93,7 +122,10 @@ export class FeedbackClient {
    * Sends 1 to 100 items of one source (payload ≤ 5 MB). A partial failure resolves with the counts and one
    * `errors` entry per failed item; check `failed`.
    */
-  async ingest(sourceId: string, items: readonly FeedbackItem[], o?: CallOptions): Promise<FeedbackIngestResult> {
+  async ingest(sourceId: string, items: readonly FeedbackItem[], o: IngestOptions = {}): Promise<FeedbackIngestResult> {
+    if (o.partialFailure !== undefined && o.partialFailure !== 'resolve' && o.partialFailure !== 'throw') {
+      throw new ValidationError('partialFailure', 'must be "resolve" or "throw"');
+    }
     const resendable = validateFeedback(sourceId, items);
     const payload = { source_id: sourceId, items };
     requireMaxBytes('items', JSON.stringify(payload), FEEDBACK_LIMITS.maxPayloadBytes, 'the JSON payload');
@@ -108,6 +140,8 @@ export class FeedbackClient {
     const errors = Array.isArray(body.errors)
       ? body.errors.map((e) => (isPlainObject(e) ? { ...e, unique_id: String(e.unique_id ?? ''), error: String(e.error ?? '') } : { unique_id: '', error: String(e) }))
       : [];
-    return { ...body, ingested: body.ingested, failed: body.failed, errors };
+    const result: FeedbackIngestResult = { ...body, ingested: body.ingested, failed: body.failed, errors };
+    if (result.failed > 0 && o.partialFailure === 'throw') throw new FeedbackPartialFailureError(result);
+    return result;
   }
 }

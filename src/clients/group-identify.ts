@@ -4,18 +4,21 @@
  */
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
+import { checkBodyFields, req, type BodySchema } from './body-schema.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { requireArray, requireMaxBytes, requireObject, requireString } from './checks.js';
+import { requireArray, requireMaxBytes } from './checks.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
+import { GROUP_IDENTIFY_SPEC } from '../util/spec-constants.js';
 
-export const GROUP_IDENTIFY_LIMITS = {
-  /** Group identifications per request. */
-  maxIdentifications: 1024,
-  /** Group properties per request, summed over all identifications. */
-  maxProperties: 1024,
-  /** Whole form body, UTF-8 bytes (1 MB taken as 1,000,000). */
-  maxRequestBytes: 1_000_000,
-} as const;
+/** Identifications and properties (summed over them) per request; the form body's bytes (src/util/spec-constants.ts). */
+export const GROUP_IDENTIFY_LIMITS = GROUP_IDENTIFY_SPEC;
+
+/** "Group identification": `group_type`, `group_value`, `group_properties` (1 to 1024 per request). */
+export const GROUP_IDENTIFY_BODY: BodySchema = {
+  shape: 'array',
+  items: { min: 1, max: GROUP_IDENTIFY_SPEC.maxIdentifications },
+  fields: [req('group_type', 'string'), req('group_value', 'string'), req('group_properties', 'object')],
+};
 
 export interface GroupIdentification {
   group_type: string;
@@ -36,10 +39,8 @@ export class GroupIdentifyClient {
     const list = requireArray('identification', identifications, 1, GROUP_IDENTIFY_LIMITS.maxIdentifications);
     let properties = 0;
     list.forEach((raw, i) => {
-      const g = requireObject(`identification[${i}]`, raw);
-      requireString(`identification[${i}].group_type`, g.group_type);
-      requireString(`identification[${i}].group_value`, g.group_value);
-      properties += Object.keys(requireObject(`identification[${i}].group_properties`, g.group_properties)).length;
+      const g = checkBodyFields(`identification[${i}]`, raw, GROUP_IDENTIFY_BODY);
+      properties += Object.keys(g.group_properties as object).length;
     });
     if (properties > GROUP_IDENTIFY_LIMITS.maxProperties) {
       throw new ValidationError('identification', `${properties} group properties in one request, over the limit of ${GROUP_IDENTIFY_LIMITS.maxProperties}`);
@@ -48,7 +49,8 @@ export class GroupIdentifyClient {
     // The api_key the transport adds is short; the cap is checked on the encoded body without it.
     requireMaxBytes('identification', new URLSearchParams(form).toString(), GROUP_IDENTIFY_LIMITS.maxRequestBytes, 'the request body');
     const res = await this.#transport.request({
-      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', ...withSignal(o),
+      // Limits of group identify per window: "not shown"; nothing is charged to the mapping budget of `ingest`.
+      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', cost: 0, ...withSignal(o),
     });
     return unspecified(res);
   }

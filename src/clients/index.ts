@@ -5,6 +5,10 @@
 export type { CallOptions } from './call-options.js';
 export { MalformedResponseError } from './response.js';
 export type { UnspecifiedResponse } from './response.js';
+export { checkBodyFields, describeBody } from './body-schema.js';
+export type { BodyField, BodyFieldType, BodySchema } from './body-schema.js';
+export { errorFields, type ErrorFields } from './error-fields.js';
+export { UnknownReplayError } from './replay-files.js';
 export { ValidationError } from '../http/errors.js';
 
 // Experiment and flag management (spec doc 1)
@@ -74,8 +78,8 @@ export type { DashboardOptions, RangeQuery } from './dashboard.js';
 export { BIN_TIME_UNITS, MAX_SESSION_LENGTH_MS } from './dashboard-params.js';
 export type { BinTimeUnit, DateRange, QueryExtras, SessionLengthBins } from './dashboard-params.js';
 export type * from './dashboard-types.js';
-export { FEEDBACK_LIMITS, FEEDBACK_PATH, FeedbackClient, validateFeedback } from './feedback.js';
-export type { ConversationPart, FeedbackIngestResult, FeedbackItem } from './feedback.js';
+export { FEEDBACK_LIMITS, FEEDBACK_PATH, FeedbackClient, FeedbackPartialFailureError, validateFeedback } from './feedback.js';
+export type { ConversationPart, FeedbackIngestResult, FeedbackItem, IngestOptions } from './feedback.js';
 
 // Session replay (spec doc 3) and the transport every client is built on.
 export { SessionReplayClient, PageLoopError, ListingStalledError, DEFAULT_STALL_PAGES } from '../replay/index.js';

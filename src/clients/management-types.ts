@@ -3,35 +3,18 @@
  * carry more fields the spec does not show, so every record type is open (`[field: string]: unknown`).
  */
 
+import { EXPERIMENT_CONDITION_OPS, FILTER_OPS, FLAG_CONDITION_OPS, MANAGEMENT_SPEC } from '../util/spec-constants.js';
+
 export type ManagementKind = 'experiments' | 'flags';
 
-/** `subprop_op` values allowed in an exposure event filter. */
-export const FILTER_OPS = [
-  'is', 'is not', 'contains', 'does not contain', 'less', 'less or equal', 'greater', 'greater or equal',
-  'glob match', 'glob does not match',
-] as const;
+/** The allowed operators, from the spec constants shared with the sandbox (src/util/spec-constants.ts). */
+export { EXPERIMENT_CONDITION_OPS, FILTER_OPS, FLAG_CONDITION_OPS };
 export type FilterOp = (typeof FILTER_OPS)[number];
-
-/** Condition `op` values allowed for experiments. */
-export const EXPERIMENT_CONDITION_OPS = [
-  'is', 'is not', 'contains', 'does not contain', 'less', 'less or equal', 'greater', 'greater or equal',
-  'set is', 'set is not', 'set contains', 'set does not contain', 'glob match', 'glob does not match',
-] as const;
-/** Condition `op` values allowed for flags: the experiment ones plus the version comparisons. */
-export const FLAG_CONDITION_OPS = [
-  ...EXPERIMENT_CONDITION_OPS,
-  'version less than', 'version less than or equal to', 'version greater than', 'version greater than or equal to',
-] as const;
 export type ExperimentConditionOp = (typeof EXPERIMENT_CONDITION_OPS)[number];
 export type FlagConditionOp = (typeof FLAG_CONDITION_OPS)[number];
 
-/** Spec doc 1 limits as the client applies them. */
-export const MANAGEMENT_LIMITS = {
-  /** Users added to one flag variant: at most 2,000 inclusions (checked per request; the server checks the total). */
-  flagVariantInclusions: 2000,
-  /** Bulk removal of users / cohorts: at most 100 items per request. */
-  bulkDelete: 100,
-} as const;
+/** Spec doc 1 limits as the client applies them (src/util/spec-constants.ts). */
+export const MANAGEMENT_LIMITS = MANAGEMENT_SPEC;
 
 /** Exposure event filter object. */
 export interface ExposureFilter {

@@ -2,10 +2,9 @@
  * Checks of management request bodies (spec document 1) before anything is sent.
  */
 import { ValidationError } from '../http/errors.js';
+import { checkBodyFields, opt, req, type BodyField, type BodySchema } from './body-schema.js';
 import {
   isPlainObject,
-  onlyKeys,
-  optionalBoolean,
   optionalString,
   requireArray,
   requireFiniteNumber,
@@ -14,26 +13,55 @@ import {
   requireObject,
   requireOneOf,
   requireString,
-  requireStringArray,
   requireStringList,
 } from './checks.js';
 import {
   EXPERIMENT_CONDITION_OPS,
   FILTER_OPS,
   FLAG_CONDITION_OPS,
+  MANAGEMENT_LIMITS,
   type ManagementKind,
 } from './management-types.js';
 
-const COMMON_EDIT = ['name', 'description', 'bucketingKey', 'bucketingSalt', 'evaluationMode', 'rolloutPercentage', 'enabled', 'tags'];
-const EDIT_FIELDS: Record<ManagementKind, readonly string[]> = {
-  experiments: [...COMMON_EDIT, 'experimentType', 'stickyBucketing', 'startDate', 'endDate', 'exposureEvent'],
-  flags: [...COMMON_EDIT, 'bucketingUnit'],
+const COMMON_EDIT: readonly BodyField[] = [
+  opt('name', 'string'), opt('description', 'string'), opt('bucketingKey', 'string'), opt('bucketingSalt', 'string'),
+  opt('evaluationMode', 'string'), opt('rolloutPercentage', 'integer'), opt('enabled', 'boolean'), opt('tags', 'string[]'),
+];
+const EXPERIMENT_EDIT: readonly BodyField[] = [
+  ...COMMON_EDIT, opt('experimentType', 'string'), opt('stickyBucketing', 'boolean'), opt('startDate', 'string'), opt('endDate', 'string'), opt('exposureEvent', 'object'),
+];
+const FLAG_EDIT: readonly BodyField[] = [...COMMON_EDIT, opt('bucketingUnit', 'string')];
+/** The edit body of each kind: "Experiment (fields accepted by edit)", "Flag (fields accepted by edit)". */
+export const EDIT_BODY: Readonly<Record<ManagementKind, BodySchema>> = {
+  experiments: {
+    shape: 'object',
+    fields: EXPERIMENT_EDIT,
+    atLeastOneOf: EXPERIMENT_EDIT.map((f) => f.name),
+  },
+  flags: { shape: 'object', fields: FLAG_EDIT, atLeastOneOf: FLAG_EDIT.map((f) => f.name) },
 };
-const VARIANT_FIELDS = ['key', 'name', 'description', 'payload', 'rolloutWeight'];
-const CREATE_COMMON = ['projectId', 'name', 'key', 'description', 'variants', 'rolloutWeights', 'targetSegments', 'deployments', 'evaluationMode'];
-const CREATE_FIELDS: Record<ManagementKind, readonly string[]> = {
-  experiments: [...CREATE_COMMON, 'experimentType'],
-  flags: CREATE_COMMON,
+/** A variant: `key` identifies it (required to add one); "name, description labelled optional". */
+export const VARIANT_BODY: BodySchema = {
+  shape: 'object',
+  fields: [req('key', 'string'), opt('name', 'string'), opt('description', 'string'), opt('payload', 'json'), opt('rolloutWeight', 'number')],
+};
+/** A variant edit: the same fields, all optional. */
+export const VARIANT_EDIT_BODY: BodySchema = {
+  shape: 'object',
+  fields: VARIANT_BODY.fields.map((f) => opt(f.name, f.type)),
+  atLeastOneOf: VARIANT_BODY.fields.map((f) => f.name),
+};
+const CREATE_COMMON: readonly BodyField[] = [
+  opt('projectId', 'string'), opt('name', 'string'), req('key', 'string'), opt('description', 'string'), opt('variants', 'array'),
+  opt('rolloutWeights', 'object'), opt('targetSegments', 'array'), opt('deployments', 'string[]'), opt('evaluationMode', 'string'),
+];
+/**
+ * "Create body (experiment and flag)". The spec marks no field required; `key` is required here because it is what
+ * identifies the record (an assumption, docs/CLIENTS.md); `projectId` is optional.
+ */
+export const CREATE_BODY: Readonly<Record<ManagementKind, BodySchema>> = {
+  experiments: { shape: 'object', fields: [...CREATE_COMMON, opt('experimentType', 'string')] },
+  flags: { shape: 'object', fields: CREATE_COMMON },
 };
 
 function weights(field: string, v: unknown): void {
@@ -57,16 +85,9 @@ function exposureEvent(field: string, v: unknown): void {
 
 /** PATCH /api/1/{kind}/{id}: only the kind's edit fields, at least one, each of its type. */
 export function validateEdit(kind: ManagementKind, body: unknown): Record<string, unknown> {
-  const b = requireObject('body', body);
-  onlyKeys('body', b, EDIT_FIELDS[kind]);
-  if (!Object.values(b).some((v) => v !== undefined)) throw new ValidationError('body', 'an edit needs at least one field');
-  for (const k of ['name', 'description', 'bucketingKey', 'bucketingSalt', 'evaluationMode', 'experimentType', 'bucketingUnit']) {
-    optionalString(k, b[k]);
-  }
-  optionalBoolean('enabled', b.enabled);
-  optionalBoolean('stickyBucketing', b.stickyBucketing);
-  if (b.rolloutPercentage !== undefined) requireInteger('rolloutPercentage', b.rolloutPercentage);
-  if (b.tags !== undefined) requireStringList('tags', b.tags);
+  const b = checkBodyFields('body', body, EDIT_BODY[kind]);
+  const pct = MANAGEMENT_LIMITS.rolloutPercentage;
+  if (b.rolloutPercentage !== undefined) requireInteger('rolloutPercentage', b.rolloutPercentage, pct.min, pct.max);
   if (b.startDate !== undefined) requireIsoTimestamp('startDate', b.startDate);
   if (b.endDate !== undefined) requireIsoTimestamp('endDate', b.endDate);
   if (b.exposureEvent !== undefined) exposureEvent('exposureEvent', b.exposureEvent);
@@ -75,13 +96,8 @@ export function validateEdit(kind: ManagementKind, body: unknown): Record<string
 
 /** A variant body: POST needs `key`; PATCH (`partial`) takes any of the fields. */
 export function validateVariant(body: unknown, partial: boolean): Record<string, unknown> {
-  const v = requireObject('variant', body);
-  onlyKeys('variant', v, VARIANT_FIELDS);
-  if (!partial || v.key !== undefined) requireString('variant.key', v.key);
-  if (partial && !Object.values(v).some((x) => x !== undefined)) throw new ValidationError('variant', 'an edit needs at least one field');
-  optionalString('variant.name', v.name);
-  optionalString('variant.description', v.description);
-  if (v.rolloutWeight !== undefined) requireFiniteNumber('variant.rolloutWeight', v.rolloutWeight);
+  const v = checkBodyFields('variant', body, partial ? VARIANT_EDIT_BODY : VARIANT_BODY);
+  if (partial && v.key !== undefined) requireString('variant.key', v.key);
   return v;
 }
 
@@ -102,13 +118,12 @@ function segment(kind: ManagementKind, field: string, raw: unknown): void {
   });
 }
 
-/** POST /api/1/{kind}: `projectId` and `key` present, known fields only, typed members. */
+/**
+ * POST /api/1/{kind}: known fields only, typed members. The spec marks no create field required; `key` is required
+ * here because it is what identifies the record (an assumption, docs/CLIENTS.md); `projectId` is optional.
+ */
 export function validateCreate(kind: ManagementKind, body: unknown): Record<string, unknown> {
-  const b = requireObject('body', body);
-  onlyKeys('body', b, CREATE_FIELDS[kind]);
-  requireString('projectId', b.projectId);
-  requireString('key', b.key);
-  for (const k of ['name', 'description', 'evaluationMode', 'experimentType']) optionalString(k, b[k]);
+  const b = checkBodyFields('body', body, CREATE_BODY[kind]);
   if (b.variants !== undefined) {
     requireArray('variants', b.variants).forEach((v, i) => {
       if (!isPlainObject(v)) throw new ValidationError(`variants[${i}]`, 'must be an object with a key');
@@ -116,7 +131,6 @@ export function validateCreate(kind: ManagementKind, body: unknown): Record<stri
     });
   }
   if (b.rolloutWeights !== undefined) weights('rolloutWeights', b.rolloutWeights);
-  if (b.deployments !== undefined) requireStringArray('deployments', b.deployments);
   if (b.targetSegments !== undefined) {
     requireArray('targetSegments', b.targetSegments).forEach((s, i) => segment(kind, `targetSegments[${i}]`, s));
   }

@@ -8,15 +8,32 @@ import { isPlainObject } from './checks.js';
 
 export { MalformedResponseError };
 
-/** A response whose body the spec does not show ("response body: not shown"): status and text as received. */
+/** A response whose body the spec does not show ("response body: not shown"): status and body as received. */
 export interface UnspecifiedResponse {
   status: number;
-  /** The body as received (UTF-8 text; may be empty, `OK`, or JSON — the spec does not say). */
-  body: string;
+  /**
+   * The body: parsed when it is JSON (a JSON content type, or text that parses as JSON), else the text as received
+   * (may be empty or `OK`; the spec does not say which).
+   */
+  body: unknown;
+}
+
+function isJsonType(headers: ApiResponse['headers']): boolean {
+  const type = headers['content-type'];
+  return /\bjson\b/i.test(Array.isArray(type) ? type.join(',') : (type ?? ''));
 }
 
 export function unspecified(res: ApiResponse): UnspecifiedResponse {
-  return { status: res.status, body: res.text() };
+  const text = res.text();
+  const trimmed = text.trim();
+  if (isJsonType(res.headers) || trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      return { status: res.status, body: JSON.parse(text) as unknown };
+    } catch {
+      // Not JSON after all: the text as received.
+    }
+  }
+  return { status: res.status, body: text };
 }
 
 /** Parses a JSON object body; anything else is MalformedResponseError naming the call. */

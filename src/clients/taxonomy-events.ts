@@ -1,16 +1,20 @@
 /**
  * Taxonomy: event categories and event types (`/api/2/taxonomy/category`, `/api/2/taxonomy/event`).
  */
+import { checkBodyFields, opt, req, type BodySchema } from './body-schema.js';
 import type { CallOptions } from './call-options.js';
-import { onlyKeys, optionalBoolean, optionalString, requireInteger, requireObject, requireString } from './checks.js';
+import { requireInteger, requireString } from './checks.js';
 import type { TaxonomyCaller } from './taxonomy-call.js';
 import type { EventCategory, EventTypeRecord, EventVisibilityFlags } from './taxonomy-types.js';
 
 const VISIBILITY = ['is_hidden_from_dropdowns', 'is_hidden_from_persona_results', 'is_hidden_from_pathfinder', 'is_hidden_from_timeline'] as const;
 
-function flags(o: Record<string, unknown>): void {
-  for (const f of VISIBILITY) optionalBoolean(f, o[f]);
-}
+const FLAG_FIELDS = VISIBILITY.map((f) => opt(f, 'boolean'));
+
+/** `POST /event`: "body `event_type`, `category`, `description`, and the four `is_hidden_from_*` flags". */
+export const EVENT_TYPE_CREATE_BODY: BodySchema = { shape: 'object', fields: [req('event_type', 'string'), opt('category', 'string'), opt('description', 'string'), ...FLAG_FIELDS] };
+/** `PUT /event/:event_type`: "body `category`, `display_name`, the four `is_hidden_from_*` flags". */
+export const EVENT_TYPE_UPDATE_BODY: BodySchema = { shape: 'object', fields: [opt('category', 'string'), opt('display_name', 'string'), ...FLAG_FIELDS] };
 
 export class TaxonomyCategories {
   readonly #c: TaxonomyCaller;
@@ -78,12 +82,7 @@ export class TaxonomyEventTypes {
 
   /** `POST /event` (already exists, even deleted: 409 ApiError — restore it instead). */
   async create(body: EventTypeCreate, o?: CallOptions): Promise<void> {
-    const b = requireObject('body', body);
-    onlyKeys('body', b, ['event_type', 'category', 'description', ...VISIBILITY]);
-    requireString('event_type', b.event_type);
-    optionalString('category', b.category);
-    optionalString('description', b.description);
-    flags(b);
+    checkBodyFields('body', body, EVENT_TYPE_CREATE_BODY);
     await this.#c.call({ method: 'POST', resource: 'event', form: { ...body } }, o);
   }
 
@@ -100,11 +99,7 @@ export class TaxonomyEventTypes {
   /** `PUT /event/:event_type` (not in the schema: 409 ApiError). */
   async update(eventType: string, body: EventTypeUpdate, o?: CallOptions): Promise<void> {
     requireString('event_type', eventType);
-    const b = requireObject('body', body);
-    onlyKeys('body', b, ['category', 'display_name', ...VISIBILITY]);
-    optionalString('category', b.category);
-    optionalString('display_name', b.display_name);
-    flags(b);
+    checkBodyFields('body', body, EVENT_TYPE_UPDATE_BODY);
     await this.#c.call({ method: 'PUT', resource: 'event', segments: [['event_type', eventType]], form: { ...body } }, o);
   }
 

@@ -1,38 +1,58 @@
 /**
  * Taxonomy: event, user and group properties (`/event-property`, `/user-property`, `/group-property`).
  */
-import { ValidationError } from '../http/errors.js';
 import type { CallOptions } from './call-options.js';
-import { onlyKeys, optionalBoolean, optionalString, requireObject, requireString, requireStringList } from './checks.js';
+import { checkBodyFields, opt, req, type BodyField, type BodySchema } from './body-schema.js';
+import { requireString } from './checks.js';
 import type { TaxonomyCaller } from './taxonomy-call.js';
 import type { EventPropertyRecord, GroupPropertyRecord, PropertyFields, UserPropertyRecord } from './taxonomy-types.js';
 import { showDeletedQuery, type ShowDeletedOption } from './taxonomy-events.js';
 
-const PROPERTY_FIELDS = ['description', 'type', 'regex', 'enum_values', 'is_array_type', 'is_required', 'is_hidden', 'classifications'];
+/** The property fields the spec lists for the records; sent in create and update bodies (wire types "not shown"). */
+const PROPERTY_FIELDS: readonly BodyField[] = [
+  opt('description', 'string'), opt('type', 'string'), opt('regex', 'string'), opt('enum_values', 'string'),
+  opt('is_array_type', 'boolean'), opt('is_required', 'boolean'), opt('is_hidden', 'boolean'), opt('classifications', 'string[]'),
+];
+const PROPERTY_NAMES = PROPERTY_FIELDS.map((f) => f.name);
+const object = (...fields: BodyField[]): BodySchema => ({ shape: 'object', fields });
 
-/** Checks a body: only `allowed` keys, names non-empty, property fields typed. */
-function checkBody(body: unknown, allowed: readonly string[], required: readonly string[], optionalNames: readonly string[] = []): Record<string, unknown> {
-  const b = requireObject('body', body);
-  onlyKeys('body', b, allowed);
-  for (const k of required) requireString(k, b[k]);
+/**
+ * `POST /event-property`: "body `event_type`, `event_property`". Without `event_type` the property is a shared one
+ * (the spec's reads and delete take `event_type` as optional, "shared or event-specific properties").
+ */
+export const EVENT_PROPERTY_CREATE_BODY = object(req('event_property', 'string'), opt('event_type', 'string'), ...PROPERTY_FIELDS);
+/** `PUT /event-property/:event-property`: "body `event_type` and fields to change" (without it: the shared property). */
+export const EVENT_PROPERTY_UPDATE_BODY: BodySchema = { ...object(opt('event_type', 'string'), ...PROPERTY_FIELDS), atLeastOneOf: PROPERTY_NAMES };
+/** `POST /user-property`: "body `user_property`". */
+export const USER_PROPERTY_CREATE_BODY = object(req('user_property', 'string'), ...PROPERTY_FIELDS);
+/** `PUT /user-property/:user_property`: "body `new_user_property_value`, `description`, `is_hidden`". */
+export const USER_PROPERTY_UPDATE_BODY: BodySchema = {
+  ...object(opt('new_user_property_value', 'string'), opt('description', 'string'), opt('is_hidden', 'boolean')),
+  atLeastOneOf: ['new_user_property_value', 'description', 'is_hidden'],
+};
+/**
+ * `POST /group-property`: "body `group_type`, `group_property`". `group_type` is required here: a group property
+ * belongs to a group type (an assumption, docs/CLIENTS.md).
+ */
+export const GROUP_PROPERTY_CREATE_BODY = object(req('group_property', 'string'), req('group_type', 'string'), ...PROPERTY_FIELDS);
+/** `PUT /group-property/:group_property`: "body `group_type` and fields to change" (without it: the shared property). */
+export const GROUP_PROPERTY_UPDATE_BODY: BodySchema = { ...object(opt('group_type', 'string'), ...PROPERTY_FIELDS), atLeastOneOf: PROPERTY_NAMES };
+
+/** Checks a body against its schema; an optional name given must be non-empty. */
+function checkBody(body: unknown, schema: BodySchema, optionalNames: readonly string[] = []): Record<string, unknown> {
+  const b = checkBodyFields('body', body, schema);
   for (const k of optionalNames) if (b[k] !== undefined) requireString(k, b[k]);
-  for (const k of ['description', 'type', 'regex', 'enum_values', 'new_user_property_value']) optionalString(k, b[k]);
-  for (const k of ['is_array_type', 'is_required', 'is_hidden']) optionalBoolean(k, b[k]);
-  if (b.classifications !== undefined) requireStringList('classifications', b.classifications);
   return b;
 }
 
-function anyField(b: Record<string, unknown>, keys: readonly string[]): void {
-  if (!keys.some((k) => b[k] !== undefined)) throw new ValidationError('body', `an update needs at least one of ${keys.join(', ')}`);
-}
-
 export interface EventPropertyCreate extends PropertyFields {
-  event_type: string;
+  /** Leave out for a shared property (not tied to one event type). */
+  event_type?: string;
   event_property: string;
 }
 export interface EventPropertyUpdate extends PropertyFields {
-  /** Required by the spec for the update call. */
-  event_type: string;
+  /** The event type whose property is changed; leave out for the shared property. */
+  event_type?: string;
 }
 export interface EventTypeOption extends CallOptions {
   /** Sent as the form field `event_type` (the spec puts it in the body, also on GET and DELETE). */
@@ -52,7 +72,7 @@ export class TaxonomyEventProperties {
 
   /** `POST /event-property` (exists, even deleted: 409 ApiError — call restore instead). */
   async create(body: EventPropertyCreate, o?: CallOptions): Promise<void> {
-    checkBody(body, ['event_type', 'event_property', ...PROPERTY_FIELDS], ['event_type', 'event_property']);
+    checkBody(body, EVENT_PROPERTY_CREATE_BODY, ['event_type']);
     await this.#c.call({ method: 'POST', resource: 'event-property', form: { ...body } }, o);
   }
 
@@ -67,11 +87,10 @@ export class TaxonomyEventProperties {
     return this.#c.read({ method: 'GET', resource: 'event-property', query, ...eventTypeForm(o) }, 'object', o);
   }
 
-  /** `PUT /event-property/:event-property` with `event_type` and the fields to change (not in schema: 409). */
+  /** `PUT /event-property/:event-property` with the fields to change, and `event_type` for an event's own (not in schema: 409). */
   async update(eventProperty: string, body: EventPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('event_property', eventProperty);
-    const b = checkBody(body, ['event_type', ...PROPERTY_FIELDS], ['event_type']);
-    anyField(b, PROPERTY_FIELDS);
+    checkBody(body, EVENT_PROPERTY_UPDATE_BODY, ['event_type']);
     await this.#c.call({ method: 'PUT', resource: 'event-property', segments: [['event_property', eventProperty]], form: { ...body } }, o);
   }
 
@@ -107,7 +126,7 @@ export class TaxonomyUserProperties {
 
   /** `POST /user-property` (`success: false` → TaxonomyFailureError). */
   async create(body: UserPropertyCreate, o?: CallOptions): Promise<void> {
-    checkBody(body, ['user_property', ...PROPERTY_FIELDS], ['user_property']);
+    checkBody(body, USER_PROPERTY_CREATE_BODY);
     await this.#c.call({ method: 'POST', resource: 'user-property', form: { ...body } }, o);
   }
 
@@ -125,9 +144,7 @@ export class TaxonomyUserProperties {
   /** `PUT /user-property/:user_property` (`success: false` → TaxonomyFailureError). */
   async update(userProperty: string, body: UserPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('user_property', userProperty);
-    const keys = ['new_user_property_value', 'description', 'is_hidden'];
-    const b = checkBody(body, keys, [], ['new_user_property_value']);
-    anyField(b, keys);
+    checkBody(body, USER_PROPERTY_UPDATE_BODY, ['new_user_property_value']);
     await this.#c.call({ method: 'PUT', resource: 'user-property', segments: [['user_property', userProperty]], form: { ...body } }, o);
   }
 
@@ -169,7 +186,7 @@ export class TaxonomyGroupProperties {
 
   /** `POST /group-property` (exists: 409 ApiError). */
   async create(body: GroupPropertyCreate, o?: CallOptions): Promise<void> {
-    checkBody(body, ['group_type', 'group_property', ...PROPERTY_FIELDS], ['group_type', 'group_property']);
+    checkBody(body, GROUP_PROPERTY_CREATE_BODY);
     await this.#c.call({ method: 'POST', resource: 'group-property', form: { ...body } }, o);
   }
 
@@ -187,8 +204,7 @@ export class TaxonomyGroupProperties {
   /** `PUT /group-property/:group_property` with the fields to change (and `group_type` for an override). */
   async update(groupProperty: string, body: GroupPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('group_property', groupProperty);
-    const b = checkBody(body, ['group_type', ...PROPERTY_FIELDS], [], ['group_type']);
-    anyField(b, PROPERTY_FIELDS);
+    checkBody(body, GROUP_PROPERTY_UPDATE_BODY, ['group_type']);
     await this.#c.call({ method: 'PUT', resource: 'group-property', segments: [['group_property', groupProperty]], form: { ...body } }, o);
   }
 }

@@ -103,6 +103,8 @@ export class TaxonomyFailureError extends HttpClientError {
   declare readonly status: number;
   /** `errors[].message` of the body, when given. */
   readonly messages: string[];
+  /** The same messages, under the name ApiError uses. */
+  readonly serverMessages: readonly string[];
   constructor(method: string, path: string, status: number, messages: string[]) {
     super(
       `Taxonomy call ${method} ${path} answered success: false (HTTP ${status})${messages.length ? `: ${messages.join('; ')}` : ''}`,
@@ -112,5 +114,6 @@ export class TaxonomyFailureError extends HttpClientError {
     this.method = method;
     this.path = path;
     this.messages = messages;
+    this.serverMessages = messages;
   }
 }

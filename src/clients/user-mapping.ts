@@ -1,20 +1,32 @@
 /**
  * User mapping (aliasing), spec document 2: map and unmap on `{api_url}/usermap` with the `api_key` parameter
  * (family `ingest`), get mappings on `{analytics_url}/api/2/usermap` with HTTP Basic auth (family `dashboard`,
- * the analytics REST hosts' shared cap).
+ * the analytics REST hosts' shared cap). Map and unmap are charged one unit per mapping object in the `ingest`
+ * family's budget (src/http/options.ts DEFAULT_BUDGETS); group identify and attribution, in the same family, none.
  */
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
+import { checkBodyFields, req, type BodySchema } from './body-schema.js';
 import { withSignal, type CallOptions } from './call-options.js';
-import { isPlainObject, requireArray, requireMaxBytes, requireObject, requireString, requireStringArray } from './checks.js';
+import { isPlainObject, requireArray, requireMaxBytes, requireStringArray } from './checks.js';
 import { jsonObject, MalformedResponseError, unspecified, type UnspecifiedResponse } from './response.js';
+import { MAPPING_SPEC } from '../util/spec-constants.js';
 
-export const USER_MAPPING_LIMITS = {
-  /** At most 2000 mappings in one batch (not raisable). */
-  maxMappings: 2000,
-  /** At most 1 MB per batch: the JSON of `mapping`, counted as UTF-8 bytes (1 MB taken as 1,000,000). */
-  maxBatchBytes: 1_000_000,
-} as const;
+/**
+ * The spec's mapping limits (src/util/spec-constants.ts): at most 2000 mappings and 1 MB of `mapping` JSON per batch,
+ * 1500 mappings per 30-second window. `maxQueryBytes`: the longest `mapping` parameter (percent-encoded) sent in the
+ * query string; a longer batch goes form-encoded in the body (see MappingOptions.encoding).
+ */
+export const USER_MAPPING_LIMITS = Object.freeze({
+  maxMappings: MAPPING_SPEC.maxBatch,
+  maxBatchBytes: MAPPING_SPEC.maxBatchBytes,
+  perWindow: MAPPING_SPEC.perWindow,
+  windowMs: MAPPING_SPEC.windowMs,
+  maxQueryBytes: 6_000,
+});
+
+/** "Mapping object" of map: `user_id` and `global_user_id`, any number (sent in batches under the caps). */
+export const MAPPING_BODY: BodySchema = { shape: 'array', items: { min: 1 }, fields: [req('user_id', 'string'), req('global_user_id', 'string')] };
 
 export interface UserMapping {
   user_id: string;
@@ -23,11 +35,14 @@ export interface UserMapping {
 
 export interface MappingOptions extends CallOptions {
   /**
-   * `query` (default, as the spec shows): `mapping` and `api_key` in the query string. `form`: the same two
-   * parameters form-encoded in the body, for batches too long for a URL (servers commonly refuse URLs over
-   * 8–16 KB, far below the 1 MB batch limit).
+   * `auto` (default): the query string, as the spec shows, while the percent-encoded `mapping` is at most
+   * `USER_MAPPING_LIMITS.maxQueryBytes`; beyond that the same two parameters form-encoded in the body. The spec shows
+   * map/unmap with query parameters only, and a documented maximum batch (2000 mappings, up to 1 MB) cannot travel in
+   * a URL (HTTP servers refuse request lines past 8–16 KB: 431/414); the body form is the one the platform's other
+   * `api_key` endpoints take (group identify; attribution "form-encoded or as query parameters"), an assumption listed
+   * in docs/CLIENTS.md. `query` / `form` force one encoding.
    */
-  encoding?: 'query' | 'form';
+  encoding?: 'auto' | 'query' | 'form';
 }
 
 export interface MappedUser {
@@ -39,6 +54,31 @@ export interface MappedUser {
 export interface UserMappings {
   mapped_from: MappedUser[];
   mapped_to: MappedUser[];
+}
+
+/**
+ * Splits mapping objects into batches (their `mapping` JSON text) of at most 2000 objects and 1 MB each, in order.
+ * One object alone over 1 MB is a ValidationError.
+ */
+export function mappingBatches(mapping: readonly object[]): { json: string; count: number }[] {
+  const out: { json: string; count: number }[] = [];
+  let batch: string[] = [];
+  let bytes = 2; // the brackets
+  const flush = () => {
+    if (batch.length > 0) out.push({ json: `[${batch.join(',')}]`, count: batch.length });
+    batch = [];
+    bytes = 2;
+  };
+  mapping.forEach((m, i) => {
+    const json = JSON.stringify(m);
+    const size = Buffer.byteLength(json);
+    requireMaxBytes(`mapping[${i}]`, `[${json}]`, USER_MAPPING_LIMITS.maxBatchBytes, 'one mapping object');
+    if (batch.length >= USER_MAPPING_LIMITS.maxMappings || bytes + size + (batch.length > 0 ? 1 : 0) > USER_MAPPING_LIMITS.maxBatchBytes) flush();
+    bytes += size + (batch.length > 0 ? 1 : 0);
+    batch.push(json);
+  });
+  flush();
+  return out;
 }
 
 function mappedList(v: unknown, what: string): MappedUser[] {
@@ -57,33 +97,44 @@ export class UserMappingClient {
     this.#transport = transport;
   }
 
-  async #post(mapping: object[], o: MappingOptions = {}): Promise<UnspecifiedResponse> {
-    const json = JSON.stringify(mapping);
-    requireMaxBytes('mapping', json, USER_MAPPING_LIMITS.maxBatchBytes, 'the mapping batch');
-    const encoding = o.encoding ?? 'query';
-    if (encoding !== 'query' && encoding !== 'form') throw new ValidationError('encoding', 'must be "query" or "form"');
-    const res = await this.#transport.request({
-      method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest',
-      ...(encoding === 'form' ? { form: { mapping: json } } : { query: { mapping: json } }),
-      ...withSignal(o),
-    });
-    return unspecified(res);
+  /**
+   * Sends `mapping` in batches of at most 2000 objects and 1 MB of JSON, each charged its number of mapping objects
+   * in the transport's `ingest` budget (1500 per 30 s, admitted while the window is under the limit).
+   */
+  async #send(mapping: readonly object[], o: MappingOptions = {}): Promise<UnspecifiedResponse[]> {
+    const encoding = o.encoding ?? 'auto';
+    if (encoding !== 'auto' && encoding !== 'query' && encoding !== 'form') throw new ValidationError('encoding', 'must be "auto", "query" or "form"');
+    const batches = mappingBatches(mapping);
+    const out: UnspecifiedResponse[] = [];
+    for (const { json, count } of batches) {
+      const form = encoding === 'form' || (encoding === 'auto' && encodeURIComponent(json).length > USER_MAPPING_LIMITS.maxQueryBytes);
+      const res = await this.#transport.request({
+        method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', cost: count,
+        ...(form ? { form: { mapping: json } } : { query: { mapping: json } }),
+        ...withSignal(o),
+      });
+      out.push(unspecified(res));
+    }
+    return out;
   }
 
-  /** `POST {api_url}/usermap?mapping=[{user_id, global_user_id}]&api_key=`: 1 to 2000 mappings, ≤ 1 MB. */
-  async map(mappings: readonly UserMapping[], o?: MappingOptions): Promise<UnspecifiedResponse> {
-    const list = requireArray('mapping', mappings, 1, USER_MAPPING_LIMITS.maxMappings).map((m, i) => {
-      const x = requireObject(`mapping[${i}]`, m);
-      if (x.unmap !== undefined) throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
-      return { user_id: requireString(`mapping[${i}].user_id`, x.user_id), global_user_id: requireString(`mapping[${i}].global_user_id`, x.global_user_id) };
+  /**
+   * `POST {api_url}/usermap` with `mapping=[{user_id, global_user_id}]` and `api_key`: one or more mappings, sent in
+   * batches of at most 2000 and 1 MB (one answer per batch, in order).
+   */
+  async map(mappings: readonly UserMapping[], o?: MappingOptions): Promise<UnspecifiedResponse[]> {
+    const list = requireArray('mapping', mappings, 1).map((m, i) => {
+      if (isPlainObject(m) && m.unmap !== undefined) throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
+      const x = checkBodyFields(`mapping[${i}]`, m, MAPPING_BODY);
+      return { user_id: x.user_id as string, global_user_id: x.global_user_id as string };
     });
-    return this.#post(list, o);
+    return this.#send(list, o);
   }
 
-  /** `POST {api_url}/usermap?mapping=[{user_id, unmap: true}]&api_key=`: 1 to 2000 user IDs, ≤ 1 MB. */
-  async unmap(userIds: readonly string[], o?: MappingOptions): Promise<UnspecifiedResponse> {
-    const ids = requireStringArray('mapping', userIds, 1, USER_MAPPING_LIMITS.maxMappings);
-    return this.#post(ids.map((user_id) => ({ user_id, unmap: true })), o);
+  /** `POST {api_url}/usermap` with `mapping=[{user_id, unmap: true}]`: one or more user IDs, batched as map(). */
+  async unmap(userIds: readonly string[], o?: MappingOptions): Promise<UnspecifiedResponse[]> {
+    const ids = requireStringArray('mapping', userIds, 1);
+    return this.#send(ids.map((user_id) => ({ user_id, unmap: true })), o);
   }
 
   /**

@@ -13,6 +13,12 @@ export interface BudgetSpec {
   name: string;
   limit: number;
   windowMs: number;
+  /**
+   * `fit` (default): a request waits until its whole cost fits under the limit. `under`: a request is admitted while
+   * the window's spending is under the limit, and its whole cost is then counted (the mapping limit: "beyond it all
+   * requests are throttled until calls in the window fall under the limit", with batches larger than the limit).
+   */
+  admit?: 'fit' | 'under';
 }
 
 /** A request whose cost alone exceeds a whole budget: refused before sending. */
@@ -45,17 +51,24 @@ export class SlidingBudget {
 
   /** Throws BudgetExceededError when `cost` can never fit. */
   check(cost: number): void {
-    if (cost > this.spec.limit) throw new BudgetExceededError(cost, this.spec);
+    if (cost > this.spec.limit && this.spec.admit !== 'under') throw new BudgetExceededError(cost, this.spec);
   }
 
-  /** ms until `cost` fits (0: fits now). */
+  /** ms until `cost` fits (0: fits now). A cost of 0 is not charged and never waits. */
   waitFor(cost: number): number {
-    return this.#window.waitFor(cost);
+    if (cost <= 0) return 0;
+    // Costs are whole units: "under the limit" is "one more unit fits".
+    return this.#window.waitFor(this.spec.admit === 'under' ? 1 : cost);
   }
 
   /** Records spending of `cost` now (call only once `waitFor(cost)` is 0). */
   spend(cost: number): void {
     this.#window.spend(cost);
+  }
+
+  /** Takes back a spending of `cost` (the request was answered 429/503: the server did not count it). */
+  refund(cost: number): void {
+    this.#window.refund(cost);
   }
 }
 

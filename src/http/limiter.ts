@@ -247,18 +247,24 @@ export class FamilyLimiter {
         continue;
       }
       for (const b of budgets) b.spend(cost);
-      return this.#release(family, free);
+      return this.#release(family, free, () => budgets.forEach((b) => b.refund(cost)));
     }
   }
 
   /** The release of a granted slot, reporting to the family's window (if any) what the request sent in it met. */
-  #release(family: ApiFamily, free: () => void): Release {
+  #release(family: ApiFamily, free: () => void, refund: () => void): Release {
     const window = this.#windows.get(family);
     const ticket: SentTicket | undefined = window?.sent(this.active(family));
     let reported = false;
+    let refunded = false;
     const held = (): boolean => (this.#growthHeldUntil.get(family) ?? 0) > this.#now();
     return Object.assign(free, {
       report(outcome: SlotOutcome | undefined): boolean {
+        // Overloaded (429/503): the server did not serve the request, so its cost is not spent in the budgets.
+        if (outcome && !refunded && 'overloaded' in outcome) {
+          refunded = true;
+          refund();
+        }
         if (!window || !ticket) return true;
         if (reported || !outcome) return ticket.smallest;
         reported = true;

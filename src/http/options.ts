@@ -7,6 +7,7 @@ import { checkAdaptiveSettings, type AdaptiveSettings } from './adaptive-limit.j
 import type { Credentials } from './auth.js';
 import type { Logger } from './logger.js';
 import type { Region } from './regions.js';
+import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
 
 /** API families, each with its own concurrency cap. */
 export type ApiFamily =
@@ -37,14 +38,14 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   // maximum: 3.8 downloads per replay follow each files request.
   storage: 32,
   // Spec: "5 concurrent requests across all REST endpoints including cohort download".
-  dashboard: 5,
+  dashboard: DASHBOARD_SPEC.concurrent,
   // Spec: "10 concurrent requests and 360 queries per hour" for user activity and user search.
-  useractivity: 10,
+  useractivity: DASHBOARD_SPEC.userActivityConcurrent,
   // Spec: feedback ingestion rate limits "not shown"; payloads are up to 5 MB, so 2 at a time.
   feedback: 2,
   // Spec doc 1: rate limits "not shown" (the platform's docs mention 100 requests/second per project); 4.
   management: 4,
-  // Mapping: 50 events/second over 30 s; group identify and attribution "not shown"; 2 at a time.
+  // Mapping: 50 events/second over 30 s (a budget below); group identify and attribution "not shown"; 2 at a time.
   ingest: 2,
   // Spec: "concurrent cost limit 4", writes cost 2; 2 concurrent calls never exceed it.
   taxonomy: 2,
@@ -90,6 +91,8 @@ export interface FamilyBudget {
   name: string;
   limit: number;
   windowMs: number;
+  /** `fit` (default): the whole cost must fit; `under`: admitted while the window is under the limit (budget.ts). */
+  admit?: 'fit' | 'under';
 }
 
 /**
@@ -102,24 +105,26 @@ export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]
   storage: [], // object storage, not the API
   // Spec: cost = days × conditions × query-type cost; 1,000 per five minutes and 108,000 per hour.
   dashboard: [
-    { name: 'dashboard cost per 5 min', limit: 1_000, windowMs: 5 * 60_000 },
-    { name: 'dashboard cost per hour', limit: 108_000, windowMs: 60 * 60_000 },
+    { name: 'dashboard cost per 5 min', limit: DASHBOARD_SPEC.costPer5Min, windowMs: 5 * 60_000 },
+    { name: 'dashboard cost per hour', limit: DASHBOARD_SPEC.costPerHour, windowMs: 60 * 60_000 },
   ],
   // Spec: 360 queries per hour for user activity and user search.
-  useractivity: [{ name: 'user activity queries per hour', limit: 360, windowMs: 60 * 60_000 }],
+  useractivity: [{ name: 'user activity queries per hour', limit: DASHBOARD_SPEC.userActivityPerHour, windowMs: 60 * 60_000 }],
   feedback: [], // spec: "not shown"
   management: [], // spec: "not shown"
-  // Spec: mapping 50 per second, measured over 30 s; applied to the whole ingest family (the others: "not shown").
-  ingest: [{ name: 'mapping requests per 30 s', limit: 1_500, windowMs: 30_000 }],
+  // Spec: "50 events per second over a 30-second window (1500 alias calls, not batches, per window); beyond it all
+  // requests are throttled until calls in the window fall under the limit". Map/unmap charge one unit per mapping
+  // object; group identify and attribution (same family, limits "not shown") charge 0.
+  ingest: [{ name: 'mappings per 30 s', limit: MAPPING_SPEC.perWindow, windowMs: MAPPING_SPEC.windowMs, admit: 'under' }],
   // Spec: 7,200 cost per hour (GET 1, PUT/POST/DELETE 2); its concurrent cost limit 4 is kept by the family cap.
-  taxonomy: [{ name: 'taxonomy cost per hour', limit: 7_200, windowMs: 60 * 60_000 }],
+  taxonomy: [{ name: 'taxonomy cost per hour', limit: TAXONOMY_SPEC.costPerHour, windowMs: TAXONOMY_SPEC.windowMs }],
 };
 
 /**
  * Spec: "5 concurrent requests across all REST endpoints" of the analytics host. Every family but `storage`
  * (presigned downloads to object storage) takes a slot of it besides one of its own family cap.
  */
-export const DEFAULT_HOST_CONCURRENCY = 5;
+export const DEFAULT_HOST_CONCURRENCY = DASHBOARD_SPEC.concurrent;
 
 export interface RetryOptions {
   /** Retries after the first attempt (so at most `retries + 1` attempts). */

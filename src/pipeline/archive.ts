@@ -1,8 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import type { ManifestCompactionResult, ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import type { Archive } from '../../sinks/archive.js';
+import type { ManifestCompactionResult, ManifestEntry, ManifestError } from '../../sinks/sink.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
+import { notFoundEntry, settlingEntry } from './manifest-entries.js';
 import { isFatal, ReplayNotFoundError } from './errors.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import { parseTimestamp } from '../replay/timestamps.js';
@@ -53,11 +55,11 @@ export interface ArchivePlan {
   resume: boolean;
 }
 
-/** What a run is handed besides its settings: the API, the downloader, the sink and the caller's hooks. */
+/** What a run is handed besides its settings: the API, the downloader, the archive and the caller's hooks. */
 export interface ArchiveIo {
   api: ReplayFilesApi;
   download: Downloader;
-  sink: Sink;
+  archive: Archive;
   /**
    * Resolves once no request of the replay family waits for a slot of its adaptive window. A replay to export or
    * re-check starts only then, so the replays in progress follow what the API allows (the window kept full, not
@@ -171,8 +173,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
   const assets = io.assets;
   if (settings.captureAssets !== undefined && assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
   const run = async (): Promise<void> => {
-    const state = await readResumeState(io.sink, {
-      keyFor: (id) => io.sink.keyFor(id, settings.output),
+    const state = await readResumeState(io.archive.manifest, {
+      keyFor: (id) => io.archive.outputs.keyFor(id, settings.output),
       shard: settings.shard,
       recheckMs: settings.recheckMs,
       now: now(),
@@ -184,19 +186,19 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     const compactor =
       settings.compactEvery === undefined || !plan.resume
         ? undefined
-        : new ManifestCompactor(io.sink, {
+        : new ManifestCompactor(io.archive.manifest, {
             shard: settings.shard,
             every: Math.max(settings.compactEvery, state.entries),
             onResult: (result) => channel.push({ type: 'compacted', result }),
             onError: (error) => channel.push({ type: 'compaction-failed', error }),
           });
     const append = async (entry: ManifestEntry): Promise<void> => {
-      await io.sink.appendManifest(entry);
+      await io.archive.manifest.append(entry);
       compactor?.noteAppend();
     };
     // A sink that lists its outputs cheaply (S3) is listed once, before any export, instead of asked per archived
     // replay: no existence check then takes an export slot, and 1M archived replays cost ~1,000 requests, not 1M.
-    const listed = plan.resume && (await markStoredOutputs(io.sink, state, (id) => io.sink.keyFor(id, settings.output)));
+    const listed = plan.resume && (await markStoredOutputs(io.archive.outputs, state, (id) => io.archive.outputs.keyFor(id, settings.output)));
     // Ids taken so far (a replay listed twice is taken once), compact like the resume state.
     const seen = new IdTable();
     const source = candidates(plan, settings, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
@@ -216,17 +218,11 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', reason: 'forgotten' });
         return;
       }
-      const key = io.sink.keyFor(id, settings.output);
-      const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.sink.exists(key));
+      const key = io.archive.outputs.keyFor(id, settings.output);
+      const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
       const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
       if (decision === 'not-found') {
-        const entry: ManifestEntry = {
-          replay_id: id,
-          status: 'not_found',
-          error: notFoundError(id),
-          recorded_at: new Date().toISOString(),
-          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
-        };
+        const entry = notFoundEntry(id, notFoundError(id), settings);
         await append(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'not_found', entry });
         return;
@@ -258,17 +254,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           channel.push({ type: 'result', replayId: id, outcome: 'skipped', reason: 'settling' });
           return;
         }
-        const entry: ManifestEntry = {
-          replay_id: id,
-          status: 'skipped',
-          reason: 'settling',
-          recorded_at: new Date().toISOString(),
-          ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}),
-          ...(replay.end_time !== undefined ? { end_time: replay.end_time } : {}),
-          ...(Number.isSafeInteger(replay.platform_id) ? { platform_id: replay.platform_id! } : {}),
-          ...(settings.runId !== undefined ? { run_id: settings.runId } : {}),
-          ...(settings.shard ? { shard: formatShard(settings.shard) } : {}),
-        };
+        const entry = settlingEntry(replay, settings);
         await append(entry);
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
         return;
@@ -280,7 +266,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         budget,
         now: io.now,
         signal,
-        sink: io.sink,
+        archive: io.archive,
         onNotice: (notice) => channel.push({ type: 'notice', notice }),
         onEvents,
         assets,

@@ -1,4 +1,5 @@
-import type { ManifestCompactionResult, Sink } from '../../sinks/sink.js';
+import type { ManifestStore } from '../../sinks/archive.js';
+import type { ManifestCompactionResult } from '../../sinks/sink.js';
 import { inShard, type Shard } from './shard.js';
 
 /** The snapshot layout of a shard: `all`, or `<index>-of-<count>`. */
@@ -26,7 +27,7 @@ export class ManifestCompactor {
   readonly #keep: ((replayId: string) => boolean) | undefined;
 
   constructor(
-    private readonly sink: Sink,
+    private readonly manifest: ManifestStore,
     private readonly options: ManifestCompactorOptions,
   ) {
     const { shard } = options;
@@ -48,9 +49,8 @@ export class ManifestCompactor {
   }
 
   async #fold(): Promise<void> {
-    if (this.sink.compactManifest === undefined) return;
     try {
-      const result = await this.sink.compactManifest({ layout: this.#layout, ...(this.#keep ? { keep: this.#keep } : {}) });
+      const result = await this.manifest.compact({ layout: this.#layout, ...(this.#keep ? { keep: this.#keep } : {}) });
       if (result.compacted) this.options.onResult(result);
     } catch (err) {
       this.options.onError(err);

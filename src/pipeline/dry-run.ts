@@ -1,4 +1,4 @@
-import type { Sink } from '../../sinks/sink.js';
+import type { Archive } from '../../sinks/archive.js';
 import { decideReplay, type ReplayDecision } from './archive.js';
 import type { ReplayInfo } from './export-replay.js';
 import { IdTable } from '../../sinks/id-table.js';
@@ -22,10 +22,10 @@ export interface PlannedReplay {
  * outputs exist, and nothing else — no files listing, no download, no write (not even the manifest or the target
  * folder). Replays listed twice are taken once, as a run takes them.
  */
-export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sink, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
-  const keyFor = (id: string): string => sink.keyFor(id, settings.output);
-  const state = await readResumeState(sink, { keyFor, now: now(), redaction: settings.redaction?.digest, captureAssets: settings.captureAssets !== undefined });
-  const listed = await markStoredOutputs(sink, state, keyFor);
+export async function* planReplays(replays: AsyncIterable<ReplayInfo>, archive: Archive, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
+  const keyFor = (id: string): string => archive.outputs.keyFor(id, settings.output);
+  const state = await readResumeState(archive.manifest, { keyFor, now: now(), redaction: settings.redaction?.digest, captureAssets: settings.captureAssets !== undefined });
+  const listed = await markStoredOutputs(archive.outputs, state, keyFor);
   const seen = new IdTable();
   for await (const replay of replays) {
     const id = replay.replay_id;
@@ -40,7 +40,7 @@ export async function* planReplays(replays: AsyncIterable<ReplayInfo>, sink: Sin
       yield { ...base, action: 'forgotten' };
       continue;
     }
-    const present = state.doneAtKey(id) && (listed ? state.stored(id) : await sink.exists(keyFor(id)));
+    const present = state.doneAtKey(id) && (listed ? state.stored(id) : await archive.outputs.exists(keyFor(id)));
     yield { ...base, action: decideReplay(replay, present, settings, now()) };
   }
 }

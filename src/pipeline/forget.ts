@@ -7,11 +7,16 @@
  * that later runs skip without a record — and running the same `forget` again deletes what is left without a second
  * tombstone (a replay whose last entry is already `forgotten` gets none). A user's tombstone comes before its
  * replays', so that from the first write on every replay of the user is skipped by later runs.
+ *
+ * The archive is opened for reading (`create: false`): a target without a manifest is refused with
+ * `ArchiveNotFoundError` and nothing is created there. `dryRun` reports what would be recorded and removed, writing
+ * nothing.
  */
 import { isAssetDigest } from '../../sinks/assets.js';
+import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import { openSink } from '../../sinks/open.js';
-import type { ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import type { ForgottenEntry, ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import { forgottenEntry, type TombstoneFields } from './manifest-entries.js';
 import { categoryOf, ConfigError } from '../errors.js';
 import { validatePlatformId, validateReplayId } from '../replay/validation.js';
 import { describeError } from './errors.js';
@@ -34,6 +39,11 @@ export interface ForgetOptions {
   reason?: string;
   /** Recorded in each tombstone. */
   runId?: string;
+  /**
+   * Report what would be recorded and removed (the tombstones, the outputs and the captured assets now stored),
+   * writing nothing: no tombstone, no removal.
+   */
+  dryRun?: boolean;
   /** The archive: your own `sink`, or a target (`./dir` or `s3://bucket/prefix`) opened with `sinkOptions`. */
   sink?: Sink;
   out?: string;
@@ -47,13 +57,19 @@ export interface ForgetOptions {
 
 export interface ForgottenReplay {
   replayId: string;
-  /** The tombstone written now; absent when the replay's last entry already was one (a re-run finishing a removal). */
+  /**
+   * The tombstone written now (with `dryRun`: that would be); absent when the replay's last entry already was one (a
+   * re-run finishing a removal).
+   */
   entry?: ManifestEntry;
-  /** Whether the manifest now holds the replay's tombstone (written now or before): false only after an `error`. */
+  /**
+   * Whether the manifest now holds the replay's tombstone (written now or before): false only after an `error`. With
+   * `dryRun`: whether it held one before.
+   */
   tombstoned: boolean;
-  /** The outputs deleted now (keys relative to the target). */
+  /** The outputs deleted now (keys relative to the target); with `dryRun`, those stored that would be. */
   removed: string[];
-  /** The captured assets (SHA-256) deleted now: this replay's, used by no replay that stays. */
+  /** The captured assets (SHA-256) deleted now: this replay's, used by no replay that stays; with `dryRun`, would be. */
   removedAssets: string[];
   /** Why deleting its outputs failed: the tombstone is recorded, running the same `forget` again finishes the job. */
   error?: ManifestError;
@@ -61,6 +77,8 @@ export interface ForgottenReplay {
 
 export interface ForgetReport {
   target: string;
+  /** Nothing was written: the report says what `forget` would record and remove. */
+  dryRun: boolean;
   /** The user forgotten; `entry` is its tombstone, absent when one was already recorded. */
   user?: { platformId: number; entry?: ManifestEntry };
   /** Each replay concerned, in the order found (named ones first). */
@@ -68,6 +86,7 @@ export interface ForgetReport {
 }
 
 interface Request {
+  dryRun: boolean;
   replayIds: readonly string[];
   user: string | undefined;
   reason: string;
@@ -93,7 +112,7 @@ function requestOf(o: ForgetOptions): Request {
   if (reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
     throw new ConfigError(`the reason must be 1 to ${MAX_FORGET_REASON} characters`, 'forget_reason');
   }
-  return { replayIds, user, reason, runId: o.runId, now: o.now ?? Date.now, signal: o.signal };
+  return { dryRun: o.dryRun === true, replayIds, user, reason, runId: o.runId, now: o.now ?? Date.now, signal: o.signal };
 }
 
 /** What the manifest says of one replay concerned. */
@@ -105,9 +124,16 @@ interface Concerned {
   assets: Set<string>;
 }
 
+/** The assets an `ok` line maps URLs to (a manifest is input: only digests count). */
+function mappedAssets(entry: ManifestEntry): string[] {
+  const assets: unknown = entry.status === 'ok' ? entry.assets : undefined;
+  return assets !== null && typeof assets === 'object' ? Object.values(assets).filter(isAssetDigest) : [];
+}
+
+/** The assets a line names: those an `ok` line maps, or those a tombstone removes. */
 function assetsOf(entry: ManifestEntry): string[] {
-  const named = [...(entry.assets !== null && typeof entry.assets === 'object' ? Object.values(entry.assets) : []), ...(Array.isArray(entry.removed_assets) ? entry.removed_assets : [])];
-  return named.filter(isAssetDigest);
+  const removed: unknown = entry.status === 'forgotten' ? entry.removed_assets : undefined;
+  return [...mappedAssets(entry), ...(Array.isArray(removed) ? removed.filter(isAssetDigest) : [])];
 }
 
 /**
@@ -115,11 +141,11 @@ function assetsOf(entry: ManifestEntry): string[] {
  * naming the user. Memory grows with the replays forgotten, not with the archive. Also whether the user's
  * tombstone is already recorded.
  */
-async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
+async function readConcerned(archive: Archive, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
   const concerned = new Map<string, Concerned>(req.replayIds.map((id) => [id, { forgotten: false, assets: new Set<string>() }]));
   const userId = req.user === undefined ? undefined : userTombstoneId(req.user);
   let userForgotten = false;
-  for await (const entry of sink.readManifest()) {
+  for await (const entry of archive.manifest.read()) {
     if (!entry || typeof entry.replay_id !== 'string') continue;
     if (entry.replay_id === userId) {
       userForgotten = forgottenUser(entry) === req.user;
@@ -127,7 +153,7 @@ async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map
     }
     let c = concerned.get(entry.replay_id);
     if (c === undefined) {
-      if (req.user === undefined || platformKey(entry.platform_id) !== req.user || entry.scope === 'user') continue;
+      if (req.user === undefined || platformKey(entry.platform_id) !== req.user || (entry.status === 'forgotten' && entry.scope === 'user')) continue;
       c = { forgotten: false, assets: new Set<string>() };
       concerned.set(entry.replay_id, c);
     }
@@ -138,14 +164,14 @@ async function readConcerned(sink: Sink, req: Request): Promise<{ concerned: Map
   return { concerned, userForgotten };
 }
 
-function tombstone(req: Request, fields: Pick<ManifestEntry, 'replay_id' | 'scope'> & Partial<ManifestEntry>): ManifestEntry {
-  return {
-    status: 'forgotten',
-    ...fields,
-    reason: req.reason,
-    recorded_at: new Date(req.now()).toISOString(),
-    ...(req.runId !== undefined ? { run_id: req.runId } : {}),
-  };
+/** The tombstone of `replayId` (`scope: user`: a user's, under its reserved id), as `req` asks. */
+function tombstone(req: Request, replayId: string, scope: ForgottenEntry['scope'], fields: Pick<TombstoneFields, 'platformId' | 'removedKeys' | 'removedAssets'>): ForgottenEntry {
+  return forgottenEntry(replayId, scope, { ...fields, reason: req.reason, at: req.now(), runId: req.runId });
+}
+
+/** A replay's tombstone: the outputs stored now and the assets it removes (recorded before removing). */
+function replayTombstone(req: Request, id: string, c: Concerned, present: string[], unshared: string[]): ForgottenEntry {
+  return tombstone(req, id, 'replay', { platformId: c.platformId, removedKeys: present, removedAssets: unshared });
 }
 
 /** Stops at an abort, and on failures that every request would meet (credentials); others fail one replay. */
@@ -159,15 +185,15 @@ function rethrowIfFatal(err: unknown, signal: AbortSignal | undefined): void {
  * output an earlier entry describes keeps its assets; a replay whose last entry is a tombstone does not stay): a
  * second streaming read, holding only the candidates and the replays that name one.
  */
-async function sharedAssets(sink: Sink, concerned: Map<string, Concerned>): Promise<Set<string>> {
+async function sharedAssets(archive: Archive, concerned: Map<string, Concerned>): Promise<Set<string>> {
   const candidates = new Set<string>();
   for (const c of concerned.values()) for (const digest of c.assets) candidates.add(digest);
   const shared = new Set<string>();
   if (candidates.size === 0) return shared;
   const others = new Map<string, { forgotten: boolean; digests: Set<string> }>();
-  for await (const entry of sink.readManifest()) {
+  for await (const entry of archive.manifest.read()) {
     if (!entry || typeof entry.replay_id !== 'string' || concerned.has(entry.replay_id)) continue;
-    const names = entry.assets === undefined ? [] : assetsOf({ ...entry, removed_assets: [] }).filter((d) => candidates.has(d));
+    const names = mappedAssets(entry).filter((d) => candidates.has(d));
     let other = others.get(entry.replay_id);
     if (other === undefined) {
       if (names.length === 0) continue;
@@ -186,8 +212,7 @@ async function sharedAssets(sink: Sink, concerned: Map<string, Concerned>): Prom
  * layout (each format) — then its assets no staying replay uses (once per call: `removedAssets` holds those gone).
  */
 async function forgetReplay(
-  sink: Sink,
-  remove: (key: string) => Promise<boolean>,
+  archive: Archive,
   id: string,
   c: Concerned,
   req: Request,
@@ -198,23 +223,24 @@ async function forgetReplay(
   const keys = outputKeysOf(id);
   try {
     const present: string[] = [];
-    for (const key of keys) if (await sink.exists(key)) present.push(key);
+    for (const key of keys) if (await archive.outputs.exists(key)) present.push(key);
+    if (req.dryRun) {
+      if (!c.forgotten) result.entry = replayTombstone(req, id, c, present, unshared);
+      result.removed = present;
+      for (const digest of unshared) if (!assetsGone.has(digest) && (await archive.assets.has(digest))) result.removedAssets.push(digest);
+      for (const digest of unshared) assetsGone.add(digest);
+      return result;
+    }
     if (!c.forgotten) {
-      result.entry = tombstone(req, {
-        replay_id: id,
-        scope: 'replay',
-        ...(c.platformId !== undefined ? { platform_id: c.platformId } : {}),
-        removed_keys: present,
-        ...(unshared.length > 0 ? { removed_assets: unshared } : {}),
-      });
-      await sink.appendManifest(result.entry);
+      result.entry = replayTombstone(req, id, c, present, unshared);
+      await archive.manifest.append(result.entry);
       result.tombstoned = true;
     }
     // Every layout key, not only those seen: a link at a key (not an output to `exists`) goes too.
-    for (const key of keys) if (await remove(key)) result.removed.push(key);
+    for (const key of keys) if (await archive.outputs.remove(key)) result.removed.push(key);
     for (const digest of unshared) {
-      if (assetsGone.has(digest) || sink.removeAsset === undefined) continue;
-      if (await sink.removeAsset(digest)) result.removedAssets.push(digest);
+      if (assetsGone.has(digest)) continue;
+      if (await archive.assets.remove(digest)) result.removedAssets.push(digest);
       assetsGone.add(digest);
     }
   } catch (err) {
@@ -225,30 +251,34 @@ async function forgetReplay(
   return result;
 }
 
-/** Forgets in an open sink (see `forgetReplays`). */
-export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
+/** Forgets in an open archive (see `forgetReplays`). */
+export async function forgetInArchive(archive: Archive, options: ForgetOptions): Promise<ForgetReport> {
   const req = requestOf(options);
-  if (sink.remove === undefined) throw new ConfigError(`the sink of ${sink.target} cannot remove outputs (it has no remove method)`, 'forget_unsupported');
-  const remove = sink.remove.bind(sink);
-  const { concerned, userForgotten } = await readConcerned(sink, req);
-  const report: ForgetReport = { target: sink.target, replays: [] };
+  const { concerned, userForgotten } = await readConcerned(archive, req);
+  const report: ForgetReport = { target: archive.target, dryRun: req.dryRun, replays: [] };
   if (req.signal?.aborted) throw req.signal.reason;
   if (req.user !== undefined) {
     const platformId = Number(req.user);
     report.user = { platformId };
     if (!userForgotten) {
-      report.user.entry = tombstone(req, { replay_id: userTombstoneId(req.user), scope: 'user', platform_id: platformId });
-      await sink.appendManifest(report.user.entry);
+      report.user.entry = tombstone(req, userTombstoneId(req.user), 'user', { platformId });
+      if (!req.dryRun) await archive.manifest.append(report.user.entry);
     }
   }
-  const shared = sink.removeAsset === undefined ? new Set<string>() : await sharedAssets(sink, concerned);
+  const shared = await sharedAssets(archive, concerned);
   const assetsGone = new Set<string>();
   for (const [id, c] of concerned) {
     if (req.signal?.aborted) throw req.signal.reason;
-    const unshared = sink.removeAsset === undefined ? [] : [...c.assets].filter((digest) => !shared.has(digest)).sort();
-    report.replays.push(await forgetReplay(sink, remove, id, c, req, unshared, assetsGone));
+    const unshared = [...c.assets].filter((digest) => !shared.has(digest)).sort();
+    report.replays.push(await forgetReplay(archive, id, c, req, unshared, assetsGone));
   }
   return report;
+}
+
+/** Forgets in a sink of your own (see `forgetReplays`); it must be able to remove outputs. */
+export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
+  requestOf(options);
+  return forgetInArchive(archiveOfSink(sink, ['remove']), options);
 }
 
 /**
@@ -257,17 +287,19 @@ export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<
  * it removes), then its outputs are deleted; a user also gets a tombstone of its own, so that later archive runs
  * skip every replay of the user, including replays listed only later. Later runs never export a forgotten replay
  * into this target again. Resolves with what was recorded and removed; a replay whose outputs could not be deleted
- * carries `error` (run the same call again to finish). Bad options throw `ConfigError` before anything is read.
+ * carries `error` (run the same call again to finish). Bad options throw `ConfigError` before anything is read; a
+ * target `out` that holds no manifest throws `ArchiveNotFoundError` (nothing is created there). With `dryRun`, nothing
+ * is written: the report says what would be.
  */
 export async function forgetReplays(options: ForgetOptions): Promise<ForgetReport> {
   requestOf(options);
   if (options.sink !== undefined) return forgetInSink(options.sink, options);
   if (options.out === undefined) throw new ConfigError('an archive is needed: pass `sink` or `out`');
   const settings = options.settings ?? resolveSettings(options.sinkOptions !== undefined ? { sinkOptions: options.sinkOptions } : {});
-  const sink = openSink(options.out, settings.sinkOptions);
+  const archive = await openArchive(options.out, { create: false, ...settings.sinkOptions });
   try {
-    return await forgetInSink(sink, options);
+    return await forgetInArchive(archive, options);
   } finally {
-    await sink.close();
+    await archive.close();
   }
 }

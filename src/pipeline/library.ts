@@ -127,7 +127,7 @@ async function archiveIo(run: Run): Promise<ArchiveIo> {
   return {
     api: run.replays(),
     download: run.download,
-    sink: await run.archive({ create: true }),
+    archive: await run.archive({ create: true }),
     room: (signal) => run.room(signal),
     assets: await run.assets(),
     now: run.now,
@@ -195,7 +195,8 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
   const entry = runFor(options);
   const { run } = entry;
   try {
-    yield* planReplays(listingOf(options, run), await run.archive({ create: false }), run.settings, run.now);
+    // Opened as a writer would (a target without a manifest is one to be made): opening writes nothing.
+    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now);
   } finally {
     await release(entry);
   }

@@ -1,9 +1,11 @@
+import type { Archive } from '../../sinks/archive.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 
-/** The state of each replay in a target: the last manifest line written for it. */
-export async function readManifestState(sink: Sink): Promise<Map<string, ManifestEntry>> {
+/** The state of each replay in an archive (or your own sink): the last manifest line written for it. */
+export async function readManifestState(archive: Archive | Sink): Promise<Map<string, ManifestEntry>> {
   const state = new Map<string, ManifestEntry>();
-  for await (const entry of sink.readManifest()) {
+  const entries = 'manifest' in archive ? archive.manifest.read() : archive.readManifest();
+  for await (const entry of entries) {
     if (entry && typeof entry.replay_id === 'string') state.set(entry.replay_id, entry);
   }
   return state;

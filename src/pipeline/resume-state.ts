@@ -1,5 +1,6 @@
 import { replayIdFromKey } from '../../sinks/keys.js';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { ManifestStore, OutputStore } from '../../sinks/archive.js';
+import type { ManifestEntry, OkEntry } from '../../sinks/sink.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { plausibleStart } from './expiry.js';
 import { inShard } from './shard.js';
@@ -135,7 +136,7 @@ export class ResumeState {
   }
 }
 
-function keepsFileKeys(entry: ManifestEntry, options: ResumeStateOptions): boolean {
+function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): boolean {
   if (options.recheckMs === undefined || !Array.isArray(entry.file_keys)) return false;
   // An unreadable start cannot be placed outside the window: kept, so a recheck compares rather than re-exports.
   const start = entry.start_time !== undefined ? plausibleStart(parseTimestamp(entry.start_time), options.now) : null;
@@ -143,12 +144,12 @@ function keepsFileKeys(entry: ManifestEntry, options: ResumeStateOptions): boole
 }
 
 /** Reads a target's manifest, streaming, into a {@link ResumeState}. */
-export async function readResumeState(sink: Sink, options: ResumeStateOptions): Promise<ResumeState> {
+export async function readResumeState(manifest: ManifestStore, options: ResumeStateOptions): Promise<ResumeState> {
   const state = new ResumeState();
   const { shard } = options;
   // Users' tombstones are read by every shard (their replays are in all of them).
   const keep = shard === undefined ? undefined : (id: string): boolean => inShard(id, shard) || isUserTombstoneId(id);
-  for await (const entry of sink.readManifest(keep)) {
+  for await (const entry of manifest.read(keep)) {
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }
   return state;
@@ -160,9 +161,9 @@ export async function readResumeState(sink: Sink, options: ResumeStateOptions): 
  * per replay (and none taking an export slot). Returns false, listing nothing, for a sink that cannot list (a local
  * folder: an `lstat` per replay is cheap) or when nothing is done yet.
  */
-export async function markStoredOutputs(sink: Sink, state: ResumeState, keyFor: (replayId: string) => string): Promise<boolean> {
-  if (!state.anyDone || sink.storedKeys === undefined) return false;
-  for await (const key of sink.storedKeys()) {
+export async function markStoredOutputs(outputs: OutputStore, state: ResumeState, keyFor: (replayId: string) => string): Promise<boolean> {
+  if (!state.anyDone || !outputs.listsInBulk) return false;
+  for await (const key of outputs.list()) {
     const id = replayIdFromKey(key);
     if (id !== undefined && keyFor(id) === key) state.markStored(id);
   }

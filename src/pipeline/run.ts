@@ -7,8 +7,8 @@
  * logger. Close it with `await using` (AsyncDisposable) or `close()`; a part the caller handed in (a transport, a
  * client, a sink) is used, never closed.
  */
+import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
 import type { Sink } from '../../sinks/sink.js';
-import { openSink } from '../../sinks/open.js';
 import type { Logger } from '../http/logger.js';
 import { Transport } from '../http/transport.js';
 import { SessionReplayClient } from '../replay/client.js';
@@ -65,7 +65,10 @@ export type ConnectionOptions = PlatformOptions & Pick<RunOptions, 'transport' |
 /** Where the configuration comes from beyond the options: the environment (default: the process's) and the CLI. */
 export type RunSource = SettingsSource;
 
-/** How a run opens its archive: `create: false` for readers, which never make a target. */
+/**
+ * How a run opens its archive: `create: false` for readers (`forget`, `verify`, `view`), which refuse a target
+ * without a manifest (`ArchiveNotFoundError`) and never make one; `create: true` for writers.
+ */
 export interface ArchiveAccess {
   create: boolean;
 }
@@ -99,7 +102,7 @@ export class Run implements AsyncDisposable {
   #ownedTransport: Transport | undefined;
   #replays: ReplayApi | undefined;
   #clients: ApiClients | undefined;
-  #archive: { sink: Promise<Sink>; owned: boolean } | undefined;
+  #archive: Promise<Archive> | undefined;
   #assets: AssetCapture | undefined;
   #closed: Promise<void> | undefined;
 
@@ -171,16 +174,24 @@ export class Run implements AsyncDisposable {
   }
 
   /**
-   * The run's archive: the caller's `sink`, or `out` opened once (later calls get the same one). Without either: a
-   * `ConfigError`.
+   * The run's archive: the caller's `sink` (adapted by `archiveOfSink`, never closed here), or `out` opened once with
+   * `openArchive` as `access` says (later calls get the same one). Without either: a `ConfigError`.
    */
-  archive(_access: ArchiveAccess = { create: true }): Promise<Sink> {
+  archive(access: ArchiveAccess = { create: true }): Promise<Archive> {
     this.#open();
-    if (this.#archive !== undefined) return this.#archive.sink;
+    if (this.#archive !== undefined) return this.#archive;
     const { sink, out } = this.#options;
-    if (sink !== undefined) return (this.#archive = { sink: Promise.resolve(sink), owned: false }).sink;
+    if (sink !== undefined) {
+      const needs = this.settings.captureAssets !== undefined ? (['assets'] as const) : [];
+      return (this.#archive = Promise.resolve().then(() => archiveOfSink(sink, needs)));
+    }
     if (out === undefined) return Promise.reject(new ConfigError(`an output is needed: pass ${this.#cli ? '--out' : '`out` (or `sink`)'}`));
-    return (this.#archive = { sink: Promise.resolve(openSink(out, this.settings.sinkOptions)), owned: true }).sink;
+    const opening = openArchive(out, { create: access.create, ...this.settings.sinkOptions });
+    // A refused opening (no archive there) is not kept: nothing to close, and the error is the caller's.
+    opening.catch(() => {
+      if (this.#archive === opening) this.#archive = undefined;
+    });
+    return (this.#archive = opening);
   }
 
   /**
@@ -190,8 +201,8 @@ export class Run implements AsyncDisposable {
   async assets(): Promise<AssetCapture | undefined> {
     if (this.settings.captureAssets === undefined) return undefined;
     if (this.#assets !== undefined) return this.#assets;
-    const sink = await this.archive();
-    return (this.#assets ??= new AssetCapture(this.settings.captureAssets, sink, { dispatcher: this.transport().dispatcher, signal: this.signal }));
+    const archive = await this.archive();
+    return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, { dispatcher: this.transport().dispatcher, signal: this.signal }));
   }
 
   /** Closes what the run built (never a caller's part); safe to call more than once. */
@@ -207,7 +218,8 @@ export class Run implements AsyncDisposable {
       };
       await step(() => this.#assets?.close());
       const archive = this.#archive;
-      if (archive?.owned) await step(async () => (await archive.sink.catch(() => undefined))?.close());
+      // A caller's sink is adapted with a close that leaves it open.
+      await step(async () => (await archive?.catch(() => undefined))?.close());
       await step(() => this.#ownedTransport?.close());
       if (errors.length > 0) throw errors[0];
     })();

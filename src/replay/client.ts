@@ -6,6 +6,7 @@ import type { Transport } from '../http/transport.js';
 import { MalformedResponseError, nextToken, toPresignedFile, toReplayRecord, type PresignedFile, type ReplayRecord } from './records.js';
 import { DEFAULT_STALL_PAGES, ListingProgress, validateStallPages } from './listing-progress.js';
 import { buildFilesParams, buildListParams, type FilesQuery, type ListReplaysQuery } from './validation.js';
+import { parseTimestamp } from './timestamps.js';
 
 export const LIST_PATH = '/api/1/session-replays';
 export const FILES_PATH = '/api/1/session-replays/files';
@@ -87,6 +88,10 @@ export class SessionReplayClient {
    * bring no new replay id (`stallPages` in a row) throw ListingStalledError. With `readAhead`, the next page is
    * requested as soon as a page arrives, while its replays are being consumed (a long archive run); without it, only
    * when they are used up (a consumer that stops early costs no extra request).
+   *
+   * `startTime`/`endTime` are sent as `start_time`/`end_time`, which the spec does not name: every record is also
+   * filtered here by its own `start_time`, so that the result is right when the platform ignores them (a record
+   * whose `start_time` cannot be read is kept: nothing says it is outside).
    */
   listReplays(q: ListReplaysQuery, o: CallOptions & { readAhead?: boolean } = {}): AsyncIterable<ReplayRecord> {
     buildListParams(q); // throws ValidationError here, at the call, before any request
@@ -95,6 +100,7 @@ export class SessionReplayClient {
 
   async *#listReplays(q: ListReplaysQuery, o: CallOptions & { readAhead?: boolean }): AsyncIterable<ReplayRecord> {
     const seen = new Set<string>();
+    const inRange = startTimeFilter(q);
     const progress = new ListingProgress(LIST_PATH, '', this.#stallPages);
     const call = o.signal ? { signal: o.signal } : {};
     const fetchPage = (pageToken: string | null): Promise<ReplaysPage> => {
@@ -120,7 +126,7 @@ export class SessionReplayClient {
         }
       }
       if (next !== null && o.readAhead === true) pending = fetchPage(next);
-      yield* page.replays;
+      yield* page.replays.filter(inRange);
       if (stop !== undefined) throw stop.error;
       if (next === null) return;
       if (o.readAhead !== true) pending = fetchPage(next);
@@ -193,4 +199,16 @@ export class SessionReplayClient {
       token = page.nextPageToken;
     }
   }
+}
+
+/**
+ * The client-side half of `startTime`/`endTime` (inclusive bounds of a replay's `start_time`): a predicate over
+ * listed records. Without bounds every record passes.
+ */
+export function startTimeFilter(q: Pick<ListReplaysQuery, 'startTime' | 'endTime'>): (r: ReplayRecord) => boolean {
+  const bound = (v: Date | string | undefined): number | null => (v === undefined ? null : v instanceof Date ? v.getTime() : parseTimestamp(v));
+  const from = bound(q.startTime);
+  const to = bound(q.endTime);
+  if (from === null && to === null) return () => true;
+  return (r) => r.startMs === null || ((from === null || r.startMs >= from) && (to === null || r.startMs <= to));
 }

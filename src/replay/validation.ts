@@ -5,13 +5,18 @@
 import { ValidationError } from '../http/errors.js';
 import { hasLoneSurrogate } from '../http/url-parts.js';
 import { toIsoUtc } from './timestamps.js';
+import { REPLAY_SPEC } from '../util/spec-constants.js';
 
 export type SortOrder = 'asc' | 'desc';
 export type FileVersion = 2 | 3;
 
-export const MAX_REPLAY_IDS = 100;
-export const LIST_PAGE_SIZE = { default: 50, min: 1, max: 200 } as const;
-export const FILES_PAGE_SIZE = { default: 100, min: 1, max: 1000 } as const;
+export const MAX_REPLAY_IDS = REPLAY_SPEC.maxReplayIds;
+/**
+ * Page sizes: the spec names `page_size` without a default or a maximum. The defaults are the client's choice (an
+ * assumption, docs/CLIENTS.md); any positive integer is sent (the API may serve fewer per page; the cursor goes on).
+ */
+export const LIST_PAGE_SIZE = { default: 50, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+export const FILES_PAGE_SIZE = { default: 100, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
 export const DEFAULT_FILE_VERSION: FileVersion = 3;
 
 export interface ListReplaysQuery {
@@ -25,14 +30,14 @@ export interface ListReplaysQuery {
   endTime?: Date | string;
   /** `asc` or `desc`; kept the same on every page. */
   sortOrder?: SortOrder;
-  /** 1–200, default 50 (ignored by the API with `replayIds`). */
+  /** A positive integer, default 50 (ignored by the API with `replayIds`). */
   pageSize?: number;
 }
 
 export interface FilesQuery {
   /** File version, sent as `version` (default 3). */
   version?: FileVersion;
-  /** 1–1000, default 100. */
+  /** A positive integer, default 100. */
   pageSize?: number;
 }
 
@@ -74,7 +79,8 @@ export function validateSortOrder(value: unknown): SortOrder {
 
 export function validatePageSize(value: unknown, bounds: { min: number; max: number }): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-    throw new ValidationError('page_size', `must be an integer from ${bounds.min} to ${bounds.max} (got ${String(value)})`);
+    const range = bounds.max >= Number.MAX_SAFE_INTEGER ? `≥ ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
+    throw new ValidationError('page_size', `must be an integer ${range} (got ${String(value)})`);
   }
   return value;
 }

@@ -40,12 +40,14 @@ export function singleParam(query: URLSearchParams, name: string): string | null
   return all.length === 0 ? null : all[0]!;
 }
 
-/** page_size: a decimal integer in 1..max, or the default when absent. */
+/** page_size: a positive decimal integer, served as at most `max`; the default when absent. */
 export function pageSizeParam(query: URLSearchParams, def: number, max: number): number {
   const raw = singleParam(query, 'page_size');
   if (raw === null) return def;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    throw badRequest('invalid_page_size', `page_size must be an integer from 1 to ${max}`);
+  // The spec names page_size without bounds: any positive integer is taken, and a page holds at most `max` (the
+  // client follows next_page_token for the rest). A sandbox assumption, docs/SANDBOX.md.
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
+    throw badRequest('invalid_page_size', `page_size must be a positive integer`);
   }
-  return Number(raw);
+  return Math.min(Number(raw), max);
 }

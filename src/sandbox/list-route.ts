@@ -101,8 +101,10 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
   if (sortParam !== null && sortParam !== 'asc' && sortParam !== 'desc') {
     throw badRequest('invalid_sort_order', `sort_order must be asc or desc, got "${excerpt(sortParam)}"`);
   }
-  const from = timeParam(query, 'start_time');
-  const to = timeParam(query, 'end_time');
+  // Not named by the spec: applied unless the sandbox is told to ignore them (options.ts ignoreTimeFilters).
+  const ignoreTimes = ctx.opts.ignoreTimeFilters;
+  const from = ignoreTimes ? null : timeParam(query, 'start_time');
+  const to = ignoreTimes ? null : timeParam(query, 'end_time');
   if (from !== null && to !== null && from > to) throw badRequest('invalid_time', 'start_time is after end_time');
 
   if (replayIds.length > 0) {

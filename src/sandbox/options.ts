@@ -1,6 +1,7 @@
 import { ReplayExportError } from '../errors.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
+import { REPLAY_SPEC } from '../util/spec-constants.js';
 import type { Faults } from './faults.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limits.js';
 
@@ -54,6 +55,12 @@ export interface SandboxOptions {
    * minutes 3 s, so that tests can fill and drain a window. Default 1. The windows run on `now`.
    */
   timeScale?: number;
+  /**
+   * `start_time`/`end_time` of the replay list are not named by the spec ("Query parameters … beyond those named
+   * above: not shown"); the sandbox applies them by default (an assumption, docs/SANDBOX.md). `true` ignores them,
+   * as the platform may: every replay is listed whatever they say (to test that a client filters on its own).
+   */
+  ignoreTimeFilters?: boolean;
 }
 
 export interface ResolvedSandboxOptions {
@@ -73,6 +80,7 @@ export interface ResolvedSandboxOptions {
   apiConcurrency: number;
   limits: RateLimitSettings;
   timeScale: number;
+  ignoreTimeFilters: boolean;
 }
 
 /** Every default of the sandbox, in one place. */
@@ -83,12 +91,14 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   secretKey: 'sandbox-secret-key',
   managementKey: 'sandbox-management-key',
   replicas: 0,
-  urlTtlMs: 900_000,
+  urlTtlMs: REPLAY_SPEC.presignedUrlMs,
   listPageSize: 50,
+  /** The most records one list page holds; a larger `page_size` is served this many (the spec states no maximum). */
   listPageSizeMax: 200,
   filesPageSize: 100,
+  /** The most files one files page holds, likewise. */
   filesPageSizeMax: 1000,
-  maxReplayIds: 100,
+  maxReplayIds: REPLAY_SPEC.maxReplayIds,
   fileVersion: 3 as 2 | 3,
   sortOrder: 'desc' as 'asc' | 'desc',
   /** The spec's limit of concurrent requests across all REST endpoints of a project. */
@@ -123,6 +133,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     apiConcurrency: o.apiConcurrency ?? SANDBOX_DEFAULTS.apiConcurrency,
     limits: { ...DEFAULT_RATE_LIMITS, ...definedOnly(o.limits ?? {}) },
     timeScale: o.timeScale ?? 1,
+    ignoreTimeFilters: o.ignoreTimeFilters ?? false,
   };
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new SandboxConfigError('port must be 0..65535');
   if (!Number.isInteger(r.replicas) || r.replicas < 0) throw new SandboxConfigError('replicas must be a non-negative integer');

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { SlidingWindow } from '../util/sliding-window.js';
 import { PLATFORM_LIMITS } from '../util/limit-messages.js';
+import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
 import { ConcurrentCost } from './concurrent-cost.js';
 
 export interface RateLimitSettings {
@@ -20,25 +21,39 @@ export interface RateLimitSettings {
   taxonomyConcurrentCost: number;
   /** Taxonomy cost per hour. Spec: 7,200. */
   taxonomyCostPerHour: number;
-  /** Map/unmap requests per 30 s. Spec: 50 per second over a 30-second window, 1,500. */
+  /**
+   * Mapping objects of map/unmap per 30 s ("1500 alias calls, not batches, per window"). A batch is admitted while
+   * the window holds fewer, then counted whole ("beyond it all requests are throttled until calls in the window fall
+   * under the limit"). Spec: 1,500.
+   */
   mappingPer30s: number;
 }
 
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
-  dashboardCostPer5Min: 1_000,
-  dashboardCostPerHour: 108_000,
-  userActivityPerHour: 360,
-  taxonomyConcurrentCost: 4,
-  taxonomyCostPerHour: 7_200,
-  mappingPer30s: 1_500,
+  dashboardCostPer5Min: DASHBOARD_SPEC.costPer5Min,
+  dashboardCostPerHour: DASHBOARD_SPEC.costPerHour,
+  userActivityPerHour: DASHBOARD_SPEC.userActivityPerHour,
+  taxonomyConcurrentCost: TAXONOMY_SPEC.concurrentCost,
+  taxonomyCostPerHour: TAXONOMY_SPEC.costPerHour,
+  mappingPer30s: MAPPING_SPEC.perWindow,
 });
 
-/** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. */
+/**
+ * A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. `status` 429 when
+ * waiting helps; 400 when the request's cost alone is over the whole limit, so that no retry can ever succeed
+ * (the answer names the limit; no Retry-After).
+ */
 export interface LimitRefusal {
+  status: 400 | 429;
   /** The limit's name, e.g. `dashboard cost per 5 minutes` (src/util/limit-messages.ts). */
   limit: string;
   message: string;
   retryAfterSeconds: number;
+}
+
+/** A cost that can never fit under `limit`: a 400 naming the limit. */
+function impossible(name: string, limit: number, per: string, cost: number, what: string): LimitRefusal {
+  return { status: 400, limit: name, message: `${name} limit: this ${what} costs ${cost}, more than the whole limit of ${limit} per ${per}; it can never be served`, retryAfterSeconds: 0 };
 }
 
 const MINUTE = 60_000;
@@ -50,10 +65,13 @@ interface NamedWindow {
   window: SlidingWindow;
 }
 
-function refusal(w: NamedWindow, cost: number, what: string): LimitRefusal | undefined {
-  const wait = w.window.waitFor(cost);
+function refusal(w: NamedWindow, cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
+  if (admit === 'fit' && cost > w.window.limit) return impossible(w.name, w.window.limit, w.per, cost, what);
+  // `under`: admitted while the window holds less than its limit (one more unit fits), then counted whole.
+  const wait = w.window.waitFor(admit === 'under' ? 1 : cost);
   if (wait === 0) return undefined;
   return {
+    status: 429,
     limit: w.name,
     message: `${w.name} limit exceeded: ${w.window.limit} per ${w.per} (this ${what} costs ${cost}; ${w.window.used()} spent in the window)`,
     retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
@@ -61,9 +79,9 @@ function refusal(w: NamedWindow, cost: number, what: string): LimitRefusal | und
 }
 
 /** Checks every window first and spends in all of them only when the cost fits in each. */
-function charge(windows: readonly NamedWindow[], cost: number, what: string): LimitRefusal | undefined {
+function charge(windows: readonly NamedWindow[], cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
   for (const w of windows) {
-    const r = refusal(w, cost, what);
+    const r = refusal(w, cost, what, admit);
     if (r) return r;
   }
   for (const w of windows) w.window.spend(cost);
@@ -89,7 +107,7 @@ export class RateLimits {
     this.#userActivity = [w(PLATFORM_LIMITS.userActivityPerHour.name, settings.userActivityPerHour, 60 * MINUTE, 'hour')];
     this.#taxonomy = [w(PLATFORM_LIMITS.taxonomyCostPerHour.name, settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
     this.#taxonomyInFlight = new ConcurrentCost(settings.taxonomyConcurrentCost);
-    this.#mapping = [w(PLATFORM_LIMITS.mappingPer30s.name, settings.mappingPer30s, 30_000, '30 seconds')];
+    this.#mapping = [w(PLATFORM_LIMITS.mappingPer30s.name, settings.mappingPer30s, MAPPING_SPEC.windowMs, '30 seconds')];
   }
 
   /** How many requests each limit refused (names as in the 429 bodies; limits that refused none are left out). */
@@ -115,19 +133,22 @@ export class RateLimits {
     return this.#count(charge(this.#userActivity, 1, 'query'));
   }
 
-  /** One map or unmap request. */
-  mapping(): LimitRefusal | undefined {
-    return this.#count(charge(this.#mapping, 1, 'request'));
+  /** A map or unmap batch of `mappings` mapping objects (each one counts). */
+  mapping(mappings: number): LimitRefusal | undefined {
+    return this.#count(charge(this.#mapping, mappings, 'batch', 'under'));
   }
 
   /**
-   * A taxonomy call costing `cost`: its cost is held against the concurrent cost limit until `res` is finished, and
-   * spent in the hourly window.
+   * A taxonomy call costing `cost`: its cost is held against the concurrent cost limit from its arrival until `res`
+   * is finished (the family charges it before the sandbox's added latency), and spent in the hourly window.
    */
   taxonomy(cost: number, res: ServerResponse): LimitRefusal | undefined {
-    const give = this.#taxonomyInFlight.take(cost);
+    const inFlight = this.#taxonomyInFlight;
+    if (cost > inFlight.limit) return this.#count(impossible(PLATFORM_LIMITS.taxonomyConcurrentCost.name, inFlight.limit, 'request in flight', cost, 'call'));
+    const give = inFlight.take(cost);
     if (!give) {
       return this.#count({
+        status: 429,
         limit: PLATFORM_LIMITS.taxonomyConcurrentCost.name,
         message: `${PLATFORM_LIMITS.taxonomyConcurrentCost.name} limit exceeded: ${this.#taxonomyInFlight.limit} (this call costs ${cost}; ${this.#taxonomyInFlight.held()} in flight)`,
         retryAfterSeconds: 1,

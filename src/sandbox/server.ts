@@ -10,7 +10,7 @@ import { describeReplays, type SandboxReplay } from './describe.js';
 import { SandboxFamilies, type FamilyRoute, type HeldAttribution, type StoredFeedbackItem } from './families/index.js';
 import { FaultState, type Faults } from './faults.js';
 import { handleFiles } from './files-route.js';
-import { hasBasicAuth, hasBearerAuth, sendApiError, sendJson, splitTarget } from './http-util.js';
+import { hasBasicAuth, hasBearerAuth, sendApiError, splitTarget } from './http-util.js';
 import { handleList } from './list-route.js';
 import { resolveOptions, type SandboxOptions } from './options.js';
 import { PageTokens } from './page-token.js';
@@ -50,8 +50,6 @@ export interface Sandbox {
 
 const LIST_PATH = '/api/1/session-replays';
 const FILES_PATH = '/api/1/session-replays/files';
-/** Map and unmap (the user mapping family); the sandbox's mapping limit applies to them. */
-const MAPPING_PATH = '/usermap';
 
 function deriveSecret(secretKey: string, purpose: string): Buffer {
   return createHmac('sha256', secretKey).update(`replay-export sandbox ${purpose}`).digest();
@@ -125,18 +123,6 @@ async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: Incom
   }
 }
 
-/**
- * The mapping limit (50 per second over 30 s), charged per map/unmap request before the user mapping family reads
- * it. True when the request was refused (answered 429).
- */
-function mappingLimited(rateLimits: RateLimits, req: IncomingMessage, path: string, res: ServerResponse): boolean {
-  if (path !== MAPPING_PATH || req.method !== 'POST') return false;
-  const refused = rateLimits.mapping();
-  if (!refused) return false;
-  sendJson(res, 429, { error: { code: 'rate_limited', message: refused.message, limit: refused.limit } }, { 'Retry-After': String(refused.retryAfterSeconds) });
-  return true;
-}
-
 async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, rateLimits: RateLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
@@ -149,7 +135,6 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
       return;
     }
   }
-  if (mappingLimited(rateLimits, req, path, res)) return;
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
   } else if (path.startsWith(STORAGE_PREFIX)) {
@@ -161,6 +146,7 @@ async function route(ctx: SandboxContext, families: SandboxFamilies, limits: Api
     await handleApi(ctx, req, path, query, res);
   } else if (family) {
     ctx.stats.apiRequests++;
+    if (family.arrive?.(req, res, path)) return;
     const latency = ctx.faults.latencyMs();
     if (latency > 0) await sleep(latency);
     await handleFamily(ctx, family, req, path, query, res);

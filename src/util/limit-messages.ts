@@ -41,8 +41,8 @@ export const PLATFORM_LIMITS = Object.freeze({
   taxonomyConcurrentCost: { name: 'taxonomy concurrent cost', kind: 'concurrency', families: ['taxonomy'] },
   /** Spec 2: taxonomy period cost limit 7,200 per hour. */
   taxonomyCostPerHour: { name: 'taxonomy cost per hour', kind: 'rate', families: ['taxonomy'] },
-  /** Spec 2: mapping, 50 per second over a 30-second window. */
-  mappingPer30s: { name: 'mapping requests per 30 seconds', kind: 'rate', families: ['ingest'] },
+  /** Spec 2: mapping, "1500 alias calls, not batches, per window" of 30 seconds: mapping objects are counted. */
+  mappingPer30s: { name: 'mappings per 30 seconds', kind: 'rate', families: ['ingest'] },
   /** Session replay and feedback rate limits are "not shown" in the spec: the sandbox's `rateLimitEvery` switch. */
   requestRate: { name: 'request rate', kind: 'rate', families: API_FAMILIES },
 } as const satisfies Record<string, PlatformLimit>);

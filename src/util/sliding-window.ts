@@ -38,4 +38,15 @@ export class SlidingWindow {
   spend(cost: number): void {
     if (cost > 0) this.#spent.push({ at: this.now(), cost });
   }
+
+  /** Takes back the latest spending of `cost` still in the window (a request the server refused did not count). */
+  refund(cost: number): void {
+    this.#prune();
+    for (let i = this.#spent.length - 1; i >= 0; i--) {
+      if (this.#spent[i]!.cost === cost) {
+        this.#spent.splice(i, 1);
+        return;
+      }
+    }
+  }
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DecodeError, decodeEventBatches, ReplayBudget } from '../../decoders/index.js';
 import { inflatedChunks } from '../../decoders/gzip.js';
+import { pageEventsArray } from '../../sinks/page-events.js';
 import type { ManifestChecks, OutputFormat } from '../../sinks/sink.js';
 import { ReplayChecks } from '../pipeline/checks.js';
 import { VerifyError } from './errors.js';
@@ -38,11 +39,6 @@ const COMMA = Buffer.from(',');
 const COMMA_BYTE = 0x2c;
 const OPEN_ARRAY = Buffer.from('[');
 const CLOSE_ARRAY = Buffer.from(']');
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-/** How sinks/player-page.ts opens and closes each block of events in a page. */
-const BLOCK_OPEN = Buffer.from('<script type="application/json" class="replay-events">');
-const BLOCK_CLOSE = Buffer.from('</script>');
 
 /**
  * Reads `body` to its end. Errors of the body itself (storage) are thrown; an object that does not decode is
@@ -73,7 +69,7 @@ export async function readStoredObject(body: Readable, format: OutputFormat, key
   const checks = new ReplayChecks();
   let decodeError: DecodeError | VerifyError | undefined;
   try {
-    const arrayBytes = format === 'json' ? hashed() : (format === 'ndjson' ? ndjsonAsArray : pageAsArray)(inflatedChunks(hashed(), { file: key }));
+    const arrayBytes = format === 'json' ? hashed() : format === 'ndjson' ? ndjsonAsArray(inflatedChunks(hashed(), { file: key })) : pageEventsArray(inflatedChunks(hashed(), { file: key }), malformed);
     const batches = decodeEventBatches(arrayBytes, {
       version: 3,
       file: key,
@@ -119,73 +115,6 @@ async function* ndjsonAsArray(lines: AsyncIterable<Buffer>): AsyncGenerator<Buff
     for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) chunk[at] = COMMA_BYTE;
     if (chunk.length > 1 || !ended) yield ended ? chunk.subarray(0, chunk.length - 1) : chunk;
     lineEnded = ended;
-  }
-  yield CLOSE_ARRAY;
-}
-
-const BLOCK_END = Symbol('block end');
-
-/** The bytes inside each events block of a page (`BLOCK_OPEN` … `BLOCK_CLOSE`) in order, `BLOCK_END` after each. */
-async function* blockPieces(page: AsyncIterable<Buffer>): AsyncGenerator<Buffer | typeof BLOCK_END> {
-  let inside = false;
-  let blocks = 0;
-  let carry: Buffer | undefined;
-  for await (const chunk of page) {
-    let buf = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-    carry = undefined;
-    for (;;) {
-      const marker = inside ? BLOCK_CLOSE : BLOCK_OPEN;
-      const at = buf.indexOf(marker);
-      if (at === -1) {
-        // The marker may start in the last bytes: they wait for the next chunk.
-        const keep = Math.min(buf.length, marker.length - 1);
-        if (inside && buf.length > keep) yield buf.subarray(0, buf.length - keep);
-        if (keep > 0) carry = Buffer.from(buf.subarray(buf.length - keep));
-        break;
-      }
-      if (inside) {
-        if (at > 0) yield buf.subarray(0, at);
-        yield BLOCK_END;
-        blocks++;
-      }
-      inside = !inside;
-      buf = buf.subarray(at + marker.length);
-    }
-  }
-  if (inside) throw malformed('the page ends inside a block of events');
-  if (blocks === 0) throw malformed('the page holds no block of events');
-}
-
-/**
- * The events of a page's blocks as one JSON array: each block is an array (`[e1,e2]`), the first block's `[` opens
- * it, the `][` between two blocks becomes `,`, the last block's `]` closes it.
- */
-async function* pageAsArray(page: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let blocks = 0;
-  let atBlockStart = true;
-  /** The last byte of the current block seen so far, held back: if the block ends there, it is the block's `]`. */
-  let held = -1;
-  for await (const piece of blockPieces(page)) {
-    if (piece === BLOCK_END) {
-      if (held !== RBRACKET) throw malformed(`block ${blocks + 1} of the page is not a JSON array`);
-      blocks++;
-      atBlockStart = true;
-      held = -1;
-      continue;
-    }
-    let bytes = piece;
-    if (atBlockStart) {
-      if (bytes[0] !== LBRACKET) throw malformed(`block ${blocks + 1} of the page is not a JSON array`);
-      if (blocks > 0) {
-        yield COMMA;
-        bytes = bytes.subarray(1);
-      }
-      atBlockStart = false;
-    }
-    if (bytes.length === 0) continue;
-    if (held !== -1) yield Buffer.of(held);
-    held = bytes[bytes.length - 1]!;
-    if (bytes.length > 1) yield bytes.subarray(0, bytes.length - 1);
   }
   yield CLOSE_ARRAY;
 }

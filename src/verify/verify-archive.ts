@@ -14,13 +14,13 @@
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { replayKey } from '../../sinks/keys.js';
 import { ASSETS_DIR, assetKey, isAssetDigest } from '../../sinks/assets.js';
-import type { ManifestChecks, ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js';
 import { categoryOf, ConfigError, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { checkDecodeLimits } from '../../decoders/limits.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import { openArchiveStore, type ArchiveStore } from './archive-store.js';
+import { openArchive, type Archive } from '../../sinks/archive.js';
 import { readStoredObject, type ReadLimits } from './stored-object.js';
 
 /** Every kind of problem `verifyArchive` reports. */
@@ -186,16 +186,17 @@ async function* run(
   };
   const pending = new Set<Promise<void>>();
   let finished = false;
-  let store: ArchiveStore | undefined;
+  let store: Archive | undefined;
   try {
     checkDecodeLimits(options);
     signal.throwIfAborted();
-    store = await openArchiveStore(archive, options.s3);
+    // Read as it is: no temporary files to sweep, no output written (hence no hashing worker).
+    store = await openArchive(archive, { create: false, s3: options.s3 ?? {}, local: { hashWorker: false, cleanStaleTemp: false } });
 
     // Pass 1: the last entry of each replay id, and the keys `ok` entries name.
     const last = new LastPositions();
     const named = new IdTable();
-    for await (const entry of store.sink.readManifest()) {
+    for await (const entry of store.manifest.read()) {
       last.set(entry.replay_id, totals.entries++);
       if (entry.status === 'ok' && typeof entry.key === 'string') named.set(entry.key, 0);
       if ((totals.entries & 1023) === 0) signal.throwIfAborted();
@@ -208,7 +209,7 @@ async function* run(
     let failure: { error: unknown } | undefined;
     let position = 0;
     let changed = false;
-    for await (const entry of store.sink.readManifest()) {
+    for await (const entry of store.manifest.read()) {
       const at = position++;
       const lastAt = last.lastOf(entry.replay_id);
       if (lastAt < 0 || at >= totals.entries) changed = true;
@@ -217,7 +218,7 @@ async function* run(
         totals.notOk++;
         if (entry.status === 'forgotten' && entry.scope !== 'user') {
           for (const key of outputKeysOf(entry.replay_id)) {
-            if (!(await store.sink.exists(key))) continue;
+            if (!(await store.outputs.exists(key))) continue;
             yield counted({
               kind: 'forgotten_present',
               message: `${key} (replay ${entry.replay_id}): forgotten (${entry.recorded_at}) but still stored; run the same forget again`,
@@ -258,7 +259,7 @@ async function* run(
     }
 
     // Pass 3: stored outputs no `ok` entry names.
-    for await (const key of store.storedKeys()) {
+    for await (const key of store.outputs.list()) {
       totals.stored++;
       if ((totals.stored & 1023) === 0) signal.throwIfAborted();
       if (!named.has(key)) yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
@@ -323,7 +324,7 @@ function messageOf(err: unknown): string {
 const MAX_ASSETS_SEEN = 100_000;
 
 /** The captured assets of an `ok` entry (`assets`) that are not stored; a map that is not URL → digest is bad. */
-async function assetProblems(entry: ManifestEntry, store: ArchiveStore, seen: Map<string, Promise<boolean>>): Promise<VerifyProblem[]> {
+async function assetProblems(entry: OkEntry, store: Archive, seen: Map<string, Promise<boolean>>): Promise<VerifyProblem[]> {
   const assets: unknown = entry.assets;
   if (assets === undefined) return [];
   const replayId = entry.replay_id;
@@ -336,7 +337,7 @@ async function assetProblems(entry: ManifestEntry, store: ArchiveStore, seen: Ma
     let present = seen.get(digest);
     if (present === undefined) {
       if (seen.size >= MAX_ASSETS_SEEN) seen.clear();
-      present = store.sink.exists(assetKey(digest, store.target));
+      present = store.assets.has(digest);
       seen.set(digest, present);
     }
     if (!(await present)) {
@@ -347,7 +348,7 @@ async function assetProblems(entry: ManifestEntry, store: ArchiveStore, seen: Ma
   return problems;
 }
 
-async function verifyEntry(entry: ManifestEntry, store: ArchiveStore, limits: ReadLimits): Promise<EntryResult> {
+async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): Promise<EntryResult> {
   const replayId = entry.replay_id;
   const problems: VerifyProblem[] = [];
   const result: EntryResult = { problems, bytes: 0, events: 0 };
@@ -374,7 +375,7 @@ async function verifyEntry(entry: ManifestEntry, store: ArchiveStore, limits: Re
   }
   let reading;
   try {
-    const body = await store.read(key, replayId);
+    const body = await store.outputs.read(key);
     if (body === undefined) {
       problem('missing', `the object is not stored`);
       return result;

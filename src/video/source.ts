@@ -59,8 +59,8 @@ async function* archiveEvents(archive: string, replayId: string, s3: S3SinkOptio
   try {
     const row = source.index.get(replayId);
     if (!row) throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, { replayId });
-    const object = await source.open(row.entry);
-    if (!object) throw new VideoError('VIDEO_BAD_OPTION', `the archive ${source.label} holds no events (json or ndjson) for replay ${replayId}`, { replayId });
+    const object = row.stored === undefined ? undefined : await source.open(row.stored);
+    if (!object) throw new VideoError('VIDEO_BAD_OPTION', `the archive ${source.label} holds no stored output for replay ${replayId}`, { replayId });
     yield* compact(storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES), `replay ${replayId} of ${source.label}`);
   } finally {
     await source.close();

@@ -3,9 +3,13 @@
  * resume reads), sorted by start time, filtered and paged on the server so that a page never holds more than one
  * page of rows whatever the archive's size.
  */
-import type { ManifestChecks, ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
+import type { ManifestChecks, ManifestEntry, OkEntry, ReplayStatus } from '../../sinks/sink.js';
+import type { Archive } from '../../sinks/archive.js';
 import { readManifestState } from '../pipeline/manifest.js';
 import { forgottenUser } from '../pipeline/tombstone.js';
+
+/** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
+export type StoredRef = Pick<OkEntry, 'replay_id' | 'key' | 'format' | 'gzip'>;
 
 export interface IndexRow {
   id: string;
@@ -19,8 +23,8 @@ export interface IndexRow {
   events: number | undefined;
   bytes: number | undefined;
   checks: ManifestChecks | undefined;
-  /** The manifest entry's fields that locate the stored object (id, status, key, format, gzip). */
-  entry: ManifestEntry;
+  /** The stored output of an `ok` entry (id, key, format, gzip); undefined for any other status. */
+  stored: StoredRef | undefined;
   /** Whether the entry records captured assets (their map is read again when the replay is opened). */
   hasAssets: boolean;
 }
@@ -49,25 +53,19 @@ function rowOf(entry: ManifestEntry): IndexRow {
   const slash = entry.replay_id.lastIndexOf('/');
   const start = entry.start_time === undefined ? NaN : Date.parse(entry.start_time);
   const end = entry.end_time === undefined ? NaN : Date.parse(entry.end_time);
+  const ok = entry.status === 'ok' ? entry : undefined;
   return {
     id: entry.replay_id,
     user: slash < 0 ? '' : entry.replay_id.slice(0, slash),
     status: entry.status,
     start,
     durationMs: end - start,
-    events: typeof entry.event_count === 'number' ? entry.event_count : undefined,
-    bytes: typeof entry.bytes === 'number' ? entry.bytes : undefined,
-    checks: entry.checks !== null && typeof entry.checks === 'object' ? entry.checks : undefined,
-    hasAssets: entry.assets !== null && typeof entry.assets === 'object' && Object.keys(entry.assets).length > 0,
+    events: typeof ok?.event_count === 'number' ? ok.event_count : undefined,
+    bytes: typeof ok?.bytes === 'number' ? ok.bytes : undefined,
+    checks: ok?.checks !== null && typeof ok?.checks === 'object' ? ok.checks : undefined,
+    hasAssets: ok?.assets !== null && typeof ok?.assets === 'object' && Object.keys(ok.assets).length > 0,
     // Only what opening the stored object needs: file keys and versions (and asset maps) are not kept for 100,000+ rows.
-    entry: {
-      replay_id: entry.replay_id,
-      status: entry.status,
-      recorded_at: entry.recorded_at,
-      ...(entry.key !== undefined ? { key: entry.key } : {}),
-      ...(entry.format !== undefined ? { format: entry.format } : {}),
-      ...(entry.gzip !== undefined ? { gzip: entry.gzip } : {}),
-    },
+    stored: ok === undefined ? undefined : { replay_id: ok.replay_id, key: ok.key, format: ok.format, gzip: ok.gzip },
   };
 }
 
@@ -84,9 +82,9 @@ export class ArchiveIndex {
     this.byId = new Map(rows.map((r) => [r.id, r]));
   }
 
-  /** Reads the manifest of `sink` once. */
-  static async load(sink: Sink): Promise<ArchiveIndex> {
-    const state = await readManifestState(sink);
+  /** Reads the manifest of `archive` once. */
+  static async load(archive: Archive): Promise<ArchiveIndex> {
+    const state = await readManifestState(archive);
     // A user's tombstone (`forget --user`) is no replay: its replays have tombstones of their own.
     const rows = [...state.values()].filter((e) => forgottenUser(e) === undefined).map(rowOf).sort(byStart);
     return new ArchiveIndex(rows);

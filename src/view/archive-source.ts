@@ -1,27 +1,29 @@
 /**
- * Where `view` reads an archive from: a local folder or `s3://bucket/prefix`. Either gives the archive's index (from
- * its manifest) and opens a replay's stored events object by the key the layout gives it (checked by `eventsKeyOf`:
- * a manifest is input too). The AWS SDK is loaded only for an S3 archive.
+ * Where `view` reads an archive from: a local folder or `s3://bucket/prefix`, opened with `openArchive` (refused when
+ * it holds no manifest). It gives the archive's index (from its manifest) and opens a replay's stored output by the
+ * key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
  */
-import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { assetKey, isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createLocalSink } from '../../sinks/local.js';
+import { openArchive, type Archive } from '../../sinks/archive.js';
+import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
+import { replayKey } from '../../sinks/keys.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
-import { isS3Url } from '../../sinks/s3-url.js';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
-import { ArchiveIndex } from './archive-index.js';
+import type { ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import { ArchiveIndex, type StoredRef } from './archive-index.js';
 import { ViewError } from './errors.js';
-import { eventsKeyOf, openLocalObject, type StoredObject } from './local-object.js';
+
+export interface StoredObject {
+  body: Readable;
+  format: OutputFormat;
+  gzip: boolean;
+}
 
 export interface ArchiveSource {
   /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
   readonly label: string;
   readonly index: ArchiveIndex;
-  /** The replay's stored events object; undefined when it has none `view` can read (or it is gone). */
-  open(entry: ManifestEntry): Promise<StoredObject | undefined>;
+  /** The replay's stored output; undefined when it is gone. */
+  open(stored: StoredRef): Promise<StoredObject | undefined>;
   /**
    * The captured assets of a replay (`--capture-assets`), from its last manifest entry, read again (the index keeps
    * no asset map: memory stays one page of rows); undefined when it has none.
@@ -32,12 +34,26 @@ export interface ArchiveSource {
   close(): Promise<void>;
 }
 
-/** The asset maps of replay `id`'s last manifest entry in `sink`. */
-async function assetsIn(sink: Sink, id: string): Promise<ReplayAssets | undefined> {
+const FORMATS: readonly unknown[] = ['json', 'ndjson', 'html'] satisfies OutputFormat[];
+
+/** The key of a replay's stored output, checked against the layout; undefined when the entry names none. */
+export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
+  if (typeof entry.key !== 'string' || !FORMATS.includes(entry.format)) return undefined;
+  const format = entry.format as OutputFormat;
+  const gzip = entry.gzip === true;
+  const expected = replayKey(entry.replay_id, { format, gzip });
+  if (entry.key !== expected) {
+    throw new ViewError('VIEW_UNSAFE_KEY', `the manifest's key for this replay is not the layout's key`, { replayId: entry.replay_id, fileKey: entry.key });
+  }
+  return { key: expected, format, gzip };
+}
+
+/** The asset maps of replay `id`'s last manifest entry. */
+async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | undefined> {
   let last: ManifestEntry | undefined;
-  for await (const entry of sink.readManifest((replayId) => replayId === id)) if (entry?.replay_id === id) last = entry;
-  const urls = last?.assets;
-  const types = last?.asset_types;
+  for await (const entry of archive.manifest.read((replayId) => replayId === id)) last = entry;
+  const urls = last?.status === 'ok' ? last.assets : undefined;
+  const types = last?.status === 'ok' ? last.asset_types : undefined;
   if (urls === null || typeof urls !== 'object' || types === null || typeof types !== 'object') return undefined;
   // The manifest is input too: only digests, and plain types, reach the page.
   const kept: Record<string, string> = {};
@@ -50,75 +66,26 @@ async function assetsIn(sink: Sink, id: string): Promise<ReplayAssets | undefine
   return { urls: kept, types: typed };
 }
 
-export async function openArchiveSource(archive: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {
-  if (isS3Url(archive)) return openS3Source(archive, s3);
-  const root = await localArchiveRoot(archive, (message) => new ViewError('VIEW_UNSUPPORTED_ARCHIVE', message));
-  // Kept open for the assets it reads (a local sink holds no connection).
-  const sink = createLocalSink(root);
+export async function openArchiveSource(target: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {
+  const archive = await openArchive(target, { create: false, s3, local: { hashWorker: false, cleanStaleTemp: false } });
   let index: ArchiveIndex;
   try {
-    index = await ArchiveIndex.load(sink);
+    index = await ArchiveIndex.load(archive);
   } catch (err) {
-    await sink.close();
+    await archive.close();
     throw err;
   }
   return {
-    label: root,
-    index,
-    open: (entry) => openLocalObject(root, entry),
-    async assetsOf(id) {
-      const reading = createLocalSink(root);
-      try {
-        return await assetsIn(reading, id);
-      } finally {
-        await reading.close();
-      }
-    },
-    readAsset: (digest) => (isAssetDigest(digest) ? sink.readAsset!(digest) : Promise.resolve(undefined)),
-    close: () => sink.close(),
-  };
-}
-
-async function openS3Source(archive: string, options: S3SinkOptions): Promise<ArchiveSource> {
-  const { createS3Reader, createS3Sink } = await import('../../sinks/s3.js');
-  const sink = createS3Sink(archive, options);
-  let index: ArchiveIndex;
-  try {
-    index = await ArchiveIndex.load(sink);
-  } finally {
-    await sink.close();
-  }
-  const reader = createS3Reader(archive, options);
-  return {
-    label: sink.target,
+    label: archive.target,
     index,
     async open(entry) {
       const at = eventsKeyOf(entry);
       if (at === undefined) return undefined;
-      const body = await reader.read(at.key);
+      const body = await archive.outputs.read(at.key);
       return body === undefined ? undefined : { body, format: at.format, gzip: at.gzip };
     },
-    async assetsOf(id) {
-      const reading = createS3Sink(archive, options);
-      try {
-        return await assetsIn(reading, id);
-      } finally {
-        await reading.close();
-      }
-    },
-    readAsset: (digest) => (isAssetDigest(digest) ? reader.read(assetKey(digest, sink.target)) : Promise.resolve(undefined)),
-    close: async () => reader.close(),
+    assetsOf: (id) => assetsIn(archive, id),
+    readAsset: (digest) => (isAssetDigest(digest) ? archive.assets.read(digest) : Promise.resolve(undefined)),
+    close: () => archive.close(),
   };
-}
-
-/**
- * The folder of a local archive (a path, or a `file://` URL), resolved; `refuse` makes the error for any other scheme
- * or for a path that is not a folder.
- */
-export async function localArchiveRoot(archive: string, refuse: (message: string) => Error): Promise<string> {
-  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(archive) && !/^file:\/\//i.test(archive)) throw refuse(`unsupported archive scheme: ${archive.slice(0, archive.indexOf(':'))}`);
-  const root = /^file:\/\//i.test(archive) ? fileURLToPath(archive) : resolve(archive);
-  const st = await stat(root).catch(() => undefined);
-  if (st === undefined || !st.isDirectory()) throw refuse(`the archive ${root} is not a folder`);
-  return root;
 }

@@ -179,7 +179,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     const row = index.get(id);
     if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
-    const object = await source.open(row.entry);
+    const object = row.stored === undefined ? undefined : await source.open(row.stored);
     if (object === undefined) return send(res, 404, 'this replay has no stored events\n');
     // The page and HEAD only need to know that it opens: closed at once (a generator never started would not close it).
     if (parts.length === 3 || req.method === 'HEAD') {

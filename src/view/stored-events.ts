@@ -1,10 +1,13 @@
 /**
  * The events of a stored replay object, one Buffer (compact JSON) each, read as a stream: a `json` object is split
- * at the top-level commas of its array, an `ndjson` one at its newlines, `.gz` inflated on the way. Memory holds one
+ * at the top-level commas of its array, an `ndjson` one at its newlines, an `html` page's blocks as one array, `.gz`
+ * inflated on the way. Memory holds one
  * event at a time (at most `maxEventBytes`), whatever the replay's size.
  */
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { pageEventsArray } from '../../sinks/page-events.js';
+import type { OutputFormat } from '../../sinks/sink.js';
 import { ViewError } from './errors.js';
 
 const LBRACKET = 0x5b;
@@ -102,17 +105,18 @@ async function* ndjsonEvents(source: AsyncIterable<Buffer>, max: number): AsyncG
   if (!line.empty) yield line.take();
 }
 
-/** Whether a manifest format can be read as events here (`html` pages are players themselves, not event streams). */
-export function isEventFormat(format: unknown): format is 'json' | 'ndjson' {
-  return format === 'json' || format === 'ndjson';
-}
+const badPage = (message: string): ViewError => new ViewError('VIEW_BAD_OBJECT', message);
 
-/** The events of the stored object `body` (`gzip`: inflate first). Destroys `body` when the caller stops early. */
-export async function* storedEvents(body: Readable, format: 'json' | 'ndjson', gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
+/**
+ * The events of the stored object `body` (`gzip`: inflate first): a `json` array, `ndjson` lines, or the blocks of an
+ * `html` page (sinks/page-events.ts). Destroys `body` when the caller stops early.
+ */
+export async function* storedEvents(body: Readable, format: OutputFormat, gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
   const source: Readable = gzip ? body.pipe(createGunzip()) : body;
   if (gzip) body.on('error', (err) => source.destroy(err));
   try {
-    yield* format === 'json' ? jsonArrayEvents(source, maxEventBytes) : ndjsonEvents(source, maxEventBytes);
+    if (format === 'ndjson') yield* ndjsonEvents(source, maxEventBytes);
+    else yield* jsonArrayEvents(format === 'json' ? source : pageEventsArray(source, badPage), maxEventBytes);
   } finally {
     source.destroy();
     body.destroy();

@@ -17,6 +17,8 @@ import { tempDir } from '../pipeline/helpers.js';
 import { archiveReplays, exportReplay } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
+import { archiveOfSink } from '../../sinks/archive.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 interface Site {
   origin: string;
@@ -174,7 +176,7 @@ describe('asset capture of a run', () => {
   test('fetches allowed origins only, within the limits; follows stylesheets; stores each asset once', async () => {
     const dir = join(work.dir, 'archive');
     const sink = createLocalSink(dir);
-    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, sink);
+    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, archiveOfSink(sink).assets);
     const srcs = ['/big.bin', '/chunked.png', '/slow.png', '/redirect-in', '/redirect-out', '/loop', '/missing.png', `${other.origin}/x.png`, 'data:image/png;base64,AAAA'];
     const run = async () => {
       const replay = capture.replay();
@@ -228,7 +230,7 @@ describe('asset capture of a run', () => {
   test('a transient failure is tried again within the time limit; one that lasts is recorded with its attempts', async () => {
     const dir = join(work.dir, 'transient');
     const sink = createLocalSink(dir);
-    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, sink);
+    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, archiveOfSink(sink).assets);
     const replay = capture.replay();
     replay.observeBatch({ events: events(site.origin, ['/flaky.png', '/reset.png', '/down.png']) } as never);
     const got = await replay.finish();
@@ -253,7 +255,7 @@ describe('asset capture of a run', () => {
       return replay.finish();
     };
     laterUp = false;
-    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, sink);
+    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, archiveOfSink(sink).assets);
     expect((await replayOf(remembering)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     const hits = site.hits.get('/later.png');
     laterUp = true;
@@ -263,7 +265,7 @@ describe('asset capture of a run', () => {
     await remembering.close();
 
     laterUp = false;
-    const forgetting = new AssetCapture({ origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 }, sink);
+    const forgetting = new AssetCapture({ origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 }, archiveOfSink(sink).assets);
     expect((await replayOf(forgetting)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     laterUp = true;
     const later = await replayOf(forgetting);
@@ -316,21 +318,21 @@ describe('asset capture of a run', () => {
       laterUp = false;
       const first = await run(true);
       expect(first.outcome).toBe('ok');
-      expect(first.entry?.assets_missing?.[later]).toBe('HTTP 502');
-      expect(first.entry?.assets_retry).toBe(true);
+      expect((first.entry as LooseEntry | undefined)?.assets_missing?.[later]).toBe('HTTP 502');
+      expect((first.entry as LooseEntry | undefined)?.assets_retry).toBe(true);
       // A run without capture leaves it alone; one with capture, the host still failing, exports it again.
       expect((await run(false)).outcome).toBe('done-before');
       const second = await run(true);
       expect(second.outcome).toBe('ok');
-      expect(second.entry?.assets_retry).toBe(true);
+      expect((second.entry as LooseEntry | undefined)?.assets_retry).toBe(true);
       laterUp = true;
       const third = await run(true);
       expect(third.outcome).toBe('ok');
-      expect(third.entry?.assets?.[later]).toBe(createHash('sha256').update(png).digest('hex'));
+      expect((third.entry as LooseEntry | undefined)?.assets?.[later]).toBe(createHash('sha256').update(png).digest('hex'));
       // What is still missing failed for good (a 404): nothing left to try again.
-      expect(third.entry?.assets_missing?.[later]).toBeUndefined();
-      expect(third.entry?.assets_missing?.[`${site.origin}/page/late.png`]).toBe('HTTP 404');
-      expect(third.entry?.assets_retry).toBeUndefined();
+      expect((third.entry as LooseEntry | undefined)?.assets_missing?.[later]).toBeUndefined();
+      expect((third.entry as LooseEntry | undefined)?.assets_missing?.[`${site.origin}/page/late.png`]).toBe('HTTP 404');
+      expect((third.entry as LooseEntry | undefined)?.assets_retry).toBeUndefined();
       // Captured: done from now on.
       expect((await run(true)).outcome).toBe('done-before');
     });
@@ -339,7 +341,7 @@ describe('asset capture of a run', () => {
   test('the library: exportReplay with captureAssets (its own capture) records the map; the page embeds the assets', async () => {
     await withRecording('library', ['/img.png', '/big.bin', `${other.origin}/x.png`], Date.UTC(2026, 10, 20, 9, 0, 0), async (sb, replayId) => {
       const out = join(work.dir, 'library');
-      const entry = await exportReplay(replayId, {
+      const entry: LooseEntry = await exportReplay(replayId, {
         endpoint: sb.url,
         apiKey: sb.credentials.apiKey,
         secretKey: sb.credentials.secretKey,

@@ -37,9 +37,9 @@ describe('replay ids', () => {
     expect(await readManifest(out)).toEqual([expect.objectContaining({ status: 'not_found', error: expect.objectContaining({ code: 'REPLAY_NOT_FOUND' }) })]);
   });
 
-  test.each([['abc/notanumber'], ['a b/1'], ['00000000-…/1795308171251'], ['nosep']])('%j is a usage error (exit 2) before any request', async (id) => {
+  test.each([['nosep'], ['/lead/1795308171251'], ['trail/1795308171251/'], ['dev/']])('%j (not device_id/session_id) is a usage error (exit 2) before any request', async (id) => {
     const before = apiRequests();
-    const out = join(work.dir, 'malformed');
+    const out = join(work.dir, `malformed-${apiRequests()}-${id.length}`);
     const res = await runCli(['export', id, '--out', out], env());
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toContain(JSON.stringify(id));
@@ -47,9 +47,18 @@ describe('replay ids', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  // The spec's rules only: a space, a session id that is not a number, an ellipsis are the platform's to judge.
+  test.each([['abc/notanumber'], ['a b/1'], ['00000000-…/1795308171251']])('%j is asked of the API: not found, exit 1', async (id) => {
+    const res = await runCli(['export', id, '--out', join(work.dir, `asked-${id.length}`)], env());
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toContain(`not found ${id}: the API lists no replay with this id`);
+  });
+
   test('list --replay takes the same check', async () => {
-    const res = await runCli(['list', '--replay', 'abc/notanumber'], env());
-    expect(res.code).toBe(2);
+    expect((await runCli(['list', '--replay', 'nosep'], env())).code).toBe(2);
+    const listed = await runCli(['list', '--replay', 'abc/notanumber', '--json'], env());
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe('');
   });
 });
 

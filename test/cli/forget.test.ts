@@ -3,7 +3,7 @@
  * the manifest, and later archive runs (the same sandbox, and one that lists a new replay of the user) export
  * nothing forgotten.
  */
-import { appendFile, mkdir, readFile, symlink } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { outputKeysOf, replayKey } from '../../sinks/keys.js';
@@ -179,6 +179,60 @@ describe('forget through the CLI (local archive, real sandbox)', () => {
     expect(outcomes(named.stderr).get(a.replayId)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
     expect(await walk(out)).toEqual(files);
     expect((await readManifest(out)).length).toBe(lines);
+  });
+
+  test('a folder that holds no archive (mistyped, or empty) is refused with exit 1 and nothing is created', async () => {
+    const mistyped = join(work.dir, 'archiv');
+    const res = await runCli(['forget', '--out', mistyped, '--user', '1']);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toContain(`no archive at ${mistyped} (no manifest found)`);
+    expect(res.stderr).not.toContain('tombstone');
+    expect(await readdir(work.dir)).toEqual([]);
+
+    const empty = join(work.dir, 'empty');
+    await mkdir(empty);
+    const dry = await runCli(['forget', '--out', empty, '--replay', 'dev/1', '--dry-run', '--log-format', 'json']);
+    expect(dry.code, dry.stderr).toBe(1);
+    expect(jsonLines(dry.stderr)).toEqual([expect.objectContaining({ event: 'fatal', msg: `no archive at ${empty} (no manifest found)` })]);
+    expect(await readdir(empty)).toEqual([]);
+  });
+
+  test('--dry-run names the tombstones, outputs and captured assets it would remove, and writes nothing', async () => {
+    const out = join(work.dir, 'archive');
+    const shared = 'a'.repeat(64);
+    const own = 'b'.repeat(64);
+    const entry = (id: string, platformId: number, assets: Record<string, string>): string =>
+      JSON.stringify({ replay_id: id, status: 'ok', key: replayKey(id, json), format: 'json', gzip: false, platform_id: platformId, assets, recorded_at: '' });
+    await mkdir(join(out, 'dev'), { recursive: true });
+    await mkdir(join(out, '_assets'));
+    for (const id of ['dev/1', 'dev/2', 'dev/3']) await appendFile(join(out, replayKey(id, json)), '[]');
+    for (const digest of [shared, own]) await appendFile(join(out, '_assets', digest), 'x');
+    await appendFile(
+      join(out, 'manifest.ndjson'),
+      [entry('dev/1', 5, { 'https://a/x.css': own, 'https://a/y.css': shared }), entry('dev/2', 5, {}), entry('dev/3', 6, { 'https://a/y.css': shared })].join('\n') + '\n',
+    );
+    const before = await Promise.all((await walk(out)).map(async (f) => [f, await sha256Of(join(out, f))]));
+
+    const dry = await runCli(['forget', '--out', out, '--user', '5', '--dry-run', '--log-format', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    const lines = jsonLines(dry.stderr);
+    expect(lines.find((l) => l.event === 'forgotten_user')).toMatchObject({ dry_run: true, platform_id: 5, tombstone: true });
+    const forgotten = lines.filter((l) => l.event === 'forgotten');
+    expect(forgotten).toEqual([
+      expect.objectContaining({ dry_run: true, replay_id: 'dev/1', tombstone: true, removed: [replayKey('dev/1', json)], removed_assets: [own] }),
+      expect.objectContaining({ dry_run: true, replay_id: 'dev/2', tombstone: true, removed: [replayKey('dev/2', json)], removed_assets: [] }),
+    ]);
+    expect(lines.find((l) => l.event === 'summary')).toMatchObject({ dry_run: true, forgotten: 2, removed: 2, removed_assets: 1 });
+    // Not a byte written: the same files, the same contents, the manifest included.
+    expect(await Promise.all((await walk(out)).map(async (f) => [f, await sha256Of(join(out, f))]))).toEqual(before);
+
+    // The real run removes exactly what the dry run named.
+    const real = await runCli(['forget', '--out', out, '--user', '5', '--log-format', 'json']);
+    expect(real.code, real.stderr).toBe(0);
+    expect(jsonLines(real.stderr).filter((l) => l.event === 'forgotten').map((l) => [l.replay_id, l.removed, l.removed_assets])).toEqual(
+      forgotten.map((l) => [l.replay_id, l.removed, l.removed_assets]),
+    );
+    expect((await walk(out)).filter((f) => !f.includes('manifest'))).toEqual([`_assets/${shared}`, replayKey('dev/3', json)]);
   });
 
   test('hostile manifest lines and a linked device folder stay inside the target; usage errors exit 2 before any write', async () => {

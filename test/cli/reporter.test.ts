@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { escapeControls, jsonLine, Reporter } from '../../bin/cli/reporter.js';
 import type { ArchiveEvent } from '../../src/pipeline/archive.js';
+import { line } from '../sinks/helpers/entries.js';
 
 /** A stand-in for stderr that keeps what is written (not a terminal: no progress bar). */
 function capture(): { stream: NodeJS.WriteStream; text: () => string } {
@@ -13,7 +14,7 @@ const hostileId = 'dev\nok forged/1 → x (1 events, 1 B)\nSummary (x): ok 99\x1
 
 function resultOf(replayId: string, outcome: 'ok' | 'failed'): ArchiveEvent {
   return outcome === 'ok'
-    ? { type: 'result', replayId, outcome, entry: { replay_id: replayId, status: 'ok', key: `k/${replayId}`, event_count: 1, bytes: 1, recorded_at: '' } }
+    ? { type: 'result', replayId, outcome, entry: line({ replay_id: replayId, status: 'ok', key: `k/${replayId}`, event_count: 1, bytes: 1, recorded_at: '' }) }
     : { type: 'result', replayId, outcome, entry: { replay_id: replayId, status: 'failed', error: { code: 'x', message: `bad ${replayId}`, file_key: replayId }, recorded_at: '' } } as ArchiveEvent;
 }
 

@@ -4,7 +4,7 @@
  * manifest, a key leaving the layout, a stray file) is reported once, as its kind, and exits 1; `--log-format json`
  * gives one JSON line per problem and a summary.
  */
-import { appendFile, cp, mkdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -188,10 +188,18 @@ describe('verify a local archive', () => {
     expect(htmlLines.find((l) => l.kind === 'undecodable')!.msg).toContain('the page ends inside a block of events');
   });
 
-  test('an archive that is not a folder, or an unknown scheme, is a usage error (exit 2)', async () => {
-    const missing = await verify(join(work.dir, 'no-such-folder'));
-    expect(missing.code).toBe(2);
-    expect(jsonLines(missing.stderr)).toEqual([expect.objectContaining({ event: 'fatal', msg: expect.stringContaining('is not a folder') })]);
+  test('a folder that holds no archive (missing or empty) fails (exit 1) creating nothing; an unknown scheme is a usage error (exit 2)', async () => {
+    const missingPath = join(work.dir, 'no-such-folder');
+    const missing = await verify(missingPath);
+    expect(missing.code).toBe(1);
+    expect(jsonLines(missing.stderr)).toEqual([expect.objectContaining({ event: 'fatal', msg: `no archive at ${missingPath} (no manifest found)` })]);
+    await expect(stat(missingPath)).rejects.toThrow();
+    const emptyPath = join(work.dir, 'empty-folder');
+    await mkdir(emptyPath);
+    const empty = await verify(emptyPath);
+    expect(empty.code).toBe(1);
+    expect(jsonLines(empty.stderr)).toEqual([expect.objectContaining({ event: 'fatal', msg: `no archive at ${emptyPath} (no manifest found)` })]);
+    expect(await readdir(emptyPath)).toEqual([]);
     expect((await verify('ftp://host/archive')).code).toBe(2);
     expect((await runCli(['verify', clean.json, '--concurrency', '0'])).code).toBe(2);
   });

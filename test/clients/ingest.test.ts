@@ -20,7 +20,7 @@ describe('UserMappingClient', () => {
     r = await rig((_req, res) => text(res, 200, 'success'));
     const c = new UserMappingClient(r.transport);
     const result = await c.map([{ user_id: 'a&b=c', global_user_id: 'global/ü' }]);
-    expect(result).toEqual({ status: 200, body: 'success' });
+    expect(result).toEqual([{ status: 200, body: 'success' }]);
     const seen = r.only();
     expect(seen.method).toBe('POST');
     expect(seen.path).toBe('/usermap');
@@ -31,9 +31,9 @@ describe('UserMappingClient', () => {
     expect(seen.body).toBe('');
   });
 
-  it('unmap: one {user_id, unmap: true} per user', async () => {
+  it('unmap: one {user_id, unmap: true} per user; a JSON answer is parsed', async () => {
     r = await rig((_req, res) => json(res, 200, { code: 200 }));
-    await new UserMappingClient(r.transport).unmap(['u1', 'u2']);
+    expect(await new UserMappingClient(r.transport).unmap(['u1', 'u2'])).toEqual([{ status: 200, body: { code: 200 } }]);
     const seen = r.only();
     expect(seen.path).toBe('/usermap');
     expect(JSON.parse(seen.query.get('mapping')!)).toEqual([
@@ -63,29 +63,78 @@ describe('UserMappingClient', () => {
     await expect(new UserMappingClient(r.transport).getMappings(['u1'])).rejects.toBeInstanceOf(MalformedResponseError);
   });
 
-  it('limits: 1 to 2000 mappings, 1 MB per batch, non-empty ids; nothing sent', async () => {
+  it('refused before sending: no mapping, empty ids, an object over 1 MB alone, a bad encoding', async () => {
     r = await rig();
     const c = new UserMappingClient(r.transport);
     await refused(c.map([]), 'mapping');
-    await refused(c.map(Array.from({ length: 2001 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }))), 'mapping');
     await refused(c.map([{ user_id: 'u', global_user_id: '' }]), 'mapping[0].global_user_id');
     await refused(c.map([{ user_id: 'u', global_user_id: 'g', unmap: true } as never]), 'mapping[0].unmap');
-    await refused(c.unmap(Array.from({ length: 2000 }, (_, i) => `${'x'.repeat(600)}${i}`)), 'mapping');
+    await refused(c.unmap(['x'.repeat(1_000_000)]), 'mapping[0]');
     await refused(c.getMappings([]), 'user_ids');
     await refused(c.map([{ user_id: 'u', global_user_id: 'g' }], { encoding: 'json' as never }), 'encoding');
     expect(r.server.requests).toHaveLength(0);
   });
 
-  it('a full batch of 2000 goes form-encoded in the body when asked (too long for a URL)', async () => {
+  it('a full batch of 2000 goes form-encoded in the body by itself (too long for a URL), as one batch', async () => {
     r = await rig((_req, res) => text(res, 200, 'ok'));
     const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
-    await new UserMappingClient(r.transport).map(batch, { encoding: 'form' });
+    expect(await new UserMappingClient(r.transport).map(batch)).toEqual([{ status: 200, body: 'ok' }]);
     const seen = r.only();
     expect(seen.url).toBe('/usermap');
     expect(seen.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const f = form(seen);
     expect(f.api_key).toBe(CREDS.apiKey);
     expect(JSON.parse(f.mapping!)).toEqual(batch);
+  });
+
+  it('more than 2000 mappings or 1 MB go in batches that keep both caps, in order', async () => {
+    // Without the mapping window (tested below): the batching alone.
+    r = await rig((_req, res) => text(res, 200, 'ok'), { budgets: { ingest: [] } });
+    const c = new UserMappingClient(r.transport);
+    const many = Array.from({ length: 4500 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
+    expect(await c.map(many)).toHaveLength(3);
+    const sent = r.server.requests.map((q) => JSON.parse(form(q).mapping!) as unknown[]);
+    expect(sent.map((b) => b.length)).toEqual([2000, 2000, 500]);
+    expect(sent.flat()).toEqual(many);
+    // 2,000 ids of 600 bytes: 1.2 MB of JSON, so two batches of at most 1 MB.
+    const big = Array.from({ length: 2000 }, (_, i) => `${'x'.repeat(600)}${i}`);
+    await c.unmap(big);
+    const bytes = r.server.requests.slice(3).map((q) => Buffer.byteLength(form(q).mapping!));
+    expect(bytes).toHaveLength(2);
+    for (const b of bytes) expect(b).toBeLessThanOrEqual(1_000_000);
+  });
+
+  it('the ingest budget counts mapping objects: a second full batch waits for the window; group identify is not held', async () => {
+    r = await rig((_req, res) => text(res, 200, 'ok'), { budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 60_000, admit: 'under' }] } });
+    const c = new UserMappingClient(r.transport);
+    const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
+    // The first batch of 2000 goes at once (the window held fewer than 1500); the window now holds 2000.
+    await c.map(batch);
+    const ac = new AbortController();
+    const second = c.map(batch, { signal: ac.signal });
+    // Group identify shares the family but not the mapping count: it goes while the second batch waits.
+    await new GroupIdentifyClient(r.transport).identify([{ group_type: 't', group_value: 'v', group_properties: {} }]);
+    expect(r.server.requests.map((q) => q.path)).toEqual(['/usermap', '/groupidentify']);
+    ac.abort(new Error('stop waiting'));
+    await expect(second).rejects.toThrow('stop waiting');
+    expect(r.server.requests).toHaveLength(2);
+  });
+});
+
+describe('UserMappingClient and a 429', () => {
+  it('a batch answered 429 is not counted in the client window: its retry goes once the server says so', async () => {
+    let n = 0;
+    r = await rig((_req, res) => {
+      if (n++ > 0) return text(res, 200, 'ok');
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '0' });
+      res.end('slow down');
+    }, {
+      budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 600_000, admit: 'under' }] },
+    });
+    const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
+    // Counted twice, the retry would wait for the ten-minute window; the signal ends the wait long before.
+    expect(await new UserMappingClient(r.transport).map(batch, { signal: AbortSignal.timeout(20_000) })).toEqual([{ status: 200, body: 'ok' }]);
+    expect(r.server.requests).toHaveLength(2);
   });
 });
 

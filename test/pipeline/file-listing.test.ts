@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { archiveReplays, exportReplay, replayEvents, type ReplayNotice } from '../../src/index.js';
 import { FAST, readJson, readOutput, SandboxRun } from './helpers.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 const run = new SandboxRun();
 afterEach(run.stop);
@@ -31,7 +32,7 @@ describe('files listed out of order and with a duplicate key', () => {
   test('export: the output is in key order, the manifest lists each key once, in order', async () => {
     const { sb, dir } = await run.start(SHUFFLED, 'replay-export-order-');
     const r = sb.replays().find((x) => x.fileCount[3] >= 3)!;
-    const entry = await exportReplay(r.replayId, { endpoint: sb.url, ...sb.credentials, ...FAST, out: dir });
+    const entry: LooseEntry = await exportReplay(r.replayId, { endpoint: sb.url, ...sb.credentials, ...FAST, out: dir });
     expect(entry.status).toBe('ok');
     expect(await readOutput(join(dir, entry.key!))).toEqual(await readJson(r.expectedPath));
     const keys = entry.file_keys!;
@@ -57,7 +58,7 @@ describe('a replay with too many files', () => {
   test('fails with too_many_files naming the limit, while listing, before any download', async () => {
     const { sb: sandbox, dir } = await run.start({}, 'replay-export-many-');
     const r = sandbox.replays().find((x) => x.fileCount[3] >= 3)!;
-    const entry = await exportReplay(r.replayId, {
+    const entry: LooseEntry = await exportReplay(r.replayId, {
       endpoint: sandbox.url,
       ...sandbox.credentials,
       ...FAST,

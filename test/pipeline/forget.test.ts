@@ -12,6 +12,8 @@ import { ConfigError } from '../../src/errors.js';
 import { forgetReplays } from '../../src/pipeline/forget.js';
 import { ArchiveIndex } from '../../src/view/archive-index.js';
 import { readManifest, tempDir } from './helpers.js';
+import { archiveOfSink } from '../../sinks/archive.js';
+import { line } from '../sinks/helpers/entries.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -21,7 +23,7 @@ afterEach(async () => {
   await work.cleanup();
 });
 
-const ok = (replay_id: string, platform_id: number): ManifestEntry => ({ replay_id, status: 'ok', key: `${replay_id}.json`, platform_id, recorded_at: '2026-11-24T00:00:00.000Z' });
+const ok = (replay_id: string, platform_id: number): ManifestEntry => line({ replay_id, status: 'ok', key: `${replay_id}.json`, platform_id, recorded_at: '2026-11-24T00:00:00.000Z' });
 
 async function archiveOf(entries: ManifestEntry[]): Promise<Sink> {
   const sink = createLocalSink(work.dir);
@@ -50,7 +52,7 @@ describe('forgetReplays (library)', () => {
     expect(await readManifest(work.dir)).toEqual([]);
     // A sink of your own without remove cannot forget: refused before its manifest is read.
     const sink: Sink = { ...createLocalSink(work.dir), remove: undefined, readManifest: () => { throw new Error('read'); } };
-    await expect(forgetReplays({ sink, replayIds: ['a/1'] })).rejects.toBeInstanceOf(ConfigError);
+    await expect(forgetReplays({ sink, replayIds: ['a/1'] })).rejects.toMatchObject({ category: 'usage', code: 'SINK_CONFIG' });
   });
 
   it('an aborted call stops between replays (thrown); what it did is recorded, and a second call finishes', async () => {
@@ -78,7 +80,7 @@ describe('forgetReplays (library)', () => {
     ]);
 
     // view: forgotten replays are rows (status filter `forgotten`), the user's tombstone is not.
-    const index = await ArchiveIndex.load(sink);
+    const index = await ArchiveIndex.load(archiveOfSink(sink));
     expect(index.size).toBe(3);
     expect(index.page({ status: 'forgotten' }, 1, 10).rows.map((r) => r.id)).toEqual(['d/1', 'd/2']);
     expect(index.get('forgotten-user:7/')).toBeUndefined();
@@ -88,7 +90,7 @@ describe('forgetReplays (library)', () => {
   it("removes a forgotten replay's captured assets that no staying replay uses, and only those", async () => {
     const bodies = ['a only', 'a and b', 'b only', 'b and c'].map((t) => Buffer.from(t));
     const [onlyA, shared, onlyB, withC] = bodies.map((b) => createHash('sha256').update(b).digest('hex')) as [string, string, string, string];
-    const withAssets = (e: ManifestEntry, digests: string[]): ManifestEntry => ({ ...e, assets: Object.fromEntries(digests.map((d, i) => [`https://cdn.test/${i}-${d}`, d])) });
+    const withAssets = (e: ManifestEntry, digests: string[]): ManifestEntry => line({ ...e, assets: Object.fromEntries(digests.map((d, i) => [`https://cdn.test/${i}-${d}`, d])) });
     const sink = await archiveOf([
       withAssets(ok('dev/a', 1), [onlyA, shared]),
       withAssets(ok('dev/b', 2), [shared, onlyB, withC]),

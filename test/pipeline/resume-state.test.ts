@@ -4,6 +4,7 @@ import { IdTable } from '../../sinks/id-table.js';
 import { ResumeState, type ResumeStateOptions } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { userTombstoneId } from '../../src/pipeline/tombstone.js';
+import { line } from '../sinks/helpers/entries.js';
 
 describe('IdTable', () => {
   it('agrees with a Map over 50,000 ids (growth and rehashing included), ASCII, Latin-1 and wide characters', () => {
@@ -54,26 +55,26 @@ describe('IdTable', () => {
 describe('ResumeState', () => {
   const now = Date.parse('2026-11-24T12:00:00Z');
   const options: ResumeStateOptions = { keyFor: (id) => `${id}.json`, now };
-  const ok = (id: string, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({ replay_id: id, status: 'ok', key: `${id}.json`, recorded_at: '', ...extra });
+  const ok = (id: string, extra: Record<string, unknown> = {}): ManifestEntry => line({ replay_id: id, status: 'ok', key: `${id}.json`, recorded_at: '', ...extra });
 
   it('the last entry of an id counts: ok then failed is not done; failed then ok is', () => {
     const s = new ResumeState();
     s.add(ok('a'), options);
-    s.add({ replay_id: 'a', status: 'failed', recorded_at: '' }, options);
-    s.add({ replay_id: 'b', status: 'failed', recorded_at: '' }, options);
+    s.add(line({ replay_id: 'a', status: 'failed', recorded_at: '' }), options);
+    s.add(line({ replay_id: 'b', status: 'failed', recorded_at: '' }), options);
     s.add(ok('b'), options);
-    s.add({ replay_id: 'c', status: 'skipped', recorded_at: '' }, options);
+    s.add(line({ replay_id: 'c', status: 'skipped', recorded_at: '' }), options);
     expect([s.doneAtKey('a'), s.doneAtKey('b'), s.doneAtKey('c'), s.doneAtKey('d')]).toEqual([false, true, false, false]);
   });
 
   it('knows replays last recorded settling, until another entry follows', () => {
     const s = new ResumeState();
-    const settling = (id: string): ManifestEntry => ({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: '' });
+    const settling = (id: string): ManifestEntry => line({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: '' });
     s.add(settling('a'), options);
     s.add(settling('b'), options);
     s.add(ok('b'), options);
     s.add(settling('c'), options);
-    s.add({ replay_id: 'c', status: 'failed', recorded_at: '' }, options);
+    s.add(line({ replay_id: 'c', status: 'failed', recorded_at: '' }), options);
     expect([s.settling('a'), s.settling('b'), s.settling('c'), s.settling('d')]).toEqual([true, false, false, false]);
     expect([s.doneAtKey('a'), s.doneAtKey('b')]).toEqual([false, true]);
   });
@@ -104,7 +105,7 @@ describe('ResumeState', () => {
     s.add(ok('old', { start_time: old, file_keys: keys }), windowed);
     s.add(ok('unreadable', { start_time: 'soon', file_keys: keys }), windowed);
     s.add(ok('undone', { start_time: recent, file_keys: keys }), windowed);
-    s.add({ replay_id: 'undone', status: 'failed', recorded_at: '' }, windowed);
+    s.add(line({ replay_id: 'undone', status: 'failed', recorded_at: '' }), windowed);
     expect(s.fileKeys('recent')).toEqual(keys);
     expect(s.fileKeys('old')).toBeUndefined();
     expect(s.fileKeys('unreadable')).toEqual(keys);
@@ -117,7 +118,7 @@ describe('ResumeState', () => {
 
   it('a tombstone is the state until another entry of the id follows; a user tombstone covers every replay of the user', () => {
     const s = new ResumeState();
-    const forgotten = (id: string, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({ replay_id: id, status: 'forgotten', scope: 'replay', recorded_at: '', ...extra });
+    const forgotten = (id: string, extra: Record<string, unknown> = {}): ManifestEntry => line({ replay_id: id, status: 'forgotten', scope: 'replay', recorded_at: '', ...extra });
     s.add(ok('a'), options);
     s.add(forgotten('a'), options);
     s.add(forgotten('b'), options);
@@ -126,7 +127,7 @@ describe('ResumeState', () => {
     s.add(ok('b'), options);
     expect([s.forgotten({ replay_id: 'b' }), s.doneAtKey('b')]).toEqual([false, true]);
     s.add(forgotten('never-archived'), options);
-    s.add({ replay_id: userTombstoneId('123'), status: 'forgotten', scope: 'user', platform_id: 123, recorded_at: '' }, options);
+    s.add(line({ replay_id: userTombstoneId('123'), status: 'forgotten', scope: 'user', platform_id: 123, recorded_at: '' }), options);
     expect(s.forgotten({ replay_id: 'a' })).toBe(true);
     expect(s.doneAtKey('a')).toBe(false);
     expect(s.forgotten({ replay_id: 'never-archived' })).toBe(true);
@@ -136,8 +137,8 @@ describe('ResumeState', () => {
     expect(s.forgotten({ replay_id: 'new/1' })).toBe(false);
     // The same user tombstone fields under any other id, or with a mismatched id, forget no user.
     const t = new ResumeState();
-    t.add({ replay_id: 'dev/1', status: 'forgotten', scope: 'user', platform_id: 7, recorded_at: '' }, options);
-    t.add({ replay_id: userTombstoneId('8'), status: 'forgotten', scope: 'user', platform_id: 9, recorded_at: '' }, options);
+    t.add(line({ replay_id: 'dev/1', status: 'forgotten', scope: 'user', platform_id: 7, recorded_at: '' }), options);
+    t.add(line({ replay_id: userTombstoneId('8'), status: 'forgotten', scope: 'user', platform_id: 9, recorded_at: '' }), options);
     expect([t.forgotten({ replay_id: 'x/1', platform_id: 7 }), t.forgotten({ replay_id: 'x/1', platform_id: 9 })]).toEqual([false, false]);
     expect(t.forgotten({ replay_id: 'dev/1' })).toBe(true);
   });
@@ -146,7 +147,7 @@ describe('ResumeState', () => {
     const user = userTombstoneId('42');
     for (let index = 0; index < 3; index++) {
       const s = new ResumeState();
-      s.add({ replay_id: user, status: 'forgotten', scope: 'user', platform_id: 42, recorded_at: '' }, { ...options, shard: { index, count: 3 } });
+      s.add(line({ replay_id: user, status: 'forgotten', scope: 'user', platform_id: 42, recorded_at: '' }), { ...options, shard: { index, count: 3 } });
       expect(s.forgotten({ replay_id: 'd/1', platform_id: 42 }), String(index)).toBe(true);
     }
   });

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { exportReplay } from '../../src/index.js';
 import { FAST, SandboxRun } from './helpers.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 const run = new SandboxRun();
 afterEach(run.stop);
@@ -14,7 +15,7 @@ describe('storage answers', () => {
   test('a 302 from storage fails that file at once: one request, error naming the key and the status', async () => {
     const { sb: sandbox, dir } = await run.start({ faults: { redirectEvery: 1 } }, 'replay-export-redirect-');
     const r = sandbox.replays()[0]!;
-    const entry = await exportReplay(r.replayId, { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, filesAhead: 0, out: dir });
+    const entry: LooseEntry = await exportReplay(r.replayId, { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, filesAhead: 0, out: dir });
     expect(entry.status).toBe('failed');
     expect(entry.error).toMatchObject({ code: 'storage_redirect', status: 302, file_key: expect.stringContaining('/v3/') });
     expect(entry.error!.message).toContain(entry.error!.file_key!);
@@ -26,7 +27,7 @@ describe('storage answers', () => {
   test('a file body at one byte per 50 ms ends at the request deadline, is retried (bounded), then fails naming the key', async () => {
     const { sb: sandbox, dir } = await run.start({ faults: { slowBodyMs: 50, slowBodyScope: 'storage' } }, 'replay-export-slow-');
     const r = sandbox.replays()[0]!;
-    const entry = await exportReplay(r.replayId, {
+    const entry: LooseEntry = await exportReplay(r.replayId, {
       endpoint: sandbox.url,
       ...sandbox.credentials,
       ...FAST,

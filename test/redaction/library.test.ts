@@ -5,6 +5,7 @@ import { exportReplays, replayEvents } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { readOutput, tempDir } from '../pipeline/helpers.js';
 import { leaks, makeRecording, POLICY, recordingSamplesDir } from './recording.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 let sandbox: Sandbox;
 let samples: ReturnType<typeof recordingSamplesDir>;
@@ -42,7 +43,7 @@ test('exportReplays takes a compiled policy; its result entry carries the digest
     }
     expect(results).toHaveLength(1);
     expect(results[0]!.entry).toMatchObject({ status: 'ok', redaction: policy.digest });
-    const written = await readOutput(`${work.dir}/${results[0]!.entry!.key!}`);
+    const written = await readOutput(`${work.dir}/${(results[0]!.entry as LooseEntry).key}`);
     expect(leaks(JSON.stringify(written))).toEqual([]);
   } finally {
     await work.cleanup();

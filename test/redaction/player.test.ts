@@ -14,6 +14,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { tempDir } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
 import { leaks, makeRecording, POLICY, recordingSamplesDir } from './recording.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 const shots = join(import.meta.dirname, '..', '..', 'test-output', 'redaction');
 let browser: Browser;
@@ -32,7 +33,7 @@ afterAll(async () => {
 
 /** Exports one replay of `sandbox` as an html page under a policy; returns the page's path and the manifest entry. */
 async function exportPage(sandbox: Sandbox, replayId: string, redact: object, out: string) {
-  const entry = await exportReplay(replayId, {
+  const entry: LooseEntry = await exportReplay(replayId, {
     endpoint: sandbox.url,
     apiKey: sandbox.credentials.apiKey,
     secretKey: sandbox.credentials.secretKey,

@@ -50,7 +50,7 @@ describe('a listing that brings no new record', () => {
       const base = { endpoint: sb.url, ...sb.credentials, ...FAST, out: work.dir, settleMs: 0, filesPageSize: 1 };
       const results: { outcome: string; code?: string }[] = [];
       for await (const ev of archiveReplays(base)) {
-        if (ev.type === 'result') results.push({ outcome: ev.outcome, ...(ev.entry?.error ? { code: ev.entry.error.code } : {}) });
+        if (ev.type === 'result') results.push({ outcome: ev.outcome, ...(ev.entry?.status === 'failed' ? { code: ev.entry.error.code } : {}) });
       }
       expect(results).toHaveLength(sb.replays().length);
       expect(results.every((r) => r.outcome === 'failed' && r.code === 'listing_stalled')).toBe(true);

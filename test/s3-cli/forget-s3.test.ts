@@ -10,9 +10,11 @@ import { readResumeState } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCliSpawned } from '../cli/cli-helpers.js';
+import { cleanEnv, runCli, runCliSpawned } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
+import { archiveOfSink } from '../../sinks/archive.js';
+import { line } from '../sinks/helpers/entries.js';
 
 let sandbox: Sandbox | undefined;
 let s3: S3Server;
@@ -93,6 +95,21 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     expect(await stateOf()).toEqual(state);
   });
 
+  test('a prefix that holds no archive (mistyped) is refused with exit 1, for forget, verify and view, and no object is created', async () => {
+    const env = cleanEnv({ AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' });
+    const refused = `no archive at s3://${BUCKET}/typo (no manifest found)`;
+    const forget = await runCliSpawned(['forget', ...s3Flags(s3, 'typo'), '--user', '1'], env);
+    expect(forget.code, forget.stderr).toBe(1);
+    expect(forget.stderr).toContain(refused);
+    const s3Only = s3Flags(s3, 'typo').slice(2);
+    for (const command of ['verify', 'view']) {
+      const res = await runCliSpawned([command, `s3://${BUCKET}/typo`, ...s3Only], env);
+      expect(res.code, `${command}: ${res.stderr}`).toBe(1);
+      expect(res.stderr).toContain(refused);
+    }
+    expect(await listObjects(s3.reader, '')).toEqual([]);
+  });
+
   test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects, folded or not", async () => {
     const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
     const sink = createS3Sink(`s3://${BUCKET}/shards`, { endpoint: s3.endpoint, forcePathStyle: true, credentials, region: 'us-east-1' });
@@ -101,10 +118,10 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     while (shardOf(userTombstoneId(String(user)), 2) !== 0) user++;
     let n = 0;
     while (shardOf(`dev/${n}`, 2) !== 1) n++;
-    await sink.appendManifest({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() });
-    await sink.appendManifest({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() });
+    await sink.appendManifest(line({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() }));
+    await sink.appendManifest(line({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() }));
     const sent = s3.requests.length;
-    const state = await readResumeState(sink, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
+    const state = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
     expect(state.forgotten({ replay_id: `dev/${n}`, platform_id: user })).toBe(true);
     expect(state.forgotten({ replay_id: 'later/1', platform_id: user })).toBe(true);
     // The shard fetched both objects (its replay's and the user's tombstone), nothing else was there to skip.
@@ -114,7 +131,7 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
       const keep = layout === 'all' ? undefined : (id: string): boolean => shardOf(id, 2) === Number(layout[0]);
       expect((await sink.compactManifest!({ layout, ...(keep ? { keep } : {}) })).compacted, layout).toBe(true);
       for (const index of [0, 1]) {
-        const folded = await readResumeState(sink, { keyFor: (id) => `${id}.json`, shard: { index, count: 2 }, now: Date.now() });
+        const folded = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index, count: 2 }, now: Date.now() });
         expect(folded.forgotten({ replay_id: 'later/1', platform_id: user }), `${layout} ${index}`).toBe(true);
       }
     }

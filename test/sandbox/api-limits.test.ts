@@ -192,15 +192,51 @@ describe('the dashboard cost budget (1,000 per five minutes)', () => {
   });
 });
 
-describe('the mapping limit (50 per second over 30 s)', () => {
-  it('map/unmap requests over the limit get 429 with Retry-After and a body naming it', async () => {
-    sandbox = await startSandbox({ limits: { mappingPer30s: 2 } });
-    const post = () => fetch(`${sandbox!.url}/usermap?api_key=${sandbox!.credentials.apiKey}&mapping=[]`, { method: 'POST' });
-    for (const res of [await post(), await post()]) expect(res.status).not.toBe(429);
-    const third = await post();
+describe('a cost over a whole limit', () => {
+  it('a dashboard query costing more than 1,000 is a 400 naming the limit, without Retry-After (no retry can succeed)', async () => {
+    sandbox = await startSandbox();
+    const auth = `Basic ${Buffer.from(`${sandbox.credentials.apiKey}:${sandbox.credentials.secretKey}`).toString('base64')}`;
+    const q = new URLSearchParams({ se: JSON.stringify({ event_type: 'a' }), re: JSON.stringify({ event_type: 'b' }), start: '20260101', end: '20260720' });
+    // 201 days × 1 condition × 8 (retention) = 1,608.
+    const res = await fetch(`${sandbox.url}/api/2/retention?${q}`, { headers: { authorization: auth } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(await res.json()).toEqual({ error: { code: 'cost_exceeds_limit', message: expect.stringContaining('dashboard cost per 5 minutes limit: this query costs 1608, more than the whole limit of 1000'), limit: 'dashboard cost per 5 minutes' } });
+  });
+});
+
+describe('the mapping limit (1500 mappings, not batches, per 30 s)', () => {
+  const batch = (n: number, from = 0) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ user_id: `u${from + i}`, global_user_id: 'g' })));
+  const post = (mapping: string) =>
+    fetch(`${sandbox!.url}/usermap`, { method: 'POST', body: new URLSearchParams({ api_key: sandbox!.credentials.apiKey, mapping }) });
+
+  it('counts mapping objects: 1499 and 1 pass, the next is refused with Retry-After and a body naming the limit', async () => {
+    sandbox = await startSandbox();
+    expect((await post(batch(1499))).status).toBe(200);
+    expect((await post(batch(1, 1499))).status).toBe(200);
+    const third = await post(batch(1, 1500));
     expect(third.status).toBe(429);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(29);
-    expect(await third.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('mapping requests per 30 seconds limit exceeded: 2 per 30 seconds'), limit: 'mapping requests per 30 seconds' } });
-    expect(sandbox.limitRefusals()).toEqual({ 'mapping requests per 30 seconds': 1 });
+    expect(await third.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('mappings per 30 seconds limit exceeded: 1500 per 30 seconds'), limit: 'mappings per 30 seconds' } });
+    // Group identify is not a mapping: not charged, not held.
+    const identify = await fetch(`${sandbox.url}/groupidentify`, {
+      method: 'POST',
+      body: new URLSearchParams({ api_key: sandbox.credentials.apiKey, identification: JSON.stringify([{ group_type: 't', group_value: 'v', group_properties: {} }]) }),
+    });
+    expect(identify.status).toBe(200);
+    expect(sandbox.limitRefusals()).toEqual({ 'mappings per 30 seconds': 1 });
+  });
+
+  it('a documented full batch of 2000 is taken into an empty window; the next batch waits until the window is under 1500', async () => {
+    sandbox = await startSandbox({ timeScale: 0.01 });
+    expect((await post(batch(2000))).status).toBe(200);
+    expect((await post(batch(1, 2000))).status).toBe(429);
+    let refused = 1;
+    for (let i = 0; i < 200 && (await post(batch(2000, 3000))).status === 429; i++) {
+      refused++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(sandbox.limitRefusals()).toEqual({ 'mappings per 30 seconds': refused });
+    expect(sandbox.stats().rateLimited).toBe(refused);
   });
 });

@@ -16,8 +16,7 @@ describe('sandbox attribution family over HTTP (AttributionClient)', () => {
     rig = await FamilyRig.start({ now: () => now });
     const attribution = new AttributionClient(rig.transport());
     const answer = await attribution.send(INSTALL);
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ code: 200, status: 'held' });
+    expect(answer).toEqual({ status: 200, body: { code: 200, status: 'held' } });
     now += 3600_000;
     await attribution.send({ event_type: 'install', adid: 'cdda802e-fb9c-47ad-9866-0794d394c912', platform: 'android' }, { encoding: 'query' });
     expect(rig.sandbox.heldAttributions().map((h) => [h.event.event_type, h.receivedAt])).toEqual([

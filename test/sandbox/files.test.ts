@@ -112,7 +112,6 @@ describe('files endpoint', () => {
       [[['replay_id', '/a/1']], 400, 'invalid_replay_id'],
       [[['replay_id', 'a/1'], ['replay_id', 'b/2']], 400, 'duplicate_parameter'],
       [[['replay_id', fx.ids.get('alpha')!], ['version', '4']], 400, 'invalid_version'],
-      [[['replay_id', fx.ids.get('alpha')!], ['page_size', '1001']], 400, 'invalid_page_size'],
       [[['replay_id', fx.ids.get('alpha')!], ['page_token', 'nope']], 400, 'invalid_page_token'],
       [[['replay_id', 'unknown/1']], 404, 'not_found'],
     ];

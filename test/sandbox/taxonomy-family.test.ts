@@ -206,4 +206,27 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     // The cost is given back when the calls are answered.
     expect((await fetch(`${sandbox.url}/api/2/taxonomy/category`, { headers: { authorization: auth } })).status).toBe(200);
   });
+
+  it('the concurrent cost is held for the whole request: 5 writes at once, with added latency, give 3 429s', async () => {
+    rig = await FamilyRig.start({ faults: { latencyMs: 300 } });
+    const auth = rig.basicAuth();
+    const write = (name: string) =>
+      fetch(`${rig!.sandbox.url}/api/2/taxonomy/category`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: `category_name=${name}` });
+    const statuses = (await Promise.all(['a', 'b', 'c', 'd', 'e'].map(write))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+    expect(rig.sandbox.limitRefusals()).toEqual({ 'taxonomy concurrent cost': 3 });
+  });
+
+  it('a call whose cost can never fit is a 400 naming the limit, not a 429 to retry', async () => {
+    rig = await FamilyRig.start({ limits: { taxonomyConcurrentCost: 1 } });
+    const res = await fetch(`${rig.sandbox.url}/api/2/taxonomy/category`, {
+      method: 'POST',
+      headers: { authorization: rig.basicAuth(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'category_name=x',
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(await res.json()).toEqual({ success: false, errors: [{ message: expect.stringContaining('taxonomy concurrent cost limit: this call costs 2, more than the whole limit of 1') }] });
+  });
 });

@@ -23,8 +23,7 @@ describe('sandbox user mapping family over HTTP (UserMappingClient)', () => {
       { user_id: 'phone-user', global_user_id: 'alice' },
       { user_id: 'web-user', global_user_id: 'alice' },
     ]);
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ code: 200, mapped: 2, unmapped: 0 });
+    expect(answer).toEqual([{ status: 200, body: { code: 200, mapped: 2, unmapped: 0 } }]);
 
     const got = await mapping.getMappings(['alice', 'phone-user', 'stranger']);
     expect(got).toEqual({
@@ -37,7 +36,7 @@ describe('sandbox user mapping family over HTTP (UserMappingClient)', () => {
     expect(got['phone-user']!.mapped_to[0]!.platform_id).toBe(derived('alice'));
     expect(got.alice!.mapped_from.map((m) => m.platform_id)).toEqual([derived('phone-user'), derived('web-user')]);
 
-    expect(JSON.parse((await mapping.unmap(['phone-user'], { encoding: 'form' })).body)).toEqual({ code: 200, mapped: 0, unmapped: 1 });
+    expect((await mapping.unmap(['phone-user'], { encoding: 'form' }))[0]!.body).toEqual({ code: 200, mapped: 0, unmapped: 1 });
     expect((await mapping.getMappings(['alice'])).alice!.mapped_from).toEqual([entry('web-user')]);
     // Mapped again elsewhere: the newer mapping replaces the older one.
     await mapping.map([{ user_id: 'web-user', global_user_id: 'bob' }], { encoding: 'form' });
@@ -50,7 +49,7 @@ describe('sandbox user mapping family over HTTP (UserMappingClient)', () => {
   it('takes a full batch of 2000 form-encoded', async () => {
     const { mapping } = await client();
     const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
-    expect(JSON.parse((await mapping.map(batch, { encoding: 'form' })).body)).toMatchObject({ mapped: 2000 });
+    expect((await mapping.map(batch, { encoding: 'form' }))[0]!.body).toMatchObject({ mapped: 2000 });
     expect((await mapping.getMappings(['g'])).g!.mapped_from).toHaveLength(2000);
   });
 

@@ -77,7 +77,7 @@ const failed = (id: string, code: string): ManifestEntry => ({ replay_id: id, st
 
 async function codesOf(sink: Sink): Promise<Record<string, string | undefined>> {
   const out: Record<string, string | undefined> = {};
-  for await (const e of sink.readManifest()) out[e.replay_id] = e.error?.code;
+  for await (const e of sink.readManifest()) out[e.replay_id] = 'error' in e ? e.error.code : undefined;
   return out;
 }
 

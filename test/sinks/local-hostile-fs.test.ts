@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink, MANIFEST_FILE } from '../../sinks/local.js';
 import type { ManifestEntry, OutputSpec } from '../../sinks/sink.js';
+import { line } from '../sinks/helpers/entries.js';
 
 const JSON_OUT: OutputSpec = { format: 'json', gzip: false };
 const event = (i: number): Buffer => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + i }));
-const entry = (replay_id: string): ManifestEntry => ({ replay_id, status: 'ok', recorded_at: new Date().toISOString() });
+const entry = (replay_id: string): ManifestEntry => line({ replay_id, status: 'ok', recorded_at: new Date().toISOString() });
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

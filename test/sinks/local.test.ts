@@ -12,6 +12,7 @@ import { openSink } from '../../sinks/open.js';
 import type { ManifestEntry, OutputSpec, Sink } from '../../sinks/sink.js';
 import { compileLocalSink } from './helpers/compile-sinks.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
+import { type LooseEntry, line } from '../sinks/helpers/entries.js';
 
 const events = (n: number, from = 0): Buffer[] =>
   Array.from({ length: n }, (_, i) => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + from + i, data: { s: 'é😀\u2028', i: from + i } })));
@@ -32,8 +33,8 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
-function entry(replay_id: string, extra: Partial<ManifestEntry> = {}): ManifestEntry {
-  return { replay_id, status: 'ok', recorded_at: new Date().toISOString(), ...extra };
+function entry(replay_id: string, extra: Record<string, unknown> = {}): ManifestEntry {
+  return line({ replay_id, status: 'ok', recorded_at: new Date().toISOString(), ...extra });
 }
 
 let base: string;
@@ -224,7 +225,7 @@ describe('local sink: manifest', () => {
       ['a/2', 'failed'],
       ['a/1', 'skipped'],
     ]);
-    expect(read[1]!.error?.message).toBe('m\nn');
+    expect((read[1] as LooseEntry).error?.message).toBe('m\nn');
     const raw = await readFile(join(dir, MANIFEST_FILE), 'utf8');
     expect(raw.split('\n')).toHaveLength(4);
     expect(raw.startsWith('{"replay_id":"a/1"')).toBe(true);
@@ -282,7 +283,7 @@ await sink.close();
     expect(lines).toHaveLength(workers * perWorker);
     const seen = new Map<string, number[]>();
     for (const line of lines) {
-      const e = JSON.parse(line) as ManifestEntry;
+      const e = JSON.parse(line) as LooseEntry;
       const [w, i] = e.replay_id.slice(1).split('/');
       expect(e.reason).toBe(w!.repeat(1000 + ((Number(i) * 7919) % 9000)));
       seen.set(w!, [...(seen.get(w!) ?? []), Number(i)]);

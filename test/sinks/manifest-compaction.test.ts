@@ -13,6 +13,7 @@ import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { entry, killFoldAfter, spawnFold, stateOfSink, STATUSES, timeFold, type FoldChild } from './manifest-folds.js';
+import { type LooseEntry } from '../sinks/helpers/entries.js';
 
 /** Files under `dir` this process holds open (Linux: /proc/self/fd; elsewhere none are seen). */
 async function openFilesUnder(dir: string): Promise<string[]> {
@@ -107,7 +108,7 @@ describe('local manifest compaction', () => {
     expect(folds).toBeGreaterThan(2);
     const state = await stateOf(dir);
     expect(state.size).toBe(300);
-    for (let id = 0; id < 300; id++) expect(state.get(`s/${id}`)?.event_count).toBe(900 + id);
+    for (let id = 0; id < 300; id++) expect((state.get(`s/${id}`) as LooseEntry | undefined)?.event_count).toBe(900 + id);
     await sink.close();
   });
 

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { ManifestEntry, ReplayStatus, Sink } from '../../sinks/sink.js';
 import { packageRoot } from '../../src/util/package-root.js';
+import { line } from '../sinks/helpers/entries.js';
 
 export const STATUSES: ReplayStatus[] = ['failed', 'skipped', 'ok'];
 
 /** An entry recorded `at` ms after a fixed time (so that the entries of one replay have an order). */
-export const entry = (id: string, status: ReplayStatus, at: number, extra: Partial<ManifestEntry> = {}): ManifestEntry => ({
+export const entry = (id: string, status: ReplayStatus, at: number, extra: Record<string, unknown> = {}): ManifestEntry => line({
   replay_id: id,
   status,
   recorded_at: new Date(1_763_000_000_000 + at).toISOString(),

@@ -18,6 +18,7 @@ import { createS3Sink, type S3SinkOptions } from '../../sinks/s3.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 import { runOf } from './helpers/runs.js';
+import { type LooseEntry, line } from '../sinks/helpers/entries.js';
 
 const BUCKET = 'replays';
 const MIB = 1024 * 1024;
@@ -285,7 +286,7 @@ describe('S3 sink against s3rver', () => {
     const a = createS3Sink(target, sinkOptions());
     const b = createS3Sink(target, sinkOptions());
     expect(await collect(a.readManifest())).toEqual([]);
-    const entry = (id: string, status: ManifestEntry['status'], n: number): ManifestEntry => ({
+    const entry = (id: string, status: ManifestEntry['status'], n: number): ManifestEntry => line({
       replay_id: id,
       status,
       recorded_at: new Date().toISOString(),
@@ -306,7 +307,7 @@ describe('S3 sink against s3rver', () => {
     const byId = new Map<string, ManifestEntry[]>();
     for (const e of read) byId.set(e.replay_id, [...(byId.get(e.replay_id) ?? []), e]);
     expect(byId.size).toBe(60);
-    expect(byId.get('dev/0')!.map((e) => e.event_count)).toEqual([0, 100, 101]);
+    expect(byId.get('dev/0')!.map((e) => (e as LooseEntry).event_count)).toEqual([0, 100, 101]);
     expect(byId.get('other/7')).toMatchObject([{ status: 'failed', event_count: 7 }]);
     const objects = await listKeys('manifest-test/_manifest/');
     expect(objects).toHaveLength(62);
@@ -337,7 +338,7 @@ describe('S3 sink against s3rver', () => {
     const gone = await sink.open('dev/gone', { format: 'ndjson', gzip: true });
     await gone.write(events(2));
     const { key } = await gone.commit();
-    await sink.appendManifest({ replay_id: 'dev/gone', status: 'ok', key, recorded_at: new Date().toISOString() });
+    await sink.appendManifest(line({ replay_id: 'dev/gone', status: 'ok', key, recorded_at: new Date().toISOString() }));
     expect(await sink.remove!(key)).toBe(true);
     expect(await headStatus(`remove-test/${key}`)).toBe(404);
     expect(await sink.remove!(key)).toBe(false);

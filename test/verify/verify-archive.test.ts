@@ -7,7 +7,7 @@ import { appendFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createLocalSink } from '../../sinks/local.js';
-import type { ManifestEntry } from '../../sinks/sink.js';
+import type { OkEntry } from '../../sinks/sink.js';
 import { ConfigError, InterruptedError } from '../../src/errors.js';
 import { ReplayChecks } from '../../src/pipeline/checks.js';
 import { verifyArchive, type VerifyProblem } from '../../src/verify/verify-archive.js';
@@ -23,9 +23,9 @@ const REPLAYS = 5;
 const BULK = 3000;
 
 /** `REPLAYS` replays written by the local sink, then `BULK` ids recorded skipped, half of them failed later. */
-async function archive(dir: string): Promise<ManifestEntry[]> {
+async function archive(dir: string): Promise<OkEntry[]> {
   const sink = createLocalSink(dir, { hashWorker: false });
-  const entries: ManifestEntry[] = [];
+  const entries: OkEntry[] = [];
   for (let i = 0; i < REPLAYS; i++) {
     const replayId = `device-${i}/${1795308171251 + i}`;
     const events = [
@@ -38,9 +38,9 @@ async function archive(dir: string): Promise<ManifestEntry[]> {
     const writer = await sink.open(replayId, { format: 'json', gzip: false });
     await writer.write(events);
     const done = await writer.commit();
-    const entry: ManifestEntry = {
+    const entry: OkEntry = {
       replay_id: replayId, status: 'ok', key: done.key, event_count: done.eventCount, bytes: done.bytes, sha256: done.sha256,
-      checks: checks.result(), format: 'json', gzip: false, recorded_at: new Date().toISOString(),
+      checks: checks.result(), format: 'json', gzip: false, file_versions: [1], file_keys: [`f/${i}`], recorded_at: new Date().toISOString(),
     };
     await sink.appendManifest(entry);
     entries.push(entry);
@@ -101,7 +101,7 @@ describe('verifyArchive', () => {
       await symlink(outside, join(work.dir, entries[2]!.key!));
       const verification = verifyArchive(work.dir);
       expect(await drain(verification)).toEqual([
-        expect.objectContaining({ kind: 'unreadable', replayId: entries[2]!.replay_id, message: expect.stringContaining('cannot be opened (ELOOP)') }),
+        expect.objectContaining({ kind: 'unreadable', replayId: entries[2]!.replay_id, message: expect.stringContaining('it is a symbolic link') }),
       ]);
     } finally {
       await rm(outside);

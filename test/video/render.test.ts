@@ -11,6 +11,8 @@ import { launchBrowser } from '../../src/video/browser.js';
 import { frameOffsets, renderVideo, segments, type VideoProgress } from '../../src/video/index.js';
 import { offlineContext, ready, sample, writePage } from '../player/helpers.js';
 import { recordHostile } from '../player/hostile.js';
+import { exportReplay } from '../../src/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { imageDifference, readVideo, sampleFile, videoFrame } from './helpers.js';
 
 const shots = join(import.meta.dirname, '..', '..', 'test-output', 'video');
@@ -108,5 +110,28 @@ describe('renderVideo on a hostile recording', () => {
     const facts = await readVideo(out);
     expect(facts.packets).toBe(result.frames);
     await writeFile(join(shots, 'hostile-video.png'), await videoFrame(browser, dir, out, (result.frames - 0.5) / result.fps));
+  });
+});
+
+describe('renderVideo from an archive and from the platform', () => {
+  it('renders the same replay from an archive entry and from the sandbox as from its file', async () => {
+    const { file, id } = await sampleFile('styles-resize');
+    const sandbox = await startSandbox({});
+    try {
+      const platform = { endpoint: sandbox.url, apiKey: sandbox.credentials.apiKey, secretKey: sandbox.credentials.secretKey };
+      const archive = join(dir, 'archive');
+      const entry = await exportReplay(id, { ...platform, out: archive, format: 'ndjson', gzip: true });
+      expect(entry.status).toBe('ok');
+      const fromFile = await renderVideo({ file }, { out: join(dir, 'sr-file.webm'), browserInstance: browser });
+      const fromArchive = await renderVideo({ archive, replayId: id }, { out: join(dir, 'sr-archive.webm'), browserInstance: browser });
+      const fromPlatform = await renderVideo({ replayId: id, platform }, { out: join(dir, 'sr-platform.webm'), browserInstance: browser });
+      for (const r of [fromArchive, fromPlatform]) {
+        expect({ frames: r.frames, width: r.width, height: r.height, to: r.to }).toEqual({ frames: fromFile.frames, width: fromFile.width, height: fromFile.height, to: fromFile.to });
+        expect((await readVideo(r.file)).packets).toBe(fromFile.frames);
+      }
+      await expect(renderVideo({ archive, replayId: 'nope/1' }, { out: join(dir, 'none.webm'), browserInstance: browser })).rejects.toMatchObject({ code: 'VIDEO_BAD_OPTION' });
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -1,10 +1,11 @@
 /**
- * `view` over real loopback: archives made from the sandbox (json.gz with one failed replay, and ndjson), then the
- * index's filters and paging, the events stream against each recording, hostile requests, and Chromium playing a
- * replay from the index with no request leaving the server.
+ * `view` over real loopback: archives made from the sandbox (json.gz with one failed replay, ndjson, html pages and
+ * html.gz), then the index's filters and paging, the events stream against each recording in every format, hostile
+ * requests, and Chromium playing a replay from the index (of a json and of an html archive) with no request leaving
+ * the server.
  */
 import { request } from 'node:http';
-import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -21,10 +22,12 @@ let sandbox: Sandbox;
 let dir: string;
 let jsonServer: ViewServer;
 let ndjsonServer: ViewServer;
+let htmlServer: ViewServer;
+let htmlGzServer: ViewServer;
 let failedId: string;
 const shots = join(packageRoot(), 'test-output', 'view');
 
-async function archive(out: string, format: 'json' | 'ndjson', gzip: boolean): Promise<void> {
+async function archive(out: string, format: 'json' | 'ndjson' | 'html', gzip: boolean): Promise<void> {
   const o = { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, out, settleMs: 0, format, gzip };
   for await (const ev of archiveReplays(o)) void ev;
 }
@@ -52,15 +55,21 @@ beforeAll(async () => {
   sandbox = await startSandbox({});
   failedId = sandbox.replays()[1]!.replayId;
   await archive(join(dir, 'ndjson'), 'ndjson', false);
+  await archive(join(dir, 'html'), 'html', false);
+  await archive(join(dir, 'html-gz'), 'html', true);
   sandbox.setFaults({ corruptFiles: [failedId] });
   await archive(join(dir, 'json'), 'json', true);
   jsonServer = await startViewServer({ archive: join(dir, 'json') });
   ndjsonServer = await startViewServer({ archive: `file://${join(dir, 'ndjson')}` });
-}, 120_000);
+  htmlServer = await startViewServer({ archive: join(dir, 'html') });
+  htmlGzServer = await startViewServer({ archive: join(dir, 'html-gz') });
+}, 180_000);
 
 afterAll(async () => {
   await jsonServer?.close();
   await ndjsonServer?.close();
+  await htmlServer?.close();
+  await htmlGzServer?.close();
   await sandbox?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -107,8 +116,8 @@ describe('the index', () => {
 });
 
 describe('events', () => {
-  it.each(['json', 'ndjson'] as const)('events.ndjson of every ok replay equals its recording (%s archive)', async (kind) => {
-    const server = kind === 'json' ? jsonServer : ndjsonServer;
+  it.each(['json', 'ndjson', 'html', 'html.gz'] as const)('events.ndjson of every ok replay equals its recording (%s archive)', async (kind) => {
+    const server = { json: jsonServer, ndjson: ndjsonServer, html: htmlServer, 'html.gz': htmlGzServer }[kind];
     for (const r of sandbox.replays()) {
       if (kind === 'json' && r.replayId === failedId) continue;
       const res = await raw(server, `/replays/${encodeURIComponent(r.replayId)}/events.ndjson`);
@@ -201,9 +210,10 @@ describe('in Chromium', () => {
     await browser?.close();
   });
 
-  it('opens the index and plays a replay from it, with no request leaving the server', async () => {
+  it.each(['json', 'html'] as const)('opens the index and plays a replay from it, with no request leaving the server (%s archive)', async (kind) => {
+    const server = kind === 'json' ? jsonServer : htmlServer;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const origin = jsonServer.url.replace(/\/$/, '');
+    const origin = server.url.replace(/\/$/, '');
     const left: string[] = [];
     const violations: string[] = [];
     await context.route('**/*', (route) => {
@@ -218,15 +228,15 @@ describe('in Chromium', () => {
     page.on('console', (msg) => {
       if (/Content Security Policy/i.test(msg.text()) && /script/i.test(msg.text())) violations.push(msg.text());
     });
-    await page.goto(jsonServer.url);
+    await page.goto(server.url);
     await page.waitForSelector('table tbody tr');
-    await page.screenshot({ path: join(shots, 'index.png') });
+    await page.screenshot({ path: join(shots, `index-${kind}.png`) });
     const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
     await page.click(`a[href="/replays/${encodeURIComponent(target.replayId)}"]`);
     await page.waitForSelector('body[data-ready="true"]');
     await page.waitForSelector('#stage iframe');
     await page.waitForTimeout(500);
-    await page.screenshot({ path: join(shots, 'replay.png') });
+    await page.screenshot({ path: join(shots, `replay-${kind}.png`) });
     await page.waitForSelector('body[data-loaded="true"]');
     await expect.poll(() => page.textContent('#status')).toContain(` · ${target.eventCount} events`);
     expect(errors).toEqual([]);
@@ -248,11 +258,13 @@ describe('the view command', () => {
     expect((await raw({ port: Number(new URL(url).port) } as ViewServer, '/').catch((e: Error) => e)) instanceof Error).toBe(true);
   }, 60_000);
 
-  it('refuses an archive of another scheme and a missing folder with a usage error', async () => {
+  it('refuses an archive of another scheme (usage error) and a folder without a manifest (exit 1, nothing created)', async () => {
     const other = await runCli(['view', 'gs://bucket/prefix']);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain('unsupported archive scheme: gs');
+    expect(other.stderr).toContain('unsupported target scheme: gs');
     const missing = await runCli(['view', join(dir, 'nope')]);
-    expect(missing.code).toBe(2);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`no archive at ${join(dir, 'nope')} (no manifest found)`);
+    await expect(stat(join(dir, 'nope'))).rejects.toThrow();
   }, 60_000);
 });

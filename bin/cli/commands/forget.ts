@@ -13,6 +13,7 @@ interface ForgetFlags extends S3ReadFlags {
   user?: string;
   replay?: string[];
   reason?: string;
+  dryRun?: boolean;
 }
 
 export function register(program: Command): Command {
@@ -23,7 +24,8 @@ export function register(program: Command): Command {
       .requiredOption('--out <archive>', 'the archive: a folder or s3://bucket/prefix (required)')
       .option('--user <platform_id>', "forget this user: every replay its manifest entries name, and the user's replays listed later")
       .option('--replay <replay_id>', 'forget this replay (repeatable)', collect)
-      .option('--reason <text>', withDefault('why, recorded in each tombstone', DEFAULT_FORGET_REASON)),
+      .option('--reason <text>', withDefault('why, recorded in each tombstone', DEFAULT_FORGET_REASON))
+      .option('--dry-run', withDefault('show the tombstones, outputs and captured assets it would record and remove; write nothing', 'off')),
   );
 }
 
@@ -43,6 +45,7 @@ export async function run(opts: Invocation<ForgetFlags>, context: CliContext): P
         settings: run.settings,
         ...(opts.user !== undefined ? { platformId: opts.user } : { replayIds }),
         ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+        dryRun: opts.dryRun === true,
         runId: randomUUID(),
         signal: context.signal,
       },

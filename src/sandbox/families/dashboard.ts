@@ -170,7 +170,8 @@ function dashboardError(res: ServerResponse, status: number, code: string, messa
   sendJson(res, status, { error: { code, message, ...extra } }, headers);
 }
 
-/** A 429 whose error object names the limit. */
+/** A 429 whose error object names the limit; a 400 (`cost_exceeds_limit`, no Retry-After) for a cost that never fits. */
 function limited(res: ServerResponse, r: LimitRefusal): void {
+  if (r.status === 400) return dashboardError(res, 400, 'cost_exceeds_limit', r.message, {}, { limit: r.limit });
   dashboardError(res, 429, 'rate_limited', r.message, { 'Retry-After': String(r.retryAfterSeconds) }, { limit: r.limit });
 }

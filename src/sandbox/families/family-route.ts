@@ -20,6 +20,11 @@ export interface FamilyRoute {
   auth?(path: string): FamilyAuth;
   /** The client's family name of a request to `path`, for the arrival log (default `family`). */
   clientFamily?(path: string): string;
+  /**
+   * Called when the request arrives, before the sandbox's added latency: a family whose limits hold for the whole
+   * request (taxonomy's concurrent cost) charges them here. True when it answered (refused) the request.
+   */
+  arrive?(req: IncomingMessage, res: ServerResponse, path: string): boolean;
   /** Answers the request; may throw `ApiRequestError` (sent by the server as the API's JSON error). */
   handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void>;
 }

@@ -5,12 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, readBody, sendApiError, sendJson } from '../http-util.js';
+import { FEEDBACK_SPEC } from '../../util/spec-constants.js';
 import type { FamilyRoute } from './family-route.js';
 
 const PATH = '/api/1/ai-feedback/ingest';
-/** The spec's 5 MB payload limit, taken as 5,000,000 bytes like the client. */
-const MAX_PAYLOAD_BYTES = 5_000_000;
-const MAX_ITEMS = 100;
+/** The spec's 5 MB payload limit and 1 to 100 items (src/util/spec-constants.ts). */
+const MAX_PAYLOAD_BYTES = FEEDBACK_SPEC.maxPayloadBytes;
+const MAX_ITEMS = FEEDBACK_SPEC.maxItems;
 
 export interface StoredFeedbackItem {
   unique_id: string;

@@ -12,15 +12,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiRequestError, badRequest } from '../context.js';
 import { sendJson } from '../http-util.js';
 import { arrayField, jsonParam, nonEmptyString, objectField } from './body-checks.js';
+import { GROUP_IDENTIFY_SPEC } from '../../util/spec-constants.js';
 import type { FamilyKeys, FamilyRoute } from './family-route.js';
 import { readParams, requireApiKey } from './request-input.js';
 
 const PATH = '/groupidentify';
 /** Spec: at most 1024 group identifies and 1024 group properties per request. */
-const MAX_IDENTIFICATIONS = 1024;
-const MAX_PROPERTIES = 1024;
-/** Spec: at most 1 MB per request, read here as 1,048,576 bytes (the client keeps under 1,000,000). */
-const MAX_BODY_BYTES = 1_048_576;
+const MAX_IDENTIFICATIONS = GROUP_IDENTIFY_SPEC.maxIdentifications;
+const MAX_PROPERTIES = GROUP_IDENTIFY_SPEC.maxProperties;
+/** Spec: at most 1 MB per request (src/util/spec-constants.ts). */
+const MAX_BODY_BYTES = GROUP_IDENTIFY_SPEC.maxRequestBytes;
 
 interface Identification {
   group_type: string;

@@ -40,7 +40,7 @@ export class SandboxFamilies {
   constructor(setup: FamiliesSetup) {
     const keys = { apiKey: setup.apiKey };
     this.management = new ManagementFamily(setup.url, setup.now);
-    this.userMapping = new UserMappingFamily(keys);
+    this.userMapping = new UserMappingFamily(keys, setup.limits);
     this.groupIdentify = new GroupIdentifyFamily(keys);
     this.attribution = new AttributionFamily(keys, setup.now);
     this.taxonomy = new TaxonomyFamily(setup.limits);

@@ -4,6 +4,7 @@
  * description are optional; the sandbox requires what identifies a thing (`key` of a record or a variant) and at
  * least one field in an edit.
  */
+import { EXPERIMENT_CONDITION_OPS, FILTER_OPS, FLAG_CONDITION_OPS, MANAGEMENT_SPEC } from '../../util/spec-constants.js';
 import { badRequest } from '../context.js';
 import {
   arrayField,
@@ -21,11 +22,8 @@ import {
 
 export type Kind = 'experiments' | 'flags';
 
-const FILTER_OPS = [
-  'is', 'is not', 'contains', 'does not contain', 'less', 'less or equal', 'greater', 'greater or equal', 'glob match', 'glob does not match',
-];
-const EXPERIMENT_OPS = [...FILTER_OPS.slice(0, 8), 'set is', 'set is not', 'set contains', 'set does not contain', 'glob match', 'glob does not match'];
-const FLAG_OPS = [...EXPERIMENT_OPS, 'version less than', 'version less than or equal to', 'version greater than', 'version greater than or equal to'];
+const FLAG_OPS = FLAG_CONDITION_OPS;
+const EXPERIMENT_OPS = EXPERIMENT_CONDITION_OPS;
 
 const COMMON_EDIT = ['name', 'description', 'bucketingKey', 'bucketingSalt', 'evaluationMode', 'rolloutPercentage', 'enabled', 'tags'];
 const EDIT_FIELDS: Record<Kind, readonly string[]> = {
@@ -65,7 +63,7 @@ export function checkEdit(kind: Kind, body: unknown): Record<string, unknown> {
   strings(b, ['name', 'description', 'bucketingKey', 'bucketingSalt', 'evaluationMode', 'experimentType', 'bucketingUnit']);
   optionalBoolean('enabled', b.enabled);
   optionalBoolean('stickyBucketing', b.stickyBucketing);
-  if (b.rolloutPercentage !== undefined) integerIn('rolloutPercentage', b.rolloutPercentage, 0, 100);
+  if (b.rolloutPercentage !== undefined) integerIn('rolloutPercentage', b.rolloutPercentage, MANAGEMENT_SPEC.rolloutPercentage.min, MANAGEMENT_SPEC.rolloutPercentage.max);
   if (b.tags !== undefined) stringArray('tags', b.tags, 0, Number.MAX_SAFE_INTEGER, false);
   if (b.startDate !== undefined) isoTimestamp('startDate', b.startDate);
   if (b.endDate !== undefined) isoTimestamp('endDate', b.endDate);

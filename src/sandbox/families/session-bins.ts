@@ -3,7 +3,9 @@
  * (with `…BinSize` bins of that width, without it 10 equal bins the service picks); when they are missing or invalid,
  * the default bins in milliseconds. The longest session is 1 day.
  */
-const DAY_MS = 86_400_000;
+import { DASHBOARD_SPEC } from '../../util/spec-constants.js';
+
+const DAY_MS = DASHBOARD_SPEC.maxSessionMs;
 const UNITS: Readonly<Record<string, { ms: number; suffix: string }>> = {
   seconds: { ms: 1000, suffix: 's' },
   minutes: { ms: 60_000, suffix: 'm' },

@@ -3,11 +3,13 @@
  * group properties) over an in-memory schema (taxonomy-store.ts). HTTP Basic auth (checked by the server), bodies
  * form-encoded. Success is `{success: true}` (reads add `data`); failures are `{success: false, errors: [{message}]}`
  * with the status the spec gives for the call. Every call is charged to the taxonomy limits (GET 1, PUT/POST/DELETE
- * 2; concurrent cost and cost per hour) before its body is read; over a limit it is answered 429 with Retry-After.
+ * 2; concurrent cost and cost per hour) when it arrives (`arrive`, before any added latency), and its cost is held
+ * until it is answered; over a limit it is answered 429 with Retry-After, a cost over a whole limit 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, readBody, sendJson } from '../http-util.js';
 import type { LimitRefusal, RateLimits } from '../rate-limits.js';
+import { taxonomyCost } from '../../util/spec-constants.js';
 import type { FamilyRoute } from './family-route.js';
 import { checkName, fail, PROPERTY_FIELDS, TaxonomyFailure, TaxonomyFields } from './taxonomy-form.js';
 import { VISIBILITY_FLAGS, type VisibilityFlag } from './taxonomy-records.js';
@@ -84,6 +86,20 @@ export class TaxonomyFamily implements FamilyRoute {
     return path.startsWith(PREFIX);
   }
 
+  /**
+   * Charges a call to the taxonomy limits when it arrives, before the sandbox's added latency, so that its cost is
+   * held against the concurrent cost limit for the whole request. True when it was refused (answered here).
+   */
+  arrive(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+    const target = parseTarget(path);
+    const method = req.method ?? 'GET';
+    if (!target || !this.#route(method, target)) return false; // answered 404/405 by handle, uncharged
+    const refused = this.limits.taxonomy(taxonomyCost(method), res);
+    if (!refused) return false;
+    limited(res, refused);
+    return true;
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const target = parseTarget(path);
     const method = req.method ?? 'GET';
@@ -93,8 +109,6 @@ export class TaxonomyFamily implements FamilyRoute {
       if (known && known.length > 0) return failure(res, 405, `${method} is not allowed here (allowed: ${known.join(', ')})`, { Allow: known.join(', ') });
       return failure(res, 404, 'no such taxonomy endpoint');
     }
-    const refused = this.limits.taxonomy(method === 'GET' ? 1 : 2, res);
-    if (refused) return limited(res, refused);
     let body: string;
     try {
       body = await readBody(req, MAX_BODY_BYTES);
@@ -180,7 +194,7 @@ function failure(res: ServerResponse, status: number, message: string, headers: 
   sendJson(res, status, { success: false, errors: [{ message }] }, headers);
 }
 
-/** A 429: the failure body naming the limit, and Retry-After. */
+/** A 429: the failure body naming the limit, and Retry-After; a 400 naming it for a cost that never fits. */
 function limited(res: ServerResponse, r: LimitRefusal): void {
-  failure(res, 429, r.message, { 'Retry-After': String(r.retryAfterSeconds) });
+  failure(res, r.status, r.message, r.status === 429 ? { 'Retry-After': String(r.retryAfterSeconds) } : {});
 }

@@ -1,8 +1,9 @@
 /**
  * User mapping (spec document 2): map and unmap with `POST /usermap` (`mapping` and `api_key` as query parameters or
  * form-encoded), get mappings with `GET /api/2/usermap?user_ids=` (HTTP Basic). In-memory: which user is mapped to
- * which global user, for the life of one sandbox. The mapping rate limit is applied by the server
- * before this family sees a request (server.ts, rate-limits.ts).
+ * which global user, for the life of one sandbox. The mapping limit counts mapping objects, not requests ("1500 alias
+ * calls, not batches, per window"): a valid batch is charged its number of objects (rate-limits.ts) before it is
+ * applied; over the limit it is answered 429 with Retry-After and changes nothing.
  *
  * Not shown by the spec, so chosen here: map/unmap answer 200 `{code: 200, mapped, unmapped}` (how many objects of
  * each kind the batch held); a bad batch is a 400 `{error, message}` and changes nothing; a wrong or missing `api_key`
@@ -10,7 +11,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAPPING_SPEC } from '../../util/spec-constants.js';
 import { ApiRequestError, badRequest } from '../context.js';
+import type { RateLimits } from '../rate-limits.js';
 import { sendJson } from '../http-util.js';
 import { arrayField, jsonParam, knownKeys, nonEmptyString, objectField, stringArray } from './body-checks.js';
 import type { FamilyKeys, FamilyRoute } from './family-route.js';
@@ -19,9 +22,9 @@ import { readParams, requireApiKey } from './request-input.js';
 const MAP_PATH = '/usermap';
 const GET_PATH = '/api/2/usermap';
 /** Spec: at most 2000 mappings per batch. */
-const MAX_MAPPINGS = 2000;
-/** Spec: at most 1 MB per batch, read here as 1,048,576 bytes of `mapping` JSON (the client keeps under 1,000,000). */
-const MAX_BATCH_BYTES = 1_048_576;
+const MAX_MAPPINGS = MAPPING_SPEC.maxBatch;
+/** Spec: at most 1 MB per batch of `mapping` JSON (src/util/spec-constants.ts). */
+const MAX_BATCH_BYTES = MAPPING_SPEC.maxBatchBytes;
 /** The request body: the batch form-encoded, which can take three bytes per byte of JSON. */
 const MAX_BODY_BYTES = 3 * MAX_BATCH_BYTES + 4096;
 
@@ -64,7 +67,10 @@ export class UserMappingFamily implements FamilyRoute {
   /** user id → the global user id it is mapped to. */
   readonly #globalOf = new Map<string, string>();
 
-  constructor(private readonly keys: FamilyKeys) {}
+  constructor(
+    private readonly keys: FamilyKeys,
+    private readonly limits: RateLimits,
+  ) {}
 
   matches(path: string): boolean {
     return path === MAP_PATH || path === GET_PATH;
@@ -86,6 +92,10 @@ export class UserMappingFamily implements FamilyRoute {
     const params = await readParams(req, query, MAX_BODY_BYTES);
     requireApiKey(params, this.keys.apiKey);
     const batch = checkBatch(params.get('mapping'));
+    const refused = this.limits.mapping(batch.length);
+    if (refused) {
+      return sendJson(res, 429, { error: { code: 'rate_limited', message: refused.message, limit: refused.limit } }, { 'Retry-After': String(refused.retryAfterSeconds) });
+    }
     for (const m of batch) {
       if ('unmap' in m) this.#globalOf.delete(m.user_id);
       else this.#globalOf.set(m.user_id, m.global_user_id);

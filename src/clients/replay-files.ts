@@ -1,0 +1,36 @@
+/**
+ * `replay.files` of the operations catalogue: the files of a replay the API lists, and a not-found error for one it
+ * does not. The files endpoint answers an unknown replay like one without files yet (a 404, or an empty list; the
+ * spec shows neither), so an empty answer is checked against the listing (`replay_id` lookup) before it is printed.
+ */
+import { ReplayExportError } from '../errors.js';
+import type { SessionReplayClient } from '../replay/client.js';
+import type { CallOptions } from './call-options.js';
+
+/** The API lists no replay with this id (code `REPLAY_NOT_FOUND`, as the pipeline's ReplayNotFoundError). */
+export class UnknownReplayError extends ReplayExportError {
+  constructor(replayId: string) {
+    super(`replay ${replayId} not found: the API lists no replay with this id (check the id, or whether it expired)`, {
+      code: 'REPLAY_NOT_FOUND',
+      category: 'data',
+      status: 404,
+      replayId,
+    });
+  }
+}
+
+/** Throws UnknownReplayError unless the listing holds `replayId`. */
+export async function requireListed(replay: SessionReplayClient, replayId: string, o: CallOptions): Promise<void> {
+  const page = await replay.getReplaysPage({ replayIds: [replayId] }, o);
+  if (!page.replays.some((r) => r.replay_id === replayId)) throw new UnknownReplayError(replayId);
+}
+
+/** Every file of a listed replay; an empty answer for a replay the API does not list is UnknownReplayError. */
+export async function* filesOfListedReplay<T>(replay: SessionReplayClient, replayId: string, files: AsyncIterable<T>, o: CallOptions): AsyncIterable<T> {
+  let any = false;
+  for await (const f of files) {
+    any = true;
+    yield f;
+  }
+  if (!any) await requireListed(replay, replayId, o);
+}

@@ -1,0 +1,101 @@
+/**
+ * Every manifest line the pipeline writes is built here, one builder per status, each giving exactly the fields of
+ * its status (`ManifestEntry` in sinks/sink.ts): what an archive run, an export and `forget` record.
+ */
+import type {
+  EmptyEntry,
+  FailedEntry,
+  ForgottenEntry,
+  ManifestError,
+  NotFoundEntry,
+  OkEntry,
+  SkippedEntry,
+} from '../../sinks/sink.js';
+import { parseTimestamp } from '../replay/timestamps.js';
+import { expiresAtIso } from './expiry.js';
+import type { Settings } from './settings.js';
+import type { ReplayInfo } from './types.js';
+import { formatShard } from './shard.js';
+
+/** The run's fields an entry records. */
+export type EntrySettings = Pick<Settings, 'runId' | 'shard' | 'redaction'>;
+
+type Common = Pick<OkEntry, 'replay_id' | 'start_time' | 'end_time' | 'platform_id' | 'expires_at' | 'run_id' | 'shard' | 'redaction'>;
+
+const now = (): string => new Date().toISOString();
+
+function runFields(settings: Pick<Settings, 'runId' | 'shard'>): Pick<Common, 'run_id' | 'shard'> {
+  const fields: Pick<Common, 'run_id' | 'shard'> = {};
+  if (settings.runId !== undefined) fields.run_id = settings.runId;
+  if (settings.shard !== undefined) fields.shard = formatShard(settings.shard);
+  return fields;
+}
+
+function listingFields(replay: ReplayInfo): Pick<Common, 'start_time' | 'end_time' | 'platform_id'> {
+  const fields: Pick<Common, 'start_time' | 'end_time' | 'platform_id'> = {};
+  if (replay.start_time !== undefined) fields.start_time = replay.start_time;
+  if (replay.end_time !== undefined) fields.end_time = replay.end_time;
+  if (Number.isSafeInteger(replay.platform_id)) fields.platform_id = replay.platform_id!;
+  return fields;
+}
+
+/** The fields of an exported replay's line (`ok`, `empty`, `failed`): its listing, expiry, run, shard and policy. */
+export function exportedFields(replay: ReplayInfo, settings: EntrySettings): Common {
+  const fields: Common = { replay_id: replay.replay_id, ...listingFields(replay) };
+  const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
+  const expires = expiresAtIso(startMs, replay.retention_in_days);
+  if (expires !== undefined) fields.expires_at = expires;
+  Object.assign(fields, runFields(settings));
+  if (settings.redaction !== undefined) fields.redaction = settings.redaction.digest;
+  return fields;
+}
+
+/** What an `ok` line records of the stored output besides the common fields. */
+export type OkFields = Omit<OkEntry, keyof Common | 'status' | 'recorded_at'>;
+
+export function okEntry(common: Common, fields: OkFields): OkEntry {
+  return { ...common, status: 'ok', ...fields, recorded_at: now() };
+}
+
+export function emptyEntry(common: Common): EmptyEntry {
+  return { ...common, status: 'empty', reason: 'no files yet', file_keys: [], recorded_at: now() };
+}
+
+export function failedEntry(common: Common, error: ManifestError, fileKeys: string[]): FailedEntry {
+  return { ...common, status: 'failed', error, file_keys: fileKeys, recorded_at: now() };
+}
+
+/** A replay the API does not list: its id, the error and the run. */
+export function notFoundEntry(replayId: string, error: ManifestError, settings: EntrySettings): NotFoundEntry {
+  const entry: NotFoundEntry = { replay_id: replayId, status: 'not_found', error, recorded_at: now() };
+  if (settings.runId !== undefined) entry.run_id = settings.runId;
+  return entry;
+}
+
+/** A replay too recent to export (`settling`): its listing, the run and the shard. */
+export function settlingEntry(replay: ReplayInfo, settings: EntrySettings): SkippedEntry {
+  return { replay_id: replay.replay_id, status: 'skipped', reason: 'settling', recorded_at: now(), ...listingFields(replay), ...runFields(settings) };
+}
+
+/** What a tombstone records besides its scope: why, when, the run, and what it removes. */
+export interface TombstoneFields {
+  reason: string;
+  /** ms since the epoch. */
+  at: number;
+  runId?: string | undefined;
+  platformId?: number | undefined;
+  removedKeys?: string[];
+  removedAssets?: string[];
+}
+
+/** A `forget` tombstone of one replay (`scope: replay`) or of a user (`scope: user`, under its reserved id). */
+export function forgottenEntry(replayId: string, scope: ForgottenEntry['scope'], f: TombstoneFields): ForgottenEntry {
+  const entry: ForgottenEntry = { status: 'forgotten', replay_id: replayId, scope } as ForgottenEntry;
+  if (f.platformId !== undefined) entry.platform_id = f.platformId;
+  if (f.removedKeys !== undefined) entry.removed_keys = f.removedKeys;
+  if (f.removedAssets !== undefined && f.removedAssets.length > 0) entry.removed_assets = f.removedAssets;
+  entry.reason = f.reason;
+  entry.recorded_at = new Date(f.at).toISOString();
+  if (f.runId !== undefined) entry.run_id = f.runId;
+  return entry;
+}
