@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure next to its baseline, measured in the same run on the same files.
  *
- *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player,scale]
+ *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player,scale,video]
  *
  * Progress goes to stderr; the table to stdout; the full result to bench/results/<iso-time>.json.
  */
@@ -13,6 +13,7 @@ import { BIG_FILES, ensureBenchData } from './generate.js';
 import { compareFastPath, compareInflate, compareSplitter } from './deps.js';
 import { measureArchive } from './measure-archive.js';
 import { measurePlayer } from './measure-player.js';
+import { measureVideo } from './measure-video.js';
 import { measureResume } from './measure-resume.js';
 import { measureResumeS3 } from './measure-resume-s3.js';
 import { measureShardedApi } from './measure-scale-api.js';
@@ -21,7 +22,7 @@ import { runThroughputChild } from './child-runner.js';
 import { ARCHIVE_SAMPLES_DIR, BIG_SAMPLES_DIR, RESULTS_DIR } from './paths.js';
 import { formatReport, resultJson, type BenchResults } from './report.js';
 
-const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player', 'scale'] as const;
+const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player', 'scale', 'video'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
@@ -45,6 +46,8 @@ const PLAN = {
   resumeBaselineHeapMb: 2048,
   /** Sizes of the player part's pages (their events), MB: BENCH_PLAYER_MB=30,100 adds the 100 MB page (long). */
   playerPagesMB: (process.env['BENCH_PLAYER_MB'] ?? '30').split(',').map(Number),
+  /** Renders of each sample by the video part. */
+  videoRuns: Number(process.env['BENCH_VIDEO_RUNS'] ?? 1),
   /** Scale part, API: replays archived by three shards against a limit of 5 in flight, latency (BENCH_SCALE_REPLAYS). */
   scaleReplays: Number(process.env['BENCH_SCALE_REPLAYS'] ?? 150),
   scaleShards: 3,
@@ -71,7 +74,8 @@ async function main(): Promise<void> {
   const sections = parseSections(process.argv.slice(2));
   const log = (line: string): void => void process.stderr.write(line + '\n');
   const startedAt = new Date();
-  const data = await ensureBenchData(log);
+  // The player and video parts use their own pages and the samples: the generated replays only for the others.
+  const data = [...sections].some((s) => s !== 'player' && s !== 'video') ? await ensureBenchData(log) : undefined;
   const workDir = await mkdtemp(join(tmpdir(), 'replay-export-bench-'));
   const results: BenchResults = {
     startedAt: startedAt.toISOString(),
@@ -80,20 +84,16 @@ async function main(): Promise<void> {
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
     nodeFlags: process.execArgv.join(' ') || 'none',
-    data: {
-      decodedBytes: data.big.bytes,
-      files: BIG_FILES,
-      events: data.big.event_count,
-      compressed: data.big.compressed,
-      hugeBytes: data.huge.bytes,
-    },
+    ...(data
+      ? { data: { decodedBytes: data.big.bytes, files: BIG_FILES, events: data.big.event_count, compressed: data.big.compressed, hugeBytes: data.huge.bytes } }
+      : {}),
   };
   try {
     if (sections.has('v3')) {
       log('(a) version 3 files: subject vs gunzip + write (child process holding the library)');
       results.v3 = await runThroughputChild({
         version: 3,
-        replay: data.big,
+        replay: data!.big,
         samplesDir: BIG_SAMPLES_DIR,
         runs: PLAN.v3Runs,
         warmUps: PLAN.v3WarmUps,
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       log('(b) version 2 files: subject vs gunzip + per-string inflate + write (child process holding the library)');
       results.v2 = await runThroughputChild({
         version: 2,
-        replay: data.big,
+        replay: data!.big,
         samplesDir: BIG_SAMPLES_DIR,
         runs: PLAN.v2Runs,
         warmUps: PLAN.v2WarmUps,
@@ -121,22 +121,22 @@ async function main(): Promise<void> {
     if (sections.has('deps')) {
       log('dependencies: node:zlib vs pako (v2 inflate), byte scanner vs stream-json (v3 split), WebAssembly fast paths vs TypeScript (v3, v2)');
       results.deps = [
-        await compareInflate(BIG_SAMPLES_DIR, data.big, PLAN.depsFiles, PLAN.depsRuns),
-        await compareSplitter(BIG_SAMPLES_DIR, data.big, PLAN.depsFiles, PLAN.depsRuns),
-        await compareFastPath(BIG_SAMPLES_DIR, data.big, 3, PLAN.depsFiles, PLAN.depsRuns),
-        await compareFastPath(BIG_SAMPLES_DIR, data.big, 2, PLAN.depsFiles, PLAN.depsRuns),
+        await compareInflate(BIG_SAMPLES_DIR, data!.big, PLAN.depsFiles, PLAN.depsRuns),
+        await compareSplitter(BIG_SAMPLES_DIR, data!.big, PLAN.depsFiles, PLAN.depsRuns),
+        await compareFastPath(BIG_SAMPLES_DIR, data!.big, 3, PLAN.depsFiles, PLAN.depsRuns),
+        await compareFastPath(BIG_SAMPLES_DIR, data!.big, 2, PLAN.depsFiles, PLAN.depsRuns),
       ];
       for (const c of results.deps) log(`  ${c.ours.name} ${c.ours.MBs.toFixed(0)} MB/s vs ${c.theirs.name} ${c.theirs.MBs.toFixed(0)} MB/s`);
     }
     if (sections.has('rss')) {
       log('(c) peak RSS exporting the 1 GB replay (child process, sandbox)');
-      results.rss = await measureRss({ samplesDir: BIG_SAMPLES_DIR, replay: data.huge, workDir, runs: PLAN.rssRuns, log });
+      results.rss = await measureRss({ samplesDir: BIG_SAMPLES_DIR, replay: data!.huge, workDir, runs: PLAN.rssRuns, log });
     }
     if (sections.has('archive')) {
       log(`(d) archive of ${PLAN.archiveReplays} replays against the sandbox with ${PLAN.archiveLatencyMs} ms latency`);
       results.archive = await measureArchive({
         samplesDir: ARCHIVE_SAMPLES_DIR,
-        sample: data.small,
+        sample: data!.small,
         replays: PLAN.archiveReplays,
         latencyMs: PLAN.archiveLatencyMs,
         runs: PLAN.archiveRuns,
@@ -155,12 +155,16 @@ async function main(): Promise<void> {
       log(`(f) the offline player in Chromium: pages of ${PLAN.playerPagesMB.join(' and ')} MB of events, canvas window vs every canvas frame at once`);
       results.player = await measurePlayer({ sizesMB: PLAN.playerPagesMB, log });
     }
+    if (sections.has('video')) {
+      log(`(h) video export: each sample rendered to MP4 at 10 fps, 1280x800, ${PLAN.videoRuns} run(s) each, Chromium started per render`);
+      results.video = await measureVideo({ runs: PLAN.videoRuns, log });
+    }
     if (sections.has('scale')) {
       results.scale ??= {};
       log(`(g) scale: ${PLAN.scaleReplays} replays by ${PLAN.scaleShards} archive shards (processes) against a limit of ${PLAN.scaleApiLimit} API requests in flight, ${PLAN.scaleLatencyMs} ms latency; then one process, no limit, ${PLAN.scaleAloneLatencyMs} ms`);
       results.scale.api = await measureShardedApi({
         samplesDir: ARCHIVE_SAMPLES_DIR,
-        sample: data.small,
+        sample: data!.small,
         replays: PLAN.scaleReplays,
         shards: PLAN.scaleShards,
         latencyMs: PLAN.scaleLatencyMs,

@@ -45,6 +45,7 @@ describe('the published surface', () => {
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
       'replay-export/redaction': ['compileRedactionPolicy', 'loadRedactionPolicy', 'ReplayRedactor', 'redactBatches', 'RedactionPolicyError'],
       'replay-export/view': ['startViewServer', 'ArchiveIndex', 'storedEvents', 'ViewError'],
+      'replay-export/video': ['renderVideo', 'renderEvents', 'VideoError', 'BROWSER_ENV', 'VIDEO_DEFAULTS'],
     };
     for (const [spec, names] of Object.entries(want)) {
       const got = await namesOf(spec);

@@ -3,16 +3,14 @@
  * never runs and nothing leaves the page, the viewer's keyboard never reaches the replay, `?paused` starts at 0:00
  * with a working Play, and a backward seek on a canvas replay redraws the canvas.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRecorder } from '../../samples/lib/browser-recorder.js';
 import { launchChromium } from '../../samples/lib/chromium.js';
-import type { Scenario } from '../../samples/lib/scenarios.js';
-import { serveFolder } from '../../samples/lib/static-server.js';
 import { offlineContext, ready, sample, shots, writePage } from './helpers.js';
+import { recordHostile } from './hostile.js';
 
 let dir: string;
 let browser: Browser;
@@ -33,70 +31,9 @@ const offline = (): ReturnType<typeof offlineContext> => offlineContext(browser)
 
 type ReplayerHandle = { replayer: { pause(t?: number): void; getCurrentTime(): number; getMetaData(): { totalTime: number } } };
 
-// ---- defect 1: a hostile recording ------------------------------------------------------------------------------
-const OUTSIDE = 'http://127.0.0.1:9';
-const hit = (name: string): string =>
-  `try{(top.__hits=top.__hits||[]).push('${name}');top.postMessage('pwned:${name}','*')}catch(e){}`;
-
-const HOSTILE_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>hostile</title>
-<style>@keyframes spin{from{opacity:.9}to{opacity:1}} .anim{animation:spin .2s}
-.bg{width:40px;height:40px;background:url(${OUTSIDE}/bg.png)}</style></head><body>
-<h1>hostile page</h1>
-<img id="v-img" src="/missing-1.png" onerror="${hit('img')}">
-<svg width="20" height="20"><image href="/missing-2.png" onerror="${hit('svg')}"/></svg>
-<div class="anim" onanimationstart="${hit('anim')}">animated</div>
-<details open ontoggle="${hit('toggle')}"><summary>s</summary>d</details>
-<iframe id="v-srcdoc" srcdoc="<script>${hit('srcdoc').replace(/'/g, '&#39;')}</script>"></iframe>
-<a id="v-js" href="javascript:${hit('js')}">link</a>
-<form id="v-form" action="${OUTSIDE}/collect"><input name="q" value="x"><button formaction="${OUTSIDE}/b">go</button></form>
-<div class="bg">bg</div>
-<img src="${OUTSIDE}/pixel.gif" width="1" height="1">
-<object data="${OUTSIDE}/x.bin" width="10" height="10"></object>
-<embed src="${OUTSIDE}/e.bin" width="10" height="10">
-<div id="later"></div>
-</body></html>`;
-
-const hostileScenario: Scenario = {
-  name: 'hostile',
-  page: 'hostile.html',
-  retentionInDays: 30,
-  viewport: { width: 800, height: 600 },
-  recordOptions: {},
-  async drive(page) {
-    // The same vectors again, this time arriving as mutations.
-    await page.evaluate(`(function () {
-      var later = document.getElementById('later');
-      later.innerHTML = '<img src="/missing-3.png" onerror="${hit('m-img').replace(/'/g, "\\'")}">' +
-        '<iframe srcdoc="&lt;script&gt;${hit('m-srcdoc').replace(/'/g, "\\'")}&lt;/script&gt;"></iframe>' +
-        '<a href="javascript:void 0">m-link</a>';
-      document.getElementById('v-img').setAttribute('onload', ${JSON.stringify(hit('m-attr'))});
-      document.getElementById('v-js').setAttribute('href', 'javascript:' + ${JSON.stringify(hit('m-js'))});
-      document.getElementById('v-form').setAttribute('action', '${OUTSIDE}/collect2');
-      var meta = document.createElement('meta');
-      meta.httpEquiv = 'refresh'; meta.content = '600;url=${OUTSIDE}/refresh';
-      document.head.appendChild(meta);
-      var base = document.createElement('base');
-      base.href = '${OUTSIDE}/base/';
-      document.head.appendChild(base);
-    })()`);
-    await page.waitForTimeout(500);
-  },
-};
-
 describe('defect 1: nothing from the recording runs, nothing leaves the page', () => {
   it('plays a recorded hostile page without running any vector or making any request', async () => {
-    const site = await mkdtemp(join(tmpdir(), 'replay-export-hostile-'));
-    await writeFile(join(site, 'hostile.html'), HOSTILE_PAGE);
-    const server = await serveFolder(site, 0);
-    const recorder = await openRecorder();
-    let events: unknown[];
-    try {
-      events = await recorder.record(hostileScenario, server.origin, {});
-    } finally {
-      await recorder.close();
-      await server.close();
-      await rm(site, { recursive: true, force: true });
-    }
+    const events = await recordHostile();
     // The recording really holds the vectors, in the snapshot and in mutations.
     const recorded = JSON.stringify(events);
     for (const needle of ['onerror', 'onanimationstart', 'ontoggle', 'srcdoc', 'javascript:', 'refresh', 'pwned:m-img']) {

@@ -1,0 +1,97 @@
+/**
+ * `replay-export video <replay_id | file> --out <file.mp4|file.webm>`: a replay as a video file, from an exported
+ * events file, a replay of an archive (`--archive`, a folder or s3:// with the `--s3-*` flags), or the platform
+ * (through the command's run). A progress line on a terminal, the written file's path on stdout.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { BROWSER_ENV, isEventsFile, parseVideoTime, renderVideo, VIDEO_DEFAULTS, type VideoProgress, type VideoSource } from '../../../src/video/index.js';
+import type { CliContext, Invocation } from '../context.js';
+import { addS3AccessFlags, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+
+interface VideoFlags extends S3ReadFlags {
+  out: string;
+  archive?: string;
+  fps?: number;
+  size?: { width: number; height: number };
+  speed?: number;
+  skipInactivity: boolean;
+  from?: string;
+  to?: string;
+  browser?: string;
+}
+
+function positiveNumber(name: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!/^\d+(\.\d+)?$/.test(v) || !(n > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
+    return n;
+  };
+}
+
+function sizeFlag(v: string): { width: number; height: number } {
+  const m = /^(\d+)x(\d+)$/i.exec(v);
+  if (!m) throw new InvalidArgumentError('--size must be WIDTHxHEIGHT, e.g. 1280x800');
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+const clock = (ms: number): string => `${Math.floor(ms / 60_000)}:${((ms % 60_000) / 1000).toFixed(1).padStart(4, '0')}`;
+
+export function register(program: Command): Command {
+  return addS3AccessFlags(
+    program
+      .command('video')
+      .description('render a replay as a video file (MP4/H.264 or WebM/VP9), frame by frame in headless Chromium, offline')
+      .argument('<replay>', 'a replay id (on the platform, or in --archive) or an exported events file (.json, .ndjson, optionally .gz)')
+      .requiredOption('--out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
+      .option('--archive <archive>', 'read the replay from this archive (a folder or s3://bucket/prefix) instead of the platform')
+      .option('--fps <n>', `frames per second (default ${VIDEO_DEFAULTS.fps})`, positiveNumber('--fps'))
+      .option('--size <WxH>', `the video's size (default: the recording's viewport, fitted into ${VIDEO_DEFAULTS.maxSize.width}x${VIDEO_DEFAULTS.maxSize.height})`, sizeFlag)
+      .option('--speed <x>', 'replay time per video time (default 1)', positiveNumber('--speed'))
+      .addOption(new Option('--no-skip-inactivity', 'play idle stretches (over 10 s without input) at the normal speed, not fast as the player does'))
+      .option('--from <time>', "start here: an offset from the replay's start (90, 90s, 1:30, 1500ms) or an ISO 8601 time")
+      .option('--to <time>', 'end here (same forms as --from)')
+      .option('--browser <path>', `the Chromium executable to render with (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`),
+  );
+}
+
+export async function run(opts: Invocation<VideoFlags>, context: CliContext): Promise<number> {
+  const replay = opts.args[0]!;
+  const from = opts.from !== undefined ? parseVideoTime(opts.from, '--from') : undefined;
+  const to = opts.to !== undefined ? parseVideoTime(opts.to, '--to') : undefined;
+  const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
+  try {
+    let source: VideoSource;
+    if (opts.archive !== undefined) source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
+    else if (await isEventsFile(replay)) source = { file: replay };
+    else source = { replayId: replay, platform: { run: await cli.library() } };
+    const live = context.globals.progress !== false && context.globals.quiet !== true && (context.stderr as { isTTY?: boolean }).isTTY === true;
+    const onProgress = (p: VideoProgress): void => {
+      if (live) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
+    };
+    const started = Date.now();
+    const result = await renderVideo(source, {
+      out: opts.out,
+      fps: opts.fps,
+      size: opts.size,
+      speed: opts.speed,
+      skipInactivity: opts.skipInactivity,
+      from,
+      to,
+      browser: opts.browser,
+      env: context.env,
+      onProgress,
+      signal: context.signal,
+    });
+    if (live) context.stderr.write('\n');
+    if (context.globals.quiet !== true) {
+      context.stderr.write(
+        `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
+          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
+    }
+    context.stdout.write(`${result.file}\n`);
+    return 0;
+  } finally {
+    await cli.close();
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * Renders a replay as a video, frame by frame, deterministically: the replay's one-page player (the same page,
+ * sanitizer and Content-Security-Policy as `--format html`) is opened in headless Chromium with no network, rrweb's
+ * Replayer is paused at each frame's time (`pause(timeOffset)`) and that state is captured (CDP
+ * `Page.captureScreenshot` of the replay's frame), then encoded (encoder.ts). What a frame shows depends on its time
+ * only, never on the machine's load, and rendering runs as fast as the browser can draw.
+ */
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { createLocalSink } from '../../sinks/local.js';
+import { InterruptedError } from '../errors.js';
+import { launchBrowser } from './browser.js';
+import { formatOf, type VideoFormat } from './defaults.js';
+import { openEncoder, type FrameEncoder } from './encoder.js';
+import { VideoError } from './errors.js';
+import { offsetOf, type VideoTime } from './range.js';
+import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
+
+export interface VideoSize {
+  width: number;
+  height: number;
+}
+
+export interface VideoProgress {
+  /** Frames done, of `frames`. */
+  frame: number;
+  frames: number;
+  /** The replay time (ms from its start) of the last frame done. */
+  offset: number;
+}
+
+export interface RenderOptions {
+  /** The video file to write: `.mp4` (H.264) or `.webm` (VP9); written to a temporary name, then renamed. */
+  out: string;
+  /** Frames per second of the video (default 10). */
+  fps?: number | undefined;
+  /** The video's size (default: the recording's first viewport, fitted into `maxSize`); rounded down to even numbers. */
+  size?: VideoSize | undefined;
+  /** The largest default size (default 1280×800). */
+  maxSize?: VideoSize | undefined;
+  /** Replay ms per video ms (default 1). */
+  speed?: number | undefined;
+  /** Idle stretches played fast, as the player does (default true). */
+  skipInactivity?: boolean | undefined;
+  /** The range: ms from the replay's start, or absolute times (`parseVideoTime` reads the CLI's forms). */
+  from?: VideoTime | undefined;
+  to?: VideoTime | undefined;
+  /** A Chromium executable (else `REPLAY_EXPORT_BROWSER`, else `@sparticuz/chromium`). */
+  browser?: string | undefined;
+  /** Where `REPLAY_EXPORT_BROWSER` is read (default: the process's environment). */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * A started playwright-core `Browser` to use (not closed); `browser` is then ignored. Typed loosely so that the
+   * package's types do not need playwright-core.
+   */
+  browserInstance?: object | undefined;
+  /** Shown in the player page's title (the replay id). */
+  title?: string | undefined;
+  onProgress?: ((progress: VideoProgress) => void) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface VideoResult {
+  file: string;
+  format: VideoFormat;
+  width: number;
+  height: number;
+  fps: number;
+  frames: number;
+  /** The video's length in ms (frames / fps). */
+  durationMs: number;
+  /** The replay's range rendered, in ms from its start. */
+  from: number;
+  to: number;
+  /** Requests the page tried to make (each refused); empty for a safe replay. */
+  refusedRequests: string[];
+}
+
+export const VIDEO_DEFAULTS = Object.freeze({ fps: 10, speed: 1, skipInactivity: true, maxSize: Object.freeze({ width: 1280, height: 800 }) });
+
+
+function checkOptions(options: RenderOptions): { fps: number; speed: number } {
+  const fps = options.fps ?? VIDEO_DEFAULTS.fps;
+  const speed = options.speed ?? VIDEO_DEFAULTS.speed;
+  if (!Number.isFinite(fps) || fps <= 0 || fps > 60) throw new VideoError('VIDEO_BAD_OPTION', `--fps must be a number above 0, at most 60: ${fps}`);
+  if (!Number.isFinite(speed) || speed <= 0 || speed > 360) throw new VideoError('VIDEO_BAD_OPTION', `--speed must be a number above 0, at most 360: ${speed}`);
+  for (const s of [options.size, options.maxSize]) {
+    if (s && !(Number.isInteger(s.width) && Number.isInteger(s.height) && s.width >= 16 && s.height >= 16 && s.width <= 4096 && s.height <= 4096)) {
+      throw new VideoError('VIDEO_BAD_OPTION', `--size must be WIDTHxHEIGHT, 16 to 4096 each: ${s.width}x${s.height}`);
+    }
+  }
+  return { fps, speed };
+}
+
+const even = (n: number): number => Math.max(16, Math.floor(n / 2) * 2);
+
+/** `size`, or `viewport` fitted into `max` (never scaled up), in even numbers. */
+export function videoSize(viewport: VideoSize, size: VideoSize | undefined, max: VideoSize): VideoSize {
+  if (size) return { width: even(size.width), height: even(size.height) };
+  const scale = Math.min(1, max.width / viewport.width, max.height / viewport.height);
+  return { width: even(viewport.width * scale), height: even(viewport.height * scale) };
+}
+
+/** What the page tells of the replay: its times and interactions, the largest and first recorded viewport. */
+interface PageFacts extends Timeline {
+  ready: boolean;
+  /** Every event's time, ms from the start, ascending. */
+  times: number[];
+  first: VideoSize;
+  largest: VideoSize;
+}
+
+/** Read in the player page from its events (rrweb: incremental sources 1–5 are user interactions; Meta has the size). */
+function readFacts(): PageFacts {
+  const w = globalThis as any;
+  const events: { type: number; timestamp: number; data: any }[] = w.replayEvents;
+  const ready = w.document.body.getAttribute('data-ready') === 'true';
+  const meta = ready ? w.replayer.getMetaData() : { startTime: 0, endTime: 0 };
+  const interactions: number[] = [];
+  const times: number[] = [];
+  const first = { width: 0, height: 0 };
+  const largest = { width: 0, height: 0 };
+  for (const e of events) {
+    if (!e) continue;
+    if (typeof e.timestamp === 'number') times.push(e.timestamp - meta.startTime);
+    if (!e.data) continue;
+    if (e.type === 3 && e.data.source > 0 && e.data.source <= 5) interactions.push(e.timestamp);
+    if (e.type === 4 && Number(e.data.width) > 0 && Number(e.data.height) > 0) {
+      if (!first.width) Object.assign(first, { width: Number(e.data.width), height: Number(e.data.height) });
+      largest.width = Math.max(largest.width, Number(e.data.width));
+      largest.height = Math.max(largest.height, Number(e.data.height));
+    }
+  }
+  interactions.sort((a, b) => a - b);
+  times.sort((a, b) => a - b);
+  return { ready, times, start: meta.startTime, end: meta.endTime, interactions, first, largest };
+}
+
+/** Moves the Replayer to `t` (ms from the start) and returns where its frame is drawn, once the player re-fitted it. */
+async function seekTo(t: number): Promise<[number, number, number, number]> {
+  const w = globalThis as any;
+  const r0 = w.replayer;
+  r0.pause(t);
+  // rrweb 2.2 re-applies a stale scroll position (kept from an earlier rebuild) after a forward paused seek: the last
+  // scroll of each element up to `t` is applied again, as a seek from the start would leave it.
+  const events: { type: number; timestamp: number; data: any }[] = w.replayEvents;
+  const state = (w.__videoScroll ??= { next: 0, last: new Map<number, unknown>() });
+  const until = r0.getMetaData().startTime + t;
+  for (; state.next < events.length && events[state.next]!.timestamp <= until; state.next++) {
+    const e = events[state.next]!;
+    if (e && e.type === 2) state.last.clear();
+    else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number') state.last.set(e.data.id, e.data);
+  }
+  for (const d of state.last.values()) r0.applyScroll(d, true);
+  // The player fits the replay to the page in a task after a resize: let it run first.
+  await new Promise((r) => setTimeout(r, 0));
+  // The frame's content box (its border left out), as scaled by the player.
+  const frame = w.replayer.iframe;
+  const r = frame.getBoundingClientRect();
+  const k = frame.offsetWidth ? r.width / frame.offsetWidth : 1;
+  return [r.x + frame.clientLeft * k, r.y + frame.clientTop * k, frame.clientWidth * k, frame.clientHeight * k];
+}
+
+/** Player page styles for rendering: no transition or animation of the player's own elements (the mouse). */
+const STILL_STYLE = '.replayer-mouse,.replayer-mouse::after{transition:none!important;animation:none!important}';
+
+async function preparePage(page: Page, url: string): Promise<PageFacts> {
+  await page.goto(`${url}?paused&canvas=all`);
+  await page.waitForSelector('body[data-loaded="true"]', { state: 'attached', timeout: 0 });
+  const facts = await page.evaluate(readFacts);
+  if (!facts.ready) throw new VideoError('VIDEO_EMPTY', 'the replay has nothing to play (fewer than two events)');
+  await page.evaluate((css) => {
+    const d = (globalThis as any).document;
+    const style = d.createElement('style');
+    style.textContent = css;
+    d.head.appendChild(style);
+  }, STILL_STYLE);
+  return facts;
+}
+
+/** A context where only the given file URLs load; every other request is refused and recorded. */
+async function offlineContext(browser: Browser, allowed: readonly string[], viewport: VideoSize): Promise<{ context: BrowserContext; refused: string[] }> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, serviceWorkers: 'block', acceptDownloads: false });
+  const refused: string[] = [];
+  await context.route('**', (route) => {
+    const url = route.request().url().replace(/[?#].*$/, '');
+    if (allowed.includes(url)) return route.continue();
+    refused.push(route.request().url());
+    return route.abort();
+  });
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!/^(file|data|blob):/.test(url) && !refused.includes(url)) refused.push(url);
+  });
+  return { context, refused };
+}
+
+/**
+ * Renders the events (compact JSON, one Buffer each, in batches or one by one) as a video at `options.out`.
+ * Memory: the events are streamed into the page's file, the frames one at a time to the encoder and the file.
+ */
+export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffer[]>, options: RenderOptions): Promise<VideoResult> {
+  const format = formatOf(options.out);
+  const { fps, speed } = checkOptions(options);
+  const out = resolve(options.out);
+  const work = await mkdtemp(join(tmpdir(), 'replay-video-'));
+  let browser: Browser | undefined;
+  let encoder: FrameEncoder | undefined;
+  const partial = join(dirname(out), `.${Date.now().toString(36)}-${process.pid}.partial${extname(out)}`);
+  try {
+    const pageFile = await writePlayerPage(work, options.title ?? 'replay', events);
+    const encoderFile = join(work, 'encoder.html');
+    await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
+    const pageUrl = pathToFileURL(pageFile).href;
+    const encoderUrl = pathToFileURL(encoderFile).href;
+    browser = (options.browserInstance as Browser | undefined) ?? (await launchBrowser(options.browser, options.env));
+    const { context, refused } = await offlineContext(browser, [pageUrl, encoderUrl], { width: 1280, height: 800 });
+    const page = await context.newPage();
+    const facts = await preparePage(page, pageUrl);
+    const viewport = facts.first.width ? facts.first : { width: 1280, height: 800 };
+    const size = videoSize(viewport, options.size, options.maxSize ?? VIDEO_DEFAULTS.maxSize);
+    // Room for the player's bar and side list, so that the replay is shown unscaled (the player never scales up).
+    const largest = facts.largest.width ? facts.largest : viewport;
+    await page.setViewportSize({ width: largest.width + 300, height: largest.height + 220 });
+    const from = offsetOf(options.from, facts.start);
+    const to = offsetOf(options.to, facts.start);
+    if ((from !== undefined && to !== undefined && to <= from) || (to !== undefined && to <= 0) || (from !== undefined && from >= facts.end - facts.start)) {
+      throw new VideoError('VIDEO_EMPTY', `the range asked for (--from ${from ?? 0} ms, --to ${to ?? 'end'} ms) holds none of the replay's ${facts.end - facts.start} ms`);
+    }
+    const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from, to });
+    const frames = frameCount(parts, fps);
+    encoder = await openEncoder(context, encoderUrl, { format, ...size, fps, path: partial });
+    const cdp: CDPSession = await context.newCDPSession(page);
+    let index = 0;
+    let encoding: Promise<void> = Promise.resolve();
+    // What a paused Replayer shows depends on the events up to its time only: with no event since the last frame
+    // captured, that frame is shown again (neither seek nor capture).
+    let next = 0;
+    let shown = -1;
+    let shot: { data: string } | undefined;
+    for (const t of frameOffsets(parts, fps)) {
+      if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
+      while (next < facts.times.length && facts.times[next]! <= t) next++;
+      if (shot === undefined || next !== shown) {
+        const [x, y, width, height] = await page.evaluate(seekTo, t);
+        const scale = Math.min(size.width / width, size.height / height);
+        shot = (await cdp.send('Page.captureScreenshot', {
+          format: 'jpeg',
+          quality: 92,
+          clip: { x, y, width, height, scale },
+          optimizeForSpeed: true,
+        })) as { data: string };
+        shown = next;
+      }
+      const jpeg = shot.data;
+      // The next frame is captured while this one is encoded.
+      await encoding;
+      const k = index++;
+      encoding = encoder.add(jpeg, k).then(() => options.onProgress?.({ frame: k + 1, frames, offset: t }));
+    }
+    await encoding;
+    await encoder.finish();
+    encoder = undefined;
+    await context.close();
+    await rename(partial, out);
+    return {
+      file: out,
+      format,
+      ...size,
+      fps,
+      frames,
+      durationMs: (frames * 1000) / fps,
+      from: parts[0]!.from,
+      to: parts[parts.length - 1]!.to,
+      refusedRequests: refused,
+    };
+  } catch (err) {
+    await encoder?.cancel();
+    await rm(partial, { force: true });
+    throw err;
+  } finally {
+    if (browser && !options.browserInstance) await browser.close().catch(() => undefined);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Writes the events as the one-page player (`--format html`) into `dir`; returns its path. */
+async function writePlayerPage(dir: string, title: string, events: AsyncIterable<Buffer | readonly Buffer[]>): Promise<string> {
+  const sink = createLocalSink(dir);
+  try {
+    const writer = await sink.open(title, { format: 'html', gzip: false });
+    let batch: Buffer[] = [];
+    let bytes = 0;
+    for await (const item of events) {
+      if (Buffer.isBuffer(item)) {
+        batch.push(item);
+        bytes += item.length;
+      } else {
+        for (const b of item as readonly Buffer[]) {
+          batch.push(b);
+          bytes += b.length;
+        }
+      }
+      if (bytes >= 1 << 20) {
+        await writer.write(batch);
+        batch = [];
+        bytes = 0;
+      }
+    }
+    if (batch.length > 0) await writer.write(batch);
+    const result = await writer.commit();
+    return join(dir, result.key);
+  } finally {
+    await sink.close();
+  }
+}
