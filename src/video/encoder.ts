@@ -124,7 +124,8 @@ export async function openEncoder(
     width,
     height,
     framerate: fps,
-    bitrate: Math.max(500_000, Math.round(width * height * fps * 0.25)),
+    // Half a bit per pixel per frame: at a quarter, dense text rang visibly around every glyph.
+    bitrate: Math.max(500_000, Math.round(width * height * fps * 0.5)),
     latencyMode: 'quality',
     ...(format === 'mp4' ? { avc: { format: 'avc' } } : {}),
   };

@@ -222,9 +222,17 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
     const facts = await preparePage(page, pageUrl);
     const viewport = facts.first.width ? facts.first : { width: 1280, height: 800 };
     const size = videoSize(viewport, options.size, options.maxSize ?? VIDEO_DEFAULTS.maxSize);
-    // Room for the player's bar and side list, so that the replay is shown unscaled (the player never scales up).
+    // The player fits the replay to its window, up or down: room for its bar and side list, then a window height that
+    // leaves the replay's largest viewport exactly its room, so that it is drawn at scale 1 (not enlarged, then shrunk
+    // back into the frame, which blurs text).
     const largest = facts.largest.width ? facts.largest : viewport;
-    await page.setViewportSize({ width: largest.width + 300, height: largest.height + 220 });
+    await page.setViewportSize({ width: largest.width + 600, height: largest.height + 220 });
+    const above = await page.evaluate(() => {
+      const w = globalThis as any;
+      const frame = w.replayer.iframe;
+      return w.document.getElementById('stage').getBoundingClientRect().top + 8 + (frame.offsetHeight - frame.clientHeight);
+    });
+    await page.setViewportSize({ width: largest.width + 600, height: Math.ceil(above + largest.height) });
     const from = offsetOf(options.from, facts.start);
     const to = offsetOf(options.to, facts.start);
     if ((from !== undefined && to !== undefined && to <= from) || (to !== undefined && to <= 0) || (from !== undefined && from >= facts.end - facts.start)) {
