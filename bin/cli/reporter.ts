@@ -35,29 +35,34 @@ export interface ReporterOptions {
 }
 
 /**
- * Characters that must not reach a terminal as they are: C0 controls (a newline would forge a line of its own, ESC
- * starts a control sequence), DEL, C1 controls (U+009B is a CSI of its own), the Unicode line and paragraph
- * separators and the bidirectional overrides and isolates (which reorder what is shown).
+ * Characters that must not reach a terminal as they are: controls (C0: a newline would forge a line of its own, ESC
+ * starts a control sequence; DEL; C1: U+009B is a CSI of its own), the Unicode line and paragraph separators, and
+ * every format character (Cf), which prints nothing or reorders what is shown: zero-width U+200B-U+200F, the Arabic
+ * letter mark U+061C, soft hyphen, bidirectional embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069,
+ * U+FEFF, the tag characters.
  */
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
-/** A text log line safe to print: every control character shown as an escape (`\n`, `\x1b`, `\u202e`). */
+/** `c` as an escape: `\x1b` below U+0100, `\u202e`, `\u{e0041}` beyond U+FFFF. */
+function escapeOf(c: string): string {
+  const code = c.codePointAt(0)!;
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** A text log line safe to print: every control and format character shown as an escape (`\n`, `\x1b`, `\u200b`). */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(CONTROLS, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : escapeOf(c)));
 }
 
 /**
- * One JSON log line. JSON.stringify escapes C0 controls but leaves DEL, C1 controls and the Unicode separators and
- * bidirectional controls as they are; they are written as `\uXXXX` escapes (the same JSON value).
+ * One JSON log line. JSON.stringify escapes C0 controls but leaves DEL, C1 controls, the Unicode separators and the
+ * format characters as they are; those are written as `\uXXXX` escapes (the same JSON value; a pair for a character
+ * beyond U+FFFF).
  */
 export function jsonLine(record: unknown): string {
-  return JSON.stringify(record).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const unit = (c: string, i: number): string => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(record).replace(CONTROLS, (c) => (c.length === 2 ? unit(c, 0) + unit(c, 1) : unit(c, 0)));
 }
 
 /**
