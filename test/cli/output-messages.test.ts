@@ -83,6 +83,31 @@ describe('CLI messages', () => {
     expect(none.stderr).not.toContain('--region');
   });
 
+  test('secrets given as flags: one line names the environment variables to use instead (never the secrets)', async () => {
+    const { apiKey, secretKey } = sandbox.credentials;
+    const env = sandboxEnv(sandbox);
+    delete env.PLATFORM_API_KEY;
+    delete env.PLATFORM_SECRET_KEY;
+    const res = await runCli(['--api-key', apiKey, '--secret-key', secretKey, 'list', '--max', '1'], env);
+    expect(res.code, res.stderr).toBe(0);
+    const hints = res.stderr.split('\n').filter((l) => l.includes('process'));
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatch(/^warn: .*PLATFORM_API_KEY=… for --api-key, PLATFORM_SECRET_KEY=… for --secret-key/);
+    expect(res.stderr).not.toContain(apiKey);
+    const mgmt = await runCli(['api', 'experiments.list', '--management-key', 'a-management-key-123'], sandboxEnv(sandbox));
+    expect(mgmt.stderr).toMatch(/PLATFORM_MANAGEMENT_KEY=… for --management-key/);
+    expect(mgmt.stderr).not.toContain('a-management-key-123');
+    const fromEnv = await runCli(['list', '--max', '1'], sandboxEnv(sandbox));
+    expect(fromEnv.stderr).not.toMatch(/process/);
+  });
+
+  test('forget with neither --user nor --replay says what to give (exit 2)', async () => {
+    const res = await runCli(['forget', '--out', join(work.dir, 'nothing')], {});
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/forget needs what to forget: --user <platform_id> \(a user\) or --replay <replay_id>/);
+    expect(res.stderr).not.toContain('not both');
+  });
+
   test('a one-off export prints the full written path (a file:// link for html)', async () => {
     const id = sandbox.replays()[0]!.replayId;
     const out = join(work.dir, 'one');

@@ -29,7 +29,8 @@ export function register(program: Command): Command {
 
 export async function run(opts: Invocation<ForgetFlags>, context: CliContext): Promise<number> {
   const replayIds = opts.replay ?? [];
-  if ((opts.user !== undefined) === replayIds.length > 0) usage('forget takes --user <platform_id> or --replay <replay_id>, not both');
+  if (opts.user === undefined && replayIds.length === 0) usage('forget needs what to forget: --user <platform_id> (a user) or --replay <replay_id> (repeatable)');
+  if (opts.user !== undefined && replayIds.length > 0) usage('forget takes --user <platform_id> or --replay <replay_id>, not both');
   if (opts.user !== undefined) validatePlatformId(opts.user);
   for (const id of replayIds) checkReplayIdArg(id);
   if (opts.out.trim() === '' || isStdoutTarget(opts.out)) usage('--out must be the archive: a folder or s3://bucket/prefix');
