@@ -5,6 +5,9 @@ import type { CliIo } from './context.js';
 import { withDefault } from './flags.js';
 import { configureHelpText } from './help-text.js';
 
+/** How often a run not on a terminal says how far it is (`--status-every`). */
+export const STATUS_EVERY = '30s';
+
 /** The program with its global flags (`replay-export [global options] <command>`); output goes to `io`. */
 export function globalFlags(io: CliIo): Command {
   const program = new Command()
@@ -18,6 +21,7 @@ export function globalFlags(io: CliIo): Command {
     .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
     .option('-q, --quiet', withDefault('print only errors and the summary', 'off'))
     .option('--no-progress', 'no progress line on a terminal (default: shown when stderr is a terminal, text log format)')
+    .option('--status-every <duration>', withDefault('when stderr is not a terminal (cron logs, JSON): a progress status line this often; 0: none', STATUS_EVERY))
     .option('--verbose', withDefault('also print debug lines (each API retry) in text mode', 'off'))
     .addHelpText(
       'after',

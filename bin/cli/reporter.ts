@@ -1,6 +1,6 @@
 import { redactText } from '../../src/cli/base.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
-import { formatBytes, formatSeconds, ProgressRenderer, type ProgressStream } from './progress.js';
+import { formatBytes, formatSeconds, ProgressRenderer, statusLine, type ProgressState, type ProgressStream } from './progress.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -32,6 +32,11 @@ export interface ReporterOptions {
   verbose?: boolean;
   /** A written output's key as shown to the user (a full path, a `file://` link). */
   showKey?: (key: string) => string;
+  /**
+   * When no progress line is drawn (stderr not a terminal, or JSON logs): a status line (a `status` record) every
+   * this many ms while a run goes on, for cron logs. 0 or absent: none.
+   */
+  statusEveryMs?: number;
 }
 
 /**
@@ -82,6 +87,7 @@ export class Reporter {
   };
   private readonly started = Date.now();
   private readonly bar: ProgressRenderer | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
   /** Whether any event of a run arrived (a run that never started has no progress line and no summary). */
   private began = false;
 
@@ -92,16 +98,33 @@ export class Reporter {
     private readonly options: ReporterOptions = {},
   ) {
     const tty = format === 'text' && Boolean(err.isTTY);
-    if (tty && options.progress !== false && !options.quiet) {
-      this.bar = new ProgressRenderer(err, () => ({
-        elapsedMs: Date.now() - this.started,
-        done: this.done(),
-        listed: this.totals.listed,
-        listingComplete: this.totals.listingComplete,
-        events: this.totals.events,
-        bytes: this.totals.bytes,
-      }));
-    }
+    if (tty && options.progress !== false && !options.quiet) this.bar = new ProgressRenderer(err, () => this.progressState());
+  }
+
+  private progressState(): ProgressState {
+    const { listed, listingComplete, events, bytes } = this.totals;
+    return { elapsedMs: Date.now() - this.started, done: this.done(), listed, listingComplete, events, bytes };
+  }
+
+  /** The periodic status of a run with no progress line (see `ReporterOptions.statusEveryMs`). */
+  private startStatus(): void {
+    const every = this.options.statusEveryMs ?? 0;
+    const terminal = this.format === 'text' && this.err.isTTY === true;
+    if (terminal || every <= 0 || this.options.quiet || this.options.progress === false) return;
+    this.statusTimer = setInterval(() => {
+      const s = this.progressState();
+      this.log('info', statusLine(s), {
+        event: 'status', done: s.done, listed: s.listed, listing_complete: s.listingComplete, events: s.events, bytes: s.bytes,
+        seconds: Math.round(s.elapsedMs / 100) / 10,
+      });
+    }, every);
+    this.statusTimer.unref();
+  }
+
+  private stopDisplay(): void {
+    this.bar?.stop();
+    clearInterval(this.statusTimer);
+    this.statusTimer = undefined;
   }
 
   /** Whether any event of a run was reported. */
@@ -178,6 +201,7 @@ export class Reporter {
     if (!this.began) {
       this.began = true;
       this.bar?.start();
+      this.startStatus();
     }
     switch (ev.type) {
       case 'listed':
@@ -261,7 +285,7 @@ export class Reporter {
   summary(target: string, extra: Record<string, unknown> = {}): void {
     const b = this.totals.byOutcome;
     const elapsed = (Date.now() - this.started) / 1000;
-    this.bar?.stop();
+    this.stopDisplay();
     if (this.format === 'json') {
       this.log(b.failed + b.not_found > 0 ? 'error' : 'info', 'summary', {
         event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped, not_found: b.not_found,
@@ -280,7 +304,7 @@ export class Reporter {
 
   /** Ends the run's display: the progress line is taken away (the summary does this too). */
   close(): void {
-    this.bar?.stop();
+    this.stopDisplay();
   }
 }
 

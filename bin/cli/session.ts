@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { exitCodeOf, InterruptedError } from '../../src/cli/base.js';
 import type { CliContext, CliIo, GlobalFlags } from './context.js';
-import { usage } from './flags.js';
+import { durationFlag, usage } from './flags.js';
+import { STATUS_EVERY } from './global-flags.js';
 import { Reporter, type LogFormat } from './reporter.js';
 
 /** Said on an interrupt once a command that resumes has started its work. */
@@ -55,7 +56,8 @@ export class CliSession {
     if (globals.logFormat !== 'text' && globals.logFormat !== 'json') usage(`--log-format must be text or json (got ${globals.logFormat})`);
     const format = (this.format = globals.logFormat);
     const { stdout, stderr, stdin, env } = this.io;
-    const shown = { quiet: globals.quiet === true, progress: globals.progress, verbose: globals.verbose === true };
+    const statusEveryMs = durationFlag('--status-every', globals.statusEvery ?? STATUS_EVERY);
+    const shown = { quiet: globals.quiet === true, progress: globals.progress, verbose: globals.verbose === true, ...(statusEveryMs !== undefined ? { statusEveryMs } : {}) };
     return {
       stdout, stderr, stdin, env, globals, format, command,
       signal: this.signal,

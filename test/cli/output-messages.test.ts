@@ -108,6 +108,20 @@ describe('CLI messages', () => {
     expect(res.stderr).not.toContain('not both');
   });
 
+  test('piped: a periodic progress status line (--status-every), for cron logs; 0 turns it off', async () => {
+    const env = sandboxEnv(sandbox);
+    const text = await runCli(['--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-text'), '--settle', '0s'], env);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/^progress: \d+s, (\d+ done, \d+ listed, listing…|\d+\/\d+ replays, listed, ETA \S+), /m);
+    const json = await runCli(['--log-format', 'json', '--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-json'), '--settle', '0s'], env);
+    expect(records(json.stderr).find((r) => r.event === 'status')).toMatchObject({ level: 'info', done: expect.any(Number), listed: expect.any(Number) });
+    const off = await runCli(['--status-every', '0', 'archive', '--out', join(work.dir, 'status-off'), '--settle', '0s'], env);
+    expect(off.stderr).not.toMatch(/^progress:/m);
+    const bad = await runCli(['--status-every', 'often', 'archive', '--out', join(work.dir, 'status-bad')], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--status-every');
+  });
+
   test('a one-off export prints the full written path (a file:// link for html)', async () => {
     const id = sandbox.replays()[0]!.replayId;
     const out = join(work.dir, 'one');
