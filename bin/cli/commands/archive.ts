@@ -9,7 +9,7 @@ import type { CliContext, Invocation } from '../context.js';
 import { printPlan } from '../dry-run.js';
 import { addLimitFlags, positiveInt, usage, withDefault } from '../flags.js';
 import { addSinkFlags, drive, sinkSettingsOf, type RunFlags, type SinkFlags } from '../sink-flags.js';
-import { isStdoutTarget } from '../stdout-export.js';
+import { outTarget } from '../out-target.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from '../time-flags.js';
 
 interface ArchiveFlags extends SinkFlags, RunFlags {
@@ -54,7 +54,7 @@ export function register(program: Command): Command {
 
 export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): Promise<number> {
   if (opts.user !== undefined) validatePlatformId(opts.user);
-  if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
+  if ((await outTarget(opts.out, 'archive', false)).kind === 'stdout') usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
   const range = timeRangeOf(opts);
   const { since, until } = queryBounds(range);
   const run = await context.openRun({
