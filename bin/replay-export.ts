@@ -1,14 +1,29 @@
 #!/usr/bin/env node
 import { main } from './cli/program.js';
 
-// A reader that went away (`replay-export list | head -1`) ends the command quietly, as `git log | head` does:
-// nothing more can be said to it, and a stack trace about it would only be noise.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(stream === process.stdout ? 0 : (process.exitCode as number | undefined) ?? 1);
-    throw err;
-  });
-}
+// A reader that went away ends what it read, not the work. stdout: the command's output has no one to go to
+// (`replay-export list | head -1`), so the command ends quietly, exit 0, as `git log | head` does. stderr: only the
+// messages are lost (`archive … 2>&1 | head -2`, a log collector gone): the run goes on to its end, writes its
+// manifest, removes its temporary files and keeps its exit code; nothing more is written to stderr.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+let stderrGone = false;
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' || stderrGone) {
+    stderrGone = true;
+    return;
+  }
+  throw err;
+});
+const writeStderr = process.stderr.write.bind(process.stderr) as (...args: unknown[]) => boolean;
+process.stderr.write = ((...args: unknown[]): boolean => {
+  if (!stderrGone) return writeStderr(...args);
+  const callback = args.find((a) => typeof a === 'function') as (() => void) | undefined;
+  if (callback) queueMicrotask(callback);
+  return true;
+}) as typeof process.stderr.write;
 
 /**
  * Ends the process as soon as stdout and stderr have taken what was written. Without it every command lingered

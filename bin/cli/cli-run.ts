@@ -49,6 +49,8 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
     for (const secret of secretsOf(conn)) host.addSecret(secret);
     const ignored = regionIgnored(g, host.command);
     if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
+    const hint = secretFlagsHint(host.command);
+    if (hint !== undefined) reporter.log('warn', hint, { event: 'secret_flag' });
     return conn;
   };
   const connection = (): Promise<CliConnection> => (connected ??= connect());
@@ -85,4 +87,18 @@ function regionIgnored(g: GlobalFlags, cmd: Command): string | undefined {
   if (g.sandbox) return `--region ${g.region} is ignored with --sandbox`;
   if (g.endpoint !== undefined) return `--region ${g.region} is ignored with --endpoint (requests go to ${g.endpoint})`;
   return undefined;
+}
+
+/** The secret flags that hold a secret; given on the command line, they are seen by anyone who lists processes. */
+const SECRET_FLAGS = new Set(['apiKey', 'secretKey', 'managementKey']);
+
+/** A one-line hint when a secret was given as a flag: its environment variable keeps it out of the process list. */
+export function secretFlagsHint(cmd: Command): string | undefined {
+  const given: string[] = [];
+  for (let c: Command | null = cmd; c !== null; c = c.parent) {
+    const level = c.options.filter((o) => SECRET_FLAGS.has(o.attributeName()) && c!.getOptionValueSource(o.attributeName()) === 'cli');
+    given.unshift(...level.map((o) => `${o.envVar ?? ''}=… for ${o.long}`));
+  }
+  if (given.length === 0) return undefined;
+  return `secrets given as flags are visible to anyone who lists this machine's processes (ps); set ${given.join(', ')} in the environment instead`;
 }

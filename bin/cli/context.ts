@@ -31,6 +31,8 @@ export interface GlobalFlags {
   logFormat: string;
   quiet?: boolean;
   progress: boolean;
+  /** `--status-every`, as given. */
+  statusEvery?: string;
   verbose?: boolean;
 }
 

@@ -4,9 +4,13 @@ import { ENV } from '../../src/cli/flags.js';
 import type { CliIo } from './context.js';
 import { withDefault } from './flags.js';
 import { configureHelpText } from './help-text.js';
+import { jsonLine } from './reporter.js';
+
+/** How often a run not on a terminal says how far it is (`--status-every`). */
+export const STATUS_EVERY = '30s';
 
 /** The program with its global flags (`replay-export [global options] <command>`); output goes to `io`. */
-export function globalFlags(io: CliIo): Command {
+export function globalFlags(io: CliIo, json = false): Command {
   const program = new Command()
     .name('replay-export')
     .description('Export recorded browser sessions (rrweb events) from the Session Replay API to a folder or S3.')
@@ -18,16 +22,31 @@ export function globalFlags(io: CliIo): Command {
     .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
     .option('-q, --quiet', withDefault('print only errors and the summary', 'off'))
     .option('--no-progress', 'no progress line on a terminal (default: shown when stderr is a terminal, text log format)')
+    .option('--status-every <duration>', withDefault('when stderr is not a terminal (cron logs, JSON): a progress status line this often; 0: none', STATUS_EVERY))
     .option('--verbose', withDefault('also print debug lines (each API retry) in text mode', 'off'))
     .addHelpText(
       'after',
       `\nEnvironment (no flag):\n  ${ENV.wasm}=0         decode without the WebAssembly fast paths (default: on)\n` +
         `  ${ENV.hashWorker}=0  hash local outputs on the calling thread, no hashing worker (default: on)`,
     )
-    .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void io.stderr.write(s),
+      // With --log-format json, commander's own errors (an unknown option, a missing argument) are JSON lines too.
+      ...(json ? { outputError: (s: string) => void io.stderr.write(jsonLine({ time: new Date().toISOString(), level: 'error', msg: s.trim().replace(/^error: /, ''), event: 'fatal', exit_code: 2 }) + '\n') } : {}),
+    })
     .exitOverride()
     .showHelpAfterError(false);
   return configureHelpText(program);
+}
+
+/** Whether the line asks for `--log-format json` (known before commander parses it, for commander's own errors). */
+export function jsonRequested(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') return false;
+    if (args[i] === '--log-format=json' || (args[i] === '--log-format' && args[i + 1] === 'json')) return true;
+  }
+  return false;
 }
 
 /** The command named on the line (the first word that is not a global flag or its value), if any. */

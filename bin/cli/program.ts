@@ -29,14 +29,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT.ok;
   }
   // Loaded past `--version`: that answer needs nothing else.
-  const [{ CommanderError }, { applyEnv, commandWord, globalFlags }, { addExamples, EXAMPLES }, { CliSession }] = await Promise.all([
+  const [{ CommanderError }, { applyEnv, commandWord, globalFlags, jsonRequested }, { addExamples, EXAMPLES }, { CliSession }] = await Promise.all([
     import('commander'),
     import('./global-flags.js'),
     import('./help-text.js'),
     import('./session.js'),
   ]);
   const session = new CliSession(io);
-  const program = globalFlags(io);
+  const program = globalFlags(io, jsonRequested(args));
   let code: number = EXIT.ok;
   try {
     // Only the named command's module is loaded; without one (help, a mistyped name, completion) every command's.

@@ -39,41 +39,68 @@ export function formatSeconds(s: number): string {
   return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
 }
 
+interface Part {
+  text: string;
+  /** 0 is the most useful: kept longest. */
+  rank: number;
+}
+
+/**
+ * What a progress report says, most useful first. While the listing goes on, the total is not known (in the default
+ * order the listing runs only a few replays ahead of the exports): a count and a rate, no ETA. Once it has ended, the
+ * total and an ETA from the rate.
+ */
+function progressParts(state: ProgressState): Part[] {
+  const secs = state.elapsedMs / 1000;
+  const rate = secs > 0 ? state.done / secs : 0;
+  const rateText = `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} replays/s`;
+  if (!state.listingComplete) {
+    return [
+      { text: formatSeconds(secs), rank: 0 },
+      { text: `${state.done} done, ${state.listed} listed`, rank: 1 },
+      { text: 'listing…', rank: 3 },
+      { text: rateText, rank: 2 },
+      { text: formatBytes(state.bytes), rank: 4 },
+      { text: `${state.events} events`, rank: 5 },
+    ];
+  }
+  const remaining = state.listed - state.done;
+  const eta = state.done >= ETA_MIN_DONE && rate > 0 ? formatSeconds(remaining / rate) : '--';
+  return [
+    { text: formatSeconds(secs), rank: 0 },
+    { text: `${state.done}/${state.listed} replays`, rank: 1 },
+    { text: 'listed', rank: 3 },
+    { text: `ETA ${eta}`, rank: 2 },
+    { text: formatBytes(state.bytes), rank: 4 },
+    { text: `${state.events} events`, rank: 6 },
+    { text: rateText, rank: 5 },
+  ];
+}
+
+/** The periodic status line of a run whose stderr is not a terminal (cron logs): every part, no bar. */
+export function statusLine(state: ProgressState): string {
+  return `progress: ${progressParts(state).map((p) => p.text).join(', ')}`;
+}
+
 /**
  * The progress line for `state`, at most `columns - 1` characters (the last column is left free: writing into it
- * makes some terminals wrap). Parts are dropped from the least useful up when the terminal is narrow; the bar
- * takes the room left (at most 30 columns) and goes only when the three most useful parts alone leave it none.
+ * makes some terminals wrap). A bar only once the listing has ended (before, there is no total to fill it against).
+ * Parts are dropped from the least useful up when the terminal is narrow; the bar takes the room left (at most 30
+ * columns) and goes only when the three most useful parts alone leave it none.
  */
 export function progressLine(state: ProgressState, columns: number): string {
   const max = Math.max(0, Math.floor(columns) - 1);
-  const secs = state.elapsedMs / 1000;
-  const total = state.listingComplete ? `${state.done}/${state.listed}` : `${state.done}/${state.listed}+`;
-  const listing = state.listingComplete ? 'listed' : 'listing…';
-  const rate = secs > 0 ? state.done / secs : 0;
-  const remaining = state.listed - state.done;
-  const eta = state.listingComplete && state.done >= ETA_MIN_DONE && rate > 0 ? formatSeconds(remaining / rate) : null;
-  // In order of importance; the first ones are kept longest.
-  const parts: { text: string; rank: number }[] = [
-    { text: formatSeconds(secs), rank: 0 },
-    { text: `${total} replays`, rank: 1 },
-    { text: listing, rank: 3 },
-    { text: eta !== null ? `ETA ${eta}` : 'ETA --', rank: 2 },
-    { text: formatBytes(state.bytes), rank: 4 },
-    { text: `${state.events} events`, rank: 6 },
-    { text: `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} replays/s`, rank: 5 },
-  ];
   const frac = state.listed > 0 ? Math.min(1, state.done / state.listed) : 0;
-  let kept = parts;
+  let kept = progressParts(state);
   for (;;) {
     const text = kept.map((p) => p.text).join('  ');
     const room = max - text.length - 2;
-    if (room >= 10) {
+    if (state.listingComplete && room >= 10) {
       const width = Math.min(30, room - 2);
       const filled = Math.round(frac * width);
       return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]  ${text}`;
     }
-    // The bar is worth more than the least useful parts; with three parts left, they come first.
-    if (text.length <= max && kept.length <= 3) return text;
+    if (text.length <= max && (!state.listingComplete || kept.length <= 3)) return text;
     if (kept.length === 1) return text.slice(0, max);
     const drop = Math.max(...kept.map((p) => p.rank));
     kept = kept.filter((p) => p.rank !== drop);

@@ -1,6 +1,6 @@
 import { redactText } from '../../src/cli/base.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
-import { formatBytes, formatSeconds, ProgressRenderer, type ProgressStream } from './progress.js';
+import { formatBytes, formatSeconds, ProgressRenderer, statusLine, type ProgressState, type ProgressStream } from './progress.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -32,32 +32,42 @@ export interface ReporterOptions {
   verbose?: boolean;
   /** A written output's key as shown to the user (a full path, a `file://` link). */
   showKey?: (key: string) => string;
+  /**
+   * When no progress line is drawn (stderr not a terminal, or JSON logs): a status line (a `status` record) every
+   * this many ms while a run goes on, for cron logs. 0 or absent: none.
+   */
+  statusEveryMs?: number;
 }
 
 /**
- * Characters that must not reach a terminal as they are: C0 controls (a newline would forge a line of its own, ESC
- * starts a control sequence), DEL, C1 controls (U+009B is a CSI of its own), the Unicode line and paragraph
- * separators and the bidirectional overrides and isolates (which reorder what is shown).
+ * Characters that must not reach a terminal as they are: controls (C0: a newline would forge a line of its own, ESC
+ * starts a control sequence; DEL; C1: U+009B is a CSI of its own), the Unicode line and paragraph separators, and
+ * every format character (Cf), which prints nothing or reorders what is shown: zero-width U+200B-U+200F, the Arabic
+ * letter mark U+061C, soft hyphen, bidirectional embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069,
+ * U+FEFF, the tag characters.
  */
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
-/** A text log line safe to print: every control character shown as an escape (`\n`, `\x1b`, `\u202e`). */
+/** `c` as an escape: `\x1b` below U+0100, `\u202e`, `\u{e0041}` beyond U+FFFF. */
+function escapeOf(c: string): string {
+  const code = c.codePointAt(0)!;
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** A text log line safe to print: every control and format character shown as an escape (`\n`, `\x1b`, `\u200b`). */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, (c) => {
-    const code = c.charCodeAt(0);
-    if (c === '\n') return '\\n';
-    if (c === '\r') return '\\r';
-    if (c === '\t') return '\\t';
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(CONTROLS, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : escapeOf(c)));
 }
 
 /**
- * One JSON log line. JSON.stringify escapes C0 controls but leaves DEL, C1 controls and the Unicode separators and
- * bidirectional controls as they are; they are written as `\uXXXX` escapes (the same JSON value).
+ * One JSON log line. JSON.stringify escapes C0 controls but leaves DEL, C1 controls, the Unicode separators and the
+ * format characters as they are; those are written as `\uXXXX` escapes (the same JSON value; a pair for a character
+ * beyond U+FFFF).
  */
 export function jsonLine(record: unknown): string {
-  return JSON.stringify(record).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const unit = (c: string, i: number): string => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(record).replace(CONTROLS, (c) => (c.length === 2 ? unit(c, 0) + unit(c, 1) : unit(c, 0)));
 }
 
 /**
@@ -77,6 +87,7 @@ export class Reporter {
   };
   private readonly started = Date.now();
   private readonly bar: ProgressRenderer | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
   /** Whether any event of a run arrived (a run that never started has no progress line and no summary). */
   private began = false;
 
@@ -87,16 +98,33 @@ export class Reporter {
     private readonly options: ReporterOptions = {},
   ) {
     const tty = format === 'text' && Boolean(err.isTTY);
-    if (tty && options.progress !== false && !options.quiet) {
-      this.bar = new ProgressRenderer(err, () => ({
-        elapsedMs: Date.now() - this.started,
-        done: this.done(),
-        listed: this.totals.listed,
-        listingComplete: this.totals.listingComplete,
-        events: this.totals.events,
-        bytes: this.totals.bytes,
-      }));
-    }
+    if (tty && options.progress !== false && !options.quiet) this.bar = new ProgressRenderer(err, () => this.progressState());
+  }
+
+  private progressState(): ProgressState {
+    const { listed, listingComplete, events, bytes } = this.totals;
+    return { elapsedMs: Date.now() - this.started, done: this.done(), listed, listingComplete, events, bytes };
+  }
+
+  /** The periodic status of a run with no progress line (see `ReporterOptions.statusEveryMs`). */
+  private startStatus(): void {
+    const every = this.options.statusEveryMs ?? 0;
+    const terminal = this.format === 'text' && this.err.isTTY === true;
+    if (terminal || every <= 0 || this.options.quiet || this.options.progress === false) return;
+    this.statusTimer = setInterval(() => {
+      const s = this.progressState();
+      this.log('info', statusLine(s), {
+        event: 'status', done: s.done, listed: s.listed, listing_complete: s.listingComplete, events: s.events, bytes: s.bytes,
+        seconds: Math.round(s.elapsedMs / 100) / 10,
+      });
+    }, every);
+    this.statusTimer.unref();
+  }
+
+  private stopDisplay(): void {
+    this.bar?.stop();
+    clearInterval(this.statusTimer);
+    this.statusTimer = undefined;
   }
 
   /** Whether any event of a run was reported. */
@@ -175,6 +203,7 @@ export class Reporter {
     if (!this.began) {
       this.began = true;
       this.bar?.start();
+      this.startStatus();
     }
     switch (ev.type) {
       case 'listed':
@@ -260,7 +289,7 @@ export class Reporter {
   summary(target: string, extra: Record<string, unknown> = {}): void {
     const b = this.totals.byOutcome;
     const elapsed = (Date.now() - this.started) / 1000;
-    this.bar?.stop();
+    this.stopDisplay();
     if (this.format === 'json') {
       this.log(b.failed + b.not_found > 0 ? 'error' : 'info', 'summary', {
         event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped, not_found: b.not_found,
@@ -279,7 +308,7 @@ export class Reporter {
 
   /** Ends the run's display: the progress line is taken away (the summary does this too). */
   close(): void {
-    this.bar?.stop();
+    this.stopDisplay();
   }
 }
 

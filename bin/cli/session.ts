@@ -1,8 +1,21 @@
 import type { Command } from 'commander';
 import { exitCodeOf, InterruptedError } from '../../src/cli/base.js';
+import { ConfigError } from '../../src/cli/flags.js';
 import type { CliContext, CliIo, GlobalFlags } from './context.js';
-import { usage } from './flags.js';
+import { durationFlag, usage } from './flags.js';
+import { STATUS_EVERY } from './global-flags.js';
 import { Reporter, type LogFormat } from './reporter.js';
+
+/**
+ * A mistake a system or SDK reports in its own words, as the usage error it is (exit 2), naming what to give: the
+ * AWS SDK's "Region is missing" (an S3 target on AWS with no region configured).
+ */
+function usageOf(err: unknown): unknown {
+  if (err instanceof Error && /\bRegion is missing\b/.test(err.message)) {
+    return new ConfigError('the S3 target needs a region: give --s3-region <region> (e.g. us-east-1) or set AWS_REGION', 's3_region_missing');
+  }
+  return err;
+}
 
 /** Said on an interrupt once a command that resumes has started its work. */
 const RESUME = 'interrupted — run the same command again to resume';
@@ -55,7 +68,8 @@ export class CliSession {
     if (globals.logFormat !== 'text' && globals.logFormat !== 'json') usage(`--log-format must be text or json (got ${globals.logFormat})`);
     const format = (this.format = globals.logFormat);
     const { stdout, stderr, stdin, env } = this.io;
-    const shown = { quiet: globals.quiet === true, progress: globals.progress, verbose: globals.verbose === true };
+    const statusEveryMs = durationFlag('--status-every', globals.statusEvery ?? STATUS_EVERY);
+    const shown = { quiet: globals.quiet === true, progress: globals.progress, verbose: globals.verbose === true, ...(statusEveryMs !== undefined ? { statusEveryMs } : {}) };
     return {
       stdout, stderr, stdin, env, globals, format, command,
       signal: this.signal,
@@ -71,7 +85,7 @@ export class CliSession {
   /** The exit code of a command that ended with `err` (by its category: `EXIT_CODES`), reported on stderr. */
   fail(err: unknown): number {
     const aborted = this.signal.aborted;
-    const cause = aborted && this.resumable ? new InterruptedError(RESUME) : aborted ? this.signal.reason : err;
+    const cause = aborted && this.resumable ? new InterruptedError(RESUME) : aborted ? this.signal.reason : usageOf(err);
     const code = exitCodeOf(cause);
     this.reporter().log('error', cause instanceof Error ? cause.message : String(cause), { event: 'fatal', exit_code: code });
     return code;

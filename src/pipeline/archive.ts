@@ -53,6 +53,20 @@ export interface ArchivePlan {
   replays: AsyncIterable<ReplayInfo>;
   /** Skip replays recorded `ok` whose output exists (resume). `false` re-exports them. */
   resume: boolean;
+  /** The listing's bound, fixed when the run starts (see `ListingBound`). */
+  bound?: ListingBound | undefined;
+  /** Export at most this many replays in this run; the rest wait for the next run. */
+  max?: number | undefined;
+}
+
+/**
+ * The upper time bound of a run's listing, fixed at its start: a replay that started after `untilMs` waits for the
+ * next run. A listing that keeps growing (replays arriving while the run pages) ends once `stallAfter` records in a
+ * row (a full page) bring nothing new within the bound, whatever the API does with its own `end_time`.
+ */
+export interface ListingBound {
+  untilMs: number;
+  stallAfter: number;
 }
 
 /** What a run is handed besides its settings: the API, the downloader, the archive and the caller's hooks. */
@@ -89,7 +103,7 @@ async function* candidates(
   };
   if (settings.order === 'expiry') {
     const all: ReplayInfo[] = [];
-    for await (const r of plan.replays) if (keep(r)) all.push(r);
+    for await (const r of bounded(plan.replays, plan.bound)) if (keep(r)) all.push(r);
     onListed(all.length, true);
     const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
     // Stable: replays with the same expiry stay in listing order; unknown expiry goes last.
@@ -97,12 +111,30 @@ async function* candidates(
     return;
   }
   let n = 0;
-  for await (const r of plan.replays) {
+  for await (const r of bounded(plan.replays, plan.bound)) {
     if (!keep(r)) continue;
     onListed(++n, false);
     yield r;
   }
   onListed(n, true);
+}
+
+/**
+ * The records of `replays` that started by the bound. A record whose start is unreadable or absurd (a client clock in
+ * 2120) is kept: the run decides on it as before. Ends the listing once `stallAfter` records in a row were past it.
+ */
+async function* bounded(replays: AsyncIterable<ReplayInfo>, bound: ListingBound | undefined): AsyncGenerator<ReplayInfo> {
+  if (bound === undefined) return yield* replays;
+  let past = 0;
+  for await (const r of replays) {
+    const start = startOf(r, bound.untilMs);
+    if (start !== null && start > bound.untilMs) {
+      if (++past >= bound.stallAfter) return;
+      continue;
+    }
+    past = 0;
+    yield r;
+  }
 }
 
 /** The replay's start in ms when it is readable and plausible, else null (never settling, never re-checked). */
@@ -210,6 +242,9 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       return p;
     };
 
+    // Exports started (`plan.max`); once full, no worker takes another replay from the listing.
+    let exports = 0;
+    let full = false;
     const handle = async (replay: ReplayInfo): Promise<void> => {
       const id = replay.replay_id;
       if (state.forgotten(replay)) {
@@ -259,6 +294,12 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
         return;
       }
+      if (plan.max !== undefined && exports >= plan.max) {
+        // `max` replays exported: this one and the rest of the listing wait for the next run (nothing recorded).
+        full = true;
+        return;
+      }
+      exports++;
       channel.push({ type: 'started', replayId: id });
       const entry = await exportReplayToSink(replay, settings, {
         api: io.api,
@@ -285,7 +326,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
 
     let firstError: { error: unknown } | undefined;
     const worker = async (): Promise<void> => {
-      while (!signal.aborted) {
+      while (!signal.aborted && !full) {
         const item = await next();
         if (item.done) return;
         try {
@@ -308,6 +349,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       if (failure) throw failure.reason;
       throw outer?.reason;
     }
+    // A run stopped by `max` leaves the rest of the listing unread.
+    if (full) await source.return?.(undefined);
     await compactor?.finish();
   };
 

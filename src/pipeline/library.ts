@@ -37,6 +37,8 @@ export interface ArchiveOptions extends EntryOptions {
   until?: string | undefined;
   /** Replays per listing page (1–200; default `DEFAULTS.archiveListPageSize`, 200). */
   listPageSize?: number | undefined;
+  /** Export at most this many replays in this run (the rest wait for the next run). Default: no limit. */
+  max?: number | undefined;
 }
 
 /** Options of a run that an open `run` already fixed. */
@@ -212,7 +214,10 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
   const entry = runFor(options);
   const { run } = entry;
   try {
-    yield* runArchive({ replays: listingOf(options, run), resume: true }, run.settings, await archiveIo(run));
+    if (options.max !== undefined && !(Number.isSafeInteger(options.max) && options.max >= 1)) throw new ConfigError(`max must be a positive integer (got ${String(options.max)})`, 'invalid_max');
+    // The run's upper time bound is fixed now: replays that start while it pages wait for the next run.
+    const bound = { untilMs: run.now(), stallAfter: options.listPageSize ?? DEFAULTS.archiveListPageSize };
+    yield* runArchive({ replays: listingOf(options, run), resume: true, bound, max: options.max }, run.settings, await archiveIo(run));
   } finally {
     await release(entry);
   }

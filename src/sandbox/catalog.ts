@@ -29,6 +29,9 @@ export class Catalog {
   private readonly byId = new Map<string, CatalogReplay>();
   private readonly held: Set<string>;
   private readonly hiddenTail: Map<string, number>;
+  /** `sorted`, to add to (`grow`). */
+  private readonly all: CatalogReplay[];
+  private grown = 0;
 
   constructor(opts: ResolvedSandboxOptions) {
     const samples = loadSamplesIndex(opts.samplesDir);
@@ -83,8 +86,30 @@ export class Catalog {
       compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
     );
     this.sorted = all;
+    this.all = all;
     this.held = new Set(opts.held);
     this.hiddenTail = new Map(Object.entries(opts.hiddenTail).filter(([, n]) => n > 0));
+  }
+
+  /** Adds `n` replays that started at `startMs` (files of the first sample): a listing that grows while it is read. */
+  grow(n: number, startMs: number): void {
+    const sample = this.samples[0];
+    if (sample === undefined) throw new SandboxConfigError('listGrowth needs at least one sample');
+    for (let i = 0; i < n; i++) {
+      const k = this.grown++;
+      const deviceId = `grown-${String(k).padStart(8, '0')}`;
+      const sessionId = String(startMs + k);
+      const start = new Date(startMs).toISOString();
+      const record: ReplayRecordJson = {
+        replay_id: `${deviceId}/${sessionId}`, session_id: sessionId, device_id: deviceId, platform_id: sample.platform_id,
+        start_time: start, end_time: start, retention_in_days: sample.retention_in_days,
+      };
+      const r: CatalogReplay = { record, startMs, sample, origin: 'replica' };
+      this.byId.set(record.replay_id, r);
+      let at = this.all.length;
+      while (at > 0 && compareReplays({ startMs: this.all[at - 1]!.startMs, id: this.all[at - 1]!.record.replay_id }, { startMs, id: record.replay_id }) > 0) at--;
+      this.all.splice(at, 0, r);
+    }
   }
 
   get(replayId: string): CatalogReplay | undefined {

@@ -109,7 +109,7 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
 
   if (replayIds.length > 0) {
     // Lookup by id: page_size is ignored, next_page_token is always null.
-    const sort = sortParam ?? SANDBOX_DEFAULTS.sortOrder;
+    const sort = sortParam ?? ctx.opts.sortOrder;
     const filter: ListFilter = { pid: null, from, to };
     const found = new Map<string, CatalogReplay>();
     for (const id of replayIds) {
@@ -125,7 +125,7 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
   }
 
   const pageSize = pageSizeParam(query, SANDBOX_DEFAULTS.listPageSize, SANDBOX_DEFAULTS.listPageSizeMax);
-  let sort: 'asc' | 'desc' = sortParam ?? SANDBOX_DEFAULTS.sortOrder;
+  let sort: 'asc' | 'desc' = sortParam ?? ctx.opts.sortOrder;
   let filter: ListFilter = { pid, from, to };
   let after: { startMs: number; id: string } | null = null;
   if (pageToken !== null) {
@@ -181,5 +181,10 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
     next = ctx.tokens.encode(state);
   }
   const records: ReplayRecordJson[] = page.map((r) => r.record);
+  const growth = ctx.opts.listGrowth;
+  if (growth.pages > 0 && growth.perPage > 0) {
+    growth.pages--;
+    ctx.catalog.grow(growth.perPage, ctx.opts.now());
+  }
   sendJson(res, 200, { session_replays: records, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
 }

@@ -38,6 +38,13 @@ export interface SandboxOptions {
   now?: () => number;
   /** Replay ids whose files endpoint answers 404 "no files yet" until released. */
   held?: string[];
+  /**
+   * A listing that keeps growing: after each of the first `pages` listing pages served, `perPage` new replays that
+   * started that moment (`now`) join the catalogue (files of the first sample), as replays arriving while a run pages.
+   */
+  listGrowth?: { perPage: number; pages: number };
+  /** The order of a listing that names none (`sort_order`). Default desc. */
+  sortOrder?: 'asc' | 'desc';
   /** `{ replayId: n }`: the last n files (of each version) of the replay are not listed until released. */
   hiddenTail?: Record<string, number>;
   /**
@@ -76,6 +83,8 @@ export interface ResolvedSandboxOptions {
   faults: Partial<Faults>;
   now: () => number;
   held: string[];
+  listGrowth: { perPage: number; pages: number };
+  sortOrder: 'asc' | 'desc';
   hiddenTail: Record<string, number>;
   apiConcurrency: number;
   limits: RateLimitSettings;
@@ -129,6 +138,8 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     faults: o.faults ?? {},
     now: o.now ?? Date.now,
     held: o.held ?? [],
+    listGrowth: { perPage: 0, pages: 0, ...o.listGrowth },
+    sortOrder: o.sortOrder ?? SANDBOX_DEFAULTS.sortOrder,
     hiddenTail: o.hiddenTail ?? {},
     apiConcurrency: o.apiConcurrency ?? SANDBOX_DEFAULTS.apiConcurrency,
     limits: { ...DEFAULT_RATE_LIMITS, ...definedOnly(o.limits ?? {}) },
@@ -137,6 +148,9 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
   };
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new SandboxConfigError('port must be 0..65535');
   if (!Number.isInteger(r.replicas) || r.replicas < 0) throw new SandboxConfigError('replicas must be a non-negative integer');
+  const g = r.listGrowth;
+  if (!Number.isInteger(g.perPage) || g.perPage < 0 || !Number.isInteger(g.pages) || g.pages < 0) throw new SandboxConfigError('listGrowth.perPage and .pages must be non-negative integers');
+  if (r.sortOrder !== 'asc' && r.sortOrder !== 'desc') throw new SandboxConfigError('sortOrder must be asc or desc');
   if (!Number.isInteger(r.apiConcurrency) || r.apiConcurrency < 0) throw new SandboxConfigError('apiConcurrency must be a non-negative integer (0: no limit)');
   for (const [name, v] of Object.entries(r.limits)) {
     if (!(name in DEFAULT_RATE_LIMITS)) throw new SandboxConfigError(`limits.${name} is not a limit (known: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')})`);

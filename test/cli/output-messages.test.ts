@@ -84,6 +84,45 @@ describe('CLI messages', () => {
     expect(none.stderr).not.toContain('--region');
   });
 
+  test('secrets given as flags: one line names the environment variables to use instead (never the secrets)', async () => {
+    const { apiKey, secretKey } = sandbox.credentials;
+    const env = sandboxEnv(sandbox);
+    delete env.PLATFORM_API_KEY;
+    delete env.PLATFORM_SECRET_KEY;
+    const res = await runCli(['--api-key', apiKey, '--secret-key', secretKey, 'list', '--max', '1'], env);
+    expect(res.code, res.stderr).toBe(0);
+    const hints = res.stderr.split('\n').filter((l) => l.includes('process'));
+    expect(hints).toHaveLength(1);
+    expect(hints[0]).toMatch(/^warn: .*PLATFORM_API_KEY=… for --api-key, PLATFORM_SECRET_KEY=… for --secret-key/);
+    expect(res.stderr).not.toContain(apiKey);
+    const mgmt = await runCli(['api', 'experiments.list', '--management-key', 'a-management-key-123'], sandboxEnv(sandbox));
+    expect(mgmt.stderr).toMatch(/PLATFORM_MANAGEMENT_KEY=… for --management-key/);
+    expect(mgmt.stderr).not.toContain('a-management-key-123');
+    const fromEnv = await runCli(['list', '--max', '1'], sandboxEnv(sandbox));
+    expect(fromEnv.stderr).not.toMatch(/process/);
+  });
+
+  test('forget with neither --user nor --replay says what to give (exit 2)', async () => {
+    const res = await runCli(['forget', '--out', join(work.dir, 'nothing')], {});
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/forget needs what to forget: --user <platform_id> \(a user\) or --replay <replay_id>/);
+    expect(res.stderr).not.toContain('not both');
+  });
+
+  test('piped: a periodic progress status line (--status-every), for cron logs; 0 turns it off', async () => {
+    const env = sandboxEnv(sandbox);
+    const text = await runCli(['--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-text'), '--settle', '0s'], env);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/^progress: \d+s, (\d+ done, \d+ listed, listing…|\d+\/\d+ replays, listed, ETA \S+), /m);
+    const json = await runCli(['--log-format', 'json', '--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-json'), '--settle', '0s'], env);
+    expect(records(json.stderr).find((r) => r.event === 'status')).toMatchObject({ level: 'info', done: expect.any(Number), listed: expect.any(Number) });
+    const off = await runCli(['--status-every', '0', 'archive', '--out', join(work.dir, 'status-off'), '--settle', '0s'], env);
+    expect(off.stderr).not.toMatch(/^progress:/m);
+    const bad = await runCli(['--status-every', 'often', 'archive', '--out', join(work.dir, 'status-bad')], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--status-every');
+  });
+
   test('a one-off export prints the full written path (a file:// link for html)', async () => {
     const id = sandbox.replays()[0]!.replayId;
     const out = join(work.dir, 'one');

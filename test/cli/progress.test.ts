@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { ETA_MIN_DONE, progressLine, ProgressRenderer, type ProgressState } from '../../bin/cli/progress.js';
+import { ETA_MIN_DONE, progressLine, ProgressRenderer, statusLine, type ProgressState } from '../../bin/cli/progress.js';
 import { failedLine } from '../../bin/cli/reporter.js';
 
 const state = (s: Partial<ProgressState> = {}): ProgressState => ({
@@ -8,11 +8,18 @@ const state = (s: Partial<ProgressState> = {}): ProgressState => ({
 });
 
 describe('progressLine', () => {
-  test('says elapsed time, done/total (provisional while listing), listing state, bytes, events and rate', () => {
+  test('while listing: a count and a rate, no bar and no ETA (there is no total yet); then a bar and an ETA', () => {
     const line = progressLine(state(), 200);
-    expect(line).toMatch(/^\[#+\.+\] {2}1m05s {2}12\/40\+ replays {2}listing… {2}ETA -- {2}5\.0 MiB {2}123456 events {2}0\.2 replays\/s$/);
+    expect(line).toBe('1m05s  12 done, 40 listed  listing…  0.2 replays/s  5.0 MiB  123456 events');
+    // The default order: the listing a few replays ahead of the exports is no total to fill a bar against.
+    expect(progressLine(state({ done: 39, listed: 40 }), 200)).not.toMatch(/[[#\]]|ETA/);
     const done = progressLine(state({ listingComplete: true }), 200);
-    expect(done).toContain('12/40 replays  listed');
+    expect(done).toMatch(/^\[#+\.+\] {2}1m05s {2}12\/40 replays {2}listed {2}ETA 2m31s {2}5\.0 MiB {2}123456 events {2}0\.2 replays\/s$/);
+  });
+
+  test('the periodic status line (stderr not a terminal) says every part, with no bar', () => {
+    expect(statusLine(state())).toBe('progress: 1m05s, 12 done, 40 listed, listing…, 0.2 replays/s, 5.0 MiB, 123456 events');
+    expect(statusLine(state({ listingComplete: true }))).toContain('12/40 replays, listed, ETA 2m31s');
   });
 
   test('an ETA from the rate once the listing is complete and enough replays are done', () => {
@@ -30,7 +37,7 @@ describe('progressLine', () => {
       }
     }
     const narrow = progressLine(state(), 40);
-    expect(narrow).toContain('12/40+ replays');
+    expect(narrow).toContain('12 done, 40 listed');
     expect(narrow).not.toContain('events');
   });
 });
@@ -47,7 +54,7 @@ class FakeTerminal extends EventEmitter {
 describe('ProgressRenderer', () => {
   test('draws on start, redraws at the new width on resize, clears before a line and leaves nothing at stop', () => {
     const term = new FakeTerminal();
-    const r = new ProgressRenderer(term, () => state());
+    const r = new ProgressRenderer(term, () => state({ listingComplete: true }));
     r.draw(); // not started: nothing
     expect(term.written).toEqual([]);
     r.start();

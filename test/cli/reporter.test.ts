@@ -39,6 +39,21 @@ describe('text logs', () => {
   test('escapeControls shows each control character as an escape and leaves other text as it is', () => {
     expect(escapeControls('a\tb\rc\nd\x00e\x7f\u0085\u2028 ✓ é 中')).toBe('a\\tb\\rc\\nd\\x00e\\x7f\\x85\\u2028 ✓ é 中');
   });
+  test('invisible and reordering characters in a replay id are shown as escapes: zero-width, ALM, bidi, BOM, tags', () => {
+    const out = capture();
+    const reporter = new Reporter('text', [], out.stream);
+    // An id that looks like another one on a terminal: a zero-width space, an Arabic letter mark, a right-to-left
+    // override, a soft hyphen, a byte-order mark and a tag character.
+    const id = 'dev\u200b/1\u061c\u202e2\u00ad\ufeff\u{e0041}';
+    reporter.onEvent(resultOf(id, 'ok'));
+    const text = out.text();
+    expect(text.trimEnd()).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+    for (const shown of ['\\u200b', '\\u061c', '\\u202e', '\\xad', '\\ufeff', '\\u{e0041}']) expect(text).toContain(shown);
+    const json = capture();
+    new Reporter('json', [], json.stream).onEvent(resultOf(id, 'failed'));
+    expect(json.text().trimEnd()).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+    expect(JSON.parse(json.text()).replay_id).toBe(id);
+  });
 });
 
 describe('JSON logs', () => {

@@ -5,6 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { createReadStream } from 'node:fs';
+import { pathKind } from '../out-target.js';
 import {
   findOperation,
   OperationArgs,
@@ -57,6 +58,10 @@ function pairsOf(params: readonly string[]): Array<[string, string]> {
 }
 
 async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
+  if (source !== '-') {
+    const kind = await pathKind(source);
+    if (kind !== 'file') throw new ConfigError(`--body ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a JSON file, or --body - to read stdin`);
+  }
   const stream = source === '-' ? stdin : createReadStream(source);
   const chunks: Buffer[] = [];
   let size = 0;

@@ -9,7 +9,7 @@ import type { CliContext, Invocation } from '../context.js';
 import { printPlan } from '../dry-run.js';
 import { addLimitFlags, positiveInt, usage, withDefault } from '../flags.js';
 import { addSinkFlags, drive, sinkSettingsOf, type RunFlags, type SinkFlags } from '../sink-flags.js';
-import { isStdoutTarget } from '../stdout-export.js';
+import { outTarget } from '../out-target.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from '../time-flags.js';
 
 interface ArchiveFlags extends SinkFlags, RunFlags {
@@ -18,6 +18,7 @@ interface ArchiveFlags extends SinkFlags, RunFlags {
   until?: string;
   shard?: string;
   pageSize?: number;
+  max?: number;
   dryRun?: boolean;
 }
 
@@ -36,6 +37,7 @@ export function register(program: Command): Command {
         )
         .option('--recheck <duration>', withDefault('re-list files of replays archived within this window; re-export if changed', 'off'))
         .option('--order <order>', withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order))
+        .option('--max <n>', withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'), positiveInt('--max'))
         .option('--page-size <n>', withDefault('replays per listing page (1-200); the next page is read while one is exported', String(DEFAULTS.archiveListPageSize)), positiveInt('--page-size'))
         .option(
           '--shard <i/n>',
@@ -52,7 +54,7 @@ export function register(program: Command): Command {
 
 export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): Promise<number> {
   if (opts.user !== undefined) validatePlatformId(opts.user);
-  if (isStdoutTarget(opts.out)) usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
+  if ((await outTarget(opts.out, 'archive', false)).kind === 'stdout') usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
   const range = timeRangeOf(opts);
   const { since, until } = queryBounds(range);
   const run = await context.openRun({
@@ -71,6 +73,7 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
       ...(until !== undefined ? { until } : {}),
       ...(opts.pageSize !== undefined ? { listPageSize: opts.pageSize } : {}),
     };
+    const max = opts.max !== undefined ? { max: opts.max } : {};
     if (opts.dryRun) {
       await printPlan(planArchive(options), context.format === 'json', reporter, context.stdout);
       return 0;
@@ -78,7 +81,7 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
     context.markResumable();
     if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
     const counter = { listed: 0 };
-    const code = await drive(countListed(archiveReplays(options), counter), reporter, opts.out, settings.shard ? { shard: formatShard(settings.shard) } : {});
+    const code = await drive(countListed(archiveReplays({ ...options, ...max }), counter), reporter, opts.out, settings.shard ? { shard: formatShard(settings.shard) } : {});
     const none = counter.listed === 0 ? noMatchMessage(range) : undefined;
     if (none !== undefined) reporter.log('info', none, { event: 'no_match' });
     return code;

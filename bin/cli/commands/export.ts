@@ -6,7 +6,9 @@ import type { CliContext, Invocation } from '../context.js';
 import { addLimitFlags } from '../flags.js';
 import { checkReplayIdArg } from '../replay-ids.js';
 import { addSinkFlags, drive, sinkSettingsOf, type SinkFlags } from '../sink-flags.js';
-import { checkStdoutExport, exportToStdout, isStdoutTarget } from '../stdout-export.js';
+import { fileOutput, streamOutput } from '../file-output.js';
+import { checkOneReplayExport, exportOneReplay } from '../one-replay-export.js';
+import { outTarget } from '../out-target.js';
 
 export function register(program: Command): Command {
   return addLimitFlags(
@@ -29,15 +31,21 @@ function writtenPath(out: string, key: string, format: OutputFormat): string {
 export async function run(opts: Invocation<SinkFlags>, context: CliContext): Promise<number> {
   const ids = opts.args;
   for (const id of ids) checkReplayIdArg(id);
+  const target = await outTarget(opts.out, 'export', ids.length === 1);
+  const settings = await sinkSettingsOf(opts, 'export');
+  const oneReplay = target.kind === 'stdout' || target.kind === 'file';
   const run = await context.openRun({
-    settings: await sinkSettingsOf(opts, 'export'),
-    ...(isStdoutTarget(opts.out) ? {} : { out: opts.out }),
-    reporter: (settings) => ({ showKey: (key) => writtenPath(opts.out, key, settings.output.format) }),
+    // A file's name says its format and compression.
+    settings: target.kind === 'file' ? { ...settings, format: target.format, gzip: target.gzip } : settings,
+    ...(oneReplay ? {} : { out: opts.out }),
+    reporter: (s) => ({ showKey: (key) => writtenPath(opts.out, key, s.output.format) }),
   });
   try {
-    if (isStdoutTarget(opts.out)) {
-      checkStdoutExport(ids, run.settings);
-      await exportToStdout(ids[0]!, await run.library(), context.stdout);
+    if (target.kind === 'stdout' || target.kind === 'file') {
+      checkOneReplayExport(ids, run.settings, target, opts.format);
+      const library = await run.library();
+      await exportOneReplay(ids[0]!, library, target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout));
+      if (target.kind === 'file') run.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;
     }
     const library = await run.library();

@@ -6,7 +6,7 @@ import type { CliContext, Invocation } from '../context.js';
 import { addS3AccessFlags, collect, s3ReadOptions, usage, withDefault, type S3ReadFlags } from '../flags.js';
 import { runForget } from '../forget-command.js';
 import { checkReplayIdArg } from '../replay-ids.js';
-import { isStdoutTarget } from '../stdout-export.js';
+import { outTarget } from '../out-target.js';
 
 interface ForgetFlags extends S3ReadFlags {
   out: string;
@@ -31,10 +31,11 @@ export function register(program: Command): Command {
 
 export async function run(opts: Invocation<ForgetFlags>, context: CliContext): Promise<number> {
   const replayIds = opts.replay ?? [];
-  if ((opts.user !== undefined) === replayIds.length > 0) usage('forget takes --user <platform_id> or --replay <replay_id>, not both');
+  if (opts.user === undefined && replayIds.length === 0) usage('forget needs what to forget: --user <platform_id> (a user) or --replay <replay_id> (repeatable)');
+  if (opts.user !== undefined && replayIds.length > 0) usage('forget takes --user <platform_id> or --replay <replay_id>, not both');
   if (opts.user !== undefined) validatePlatformId(opts.user);
   for (const id of replayIds) checkReplayIdArg(id);
-  if (opts.out.trim() === '' || isStdoutTarget(opts.out)) usage('--out must be the archive: a folder or s3://bucket/prefix');
+  if (opts.out.trim() === '' || (await outTarget(opts.out, 'forget', false)).kind === 'stdout') usage('--out must be the archive: a folder or s3://bucket/prefix');
   const run = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
   try {
     // Interrupted, the same command finishes the job (tombstones already written are not written twice).

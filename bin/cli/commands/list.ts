@@ -3,7 +3,7 @@ import { validatePlatformId } from '../../../src/cli/flags.js';
 import { expiresAtIso } from '../../../src/archive-tools.js';
 import type { CliContext, Invocation } from '../context.js';
 import { collect, deadlineOf, positiveInt, REQUEST_DEADLINE_HELP, usage, withDefault } from '../flags.js';
-import { printListRecord } from '../list-output.js';
+import { ListTable, printListRecord } from '../list-output.js';
 import { checkReplayIdArg } from '../replay-ids.js';
 import { noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from '../time-flags.js';
 
@@ -47,7 +47,7 @@ export async function run(flags: Invocation<ListFlags>, context: CliContext): Pr
   try {
     const replays = (await run.library()).replays();
     const out = context.stdout;
-    const table = opts.json !== true && out.isTTY === true;
+    const table = opts.json !== true && out.isTTY === true ? new ListTable(out.columns ?? 80) : undefined;
     let n = 0;
     for await (const r of replays.listReplays(
       {
@@ -65,7 +65,7 @@ export async function run(flags: Invocation<ListFlags>, context: CliContext): Pr
       for (const k of ['replay_id', 'session_id', 'device_id', 'platform_id', 'start_time', 'end_time', 'retention_in_days']) line[k] = rec[k];
       const expires = expiresAtIso(r.startMs, r.retention_in_days);
       if (expires !== undefined) line.expires_at = expires;
-      if (!printListRecord(out, line, { table, first: n === 0 })) await new Promise((res) => out.once('drain', res));
+      if (!printListRecord(out, line, table)) await new Promise((res) => out.once('drain', res));
       n++;
       if (opts.max !== undefined && n >= opts.max) break;
     }
