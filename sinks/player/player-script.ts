@@ -571,7 +571,7 @@ export const PLAYER_SCRIPT = [
   "        return;",
   "    const box = stage.getBoundingClientRect();",
   "    const room = Math.max(100, window.innerHeight - box.top - 8);",
-  "    const scale = Math.min(stage.clientWidth / w, room / h);",
+  "    const scale = /[?&]scale=1(?:&|$)/.test(location.search) ? 1 : Math.min(stage.clientWidth / w, room / h);",
   "    replayer.wrapper.style.transformOrigin = '0 0';",
   "    replayer.wrapper.style.transform = 'scale(' + scale + ')';",
   "    stage.style.height = Math.ceil(h * scale) + 'px';",

@@ -3,6 +3,7 @@
  * environment variable), else the one shipped in the npm package `@sparticuz/chromium`, driven by `playwright-core`.
  * Both packages are optional: when they are missing, `VideoError('VIDEO_NO_BROWSER')` says what to install or name.
  */
+import { environmentOf } from '../pipeline/settings.js';
 import type { Browser } from 'playwright-core';
 import { BROWSER_ENV } from './defaults.js';
 import { VideoError } from './errors.js';
@@ -28,7 +29,7 @@ async function importOptional<T>(name: string): Promise<T> {
 }
 
 /** Starts headless Chromium: `path` (or the environment variable), else @sparticuz/chromium's. */
-export async function launchBrowser(path?: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<Browser> {
+export async function launchBrowser(path?: string, env: Readonly<Record<string, string | undefined>> = environmentOf({})): Promise<Browser> {
   const { chromium } = await importOptional<typeof import('playwright-core')>('playwright-core');
   const named = path ?? (env[BROWSER_ENV] || undefined);
   let executablePath = named;

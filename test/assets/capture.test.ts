@@ -67,9 +67,10 @@ async function played(at: { file: string } | { view: string }, name: string): Pr
       });
     }
     const page = await context.newPage();
-    if ('file' in at) await ready(page, at.file, '?paused');
+    // `scale=1`: the replay at its recorded size (the player otherwise fits it to the window, up or down).
+    if ('file' in at) await ready(page, at.file, '?paused&scale=1');
     else {
-      await page.goto(`${at.view}?paused`);
+      await page.goto(`${at.view}?paused&scale=1`);
       await page.waitForSelector('body[data-ready="true"]');
     }
     await page.evaluate(async () => {

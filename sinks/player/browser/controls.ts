@@ -30,7 +30,8 @@ export function fit(replayer: Replayer | null): void {
   if (!w || !h) return;
   const box = stage.getBoundingClientRect();
   const room = Math.max(100, window.innerHeight - box.top - 8);
-  const scale = Math.min(stage.clientWidth / w, room / h);
+  // `?scale=1`: the replay at its recorded size, whatever the window (screenshots, pixel comparisons, embedding).
+  const scale = /[?&]scale=1(?:&|$)/.test(location.search) ? 1 : Math.min(stage.clientWidth / w, room / h);
   replayer.wrapper.style.transformOrigin = '0 0';
   replayer.wrapper.style.transform = 'scale(' + scale + ')';
   stage.style.height = Math.ceil(h * scale) + 'px';
