@@ -110,12 +110,14 @@ describe('adaptive concurrency against the sandbox', () => {
     const sample = setInterval(() => shards.forEach((s, i) => windows[i]!.push(s.transport.limit('replay'))), 50);
     await Promise.all(shards.map((s) => load(s.client, sandbox!, 200)));
     clearInterval(sample);
-    // Over the time both ran, each shard's mean window is within a factor 2 of the other's, and together they use
-    // the limit: neither starves, neither takes it all.
+    // Over the time both ran, neither shard starves and neither takes it all, and together they use the limit. Since
+    // a concurrency 429 holds the cut shard's growth for its Retry-After (issue 30), the shares are less even than
+    // plain AIMD's: the smaller mean window measured 0.44–0.45 of the larger in about half the runs (else above 0.5);
+    // one shard starving would give near 0.
     const both = Math.min(windows[0]!.length, windows[1]!.length);
     const mean = (w: number[]): number => w.slice(both / 4, both).reduce((a, b) => a + b, 0) / (both - Math.floor(both / 4));
     const [a, b] = [mean(windows[0]!), mean(windows[1]!)];
-    expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(0.5);
+    expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(0.4);
     const log = sandbox.apiArrivals();
     const limited = log.filter((x) => x.status === 429).length;
     expect(limited / log.length).toBeLessThanOrEqual(0.1);
