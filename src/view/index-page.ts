@@ -45,7 +45,7 @@ function row(r: IndexRow): string {
     escapeHtml(r.user),
     iso(r.start),
     duration(r.durationMs),
-    r.status,
+    escapeHtml(r.status),
     String(r.events ?? ''),
     r.errors > 0 ? String(r.errors) : '',
     clipped(r.url, 60),
