@@ -60,6 +60,13 @@ describe('api command (catalogue from the command line)', () => {
     expect(badType.stderr).toContain('Invalid limit: must be an integer');
     const unknown = await runCli(['--sandbox', 'api', 'no.such-operation']);
     expect(unknown.code).toBe(2);
+    // A mistyped name gets the operation it most likely meant; a name like none gets no guess.
+    const typo = await runCli(['api', 'dashbaord.retention']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('did you mean dashboard.retention?');
+    const short = await runCli(['api', 'retention']);
+    expect(short.stderr).toContain('did you mean dashboard.retention?');
+    expect((await runCli(['api', 'no.such-operation'])).stderr).not.toContain('did you mean');
     const needsBody = await runCli(['--sandbox', 'api', 'flags.create']);
     expect(needsBody.code).toBe(2);
     expect(needsBody.stderr).toContain('needs --body');

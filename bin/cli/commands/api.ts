@@ -132,11 +132,42 @@ export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise
     return 0;
   }
   const op = findOperation(name);
-  if (!op) throw new ConfigError(`unknown operation ${JSON.stringify(name)} (api --list shows them)`);
+  if (!op) {
+    const near = nearestOperation(name);
+    throw new ConfigError(`unknown operation ${JSON.stringify(name)}${near !== undefined ? `; did you mean ${near}?` : ''} (api --list shows them)`);
+  }
   if (f.help) {
     await write(out, operationHelp(op));
     return 0;
   }
   await runOperation(op, f, context);
   return 0;
+}
+
+/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The operation a mistyped name most likely meant: one whose name ends with it after a dot (`retention` →
+ * `dashboard.retention`), else the closest within a third of the name's length in edits; undefined when none is.
+ */
+export function nearestOperation(name: string): string | undefined {
+  const typed = name.trim().toLowerCase();
+  if (typed === '') return undefined;
+  const suffix = OPERATIONS.find((o) => o.name.toLowerCase().endsWith(`.${typed}`));
+  if (suffix !== undefined) return suffix.name;
+  let best: { name: string; d: number } | undefined;
+  for (const o of OPERATIONS) {
+    const d = editDistance(typed, o.name.toLowerCase());
+    if (best === undefined || d < best.d) best = { name: o.name, d };
+  }
+  return best !== undefined && best.d <= Math.max(1, Math.floor(typed.length / 3)) ? best.name : undefined;
 }
