@@ -4,9 +4,7 @@ import type { Command } from 'commander';
 import type { Run } from '../../src/index.js';
 import type { Region } from '../../src/clients/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { secretsOf } from '../../src/cli/config.js';
-import { requireProjectKeys, resolvePlatform } from '../../src/cli/config.js';
-import { resolveSettings } from '../../src/cli/config.js';
+import { requireProjectKeys, resolvePlatform, resolveSettings, secretsOf } from '../../src/cli/config.js';
 import type { CliConnection, CliRun, GlobalFlags, RunRequest } from './context.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 

@@ -76,7 +76,7 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
   try {
     const api = run.replays();
     // One listing request by id says whether the replay exists (a files listing of an unknown id is just empty).
-    const [info] = await lookUp([replayId], api, run.signal);
+    const { value: info } = await recordsFor([replayId], api, run.signal).next();
     if (info?.notFound !== false) throw new ReplayNotFoundError(replayId);
     yield* replayEventBatches(replayId, run.settings, {
       api,
@@ -92,12 +92,6 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
 }
 
 /** The named replays' listing records (100 ids a request), in the order given; an id the API does not list is `notFound`. */
-async function lookUp(ids: readonly string[], api: ReplayApi, signal: AbortSignal | undefined): Promise<ReplayInfo[]> {
-  const out: ReplayInfo[] = [];
-  for await (const r of recordsFor(ids, api, signal)) out.push(r);
-  return out;
-}
-
 async function* recordsFor(ids: readonly string[], api: ReplayApi, signal: AbortSignal | undefined): AsyncGenerator<ReplayInfo & { notFound: boolean }> {
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
