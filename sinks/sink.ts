@@ -117,10 +117,17 @@ export interface OkEntry extends ManifestEntryBase {
   sha256: string;
   format: OutputFormat;
   gzip: boolean;
-  /** Version of each file, in key order. */
-  file_versions: number[];
-  /** Keys of the replay's files in key order, to notice late data on recheck. */
-  file_keys: string[];
+  /** Version of each file, in key order (absent when the keys are too long to list: see `file_keys_sha256`). */
+  file_versions?: number[];
+  /** Keys of the replay's files in key order, to notice late data on recheck (absent: see `file_keys_sha256`). */
+  file_keys?: string[];
+  /** How many files the replay has: with `file_keys_sha256`, in place of keys too long to list in one record. */
+  file_count?: number;
+  /**
+   * Hex SHA-256 of the JSON array of the file keys (in key order), written in place of `file_keys` and
+   * `file_versions` when listing them would take more than a record should (`MAX_INLINE_FILE_KEYS_BYTES`).
+   */
+  file_keys_sha256?: string;
   checks: ManifestChecks;
   /** Captured assets (`--capture-assets`): each URL the replay references that was stored, → its SHA-256 (`_assets/<sha256>`). */
   assets?: Record<string, string>;
@@ -140,6 +147,8 @@ export interface FailedEntry extends ManifestEntryBase {
   status: 'failed';
   error: ManifestError;
   file_keys?: string[];
+  file_count?: number;
+  file_keys_sha256?: string;
 }
 
 /** Not exported in this run, for `reason` (e.g. `settling`). */

@@ -60,13 +60,11 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     // Every asset is stored before the output appears (the html page embeds them), and both before the manifest line.
     const assets: AssetFields | undefined = await capture?.finish();
     const committed = await writer.commit(assets && { assets: { urls: assets.assets, types: assets.asset_types } });
-    return okEntry(base, {
+    return okEntry(base, { keys: info.fileKeys, versions: info.fileVersions }, {
       key: committed.key,
       event_count: committed.eventCount,
       bytes: committed.bytes,
       sha256: committed.sha256,
-      file_versions: info.fileVersions,
-      file_keys: info.fileKeys,
       checks: checks.result(),
       format: output.format,
       gzip: output.gzip,
