@@ -71,6 +71,15 @@ export interface AssetStore {
   read(digest: string): Promise<Readable | undefined>;
   /** Deletes the asset of `digest` (never through a link); true when it was there. */
   remove(digest: string): Promise<boolean>;
+  /**
+   * Records durably that `replayId` owns the asset of `digest` (`_assets/_claims/…`): called before the asset is
+   * stored. A caller's own sink without `claimAsset` records nothing.
+   */
+  claim(replayId: string, digest: string): Promise<void>;
+  /** The digests `replayId` claimed (none for a sink without `assetClaims`). */
+  claims(replayId: string): AsyncIterable<string>;
+  /** Removes every claim of `replayId`. */
+  unclaim(replayId: string): Promise<void>;
 }
 
 export interface Archive extends AsyncDisposable {
@@ -79,6 +88,11 @@ export interface Archive extends AsyncDisposable {
   readonly outputs: OutputStore;
   readonly manifest: ManifestStore;
   readonly assets: AssetStore;
+  /**
+   * The key of every object under the target, the archive's own included (what `verify` checks); undefined for a
+   * caller's sink that cannot list them (`storedObjects`).
+   */
+  objects(): AsyncIterable<string> | undefined;
   /** Ends what the archive holds open (files, the S3 client). Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -222,7 +236,11 @@ function archiveOf(backend: Backend, owned: boolean): Archive {
         if (sink.removeAsset === undefined) throw unsupported('remove assets (it has no removeAsset method)');
         return sink.removeAsset(digest);
       },
+      claim: async (replayId, digest) => sink.claimAsset?.(replayId, digest),
+      claims: (replayId) => sink.assetClaims?.(replayId) ?? none(),
+      unclaim: async (replayId) => sink.removeAssetClaims?.(replayId),
     },
+    objects: () => sink.storedObjects?.(),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -257,6 +275,8 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
     false,
   );
 }
+
+async function* none(): AsyncGenerator<string> {}
 
 async function* rejecting(err: Error): AsyncGenerator<string> {
   throw err;

@@ -17,11 +17,12 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { ASSETS_DIR, assetKey, checkAssetBody, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
+import { ASSETS_DIR, assetKey, checkAssetBody, isAssetDigest, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
 import { compactS3Manifest, MANIFEST_DIR, readS3Manifest, S3ManifestLog, type S3ManifestPlace } from './s3-manifest.js';
+import { claimFolder, claimKey } from './layout.js';
 import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
@@ -214,6 +215,40 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
     },
 
     readAsset,
+
+    async claimAsset(replayId: string, digest: string): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      const key = claimKey(replayId, digest, target);
+      try {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: Buffer.alloc(0) }));
+      } catch (err) {
+        throw s3Error(`cannot record the claim ${key}`, err, { target, key, replayId });
+      }
+    },
+
+    async *assetClaims(replayId: string): AsyncIterable<string> {
+      const prefix = base + claimFolder(replayId);
+      for await (const key of listKeys(client, bucket, prefix, `the asset claims of ${replayId}`, { target, key: claimFolder(replayId) })) {
+        const name = key.slice(prefix.length);
+        if (isAssetDigest(name)) yield name;
+      }
+    },
+
+    async removeAssetClaims(replayId: string): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      for await (const digest of sink.assetClaims!(replayId)) {
+        const key = claimKey(replayId, digest, target);
+        try {
+          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: base + key }));
+        } catch (err) {
+          throw s3Error(`DeleteObject ${key} failed`, err, { target, key, replayId });
+        }
+      }
+    },
+
+    async *storedObjects(): AsyncIterable<string> {
+      for await (const key of listKeys(client, bucket, base, 'the archive', { target, key: '' })) yield key.slice(base.length);
+    },
 
     async exists(key: string): Promise<boolean> {
       try {

@@ -265,5 +265,19 @@ export interface Sink {
   readAsset?(digest: string): Promise<Readable | undefined>;
   /** Optional (for `forget`): deletes the asset of `digest` (never through a link); true when it was there. */
   removeAsset?(digest: string): Promise<boolean>;
+  /**
+   * Optional (asset ownership): records durably that `replayId` owns the asset of `digest` (`_assets/_claims/…`), before
+   * the asset is stored, so that an export killed right after still leaves its assets known to `forget`.
+   */
+  claimAsset?(replayId: string, digest: string): Promise<void>;
+  /** Optional: the digests `replayId` claimed (see `claimAsset`). */
+  assetClaims?(replayId: string): AsyncIterable<string>;
+  /** Optional: removes every claim of `replayId` (`forget`, once its assets are gone). */
+  removeAssetClaims?(replayId: string): Promise<void>;
+  /**
+   * Optional (what `verify` lists): the key of every object under the target, the sink's own (manifest, assets,
+   * claims, temporary and staging objects) included; links are listed, never followed.
+   */
+  storedObjects?(): AsyncIterable<string>;
   close(): Promise<void>;
 }

@@ -38,7 +38,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
   if (settings.captureAssets !== undefined && io.assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
-  const capture = io.assets?.replay();
+  const capture = io.assets?.replay(replay.replay_id);
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.archive.outputs.open(replay.replay_id, output);
@@ -72,6 +72,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     });
   } catch (err) {
     await writer?.abort(err).catch(() => undefined);
+    await capture?.settle();
     if (io.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
