@@ -176,10 +176,28 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     }
   };
 
+  /** Records durably that `replayId` owns the asset of `digest` (an empty file; see `Sink.putAsset`). */
+  const claim = async (replayId: string, digest: string): Promise<void> => {
+    const key = claimKey(replayId, digest, root);
+    const path = pathOf(key);
+    const folder = dirname(path);
+    try {
+      await ensureRoot();
+      await makeFolders(root, folder);
+      // An empty file: O_NOFOLLOW, so a link planted at the name is refused rather than written through.
+      const handle = await openFile(path, constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW, 0o644);
+      await handle.close();
+      await fsyncDir(folder);
+    } catch (err) {
+      const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || (err as NodeJS.ErrnoException).code === 'ELOOP';
+      throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot record the claim ${key}: ${describeCause(err)}`, { target: root, key, replayId, cause: err });
+    }
+  };
+
   const sink: Sink = {
     target: root,
 
-    async putAsset(digest: string, _type: string, body: Buffer): Promise<void> {
+    async putAsset(digest: string, _type: string, body: Buffer, owner?: string): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
       const key = assetKey(digest, root);
       checkAssetBody(digest, body, root);
@@ -189,6 +207,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       try {
         if (cleanStale) await (assetSweep ??= sweepAssetTemps(folder));
         if (await isStoredFile(path)) return;
+        if (owner !== undefined) await claim(owner, digest);
         await ensureRoot();
         await makeFolders(root, folder);
         file = await TempFile.create(folder, basename(path));
@@ -204,24 +223,6 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     },
 
     readAsset,
-
-    async claimAsset(replayId: string, digest: string): Promise<void> {
-      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
-      const key = claimKey(replayId, digest, root);
-      const path = pathOf(key);
-      const folder = dirname(path);
-      try {
-        await ensureRoot();
-        await makeFolders(root, folder);
-        // An empty file: O_NOFOLLOW, so a link planted at the name is refused rather than written through.
-        const handle = await openFile(path, constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW, 0o644);
-        await handle.close();
-        await fsyncDir(folder);
-      } catch (err) {
-        const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || (err as NodeJS.ErrnoException).code === 'ELOOP';
-        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot record the claim ${key}: ${describeCause(err)}`, { target: root, key, replayId, cause: err });
-      }
-    },
 
     async *assetClaims(replayId: string): AsyncIterable<string> {
       const folder = pathOf(claimFolder(replayId).slice(0, -1));

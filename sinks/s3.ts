@@ -190,7 +190,7 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
       );
     },
 
-    async putAsset(digest: string, type: string, body: Buffer): Promise<void> {
+    async putAsset(digest: string, type: string, body: Buffer, owner?: string): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
       const key = assetKey(digest, target);
       if (storedAssets.has(digest)) return;
@@ -203,6 +203,15 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
         present = false;
       }
       if (!present) {
+        if (owner !== undefined) {
+          // The claim first (write-ahead): an empty object naming the replay that owns the asset.
+          const claim = claimKey(owner, digest, target);
+          try {
+            await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + claim, Body: Buffer.alloc(0) }));
+          } catch (err) {
+            throw s3Error(`cannot record the claim ${claim}`, err, { target, key: claim, replayId: owner });
+          }
+        }
         try {
           // One PutObject: the object appears complete or not at all.
           await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: body, ContentType: plainContentType(type), Metadata: { sha256: digest } }));
@@ -215,16 +224,6 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
     },
 
     readAsset,
-
-    async claimAsset(replayId: string, digest: string): Promise<void> {
-      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
-      const key = claimKey(replayId, digest, target);
-      try {
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: Buffer.alloc(0) }));
-      } catch (err) {
-        throw s3Error(`cannot record the claim ${key}`, err, { target, key, replayId });
-      }
-    },
 
     async *assetClaims(replayId: string): AsyncIterable<string> {
       const prefix = base + claimFolder(replayId);

@@ -258,19 +258,16 @@ export interface Sink {
   /**
    * Optional (what `--capture-assets` needs): stores an asset at `_assets/<digest>` (`digest`: the hex SHA-256 of
    * `body`, checked) unless it is there already; it appears whole or not at all (local: temporary file renamed into
-   * place; S3: one PutObject, with `type` as its ContentType). Concurrent stores of one digest are harmless.
+   * place; S3: one PutObject, with `type` as its ContentType). Concurrent stores of one digest are harmless. With
+   * `owner` (a replay id), an asset not stored yet is first claimed by it, durably (`_assets/_claims/<device>/<session>/
+   * <sha256>`, see `assetClaims`): an export killed right after still leaves its assets known to `forget`.
    */
-  putAsset?(digest: string, type: string, body: Buffer): Promise<void>;
+  putAsset?(digest: string, type: string, body: Buffer, owner?: string): Promise<void>;
   /** Optional: the stored asset of `digest`, streamed; undefined when there is none. */
   readAsset?(digest: string): Promise<Readable | undefined>;
   /** Optional (for `forget`): deletes the asset of `digest` (never through a link); true when it was there. */
   removeAsset?(digest: string): Promise<boolean>;
-  /**
-   * Optional (asset ownership): records durably that `replayId` owns the asset of `digest` (`_assets/_claims/…`), before
-   * the asset is stored, so that an export killed right after still leaves its assets known to `forget`.
-   */
-  claimAsset?(replayId: string, digest: string): Promise<void>;
-  /** Optional: the digests `replayId` claimed (see `claimAsset`). */
+  /** Optional: the digests `replayId` claimed (see `putAsset`). */
   assetClaims?(replayId: string): AsyncIterable<string>;
   /** Optional: removes every claim of `replayId` (`forget`, once its assets are gone). */
   removeAssetClaims?(replayId: string): Promise<void>;

@@ -99,10 +99,8 @@ export class AssetCapture {
     if (!fetched.ok) return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
     const digest = createHash('sha256').update(fetched.body).digest('hex');
     const type = typeOf(fetched.type, url);
-    // Write-ahead: the replay owns the asset before it is stored, so that a failed or killed export leaves it known
-    // to `forget` (and `verify`), never stored with no owner.
-    if (!(await this.store.has(digest))) await this.store.claim(replayId, digest);
-    await this.store.put(digest, type, fetched.body);
+    // Claimed by the replay before it is stored (write-ahead): a failed or killed export leaves it known to `forget`.
+    await this.store.put(digest, type, fetched.body, replayId);
     const nested: string[] = [];
     if (type === 'text/css') {
       for (const raw of cssUrls(fetched.body.toString('utf8'))) {

@@ -16,7 +16,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { makeSamplesDir, sampleFilePaths, type FixtureDir } from '../sandbox/fixtures.js';
 import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
-import { runCli, sandboxEnv, spawnCli } from './cli-helpers.js';
+import { runCli, runCliSpawned, sandboxEnv, spawnCli } from './cli-helpers.js';
+import { BUCKET, cliEnv, listObjects, startS3 } from '../s3-cli/s3-helpers.js';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const PNG = (n: number): Buffer => Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), Buffer.alloc(64, n)]);
@@ -150,5 +151,36 @@ describe('captured assets belong to their replay (local archive)', () => {
         ['orphan', 'notes.txt'],
       ].sort(),
     );
+  }, 120_000);
+});
+
+describe('captured assets belong to their replay (S3)', () => {
+  test('a failed export into s3://: verify reports its asset as an orphan, forget of the replay removes it and its claim', async () => {
+    const failed = samples.ids.get('failed')!;
+    sandbox = await startSandbox({ samplesDir: samples.dir, faults: { corruptFiles: [failed] } });
+    const s3 = await startS3(join(work.dir, 's3'));
+    try {
+      const target = `s3://${BUCKET}/owned`;
+      const s3Args = ['--s3-endpoint', s3.endpoint, '--s3-force-path-style', '--s3-region', 'us-east-1', '--s3-checksums', 'when-required'];
+      const env = cliEnv(sandbox);
+      const archive = (user: string) => runCliSpawned(['archive', '--out', target, ...s3Args, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', user], env);
+      const first = await archive('1');
+      expect(first.code, first.stderr).toBe(1);
+      expect((await archive('2')).code).toBe(0);
+      const keys = async () => (await listObjects(s3.reader, 'owned/_assets/')).map((o) => o.key.slice('owned/'.length)).sort();
+      expect(await keys()).toContain(`_assets/${sha(PNG(1))}`);
+
+      const before = await runCliSpawned(['verify', target, ...s3Args, '--log-format', 'json'], env);
+      expect(problems(before.stderr)).toEqual([expect.objectContaining({ kind: 'orphan', key: `_assets/${sha(PNG(1))}` })]);
+      expect(before.code).toBe(1);
+
+      expect((await runCliSpawned(['forget', '--out', target, ...s3Args, '--replay', failed], env)).code).toBe(0);
+      const left = await keys();
+      expect(left.filter((k) => !k.startsWith('_assets/_claims/'))).toEqual([`_assets/${sha(PNG(2))}`]);
+      expect(left.filter((k) => k.includes(sha(PNG(1))))).toEqual([]);
+      expect((await runCliSpawned(['verify', target, ...s3Args], env)).code).toBe(0);
+    } finally {
+      await s3.stop();
+    }
   }, 120_000);
 });
