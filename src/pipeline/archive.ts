@@ -105,9 +105,7 @@ async function* candidates(
     const all: ReplayInfo[] = [];
     for await (const r of bounded(plan.replays, plan.bound)) if (keep(r)) all.push(r);
     onListed(all.length, true);
-    const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
-    // Stable: replays with the same expiry stay in listing order; unknown expiry goes last.
-    yield* all.map((r, i) => ({ r, i, at: at(r) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.r);
+    yield* expiryOrder(all);
     return;
   }
   let n = 0;
@@ -119,11 +117,17 @@ async function* candidates(
   onListed(n, true);
 }
 
+/** Replays closest to deletion first (`--order expiry`). Stable: equal expiries keep listing order; unknown go last. */
+export function expiryOrder(all: readonly ReplayInfo[]): ReplayInfo[] {
+  const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
+  return all.map((r, i) => ({ r, i, at: at(r) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.r);
+}
+
 /**
  * The records of `replays` that started by the bound. A record whose start is unreadable or absurd (a client clock in
  * 2120) is kept: the run decides on it as before. Ends the listing once `stallAfter` records in a row were past it.
  */
-async function* bounded(replays: AsyncIterable<ReplayInfo>, bound: ListingBound | undefined): AsyncGenerator<ReplayInfo> {
+export async function* bounded(replays: AsyncIterable<ReplayInfo>, bound: ListingBound | undefined): AsyncGenerator<ReplayInfo> {
   if (bound === undefined) return yield* replays;
   let past = 0;
   for await (const r of replays) {

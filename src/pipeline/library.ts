@@ -6,7 +6,7 @@
 import type { ManifestEntry } from '../../sinks/sink.js';
 import type { ReplayEvent } from '../events.js';
 import { validateReplayId } from '../replay/validation.js';
-import { runArchive, type ArchiveEvent, type ArchiveIo } from './archive.js';
+import { runArchive, type ArchiveEvent, type ArchiveIo, type ListingBound } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { DEFAULTS } from './defaults.js';
 import { planReplays, type PlannedReplay } from './dry-run.js';
@@ -182,6 +182,15 @@ function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo>
   return run.replays().listReplays(query, { readAhead: true, ...(run.signal ? { signal: run.signal } : {}) });
 }
 
+function checkMax(max: number | undefined): void {
+  if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1)) throw new ConfigError(`max must be a positive integer (got ${String(max)})`, 'invalid_max');
+}
+
+/** The upper time bound of an archive run (or of its dry run) that starts at `nowMs`. */
+function runBound(options: ArchiveOptions, nowMs: number): ListingBound {
+  return { untilMs: nowMs, stallAfter: options.listPageSize ?? DEFAULTS.archiveListPageSize };
+}
+
 /**
  * What `archiveReplays` with the same options would do with each listed replay (export, recheck, or skip as done,
  * settling or of another shard), without doing it: the listing and the target's manifest are read; nothing is
@@ -192,7 +201,9 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
   const { run } = entry;
   try {
     // Opened as a writer would (a target without a manifest is one to be made): opening writes nothing.
-    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now);
+    checkMax(options.max);
+    const bound = runBound(options, run.now());
+    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now, { bound, max: options.max });
   } finally {
     await release(entry);
   }
@@ -208,9 +219,9 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
   const entry = runFor(options);
   const { run } = entry;
   try {
-    if (options.max !== undefined && !(Number.isSafeInteger(options.max) && options.max >= 1)) throw new ConfigError(`max must be a positive integer (got ${String(options.max)})`, 'invalid_max');
+    checkMax(options.max);
     // The run's upper time bound is fixed now: replays that start while it pages wait for the next run.
-    const bound = { untilMs: run.now(), stallAfter: options.listPageSize ?? DEFAULTS.archiveListPageSize };
+    const bound = runBound(options, run.now());
     yield* runArchive({ replays: listingOf(options, run), resume: true, bound, max: options.max }, run.settings, await archiveIo(run));
   } finally {
     await release(entry);

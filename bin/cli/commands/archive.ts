@@ -75,7 +75,7 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
     };
     const max = opts.max !== undefined ? { max: opts.max } : {};
     if (opts.dryRun) {
-      await printPlan(planArchive(options), context.format === 'json', reporter, context.stdout);
+      await printPlan(planArchive({ ...options, ...max }), context.format === 'json', reporter, context.stdout);
       return 0;
     }
     context.markResumable();
