@@ -100,8 +100,11 @@ export interface CliContext extends Required<Pick<CliIo, 'stdout' | 'stderr' | '
   openRun(request?: RunRequest): Promise<CliRun>;
   /** A secret the reporters must never show (e.g. a `--management-key`). */
   addSecret(secret: string): void;
-  /** Said on an interrupt from now on: run the same command again to resume. */
-  markResumable(): void;
+  /**
+   * Said on an interrupt from now on: `message`, by default "run the same command again to resume" (true of the
+   * commands that skip what is done: archive, forget).
+   */
+  markResumable(message?: string): void;
   /** The command handles SIGINT/SIGTERM itself from now on (`view`, `sandbox`: Ctrl-C is how they stop). */
   releaseSignals(): void;
 }

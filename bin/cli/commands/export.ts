@@ -10,6 +10,10 @@ import { fileOutput, streamOutput } from '../file-output.js';
 import { checkOneReplayExport, exportOneReplay } from '../one-replay-export.js';
 import { outTarget } from '../out-target.js';
 
+/** What an interrupted `export` of several replays says: what it kept, and what running it again does. */
+export const EXPORT_INTERRUPTED =
+  'interrupted — the replays exported so far are kept (recorded ok in the manifest); running the same export again exports every named replay again';
+
 export function register(program: Command): Command {
   return addLimitFlags(
     addSinkFlags(
@@ -49,7 +53,8 @@ export async function run(opts: Invocation<SinkFlags>, context: CliContext): Pro
       return 0;
     }
     const library = await run.library();
-    context.markResumable();
+    // `export` writes every named replay whatever the manifest says: a second run does not take up where one stopped.
+    context.markResumable(EXPORT_INTERRUPTED);
     return await drive(exportReplays(ids, { run: library }), run.reporter, opts.out, {});
   } finally {
     await run.close();
