@@ -38,7 +38,8 @@ const MANIFEST_NAMES: readonly RegExp[] = [
   /^_manifest\/\.snapshot-[0-9a-f]+\.tmp$/,
   /^_manifest\/[^/]+\/[^/]+\/\d{13}-[0-9a-f]+-\d+\.json$/,
   /^_manifest\/_snapshots\/(all|\d{1,6}-of-\d{1,6})\/\d{13}-[0-9a-f]+-\d{1,12}\.ndjson\.gz$/,
-  /^_staging\/\d+-[0-9a-f]{16}$/,
+  // S3's staging area: whatever is there is transient (the bucket's lifecycle rule expires it after a day).
+  /^_staging\/[^/]+$/,
 ];
 
 /** A temporary file of the local sink (`.<final name>.<pid>.<8 hex>.tmp`, temp-file.ts) beside an output or asset. */
