@@ -57,6 +57,12 @@ export interface ArchivePlan {
   bound?: ListingBound | undefined;
   /** Export at most this many replays in this run; the rest wait for the next run. */
   max?: number | undefined;
+  /**
+   * Named replays (`export`): one of these recorded `ok` at this run's key under its policy, its output present, has
+   * its files listed again and is left alone when they are the ones recorded (a rerun of an interrupted export takes
+   * up where it stopped; a replay whose files changed is exported again). Without `resume` nothing folds.
+   */
+  skipUnchanged?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -216,6 +222,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       now: now(),
       redaction: settings.redaction?.digest,
       captureAssets: settings.captureAssets !== undefined,
+      ...(plan.skipUnchanged !== undefined ? { fileKeysOf: (id: string) => plan.skipUnchanged!.has(id) } : {}),
     });
     // Folds cost about the manifest's size: spaced at least that far apart, a run's folds cost at most twice its own entries.
     // Only archive runs fold (an export of given replays keeps its manifest a plain log).
@@ -258,8 +265,9 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         return;
       }
       const key = io.archive.outputs.keyFor(id, settings.output);
-      const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
-      const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
+      const named = plan.skipUnchanged?.has(id) === true;
+      const present = (plan.resume || named) && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
+      const decision = replay.notFound ? 'not-found' : named && present ? 'recheck' : decideReplay(replay, present, settings, now());
       if (decision === 'not-found') {
         const entry = notFoundEntry(id, notFoundError(id), settings);
         await append(entry);

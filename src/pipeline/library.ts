@@ -25,7 +25,14 @@ export interface EntryOptions extends RunOptions {
 
 export type ReplayEventsOptions = EntryOptions;
 export type ExportReplayOptions = EntryOptions;
-export type ExportReplaysOptions = EntryOptions;
+export interface ExportReplaysOptions extends EntryOptions {
+  /**
+   * Leave alone a named replay this target holds already — recorded `ok` at the key of this format, under this
+   * redaction policy, its output present — when its files are still the ones recorded (listed again to tell): a rerun
+   * of an interrupted export takes up where it stopped. Default false: every named replay is exported.
+   */
+  skipUnchanged?: boolean | undefined;
+}
 
 /** `archiveReplays`: what to list, besides the run's options. */
 export interface ArchiveOptions extends EntryOptions {
@@ -113,9 +120,12 @@ function forNamedReplays(settings: Settings): Settings {
   return Object.freeze({ ...settings, order: 'start', settleMs: 0, recheckMs: undefined, shard: undefined });
 }
 
-/** Exports replays (ids looked up, or records given) through `runArchive` without resume: each is exported now. */
-async function* exportNamed(run: Run, replays: AsyncIterable<ReplayInfo>): AsyncGenerator<ArchiveEvent> {
-  yield* runArchive({ replays, resume: false }, forNamedReplays(run.settings), await archiveIo(run));
+/**
+ * Exports replays (ids looked up, or records given) through `runArchive` without resume: each is exported now, but
+ * those of `skipUnchanged` whose recorded output is there and whose files did not change.
+ */
+async function* exportNamed(run: Run, replays: AsyncIterable<ReplayInfo>, skipUnchanged?: ReadonlySet<string>): AsyncGenerator<ArchiveEvent> {
+  yield* runArchive({ replays, resume: false, skipUnchanged }, forNamedReplays(run.settings), await archiveIo(run));
 }
 
 /** What `runArchive` is handed: the run's parts, its archive opened for writing. */
@@ -164,7 +174,7 @@ export async function* exportReplays(replayIds: readonly string[], options: Expo
   const entry = runFor(options);
   const { run } = entry;
   try {
-    yield* exportNamed(run, recordsFor(replayIds, run.replays(), run.signal));
+    yield* exportNamed(run, recordsFor(replayIds, run.replays(), run.signal), options.skipUnchanged === true ? new Set(replayIds) : undefined);
   } finally {
     await release(entry);
   }

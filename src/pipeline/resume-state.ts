@@ -36,6 +36,8 @@ export interface ResumeStateOptions {
    * so the replay is exported again (while the platform still lists it) until its assets are captured.
    */
   captureAssets?: boolean | undefined;
+  /** Ids whose recorded file keys are kept whatever their start (`ArchivePlan.skipUnchanged`). */
+  fileKeysOf?: ((replayId: string) => boolean) | undefined;
 }
 
 /**
@@ -140,9 +142,10 @@ export class ResumeState {
 }
 
 function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): RecordedFileKeys | undefined {
-  if (options.recheckMs === undefined) return undefined;
   const recorded = Array.isArray(entry.file_keys) ? entry.file_keys : typeof entry.file_keys_sha256 === 'string' ? entry.file_keys_sha256 : undefined;
   if (recorded === undefined) return undefined;
+  if (options.fileKeysOf?.(entry.replay_id) === true) return recorded;
+  if (options.recheckMs === undefined) return undefined;
   // An unreadable start cannot be placed outside the window: kept, so a recheck compares rather than re-exports.
   const start = entry.start_time !== undefined ? plausibleStart(parseTimestamp(entry.start_time), options.now) : null;
   return start === null || start >= options.now - options.recheckMs ? recorded : undefined;

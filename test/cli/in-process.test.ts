@@ -39,12 +39,6 @@ describe('main with an io of its own', () => {
     const archive = await runCliInProcess(['archive', '--out', join(work.dir, 'a'), '--settle', '0'], { env: sandboxEnv(sandbox), signal: stopped() });
     expect(archive.code).toBe(130);
     expect(archive.stderr).toContain('interrupted — run the same command again to resume');
-    // `export` exports every named replay each time (#28, 10): it says so rather than promise a resume.
-    const ids = sandbox.replays().slice(0, 2).map((r) => r.replayId);
-    const exported = await runCliInProcess(['export', ...ids, '--out', join(work.dir, 'e')], { env: sandboxEnv(sandbox), signal: stopped() });
-    expect(exported.code).toBe(130);
-    expect(exported.stderr).not.toContain('run the same command again to resume');
-    expect(exported.stderr).toContain('running the same export again exports every named replay again');
   });
 
   test('help and errors of the command line go to the io streams', async () => {

@@ -10,16 +10,12 @@ import { fileOutput, streamOutput } from '../file-output.js';
 import { checkOneReplayExport, exportOneReplay } from '../one-replay-export.js';
 import { outTarget } from '../out-target.js';
 
-/** What an interrupted `export` of several replays says: what it kept, and what running it again does. */
-export const EXPORT_INTERRUPTED =
-  'interrupted — the replays exported so far are kept (recorded ok in the manifest); running the same export again exports every named replay again';
-
 export function register(program: Command): Command {
   return addLimitFlags(
     addSinkFlags(
       program
         .command('export')
-        .description('export the named replays (always, whatever the manifest says)')
+        .description('export the named replays (one already in --out, its files unchanged, is left alone)')
         .argument('<replay_id...>', 'replay ids (device_id/session_id)'),
     ),
   );
@@ -53,9 +49,9 @@ export async function run(opts: Invocation<SinkFlags>, context: CliContext): Pro
       return 0;
     }
     const library = await run.library();
-    // `export` writes every named replay whatever the manifest says: a second run does not take up where one stopped.
-    context.markResumable(EXPORT_INTERRUPTED);
-    return await drive(exportReplays(ids, { run: library }), run.reporter, opts.out, {});
+    // A rerun leaves alone the replays already exported, their files unchanged: it takes up where this one stopped.
+    context.markResumable();
+    return await drive(exportReplays(ids, { run: library, skipUnchanged: true }), run.reporter, opts.out, {});
   } finally {
     await run.close();
   }
