@@ -3,7 +3,12 @@
  * write over it is refused before a byte is written; what a reader meets over it (counted in bytes, not characters)
  * is refused too.
  */
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, test } from 'vitest';
+import { openArchive } from '../../sinks/archive.js';
+import { tempDir } from '../pipeline/helpers.js';
+import { BUCKET, startS3 } from '../s3-cli/s3-helpers.js';
 import { MAX_MANIFEST_RECORD_BYTES, parseManifestStream, serializeManifestEntry } from '../../sinks/manifest-lines.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { fileKeyFields, fileKeysDigest, MAX_INLINE_FILE_KEYS_BYTES } from '../../src/pipeline/manifest-entries.js';
@@ -46,4 +51,33 @@ describe('the manifest record limit', () => {
     expect(few).toEqual({ file_keys: ['a', 'b'], file_versions: [3, 3] });
     expect(MAX_INLINE_FILE_KEYS_BYTES).toBeLessThan(MAX_MANIFEST_RECORD_BYTES);
   });
+});
+
+describe('the manifest record limit on S3', () => {
+  test('a log object over the limit is refused by the reader, named, before its body is read', async () => {
+    const work = await tempDir('replay-export-record-s3-');
+    const s3 = await startS3(join(work.dir, 's3'));
+    try {
+      const entry = { ...base, replay_id: 'dev/1', reason: 'x'.repeat(MAX_MANIFEST_RECORD_BYTES) };
+      const key = 'big/_manifest/dev/1/1795000000000-ab12-0000000001.json';
+      await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: JSON.stringify(entry) }));
+      const archive = await openArchive(`s3://${BUCKET}/big`, {
+        create: false,
+        s3: { endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+      });
+      try {
+        const read = async (): Promise<number> => {
+          let n = 0;
+          for await (const _ of archive.manifest.read()) n++;
+          return n;
+        };
+        await expect(read()).rejects.toMatchObject({ code: 'MANIFEST_CORRUPT', message: expect.stringContaining('larger than 16777216 bytes') });
+      } finally {
+        await archive.close();
+      }
+    } finally {
+      await s3.stop();
+      await work.cleanup();
+    }
+  }, 60_000);
 });
