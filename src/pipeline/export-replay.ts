@@ -72,9 +72,10 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     });
   } catch (err) {
     await writer?.abort(err).catch(() => undefined);
-    await capture?.settle();
     if (io.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
+    // Its assets in flight are stored (and claimed) before its outcome is: none lands after the failed line.
+    await capture?.settle();
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
     const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);
     return failedEntry(base, failure.toManifestError(), info.fileKeys);
