@@ -16,18 +16,24 @@ import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
 import type { IndexFilter, IndexSort } from './archive-index.js';
-import { checkDecodeLimits } from '../../decoders/limits.js';
+import { checkDecodeLimits, DECODE_LIMITS } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
 import { renderIndex } from './index-page.js';
 import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
-import { storedEvents } from './stored-events.js';
+import { storedNdjson } from './stored-events.js';
 
 /** The index's orders (`?sort=`). */
 const SORTS: readonly string[] = ['start', 'duration', 'events', 'errors'] satisfies IndexSort[];
 
-export const VIEW_DEFAULTS = Object.freeze({ port: 0, pageSize: 100, maxPageSize: 1000, maxEventBytes: 256 * 1024 * 1024 });
+export const VIEW_DEFAULTS = Object.freeze({
+  port: 0,
+  pageSize: 100,
+  maxPageSize: 1000,
+  maxEventBytes: DECODE_LIMITS.maxEventBytes,
+  maxReplayBytes: DECODE_LIMITS.maxReplayBytes,
+});
 
 export interface ViewServerOptions {
   /** The archive: a local folder (path or `file://` URL) or `s3://bucket/prefix`. */
@@ -36,8 +42,10 @@ export interface ViewServerOptions {
   s3?: S3SinkOptions;
   /** Port on 127.0.0.1 (0: any free port). */
   port?: number;
-  /** Largest event read from a stored replay, in bytes. */
+  /** Largest event of a stored replay, in bytes (counted as it streams, never gathered). */
   maxEventBytes?: number;
+  /** The most bytes a stored replay may hold once inflated (a gzip bomb is cut there: 413, or a cut response). */
+  maxReplayBytes?: number;
 }
 
 export interface ViewServer {
@@ -128,12 +136,17 @@ function securityHeaders(csp: string): Record<string, string> {
   };
 }
 
+function errorStatus(err: unknown): number {
+  if (err instanceof ViewError && err.code === 'VIEW_TOO_LARGE') return 413;
+  return err instanceof ViewError || err instanceof SinkError ? 502 : 500;
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   checkDecodeLimits(options);
   const source = await openArchiveSource(options.archive, options.s3);
   const index = source.index;
-  const maxEventBytes = options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes;
+  const limits = { maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes, maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes };
   const player = sharedPlayer();
   const title = `replay-export view: ${source.label}`;
   let allowedHosts = new Set<string>();
@@ -208,18 +221,24 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       const assets = row.hasAssets ? await source.assetsOf(id) : undefined;
       return send(res, 200, player.shell(`Replay ${id}`, eventsUrl, assets), 'text/html; charset=utf-8', SHELL_CSP);
     }
-    res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', ...securityHeaders(INDEX_CSP) });
+    const ndjson = 'application/x-ndjson; charset=utf-8';
     if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
       res.end();
       return;
     }
-    const stream = storedEvents(object.body, object.format, object.gzip, maxEventBytes);
-    await pipeline(Readable.from(ndjsonBytes(stream), { objectMode: false }), res);
+    // The first chunk before the status: a replay refused at once (not an array, over a limit) gets its error status.
+    const chunks = storedNdjson(object.body, object.format, object.gzip, object.key, limits);
+    const first = await chunks.next();
+    res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
+    await pipeline(Readable.from(prepend(first, chunks), { objectMode: false }), res);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, err instanceof ViewError || err instanceof SinkError ? 502 : 500, `${err instanceof Error ? err.message : 'error'}\n`);
+      // Once the answer has begun, an error (a replay found over a limit on the way) cuts it short: the client sees
+      // an incomplete answer, never a complete-looking part of a replay.
+      if (!res.headersSent) send(res, errorStatus(err), `${err instanceof Error ? err.message : 'error'}\n`);
       else res.destroy(err instanceof Error ? err : undefined);
     });
   });
@@ -249,11 +268,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   };
 }
 
-const NEWLINE = Buffer.from('\n');
-
-async function* ndjsonBytes(events: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  for await (const event of events) {
-    yield event;
-    yield NEWLINE;
-  }
+/** `rest` with its `first` result (already taken) in front. */
+async function* prepend(first: IteratorResult<Buffer>, rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  if (first.done === true) return;
+  yield first.value;
+  yield* rest;
 }
