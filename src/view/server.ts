@@ -1,16 +1,17 @@
 /**
- * `view`: a web server on 127.0.0.1 that browses one archive. Routes (GET and HEAD only):
+ * `view`: a web server (on 127.0.0.1 unless told otherwise) that browses one archive. Routes (GET and HEAD only):
  * - `/` the index (filters and paging in the query),
  * - `/replays/<id>` the replay page: the shared player's small shell (sinks/player-page.ts `playerShell`),
  * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object,
  * - `/player/<version>/<file>` the shared player's files, once for every replay (cached for good: the version is a
  *   hash of their content),
  * - `/assets/<sha256>` a captured asset (`--capture-assets`), fetched by the player of a replay that references it.
- * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding);
+ * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding:
+ * host-names.ts);
  * every answer carries a Content-Security-Policy. node:http alone: four routes need no router.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
@@ -19,6 +20,7 @@ import type { IndexFilter, IndexSort } from './archive-index.js';
 import { checkDecodeLimits, DECODE_LIMITS } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
+import { allowedHosts, checkHostNames, hostOf, isLoopback } from './host-names.js';
 import { renderIndex } from './index-page.js';
 import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
@@ -40,8 +42,15 @@ export interface ViewServerOptions {
   archive: string;
   /** S3 client options for an `s3://` archive (endpoint, path style, region, credentials), as the S3 sink takes them. */
   s3?: S3SinkOptions;
-  /** Port on 127.0.0.1 (0: any free port). */
+  /** Port (0: any free port). */
   port?: number;
+  /**
+   * The address to listen on (default 127.0.0.1). The server has no authentication: anyone who can reach another
+   * address reads the archive. `0.0.0.0` / `::`: every interface.
+   */
+  host?: string;
+  /** More names the Host header may give (a container's service name, a DNS name), with or without a port. */
+  allowHosts?: readonly string[];
   /** Largest event of a stored replay, in bytes (counted as it streams, never gathered). */
   maxEventBytes?: number;
   /** The most bytes a stored replay may hold once inflated (a gzip bomb is cut there: 413, or a cut response). */
@@ -49,9 +58,15 @@ export interface ViewServerOptions {
 }
 
 export interface ViewServer {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://<address>:<port>/` (bound to every interface: `http://127.0.0.1:<port>/`) */
   readonly url: string;
   readonly port: number;
+  /** The bound address. */
+  readonly address: string;
+  /** Whether it is a loopback address (else anyone who can reach it reads the archive). */
+  readonly loopback: boolean;
+  /** The hosts the Host header may name, sorted. */
+  readonly hosts: readonly string[];
   /** Replays in the archive's manifest. */
   readonly replays: number;
   close(): Promise<void>;
@@ -144,16 +159,18 @@ function errorStatus(err: unknown): number {
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   checkDecodeLimits(options);
+  checkHostNames(options.allowHosts ?? []);
   const source = await openArchiveSource(options.archive, options.s3);
   const index = source.index;
   const limits = { maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes, maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes };
   const player = sharedPlayer();
   const title = `replay-export view: ${source.label}`;
-  let allowedHosts = new Set<string>();
+  let hosts = new Set<string>();
+  const host = options.host ?? '127.0.0.1';
 
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, 'unknown host\n');
+    if (!hosts.has(hostOf(req.headers.host) ?? '')) return send(res, 421, 'unknown host\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       return send(res, 405, 'method not allowed\n');
@@ -247,16 +264,20 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       void source.close();
       fail(err);
     });
-    server.listen(options.port ?? VIEW_DEFAULTS.port, '127.0.0.1', () => {
+    server.listen(options.port ?? VIEW_DEFAULTS.port, host, () => {
       server.off('error', fail);
       ok();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const { port, address } = server.address() as AddressInfo;
+  hosts = allowedHosts(address, host, options.allowHosts);
+  const urlHost = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : isIPv6(address) ? `[${address}]` : address;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://${urlHost}:${port}/`,
     port,
+    address,
+    loopback: isLoopback(address),
+    hosts: [...hosts].sort(),
     replays: index.size,
     close: async () => {
       await new Promise<void>((ok, fail) => {

@@ -1,19 +1,23 @@
 import type { Command } from 'commander';
 import type { CliContext, Invocation } from '../context.js';
-import { addS3AccessFlags, portFlag, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { addS3AccessFlags, collect, portFlag, s3ReadOptions, type S3ReadFlags } from '../flags.js';
 import { runViewCommand } from '../view-command.js';
 
 interface ViewFlags extends S3ReadFlags {
   port?: number;
+  host?: string;
+  allowHost?: string[];
 }
 
 export function register(program: Command): Command {
   return addS3AccessFlags(
     program
       .command('view')
-      .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server on 127.0.0.1 with its index and a player; prints its URL')
+      .description('browse an archive (a folder or s3://bucket/prefix) in a browser: a web server (127.0.0.1 unless --host) with its index and a player; prints its URL')
       .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
-      .option('--port <n>', 'port (default: any free port)', portFlag),
+      .option('--port <n>', 'port (default: any free port)', portFlag)
+      .option('--host <addr>', 'address to listen on, e.g. 0.0.0.0 in a container (default 127.0.0.1); no authentication: anyone who can reach it reads the archive')
+      .option('--allow-host <name>', 'another name browsers may reach it by (a container service or DNS name; repeatable)', collect),
   );
 }
 
@@ -21,7 +25,9 @@ export async function run(opts: Invocation<ViewFlags>, context: CliContext): Pro
   context.releaseSignals();
   const run = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
   try {
-    await runViewCommand(opts.args[0]!, { ...(opts.port !== undefined ? { port: opts.port } : {}), s3: run.settings.sinkOptions.s3 }, context.signal, context);
+    const options = { port: opts.port, host: opts.host, allowHosts: opts.allowHost, s3: run.settings.sinkOptions.s3 };
+    const warn = (message: string): void => run.reporter.log('warn', message, { event: 'warning' });
+    await runViewCommand(opts.args[0]!, options, context.signal, context, warn);
     return 0;
   } finally {
     await run.close();
