@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +32,8 @@ let work: { dir: string; cleanup: () => Promise<void> };
 async function store(id: string, format: 'json' | 'ndjson', gzip: boolean, body: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<Record<string, unknown>> {
   const key = replayKey(id, { format, gzip });
   await mkdir(dirname(join(work.dir, key)), { recursive: true });
-  await pipeline(body, ...(gzip ? [createGzip({ level: 1 })] : []), createWriteStream(join(work.dir, key)));
+  const file = createWriteStream(join(work.dir, key));
+  await (gzip ? pipeline(Readable.from(body), createGzip({ level: 1 }), file) : pipeline(Readable.from(body), file));
   return { replay_id: id, status: 'ok', key, format, gzip, recorded_at: '2026-11-27T00:00:00.000Z', start_time: '2026-11-26T00:00:00.000Z' };
 }
 
