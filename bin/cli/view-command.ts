@@ -1,11 +1,12 @@
 import type { S3SinkOptions } from '../../sinks/index.js';
-import { startViewServer, type ViewServer } from '../../src/view/index.js';
+import { startViewServer, type ViewServer, type ViewVideo } from '../../src/view/index.js';
 
 export interface ViewCommandOptions {
   port?: number;
   host?: string;
   allowHosts?: readonly string[];
   s3?: S3SinkOptions;
+  video?: ViewVideo;
 }
 
 /**
@@ -34,6 +35,7 @@ export async function runViewCommand(
       ...(opts.host !== undefined ? { host: opts.host } : {}),
       ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
       ...(opts.s3 ? { s3: opts.s3 } : {}),
+      ...(opts.video ? { video: opts.video } : {}),
     });
     io.stdout.write(`${server.url}\n`);
     if (server.loopback) {
@@ -42,6 +44,7 @@ export async function runViewCommand(
       warn(`view has no authentication: anyone who can reach ${server.address} port ${server.port} reads every replay of ${archive}`);
       io.stderr.write(`serving ${server.replays} replays of ${archive} on ${server.address} port ${server.port} as ${server.hosts.join(', ')}; Ctrl-C stops\n`);
     }
+    if (opts.video?.available === false) io.stderr.write(`no video downloads: ${opts.video.reason}\n`);
     await stopped;
   } finally {
     process.off('SIGINT', onStop);

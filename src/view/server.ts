@@ -5,10 +5,11 @@
  * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object,
  * - `/player/<version>/<file>` the shared player's files, once for every replay (cached for good: the version is a
  *   hash of their content),
- * - `/assets/<sha256>` a captured asset (`--capture-assets`), fetched by the player of a replay that references it.
+ * - `/assets/<sha256>` a captured asset (`--capture-assets`), fetched by the player of a replay that references it,
+ * - `/replays/<id>/video.mp4` the replay rendered as a video, when the server was given a renderer (video.ts).
  * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding:
  * host-names.ts);
- * every answer carries a Content-Security-Policy. node:http alone: four routes need no router.
+ * every answer carries a Content-Security-Policy. node:http alone: five routes need no router.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isIPv6, type AddressInfo } from 'node:net';
@@ -20,8 +21,10 @@ import type { IndexFilter, IndexSort } from './archive-index.js';
 import { checkDecodeLimits, DECODE_LIMITS } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
+import { INDEX_CSP, securityHeaders, send } from './answer.js';
 import { allowedHosts, checkHostNames, hostOf, isLoopback } from './host-names.js';
 import { renderIndex } from './index-page.js';
+import { videoRoute, type ViewVideo } from './video.js';
 import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedNdjson } from './stored-events.js';
@@ -51,6 +54,8 @@ export interface ViewServerOptions {
   host?: string;
   /** More names the Host header may give (a container's service name, a DNS name), with or without a port. */
   allowHosts?: readonly string[];
+  /** Videos of the replays (video.ts): a renderer (a link in each row of the index), or why there is none. */
+  video?: ViewVideo;
   /** Largest event of a stored replay, in bytes (counted as it streams, never gathered). */
   maxEventBytes?: number;
   /** The most bytes a stored replay may hold once inflated (a gzip bomb is cut there: 413, or a cut response). */
@@ -72,7 +77,6 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-const INDEX_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped', 'forgotten'];
 const DAY_MS = 86_400_000;
 
@@ -136,21 +140,6 @@ export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter;
   return { filter, page, pageSize };
 }
 
-function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8', csp = INDEX_CSP): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...securityHeaders(csp) });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
-}
-
-function securityHeaders(csp: string): Record<string, string> {
-  return {
-    'content-security-policy': csp,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    'cross-origin-resource-policy': 'same-origin',
-  };
-}
-
 function errorStatus(err: unknown): number {
   if (err instanceof ViewError && err.code === 'VIEW_TOO_LARGE') return 413;
   return err instanceof ViewError || err instanceof SinkError ? 502 : 500;
@@ -165,6 +154,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const limits = { maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes, maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes };
   const player = sharedPlayer();
   const title = `replay-export view: ${source.label}`;
+  const videos = videoRoute(options.video);
   let hosts = new Set<string>();
   const host = options.host ?? '127.0.0.1';
 
@@ -213,9 +203,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         throw err;
       }
       const page = index.page(query.filter, query.page, query.pageSize);
-      return send(res, 200, renderIndex(title, { params: url.searchParams, filter: query.filter }, page), 'text/html; charset=utf-8');
+      const html = renderIndex(title, { params: url.searchParams, filter: query.filter, videos: videos.available }, page);
+      return send(res, 200, html, 'text/html; charset=utf-8');
     }
-    if (parts[1] !== 'replays' || parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'events.ndjson')) {
+    const sub = parts[3];
+    if (parts[1] !== 'replays' || parts.length < 3 || parts.length > 4 || (sub !== undefined && sub !== 'events.ndjson' && sub !== 'video.mp4')) {
       return send(res, 404, 'not found\n');
     }
     let id: string;
@@ -226,6 +218,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     const row = index.get(id);
     if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
+    if (sub === 'video.mp4') {
+      if (row.stored === undefined) return send(res, 404, 'this replay has no stored events\n');
+      return videos.answer(id, req, res);
+    }
     const object = row.stored === undefined ? undefined : await source.open(row.stored);
     if (object === undefined) return send(res, 404, 'this replay has no stored events\n');
     // The page and HEAD only need to know that it opens: closed at once (a generator never started would not close it).
@@ -280,6 +276,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     hosts: [...hosts].sort(),
     replays: index.size,
     close: async () => {
+      await videos.close();
       await new Promise<void>((ok, fail) => {
         server.closeAllConnections();
         server.close((err) => (err ? fail(err) : ok()));
