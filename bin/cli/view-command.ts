@@ -7,6 +7,8 @@ export interface ViewCommandOptions {
   allowHosts?: readonly string[];
   s3?: S3SinkOptions;
   video?: ViewVideo;
+  maxEventBytes?: number;
+  maxReplayBytes?: number;
 }
 
 /**
@@ -36,6 +38,8 @@ export async function runViewCommand(
       ...(opts.allowHosts ? { allowHosts: opts.allowHosts } : {}),
       ...(opts.s3 ? { s3: opts.s3 } : {}),
       ...(opts.video ? { video: opts.video } : {}),
+      ...(opts.maxEventBytes !== undefined ? { maxEventBytes: opts.maxEventBytes } : {}),
+      ...(opts.maxReplayBytes !== undefined ? { maxReplayBytes: opts.maxReplayBytes } : {}),
     });
     io.stdout.write(`${server.url}\n`);
     if (server.loopback) {

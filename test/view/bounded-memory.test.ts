@@ -138,6 +138,19 @@ describe('the limits', () => {
     expect((await get(server.port, eventsPath(PRETTY))).complete).toBe(true);
   });
 
+  it('view takes the limits as --max-replay-size and --max-event-size', async () => {
+    const { child, done, url } = await spawnView(['view', work.dir, '--max-replay-size', '10KiB', '--max-event-size', '1KiB']);
+    try {
+      const port = Number(new URL(url).port);
+      expect((await get(port, eventsPath(BOMB))).status).toBe(413);
+      expect((await get(port, eventsPath(LONG_LINE))).status).toBe(502);
+      expect((await get(port, eventsPath(PRETTY))).status).toBe(200);
+    } finally {
+      child.kill('SIGINT');
+      await done;
+    }
+  }, 60_000);
+
   it('an event over maxEventBytes is refused (counted, not gathered)', async () => {
     await server.close();
     server = await startViewServer({ archive: work.dir, maxEventBytes: 1024 });
