@@ -66,8 +66,9 @@ export function videoRoute(video: ViewVideo | undefined): VideoRoute {
       const gone = new AbortController();
       const onClose = (): void => gone.abort(new Error('the client went away'));
       res.on('close', onClose);
-      const dir = await mkdtemp(join(tmpdir(), 'replay-export-view-video-'));
+      let dir: string | undefined;
       try {
+        dir = await mkdtemp(join(tmpdir(), 'replay-export-view-video-'));
         const out = join(dir, videoFileName(id));
         try {
           await video.render(id, out, AbortSignal.any([stop.signal, gone.signal]));
@@ -80,7 +81,7 @@ export function videoRoute(video: ViewVideo | undefined): VideoRoute {
         await pipeline(createReadStream(out), res);
       } finally {
         res.off('close', onClose);
-        await rm(dir, { recursive: true, force: true });
+        if (dir !== undefined) await rm(dir, { recursive: true, force: true });
         busy = undefined;
         done();
       }
