@@ -115,7 +115,7 @@ const STYLE =
   '#markers{list-style:none;margin:0;padding:0}#side ol button{display:block;width:100%;text-align:left;border:0;' +
   'background:none;color:inherit;font:inherit;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
   '#side ol button:hover{background:var(--hover)}#markers .error{color:var(--err)}' +
-  '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
+  '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#stage{flex:none}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
   '#title{flex-basis:100%;order:9}}';
 
 function sha256Source(source: string): string {
