@@ -59,3 +59,9 @@ export async function ready(page: Page, file: string, query = ''): Promise<void>
   await page.goto(pathToFileURL(file).href + query);
   await page.waitForSelector('body[data-ready="true"]');
 }
+
+/** Opens a written page and waits until every event is in. */
+export async function loaded(page: Page, file: string, query = ''): Promise<void> {
+  await ready(page, file, query);
+  await page.waitForSelector('body[data-loaded="true"]');
+}

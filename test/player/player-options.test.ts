@@ -11,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { resolveSettings } from '../../src/index.js';
-import { offlineContext, ready, sample, shots, writePage } from './helpers.js';
+import { loaded, offlineContext, sample, shots, writePage } from './helpers.js';
 
 let dir: string;
 let browser: Browser;
@@ -75,8 +75,7 @@ type Win = {
 
 async function open(path: string, query: string): Promise<Page> {
   const page = await context.newPage();
-  await ready(page, path, query);
-  await page.waitForSelector('body[data-loaded="true"]');
+  await loaded(page, path, query);
   await page.waitForFunction(() => document.getElementById('stage')!.hasAttribute('data-scale'));
   return page;
 }
@@ -175,6 +174,22 @@ describe('the player options from the URL (issue #29 item 9)', () => {
     const near = await open(file, '?paused&speed=3');
     expect((await shown(near)).speed).toBe('4');
     await near.close();
+  });
+});
+
+describe('the speed after a seek', () => {
+  it('a canvas replay rebuilt at the seek keeps the chosen speed', async () => {
+    const { id, events } = await sample('canvas-drawing');
+    const canvas = await writePage(join(dir, 'canvas'), id, events);
+    const page = await open(canvas, '?paused');
+    await page.selectOption('#speed', '4');
+    await page.evaluate(() => {
+      const seek = document.getElementById('seek') as HTMLInputElement;
+      seek.value = '1000';
+      seek.dispatchEvent(new Event('input'));
+    });
+    expect(await page.evaluate(() => (window as unknown as Win).replayer.config.speed)).toBe(4);
+    await page.close();
   });
 });
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
-import { offlineContext, ready, sample, shots, writePage } from './helpers.js';
+import { loaded, offlineContext, sample, shots, writePage } from './helpers.js';
 
 type Ev = { type: number; data: Record<string, unknown>; timestamp: number };
 
@@ -41,8 +41,7 @@ beforeAll(async () => {
   const file = await writePage(dir, id, [...base, ...extra].sort((a, b) => a.timestamp - b.timestamp));
   ({ context } = await offlineContext(browser, { width: 360, height: 740 }));
   page = await context.newPage();
-  await ready(page, file, '?paused');
-  await page.waitForSelector('body[data-loaded="true"]');
+  await loaded(page, file, '?paused');
 });
 
 afterAll(async () => {
