@@ -12,6 +12,7 @@ import type { OpenSinkOptions } from '../../sinks/open.js';
 import type { HashWorkerOptions } from '../../sinks/output-hash.js';
 import { defaultChecksums } from '../../sinks/s3-defaults.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
+import type { PlayerOptions } from '../../sinks/player-page.js';
 import type { OutputFormat, OutputSpec } from '../../sinks/sink.js';
 import { formatByteSize } from './byte-size.js';
 import { stripUndefined } from '../http/options.js';
@@ -106,6 +107,11 @@ export interface OutputSettingsOptions {
   sinkOptions?: OpenSinkOptions;
   format?: OutputFormat;
   gzip?: boolean;
+  /**
+   * `html`: the player's options, named like rrweb-player's props (`width`/`height` of the replay area, 100–10,000
+   * px; `autoPlay`; `speed` 0.5, 1, 2, 4, 8 or 16; `showController`; `skipInactive`); docs/PLAYER.md.
+   */
+  player?: PlayerOptions;
 }
 
 /** Runs over many replays. */
@@ -143,7 +149,7 @@ export type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'cr
 const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   fileVersion: true, filesPageSize: true, maxFilesPerReplay: true, filesAhead: true, prefetchBytes: true, urlTtlMs: true,
   urlRefreshMarginMs: true, fileRetries: true, urlRefreshes: true, retryBaseMs: true, retryMaxMs: true, maxEventBytes: true,
-  maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true,
+  maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true, player: true,
   settleMs: true, recheckMs: true, order: true, concurrency: true, shard: true, runId: true, compactManifest: true,
   compactEvery: true, transportOptions: true,
 };
@@ -256,6 +262,21 @@ class Checker {
   }
 }
 
+/** The html player's options, each checked (the page checks them again, as it checks its URL's). */
+function playerSettings(o: PlayerOptions, c: Checker): PlayerOptions {
+  const sw = [true, false];
+  return Object.freeze(
+    stripUndefined({
+      width: o.width === undefined ? undefined : c.number('player.width', o.width, 'count', 100, 10000),
+      height: o.height === undefined ? undefined : c.number('player.height', o.height, 'count', 100, 10000),
+      autoPlay: o.autoPlay === undefined ? undefined : c.oneOf('player.autoPlay', o.autoPlay, sw),
+      speed: o.speed === undefined ? undefined : c.oneOf('player.speed', o.speed, [0.5, 1, 2, 4, 8, 16]),
+      showController: o.showController === undefined ? undefined : c.oneOf('player.showController', o.showController, sw),
+      skipInactive: o.skipInactive === undefined ? undefined : c.oneOf('player.skipInactive', o.skipInactive, sw),
+    }),
+  );
+}
+
 function present(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
 }
@@ -357,6 +378,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     output: Object.freeze({
       format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
       gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
+      ...(o.player !== undefined ? { player: playerSettings(o.player, c) } : {}),
     }),
     redaction: o.redact === undefined ? undefined : compileRedactionPolicy(o.redact),
     sinkOptions: sinkSettings(o.sinkOptions, env, c),
