@@ -128,6 +128,34 @@ export class RateLimitError extends ApiError {
 }
 
 /**
+ * A retry was not made because its wait would take the retry waits of the transport past `retry.maxWaitMs`
+ * (`--max-wait`). Carries the status and the server's messages of the answer that asked for the wait; `cause` is its
+ * error (a RateLimitError for a 429).
+ */
+export class RetryWaitExceededError extends RequestError {
+  declare readonly status: number | undefined;
+  readonly serverMessages: readonly string[];
+  /** The wait the retry needed, and the retry waits already spent, ms. */
+  readonly waitMs: number;
+  readonly waitedMs: number;
+  readonly maxWaitMs: number;
+  constructor(ctx: RequestContext, cause: Error, waitMs: number, waitedMs: number, maxWaitMs: number) {
+    const status = cause instanceof ApiError ? cause.status : undefined;
+    super(
+      `Stopped before waiting ${waitMs} ms to retry ${where(ctx)}: the retry waits would pass the maximum of ${maxWaitMs} ms ` +
+        `(${waitedMs} ms waited so far). Last answer: ${cause.message}`,
+      'max_wait_exceeded',
+      ctx,
+      { cause, ...(status !== undefined ? { status } : {}) },
+    );
+    this.serverMessages = cause instanceof ApiError ? cause.serverMessages : [];
+    this.waitMs = waitMs;
+    this.waitedMs = waitedMs;
+    this.maxWaitMs = maxWaitMs;
+  }
+}
+
+/**
  * A presigned object-storage URL was refused (403): it expired (`Request has expired`) or was
  * otherwise denied. The caller should fetch a fresh URL (re-request the files page) and try again.
  */

@@ -14,6 +14,7 @@ export {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  RetryWaitExceededError,
   StorageRedirectError,
   TimeoutError,
   UrlExpiredError,

@@ -13,6 +13,7 @@ import {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  RetryWaitExceededError,
   StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
@@ -63,6 +64,15 @@ export interface RequestSpec {
   /** Cost of the request in its family's budgets (default 1; see DEFAULT_BUDGETS). */
   cost?: number;
   signal?: AbortSignal;
+  /** Query parameters passed through unchecked (`api --query`): added to `query`, over its own of the same name. */
+  extraQuery?: Readonly<Record<string, string>>;
+  /**
+   * Body fields passed through unchecked (`api --field`): added to the JSON object or the form body (a value that
+   * is not a string travels as JSON text in a form); a request with neither is refused (ConfigError).
+   */
+  extraFields?: Readonly<Record<string, unknown>>;
+  /** Called with the response the request resolves with (`api --raw`, a mutation's answer), before it is returned. */
+  onResponse?: (res: ApiResponse) => void;
 }
 
 export interface ApiResponse {
@@ -133,6 +143,8 @@ export class Transport {
   readonly #logger: Logger | undefined;
   readonly #secrets: string[];
   readonly #endpoint: string | undefined;
+  /** The retry waits spent so far, all requests together (`retry.maxWaitMs`). */
+  #waitedMs = 0;
   #closed = false;
 
   constructor(options: TransportOptions = {}) {
@@ -359,6 +371,11 @@ export class Transport {
         throw outcome.error;
       }
       const delayMs = retryDelay(i, outcome.retryAfterMs, this.options.retry);
+      const maxWaitMs = this.options.retry.maxWaitMs;
+      if (maxWaitMs !== undefined && this.#waitedMs + delayMs > maxWaitMs) {
+        throw new RetryWaitExceededError(ctx, outcome.error, delayMs, this.#waitedMs, maxWaitMs);
+      }
+      this.#waitedMs += delayMs;
       emit(this.#logger, {
         level: 'warn',
         msg: 'retrying request',
@@ -388,8 +405,10 @@ export class Transport {
     const method = (spec.method ?? 'GET').toUpperCase() as HttpMethod;
     const creds = this.options.credentials;
     const authorization = authorizationHeader(spec.auth, creds);
-    let query = spec.query;
+    let query = spec.extraQuery ? { ...(spec.query ?? {}), ...spec.extraQuery } : spec.query;
     let form = spec.form;
+    let json = spec.json;
+    if (spec.extraFields !== undefined) ({ form, json } = withFields(spec, spec.extraFields));
     if (spec.auth === 'api_key') {
       if (form) form = { ...form, api_key: creds.apiKey! };
       else query = { ...(query ?? {}), api_key: creds.apiKey! };
@@ -402,9 +421,9 @@ export class Transport {
     };
     if (authorization) headers.authorization = authorization;
     let body: string | undefined;
-    if (spec.json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
-    if (spec.json !== undefined) {
-      body = JSON.stringify(spec.json);
+    if (json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
+    if (json !== undefined) {
+      body = JSON.stringify(json);
       headers['content-type'] = 'application/json';
     } else if (form) {
       // URLSearchParams would silently turn a lone surrogate into U+FFFD: refuse it instead, naming the field.
@@ -438,7 +457,9 @@ export class Transport {
             }
             return { done: false, error: this.#networkError(err, ctx), code: deadline.expired ? 'deadline' : (errorCode(err) ?? '') };
           }
-          return { done: true, value: makeResponse(status, res.headers, buf, ctx) };
+          const response = makeResponse(status, res.headers, buf, ctx);
+          spec.onResponse?.(response);
+          return { done: true, value: response };
         }
         const text = await readExcerpt(res.body);
         if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
@@ -514,6 +535,18 @@ export class Transport {
     this.#closed = true;
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
+}
+
+/** The body of `spec` with `fields` added: to its form, or to its JSON object; a request with neither has no place for them. */
+function withFields(spec: RequestSpec, fields: Readonly<Record<string, unknown>>): { form: RequestSpec['form']; json: unknown } {
+  if (spec.form !== undefined) {
+    const added = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    return { form: { ...spec.form, ...added }, json: spec.json };
+  }
+  const json = spec.json;
+  if (json !== null && typeof json === 'object' && !Array.isArray(json)) return { form: undefined, json: { ...json, ...fields } };
+  const names = Object.keys(fields).join(', ');
+  throw new ConfigError(`${spec.method ?? 'GET'} ${spec.path} ${json === undefined ? 'sends no body' : 'sends a JSON array, not an object'}: no place for the field(s) ${names}; pass them in the query instead`);
 }
 
 /** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */
