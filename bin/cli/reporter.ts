@@ -184,6 +184,13 @@ export class Reporter {
    * in text mode, a warning with `retriesShown`).
    */
   onHttpLog(event: { msg: string; [field: string]: unknown }): void {
+    if (event.msg === 'waiting for budget') {
+      // A request held back by its family's budget or its pause after a 429: a wait like a retry's, not counted as one;
+      // said by the commands that show every wait (`api`), and with --verbose.
+      if (!this.options.retriesShown && !this.options.verbose) return;
+      this.log(this.options.retriesShown ? 'warn' : 'debug', `waiting: ${String(event.what)}`, { event: 'wait', family: event.family, budget: event.budget, wait_ms: event.delayMs });
+      return;
+    }
     if (event.msg !== 'retrying request') return;
     this.totals.retries++;
     const status = typeof event.status === 'number' ? event.status : undefined;

@@ -310,6 +310,20 @@ export class Transport {
   }
 
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
+    const held = this.#limiter.heldBy(family, cost);
+    if (held !== undefined) {
+      emit(this.#logger, {
+        level: 'warn',
+        msg: 'waiting for budget',
+        what: `${family} ${held.by}, waiting ${waitText(held.ms)}`,
+        family,
+        budget: held.by,
+        delayMs: held.ms,
+        method: ctx.method,
+        path: ctx.path,
+        host: ctx.host,
+      });
+    }
     if (this.#limiter.active(family) >= this.#limiter.limit(family)) {
       emit(this.#logger, {
         level: 'debug',
@@ -551,8 +565,12 @@ function withFields(spec: RequestSpec, fields: Readonly<Record<string, unknown>>
 
 /** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */
 function limitWhat(family: ApiFamily, limit: LimitReading, delayMs: number, attempt: number, max: number): string {
-  const wait = delayMs >= 1000 ? `${+(delayMs / 1000).toFixed(1)} s` : `${delayMs} ms`;
-  return `429 ${family} ${limit.kind} limit${limit.limit ? ` (${limit.limit})` : ''}, waiting ${wait}, attempt ${attempt + 1}/${max + 1}`;
+  return `429 ${family} ${limit.kind} limit${limit.limit ? ` (${limit.limit})` : ''}, waiting ${waitText(delayMs)}, attempt ${attempt + 1}/${max + 1}`;
+}
+
+/** A wait in words: `1.5 s`, `250 ms`. */
+function waitText(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${Math.ceil(ms)} ms`;
 }
 
 /** What an attempt tells the family's window: a status answered (429/503: too much), or nothing (no answer). */
