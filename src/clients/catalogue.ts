@@ -44,7 +44,7 @@ import {
 import { filesOfListedReplay, requireListed } from './replay-files.js';
 import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mapping.js';
 
-export { OperationArgs } from './catalogue-args.js';
+export { knownNames, OperationArgs } from './catalogue-args.js';
 export type { ParamSpec, ParamType } from './catalogue-args.js';
 
 /** One client of each family, built on one transport. */

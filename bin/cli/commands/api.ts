@@ -11,6 +11,7 @@ import { pathKind } from '../out-target.js';
 import {
   errorFields,
   findOperation,
+  knownNames,
   OperationArgs,
   OPERATIONS,
   ValidationError,
@@ -85,8 +86,9 @@ function fieldValue(text: string): unknown {
 function passThrough(op: Operation, f: ApiFlags): { extras: { extraQuery?: Record<string, string>; extraFields?: Record<string, unknown> }; unknown: string[] } {
   const query = pairsOf(f.query, '--query');
   const fields = pairsOf(f.field, '--field');
-  const params = new Set(op.params.flatMap((p) => (p.wire !== undefined ? [p.name, p.wire] : [p.name])));
-  const bodyFields = new Set(op.bodySchema?.fields.map((b) => b.name) ?? []);
+  const params = knownNames(op.params);
+  // The fields of an object body (an array body's schema is its elements': a field goes beside them, unknown).
+  const bodyFields = new Set(op.bodySchema?.shape === 'object' ? op.bodySchema.fields.map((b) => b.name) : []);
   const unknown = [
     ...query.filter(([k]) => !params.has(k)).map(([k]) => `--query ${k}`),
     ...fields.filter(([k]) => !bodyFields.has(k)).map(([k]) => `--field ${k}`),
