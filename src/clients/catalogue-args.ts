@@ -10,8 +10,9 @@ export type ParamType = 'string' | 'integer' | 'boolean' | 'string[]' | 'json';
 export interface ParamSpec {
   readonly name: string;
   /**
-   * The parameter's name in the request as the spec writes it (`amplitude_id`, `replay_id`, `e`), when it is not
-   * `name`: accepted beside `name` (`--param amplitude_id=…`), shown by `--help`.
+   * The name the request carries, as the spec writes it (`amplitude_id`, `replay_id`, `e`; `start_time`/`end_time`,
+   * which the spec does not name, as the client sends them), when it is not `name`: accepted beside `name`
+   * (`--param amplitude_id=…`), shown by `--help`.
    */
   readonly wire?: string;
   readonly type: ParamType;

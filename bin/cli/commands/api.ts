@@ -44,7 +44,7 @@ interface ApiFlags {
 }
 
 function paramLine(p: ParamSpec): string {
-  const spec = p.wire !== undefined ? ` (spec: ${p.wire})` : '';
+  const spec = p.wire !== undefined ? ` (sent as ${p.wire}; either name works)` : '';
   return `  --param ${p.name}=<${p.type}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${spec}`;
 }
 
