@@ -14,11 +14,11 @@ export {
   HttpClientError,
   NetworkError,
   RateLimitError,
-  RetryWaitExceededError,
   StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
   ValidationError,
+  WaitLimitExceededError,
 } from './errors.js';
 export type { RequestContext, TimeoutPhase } from './errors.js';
 export { MissingCredentialsError, authorizationHeader } from './auth.js';

@@ -75,6 +75,9 @@ function slot(q: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
   });
 }
 
+/** What `heldBy` names when a family's pause after a 429 holds a request back. */
+export const PAUSED_BY_429 = 'pause after a 429';
+
 export class FamilyLimiter {
   readonly #queues = new Map<ApiFamily, PQueue>();
   readonly #windows = new Map<ApiFamily, AdaptiveLimit>();
@@ -207,7 +210,7 @@ export class FamilyLimiter {
    */
   heldBy(family: ApiFamily, cost = 1): { ms: number; by: string } | undefined {
     const paused = this.pausedFor(family);
-    if (paused > 0) return { ms: paused, by: 'pause after a 429' };
+    if (paused > 0) return { ms: paused, by: PAUSED_BY_429 };
     let held: { ms: number; by: string } | undefined;
     for (const b of this.#familyBudgets(family)) {
       const ms = b.waitFor(cost);

@@ -140,8 +140,8 @@ export interface RetryOptions {
   /** Source of randomness in [0, 1) for full jitter (tests may fix it). */
   random: () => number;
   /**
-   * Most time, ms, the retry waits of all the transport's requests may take together; a retry whose wait would pass
-   * it is not made (RetryWaitExceededError). Undefined: no bound beyond `retries`.
+   * Most time, ms, the waits of all the transport's requests may take together (before retries, and for a family's
+   * budget or pause); a request whose next wait would pass it stops (WaitLimitExceededError). Undefined: no bound.
    */
   maxWaitMs?: number;
 }

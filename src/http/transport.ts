@@ -13,7 +13,7 @@ import {
   HttpClientError,
   NetworkError,
   RateLimitError,
-  RetryWaitExceededError,
+  WaitLimitExceededError,
   StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
@@ -21,7 +21,7 @@ import {
 } from './errors.js';
 import { ConfigError, InternalError } from '../errors.js';
 import { Deadline } from './deadline.js';
-import { FamilyLimiter, type SlotOutcome } from './limiter.js';
+import { FamilyLimiter, PAUSED_BY_429, type SlotOutcome } from './limiter.js';
 import { emit, type Logger } from './logger.js';
 import {
   DEFAULT_KEEP_ALIVE_MS,
@@ -143,7 +143,7 @@ export class Transport {
   readonly #logger: Logger | undefined;
   readonly #secrets: string[];
   readonly #endpoint: string | undefined;
-  /** The retry waits spent so far, all requests together (`retry.maxWaitMs`). */
+  /** The waits made so far (retries, budgets, pauses), all requests together (`retry.maxWaitMs`). */
   #waitedMs = 0;
   #closed = false;
 
@@ -309,9 +309,22 @@ export class Transport {
     this.#limiter.pause(family, outcome.retryAfterMs);
   }
 
+  /**
+   * Counts a wait about to be made against `retry.maxWaitMs`: one that would take the waits past it throws
+   * WaitLimitExceededError instead. (A budget wait is counted as announced; the limiter may hold a request a little
+   * longer when others take the room first.)
+   */
+  #spendWait(ctx: RequestContext, wait: { ms: number; for: string; cause?: Error }): void {
+    const maxWaitMs = this.options.retry.maxWaitMs;
+    if (maxWaitMs !== undefined && this.#waitedMs + wait.ms > maxWaitMs) throw new WaitLimitExceededError(ctx, wait, this.#waitedMs, maxWaitMs);
+    this.#waitedMs += wait.ms;
+  }
+
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
     const held = this.#limiter.heldBy(family, cost);
-    if (held !== undefined) {
+    // A retry already waited out the pause its own 429 started (what is left of it is timer slack, not a wait).
+    if (held !== undefined && !(ctx.retries > 0 && held.by === PAUSED_BY_429)) {
+      this.#spendWait(ctx, { ms: held.ms, for: held.by });
       emit(this.#logger, {
         level: 'warn',
         msg: 'waiting for budget',
@@ -385,11 +398,7 @@ export class Transport {
         throw outcome.error;
       }
       const delayMs = retryDelay(i, outcome.retryAfterMs, this.options.retry);
-      const maxWaitMs = this.options.retry.maxWaitMs;
-      if (maxWaitMs !== undefined && this.#waitedMs + delayMs > maxWaitMs) {
-        throw new RetryWaitExceededError(ctx, outcome.error, delayMs, this.#waitedMs, maxWaitMs);
-      }
-      this.#waitedMs += delayMs;
+      this.#spendWait(ctx, { ms: delayMs, for: 'retry', cause: outcome.error });
       emit(this.#logger, {
         level: 'warn',
         msg: 'retrying request',

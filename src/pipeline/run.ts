@@ -131,7 +131,7 @@ export class Run implements AsyncDisposable {
     const transport = new Transport({
       ...tuning,
       timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
-      retry: { ...tuning.retry, retries: this.settings.apiRetries, ...(this.settings.maxRetryWaitMs !== undefined ? { maxWaitMs: this.settings.maxRetryWaitMs } : {}) },
+      retry: { ...tuning.retry, retries: this.settings.apiRetries, ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}) },
       region: this.platform.region,
       ...(this.platform.endpoint !== undefined ? { endpoint: this.platform.endpoint } : {}),
       credentials: { ...this.platform.credentials },

@@ -131,7 +131,7 @@ export interface RunSettingsOptions {
 export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOptions, RunSettingsOptions {
   /**
    * Only `timeouts.deadlineMs`, `retry.retries` and `retry.maxWaitMs` are settings of the run (`requestDeadlineMs`,
-   * `apiRetries`, `maxRetryWaitMs`); the rest goes to the transport.
+   * `apiRetries`, `maxWaitMs`); the rest goes to the transport.
    */
   transportOptions?: TransportTuning;
 }
@@ -208,8 +208,8 @@ export interface Settings {
   readonly requestDeadlineMs: number;
   /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */
   readonly apiRetries: number;
-  /** The most time the transport's retry waits may take together (`retry.maxWaitMs`); undefined: no bound. */
-  readonly maxRetryWaitMs: number | undefined;
+  /** The most time the transport's waits (retries, budgets, pauses) may take together (`retry.maxWaitMs`); undefined: no bound. */
+  readonly maxWaitMs: number | undefined;
   /** Asset capture; undefined: off (nothing fetched, the events scanned for nothing). */
   readonly captureAssets: Readonly<AssetCaptureSettings> | undefined;
 }
@@ -227,7 +227,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   compactManifest: '--no-compact',
   requestDeadlineMs: '--request-deadline',
   apiRetries: '--no-retry',
-  maxRetryWaitMs: '--max-wait',
+  maxWaitMs: '--max-wait',
   'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
@@ -381,7 +381,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       : undefined,
     requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
     apiRetries: c.number('apiRetries', o.transportOptions?.retry?.retries ?? d.apiRetries, 'count', 0),
-    maxRetryWaitMs: maxWait === undefined ? undefined : c.number('maxRetryWaitMs', maxWait, 'ms', 0),
+    maxWaitMs: maxWait === undefined ? undefined : c.number('maxWaitMs', maxWait, 'ms', 0),
     captureAssets: assetSettings(o.captureAssets, c),
   };
   return Object.freeze(settings);

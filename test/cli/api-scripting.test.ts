@@ -83,7 +83,7 @@ describe('api: waits', () => {
     expect(text.stdout).toBe('');
     expect(text.stderr).toMatch(/^warn: retrying: 429 replay rate limit \(request rate\), waiting 1 s, attempt 2\/6$/m);
     expect(text.stderr.match(/retrying:/g)).toHaveLength(1);
-    expect(text.stderr).toMatch(/^error: Stopped before waiting 1000 ms to retry GET \/api\/1\/session-replays/m);
+    expect(text.stderr).toMatch(/^error: Stopped before waiting 1000 ms \(retry\) for GET \/api\/1\/session-replays/m);
     expect(text.stderr).toMatch(/^ {2}status: 429$/m);
     expect(text.stderr).toMatch(/^ {2}code: max_wait_exceeded$/m);
     expect(seen.map((e) => e.status)).toEqual([429, 429]);

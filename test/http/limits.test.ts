@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, RetryWaitExceededError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
+import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, WaitLimitExceededError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
 import { DEFAULT_ADAPTIVE, DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
@@ -112,9 +112,26 @@ describe('limit layer', () => {
     // Full jitter with random() = 1: waits of 5, 10, 20 ms; 5 fits in 12, 5 + 10 does not.
     transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY, random: () => 1, maxWaitMs: 12 } });
     const err = await transport.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RetryWaitExceededError);
-    expect(err).toMatchObject({ code: 'max_wait_exceeded', status: 503, waitMs: 10, waitedMs: 5, maxWaitMs: 12, serverMessages: ['busy'] });
+    expect(err).toBeInstanceOf(WaitLimitExceededError);
+    expect(err).toMatchObject({ code: 'max_wait_exceeded', status: 503, waitFor: 'retry', waitMs: 10, waitedMs: 5, maxWaitMs: 12, serverMessages: ['busy'] });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('counts a budget wait against retry.maxWaitMs too', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      budgets: { dashboard: [{ name: 'test window', limit: 1, windowMs: 60_000 }] },
+      retry: { maxWaitMs: 1000 },
+    });
+    const one = () => transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
+    await one();
+    const err = await one().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitLimitExceededError);
+    expect(err).toMatchObject({ code: 'max_wait_exceeded', waitFor: 'test window', waitedMs: 0, maxWaitMs: 1000, status: undefined });
+    expect((err as WaitLimitExceededError).waitMs).toBeGreaterThan(1000);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('adds pass-through fields to a JSON object body, and refuses them for a request without a body', async () => {

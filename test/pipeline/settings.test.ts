@@ -99,9 +99,9 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
 
   test('the API retries and the bound on their waits come from transportOptions.retry', () => {
     const d = resolveSettings({}, { env: {} });
-    expect([d.apiRetries, d.maxRetryWaitMs]).toEqual([DEFAULT_RETRY.retries, undefined]);
+    expect([d.apiRetries, d.maxWaitMs]).toEqual([DEFAULT_RETRY.retries, undefined]);
     const s = resolveSettings({ transportOptions: { retry: { retries: 0, maxWaitMs: 1500 } } }, { env: {} });
-    expect([s.apiRetries, s.maxRetryWaitMs]).toEqual([0, 1500]);
+    expect([s.apiRetries, s.maxWaitMs]).toEqual([0, 1500]);
   });
 
   test('the settings are frozen, all the way down to what the run made', () => {
