@@ -99,6 +99,16 @@ describe('api: waits', () => {
     expect(seen).toHaveLength(2);
   });
 
+  test('--max-wait also stops a wait for a budget: the mapping window after 2,000 of 4,000 mappings', async () => {
+    const mappings = Array.from({ length: 4000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: `g${i}` }));
+    const res = await runCliInProcess(['--log-format', 'json', 'api', 'user-mapping.map', '--body', '-', '--max-wait', '10s'], { env: env(), stdin: JSON.stringify(mappings) });
+    expect(res.code).toBe(1);
+    const fatal = records(res.stderr).find((r) => r.event === 'fatal')!;
+    expect(fatal).toMatchObject({ code: 'max_wait_exceeded', msg: expect.stringMatching(/^Stopped before waiting \d+ ms \(mappings per 30 s\) for POST \/usermap/) });
+    // The first batch went (2,000 mappings); the second was not sent.
+    expect(seen).toHaveLength(1);
+  });
+
   test('--no-retry: the first 429 ends the command with its error', async () => {
     sandbox.setFaults({ rateLimitEvery: 1, retryAfterSeconds: 30 });
     const res = await jsonApi(['replay.list', '--no-retry']);
