@@ -68,7 +68,7 @@ export interface RequestSpec {
   extraQuery?: Readonly<Record<string, string>>;
   /**
    * Body fields passed through unchecked (`api --field`): added to the JSON object or the form body (a value that
-   * is not a string travels as JSON text in a form); a request with neither is refused (ConfigError).
+   * is not a string travels as JSON text in a form); a request without a body sends them as a JSON object.
    */
   extraFields?: Readonly<Record<string, unknown>>;
   /** Called with the response the request resolves with (`api --raw`, a mutation's answer), before it is returned. */
@@ -560,16 +560,20 @@ export class Transport {
   }
 }
 
-/** The body of `spec` with `fields` added: to its form, or to its JSON object; a request with neither has no place for them. */
+/**
+ * The body of `spec` with `fields` added: to its form, or to its JSON object; a request without a body gets a JSON
+ * object of them (whatever the method: the spec has GET and DELETE calls with bodies). A JSON array body has no place
+ * for them (ConfigError).
+ */
 function withFields(spec: RequestSpec, fields: Readonly<Record<string, unknown>>): { form: RequestSpec['form']; json: unknown } {
   if (spec.form !== undefined) {
     const added = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     return { form: { ...spec.form, ...added }, json: spec.json };
   }
   const json = spec.json;
+  if (json === undefined) return { form: undefined, json: { ...fields } };
   if (json !== null && typeof json === 'object' && !Array.isArray(json)) return { form: undefined, json: { ...json, ...fields } };
-  const names = Object.keys(fields).join(', ');
-  throw new ConfigError(`${spec.method ?? 'GET'} ${spec.path} ${json === undefined ? 'sends no body' : 'sends a JSON array, not an object'}: no place for the field(s) ${names}; pass them in the query instead`);
+  throw new ConfigError(`${spec.method ?? 'GET'} ${spec.path} sends a JSON array: no place for the field(s) ${Object.keys(fields).join(', ')}; pass them in the query instead`);
 }
 
 /** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */

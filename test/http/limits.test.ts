@@ -134,7 +134,7 @@ describe('limit layer', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('adds pass-through fields to a JSON object body, and refuses them for a request without a body', async () => {
+  it('adds pass-through fields to a JSON object body, or sends them as one when the request has no body', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { ok: true }));
     transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' } });
     const seen: string[] = [];
@@ -142,8 +142,11 @@ describe('limit layer', () => {
     expect(JSON.parse(server.requests[0]!.body) as unknown).toEqual({ a: 1, b: [2] });
     expect(server.requests[0]!.url).toContain('q=v');
     expect(seen).toEqual(['{"ok":true}']);
-    await expect(transport.request({ host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', extraFields: { b: 1 } })).rejects.toThrow(/sends no body: no place for the field\(s\) b/);
-    expect(server.requests).toHaveLength(1);
+    await transport.request({ host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', extraFields: { b: 1 } });
+    expect(server.requests[1]!).toMatchObject({ method: 'GET', body: '{"b":1}' });
+    expect(server.requests[1]!.headers['content-type']).toBe('application/json');
+    await expect(transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', json: [1], extraFields: { b: 1 } })).rejects.toThrow(/sends a JSON array: no place for the field\(s\) b/);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('a budget never lets a cost above its limit through', () => {
