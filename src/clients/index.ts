@@ -108,5 +108,5 @@ export {
 export type { Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
 
 // Every operation above as data (the `replay-export api` command is built from it).
-export { ApiClients, findOperation, OPERATIONS, OperationArgs } from './catalogue.js';
+export { ApiClients, findOperation, knownNames, OPERATIONS, OperationArgs } from './catalogue.js';
 export type { Operation, ParamSpec, ParamType } from './catalogue.js';

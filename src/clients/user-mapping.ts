@@ -7,7 +7,7 @@
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
 import { checkBodyFields, req, type BodySchema } from './body-schema.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { isPlainObject, requireArray, requireMaxBytes, requireStringArray } from './checks.js';
 import { jsonObject, MalformedResponseError, unspecified, type UnspecifiedResponse } from './response.js';
 import { MAPPING_SPEC } from '../util/spec-constants.js';
@@ -111,7 +111,7 @@ export class UserMappingClient {
       const res = await this.#transport.request({
         method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', cost: count,
         ...(form ? { form: { mapping: json } } : { query: { mapping: json } }),
-        ...withSignal(o),
+        ...callSpec(o),
       });
       out.push(unspecified(res));
     }
@@ -145,7 +145,7 @@ export class UserMappingClient {
     const ids = requireStringArray('user_ids', userIds, 1);
     const path = '/api/2/usermap';
     const res = await this.#transport.request({
-      host: 'analytics', path, query: { user_ids: JSON.stringify(ids) }, auth: 'basic', family: 'dashboard', ...withSignal(o),
+      host: 'analytics', path, query: { user_ids: JSON.stringify(ids) }, auth: 'basic', family: 'dashboard', ...callSpec(o),
     });
     if (res.status !== 200) throw new MalformedResponseError(`GET ${path}: expected status 200, got ${res.status}`);
     const data = jsonObject(res, `GET ${path}`);

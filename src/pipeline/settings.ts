@@ -135,7 +135,10 @@ export interface RunSettingsOptions {
 
 /** Every tunable a caller can give, under the library's option names. */
 export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOptions, RunSettingsOptions {
-  /** Only `timeouts.deadlineMs` is a setting of the run (`requestDeadlineMs`); the rest goes to the transport. */
+  /**
+   * Only `timeouts.deadlineMs`, `retry.retries` and `retry.maxWaitMs` are settings of the run (`requestDeadlineMs`,
+   * `apiRetries`, `maxWaitMs`); the rest goes to the transport.
+   */
   transportOptions?: TransportTuning;
 }
 
@@ -209,6 +212,10 @@ export interface Settings {
   readonly compactEvery: number | undefined;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
+  /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */
+  readonly apiRetries: number;
+  /** The most time the transport's waits (retries, budgets, pauses) may take together (`retry.maxWaitMs`); undefined: no bound. */
+  readonly maxWaitMs: number | undefined;
   /** Asset capture; undefined: off (nothing fetched, the events scanned for nothing). */
   readonly captureAssets: Readonly<AssetCaptureSettings> | undefined;
 }
@@ -225,6 +232,8 @@ const FLAGS: Readonly<Record<string, string>> = {
   recheckMs: '--recheck',
   compactManifest: '--no-compact',
   requestDeadlineMs: '--request-deadline',
+  apiRetries: '--no-retry',
+  maxWaitMs: '--max-wait',
   'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
@@ -360,6 +369,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
   const recheckMs = o.recheckMs === undefined ? undefined : c.number('recheckMs', o.recheckMs, 'ms', 0);
   const filesPageSize = o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
   const defaultSettle = source.cli?.sandbox ? d.sandboxSettleMs : d.settleMs;
+  const maxWait = o.transportOptions?.retry?.maxWaitMs;
   const settings: Settings = {
     fileVersion: c.oneOf('fileVersion', o.fileVersion ?? d.fileVersion, [2, 3] as const),
     filesPageSize,
@@ -392,6 +402,8 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
     requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
+    apiRetries: c.number('apiRetries', o.transportOptions?.retry?.retries ?? d.apiRetries, 'count', 0),
+    maxWaitMs: maxWait === undefined ? undefined : c.number('maxWaitMs', maxWait, 'ms', 0),
     captureAssets: assetSettings(o.captureAssets, c),
   };
   return Object.freeze(settings);
