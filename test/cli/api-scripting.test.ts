@@ -95,7 +95,7 @@ describe('api: waits', () => {
     expect(recs.filter((r) => r.event === 'retry')).toEqual([
       expect.objectContaining({ level: 'warn', status: 429, attempt: 1, wait_ms: 1000, retry_after_ms: 1000, limit_kind: 'rate' }),
     ]);
-    expect(recs.find((r) => r.event === 'fatal')).toMatchObject({ exit_code: 1, code: 'max_wait_exceeded', status: 429, server_messages: [expect.any(String)] });
+    expect(recs.find((r) => r.event === 'fatal')).toMatchObject({ exit_code: 1, code: 'max_wait_exceeded', status: 429, server_messages: ['rate_limited', expect.stringContaining('rate limit exceeded')] });
     expect(seen).toHaveLength(2);
   });
 
