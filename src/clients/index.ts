@@ -39,7 +39,7 @@ export type {
 } from './management-types.js';
 
 // User mapping, group identify, attribution, taxonomy (spec doc 2)
-export { USER_MAPPING_LIMITS, UserMappingClient } from './user-mapping.js';
+export { MappingPartialFailureError, USER_MAPPING_LIMITS, UserMappingClient } from './user-mapping.js';
 export type { MappedUser, MappingOptions, UserMapping, UserMappings } from './user-mapping.js';
 export { GROUP_IDENTIFY_LIMITS, GroupIdentifyClient } from './group-identify.js';
 export type { GroupIdentification } from './group-identify.js';

@@ -104,7 +104,8 @@ describe('api: waits', () => {
     const res = await runCliInProcess(['--log-format', 'json', 'api', 'user-mapping.map', '--body', '-', '--max-wait', '10s'], { env: env(), stdin: JSON.stringify(mappings) });
     expect(res.code).toBe(1);
     const fatal = records(res.stderr).find((r) => r.event === 'fatal')!;
-    expect(fatal).toMatchObject({ code: 'max_wait_exceeded', msg: expect.stringMatching(/^Stopped before waiting \d+ ms \(mappings per 30 s\) for POST \/usermap/) });
+    // What a script must know: which mappings were applied, and why the rest were not.
+    expect(fatal).toMatchObject({ code: 'mapping_partial_failure', msg: expect.stringMatching(/^usermap: the first 2000 of 4000 mapping objects were applied \(1 batch\); the other 2000 were not: Stopped before waiting \d+ ms \(mappings per 30 s\) for POST \/usermap/) });
     // The first batch went (2,000 mappings); the second was not sent.
     expect(seen).toHaveLength(1);
   });
