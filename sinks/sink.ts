@@ -8,6 +8,7 @@
 
 import type { Readable } from 'node:stream';
 import type { CommitOptions } from './assets.js';
+import type { PlayerOptions } from './player-page.js';
 
 export type OutputFormat = 'json' | 'ndjson' | 'html';
 
@@ -19,6 +20,8 @@ export interface OutputSpec {
   format: OutputFormat;
   /** Gzip the output (`.gz` appended to the key). */
   gzip: boolean;
+  /** `html`: the player's options (size, speed, autoplay, controls, skip inactivity); the page's URL overrides them. */
+  player?: PlayerOptions;
 }
 
 export interface CommitResult {
