@@ -2,7 +2,7 @@
  * What each object under an archive is, by its key alone: a replay output, a captured asset, an asset claim, one of
  * the archive's own files (its manifest, a fold's lock or snapshot, a temporary file, an S3 staging object), or none
  * of these — something replay-export never writes there (`foreign`), which `verify` reports. Local and S3 layouts
- * share one namespace: their own names never collide.
+ * share one namespace: their own names never collide. The keys of the assets' claims are made here too.
  */
 import { ASSETS_DIR, assetKey, isAssetDigest } from './assets.js';
 import { LOCK_LEFTOVER } from './fold-lock.js';
@@ -26,7 +26,7 @@ export function claimKey(replayId: string, digest: string, target: string): stri
   return claimFolder(replayId) + assetKey(digest, target).slice(ASSETS_DIR.length + 1);
 }
 
-
+/** What an object under an archive is (see the module's comment). */
 export type StoredKind = 'output' | 'asset' | 'claim' | 'own' | 'foreign';
 
 /** `_manifest/…` files of a local archive (log folded, snapshot, lock) and objects of an S3 one (log, snapshots). */
@@ -45,6 +45,7 @@ const MANIFEST_NAMES: readonly RegExp[] = [
 /** A temporary file of the local sink (`.<final name>.<pid>.<8 hex>.tmp`, temp-file.ts) beside an output or asset. */
 const TEMP_NAME = /^\.([^/]+)\.\d+\.[0-9a-f]{8}\.tmp$/;
 
+/** What the object at `key` (relative to the target, `/`-separated) is, by its key alone. */
 export function storedKind(key: string): StoredKind {
   if (key === 'manifest.ndjson') return 'own';
   if (key.startsWith('_manifest/') && LOCK_LEFTOVER.test(key.slice('_manifest/'.length))) return 'own';

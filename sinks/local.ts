@@ -8,7 +8,7 @@ import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
 import { areRealFolders, FolderUsers, foldersToRemoveIn, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
-import { fsyncDir, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
+import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
 import { LocalManifest } from './local-manifest.js';
@@ -189,7 +189,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       await handle.close();
       await fsyncDir(folder);
     } catch (err) {
-      const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || (err as NodeJS.ErrnoException).code === 'ELOOP';
+      const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || isSymlinkRefusal(err);
       throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot record the claim ${key}: ${describeCause(err)}`, { target: root, key, replayId, cause: err });
     }
   };
@@ -232,7 +232,8 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
         names = await readdir(folder);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-        throw new SinkError('SINK_IO', `cannot list the asset claims of ${replayId}: ${describeCause(err)}`, { target: root, replayId, cause: err });
+        const escape = err instanceof NotAFolderError && err.kind === 'symlink';
+        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot list the asset claims of ${replayId}: ${describeCause(err)}`, { target: root, replayId, cause: err });
       }
       for (const name of names) if (isAssetDigest(name)) yield name;
     },
