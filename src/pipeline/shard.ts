@@ -44,6 +44,16 @@ export function shardOf(replayId: string, count: number): number {
   return Number(digest.readBigUInt64BE(0) % BigInt(count));
 }
 
+/**
+ * The window a process's API family starts with when `limit` requests in flight are allowed per project and `shard`
+ * says how many processes share it: its fair share, `limit / count` rounded up (at least 1). Rounded up, the shards
+ * together start at most `count - 1` above the limit, and the first concurrency 429s bring them to it; rounded down,
+ * three shards of a limit of 5 would start at 1 each and take a second to grow into the rest. Unsharded: the limit.
+ */
+export function fairShareStart(limit: number, shard: Readonly<Shard> | undefined): number {
+  return Math.max(1, Math.ceil(limit / (shard?.count ?? 1)));
+}
+
 /** Whether `replayId` is one of `shard`'s replays (every replay is, without a shard). */
 export function inShard(replayId: string, shard: Readonly<Shard> | undefined): boolean {
   return shard === undefined || shardOf(replayId, shard.count) === shard.index;
