@@ -1,6 +1,6 @@
 /**
- * A run's replay window starts at its fair share of the project's limit (issue #30): the limit (5) when alone, ceil(5 / n)
- * for one of n shards; a window the caller gives, or fixed caps, are kept. Against the sandbox's limit of 5: an
+ * A run's replay window starts at its fair share of the project's limit (issue #30): the limit (5) when alone, 5 / n
+ * rounded down (at least 1) for one of n shards; a window the caller gives, or fixed caps, are kept. Against the sandbox's limit of 5: an
  * unsharded archive sends its first files requests 5 at once instead of growing from 1 (counted in the sandbox's
  * arrival log, no timing).
  */
@@ -31,29 +31,30 @@ function peakInFlight(log: readonly ApiArrival[]): number {
 }
 
 describe('the replay window starts at the fair share of the limit', () => {
-  it('is the limit divided by the shard count, rounded up, at least 1', () => {
+  it('is the limit divided by the shard count, rounded down, at least 1: the shards together never start above it', () => {
     expect(fairShareStart(5, undefined)).toBe(5);
     expect(fairShareStart(5, { index: 0, count: 1 })).toBe(5);
-    expect(fairShareStart(5, { index: 1, count: 2 })).toBe(3);
-    expect(fairShareStart(5, { index: 2, count: 3 })).toBe(2);
+    expect(fairShareStart(5, { index: 1, count: 2 })).toBe(2);
+    expect(fairShareStart(10, { index: 2, count: 3 })).toBe(3);
+    expect(fairShareStart(5, { index: 2, count: 3 })).toBe(1);
     expect(fairShareStart(5, { index: 0, count: 5 })).toBe(1);
     expect(fairShareStart(5, { index: 7, count: 40 })).toBe(1);
   });
 
   it("a run's transport starts there, unless the caller set the start or turned the windows off", async () => {
     const alone = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's' });
-    const third = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', shard: { index: 1, count: 3 } });
+    const half = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', shard: { index: 1, count: 2 } });
     const given = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', transportOptions: { adaptive: { initial: { replay: 1 } } } });
     const fixed = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', transportOptions: { adaptive: false } });
     try {
       expect(alone.transport().limit('replay')).toBe(5);
-      expect(third.transport().limit('replay')).toBe(2);
+      expect(half.transport().limit('replay')).toBe(2);
       expect(given.transport().limit('replay')).toBe(1);
       expect(fixed.transport().limit('replay')).toBe(5);
       // Other families keep their own starts.
       expect(alone.transport().limit('dashboard')).toBe(1);
     } finally {
-      await Promise.all([alone, third, given, fixed].map((r) => r.close()));
+      await Promise.all([alone, half, given, fixed].map((r) => r.close()));
     }
   });
 
