@@ -57,11 +57,25 @@ export interface ShardedApiResult {
   sharded: LimitedRun;
   /** One process (no shard) against the same limit. */
   single: LimitedRun;
+  /**
+   * CPU time of a process start alone (Node's start and loading the library: the bench child's `idle` job, spawned as
+   * the shards are), ms, each of `START_CPU_RUNS` runs: what a shard's start costs whatever the load.
+   */
+  startCpuMs: number[];
   /** The machine's 1-minute load average at the start and the end (other work on the cores slows every figure). */
   load: [number, number];
   /** One process, no limit, same replays, `alone.latencyMs`. */
   alone: { latencyMs: number; wallMs: number; apiCalls: number; downloads: number; effectiveParallelism: number; limited: number };
   explanation: string[];
+}
+
+/** Idle processes started to measure the CPU time of a start. */
+const START_CPU_RUNS = 3;
+
+async function startCpu(sandbox: Sandbox, workDir: string): Promise<number[]> {
+  const runs: number[] = [];
+  for (let i = 0; i < START_CPU_RUNS; i++) runs.push((await runChild('idle', sandbox, { out: join(workDir, 'scale-idle') }, false)).cpuMs ?? 0);
+  return runs;
 }
 
 function requests(a: SandboxStats, b: SandboxStats): { api: number; storage: number } {
@@ -150,6 +164,8 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
     log(describe(`${opts.shards} shards`, sharded));
     const single = await limitedRun(sandbox, opts, 1);
     log(describe('one process', single));
+    const startCpuMs = await startCpu(sandbox, opts.workDir);
+    log(`  process start alone (idle child): ${startCpuMs.map((ms) => ms.toFixed(0)).join(', ')} ms of CPU`);
 
     sandbox.setApiConcurrency(0);
     sandbox.setFaults({ latencyMs: opts.aloneLatencyMs });
@@ -171,6 +187,7 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
       filesPerReplay: F,
       sharded,
       single,
+      startCpuMs,
       load: [loadBefore, loadavg()[0]!],
       alone: {
         latencyMs: opts.aloneLatencyMs,
@@ -185,6 +202,7 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
         `429 share = answered 429 / all API calls = ${sharded.limited} / ${sharded.apiCalls + sharded.limited}`,
         `shard split: ${sharded.perProcess.map((p) => p.replays).join(' / ')} replays (largest ${((100 * Math.max(...sharded.perProcess.map((p) => p.replays))) / (opts.replays / opts.shards) - 100).toFixed(0)}% above an even share)`,
         `process start (spawn to the library loaded), mean of the shards ${meanStart.toFixed(0)} ms (exec and Node ${(sharded.perProcess.reduce((n, p) => n + p.execMs, 0) / sharded.perProcess.length).toFixed(0)} ms of it): ${gap > 0 ? `${((100 * meanStart) / gap).toFixed(0)}% of the gap to the bound (${gap.toFixed(0)} ms)` : 'no gap'}`,
+        `process start, CPU (Node and the library, an idle child alone): ${startCpuMs.map((ms) => ms.toFixed(0)).join(', ')} ms; the shards' start above is that CPU at the machine's load`,
         `load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${cpus().length} cores`,
         `effective parallelism alone = (API calls + downloads) · L / wall = (${aloneUsed.api} + ${aloneUsed.storage}) · ${opts.aloneLatencyMs} / ${alone.wallMs.toFixed(0)} ms`,
       ],

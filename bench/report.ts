@@ -379,6 +379,7 @@ export function resultJson(r: BenchResults): unknown {
             split: r.scale.api.sharded.perProcess.map((p) => p.replays),
             singleRatio: round(r.scale.api.single.ratio, 3),
             aloneParallelism: round(r.scale.api.alone.effectiveParallelism, 1),
+            startCpuMs: r.scale.api.startCpuMs.map((ms) => Math.round(ms)),
           }
         : null,
       resume: r.resume ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes } : null,

@@ -7,7 +7,6 @@ import { emptyEntry, exportedFields, failedEntry, okEntry } from './manifest-ent
 import { batchCount, batchEvents } from '../../decoders/index.js';
 import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './replay-stream.js';
 import type { Settings } from './settings.js';
-import { redactBatches } from '../redaction/stream.js';
 import type { AssetCapture, AssetFields } from '../assets/capture.js';
 import { InternalError } from '../errors.js';
 
@@ -44,7 +43,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     writer = await io.archive.outputs.open(replay.replay_id, output);
     const decoded = replayDecodedBatches(replay.replay_id, settings, io, info);
     // With a policy, each event is redacted on its way to the sink; without, the decoded batches go as they are.
-    const batches = settings.redaction === undefined ? decoded : redactBatches(decoded, settings.redaction);
+    const batches = settings.redaction === undefined ? decoded : (await import('../redaction/stream.js')).redactBatches(decoded, settings.redaction);
     for await (const batch of batches) {
       checks.observeBatch(batch);
       capture?.observeBatch(batch);

@@ -2,7 +2,6 @@ import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatc
 import { DecodeError } from '../../decoders/errors.js';
 import { isLimitError, ReplayBudget } from '../../decoders/limits.js';
 import { ByteBudget } from './byte-budget.js';
-import { redactBatches } from '../redaction/stream.js';
 import { ReplayFailedError, isBrokenTransfer, isExpiredUrl, isFatal, isTransient } from './errors.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
@@ -65,7 +64,8 @@ export async function* replayEventBatches(
   info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 },
 ): AsyncGenerator<Buffer[]> {
   const decoded = replayDecodedBatches(replayId, settings, io, info);
-  const batches = settings.redaction === undefined ? decoded : redactBatches(decoded, settings.redaction);
+  // The redaction stream is loaded with the first policy that needs it, not with the pipeline.
+  const batches = settings.redaction === undefined ? decoded : (await import('../redaction/stream.js')).redactBatches(decoded, settings.redaction);
   for await (const batch of batches) yield batchEvents(batch);
 }
 

@@ -11,16 +11,29 @@ import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js
 import type { Sink } from '../../sinks/sink.js';
 import type { Logger } from '../http/logger.js';
 import { Transport } from '../http/transport.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_HOST_CONCURRENCY, type TransportOptions } from '../http/options.js';
 import { SessionReplayClient } from '../replay/client.js';
 import type { ApiClients } from '../clients/catalogue.js';
-import { AssetCapture } from '../assets/capture.js';
+import type { AssetCapture } from '../assets/capture.js';
 import { ConfigError } from './errors.js';
 import { requireProjectKeys, resolvePlatform, type PlatformOptions, type PlatformSettings } from './platform.js';
 import type { ReplayNotice } from './replay-stream.js';
 import { environmentOf, givenTunables, resolveSettings, type Settings, type SettingsOptions, type SettingsSource } from './settings.js';
+import { fairShareStart, type Shard } from './shard.js';
 import type { Downloader, ReplayApi } from './types.js';
 
 export type { ReplayApi } from './types.js';
+
+/**
+ * The replay family's starting window: the shard's fair share of the project's limit (`fairShareStart`), unless the
+ * caller gave one or turned the adaptive windows off. The limit is the host's cap, within the family's maximum.
+ */
+function replayStart(tuning: TransportOptions, shard: Readonly<Shard> | undefined): Pick<TransportOptions, 'adaptive'> {
+  const given = tuning.adaptive;
+  if (given === false || given?.initial?.replay !== undefined) return given === undefined ? {} : { adaptive: given };
+  const limit = Math.min(tuning.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY, tuning.concurrency?.replay ?? DEFAULT_CONCURRENCY.replay);
+  return { adaptive: { ...given, initial: { ...given?.initial, replay: fairShareStart(limit, shard) } } };
+}
 
 /** Parts a caller may hand in instead of the ones a run builds (tests, a shared transport, your own client). */
 export interface RunParts {
@@ -130,6 +143,7 @@ export class Run implements AsyncDisposable {
     const tuning = this.#options.settings === undefined ? (this.#options.transportOptions ?? {}) : {};
     const transport = new Transport({
       ...tuning,
+      ...replayStart(tuning, this.settings.shard),
       timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
       retry: { ...tuning.retry, retries: this.settings.apiRetries, ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}) },
       region: this.platform.region,
@@ -198,11 +212,14 @@ export class Run implements AsyncDisposable {
   /**
    * The run's asset capture (`settings.captureAssets`), on the run's archive and transport: each asset URL fetched
    * and stored once per run, whatever the number of replays (and entries) referencing it. Undefined when off.
+   * The capture's module is loaded on this first call.
    */
   async assets(): Promise<AssetCapture | undefined> {
     if (this.settings.captureAssets === undefined) return undefined;
     if (this.#assets !== undefined) return this.#assets;
     const archive = await this.archive();
+    // Loaded here, not with the run: only runs that capture assets use it.
+    const { AssetCapture } = await import('../assets/capture.js');
     return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, { dispatcher: this.transport().dispatcher, signal: this.signal }));
   }
 

@@ -44,6 +44,16 @@ export function shardOf(replayId: string, count: number): number {
   return Number(digest.readBigUInt64BE(0) % BigInt(count));
 }
 
+/**
+ * The window a process's API family starts with when `limit` requests in flight are allowed per project and `shard`
+ * says how many processes share it: its fair share, `limit / count` rounded down (at least 1), so that the shards
+ * starting together never start above the limit (a start above it costs 429s on top of those AIMD's probing costs
+ * anyway). Unsharded: the limit, instead of growing from 1 to it over 1 + 2 + 3 + 4 answers.
+ */
+export function fairShareStart(limit: number, shard: Readonly<Shard> | undefined): number {
+  return Math.max(1, Math.floor(limit / (shard?.count ?? 1)));
+}
+
 /** Whether `replayId` is one of `shard`'s replays (every replay is, without a shard). */
 export function inShard(replayId: string, shard: Readonly<Shard> | undefined): boolean {
   return shard === undefined || shardOf(replayId, shard.count) === shard.index;

@@ -14,8 +14,19 @@
  * own run on RE2 (`re2js`), whose matching is linear in the text for every pattern: a pattern that would backtrack
  * catastrophically on a backtracking engine costs the same as any other.
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { RedactionPolicyError } from './errors.js';
+
+/**
+ * RE2 is loaded when a pattern of your own is first compiled, not with this module (a run without such a pattern, or
+ * without a policy, does not pay its ~6 ms of CPU at start): its CommonJS build, which `require` loads synchronously.
+ */
+const requireModule = createRequire(import.meta.url);
+let re2js: typeof RE2JS | undefined;
+function re2(): typeof RE2JS {
+  return (re2js ??= (requireModule('re2js') as { RE2JS: typeof RE2JS }).RE2JS);
+}
 
 /** A pattern as a policy names it: a built-in, or a regular expression of your own. */
 export type PatternSpec = 'email' | 'card' | 'phone' | { regex: string; flags?: string };
@@ -91,7 +102,7 @@ export const BUILTIN_PATTERNS: Readonly<Record<'email' | 'card' | 'phone', Patte
 });
 
 const USER_FLAGS = /^[ims]*$/;
-const RE2_FLAGS: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL };
+const RE2_FLAGS: Readonly<Record<string, 'CASE_INSENSITIVE' | 'MULTILINE' | 'DOTALL'>> = { i: 'CASE_INSENSITIVE', m: 'MULTILINE', s: 'DOTALL' };
 
 /** A pattern of your own, on RE2: linear in the text whatever the pattern. */
 function re2Pattern(re: RE2JS): Pattern {
@@ -115,7 +126,8 @@ function compilePattern(spec: unknown, where: string): Pattern {
   if (flags !== undefined && (typeof flags !== 'string' || !USER_FLAGS.test(flags))) throw new RedactionPolicyError(`${where}.flags may hold i, m and s only`);
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(regex, [...(flags ?? '')].reduce((all, f) => all | RE2_FLAGS[f]!, 0));
+    const RE2 = re2();
+    compiled = RE2.compile(regex, [...(flags ?? '')].reduce((all, f) => all | RE2[RE2_FLAGS[f]!], 0));
   } catch (err) {
     // RE2 syntax: no look-around, no back-references (what makes matching exponential on a backtracking engine).
     throw new RedactionPolicyError(`${where}.regex does not compile as RE2 syntax (no look-around, no back-references): ${err instanceof Error ? err.message : String(err)}`);
