@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { ReplayAssets } from '../../sinks/assets.js';
 import { createLocalSink } from '../../sinks/local.js';
+import type { Sink } from '../../sinks/sink.js';
 import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { formatOf, type VideoFormat } from './defaults.js';
@@ -18,6 +20,7 @@ import { openEncoder, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
+import type { CapturedAssets } from './source.js';
 
 export interface VideoSize {
   width: number;
@@ -203,6 +206,11 @@ async function offlineContext(browser: Browser, allowed: readonly string[], view
  * Memory: the events are streamed into the page's file, the frames one at a time to the encoder and the file.
  */
 export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffer[]>, options: RenderOptions): Promise<VideoResult> {
+  return renderReplay({ events }, options);
+}
+
+/** `renderEvents`, the replay's captured assets (when given) embedded in its page and played instead of their URLs. */
+export async function renderReplay(replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined }, options: RenderOptions): Promise<VideoResult> {
   const format = formatOf(options.out);
   const { fps, speed } = checkOptions(options);
   const out = resolve(options.out);
@@ -211,7 +219,7 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
   let encoder: FrameEncoder | undefined;
   const partial = join(dirname(out), `.${Date.now().toString(36)}-${process.pid}.partial${extname(out)}`);
   try {
-    const pageFile = await writePlayerPage(work, options.title ?? 'replay', events);
+    const pageFile = await writePlayerPage(work, options.title ?? 'replay', replay);
     const encoderFile = join(work, 'encoder.html');
     await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
     const pageUrl = pathToFileURL(pageFile).href;
@@ -295,14 +303,18 @@ export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffe
   }
 }
 
-/** Writes the events as the one-page player (`--format html`) into `dir`; returns its path. */
-async function writePlayerPage(dir: string, title: string, events: AsyncIterable<Buffer | readonly Buffer[]>): Promise<string> {
+/**
+ * Writes the events as the one-page player (`--format html`) into `dir`, with the captured assets that are stored
+ * embedded (copied into `dir`'s own assets folder first, one at a time, each checked against its digest); returns
+ * the page's path.
+ */
+async function writePlayerPage(dir: string, title: string, replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined }): Promise<string> {
   const sink = createLocalSink(dir);
   try {
     const writer = await sink.open(title, { format: 'html', gzip: false });
     let batch: Buffer[] = [];
     let bytes = 0;
-    for await (const item of events) {
+    for await (const item of replay.events) {
       if (Buffer.isBuffer(item)) {
         batch.push(item);
         bytes += item.length;
@@ -319,9 +331,28 @@ async function writePlayerPage(dir: string, title: string, events: AsyncIterable
       }
     }
     if (batch.length > 0) await writer.write(batch);
-    const result = await writer.commit();
+    const assets = replay.assets && sink.putAsset && (await copyAssets({ putAsset: sink.putAsset.bind(sink) }, replay.assets));
+    const result = await writer.commit(assets ? { assets } : {});
     return join(dir, result.key);
   } finally {
     await sink.close();
   }
+}
+
+/** Copies the stored assets of `captured` into `sink`; returns the map of those (an asset gone is left out). */
+async function copyAssets(sink: Required<Pick<Sink, 'putAsset'>>, captured: CapturedAssets): Promise<ReplayAssets | undefined> {
+  const urls: Record<string, string> = {};
+  const stored = new Set<string>();
+  for (const [url, digest] of Object.entries(captured.map.urls)) {
+    if (!stored.has(digest)) {
+      const body = await captured.read(digest);
+      if (body === undefined) continue;
+      const chunks: Buffer[] = [];
+      for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk);
+      await sink.putAsset(digest, captured.map.types[digest] ?? 'application/octet-stream', Buffer.concat(chunks));
+      stored.add(digest);
+    }
+    urls[url] = digest;
+  }
+  return stored.size > 0 ? { urls, types: captured.map.types } : undefined;
 }
