@@ -16,7 +16,7 @@ import type { Sink } from '../../sinks/sink.js';
 import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { formatOf, type VideoFormat } from './defaults.js';
-import { openEncoder, type FrameEncoder } from './encoder.js';
+import { loadEncoder, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
@@ -218,16 +218,27 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
   let browser: Browser | undefined;
   let encoder: FrameEncoder | undefined;
   const partial = join(dirname(out), `.${Date.now().toString(36)}-${process.pid}.partial${extname(out)}`);
+  let context: BrowserContext | undefined;
   try {
-    const pageFile = await writePlayerPage(work, options.title ?? 'replay', replay);
+    // The browser starts while the player page is written; the encoder's page loads while the player's does.
     const encoderFile = join(work, 'encoder.html');
-    await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
-    const pageUrl = pathToFileURL(pageFile).href;
+    const [written, started] = await Promise.allSettled([
+      (async () => {
+        await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
+        return writePlayerPage(work, options.title ?? 'replay', replay);
+      })(),
+      options.browserInstance ? Promise.resolve(options.browserInstance as Browser) : launchBrowser(options.browser, options.env),
+    ]);
+    if (started.status === 'fulfilled') browser = started.value;
+    if (written.status === 'rejected') throw written.reason;
+    if (started.status === 'rejected') throw started.reason;
+    const pageUrl = pathToFileURL(written.value).href;
     const encoderUrl = pathToFileURL(encoderFile).href;
-    browser = (options.browserInstance as Browser | undefined) ?? (await launchBrowser(options.browser, options.env));
-    const { context, refused } = await offlineContext(browser, [pageUrl, encoderUrl], { width: 1280, height: 800 });
+    const offline = await offlineContext(browser!, [pageUrl, encoderUrl], { width: 1280, height: 800 });
+    context = offline.context;
+    const refused = offline.refused;
     const page = await context.newPage();
-    const facts = await preparePage(page, pageUrl);
+    const [facts, encoderPage] = await Promise.all([preparePage(page, pageUrl), loadEncoder(context, encoderUrl)]);
     const viewport = facts.first.width ? facts.first : { width: 1280, height: 800 };
     const size = videoSize(viewport, options.size, options.maxSize ?? VIDEO_DEFAULTS.maxSize);
     // The player fits the replay to its window, up or down: room for its bar and side list, then a window height that
@@ -248,7 +259,7 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     }
     const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from, to });
     const frames = frameCount(parts, fps);
-    encoder = await openEncoder(context, encoderUrl, { format, ...size, fps, path: partial });
+    encoder = await encoderPage.open({ format, ...size, fps, path: partial });
     const cdp: CDPSession = await context.newCDPSession(page);
     let index = 0;
     let encoding: Promise<void> = Promise.resolve();
@@ -256,11 +267,11 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     // captured, that frame is shown again (neither seek nor capture).
     let next = 0;
     let shown = -1;
-    let shot: { data: string } | undefined;
     for (const t of frameOffsets(parts, fps)) {
       if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
       while (next < facts.times.length && facts.times[next]! <= t) next++;
-      if (shot === undefined || next !== shown) {
+      let shot: { data: string } | undefined;
+      if (index === 0 || next !== shown) {
         const [x, y, width, height] = await page.evaluate(seekTo, t);
         const scale = Math.min(size.width / width, size.height / height);
         shot = (await cdp.send('Page.captureScreenshot', {
@@ -271,16 +282,14 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
         })) as { data: string };
         shown = next;
       }
-      const jpeg = shot.data;
-      // The next frame is captured while this one is encoded.
+      // The next frame is captured while this one is encoded; a frame shown again is not sent again.
       await encoding;
       const k = index++;
-      encoding = encoder.add(jpeg, k).then(() => options.onProgress?.({ frame: k + 1, frames, offset: t }));
+      encoding = (shot ? encoder.add(shot.data, k) : encoder.again(k)).then(() => options.onProgress?.({ frame: k + 1, frames, offset: t }));
     }
     await encoding;
     await encoder.finish();
     encoder = undefined;
-    await context.close();
     await rename(partial, out);
     return {
       file: out,
@@ -298,6 +307,7 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     await rm(partial, { force: true });
     throw err;
   } finally {
+    await context?.close().catch(() => undefined);
     if (browser && !options.browserInstance) await browser.close().catch(() => undefined);
     await rm(work, { recursive: true, force: true });
   }
