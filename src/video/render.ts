@@ -9,13 +9,14 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { ReplayAssets } from '../../sinks/assets.js';
 import { createLocalSink } from '../../sinks/local.js';
 import type { Sink } from '../../sinks/sink.js';
 import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { formatOf, type VideoFormat } from './defaults.js';
+import { FrameCapture } from './capture.js';
 import { loadEncoder, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
@@ -142,30 +143,10 @@ function readFacts(): PageFacts {
   return { ready, times, start: meta.startTime, end: meta.endTime, interactions, first, largest };
 }
 
-/** Moves the Replayer to `t` (ms from the start) and returns where its frame is drawn, once the player re-fitted it. */
-async function seekTo(t: number): Promise<[number, number, number, number]> {
-  const w = globalThis as any;
-  const r0 = w.replayer;
-  r0.pause(t);
-  // rrweb 2.2 re-applies a stale scroll position (kept from an earlier rebuild) after a forward paused seek: the last
-  // scroll of each element up to `t` is applied again, as a seek from the start would leave it.
-  const events: { type: number; timestamp: number; data: any }[] = w.replayEvents;
-  const state = (w.__videoScroll ??= { next: 0, last: new Map<number, unknown>() });
-  const until = r0.getMetaData().startTime + t;
-  for (; state.next < events.length && events[state.next]!.timestamp <= until; state.next++) {
-    const e = events[state.next]!;
-    if (e && e.type === 2) state.last.clear();
-    else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number') state.last.set(e.data.id, e.data);
-  }
-  for (const d of state.last.values()) r0.applyScroll(d, true);
-  // The player fits the replay to the page in a task after a resize: let it run first.
-  await new Promise((r) => setTimeout(r, 0));
-  // The frame's content box (its border left out), as scaled by the player.
-  const frame = w.replayer.iframe;
-  const r = frame.getBoundingClientRect();
-  const k = frame.offsetWidth ? r.width / frame.offsetWidth : 1;
-  return [r.x + frame.clientLeft * k, r.y + frame.clientTop * k, frame.clientWidth * k, frame.clientHeight * k];
-}
+/** Player pages capturing frames at once (see capture.ts). */
+const PAGES = 2;
+/** Frames captured or encoded at once, at most. */
+const IN_FLIGHT = 8;
 
 /** Player page styles for rendering: no transition or animation of the player's own elements (the mouse). */
 const STILL_STYLE = '.replayer-mouse,.replayer-mouse::after{transition:none!important;animation:none!important}';
@@ -251,7 +232,8 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
       const frame = w.replayer.iframe;
       return w.document.getElementById('stage').getBoundingClientRect().top + 8 + (frame.offsetHeight - frame.clientHeight);
     });
-    await page.setViewportSize({ width: largest.width + 600, height: Math.ceil(above + largest.height) });
+    const room = { width: largest.width + 600, height: Math.ceil(above + largest.height) };
+    await page.setViewportSize(room);
     const from = offsetOf(options.from, facts.start);
     const to = offsetOf(options.to, facts.start);
     if ((from !== undefined && to !== undefined && to <= from) || (to !== undefined && to <= 0) || (from !== undefined && from >= facts.end - facts.start)) {
@@ -260,32 +242,43 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from, to });
     const frames = frameCount(parts, fps);
     encoder = await encoderPage.open({ format, ...size, fps, path: partial });
-    const cdp: CDPSession = await context.newCDPSession(page);
+    const capture = await FrameCapture.open(context, [page], size);
+    // A second page captures every other frame once it is loaded (the first starts at once): frames come ~25% faster
+    // on two cores. It is a helper only: should it fail to load, the first page captures every frame.
+    for (let i = 1; i < PAGES; i++) {
+      const ctx = context;
+      void (async () => {
+        const helper = await ctx.newPage();
+        await helper.setViewportSize(room);
+        await preparePage(helper, pageUrl);
+        await capture.join(ctx, helper);
+      })().catch(() => undefined);
+    }
+    const frameEncoder = encoder;
     let index = 0;
     let encoding: Promise<void> = Promise.resolve();
+    // Frames being captured or encoded, oldest first: at most IN_FLIGHT (a few JPEGs held).
+    const inFlight: Promise<void>[] = [];
     // What a paused Replayer shows depends on the events up to its time only: with no event since the last frame
-    // captured, that frame is shown again (neither seek nor capture).
+    // captured, that frame is shown again (neither seek nor capture, nor a JPEG sent to the encoder).
     let next = 0;
     let shown = -1;
     for (const t of frameOffsets(parts, fps)) {
       if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
       while (next < facts.times.length && facts.times[next]! <= t) next++;
-      let shot: { data: string } | undefined;
-      if (index === 0 || next !== shown) {
-        const [x, y, width, height] = await page.evaluate(seekTo, t);
-        const scale = Math.min(size.width / width, size.height / height);
-        shot = (await cdp.send('Page.captureScreenshot', {
-          format: 'jpeg',
-          quality: 92,
-          clip: { x, y, width, height, scale },
-          optimizeForSpeed: true,
-        })) as { data: string };
-        shown = next;
-      }
-      // The next frame is captured while this one is encoded; a frame shown again is not sent again.
-      await encoding;
+      const shot = index === 0 || next !== shown ? capture.take(t) : undefined;
+      shot?.catch(() => undefined); // seen when its turn to be encoded comes
+      shown = next;
       const k = index++;
-      encoding = (shot ? encoder.add(shot.data, k) : encoder.again(k)).then(() => options.onProgress?.({ frame: k + 1, frames, offset: t }));
+      // Frames are encoded in order, each once captured, while the next ones are captured.
+      encoding = encoding.then(async () => {
+        if (shot) await frameEncoder.add(await shot, k);
+        else await frameEncoder.again(k);
+        options.onProgress?.({ frame: k + 1, frames, offset: t });
+      });
+      encoding.catch(() => undefined); // seen below, or by the last `await encoding`
+      inFlight.push(encoding);
+      if (inFlight.length > IN_FLIGHT) await inFlight.shift();
     }
     await encoding;
     await encoder.finish();
