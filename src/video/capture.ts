@@ -5,7 +5,6 @@
  * waiting on the browser's processes, one after the other). A page can join while frames are being captured.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import type { VideoSize } from './render.js';
 
 interface Player {
   page: Page;
@@ -44,10 +43,10 @@ export class FrameCapture {
 
   private constructor(
     private readonly players: Player[],
-    private readonly size: VideoSize,
+    private readonly size: { width: number; height: number },
   ) {}
 
-  static async open(context: BrowserContext, pages: readonly Page[], size: VideoSize): Promise<FrameCapture> {
+  static async open(context: BrowserContext, pages: readonly Page[], size: { width: number; height: number }): Promise<FrameCapture> {
     const players = await Promise.all(pages.map(async (page) => ({ page, cdp: await context.newCDPSession(page), last: Promise.resolve() as Promise<unknown> })));
     return new FrameCapture(players, size);
   }
