@@ -63,14 +63,21 @@ export interface ManifestStore {
 
 /** Captured assets (`--capture-assets`), content-addressed at `_assets/<sha256>`. */
 export interface AssetStore {
-  /** Stores an asset unless it is there already (`digest`: the hex SHA-256 of `body`, checked); whole or not at all. */
-  put(digest: string, type: string, body: Buffer): Promise<void>;
+  /**
+   * Stores an asset unless it is there already (`digest`: the hex SHA-256 of `body`, checked); whole or not at all.
+   * With `owner` (a replay id), an asset not stored yet is claimed by it first, durably (a caller's own sink may not).
+   */
+  put(digest: string, type: string, body: Buffer, owner?: string): Promise<void>;
   /** Whether the asset of `digest` is stored. */
   has(digest: string): Promise<boolean>;
   /** The stored asset of `digest`, streamed; undefined when there is none. */
   read(digest: string): Promise<Readable | undefined>;
   /** Deletes the asset of `digest` (never through a link); true when it was there. */
   remove(digest: string): Promise<boolean>;
+  /** The digests `replayId` claimed (none for a sink without `assetClaims`). */
+  claims(replayId: string): AsyncIterable<string>;
+  /** Removes every claim of `replayId`. */
+  unclaim(replayId: string): Promise<void>;
 }
 
 export interface Archive extends AsyncDisposable {
@@ -79,6 +86,11 @@ export interface Archive extends AsyncDisposable {
   readonly outputs: OutputStore;
   readonly manifest: ManifestStore;
   readonly assets: AssetStore;
+  /**
+   * The key of every object under the target, the archive's own included (what `verify` checks); undefined for a
+   * caller's sink that cannot list them (`storedObjects`).
+   */
+  objects(): AsyncIterable<string> | undefined;
   /** Ends what the archive holds open (files, the S3 client). Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -209,9 +221,9 @@ function archiveOf(backend: Backend, owned: boolean): Archive {
       },
     },
     assets: {
-      async put(digest, type, body) {
+      async put(digest, type, body, owner) {
         if (sink.putAsset === undefined) throw unsupported('store assets (it has no putAsset method)');
-        return sink.putAsset(digest, type, body);
+        return sink.putAsset(digest, type, body, owner);
       },
       has: (digest) => sink.exists(assetKey(digest, target)),
       async read(digest) {
@@ -222,7 +234,10 @@ function archiveOf(backend: Backend, owned: boolean): Archive {
         if (sink.removeAsset === undefined) throw unsupported('remove assets (it has no removeAsset method)');
         return sink.removeAsset(digest);
       },
+      claims: (replayId) => sink.assetClaims?.(replayId) ?? none(),
+      unclaim: async (replayId) => sink.removeAssetClaims?.(replayId),
     },
+    objects: () => sink.storedObjects?.(),
     close,
     [Symbol.asyncDispose]: close,
   };
@@ -257,6 +272,8 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
     false,
   );
 }
+
+async function* none(): AsyncGenerator<string> {}
 
 async function* rejecting(err: Error): AsyncGenerator<string> {
   throw err;

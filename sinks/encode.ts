@@ -86,7 +86,7 @@ export class ReplayEncoder {
     options: EncoderOptions = {},
   ) {
     if (options.hash !== false) this.hash = createHash('sha256');
-    if (output.format === 'html') this.page = playerPage(context.replayId ?? context.key ?? 'replay');
+    if (output.format === 'html') this.page = playerPage(context.replayId ?? context.key ?? 'replay', output.player);
     if (output.gzip) {
       const gzip = createGzip();
       const store = this.store.bind(this);

@@ -26,7 +26,7 @@ export function withThrownCode(entry: ManifestEntry): ManifestEntry {
 const OLD_DECODE_PREFIX = 'decode_';
 
 /** Upper-case codes of replay-export's own errors that are in none of the families below. */
-const UPPER_CASE_CODES: ReadonlySet<string> = new Set(['MANIFEST_CORRUPT', 'REPLAY_NOT_FOUND']);
+const UPPER_CASE_CODES: ReadonlySet<string> = new Set(['MANIFEST_CORRUPT', 'MANIFEST_TOO_LARGE', 'REPLAY_NOT_FOUND']);
 
 /**
  * Families of upper-case codes: the sinks' (`SINK_IO`), undici's (`UND_ERR_SOCKET`), Node's (`ERR_STREAM_PREMATURE_CLOSE`)

@@ -10,7 +10,8 @@ export type SinkErrorCode =
   | 'SINK_S3' // an S3 request failed
   | 'SINK_AUTH' // S3 refused the credentials (or the SDK found none): every request would fail the same way
   | 'SINK_INTEGRITY' // the stored object is not what was written
-  | 'MANIFEST_CORRUPT'; // a manifest line or object that is not a manifest entry
+  | 'MANIFEST_CORRUPT' // a manifest line or object that is not a manifest entry
+  | 'MANIFEST_TOO_LARGE'; // an entry over the size a manifest record may take: not written
 
 export interface SinkErrorContext {
   target?: string;
@@ -72,6 +73,7 @@ const SINK_CATEGORIES: Readonly<Record<SinkErrorCode, ErrorCategory>> = {
   SINK_S3: 'storage',
   SINK_INTEGRITY: 'storage',
   MANIFEST_CORRUPT: 'storage',
+  MANIFEST_TOO_LARGE: 'data',
 };
 
 /** Short description of an unknown thrown value, for messages (no stack, no request details). */

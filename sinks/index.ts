@@ -16,6 +16,7 @@ export type {
   Sink,
   SkippedEntry,
 } from './sink.js';
+export type { PlayerOptions } from './player-page.js';
 // An archive opened once (the one local/S3 switch), as narrow stores; a sink of your own adapted into one.
 export {
   archiveOfSink,

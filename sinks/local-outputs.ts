@@ -58,7 +58,15 @@ export async function* localOutputKeys(root: string): AsyncGenerator<string> {
   yield* walk(root, '');
 }
 
-async function* walk(dir: string, prefix: string): AsyncGenerator<string> {
+/**
+ * Every file (or link, or other non-folder) under a local archive, at any depth, the sink's own (`_…`, `.…`) included,
+ * as `/`-separated keys: what `verify` checks for files no entry names. Folders are not followed through links.
+ */
+export async function* localStoredObjects(root: string): AsyncGenerator<string> {
+  yield* walk(root, '', true);
+}
+
+async function* walk(dir: string, prefix: string, all = false): AsyncGenerator<string> {
   let folder;
   try {
     folder = await opendir(dir);
@@ -67,8 +75,8 @@ async function* walk(dir: string, prefix: string): AsyncGenerator<string> {
     throw new SinkError('SINK_IO', `cannot list ${prefix === '' ? 'the archive' : prefix}: ${describeCause(err)}`, { target: dir, cause: err });
   }
   for await (const entry of folder) {
-    if (isSinkName(entry.name)) continue;
-    if (entry.isDirectory()) yield* walk(join(dir, entry.name), `${prefix}${entry.name}/`);
-    else if (prefix !== '') yield prefix + entry.name;
+    if (!all && isSinkName(entry.name)) continue;
+    if (entry.isDirectory()) yield* walk(join(dir, entry.name), `${prefix}${entry.name}/`, all);
+    else if (all || prefix !== '') yield prefix + entry.name;
   }
 }

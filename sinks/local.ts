@@ -1,16 +1,18 @@
-import { createReadStream } from 'node:fs';
-import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { lstat, mkdir, open as openFile, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { assetKey, checkAssetBody, pageAssetParts, type CommitOptions } from './assets.js';
+import { assetKey, checkAssetBody, isAssetDigest, pageAssetParts, type CommitOptions } from './assets.js';
+import { claimFolder, claimKey } from './layout.js';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
 import { areRealFolders, FolderUsers, foldersToRemoveIn, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
-import { fsyncDir, TempFile, tempNamePid } from './temp-file.js';
+import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
 import { LocalManifest } from './local-manifest.js';
+import { localStoredObjects } from './local-outputs.js';
 import type { CommitResult, EventRun, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export { MANIFEST_FILE } from './local-manifest.js';
@@ -174,10 +176,28 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     }
   };
 
+  /** Records durably that `replayId` owns the asset of `digest` (an empty file; see `Sink.putAsset`). */
+  const claim = async (replayId: string, digest: string): Promise<void> => {
+    const key = claimKey(replayId, digest, root);
+    const path = pathOf(key);
+    const folder = dirname(path);
+    try {
+      await ensureRoot();
+      await makeFolders(root, folder);
+      // An empty file: O_NOFOLLOW, so a link planted at the name is refused rather than written through.
+      const handle = await openFile(path, constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW, 0o644);
+      await handle.close();
+      await fsyncDir(folder);
+    } catch (err) {
+      const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || isSymlinkRefusal(err);
+      throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot record the claim ${key}: ${describeCause(err)}`, { target: root, key, replayId, cause: err });
+    }
+  };
+
   const sink: Sink = {
     target: root,
 
-    async putAsset(digest: string, _type: string, body: Buffer): Promise<void> {
+    async putAsset(digest: string, _type: string, body: Buffer, owner?: string): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
       const key = assetKey(digest, root);
       checkAssetBody(digest, body, root);
@@ -187,6 +207,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       try {
         if (cleanStale) await (assetSweep ??= sweepAssetTemps(folder));
         if (await isStoredFile(path)) return;
+        if (owner !== undefined) await claim(owner, digest);
         await ensureRoot();
         await makeFolders(root, folder);
         file = await TempFile.create(folder, basename(path));
@@ -202,6 +223,31 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     },
 
     readAsset,
+
+    async *assetClaims(replayId: string): AsyncIterable<string> {
+      const folder = pathOf(claimFolder(replayId).slice(0, -1));
+      let names: string[];
+      try {
+        if (!(await foldersToRemoveIn(root, folder))) return;
+        names = await readdir(folder);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        const escape = err instanceof NotAFolderError && err.kind === 'symlink';
+        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot list the asset claims of ${replayId}: ${describeCause(err)}`, { target: root, replayId, cause: err });
+      }
+      for (const name of names) if (isAssetDigest(name)) yield name;
+    },
+
+    async removeAssetClaims(replayId: string): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
+      const folder = pathOf(claimFolder(replayId).slice(0, -1));
+      for await (const digest of sink.assetClaims!(replayId)) {
+        await unlink(join(folder, digest)).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(new SinkError('SINK_IO', `cannot remove a claim of ${replayId}: ${describeCause(err)}`, { target: root, replayId, cause: err }))));
+      }
+      await removeEmptyFolders(root, folder);
+    },
+
+    storedObjects: () => localStoredObjects(root),
 
     keyFor(replayId: string, output: OutputSpec): string {
       return replayKey(replayId, output);

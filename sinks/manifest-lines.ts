@@ -5,13 +5,29 @@ import type { ManifestEntry } from './sink.js';
 /** Every serialised entry starts with exactly these bytes (`replay_id` is always the first key). */
 const ENTRY_START = '{"replay_id":';
 
-/** One manifest line: compact JSON with `replay_id` first, then `\n`. */
+/**
+ * The largest manifest record, in bytes (a local line without its `\n`, an S3 log object, a snapshot line): the one
+ * limit every writer and reader of the manifest shares. A writer refuses to write a record over it, so that whatever
+ * it writes reads back; a reader refuses one over it (a hand-made or hostile manifest), holding no more in memory.
+ */
+export const MAX_MANIFEST_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * One manifest line: compact JSON with `replay_id` first, then `\n`. An entry over {@link MAX_MANIFEST_RECORD_BYTES}
+ * is refused (`MANIFEST_TOO_LARGE`) and nothing is written: no reader would take it back.
+ */
 export function serializeManifestEntry(entry: ManifestEntry): Buffer {
   if (typeof entry.replay_id !== 'string') {
     throw new SinkError('MANIFEST_CORRUPT', 'manifest entry without a string replay_id');
   }
   const { replay_id, ...rest } = entry;
-  return Buffer.from(JSON.stringify({ replay_id, ...rest }) + '\n', 'utf8');
+  const line = Buffer.from(JSON.stringify({ replay_id, ...rest }) + '\n', 'utf8');
+  if (line.length - 1 > MAX_MANIFEST_RECORD_BYTES) {
+    throw new SinkError('MANIFEST_TOO_LARGE', `the manifest entry of ${replay_id.slice(0, 200)} takes ${line.length - 1} bytes, over the ${MAX_MANIFEST_RECORD_BYTES} a manifest record may take`, {
+      replayId: replay_id,
+    });
+  }
+  return line;
 }
 
 function isEntry(value: unknown): value is ManifestEntry {
@@ -50,12 +66,9 @@ function tryParse(text: string): ManifestEntry | undefined {
   }
 }
 
-/** Longest manifest line read (an entry lists its replay's file keys: far below this). */
-export const MAX_MANIFEST_LINE_BYTES = 16 * 1024 * 1024;
-
 /**
  * Splits a byte stream into manifest entries. A final line without `\n` is an append that did not finish (a kill
- * mid-write) and is ignored. A line longer than {@link MAX_MANIFEST_LINE_BYTES} is refused (`MANIFEST_CORRUPT`).
+ * mid-write) and is ignored. A line longer than {@link MAX_MANIFEST_RECORD_BYTES} is refused (`MANIFEST_CORRUPT`).
  */
 export async function* parseManifestStream(
   chunks: AsyncIterable<Buffer | Uint8Array>,
@@ -69,11 +82,12 @@ export async function* parseManifestStream(
     let nl = chunk.indexOf(0x0a);
     while (nl !== -1) {
       pending.push(chunk.subarray(0, nl));
-      const line = Buffer.concat(pending).toString('utf8');
+      const bytes = pendingBytes + nl;
+      lineNumber++;
+      if (bytes > MAX_MANIFEST_RECORD_BYTES) throw lineTooLong(lineNumber, target);
+      const line = Buffer.concat(pending, bytes).toString('utf8');
       pending = [];
       pendingBytes = 0;
-      lineNumber++;
-      if (line.length > MAX_MANIFEST_LINE_BYTES) throw lineTooLong(lineNumber, target);
       const entry = parseManifestLine(line, lineNumber, target);
       if (entry !== undefined) yield entry;
       chunk = chunk.subarray(nl + 1);
@@ -82,13 +96,13 @@ export async function* parseManifestStream(
     if (chunk.length > 0) {
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes > MAX_MANIFEST_LINE_BYTES) throw lineTooLong(lineNumber + 1, target);
+      if (pendingBytes > MAX_MANIFEST_RECORD_BYTES) throw lineTooLong(lineNumber + 1, target);
     }
   }
 }
 
 function lineTooLong(lineNumber: number, target: string | undefined): SinkError {
-  return new SinkError('MANIFEST_CORRUPT', `manifest line ${lineNumber} is longer than ${MAX_MANIFEST_LINE_BYTES} bytes`, {
+  return new SinkError('MANIFEST_CORRUPT', `manifest line ${lineNumber} is longer than ${MAX_MANIFEST_RECORD_BYTES} bytes`, {
     index: lineNumber,
     ...(target === undefined ? {} : { target }),
   });

@@ -29,6 +29,31 @@ export interface PlayerPage {
   end: Buffer;
 }
 
+/**
+ * The player's options, named like rrweb-player's props; each is checked in the page (a size is clamped to
+ * 100–10,000 px, a speed taken to the menu's nearest: 0.5, 1, 2, 4, 8, 16), and the page's URL parameters
+ * (`?width=`, `?height=`, `?speed=`, `?autoplay=0`, `?controls=0`, `?skip=0`) override them. docs/PLAYER.md.
+ */
+export interface PlayerOptions {
+  /** The replay area's width and height in CSS px (the replay fitted inside); default: the window's room. */
+  width?: number;
+  height?: number;
+  /** Start playing once loaded (default true). */
+  autoPlay?: boolean;
+  /** Default 1. */
+  speed?: number;
+  /** The bar, the timeline and the side panel (default true); the keyboard and `window.player` work without. */
+  showController?: boolean;
+  /** Skip inactive periods (default true). */
+  skipInactive?: boolean;
+}
+
+/** Only the options the player reads, so that the page holds nothing else. */
+function knownOptions(options: PlayerOptions): PlayerOptions {
+  const { width, height, autoPlay, speed, showController, skipInactive } = options;
+  return { width, height, autoPlay, speed, showController, skipInactive };
+}
+
 /** Event bytes per block of the page (a block holds whole events: one larger than this is a block alone). */
 export const PAGE_BLOCK_BYTES = 1 << 20;
 /** The script after each block: the player takes the blocks parsed so far (the CSP allows it by its hash). */
@@ -75,7 +100,8 @@ const STYLE =
   '#timeline .mark{position:absolute;top:1px;width:4px;height:10px;margin-left:-2px;padding:0;border:0;background:#a1a1aa}' +
   '.mark.click{background:#60a5fa}.mark.page{background:#34d399}.mark.custom{background:#fbbf24}.mark.error{background:#f87171}' +
   '#info{padding:0 8px 6px;font-size:12px;color:#d4d4d8;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
-  '#view{display:flex;align-items:flex-start;min-width:0}#stage{flex:1;min-width:0;margin:8px;overflow:hidden}' +
+  '#view{display:flex;align-items:flex-start;min-width:0}#stage{flex:1;min-width:0;max-width:calc(100% - 16px);margin:8px;overflow:hidden}' +
+  'body[data-no-controls] #top,body[data-no-controls] #side{display:none}' +
   '#stage iframe{pointer-events:none}#loading{padding:8px}' +
   '#side{flex:0 0 230px;max-height:calc(100vh - 110px);overflow:auto;margin:8px 8px 8px 0;font-size:12px}' +
   '#back{color:#93c5fd;white-space:nowrap}#tabs{display:flex;gap:2px;margin-bottom:4px}#tabs button{font:inherit;flex:1;border:0;border-bottom:2px solid transparent;background:none;color:inherit;padding:2px;cursor:pointer}' +
@@ -89,7 +115,7 @@ const STYLE =
   '#markers{list-style:none;margin:0;padding:0}#side ol button{display:block;width:100%;text-align:left;border:0;' +
   'background:none;color:inherit;font:inherit;padding:2px 4px;cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}' +
   '#side ol button:hover{background:var(--hover)}#markers .error{color:var(--err)}' +
-  '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
+  '@media (max-width:720px){#view{flex-direction:column;align-items:stretch}#stage{flex:none}#side{flex:none;max-height:40vh;margin:0 8px 8px}' +
   '#title{flex-basis:100%;order:9}}';
 
 function sha256Source(source: string): string {
@@ -120,7 +146,7 @@ function body(title: string, back?: string): string {
 }
 
 /** Settings read by the browser code; JSON inside a data block, escaped like the events. */
-function configBlock(config: { eventsUrl?: string; assets?: ReplayAssets; capturedBase?: string }): string {
+function configBlock(config: { eventsUrl?: string; assets?: ReplayAssets; capturedBase?: string; options?: PlayerOptions }): string {
   return `<script id="player-config" type="application/json">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`;
 }
 
@@ -136,7 +162,7 @@ function pageCsp(scripts: string[]): string {
 }
 
 /** The page around the events array; `title` is shown in the page (HTML-escaped). */
-export function playerPage(title: string): PlayerPage {
+export function playerPage(title: string, options?: PlayerOptions): PlayerPage {
   const { script, style } = loadRrwebAssets();
   const head =
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
@@ -144,7 +170,7 @@ export function playerPage(title: string): PlayerPage {
     `<title>${escapeHtmlText(title)}</title>` +
     `<style>${style}</style><style>${STYLE}</style></head><body>` +
     body(title) +
-    configBlock({}) +
+    configBlock(options !== undefined ? { options: knownOptions(options) } : {}) +
     `<script>${script}</script>\n<script>${PLAYER_SCRIPT}</script>\n` +
     BLOCK_OPEN;
   const close = `</script><script>${TAKE_BLOCKS}</script>\n`;
@@ -173,9 +199,16 @@ export function playerAssets(): { files: Record<string, { body: Buffer; type: st
  * An HTML document that plays one replay with the shared player: assets from `assetBase` (same origin), events
  * streamed from `eventsUrl` as NDJSON. Scripts only from 'self', fetches only to 'self'. With `captured`, the
  * replay's captured assets are fetched from `captured.base` + digest (same origin) and played instead of their URLs;
- * with `back`, the bar links back there (the archive's index).
+ * with `back`, the bar links back there (the archive's index); `player`: the player's options.
  */
-export function playerShell(options: { title: string; eventsUrl: string; assetBase: string; captured?: { assets: ReplayAssets; base: string }; back?: string }): string {
+export function playerShell(options: {
+  title: string;
+  eventsUrl: string;
+  assetBase: string;
+  captured?: { assets: ReplayAssets; base: string };
+  back?: string;
+  player?: PlayerOptions;
+}): string {
   const base = options.assetBase.endsWith('/') ? options.assetBase : `${options.assetBase}/`;
   const csp =
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
@@ -189,6 +222,7 @@ export function playerShell(options: { title: string; eventsUrl: string; assetBa
     configBlock({
       eventsUrl: options.eventsUrl,
       ...(options.captured !== undefined ? { assets: options.captured.assets, capturedBase: options.captured.base } : {}),
+      ...(options.player !== undefined ? { options: knownOptions(options.player) } : {}),
     }) +
     `<script src="${escapeHtmlText(base)}rrweb.js"></script>` +
     `<script src="${escapeHtmlText(base)}player.js"></script></body></html>\n`

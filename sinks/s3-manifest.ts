@@ -24,7 +24,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import { replayIdFromKeyBase, replayKeyBase } from './keys.js';
-import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+import { MAX_MANIFEST_RECORD_BYTES, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
 import { mergeByGroup, type GroupedEntry } from './manifest-merge.js';
 import { listKeys, s3Error } from './s3-requests.js';
 import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry } from './sink.js';
@@ -168,12 +168,20 @@ async function* logEntries(place: S3ManifestPlace, keep: Keep): AsyncIterable<Lo
 async function readLogObject(place: S3ManifestPlace, key: string, group: string): Promise<ManifestEntry> {
   const relative = key.slice(place.base.length);
   let text: string;
+  const tooLarge = (): SinkError =>
+    new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is larger than ${MAX_MANIFEST_RECORD_BYTES} bytes`, { target: place.target, key: relative });
   try {
     const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: key }));
+    // The same limit as a local line: a record no writer makes is refused before its body is read.
+    if ((response.ContentLength ?? 0) > MAX_MANIFEST_RECORD_BYTES + 1) {
+      (response.Body as Readable | undefined)?.destroy?.();
+      throw tooLarge();
+    }
     text = (await response.Body?.transformToString('utf-8')) ?? '';
   } catch (err) {
     throw s3Error(`cannot read manifest object ${relative}`, err, { target: place.target, key: relative });
   }
+  if (Buffer.byteLength(text, 'utf8') > MAX_MANIFEST_RECORD_BYTES + 1) throw tooLarge();
   let value: ManifestEntry | undefined;
   try {
     value = JSON.parse(text) as ManifestEntry;

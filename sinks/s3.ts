@@ -17,11 +17,12 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { ASSETS_DIR, assetKey, checkAssetBody, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
+import { ASSETS_DIR, assetKey, checkAssetBody, isAssetDigest, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
 import { compactS3Manifest, MANIFEST_DIR, readS3Manifest, S3ManifestLog, type S3ManifestPlace } from './s3-manifest.js';
+import { claimFolder, claimKey } from './layout.js';
 import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
@@ -189,7 +190,7 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
       );
     },
 
-    async putAsset(digest: string, type: string, body: Buffer): Promise<void> {
+    async putAsset(digest: string, type: string, body: Buffer, owner?: string): Promise<void> {
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
       const key = assetKey(digest, target);
       if (storedAssets.has(digest)) return;
@@ -202,6 +203,15 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
         present = false;
       }
       if (!present) {
+        if (owner !== undefined) {
+          // The claim first (write-ahead): an empty object naming the replay that owns the asset.
+          const claim = claimKey(owner, digest, target);
+          try {
+            await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + claim, Body: Buffer.alloc(0) }));
+          } catch (err) {
+            throw s3Error(`cannot record the claim ${claim}`, err, { target, key: claim, replayId: owner });
+          }
+        }
         try {
           // One PutObject: the object appears complete or not at all.
           await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: body, ContentType: plainContentType(type), Metadata: { sha256: digest } }));
@@ -214,6 +224,30 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
     },
 
     readAsset,
+
+    async *assetClaims(replayId: string): AsyncIterable<string> {
+      const prefix = base + claimFolder(replayId);
+      for await (const key of listKeys(client, bucket, prefix, `the asset claims of ${replayId}`, { target, key: claimFolder(replayId) })) {
+        const name = key.slice(prefix.length);
+        if (isAssetDigest(name)) yield name;
+      }
+    },
+
+    async removeAssetClaims(replayId: string): Promise<void> {
+      if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target });
+      for await (const digest of sink.assetClaims!(replayId)) {
+        const key = claimKey(replayId, digest, target);
+        try {
+          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: base + key }));
+        } catch (err) {
+          throw s3Error(`DeleteObject ${key} failed`, err, { target, key, replayId });
+        }
+      }
+    },
+
+    async *storedObjects(): AsyncIterable<string> {
+      for await (const key of listKeys(client, bucket, base, 'the archive', { target, key: '' })) yield key.slice(base.length);
+    },
 
     async exists(key: string): Promise<boolean> {
       try {

@@ -8,6 +8,7 @@
 
 import type { Readable } from 'node:stream';
 import type { CommitOptions } from './assets.js';
+import type { PlayerOptions } from './player-page.js';
 
 export type OutputFormat = 'json' | 'ndjson' | 'html';
 
@@ -19,6 +20,8 @@ export interface OutputSpec {
   format: OutputFormat;
   /** Gzip the output (`.gz` appended to the key). */
   gzip: boolean;
+  /** `html`: the player's options (size, speed, autoplay, controls, skip inactivity); the page's URL overrides them. */
+  player?: PlayerOptions;
 }
 
 export interface CommitResult {
@@ -117,10 +120,17 @@ export interface OkEntry extends ManifestEntryBase {
   sha256: string;
   format: OutputFormat;
   gzip: boolean;
-  /** Version of each file, in key order. */
-  file_versions: number[];
-  /** Keys of the replay's files in key order, to notice late data on recheck. */
-  file_keys: string[];
+  /** Version of each file, in key order (absent when the keys are too long to list: see `file_keys_sha256`). */
+  file_versions?: number[];
+  /** Keys of the replay's files in key order, to notice late data on recheck (absent: see `file_keys_sha256`). */
+  file_keys?: string[];
+  /** How many files the replay has: with `file_keys_sha256`, in place of keys too long to list in one record. */
+  file_count?: number;
+  /**
+   * Hex SHA-256 of the JSON array of the file keys (in key order), written in place of `file_keys` and
+   * `file_versions` when listing them would take more than a record should (`MAX_INLINE_FILE_KEYS_BYTES`).
+   */
+  file_keys_sha256?: string;
   checks: ManifestChecks;
   /** Captured assets (`--capture-assets`): each URL the replay references that was stored, → its SHA-256 (`_assets/<sha256>`). */
   assets?: Record<string, string>;
@@ -140,6 +150,8 @@ export interface FailedEntry extends ManifestEntryBase {
   status: 'failed';
   error: ManifestError;
   file_keys?: string[];
+  file_count?: number;
+  file_keys_sha256?: string;
 }
 
 /** Not exported in this run, for `reason` (e.g. `settling`). */
@@ -249,12 +261,23 @@ export interface Sink {
   /**
    * Optional (what `--capture-assets` needs): stores an asset at `_assets/<digest>` (`digest`: the hex SHA-256 of
    * `body`, checked) unless it is there already; it appears whole or not at all (local: temporary file renamed into
-   * place; S3: one PutObject, with `type` as its ContentType). Concurrent stores of one digest are harmless.
+   * place; S3: one PutObject, with `type` as its ContentType). Concurrent stores of one digest are harmless. With
+   * `owner` (a replay id), an asset not stored yet is first claimed by it, durably (`_assets/_claims/<device>/<session>/
+   * <sha256>`, see `assetClaims`): an export killed right after still leaves its assets known to `forget`.
    */
-  putAsset?(digest: string, type: string, body: Buffer): Promise<void>;
+  putAsset?(digest: string, type: string, body: Buffer, owner?: string): Promise<void>;
   /** Optional: the stored asset of `digest`, streamed; undefined when there is none. */
   readAsset?(digest: string): Promise<Readable | undefined>;
   /** Optional (for `forget`): deletes the asset of `digest` (never through a link); true when it was there. */
   removeAsset?(digest: string): Promise<boolean>;
+  /** Optional: the digests `replayId` claimed (see `putAsset`). */
+  assetClaims?(replayId: string): AsyncIterable<string>;
+  /** Optional: removes every claim of `replayId` (`forget`, once its assets are gone). */
+  removeAssetClaims?(replayId: string): Promise<void>;
+  /**
+   * Optional (what `verify` lists): the key of every object under the target, the sink's own (manifest, assets,
+   * claims, temporary and staging objects) included; links are listed, never followed.
+   */
+  storedObjects?(): AsyncIterable<string>;
   close(): Promise<void>;
 }

@@ -58,6 +58,7 @@ export type {
   OpenSinkOptions,
   OutputFormat,
   OutputSpec,
+  PlayerOptions,
   ReplayWriter,
   S3SinkOptions,
   Sink,

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import type { Run } from '../../src/index.js';
 import type { Region } from '../../src/clients/index.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { requireProjectKeys, resolvePlatform, resolveSettings, secretsOf } from '../../src/cli/config.js';
-import type { CliConnection, CliRun, GlobalFlags, RunRequest } from './context.js';
+import { requireProjectKeys, resolveSettings, secretsOf, type PlatformOptions } from '../../src/cli/config.js';
+import type { CliRun, GlobalFlags, RunRequest } from './context.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 /** What the run needs of the CLI's context. */
@@ -26,45 +26,39 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
   const reporterOptions = typeof request.reporter === 'function' ? request.reporter(settings) : request.reporter;
   const reporter = host.reporter(reporterOptions);
   let sandbox: Sandbox | undefined;
-  let connected: Promise<CliConnection> | undefined;
   let library: Promise<Run> | undefined;
-  const connect = async (): Promise<CliConnection> => {
+  // The platform is resolved once, by the library's run (the flags hold the environment's values already, through
+  // commander's `.env`; errors name the flags); with `--sandbox` the in-process sandbox is the platform.
+  const openLibrary = async (): Promise<Run> => {
     const logger = (e: { msg: string; [field: string]: unknown }): void => reporter.onHttpLog(e);
-    // The library's checks, naming the flags; the flags hold the environment's values already (commander's `.env`).
-    const given = { region: g.region as Region, ...(g.sandbox ? {} : { apiKey: g.apiKey, secretKey: g.secretKey, endpoint: g.endpoint }) };
-    const platform = resolvePlatform(given, {}, true);
-    let conn: CliConnection;
+    let platform: PlatformOptions = { region: g.region as Region, apiKey: g.apiKey, secretKey: g.secretKey, endpoint: g.endpoint };
     if (g.sandbox) {
       const { startSandbox } = await import('../../src/sandbox/index.js');
       sandbox = await startSandbox({});
       const { apiKey, secretKey, managementKey } = sandbox.credentials;
-      conn = { endpoint: sandbox.url, apiKey, secretKey, region: platform.region, logger, ...(managementKey ? { managementKey } : {}) };
-    } else {
-      requireProjectKeys(platform, true);
-      const { apiKey, secretKey } = platform.credentials;
-      conn = { apiKey: apiKey!, secretKey: secretKey!, region: platform.region, ...(platform.endpoint !== undefined ? { endpoint: platform.endpoint } : {}), logger };
+      platform = { region: g.region as Region, endpoint: sandbox.url, apiKey, secretKey, managementKey };
     }
-    for (const secret of secretsOf(conn)) host.addSecret(secret);
+    const { openRun } = await import('../../src/cli/run.js');
+    const run = await openRun(
+      { ...platform, managementKey: request.managementKey ?? platform.managementKey, logger, settings, signal: host.signal, ...(request.out !== undefined ? { out: request.out } : {}) },
+      source,
+    );
+    for (const secret of secretsOf(run.platform.credentials)) host.addSecret(secret);
+    try {
+      requireProjectKeys(run.platform, true);
+    } catch (err) {
+      await run.close();
+      throw err;
+    }
     const ignored = regionIgnored(g, host.command);
     if (ignored !== undefined) reporter.log('warn', ignored, { event: 'warning' });
     const hint = secretFlagsHint(host.command);
     if (hint !== undefined) reporter.log('warn', hint, { event: 'secret_flag' });
-    return conn;
-  };
-  const connection = (): Promise<CliConnection> => (connected ??= connect());
-  const openLibrary = async (): Promise<Run> => {
-    const conn = await connection();
-    const { openRun } = await import('../../src/cli/run.js');
-    const managementKey = request.managementKey ?? conn.managementKey;
-    return openRun(
-      { ...conn, ...(managementKey !== undefined ? { managementKey } : {}), settings, signal: host.signal, ...(request.out !== undefined ? { out: request.out } : {}) },
-      source,
-    );
+    return run;
   };
   return {
     settings,
     reporter,
-    connection,
     library: () => (library ??= openLibrary()),
     close: async () => {
       try {

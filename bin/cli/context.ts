@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import type { Region } from '../../src/clients/index.js';
-import type { Logger } from '../../src/cli/base.js';
 import type { Run, Settings, SettingsOptions } from '../../src/index.js';
 import type { LogFormat, ReporterOptions, ReporterStream } from './reporter.js';
 import type { Reporter } from './reporter.js';
@@ -50,17 +48,6 @@ export interface RunRequest {
   reporter?: ReporterOptions | ((settings: Settings) => ReporterOptions);
 }
 
-/** The API connection of a run: credentials and host, and the reporter's log hook (every wait and retry logged). */
-export interface CliConnection {
-  apiKey: string;
-  secretKey: string;
-  region: Region;
-  endpoint?: string;
-  /** The sandbox's, with `--sandbox`. */
-  managementKey?: string;
-  logger: Logger;
-}
-
 /**
  * One command's run: settings and reporter now, the API on demand; `close` closes the library's run and stops the
  * sandbox it started.
@@ -69,13 +56,10 @@ export interface CliRun {
   readonly settings: Settings;
   readonly reporter: Reporter;
   /**
-   * Credentials and host from the flags or the environment (checked before any request: exit 2), or the in-process
-   * sandbox with `--sandbox` (started on the first call). Warns once when `--region` is given but not used.
-   */
-  connection(): Promise<CliConnection>;
-  /**
-   * The library's run (`openRun`) on that connection, with these settings, the reporter's logger (every wait and
-   * retry logged), the interrupt signal and the request's `out`: opened on the first call.
+   * The library's run (`openRun`): the platform from the flags or the environment (checked before any request: exit
+   * 2; warns once when `--region` is given but not used), or the in-process sandbox with `--sandbox` (started on the
+   * first call); these settings, the reporter's logger (every wait and retry logged), the interrupt signal and the
+   * request's `out`: opened on the first call.
    */
   library(): Promise<Run>;
   close(): Promise<void>;
@@ -100,8 +84,11 @@ export interface CliContext extends Required<Pick<CliIo, 'stdout' | 'stderr' | '
   openRun(request?: RunRequest): Promise<CliRun>;
   /** A secret the reporters must never show (e.g. a `--management-key`). */
   addSecret(secret: string): void;
-  /** Said on an interrupt from now on: run the same command again to resume. */
-  markResumable(): void;
+  /**
+   * Said on an interrupt from now on: `message`, by default "run the same command again to resume" (true of the
+   * commands that skip what is done: archive, forget).
+   */
+  markResumable(message?: string): void;
   /** The command handles SIGINT/SIGTERM itself from now on (`view`, `sandbox`: Ctrl-C is how they stop). */
   releaseSignals(): void;
 }

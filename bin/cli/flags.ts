@@ -78,6 +78,17 @@ export function deadlineOf(value: string | undefined): Pick<SettingsOptions, 'tr
   return deadlineMs === undefined ? {} : { transportOptions: { timeouts: { deadlineMs } } };
 }
 
+/**
+ * `--request-deadline`, `--max-wait` and `--no-retry` (commander's `retry: false`) as settings: the transport's
+ * `timeouts.deadlineMs`, `retry.maxWaitMs` and `retry.retries`.
+ */
+export function requestLimitsOf(f: { requestDeadline?: string; maxWait?: string; retry?: boolean }): Pick<SettingsOptions, 'transportOptions'> {
+  const maxWaitMs = durationFlag('--max-wait', f.maxWait);
+  const retry = { ...(f.retry === false ? { retries: 0 } : {}), ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) };
+  const timeouts = deadlineOf(f.requestDeadline).transportOptions?.timeouts;
+  return { transportOptions: { ...(timeouts !== undefined ? { timeouts } : {}), retry } };
+}
+
 /** `--max-event-size` and `--max-replay-size`; `reading` (`verify`): going over makes an object undecodable. */
 export function addLimitFlags(cmd: Command, reading = false): Command {
   const eventText = `largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one ${reading ? 'makes its object undecodable' : 'fails its replay'}`;

@@ -30,6 +30,8 @@ export interface ReporterOptions {
   replayLines?: 'all' | 'failures';
   /** Debug lines (API retries) in text mode. */
   verbose?: boolean;
+  /** Each API retry and its wait as a warning (shown in text mode without `--verbose`): the `api` command's. */
+  retriesShown?: boolean;
   /** A written output's key as shown to the user (a full path, a `file://` link). */
   showKey?: (key: string) => string;
   /**
@@ -179,9 +181,16 @@ export class Reporter {
   /**
    * The transport's log hook (`ConnectionOptions.logger`): every API retry is counted and logged (a `retry` event
    * in JSON with the wait, the server's Retry-After and the limit named when the transport gives them; a debug line
-   * in text mode).
+   * in text mode, a warning with `retriesShown`).
    */
   onHttpLog(event: { msg: string; [field: string]: unknown }): void {
+    if (event.msg === 'waiting for budget') {
+      // A request held back by its family's budget or its pause after a 429: a wait like a retry's, not counted as one;
+      // said by the commands that show every wait (`api`), and with --verbose.
+      if (!this.options.retriesShown && !this.options.verbose) return;
+      this.log(this.options.retriesShown ? 'warn' : 'debug', `waiting: ${String(event.what)}`, { event: 'wait', family: event.family, budget: event.budget, wait_ms: event.delayMs });
+      return;
+    }
     if (event.msg !== 'retrying request') return;
     this.totals.retries++;
     const status = typeof event.status === 'number' ? event.status : undefined;
@@ -190,7 +199,7 @@ export class Reporter {
     const retryAfterMs = typeof event.retryAfterMs === 'number' ? event.retryAfterMs : undefined;
     // A 429 comes with its limit in words (`what`: "429 replay concurrency limit (…), waiting 1 s, attempt 2/6").
     const text = typeof event.what === 'string' ? `retrying: ${event.what}` : `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`;
-    this.log('debug', text, {
+    this.log(this.options.retriesShown ? 'warn' : 'debug', text, {
       event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
       ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}), ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
       attempt: event.attempt, wait_ms: event.delayMs,

@@ -29,7 +29,8 @@ export class CliSession {
   private readonly abort = new AbortController();
   private readonly secrets: string[] = [];
   private format: LogFormat = 'text';
-  private resumable = false;
+  /** What an interrupt says once the command started work another run takes up (`markResumable`). */
+  private resumable: string | undefined;
   private ownsProcess = false;
   private readonly nodeWarningPrinters = process.listeners('warning');
   private readonly onSignal = (): void => this.abort.abort(new InterruptedError());
@@ -77,7 +78,7 @@ export class CliSession {
       plainReporter: () => this.reporter(),
       openRun,
       addSecret: (secret) => void this.secrets.push(secret),
-      markResumable: () => void (this.resumable = true),
+      markResumable: (message = RESUME) => void (this.resumable = message),
       releaseSignals: () => this.releaseSignals(),
     };
   }
@@ -85,7 +86,7 @@ export class CliSession {
   /** The exit code of a command that ended with `err` (by its category: `EXIT_CODES`), reported on stderr. */
   fail(err: unknown): number {
     const aborted = this.signal.aborted;
-    const cause = aborted && this.resumable ? new InterruptedError(RESUME) : aborted ? this.signal.reason : usageOf(err);
+    const cause = aborted && this.resumable !== undefined ? new InterruptedError(this.resumable) : aborted ? this.signal.reason : usageOf(err);
     const code = exitCodeOf(cause);
     this.reporter().log('error', cause instanceof Error ? cause.message : String(cause), { event: 'fatal', exit_code: code });
     return code;

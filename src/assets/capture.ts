@@ -72,11 +72,14 @@ export class AssetCapture {
     this.signal = io.signal === undefined ? this.stop.signal : AbortSignal.any([io.signal, this.stop.signal]);
   }
 
-  /** The outcome of `url`: fetched and stored once per run. Rejects when the sink cannot store it or the run aborts. */
-  outcome(url: string): Promise<Outcome> {
+  /**
+   * The outcome of `url`: fetched and stored once per run, claimed by `replayId` (the replay that first needs it) when
+   * it was not stored yet. Rejects when the sink cannot store it or the run aborts.
+   */
+  outcome(url: string, replayId: string): Promise<Outcome> {
     const known = this.outcomes.get(url);
     if (known !== undefined && known.until > Date.now()) return known.outcome;
-    const p = this.load(url);
+    const p = this.load(url, replayId);
     if (this.outcomes.size >= RUN_CACHE) this.outcomes.clear();
     const held = { outcome: p, until: Infinity };
     this.outcomes.set(url, held);
@@ -91,12 +94,13 @@ export class AssetCapture {
     return p;
   }
 
-  private async load(url: string): Promise<Outcome> {
+  private async load(url: string, replayId: string): Promise<Outcome> {
     const fetched = await this.fetcher.fetch(url, this.signal);
     if (!fetched.ok) return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
     const digest = createHash('sha256').update(fetched.body).digest('hex');
     const type = typeOf(fetched.type, url);
-    await this.store.put(digest, type, fetched.body);
+    // Claimed by the replay before it is stored (write-ahead): a failed or killed export leaves it known to `forget`.
+    await this.store.put(digest, type, fetched.body, replayId);
     const nested: string[] = [];
     if (type === 'text/css') {
       for (const raw of cssUrls(fetched.body.toString('utf8'))) {
@@ -108,8 +112,8 @@ export class AssetCapture {
   }
 
   /** Starts the capture of one replay. */
-  replay(): ReplayAssetCapture {
-    return new ReplayAssetCapture(this);
+  replay(replayId: string): ReplayAssetCapture {
+    return new ReplayAssetCapture(this, replayId);
   }
 
   close(): Promise<void> {
@@ -131,7 +135,10 @@ export class ReplayAssetCapture {
   private failure: { error: unknown } | undefined;
   private dropped = 0;
 
-  constructor(private readonly run: AssetCapture) {
+  constructor(
+    private readonly run: AssetCapture,
+    private readonly replayId: string,
+  ) {
     this.collector = new AssetUrlCollector(run.settings.maxUrls, (url) => this.want(url, 0));
   }
 
@@ -157,7 +164,7 @@ export class ReplayAssetCapture {
       return;
     }
     this.seen.add(url);
-    const task = this.run.outcome(url).then(
+    const task = this.run.outcome(url, this.replayId).then(
       (outcome) => {
         if ('reason' in outcome) {
           this.missing[url] = outcome.reason;
@@ -173,6 +180,18 @@ export class ReplayAssetCapture {
       },
     );
     this.pending.push(task);
+  }
+
+  /**
+   * Waits for every fetch started (stylesheets' own URLs included), whatever their outcome: a replay whose export
+   * failed ends with its assets stored and claimed, none still being stored after its outcome is recorded.
+   */
+  async settle(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      await Promise.allSettled(batch);
+    }
   }
 
   /** Waits for every fetch (stylesheets' own URLs included) and returns the entry's fields; throws a sink's failure. */

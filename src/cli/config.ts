@@ -3,5 +3,5 @@
  * CLI names its flags in their errors) — and the secrets its messages are scrubbed of.
  */
 export { secretsOf } from '../http/auth.js';
-export { requireProjectKeys, resolvePlatform } from '../pipeline/platform.js';
+export { requireProjectKeys, type PlatformOptions } from '../pipeline/platform.js';
 export { resolveSettings } from '../pipeline/settings.js';

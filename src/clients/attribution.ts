@@ -6,7 +6,7 @@
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
 import { checkBodyFields, opt, req, type BodySchema } from './body-schema.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
 
 /** Advertising / vendor identifiers; at least one must be sent. */
@@ -54,7 +54,7 @@ export class AttributionClient {
       // Rate limits of attribution: "not shown"; nothing is charged to the mapping budget of `ingest`.
       method: 'POST', host: 'api', path: '/attribution', auth: 'api_key', family: 'ingest', cost: 0,
       ...(encoding === 'form' ? { form: payload } : { query: payload }),
-      ...withSignal(o),
+      ...callSpec(o),
     });
     return unspecified(res);
   }

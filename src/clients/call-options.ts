@@ -1,10 +1,10 @@
 /** Options every client method takes. */
-export interface CallOptions {
-  /** Aborts the call wherever it is (queued, in flight, waiting to retry). */
-  signal?: AbortSignal;
-}
+import type { CallSpec } from '../http/call-spec.js';
 
-/** Spreads a signal into a request spec only when one was given (exactOptionalPropertyTypes-friendly). */
-export function withSignal(o: CallOptions | undefined): { signal?: AbortSignal } {
-  return o?.signal ? { signal: o.signal } : {};
-}
+export { callSpec } from '../http/call-spec.js';
+
+/**
+ * `signal` aborts the call wherever it is (queued, in flight, waiting to retry); `extraQuery`/`extraFields` are
+ * added unchecked to each request the call makes, and `onResponse` sees each response (the `api` command's).
+ */
+export interface CallOptions extends CallSpec {}

@@ -9,9 +9,20 @@ export type ParamType = 'string' | 'integer' | 'boolean' | 'string[]' | 'json';
 
 export interface ParamSpec {
   readonly name: string;
+  /**
+   * The name the request carries, as the spec writes it (`amplitude_id`, `replay_id`, `e`; `start_time`/`end_time`,
+   * which the spec does not name, as the client sends them), when it is not `name`: accepted beside `name`
+   * (`--param amplitude_id=…`), shown by `--help`.
+   */
+  readonly wire?: string;
   readonly type: ParamType;
   readonly required?: boolean;
   readonly help: string;
+}
+
+/** Every name a parameter of `specs` is known by: its own and the spec's (`wire`). */
+export function knownNames(specs: readonly ParamSpec[]): Set<string> {
+  return new Set(specs.flatMap((s) => (s.wire !== undefined ? [s.name, s.wire] : [s.name])));
 }
 
 type Value = string | number | boolean | string[] | unknown;
@@ -53,15 +64,18 @@ export class OperationArgs {
     this.#values = values;
   }
 
-  /** Parses `pairs` (name → text) against `specs`: unknown names, bad values and missing required ones are refused. */
+  /**
+   * Parses `pairs` (name → text) against `specs`, each under its name or the spec's (`wire`): unknown names, bad
+   * values, one parameter given twice and missing required ones are refused.
+   */
   static parse(specs: readonly ParamSpec[], pairs: ReadonlyArray<readonly [string, string]>): OperationArgs {
-    const byName = new Map(specs.map((s) => [s.name, s]));
+    const byName = new Map(specs.flatMap((s) => (s.wire !== undefined ? [[s.name, s], [s.wire, s]] as const : [[s.name, s]] as const)));
     const values = new Map<string, Value>();
-    for (const [name, text] of pairs) {
-      const spec = byName.get(name);
-      if (!spec) throw new ValidationError(name, `unknown parameter (known: ${specs.map((s) => s.name).join(', ') || 'none'})`);
-      if (values.has(name)) throw new ValidationError(name, 'given more than once');
-      values.set(name, parseValue(spec, text));
+    for (const [given, text] of pairs) {
+      const spec = byName.get(given);
+      if (!spec) throw new ValidationError(given, `unknown parameter (known: ${[...knownNames(specs)].join(', ') || 'none'})`);
+      if (values.has(spec.name)) throw new ValidationError(given, 'given more than once');
+      values.set(spec.name, parseValue(spec, text));
     }
     for (const s of specs) if (s.required && !values.has(s.name)) throw new ValidationError(s.name, 'is required');
     return new OperationArgs(values);

@@ -44,7 +44,7 @@ import {
 import { filesOfListedReplay, requireListed } from './replay-files.js';
 import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mapping.js';
 
-export { OperationArgs } from './catalogue-args.js';
+export { knownNames, OperationArgs } from './catalogue-args.js';
 export type { ParamSpec, ParamType } from './catalogue-args.js';
 
 /** One client of each family, built on one transport. */
@@ -97,6 +97,8 @@ function op(s: Spec): Operation {
   return { ...s, output: s.output ?? 'json', params: s.params ?? [], ...(s.bodySchema ? { body: describeBody(s.bodySchema) } : {}) };
 }
 
+/** `p` under the spec's own name for it too (`ParamSpec.wire`): what the request carries. */
+const as = (wire: string, p: ParamSpec): ParamSpec => ({ ...p, wire });
 const str = (name: string, help: string, required = true): ParamSpec => ({ name, type: 'string', help, ...(required ? { required } : {}) });
 const int = (name: string, help: string, required = true): ParamSpec => ({ name, type: 'integer', help, ...(required ? { required } : {}) });
 const bool = (name: string, help: string): ParamSpec => ({ name, type: 'boolean', help });
@@ -140,7 +142,7 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       run: (c, a, _b, o) => m(c).listVariantCohorts(a.string('id'), a.string('variantKey'), o) }),
     op({ ...common, name: `${kind}.variants.users.add`, method: 'POST', path: `${base}/{id}/variants/{variantKey}/users`, summary: 'include users or devices', params: [ID, VARIANT, list('inclusions', 'user or device ids')],
       run: (c, a, _b, o) => m(c).addVariantUsers(a.string('id'), a.string('variantKey'), a.strings('inclusions'), o) }),
-    op({ ...common, name: `${kind}.variants.cohorts.add`, method: 'POST', path: `${base}/{id}/variants/{variantKey}/cohorts`, summary: 'include cohorts', params: [ID, VARIANT, list('cohortIds', 'cohort ids')],
+    op({ ...common, name: `${kind}.variants.cohorts.add`, method: 'POST', path: `${base}/{id}/variants/{variantKey}/cohorts`, summary: 'include cohorts', params: [ID, VARIANT, as('inclusions', list('cohortIds', 'cohort ids'))],
       run: (c, a, _b, o) => m(c).addVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o) }),
     op({ ...common, name: `${kind}.variants.users.remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/users/{userIndex}`, summary: 'remove one user inclusion', params: [ID, VARIANT, str('userIndex', 'user index')],
       run: (c, a, _b, o) => m(c).removeVariantUser(a.string('id'), a.string('variantKey'), a.string('userIndex'), o) }),
@@ -148,11 +150,11 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       run: (c, a, _b, o) => m(c).removeAllVariantUsers(a.string('id'), a.string('variantKey'), o) }),
     op({ ...common, name: `${kind}.variants.users.bulk-remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/bulk-delete-users`, summary: 'remove 1 to 100 users', params: [ID, VARIANT, list('users', 'user ids')],
       run: (c, a, _b, o) => m(c).bulkRemoveVariantUsers(a.string('id'), a.string('variantKey'), a.strings('users'), o) }),
-    op({ ...common, name: `${kind}.variants.cohorts.bulk-remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/bulk-delete-cohorts`, summary: 'remove 1 to 100 cohorts', params: [ID, VARIANT, list('cohortIds', 'cohort ids')],
+    op({ ...common, name: `${kind}.variants.cohorts.bulk-remove`, method: 'DELETE', path: `${base}/{id}/variants/{variantKey}/bulk-delete-cohorts`, summary: 'remove 1 to 100 cohorts', params: [ID, VARIANT, as('users', list('cohortIds', 'cohort ids'))],
       run: (c, a, _b, o) => m(c).bulkRemoveVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o) }),
     op({ ...common, name: `${kind}.deployments.list`, method: 'GET', path: `${base}/{id}/deployments`, summary: 'deployments', params: [ID],
       run: (c, a, _b, o) => m(c).listDeployments(a.string('id'), o) }),
-    op({ ...common, name: `${kind}.deployments.add`, method: 'POST', path: `${base}/{id}/deployments`, summary: 'add deployments', params: [ID, list('deploymentIds', 'deployment ids')],
+    op({ ...common, name: `${kind}.deployments.add`, method: 'POST', path: `${base}/{id}/deployments`, summary: 'add deployments', params: [ID, as('deployments', list('deploymentIds', 'deployment ids'))],
       run: (c, a, _b, o) => m(c).addDeployments(a.string('id'), a.strings('deploymentIds'), o) }),
     op({ ...common, name: `${kind}.deployments.remove`, method: 'DELETE', path: `${base}/{id}/deployments/{deploymentId}`, summary: 'remove a deployment', params: [ID, str('deploymentId', 'deployment id')],
       run: (c, a, _b, o) => m(c).removeDeployment(a.string('id'), a.string('deploymentId'), o) }),
@@ -166,7 +168,7 @@ const INGEST: Operation[] = [
     run: (c, a, b, o) => c.userMapping.map(b as UserMapping[], { ...o, ...a.optional('encoding') }) }),
   op({ name: 'user-mapping.unmap', family: 'ingest', method: 'POST', path: '/usermap', summary: 'remove mappings', params: [list('userIds', 'user ids'), ENCODING],
     run: (c, a, _b, o) => c.userMapping.unmap(a.strings('userIds'), { ...o, ...a.optional('encoding') }) }),
-  op({ name: 'user-mapping.get', family: 'dashboard', method: 'GET', path: '/api/2/usermap', summary: 'mappings of user ids', params: [list('userIds', 'user ids')],
+  op({ name: 'user-mapping.get', family: 'dashboard', method: 'GET', path: '/api/2/usermap', summary: 'mappings of user ids', params: [as('user_ids', list('userIds', 'user ids'))],
     run: (c, a, _b, o) => c.userMapping.getMappings(a.strings('userIds'), o) }),
   op({ name: 'group-identify.identify', family: 'ingest', method: 'POST', path: '/groupidentify', summary: 'set group properties', bodySchema: GROUP_IDENTIFY_BODY,
     run: (c, _a, b, o) => c.groupIdentify.identify(b as GroupIdentification[], o) }),
@@ -176,76 +178,76 @@ const INGEST: Operation[] = [
 
 const T = '/api/2/taxonomy';
 const SHOW_DELETED = bool('showDeleted', 'include deleted ones');
-const EVENT_TYPE = str('eventType', 'event type', false);
-const GROUP_TYPE = str('groupType', 'group type', false);
+const EVENT_TYPE = as('event_type', str('eventType', 'event type', false));
+const GROUP_TYPE = as('group_type', str('groupType', 'group type', false));
 const tax = (s: Omit<Spec, 'family'>): Operation => op({ ...s, family: 'taxonomy' });
 
 const TAXONOMY: Operation[] = [
-  tax({ name: 'taxonomy.categories.create', method: 'POST', path: `${T}/category`, summary: 'create a category', params: [str('categoryName', 'category name')],
+  tax({ name: 'taxonomy.categories.create', method: 'POST', path: `${T}/category`, summary: 'create a category', params: [as('category_name', str('categoryName', 'category name'))],
     run: (c, a, _b, o) => c.taxonomy.categories.create(a.string('categoryName'), o) }),
   tax({ name: 'taxonomy.categories.list', method: 'GET', path: `${T}/category`, summary: 'categories',
     run: (c, _a, _b, o) => c.taxonomy.categories.list(o) }),
-  tax({ name: 'taxonomy.categories.get', method: 'GET', path: `${T}/category/{categoryName}`, summary: 'one category', params: [str('categoryName', 'category name')],
+  tax({ name: 'taxonomy.categories.get', method: 'GET', path: `${T}/category/{categoryName}`, summary: 'one category', params: [as('category_name', str('categoryName', 'category name'))],
     run: (c, a, _b, o) => c.taxonomy.categories.get(a.string('categoryName'), o) }),
-  tax({ name: 'taxonomy.categories.update', method: 'PUT', path: `${T}/category/{categoryId}`, summary: 'rename a category', params: [int('categoryId', 'category id'), str('categoryName', 'new name')],
+  tax({ name: 'taxonomy.categories.update', method: 'PUT', path: `${T}/category/{categoryId}`, summary: 'rename a category', params: [as('category_id', int('categoryId', 'category id')), as('category_name', str('categoryName', 'new name'))],
     run: (c, a, _b, o) => c.taxonomy.categories.rename(a.integer('categoryId'), a.string('categoryName'), o) }),
-  tax({ name: 'taxonomy.categories.delete', method: 'DELETE', path: `${T}/category/{categoryId}`, summary: 'delete a category', params: [int('categoryId', 'category id')],
+  tax({ name: 'taxonomy.categories.delete', method: 'DELETE', path: `${T}/category/{categoryId}`, summary: 'delete a category', params: [as('category_id', int('categoryId', 'category id'))],
     run: (c, a, _b, o) => c.taxonomy.categories.delete(a.integer('categoryId'), o) }),
   tax({ name: 'taxonomy.event-types.create', method: 'POST', path: `${T}/event`, summary: 'plan an event type', bodySchema: EVENT_TYPE_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.eventTypes.create(b as EventTypeCreate, o) }),
   tax({ name: 'taxonomy.event-types.list', method: 'GET', path: `${T}/event`, summary: 'event types', params: [SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.list({ ...o, ...a.optional('showDeleted') }) }),
-  tax({ name: 'taxonomy.event-types.get', method: 'GET', path: `${T}/event/{eventType}`, summary: 'one event type', params: [str('eventType', 'event type')],
+  tax({ name: 'taxonomy.event-types.get', method: 'GET', path: `${T}/event/{eventType}`, summary: 'one event type', params: [as('event_type', str('eventType', 'event type'))],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.get(a.string('eventType'), o) }),
-  tax({ name: 'taxonomy.event-types.update', method: 'PUT', path: `${T}/event/{eventType}`, summary: 'edit an event type', params: [str('eventType', 'event type')], bodySchema: EVENT_TYPE_UPDATE_BODY,
+  tax({ name: 'taxonomy.event-types.update', method: 'PUT', path: `${T}/event/{eventType}`, summary: 'edit an event type', params: [as('event_type', str('eventType', 'event type'))], bodySchema: EVENT_TYPE_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.eventTypes.update(a.string('eventType'), b as EventTypeUpdate, o) }),
-  tax({ name: 'taxonomy.event-types.delete', method: 'DELETE', path: `${T}/event/{eventType}`, summary: 'delete an event type', params: [str('eventType', 'event type')],
+  tax({ name: 'taxonomy.event-types.delete', method: 'DELETE', path: `${T}/event/{eventType}`, summary: 'delete an event type', params: [as('event_type', str('eventType', 'event type'))],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.delete(a.string('eventType'), o) }),
-  tax({ name: 'taxonomy.event-types.restore', method: 'POST', path: `${T}/event/{eventType}/restore`, summary: 'restore a deleted event type', params: [str('eventType', 'event type')],
+  tax({ name: 'taxonomy.event-types.restore', method: 'POST', path: `${T}/event/{eventType}/restore`, summary: 'restore a deleted event type', params: [as('event_type', str('eventType', 'event type'))],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.restore(a.string('eventType'), o) }),
   tax({ name: 'taxonomy.event-properties.create', method: 'POST', path: `${T}/event-property`, summary: 'plan an event property', bodySchema: EVENT_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.eventProperties.create(b as EventPropertyCreate, o) }),
   tax({ name: 'taxonomy.event-properties.list', method: 'GET', path: `${T}/event-property`, summary: 'event properties', params: [EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.list({ ...o, ...a.optional('eventType') }) }),
-  tax({ name: 'taxonomy.event-properties.get', method: 'GET', path: `${T}/event-property?event_property=`, summary: 'one event property', params: [str('eventProperty', 'event property'), EVENT_TYPE],
+  tax({ name: 'taxonomy.event-properties.get', method: 'GET', path: `${T}/event-property?event_property=`, summary: 'one event property', params: [as('event_property', str('eventProperty', 'event property')), EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.get(a.string('eventProperty'), { ...o, ...a.optional('eventType') }) }),
-  tax({ name: 'taxonomy.event-properties.update', method: 'PUT', path: `${T}/event-property/{eventProperty}`, summary: 'edit an event property', params: [str('eventProperty', 'event property')], bodySchema: EVENT_PROPERTY_UPDATE_BODY,
+  tax({ name: 'taxonomy.event-properties.update', method: 'PUT', path: `${T}/event-property/{eventProperty}`, summary: 'edit an event property', params: [as('event_property', str('eventProperty', 'event property'))], bodySchema: EVENT_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.eventProperties.update(a.string('eventProperty'), b as EventPropertyUpdate, o) }),
-  tax({ name: 'taxonomy.event-properties.delete', method: 'DELETE', path: `${T}/event-property/{eventProperty}`, summary: 'delete an event property', params: [str('eventProperty', 'event property'), EVENT_TYPE],
+  tax({ name: 'taxonomy.event-properties.delete', method: 'DELETE', path: `${T}/event-property/{eventProperty}`, summary: 'delete an event property', params: [as('event_property', str('eventProperty', 'event property')), EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.delete(a.string('eventProperty'), { ...o, ...a.optional('eventType') }) }),
-  tax({ name: 'taxonomy.event-properties.restore', method: 'POST', path: `${T}/event-property/{eventProperty}/restore`, summary: 'restore an event property', params: [str('eventProperty', 'event property')],
+  tax({ name: 'taxonomy.event-properties.restore', method: 'POST', path: `${T}/event-property/{eventProperty}/restore`, summary: 'restore an event property', params: [as('event_property', str('eventProperty', 'event property'))],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.restore(a.string('eventProperty'), o) }),
   tax({ name: 'taxonomy.user-properties.create', method: 'POST', path: `${T}/user-property`, summary: 'plan a user property', bodySchema: USER_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.userProperties.create(b as UserPropertyCreate, o) }),
   tax({ name: 'taxonomy.user-properties.list', method: 'GET', path: `${T}/user-property`, summary: 'user properties', params: [SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.userProperties.list({ ...o, ...a.optional('showDeleted') }) }),
-  tax({ name: 'taxonomy.user-properties.get', method: 'GET', path: `${T}/user-property/{userProperty}`, summary: 'one user property', params: [str('userProperty', 'user property'), SHOW_DELETED],
+  tax({ name: 'taxonomy.user-properties.get', method: 'GET', path: `${T}/user-property/{userProperty}`, summary: 'one user property', params: [as('user_property', str('userProperty', 'user property')), SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.userProperties.get(a.string('userProperty'), { ...o, ...a.optional('showDeleted') }) }),
-  tax({ name: 'taxonomy.user-properties.update', method: 'PUT', path: `${T}/user-property/{userProperty}`, summary: 'edit a user property', params: [str('userProperty', 'user property')], bodySchema: USER_PROPERTY_UPDATE_BODY,
+  tax({ name: 'taxonomy.user-properties.update', method: 'PUT', path: `${T}/user-property/{userProperty}`, summary: 'edit a user property', params: [as('user_property', str('userProperty', 'user property'))], bodySchema: USER_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.userProperties.update(a.string('userProperty'), b as UserPropertyUpdate, o) }),
-  tax({ name: 'taxonomy.user-properties.delete', method: 'DELETE', path: `${T}/user-property/{userProperty}`, summary: 'delete a user property', params: [str('userProperty', 'user property')],
+  tax({ name: 'taxonomy.user-properties.delete', method: 'DELETE', path: `${T}/user-property/{userProperty}`, summary: 'delete a user property', params: [as('user_property', str('userProperty', 'user property'))],
     run: (c, a, _b, o) => c.taxonomy.userProperties.delete(a.string('userProperty'), o) }),
-  tax({ name: 'taxonomy.user-properties.restore', method: 'POST', path: `${T}/user-property/{userProperty}/restore`, summary: 'restore a user property', params: [str('userProperty', 'user property')],
+  tax({ name: 'taxonomy.user-properties.restore', method: 'POST', path: `${T}/user-property/{userProperty}/restore`, summary: 'restore a user property', params: [as('user_property', str('userProperty', 'user property'))],
     run: (c, a, _b, o) => c.taxonomy.userProperties.restore(a.string('userProperty'), o) }),
   tax({ name: 'taxonomy.group-properties.create', method: 'POST', path: `${T}/group-property`, summary: 'plan a group property', bodySchema: GROUP_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.groupProperties.create(b as GroupPropertyCreate, o) }),
   tax({ name: 'taxonomy.group-properties.list', method: 'GET', path: `${T}/group-property`, summary: 'group properties', params: [GROUP_TYPE],
     run: (c, a, _b, o) => c.taxonomy.groupProperties.list({ ...o, ...a.optional('groupType') }) }),
-  tax({ name: 'taxonomy.group-properties.get', method: 'GET', path: `${T}/group-property/{groupProperty}`, summary: 'one group property', params: [str('groupProperty', 'group property'), GROUP_TYPE],
+  tax({ name: 'taxonomy.group-properties.get', method: 'GET', path: `${T}/group-property/{groupProperty}`, summary: 'one group property', params: [as('group_property', str('groupProperty', 'group property')), GROUP_TYPE],
     run: (c, a, _b, o) => c.taxonomy.groupProperties.get(a.string('groupProperty'), { ...o, ...a.optional('groupType') }) }),
-  tax({ name: 'taxonomy.group-properties.update', method: 'PUT', path: `${T}/group-property/{groupProperty}`, summary: 'edit a group property', params: [str('groupProperty', 'group property')], bodySchema: GROUP_PROPERTY_UPDATE_BODY,
+  tax({ name: 'taxonomy.group-properties.update', method: 'PUT', path: `${T}/group-property/{groupProperty}`, summary: 'edit a group property', params: [as('group_property', str('groupProperty', 'group property'))], bodySchema: GROUP_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.groupProperties.update(a.string('groupProperty'), b as GroupPropertyUpdate, o) }),
 ];
 
 const START = str('start', 'first day, YYYYMMDD');
 const END = str('end', 'last day, YYYYMMDD');
-const SEGMENTS = json('segments', 'segment definitions (JSON array, sent as s)', false);
+const SEGMENTS = as('s', json('segments', 'segment definitions (JSON array)', false));
 const range = (a: OperationArgs) => ({ start: a.string('start'), end: a.string('end'), ...a.optional('segments') });
 const dash = (s: Omit<Spec, 'family'> & { family?: ApiFamily }): Operation => op({ family: 'dashboard', ...s });
 const RANGE = [START, END, SEGMENTS];
 
 const DASHBOARD: Operation[] = [
-  dash({ name: 'dashboard.chart-csv', method: 'GET', path: '/api/3/chart/{chartId}/csv', summary: "a chart's data as CSV", params: [str('chartId', 'chart id')], output: 'csv',
+  dash({ name: 'dashboard.chart-csv', method: 'GET', path: '/api/3/chart/{chartId}/csv', summary: "a chart's data as CSV", params: [as('chart_id', str('chartId', 'chart id'))], output: 'csv',
     run: (c, a, _b, o) => c.dashboard.chartCsv(a.string('chartId'), o) }),
   dash({ name: 'dashboard.active-users', method: 'GET', path: '/api/2/users', summary: 'active users per day', params: RANGE,
     run: (c, a, _b, o) => c.dashboard.activeUsers({ ...o, ...range(a) }) }),
@@ -255,15 +257,15 @@ const DASHBOARD: Operation[] = [
     run: (c, a, _b, o) => c.dashboard.averageSessionLength({ ...o, ...range(a) }) }),
   dash({ name: 'dashboard.sessions-per-user', method: 'GET', path: '/api/2/sessions/peruser', summary: 'sessions per user per day', params: RANGE,
     run: (c, a, _b, o) => c.dashboard.sessionsPerUser({ ...o, ...range(a) }) }),
-  dash({ name: 'dashboard.composition', method: 'GET', path: '/api/2/composition', summary: 'user composition by a property', params: [...RANGE, str('property', 'user property (p)')],
+  dash({ name: 'dashboard.composition', method: 'GET', path: '/api/2/composition', summary: 'user composition by a property', params: [...RANGE, as('p', str('property', 'user property'))],
     run: (c, a, _b, o) => c.dashboard.composition({ ...o, ...range(a), property: a.string('property') }) }),
   dash({ name: 'dashboard.events-list', method: 'GET', path: '/api/2/events/list', summary: 'event types with this week\'s totals',
     run: (c, _a, _b, o) => c.dashboard.eventsList(o) }),
-  dash({ name: 'dashboard.segmentation', method: 'GET', path: '/api/2/events/segmentation', summary: 'event segmentation', params: [...RANGE, json('event', 'the event (JSON, sent as e)')],
+  dash({ name: 'dashboard.segmentation', method: 'GET', path: '/api/2/events/segmentation', summary: 'event segmentation', params: [...RANGE, as('e', json('event', 'the event (JSON)'))],
     run: (c, a, _b, o) => c.dashboard.eventSegmentation({ ...o, ...range(a), event: a.json('event') as DashboardEvent }) }),
-  dash({ name: 'dashboard.funnel', method: 'GET', path: '/api/2/funnels', summary: 'funnel', params: [...RANGE, json('events', 'the steps (JSON array of events)')],
+  dash({ name: 'dashboard.funnel', method: 'GET', path: '/api/2/funnels', summary: 'funnel', params: [...RANGE, as('e', json('events', 'the steps (JSON array of events, one e each)'))],
     run: (c, a, _b, o) => c.dashboard.funnel({ ...o, ...range(a), events: a.json('events') as DashboardEvent[] }) }),
-  dash({ name: 'dashboard.retention', method: 'GET', path: '/api/2/retention', summary: 'retention', params: [...RANGE, json('startingEvent', 'starting event (JSON, se)'), json('returningEvent', 'returning event (JSON, re)')],
+  dash({ name: 'dashboard.retention', method: 'GET', path: '/api/2/retention', summary: 'retention', params: [...RANGE, as('se', json('startingEvent', 'starting event (JSON)')), as('re', json('returningEvent', 'returning event (JSON)'))],
     run: (c, a, _b, o) => c.dashboard.retention({ ...o, ...range(a), startingEvent: a.json('startingEvent') as DashboardEvent, returningEvent: a.json('returningEvent') as DashboardEvent }) }),
   dash({ name: 'dashboard.user-activity', family: 'useractivity', method: 'GET', path: '/api/2/useractivity', summary: "a user's events", params: [str('user', 'platform id')],
     run: (c, a, _b, o) => c.dashboard.userActivity(a.string('user'), o) }),
@@ -276,19 +278,19 @@ const DASHBOARD: Operation[] = [
 ];
 
 const REPLAY_FILTERS = [
-  str('platformId', 'only this user (amplitude_id)', false),
-  { name: 'replayIds', type: 'string[]', help: 'only these replay ids (up to 100)' } satisfies ParamSpec,
-  str('startTime', 'replays starting at or after (ISO 8601)', false),
-  str('endTime', 'replays starting at or before (ISO 8601)', false),
-  str('sortOrder', 'asc or desc', false),
-  int('pageSize', 'records per page', false),
+  as('amplitude_id', str('platformId', 'only this user (platform id)', false)),
+  { name: 'replayIds', wire: 'replay_id', type: 'string[]', help: 'only these replay ids (up to 100)' } satisfies ParamSpec,
+  as('start_time', str('startTime', 'replays starting at or after (ISO 8601)', false)),
+  as('end_time', str('endTime', 'replays starting at or before (ISO 8601)', false)),
+  as('sort_order', str('sortOrder', 'asc or desc', false)),
+  as('page_size', int('pageSize', 'records per page', false)),
 ];
-const FILES_PARAMS = [str('replayId', 'device_id/session_id'), int('version', 'file version (default 3)', false), int('pageSize', 'files per page', false)];
-const pageToken = str('pageToken', 'page to fetch (from nextPageToken)', false);
+const FILES_PARAMS = [as('replay_id', str('replayId', 'device_id/session_id')), int('version', 'file version (default 3)', false), as('page_size', int('pageSize', 'files per page', false))];
+const pageToken = as('page_token', str('pageToken', 'page to fetch (from nextPageToken)', false));
 const filesQuery = (a: OperationArgs) => ({ ...a.optional('pageSize'), ...(a.has('version') ? { version: a.integer('version') as FileVersion } : {}) });
 
 const OTHER: Operation[] = [
-  op({ name: 'feedback.ingest', family: 'feedback', method: 'POST', path: '/api/1/ai-feedback/ingest', summary: 'ingest feedback items (upsert by unique_id)', params: [str('sourceId', 'source id')], bodySchema: FEEDBACK_ITEM_BODY,
+  op({ name: 'feedback.ingest', family: 'feedback', method: 'POST', path: '/api/1/ai-feedback/ingest', summary: 'ingest feedback items (upsert by unique_id)', params: [as('source_id', str('sourceId', 'source id'))], bodySchema: FEEDBACK_ITEM_BODY,
     // A partial failure is an error here (FeedbackPartialFailureError, carrying the answer), so a script sees it.
     run: (c, a, b, o) => c.feedback.ingest(a.string('sourceId'), b as FeedbackItem[], { ...o, partialFailure: 'throw' }) }),
   op({ name: 'replay.list', family: 'replay', method: 'GET', path: '/api/1/session-replays', summary: 'one page of replays (--paginate: every replay)', params: [...REPLAY_FILTERS, pageToken],

@@ -8,7 +8,7 @@ import type { ApiFamily } from '../http/options.js';
 import type { QueryParams, Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
 import { pathSegment } from '../http/url-parts.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { requireArray, requireString } from './checks.js';
 import {
   binParams,
@@ -50,7 +50,7 @@ export class DashboardClient {
   }
 
   async #get(path: string, query: QueryParams | undefined, o: CallOptions | undefined, family: ApiFamily = 'dashboard', cost = 1) {
-    return this.#transport.request({ host: 'analytics', path, auth: 'basic', family, cost, ...(query ? { query } : {}), ...withSignal(o) });
+    return this.#transport.request({ host: 'analytics', path, auth: 'basic', family, cost, ...(query ? { query } : {}), ...callSpec(o) });
   }
 
   async #data<T>(

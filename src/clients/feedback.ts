@@ -6,7 +6,7 @@
 import type { Transport } from '../http/transport.js';
 import { HttpClientError, ValidationError } from '../http/errors.js';
 import { checkBodyFields, opt, type BodySchema } from './body-schema.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { isPlainObject, requireArray, requireIsoTimestamp, requireMaxBytes, requireString } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
 import { FEEDBACK_SPEC } from '../util/spec-constants.js';
@@ -131,7 +131,7 @@ export class FeedbackClient {
     requireMaxBytes('items', JSON.stringify(payload), FEEDBACK_LIMITS.maxPayloadBytes, 'the JSON payload');
     const res = await this.#transport.request({
       method: 'POST', host: 'feedback', path: FEEDBACK_PATH, json: payload, auth: 'basic', family: 'feedback',
-      retry: resendable, ...withSignal(o),
+      retry: resendable, ...callSpec(o),
     });
     const body = jsonObject(res, `POST ${FEEDBACK_PATH}`);
     if (typeof body.ingested !== 'number' || typeof body.failed !== 'number') {

@@ -5,7 +5,7 @@
 import type { Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
 import { checkBodyFields, req, type BodySchema } from './body-schema.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { requireArray, requireMaxBytes } from './checks.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
 import { GROUP_IDENTIFY_SPEC } from '../util/spec-constants.js';
@@ -50,7 +50,7 @@ export class GroupIdentifyClient {
     requireMaxBytes('identification', new URLSearchParams(form).toString(), GROUP_IDENTIFY_LIMITS.maxRequestBytes, 'the request body');
     const res = await this.#transport.request({
       // Limits of group identify per window: "not shown"; nothing is charged to the mapping budget of `ingest`.
-      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', cost: 0, ...withSignal(o),
+      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', cost: 0, ...callSpec(o),
     });
     return unspecified(res);
   }

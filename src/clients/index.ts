@@ -39,7 +39,7 @@ export type {
 } from './management-types.js';
 
 // User mapping, group identify, attribution, taxonomy (spec doc 2)
-export { USER_MAPPING_LIMITS, UserMappingClient } from './user-mapping.js';
+export { MappingPartialFailureError, USER_MAPPING_LIMITS, UserMappingClient } from './user-mapping.js';
 export type { MappedUser, MappingOptions, UserMapping, UserMappings } from './user-mapping.js';
 export { GROUP_IDENTIFY_LIMITS, GroupIdentifyClient } from './group-identify.js';
 export type { GroupIdentification } from './group-identify.js';
@@ -108,5 +108,5 @@ export {
 export type { Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
 
 // Every operation above as data (the `replay-export api` command is built from it).
-export { ApiClients, findOperation, OPERATIONS, OperationArgs } from './catalogue.js';
+export { ApiClients, findOperation, knownNames, OPERATIONS, OperationArgs } from './catalogue.js';
 export type { Operation, ParamSpec, ParamType } from './catalogue.js';

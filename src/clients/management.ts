@@ -5,7 +5,7 @@
  */
 import type { HttpMethod, Transport } from '../http/transport.js';
 import { pathSegment } from '../http/url-parts.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { requireString, requireStringArray } from './checks.js';
 import {
   MANAGEMENT_LIMITS,
@@ -50,7 +50,7 @@ abstract class ManagementResourceClient<R, Edit, Create> {
   }
 
   async #send(method: HttpMethod, path: string, o: CallOptions | undefined, extra: { json?: unknown; query?: Record<string, number> } = {}) {
-    return this.#transport.request({ method, host: 'base', path, auth: 'bearer', family: 'management', ...extra, ...withSignal(o) });
+    return this.#transport.request({ method, host: 'base', path, auth: 'bearer', family: 'management', ...extra, ...callSpec(o) });
   }
 
   async #getArray<T>(path: string, o?: CallOptions, query?: Record<string, number>): Promise<T[]> {

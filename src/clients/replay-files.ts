@@ -19,9 +19,12 @@ export class UnknownReplayError extends ReplayExportError {
   }
 }
 
-/** Throws UnknownReplayError unless the listing holds `replayId`. */
+/**
+ * Throws UnknownReplayError unless the listing holds `replayId`. Only the signal of `o` goes with the lookup: what
+ * was passed through for the files request (`api --query`, `--raw`) is not the listing's.
+ */
 export async function requireListed(replay: SessionReplayClient, replayId: string, o: CallOptions): Promise<void> {
-  const page = await replay.getReplaysPage({ replayIds: [replayId] }, o);
+  const page = await replay.getReplaysPage({ replayIds: [replayId] }, o.signal ? { signal: o.signal } : {});
   if (!page.replays.some((r) => r.replay_id === replayId)) throw new UnknownReplayError(replayId);
 }
 

@@ -4,7 +4,7 @@
  */
 import type { HttpMethod, QueryParams, Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { pathSegment } from '../http/url-parts.js';
 import { isPlainObject } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
@@ -70,7 +70,7 @@ export class TaxonomyCaller {
       cost: r.method === 'GET' ? 1 : 2,
       ...(form && Object.keys(form).length ? { form } : {}),
       ...(r.query ? { query: r.query } : {}),
-      ...withSignal(o),
+      ...callSpec(o),
     });
     const what = `${r.method} ${path}`;
     const body = res.body.length === 0 ? { success: true } : jsonObject(res, what);

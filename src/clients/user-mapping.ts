@@ -5,9 +5,10 @@
  * family's budget (src/http/options.ts DEFAULT_BUDGETS); group identify and attribution, in the same family, none.
  */
 import type { Transport } from '../http/transport.js';
-import { ValidationError } from '../http/errors.js';
+import { HttpClientError, ValidationError } from '../http/errors.js';
+import { categoryOf } from '../errors.js';
 import { checkBodyFields, req, type BodySchema } from './body-schema.js';
-import { withSignal, type CallOptions } from './call-options.js';
+import { callSpec, type CallOptions } from './call-options.js';
 import { isPlainObject, requireArray, requireMaxBytes, requireStringArray } from './checks.js';
 import { jsonObject, MalformedResponseError, unspecified, type UnspecifiedResponse } from './response.js';
 import { MAPPING_SPEC } from '../util/spec-constants.js';
@@ -24,6 +25,32 @@ export const USER_MAPPING_LIMITS = Object.freeze({
   windowMs: MAPPING_SPEC.windowMs,
   maxQueryBytes: 6_000,
 });
+
+/**
+ * A map or unmap sent in several batches failed after earlier batches were answered: `applied` mapping objects (the
+ * first ones, in order) were accepted, the rest not (the failed batch's own fate is unknown when the failure was a
+ * timeout). The answers so far are in `answers`, the batch's error in `cause` (its category is this error's).
+ */
+export class MappingPartialFailureError extends HttpClientError {
+  readonly applied: number;
+  readonly total: number;
+  readonly answers: readonly UnspecifiedResponse[];
+  readonly serverMessages: readonly string[];
+  constructor(applied: number, total: number, answers: readonly UnspecifiedResponse[], cause: unknown) {
+    const status = (cause as { status?: unknown }).status;
+    super(
+      `usermap: the first ${applied} of ${total} mapping objects were applied (${answers.length} batch${answers.length === 1 ? '' : 'es'}); ` +
+        `the other ${total - applied} were not: ${cause instanceof Error ? cause.message : String(cause)}`,
+      'mapping_partial_failure',
+      { cause, category: categoryOf(cause), ...(typeof status === 'number' ? { status } : {}) },
+    );
+    this.applied = applied;
+    this.total = total;
+    this.answers = answers;
+    const messages = (cause as { serverMessages?: unknown }).serverMessages;
+    this.serverMessages = Array.isArray(messages) ? messages.filter((m): m is string => typeof m === 'string') : [];
+  }
+}
 
 /** "Mapping object" of map: `user_id` and `global_user_id`, any number (sent in batches under the caps). */
 export const MAPPING_BODY: BodySchema = { shape: 'array', items: { min: 1 }, fields: [req('user_id', 'string'), req('global_user_id', 'string')] };
@@ -106,14 +133,21 @@ export class UserMappingClient {
     if (encoding !== 'auto' && encoding !== 'query' && encoding !== 'form') throw new ValidationError('encoding', 'must be "auto", "query" or "form"');
     const batches = mappingBatches(mapping);
     const out: UnspecifiedResponse[] = [];
+    let applied = 0;
     for (const { json, count } of batches) {
       const form = encoding === 'form' || (encoding === 'auto' && encodeURIComponent(json).length > USER_MAPPING_LIMITS.maxQueryBytes);
-      const res = await this.#transport.request({
-        method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', cost: count,
-        ...(form ? { form: { mapping: json } } : { query: { mapping: json } }),
-        ...withSignal(o),
-      });
-      out.push(unspecified(res));
+      try {
+        const res = await this.#transport.request({
+          method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', cost: count,
+          ...(form ? { form: { mapping: json } } : { query: { mapping: json } }),
+          ...callSpec(o),
+        });
+        out.push(unspecified(res));
+      } catch (err) {
+        if (out.length === 0) throw err;
+        throw new MappingPartialFailureError(applied, mapping.length, out, err);
+      }
+      applied += count;
     }
     return out;
   }
@@ -145,7 +179,7 @@ export class UserMappingClient {
     const ids = requireStringArray('user_ids', userIds, 1);
     const path = '/api/2/usermap';
     const res = await this.#transport.request({
-      host: 'analytics', path, query: { user_ids: JSON.stringify(ids) }, auth: 'basic', family: 'dashboard', ...withSignal(o),
+      host: 'analytics', path, query: { user_ids: JSON.stringify(ids) }, auth: 'basic', family: 'dashboard', ...callSpec(o),
     });
     if (res.status !== 200) throw new MalformedResponseError(`GET ${path}: expected status 200, got ${res.status}`);
     const data = jsonObject(res, `GET ${path}`);

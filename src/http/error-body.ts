@@ -34,8 +34,8 @@ export function parseErrorBody(excerpt: string): ErrorBodyFields {
     const m = messageOf(e);
     if (m) messages.push(m);
   }
-  const single = messageOf(o.error) ?? text(o.message);
-  if (single && messages.length < 10) messages.push(single);
+  // `{error: "rate_limited", message: "too many concurrent requests"}`: the code and the readable text, both kept.
+  for (const m of [messageOf(o.error), text(o.message)]) if (m && !messages.includes(m) && messages.length < 10) messages.push(m);
   return { messages };
 }
 

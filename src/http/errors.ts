@@ -128,6 +128,38 @@ export class RateLimitError extends ApiError {
 }
 
 /**
+ * A wait the transport would have made (before a retry, or for a family's budget or pause) would take its waits past
+ * `retry.maxWaitMs` (`--max-wait`), so the request stops here. Before a retry, `cause` is the error of the answer
+ * that asked for the wait (a RateLimitError for a 429), whose status and server messages it carries.
+ */
+export class WaitLimitExceededError extends RequestError {
+  declare readonly status: number | undefined;
+  readonly serverMessages: readonly string[];
+  /** The wait that was not made, the waits already made, and the bound, ms. */
+  readonly waitMs: number;
+  readonly waitedMs: number;
+  readonly maxWaitMs: number;
+  /** What the wait was for: `retry`, or the budget (or pause) that held the request back. */
+  readonly waitFor: string;
+  constructor(ctx: RequestContext, wait: { ms: number; for: string; cause?: Error }, waitedMs: number, maxWaitMs: number) {
+    const cause = wait.cause;
+    const status = cause instanceof ApiError ? cause.status : undefined;
+    super(
+      `Stopped before waiting ${wait.ms} ms (${wait.for}) for ${where(ctx)}: the waits would pass the maximum of ${maxWaitMs} ms ` +
+        `(${waitedMs} ms waited so far)${cause !== undefined ? `. Last answer: ${cause.message}` : ''}`,
+      'max_wait_exceeded',
+      ctx,
+      { ...(cause !== undefined ? { cause } : {}), ...(status !== undefined ? { status } : {}) },
+    );
+    this.serverMessages = cause instanceof ApiError ? cause.serverMessages : [];
+    this.waitMs = wait.ms;
+    this.waitedMs = waitedMs;
+    this.maxWaitMs = maxWaitMs;
+    this.waitFor = wait.for;
+  }
+}
+
+/**
  * A presigned object-storage URL was refused (403): it expired (`Request has expired`) or was
  * otherwise denied. The caller should fetch a fresh URL (re-request the files page) and try again.
  */

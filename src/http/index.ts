@@ -18,6 +18,7 @@ export {
   TimeoutError,
   UrlExpiredError,
   ValidationError,
+  WaitLimitExceededError,
 } from './errors.js';
 export type { RequestContext, TimeoutPhase } from './errors.js';
 export { MissingCredentialsError, authorizationHeader } from './auth.js';

@@ -75,6 +75,9 @@ function slot(q: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
   });
 }
 
+/** What `heldBy` names when a family's pause after a 429 holds a request back. */
+export const PAUSED_BY_429 = 'pause after a 429';
+
 export class FamilyLimiter {
   readonly #queues = new Map<ApiFamily, PQueue>();
   readonly #windows = new Map<ApiFamily, AdaptiveLimit>();
@@ -199,6 +202,21 @@ export class FamilyLimiter {
   /** ms left of the family's pause (0: not paused). */
   pausedFor(family: ApiFamily): number {
     return Math.max(0, (this.#pausedUntil.get(family) ?? 0) - this.#now());
+  }
+
+  /**
+   * What would hold a request of `family` costing `cost` back now, and for how long (ms): the family's pause after a
+   * 429, else its longest budget wait (by the budget's name); undefined when it may go at once (slots aside).
+   */
+  heldBy(family: ApiFamily, cost = 1): { ms: number; by: string } | undefined {
+    const paused = this.pausedFor(family);
+    if (paused > 0) return { ms: paused, by: PAUSED_BY_429 };
+    let held: { ms: number; by: string } | undefined;
+    for (const b of this.#familyBudgets(family)) {
+      const ms = b.waitFor(cost);
+      if (ms > 0 && (held === undefined || ms > held.ms)) held = { ms, by: b.spec.name };
+    }
+    return held;
   }
 
   /** ms before a request of `family` costing `cost` may go: the pause, then the budgets. */

@@ -139,6 +139,11 @@ export interface RetryOptions {
   methods: readonly string[];
   /** Source of randomness in [0, 1) for full jitter (tests may fix it). */
   random: () => number;
+  /**
+   * Most time, ms, the waits of all the transport's requests may take together (before retries, and for a family's
+   * budget or pause); a request whose next wait would pass it stops (WaitLimitExceededError). Undefined: no bound.
+   */
+  maxWaitMs?: number;
 }
 
 export const DEFAULT_RETRY: Readonly<RetryOptions> = {
@@ -233,6 +238,7 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   nonNegative('retry.baseDelayMs', retry.baseDelayMs);
   nonNegative('retry.maxDelayMs', retry.maxDelayMs);
   nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs);
+  if (retry.maxWaitMs !== undefined) nonNegative('retry.maxWaitMs', retry.maxWaitMs);
   retry.methods = retry.methods.map((m) => m.toUpperCase());
   const timeouts: TimeoutOptions = { ...DEFAULT_TIMEOUTS, ...stripUndefined(o.timeouts ?? {}) };
   positiveInt('timeouts.connectMs', timeouts.connectMs);

@@ -13,6 +13,7 @@ import {
   HttpClientError,
   NetworkError,
   RateLimitError,
+  WaitLimitExceededError,
   StorageRedirectError,
   TimeoutError,
   UrlExpiredError,
@@ -20,7 +21,7 @@ import {
 } from './errors.js';
 import { ConfigError, InternalError } from '../errors.js';
 import { Deadline } from './deadline.js';
-import { FamilyLimiter, type SlotOutcome } from './limiter.js';
+import { FamilyLimiter, PAUSED_BY_429, type SlotOutcome } from './limiter.js';
 import { emit, type Logger } from './logger.js';
 import {
   DEFAULT_KEEP_ALIVE_MS,
@@ -63,6 +64,15 @@ export interface RequestSpec {
   /** Cost of the request in its family's budgets (default 1; see DEFAULT_BUDGETS). */
   cost?: number;
   signal?: AbortSignal;
+  /** Query parameters passed through unchecked (`api --query`): added to `query`, over its own of the same name. */
+  extraQuery?: Readonly<Record<string, string>>;
+  /**
+   * Body fields passed through unchecked (`api --field`): added to the JSON object or the form body (a value that
+   * is not a string travels as JSON text in a form); a request without a body sends them as a JSON object.
+   */
+  extraFields?: Readonly<Record<string, unknown>>;
+  /** Called with the response the request resolves with (`api --raw`, a mutation's answer), before it is returned. */
+  onResponse?: (res: ApiResponse) => void;
 }
 
 export interface ApiResponse {
@@ -133,6 +143,8 @@ export class Transport {
   readonly #logger: Logger | undefined;
   readonly #secrets: string[];
   readonly #endpoint: string | undefined;
+  /** The waits made so far (retries, budgets, pauses), all requests together (`retry.maxWaitMs`). */
+  #waitedMs = 0;
   #closed = false;
 
   constructor(options: TransportOptions = {}) {
@@ -297,7 +309,34 @@ export class Transport {
     this.#limiter.pause(family, outcome.retryAfterMs);
   }
 
+  /**
+   * Counts a wait about to be made against `retry.maxWaitMs`: one that would take the waits past it throws
+   * WaitLimitExceededError instead. (A budget wait is counted as announced; the limiter may hold a request a little
+   * longer when others take the room first.)
+   */
+  #spendWait(ctx: RequestContext, wait: { ms: number; for: string; cause?: Error }): void {
+    const maxWaitMs = this.options.retry.maxWaitMs;
+    if (maxWaitMs !== undefined && this.#waitedMs + wait.ms > maxWaitMs) throw new WaitLimitExceededError(ctx, wait, this.#waitedMs, maxWaitMs);
+    this.#waitedMs += wait.ms;
+  }
+
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
+    const held = this.#limiter.heldBy(family, cost);
+    // A retry already waited out the pause its own 429 started (what is left of it is timer slack, not a wait).
+    if (held !== undefined && !(ctx.retries > 0 && held.by === PAUSED_BY_429)) {
+      this.#spendWait(ctx, { ms: held.ms, for: held.by });
+      emit(this.#logger, {
+        level: 'warn',
+        msg: 'waiting for budget',
+        what: `${family} ${held.by}, waiting ${waitText(held.ms)}`,
+        family,
+        budget: held.by,
+        delayMs: held.ms,
+        method: ctx.method,
+        path: ctx.path,
+        host: ctx.host,
+      });
+    }
     if (this.#limiter.active(family) >= this.#limiter.limit(family)) {
       emit(this.#logger, {
         level: 'debug',
@@ -359,6 +398,7 @@ export class Transport {
         throw outcome.error;
       }
       const delayMs = retryDelay(i, outcome.retryAfterMs, this.options.retry);
+      this.#spendWait(ctx, { ms: delayMs, for: 'retry', cause: outcome.error });
       emit(this.#logger, {
         level: 'warn',
         msg: 'retrying request',
@@ -388,8 +428,10 @@ export class Transport {
     const method = (spec.method ?? 'GET').toUpperCase() as HttpMethod;
     const creds = this.options.credentials;
     const authorization = authorizationHeader(spec.auth, creds);
-    let query = spec.query;
+    let query = spec.extraQuery ? { ...(spec.query ?? {}), ...spec.extraQuery } : spec.query;
     let form = spec.form;
+    let json = spec.json;
+    if (spec.extraFields !== undefined) ({ form, json } = withFields(spec, spec.extraFields));
     if (spec.auth === 'api_key') {
       if (form) form = { ...form, api_key: creds.apiKey! };
       else query = { ...(query ?? {}), api_key: creds.apiKey! };
@@ -402,9 +444,9 @@ export class Transport {
     };
     if (authorization) headers.authorization = authorization;
     let body: string | undefined;
-    if (spec.json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
-    if (spec.json !== undefined) {
-      body = JSON.stringify(spec.json);
+    if (json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
+    if (json !== undefined) {
+      body = JSON.stringify(json);
       headers['content-type'] = 'application/json';
     } else if (form) {
       // URLSearchParams would silently turn a lone surrogate into U+FFFD: refuse it instead, naming the field.
@@ -438,7 +480,9 @@ export class Transport {
             }
             return { done: false, error: this.#networkError(err, ctx), code: deadline.expired ? 'deadline' : (errorCode(err) ?? '') };
           }
-          return { done: true, value: makeResponse(status, res.headers, buf, ctx) };
+          const response = makeResponse(status, res.headers, buf, ctx);
+          spec.onResponse?.(response);
+          return { done: true, value: response };
         }
         const text = await readExcerpt(res.body);
         if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
@@ -516,10 +560,30 @@ export class Transport {
   }
 }
 
+/**
+ * The body of `spec` with `fields` added: to its form, or to its JSON object; a request without a body gets a JSON
+ * object of them (whatever the method: the spec has GET and DELETE calls with bodies). A JSON array body has no place
+ * for them (ConfigError).
+ */
+function withFields(spec: RequestSpec, fields: Readonly<Record<string, unknown>>): { form: RequestSpec['form']; json: unknown } {
+  if (spec.form !== undefined) {
+    const added = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    return { form: { ...spec.form, ...added }, json: spec.json };
+  }
+  const json = spec.json;
+  if (json === undefined) return { form: undefined, json: { ...fields } };
+  if (json !== null && typeof json === 'object' && !Array.isArray(json)) return { form: undefined, json: { ...json, ...fields } };
+  throw new ConfigError(`${spec.method ?? 'GET'} ${spec.path} sends a JSON array: no place for the field(s) ${Object.keys(fields).join(', ')}; pass them in the query instead`);
+}
+
 /** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */
 function limitWhat(family: ApiFamily, limit: LimitReading, delayMs: number, attempt: number, max: number): string {
-  const wait = delayMs >= 1000 ? `${+(delayMs / 1000).toFixed(1)} s` : `${delayMs} ms`;
-  return `429 ${family} ${limit.kind} limit${limit.limit ? ` (${limit.limit})` : ''}, waiting ${wait}, attempt ${attempt + 1}/${max + 1}`;
+  return `429 ${family} ${limit.kind} limit${limit.limit ? ` (${limit.limit})` : ''}, waiting ${waitText(delayMs)}, attempt ${attempt + 1}/${max + 1}`;
+}
+
+/** A wait in words: `1.5 s`, `250 ms`. */
+function waitText(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${Math.ceil(ms)} ms`;
 }
 
 /** What an attempt tells the family's window: a status answered (429/503: too much), or nothing (no answer). */

@@ -57,6 +57,12 @@ export interface ArchivePlan {
   bound?: ListingBound | undefined;
   /** Export at most this many replays in this run; the rest wait for the next run. */
   max?: number | undefined;
+  /**
+   * Named replays (`export`): one of these recorded `ok` at this run's key under its policy, its output present, has
+   * its files listed again and is left alone when they are the ones recorded (a rerun of an interrupted export takes
+   * up where it stopped; a replay whose files changed is exported again). Without `resume` nothing folds.
+   */
+  skipUnchanged?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -105,9 +111,7 @@ async function* candidates(
     const all: ReplayInfo[] = [];
     for await (const r of bounded(plan.replays, plan.bound)) if (keep(r)) all.push(r);
     onListed(all.length, true);
-    const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
-    // Stable: replays with the same expiry stay in listing order; unknown expiry goes last.
-    yield* all.map((r, i) => ({ r, i, at: at(r) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.r);
+    yield* expiryOrder(all);
     return;
   }
   let n = 0;
@@ -119,11 +123,17 @@ async function* candidates(
   onListed(n, true);
 }
 
+/** Replays closest to deletion first (`--order expiry`). Stable: equal expiries keep listing order; unknown go last. */
+export function expiryOrder(all: readonly ReplayInfo[]): ReplayInfo[] {
+  const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
+  return all.map((r, i) => ({ r, i, at: at(r) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.r);
+}
+
 /**
  * The records of `replays` that started by the bound. A record whose start is unreadable or absurd (a client clock in
  * 2120) is kept: the run decides on it as before. Ends the listing once `stallAfter` records in a row were past it.
  */
-async function* bounded(replays: AsyncIterable<ReplayInfo>, bound: ListingBound | undefined): AsyncGenerator<ReplayInfo> {
+export async function* bounded(replays: AsyncIterable<ReplayInfo>, bound: ListingBound | undefined): AsyncGenerator<ReplayInfo> {
   if (bound === undefined) return yield* replays;
   let past = 0;
   for await (const r of replays) {
@@ -212,6 +222,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       now: now(),
       redaction: settings.redaction?.digest,
       captureAssets: settings.captureAssets !== undefined,
+      ...(plan.skipUnchanged !== undefined ? { fileKeysOf: (id: string) => plan.skipUnchanged!.has(id) } : {}),
     });
     // Folds cost about the manifest's size: spaced at least that far apart, a run's folds cost at most twice its own entries.
     // Only archive runs fold (an export of given replays keeps its manifest a plain log).
@@ -254,8 +265,9 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         return;
       }
       const key = io.archive.outputs.keyFor(id, settings.output);
-      const present = plan.resume && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
-      const decision = replay.notFound ? 'not-found' : decideReplay(replay, present, settings, now());
+      const named = plan.skipUnchanged?.has(id) === true;
+      const present = (plan.resume || named) && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
+      const decision = replay.notFound ? 'not-found' : named && present ? 'recheck' : decideReplay(replay, present, settings, now());
       if (decision === 'not-found') {
         const entry = notFoundEntry(id, notFoundError(id), settings);
         await append(entry);

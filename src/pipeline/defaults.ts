@@ -75,6 +75,8 @@ export const DEFAULTS = Object.freeze({
   fastPath: true,
   /** Longest time one HTTP attempt may take, headers and body (the transport's `timeouts.deadlineMs`). */
   requestDeadlineMs: DEFAULT_TIMEOUTS.deadlineMs,
+  /** Retries of one API request after its first attempt (the transport's `retry.retries`). */
+  apiRetries: DEFAULT_RETRY.retries,
   /** Asset capture (`--capture-assets`): limits of fetching the assets a replay references, for the whole run. */
   assets: Object.freeze({
     /** Asset requests in flight at once (the run's, all replays together). */

@@ -1,5 +1,5 @@
 import type { Archive } from '../../sinks/archive.js';
-import { decideReplay, type ReplayDecision } from './archive.js';
+import { bounded, decideReplay, expiryOrder, type ListingBound, type ReplayDecision } from './archive.js';
 import type { ReplayInfo } from './export-replay.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
@@ -17,17 +17,31 @@ export interface PlannedReplay {
   start_time?: string;
 }
 
+/** What bounds the run being planned: its listing's upper time bound and `max` (see `ArchivePlan`). */
+export interface PlanBounds {
+  bound?: ListingBound | undefined;
+  max?: number | undefined;
+}
+
 /**
  * The decisions of an archive run without running it: reads the target's manifest and checks whether recorded
  * outputs exist, and nothing else — no files listing, no download, no write (not even the manifest or the target
- * folder). Replays listed twice are taken once, as a run takes them.
+ * folder). Replays listed twice are taken once, as a run takes them; the run's upper time bound, order and `max` hold
+ * as they would: the plan ends where the run would (at the replay after its `max`-th export).
  */
-export async function* planReplays(replays: AsyncIterable<ReplayInfo>, archive: Archive, settings: Settings, now: () => number): AsyncGenerator<PlannedReplay> {
+export async function* planReplays(
+  replays: AsyncIterable<ReplayInfo>,
+  archive: Archive,
+  settings: Settings,
+  now: () => number,
+  limits: PlanBounds = {},
+): AsyncGenerator<PlannedReplay> {
   const keyFor = (id: string): string => archive.outputs.keyFor(id, settings.output);
   const state = await readResumeState(archive.manifest, { keyFor, now: now(), redaction: settings.redaction?.digest, captureAssets: settings.captureAssets !== undefined });
   const listed = await markStoredOutputs(archive.outputs, state, keyFor);
   const seen = new IdTable();
-  for await (const replay of replays) {
+  let exports = 0;
+  for await (const replay of ordered(bounded(replays, limits.bound), settings)) {
     const id = replay.replay_id;
     if (seen.has(id)) continue;
     seen.set(id, 1);
@@ -41,6 +55,17 @@ export async function* planReplays(replays: AsyncIterable<ReplayInfo>, archive: 
       continue;
     }
     const present = state.doneAtKey(id) && (listed ? state.stored(id) : await archive.outputs.exists(keyFor(id)));
-    yield { ...base, action: decideReplay(replay, present, settings, now()) };
+    const action = replay.notFound ? 'export' : decideReplay(replay, present, settings, now());
+    // The run takes no replay to export after its `max`-th: it and the rest of the listing wait for the next run.
+    if (action === 'export' && !replay.notFound && limits.max !== undefined && exports++ >= limits.max) return;
+    yield { ...base, action };
   }
+}
+
+/** The listing in the order the run takes it (`--order expiry`: all of it, closest to deletion first). */
+async function* ordered(replays: AsyncIterable<ReplayInfo>, settings: Settings): AsyncIterable<ReplayInfo> {
+  if (settings.order !== 'expiry') return yield* replays;
+  const all: ReplayInfo[] = [];
+  for await (const r of replays) all.push(r);
+  yield* expiryOrder(all);
 }

@@ -38,7 +38,7 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
   if (settings.captureAssets !== undefined && io.assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
-  const capture = io.assets?.replay();
+  const capture = io.assets?.replay(replay.replay_id);
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.archive.outputs.open(replay.replay_id, output);
@@ -60,13 +60,11 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     // Every asset is stored before the output appears (the html page embeds them), and both before the manifest line.
     const assets: AssetFields | undefined = await capture?.finish();
     const committed = await writer.commit(assets && { assets: { urls: assets.assets, types: assets.asset_types } });
-    return okEntry(base, {
+    return okEntry(base, { keys: info.fileKeys, versions: info.fileVersions }, {
       key: committed.key,
       event_count: committed.eventCount,
       bytes: committed.bytes,
       sha256: committed.sha256,
-      file_versions: info.fileVersions,
-      file_keys: info.fileKeys,
       checks: checks.result(),
       format: output.format,
       gzip: output.gzip,
@@ -76,6 +74,8 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     await writer?.abort(err).catch(() => undefined);
     if (io.signal?.aborted) throw err;
     if (isFatal(err)) throw err;
+    // Its assets in flight are stored (and claimed) before its outcome is: none lands after the failed line.
+    await capture?.settle();
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
     const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);
     return failedEntry(base, failure.toManifestError(), info.fileKeys);

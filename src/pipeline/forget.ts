@@ -243,6 +243,8 @@ async function forgetReplay(
       if (await archive.assets.remove(digest)) result.removedAssets.push(digest);
       assetsGone.add(digest);
     }
+    // Its claims last: a run killed before this point leaves them, and the same `forget` finds the assets again.
+    await archive.assets.unclaim(id);
   } catch (err) {
     rethrowIfFatal(err, req.signal);
     const { code, message } = describeError(err);
@@ -265,6 +267,8 @@ export async function forgetInArchive(archive: Archive, options: ForgetOptions):
       if (!req.dryRun) await archive.manifest.append(report.user.entry);
     }
   }
+  // The assets each replay claimed before storing them (a failed or killed export's included): its own as well.
+  for (const [id, c] of concerned) for await (const digest of archive.assets.claims(id)) c.assets.add(digest);
   const shared = await sharedAssets(archive, concerned);
   const assetsGone = new Set<string>();
   for (const [id, c] of concerned) {

@@ -6,7 +6,7 @@
 import type { ManifestEntry } from '../../sinks/sink.js';
 import type { ReplayEvent } from '../events.js';
 import { validateReplayId } from '../replay/validation.js';
-import { runArchive, type ArchiveEvent, type ArchiveIo } from './archive.js';
+import { runArchive, type ArchiveEvent, type ArchiveIo, type ListingBound } from './archive.js';
 import { ByteBudget } from './byte-budget.js';
 import { DEFAULTS } from './defaults.js';
 import { planReplays, type PlannedReplay } from './dry-run.js';
@@ -25,7 +25,14 @@ export interface EntryOptions extends RunOptions {
 
 export type ReplayEventsOptions = EntryOptions;
 export type ExportReplayOptions = EntryOptions;
-export type ExportReplaysOptions = EntryOptions;
+export interface ExportReplaysOptions extends EntryOptions {
+  /**
+   * Leave alone a named replay this target holds already — recorded `ok` at the key of this format, under this
+   * redaction policy, its output present — when its files are still the ones recorded (listed again to tell): a rerun
+   * of an interrupted export takes up where it stopped. Default false: every named replay is exported.
+   */
+  skipUnchanged?: boolean | undefined;
+}
 
 /** `archiveReplays`: what to list, besides the run's options. */
 export interface ArchiveOptions extends EntryOptions {
@@ -113,9 +120,12 @@ function forNamedReplays(settings: Settings): Settings {
   return Object.freeze({ ...settings, order: 'start', settleMs: 0, recheckMs: undefined, shard: undefined });
 }
 
-/** Exports replays (ids looked up, or records given) through `runArchive` without resume: each is exported now. */
-async function* exportNamed(run: Run, replays: AsyncIterable<ReplayInfo>): AsyncGenerator<ArchiveEvent> {
-  yield* runArchive({ replays, resume: false }, forNamedReplays(run.settings), await archiveIo(run));
+/**
+ * Exports replays (ids looked up, or records given) through `runArchive` without resume: each is exported now, but
+ * those of `skipUnchanged` whose recorded output is there and whose files did not change.
+ */
+async function* exportNamed(run: Run, replays: AsyncIterable<ReplayInfo>, skipUnchanged?: ReadonlySet<string>): AsyncGenerator<ArchiveEvent> {
+  yield* runArchive({ replays, resume: false, skipUnchanged }, forNamedReplays(run.settings), await archiveIo(run));
 }
 
 /** What `runArchive` is handed: the run's parts, its archive opened for writing. */
@@ -164,7 +174,7 @@ export async function* exportReplays(replayIds: readonly string[], options: Expo
   const entry = runFor(options);
   const { run } = entry;
   try {
-    yield* exportNamed(run, recordsFor(replayIds, run.replays(), run.signal));
+    yield* exportNamed(run, recordsFor(replayIds, run.replays(), run.signal), options.skipUnchanged === true ? new Set(replayIds) : undefined);
   } finally {
     await release(entry);
   }
@@ -182,6 +192,15 @@ function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo>
   return run.replays().listReplays(query, { readAhead: true, ...(run.signal ? { signal: run.signal } : {}) });
 }
 
+function checkMax(max: number | undefined): void {
+  if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1)) throw new ConfigError(`max must be a positive integer (got ${String(max)})`, 'invalid_max');
+}
+
+/** The upper time bound of an archive run (or of its dry run) that starts at `nowMs`. */
+function runBound(options: ArchiveOptions, nowMs: number): ListingBound {
+  return { untilMs: nowMs, stallAfter: options.listPageSize ?? DEFAULTS.archiveListPageSize };
+}
+
 /**
  * What `archiveReplays` with the same options would do with each listed replay (export, recheck, or skip as done,
  * settling or of another shard), without doing it: the listing and the target's manifest are read; nothing is
@@ -192,7 +211,9 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
   const { run } = entry;
   try {
     // Opened as a writer would (a target without a manifest is one to be made): opening writes nothing.
-    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now);
+    checkMax(options.max);
+    const bound = runBound(options, run.now());
+    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now, { bound, max: options.max });
   } finally {
     await release(entry);
   }
@@ -208,9 +229,9 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
   const entry = runFor(options);
   const { run } = entry;
   try {
-    if (options.max !== undefined && !(Number.isSafeInteger(options.max) && options.max >= 1)) throw new ConfigError(`max must be a positive integer (got ${String(options.max)})`, 'invalid_max');
+    checkMax(options.max);
     // The run's upper time bound is fixed now: replays that start while it pages wait for the next run.
-    const bound = { untilMs: run.now(), stallAfter: options.listPageSize ?? DEFAULTS.archiveListPageSize };
+    const bound = runBound(options, run.now());
     yield* runArchive({ replays: listingOf(options, run), resume: true, bound, max: options.max }, run.settings, await archiveIo(run));
   } finally {
     await release(entry);

@@ -11,6 +11,8 @@ import type {
   OkEntry,
   SkippedEntry,
 } from '../../sinks/sink.js';
+import { createHash } from 'node:crypto';
+import { MAX_MANIFEST_RECORD_BYTES } from '../../sinks/manifest-lines.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { expiresAtIso } from './expiry.js';
 import type { Settings } from './settings.js';
@@ -50,19 +52,48 @@ export function exportedFields(replay: ReplayInfo, settings: EntrySettings): Com
   return fields;
 }
 
-/** What an `ok` line records of the stored output besides the common fields. */
-export type OkFields = Omit<OkEntry, keyof Common | 'status' | 'recorded_at'>;
+/**
+ * File keys (with their versions) a line lists up to this many bytes of JSON; beyond, it records their count and
+ * digest instead (`fileKeyFields`). A sixteenth of a record: whatever else a line holds (the assets of
+ * `--capture-assets`: at most `maxUrls` URLs of at most 4 kB) stays within `MAX_MANIFEST_RECORD_BYTES`.
+ */
+export const MAX_INLINE_FILE_KEYS_BYTES = MAX_MANIFEST_RECORD_BYTES / 16;
 
-export function okEntry(common: Common, fields: OkFields): OkEntry {
-  return { ...common, status: 'ok', ...fields, recorded_at: now() };
+/** The hex SHA-256 a line records in place of file keys too long to list (`file_keys_sha256`). */
+export function fileKeysDigest(keys: readonly string[]): string {
+  return sha256(JSON.stringify(keys));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+type FileKeyFields = Pick<OkEntry, 'file_keys' | 'file_versions' | 'file_count' | 'file_keys_sha256'>;
+
+/**
+ * What a line records of a replay's files: their keys (and versions) when they fit in `MAX_INLINE_FILE_KEYS_BYTES`,
+ * else their count and `fileKeysDigest` (a re-check compares the digest: late data still changes it).
+ */
+export function fileKeyFields(keys: readonly string[], versions?: readonly number[]): FileKeyFields {
+  const json = JSON.stringify(keys);
+  const bytes = Buffer.byteLength(json, 'utf8') + JSON.stringify(versions ?? []).length;
+  if (bytes > MAX_INLINE_FILE_KEYS_BYTES) return { file_count: keys.length, file_keys_sha256: sha256(json) };
+  return versions === undefined ? { file_keys: [...keys] } : { file_keys: [...keys], file_versions: [...versions] };
+}
+
+/** What an `ok` line records of the stored output besides the common fields and the file keys. */
+export type OkFields = Omit<OkEntry, keyof Common | keyof FileKeyFields | 'status' | 'recorded_at'>;
+
+export function okEntry(common: Common, files: { keys: readonly string[]; versions: readonly number[] }, fields: OkFields): OkEntry {
+  return { ...common, status: 'ok', ...fields, ...fileKeyFields(files.keys, files.versions), recorded_at: now() };
 }
 
 export function emptyEntry(common: Common): EmptyEntry {
   return { ...common, status: 'empty', reason: 'no files yet', file_keys: [], recorded_at: now() };
 }
 
-export function failedEntry(common: Common, error: ManifestError, fileKeys: string[]): FailedEntry {
-  return { ...common, status: 'failed', error, file_keys: fileKeys, recorded_at: now() };
+export function failedEntry(common: Common, error: ManifestError, fileKeys: readonly string[]): FailedEntry {
+  return { ...common, status: 'failed', error, ...fileKeyFields(fileKeys), recorded_at: now() };
 }
 
 /** A replay the API does not list: its id, the error and the run. */

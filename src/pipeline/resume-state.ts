@@ -6,6 +6,7 @@ import { plausibleStart } from './expiry.js';
 import { inShard } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { forgottenUser, isUserTombstoneId, platformKey } from './tombstone.js';
+import type { RecordedFileKeys } from './manifest.js';
 
 /** The values kept per id: last entry of another status, `ok` at this run's key (and policy), `skipped` (settling). */
 const OTHER = 0;
@@ -35,6 +36,8 @@ export interface ResumeStateOptions {
    * so the replay is exported again (while the platform still lists it) until its assets are captured.
    */
   captureAssets?: boolean | undefined;
+  /** Ids whose recorded file keys are kept whatever their start (`ArchivePlan.skipUnchanged`). */
+  fileKeysOf?: ((replayId: string) => boolean) | undefined;
 }
 
 /**
@@ -46,7 +49,8 @@ export interface ResumeStateOptions {
  */
 export class ResumeState {
   readonly #ids = new IdTable();
-  readonly #fileKeys = new Map<number, readonly string[]>();
+  /** Per id, its recorded file keys, or their digest when the line records that instead (`file_keys_sha256`). */
+  readonly #fileKeys = new Map<number, RecordedFileKeys>();
   /** Users (canonical platform ids) with a tombstone: one short string per forgotten user. */
   readonly #forgottenUsers = new Set<string>();
   #anyDone = false;
@@ -94,8 +98,8 @@ export class ResumeState {
     return this.#ids.get(replayId) === SETTLING;
   }
 
-  /** The recorded file keys of a replay done at this run's key, when it started within the recheck window. */
-  fileKeys(replayId: string): readonly string[] | undefined {
+  /** The recorded file keys (or their digest) of a replay done at this run's key, when it started within the recheck window. */
+  fileKeys(replayId: string): RecordedFileKeys | undefined {
     const i = this.#ids.indexOf(replayId);
     return i >= 0 ? this.#fileKeys.get(i) : undefined;
   }
@@ -131,16 +135,20 @@ export class ResumeState {
     }
     const i = this.#ids.set(id, DONE);
     this.#anyDone = true;
-    if (keepsFileKeys(entry, options)) this.#fileKeys.set(i, entry.file_keys!);
+    const recorded = keepsFileKeys(entry, options);
+    if (recorded !== undefined) this.#fileKeys.set(i, recorded);
     else this.#fileKeys.delete(i);
   }
 }
 
-function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): boolean {
-  if (options.recheckMs === undefined || !Array.isArray(entry.file_keys)) return false;
+function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): RecordedFileKeys | undefined {
+  const recorded = Array.isArray(entry.file_keys) ? entry.file_keys : typeof entry.file_keys_sha256 === 'string' ? entry.file_keys_sha256 : undefined;
+  if (recorded === undefined) return undefined;
+  if (options.fileKeysOf?.(entry.replay_id) === true) return recorded;
+  if (options.recheckMs === undefined) return undefined;
   // An unreadable start cannot be placed outside the window: kept, so a recheck compares rather than re-exports.
   const start = entry.start_time !== undefined ? plausibleStart(parseTimestamp(entry.start_time), options.now) : null;
-  return start === null || start >= options.now - options.recheckMs;
+  return start === null || start >= options.now - options.recheckMs ? recorded : undefined;
 }
 
 /** Reads a target's manifest, streaming, into a {@link ResumeState}. */

@@ -122,7 +122,7 @@ export class Run implements AsyncDisposable {
     if (this.#closed !== undefined) throw new ConfigError('this run is closed');
   }
 
-  /** The run's transport: the caller's, or one built here on first use (the settings' request deadline, the logger). */
+  /** The run's transport: the caller's, or one built here on first use (the settings' request deadline and retries, the logger). */
   transport(): Transport {
     this.#open();
     if (this.#transport !== undefined) return this.#transport;
@@ -131,6 +131,7 @@ export class Run implements AsyncDisposable {
     const transport = new Transport({
       ...tuning,
       timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
+      retry: { ...tuning.retry, retries: this.settings.apiRetries, ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}) },
       region: this.platform.region,
       ...(this.platform.endpoint !== undefined ? { endpoint: this.platform.endpoint } : {}),
       credentials: { ...this.platform.credentials },

@@ -12,6 +12,7 @@ import type { OpenSinkOptions } from '../../sinks/open.js';
 import type { HashWorkerOptions } from '../../sinks/output-hash.js';
 import { defaultChecksums } from '../../sinks/s3-defaults.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
+import type { PlayerOptions } from '../../sinks/player-page.js';
 import type { OutputFormat, OutputSpec } from '../../sinks/sink.js';
 import { formatByteSize } from './byte-size.js';
 import { stripUndefined } from '../http/options.js';
@@ -106,6 +107,11 @@ export interface OutputSettingsOptions {
   sinkOptions?: OpenSinkOptions;
   format?: OutputFormat;
   gzip?: boolean;
+  /**
+   * `html`: the player's options, named like rrweb-player's props (`width`/`height` of the replay area, 100–10,000
+   * px; `autoPlay`; `speed` 0.5, 1, 2, 4, 8 or 16; `showController`; `skipInactive`); docs/PLAYER.md.
+   */
+  player?: PlayerOptions;
 }
 
 /** Runs over many replays. */
@@ -129,7 +135,10 @@ export interface RunSettingsOptions {
 
 /** Every tunable a caller can give, under the library's option names. */
 export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOptions, RunSettingsOptions {
-  /** Only `timeouts.deadlineMs` is a setting of the run (`requestDeadlineMs`); the rest goes to the transport. */
+  /**
+   * Only `timeouts.deadlineMs`, `retry.retries` and `retry.maxWaitMs` are settings of the run (`requestDeadlineMs`,
+   * `apiRetries`, `maxWaitMs`); the rest goes to the transport.
+   */
   transportOptions?: TransportTuning;
 }
 
@@ -143,7 +152,7 @@ export type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'cr
 const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   fileVersion: true, filesPageSize: true, maxFilesPerReplay: true, filesAhead: true, prefetchBytes: true, urlTtlMs: true,
   urlRefreshMarginMs: true, fileRetries: true, urlRefreshes: true, retryBaseMs: true, retryMaxMs: true, maxEventBytes: true,
-  maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true,
+  maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true, player: true,
   settleMs: true, recheckMs: true, order: true, concurrency: true, shard: true, runId: true, compactManifest: true,
   compactEvery: true, transportOptions: true,
 };
@@ -203,6 +212,10 @@ export interface Settings {
   readonly compactEvery: number | undefined;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
+  /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */
+  readonly apiRetries: number;
+  /** The most time the transport's waits (retries, budgets, pauses) may take together (`retry.maxWaitMs`); undefined: no bound. */
+  readonly maxWaitMs: number | undefined;
   /** Asset capture; undefined: off (nothing fetched, the events scanned for nothing). */
   readonly captureAssets: Readonly<AssetCaptureSettings> | undefined;
 }
@@ -219,6 +232,8 @@ const FLAGS: Readonly<Record<string, string>> = {
   recheckMs: '--recheck',
   compactManifest: '--no-compact',
   requestDeadlineMs: '--request-deadline',
+  apiRetries: '--no-retry',
+  maxWaitMs: '--max-wait',
   'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
@@ -254,6 +269,21 @@ class Checker {
     if (allowed.includes(value)) return value;
     throw new ConfigError(`${this.name(key)} must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}, got ${JSON.stringify(value) ?? String(value)}`);
   }
+}
+
+/** The html player's options, each checked (the page checks them again, as it checks its URL's). */
+function playerSettings(o: PlayerOptions, c: Checker): PlayerOptions {
+  const sw = [true, false];
+  return Object.freeze(
+    stripUndefined({
+      width: o.width === undefined ? undefined : c.number('player.width', o.width, 'count', 100, 10000),
+      height: o.height === undefined ? undefined : c.number('player.height', o.height, 'count', 100, 10000),
+      autoPlay: o.autoPlay === undefined ? undefined : c.oneOf('player.autoPlay', o.autoPlay, sw),
+      speed: o.speed === undefined ? undefined : c.oneOf('player.speed', o.speed, [0.5, 1, 2, 4, 8, 16]),
+      showController: o.showController === undefined ? undefined : c.oneOf('player.showController', o.showController, sw),
+      skipInactive: o.skipInactive === undefined ? undefined : c.oneOf('player.skipInactive', o.skipInactive, sw),
+    }),
+  );
 }
 
 function present(value: string | undefined): value is string {
@@ -339,6 +369,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
   const recheckMs = o.recheckMs === undefined ? undefined : c.number('recheckMs', o.recheckMs, 'ms', 0);
   const filesPageSize = o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
   const defaultSettle = source.cli?.sandbox ? d.sandboxSettleMs : d.settleMs;
+  const maxWait = o.transportOptions?.retry?.maxWaitMs;
   const settings: Settings = {
     fileVersion: c.oneOf('fileVersion', o.fileVersion ?? d.fileVersion, [2, 3] as const),
     filesPageSize,
@@ -357,6 +388,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     output: Object.freeze({
       format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
       gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
+      ...(o.player !== undefined ? { player: playerSettings(o.player, c) } : {}),
     }),
     redaction: o.redact === undefined ? undefined : compileRedactionPolicy(o.redact),
     sinkOptions: sinkSettings(o.sinkOptions, env, c),
@@ -370,6 +402,8 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
     requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
+    apiRetries: c.number('apiRetries', o.transportOptions?.retry?.retries ?? d.apiRetries, 'count', 0),
+    maxWaitMs: maxWait === undefined ? undefined : c.number('maxWaitMs', maxWait, 'ms', 0),
     captureAssets: assetSettings(o.captureAssets, c),
   };
   return Object.freeze(settings);

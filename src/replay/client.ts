@@ -2,6 +2,7 @@
  * Session replay API client: list replays, list a replay's presigned files, one page at a time or all.
  */
 import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
+import { callSpec, type CallSpec } from '../http/call-spec.js';
 import type { Transport } from '../http/transport.js';
 import { MalformedResponseError, nextToken, toPresignedFile, toReplayRecord, type PresignedFile, type ReplayRecord } from './records.js';
 import { DEFAULT_STALL_PAGES, ListingProgress, validateStallPages } from './listing-progress.js';
@@ -11,9 +12,8 @@ import { parseTimestamp } from './timestamps.js';
 export const LIST_PATH = '/api/1/session-replays';
 export const FILES_PATH = '/api/1/session-replays/files';
 
-export interface CallOptions {
-  signal?: AbortSignal;
-}
+/** The abort signal, and the `api` command's pass-through (src/http/call-spec.ts). */
+export interface CallOptions extends CallSpec {}
 
 export interface FilesOptions extends FilesQuery, CallOptions {}
 
@@ -64,7 +64,7 @@ export class SessionReplayClient {
       query: { ...params },
       auth: 'basic',
       family: 'replay',
-      ...(o.signal ? { signal: o.signal } : {}),
+      ...callSpec(o),
     });
     const data = res.json<Record<string, unknown>>();
     try {
@@ -102,7 +102,7 @@ export class SessionReplayClient {
     const seen = new Set<string>();
     const inRange = startTimeFilter(q);
     const progress = new ListingProgress(LIST_PATH, '', this.#stallPages);
-    const call = o.signal ? { signal: o.signal } : {};
+    const call = callSpec(o);
     const fetchPage = (pageToken: string | null): Promise<ReplaysPage> => {
       const p = this.getReplaysPage({ ...q, pageToken }, call);
       p.catch(() => undefined); // a page read ahead and never awaited (the consumer stopped) fails quietly
@@ -149,7 +149,7 @@ export class SessionReplayClient {
         query: { ...params },
         auth: 'basic',
         family: 'replay',
-        ...(o.signal ? { signal: o.signal } : {}),
+        ...callSpec(o),
       });
     } catch (err) {
       if (pageToken === null && err instanceof ApiError && !(err instanceof AuthError) && err.status === 404) {

@@ -4,14 +4,17 @@
  * The state of a replay is the last manifest entry for its id. Memory stays bounded whatever the archive's size: a
  * first pass over the manifest keeps, per replay id (in an `IdTable`), the position of its last entry, and the key of
  * every `ok` entry; a second pass verifies the entries that are last, a few objects at a time, each streamed (see
- * stored-object.ts); a last pass lists the stored outputs and reports those no `ok` entry names.
+ * stored-object.ts); a last pass lists every stored object and reports what nothing names (outputs no `ok` entry
+ * names, captured assets no `ok` entry maps, files replay-export never writes, at any depth), re-hashing each asset.
  *
  * Per replay whose state is `ok`: the entry names the layout's key for its id and format; the object exists; its size
  * and SHA-256 are the entry's; it decodes in its format; its event count and checks are the entry's. The checks are
- * per state: a replay tombstone (`forget`) must have no output left at any key of the layout; captured assets are
- * checked per `ok` entry and never counted as orphans.
+ * per state: a replay tombstone (`forget`) must have no output left at any key of the layout; the captured assets an
+ * `ok` entry maps must be stored.
  */
+import { createHash } from 'node:crypto';
 import type { S3SinkOptions } from '../../sinks/s3.js';
+import { storedKind } from '../../sinks/layout.js';
 import { replayKey } from '../../sinks/keys.js';
 import { ASSETS_DIR, assetKey, isAssetDigest } from '../../sinks/assets.js';
 import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js';
@@ -39,8 +42,13 @@ export const VERIFY_PROBLEM_KINDS = [
   'event_count_mismatch',
   /** The checks recomputed over its events (has_meta, has_full_snapshot, max_gap_ms, timestamps_backwards) differ. */
   'checks_mismatch',
-  /** A stored output no `ok` entry names. */
+  /**
+   * A stored object nothing names: an output no `ok` entry names, a captured asset no `ok` entry maps a URL to (left by
+   * an export that failed or was cut short), or a file replay-export never writes (at any depth, `_x/` and `.x/` too).
+   */
   'orphan',
+  /** A captured asset whose bytes do not have the SHA-256 it is stored under (`_assets/<sha256>`). */
+  'asset_corrupt',
   /** A captured asset the entry maps a URL to (`assets`, `--capture-assets`) is not stored, or the map is not one. */
   'asset_missing',
   /** An output of a replay whose last entry is a tombstone (`forget`) is still stored: run the same `forget` again. */
@@ -193,12 +201,14 @@ async function* run(
     // Read as it is: no temporary files to sweep, no output written (hence no hashing worker).
     store = await openArchive(archive, { create: false, s3: options.s3 ?? {}, local: { hashWorker: false, cleanStaleTemp: false } });
 
-    // Pass 1: the last entry of each replay id, and the keys `ok` entries name.
+    // Pass 1: the last entry of each replay id, and the keys and assets `ok` entries name.
     const last = new LastPositions();
     const named = new IdTable();
+    const mapped = new IdTable();
     for await (const entry of store.manifest.read()) {
       last.set(entry.replay_id, totals.entries++);
       if (entry.status === 'ok' && typeof entry.key === 'string') named.set(entry.key, 0);
+      if (entry.status === 'ok') for (const digest of mappedDigests(entry)) mapped.set(digest, 0);
       if ((totals.entries & 1023) === 0) signal.throwIfAborted();
     }
 
@@ -258,12 +268,40 @@ async function* run(
       });
     }
 
-    // Pass 3: stored outputs no `ok` entry names.
-    for await (const key of store.outputs.list()) {
-      totals.stored++;
-      if ((totals.stored & 1023) === 0) signal.throwIfAborted();
-      if (!named.has(key)) yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
+    // Pass 3: every stored object (or the outputs only, for a sink that lists no more): what nothing names, and the
+    // captured assets' bytes.
+    const objects = store.objects();
+    let listed = 0;
+    const hashing = new Set<Promise<void>>();
+    for await (const key of objects ?? store.outputs.list()) {
+      if ((++listed & 1023) === 0) signal.throwIfAborted();
+      const kind = objects === undefined ? 'output' : storedKind(key);
+      if (kind === 'output') {
+        totals.stored++;
+        if (!named.has(key)) yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
+      } else if (kind === 'asset') {
+        const digest = key.slice(ASSETS_DIR.length + 1);
+        if (!mapped.has(digest)) {
+          yield counted({ kind: 'orphan', key, message: `${key} is stored but no ok entry maps a URL to it (captured by an export that failed or was cut short; forget of its replay removes it)` });
+        }
+        const task: Promise<void> = rehashAsset(opened, digest).then(
+          (problem) => void (problem !== undefined && ready.push(problem)),
+          (error: unknown) => void (failure ??= { error }),
+        );
+        hashing.add(task);
+        void task.finally(() => hashing.delete(task));
+        while (hashing.size >= concurrency) await Promise.race(hashing);
+        if (failure !== undefined) throw failure.error;
+        while (ready.length > 0) yield counted(ready.shift()!);
+      } else if (kind === 'foreign') {
+        yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it, and replay-export writes no such file` });
+      }
     }
+    await Promise.all(hashing);
+    // Set by a hashing task's callback (which the narrowing above does not see).
+    const stopped = failure as { error: unknown } | undefined;
+    if (stopped !== undefined) throw stopped.error;
+    while (ready.length > 0) yield counted(ready.shift()!);
     finished = true;
     settle.resolve({
       target: store.target,
@@ -346,6 +384,29 @@ async function assetProblems(entry: OkEntry, store: Archive, seen: Map<string, P
     }
   }
   return problems;
+}
+
+/** The digests an `ok` entry maps URLs to (a manifest is input: only digests count). */
+function mappedDigests(entry: OkEntry): string[] {
+  const assets: unknown = entry.assets;
+  return assets !== null && typeof assets === 'object' ? Object.values(assets).filter(isAssetDigest) : [];
+}
+
+/** Reads a stored asset back: a problem when its bytes do not hash to its name, or it cannot be read. */
+async function rehashAsset(store: Archive, digest: string): Promise<VerifyProblem | undefined> {
+  const key = `${ASSETS_DIR}/${digest}`;
+  const hash = createHash('sha256');
+  try {
+    const body = await store.assets.read(digest);
+    if (body === undefined) return { kind: 'unreadable', key, message: `${key} is not a regular file` };
+    for await (const chunk of body as AsyncIterable<Buffer>) hash.update(chunk);
+  } catch (err) {
+    if (stopsTheCheck(err)) throw err;
+    return { kind: 'unreadable', key, message: `${key}: ${messageOf(err)}` };
+  }
+  const actual = hash.digest('hex');
+  if (actual === digest) return undefined;
+  return { kind: 'asset_corrupt', key, message: `${key}: its bytes' SHA-256 is ${actual}, not the digest it is stored under`, expected: digest, actual };
 }
 
 async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): Promise<EntryResult> {

@@ -13,6 +13,8 @@ import { ArchiveIndex, type StoredRef } from './archive-index.js';
 import { ViewError } from './errors.js';
 
 export interface StoredObject {
+  /** The object's key in the archive (named in errors). */
+  key: string;
   body: Readable;
   format: OutputFormat;
   gzip: boolean;
@@ -82,7 +84,7 @@ export async function openArchiveSource(target: string, s3: S3SinkOptions = {}):
       const at = eventsKeyOf(entry);
       if (at === undefined) return undefined;
       const body = await archive.outputs.read(at.key);
-      return body === undefined ? undefined : { body, format: at.format, gzip: at.gzip };
+      return body === undefined ? undefined : { key: at.key, body, format: at.format, gzip: at.gzip };
     },
     assetsOf: (id) => assetsIn(archive, id),
     readAsset: (digest) => (isAssetDigest(digest) ? archive.assets.read(digest) : Promise.resolve(undefined)),

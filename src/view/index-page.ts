@@ -36,9 +36,10 @@ function clipped(text: string, n: number): string {
   return `<span title="${escapeHtml(text)}">${escapeHtml(shown)}</span>`;
 }
 
-function row(r: IndexRow): string {
+function row(r: IndexRow, videos: boolean): string {
   const id = escapeHtml(r.id);
   const link = r.status === 'ok' ? `<a href="${escapeHtml(replayPath(r.id))}">${id}</a>` : id;
+  const video = r.stored !== undefined ? `<a href="${escapeHtml(replayPath(r.id))}/video.mp4" download>MP4</a>` : '';
   const cells = [
     link,
     escapeHtml(r.platformId ?? ''),
@@ -51,15 +52,16 @@ function row(r: IndexRow): string {
     clipped(r.url, 60),
     String(r.bytes ?? ''),
     escapeHtml(checks(r)),
+    ...(videos ? [video] : []),
   ];
   return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
 }
 
 /** The column headings; those the index sorts by are links to that order (the filters kept, back to page 1). */
-function headings(p: URLSearchParams): string {
+function headings(p: URLSearchParams, videos: boolean): string {
   const sortable: Record<string, string> = { start: 'start', duration: 'duration', events: 'events', errors: 'errors' };
   const current = p.get('sort') || 'start';
-  const names = ['replay', 'user', 'device', 'start', 'duration', 'status', 'events', 'errors', 'first page', 'bytes', 'checks'];
+  const names = ['replay', 'user', 'device', 'start', 'duration', 'status', 'events', 'errors', 'first page', 'bytes', 'checks', ...(videos ? ['video'] : [])];
   return names
     .map((name) => {
       const key = sortable[name];
@@ -77,6 +79,8 @@ export interface IndexQuery {
   /** The raw query parameters, echoed into the form. */
   params: URLSearchParams;
   filter: IndexFilter;
+  /** A video column: each replay with stored events gets a download link (the server can render). */
+  videos?: boolean;
 }
 
 function input(name: string, label: string, params: URLSearchParams, type = 'text'): string {
@@ -85,6 +89,7 @@ function input(name: string, label: string, params: URLSearchParams, type = 'tex
 
 export function renderIndex(title: string, query: IndexQuery, page: IndexPage): string {
   const p = query.params;
+  const videos = query.videos === true;
   const status = p.get('status') ?? '';
   const options = ['', 'ok', 'failed', 'empty', 'skipped', 'forgotten']
     .map((s) => `<option value="${s}"${s === status ? ' selected' : ''}>${s === '' ? 'any' : s}</option>`)
@@ -112,9 +117,9 @@ ${input('min', 'min s', p, 'number')}${input('max', 'max s', p, 'number')}
 ${p.get('sort') ? `<input type="hidden" name="sort" value="${escapeHtml(p.get('sort')!)}">` : ''}<button type="submit">filter</button>
 </form>
 <p id="nav">${nav}</p>
-<div id="rows"><table><thead><tr>${headings(p)}</tr></thead>
+<div id="rows"><table><thead><tr>${headings(p, videos)}</tr></thead>
 <tbody>
-${page.rows.map(row).join('\n')}
+${page.rows.map((r) => row(r, videos)).join('\n')}
 </tbody></table></div>
 </body></html>
 `;

@@ -1,55 +1,82 @@
 /**
- * `view`: a web server on 127.0.0.1 that browses one archive. Routes (GET and HEAD only):
+ * `view`: a web server (on 127.0.0.1 unless told otherwise) that browses one archive. Routes (GET and HEAD only):
  * - `/` the index (filters and paging in the query),
  * - `/replays/<id>` the replay page: the shared player's small shell (sinks/player-page.ts `playerShell`),
  * - `/replays/<id>/events.ndjson` the replay's events, one a line, streamed from the stored object,
  * - `/player/<version>/<file>` the shared player's files, once for every replay (cached for good: the version is a
  *   hash of their content),
- * - `/assets/<sha256>` a captured asset (`--capture-assets`), fetched by the player of a replay that references it.
- * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding);
- * every answer carries a Content-Security-Policy. node:http alone: four routes need no router.
+ * - `/assets/<sha256>` a captured asset (`--capture-assets`), fetched by the player of a replay that references it,
+ * - `/replays/<id>/video.mp4` the replay rendered as a video, when the server was given a renderer (video.ts).
+ * Ids are looked up in the manifest, never joined into paths; the Host header must name this server (DNS rebinding:
+ * host-names.ts);
+ * every answer carries a Content-Security-Policy. node:http alone: five routes need no router.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
 import type { IndexFilter, IndexSort } from './archive-index.js';
-import { checkDecodeLimits } from '../../decoders/limits.js';
+import { checkDecodeLimits, DECODE_LIMITS } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
+import { INDEX_CSP, securityHeaders, send } from './answer.js';
+import { allowedHosts, checkHostNames, hostOf, isLoopback } from './host-names.js';
 import { renderIndex } from './index-page.js';
+import { videoRoute, type ViewVideo } from './video.js';
 import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
-import { storedEvents } from './stored-events.js';
+import { storedNdjson } from './stored-events.js';
 
 /** The index's orders (`?sort=`). */
 const SORTS: readonly string[] = ['start', 'duration', 'events', 'errors'] satisfies IndexSort[];
 
-export const VIEW_DEFAULTS = Object.freeze({ port: 0, pageSize: 100, maxPageSize: 1000, maxEventBytes: 256 * 1024 * 1024 });
+export const VIEW_DEFAULTS = Object.freeze({
+  port: 0,
+  pageSize: 100,
+  maxPageSize: 1000,
+  maxEventBytes: DECODE_LIMITS.maxEventBytes,
+  maxReplayBytes: DECODE_LIMITS.maxReplayBytes,
+});
 
 export interface ViewServerOptions {
   /** The archive: a local folder (path or `file://` URL) or `s3://bucket/prefix`. */
   archive: string;
   /** S3 client options for an `s3://` archive (endpoint, path style, region, credentials), as the S3 sink takes them. */
   s3?: S3SinkOptions;
-  /** Port on 127.0.0.1 (0: any free port). */
+  /** Port (0: any free port). */
   port?: number;
-  /** Largest event read from a stored replay, in bytes. */
+  /**
+   * The address to listen on (default 127.0.0.1). The server has no authentication: anyone who can reach another
+   * address reads the archive. `0.0.0.0` / `::`: every interface.
+   */
+  host?: string;
+  /** More names the Host header may give (a container's service name, a DNS name), with or without a port. */
+  allowHosts?: readonly string[];
+  /** Videos of the replays (video.ts): a renderer (a link in each row of the index), or why there is none. */
+  video?: ViewVideo;
+  /** Largest event of a stored replay, in bytes (counted as it streams, never gathered). */
   maxEventBytes?: number;
+  /** The most bytes a stored replay may hold once inflated (a gzip bomb is cut there: 413, or a cut response). */
+  maxReplayBytes?: number;
 }
 
 export interface ViewServer {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://<address>:<port>/` (bound to every interface: `http://127.0.0.1:<port>/`) */
   readonly url: string;
   readonly port: number;
+  /** The bound address. */
+  readonly address: string;
+  /** Whether it is a loopback address (else anyone who can reach it reads the archive). */
+  readonly loopback: boolean;
+  /** The hosts the Host header may name, sorted. */
+  readonly hosts: readonly string[];
   /** Replays in the archive's manifest. */
   readonly replays: number;
   close(): Promise<void>;
 }
 
-const INDEX_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped', 'forgotten'];
 const DAY_MS = 86_400_000;
 
@@ -113,34 +140,27 @@ export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter;
   return { filter, page, pageSize };
 }
 
-function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8', csp = INDEX_CSP): void {
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...securityHeaders(csp) });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
-}
-
-function securityHeaders(csp: string): Record<string, string> {
-  return {
-    'content-security-policy': csp,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    'cross-origin-resource-policy': 'same-origin',
-  };
+function errorStatus(err: unknown): number {
+  if (err instanceof ViewError && err.code === 'VIEW_TOO_LARGE') return 413;
+  return err instanceof ViewError || err instanceof SinkError ? 502 : 500;
 }
 
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   checkDecodeLimits(options);
+  checkHostNames(options.allowHosts ?? []);
   const source = await openArchiveSource(options.archive, options.s3);
   const index = source.index;
-  const maxEventBytes = options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes;
+  const limits = { maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes, maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes };
   const player = sharedPlayer();
   const title = `replay-export view: ${source.label}`;
-  let allowedHosts = new Set<string>();
+  const videos = videoRoute(options.video);
+  let hosts = new Set<string>();
+  const host = options.host ?? '127.0.0.1';
 
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, 'unknown host\n');
+    if (!hosts.has(hostOf(req.headers.host) ?? '')) return send(res, 421, 'unknown host\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       return send(res, 405, 'method not allowed\n');
@@ -183,9 +203,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         throw err;
       }
       const page = index.page(query.filter, query.page, query.pageSize);
-      return send(res, 200, renderIndex(title, { params: url.searchParams, filter: query.filter }, page), 'text/html; charset=utf-8');
+      const html = renderIndex(title, { params: url.searchParams, filter: query.filter, videos: videos.available }, page);
+      return send(res, 200, html, 'text/html; charset=utf-8');
     }
-    if (parts[1] !== 'replays' || parts.length < 3 || parts.length > 4 || (parts.length === 4 && parts[3] !== 'events.ndjson')) {
+    const sub = parts[3];
+    if (parts[1] !== 'replays' || parts.length < 3 || parts.length > 4 || (sub !== undefined && sub !== 'events.ndjson' && sub !== 'video.mp4')) {
       return send(res, 404, 'not found\n');
     }
     let id: string;
@@ -196,6 +218,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     }
     const row = index.get(id);
     if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
+    if (sub === 'video.mp4') {
+      if (row.stored === undefined) return send(res, 404, 'this replay has no stored events\n');
+      return videos.answer(id, req, res);
+    }
     const object = row.stored === undefined ? undefined : await source.open(row.stored);
     if (object === undefined) return send(res, 404, 'this replay has no stored events\n');
     // The page and HEAD only need to know that it opens: closed at once (a generator never started would not close it).
@@ -208,18 +234,24 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       const assets = row.hasAssets ? await source.assetsOf(id) : undefined;
       return send(res, 200, player.shell(`Replay ${id}`, eventsUrl, assets), 'text/html; charset=utf-8', SHELL_CSP);
     }
-    res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', ...securityHeaders(INDEX_CSP) });
+    const ndjson = 'application/x-ndjson; charset=utf-8';
     if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
       res.end();
       return;
     }
-    const stream = storedEvents(object.body, object.format, object.gzip, maxEventBytes);
-    await pipeline(Readable.from(ndjsonBytes(stream), { objectMode: false }), res);
+    // The first chunk before the status: a replay refused at once (not an array, over a limit) gets its error status.
+    const chunks = storedNdjson(object.body, object.format, object.gzip, object.key, limits);
+    const first = await chunks.next();
+    res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
+    await pipeline(Readable.from(prepend(first, chunks), { objectMode: false }), res);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, err instanceof ViewError || err instanceof SinkError ? 502 : 500, `${err instanceof Error ? err.message : 'error'}\n`);
+      // Once the answer has begun, an error (a replay found over a limit on the way) cuts it short: the client sees
+      // an incomplete answer, never a complete-looking part of a replay.
+      if (!res.headersSent) send(res, errorStatus(err), `${err instanceof Error ? err.message : 'error'}\n`);
       else res.destroy(err instanceof Error ? err : undefined);
     });
   });
@@ -228,18 +260,23 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       void source.close();
       fail(err);
     });
-    server.listen(options.port ?? VIEW_DEFAULTS.port, '127.0.0.1', () => {
+    server.listen(options.port ?? VIEW_DEFAULTS.port, host, () => {
       server.off('error', fail);
       ok();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const { port, address } = server.address() as AddressInfo;
+  hosts = allowedHosts(address, host, options.allowHosts);
+  const urlHost = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : isIPv6(address) ? `[${address}]` : address;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://${urlHost}:${port}/`,
     port,
+    address,
+    loopback: isLoopback(address),
+    hosts: [...hosts].sort(),
     replays: index.size,
     close: async () => {
+      await videos.close();
       await new Promise<void>((ok, fail) => {
         server.closeAllConnections();
         server.close((err) => (err ? fail(err) : ok()));
@@ -249,11 +286,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   };
 }
 
-const NEWLINE = Buffer.from('\n');
-
-async function* ndjsonBytes(events: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  for await (const event of events) {
-    yield event;
-    yield NEWLINE;
-  }
+/** `rest` with its `first` result (already taken) in front. */
+async function* prepend(first: IteratorResult<Buffer>, rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  if (first.done === true) return;
+  yield first.value;
+  yield* rest;
 }

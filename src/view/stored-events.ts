@@ -1,11 +1,14 @@
 /**
- * The events of a stored replay object, one Buffer (compact JSON) each, read as a stream: a `json` object is split
- * at the top-level commas of its array, an `ndjson` one at its newlines, an `html` page's blocks as one array, `.gz`
- * inflated on the way. Memory holds one
- * event at a time (at most `maxEventBytes`), whatever the replay's size.
+ * The events of a stored replay object read as a stream: a `json` object is split at the top-level commas of its
+ * array, an `ndjson` one at its newlines, an `html` page's blocks as one array, `.gz` inflated on the way.
+ * - `storedNdjson`: the events as NDJSON bytes, passed through chunk by chunk without ever gathering an event, and
+ *   the inflated bytes capped: memory holds a few chunks whatever the events' sizes (what `view` serves).
+ * - `storedEvents`: the same lines gathered, one Buffer per event; memory holds one event at a time (at most
+ *   `maxEventBytes`) — for readers that need whole events (the video export).
  */
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { DECODE_LIMITS } from '../../decoders/limits.js';
 import { pageEventsArray } from '../../sinks/page-events.js';
 import type { OutputFormat } from '../../sinks/sink.js';
 import { ViewError } from './errors.js';
@@ -45,52 +48,6 @@ class Gather {
   }
 }
 
-async function* jsonArrayEvents(source: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
-  const event = new Gather(max);
-  let started = false;
-  let ended = false;
-  let depth = 0; // nesting inside the current event
-  let inString = false;
-  let escaped = false;
-  for await (const chunk of source) {
-    let from = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!;
-      if (ended) {
-        if (!isSpace(b)) throw new ViewError('VIEW_BAD_OBJECT', 'bytes after the end of the stored events array');
-        continue;
-      }
-      if (!started) {
-        if (isSpace(b)) continue;
-        if (b !== LBRACKET) throw new ViewError('VIEW_BAD_OBJECT', 'the stored replay is not a JSON array');
-        started = true;
-        from = i + 1;
-        continue;
-      }
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (b === BACKSLASH) escaped = true;
-        else if (b === QUOTE) inString = false;
-        continue;
-      }
-      if (b === QUOTE) inString = true;
-      else if (b === LBRACE || b === LBRACKET) depth++;
-      else if (depth > 0 && (b === RBRACE || b === RBRACKET)) depth--;
-      else if (depth === 0 && (b === COMMA || b === RBRACKET)) {
-        event.add(chunk.subarray(from, i));
-        from = i + 1;
-        const one = event.take();
-        const trimmed = one.toString('latin1').trim();
-        if (trimmed.length > 0) yield one;
-        else if (b === COMMA) throw new ViewError('VIEW_BAD_OBJECT', 'an empty element in the stored events array');
-        if (b === RBRACKET) ended = true;
-      }
-    }
-    if (started && !ended) event.add(chunk.subarray(from));
-  }
-  if (!ended) throw new ViewError('VIEW_BAD_OBJECT', 'the stored events array is cut short');
-}
-
 async function* ndjsonEvents(source: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
   const line = new Gather(max);
   for await (const chunk of source) {
@@ -107,18 +64,122 @@ async function* ndjsonEvents(source: AsyncIterable<Buffer>, max: number): AsyncG
 
 const badPage = (message: string): ViewError => new ViewError('VIEW_BAD_OBJECT', message);
 
+const eventTooLarge = (max: number): ViewError => new ViewError('VIEW_BAD_OBJECT', `an event of the stored replay is over ${max} bytes`);
+
 /**
- * The events of the stored object `body` (`gzip`: inflate first): a `json` array, `ndjson` lines, or the blocks of an
- * `html` page (sinks/page-events.ts). Destroys `body` when the caller stops early.
+ * A JSON array's elements as NDJSON, byte for byte but for the whitespace between tokens (dropped, so that a
+ * pretty-printed array gives one line per element): the brackets go, each top-level comma becomes a newline. Only
+ * counters are kept (the current element's length, its nesting): no element is ever gathered.
  */
-export async function* storedEvents(body: Readable, format: OutputFormat, gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
+async function* jsonArrayNdjson(source: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
+  let started = false;
+  let ended = false;
+  let afterComma = false;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let length = 0; // bytes of the current element so far
+  for await (const chunk of source) {
+    const out = Buffer.allocUnsafe(chunk.length);
+    let o = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (ended) {
+        if (!isSpace(b)) throw new ViewError('VIEW_BAD_OBJECT', 'bytes after the end of the stored events array');
+        continue;
+      }
+      if (!started) {
+        if (isSpace(b)) continue;
+        if (b !== LBRACKET) throw new ViewError('VIEW_BAD_OBJECT', 'the stored replay is not a JSON array');
+        started = true;
+        continue;
+      }
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+      } else if (isSpace(b)) {
+        continue;
+      } else if (b === QUOTE) {
+        inString = true;
+      } else if (b === LBRACE || b === LBRACKET) {
+        depth++;
+      } else if (depth > 0 && (b === RBRACE || b === RBRACKET)) {
+        depth--;
+      } else if (depth === 0 && (b === COMMA || b === RBRACKET)) {
+        if (length === 0 && (b === COMMA || afterComma)) throw new ViewError('VIEW_BAD_OBJECT', 'an empty element in the stored events array');
+        if (length > 0) out[o++] = LF;
+        length = 0;
+        afterComma = b === COMMA;
+        ended = b === RBRACKET;
+        continue;
+      }
+      if (++length > max) throw eventTooLarge(max);
+      out[o++] = b;
+    }
+    if (o > 0) yield out.subarray(0, o);
+  }
+  if (!ended) throw new ViewError('VIEW_BAD_OBJECT', 'the stored events array is cut short');
+}
+
+/** NDJSON passed through as it comes, each line's length checked (a counter, not a buffer). */
+async function* ndjsonLines(source: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
+  let length = 0;
+  for await (const chunk of source) {
+    let from = 0;
+    for (let at = chunk.indexOf(LF); at >= 0; at = chunk.indexOf(LF, from)) {
+      if (length + at - from > max) throw eventTooLarge(max);
+      length = 0;
+      from = at + 1;
+    }
+    length += chunk.length - from;
+    if (length > max) throw eventTooLarge(max);
+    yield chunk;
+  }
+}
+
+/** `source`'s bytes, refused with `VIEW_TOO_LARGE` (naming `key`) once they add up to more than `max`. */
+async function* capped(source: AsyncIterable<Buffer>, max: number, key: string, gzip: boolean): AsyncGenerator<Buffer> {
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.length;
+    if (total > max) {
+      throw new ViewError('VIEW_TOO_LARGE', `${key} holds more than ${max} bytes${gzip ? ' once inflated' : ''}: over the limit of what view serves`, { fileKey: key });
+    }
+    yield chunk;
+  }
+}
+
+export interface NdjsonLimits {
+  /** The largest event, in bytes (a counter: no event is gathered). */
+  maxEventBytes: number;
+  /** The most bytes the object may hold after its gzip layer. */
+  maxReplayBytes: number;
+}
+
+/**
+ * The events of the stored object `body` (named `key` in errors) as NDJSON bytes, streamed: memory holds a few chunks
+ * whatever the object inflates to. Over a limit: `ViewError` (`VIEW_TOO_LARGE` for the object, `VIEW_BAD_OBJECT` for
+ * an event). Destroys `body` when done or stopped early.
+ */
+export async function* storedNdjson(body: Readable, format: OutputFormat, gzip: boolean, key: string, limits: NdjsonLimits): AsyncGenerator<Buffer> {
   const source: Readable = gzip ? body.pipe(createGunzip()) : body;
   if (gzip) body.on('error', (err) => source.destroy(err));
   try {
-    if (format === 'ndjson') yield* ndjsonEvents(source, maxEventBytes);
-    else yield* jsonArrayEvents(format === 'json' ? source : pageEventsArray(source, badPage), maxEventBytes);
+    const bytes = capped(source, limits.maxReplayBytes, key, gzip);
+    if (format === 'ndjson') yield* ndjsonLines(bytes, limits.maxEventBytes);
+    else yield* jsonArrayNdjson(format === 'json' ? bytes : pageEventsArray(bytes, badPage), limits.maxEventBytes);
   } finally {
     source.destroy();
     body.destroy();
   }
+}
+
+/**
+ * The events of the stored object `body` (`gzip`: inflate first), one Buffer each: `storedNdjson`'s lines gathered,
+ * each at most `maxEventBytes`. Destroys `body` when done or stopped early.
+ */
+export async function* storedEvents(body: Readable, format: OutputFormat, gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
+  const limits = { maxEventBytes, maxReplayBytes: DECODE_LIMITS.maxReplayBytes };
+  yield* ndjsonEvents(storedNdjson(body, format, gzip, 'the stored replay', limits), maxEventBytes);
 }

@@ -179,7 +179,7 @@ describe('asset capture of a run', () => {
     const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, archiveOfSink(sink).assets);
     const srcs = ['/big.bin', '/chunked.png', '/slow.png', '/redirect-in', '/redirect-out', '/loop', '/missing.png', `${other.origin}/x.png`, 'data:image/png;base64,AAAA'];
     const run = async () => {
-      const replay = capture.replay();
+      const replay = capture.replay('d/1');
       replay.observeBatch({ events: events(site.origin, srcs) } as never);
       return replay.finish();
     };
@@ -219,9 +219,12 @@ describe('asset capture of a run', () => {
     expect([...site.hits.values()].reduce((a, b) => a + b, 0)).toBe(hits);
     expect(second.assets).toEqual(first.assets);
 
-    // Stored once each, named by their SHA-256, no temporary file left.
-    const names = await readdir(join(dir, '_assets'));
+    // Stored once each, named by their SHA-256, no temporary file left; each claimed first by the replay that stored it.
+    const names = (await readdir(join(dir, '_assets'))).filter((n) => n !== '_claims');
     expect(names.sort()).toEqual([...new Set(Object.values(first.assets))].sort());
+    const claims: string[] = [];
+    for await (const digest of archiveOfSink(sink).assets.claims('d/1')) claims.push(digest);
+    expect(claims.sort()).toEqual(names);
     for (const name of names) expect(createHash('sha256').update(await readFile(join(dir, '_assets', name))).digest('hex')).toBe(name);
     await capture.close();
     await sink.close();
@@ -231,7 +234,7 @@ describe('asset capture of a run', () => {
     const dir = join(work.dir, 'transient');
     const sink = createLocalSink(dir);
     const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, archiveOfSink(sink).assets);
-    const replay = capture.replay();
+    const replay = capture.replay('d/1');
     replay.observeBatch({ events: events(site.origin, ['/flaky.png', '/reset.png', '/down.png']) } as never);
     const got = await replay.finish();
     const o = site.origin;
@@ -250,7 +253,7 @@ describe('asset capture of a run', () => {
     const o = site.origin;
     const sink = createLocalSink(join(work.dir, 'memory'));
     const replayOf = async (capture: AssetCapture) => {
-      const replay = capture.replay();
+      const replay = capture.replay('d/1');
       replay.observeBatch({ events: events(o, ['/later.png']) } as never);
       return replay.finish();
     };
@@ -273,10 +276,10 @@ describe('asset capture of a run', () => {
     expect(later.assets_missing?.[`${o}/later.png`]).toBeUndefined();
     // A 404 is not transient: remembered for the run whatever failureMemoryMs says.
     const missing = site.hits.get('/missing.png') ?? 0;
-    const replay = forgetting.replay();
+    const replay = forgetting.replay('d/1');
     replay.observeBatch({ events: events(o, ['/missing.png']) } as never);
     await replay.finish();
-    const again = forgetting.replay();
+    const again = forgetting.replay('d/2');
     again.observeBatch({ events: events(o, ['/missing.png']) } as never);
     expect((await again.finish()).assets_missing?.[`${o}/missing.png`]).toBe('HTTP 404');
     expect(site.hits.get('/missing.png')).toBe(missing + 1);

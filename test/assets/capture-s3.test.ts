@@ -87,11 +87,12 @@ describe('--capture-assets with shards sharing a target', () => {
         expect(Object.keys(entries[0]!.assets as object)).toHaveLength(3);
       }
       const digests = [...new Set(Object.values(s3Entries[0]!.assets as Record<string, string>))].sort();
-      const stored = await listObjects(s3.reader, 'shared/_assets/');
+      // Beside the assets, the claims of the replays that stored them (`_assets/_claims/`).
+      const stored = (await listObjects(s3.reader, 'shared/_assets/')).filter((o) => !o.key.includes('/_claims/'));
       expect(stored.map((o) => o.key.split('/').pop())).toEqual(digests);
       for (const o of stored) expect(sha256((await getObject(s3.reader, o.key)).body)).toBe(o.key.split('/').pop());
       // No temporary file left beside them.
-      expect((await readdir(join(local, '_assets'))).sort()).toEqual(digests);
+      expect((await readdir(join(local, '_assets'))).filter((n) => n !== '_claims').sort()).toEqual(digests);
     } finally {
       await sb.close();
       two.cleanup();
@@ -106,10 +107,12 @@ describe('--capture-assets into S3', () => {
     let res = await runCliSpawned(['archive', ...flags], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     const assetRequests = (from: number) => s3.requests.slice(from).filter((r) => r.includes('/_assets/'));
-    // One HEAD (not stored yet) and one PUT per asset.
+    // One HEAD (not stored yet) and one PUT per asset, after the PUT of its claim by the replay (write-ahead).
     const first = assetRequests(before);
+    const claims = first.filter((r) => r.includes('/_assets/_claims/'));
     expect(first.filter((r) => r.startsWith('HEAD '))).toHaveLength(3);
-    expect(first.filter((r) => r.startsWith('PUT '))).toHaveLength(3);
+    expect(first.filter((r) => r.startsWith('PUT ') && !claims.includes(r))).toHaveLength(3);
+    expect(claims.filter((r) => r.startsWith('PUT '))).toHaveLength(3);
 
     const entry = (await readS3Manifest(s3.reader, PREFIX)).find((e) => e.replay_id === samples.replayId)!;
     expect(entry.status).toBe('ok');
@@ -133,7 +136,8 @@ describe('--capture-assets into S3', () => {
     res = await runCliSpawned(['verify', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--log-format', 'json'], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     expect(jsonLines(res.stderr).find((l) => l.event === 'summary')).toMatchObject({ problems: 0 });
-    expect((await listObjects(s3.reader, `${PREFIX}/_assets/`)).map((o) => o.key.split('/').pop()).sort()).toEqual([...new Set(Object.values(assets))].sort());
+    const storedAssets = (await listObjects(s3.reader, `${PREFIX}/_assets/`)).filter((o) => !o.key.includes('/_claims/'));
+    expect(storedAssets.map((o) => o.key.split('/').pop()).sort()).toEqual([...new Set(Object.values(assets))].sort());
 
     // The page read back from S3 plays the captured image, offline.
     await site.close();
@@ -155,7 +159,7 @@ describe('--capture-assets into S3', () => {
       await context.close();
     }
 
-    // forget: the replay's output and its captured assets (no other replay uses them) leave the bucket.
+    // forget: the replay's output, its captured assets (no other replay uses them) and their claims leave the bucket.
     res = await runCliSpawned(['forget', '--out', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--replay', entry.replay_id as string], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(`${new Set(Object.values(assets)).size} captured assets removed`);

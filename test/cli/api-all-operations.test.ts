@@ -64,11 +64,19 @@ async function call(example: ApiExample, flags: readonly string[]): Promise<RunR
   });
 }
 
-/** What the CLI printed, as `check` receives it: CSV as text, NDJSON as an array, else one JSON value. */
+/**
+ * What the CLI printed, as `check` receives it: CSV as text, NDJSON as an array, else one JSON value, or the text
+ * of an answer that is not JSON (a mutation's `OK`).
+ */
 function parseOutput(example: ApiExample, stdout: string): unknown {
   if (findOperation(example.operation)?.output === 'csv') return stdout;
   if (example.args.includes('--paginate')) return stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
-  return stdout === '' ? undefined : (JSON.parse(stdout) as unknown);
+  if (stdout === '') return undefined;
+  try {
+    return JSON.parse(stdout) as unknown;
+  } catch {
+    return stdout;
+  }
 }
 
 /** Runs one example; returns why it failed, or undefined when it passed. */

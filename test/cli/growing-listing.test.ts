@@ -48,3 +48,29 @@ test('--max 3 exports three replays a run; the next run takes the next ones', as
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--max');
 });
+
+/** The replay ids a dry run (`--log-format json`) would export. */
+const planned = (stdout: string): string[] =>
+  stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { replay_id: string; action: string }).filter((p) => p.action === 'export').map((p) => p.replay_id);
+
+test('--dry-run lists what the run would take: bounded by its start time, and by --max', async () => {
+  sandbox = await startSandbox({ replicas: 10, sortOrder: 'asc', listGrowth: { perPage: 5, pages: 1000 } });
+  work = await tempDir('replay-export-dry-bound-');
+  const before = sandbox.replays().length;
+  const out = `${work.dir}/out`;
+  const env = sandboxEnv(sandbox);
+  // A growing listing: the dry run ends as the run does, without the replays that arrive while it pages.
+  const dry = await runCli(['archive', '--out', out, '--settle', '0s', '--page-size', '5', '--dry-run', '--log-format', 'json'], env);
+  expect(dry.code, dry.stderr).toBe(0);
+  const all = planned(dry.stdout);
+  expect(all.filter((id) => id.includes('grown'))).toEqual([]);
+  expect(all).toHaveLength(before);
+
+  // --max 3: the dry run names exactly the three replays the run then exports.
+  const three = planned((await runCli(['archive', '--out', out, '--settle', '0s', '--max', '3', '--dry-run', '--log-format', 'json'], env)).stdout);
+  expect(three).toHaveLength(3);
+  const run = await runCli(['archive', '--out', out, '--settle', '0s', '--max', '3', '--log-format', 'json'], env);
+  expect(run.code, run.stderr).toBe(0);
+  const exported = run.stderr.split('\n').filter((l) => l.includes('"event":"replay"')).map((l) => JSON.parse(l) as { replay_id: string; outcome: string }).filter((l) => l.outcome === 'ok').map((l) => l.replay_id);
+  expect(exported.sort()).toEqual([...three].sort());
+});

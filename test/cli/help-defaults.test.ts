@@ -56,6 +56,12 @@ describe('--help shows the defaults of the settings table', () => {
     const list = await help(['list']);
     expect(list).toMatch(line('--request-deadline <duration>', formatDuration(d.requestDeadlineMs)));
     expect(list).toContain('(default: 5m)');
+    // No local page-size cap exists (the spec states no maximum), so no help claims one.
+    expect(list).toMatch(/--page-size <n> .*no maximum/);
+    expect(await help(['archive'])).toMatch(/--page-size <n> .*no maximum/);
+    const api = await help(['api']);
+    expect(api).toMatch(line('--request-deadline <duration>', formatDuration(d.requestDeadlineMs)));
+    expect(api).toMatch(/--max-wait <duration>/);
     const decode = await help(['decode']);
     expect(decode).toMatch(line('--max-event-size <size>', formatByteSize(d.maxEventBytes)));
     expect(decode).toMatch(line('--max-replay-size <size>', formatByteSize(d.maxReplayBytes)));

@@ -80,3 +80,32 @@ describe('JSON logs', () => {
     expect(record.error).toEqual({ message: 'x [REDACTED]', '[REDACTED]': ['[REDACTED]'] });
   });
 });
+
+describe('waits of the transport', () => {
+  const budgetWait = { msg: 'waiting for budget', what: 'ingest mappings per 30 s, waiting 28 s', family: 'ingest', budget: 'mappings per 30 s', delayMs: 28_000 };
+  const retry = { msg: 'retrying request', what: '429 dashboard concurrency limit, waiting 1 s, attempt 2/6', family: 'dashboard', status: 429, attempt: 1, delayMs: 1000 };
+
+  test('with retriesShown (the api command) every wait is a warning: a retry and a budget holding a request back', () => {
+    const out = capture();
+    const reporter = new Reporter('text', [], out.stream, { retriesShown: true });
+    reporter.onHttpLog(retry);
+    reporter.onHttpLog(budgetWait);
+    expect(out.text()).toBe('warn: retrying: 429 dashboard concurrency limit, waiting 1 s, attempt 2/6\nwarn: waiting: ingest mappings per 30 s, waiting 28 s\n');
+    expect(reporter.totals.retries).toBe(1);
+    const json = capture();
+    const r = new Reporter('json', [], json.stream, { retriesShown: true });
+    r.onHttpLog(budgetWait);
+    expect(JSON.parse(json.text())).toMatchObject({ level: 'warn', event: 'wait', family: 'ingest', budget: 'mappings per 30 s', wait_ms: 28_000 });
+  });
+
+  test('otherwise a retry is a debug line (--verbose) and a budget wait is not said', () => {
+    const out = capture();
+    const reporter = new Reporter('text', [], out.stream);
+    reporter.onHttpLog(retry);
+    reporter.onHttpLog(budgetWait);
+    expect(out.text()).toBe('');
+    const json = capture();
+    new Reporter('json', [], json.stream).onHttpLog(budgetWait);
+    expect(json.text()).toBe('');
+  });
+});

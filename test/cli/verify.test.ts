@@ -107,8 +107,9 @@ describe('verify a local archive', () => {
     await writeFile(join(work.dir, 'outside', 'victim'), VICTIM_TEXT);
     await mkdir(join(dir, 'stray'));
     await writeFile(join(dir, 'stray', 'left.json'), '[]');
-    // The sink's own names are not outputs.
+    // Files replay-export never writes are orphans too, hidden or not (#28, 6): a real temporary name would not be.
     await writeFile(join(dir, 'stray', '.left.json.tmp'), 'x');
+    await writeFile(join(dir, 'stray', `.left.json.${process.pid}.0a1b2c3d.tmp`), 'x');
     await writeFile(join(dir, '_notes'), 'x');
 
     const res = await verify(dir);
@@ -130,13 +131,13 @@ describe('verify a local archive', () => {
       expect.objectContaining({ replay_id: rechecked!.replay_id, expected: { max_gap_ms: (checks.max_gap_ms as number) + 1 }, actual: { max_gap_ms: checks.max_gap_ms } }),
     ]);
     expect(byKind('bad_entry')).toEqual([expect.objectContaining({ replay_id: moved!.replay_id, key: '../outside/victim', expected: moved!.key })]);
-    expect(byKind('orphan')).toEqual([expect.objectContaining({ key: 'stray/left.json' })]);
-    expect(problems).toHaveLength(8);
+    expect(byKind('orphan').map((p) => p.key).sort()).toEqual(['_notes', 'stray/.left.json.tmp', 'stray/left.json']);
+    expect(problems).toHaveLength(10);
     expect(await readFile(join(work.dir, 'outside', 'victim'), 'utf8')).toBe(VICTIM_TEXT);
     const summary = lines.at(-1)!;
     expect(summary).toMatchObject({
-      event: 'summary', level: 'error', problems: 8,
-      by_kind: { missing: 1, sha256_mismatch: 1, size_mismatch: 1, undecodable: 1, event_count_mismatch: 1, checks_mismatch: 1, bad_entry: 1, orphan: 1 },
+      event: 'summary', level: 'error', problems: 10,
+      by_kind: { missing: 1, sha256_mismatch: 1, size_mismatch: 1, undecodable: 1, event_count_mismatch: 1, checks_mismatch: 1, bad_entry: 1, orphan: 3 },
       intact: sandbox.replays().length - 1 - 6,
     });
 
@@ -144,9 +145,9 @@ describe('verify a local archive', () => {
     const text = await runCli(['verify', dir]);
     expect(text.code).toBe(1);
     const textLines = text.stderr.trim().split('\n');
-    expect(textLines.filter((l) => l.startsWith('error: '))).toHaveLength(8);
+    expect(textLines.filter((l) => l.startsWith('error: '))).toHaveLength(10);
     expect(text.stderr).toContain(`error: ${deleted!.key} (replay ${deleted!.replay_id}): the object is not stored`);
-    expect(textLines.at(-1)).toMatch(/^Verified .*: \d+ of \d+ archived replays intact, 8 problems \(bad entry 1, missing 1, size mismatch 1, sha256 mismatch 1/);
+    expect(textLines.at(-1)).toMatch(/^Verified .*: \d+ of \d+ archived replays intact, 10 problems \(bad entry 1, missing 1, size mismatch 1, sha256 mismatch 1/);
   });
 
   test('only the last entry of a replay is its state: an object an earlier entry named may go', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
+import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, WaitLimitExceededError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
 import { DEFAULT_ADAPTIVE, DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
@@ -86,6 +86,67 @@ describe('limit layer', () => {
     expect((err as BudgetExceededError).cost).toBe(1_001);
     expect((err as BudgetExceededError).message).toContain('1001');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('says when a budget holds a request back, naming the budget and the wait', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
+    const events: Record<string, unknown>[] = [];
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      budgets: { dashboard: [{ name: 'test window', limit: 1, windowMs: 200 }] },
+      logger: (e) => void events.push(e),
+    });
+    const one = () => transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
+    await one();
+    expect(events.filter((e) => e.msg === 'waiting for budget')).toEqual([]);
+    await one();
+    const waits = events.filter((e) => e.msg === 'waiting for budget');
+    expect(waits).toEqual([expect.objectContaining({ level: 'warn', family: 'dashboard', budget: 'test window', what: expect.stringMatching(/^dashboard test window, waiting \d+ ms$/) })]);
+    expect(waits[0]!.delayMs).toBeGreaterThan(0);
+    expect(waits[0]!.delayMs).toBeLessThanOrEqual(200);
+  });
+
+  it('stops before a retry wait that would take the waits past retry.maxWaitMs', async () => {
+    server = await startTestServer((_q, res) => json(res, 503, { error: 'busy' }));
+    // Full jitter with random() = 1: waits of 5, 10, 20 ms; 5 fits in 12, 5 + 10 does not.
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY, random: () => 1, maxWaitMs: 12 } });
+    const err = await transport.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitLimitExceededError);
+    expect(err).toMatchObject({ code: 'max_wait_exceeded', status: 503, waitFor: 'retry', waitMs: 10, waitedMs: 5, maxWaitMs: 12, serverMessages: ['busy'] });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('counts a budget wait against retry.maxWaitMs too', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      budgets: { dashboard: [{ name: 'test window', limit: 1, windowMs: 60_000 }] },
+      retry: { maxWaitMs: 1000 },
+    });
+    const one = () => transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
+    await one();
+    const err = await one().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitLimitExceededError);
+    expect(err).toMatchObject({ code: 'max_wait_exceeded', waitFor: 'test window', waitedMs: 0, maxWaitMs: 1000, status: undefined });
+    expect((err as WaitLimitExceededError).waitMs).toBeGreaterThan(1000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('adds pass-through fields to a JSON object body, or sends them as one when the request has no body', async () => {
+    server = await startTestServer((_q, res) => json(res, 200, { ok: true }));
+    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' } });
+    const seen: string[] = [];
+    await transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', json: { a: 1 }, extraFields: { b: [2] }, extraQuery: { q: 'v' }, onResponse: (r) => void seen.push(r.text()) });
+    expect(JSON.parse(server.requests[0]!.body) as unknown).toEqual({ a: 1, b: [2] });
+    expect(server.requests[0]!.url).toContain('q=v');
+    expect(seen).toEqual(['{"ok":true}']);
+    await transport.request({ host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', extraFields: { b: 1 } });
+    expect(server.requests[1]!).toMatchObject({ method: 'GET', body: '{"b":1}' });
+    expect(server.requests[1]!.headers['content-type']).toBe('application/json');
+    await expect(transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', json: [1], extraFields: { b: 1 } })).rejects.toThrow(/sends a JSON array: no place for the field\(s\) b/);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('a budget never lets a cost above its limit through', () => {

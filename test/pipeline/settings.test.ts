@@ -11,7 +11,7 @@ import { HASH_WORKER_DEFAULTS } from '../../sinks/output-hash.js';
 import { S3_DEFAULTS } from '../../sinks/s3-defaults.js';
 import { ConfigError, replayEvents } from '../../src/index.js';
 import { DECODE_LIMITS } from '../../decoders/limits.js';
-import { DEFAULT_TIMEOUTS } from '../../src/http/options.js';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../../src/http/options.js';
 import { DEFAULTS, PIPELINE_DEFAULTS, resolveSettings } from '../../src/pipeline/settings.js';
 import { ShardConfigError } from '../../src/pipeline/shard.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -95,6 +95,13 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
 
   test('the deadline of one HTTP attempt comes from transportOptions.timeouts.deadlineMs', () => {
     expect(resolveSettings({ transportOptions: { timeouts: { deadlineMs: 1234 } } }, { env: {} }).requestDeadlineMs).toBe(1234);
+  });
+
+  test('the API retries and the bound on their waits come from transportOptions.retry', () => {
+    const d = resolveSettings({}, { env: {} });
+    expect([d.apiRetries, d.maxWaitMs]).toEqual([DEFAULT_RETRY.retries, undefined]);
+    const s = resolveSettings({ transportOptions: { retry: { retries: 0, maxWaitMs: 1500 } } }, { env: {} });
+    expect([s.apiRetries, s.maxWaitMs]).toEqual([0, 1500]);
   });
 
   test('the settings are frozen, all the way down to what the run made', () => {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createLocalSink } from '../../sinks/index.js';
+import { createLocalSink, type PlayerOptions } from '../../sinks/index.js';
 
 const samplesDir = join(import.meta.dirname, '..', '..', 'samples');
 /** Screenshots of the player tests (git-ignored). */
@@ -18,10 +18,10 @@ export async function sample(name: string): Promise<{ id: string; events: unknow
   return { id: entry.replay_id, events: JSON.parse(await readFile(join(samplesDir, entry.expected), 'utf8')) as unknown[] };
 }
 
-/** Writes the `--format html` page of `events` with the real local sink; returns its path. */
-export async function writePage(dir: string, replayId: string, events: readonly unknown[]): Promise<string> {
+/** Writes the `--format html` page of `events` with the real local sink (and the player's options); returns its path. */
+export async function writePage(dir: string, replayId: string, events: readonly unknown[], player?: PlayerOptions): Promise<string> {
   const sink = createLocalSink(dir);
-  const writer = await sink.open(replayId, { format: 'html', gzip: false });
+  const writer = await sink.open(replayId, { format: 'html', gzip: false, ...(player !== undefined ? { player } : {}) });
   await writer.write(events.map((e) => Buffer.from(JSON.stringify(e))));
   const result = await writer.commit();
   await sink.close();
@@ -58,4 +58,10 @@ export async function offlineContext(
 export async function ready(page: Page, file: string, query = ''): Promise<void> {
   await page.goto(pathToFileURL(file).href + query);
   await page.waitForSelector('body[data-ready="true"]');
+}
+
+/** Opens a written page and waits until every event is in. */
+export async function loaded(page: Page, file: string, query = ''): Promise<void> {
+  await ready(page, file, query);
+  await page.waitForSelector('body[data-loaded="true"]');
 }

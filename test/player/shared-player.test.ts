@@ -109,6 +109,25 @@ describe('shared player', () => {
     expect(outside).toEqual([]);
   });
 
+  it("takes the player's URL options and window.player like the one-page format", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/replays/r1?width=400&height=300&speed=2&autoplay=0`);
+    await page.waitForSelector('body[data-loaded="true"]');
+    await page.waitForFunction(() => document.getElementById('stage')!.hasAttribute('data-scale'));
+    const shown = await page.evaluate(() => {
+      const r = document.getElementById('stage')!.getBoundingClientRect();
+      const player = (window as unknown as { player: { goto(t: number): void; getCurrentTime(): number } }).player;
+      player.goto(1000);
+      return { width: r.width, height: r.height, speed: (document.getElementById('speed') as HTMLSelectElement).value, at: player.getCurrentTime() };
+    });
+    await context.close();
+    expect(shown.width).toBe(400);
+    expect(shown.height).toBe(300);
+    expect(shown.speed).toBe('2');
+    expect(Math.abs(shown.at - 1000)).toBeLessThan(5);
+  });
+
   it('a long canvas replay, streamed, shows its whole length once loaded; End goes to its end', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

@@ -1,7 +1,8 @@
 /**
  * The player's layout from 360 px to 4K (issue #29, item 3), in Chromium: the replay (recorded at 1024×768) scales
  * down and up to fit, every control stays in the window, nothing scrolls sideways, and below 720 px the side list
- * goes under the replay. Screenshots at 360, 1280 and 1920 px (and 1280 px dark) go to test-output/player/.
+ * goes under the replay, right after it. Screenshots at 360, 1280 and 1920 px, light and dark, go to
+ * test-output/player/ (`layout-<width>.png`, `layout-<width>-dark.png`).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,8 @@ interface Layout {
   cut: string[];
   frameRight: number;
   sideBelow: boolean;
+  /** The stage's height beyond the fitted replay's (a blank between the replay and what follows). */
+  stageSlack: number;
 }
 
 async function layoutAt(width: number, height: number, shot?: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Layout> {
@@ -60,6 +63,7 @@ async function layoutAt(width: number, height: number, shot?: string, colorSchem
       cut,
       frameRight: document.querySelector('#stage iframe')!.getBoundingClientRect().right,
       sideBelow: side.top >= stage.bottom - 1,
+      stageSlack: stage.height - document.querySelector('#stage iframe')!.getBoundingClientRect().height,
     };
   });
   if (shot) await page.screenshot({ path: join(shots, shot) });
@@ -83,10 +87,16 @@ describe('the player layout (issue #29 item 3)', () => {
     expect(l.scale).toBeGreaterThan(low);
     expect(l.scale).toBeLessThan(high);
     expect(l.sideBelow).toBe(width <= 720);
+    expect(l.stageSlack).toBeLessThan(4);
   });
 
-  it('follows the system: dark', async () => {
-    const l = await layoutAt(1280, 800, 'layout-1280-dark.png', 'dark');
+  it.each([
+    [360, 740],
+    [1280, 800],
+    [1920, 1080],
+  ])('follows the system: dark at %i×%i px', async (width, height) => {
+    const l = await layoutAt(width, height, `layout-${width}-dark.png`, 'dark');
     expect(l.cut).toEqual([]);
+    expect(l.scrollWidth).toBeLessThanOrEqual(l.width);
   });
 });

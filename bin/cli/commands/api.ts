@@ -1,21 +1,28 @@
 /**
  * `replay-export api`: every operation of the catalogue (src/clients/catalogue.ts) from the command line —
  * `--list`, `<operation> --help`, and `<operation> [--param k=v]... [--body file|-] [--paginate]`, which validates,
- * calls and prints the result on stdout (JSON; NDJSON records with `--paginate`; CSV as is).
+ * calls and prints the result on stdout (JSON; NDJSON records with `--paginate`; CSV as is; `--raw`: the response
+ * bodies as they came; a mutation without a typed result: the API's answer). `--query`/`--field` pass anything
+ * through unchecked. Waits are logged on stderr; errors carry status, code, field and the server's messages.
  */
 import { Option, type Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { pathKind } from '../out-target.js';
 import {
+  errorFields,
   findOperation,
+  knownNames,
   OperationArgs,
   OPERATIONS,
   ValidationError,
   type Operation,
   type ParamSpec,
 } from '../../../src/clients/index.js';
-import { ConfigError } from '../../../src/index.js';
+import type { ApiResponse } from '../../../src/http/index.js';
+import { ConfigError, exitCodeOf } from '../../../src/index.js';
 import type { CliContext, Invocation } from '../context.js';
+import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
+import type { Reporter } from '../reporter.js';
 
 /** A body read from a file or stdin is a request body: refused past this size (the API's own caps are smaller). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -24,13 +31,21 @@ interface ApiFlags {
   list?: boolean;
   help?: boolean;
   param: string[];
+  query: string[];
+  field: string[];
   body?: string;
   paginate?: boolean;
+  raw?: boolean;
+  maxWait?: string;
+  /** False with `--no-retry`. */
+  retry?: boolean;
+  requestDeadline?: string;
   managementKey?: string;
 }
 
 function paramLine(p: ParamSpec): string {
-  return `  --param ${p.name}=<${p.type}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}`;
+  const spec = p.wire !== undefined ? ` (sent as ${p.wire}; either name works)` : '';
+  return `  --param ${p.name}=<${p.type}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${spec}`;
 }
 
 function operationHelp(op: Operation): string {
@@ -40,6 +55,7 @@ function operationHelp(op: Operation): string {
   if (op.body) lines.push('', `Body (JSON, --body <file> or - for stdin): ${op.body}`);
   if (op.paginate) lines.push('', '--paginate: every record of every page, one JSON line each');
   if (op.output === 'csv') lines.push('', 'Output: CSV, as the API sends it');
+  lines.push('', 'Also: --query k=v / --field k=v (sent unchecked), --raw, --max-wait, --no-retry, --request-deadline (api --help)');
   return lines.join('\n') + '\n';
 }
 
@@ -49,12 +65,56 @@ function listLine(op: Operation): string {
   return `${op.name.padEnd(44)} ${op.method.padEnd(6)} ${params.join(' ')}`;
 }
 
-function pairsOf(params: readonly string[]): Array<[string, string]> {
+function pairsOf(params: readonly string[], flag = '--param'): Array<[string, string]> {
   return params.map((p) => {
     const eq = p.indexOf('=');
-    if (eq <= 0) throw new ConfigError(`--param must be name=value (got ${JSON.stringify(p)})`);
+    if (eq <= 0) throw new ConfigError(`${flag} must be name=value (got ${JSON.stringify(p)})`);
     return [p.slice(0, eq), p.slice(eq + 1)];
   });
+}
+
+/** `--field` values: JSON where the text is JSON (`7`, `true`, `["a"]`), else the text as a string. */
+function fieldValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** What `--query`/`--field` pass through: the request's extras, and the names the operation's schema does not know. */
+function passThrough(op: Operation, f: ApiFlags): { extras: { extraQuery?: Record<string, string>; extraFields?: Record<string, unknown> }; unknown: string[] } {
+  const query = pairsOf(f.query, '--query');
+  const fields = pairsOf(f.field, '--field');
+  const params = knownNames(op.params);
+  // The fields of an object body (an array body's schema is its elements': a field goes beside them, unknown).
+  const bodyFields = new Set(op.bodySchema?.shape === 'object' ? op.bodySchema.fields.map((b) => b.name) : []);
+  const unknown = [
+    ...query.filter(([k]) => !params.has(k)).map(([k]) => `--query ${k}`),
+    ...fields.filter(([k]) => !bodyFields.has(k)).map(([k]) => `--field ${k}`),
+  ];
+  const extras = {
+    ...(query.length > 0 ? { extraQuery: Object.fromEntries(query) } : {}),
+    ...(fields.length > 0 ? { extraFields: Object.fromEntries(fields.map(([k, v]) => [k, fieldValue(v)])) } : {}),
+  };
+  return { extras, unknown };
+}
+
+/** The API's answer as printed: JSON bodies parsed (and indented), other bodies as text; an empty body prints nothing. */
+function answerText(res: ApiResponse): string {
+  const text = res.text();
+  if (text.trim() === '') return '';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2) + '\n';
+  } catch {
+    return text.endsWith('\n') ? text : text + '\n';
+  }
+}
+
+/** A response body exactly as it came, ended by a newline when it has none (`--raw`: one body after another). */
+async function writeRaw(out: NodeJS.WritableStream, res: ApiResponse): Promise<void> {
+  await write(out, res.body);
+  if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) await write(out, '\n');
 }
 
 async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
@@ -77,31 +137,71 @@ async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<u
   }
 }
 
-async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+async function write(out: NodeJS.WritableStream, text: string | Buffer): Promise<void> {
   if (!out.write(text)) await new Promise((res) => out.once('drain', res));
 }
 
 async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Promise<void> {
   const args = OperationArgs.parse(op.params, pairsOf(f.param));
+  const { extras, unknown } = passThrough(op, f);
   if (f.paginate && !op.paginate) throw new ConfigError(`${op.name} is not paged; --paginate does not apply`);
   if (op.body && f.body === undefined) throw new ConfigError(`${op.name} needs --body <file|-> (${op.body})`);
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
   const body = f.body === undefined ? undefined : await readBody(f.body, context.stdin);
-  const run = await context.openRun({ managementKey: f.managementKey });
+  // Every wait of the run's transport (a 429 and its Retry-After, a backoff) is a warning on stderr.
+  const run = await context.openRun({ managementKey: f.managementKey, settings: requestLimitsOf(f), reporter: { retriesShown: true } });
   try {
-    // The run's transport has the reporter's logger: every wait (a 429 and its Retry-After, a backoff) is logged.
+    if (unknown.length > 0) warnUnchecked(run.reporter, op, unknown);
     const clients = await (await run.library()).clients();
-    const o = { signal: context.signal };
+    const responses: ApiResponse[] = [];
+    const o = { signal: context.signal, ...extras, onResponse: (res: ApiResponse) => void responses.push(res) };
+    const flushRaw = async (): Promise<void> => {
+      for (const res of responses.splice(0)) await writeRaw(context.stdout, res);
+    };
     if (f.paginate && op.paginate) {
-      for await (const record of op.paginate(clients, args, o)) await write(context.stdout, JSON.stringify(record) + '\n');
+      for await (const record of op.paginate(clients, args, o)) {
+        if (f.raw) await flushRaw();
+        else await write(context.stdout, JSON.stringify(record) + '\n');
+      }
+      if (f.raw) await flushRaw();
       return;
     }
     const result = await op.run(clients, args, body, o);
-    if (op.output === 'csv' && typeof result === 'string') await write(context.stdout, result);
+    if (f.raw) await flushRaw();
+    else if (op.output === 'csv' && typeof result === 'string') await write(context.stdout, result);
     else if (result !== undefined) await write(context.stdout, JSON.stringify(result, null, 2) + '\n');
+    // A call with no typed result (a mutation answered `OK`, `{success}`): what the API answered.
+    else if (responses.length > 0) await write(context.stdout, answerText(responses[responses.length - 1]!));
   } finally {
     await run.close();
   }
+}
+
+function warnUnchecked(reporter: Reporter, op: Operation, names: readonly string[]): void {
+  reporter.log('warn', `unchecked: ${names.join(', ')} not in the spec's parameters of ${op.name}; sent as given`, {
+    event: 'unchecked', operation: op.name, parameters: names,
+  });
+}
+
+/**
+ * A failed call on stderr: the message, then its structured fields (`status`, `code`, `field`, `server_messages`:
+ * `errorFields`) as lines of their own in text, in the `fatal` record in JSON. The exit code is the error's.
+ */
+function reportFailure(err: unknown, context: CliContext): number {
+  const code = exitCodeOf(err);
+  const fields = errorFields(err);
+  const reporter = context.plainReporter();
+  const message = err instanceof Error ? err.message : String(err);
+  if (context.format === 'json') {
+    reporter.log('error', message, { event: 'fatal', exit_code: code, ...fields });
+    return code;
+  }
+  reporter.log('error', message);
+  if (fields.status !== undefined) reporter.final('error', `  status: ${fields.status}`);
+  reporter.final('error', `  code: ${fields.code}`);
+  if (fields.field !== undefined) reporter.final('error', `  field: ${fields.field}`);
+  for (const m of fields.server_messages ?? []) reporter.final('error', `  server message: ${m}`);
+  return code;
 }
 
 export function register(program: Command): Command {
@@ -112,11 +212,19 @@ export function register(program: Command): Command {
     .helpOption(false)
     .option('-h, --help', 'this help, or the operation\'s parameters when an operation is named')
     .option('--list', 'list every operation with its parameters')
-    .option('--param <name=value>', 'an operation parameter (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--param <name=value>', 'an operation parameter, checked; its name or the spec\'s (repeatable)', repeat, [] as string[])
+    .option('--query <name=value>', 'a query parameter sent as given, unchecked (repeatable)', repeat, [] as string[])
+    .option('--field <name=value>', 'a body field sent as given, unchecked; JSON values parsed (repeatable)', repeat, [] as string[])
     .option('--body <file>', 'JSON request body from a file, or - for stdin')
     .option('--paginate', 'paged operations: every record of every page, one JSON line each')
+    .option('--raw', 'print each response body exactly as the API sent it')
+    .option('--max-wait <duration>', withDefault('most time all retry waits may take together; past it the command stops', 'none'))
+    .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
+    .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .addOption(new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'));
 }
+
+const repeat = (v: string, prev: string[]): string[] => [...prev, v];
 
 export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise<number> {
   if (f.managementKey) context.addSecret(f.managementKey);
@@ -140,7 +248,12 @@ export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise
     await write(out, operationHelp(op));
     return 0;
   }
-  await runOperation(op, f, context);
+  try {
+    await runOperation(op, f, context);
+  } catch (err) {
+    if (context.signal.aborted) throw err;
+    return reportFailure(err, context);
+  }
   return 0;
 }
 

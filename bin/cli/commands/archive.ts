@@ -38,7 +38,7 @@ export function register(program: Command): Command {
         .option('--recheck <duration>', withDefault('re-list files of replays archived within this window; re-export if changed', 'off'))
         .option('--order <order>', withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order))
         .option('--max <n>', withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'), positiveInt('--max'))
-        .option('--page-size <n>', withDefault('replays per listing page (1-200); the next page is read while one is exported', String(DEFAULTS.archiveListPageSize)), positiveInt('--page-size'))
+        .option('--page-size <n>', withDefault('replays per listing page (the spec states no maximum); the next page is read while one is exported', String(DEFAULTS.archiveListPageSize)), positiveInt('--page-size'))
         .option(
           '--shard <i/n>',
           withDefault(
@@ -75,7 +75,7 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
     };
     const max = opts.max !== undefined ? { max: opts.max } : {};
     if (opts.dryRun) {
-      await printPlan(planArchive(options), context.format === 'json', reporter, context.stdout);
+      await printPlan(planArchive({ ...options, ...max }), context.format === 'json', reporter, context.stdout);
       return 0;
     }
     context.markResumable();

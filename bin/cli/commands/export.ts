@@ -15,7 +15,7 @@ export function register(program: Command): Command {
     addSinkFlags(
       program
         .command('export')
-        .description('export the named replays (always, whatever the manifest says)')
+        .description('export the named replays (one already in --out, its files unchanged, is left alone)')
         .argument('<replay_id...>', 'replay ids (device_id/session_id)'),
     ),
   );
@@ -49,8 +49,9 @@ export async function run(opts: Invocation<SinkFlags>, context: CliContext): Pro
       return 0;
     }
     const library = await run.library();
+    // A rerun leaves alone the replays already exported, their files unchanged: it takes up where this one stopped.
     context.markResumable();
-    return await drive(exportReplays(ids, { run: library }), run.reporter, opts.out, {});
+    return await drive(exportReplays(ids, { run: library, skipUnchanged: true }), run.reporter, opts.out, {});
   } finally {
     await run.close();
   }

@@ -26,7 +26,7 @@ export function register(program: Command): Command {
     .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
     .option('--replay <replay_id>', withDefault('only these replays (repeatable, up to 100)', 'all'), collect)
     .option('--sort <order>', withDefault('asc or desc', "the API's"))
-    .option('--page-size <n>', withDefault('listing page size (1-200)', "the API's"), positiveInt('--page-size'))
+    .option('--page-size <n>', withDefault('listing page size (the spec states no maximum)', "the API's"), positiveInt('--page-size'))
     .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
     .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
     .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))

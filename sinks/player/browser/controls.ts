@@ -7,6 +7,7 @@ import type { Replayer } from 'rrweb';
 import { ui } from './dom.js';
 import { META, type ReplayEvent } from './events.js';
 import { clip, utc } from './format.js';
+import { options } from './options.js';
 import { markerFrom } from './timeline.js';
 
 /** What the controls drive: the player (player.ts). */
@@ -20,7 +21,11 @@ export interface Playback {
   goTo(t: number): void;
 }
 
-/** Scales the replay to the stage's width and the window's height, down or up. */
+/**
+ * Scales the replay, down or up, to fit the replay area: the stage's width and the window's height, or the size the
+ * options give (`width`/`height`, the stage's box, its width never beyond the room the page has: nothing scrolls
+ * sideways); with a width alone the height follows the recording's shape.
+ */
 export function fit(replayer: Replayer | null): void {
   if (!replayer || !replayer.wrapper || !replayer.iframe) return;
   const stage = ui.stage;
@@ -28,13 +33,15 @@ export function fit(replayer: Replayer | null): void {
   const w = replayer.iframe.offsetWidth || Number(replayer.iframe.width),
     h = replayer.iframe.offsetHeight || Number(replayer.iframe.height);
   if (!w || !h) return;
+  stage.style.width = options.width !== undefined ? options.width + 'px' : '';
+  stage.style.flex = options.width !== undefined ? '0 1 auto' : '';
   const box = stage.getBoundingClientRect();
-  const room = Math.max(100, window.innerHeight - box.top - 8);
+  const room = options.height !== undefined ? options.height : options.width !== undefined ? Infinity : Math.max(100, window.innerHeight - box.top - 8);
   // `?scale=1`: the replay at its recorded size, whatever the window (screenshots, pixel comparisons, embedding).
   const scale = /[?&]scale=1(?:&|$)/.test(location.search) ? 1 : Math.min(stage.clientWidth / w, room / h);
   replayer.wrapper.style.transformOrigin = '0 0';
   replayer.wrapper.style.transform = 'scale(' + scale + ')';
-  stage.style.height = Math.ceil(h * scale) + 'px';
+  stage.style.height = (options.height !== undefined ? options.height : Math.ceil(h * scale)) + 'px';
   stage.setAttribute('data-scale', scale.toFixed(3));
 }
 

@@ -4,11 +4,14 @@
  */
 import type * as Rrweb from 'rrweb';
 import type { Replayer } from 'rrweb';
+import type { PlayerApi } from './api.js';
 import type { ReplayEvent } from './events.js';
 
 declare global {
   const rrweb: typeof Rrweb;
   interface Window {
+    /** The player's programmatic interface (api.ts). */
+    player?: PlayerApi;
     /** The Replayer now playing. */
     replayer?: Replayer;
     /** Every event taken so far, sanitized. */

@@ -1,13 +1,17 @@
 /**
  * The player: rrweb's Replayer over the sanitized events, play/pause, seek, speed, skip inactivity, the status line
- * and the timeline, with the replay kept from ever taking the viewer's keyboard. The events come from main.ts.
+ * and the timeline, with the replay kept from ever taking the viewer's keyboard; the same acts for `window.player`
+ * (api.ts), with its events. The events come from main.ts; the options (size, speed, autoplay, controls, skip
+ * inactivity) from options.ts.
  */
 import type { Replayer } from 'rrweb';
+import { emit, installApi } from './api.js';
 import { addLast, feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
 import { describe, fit, installControls, toggleFullscreen } from './controls.js';
 import { ui } from './dom.js';
 import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
 import { fmt } from './format.js';
+import { options, sizeOf, speedOf } from './options.js';
 import { drawPanels, installPanels } from './panels.js';
 import { drawTimeline, followPosition, IDLE_MS } from './timeline.js';
 
@@ -23,6 +27,8 @@ window.replayEvents = all; // read by tests and tools
 let drawn = -1,
   drawnAt = 0,
   loaded = false;
+/** The position last told to `window.player`'s listeners. */
+let told = -1;
 
 /** Whether the Replayer has started (events taken after that are added to it). */
 export function started(): boolean {
@@ -56,12 +62,49 @@ export function show(): void {
     drawPanels(all, goTo);
   }
   followPosition(t, meta.totalTime);
+  if (t !== told) {
+    told = t;
+    emit('ui-update-current-time', t);
+    emit('ui-update-progress', meta.totalTime > 0 ? t / meta.totalTime : 0);
+  }
 }
 
 function setPlaying(p: boolean): void {
+  const changed = p !== playing;
   playing = p;
   ui.play.textContent = p ? 'Pause' : 'Play';
   ui.play.toggleAttribute('data-playing', p);
+  if (changed) emit('ui-update-player-state', p ? 'playing' : 'paused');
+}
+
+/** Play from the position (from the start once at the end), or pause. */
+function playPause(play: boolean): void {
+  if (!replayer || play === playing) return;
+  if (!play) {
+    replayer.pause();
+    setPlaying(false);
+  } else if (now() >= meta.totalTime) {
+    setPlaying(true);
+    goTo(0);
+  } else {
+    replayer.play(now());
+    setPlaying(true);
+  }
+  show();
+}
+
+function setSpeed(speed: number): void {
+  const v = speedOf(speed);
+  if (v === undefined) return;
+  options.speed = v;
+  ui.speed.value = String(v);
+  if (replayer) replayer.setConfig({ speed: v });
+}
+
+function setSkip(skip: boolean): void {
+  options.skipInactive = skip;
+  ui.skip.checked = skip;
+  if (replayer) replayer.setConfig({ skipInactive: skip });
 }
 
 function keepFocusOut(): void {
@@ -133,7 +176,8 @@ function create(events: ReplayEvent[]): void {
     mouseTail: false,
     showWarning: false,
     triggerFocus: false,
-    skipInactive: ui.skip.checked,
+    skipInactive: options.skipInactive,
+    speed: options.speed,
     inactivePeriodThreshold: IDLE_MS,
   });
   replayer = r;
@@ -146,6 +190,7 @@ function create(events: ReplayEvent[]): void {
     setPlaying(false);
     document.body.setAttribute('data-finished', 'true');
     show();
+    emit('finish', null);
   });
   window.replayer = r;
   meta = r.getMetaData();
@@ -166,28 +211,18 @@ export function start(first: readonly ReplayEvent[]): void {
   count = events.length;
   ui.play.disabled = false;
   ui.play.onclick = function () {
-    if (playing) {
-      replayer!.pause();
-      setPlaying(false);
-    } else if (now() >= meta.totalTime) {
-      setPlaying(true);
-      goTo(0);
-    } else {
-      replayer!.play(now());
-      setPlaying(true);
-    }
-    show();
+    playPause(!playing);
   };
   ui.seek.oninput = function () {
     goTo(Number(ui.seek.value));
   };
   ui.speed.onchange = function () {
-    replayer!.setConfig({ speed: Number(ui.speed.value) });
+    setSpeed(Number(ui.speed.value));
     // Focus goes back to Play, so that the keys are the player's again.
     ui.play.focus();
   };
   ui.skip.onchange = function () {
-    replayer!.setConfig({ skipInactive: ui.skip.checked });
+    setSkip(ui.skip.checked);
   };
   ui.fullscreen.onclick = toggleFullscreen;
   const moment = /[?&]t=(\d+(?:\.\d+)?)/.exec(location.search);
@@ -202,7 +237,7 @@ export function start(first: readonly ReplayEvent[]): void {
     };
     if (document.readyState === 'complete') seek();
     else window.addEventListener('load', seek);
-  } else if (/[?&]paused\b/.test(location.search)) {
+  } else if (!options.autoPlay) {
     replayer!.pause(0);
     setPlaying(false);
   } else {
@@ -213,6 +248,7 @@ export function start(first: readonly ReplayEvent[]): void {
   ui.loading.hidden = true;
   document.body.setAttribute('data-ready', 'true');
   show();
+  emit('ready', null);
   setInterval(function () {
     keepFocusOut();
     if (replayer && isWindowed()) feedCanvas(replayer, all, now());
@@ -239,7 +275,46 @@ export function finished(): void {
   document.body.setAttribute('data-loaded', 'true');
 }
 
+// The options the page opens with: the menus show them, and without controls the bar and side panel are hidden.
+ui.speed.value = String(options.speed);
+ui.skip.checked = options.skipInactive;
+document.body.toggleAttribute('data-no-controls', !options.showController);
 installPanels();
+installApi({
+  ready: started,
+  play: function () {
+    playPause(true);
+  },
+  pause: function () {
+    playPause(false);
+  },
+  toggle: function () {
+    playPause(!playing);
+  },
+  goto: function (timeOffset, play) {
+    if (!replayer) return;
+    if (play !== undefined) setPlaying(play);
+    goTo(Math.max(0, Math.min(meta.totalTime, timeOffset)));
+  },
+  setSpeed: setSpeed,
+  toggleSkipInactive: function () {
+    setSkip(!options.skipInactive);
+  },
+  setSize: function (width, height) {
+    options.width = sizeOf(width);
+    options.height = sizeOf(height);
+    fitNow();
+  },
+  getMetaData: function () {
+    return { startTime: meta.startTime, endTime: meta.endTime, totalTime: meta.totalTime };
+  },
+  getCurrentTime: function () {
+    return replayer ? now() : 0;
+  },
+  getReplayer: function () {
+    return replayer;
+  },
+});
 installControls({
   replayer: function () {
     return replayer;

@@ -16,7 +16,7 @@ export function managementExamples(kind: 'experiments' | 'flags'): ApiExample[] 
     operation: `${kind}.${operation}`,
     args: stdin === undefined ? args : [...args, '--body', '-'],
     ...(stdin === undefined ? {} : { stdin: JSON.stringify(stdin) }),
-    check: (result) => expect(result).toBeUndefined(), // a mutation answers `OK`: the CLI prints nothing
+    check: (result) => expect(result).toBe('OK\n'), // a mutation answers the text `OK`: the CLI prints it
   });
   const read = (operation: string, args: string[], check: (result: unknown) => void): ApiExample => ({ operation: `${kind}.${operation}`, args, check });
   const segment =

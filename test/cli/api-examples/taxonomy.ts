@@ -7,25 +7,26 @@ import type { ApiExample } from './types.js';
  * the only categories). Writes answer `{success: true}`, printed as nothing.
  */
 const body = (value: unknown): Pick<ApiExample, 'args' | 'stdin'> => ({ args: ['--body', '-'], stdin: JSON.stringify(value) });
-const printsNothing = (result: unknown): void => expect(result).toBeUndefined();
+/** A taxonomy mutation prints the API's answer, `{success: true}`. */
+const printsSuccess = (result: unknown): void => expect(result).toEqual({ success: true });
 const EVENT = 'Checkout Started';
 
 export const EXAMPLES: readonly ApiExample[] = [
-  { operation: 'taxonomy.categories.create', args: ['--param', 'categoryName=Checkout Flow'], check: printsNothing },
-  { operation: 'taxonomy.categories.create', args: ['--param', 'categoryName=Onboarding Flow'], check: printsNothing },
+  { operation: 'taxonomy.categories.create', args: ['--param', 'categoryName=Checkout Flow'], check: printsSuccess },
+  { operation: 'taxonomy.categories.create', args: ['--param', 'categoryName=Onboarding Flow'], check: printsSuccess },
   {
     operation: 'taxonomy.categories.list',
     args: [],
     check: (r) => expect(r).toEqual([{ id: 1, name: 'Checkout Flow' }, { id: 2, name: 'Onboarding Flow' }]),
   },
   { operation: 'taxonomy.categories.get', args: ['--param', 'categoryName=Checkout Flow'], check: (r) => expect(r).toEqual({ id: 1, name: 'Checkout Flow' }) },
-  { operation: 'taxonomy.categories.update', args: ['--param', 'categoryId=2', '--param', 'categoryName=Onboarding'], check: printsNothing },
-  { operation: 'taxonomy.categories.delete', args: ['--param', 'categoryId=2'], check: printsNothing },
+  { operation: 'taxonomy.categories.update', args: ['--param', 'categoryId=2', '--param', 'categoryName=Onboarding'], check: printsSuccess },
+  { operation: 'taxonomy.categories.delete', args: ['--param', 'categoryId=2'], check: printsSuccess },
 
   {
     operation: 'taxonomy.event-types.create',
     ...body({ event_type: EVENT, category: 'Checkout Flow', description: 'cart to payment' }),
-    check: printsNothing,
+    check: printsSuccess,
   },
   {
     operation: 'taxonomy.event-types.list',
@@ -37,19 +38,19 @@ export const EXAMPLES: readonly ApiExample[] = [
     args: ['--param', `eventType=${EVENT}`],
     check: (r) => expect(r).toMatchObject({ event_type: EVENT, description: 'cart to payment', display_name: null, tags: [] }),
   },
-  { operation: 'taxonomy.event-types.update', args: ['--param', `eventType=${EVENT}`, '--body', '-'], stdin: JSON.stringify({ display_name: 'Checkout' }), check: printsNothing },
-  { operation: 'taxonomy.event-types.delete', args: ['--param', `eventType=${EVENT}`], check: printsNothing },
+  { operation: 'taxonomy.event-types.update', args: ['--param', `eventType=${EVENT}`, '--body', '-'], stdin: JSON.stringify({ display_name: 'Checkout' }), check: printsSuccess },
+  { operation: 'taxonomy.event-types.delete', args: ['--param', `eventType=${EVENT}`], check: printsSuccess },
   {
     operation: 'taxonomy.event-types.list',
     args: ['--param', 'showDeleted=true'],
     check: (r) => expect(r).toContainEqual(expect.objectContaining({ event_type: EVENT, display_name: 'Checkout', is_active: false })),
   },
-  { operation: 'taxonomy.event-types.restore', args: ['--param', `eventType=${EVENT}`], check: printsNothing },
+  { operation: 'taxonomy.event-types.restore', args: ['--param', `eventType=${EVENT}`], check: printsSuccess },
 
   {
     operation: 'taxonomy.event-properties.create',
     ...body({ event_type: EVENT, event_property: 'cart_value', type: 'number', classifications: ['revenue'] }),
-    check: printsNothing,
+    check: printsSuccess,
   },
   {
     operation: 'taxonomy.event-properties.list',
@@ -65,23 +66,23 @@ export const EXAMPLES: readonly ApiExample[] = [
     operation: 'taxonomy.event-properties.update',
     args: ['--param', 'eventProperty=cart_value', '--body', '-'],
     stdin: JSON.stringify({ event_type: EVENT, description: 'total of the cart' }),
-    check: printsNothing,
+    check: printsSuccess,
   },
-  { operation: 'taxonomy.event-properties.delete', args: ['--param', 'eventProperty=cart_value', '--param', `eventType=${EVENT}`], check: printsNothing },
-  { operation: 'taxonomy.event-properties.restore', args: ['--param', 'eventProperty=cart_value'], check: printsNothing },
+  { operation: 'taxonomy.event-properties.delete', args: ['--param', 'eventProperty=cart_value', '--param', `eventType=${EVENT}`], check: printsSuccess },
+  { operation: 'taxonomy.event-properties.restore', args: ['--param', 'eventProperty=cart_value'], check: printsSuccess },
 
-  { operation: 'taxonomy.user-properties.create', ...body({ user_property: 'tier', type: 'string', description: 'plan tier' }), check: printsNothing },
+  { operation: 'taxonomy.user-properties.create', ...body({ user_property: 'tier', type: 'string', description: 'plan tier' }), check: printsSuccess },
   {
     operation: 'taxonomy.user-properties.list',
     args: [],
     check: (r) => expect(r).toContainEqual(expect.objectContaining({ user_property: 'gp:tier', deleted: false })),
   },
   { operation: 'taxonomy.user-properties.get', args: ['--param', 'userProperty=tier'], check: (r) => expect(r).toMatchObject({ user_property: 'gp:tier', description: 'plan tier' }) },
-  { operation: 'taxonomy.user-properties.update', args: ['--param', 'userProperty=tier', '--body', '-'], stdin: JSON.stringify({ description: 'billing tier' }), check: printsNothing },
-  { operation: 'taxonomy.user-properties.delete', args: ['--param', 'userProperty=tier'], check: printsNothing },
-  { operation: 'taxonomy.user-properties.restore', args: ['--param', 'userProperty=tier'], check: printsNothing },
+  { operation: 'taxonomy.user-properties.update', args: ['--param', 'userProperty=tier', '--body', '-'], stdin: JSON.stringify({ description: 'billing tier' }), check: printsSuccess },
+  { operation: 'taxonomy.user-properties.delete', args: ['--param', 'userProperty=tier'], check: printsSuccess },
+  { operation: 'taxonomy.user-properties.restore', args: ['--param', 'userProperty=tier'], check: printsSuccess },
 
-  { operation: 'taxonomy.group-properties.create', ...body({ group_type: 'company', group_property: 'seats', type: 'string' }), check: printsNothing },
+  { operation: 'taxonomy.group-properties.create', ...body({ group_type: 'company', group_property: 'seats', type: 'string' }), check: printsSuccess },
   {
     operation: 'taxonomy.group-properties.list',
     args: ['--param', 'groupType=company'],
@@ -96,6 +97,6 @@ export const EXAMPLES: readonly ApiExample[] = [
     operation: 'taxonomy.group-properties.update',
     args: ['--param', 'groupProperty=seats', '--body', '-'],
     stdin: JSON.stringify({ group_type: 'company', description: 'paid seats' }),
-    check: printsNothing,
+    check: printsSuccess,
   },
 ];

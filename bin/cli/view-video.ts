@@ -1,0 +1,43 @@
+/**
+ * Videos in `view` (issue #32 item 6): whether a browser is there to render them, checked once when the server starts
+ * and cheaply — the packages import (none is launched) and a named browser is an executable file — and the renderer
+ * the server calls: `renderVideo` of the replay's archive entry, MP4 at the defaults.
+ */
+import { access, constants } from 'node:fs/promises';
+import type { S3SinkOptions } from '../../sinks/index.js';
+import { BROWSER_ENV, renderVideo } from '../../src/video/index.js';
+import type { ViewVideo } from '../../src/view/index.js';
+
+const HOW = `install playwright-core and @sparticuz/chromium, or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
+
+async function missing(name: string): Promise<boolean> {
+  return import(name).then(
+    () => false,
+    () => true,
+  );
+}
+
+/** The renderer for `view` of `archive`, or why there is none. */
+export async function viewVideo(
+  archive: string,
+  opts: { s3?: S3SinkOptions | undefined; browser?: string | undefined; env: Readonly<Record<string, string | undefined>> },
+): Promise<ViewVideo> {
+  const named = opts.browser ?? (opts.env[BROWSER_ENV] || undefined);
+  const packages = ['playwright-core', 'mediabunny', ...(named === undefined ? ['@sparticuz/chromium'] : [])];
+  for (const name of packages) {
+    if (await missing(name)) return { available: false, reason: `${name} is not installed; ${HOW}` };
+  }
+  if (named !== undefined) {
+    const usable = await access(named, constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (!usable) return { available: false, reason: `the browser ${named} (${opts.browser !== undefined ? '--browser' : BROWSER_ENV}) is not an executable file; ${HOW}` };
+  }
+  return {
+    available: true,
+    render: async (replayId, out, signal) => {
+      await renderVideo({ archive, replayId, s3: opts.s3 }, { out, browser: named, env: opts.env, signal });
+    },
+  };
+}
