@@ -69,6 +69,9 @@ const ENCODER_SCRIPT = `(() => {
       ctx.fillRect(0, 0, W, H);
       ctx.drawImage(image, (W - w) / 2, (H - h) / 2, w, h);
       image.close();
+      return this.again(timestamp, duration, keyFrame);
+    },
+    async again(timestamp, duration, keyFrame) {
       const frame = new VideoFrame(canvas, { timestamp, duration });
       encoder.encode(frame, { keyFrame });
       frame.close();
@@ -102,23 +105,36 @@ function codecOf(format: VideoFormat, width: number, height: number): string {
 export interface FrameEncoder {
   /** Encodes a frame (a JPEG, base64) shown from `index / fps` for `1 / fps` and writes what the encoder gave back. */
   add(jpeg: string, index: number): Promise<void>;
+  /** Encodes the last frame added again, shown from `index / fps` (nothing is sent to the browser but the call). */
+  again(index: number): Promise<void>;
   /** Flushes the encoder and finishes the file. */
   finish(): Promise<void>;
   /** Stops without finishing (the file is left incomplete for the caller to remove). */
   cancel(): Promise<void>;
 }
 
-/** Opens an encoder writing `format` at `width`×`height`, `fps`, into the file at `path`. */
-export async function openEncoder(
-  context: BrowserContext,
-  pageUrl: string,
-  options: { format: VideoFormat; width: number; height: number; fps: number; path: string },
-): Promise<FrameEncoder> {
-  const mb = await loadMediabunny();
+/** The encoder's page, loaded (while the player page loads; closed with its context); `open` starts encoding once the size is known. */
+export interface EncoderPage {
+  open(options: { format: VideoFormat; width: number; height: number; fps: number; path: string }): Promise<FrameEncoder>;
+}
+
+/** Loads the encoder page at `pageUrl` in `context`, and the muxer. */
+export async function loadEncoder(context: BrowserContext, pageUrl: string): Promise<EncoderPage> {
+  const [mb, page] = await Promise.all([
+    loadMediabunny(),
+    (async () => {
+      const page = await context.newPage();
+      await page.goto(pageUrl);
+      await page.evaluate(ENCODER_SCRIPT);
+      return page;
+    })(),
+  ]);
+  return { open: (options) => openEncoder(mb, page, options) };
+}
+
+/** Starts the encoder of `page` writing `format` at `width`×`height`, `fps`, into the file at `path`. */
+async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoFormat; width: number; height: number; fps: number; path: string }): Promise<FrameEncoder> {
   const { format, width, height, fps } = options;
-  const page: Page = await context.newPage();
-  await page.goto(pageUrl);
-  await page.evaluate(ENCODER_SCRIPT);
   const config = {
     codec: codecOf(format, width, height),
     width,
@@ -171,6 +187,10 @@ export async function openEncoder(
     async add(jpeg, index) {
       const args = [jpeg, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
       await write(await call(() => page.evaluate(([j, t, d, k]) => (globalThis as any).__video.frame(j, t, d, k) as Promise<Taken>, args)));
+    },
+    async again(index) {
+      const args = [Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
+      await write(await call(() => page.evaluate(([t, d, k]) => (globalThis as any).__video.again(t, d, k) as Promise<Taken>, args)));
     },
     async finish() {
       await write(await call(() => page.evaluate(() => (globalThis as any).__video.finish() as Promise<Taken>)));

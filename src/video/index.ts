@@ -4,14 +4,19 @@
  * `playwright-core` with `@sparticuz/chromium` (or a Chromium named by `browser` / `REPLAY_EXPORT_BROWSER`) and
  * `mediabunny`.
  */
-import { renderEvents, type RenderOptions, type VideoResult } from './render.js';
-import { eventsOf, titleOf, type VideoSource } from './source.js';
+import { renderReplay, type RenderOptions, type VideoResult } from './render.js';
+import { openVideoSource, titleOf, type VideoSource } from './source.js';
 
 export type VideoOptions = RenderOptions;
 
 /** Renders the replay of `source` as the video file `options.out`. */
 export async function renderVideo(source: VideoSource, options: VideoOptions): Promise<VideoResult> {
-  return renderEvents(eventsOf(source), { title: titleOf(source), ...options });
+  const opened = await openVideoSource(source);
+  try {
+    return await renderReplay(opened, { title: titleOf(source), ...options });
+  } finally {
+    await opened.close();
+  }
 }
 
 export { renderEvents, videoSize, VIDEO_DEFAULTS, type RenderOptions, type VideoProgress, type VideoResult, type VideoSize } from './render.js';

@@ -5,9 +5,11 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { replayEventBytes, type EntryOptions } from '../pipeline/library.js';
 import { openArchiveSource } from '../view/archive-source.js';
 import { storedEvents } from '../view/stored-events.js';
+import type { ReplayAssets } from '../../sinks/assets.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { VideoError } from './errors.js';
 
@@ -54,25 +56,44 @@ async function* fileEvents(path: string): AsyncGenerator<Buffer> {
   yield* compact(storedEvents(createReadStream(path), format, gzip, MAX_EVENT_BYTES), path);
 }
 
-async function* archiveEvents(archive: string, replayId: string, s3: S3SinkOptions | undefined): AsyncGenerator<Buffer> {
+/** A replay's captured assets (`--capture-assets`): its map, and each asset's bytes by digest (undefined: not stored). */
+export interface CapturedAssets {
+  map: ReplayAssets;
+  read(digest: string): Promise<Readable | undefined>;
+}
+
+/** A source opened: its events (streamed), its captured assets when it has any, and what to close once rendered. */
+export interface OpenedSource {
+  events: AsyncIterable<Buffer | readonly Buffer[]>;
+  assets?: CapturedAssets | undefined;
+  close(): Promise<void>;
+}
+
+/** A replay of an archive: its stored output's events and, when the entry has them, its captured assets. */
+async function openArchiveEntry(archive: string, replayId: string, s3: S3SinkOptions | undefined): Promise<OpenedSource> {
   const source = await openArchiveSource(archive, s3);
   try {
     const row = source.index.get(replayId);
     if (!row) throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, { replayId });
     const object = row.stored === undefined ? undefined : await source.open(row.stored);
     if (!object) throw new VideoError('VIDEO_BAD_OPTION', `the archive ${source.label} holds no stored output for replay ${replayId}`, { replayId });
-    yield* compact(storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES), `replay ${replayId} of ${source.label}`);
-  } finally {
+    const map = row.hasAssets ? await source.assetsOf(replayId) : undefined;
+    return {
+      events: compact(storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES), `replay ${replayId} of ${source.label}`),
+      assets: map && { map, read: (digest) => source.readAsset(digest) },
+      close: () => source.close(),
+    };
+  } catch (err) {
     await source.close();
+    throw err;
   }
 }
 
-/** The events of `source`, streamed. */
-export function eventsOf(source: VideoSource): AsyncIterable<Buffer | readonly Buffer[]> {
-  if ('events' in source) return source.events;
-  if ('file' in source) return fileEvents(source.file);
-  if ('archive' in source) return archiveEvents(source.archive, source.replayId, source.s3);
-  return replayEventBytes(source.replayId, source.platform ?? {});
+/** Opens `source`: its events are read as they are consumed; close it once done. */
+export async function openVideoSource(source: VideoSource): Promise<OpenedSource> {
+  if ('archive' in source) return openArchiveEntry(source.archive, source.replayId, source.s3);
+  const events = 'events' in source ? source.events : 'file' in source ? fileEvents(source.file) : replayEventBytes(source.replayId, source.platform ?? {});
+  return { events, close: async () => undefined };
 }
 
 /** A title for the source (the replay id, or the file's path). */

@@ -4,7 +4,7 @@
  * orphan, and the html page read back from S3 playing the captured image offline in Chromium. Two shard processes
  * archiving replays of one page into one target at once (S3 and a folder) store each asset once, whole.
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
@@ -18,6 +18,7 @@ import { shardOf } from '../../src/pipeline/shard.js';
 import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
+import { capturedPageRecording, writeCapturedSite } from './captured-page.js';
 import { BUCKET, cliEnv, getObject, jsonLines, listObjects, readS3Manifest, s3Flags, sha256, startS3, type S3Server } from '../s3-cli/s3-helpers.js';
 
 const PREFIX = 'captured';
@@ -28,31 +29,12 @@ let sandbox: Sandbox;
 let samples: ReturnType<typeof recordingSamplesDir>;
 let browser: Browser;
 
-const SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="50" height="30"><rect width="50" height="30" fill="#36c"/></svg>';
-
-/** A Meta event and a full snapshot of a page with a stylesheet link (a background image) and an image. */
-function recording(origin: string, t0: number): Record<string, unknown>[] {
-  const el = (id: number, tagName: string, attributes: Record<string, string>, childNodes: unknown[] = []) => ({ type: 2, id, tagName, attributes, childNodes });
-  const html = el(2, 'html', {}, [
-    el(3, 'head', {}, [el(4, 'link', { rel: 'stylesheet', href: `${origin}/style.css` })]),
-    el(5, 'body', {}, [el(6, 'img', { src: `${origin}/photo.svg`, width: '50', height: '30' }), el(7, 'div', { class: 'x' })]),
-  ]);
-  return [
-    { type: 4, data: { href: `${origin}/index.html`, width: 400, height: 300 }, timestamp: t0 },
-    { type: 2, data: { node: { type: 0, id: 1, childNodes: [html] }, initialOffset: { top: 0, left: 0 } }, timestamp: t0 + 10 },
-    { type: 3, data: { source: 2, type: 1, id: 6, x: 1, y: 1 }, timestamp: t0 + 1000 },
-  ];
-}
-
 beforeAll(async () => {
   work = await tempDir('replay-export-capture-s3-');
   const root = join(work.dir, 'site');
-  mkdirSync(root);
-  writeFileSync(join(root, 'photo.svg'), SVG);
-  writeFileSync(join(root, 'dot.svg'), SVG.replace('#36c', '#c33'));
-  writeFileSync(join(root, 'style.css'), '.x { width: 50px; height: 30px; background: url(dot.svg); }\n');
+  writeCapturedSite(root);
   site = await serveFolder(root, 0);
-  samples = recordingSamplesDir('captured', recording(site.origin, Date.UTC(2026, 10, 20, 9, 0, 0)));
+  samples = recordingSamplesDir('captured', capturedPageRecording(site.origin, Date.UTC(2026, 10, 20, 9, 0, 0)));
   sandbox = await startSandbox({ samplesDir: samples.dir });
   s3 = await startS3(join(work.dir, 's3'));
   browser = await launchChromium();
@@ -64,8 +46,8 @@ function twoReplays(origin: string): { dir: string; ids: string[]; cleanup(): vo
   const idOf = (t: number) => `0000000r-aaaa-4bbb-8ccc-000000000001/${t}`;
   let t1 = t0 + 1000;
   while (shardOf(idOf(t1), 2) === shardOf(idOf(t0), 2)) t1 += 1000;
-  const first = recordingSamplesDir('first', recording(origin, t0));
-  const second = recordingSamplesDir('second', recording(origin, t1));
+  const first = recordingSamplesDir('first', capturedPageRecording(origin, t0));
+  const second = recordingSamplesDir('second', capturedPageRecording(origin, t1));
   cpSync(join(second.dir, 'files', 'second'), join(first.dir, 'files', 'second'), { recursive: true });
   cpSync(join(second.dir, 'expected', 'second.json'), join(first.dir, 'expected', 'second.json'));
   const index = (dir: string) => JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { replays: unknown[] };

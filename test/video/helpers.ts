@@ -104,3 +104,23 @@ export async function sampleFile(name: string): Promise<{ file: string; id: stri
   if (!entry) throw new Error(`sample ${name} not in samples/index.json`);
   return { file: join(dir, entry.expected), id: entry.replay_id };
 }
+
+/** The colour (r, g, b) of the pixel at `x`, `y` of a PNG. */
+export async function pixelAt(browser: Browser, png: Buffer, x: number, y: number): Promise<[number, number, number]> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    return await page.evaluate(
+      async ([b64, px, py]) => {
+        const img = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+        const ctx = new OffscreenCanvas(img.width, img.height).getContext('2d')!;
+        ctx.drawImage(img, 0, 0);
+        const d = ctx.getImageData(px, py, 1, 1).data;
+        return [d[0]!, d[1]!, d[2]!] as [number, number, number];
+      },
+      [png.toString('base64'), x, y] as const,
+    );
+  } finally {
+    await context.close();
+  }
+}
