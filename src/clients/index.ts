@@ -105,7 +105,7 @@ export {
   TimeoutError,
   UrlExpiredError,
 } from '../http/index.js';
-export type { Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
+export type { ApiResponse, Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
 
 // Every operation above as data (the `replay-export api` command is built from it).
 export { ApiClients, findOperation, knownNames, OPERATIONS, OperationArgs } from './catalogue.js';

@@ -59,7 +59,8 @@ describe('the replay window starts at the fair share of the limit', () => {
   });
 
   it('alone against a limit of 5, the first files requests go 5 at once, with no 429', async () => {
-    sandbox = await startSandbox({ replicas: 11, apiConcurrency: 5, faults: { latencyMs: 30 } });
+    // 250 ms: the first five requests overlap even when a busy machine delays the client by tens of milliseconds.
+    sandbox = await startSandbox({ replicas: 11, apiConcurrency: 5, faults: { latencyMs: 250 } });
     const work = await tempDir('replay-export-start-window-');
     try {
       let ok = 0;

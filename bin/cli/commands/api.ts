@@ -15,10 +15,10 @@ import {
   OperationArgs,
   OPERATIONS,
   ValidationError,
+  type ApiResponse,
   type Operation,
   type ParamSpec,
 } from '../../../src/clients/index.js';
-import type { ApiResponse } from '../../../src/http/index.js';
 import { ConfigError, exitCodeOf } from '../../../src/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
