@@ -20,6 +20,8 @@ let origin: string;
 let releaseHeld: (() => void) | undefined;
 /** The canvas replay's length, ms. */
 let canvasMs = 0;
+/** Events of /replays/long. */
+let longCount = 0;
 
 beforeAll(async () => {
   const events = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'expected', 'intl-image.json'), 'utf8')) as unknown[];
@@ -28,6 +30,10 @@ beforeAll(async () => {
   const canvas = await playerPageEvents(3e6);
   canvasMs = canvas.at(-1)!.timestamp - canvas[0]!.timestamp;
   const canvasNdjson = canvas.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  // One large custom event (4 MB, multi-byte characters) among the sample's, the last line without its newline.
+  const big = { type: 5, timestamp: (events[2] as { timestamp: number }).timestamp + 1, data: { tag: 'big', payload: { text: 'é🙏'.repeat(700_000) } } };
+  const longNdjson = [...events.slice(0, 3), big, ...events.slice(3)].map((e) => JSON.stringify(e)).join('\n');
+  longCount = events.length + 1;
   const { files } = playerAssets();
   server = createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0]!;
@@ -52,6 +58,20 @@ beforeAll(async () => {
         if (at >= canvasNdjson.length) return void res.end();
         res.write(canvasNdjson.slice(at, (at += step)));
         setTimeout(next, 20);
+      };
+      next();
+    } else if (url === '/replays/long') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(playerShell({ title: 'long', eventsUrl: '/replays/long/events.ndjson', assetBase: '/player/' }));
+    } else if (url === '/replays/long/events.ndjson') {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      // Pieces of 7 KB: most cut the long line, many cut a character's bytes.
+      const bytes = Buffer.from(longNdjson);
+      const step = 7 * 1024;
+      let at = 0;
+      const next = (): void => {
+        if (at >= bytes.length) return void res.end();
+        res.write(bytes.subarray(at, (at += step)), () => setImmediate(next));
       };
       next();
     } else if (url === '/replays/held') {
@@ -107,6 +127,24 @@ describe('shared player', () => {
     expect(errors).toEqual([]);
     expect(text).toContain('Thanks 🙏 — 谢谢');
     expect(outside).toEqual([]);
+  });
+
+  it('a 4 MB event streamed in 7 KB pieces, and a last line without its newline, arrive whole', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${origin}/replays/long?paused`);
+    await page.waitForSelector('body[data-loaded="true"]');
+    const got = await page.evaluate(() => {
+      const r = (window as unknown as { replayer: { service: { state: { context: { events: { type: number; data: { tag?: string; payload?: { text: string } } }[] } } } } }).replayer;
+      const all = r.service.state.context.events;
+      const big = all.find((e) => e.type === 5 && e.data.tag === 'big');
+      return { count: all.length, length: big?.data.payload?.text.length, intact: big?.data.payload?.text.startsWith('é🙏é🙏') && big.data.payload.text.endsWith('é🙏') };
+    });
+    await context.close();
+    expect(errors).toEqual([]);
+    expect(got).toEqual({ count: longCount, length: 'é🙏'.length * 700_000, intact: true });
   });
 
   it("takes the player's URL options and window.player like the one-page format", async () => {

@@ -55,15 +55,26 @@ if (config.eventsUrl) {
       if (!response.ok || !response.body) throw new Error('events: HTTP ' + response.status);
       const reader = response.body.getReader(),
         decoder = new TextDecoder();
-      let rest = '';
+      // The text of the line not yet ended, in pieces: joined once when its newline comes, so that a long line (one
+      // large event over many chunks) costs its length once, not once per chunk.
+      let open: string[] = [];
       function pump(): Promise<void> {
         return reader.read().then(function (r) {
-          if (!r.done) rest += decoder.decode(r.value, { stream: true });
-          else rest += decoder.decode();
-          const lines = rest.split('\n'),
+          const text = r.done ? decoder.decode() : decoder.decode(r.value, { stream: true }),
             batch: Json[] = [];
-          rest = r.done ? '' : lines.pop()!;
-          for (let i = 0; i < lines.length; i++) if (lines[i]!.trim()) batch.push(JSON.parse(lines[i]!));
+          const line = function (end: string): void {
+            open.push(end);
+            const whole = open.join('');
+            open = [];
+            if (whole.trim()) batch.push(JSON.parse(whole));
+          };
+          let from = 0;
+          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+            line(text.slice(from, nl));
+            from = nl + 1;
+          }
+          if (r.done) line(text.slice(from));
+          else if (from < text.length) open.push(text.slice(from));
           take(batch, r.done);
           if (!r.done) return pump();
           finished();
