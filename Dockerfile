@@ -15,6 +15,7 @@ COPY decoders ./decoders
 COPY sinks ./sinks
 COPY bin ./bin
 COPY samples ./samples
+# The optional packages (video: playwright-core, @sparticuz/chromium, mediabunny) stay; `--omit=optional` drops them.
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: production dependencies, the built entries and the samples the sandbox serves (the package root is

@@ -210,4 +210,12 @@ describe('the installed tarball', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   }, 300_000);
+
+  test('`video` renders with the optional packages the install brought (no browser named)', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'));
+    await run('npx', ['replay-export', '--sandbox', 'export', 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251', '--out', 'one.json'], { cwd: project, env });
+    await run('npx', ['replay-export', 'video', 'one.json', '--out', 'one.mp4', '--to', '1s'], { cwd: project, env });
+    const mp4 = await readFile(join(project, 'one.mp4'));
+    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
+  }, 300_000);
 });
