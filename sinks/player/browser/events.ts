@@ -32,3 +32,23 @@ export const SOURCE_ADOPTED_STYLE_SHEET = 15;
 export function isCanvasEvent(e: Json): boolean {
   return e && e.type === INCREMENTAL && e.data && e.data.source === SOURCE_CANVAS;
 }
+
+/**
+ * Whether an event builds a `<canvas>` element: a full snapshot holding one, or a mutation adding one (the nodes walked
+ * with a stack of their own: a recording's depth is not trusted).
+ */
+export function buildsCanvas(e: Json): boolean {
+  const roots: Json[] = [];
+  if (e && e.type === FULL_SNAPSHOT && e.data) roots.push(e.data.node);
+  else if (e && e.type === INCREMENTAL && e.data && e.data.source === SOURCE_MUTATION && Array.isArray(e.data.adds)) {
+    for (let i = 0; i < e.data.adds.length; i++) roots.push(e.data.adds[i] && e.data.adds[i].node);
+  }
+  const stack = roots;
+  while (stack.length) {
+    const n = stack.pop();
+    if (!n || typeof n !== 'object') continue;
+    if (typeof n.tagName === 'string' && n.tagName.toLowerCase() === 'canvas') return true;
+    if (Array.isArray(n.childNodes)) for (let i = 0; i < n.childNodes.length; i++) stack.push(n.childNodes[i]);
+  }
+  return false;
+}

@@ -9,7 +9,7 @@ import { emit, installApi } from './api.js';
 import { addLast, feedCanvas, isWindowed, offerLate, setWindowed, windowAt } from './canvas-window.js';
 import { describe, fit, installControls, toggleFullscreen } from './controls.js';
 import { ui } from './dom.js';
-import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
+import { buildsCanvas, isCanvasEvent, type Json, type ReplayEvent } from './events.js';
 import { fmt } from './format.js';
 import { options, sizeOf, speedOf } from './options.js';
 import { drawPanels, installPanels } from './panels.js';
@@ -22,6 +22,8 @@ let replayer: Replayer | null = null,
 /** Every event taken so far, sanitized; whether one is a canvas frame. */
 const all: ReplayEvent[] = [];
 let hasCanvas = false;
+/** Whether an event builds a `<canvas>` (it is drawn only in a frame where scripting is on: see create()). */
+let buildsCanvasElement = false;
 window.replayEvents = all; // read by tests and tools
 /** The event count the timeline was last drawn for, and when; whether every event is in. */
 let drawn = -1,
@@ -159,6 +161,7 @@ function remember(events: readonly ReplayEvent[]): void {
   for (let i = 0; i < events.length; i++) {
     all.push(events[i]!);
     if (!hasCanvas && isCanvasEvent(events[i])) hasCanvas = true;
+    if (!buildsCanvasElement && buildsCanvas(events[i])) buildsCanvasElement = true;
   }
 }
 
@@ -167,12 +170,17 @@ function fitNow(): void {
 }
 
 function create(events: ReplayEvent[]): void {
-  // The replay iframe is sandboxed without allow-scripts, canvas or not: rrweb adds allow-scripts when created with
-  // UNSAFE_replayCanvas, but draws the canvas frames from the player's own script, which needs none; so the canvas
-  // replay is switched on after the frame exists (rrweb reads it per canvas event).
+  // The replay iframe is sandboxed without allow-scripts unless the replay has a canvas. A `<canvas>` in a document
+  // whose scripting is off shows its fallback content, not its bitmap (HTML: "when scripting is disabled, the canvas
+  // represents its fallback content"), so a canvas replay in a script-less frame is blank: rrweb then adds
+  // allow-scripts (UNSAFE_replayCanvas). No recorded script runs even so: the sanitizer removes every script and
+  // handler, and the frame inherits the page's CSP, which runs only the player's own (docs/PLAYER.md, tested with
+  // allow-scripts given to the frame). rrweb draws the frames from the player's script; for a replay whose canvas
+  // events come after its start, canvas replay is switched on when they do.
+  const scripted = hasCanvas || buildsCanvasElement;
   const r = new rrweb.Replayer(events as Json[], {
     root: ui.stage,
-    UNSAFE_replayCanvas: false,
+    UNSAFE_replayCanvas: scripted,
     mouseTail: false,
     showWarning: false,
     triggerFocus: false,
