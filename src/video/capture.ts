@@ -29,13 +29,41 @@ async function seekTo(t: number): Promise<[number, number, number, number]> {
     else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number') state.last.set(e.data.id, e.data);
   }
   for (const d of state.last.values()) r0.applyScroll(d, true);
-  // The player fits the replay to the page in a task after a resize: let it run first.
+  // The player fits the replay to the page in a task after a resize: let it run first. rrweb draws a canvas frame once
+  // its image is decoded (createImageBitmap, counted by trackCanvasDecodes): the frame is taken once none is pending,
+  // so that it shows the canvas of time t whatever the machine's speed (a decode that never ends is waited 10 s).
   await new Promise((r) => setTimeout(r, 0));
+  const pending = w.__videoDecodes as (() => number) | undefined;
+  if (pending !== undefined && pending() > 0) {
+    for (let waited = 0; pending() > 0 && waited < 10_000; waited += 2) await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 0));
+  }
   // The frame's content box (its border left out), as scaled by the player.
   const frame = w.replayer.iframe;
   const r = frame.getBoundingClientRect();
   const k = frame.offsetWidth ? r.width / frame.offsetWidth : 1;
   return [r.x + frame.clientLeft * k, r.y + frame.clientTop * k, frame.clientWidth * k, frame.clientHeight * k];
+}
+
+/**
+ * Run in every page of a render before its scripts (an init script): counts the `createImageBitmap` calls not yet
+ * settled, the decodes rrweb's canvas replay awaits before it draws a frame.
+ */
+export function trackCanvasDecodes(): void {
+  const w = globalThis as any;
+  const original = w.createImageBitmap;
+  if (typeof original !== 'function') return;
+  let pending = 0;
+  const settled = (): void => {
+    pending--;
+  };
+  w.createImageBitmap = function (this: unknown, ...args: unknown[]) {
+    pending++;
+    const decoding = original.apply(this, args) as Promise<unknown>;
+    decoding.then(settled, settled);
+    return decoding;
+  };
+  w.__videoDecodes = () => pending;
 }
 
 export class FrameCapture {

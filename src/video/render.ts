@@ -16,7 +16,7 @@ import type { Sink } from '../../sinks/sink.js';
 import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { formatOf, type VideoFormat } from './defaults.js';
-import { FrameCapture } from './capture.js';
+import { FrameCapture, trackCanvasDecodes } from './capture.js';
 import { loadEncoder, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
@@ -217,6 +217,7 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     const encoderUrl = pathToFileURL(encoderFile).href;
     const offline = await offlineContext(browser!, [pageUrl, encoderUrl], { width: 1280, height: 800 });
     context = offline.context;
+    await context.addInitScript(trackCanvasDecodes);
     const refused = offline.refused;
     const page = await context.newPage();
     const [facts, encoderPage] = await Promise.all([preparePage(page, pageUrl), loadEncoder(context, encoderUrl)]);

@@ -156,3 +156,34 @@ describe('renderVideo from an archive and from the platform', () => {
     }
   });
 });
+
+describe('canvas frames decoded late', () => {
+  it('are waited for: with every image decode 300 ms slower, each frame shows the same canvas', async () => {
+    const { file } = await sampleFile('canvas-drawing');
+    const normal = join(dir, 'canvas-normal.mp4');
+    const slow = join(dir, 'canvas-slow.mp4');
+    await renderVideo({ file }, { out: normal, browserInstance: browser });
+    // The same render where rrweb's canvas decodes (createImageBitmap) resolve 300 ms late, as on a busy machine.
+    const newContext = browser.newContext.bind(browser);
+    browser.newContext = async (o) => {
+      const context = await newContext(o);
+      await context.addInitScript(() => {
+        const w = globalThis as unknown as { createImageBitmap: (...a: unknown[]) => Promise<unknown> };
+        const original = w.createImageBitmap;
+        w.createImageBitmap = (...a: unknown[]) => new Promise((r) => setTimeout(r, 300)).then(() => original.apply(globalThis, a));
+      });
+      return context;
+    };
+    try {
+      await renderVideo({ file }, { out: slow, browserInstance: browser });
+    } finally {
+      browser.newContext = newContext;
+    }
+    // Frames just after canvas frames were recorded (at 0.51, 0.76, 1.28, 1.54, 2.04 and 2.29 s of the replay).
+    for (const seconds of [0.55, 0.85, 1.35, 1.65, 2.15]) {
+      const diff = await imageDifference(browser, await videoFrame(browser, dir, normal, seconds), await videoFrame(browser, dir, slow, seconds));
+      // A stroke drawn or not is hundreds of pixels off; the same picture encoded twice, none.
+      expect(diff.off * diff.width * diff.height, `pixels off at ${seconds} s`).toBeLessThan(20);
+    }
+  }, 120_000);
+});
