@@ -9,8 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DecodeError, decodeEventBatches, ReplayBudget } from '../../decoders/index.js';
-import { inflatedChunks } from '../../decoders/gzip.js';
-import { pageEventsArray } from '../../sinks/page-events.js';
+import { storedEventsArray } from '../../sinks/stored-array.js';
 import type { ManifestChecks, OutputFormat } from '../../sinks/sink.js';
 import { ReplayChecks } from '../pipeline/checks.js';
 import { VerifyError } from './errors.js';
@@ -33,12 +32,6 @@ export interface ObjectReading {
   /** Why the events could not be read (a `DecodeError`, or a `VerifyError` for the framing of its format). */
   decodeError?: DecodeError | VerifyError;
 }
-
-const LF = 0x0a;
-const COMMA = Buffer.from(',');
-const COMMA_BYTE = 0x2c;
-const OPEN_ARRAY = Buffer.from('[');
-const CLOSE_ARRAY = Buffer.from(']');
 
 /**
  * Reads `body` to its end. Errors of the body itself (storage) are thrown; an object that does not decode is
@@ -69,8 +62,7 @@ export async function readStoredObject(body: Readable, format: OutputFormat, key
   const checks = new ReplayChecks();
   let decodeError: DecodeError | VerifyError | undefined;
   try {
-    const arrayBytes = format === 'json' ? hashed() : format === 'ndjson' ? ndjsonAsArray(inflatedChunks(hashed(), { file: key })) : pageEventsArray(inflatedChunks(hashed(), { file: key }), malformed);
-    const batches = decodeEventBatches(arrayBytes, {
+    const batches = decodeEventBatches(storedEventsArray(hashed(), format, key, malformed), {
       version: 3,
       file: key,
       maxEventBytes: limits.maxEventBytes,
@@ -100,21 +92,4 @@ export async function readStoredObject(body: Readable, format: OutputFormat, key
 
 function malformed(message: string): VerifyError {
   return new VerifyError('VERIFY_BAD_OBJECT', message);
-}
-
-/** NDJSON (one event a line, each line ended by `\n`) as the JSON array of the same events. */
-async function* ndjsonAsArray(lines: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  yield OPEN_ARRAY;
-  let lineEnded = false;
-  for await (const chunk of lines) {
-    if (chunk.length === 0) continue;
-    // The line end before this chunk separates two events (a last one would have ended the array).
-    if (lineEnded) yield COMMA;
-    const ended = chunk[chunk.length - 1] === LF;
-    // The decoders never hand a chunk out twice: it is ours to change.
-    for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) chunk[at] = COMMA_BYTE;
-    if (chunk.length > 1 || !ended) yield ended ? chunk.subarray(0, chunk.length - 1) : chunk;
-    lineEnded = ended;
-  }
-  yield CLOSE_ARRAY;
 }

@@ -3,13 +3,15 @@
  * array, an `ndjson` one at its newlines, an `html` page's blocks as one array, `.gz` inflated on the way.
  * - `storedNdjson`: the events as NDJSON bytes, passed through chunk by chunk without ever gathering an event, and
  *   the inflated bytes capped: memory holds a few chunks whatever the events' sizes (what `view` serves).
- * - `storedEvents`: the same lines gathered, one Buffer per event; memory holds one event at a time (at most
- *   `maxEventBytes`) — for readers that need whole events (the video export).
+ * - `storedEvents`: one Buffer per event, read by the decoders through the framing `verify` uses
+ *   (sinks/stored-array.ts); memory holds one event at a time (at most `maxEventBytes`) — for readers that need whole
+ *   events (the video export).
  */
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { DECODE_LIMITS } from '../../decoders/limits.js';
+import { decodeEventBytes } from '../../decoders/index.js';
 import { pageEventsArray } from '../../sinks/page-events.js';
+import { storedEventsArray } from '../../sinks/stored-array.js';
 import type { OutputFormat } from '../../sinks/sink.js';
 import { ViewError } from './errors.js';
 
@@ -24,42 +26,6 @@ const LF = 0x0a;
 
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
-}
-
-/** One event being gathered from chunks, refused beyond `max` bytes. */
-class Gather {
-  private parts: Buffer[] = [];
-  private length = 0;
-  constructor(private readonly max: number) {}
-  add(part: Buffer): void {
-    if (part.length === 0) return;
-    this.length += part.length;
-    if (this.length > this.max) throw new ViewError('VIEW_BAD_OBJECT', `an event of the stored replay is over ${this.max} bytes`);
-    this.parts.push(part);
-  }
-  take(): Buffer {
-    const out = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.length);
-    this.parts = [];
-    this.length = 0;
-    return out;
-  }
-  get empty(): boolean {
-    return this.length === 0;
-  }
-}
-
-async function* ndjsonEvents(source: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
-  const line = new Gather(max);
-  for await (const chunk of source) {
-    let from = 0;
-    for (let at = chunk.indexOf(LF); at >= 0; at = chunk.indexOf(LF, from)) {
-      line.add(chunk.subarray(from, at));
-      from = at + 1;
-      if (!line.empty) yield line.take();
-    }
-    line.add(chunk.subarray(from));
-  }
-  if (!line.empty) yield line.take();
 }
 
 const badPage = (message: string): ViewError => new ViewError('VIEW_BAD_OBJECT', message);
@@ -176,10 +142,16 @@ export async function* storedNdjson(body: Readable, format: OutputFormat, gzip: 
 }
 
 /**
- * The events of the stored object `body` (`gzip`: inflate first), one Buffer each: `storedNdjson`'s lines gathered,
- * each at most `maxEventBytes`. Destroys `body` when done or stopped early.
+ * The events of the stored object `body`, one Buffer of JSON each, read by the decoders as `verify` reads them (every
+ * event valid JSON and at most `maxEventBytes`; the object's inflated bytes at most `DECODE_LIMITS.maxReplayBytes`):
+ * a `DecodeError` names what is wrong and where. A gzip layer is found by its bytes (the third argument, how the
+ * manifest says it is stored, is not needed for that). Destroys `body` when done or stopped early.
  */
-export async function* storedEvents(body: Readable, format: OutputFormat, gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
-  const limits = { maxEventBytes, maxReplayBytes: DECODE_LIMITS.maxReplayBytes };
-  yield* ndjsonEvents(storedNdjson(body, format, gzip, 'the stored replay', limits), maxEventBytes);
+export async function* storedEvents(body: Readable, format: OutputFormat, _gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
+  const key = 'the stored replay';
+  try {
+    for await (const events of decodeEventBytes(storedEventsArray(body, format, key, badPage), { version: 3, file: key, maxEventBytes })) yield* events;
+  } finally {
+    body.destroy();
+  }
 }
