@@ -11,15 +11,16 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
-import { serveFolder, type StaticServer } from '../../samples/lib/static-server.js';
+import type { StaticServer } from '../../samples/lib/static-server.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCliSpawned, spawnCli } from '../cli/cli-helpers.js';
 import { shardOf } from '../../src/pipeline/shard.js';
-import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
+import { lastById, readManifest } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
-import { capturedPageRecording, writeCapturedSite } from './captured-page.js';
-import { BUCKET, cliEnv, getObject, jsonLines, listObjects, readS3Manifest, s3Flags, sha256, startS3, type S3Server } from '../s3-cli/s3-helpers.js';
+import { capturedPageRecording } from './captured-page.js';
+import { startCapturedS3, type CapturedS3 } from './captured-s3.js';
+import { BUCKET, cliEnv, getObject, jsonLines, listObjects, readS3Manifest, s3Flags, sha256, type S3Server } from '../s3-cli/s3-helpers.js';
 
 const PREFIX = 'captured';
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -28,15 +29,11 @@ let s3: S3Server;
 let sandbox: Sandbox;
 let samples: ReturnType<typeof recordingSamplesDir>;
 let browser: Browser;
+let fixture: CapturedS3;
 
 beforeAll(async () => {
-  work = await tempDir('replay-export-capture-s3-');
-  const root = join(work.dir, 'site');
-  writeCapturedSite(root);
-  site = await serveFolder(root, 0);
-  samples = recordingSamplesDir('captured', capturedPageRecording(site.origin, Date.UTC(2026, 10, 20, 9, 0, 0)));
-  sandbox = await startSandbox({ samplesDir: samples.dir });
-  s3 = await startS3(join(work.dir, 's3'));
+  fixture = await startCapturedS3('capture-s3');
+  ({ work, site, samples, sandbox, s3 } = fixture);
   browser = await launchChromium();
 }, 120_000);
 
@@ -60,11 +57,7 @@ function twoReplays(origin: string): { dir: string; ids: string[]; cleanup(): vo
 
 afterAll(async () => {
   await browser?.close();
-  await s3?.stop();
-  await sandbox?.close();
-  await site?.close().catch(() => undefined); // the test stops it itself
-  samples?.cleanup();
-  await work?.cleanup();
+  await fixture?.close(); // the test stops the site itself: close allows that
 });
 
 describe('--capture-assets with shards sharing a target', () => {

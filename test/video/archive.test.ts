@@ -6,15 +6,15 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveFolder, type StaticServer } from '../../samples/lib/static-server.js';
+import type { StaticServer } from '../../samples/lib/static-server.js';
 import { exportReplay } from '../../src/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
 import { launchBrowser } from '../../src/video/browser.js';
 import { renderVideo } from '../../src/video/index.js';
-import { capturedPageRecording, writeCapturedSite } from '../assets/captured-page.js';
-import { tempDir } from '../pipeline/helpers.js';
-import { recordingSamplesDir } from '../redaction/recording.js';
-import { BUCKET, startS3, type S3Server } from '../s3-cli/s3-helpers.js';
+import { capturedPageRecording } from '../assets/captured-page.js';
+import { startCapturedS3, type CapturedS3 } from '../assets/captured-s3.js';
+import type { recordingSamplesDir } from '../redaction/recording.js';
+import { BUCKET, type S3Server } from '../s3-cli/s3-helpers.js';
 import { pixelAt, readVideo, videoFrame } from './helpers.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -23,25 +23,17 @@ let s3: S3Server;
 let sandbox: Sandbox;
 let samples: ReturnType<typeof recordingSamplesDir>;
 let browser: Browser;
+let fixture: CapturedS3;
 
 beforeAll(async () => {
-  work = await tempDir('replay-export-video-archive-');
-  const root = join(work.dir, 'site');
-  writeCapturedSite(root);
-  site = await serveFolder(root, 0);
-  samples = recordingSamplesDir('captured', capturedPageRecording(site.origin, Date.UTC(2026, 10, 20, 9, 0, 0)));
-  sandbox = await startSandbox({ samplesDir: samples.dir });
-  s3 = await startS3(join(work.dir, 's3'));
+  fixture = await startCapturedS3('video-archive');
+  ({ work, site, samples, sandbox, s3 } = fixture);
   browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await s3?.stop();
-  await sandbox?.close();
-  await site?.close().catch(() => undefined); // the test stops it itself
-  samples?.cleanup();
-  await work?.cleanup();
+  await fixture?.close(); // the test stops the site itself: close allows that
 });
 
 const near = (got: [number, number, number], want: [number, number, number]): boolean => got.every((c, i) => Math.abs(c - want[i]!) <= 24);
