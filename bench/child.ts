@@ -20,6 +20,8 @@ export interface ChildSettings {
   fileVersion?: 2 | 3;
   /** `archive` only: this process's shard of the replays. */
   shard?: { index: number; count: number };
+  /** `archive` only: the balanced run the shards share (`--balance`). */
+  balance?: string;
 }
 
 export interface ChildReport {
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
     if ('error' in entry) report.error = `${entry.error.code}: ${entry.error.message}`;
   } else if (job === 'archive') {
     const outcomes: Record<string, number> = {};
-    for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0, ...(settings.shard ? { shard: settings.shard } : {}) })) {
+    for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0, ...(settings.shard ? { shard: settings.shard } : {}), ...(settings.balance ? { balance: { run: settings.balance } } : {}) })) {
       if (ev.type === 'result') {
         outcomes[ev.outcome] = (outcomes[ev.outcome] ?? 0) + 1;
         if (ev.outcome === 'failed' && report.error === undefined && ev.entry?.status === 'failed') {

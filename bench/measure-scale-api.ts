@@ -84,17 +84,19 @@ function requests(a: SandboxStats, b: SandboxStats): { api: number; storage: num
 
 async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, expected: number): Promise<{ t0: number; wallMs: number; perProcess: ScaleProcess[] }> {
   const t0 = Date.now();
-  const outs = Array.from({ length: shards }, (_, i) => join(workDir, `scale-shard-${i}`));
+  // The shards share one target, as a night's shards do, and share out its work (`--balance`).
+  const out = join(workDir, `scale-${shards}`);
+  const night = `bench-${t0}`;
   const reports = await Promise.all(
-    outs.map(async (out, index) => {
+    Array.from({ length: shards }, async (_, index) => {
       const spawnedAt = Date.now();
       // Spawned directly (no launcher): a shard is one Node process, whose start is counted.
-      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards } } : {}) }, false);
+      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards }, balance: night } : {}) }, false);
       return { r, spawnedAt, endedAt: Date.now() };
     }),
   );
   const wallMs = Date.now() - t0;
-  for (const out of outs) await cleanup(out);
+  await cleanup(out);
   const ok = reports.reduce((n, { r }) => n + (r.outcomes?.['ok'] ?? 0), 0);
   if (ok !== expected) throw new Error(`bench: ${shards} archive process(es) exported ${ok} of ${expected} replays (${reports.map(({ r }) => r.error ?? '').join('; ')})`);
   const perProcess = reports.map(({ r, spawnedAt, endedAt }) => ({

@@ -19,6 +19,7 @@ import { MANIFEST_FILE, MANIFEST_FOLDER } from './local-manifest.js';
 import { localOutputKeys, readLocalObject } from './local-outputs.js';
 import type { S3SinkOptions } from './s3.js';
 import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
+import type { WorkClaims } from './work-claims.js';
 import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 /** The replay outputs of an archive, by key (`<device>/<session>.<ext>[.gz]`, relative to the target). */
@@ -91,6 +92,11 @@ export interface Archive extends AsyncDisposable {
    * caller's sink that cannot list them (`storedObjects`).
    */
   objects(): AsyncIterable<string> | undefined;
+  /**
+   * The work claims of the balanced run `run` (sinks/work-claims.ts); `SinkError` `SINK_CONFIG` for a caller's sink
+   * without `workClaims`, or a name that is not a run's name.
+   */
+  work(run: string): WorkClaims;
   /** Ends what the archive holds open (files, the S3 client). Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -238,6 +244,10 @@ function archiveOf(backend: Backend, owned: boolean): Archive {
       unclaim: async (replayId) => sink.removeAssetClaims?.(replayId),
     },
     objects: () => sink.storedObjects?.(),
+    work(run) {
+      if (sink.workClaims === undefined) throw unsupported('hold work claims (it has no workClaims method)');
+      return sink.workClaims(run);
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -7,6 +7,7 @@
 import { ASSETS_DIR, assetKey, isAssetDigest } from './assets.js';
 import { LOCK_LEFTOVER } from './fold-lock.js';
 import { isOutputKey, replayKeyBase } from './keys.js';
+import { isWorkClaimKey } from './work-claims.js';
 
 /**
  * The claims of the assets: `_assets/_claims/<device>/<session>/<sha256>`, an empty object, written (durably) by an
@@ -50,6 +51,7 @@ export function storedKind(key: string): StoredKind {
   if (key === 'manifest.ndjson') return 'own';
   if (key.startsWith('_manifest/') && LOCK_LEFTOVER.test(key.slice('_manifest/'.length))) return 'own';
   if (MANIFEST_NAMES.some((re) => re.test(key))) return 'own';
+  if (isWorkClaimKey(key)) return 'own';
   if (isOutputKey(key)) return 'output';
   const slash = key.lastIndexOf('/');
   const folder = key.slice(0, slash + 1);

@@ -12,6 +12,7 @@ import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from '.
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
 import { LocalManifest } from './local-manifest.js';
+import { localWorkClaims } from './work-claims.js';
 import { localStoredObjects } from './local-outputs.js';
 import type { CommitResult, EventRun, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
@@ -248,6 +249,8 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     },
 
     storedObjects: () => localStoredObjects(root),
+
+    workClaims: (run) => localWorkClaims(root, run, pathOf, ensureRoot),
 
     keyFor(replayId: string, output: OutputSpec): string {
       return replayKey(replayId, output);

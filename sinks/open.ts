@@ -1,3 +1,4 @@
+import { checkRun, type WorkClaims } from './work-claims.js';
 import type { Readable } from 'node:stream';
 import { SinkError } from './errors.js';
 import { replayKey } from './keys.js';
@@ -94,6 +95,18 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
     async compactManifest(options: ManifestCompaction): Promise<ManifestCompactionResult> {
       // The S3 sink always folds.
       return (await load()).compactManifest!(options);
+    },
+    workClaims(run: string): WorkClaims {
+      checkRun(run, target);
+      // The S3 sink always holds claims.
+      const claims = (): Promise<WorkClaims> => load().then((sink) => sink.workClaims!(run));
+      return {
+        take: async (replayId, holder) => (await claims()).take(replayId, holder),
+        retake: async (replayId, holder) => (await claims()).retake(replayId, holder),
+        finish: async (replayId) => (await claims()).finish(replayId),
+        finished: async (replayId) => (await claims()).finished(replayId),
+        clearOtherRuns: async () => (await claims()).clearOtherRuns(),
+      };
     },
     async close(): Promise<void> {
       closed = true;

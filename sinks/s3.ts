@@ -26,6 +26,7 @@ import { claimFolder, claimKey } from './layout.js';
 import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
+import { s3WorkClaims } from './s3-work-claims.js';
 import type { CommitResult, EventRun, ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
 
 export type { S3Checksums };
@@ -244,6 +245,8 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
         }
       }
     },
+
+    workClaims: (run) => s3WorkClaims(client, bucket, base, target, run),
 
     async *storedObjects(): AsyncIterable<string> {
       for await (const key of listKeys(client, bucket, base, 'the archive', { target, key: '' })) yield key.slice(base.length);

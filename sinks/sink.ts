@@ -6,6 +6,7 @@
  * Sinks know nothing about HTTP or decoding.
  */
 
+import type { WorkClaims } from './work-claims.js';
 import type { Readable } from 'node:stream';
 import type { CommitOptions } from './assets.js';
 import type { PlayerOptions } from './player-page.js';
@@ -279,5 +280,10 @@ export interface Sink {
    * claims, temporary and staging objects) included; links are listed, never followed.
    */
   storedObjects?(): AsyncIterable<string>;
+  /**
+   * Optional (what a balanced archive run needs): the work claims of the run named `run` in this target, under
+   * `_balance/<run>/` (see sinks/work-claims.ts). Creating a claim must be atomic for any number of processes.
+   */
+  workClaims?(run: string): WorkClaims;
   close(): Promise<void>;
 }

@@ -21,7 +21,10 @@ export interface RunHost {
 /** Opens a command's run (see `CliContext.openRun`). */
 export async function openCliRun(host: RunHost, request: RunRequest = {}): Promise<CliRun> {
   const g = host.globals;
-  const source = { env: host.env, cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}) } };
+  const source = {
+    env: host.env,
+    cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}), ...(request.balance !== undefined ? { balance: request.balance } : {}) },
+  };
   const settings = resolveSettings(request.settings ?? {}, source);
   const reporterOptions = typeof request.reporter === 'function' ? request.reporter(settings) : request.reporter;
   const reporter = host.reporter(reporterOptions);

@@ -40,6 +40,8 @@ export interface RunRequest {
   settings?: SettingsOptions;
   /** `archive`: the shard from `--shard` (`flag`), else the environment. */
   shard?: { flag: string | undefined };
+  /** `archive`: the balanced run from `--balance` (`flag`), else the environment. */
+  balance?: { flag: string | undefined };
   /** The archive the library's run opens (`export`, `archive`). */
   out?: string;
   /** `api --management-key` (else the sandbox's, with `--sandbox`). */

@@ -80,7 +80,7 @@ export function jsonLine(record: unknown): string {
  */
 export class Reporter {
   readonly totals: RunTotals = {
-    byOutcome: { ok: 0, failed: 0, empty: 0, skipped: 0, 'done-before': 0, unchanged: 0, not_found: 0 },
+    byOutcome: { ok: 0, failed: 0, empty: 0, skipped: 0, 'done-before': 0, unchanged: 0, not_found: 0, taken: 0 },
     events: 0,
     bytes: 0,
     listed: 0,
@@ -283,6 +283,8 @@ export class Reporter {
           this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
         } else if (ev.outcome === 'skipped') {
           this.log('info', `skipped ${ev.replayId} (${ev.reason ?? reason ?? 'skipped'})`);
+        } else if (ev.outcome === 'taken') {
+          this.log('info', `taken ${ev.replayId} (exported by another shard)`);
         }
         break;
       }
@@ -291,7 +293,7 @@ export class Reporter {
 
   private done(): number {
     const b = this.totals.byOutcome;
-    return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found;
+    return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found + b.taken;
   }
 
   /** The end-of-run summary (counts per status, events, bytes). */
@@ -302,14 +304,14 @@ export class Reporter {
     if (this.format === 'json') {
       this.log(b.failed + b.not_found > 0 ? 'error' : 'info', 'summary', {
         event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped, not_found: b.not_found,
-        done_before: b['done-before'], unchanged: b.unchanged, retries: this.totals.retries, events: this.totals.events, bytes: this.totals.bytes,
+        done_before: b['done-before'], unchanged: b.unchanged, ...(b.taken > 0 ? { taken: b.taken } : {}), retries: this.totals.retries, events: this.totals.events, bytes: this.totals.bytes,
         seconds: Math.round(elapsed * 10) / 10, ...extra,
       });
       return;
     }
     this.writeText(
       `Summary (${target}): ok ${b.ok}, failed ${b.failed}, ${b.not_found > 0 ? `not found ${b.not_found}, ` : ''}empty ${b.empty}, skipped ${b.skipped}, ` +
-        `already done ${b['done-before']}, unchanged ${b.unchanged}; ${this.totals.events} events, ` +
+        `already done ${b['done-before']}, unchanged ${b.unchanged}${b.taken > 0 ? `, taken by other shards ${b.taken}` : ''}; ${this.totals.events} events, ` +
         `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}` +
         (this.totals.retries > 0 ? `; ${this.totals.retries} API ${this.totals.retries === 1 ? 'retry' : 'retries'}` : ''),
     );

@@ -18,6 +18,7 @@ import { markStoredOutputs, readResumeState } from './resume-state.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Settings } from './settings.js';
 import { formatShard, inShard } from './shard.js';
+import { awaitClaimed, Balancer } from './balance.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
 
 /** What happened to one replay in this run. */
@@ -28,7 +29,8 @@ export type ArchiveOutcome =
   | 'skipped' // recorded `skipped` (settling), or forgotten (a tombstone covers it: nothing written)
   | 'not_found' // a named replay the API does not list, recorded; nothing written
   | 'done-before' // already `ok` in the manifest with its output present: left alone (resume)
-  | 'unchanged'; // re-checked: same files as recorded, left alone
+  | 'unchanged' // re-checked: same files as recorded, left alone
+  | 'taken'; // a balanced run: another shard claimed it and wrote its line (settings.balance)
 
 export type ArchiveEvent =
   | { type: 'listed'; count: number; complete: boolean }
@@ -93,17 +95,26 @@ export interface ArchiveIo {
   signal?: AbortSignal | undefined;
 }
 
-/** Replays listed several times (overlapping pages) are taken once; other shards' replays are left out. */
+/**
+ * Replays listed several times (overlapping pages) are taken once; other shards' replays are left out (given to
+ * `other` once each, when the run is balanced).
+ */
 async function* candidates(
   plan: ArchivePlan,
   settings: Settings,
   seen: IdTable,
   onListed: (n: number, complete: boolean) => void,
+  other?: (replay: ReplayInfo) => void,
 ): AsyncGenerator<ReplayInfo> {
   const { shard } = settings;
   const keep = (r: ReplayInfo): boolean => {
     if (seen.has(r.replay_id)) return false;
-    if (!inShard(r.replay_id, shard)) return false;
+    if (!inShard(r.replay_id, shard)) {
+      if (other === undefined) return false;
+      seen.set(r.replay_id, 1);
+      other(r);
+      return false;
+    }
     seen.set(r.replay_id, 1);
     return true;
   };
@@ -215,9 +226,14 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
   const assets = io.assets;
   if (settings.captureAssets !== undefined && assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
   const run = async (): Promise<void> => {
+    const balance = settings.balance;
+    const balancer = balance !== undefined && settings.shard !== undefined ? new Balancer(io.archive.work(balance.run), settings.shard, balance.tail) : undefined;
+    // Claims of earlier runs decide nothing any more.
+    await balancer?.claims.clearOtherRuns();
     const state = await readResumeState(io.archive.manifest, {
       keyFor: (id) => io.archive.outputs.keyFor(id, settings.output),
-      shard: settings.shard,
+      // A balanced shard may take any replay: it knows them all.
+      shard: balancer === undefined ? settings.shard : undefined,
       recheckMs: settings.recheckMs,
       now: now(),
       redaction: settings.redaction?.digest,
@@ -244,7 +260,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     const listed = plan.resume && (await markStoredOutputs(io.archive.outputs, state, (id) => io.archive.outputs.keyFor(id, settings.output)));
     // Ids taken so far (a replay listed twice is taken once), compact like the resume state.
     const seen = new IdTable();
-    const source = candidates(plan, settings, seen, (count, complete) => channel.push({ type: 'listed', count, complete }))[Symbol.asyncIterator]();
+    const onListed = (count: number, complete: boolean): void => channel.push({ type: 'listed', count, complete });
+    const source = candidates(plan, settings, seen, onListed, balancer && ((r) => balancer.noteOther(r)))[Symbol.asyncIterator]();
     let sourceBusy: Promise<unknown> = Promise.resolve();
     // One worker at a time pulls from the listing (async generators queue calls, this keeps it explicit).
     const next = (): Promise<IteratorResult<ReplayInfo>> => {
@@ -256,6 +273,38 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     // Exports started (`plan.max`); once full, no worker takes another replay from the listing.
     let exports = 0;
     let full = false;
+    /** Replays of this shard another shard of the balanced run claimed first. */
+    const deferred: ReplayInfo[] = [];
+    const present = async (id: string, key: string, named: boolean): Promise<boolean> =>
+      (plan.resume || named) && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
+    /** Exports a replay decided on (and claimed, in a balanced run) and records its outcome. */
+    const exportOne = async (replay: ReplayInfo, rechecked: boolean, claimed: boolean): Promise<void> => {
+      const id = replay.replay_id;
+      exports++;
+      channel.push({ type: 'started', replayId: id });
+      const entry = await exportReplayToSink(replay, settings, {
+        api: io.api,
+        download: io.download,
+        budget,
+        now: io.now,
+        signal,
+        archive: io.archive,
+        onNotice: (notice) => channel.push({ type: 'notice', notice }),
+        onEvents,
+        assets,
+      });
+      await append(entry);
+      if (claimed) await balancer?.finish(id);
+      flushProgress();
+      channel.push({
+        type: 'result',
+        replayId: id,
+        outcome: entry.status as ArchiveOutcome,
+        entry,
+        ...(entry.status === 'ok' ? { key: entry.key } : {}),
+        ...(rechecked ? { rechecked } : {}),
+      });
+    };
     const handle = async (replay: ReplayInfo): Promise<void> => {
       const id = replay.replay_id;
       if (state.forgotten(replay)) {
@@ -266,8 +315,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       }
       const key = io.archive.outputs.keyFor(id, settings.output);
       const named = plan.skipUnchanged?.has(id) === true;
-      const present = (plan.resume || named) && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
-      const decision = replay.notFound ? 'not-found' : named && present ? 'recheck' : decideReplay(replay, present, settings, now());
+      const stored = await present(id, key, named);
+      const decision = replay.notFound ? 'not-found' : named && stored ? 'recheck' : decideReplay(replay, stored, settings, now());
       if (decision === 'not-found') {
         const entry = notFoundEntry(id, notFoundError(id), settings);
         await append(entry);
@@ -311,47 +360,80 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         full = true;
         return;
       }
-      exports++;
-      channel.push({ type: 'started', replayId: id });
-      const entry = await exportReplayToSink(replay, settings, {
-        api: io.api,
-        download: io.download,
-        budget,
-        now: io.now,
-        signal,
-        archive: io.archive,
-        onNotice: (notice) => channel.push({ type: 'notice', notice }),
-        onEvents,
-        assets,
-      });
-      await append(entry);
-      flushProgress();
-      channel.push({
-        type: 'result',
-        replayId: id,
-        outcome: entry.status as ArchiveOutcome,
-        entry,
-        ...(entry.status === 'ok' ? { key: entry.key } : {}),
-        ...(rechecked ? { rechecked } : {}),
-      });
+      // Balanced: claimed first (a shard that took this one already is waited for at the end). A recheck is never
+      // taken by another shard, so it needs no claim.
+      const claimed = balancer !== undefined && !rechecked;
+      if (claimed && (await balancer.own(id)) === 'deferred') {
+        deferred.push(replay);
+        return;
+      }
+      await exportOne(replay, rechecked, claimed);
     };
 
+    /** Another shard's replay, taken when it is still to be exported and nobody claimed it (balanced runs). */
+    const takeOther = async (b: Balancer, replay: ReplayInfo): Promise<void> => {
+      const id = replay.replay_id;
+      if (state.forgotten(replay)) return;
+      const stored = await present(id, io.archive.outputs.keyFor(id, settings.output), false);
+      if (decideReplay(replay, stored, settings, now()) !== 'export') return;
+      if (plan.max !== undefined && exports >= plan.max) {
+        full = true;
+        return;
+      }
+      await io.room?.(signal);
+      if (await b.take(replay)) await exportOne(replay, false, true);
+    };
+    const order = settings.order === 'expiry' ? expiryOrder : (all: ReplayInfo[]): ReplayInfo[] => all;
+
     let firstError: { error: unknown } | undefined;
+    const guarded = async (work: () => Promise<void>): Promise<void> => {
+      try {
+        await work();
+      } catch (err) {
+        firstError ??= { error: err };
+        controller.abort(err);
+        throw err;
+      }
+    };
     const worker = async (): Promise<void> => {
       while (!signal.aborted && !full) {
         const item = await next();
-        if (item.done) return;
-        try {
-          await handle(item.value);
-        } catch (err) {
-          firstError ??= { error: err };
-          controller.abort(err);
-          throw err;
-        }
+        if (item.done) break;
+        await guarded(() => handle(item.value));
+      }
+      // Balanced: done with its own, the shard takes the others' last replays.
+      for (let r: ReplayInfo | undefined; balancer !== undefined && !signal.aborted && !full && (r = balancer.next(order)) !== undefined; ) {
+        const replay = r;
+        await guarded(() => takeOther(balancer, replay));
       }
     };
-    const workers = Array.from({ length: Math.max(1, settings.concurrency) }, () => worker());
-    const results = await Promise.allSettled(workers);
+    const pool = async (work: () => Promise<void>): Promise<PromiseSettledResult<void>[]> =>
+      Promise.allSettled(Array.from({ length: Math.max(1, settings.concurrency) }, work));
+    const results = await pool(worker);
+    if (balancer !== undefined && deferred.length > 0 && !results.some((r) => r.status === 'rejected') && !signal.aborted) {
+      // Its replays another shard took: their lines awaited (`taken`); those still unfinished after the wait (the
+      // other may have died holding them) exported here.
+      const left = new Set(
+        await awaitClaimed(balancer.claims, deferred.map((r) => r.replay_id), balance!.waitMs, (id) => channel.push({ type: 'result', replayId: id, outcome: 'taken', reason: 'exported by another shard' }), signal, now),
+      );
+      const rest = deferred.filter((r) => left.has(r.replay_id));
+      results.push(
+        ...(await pool(async () => {
+          for (let r = rest.shift(); r !== undefined && !signal.aborted; r = rest.shift()) {
+            const replay = r;
+            await guarded(async () => {
+              if (plan.max !== undefined && exports >= plan.max) {
+                full = true;
+                return;
+              }
+              await io.room?.(signal);
+              await balancer.claims.retake(replay.replay_id, balancer.holder);
+              await exportOne(replay, false, true);
+            });
+          }
+        })),
+      );
+    }
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     // A run that stops early starts no fold; one in progress is awaited, unless the caller interrupted the run (a fold
     // cut short by the process's exit leaves the manifest as it was: see the sinks' compactManifest).

@@ -62,6 +62,13 @@ export const DEFAULTS = Object.freeze({
    * entries (or as many as the run read at its start, whichever is more) were appended since the last fold.
    */
   compactEvery: 100_000,
+  /**
+   * A balanced run (`balance`): how long a shard waits at its end for the replays of its own another shard took
+   * before it exports them itself (the other may have died holding them). Replays another shard may take: at most this
+   * many of the listing's last ones are kept for that (bounded memory; a night far larger is split evenly by the hash
+   * already).
+   */
+  balance: Object.freeze({ waitMs: 10 * 60 * 1000, tail: 10_000 }),
   /** Output framing. */
   format: 'json' as OutputFormat,
   gzip: false,

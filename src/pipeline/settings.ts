@@ -21,6 +21,7 @@ import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import { ConfigError } from './errors.js';
 import { resolveShard, type Shard } from './shard.js';
+import { RUN_NAME } from '../../sinks/work-claims.js';
 import { compileRedactionPolicy, type RedactionPolicy, type RedactionPolicySpec } from '../redaction/policy.js';
 import type { FileVersion } from './types.js';
 import type { AssetCaptureSettings } from '../assets/capture.js';
@@ -41,6 +42,8 @@ export const ENV = Object.freeze({
   /** The S3 sink's region with a custom endpoint, when none is given (else the SDK's own chain reads it). */
   awsRegion: 'AWS_REGION',
   awsDefaultRegion: 'AWS_DEFAULT_REGION',
+  /** The archive command's `--balance <run>` when the flag is not given. */
+  balance: 'REPLAY_EXPORT_BALANCE',
 });
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -127,6 +130,14 @@ export interface RunSettingsOptions {
   shard?: Shard;
   /** Written into every manifest line of the run. */
   runId?: string;
+  /**
+   * Shards sharing one target share out the work (`--balance <run>`): each claims a replay in the target before
+   * exporting it, and a shard done with its own replays takes the last unclaimed ones of the others, so the shards end
+   * together. `run` names the run, alike for every shard of it and new for each run (a Job's name, a date); letters,
+   * digits, `.`, `_`, `-`, at most 64. `waitMs`: how long a shard waits at its end for its replays another one took
+   * before exporting them itself (default 10 minutes). Needs a shard of more than one.
+   */
+  balance?: { run: string; waitMs?: number };
   /** Fold the manifest into a snapshot at the end of an archive run and while it grows (default true). */
   compactManifest?: boolean;
   /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
@@ -153,7 +164,7 @@ const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   fileVersion: true, filesPageSize: true, maxFilesPerReplay: true, filesAhead: true, prefetchBytes: true, urlTtlMs: true,
   urlRefreshMarginMs: true, fileRetries: true, urlRefreshes: true, retryBaseMs: true, retryMaxMs: true, maxEventBytes: true,
   maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true, player: true,
-  settleMs: true, recheckMs: true, order: true, concurrency: true, shard: true, runId: true, compactManifest: true,
+  settleMs: true, recheckMs: true, order: true, concurrency: true, shard: true, runId: true, balance: true, compactManifest: true,
   compactEvery: true, transportOptions: true,
 };
 
@@ -170,7 +181,7 @@ export interface SettingsSource {
    * Given by the CLI: errors name its flags; with `shard` (the archive command), the shard comes from `--shard`
    * (`flag`) or else the environment (`resolveShard`); with `sandbox`, the default `settleMs` is `sandboxSettleMs`.
    */
-  cli?: { sandbox?: boolean | undefined; shard?: { flag: string | undefined } | undefined };
+  cli?: { sandbox?: boolean | undefined; shard?: { flag: string | undefined } | undefined; balance?: { flag: string | undefined } | undefined };
 }
 
 /** The local sink's hashing worker as resolved: every option set, or off. */
@@ -208,6 +219,8 @@ export interface Settings {
   readonly recheckMs: number | undefined;
   readonly shard: Readonly<Shard> | undefined;
   readonly runId: string | undefined;
+  /** A balanced run (`balance`): its name and wait; undefined: each shard exports its own replays only. */
+  readonly balance: Readonly<{ run: string; waitMs: number; tail: number }> | undefined;
   /** Entries appended between two folds of the manifest during an archive run; `undefined`: never folded. */
   readonly compactEvery: number | undefined;
   /** The transport's deadline for one HTTP attempt, headers and body. */
@@ -234,6 +247,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   requestDeadlineMs: '--request-deadline',
   apiRetries: '--no-retry',
   maxWaitMs: '--max-wait',
+  balance: '--balance',
   'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
@@ -357,6 +371,23 @@ function shardSetting(o: SettingsOptions, source: SettingsSource, env: Environme
   return Object.freeze({ index: c.number('shard.index', o.shard.index, 'count', 0, count - 1), count });
 }
 
+/** The balanced run: from the options, or (the CLI's archive) `--balance`, else `REPLAY_EXPORT_BALANCE`; needs shards. */
+function balanceSetting(o: SettingsOptions, source: SettingsSource, env: Environment, c: Checker, shard: Readonly<Shard> | undefined): Settings['balance'] {
+  const cli = source.cli?.balance;
+  const fromEnv = cli !== undefined && cli.flag === undefined && present(env[ENV.balance]);
+  const run = cli !== undefined ? (cli.flag ?? (fromEnv ? env[ENV.balance]!.trim() : undefined)) : o.balance?.run;
+  if (run === undefined) return undefined;
+  const name = fromEnv ? ENV.balance : c.name('balance');
+  if (typeof run !== 'string' || !RUN_NAME.test(run)) {
+    throw new ConfigError(`${name} takes the run's name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(run)}`);
+  }
+  if (shard === undefined || shard.count < 2) {
+    throw new ConfigError(`${name} shares the work of shards: it needs ${source.cli !== undefined ? '--shard <i>/<n>' : 'shard'} with more than one shard`);
+  }
+  const waitMs = c.number('balance.waitMs', o.balance?.waitMs ?? DEFAULTS.balance.waitMs, 'ms', 0);
+  return Object.freeze({ run, waitMs, tail: DEFAULTS.balance.tail });
+}
+
 /**
  * Resolves one run's settings: each field from the options, else the environment (where a variable exists), else
  * `DEFAULTS`; checked once here (out of range: `ConfigError` naming the option, or the flag for the CLI; a bad shard:
@@ -370,6 +401,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
   const filesPageSize = o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
   const defaultSettle = source.cli?.sandbox ? d.sandboxSettleMs : d.settleMs;
   const maxWait = o.transportOptions?.retry?.maxWaitMs;
+  const shard = shardSetting(o, source, env, c);
   const settings: Settings = {
     fileVersion: c.oneOf('fileVersion', o.fileVersion ?? d.fileVersion, [2, 3] as const),
     filesPageSize,
@@ -396,8 +428,9 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     order: c.oneOf('order', o.order ?? d.order, ['start', 'expiry'] as const),
     settleMs: c.number('settleMs', o.settleMs ?? defaultSettle, 'ms', 0),
     recheckMs,
-    shard: shardSetting(o, source, env, c),
+    shard,
     runId: o.runId,
+    balance: balanceSetting(o, source, env, c, shard),
     compactEvery: c.oneOf('compactManifest', o.compactManifest ?? true, [true, false])
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,

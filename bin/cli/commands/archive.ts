@@ -4,7 +4,7 @@ import { archiveReplays, planArchive } from '../../../src/index.js';
 import { formatShard } from '../../../src/archive-tools.js';
 import { DEFAULTS } from '../../../src/cli/flags.js';
 import { formatDuration } from '../../../src/cli/flags.js';
-import { SHARD_ENV } from '../../../src/cli/flags.js';
+import { ENV, SHARD_ENV } from '../../../src/cli/flags.js';
 import type { CliContext, Invocation } from '../context.js';
 import { printPlan } from '../dry-run.js';
 import { addLimitFlags, positiveInt, usage, withDefault } from '../flags.js';
@@ -17,6 +17,7 @@ interface ArchiveFlags extends SinkFlags, RunFlags {
   since?: string;
   until?: string;
   shard?: string;
+  balance?: string;
   pageSize?: number;
   max?: number;
   dryRun?: boolean;
@@ -46,6 +47,13 @@ export function register(program: Command): Command {
             'all',
           ),
         )
+        .option(
+          '--balance <run>',
+          withDefault(
+            `shards sharing this --out share out the work, so they end together: <run> names the run, alike for its shards, new each run (or ${ENV.balance})`,
+            'off',
+          ),
+        )
         .option('--no-compact', withDefault(`do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`, 'fold'))
         .option('--dry-run', withDefault('list what would be exported and why others are skipped; no download, no write', 'off')),
     ),
@@ -61,6 +69,7 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
     settings: await sinkSettingsOf(opts, 'archive'),
     out: opts.out,
     shard: { flag: opts.shard },
+    balance: { flag: opts.balance },
     // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.
     reporter: { replayLines: context.format === 'text' && context.stderr.isTTY === true ? 'failures' : 'all' },
   });

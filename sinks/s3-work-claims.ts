@@ -1,0 +1,84 @@
+/** The work claims of a balanced run in an S3 target (see ./work-claims.ts for what they are). */
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { isNotFound, listKeys, s3Error } from './s3-requests.js';
+import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey, type WorkClaims } from './work-claims.js';
+
+/**
+ * The claims of `run` under `s3://bucket/base`. A claim is created with `If-None-Match: *` (S3 refuses it when one
+ * is there: 412) after a HEAD, then read back: a store that ignores the condition (some S3-compatible servers) still
+ * tells each of two racing writers the same holder, so at most the replay is exported twice.
+ */
+export function s3WorkClaims(client: S3Client, bucket: string, base: string, target: string, run: string): WorkClaims {
+  checkRun(run, target);
+  const head = async (key: string, replayId: string): Promise<boolean> => {
+    try {
+      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw s3Error(`HeadObject ${key} failed`, err, { target, key, replayId });
+    }
+  };
+  const get = async (key: string, replayId: string): Promise<string | undefined> => {
+    try {
+      const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: base + key, Range: `bytes=0-${HOLDER_BYTES - 1}` }));
+      return (await res.Body?.transformToString('utf8')) ?? '';
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw s3Error(`GetObject ${key} failed`, err, { target, key, replayId });
+    }
+  };
+  const put = async (key: string, text: string, replayId: string, exclusive: boolean): Promise<boolean> => {
+    try {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: text, ContentType: 'text/plain', ...(exclusive ? { IfNoneMatch: '*' } : {}) }));
+      return true;
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (exclusive && (status === 412 || status === 409)) return false;
+      throw s3Error(`PutObject ${key} failed`, err, { target, key, replayId });
+    }
+  };
+  return {
+    async take(replayId, holder) {
+      const key = workClaimKey(run, replayId, 'taken');
+      if (await head(key, replayId)) return holderOf((await get(key, replayId)) ?? '');
+      // Unique per call, so that the read-back tells this writer from another that wrote the same holder.
+      const mine = `${holder} ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+      if (!(await put(key, mine, replayId, true))) return holderOf((await get(key, replayId)) ?? '');
+      const there = (await get(key, replayId)) ?? '';
+      return there === mine ? undefined : holderOf(there);
+    },
+    async retake(replayId, holder) {
+      await put(workClaimKey(run, replayId, 'taken'), holder, replayId, false);
+    },
+    async finish(replayId) {
+      await put(workClaimKey(run, replayId, 'done'), '', replayId, false);
+    },
+    finished: (replayId) => head(workClaimKey(run, replayId, 'done'), replayId),
+    async clearOtherRuns() {
+      const runs = new Set<string>();
+      let batch: string[] = [];
+      const flush = async (): Promise<void> => {
+        if (batch.length === 0) return;
+        const keys = batch;
+        batch = [];
+        try {
+          const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
+          if (res.Errors !== undefined && res.Errors.length > 0) throw new Error(res.Errors.map((e) => `${e.Key ?? '?'}: ${e.Code ?? ''} ${e.Message ?? ''}`).join('; '));
+        } catch (err) {
+          throw s3Error('DeleteObjects of old work claims failed', err, { target, key: BALANCE_DIR });
+        }
+      };
+      for await (const full of listKeys(client, bucket, `${base}${BALANCE_DIR}/`, 'the work claims', { target, key: BALANCE_DIR })) {
+        const name = full.slice(base.length + BALANCE_DIR.length + 1).split('/')[0]!;
+        if (name === run) continue;
+        runs.add(name);
+        batch.push(full);
+        if (batch.length === 1000) await flush();
+      }
+      await flush();
+      return runs.size;
+    },
+  };
+}
+
