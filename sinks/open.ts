@@ -104,7 +104,7 @@ export function createS3SinkLazily(url: string, opts: S3SinkOptions = {}): Sink 
         take: async (replayId, holder) => (await claims()).take(replayId, holder),
         retake: async (replayId, holder) => (await claims()).retake(replayId, holder),
         finish: async (replayId) => (await claims()).finish(replayId),
-        finished: async (replayId) => (await claims()).finished(replayId),
+        finishedAt: async (replayId) => (await claims()).finishedAt(replayId),
         clearOtherRuns: async () => (await claims()).clearOtherRuns(),
       };
     },

@@ -10,12 +10,13 @@ import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey, type WorkC
  */
 export function s3WorkClaims(client: S3Client, bucket: string, base: string, target: string, run: string): WorkClaims {
   checkRun(run, target);
-  const head = async (key: string, replayId: string): Promise<boolean> => {
+  /** When the object at `key` was written (ms since the epoch), or undefined when there is none. */
+  const head = async (key: string, replayId: string): Promise<number | undefined> => {
     try {
-      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
-      return true;
+      const res = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
+      return res.LastModified?.getTime() ?? 0;
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err)) return undefined;
       throw s3Error(`HeadObject ${key} failed`, err, { target, key, replayId });
     }
   };
@@ -41,7 +42,7 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
   return {
     async take(replayId, holder) {
       const key = workClaimKey(run, replayId, 'taken');
-      if (await head(key, replayId)) return holderOf((await get(key, replayId)) ?? '');
+      if ((await head(key, replayId)) !== undefined) return holderOf((await get(key, replayId)) ?? '');
       // Unique per call, so that the read-back tells this writer from another that wrote the same holder.
       const mine = `${holder} ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
       if (!(await put(key, mine, replayId, true))) return holderOf((await get(key, replayId)) ?? '');
@@ -54,7 +55,7 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
     async finish(replayId) {
       await put(workClaimKey(run, replayId, 'done'), '', replayId, false);
     },
-    finished: (replayId) => head(workClaimKey(run, replayId, 'done'), replayId),
+    finishedAt: (replayId) => head(workClaimKey(run, replayId, 'done'), replayId),
     async clearOtherRuns() {
       const runs = new Set<string>();
       let batch: string[] = [];

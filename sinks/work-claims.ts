@@ -8,7 +8,7 @@
  * balance.ts says why).
  */
 import { constants } from 'node:fs';
-import { open as openFile, readdir, rm } from 'node:fs/promises';
+import { lstat, open as openFile, readdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SinkError, describeCause } from './errors.js';
 import { replayKeyBase } from './keys.js';
@@ -32,8 +32,8 @@ export interface WorkClaims {
   retake(replayId: string, holder: string): Promise<void>;
   /** Records that the holder of `replayId`'s claim has written its manifest line. */
   finish(replayId: string): Promise<void>;
-  /** Whether the holder of `replayId`'s claim has written its manifest line. */
-  finished(replayId: string): Promise<boolean>;
+  /** When the holder of `replayId`'s claim recorded its line written (ms since the epoch, the store's clock); undefined: not yet. */
+  finishedAt(replayId: string): Promise<number | undefined>;
   /** Removes the claims of every other run in the target; resolves how many runs' claims were removed. */
   clearOtherRuns(): Promise<number>;
 }
@@ -117,8 +117,15 @@ export function localWorkClaims(root: string, run: string, pathOf: (key: string)
     async finish(replayId) {
       await write(workClaimKey(run, replayId, 'done'), '', false, replayId);
     },
-    async finished(replayId) {
-      return (await read(workClaimKey(run, replayId, 'done'), replayId)) !== undefined;
+    async finishedAt(replayId) {
+      const key = workClaimKey(run, replayId, 'done');
+      try {
+        const stat = await lstat(pathOf(key));
+        return stat.isFile() ? stat.mtimeMs : undefined;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw fail('read the work claim', key, err, replayId);
+      }
     },
     async clearOtherRuns() {
       const folder = pathOf(BALANCE_DIR);

@@ -227,6 +227,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
   if (settings.captureAssets !== undefined && assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
   const run = async (): Promise<void> => {
     const balance = settings.balance;
+    // Compared with the claims' times, which the stores' clocks give: the real clock, not the run's.
+    const startedAt = Date.now();
     const balancer = balance !== undefined && settings.shard !== undefined ? new Balancer(io.archive.work(balance.run), settings.shard, balance.tail) : undefined;
     // Claims of earlier runs decide nothing any more.
     await balancer?.claims.clearOtherRuns();
@@ -414,7 +416,9 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       // Its replays another shard took: their lines awaited (`taken`); those still unfinished after the wait (the
       // other may have died holding them) exported here.
       const left = new Set(
-        await awaitClaimed(balancer.claims, deferred.map((r) => r.replay_id), balance!.waitMs, (id) => channel.push({ type: 'result', replayId: id, outcome: 'taken', reason: 'exported by another shard' }), signal, now),
+        await awaitClaimed(balancer.claims, deferred.map((r) => r.replay_id), { waitMs: balance!.waitMs, startedAt, signal }, (id) =>
+          channel.push({ type: 'result', replayId: id, outcome: 'taken', reason: 'exported by another shard' }),
+        ),
       );
       const rest = deferred.filter((r) => left.has(r.replay_id));
       results.push(

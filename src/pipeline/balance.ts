@@ -4,8 +4,8 @@
  *
  * Each shard still owns the replays of its hash (shard.ts) and exports them in its order, claiming each in the target
  * first (sinks/work-claims.ts). A shard done with its own takes the others' replays from the end of their order (the
- * listing's last ones, newest first), claiming each; it stops taking a shard's replays at the first one already
- * claimed: that shard's own export has come that far. An owner that finds its replay claimed by another shard leaves
+ * listing's last ones, newest first), claiming each; it stops taking a shard's replays at the first one that shard
+ * claimed itself: its own export has come that far (one another taker holds is passed over). An owner that finds its replay claimed by another shard leaves
  * it and, at its end, waits for that shard's line (`finished`), up to `waitMs`, then exports it itself.
  *
  * Nothing can be left out: an owner exports every replay of its own that nobody finished, so a shard that died holding
@@ -92,18 +92,23 @@ export class Balancer {
     }
   }
 
-  /** Claims another shard's replay: true when this shard now holds it; false (that shard's taken no more) otherwise. */
+  /**
+   * Claims another shard's replay: true when this shard now holds it. False when someone holds it; when that is its
+   * owner, none of the owner's replays is taken any more.
+   */
   async take(replay: ReplayInfo): Promise<boolean> {
     const id = replay.replay_id;
     const holder = await this.claims.take(id, this.holder);
     if (holder === undefined) return true;
     if (holder === this.holder) {
-      // Held by an earlier process of this shard in this run: taken back unless that one wrote its line.
-      if (await this.claims.finished(id)) return false;
+      // Held by an earlier process of this shard (killed, run again): taken back. Had it recorded the replay `ok`, the
+      // run's state would say so and the replay would not be taken at all.
       await this.claims.retake(id, this.holder);
       return true;
     }
-    this.#stopped.add(this.ownerOf(replay));
+    // The owner's own claim: its export has come this far. Another taker's: the ones before may still be free.
+    const owner = this.ownerOf(replay);
+    if (holder === formatShard({ index: owner, count: this.shard.count })) this.#stopped.add(owner);
     return false;
   }
 
@@ -117,18 +122,25 @@ export class Balancer {
   }
 }
 
+/** Clocks of machines sharing a target (and the store's) may be this far apart. */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
 /**
- * Waits until each of `ids` is `finished` by the shard that claimed it, polling (from 50 ms, half as long again each time, up to 2 s: the shard's end waits on the first ones), for at
- * most `waitMs`; calls `onFinished` for each as it is seen; resolves the ids still unfinished then.
+ * Waits until the shard that claimed each of `ids` recorded its line, polling (from 50 ms, half as long again each
+ * time, up to 500 ms: the shard's end waits on them), for at most `waitMs`; calls `onTaken` for each seen finished.
+ * Resolves the ids to export here: those still unfinished after the wait (the holder may have died), and those
+ * finished before `startedAt` (less the clocks' skew): an earlier run under the same name, whose line this run read
+ * at its start and found not `ok` (else the replay would be done), so it is tried again, as an unbalanced run would.
  */
 export async function awaitClaimed(
   claims: WorkClaims,
   ids: readonly string[],
-  waitMs: number,
-  onFinished: (replayId: string) => void,
-  signal: AbortSignal,
-  now: () => number = Date.now,
+  options: { waitMs: number; startedAt: number; signal: AbortSignal; now?: (() => number) | undefined },
+  onTaken: (replayId: string) => void,
 ): Promise<string[]> {
+  const { waitMs, startedAt, signal } = options;
+  const now = options.now ?? Date.now;
+  const stale: string[] = [];
   let pending = [...ids];
   const until = now() + waitMs;
   let pause = 50;
@@ -136,12 +148,14 @@ export async function awaitClaimed(
     const still: string[] = [];
     for (const id of pending) {
       signal.throwIfAborted();
-      if (await claims.finished(id)) onFinished(id);
-      else still.push(id);
+      const at = await claims.finishedAt(id);
+      if (at === undefined) still.push(id);
+      else if (at < startedAt - CLOCK_SKEW_MS) stale.push(id);
+      else onTaken(id);
     }
     pending = still;
     const left = until - now();
-    if (pending.length === 0 || left <= 0) return pending;
+    if (pending.length === 0 || left <= 0) return [...stale, ...pending];
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(done, Math.min(pause, left));
       function done(): void {
@@ -154,6 +168,6 @@ export async function awaitClaimed(
       }
       signal.addEventListener('abort', aborted, { once: true });
     });
-    pause = Math.min(pause * 1.5, 2_000);
+    pause = Math.min(pause * 1.5, 500);
   }
 }

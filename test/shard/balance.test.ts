@@ -4,6 +4,8 @@
  * claim left by a shard that died is waited for, then exported by the owner: every replay is exported exactly once
  * whatever the shards' timing, and none is left out.
  */
+import { utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalSink, createS3Sink } from '../../src/index.js';
 import { archiveReplays, planArchive, type ArchiveEvent } from '../../src/index.js';
@@ -115,6 +117,23 @@ describe('a balanced run', () => {
     expect(lines.filter((l) => l.replay_id === mine[0])).toHaveLength(1);
   });
 
+  it('tries again at once a replay another shard finished before it started (a run name used again)', async () => {
+    sandbox = await startSandbox({ replicas: 5 });
+    work = await tempDir('replay-export-balance-');
+    const mine = sandbox.replays().map((r) => r.replayId).filter((id) => shardOf(id, N) === 0);
+    const sink = createLocalSink(work.dir);
+    const claims = sink.workClaims!('nightly');
+    // Shard 2 took it in an earlier run of the same name, and its line there was no `ok` (the manifest has none).
+    expect(await claims.take(mine[0]!, '2/3')).toBeUndefined();
+    await claims.finish(mine[0]!);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(join(work.dir, workClaimKey('nightly', mine[0]!, 'done')), hourAgo, hourAgo);
+    await sink.close();
+    // A wait far longer than the test may take: the replay is not waited for.
+    const got = outcomes(await shardRun(sandbox, work.dir, 0, { balance: { run: 'nightly', waitMs: 3_600_000 } }));
+    expect(got.get(mine[0]!)).toBe('ok');
+  });
+
   it('removes the claims of earlier runs when it starts', async () => {
     sandbox = await startSandbox({ replicas: 2 });
     work = await tempDir('replay-export-balance-');
@@ -170,9 +189,10 @@ describe('work claims on S3', () => {
     const claims = sink.workClaims!('night-2');
     expect(await claims.take('d/1', '0/3')).toBeUndefined();
     expect(await claims.take('d/1', '1/3')).toBe('0/3');
-    expect(await claims.finished('d/1')).toBe(false);
+    expect(await claims.finishedAt('d/1')).toBeUndefined();
+    const before = Date.now();
     await claims.finish('d/1');
-    expect(await claims.finished('d/1')).toBe(true);
+    expect(Math.abs((await claims.finishedAt('d/1'))! - before)).toBeLessThan(60_000);
     await claims.retake('d/1', '2/3');
     expect(await claims.take('d/1', '1/3')).toBe('2/3');
     const older = sink.workClaims!('night-1');
