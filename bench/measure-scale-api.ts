@@ -1,6 +1,6 @@
 /**
- * The scale part's API figure (issue #18): three `archive` shards, each its own process with its own adaptive windows
- * and no coordinator, against one sandbox that allows 5 API requests in flight per project (429 + Retry-After: 1
+ * The scale part's API figure (issues #18, #30): three `archive` shards, each its own process with its own adaptive
+ * windows and no coordinator, sharing one target and its work (`--balance`: claims in the target), against one sandbox that allows 5 API requests in flight per project (429 + Retry-After: 1
  * beyond) with latency L; then one process alone with no limit.
  *
  * The bound the limit sets: every API request (list pages and files requests, counted by the sandbox) holds one of

@@ -41,6 +41,7 @@ export const EXAMPLES = {
     ['replay-export archive --out replays', 'every replay; run again to resume or pick up new ones'],
     ['replay-export archive --out replays --since 7d --dry-run', 'what a run over the last week would export'],
     ['replay-export archive --out s3://bucket/replays --shard 0/4 --concurrency 8', 'the first of four parallel jobs (shards 0/4 to 3/4)'],
+    ['replay-export archive --out s3://bucket/replays --shard 0/4 --balance nightly-2026-11-27', 'the same, the four sharing out the night so they end together'],
   ],
   forget: [
     ['replay-export forget --out replays --user 12345 --reason "erasure request 2026-118"', "a user's outputs gone, and never archived again"],
