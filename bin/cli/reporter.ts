@@ -238,6 +238,16 @@ export class Reporter {
         });
         break;
       }
+      case 'claims-cleared':
+        this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, { event: 'claims_cleared', runs: ev.runs });
+        break;
+      case 'claims-clear-failed': {
+        const message = ev.error instanceof Error ? ev.error.message : String(ev.error);
+        this.log('warn', `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${message}`, {
+          event: 'claims_clear_failed', error: { message },
+        });
+        break;
+      }
       case 'started':
         if (this.format === 'json') this.log('info', 'replay started', { event: 'started', replay_id: ev.replayId });
         break;

@@ -47,7 +47,10 @@ export type ArchiveEvent =
   /** The manifest was folded into a snapshot (see `Sink.compactManifest`). */
   | { type: 'compacted'; result: ManifestCompactionResult }
   /** Folding the manifest failed: it stays as it was (nothing lost); the run goes on. */
-  | { type: 'compaction-failed'; error: unknown };
+  | { type: 'compaction-failed'; error: unknown }
+  /** A balanced run's shard 0 removed earlier runs' claims (`runs` of them), or could not: they stay; nothing else changes. */
+  | { type: 'claims-cleared'; runs: number }
+  | { type: 'claims-clear-failed'; error: unknown };
 
 /** What a run goes through; how (order, settling, re-checks, shard, concurrency) is in its `Settings`. */
 export interface ArchivePlan {
@@ -230,8 +233,14 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     // Compared with the claims' times, which the stores' clocks give: the real clock, not the run's.
     const startedAt = Date.now();
     const balancer = balance !== undefined && settings.shard !== undefined ? new Balancer(io.archive.work(balance.run), settings.shard, balance.tail) : undefined;
-    // Claims of earlier runs decide nothing any more.
-    await balancer?.claims.clearOtherRuns();
+    // Claims of earlier runs decide nothing any more: removed by one shard of the run, beside its work.
+    const clearing =
+      balancer !== undefined && settings.shard?.index === 0
+        ? balancer.claims.clearOtherRuns().then(
+            (runs) => (runs > 0 ? channel.push({ type: 'claims-cleared', runs }) : undefined),
+            (error: unknown) => channel.push({ type: 'claims-clear-failed', error }),
+          )
+        : undefined;
     const state = await readResumeState(io.archive.manifest, {
       keyFor: (id) => io.archive.outputs.keyFor(id, settings.output),
       // A balanced shard may take any replay: it knows them all.
@@ -447,6 +456,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       if (failure) throw failure.reason;
       throw outer?.reason;
     }
+    await clearing;
     // A run stopped by `max` leaves the rest of the listing unread.
     if (full) await source.return?.(undefined);
     await compactor?.finish();
