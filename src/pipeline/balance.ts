@@ -122,12 +122,15 @@ export class Balancer {
   }
 }
 
+/** How often an owner looks for the lines of its replays another shard took. */
+const POLL_MS = 100;
+
 /** Clocks of machines sharing a target (and the store's) may be this far apart. */
 export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /**
- * Waits until the shard that claimed each of `ids` recorded its line, polling (from 50 ms, half as long again each
- * time, up to 500 ms: the shard's end waits on them), for at most `waitMs`; calls `onTaken` for each seen finished.
+ * Waits until the shard that claimed each of `ids` recorded its line, polling every 100 ms (the shard's end waits on
+ * them: a longer pause is that much later an end), for at most `waitMs`; calls `onTaken` for each seen finished.
  * Resolves the ids to export here: those still unfinished after the wait (the holder may have died), and those
  * finished before `startedAt` (less the clocks' skew): an earlier run under the same name, whose line this run read
  * at its start and found not `ok` (else the replay would be done), so it is tried again, as an unbalanced run would.
@@ -143,7 +146,6 @@ export async function awaitClaimed(
   const stale: string[] = [];
   let pending = [...ids];
   const until = now() + waitMs;
-  let pause = 50;
   for (;;) {
     const still: string[] = [];
     for (const id of pending) {
@@ -157,7 +159,7 @@ export async function awaitClaimed(
     const left = until - now();
     if (pending.length === 0 || left <= 0) return [...stale, ...pending];
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(done, Math.min(pause, left));
+      const timer = setTimeout(done, Math.min(POLL_MS, left));
       function done(): void {
         signal.removeEventListener('abort', aborted);
         resolve();
@@ -168,6 +170,5 @@ export async function awaitClaimed(
       }
       signal.addEventListener('abort', aborted, { once: true });
     });
-    pause = Math.min(pause * 1.5, 500);
   }
 }
