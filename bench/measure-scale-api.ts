@@ -55,6 +55,8 @@ export interface ShardedApiResult {
   filesPerReplay: number;
   /** The shards, each its own process, against the limit. */
   sharded: LimitedRun;
+  /** The same shards, each exporting exactly its own replays (no `--balance`): the same-run baseline of balancing. */
+  unbalanced: LimitedRun;
   /** One process (no shard) against the same limit. */
   single: LimitedRun;
   /**
@@ -82,16 +84,16 @@ function requests(a: SandboxStats, b: SandboxStats): { api: number; storage: num
   return { api: b.listRequests - a.listRequests + b.filesRequests - a.filesRequests, storage: b.storageRequests - a.storageRequests };
 }
 
-async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, expected: number): Promise<{ t0: number; wallMs: number; perProcess: ScaleProcess[] }> {
+async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, expected: number, balance = true): Promise<{ t0: number; wallMs: number; perProcess: ScaleProcess[] }> {
   const t0 = Date.now();
-  // The shards share one target, as a night's shards do, and share out its work (`--balance`).
+  // The shards share one target, as a night's shards do, and share out its work (`--balance`) unless told not to.
   const out = join(workDir, `scale-${shards}`);
-  const night = `bench-${t0}`;
+  const night = balance ? { balance: `bench-${t0}` } : {};
   const reports = await Promise.all(
     Array.from({ length: shards }, async (_, index) => {
       const spawnedAt = Date.now();
       // Spawned directly (no launcher): a shard is one Node process, whose start is counted.
-      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards }, balance: night } : {}) }, false);
+      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards }, ...night } : {}) }, false);
       return { r, spawnedAt, endedAt: Date.now() };
     }),
   );
@@ -112,11 +114,11 @@ async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, exp
  * Runs `processes` archive processes (shards when more than one) against the sandbox's current limit and latency.
  * The bound: L + ceil(API calls / limit) · L + ceil(files per replay / (filesAhead + 1)) · L.
  */
-async function limitedRun(sandbox: Sandbox, opts: ShardedApiOptions, processes: number): Promise<LimitedRun> {
+async function limitedRun(sandbox: Sandbox, opts: ShardedApiOptions, processes: number, balance = true): Promise<LimitedRun> {
   const L = opts.latencyMs;
   const before = sandbox.stats();
   const limitedBefore = sandbox.apiCounters().concurrencyLimited;
-  const run = await archiveRun(sandbox, opts.workDir, processes, opts.replays);
+  const run = await archiveRun(sandbox, opts.workDir, processes, opts.replays, balance);
   const used = requests(before, sandbox.stats());
   const limited = sandbox.apiCounters().concurrencyLimited - limitedBefore;
   const F = opts.sample.files[3].length;
@@ -134,6 +136,12 @@ async function limitedRun(sandbox: Sandbox, opts: ShardedApiOptions, processes: 
     firstRequestMs: first ? first.at - run.t0 : 0,
     perProcess: run.perProcess,
   };
+}
+
+/** The last shard's end minus the first's, s. */
+function spread(r: LimitedRun): string {
+  const ends = r.perProcess.map((p) => p.endMs);
+  return ((Math.max(...ends) - Math.min(...ends)) / 1000).toFixed(2);
 }
 
 function describe(label: string, r: LimitedRun): string {
@@ -163,7 +171,9 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
   const loadBefore = loadavg()[0]!;
   try {
     const sharded = await limitedRun(sandbox, opts, opts.shards);
-    log(describe(`${opts.shards} shards`, sharded));
+    log(describe(`${opts.shards} shards, balanced`, sharded));
+    const unbalanced = await limitedRun(sandbox, opts, opts.shards, false);
+    log(describe(`${opts.shards} shards, each its own replays`, unbalanced));
     const single = await limitedRun(sandbox, opts, 1);
     log(describe('one process', single));
     const startCpuMs = await startCpu(sandbox, opts.workDir);
@@ -188,6 +198,7 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
       apiLimit: opts.apiLimit,
       filesPerReplay: F,
       sharded,
+      unbalanced,
       single,
       startCpuMs,
       load: [loadBefore, loadavg()[0]!],
@@ -202,7 +213,8 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
       explanation: [
         `bound = L + ceil(API calls / limit) · L + ceil(files per replay / (filesAhead + 1)) · L = ${L} + ceil(${sharded.apiCalls} / ${opts.apiLimit}) · ${L} + ceil(${F} / ${w}) · ${L} = ${sharded.boundMs} ms`,
         `429 share = answered 429 / all API calls = ${sharded.limited} / ${sharded.apiCalls + sharded.limited}`,
-        `shard split: ${sharded.perProcess.map((p) => p.replays).join(' / ')} replays (largest ${((100 * Math.max(...sharded.perProcess.map((p) => p.replays))) / (opts.replays / opts.shards) - 100).toFixed(0)}% above an even share)`,
+        `shard split (balanced: replays each exported): ${sharded.perProcess.map((p) => p.replays).join(' / ')} (largest ${((100 * Math.max(...sharded.perProcess.map((p) => p.replays))) / (opts.replays / opts.shards) - 100).toFixed(0)}% above an even share); by the hash alone ${unbalanced.perProcess.map((p) => p.replays).join(' / ')}`,
+        `balancing, same run: ${sharded.ratio.toFixed(2)}× bound balanced, ${unbalanced.ratio.toFixed(2)}× each shard its own replays (${((100 * sharded.wallMs) / unbalanced.wallMs - 100).toFixed(0)}% wall time); the shards ended ${spread(sharded)} s apart balanced, ${spread(unbalanced)} s not`,
         `process start (spawn to the library loaded), mean of the shards ${meanStart.toFixed(0)} ms (exec and Node ${(sharded.perProcess.reduce((n, p) => n + p.execMs, 0) / sharded.perProcess.length).toFixed(0)} ms of it): ${gap > 0 ? `${((100 * meanStart) / gap).toFixed(0)}% of the gap to the bound (${gap.toFixed(0)} ms)` : 'no gap'}`,
         `process start, CPU (Node and the library, an idle child alone): ${startCpuMs.map((ms) => ms.toFixed(0)).join(', ')} ms; the shards' start above is that CPU at the machine's load`,
         `load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end, on ${cpus().length} cores`,

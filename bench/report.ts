@@ -223,9 +223,9 @@ export function rows(r: BenchResults): Row[] {
     const x = r.scale.api;
     const s = x.sharded;
     out.push({
-      figure: `scale: ${x.replays} replays, ${x.shards} archive shards, limit ${x.apiLimit} in flight, ${x.latencyMs} ms: wall`,
+      figure: `scale: ${x.replays} replays, ${x.shards} archive shards (--balance), limit ${x.apiLimit} in flight, ${x.latencyMs} ms: wall`,
       subject: `${(s.wallMs / 1000).toFixed(2)} s`,
-      baseline: `bound ${(s.boundMs / 1000).toFixed(2)} s`,
+      baseline: `bound ${(s.boundMs / 1000).toFixed(2)} s; ${(x.unbalanced.wallMs / 1000).toFixed(2)} s (${x.unbalanced.ratio.toFixed(2)}×) unbalanced`,
       ratio: `${s.ratio.toFixed(2)}×`,
       target: `≤ ${TARGETS.scaleApiRatio}× bound`,
       pass: s.ratio <= TARGETS.scaleApiRatio,
@@ -377,6 +377,7 @@ export function resultJson(r: BenchResults): unknown {
             ratio: round(r.scale.api.sharded.ratio, 3),
             limitedShare: round(r.scale.api.sharded.limitedShare, 4),
             split: r.scale.api.sharded.perProcess.map((p) => p.replays),
+            unbalancedRatio: round(r.scale.api.unbalanced.ratio, 3),
             singleRatio: round(r.scale.api.single.ratio, 3),
             aloneParallelism: round(r.scale.api.alone.effectiveParallelism, 1),
             startCpuMs: r.scale.api.startCpuMs.map((ms) => Math.round(ms)),
