@@ -134,6 +134,24 @@ describe('a balanced run', () => {
     expect(got.get(mine[0]!)).toBe('ok');
   });
 
+  it('takes in the owners\' order with --order expiry, and still exports each replay once', async () => {
+    sandbox = await startSandbox({ replicas: 14, faults: { latencyMs: 10 } });
+    work = await tempDir('replay-export-balance-');
+    const runs = (await Promise.all([0, 1, 2].map((i) => shardRun(sandbox!, work!.dir, i, { order: 'expiry', concurrency: i === 0 ? 1 : 4 })))).map(outcomes);
+    for (const r of sandbox.replays()) expect(runs.filter((o) => o.get(r.replayId) === 'ok'), r.replayId).toHaveLength(1);
+    await expectEachOnce(sandbox, work.dir);
+  });
+
+  it('needs a sink that holds claims: a caller\'s own without workClaims is refused before any export', async () => {
+    sandbox = await startSandbox({ replicas: 1 });
+    work = await tempDir('replay-export-balance-');
+    const local = createLocalSink(work.dir);
+    const { workClaims: _, ...sink } = local;
+    await expect(shardRun(sandbox, work.dir, 0, { out: undefined, sink })).rejects.toMatchObject({ code: 'SINK_CONFIG', message: expect.stringMatching(/hold work claims/) });
+    expect(await readManifest(work.dir)).toEqual([]);
+    await local.close();
+  });
+
   it('removes the claims of earlier runs when it starts', async () => {
     sandbox = await startSandbox({ replicas: 2 });
     work = await tempDir('replay-export-balance-');
