@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalSink, createS3Sink } from '../../src/index.js';
 import { archiveReplays, planArchive, type ArchiveEvent } from '../../src/index.js';
-import { forgetReplays } from '../../src/archive-tools.js';
+import { forgetReplays, verifyArchive } from '../../src/archive-tools.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { storedKind } from '../../sinks/layout.js';
@@ -97,6 +97,12 @@ describe('a balanced run', () => {
     await expectEachOnce(sandbox, work.dir);
     const exported = runs.flatMap((r) => [...outcomes(r)].filter(([, o]) => o === 'ok').map(([id]) => id));
     expect(exported.sort()).toEqual(sandbox.replays().map((r) => r.replayId).sort());
+    // `verify` finds the archive whole, its claims the archive's own (no orphan).
+    const verification = verifyArchive(work.dir);
+    const problems: unknown[] = [];
+    for await (const p of verification) problems.push(p);
+    expect(problems).toEqual([]);
+    expect(await verification.summary).toMatchObject({ problems: 0, intact: sandbox.replays().length });
   });
 
   it('waits for a claim whose holder died, then exports the replay itself; takes back its own earlier claims', async () => {
