@@ -273,10 +273,11 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
       shot?.catch(() => undefined); // seen when its turn to be encoded comes
       shown = next;
       const k = index++;
-      // Frames are encoded in order, each once captured, while the next ones are captured.
-      encoding = encoding.then(async () => {
-        if (shot) await frameEncoder.add(await shot, k);
-        else await frameEncoder.again(k);
+      // Each frame goes to the encoder once captured (the encoder takes them in index order), while the next ones are
+      // captured; progress is told in order.
+      const encoded = shot ? shot.then((jpeg) => frameEncoder.add(jpeg, k)) : frameEncoder.again(k);
+      encoded.catch(() => undefined); // seen through `encoding`
+      encoding = Promise.all([encoding, encoded]).then(() => {
         options.onProgress?.({ frame: k + 1, frames, offset: t });
       });
       encoding.catch(() => undefined); // seen below, or by the last `await encoding`
