@@ -157,20 +157,36 @@ const RENDER_STYLE =
   '.replayer-mouse,.replayer-mouse::after{transition:none!important;animation:none!important}' +
   '#stage{margin:0!important;max-width:none!important}#stage iframe{border:0!important}';
 
-/** The player page at `url`, paused, every canvas frame given to the Replayer, the replay's area `window`'s size. */
+/** Waits until the player has taken every event (it says so on its body), then gives the page `css`. */
+async function loadedWith(css: string): Promise<void> {
+  const w = globalThis as any;
+  const body = w.document.body;
+  if (body.getAttribute('data-loaded') !== 'true') {
+    await new Promise<void>((resolve) => {
+      const observer = new w.MutationObserver(() => {
+        if (body.getAttribute('data-loaded') !== 'true') return;
+        observer.disconnect();
+        resolve();
+      });
+      observer.observe(body, { attributes: true, attributeFilter: ['data-loaded'] });
+    });
+  }
+  const style = w.document.createElement('style');
+  style.textContent = css;
+  w.document.head.appendChild(style);
+  // The player fits the replay again on a resize: at once, with these styles.
+  w.dispatchEvent(new w.Event('resize'));
+}
+
+/**
+ * The player page at `url`, paused, every canvas frame given to the Replayer, the replay's area `window`'s size.
+ * (Waited for with `evaluate`, not `waitForSelector`, which first loads playwright's own script into the page.)
+ */
 async function preparePage(page: Page, url: string, window: VideoSize): Promise<PageFacts> {
   await page.goto(`${url}?paused&canvas=all&controls=0&width=${window.width}&height=${window.height}`);
-  await page.waitForSelector('body[data-loaded="true"]', { state: 'attached', timeout: 0 });
+  await page.evaluate(loadedWith, RENDER_STYLE);
   const facts = await page.evaluate(readFacts);
   if (!facts.ready) throw new VideoError('VIDEO_EMPTY', 'the replay has nothing to play (fewer than two events)');
-  await page.evaluate((css) => {
-    const w = globalThis as any;
-    const style = w.document.createElement('style');
-    style.textContent = css;
-    w.document.head.appendChild(style);
-    // The player fits the replay again on a resize: at once, with these styles.
-    w.dispatchEvent(new w.Event('resize'));
-  }, RENDER_STYLE);
   return facts;
 }
 
