@@ -219,24 +219,38 @@ async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoF
     if (taken.failure) throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${taken.failure}`);
     return taken.packets;
   };
-  // The packets are written in the order the page gave them back (the order its calls settle in).
-  let writing: Promise<void> = Promise.resolve();
-  const written = (packets: Packet[]): Promise<void> => {
-    writing = writing.then(() => write(packets));
-    return writing;
+  // What frame k's call gave back is written once frame k − 1's is: the page takes the packets in frame order, and
+  // the calls' answers may come back in another.
+  const turns = new Map<number, { done: Promise<void>; pass: () => void }>();
+  const turn = (index: number): { done: Promise<void>; pass: () => void } => {
+    let t = turns.get(index);
+    if (!t) {
+      let pass = (): void => undefined;
+      const done = new Promise<void>((resolve) => (pass = resolve));
+      t = { done, pass };
+      turns.set(index, t);
+    }
+    return t;
+  };
+  turn(-1).pass();
+  const written = async (index: number, packets: Packet[]): Promise<void> => {
+    await turn(index - 1).done;
+    turns.delete(index - 1);
+    await write(packets);
+    turn(index).pass();
   };
   return {
     async add(jpeg, index) {
       const args = [index, jpeg, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await written(await call(() => page.evaluate(([i, j, t, d, k]) => (globalThis as any).__video.frame(i, j, t, d, k) as Promise<Taken>, args)));
+      await written(index, await call(() => page.evaluate(([i, j, t, d, k]) => (globalThis as any).__video.frame(i, j, t, d, k) as Promise<Taken>, args)));
     },
     async again(index) {
       const args = [index, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await written(await call(() => page.evaluate(([i, t, d, k]) => (globalThis as any).__video.again(i, t, d, k) as Promise<Taken>, args)));
+      await written(index, await call(() => page.evaluate(([i, t, d, k]) => (globalThis as any).__video.again(i, t, d, k) as Promise<Taken>, args)));
     },
     async finish() {
-      await writing;
-      await written(await call(() => page.evaluate(() => (globalThis as any).__video.finish() as Promise<Taken>)));
+      // Called once every frame's call has settled: all written.
+      await write(await call(() => page.evaluate(() => (globalThis as any).__video.finish() as Promise<Taken>)));
       source.close();
       await output.finalize();
       await page.close();
