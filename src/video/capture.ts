@@ -1,8 +1,11 @@
 /**
  * Frames captured from the player pages of a render: a page is moved to a frame's time (rrweb's `pause(timeOffset)`)
- * and its replay's frame captured (CDP `Page.captureScreenshot`, JPEG, scaled to the video's size). Frames go to the
- * pages in turn, each page's seeks only forward: with two pages, two frames are captured at once (a capture is mostly
- * waiting on the browser's processes, one after the other). A page can join while frames are being captured.
+ * and its replay's frame captured (CDP `Page.captureScreenshot`, JPEG). The pages are sized so that the player draws
+ * the replay's frame at the video's size filling the window: the screenshot is then the whole window, taken as drawn
+ * (a clip costs the browser a re-emulated frame: ~30% dearer). A frame that does not fill it (the recording's viewport
+ * changed shape) is clipped and scaled to the video's size. Frames go to the pages in turn, each page's seeks only
+ * forward: with two pages, two frames are captured at once (a capture is mostly waiting on the browser's processes,
+ * one after the other). A page can join while frames are being captured.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 
@@ -69,14 +72,19 @@ export function trackCanvasDecodes(): void {
 export class FrameCapture {
   private turn = 0;
 
+  /**
+   * `size`: the video's; `window`: the pages' viewport (every page of a render has the same), where the player fits
+   * the replay's frame.
+   */
   private constructor(
     private readonly players: Player[],
     private readonly size: { width: number; height: number },
+    private readonly window: { width: number; height: number },
   ) {}
 
-  static async open(context: BrowserContext, pages: readonly Page[], size: { width: number; height: number }): Promise<FrameCapture> {
+  static async open(context: BrowserContext, pages: readonly Page[], size: { width: number; height: number }, window: { width: number; height: number }): Promise<FrameCapture> {
     const players = await Promise.all(pages.map(async (page) => ({ page, cdp: await context.newCDPSession(page), last: Promise.resolve() as Promise<unknown> })));
-    return new FrameCapture(players, size);
+    return new FrameCapture(players, size, window);
   }
 
   /** Adds a page, loaded and sized as the others, to take its turns from the next frame on. */
@@ -89,8 +97,11 @@ export class FrameCapture {
     const player = this.players[this.turn++ % this.players.length]!;
     const shot = player.last.then(async () => {
       const [x, y, width, height] = await player.page.evaluate(seekTo, t);
+      // The frame fills the window (to a fraction of a pixel, the player's scale being exact in one direction only).
+      const fills = Math.abs(x) < 0.5 && Math.abs(y) < 0.5 && Math.abs(width - this.window.width) < 1 && Math.abs(height - this.window.height) < 1;
       const scale = Math.min(this.size.width / width, this.size.height / height);
-      const { data } = (await player.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 92, clip: { x, y, width, height, scale }, optimizeForSpeed: true })) as { data: string };
+      const clip = fills ? {} : { clip: { x, y, width, height, scale } };
+      const { data } = (await player.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 92, ...clip, optimizeForSpeed: true })) as { data: string };
       return data;
     });
     // A failure is the caller's to see when it awaits the frame; the next capture of the page is not held up by it.

@@ -23,10 +23,16 @@ interface Taken {
   packets: Packet[];
 }
 
-/** The encoder page's code (run by the driver, so the page's CSP, which allows no script, does not apply). */
+/**
+ * The encoder page's code (run by the driver, so the page's CSP, which allows no script, does not apply). Frames may
+ * arrive out of order (each is sent once captured, while earlier ones are still being captured or sent): each JPEG is
+ * decoded as it arrives, and the frames are drawn and encoded in index order. A call returns once its frame is given
+ * to the encoder, with the packets made so far.
+ */
 const ENCODER_SCRIPT = `(() => {
   const out = [];
-  let failure = null, canvas, ctx, encoder, W, H;
+  const jobs = new Map();
+  let failure = null, canvas, ctx, encoder, W, H, next = 0, running = false;
   const b64 = (view) => {
     const u = new Uint8Array(view.buffer || view, view.byteOffset || 0, view.byteLength);
     let s = '';
@@ -34,6 +40,32 @@ const ENCODER_SCRIPT = `(() => {
     return btoa(s);
   };
   const take = () => ({ failure, packets: out.splice(0) });
+  const pump = async () => {
+    if (running) return;
+    running = true;
+    while (jobs.has(next)) {
+      const job = jobs.get(next);
+      jobs.delete(next);
+      try {
+        if (!failure) await job.run();
+      } catch (e) {
+        failure = String(e);
+      }
+      next++;
+      job.resolve(take());
+    }
+    running = false;
+  };
+  const enqueue = (index, run) => new Promise((resolve) => {
+    jobs.set(index, { run, resolve });
+    pump();
+  });
+  const encode = async (timestamp, duration, keyFrame) => {
+    const frame = new VideoFrame(canvas, { timestamp, duration });
+    encoder.encode(frame, { keyFrame });
+    frame.close();
+    while (encoder.encodeQueueSize > 2) await new Promise((r) => encoder.addEventListener('dequeue', r, { once: true }));
+  };
   globalThis.__video = {
     async start(width, height, config) {
       if (typeof VideoEncoder !== 'function') return 'no WebCodecs VideoEncoder';
@@ -60,23 +92,23 @@ const ENCODER_SCRIPT = `(() => {
       encoder.configure(config);
       return '';
     },
-    async frame(jpeg, timestamp, duration, keyFrame) {
+    frame(index, jpeg, timestamp, duration, keyFrame) {
       const bin = atob(jpeg), bytes = new Uint8Array(bin.length);
       for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      const image = await createImageBitmap(new Blob([bytes], { type: 'image/jpeg' }));
-      const scale = Math.min(W / image.width, H / image.height), w = image.width * scale, h = image.height * scale;
-      ctx.fillStyle = '#000';
-      ctx.fillRect(0, 0, W, H);
-      ctx.drawImage(image, (W - w) / 2, (H - h) / 2, w, h);
-      image.close();
-      return this.again(timestamp, duration, keyFrame);
+      const decoding = createImageBitmap(new Blob([bytes], { type: 'image/jpeg' }));
+      decoding.catch(() => {});
+      return enqueue(index, async () => {
+        const image = await decoding;
+        const scale = Math.min(W / image.width, H / image.height), w = image.width * scale, h = image.height * scale;
+        ctx.fillStyle = '#000';
+        ctx.fillRect(0, 0, W, H);
+        ctx.drawImage(image, (W - w) / 2, (H - h) / 2, w, h);
+        image.close();
+        await encode(timestamp, duration, keyFrame);
+      });
     },
-    async again(timestamp, duration, keyFrame) {
-      const frame = new VideoFrame(canvas, { timestamp, duration });
-      encoder.encode(frame, { keyFrame });
-      frame.close();
-      while (encoder.encodeQueueSize > 2) await new Promise((r) => encoder.addEventListener('dequeue', r, { once: true }));
-      return take();
+    again(index, timestamp, duration, keyFrame) {
+      return enqueue(index, () => encode(timestamp, duration, keyFrame));
     },
     async finish() {
       await encoder.flush();
@@ -102,10 +134,14 @@ function codecOf(format: VideoFormat, width: number, height: number): string {
   return width * height <= 1920 * 1088 ? 'avc1.640028' : 'avc1.640033';
 }
 
+/**
+ * Frames are given by index, each once (0, 1, 2, …), in any order and several at once: they are encoded in index order.
+ * A call settles once its frame is encoded and what the encoder gave back so far is written.
+ */
 export interface FrameEncoder {
   /** Encodes a frame (a JPEG, base64) shown from `index / fps` for `1 / fps` and writes what the encoder gave back. */
   add(jpeg: string, index: number): Promise<void>;
-  /** Encodes the last frame added again, shown from `index / fps` (nothing is sent to the browser but the call). */
+  /** Encodes the frame before `index` again, shown from `index / fps` (nothing is sent to the browser but the call). */
   again(index: number): Promise<void>;
   /** Flushes the encoder and finishes the file. */
   finish(): Promise<void>;
@@ -183,16 +219,37 @@ async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoF
     if (taken.failure) throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${taken.failure}`);
     return taken.packets;
   };
+  // What frame k's call gave back is written once frame k − 1's is: the page takes the packets in frame order, and
+  // the calls' answers may come back in another.
+  const turns = new Map<number, { done: Promise<void>; pass: () => void }>();
+  const turn = (index: number): { done: Promise<void>; pass: () => void } => {
+    let t = turns.get(index);
+    if (!t) {
+      let pass = (): void => undefined;
+      const done = new Promise<void>((resolve) => (pass = resolve));
+      t = { done, pass };
+      turns.set(index, t);
+    }
+    return t;
+  };
+  turn(-1).pass();
+  const written = async (index: number, packets: Packet[]): Promise<void> => {
+    await turn(index - 1).done;
+    turns.delete(index - 1);
+    await write(packets);
+    turn(index).pass();
+  };
   return {
     async add(jpeg, index) {
-      const args = [jpeg, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await write(await call(() => page.evaluate(([j, t, d, k]) => (globalThis as any).__video.frame(j, t, d, k) as Promise<Taken>, args)));
+      const args = [index, jpeg, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
+      await written(index, await call(() => page.evaluate(([i, j, t, d, k]) => (globalThis as any).__video.frame(i, j, t, d, k) as Promise<Taken>, args)));
     },
     async again(index) {
-      const args = [Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await write(await call(() => page.evaluate(([t, d, k]) => (globalThis as any).__video.again(t, d, k) as Promise<Taken>, args)));
+      const args = [index, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
+      await written(index, await call(() => page.evaluate(([i, t, d, k]) => (globalThis as any).__video.again(i, t, d, k) as Promise<Taken>, args)));
     },
     async finish() {
+      // Called once every frame's call has settled: all written.
       await write(await call(() => page.evaluate(() => (globalThis as any).__video.finish() as Promise<Taken>)));
       source.close();
       await output.finalize();

@@ -21,6 +21,7 @@ import { loadEncoder, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
+import { FirstViewport, fitted } from './viewport.js';
 import type { CapturedAssets } from './source.js';
 
 export interface VideoSize {
@@ -108,13 +109,12 @@ export function videoSize(viewport: VideoSize, size: VideoSize | undefined, max:
   return { width: even(viewport.width * scale), height: even(viewport.height * scale) };
 }
 
-/** What the page tells of the replay: its times and interactions, the largest and first recorded viewport. */
+/** What the page tells of the replay: its times and interactions, the first recorded viewport. */
 interface PageFacts extends Timeline {
   ready: boolean;
   /** Every event's time, ms from the start, ascending. */
   times: number[];
   first: VideoSize;
-  largest: VideoSize;
 }
 
 /** Read in the player page from its events (rrweb: incremental sources 1–5 are user interactions; Meta has the size). */
@@ -126,42 +126,67 @@ function readFacts(): PageFacts {
   const interactions: number[] = [];
   const times: number[] = [];
   const first = { width: 0, height: 0 };
-  const largest = { width: 0, height: 0 };
   for (const e of events) {
     if (!e) continue;
     if (typeof e.timestamp === 'number') times.push(e.timestamp - meta.startTime);
     if (!e.data) continue;
     if (e.type === 3 && e.data.source > 0 && e.data.source <= 5) interactions.push(e.timestamp);
-    if (e.type === 4 && Number(e.data.width) > 0 && Number(e.data.height) > 0) {
-      if (!first.width) Object.assign(first, { width: Number(e.data.width), height: Number(e.data.height) });
-      largest.width = Math.max(largest.width, Number(e.data.width));
-      largest.height = Math.max(largest.height, Number(e.data.height));
+    if (!first.width && e.type === 4 && Number(e.data.width) > 0 && Number(e.data.height) > 0) {
+      Object.assign(first, { width: Number(e.data.width), height: Number(e.data.height) });
     }
   }
   interactions.sort((a, b) => a - b);
   times.sort((a, b) => a - b);
-  return { ready, times, start: meta.startTime, end: meta.endTime, interactions, first, largest };
+  return { ready, times, start: meta.startTime, end: meta.endTime, interactions, first };
 }
+
+/** The recorded viewport assumed when the events give none. */
+const DEFAULT_VIEWPORT: VideoSize = { width: 1280, height: 800 };
 
 /** Player pages capturing frames at once (see capture.ts). */
 const PAGES = 2;
 /** Frames captured or encoded at once, at most. */
 const IN_FLIGHT = 8;
 
-/** Player page styles for rendering: no transition or animation of the player's own elements (the mouse). */
-const STILL_STYLE = '.replayer-mouse,.replayer-mouse::after{transition:none!important;animation:none!important}';
+/**
+ * Player page styles for rendering: no transition or animation of the player's own elements (the mouse); the stage
+ * (the replay's area) at the window's top left corner, the replay's frame without its border, so that the player
+ * (opened with no controls, its area the window's size) fits the frame to the whole window.
+ */
+const RENDER_STYLE =
+  '.replayer-mouse,.replayer-mouse::after{transition:none!important;animation:none!important}' +
+  '#stage{margin:0!important;max-width:none!important}#stage iframe{border:0!important}';
 
-async function preparePage(page: Page, url: string): Promise<PageFacts> {
-  await page.goto(`${url}?paused&canvas=all`);
-  await page.waitForSelector('body[data-loaded="true"]', { state: 'attached', timeout: 0 });
+/** Waits until the player has taken every event (it says so on its body), then gives the page `css`. */
+async function loadedWith(css: string): Promise<void> {
+  const w = globalThis as any;
+  const body = w.document.body;
+  if (body.getAttribute('data-loaded') !== 'true') {
+    await new Promise<void>((resolve) => {
+      const observer = new w.MutationObserver(() => {
+        if (body.getAttribute('data-loaded') !== 'true') return;
+        observer.disconnect();
+        resolve();
+      });
+      observer.observe(body, { attributes: true, attributeFilter: ['data-loaded'] });
+    });
+  }
+  const style = w.document.createElement('style');
+  style.textContent = css;
+  w.document.head.appendChild(style);
+  // The player fits the replay again on a resize: at once, with these styles.
+  w.dispatchEvent(new w.Event('resize'));
+}
+
+/**
+ * The player page at `url`, paused, every canvas frame given to the Replayer, the replay's area `window`'s size.
+ * (Waited for with `evaluate`, not `waitForSelector`, which first loads playwright's own script into the page.)
+ */
+async function preparePage(page: Page, url: string, window: VideoSize): Promise<PageFacts> {
+  await page.goto(`${url}?paused&canvas=all&controls=0&width=${window.width}&height=${window.height}`);
+  await page.evaluate(loadedWith, RENDER_STYLE);
   const facts = await page.evaluate(readFacts);
   if (!facts.ready) throw new VideoError('VIDEO_EMPTY', 'the replay has nothing to play (fewer than two events)');
-  await page.evaluate((css) => {
-    const d = (globalThis as any).document;
-    const style = d.createElement('style');
-    style.textContent = css;
-    d.head.appendChild(style);
-  }, STILL_STYLE);
   return facts;
 }
 
@@ -203,10 +228,11 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
   try {
     // The browser starts while the player page is written; the encoder's page loads while the player's does.
     const encoderFile = join(work, 'encoder.html');
+    const firstViewport = new FirstViewport();
     const [written, started] = await Promise.allSettled([
       (async () => {
         await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
-        return writePlayerPage(work, options.title ?? 'replay', replay);
+        return writePlayerPage(work, options.title ?? 'replay', replay, firstViewport);
       })(),
       options.browserInstance ? Promise.resolve(options.browserInstance as Browser) : launchBrowser(options.browser, options.env),
     ]);
@@ -215,26 +241,28 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     if (started.status === 'rejected') throw started.reason;
     const pageUrl = pathToFileURL(written.value).href;
     const encoderUrl = pathToFileURL(encoderFile).href;
-    const offline = await offlineContext(browser!, [pageUrl, encoderUrl], { width: 1280, height: 800 });
+    // The player pages' window: the recording's first viewport fitted to the video's size, where the player draws the
+    // replay's frame (read from the events as they were written; the page's reading below is the authority).
+    const maxSize = options.maxSize ?? VIDEO_DEFAULTS.maxSize;
+    const seen = firstViewport.size ?? DEFAULT_VIEWPORT;
+    const window = fitted(seen, videoSize(seen, options.size, maxSize));
+    const offline = await offlineContext(browser!, [pageUrl, encoderUrl], window);
     context = offline.context;
     await context.addInitScript(trackCanvasDecodes);
     const refused = offline.refused;
     const page = await context.newPage();
-    const [facts, encoderPage] = await Promise.all([preparePage(page, pageUrl), loadEncoder(context, encoderUrl)]);
-    const viewport = facts.first.width ? facts.first : { width: 1280, height: 800 };
-    const size = videoSize(viewport, options.size, options.maxSize ?? VIDEO_DEFAULTS.maxSize);
-    // The player fits the replay to its window, up or down: room for its bar and side list, then a window height that
-    // leaves the replay's largest viewport exactly its room, so that it is drawn at scale 1 (not enlarged, then shrunk
-    // back into the frame, which blurs text).
-    const largest = facts.largest.width ? facts.largest : viewport;
-    await page.setViewportSize({ width: largest.width + 600, height: largest.height + 220 });
-    const above = await page.evaluate(() => {
-      const w = globalThis as any;
-      const frame = w.replayer.iframe;
-      return w.document.getElementById('stage').getBoundingClientRect().top + 8 + (frame.offsetHeight - frame.clientHeight);
+    // More pages capture frames with the first once loaded (see capture.ts), loading meanwhile: frames come ~25% faster
+    // on two cores. They are helpers only: should one fail to load, the others capture every frame.
+    const ctx = context;
+    const helpers = Array.from({ length: PAGES - 1 }, async () => {
+      const helper = await ctx.newPage();
+      await preparePage(helper, pageUrl, window);
+      return helper;
     });
-    const room = { width: largest.width + 600, height: Math.ceil(above + largest.height) };
-    await page.setViewportSize(room);
+    for (const helper of helpers) helper.catch(() => undefined);
+    const [facts, encoderPage] = await Promise.all([preparePage(page, pageUrl, window), loadEncoder(context, encoderUrl)]);
+    const viewport = facts.first.width ? facts.first : DEFAULT_VIEWPORT;
+    const size = videoSize(viewport, options.size, maxSize);
     const from = offsetOf(options.from, facts.start);
     const to = offsetOf(options.to, facts.start);
     if ((from !== undefined && to !== undefined && to <= from) || (to !== undefined && to <= 0) || (from !== undefined && from >= facts.end - facts.start)) {
@@ -243,18 +271,8 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from, to });
     const frames = frameCount(parts, fps);
     encoder = await encoderPage.open({ format, ...size, fps, path: partial });
-    const capture = await FrameCapture.open(context, [page], size);
-    // A second page captures every other frame once it is loaded (the first starts at once): frames come ~25% faster
-    // on two cores. It is a helper only: should it fail to load, the first page captures every frame.
-    for (let i = 1; i < PAGES; i++) {
-      const ctx = context;
-      void (async () => {
-        const helper = await ctx.newPage();
-        await helper.setViewportSize(room);
-        await preparePage(helper, pageUrl);
-        await capture.join(ctx, helper);
-      })().catch(() => undefined);
-    }
+    const capture = await FrameCapture.open(context, [page], size, window);
+    for (const helper of helpers) void helper.then((h) => capture.join(ctx, h)).catch(() => undefined);
     const frameEncoder = encoder;
     let index = 0;
     let encoding: Promise<void> = Promise.resolve();
@@ -271,10 +289,11 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
       shot?.catch(() => undefined); // seen when its turn to be encoded comes
       shown = next;
       const k = index++;
-      // Frames are encoded in order, each once captured, while the next ones are captured.
-      encoding = encoding.then(async () => {
-        if (shot) await frameEncoder.add(await shot, k);
-        else await frameEncoder.again(k);
+      // Each frame goes to the encoder once captured (the encoder takes them in index order), while the next ones are
+      // captured; progress is told in order.
+      const encoded = shot ? shot.then((jpeg) => frameEncoder.add(jpeg, k)) : frameEncoder.again(k);
+      encoded.catch(() => undefined); // seen through `encoding`
+      encoding = Promise.all([encoding, encoded]).then(() => {
         options.onProgress?.({ frame: k + 1, frames, offset: t });
       });
       encoding.catch(() => undefined); // seen below, or by the last `await encoding`
@@ -312,21 +331,17 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
  * embedded (copied into `dir`'s own assets folder first, one at a time, each checked against its digest); returns
  * the page's path.
  */
-async function writePlayerPage(dir: string, title: string, replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined }): Promise<string> {
+async function writePlayerPage(dir: string, title: string, replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined }, first: FirstViewport): Promise<string> {
   const sink = createLocalSink(dir);
   try {
     const writer = await sink.open(title, { format: 'html', gzip: false });
     let batch: Buffer[] = [];
     let bytes = 0;
     for await (const item of replay.events) {
-      if (Buffer.isBuffer(item)) {
-        batch.push(item);
-        bytes += item.length;
-      } else {
-        for (const b of item as readonly Buffer[]) {
-          batch.push(b);
-          bytes += b.length;
-        }
+      for (const b of Buffer.isBuffer(item) ? [item] : (item as readonly Buffer[])) {
+        first.see(b);
+        batch.push(b);
+        bytes += b.length;
       }
       if (bytes >= 1 << 20) {
         await writer.write(batch);
