@@ -19,8 +19,7 @@ import { MANIFEST_FILE, MANIFEST_FOLDER } from './local-manifest.js';
 import { localOutputKeys, readLocalObject } from './local-outputs.js';
 import type { S3SinkOptions } from './s3.js';
 import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
-import type { WorkClaims } from './work-claims.js';
-import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink, WorkClaims } from './sink.js';
 
 /** The replay outputs of an archive, by key (`<device>/<session>.<ext>[.gz]`, relative to the target). */
 export interface OutputStore {

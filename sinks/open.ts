@@ -1,4 +1,3 @@
-import { checkRun, type WorkClaims } from './work-claims.js';
 import type { Readable } from 'node:stream';
 import { SinkError } from './errors.js';
 import { replayKey } from './keys.js';
@@ -7,7 +6,8 @@ import type { S3SinkOptions } from './s3.js';
 import { S3_DEFAULTS } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
 import { locateArchive } from './archive.js';
-import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink, WorkClaims } from './sink.js';
+import { checkRun } from './work-claims.js';
 
 export interface OpenSinkOptions {
   /** Options for `s3://` targets. */

@@ -19,22 +19,20 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import { replayIdFromKeyBase, replayKeyBase } from './keys.js';
 import { MAX_MANIFEST_RECORD_BYTES, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
 import { mergeByGroup, type GroupedEntry } from './manifest-merge.js';
-import { listKeys, s3Error } from './s3-requests.js';
+import { deleteKeys, listKeys, s3Error } from './s3-requests.js';
 import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry } from './sink.js';
 
 export const MANIFEST_DIR = '_manifest';
 const SNAPSHOT_DIR = '_snapshots';
 /** Log objects fetched ahead of the one being read. */
 const LOG_READ_WINDOW = 8;
-/** Keys a DeleteObjects request takes at most. */
-const DELETE_BATCH = 1000;
 const SNAPSHOT_PART_SIZE = 8 * 1024 * 1024;
 const LOG_NAME = /^([^/]+\/[^/]+\/)\d{13}-[0-9a-f]+-\d+\.json$/;
 const SNAPSHOT_NAME = /^(all|\d{1,6}-of-\d{1,6})\/(\d{13})-[0-9a-f]+-(\d{1,12})\.ndjson\.gz$/;
@@ -282,8 +280,8 @@ export async function compactS3Manifest(place: S3ManifestPlace, options: Manifes
     await uploadFile(place, staged, snapshotKey(place.base, layout, started, writer, entries));
 
     let removed = 0;
-    removed += await deleteKeys(place, keysOfFile(foldedPath));
-    removed += await deleteKeys(place, (async function* () {
+    removed += await deleteFolded(place, keysOfFile(foldedPath));
+    removed += await deleteFolded(place, (async function* () {
       for (const s of replaced) yield s.key;
     })());
     return { compacted: true, entries, folded: foldedCount, removed };
@@ -316,35 +314,7 @@ function keysOfFile(path: string): AsyncIterable<string> {
   return createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
 }
 
-/** Deletes keys, 1,000 a request; returns how many. */
-async function deleteKeys(place: S3ManifestPlace, keys: AsyncIterable<string>): Promise<number> {
-  let batch: string[] = [];
-  let count = 0;
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    let result;
-    try {
-      result = await place.client.send(
-        new DeleteObjectsCommand({ Bucket: place.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
-      );
-    } catch (err) {
-      throw s3Error('cannot delete folded manifest objects', err, { target: place.target, key: `${MANIFEST_DIR}/` });
-    }
-    const failed = result.Errors ?? [];
-    if (failed.length > 0) {
-      const first = failed[0]!;
-      throw new SinkError('SINK_S3', `cannot delete ${failed.length} folded manifest objects: ${first.Code ?? ''} ${first.Message ?? ''}`.trim(), {
-        target: place.target,
-        key: (first.Key ?? '').slice(place.base.length),
-      });
-    }
-    count += batch.length;
-    batch = [];
-  };
-  for await (const key of keys) {
-    batch.push(key);
-    if (batch.length >= DELETE_BATCH) await flush();
-  }
-  await flush();
-  return count;
+/** Deletes folded log objects and replaced snapshots, 1,000 a request; returns how many. */
+function deleteFolded(place: S3ManifestPlace, keys: AsyncIterable<string>): Promise<number> {
+  return deleteKeys(place.client, place.bucket, keys, 'folded manifest objects', { target: place.target, base: place.base, key: `${MANIFEST_DIR}/` });
 }

@@ -1,5 +1,5 @@
 /** What every S3 request of the sink needs: its errors (typed, never a credential) and a listing. */
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { describeCause, SinkError } from './errors.js';
 
 export interface S3Context {
@@ -67,3 +67,40 @@ export async function* listKeys(client: S3Client, bucket: string, prefix: string
   } while (token !== undefined);
 }
 
+
+/** Keys a DeleteObjects request takes at most. */
+const DELETE_BATCH = 1000;
+
+/**
+ * Deletes every key of `keys` (full keys, `base` included) in batches of 1,000; resolves how many. A key the store could
+ * not delete fails with `SinkError` `SINK_S3` naming `what` and the first such key (relative to `base`).
+ */
+export async function deleteKeys(client: S3Client, bucket: string, keys: AsyncIterable<string>, what: string, ctx: { target: string; base: string; key: string }): Promise<number> {
+  let batch: string[] = [];
+  let count = 0;
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    let result;
+    try {
+      result = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+    } catch (err) {
+      throw s3Error(`cannot delete ${what}`, err, { target: ctx.target, key: ctx.key });
+    }
+    const failed = result.Errors ?? [];
+    if (failed.length > 0) {
+      const first = failed[0]!;
+      throw new SinkError('SINK_S3', `cannot delete ${failed.length} ${what}: ${first.Code ?? ''} ${first.Message ?? ''}`.trim(), {
+        target: ctx.target,
+        key: (first.Key ?? '').slice(ctx.base.length),
+      });
+    }
+    count += batch.length;
+    batch = [];
+  };
+  for await (const key of keys) {
+    batch.push(key);
+    if (batch.length >= DELETE_BATCH) await flush();
+  }
+  await flush();
+  return count;
+}

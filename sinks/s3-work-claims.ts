@@ -1,7 +1,8 @@
 /** The work claims of a balanced run in an S3 target (see ./work-claims.ts for what they are). */
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { isNotFound, listKeys, s3Error } from './s3-requests.js';
-import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey, type WorkClaims } from './work-claims.js';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { deleteKeys, isNotFound, listKeys, s3Error } from './s3-requests.js';
+import type { WorkClaims } from './sink.js';
+import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey } from './work-claims.js';
 
 /**
  * The claims of `run` under `s3://bucket/base`. A claim is created with `If-None-Match: *` (S3 refuses it when one
@@ -58,26 +59,16 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
     finishedAt: (replayId) => head(workClaimKey(run, replayId, 'done'), replayId),
     async clearOtherRuns() {
       const runs = new Set<string>();
-      let batch: string[] = [];
-      const flush = async (): Promise<void> => {
-        if (batch.length === 0) return;
-        const keys = batch;
-        batch = [];
-        try {
-          const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }));
-          if (res.Errors !== undefined && res.Errors.length > 0) throw new Error(res.Errors.map((e) => `${e.Key ?? '?'}: ${e.Code ?? ''} ${e.Message ?? ''}`).join('; '));
-        } catch (err) {
-          throw s3Error('DeleteObjects of old work claims failed', err, { target, key: BALANCE_DIR });
+      const prefix = `${base}${BALANCE_DIR}/`;
+      async function* others(): AsyncIterable<string> {
+        for await (const full of listKeys(client, bucket, prefix, 'the work claims', { target, key: BALANCE_DIR })) {
+          const name = full.slice(prefix.length).split('/')[0]!;
+          if (name === run) continue;
+          runs.add(name);
+          yield full;
         }
-      };
-      for await (const full of listKeys(client, bucket, `${base}${BALANCE_DIR}/`, 'the work claims', { target, key: BALANCE_DIR })) {
-        const name = full.slice(base.length + BALANCE_DIR.length + 1).split('/')[0]!;
-        if (name === run) continue;
-        runs.add(name);
-        batch.push(full);
-        if (batch.length === 1000) await flush();
       }
-      await flush();
+      await deleteKeys(client, bucket, others(), 'work claims of earlier runs', { target, base, key: BALANCE_DIR });
       return runs.size;
     },
   };

@@ -6,7 +6,6 @@
  * Sinks know nothing about HTTP or decoding.
  */
 
-import type { WorkClaims } from './work-claims.js';
 import type { Readable } from 'node:stream';
 import type { CommitOptions } from './assets.js';
 import type { PlayerOptions } from './player-page.js';
@@ -215,6 +214,23 @@ export interface ManifestCompactionResult {
   folded: number;
   /** Objects or files removed after it was written (folded log objects, replaced snapshots). */
   removed: number;
+}
+
+/** The work claims of one balanced run in one target (sinks/work-claims.ts says what they are). */
+export interface WorkClaims {
+  /**
+   * Claims `replayId` for `holder` unless it is claimed: resolves `undefined` when this call made the claim, else the
+   * holder named by the claim that was there.
+   */
+  take(replayId: string, holder: string): Promise<string | undefined>;
+  /** Claims `replayId` for `holder` whatever is there (a shard taking back what an earlier process of its own held). */
+  retake(replayId: string, holder: string): Promise<void>;
+  /** Records that the holder of `replayId`'s claim has written its manifest line. */
+  finish(replayId: string): Promise<void>;
+  /** When the holder of `replayId`'s claim recorded its line written (ms since the epoch, the store's clock); undefined: not yet. */
+  finishedAt(replayId: string): Promise<number | undefined>;
+  /** Removes the claims of every other run in the target; resolves how many runs' claims were removed. */
+  clearOtherRuns(): Promise<number>;
 }
 
 /**

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { SinkError, describeCause } from './errors.js';
 import { replayKeyBase } from './keys.js';
 import { makeFolders, NotAFolderError } from './local-folders.js';
+import type { WorkClaims } from './sink.js';
 import { isSymlinkRefusal, O_NOFOLLOW } from './temp-file.js';
 
 /** The folder of every run's claims, at the top of the target. */
@@ -21,22 +22,6 @@ export const BALANCE_DIR = '_balance';
 /** A run's name: what every shard of one run is given alike (a Job's name, a date). */
 export const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** The claims of one run, in one target. */
-export interface WorkClaims {
-  /**
-   * Claims `replayId` for `holder` unless it is claimed: resolves `undefined` when this call made the claim, else the
-   * holder named by the claim that was there.
-   */
-  take(replayId: string, holder: string): Promise<string | undefined>;
-  /** Claims `replayId` for `holder` whatever is there (a shard taking back what an earlier process of its own held). */
-  retake(replayId: string, holder: string): Promise<void>;
-  /** Records that the holder of `replayId`'s claim has written its manifest line. */
-  finish(replayId: string): Promise<void>;
-  /** When the holder of `replayId`'s claim recorded its line written (ms since the epoch, the store's clock); undefined: not yet. */
-  finishedAt(replayId: string): Promise<number | undefined>;
-  /** Removes the claims of every other run in the target; resolves how many runs' claims were removed. */
-  clearOtherRuns(): Promise<number>;
-}
 
 /** The key of `replayId`'s claim in `run` (`kind` `taken`) or of its end (`done`), relative to the target. */
 export function workClaimKey(run: string, replayId: string, kind: 'taken' | 'done'): string {

@@ -13,7 +13,7 @@
  * back what it held (a claim naming its own shard). Another shard's replays are taken only when the listing is read
  * whole, from its last `tail` ones (bounded memory).
  */
-import type { WorkClaims } from '../../sinks/work-claims.js';
+import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
 
