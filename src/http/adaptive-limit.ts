@@ -80,6 +80,11 @@ export class AdaptiveLimit {
     return this.#limit;
   }
 
+  /** The answers' long-run average latency (ms): the family's round trip; undefined before any answer. */
+  get roundTripMs(): number | undefined {
+    return this.#samples > 0 ? this.#longMs : undefined;
+  }
+
   /** The window as a real number (the limit is its whole part). */
   get window(): number {
     return this.#window;

@@ -78,6 +78,9 @@ function slot(q: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
 /** What `heldBy` names when a family's pause after a 429 holds a request back. */
 export const PAUSED_BY_429 = 'pause after a 429';
 
+/** Round trips a window's growth is held after a concurrency 429 cut it (at most the 429's Retry-After). */
+export const CONCURRENCY_HOLD_ROUND_TRIPS = 5;
+
 export class FamilyLimiter {
   readonly #queues = new Map<ApiFamily, PQueue>();
   readonly #windows = new Map<ApiFamily, AdaptiveLimit>();
@@ -191,9 +194,18 @@ export class FamilyLimiter {
   }
 
   /**
-   * Keeps the family's window from growing for `ms` (a concurrency 429's Retry-After: the server asked for a request
-   * to come back later, so probing a larger window meanwhile asks for another 429). Requests still go.
+   * After a concurrency 429 (the window just cut): keeps the family's window from growing for the server's
+   * `retryAfterMs`, at most `CONCURRENCY_HOLD_ROUND_TRIPS` of its round trips. Probing a larger window at once would
+   * ask for another 429 before the cut took effect (the requests sent under the old window come back within a round
+   * trip or two); holding for the whole Retry-After (ten round trips at the sandbox's 1 s and 100 ms) left three shards
+   * of a project below its limit long after the cut (docs/PERFORMANCE.md, "Scale, API").
    */
+  holdGrowthAfterCut(family: ApiFamily, retryAfterMs: number): void {
+    const roundTrip = this.#windows.get(family)?.roundTripMs;
+    this.holdGrowth(family, roundTrip === undefined ? retryAfterMs : Math.min(retryAfterMs, CONCURRENCY_HOLD_ROUND_TRIPS * roundTrip));
+  }
+
+  /** Keeps the family's window from growing for `ms`. Requests still go. */
   holdGrowth(family: ApiFamily, ms: number): void {
     const until = this.#now() + Math.max(0, ms);
     if (until > (this.#growthHeldUntil.get(family) ?? 0)) this.#growthHeldUntil.set(family, until);

@@ -303,7 +303,7 @@ export class Transport {
   #holdFamily(family: ApiFamily, outcome: Failed, uncuttable: boolean): void {
     if (outcome.status !== 429 || outcome.retryAfterMs === undefined) return;
     if (outcome.limit?.kind === 'concurrency' && !uncuttable) {
-      this.#limiter.holdGrowth(family, outcome.retryAfterMs);
+      this.#limiter.holdGrowthAfterCut(family, outcome.retryAfterMs);
       return;
     }
     this.#limiter.pause(family, outcome.retryAfterMs);

@@ -309,4 +309,36 @@ describe('a window held after a concurrency 429', () => {
     for (let i = 0; i < 6 && l.limit('replay') === 2; i++) await round();
     expect(l.limit('replay')).toBe(3);
   });
+
+  it('after a cut, for the Retry-After but at most five of the family\'s round trips', async () => {
+    let now = 0;
+    const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
+    const round = async (): Promise<void> => {
+      const releases = await Promise.all(Array.from({ length: l.limit('replay') }, () => l.acquire('replay')));
+      for (const r of releases) {
+        r.report({ answered: true, latencyMs: 100 });
+        r();
+      }
+    };
+    // No answer yet: no round trip known, the whole Retry-After.
+    l.holdGrowthAfterCut('replay', 1000);
+    now = 999;
+    for (let i = 0; i < 4; i++) await round();
+    expect(l.limit('replay')).toBe(2);
+    // Round trips of 100 ms: a Retry-After of 10 s holds growth for 500 ms only.
+    now = 1000;
+    l.holdGrowthAfterCut('replay', 10_000);
+    now = 1499;
+    for (let i = 0; i < 4; i++) await round();
+    expect(l.limit('replay')).toBe(2);
+    now = 1501;
+    for (let i = 0; i < 6 && l.limit('replay') === 2; i++) await round();
+    expect(l.limit('replay')).toBe(3);
+    // A Retry-After shorter than five round trips is the hold.
+    const grown = l.limit('replay');
+    l.holdGrowthAfterCut('replay', 200);
+    now = 1702;
+    for (let i = 0; i < 8 && l.limit('replay') === grown; i++) await round();
+    expect(l.limit('replay')).toBe(grown + 1);
+  });
 });
