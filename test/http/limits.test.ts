@@ -288,18 +288,20 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
   });
 });
 
+/** One round: the replay window filled, every request answered in 100 ms. */
+async function fullRound(l: FamilyLimiter): Promise<void> {
+  const releases = await Promise.all(Array.from({ length: l.limit('replay') }, () => l.acquire('replay')));
+  for (const r of releases) {
+    r.report({ answered: true, latencyMs: 100 });
+    r();
+  }
+}
+
 describe('a window held after a concurrency 429', () => {
   it('does not grow while the Retry-After runs, and grows again after it; requests still go meanwhile', async () => {
     let now = 0;
     const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
-    /** One round: the window filled, every request answered. */
-    const round = async (): Promise<void> => {
-      const releases = await Promise.all(Array.from({ length: l.limit('replay') }, () => l.acquire('replay')));
-      for (const r of releases) {
-        r.report({ answered: true, latencyMs: 100 });
-        r();
-      }
-    };
+    const round = (): Promise<void> => fullRound(l);
     l.holdGrowth('replay', 1000);
     // Requests go (no pause) and are answered; six rounds would grow the window by about three, held it stays.
     for (let i = 0; i < 6; i++) await round();
@@ -313,13 +315,7 @@ describe('a window held after a concurrency 429', () => {
   it('after a cut, for the Retry-After but at most five of the family\'s round trips', async () => {
     let now = 0;
     const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
-    const round = async (): Promise<void> => {
-      const releases = await Promise.all(Array.from({ length: l.limit('replay') }, () => l.acquire('replay')));
-      for (const r of releases) {
-        r.report({ answered: true, latencyMs: 100 });
-        r();
-      }
-    };
+    const round = (): Promise<void> => fullRound(l);
     // No answer yet: no round trip known, the whole Retry-After.
     l.holdGrowthAfterCut('replay', 1000);
     now = 999;
