@@ -5,8 +5,9 @@
  * Each shard still owns the replays of its hash (shard.ts) and exports them in its order, claiming each in the target
  * first (sinks/work-claims.ts). A shard done with its own takes the others' replays from the end of their order (the
  * listing's last ones, newest first), claiming each; it stops taking a shard's replays at the first one that shard
- * claimed itself: its own export has come that far (one another taker holds is passed over). An owner that finds its replay claimed by another shard leaves
- * it and, at its end, waits for that shard's line (`finished`), up to `waitMs`, then exports it itself.
+ * claimed itself: its own export has come that far (one another taker holds is passed over). An owner that finds its
+ * replay claimed by another shard leaves it and, at its end, waits for that shard's `.done` (`awaitClaimed`), up to
+ * `waitMs`, then exports it itself.
  *
  * Nothing can be left out: an owner exports every replay of its own that nobody finished, so a shard that died holding
  * a claim costs the owner's wait and a second export, never a replay. A shard run again under the same run name takes
@@ -50,7 +51,7 @@ export class Balancer {
   readonly #tail: Tail<ReplayInfo>;
   /** Other shards' replays to take, last first (filled once the listing is read whole). */
   #stack: ReplayInfo[] | undefined;
-  /** Shards whose replays are no longer taken: one of theirs was claimed. */
+  /** Shards whose replays are no longer taken: one of theirs was claimed by its owner. */
   readonly #stopped = new Set<number>();
 
   constructor(
