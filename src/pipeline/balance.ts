@@ -17,6 +17,7 @@
 import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
+import { sleep } from './signal.js';
 
 /** The last `size` items pushed, oldest first. */
 class Tail<T> {
@@ -159,17 +160,6 @@ export async function awaitClaimed(
     pending = still;
     const left = until - now();
     if (pending.length === 0 || left <= 0) return [...stale, ...pending];
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(done, Math.min(POLL_MS, left));
-      function done(): void {
-        signal.removeEventListener('abort', aborted);
-        resolve();
-      }
-      function aborted(): void {
-        clearTimeout(timer);
-        reject(signal.reason);
-      }
-      signal.addEventListener('abort', aborted, { once: true });
-    });
+    await sleep(Math.min(POLL_MS, left), signal);
   }
 }
