@@ -284,6 +284,11 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     // Exports started (`plan.max`); once full, no worker takes another replay from the listing.
     let exports = 0;
     let full = false;
+    /** Whether `plan.max` exports were started; once so, the run is `full`: no worker takes another replay. */
+    const reachedMax = (): boolean => {
+      if (plan.max !== undefined && exports >= plan.max) full = true;
+      return full;
+    };
     /** Replays of this shard another shard of the balanced run claimed first. */
     const deferred: ReplayInfo[] = [];
     const present = async (id: string, key: string, named: boolean): Promise<boolean> =>
@@ -366,11 +371,8 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         channel.push({ type: 'result', replayId: id, outcome: 'skipped', entry });
         return;
       }
-      if (plan.max !== undefined && exports >= plan.max) {
-        // `max` replays exported: this one and the rest of the listing wait for the next run (nothing recorded).
-        full = true;
-        return;
-      }
+      // `max` replays exported: this one and the rest of the listing wait for the next run (nothing recorded).
+      if (reachedMax()) return;
       // Balanced: claimed first (a shard that took this one already is waited for at the end). A recheck is never
       // taken by another shard, so it needs no claim.
       const claimed = balancer !== undefined && !rechecked;
@@ -386,11 +388,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       const id = replay.replay_id;
       if (state.forgotten(replay)) return;
       const stored = await present(id, io.archive.outputs.keyFor(id, settings.output), false);
-      if (decideReplay(replay, stored, settings, now()) !== 'export') return;
-      if (plan.max !== undefined && exports >= plan.max) {
-        full = true;
-        return;
-      }
+      if (decideReplay(replay, stored, settings, now()) !== 'export' || reachedMax()) return;
       await io.room?.(signal);
       if (await b.take(replay)) await exportOne(replay, false, true);
     };
@@ -435,10 +433,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
           for (let r = rest.shift(); r !== undefined && !signal.aborted; r = rest.shift()) {
             const replay = r;
             await guarded(async () => {
-              if (plan.max !== undefined && exports >= plan.max) {
-                full = true;
-                return;
-              }
+              if (reachedMax()) return;
               await io.room?.(signal);
               await balancer.claims.retake(replay.replay_id, balancer.holder);
               await exportOne(replay, false, true);
