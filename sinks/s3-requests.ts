@@ -8,7 +8,8 @@ export interface S3Context {
   replayId?: string;
 }
 
-function statusOf(err: unknown): number | undefined {
+/** The HTTP status of an SDK error, when it has one. */
+export function statusOf(err: unknown): number | undefined {
   const status = (err as { $metadata?: { httpStatusCode?: unknown } } | undefined)?.$metadata?.httpStatusCode;
   return typeof status === 'number' ? status : undefined;
 }

@@ -1,12 +1,12 @@
 /** The work claims of a balanced run in an S3 target (see ./work-claims.ts for what they are). */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { deleteKeys, isNotFound, listKeys, s3Error } from './s3-requests.js';
+import { deleteKeys, isNotFound, listKeys, s3Error, statusOf } from './s3-requests.js';
 import type { WorkClaims } from './sink.js';
 import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey } from './work-claims.js';
 
 /**
- * The claims of `run` under `s3://bucket/base`. A claim is created with `If-None-Match: *` (S3 refuses it when one
- * is there: 412) after a HEAD, then read back: a store that ignores the condition (some S3-compatible servers) still
+ * The claims of `run` under `s3://bucket/base`. A claim is read first (there: its holder), else created with
+ * `If-None-Match: *` (S3 refuses it when one is there: 412), then read back: a store that ignores the condition (some S3-compatible servers) still
  * tells each of two racing writers the same holder, so at most the replay is exported twice.
  */
 export function s3WorkClaims(client: S3Client, bucket: string, base: string, target: string, run: string): WorkClaims {
@@ -35,15 +35,16 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: text, ContentType: 'text/plain', ...(exclusive ? { IfNoneMatch: '*' } : {}) }));
       return true;
     } catch (err) {
-      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (exclusive && (status === 412 || status === 409)) return false;
+      if (exclusive && (statusOf(err) === 412 || statusOf(err) === 409)) return false;
       throw s3Error(`PutObject ${key} failed`, err, { target, key, replayId });
     }
   };
   return {
     async take(replayId, holder) {
       const key = workClaimKey(run, replayId, 'taken');
-      if ((await head(key, replayId)) !== undefined) return holderOf((await get(key, replayId)) ?? '');
+      // One request when it is claimed already: the read says both that and by whom.
+      const before = await get(key, replayId);
+      if (before !== undefined) return holderOf(before);
       // Unique per call, so that the read-back tells this writer from another that wrote the same holder.
       const mine = `${holder} ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
       if (!(await put(key, mine, replayId, true))) return holderOf((await get(key, replayId)) ?? '');
