@@ -72,6 +72,13 @@ export function jsonLine(record: unknown): string {
   return JSON.stringify(record).replace(CONTROLS, (c) => (c.length === 2 ? unit(c, 0) + unit(c, 1) : unit(c, 0)));
 }
 
+/** A failure the run went on after, as a log record's `error`: its message and its code when it has one. */
+function failureOf(err: unknown): { code?: string; message: string } {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return { ...(typeof code === 'string' ? { code } : {}), message };
+}
+
 /**
  * Everything the CLI says about a run goes to stderr through here: one line per replay outcome (text or JSON), a
  * progress bar redrawn in place when stderr is a terminal (text mode only), and the summary at the end. Text passed
@@ -231,10 +238,9 @@ export class Reporter {
         break;
       }
       case 'compaction-failed': {
-        const message = ev.error instanceof Error ? ev.error.message : String(ev.error);
-        const code = (ev.error as { code?: unknown } | undefined)?.code;
-        this.log('warn', `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${message}`, {
-          event: 'compaction_failed', error: { ...(typeof code === 'string' ? { code } : {}), message },
+        const error = failureOf(ev.error);
+        this.log('warn', `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${error.message}`, {
+          event: 'compaction_failed', error,
         });
         break;
       }
@@ -242,9 +248,9 @@ export class Reporter {
         this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, { event: 'claims_cleared', runs: ev.runs });
         break;
       case 'claims-clear-failed': {
-        const message = ev.error instanceof Error ? ev.error.message : String(ev.error);
-        this.log('warn', `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${message}`, {
-          event: 'claims_clear_failed', error: { message },
+        const error = failureOf(ev.error);
+        this.log('warn', `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${error.message}`, {
+          event: 'claims_clear_failed', error,
         });
         break;
       }
