@@ -82,7 +82,13 @@ async function main(): Promise<void> {
     apiKey: process.env['BENCH_API_KEY'] ?? '',
     secretKey: process.env['BENCH_SECRET_KEY'] ?? '',
   };
-  const report: ChildReport = { job: job ?? '', ms: 0, maxRssBytes: 0, originAt: performance.timeOrigin, loadedAt: Date.now() };
+  const report: ChildReport = {
+    job: job ?? '',
+    ms: 0,
+    maxRssBytes: 0,
+    originAt: performance.timeOrigin,
+    loadedAt: Date.now(),
+  };
   const sampler = memorySampler();
   const t0 = performance.now();
   if (job === 'idle') {
@@ -103,7 +109,13 @@ async function main(): Promise<void> {
     if ('error' in entry) report.error = `${entry.error.code}: ${entry.error.message}`;
   } else if (job === 'archive') {
     const outcomes: Record<string, number> = {};
-    for await (const ev of archiveReplays({ ...connection, out: settings.out, settleMs: 0, ...(settings.shard ? { shard: settings.shard } : {}), ...(settings.balance ? { balance: { run: settings.balance } } : {}) })) {
+    for await (const ev of archiveReplays({
+      ...connection,
+      out: settings.out,
+      settleMs: 0,
+      ...(settings.shard ? { shard: settings.shard } : {}),
+      ...(settings.balance ? { balance: { run: settings.balance } } : {}),
+    })) {
       if (ev.type === 'result') {
         outcomes[ev.outcome] = (outcomes[ev.outcome] ?? 0) + 1;
         if (ev.outcome === 'failed' && report.error === undefined && ev.entry?.status === 'failed') {
@@ -137,6 +149,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench child failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`bench child failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -27,13 +27,24 @@ export interface Comparison {
   speedup: number;
 }
 
-function compare(what: string, bytes: number, oursName: string, oursMs: number[], theirsName: string, theirsMs: number[]): Comparison {
+function compare(
+  what: string,
+  bytes: number,
+  oursName: string,
+  oursMs: number[],
+  theirsName: string,
+  theirsMs: number[],
+): Comparison {
   const ours = { name: oursName, ms: oursMs, MBs: mbPerSec(bytes, median(oursMs)) };
   const theirs = { name: theirsName, ms: theirsMs, MBs: mbPerSec(bytes, median(theirsMs)) };
   return { what, bytes, ours, theirs, speedup: ours.MBs / theirs.MBs };
 }
 
-async function alternate(runs: number, a: () => Promise<number> | number, b: () => Promise<number> | number): Promise<[number[], number[]]> {
+async function alternate(
+  runs: number,
+  a: () => Promise<number> | number,
+  b: () => Promise<number> | number,
+): Promise<[number[], number[]]> {
   await a();
   await b();
   const am: number[] = [];
@@ -47,11 +58,17 @@ async function alternate(runs: number, a: () => Promise<number> | number, b: () 
   return [am, bm];
 }
 
-export async function compareInflate(samplesDir: string, replay: GeneratedReplay, files: number, runs: number): Promise<Comparison> {
+export async function compareInflate(
+  samplesDir: string,
+  replay: GeneratedReplay,
+  files: number,
+  runs: number,
+): Promise<Comparison> {
   const loaded = await loadFiles(samplesDir, replay.files[2].slice(0, files));
   const payloads: Buffer[] = [];
   for (const f of loaded) {
-    for (const el of JSON.parse(gunzipSync(f.bytes).toString('utf8')) as string[]) payloads.push(Buffer.from(JSON.parse(el) as string, 'latin1'));
+    for (const el of JSON.parse(gunzipSync(f.bytes).toString('utf8')) as string[])
+      payloads.push(Buffer.from(JSON.parse(el) as string, 'latin1'));
   }
   let bytes = 0;
   for (const p of payloads) bytes += inflateSync(p).length;
@@ -66,14 +83,26 @@ export async function compareInflate(samplesDir: string, replay: GeneratedReplay
     return performance.now() - t0;
   };
   const [ours, theirs] = await alternate(runs, zlibRun, pakoRun);
-  return compare(`v2 packed payloads (${payloads.length} events), inflate only`, bytes, 'node:zlib inflateSync', ours, 'pako 3 inflate', theirs);
+  return compare(
+    `v2 packed payloads (${payloads.length} events), inflate only`,
+    bytes,
+    'node:zlib inflateSync',
+    ours,
+    'pako 3 inflate',
+    theirs,
+  );
 }
 
 async function* bodyChunks(buf: Buffer, size = 64 * 1024): AsyncGenerator<Buffer> {
   for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
 }
 
-export async function compareSplitter(samplesDir: string, replay: GeneratedReplay, files: number, runs: number): Promise<Comparison> {
+export async function compareSplitter(
+  samplesDir: string,
+  replay: GeneratedReplay,
+  files: number,
+  runs: number,
+): Promise<Comparison> {
   const loaded = await loadFiles(samplesDir, replay.files[3].slice(0, files));
   let bytes = 0;
   for (const f of loaded) bytes += gunzipSync(f.bytes).length;
@@ -92,7 +121,14 @@ export async function compareSplitter(samplesDir: string, replay: GeneratedRepla
     return performance.now() - t0;
   };
   const [ours, theirs] = await alternate(runs, oursRun, theirsRun);
-  return compare(`v3 files (${files}), gunzip + split into event bytes`, bytes, 'decodeEventBytes (byte scanner)', ours, 'stream-json streamArray + JSON.stringify', theirs);
+  return compare(
+    `v3 files (${files}), gunzip + split into event bytes`,
+    bytes,
+    'decodeEventBytes (byte scanner)',
+    ours,
+    'stream-json streamArray + JSON.stringify',
+    theirs,
+  );
 }
 
 /**
@@ -100,16 +136,24 @@ export async function compareSplitter(samplesDir: string, replay: GeneratedRepla
  * same files inflated beforehand (untimed), so that only the decoding differs: the scanner for version 3, the whole
  * element decoding for version 2.
  */
-export async function compareFastPath(samplesDir: string, replay: GeneratedReplay, version: 2 | 3, files: number, runs: number): Promise<Comparison> {
+export async function compareFastPath(
+  samplesDir: string,
+  replay: GeneratedReplay,
+  version: 2 | 3,
+  files: number,
+  runs: number,
+): Promise<Comparison> {
   const loaded = await loadFiles(samplesDir, replay.files[version].slice(0, files));
   const inflated = loaded.map((f) => gunzipSync(f.bytes));
   const decode = (fastPath: boolean) => async (): Promise<number> => {
     const t0 = performance.now();
-    for (const bytes of inflated) for await (const batch of decodeEventBatches(bodyChunks(bytes, 1 << 20), { fastPath })) void batch;
+    for (const bytes of inflated)
+      for await (const batch of decodeEventBatches(bodyChunks(bytes, 1 << 20), { fastPath })) void batch;
     return performance.now() - t0;
   };
   let bytes = 0;
-  for (const b of inflated) for await (const batch of decodeEventBytes(bodyChunks(b, 1 << 20))) for (const e of batch) bytes += e.length + 1;
+  for (const b of inflated)
+    for await (const batch of decodeEventBytes(bodyChunks(b, 1 << 20))) for (const e of batch) bytes += e.length + 1;
   const [ours, theirs] = await alternate(runs, decode(true), decode(false));
   const what = `v${version} files (${files}, inflated beforehand), decodeEventBatches`;
   const theirsName = version === 3 ? 'TypeScript scanner loop' : 'TypeScript path (node:zlib inflateSync per event)';

@@ -79,7 +79,13 @@ export async function subjectExport(
   const done = await writer.commit();
   const ms = performance.now() - t0;
   await sink.close();
-  return { ms, written: done.bytes, path: join(outDir, ...done.key.split('/')), sha256: done.sha256, events: done.eventCount };
+  return {
+    ms,
+    written: done.bytes,
+    path: join(outDir, ...done.key.split('/')),
+    sha256: done.sha256,
+    events: done.eventCount,
+  };
 }
 
 /** Baseline for version 3: gunzip each file, drop its outer brackets, join the files with `,` — the same bytes. */
@@ -208,7 +214,10 @@ export async function runStage(files: readonly LoadedFile[], stage: Stage): Prom
   const encoder =
     stage === 'decode+checks+encode'
       ? // A target that takes `writev`, like the local sink's file: the runs are hashed as slices, never joined.
-        new ReplayEncoder({ format: 'json', gzip: false }, { write: () => Promise.resolve(), writev: () => Promise.resolve() })
+        new ReplayEncoder(
+          { format: 'json', gzip: false },
+          { write: () => Promise.resolve(), writev: () => Promise.resolve() },
+        )
       : undefined;
   for (const f of files) {
     for await (const batch of decodeEventBatches(bodyChunks(f.bytes), { file: f.key })) {

@@ -82,7 +82,11 @@ async function loadSources(): Promise<{ samples: SourceSample[]; digest: string 
 }
 
 /** The recorded events, sample after sample, again and again, timestamps shifted to keep increasing. */
-function* expandedEvents(samples: SourceSample[], startMs: number, cycles = Number.POSITIVE_INFINITY): Generator<Event> {
+function* expandedEvents(
+  samples: SourceSample[],
+  startMs: number,
+  cycles = Number.POSITIVE_INFINITY,
+): Generator<Event> {
   let cursor = startMs;
   for (let c = 0; c < cycles; c++) {
     for (const s of samples) {
@@ -197,7 +201,8 @@ async function writeReplay(
     compressed[2] += v2Gz.length;
     files[3].push(`files/${id.name}/v3/${key}`);
     files[2].push(`files/${id.name}/v2/${key}`);
-    if (fileCount > 4) log(`  ${id.name}: file ${f + 1}/${fileCount} (${(eventBytes / 1e6).toFixed(0)} MB decoded so far)`);
+    if (fileCount > 4)
+      log(`  ${id.name}: file ${f + 1}/${fileCount} (${(eventBytes / 1e6).toFixed(0)} MB decoded so far)`);
   }
   await expected.write(']');
   const sha256 = await expected.end();
@@ -286,7 +291,11 @@ async function cached(source: string): Promise<BenchData | undefined> {
   try {
     const meta = JSON.parse(await readFile(META_FILE, 'utf8')) as BenchData;
     if (meta.generator !== GENERATOR_VERSION || meta.source !== source) return undefined;
-    for (const [dir, r] of [[BIG_SAMPLES_DIR, meta.big], [BIG_SAMPLES_DIR, meta.huge], [ARCHIVE_SAMPLES_DIR, meta.small]] as const) {
+    for (const [dir, r] of [
+      [BIG_SAMPLES_DIR, meta.big],
+      [BIG_SAMPLES_DIR, meta.huge],
+      [ARCHIVE_SAMPLES_DIR, meta.small],
+    ] as const) {
       if ((await stat(join(dir, 'expected', `${r.name}.json`))).size !== r.bytes) return undefined;
       for (const p of [...r.files[2], ...r.files[3]]) if (!existsSync(join(dir, p))) return undefined;
     }
@@ -311,7 +320,14 @@ export async function ensureBenchData(log: (line: string) => void): Promise<Benc
   await mkdir(BIG_SAMPLES_DIR, { recursive: true });
   await mkdir(ARCHIVE_SAMPLES_DIR, { recursive: true });
 
-  const big = await writeReplay(BIG_SAMPLES_DIR, identity('big'), expandedEvents(samples, BIG_START_MS), BIG_FILES, BIG_DECODED_BYTES, log);
+  const big = await writeReplay(
+    BIG_SAMPLES_DIR,
+    identity('big'),
+    expandedEvents(samples, BIG_START_MS),
+    BIG_FILES,
+    BIG_DECODED_BYTES,
+    log,
+  );
   log(`  huge: ${HUGE_REPEATS} × big as ${HUGE_REPEATS * BIG_FILES} keys`);
   const huge = await writeHuge(BIG_SAMPLES_DIR, big, HUGE_REPEATS);
   await writeIndex(BIG_SAMPLES_DIR, [big, huge]);

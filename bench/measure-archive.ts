@@ -32,7 +32,8 @@ function diff(a: SandboxStats, b: SandboxStats): { list: number; files: number; 
     list: b.listRequests - a.listRequests,
     files: b.filesRequests - a.filesRequests,
     storage: b.storageRequests - a.storageRequests,
-    errors: b.serverErrors - a.serverErrors + b.rateLimited - a.rateLimited + b.forbidden - a.forbidden + b.resets - a.resets,
+    errors:
+      b.serverErrors - a.serverErrors + b.rateLimited - a.rateLimited + b.forbidden - a.forbidden + b.resets - a.resets,
   };
 }
 
@@ -47,7 +48,11 @@ export async function measureArchive(opts: {
 }): Promise<ArchiveResult> {
   const { log } = opts;
   // The sample itself plus replicas of it: every replay has the sample's files.
-  const sandbox = await startSandbox({ samplesDir: opts.samplesDir, replicas: opts.replays - 1, faults: { latencyMs: opts.latencyMs } });
+  const sandbox = await startSandbox({
+    samplesDir: opts.samplesDir,
+    replicas: opts.replays - 1,
+    faults: { latencyMs: opts.latencyMs },
+  });
   const checks: string[] = [];
   try {
     const runsMs: number[] = [];
@@ -62,7 +67,9 @@ export async function measureArchive(opts: {
       await cleanup(out);
       const ok = r.outcomes?.['ok'] ?? 0;
       if (ok !== opts.replays || d.errors > 0) {
-        throw new Error(`bench: archive exported ${ok} of ${opts.replays} replays (${JSON.stringify(r.outcomes)}; ${r.error ?? ''})`);
+        throw new Error(
+          `bench: archive exported ${ok} of ${opts.replays} replays (${JSON.stringify(r.outcomes)}; ${r.error ?? ''})`,
+        );
       }
       requests = { list: d.list, files: d.files, storage: d.storage };
       maxRss = Math.max(maxRss, r.maxRssBytes);
@@ -73,11 +80,15 @@ export async function measureArchive(opts: {
       const r = await runChild('raw-archive', sandbox, { out: '' });
       const d = diff(before, sandbox.stats());
       if (d.list !== requests.list || d.files !== requests.files || d.storage !== requests.storage || d.errors > 0) {
-        throw new Error(`bench: the raw schedule made other requests than archive (${JSON.stringify(d)} vs ${JSON.stringify(requests)})`);
+        throw new Error(
+          `bench: the raw schedule made other requests than archive (${JSON.stringify(d)} vs ${JSON.stringify(requests)})`,
+        );
       }
       return r.ms;
     };
-    log(`  archive warm-up: ${((await archiveOnce()) / 1000).toFixed(2)} s; raw schedule warm-up: ${((await rawOnce()) / 1000).toFixed(2)} s`);
+    log(
+      `  archive warm-up: ${((await archiveOnce()) / 1000).toFixed(2)} s; raw schedule warm-up: ${((await rawOnce()) / 1000).toFixed(2)} s`,
+    );
     for (let i = 0; i < opts.runs; i++) {
       if (i % 2 === 0) {
         rawRunsMs.push(await rawOnce());
@@ -86,7 +97,9 @@ export async function measureArchive(opts: {
         runsMs.push(await archiveOnce());
         rawRunsMs.push(await rawOnce());
       }
-      log(`  run ${i + 1}/${opts.runs}: archive ${(runsMs.at(-1)! / 1000).toFixed(2)} s, raw schedule ${(rawRunsMs.at(-1)! / 1000).toFixed(2)} s (${requests.list} list, ${requests.files} files requests, ${requests.storage} downloads)`);
+      log(
+        `  run ${i + 1}/${opts.runs}: archive ${(runsMs.at(-1)! / 1000).toFixed(2)} s, raw schedule ${(rawRunsMs.at(-1)! / 1000).toFixed(2)} s (${requests.list} list, ${requests.files} files requests, ${requests.storage} downloads)`,
+      );
     }
     checks.push(`every archive run exported all ${opts.replays} replays (ok), with no error answers`);
     checks.push('the raw schedule made exactly the same list, files and storage requests');

@@ -68,7 +68,8 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
   const files: LoadedFile[] = await loadFiles(plan.samplesDir, replay.files[version]);
   const dir = join(workDir, `v${version}`);
   await mkdir(dir, { recursive: true });
-  const baseline = (path: string): Promise<RunResult> => (version === 3 ? baselineV3(files, path) : baselineV2(files, path));
+  const baseline = (path: string): Promise<RunResult> =>
+    version === 3 ? baselineV3(files, path) : baselineV2(files, path);
   const subject = (out: string): Promise<RunResult> => subjectExport(files, out, replay.replay_id);
   const checks: string[] = [];
 
@@ -76,11 +77,19 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
   log(`  v${version}: warm-up (${plan.warmUps} runs of each)`);
   const wb = await baseline(join(dir, 'baseline.json'));
   const ws = await subject(join(dir, 'subject'));
-  check(ws.sha256 === replay.sha256 && ws.events === replay.event_count, `subject output = expected events (sha256 ${replay.sha256.slice(0, 12)}…, ${replay.event_count} events)`, checks);
+  check(
+    ws.sha256 === replay.sha256 && ws.events === replay.event_count,
+    `subject output = expected events (sha256 ${replay.sha256.slice(0, 12)}…, ${replay.event_count} events)`,
+    checks,
+  );
   if (version === 3) {
     check((await sha256OfFile(wb.path)) === replay.sha256, 'baseline output = the same bytes', checks);
   } else {
-    check(wb.events === replay.event_count, `baseline wrote ${replay.event_count} inflated events (packer marker kept)`, checks);
+    check(
+      wb.events === replay.event_count,
+      `baseline wrote ${replay.event_count} inflated events (packer marker kept)`,
+      checks,
+    );
   }
   await cleanup(wb.path);
   await cleanup(join(dir, 'subject'));
@@ -106,7 +115,9 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
         await cleanup(join(dir, 'subject'));
       }
     }
-    log(`  v${version}: run ${i + 1}/${plan.runs}: baseline ${mbPerSec(replay.bytes, baselineMs.at(-1)!).toFixed(0)} MB/s, subject ${mbPerSec(replay.bytes, subjectMs.at(-1)!).toFixed(0)} MB/s`);
+    log(
+      `  v${version}: run ${i + 1}/${plan.runs}: baseline ${mbPerSec(replay.bytes, baselineMs.at(-1)!).toFixed(0)} MB/s, subject ${mbPerSec(replay.bytes, subjectMs.at(-1)!).toFixed(0)} MB/s`,
+    );
   }
 
   let hashPlaces: ThroughputResult['hashPlaces'];
@@ -115,15 +126,25 @@ export async function measureThroughput(plan: ThroughputPlan): Promise<Throughpu
     for (let i = 0; i < plan.hashPlaceRuns!; i++) {
       const order = i % 2 === 0 ? ([true, false] as const) : ([false, true] as const);
       for (const onWorker of order) {
-        const r = await subjectExport(files, join(dir, 'subject'), replay.replay_id, onWorker ? {} : { hashWorker: false });
+        const r = await subjectExport(
+          files,
+          join(dir, 'subject'),
+          replay.replay_id,
+          onWorker ? {} : { hashWorker: false },
+        );
         await cleanup(join(dir, 'subject'));
-        if (r.sha256 !== replay.sha256) throw new Error(`bench: the export with the hash ${onWorker ? 'on the worker' : 'on the calling thread'} gave another sha256`);
+        if (r.sha256 !== replay.sha256)
+          throw new Error(
+            `bench: the export with the hash ${onWorker ? 'on the worker' : 'on the calling thread'} gave another sha256`,
+          );
         (onWorker ? hashPlaces.workerMs : hashPlaces.callingThreadMs).push(r.ms);
       }
     }
     const w = median(hashPlaces.workerMs);
     const c = median(hashPlaces.callingThreadMs);
-    log(`  v${version}: SHA-256 on the hashing worker ${(w / 1000).toFixed(2)} s, on the calling thread ${(c / 1000).toFixed(2)} s`);
+    log(
+      `  v${version}: SHA-256 on the hashing worker ${(w / 1000).toFixed(2)} s, on the calling thread ${(c / 1000).toFixed(2)} s`,
+    );
   }
 
   const breakdown: ThroughputResult['breakdown'] = [];

@@ -25,12 +25,21 @@ export interface PlayerRun {
 }
 
 export interface PlayerResult {
-  pages: Array<{ label: string; eventBytes: number; events: number; durationMs: number; subject: PlayerRun; baseline?: PlayerRun }>;
+  pages: Array<{
+    label: string;
+    eventBytes: number;
+    events: number;
+    durationMs: number;
+    subject: PlayerRun;
+    baseline?: PlayerRun;
+  }>;
 }
 
 /* The page's globals, as far as these measurements read them (the bench compiles without the DOM library). */
 type Doc = {
-  querySelector(s: string): { contentDocument?: Doc | null; getContext?(k: '2d'): Ctx; width?: number; height?: number } | null;
+  querySelector(
+    s: string,
+  ): { contentDocument?: Doc | null; getContext?(k: '2d'): Ctx; width?: number; height?: number } | null;
   getElementById(id: string): { value: string; max: string; dispatchEvent(e: unknown): void } | null;
 };
 type Ctx = { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
@@ -114,7 +123,10 @@ const BASELINE_CAP_MS = 120_000;
 /** The largest page the baseline is run on. */
 const BASELINE_MAX_MB = 30;
 
-export async function measurePlayer(opts: { sizesMB: readonly number[]; log: (line: string) => void }): Promise<PlayerResult> {
+export async function measurePlayer(opts: {
+  sizesMB: readonly number[];
+  log: (line: string) => void;
+}): Promise<PlayerResult> {
   const dir = await mkdtemp(join(tmpdir(), 'replay-export-bench-player-'));
   const browser = await launchChromium();
   try {
@@ -125,10 +137,21 @@ export async function measurePlayer(opts: { sizesMB: readonly number[]; log: (li
       // Paused, so that the position stays where the seek put it while the page works.
       const subject = await measure(browser, written.file, '?paused', SUBJECT_CAP_MS);
       // Past BASELINE_MAX_MB the baseline does not finish: at 100 MB its page never answered a seek within minutes.
-      const baseline = mb <= BASELINE_MAX_MB ? await measure(browser, written.file, '?paused&canvas=all', BASELINE_CAP_MS) : undefined;
-      const against = (ms: number | undefined): string => (ms === undefined ? '(baseline not run at this size)' : `vs ${ms} ms`);
-      opts.log(`    first frame ${subject.firstFrameMs} ms ${against(baseline?.firstFrameMs)}; seek ${subject.seekMs} ms ${against(baseline?.seekMs)}`);
-      pages.push({ label: `${mb} MB`, eventBytes: written.eventBytes, events: written.events, durationMs: written.durationMs, subject, baseline });
+      const baseline =
+        mb <= BASELINE_MAX_MB ? await measure(browser, written.file, '?paused&canvas=all', BASELINE_CAP_MS) : undefined;
+      const against = (ms: number | undefined): string =>
+        ms === undefined ? '(baseline not run at this size)' : `vs ${ms} ms`;
+      opts.log(
+        `    first frame ${subject.firstFrameMs} ms ${against(baseline?.firstFrameMs)}; seek ${subject.seekMs} ms ${against(baseline?.seekMs)}`,
+      );
+      pages.push({
+        label: `${mb} MB`,
+        eventBytes: written.eventBytes,
+        events: written.events,
+        durationMs: written.durationMs,
+        subject,
+        baseline,
+      });
     }
     return { pages };
   } finally {

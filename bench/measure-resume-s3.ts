@@ -36,21 +36,44 @@ export interface S3ResumeResult {
   checks: string[];
 }
 
-export async function measureResumeS3(opts: { replays: number; workDir: string; log: (line: string) => void }): Promise<S3ResumeResult> {
+export async function measureResumeS3(opts: {
+  replays: number;
+  workDir: string;
+  log: (line: string) => void;
+}): Promise<S3ResumeResult> {
   const dir = await mkdtemp(join(opts.workDir, 'resume-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory: dir, silent: true, configureBuckets: [{ name: BUCKET }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: dir,
+    silent: true,
+    configureBuckets: [{ name: BUCKET }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const requests: string[] = [];
-  (server as unknown as { httpServer: Server }).httpServer.prependListener('request', (req: IncomingMessage) => requests.push(`${req.method} ${req.url}`));
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: ACCESS, secretAccessKey: ACCESS }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  (server as unknown as { httpServer: Server }).httpServer.prependListener('request', (req: IncomingMessage) =>
+    requests.push(`${req.method} ${req.url}`),
+  );
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: ACCESS, secretAccessKey: ACCESS },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
   try {
     opts.log(`  writing a folded manifest of ${opts.replays} replays to s3rver`);
     const snapshotBytes = await uploadSnapshot(client, opts.replays);
     const before = requests.length;
-    const report = await runReporting<{ ms: number; done: number; maxRssBytes: number }>(CHILD, [`s3://${BUCKET}/archive`, String(opts.replays), 's3', endpoint], {});
+    const report = await runReporting<{ ms: number; done: number; maxRssBytes: number }>(
+      CHILD,
+      [`s3://${BUCKET}/archive`, String(opts.replays), 's3', endpoint],
+      {},
+    );
     const sent = requests.length - before;
-    if (report.done !== opts.replays) throw new Error(`bench: the S3 resume found ${report.done} of ${opts.replays} replays done`);
+    if (report.done !== opts.replays)
+      throw new Error(`bench: the S3 resume found ${report.done} of ${opts.replays} replays done`);
     return {
       replays: opts.replays,
       snapshotBytes,

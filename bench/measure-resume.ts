@@ -29,14 +29,20 @@ export interface ResumeResult {
   checks: string[];
 }
 
-export async function measureResume(opts: { replays: number; workDir: string; entriesHeapMb: number; log: (line: string) => void }): Promise<ResumeResult> {
+export async function measureResume(opts: {
+  replays: number;
+  workDir: string;
+  entriesHeapMb: number;
+  log: (line: string) => void;
+}): Promise<ResumeResult> {
   const dir = join(opts.workDir, 'resume');
   try {
     opts.log(`  writing a manifest of ${opts.replays} replays`);
     const manifestBytes = await writeSyntheticManifest(dir, opts.replays);
     const checks: string[] = [];
     const state = await runReporting<ResumeChildReport>(CHILD, [dir, String(opts.replays), 'state'], {});
-    if (state.done !== opts.replays) throw new Error(`bench: resume found ${state.done} of ${opts.replays} replays done`);
+    if (state.done !== opts.replays)
+      throw new Error(`bench: resume found ${state.done} of ${opts.replays} replays done`);
     checks.push(`readResumeState found all ${opts.replays} replays done`);
     let entries: ResumeResult['entries'];
     try {
@@ -44,9 +50,12 @@ export async function measureResume(opts: { replays: number; workDir: string; en
       entries = await runReporting<ResumeChildReport>(CHILD, [dir, String(opts.replays), 'entries'], {
         BENCH_NODE_FLAGS: JSON.stringify([`--max-old-space-size=${opts.entriesHeapMb}`]),
       });
-      if (entries.done !== opts.replays) throw new Error(`bench: the baseline found ${entries.done} of ${opts.replays} replays done`);
+      if (entries.done !== opts.replays)
+        throw new Error(`bench: the baseline found ${entries.done} of ${opts.replays} replays done`);
     } catch (err) {
-      entries = { failed: `did not complete within a ${opts.entriesHeapMb} MiB heap: ${(err as Error).message.split('\n')[0]!.slice(0, 160)}` };
+      entries = {
+        failed: `did not complete within a ${opts.entriesHeapMb} MiB heap: ${(err as Error).message.split('\n')[0]!.slice(0, 160)}`,
+      };
     }
     // Last: the fold rewrites the folder.
     const fold = await runReporting<ResumeChildReport>(CHILD, [dir, String(opts.replays), 'fold'], {});

@@ -46,13 +46,25 @@ export async function measureRss(opts: {
         const r = await runChild('export', sandbox, { out, replayId: replay.replay_id, fileVersion: version });
         await cleanup(out);
         if (r.status !== 'ok' || r.sha256 !== replay.sha256 || r.eventCount !== replay.event_count) {
-          throw new Error(`bench: the 1 GB v${version} export did not produce the expected events (status ${String(r.status)}, ${r.error ?? ''})`);
+          throw new Error(
+            `bench: the 1 GB v${version} export did not produce the expected events (status ${String(r.status)}, ${r.error ?? ''})`,
+          );
         }
-        runs.push({ maxRssBytes: r.maxRssBytes, vmHwmBytes: r.vmHwmBytes, peaks: r.peaks, ms: r.ms, MBs: mbPerSec(replay.bytes, r.ms) });
-        log(`  1 GB v${version} export ${i + 1}/${opts.runs[version]}: peak RSS ${(r.maxRssBytes / 1e6).toFixed(0)} MB, ${mbPerSec(replay.bytes, r.ms).toFixed(0)} MB/s end to end`);
+        runs.push({
+          maxRssBytes: r.maxRssBytes,
+          vmHwmBytes: r.vmHwmBytes,
+          peaks: r.peaks,
+          ms: r.ms,
+          MBs: mbPerSec(replay.bytes, r.ms),
+        });
+        log(
+          `  1 GB v${version} export ${i + 1}/${opts.runs[version]}: peak RSS ${(r.maxRssBytes / 1e6).toFixed(0)} MB, ${mbPerSec(replay.bytes, r.ms).toFixed(0)} MB/s end to end`,
+        );
       }
       if (runs.length === 0) continue;
-      checks.push(`v${version}: every export wrote the expected ${replay.event_count} events (sha256 ${replay.sha256.slice(0, 12)}…)`);
+      checks.push(
+        `v${version}: every export wrote the expected ${replay.event_count} events (sha256 ${replay.sha256.slice(0, 12)}…)`,
+      );
       versions.push({
         version,
         runs,

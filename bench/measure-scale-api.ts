@@ -67,7 +67,14 @@ export interface ShardedApiResult {
   /** The machine's 1-minute load average at the start and the end (other work on the cores slows every figure). */
   load: [number, number];
   /** One process, no limit, same replays, `alone.latencyMs`. */
-  alone: { latencyMs: number; wallMs: number; apiCalls: number; downloads: number; effectiveParallelism: number; limited: number };
+  alone: {
+    latencyMs: number;
+    wallMs: number;
+    apiCalls: number;
+    downloads: number;
+    effectiveParallelism: number;
+    limited: number;
+  };
   explanation: string[];
 }
 
@@ -76,15 +83,25 @@ const START_CPU_RUNS = 3;
 
 async function startCpu(sandbox: Sandbox, workDir: string): Promise<number[]> {
   const runs: number[] = [];
-  for (let i = 0; i < START_CPU_RUNS; i++) runs.push((await runChild('idle', sandbox, { out: join(workDir, 'scale-idle') }, false)).cpuMs ?? 0);
+  for (let i = 0; i < START_CPU_RUNS; i++)
+    runs.push((await runChild('idle', sandbox, { out: join(workDir, 'scale-idle') }, false)).cpuMs ?? 0);
   return runs;
 }
 
 function requests(a: SandboxStats, b: SandboxStats): { api: number; storage: number } {
-  return { api: b.listRequests - a.listRequests + b.filesRequests - a.filesRequests, storage: b.storageRequests - a.storageRequests };
+  return {
+    api: b.listRequests - a.listRequests + b.filesRequests - a.filesRequests,
+    storage: b.storageRequests - a.storageRequests,
+  };
 }
 
-async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, expected: number, balance = true): Promise<{ t0: number; wallMs: number; perProcess: ScaleProcess[] }> {
+async function archiveRun(
+  sandbox: Sandbox,
+  workDir: string,
+  shards: number,
+  expected: number,
+  balance = true,
+): Promise<{ t0: number; wallMs: number; perProcess: ScaleProcess[] }> {
   const t0 = Date.now();
   // The shards share one target, as a night's shards do, and share out its work (`--balance`) unless told not to.
   const out = join(workDir, `scale-${shards}`);
@@ -93,14 +110,22 @@ async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, exp
     Array.from({ length: shards }, async (_, index) => {
       const spawnedAt = Date.now();
       // Spawned directly (no launcher): a shard is one Node process, whose start is counted.
-      const r = await runChild('archive', sandbox, { out, ...(shards > 1 ? { shard: { index, count: shards }, ...night } : {}) }, false);
+      const r = await runChild(
+        'archive',
+        sandbox,
+        { out, ...(shards > 1 ? { shard: { index, count: shards }, ...night } : {}) },
+        false,
+      );
       return { r, spawnedAt, endedAt: Date.now() };
     }),
   );
   const wallMs = Date.now() - t0;
   await cleanup(out);
   const ok = reports.reduce((n, { r }) => n + (r.outcomes?.['ok'] ?? 0), 0);
-  if (ok !== expected) throw new Error(`bench: ${shards} archive process(es) exported ${ok} of ${expected} replays (${reports.map(({ r }) => r.error ?? '').join('; ')})`);
+  if (ok !== expected)
+    throw new Error(
+      `bench: ${shards} archive process(es) exported ${ok} of ${expected} replays (${reports.map(({ r }) => r.error ?? '').join('; ')})`,
+    );
   const perProcess = reports.map(({ r, spawnedAt, endedAt }) => ({
     replays: r.outcomes?.['ok'] ?? 0,
     execMs: (r.originAt ?? spawnedAt) - spawnedAt,
@@ -114,7 +139,12 @@ async function archiveRun(sandbox: Sandbox, workDir: string, shards: number, exp
  * Runs `processes` archive processes (shards when more than one) against the sandbox's current limit and latency.
  * The bound: L + ceil(API calls / limit) · L + ceil(files per replay / (filesAhead + 1)) · L.
  */
-async function limitedRun(sandbox: Sandbox, opts: ShardedApiOptions, processes: number, balance = true): Promise<LimitedRun> {
+async function limitedRun(
+  sandbox: Sandbox,
+  opts: ShardedApiOptions,
+  processes: number,
+  balance = true,
+): Promise<LimitedRun> {
   const L = opts.latencyMs;
   const before = sandbox.stats();
   const limitedBefore = sandbox.apiCounters().concurrencyLimited;
@@ -145,7 +175,11 @@ function spread(r: LimitedRun): string {
 }
 
 function describe(label: string, r: LimitedRun): string {
-  const each = r.perProcess.map((p) => `${p.replays} replays, started ${(p.startMs / 1000).toFixed(2)} s, ended ${(p.endMs / 1000).toFixed(2)} s`).join('; ');
+  const each = r.perProcess
+    .map(
+      (p) => `${p.replays} replays, started ${(p.startMs / 1000).toFixed(2)} s, ended ${(p.endMs / 1000).toFixed(2)} s`,
+    )
+    .join('; ');
   return (
     `  ${label}: ${(r.wallMs / 1000).toFixed(2)} s = ${r.ratio.toFixed(2)}× bound ${(r.boundMs / 1000).toFixed(2)} s, ${r.apiCalls} API calls + ${r.limited} answered 429 ` +
     `(${(100 * r.limitedShare).toFixed(1)}%), first request at ${(r.firstRequestMs / 1000).toFixed(2)} s; ${each}`
@@ -186,7 +220,9 @@ export async function measureShardedApi(opts: ShardedApiOptions): Promise<Sharde
     const alone = await archiveRun(sandbox, opts.workDir, 1, opts.replays);
     const aloneUsed = requests(aloneBefore, sandbox.stats());
     const effectiveParallelism = ((aloneUsed.api + aloneUsed.storage) * opts.aloneLatencyMs) / alone.wallMs;
-    log(`  one process, no limit, ${opts.aloneLatencyMs} ms: ${(alone.wallMs / 1000).toFixed(2)} s, ${aloneUsed.api} API calls + ${aloneUsed.storage} downloads, effective parallelism ${effectiveParallelism.toFixed(1)}`);
+    log(
+      `  one process, no limit, ${opts.aloneLatencyMs} ms: ${(alone.wallMs / 1000).toFixed(2)} s, ${aloneUsed.api} API calls + ${aloneUsed.storage} downloads, effective parallelism ${effectiveParallelism.toFixed(1)}`,
+    );
     const F = opts.sample.files[3].length;
     const w = PIPELINE_DEFAULTS.filesAhead + 1;
     const meanStart = sharded.perProcess.reduce((n, p) => n + p.startMs, 0) / sharded.perProcess.length;

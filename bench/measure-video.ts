@@ -72,7 +72,11 @@ async function treeRss(pid: number): Promise<number> {
 }
 
 /** One render of the sample at `file` into `out`: its wall time, its frames' time and, when `sampled`, its peak PSS. */
-async function renderOnce(file: string, out: string, sampled: boolean): Promise<{ replayMs: number; frames: number; totalMs: number; framesMs: number; peak: number }> {
+async function renderOnce(
+  file: string,
+  out: string,
+  sampled: boolean,
+): Promise<{ replayMs: number; frames: number; totalMs: number; framesMs: number; peak: number }> {
   let peak = 0;
   let sampling = sampled;
   const sampler = (async () => {
@@ -108,7 +112,9 @@ async function renderOnce(file: string, out: string, sampled: boolean): Promise<
  * of this machine's two cores), which would slow the render it measures.
  */
 export async function measureVideo(opts: { runs: number; log: (line: string) => void }): Promise<VideoBenchResult> {
-  const index = JSON.parse(await readFile(join(SAMPLES_DIR, 'index.json'), 'utf8')) as { replays: { name: string; expected: string }[] };
+  const index = JSON.parse(await readFile(join(SAMPLES_DIR, 'index.json'), 'utf8')) as {
+    replays: { name: string; expected: string }[];
+  };
   const dir = await mkdtemp(join(tmpdir(), 'replay-export-bench-video-'));
   const runs: VideoRun[] = [];
   try {
@@ -118,7 +124,16 @@ export async function measureVideo(opts: { runs: number; log: (line: string) => 
         const out = join(dir, `${sample.name}.mp4`);
         const { replayMs, frames, totalMs, framesMs } = await renderOnce(file, out, false);
         const { peak } = await renderOnce(file, out, true);
-        const run = { sample: sample.name, replayMs, frames, totalMs, framesMs, speed: replayMs / totalMs, framesSpeed: replayMs / framesMs, peakPssBytes: peak };
+        const run = {
+          sample: sample.name,
+          replayMs,
+          frames,
+          totalMs,
+          framesMs,
+          speed: replayMs / totalMs,
+          framesSpeed: replayMs / framesMs,
+          peakPssBytes: peak,
+        };
         runs.push(run);
         opts.log(
           `  ${sample.name}: ${(replayMs / 1000).toFixed(1)} s of replay, ${frames} frames in ${(totalMs / 1000).toFixed(1)} s ` +

@@ -20,7 +20,9 @@ export interface PlayerPage {
 /** The events of a page of about `targetBytes` (see the module's comment), in time order. */
 export async function playerPageEvents(targetBytes: number): Promise<Ev[]> {
   const samples = join(packageRoot(), 'samples');
-  const index = JSON.parse(await readFile(join(samples, 'index.json'), 'utf8')) as { replays: { name: string; expected: string }[] };
+  const index = JSON.parse(await readFile(join(samples, 'index.json'), 'utf8')) as {
+    replays: { name: string; expected: string }[];
+  };
   const entry = index.replays.find((r) => r.name === 'canvas-drawing');
   if (!entry) throw new Error('bench: the canvas-drawing sample is missing');
   const base = JSON.parse(await readFile(join(samples, entry.expected), 'utf8')) as Ev[];
@@ -54,5 +56,10 @@ export async function writePlayerPage(dir: string, replayId: string, targetBytes
   }
   const result = await writer.commit();
   await sink.close();
-  return { file: join(dir, result.key), eventBytes: bytes, events: events.length, durationMs: events.at(-1)!.timestamp - events[0]!.timestamp };
+  return {
+    file: join(dir, result.key),
+    eventBytes: bytes,
+    events: events.length,
+    durationMs: events.at(-1)!.timestamp - events[0]!.timestamp,
+  };
 }

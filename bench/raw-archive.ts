@@ -62,7 +62,9 @@ export async function rawArchive(o: RawArchiveOptions): Promise<number> {
     while (queue.length === 0 && !listed) {
       const q = new URLSearchParams({ page_size: String(o.listPageSize) });
       if (token !== null) q.set('page_token', token);
-      const page = JSON.parse((await get(`${base}/api/1/session-replays?${q}`, api, { authorization: auth })).toString('utf8')) as {
+      const page = JSON.parse(
+        (await get(`${base}/api/1/session-replays?${q}`, api, { authorization: auth })).toString('utf8'),
+      ) as {
         session_replays: Array<{ replay_id: string }>;
         next_page_token: string | null;
       };
@@ -84,7 +86,9 @@ export async function rawArchive(o: RawArchiveOptions): Promise<number> {
       const id = await next();
       if (id === undefined) return;
       const q = new URLSearchParams({ replay_id: id });
-      const page = JSON.parse((await get(`${base}/api/1/session-replays/files?${q}`, api, { authorization: auth })).toString('utf8')) as {
+      const page = JSON.parse(
+        (await get(`${base}/api/1/session-replays/files?${q}`, api, { authorization: auth })).toString('utf8'),
+      ) as {
         files: string[];
       };
       // The current file and `filesInFlight - 1` ahead: a new download starts as soon as one finishes.

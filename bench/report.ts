@@ -54,7 +54,13 @@ export interface BenchResults {
   /** Node and V8 flags of the bench process, passed on to its measured children ('none' without). */
   nodeFlags: string;
   /** The generated replays; absent when only the player and video parts ran (they use their own pages, the samples). */
-  data?: { decodedBytes: number; files: number; events: number; compressed: { 2: number; 3: number }; hugeBytes: number };
+  data?: {
+    decodedBytes: number;
+    files: number;
+    events: number;
+    compressed: { 2: number; 3: number };
+    hugeBytes: number;
+  };
   v3?: ThroughputResult;
   v2?: ThroughputResult;
   deps?: Comparison[];
@@ -192,8 +198,13 @@ export function rows(r: BenchResults): Row[] {
       const big = p.eventBytes >= 90e6;
       // A baseline step over its cap is NaN: shown as "> cap", the ratio as an upper bound.
       const seconds = (ms: number, cap: number, digits: number): string =>
-        !p.baseline ? 'not run at this size' : Number.isNaN(ms) ? `> ${cap / 1000} s` : `${(ms / 1000).toFixed(digits)} s`;
-      const ratio = (a: number, b: number, cap: number): string => (!p.baseline ? '' : Number.isNaN(b) ? `< ${(a / cap).toFixed(2)}×` : `${(a / b).toFixed(2)}×`);
+        !p.baseline
+          ? 'not run at this size'
+          : Number.isNaN(ms)
+            ? `> ${cap / 1000} s`
+            : `${(ms / 1000).toFixed(digits)} s`;
+      const ratio = (a: number, b: number, cap: number): string =>
+        !p.baseline ? '' : Number.isNaN(b) ? `< ${(a / cap).toFixed(2)}×` : `${(a / b).toFixed(2)}×`;
       const base = p.baseline ?? { firstFrameMs: NaN, seekMs: NaN, seekInk: false, heapBytes: NaN, cappedMs: NaN };
       const cap = base.cappedMs;
       out.push({
@@ -276,26 +287,42 @@ const secs = (ms: readonly number[]): string => ms.map((m) => (m / 1000).toFixed
 
 export function formatReport(r: BenchResults): string {
   const lines: string[] = [];
-  lines.push(`replay-export bench — ${r.startedAt} — node ${r.node}, ${r.platform}, ${r.cpus} CPUs, node flags: ${r.nodeFlags}`);
+  lines.push(
+    `replay-export bench — ${r.startedAt} — node ${r.node}, ${r.platform}, ${r.cpus} CPUs, node flags: ${r.nodeFlags}`,
+  );
   if (r.data) {
     lines.push(
       `data: one replay of ${mb(r.data.decodedBytes)} decoded (${r.data.events} events) in ${r.data.files} files; ` +
         `v3 files ${mb(r.data.compressed[3])} gzip, v2 files ${mb(r.data.compressed[2])} gzip; 1 GB replay = ${mb(r.data.hugeBytes)} decoded`,
     );
   }
-  lines.push('MB/s = decoded replay bytes (10^6) per second, for subject and baseline alike; medians of alternating runs after a warm-up.');
-  if (r.v3 || r.v2) lines.push('(a) and (b): subject and baseline alternate in one child process that holds the library, as an exporting process does (bench/throughput-child.ts).');
+  lines.push(
+    'MB/s = decoded replay bytes (10^6) per second, for subject and baseline alike; medians of alternating runs after a warm-up.',
+  );
+  if (r.v3 || r.v2)
+    lines.push(
+      '(a) and (b): subject and baseline alternate in one child process that holds the library, as an exporting process does (bench/throughput-child.ts).',
+    );
   lines.push('');
   const rs = rows(r);
-  lines.push(table(['figure', 'subject', 'baseline (same run)', 'ratio', 'target', 'result'], rs.map((x) => [x.figure, x.subject, x.baseline, x.ratio, x.target, x.pass ? 'PASS' : 'FAIL'])));
+  lines.push(
+    table(
+      ['figure', 'subject', 'baseline (same run)', 'ratio', 'target', 'result'],
+      rs.map((x) => [x.figure, x.subject, x.baseline, x.ratio, x.target, x.pass ? 'PASS' : 'FAIL']),
+    ),
+  );
   lines.push('');
   for (const t of [r.v3, r.v2]) {
     if (!t) continue;
-    lines.push(`v${t.version}: ${t.runs} runs each; subject s: ${secs(t.subjectMs)}; baseline s: ${secs(t.baselineMs)}`);
+    lines.push(
+      `v${t.version}: ${t.runs} runs each; subject s: ${secs(t.subjectMs)}; baseline s: ${secs(t.baselineMs)}`,
+    );
     // Each subject run next to the baseline run made right before or after it: how much the ratio moves run to run.
     const pairs = t.subjectMs.map((ms, i) => t.baselineMs[i]! / ms);
     if (pairs.length > 1) {
-      lines.push(`  each pair (baseline ÷ subject of adjacent runs): ${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}, median ${median(pairs).toFixed(2)}`);
+      lines.push(
+        `  each pair (baseline ÷ subject of adjacent runs): ${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}, median ${median(pairs).toFixed(2)}`,
+      );
     }
     if (t.hashPlaces) {
       const w = median(t.hashPlaces.workerMs);
@@ -305,7 +332,8 @@ export function formatReport(r: BenchResults): string {
           `${mbs(mbPerSec(t.decodedBytes, w))} vs ${mbs(mbPerSec(t.decodedBytes, c))} (s: ${secs(t.hashPlaces.workerMs)} vs ${secs(t.hashPlaces.callingThreadMs)}); the worker ${(c / w).toFixed(2)}× as fast`,
       );
     }
-    for (const b of t.breakdown) lines.push(`  alone: ${b.label.padEnd(52)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
+    for (const b of t.breakdown)
+      lines.push(`  alone: ${b.label.padEnd(52)} ${mbs(b.MBs).padStart(9)}  (s: ${secs(b.ms)})`);
     for (const c of t.checks) lines.push(`  checked: ${c}`);
   }
   if (r.deps) {
@@ -317,11 +345,15 @@ export function formatReport(r: BenchResults): string {
     }
   }
   if (r.rss) {
-    lines.push(`peak RSS (process.resourceUsage().maxRSS of a child, launched from a minimal process, running exportReplay against the sandbox, local sink):`);
+    lines.push(
+      `peak RSS (process.resourceUsage().maxRSS of a child, launched from a minimal process, running exportReplay against the sandbox, local sink):`,
+    );
     for (const v of r.rss.versions) {
       lines.push(
         `  v${v.version}: runs ${v.runs.map((x) => mb(x.maxRssBytes)).join(', ')}` +
-          (v.runs.every((x) => x.vmHwmBytes !== undefined) ? ` (VmHWM ${v.runs.map((x) => mb(x.vmHwmBytes!)).join(', ')})` : '') +
+          (v.runs.every((x) => x.vmHwmBytes !== undefined)
+            ? ` (VmHWM ${v.runs.map((x) => mb(x.vmHwmBytes!)).join(', ')})`
+            : '') +
           `; end to end ${v.runs.map((x) => mbs(x.MBs)).join(', ')}`,
       );
       const p = v.runs.find((x) => x.maxRssBytes === v.maxRssBytes)?.peaks;
@@ -345,17 +377,25 @@ export function formatReport(r: BenchResults): string {
     for (const c of a.checks) lines.push(`  checked: ${c}`);
   }
   if (r.resume) {
-    lines.push(`resume: a ${mb(r.resume.manifestBytes)} manifest; ${r.resume.entries && 'failed' in r.resume.entries ? `whole entries ${r.resume.entries.failed}` : 'both children found every replay done'}`);
+    lines.push(
+      `resume: a ${mb(r.resume.manifestBytes)} manifest; ${r.resume.entries && 'failed' in r.resume.entries ? `whole entries ${r.resume.entries.failed}` : 'both children found every replay done'}`,
+    );
     for (const c of r.resume.checks) lines.push(`  checked: ${c}`);
   }
   if (r.resumeS3) {
-    lines.push(`S3 resume: a ${mb(r.resumeS3.snapshotBytes)} gzip snapshot; the outputs' listing counted, not timed (s3rver walks its folders per page)`);
+    lines.push(
+      `S3 resume: a ${mb(r.resumeS3.snapshotBytes)} gzip snapshot; the outputs' listing counted, not timed (s3rver walks its folders per page)`,
+    );
     for (const c of r.resumeS3.checks) lines.push(`  checked: ${c}`);
   }
   if (r.scale?.api) {
     const x = r.scale.api;
-    lines.push(`scale (API): shards ended after ${x.sharded.perProcess.map((p) => (p.endMs / 1000).toFixed(2)).join(', ')} s, started (library loaded) after ${x.sharded.perProcess.map((p) => (p.startMs / 1000).toFixed(2)).join(', ')} s`);
-    lines.push(`  one process against the limit: started after ${(x.single.perProcess[0]!.startMs / 1000).toFixed(2)} s, first request at ${(x.single.firstRequestMs / 1000).toFixed(2)} s`);
+    lines.push(
+      `scale (API): shards ended after ${x.sharded.perProcess.map((p) => (p.endMs / 1000).toFixed(2)).join(', ')} s, started (library loaded) after ${x.sharded.perProcess.map((p) => (p.startMs / 1000).toFixed(2)).join(', ')} s`,
+    );
+    lines.push(
+      `  one process against the limit: started after ${(x.single.perProcess[0]!.startMs / 1000).toFixed(2)} s, first request at ${(x.single.firstRequestMs / 1000).toFixed(2)} s`,
+    );
     lines.push(
       `  one process alone, no limit, ${x.alone.latencyMs} ms: ${(x.alone.wallMs / 1000).toFixed(2)} s for ${x.alone.apiCalls} API calls + ${x.alone.downloads} downloads: effective parallelism ${x.alone.effectiveParallelism.toFixed(1)}`,
     );
@@ -390,8 +430,17 @@ export function resultJson(r: BenchResults): unknown {
             startCpuMs: r.scale.api.startCpuMs.map((ms) => Math.round(ms)),
           }
         : null,
-      resume: r.resume ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes } : null,
-      resumeS3: r.resumeS3 ? { replays: r.resumeS3.replays, ms: Math.round(r.resumeS3.ms), maxRssBytes: r.resumeS3.maxRssBytes, requests: r.resumeS3.requests + r.resumeS3.outputListing } : null,
+      resume: r.resume
+        ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes }
+        : null,
+      resumeS3: r.resumeS3
+        ? {
+            replays: r.resumeS3.replays,
+            ms: Math.round(r.resumeS3.ms),
+            maxRssBytes: r.resumeS3.maxRssBytes,
+            requests: r.resumeS3.requests + r.resumeS3.outputListing,
+          }
+        : null,
     },
   };
 }

@@ -17,12 +17,20 @@ import { syntheticReplayId } from './resume-data.js';
 
 const [dir, count, mode, endpoint] = process.argv.slice(2);
 const replays = Number(count);
-if (dir === undefined || !Number.isInteger(replays) || (mode !== 'state' && mode !== 'entries' && mode !== 's3' && mode !== 'fold')) {
+if (
+  dir === undefined ||
+  !Number.isInteger(replays) ||
+  (mode !== 'state' && mode !== 'entries' && mode !== 's3' && mode !== 'fold')
+) {
   throw new Error('usage: resume-child <folder> <replays> state|entries|fold, or <s3 url> <replays> s3 <endpoint>');
 }
 const sink =
   mode === 's3'
-    ? createS3Sink(dir, { endpoint: endpoint!, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } })
+    ? createS3Sink(dir, {
+        endpoint: endpoint!,
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      })
     : createLocalSink(dir);
 const output = { format: 'json', gzip: true } as const;
 const started = performance.now();
@@ -30,7 +38,10 @@ let done = 0;
 if (mode === 'fold') {
   done = (await sink.compactManifest!({ layout: 'all' })).entries;
 } else if (mode === 'state' || mode === 's3') {
-  const state = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => sink.keyFor(id, output), now: Date.now() });
+  const state = await readResumeState(archiveOfSink(sink).manifest, {
+    keyFor: (id) => sink.keyFor(id, output),
+    now: Date.now(),
+  });
   for (let i = 0; i < replays; i++) if (state.doneAtKey(syntheticReplayId(i))) done++;
 } else {
   const state = await readManifestState(sink);

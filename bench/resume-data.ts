@@ -41,7 +41,16 @@ export async function writeSyntheticManifest(dir: string, replays: number): Prom
   for (let i = 0; i < replays; i++) {
     const id = syntheticReplayId(i);
     const start = syntheticStart(i);
-    if (i % 10 === 0) await put(JSON.stringify({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: start, start_time: start }) + '\n');
+    if (i % 10 === 0)
+      await put(
+        JSON.stringify({
+          replay_id: id,
+          status: 'skipped',
+          reason: 'settling',
+          recorded_at: start,
+          start_time: start,
+        }) + '\n',
+      );
     await put(JSON.stringify(okEntry(i, id, start)) + '\n');
   }
   out.end();

@@ -36,7 +36,10 @@ const PLAN = {
   /** Alternating pairs: the v3 subject with SHA-256 on the hashing worker and on the calling thread. */
   v3HashPlaceRuns: 6,
   v2StageRuns: 1,
-  rssRuns: (process.env['BENCH_RSS_RUNS'] ? JSON.parse(process.env['BENCH_RSS_RUNS']) : { 3: 3, 2: 1 }) as Record<2 | 3, number>,
+  rssRuns: (process.env['BENCH_RSS_RUNS'] ? JSON.parse(process.env['BENCH_RSS_RUNS']) : { 3: 3, 2: 1 }) as Record<
+    2 | 3,
+    number
+  >,
   archiveReplays: 200,
   archiveLatencyMs: 50,
   archiveRuns: 3,
@@ -65,7 +68,8 @@ function parseSections(argv: readonly string[]): Set<Section> {
   if (!only) return new Set(SECTIONS);
   const picked = only.slice('--only='.length).split(',').filter(Boolean);
   for (const p of picked) {
-    if (!(SECTIONS as readonly string[]).includes(p)) throw new Error(`--only: unknown section ${p} (known: ${SECTIONS.join(', ')})`);
+    if (!(SECTIONS as readonly string[]).includes(p))
+      throw new Error(`--only: unknown section ${p} (known: ${SECTIONS.join(', ')})`);
   }
   return new Set(picked as Section[]);
 }
@@ -85,7 +89,15 @@ async function main(): Promise<void> {
     cpus: cpus().length,
     nodeFlags: process.execArgv.join(' ') || 'none',
     ...(data
-      ? { data: { decodedBytes: data.big.bytes, files: BIG_FILES, events: data.big.event_count, compressed: data.big.compressed, hugeBytes: data.huge.bytes } }
+      ? {
+          data: {
+            decodedBytes: data.big.bytes,
+            files: BIG_FILES,
+            events: data.big.event_count,
+            compressed: data.big.compressed,
+            hugeBytes: data.huge.bytes,
+          },
+        }
       : {}),
   };
   try {
@@ -119,18 +131,27 @@ async function main(): Promise<void> {
       });
     }
     if (sections.has('deps')) {
-      log('dependencies: node:zlib vs pako (v2 inflate), byte scanner vs stream-json (v3 split), WebAssembly fast paths vs TypeScript (v3, v2)');
+      log(
+        'dependencies: node:zlib vs pako (v2 inflate), byte scanner vs stream-json (v3 split), WebAssembly fast paths vs TypeScript (v3, v2)',
+      );
       results.deps = [
         await compareInflate(BIG_SAMPLES_DIR, data!.big, PLAN.depsFiles, PLAN.depsRuns),
         await compareSplitter(BIG_SAMPLES_DIR, data!.big, PLAN.depsFiles, PLAN.depsRuns),
         await compareFastPath(BIG_SAMPLES_DIR, data!.big, 3, PLAN.depsFiles, PLAN.depsRuns),
         await compareFastPath(BIG_SAMPLES_DIR, data!.big, 2, PLAN.depsFiles, PLAN.depsRuns),
       ];
-      for (const c of results.deps) log(`  ${c.ours.name} ${c.ours.MBs.toFixed(0)} MB/s vs ${c.theirs.name} ${c.theirs.MBs.toFixed(0)} MB/s`);
+      for (const c of results.deps)
+        log(`  ${c.ours.name} ${c.ours.MBs.toFixed(0)} MB/s vs ${c.theirs.name} ${c.theirs.MBs.toFixed(0)} MB/s`);
     }
     if (sections.has('rss')) {
       log('(c) peak RSS exporting the 1 GB replay (child process, sandbox)');
-      results.rss = await measureRss({ samplesDir: BIG_SAMPLES_DIR, replay: data!.huge, workDir, runs: PLAN.rssRuns, log });
+      results.rss = await measureRss({
+        samplesDir: BIG_SAMPLES_DIR,
+        replay: data!.huge,
+        workDir,
+        runs: PLAN.rssRuns,
+        log,
+      });
     }
     if (sections.has('archive')) {
       log(`(d) archive of ${PLAN.archiveReplays} replays against the sandbox with ${PLAN.archiveLatencyMs} ms latency`);
@@ -146,22 +167,37 @@ async function main(): Promise<void> {
     }
     // The scale part (issue #18) reports the resume figures too; `--only=resume` runs them alone.
     if (sections.has('resume') || sections.has('scale')) {
-      log(`(e) resume of a synthetic archive of ${PLAN.resumeReplays} replays: resume state vs whole manifest entries (children)`);
-      results.resume = await measureResume({ replays: PLAN.resumeReplays, workDir, entriesHeapMb: PLAN.resumeBaselineHeapMb, log });
-      log(`(e) the same archive on S3 (s3rver), its manifest folded into one snapshot: resume state through the S3 sink (child)`);
+      log(
+        `(e) resume of a synthetic archive of ${PLAN.resumeReplays} replays: resume state vs whole manifest entries (children)`,
+      );
+      results.resume = await measureResume({
+        replays: PLAN.resumeReplays,
+        workDir,
+        entriesHeapMb: PLAN.resumeBaselineHeapMb,
+        log,
+      });
+      log(
+        `(e) the same archive on S3 (s3rver), its manifest folded into one snapshot: resume state through the S3 sink (child)`,
+      );
       results.resumeS3 = await measureResumeS3({ replays: PLAN.resumeReplays, workDir, log });
     }
     if (sections.has('player')) {
-      log(`(f) the offline player in Chromium: pages of ${PLAN.playerPagesMB.join(' and ')} MB of events, canvas window vs every canvas frame at once`);
+      log(
+        `(f) the offline player in Chromium: pages of ${PLAN.playerPagesMB.join(' and ')} MB of events, canvas window vs every canvas frame at once`,
+      );
       results.player = await measurePlayer({ sizesMB: PLAN.playerPagesMB, log });
     }
     if (sections.has('video')) {
-      log(`(h) video export: each sample rendered to MP4 at 10 fps, 1280x800, ${PLAN.videoRuns} run(s) each, Chromium started per render`);
+      log(
+        `(h) video export: each sample rendered to MP4 at 10 fps, 1280x800, ${PLAN.videoRuns} run(s) each, Chromium started per render`,
+      );
       results.video = await measureVideo({ runs: PLAN.videoRuns, log });
     }
     if (sections.has('scale')) {
       results.scale ??= {};
-      log(`(g) scale: ${PLAN.scaleReplays} replays by ${PLAN.scaleShards} archive shards (processes) against a limit of ${PLAN.scaleApiLimit} API requests in flight, ${PLAN.scaleLatencyMs} ms latency; then one process, no limit, ${PLAN.scaleAloneLatencyMs} ms`);
+      log(
+        `(g) scale: ${PLAN.scaleReplays} replays by ${PLAN.scaleShards} archive shards (processes) against a limit of ${PLAN.scaleApiLimit} API requests in flight, ${PLAN.scaleLatencyMs} ms latency; then one process, no limit, ${PLAN.scaleAloneLatencyMs} ms`,
+      );
       results.scale.api = await measureShardedApi({
         samplesDir: ARCHIVE_SAMPLES_DIR,
         sample: data!.small,
@@ -186,6 +222,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

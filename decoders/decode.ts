@@ -55,7 +55,10 @@ export interface DecodeOptions {
  * UTF-8, no raw CR/LF). Version 3 elements are the file's own bytes (validated, compacted only when they hold CR/LF
  * outside strings); version 2 elements are inflated with the packer's marker removed.
  */
-export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<Buffer[]> {
+export async function* decodeEventBytes(
+  source: AsyncIterable<Uint8Array>,
+  opts: DecodeOptions = {},
+): AsyncGenerator<Buffer[]> {
   for await (const batch of decodeEventBatches(source, opts)) yield batchEvents(batch);
 }
 
@@ -64,7 +67,10 @@ export async function* decodeEventBytes(source: AsyncIterable<Uint8Array>, opts:
  * version 3 file's consecutive events come as runs (views into the inflated chunk, events joined by `,`); version 2
  * events come one Buffer each.
  */
-export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<EventBatch> {
+export async function* decodeEventBatches(
+  source: AsyncIterable<Uint8Array>,
+  opts: DecodeOptions = {},
+): AsyncGenerator<EventBatch> {
   const { file, signal } = opts;
   const forced = opts.version ?? 'auto';
   if (forced !== 'auto' && forced !== 2 && forced !== 3) {
@@ -78,7 +84,10 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
   const fast = opts.fastPath !== false;
   const limits = DecodeLimits.of(opts);
   const budget = limits.budget;
-  const scanner = new ArrayElementScanner(file, { maxElementBytes: limits.maxEventBytes, ...(fast ? {} : { wasmMinBytes: Infinity }) });
+  const scanner = new ArrayElementScanner(file, {
+    maxElementBytes: limits.maxEventBytes,
+    ...(fast ? {} : { wasmMinBytes: Infinity }),
+  });
   const spans = new ElementSpans();
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
   const utf8 = new Utf8StreamValidator();
@@ -87,11 +96,19 @@ export async function* decodeEventBatches(source: AsyncIterable<Uint8Array>, opt
   // after the elements completed before it (whose own errors, and events, come first).
   const size = opts.compressedSize;
   const compressedSize = typeof size === 'function' ? size : size !== undefined ? () => size : undefined;
-  const inflateOptions = { ...(file !== undefined ? { file } : {}), ...(signal ? { signal } : {}), ...(compressedSize ? { compressedSize } : {}) };
+  const inflateOptions = {
+    ...(file !== undefined ? { file } : {}),
+    ...(signal ? { signal } : {}),
+    ...(compressedSize ? { compressedSize } : {}),
+  };
   for await (const chunk of inflatedChunks(source, inflateOptions)) {
     // The replay's budget, before anything of the chunk is used: the error names the first element not handed out.
     if (chunk.length > budget.left) {
-      throw replayTooLarge(budget.limit, { ...(file !== undefined ? { file } : {}), index: scanner.count, offset: scanner.position + budget.left });
+      throw replayTooLarge(budget.limit, {
+        ...(file !== undefined ? { file } : {}),
+        index: scanner.count,
+        offset: scanner.position + budget.left,
+      });
     }
     budget.take(chunk.length);
     if (!checkEach && !utf8.check(chunk)) checkEach = true;
@@ -141,7 +158,11 @@ function v3Runs(chunk: Buffer, spans: ElementSpans, file: string | undefined): E
   while (k < n) {
     const f = flags[k]!;
     if (f & 1) {
-      throw new DecodeError('VERSION_MISMATCH', 'a string element (a version 2 packed event) in a version 3 file', ctxOf(spans.element(chunk, k), file));
+      throw new DecodeError(
+        'VERSION_MISMATCH',
+        'a string element (a version 2 packed event) in a version 3 file',
+        ctxOf(spans.element(chunk, k), file),
+      );
     }
     const s0 = start[k]!;
     if (s0 < 0 || f !== 0) {
@@ -170,7 +191,10 @@ function ctxOf(el: ScannedElement, file: string | undefined) {
 }
 
 /** Object path: the same events as `decodeEventBytes`, parsed, in file order. */
-export async function* decodeEvents(source: AsyncIterable<Uint8Array>, opts: DecodeOptions = {}): AsyncGenerator<unknown> {
+export async function* decodeEvents(
+  source: AsyncIterable<Uint8Array>,
+  opts: DecodeOptions = {},
+): AsyncGenerator<unknown> {
   for await (const batch of decodeEventBytes(source, opts)) {
     for (const event of batch) yield JSON.parse(event.toString('utf8')) as unknown;
   }

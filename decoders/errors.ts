@@ -54,7 +54,13 @@ export class DecodeError extends ReplayExportError {
   readonly offset: number | undefined;
 
   constructor(code: DecodeErrorCode, detail: string, ctx: DecodeErrorContext = {}) {
-    super(formatMessage(code, detail, ctx), { code, category: 'data', fileKey: ctx.file, index: ctx.index, cause: ctx.cause });
+    super(formatMessage(code, detail, ctx), {
+      code,
+      category: 'data',
+      fileKey: ctx.file,
+      index: ctx.index,
+      cause: ctx.cause,
+    });
     this.file = ctx.file;
     this.offset = ctx.offset;
   }

@@ -67,7 +67,10 @@ export function inflateChunkFor(compressed: number | undefined): number {
  * gzip member (node's gunzip ignores bytes after one starting with 0x00), becomes `BAD_GZIP` naming the compressed
  * offset. Members may follow one another (multi-member gzip).
  */
-export async function* inflatedChunks(source: AsyncIterable<Uint8Array>, opts: InflateOptions = {}): AsyncGenerator<Buffer> {
+export async function* inflatedChunks(
+  source: AsyncIterable<Uint8Array>,
+  opts: InflateOptions = {},
+): AsyncGenerator<Buffer> {
   const { signal } = opts;
   signal?.throwIfAborted();
   const it = source[Symbol.asyncIterator]();
@@ -206,7 +209,10 @@ async function* gunzip(
   input.on('error', (err) => inflater.destroy(err));
   input.pipe(inflater);
   const badGzip = (detail: string, cause?: unknown): DecodeError =>
-    new DecodeError('BAD_GZIP', detail, { ...(opts.file !== undefined ? { file: opts.file } : {}), ...(cause !== undefined ? { cause } : {}) });
+    new DecodeError('BAD_GZIP', detail, {
+      ...(opts.file !== undefined ? { file: opts.file } : {}),
+      ...(cause !== undefined ? { cause } : {}),
+    });
   let failure: unknown;
   try {
     for await (const chunk of inflater) {
@@ -219,7 +225,8 @@ async function* gunzip(
     if (used < fed || !sourceDone) throw badGzip(`stray bytes after the gzip data, from compressed byte ${used}`);
     return;
   } catch (err) {
-    if (err instanceof DecodeError || sourceError !== undefined || (opts.signal?.aborted && err === opts.signal.reason)) throw sourceError?.error ?? err;
+    if (err instanceof DecodeError || sourceError !== undefined || (opts.signal?.aborted && err === opts.signal.reason))
+      throw sourceError?.error ?? err;
     failure = err;
   } finally {
     input.destroy();
@@ -240,12 +247,16 @@ async function describeGunzipFailure(
 ): Promise<DecodeError> {
   const detail = err instanceof Error ? err.message : String(err);
   if ((err as { code?: unknown }).code === 'Z_BUF_ERROR') {
-    return badGzip(`the gzip data is truncated: the file ends inside a gzip member, after ${at.fed} compressed bytes (${detail})`, err);
+    return badGzip(
+      `the gzip data is truncated: the file ends inside a gzip member, after ${at.fed} compressed bytes (${detail})`,
+      err,
+    );
   }
   if (at.kept !== undefined) {
     const bytes = Buffer.concat(at.kept);
     const end = await gzipMembersEnd(bytes);
-    if (end > 0 && end < bytes.length && !startsMember(bytes, end)) return badGzip(`stray bytes after the gzip data, from compressed byte ${end}`, err);
+    if (end > 0 && end < bytes.length && !startsMember(bytes, end))
+      return badGzip(`stray bytes after the gzip data, from compressed byte ${end}`, err);
     if (end < bytes.length) return badGzip(`the gzip member from compressed byte ${end} is corrupt: ${detail}`, err);
   }
   return badGzip(`the gzip layer is corrupt at or after compressed byte ${at.reached}: ${detail}`, err);

@@ -170,7 +170,8 @@ export function stringNext(c: Byte, key: bool): i32 {
 /** After a backslash in a string: `"` `\` `/` `b` `f` `n` `r` `t` back to the string, `u` to its four hex digits. */
 export function escapeNext(c: Byte): i32 {
   if (c == 0x75) return State.uni;
-  if (c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74) return State.str;
+  if (c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74)
+    return State.str;
   return REFUSE;
 }
 

@@ -377,7 +377,13 @@ export class ArrayElementScanner {
             const next = g[(stack[depth - 1] === C_OBJ ? S_AFTER << 8 : Row.afterInArray) | c]!;
             if (next === REFUSE) {
               const closer = c === 0x7d || c === 0x5d;
-              this.fail('BAD_JSON', closer ? `unexpected '${String.fromCharCode(c)}'` : `expected ',' or a closing bracket, found ${describe(c)}`, i);
+              this.fail(
+                'BAD_JSON',
+                closer
+                  ? `unexpected '${String.fromCharCode(c)}'`
+                  : `expected ',' or a closing bracket, found ${describe(c)}`,
+                i,
+              );
             }
             i++;
             if (next === STAY) {
@@ -558,14 +564,16 @@ export class ArrayElementScanner {
           }
           case S_LIT: {
             const lit = this.lit;
-            if (c !== literalByte(lit, this.litPos)) this.fail('BAD_JSON', `invalid literal (expected '${LITERAL_NAMES[lit]!}')`, i);
+            if (c !== literalByte(lit, this.litPos))
+              this.fail('BAD_JSON', `invalid literal (expected '${LITERAL_NAMES[lit]!}')`, i);
             i++;
             if (++this.litPos === literalLength(lit)) st = S_AFTER;
             continue;
           }
           case S_START: {
             const next = g[(st << 8) | c]!;
-            if (next === REFUSE) this.fail('NOT_AN_ARRAY', `the file is not a JSON array (starts with ${describe(c)})`, i);
+            if (next === REFUSE)
+              this.fail('NOT_AN_ARRAY', `the file is not a JSON array (starts with ${describe(c)})`, i);
             i++;
             if (next !== STAY) {
               stack[0] = C_ARR;
@@ -706,7 +714,11 @@ export class ArrayElementScanner {
   }
 
   private tooLarge(index: number, offset: number): DecodeError {
-    return eventTooLarge(this.maxElementBytes, { ...(this.file !== undefined ? { file: this.file } : {}), index, offset });
+    return eventTooLarge(this.maxElementBytes, {
+      ...(this.file !== undefined ? { file: this.file } : {}),
+      index,
+      offset,
+    });
   }
 
   private grow(): Uint8Array {
@@ -722,7 +734,11 @@ export class ArrayElementScanner {
   }
 
   private ctx(index: number | undefined, offset: number) {
-    return { ...(this.file !== undefined ? { file: this.file } : {}), ...(index !== undefined ? { index } : {}), offset };
+    return {
+      ...(this.file !== undefined ? { file: this.file } : {}),
+      ...(index !== undefined ? { index } : {}),
+      offset,
+    };
   }
 }
 
@@ -751,8 +767,11 @@ export function scanSingleObject(buf: Buffer): ScannedElement {
   if (out.length !== 1 || !scanner.betweenElements || el === undefined) {
     shared = undefined;
     const detail = out.length > 1 ? 'more than one value' : 'an incomplete value';
-    throw new DecodeError(out.length > 1 ? 'BAD_JSON' : 'TRUNCATED', `expected one JSON object, found ${detail}`, { offset: buf.length });
+    throw new DecodeError(out.length > 1 ? 'BAD_JSON' : 'TRUNCATED', `expected one JSON object, found ${detail}`, {
+      offset: buf.length,
+    });
   }
-  if (el.kind !== KIND_OBJECT) throw new DecodeError('NOT_AN_EVENT', 'expected a JSON object, found a string', { offset: 0 });
+  if (el.kind !== KIND_OBJECT)
+    throw new DecodeError('NOT_AN_EVENT', 'expected a JSON object, found a string', { offset: 0 });
   return el;
 }

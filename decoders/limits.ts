@@ -32,8 +32,13 @@ export const MAX_EVENT_BYTES_CAP = GiB;
 /** Throws a ConfigError naming the option when a limit is not a positive integer (or `maxEventBytes` is over its cap). */
 export function checkDecodeLimits(limits: { maxEventBytes?: number; maxReplayBytes?: number }): void {
   const { maxEventBytes, maxReplayBytes } = limits;
-  if (maxEventBytes !== undefined && !(Number.isSafeInteger(maxEventBytes) && maxEventBytes >= 1 && maxEventBytes <= MAX_EVENT_BYTES_CAP)) {
-    throw new ConfigError(`maxEventBytes must be an integer from 1 to ${MAX_EVENT_BYTES_CAP} (1 GiB), got ${String(maxEventBytes)}`);
+  if (
+    maxEventBytes !== undefined &&
+    !(Number.isSafeInteger(maxEventBytes) && maxEventBytes >= 1 && maxEventBytes <= MAX_EVENT_BYTES_CAP)
+  ) {
+    throw new ConfigError(
+      `maxEventBytes must be an integer from 1 to ${MAX_EVENT_BYTES_CAP} (1 GiB), got ${String(maxEventBytes)}`,
+    );
   }
   if (maxReplayBytes !== undefined && !(Number.isSafeInteger(maxReplayBytes) && maxReplayBytes >= 1)) {
     throw new ConfigError(`maxReplayBytes must be a positive integer, got ${String(maxReplayBytes)}`);
@@ -94,12 +99,20 @@ interface Where {
 
 /** `EVENT_TOO_LARGE` for the element at `where`. */
 export function eventTooLarge(limit: number, where: Where): DecodeError {
-  return new DecodeError('EVENT_TOO_LARGE', `the event is larger than the event size limit of ${formatBytes(limit)}`, where);
+  return new DecodeError(
+    'EVENT_TOO_LARGE',
+    `the event is larger than the event size limit of ${formatBytes(limit)}`,
+    where,
+  );
 }
 
 /** `REPLAY_TOO_LARGE`, seen at `where`. */
 export function replayTooLarge(limit: number, where: Where): DecodeError {
-  return new DecodeError('REPLAY_TOO_LARGE', `the replay inflates to more than the replay size limit of ${formatBytes(limit)}`, where);
+  return new DecodeError(
+    'REPLAY_TOO_LARGE',
+    `the replay inflates to more than the replay size limit of ${formatBytes(limit)}`,
+    where,
+  );
 }
 
 /** Whether `err` is a size limit's error: deterministic, so decoding the same bytes again cannot help. */
@@ -109,7 +122,11 @@ export function isLimitError(err: unknown): boolean {
 
 /** `268435456 bytes (256 MiB)`; just the bytes when not a whole number of KiB, MiB or GiB. */
 export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [['GiB', GiB], ['MiB', MiB], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GiB', GiB],
+    ['MiB', MiB],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes} bytes (${bytes / size} ${unit})`;
   }
   return `${bytes} bytes`;

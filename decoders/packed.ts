@@ -121,7 +121,11 @@ function plainEventText(s: string, ctx: ElementContext): Buffer {
 /** Shape 3 (and 1 once unwrapped): latin1 characters of a zlib stream. */
 function latin1Payload(s: string, ctx: ElementContext): Buffer {
   if (ABOVE_LATIN1.test(s)) {
-    throw fail('BAD_PACKED', 'the element string holds characters above U+00FF, so it is not a latin1 zlib payload', ctx);
+    throw fail(
+      'BAD_PACKED',
+      'the element string holds characters above U+00FF, so it is not a latin1 zlib payload',
+      ctx,
+    );
   }
   return Buffer.from(s, 'latin1');
 }
@@ -142,7 +146,9 @@ export function payloadBound(limits: DecodeLimits): number {
 /** The error for a payload that inflates to more than `payloadBound`: whichever limit made the bound. */
 export function payloadTooLarge(limits: DecodeLimits, ctx: ElementContext): DecodeError {
   const where = { ...(ctx.file !== undefined ? { file: ctx.file } : {}), index: ctx.index, offset: ctx.offset };
-  return limits.budget.left < limits.maxEventBytes + MARK_BYTES ? replayTooLarge(limits.budget.limit, where) : eventTooLarge(limits.maxEventBytes, where);
+  return limits.budget.left < limits.maxEventBytes + MARK_BYTES
+    ? replayTooLarge(limits.budget.limit, where)
+    : eventTooLarge(limits.maxEventBytes, where);
 }
 
 /**
@@ -154,13 +160,18 @@ export function inflatePayload(packed: Buffer, ctx: ElementContext, limits: Deco
   let res: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
     // maxOutputLength is at least 1 (node's range); a bound of 0 is enforced below.
-    res = inflateSync(packed, { chunkSize: inflateChunkSize(packed.length), info: true, maxOutputLength: Math.max(1, bound) }) as unknown as typeof res;
+    res = inflateSync(packed, {
+      chunkSize: inflateChunkSize(packed.length),
+      info: true,
+      maxOutputLength: Math.max(1, bound),
+    }) as unknown as typeof res;
   } catch (cause) {
     if ((cause as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(limits, ctx);
     throw badZlib(cause instanceof Error ? cause.message : String(cause), ctx, cause);
   }
   if (res.buffer.length > bound) throw payloadTooLarge(limits, ctx);
-  if (res.engine.bytesWritten !== packed.length) throw badZlib(`${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
+  if (res.engine.bytesWritten !== packed.length)
+    throw badZlib(`${packed.length - res.engine.bytesWritten} stray bytes after the zlib stream`, ctx);
   limits.budget.take(res.buffer.length);
   return res.buffer;
 }
@@ -168,7 +179,11 @@ export function inflatePayload(packed: Buffer, ctx: ElementContext, limits: Deco
 /** Throws `EVENT_TOO_LARGE` when a decoded event is over the limit (re-serialising can lengthen one, e.g. `1e9`). */
 export function checkEventSize(event: Buffer, ctx: ElementContext, limits: DecodeLimits): Buffer {
   if (event.length > limits.maxEventBytes) {
-    throw eventTooLarge(limits.maxEventBytes, { ...(ctx.file !== undefined ? { file: ctx.file } : {}), index: ctx.index, offset: ctx.offset });
+    throw eventTooLarge(limits.maxEventBytes, {
+      ...(ctx.file !== undefined ? { file: ctx.file } : {}),
+      index: ctx.index,
+      offset: ctx.offset,
+    });
   }
   return event;
 }
@@ -192,7 +207,11 @@ export function eventFromInflated(inflated: Buffer, ctx: ElementContext): Buffer
     throw fail('UNKNOWN_PACKER', `the packed event has no packer marker "v" (expected "${PACKER_MARK}")`, ctx);
   }
   if (event['v'] !== PACKER_MARK) {
-    throw fail('UNKNOWN_PACKER', `the event was packed with packer marker ${JSON.stringify(event['v'])}, only "${PACKER_MARK}" is known`, ctx);
+    throw fail(
+      'UNKNOWN_PACKER',
+      `the event was packed with packer marker ${JSON.stringify(event['v'])}, only "${PACKER_MARK}" is known`,
+      ctx,
+    );
   }
   delete event['v'];
   return serialise(event, ctx);

@@ -26,13 +26,16 @@ export interface EventRun {
  * One batch of decoded events, in order: runs (version 3, and anything already joined) or one Buffer per event
  * (version 2, whose events are inflated one by one).
  */
-export type EventBatch = { readonly runs: readonly EventRun[]; readonly events?: undefined } | { readonly events: readonly Buffer[]; readonly runs?: undefined };
+export type EventBatch =
+  | { readonly runs: readonly EventRun[]; readonly events?: undefined }
+  | { readonly events: readonly Buffer[]; readonly runs?: undefined };
 
 const COMMA = 0x2c;
 
 /** A run of one event. Its length must fit the run's 32-bit ends (the event size limit keeps every event far below). */
 export function singleRun(event: Buffer): EventRun {
-  if (event.length > 0x7fffffff) throw new InternalError(`an event of ${event.length} bytes does not fit a run (at most 2^31 - 1)`);
+  if (event.length > 0x7fffffff)
+    throw new InternalError(`an event of ${event.length} bytes does not fit a run (at most 2^31 - 1)`);
   return { bytes: event, ends: Int32Array.of(event.length) };
 }
 

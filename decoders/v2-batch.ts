@@ -17,7 +17,16 @@
 import { isUtf8 } from 'node:buffer';
 import { KIND_STRING, type ElementSpans, type ScannedElement } from './json-scanner.js';
 import type { DecodeLimits } from './limits.js';
-import { checkEventSize, eventFromInflated, inflatePayload, MARK_BYTES, objectElementBytes, payloadBound, preparePackedString, type ElementContext } from './packed.js';
+import {
+  checkEventSize,
+  eventFromInflated,
+  inflatePayload,
+  MARK_BYTES,
+  objectElementBytes,
+  payloadBound,
+  preparePackedString,
+  type ElementContext,
+} from './packed.js';
 import type { EventBatch, EventRun } from './runs.js';
 import { releaseIfLarge, V2_DONE, V2_FULL, WASM_KEEP_BYTES, wasmChunkScanner, type V2Step } from './wasm-instance.js';
 
@@ -57,7 +66,8 @@ export async function* decodeV2Spans(
         step = wasm.v2(0, 1, bound);
       } else {
         // The module holds the chunk scanned last; between our yields other decoders may have used it.
-        if (wasm.generation !== spans.wasmGeneration) spans.wasmGeneration = wasm.load(chunk, spans.start, spans.end, spans.flags, n);
+        if (wasm.generation !== spans.wasmGeneration)
+          spans.wasmGeneration = wasm.load(chunk, spans.start, spans.end, spans.flags, n);
         step = wasm.v2(k, n, bound);
       }
       let at = step.at;
@@ -132,7 +142,9 @@ function eventsWithin(run: EventRun, left: number): number {
 function firstEvents(run: EventRun, count: number): EventRun {
   const bytes = run.bytes.subarray(0, run.ends[count - 1]!);
   const ends = run.ends.subarray(0, count);
-  return run.timestamps !== undefined ? { bytes, ends, timestamps: run.timestamps.subarray(0, count) } : { bytes, ends };
+  return run.timestamps !== undefined
+    ? { bytes, ends, timestamps: run.timestamps.subarray(0, count) }
+    : { bytes, ends };
 }
 
 async function* typescriptPath(
@@ -164,7 +176,11 @@ interface Pass1 {
 }
 
 /** Decodes the elements of one chunk; resolves to batches of events in order (throws for the first bad element). */
-export async function decodeV2Elements(elements: readonly ScannedElement[], file: string | undefined, limits: DecodeLimits): Promise<Buffer[][]> {
+export async function decodeV2Elements(
+  elements: readonly ScannedElement[],
+  file: string | undefined,
+  limits: DecodeLimits,
+): Promise<Buffer[][]> {
   const { batches, error } = decodeV2Prefix(elements, file, limits);
   if (error !== undefined) throw error.value;
   return batches;
@@ -186,7 +202,11 @@ export function decodeV2Prefix(
   for (let j = 0; j < pass.payloads.length; j++) {
     const ctx = pass.contexts[j]!;
     try {
-      pass.events[pass.slots[j]!] = checkEventSize(eventFromInflated(inflatePayload(pass.payloads[j]!, ctx, limits), ctx), ctx, limits);
+      pass.events[pass.slots[j]!] = checkEventSize(
+        eventFromInflated(inflatePayload(pass.payloads[j]!, ctx, limits), ctx),
+        ctx,
+        limits,
+      );
     } catch (err) {
       good = pass.slots[j]!;
       error = { value: err };

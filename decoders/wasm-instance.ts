@@ -144,7 +144,15 @@ export class WasmChunkScanner {
   scan(chunk: Uint8Array): number {
     this.place(chunk);
     this.generation = ++lastGeneration;
-    return this.exports.scan(INPUT_OFFSET, chunk.length, this.startsAt, this.endsAt, this.flagsAt, this.stampsAt, this.maxElements);
+    return this.exports.scan(
+      INPUT_OFFSET,
+      chunk.length,
+      this.startsAt,
+      this.endsAt,
+      this.flagsAt,
+      this.stampsAt,
+      this.maxElements,
+    );
   }
 
   /** Copies `chunk` to the input area, followed by the 16 zero bytes the module's loads past the chunk rely on. */

@@ -28,7 +28,8 @@ async function main(): Promise<void> {
   const recorded: { name: string; events: Awaited<ReturnType<typeof recorder.record>>; retention: 30 | 90 }[] = [];
   try {
     for (const scenario of SCENARIOS) {
-      const ctx = scenario.name === 'intl-image' && values.screenshot !== undefined ? { screenshot: values.screenshot } : {};
+      const ctx =
+        scenario.name === 'intl-image' && values.screenshot !== undefined ? { screenshot: values.screenshot } : {};
       const events = await recorder.record(scenario, server.origin, ctx);
       process.stdout.write(`recorded ${scenario.name}: ${events.length} events\n`);
       recorded.push({ name: scenario.name, events, retention: scenario.retentionInDays });

@@ -35,7 +35,11 @@ class BuildError extends Error {}
 
 /** The player's program (tsconfig.player.json); fails with the compiler's diagnostics. */
 function playerProgram() {
-  const parsed = ts.getParsedCommandLineOfConfigFile(PLAYER_CONFIG, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    PLAYER_CONFIG,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) },
+  );
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
   const diagnostics = [...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
   if (diagnostics.length > 0) fail(diagnostics);
@@ -54,7 +58,8 @@ function globalNames(program) {
   const names = new Set();
   for (const symbol of checker.getSymbolsInScope(entry, ts.SymbolFlags.Value)) {
     const decls = symbol.declarations ?? [];
-    if (decls.length > 0 && decls.every((d) => program.isSourceFileDefaultLibrary(d.getSourceFile()))) names.add(symbol.name);
+    if (decls.length > 0 && decls.every((d) => program.isSourceFileDefaultLibrary(d.getSourceFile())))
+      names.add(symbol.name);
   }
   return names;
 }
@@ -69,7 +74,8 @@ async function playerScript() {
   };
   const { script, files } = await joinModules({ entry: PLAYER_ENTRY, read, globals: globalNames(program), root });
   // Inlined into <script>: a closing tag or a comment opening inside would end or change the element.
-  if (/<\/script|<!--/i.test(script)) throw new BuildError('the player script contains `</script` or `<!--` and cannot be inlined');
+  if (/<\/script|<!--/i.test(script))
+    throw new BuildError('the player script contains `</script` or `<!--` and cannot be inlined');
   return { script, files };
 }
 
@@ -77,10 +83,18 @@ async function playerScript() {
 async function workerScript() {
   const js = ts.transpileModule(await readFile(WORKER_SOURCE, 'utf8'), {
     fileName: WORKER_SOURCE,
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, verbatimModuleSyntax: false, esModuleInterop: false },
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.CommonJS,
+      verbatimModuleSyntax: false,
+      esModuleInterop: false,
+    },
   }).outputText;
   for (const [, spec] of js.matchAll(/\brequire\((["'][^"']*["'])\)/g)) {
-    if (!JSON.parse(spec.replace(/^'|'$/g, '"')).startsWith('node:')) throw new BuildError(`${rel(WORKER_SOURCE)} requires ${spec}: the worker runs from a string and can load only node: modules`);
+    if (!JSON.parse(spec.replace(/^'|'$/g, '"')).startsWith('node:'))
+      throw new BuildError(
+        `${rel(WORKER_SOURCE)} requires ${spec}: the worker runs from a string and can load only node: modules`,
+      );
   }
   return js;
 }

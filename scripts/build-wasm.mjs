@@ -67,7 +67,9 @@ function sectionIds(wasm) {
 }
 const DATA_SECTION = 11;
 
-const ascVersion = JSON.parse(await readFile(join(root, 'node_modules', 'assemblyscript', 'package.json'), 'utf8')).version;
+const ascVersion = JSON.parse(
+  await readFile(join(root, 'node_modules', 'assemblyscript', 'package.json'), 'utf8'),
+).version;
 const check = process.argv.includes('--check');
 const generated = new Map((await generatedSources(root)).map(({ path, text }) => [join(root, path), text]));
 let stale = false;
@@ -84,7 +86,9 @@ for (const [path, text] of generated) {
 }
 const wasm = await compile(generated);
 if (sectionIds(wasm).includes(DATA_SECTION)) {
-  throw new Error('the module has static data (a string or array constant?): decoders/wasm/layout.ts has no room for it');
+  throw new Error(
+    'the module has static data (a string or array constant?): decoders/wasm/layout.ts has no room for it',
+  );
 }
 const b64 = wasm.toString('base64');
 const lines = [];

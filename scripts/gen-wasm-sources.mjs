@@ -33,7 +33,10 @@ function sharedPart(text, source) {
   if (begin === -1 || end === -1 || end < begin || text.indexOf(BEGIN, begin + 1) !== -1) {
     throw new Error(`${source}: expected one pair of lines '${BEGIN}' … '${END}'`);
   }
-  return text.slice(begin + BEGIN.length, end).replace(/^\n+/, '').replace(/\n+$/, '');
+  return text
+    .slice(begin + BEGIN.length, end)
+    .replace(/^\n+/, '')
+    .replace(/\n+$/, '');
 }
 
 /** The part for the module: its functions are inlined where they are called (no call in the scan's loop). */

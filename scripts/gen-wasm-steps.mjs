@@ -17,7 +17,9 @@ import ts from 'typescript';
 /** The grammar's shared part and the layout's const enums, as one JavaScript module to call at build time. */
 async function loadGrammar(root, sharedPart) {
   const options = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, preserveConstEnums: true };
-  const layout = ts.transpileModule(await readFile(join(root, 'decoders/wasm/layout.ts'), 'utf8'), { compilerOptions: options }).outputText;
+  const layout = ts.transpileModule(await readFile(join(root, 'decoders/wasm/layout.ts'), 'utf8'), {
+    compilerOptions: options,
+  }).outputText;
   const grammar = ts.transpileModule(sharedPart, { compilerOptions: options }).outputText;
   const text = `${layout}\n${grammar}`;
   return import(`data:text/javascript;base64,${Buffer.from(text).toString('base64')}`);
@@ -48,15 +50,27 @@ function steps(g) {
     ['valueOpensObject', 'a value that is an object', is(value, State.objFirst)],
     ['valueOpensArray', 'a value that is an array', is(value, State.first)],
     ['valueOpensString', 'a value that is a string', is(value, State.str)],
-    ['valueStartsNumber', "a number's first byte ('-' or a digit)", value.map((f) => (c) => [State.minus, State.zero, State.int].includes(f(c)))],
+    [
+      'valueStartsNumber',
+      "a number's first byte ('-' or a digit)",
+      value.map((f) => (c) => [State.minus, State.zero, State.int].includes(f(c))),
+    ],
     ['valueStartsMinus', "a number's '-'", is(value, State.minus)],
     ['valueStartsZero', "a number's leading '0'", is(value, State.zero)],
     ['valueStartsInt', "a number's first digit (not '0')", is(value, State.int)],
     ['valueStartsTrue', "the literal 'true'", literal(Literal.trueValue)],
     ['valueStartsFalse', "the literal 'false'", literal(Literal.falseValue)],
     ['valueStartsNull', "the literal 'null'", literal(Literal.nullValue)],
-    ['elementIsObject', 'an element of the outer array that is an object (an event)', is([g.elementKindOf], ElemKind.object)],
-    ['elementIsString', 'an element of the outer array that is a string (a packed event)', is([g.elementKindOf], ElemKind.string)],
+    [
+      'elementIsObject',
+      'an element of the outer array that is an object (an event)',
+      is([g.elementKindOf], ElemKind.object),
+    ],
+    [
+      'elementIsString',
+      'an element of the outer array that is a string (a packed event)',
+      is([g.elementKindOf], ElemKind.string),
+    ],
     ['keyOpensString', 'where a key is expected: its opening quote', is(key, State.str)],
     ['keyStays', 'where a key is expected: whitespace', is(key, STAY)],
     ['objFirstCloses', "right after '{': the '}' of the empty object", is([(c) => g.keyNext(c, true)], CLOSE)],
@@ -67,13 +81,33 @@ function steps(g) {
     ['afterClosesArray', "after a value in an array: its ']'", is([inArray], CLOSE)],
     ['afterStays', 'after a value: whitespace', is([inObject, inArray], STAY)],
     ['stringToEscape', 'in a string or key: a backslash', is(both(g.stringNext), State.esc)],
-    ['stringCloses', 'in a string or key: its closing quote', [(c) => g.stringNext(c, false) === State.after, (c) => g.stringNext(c, true) === State.colon]],
+    [
+      'stringCloses',
+      'in a string or key: its closing quote',
+      [(c) => g.stringNext(c, false) === State.after, (c) => g.stringNext(c, true) === State.colon],
+    ],
     ['minusToDigit', "after a number's '-': its first digit", [(c) => g.minusNext(c) !== REFUSE]],
-    ['numberZero', "a number's leading '0', first or after '-'", [...is(value, State.zero), (c) => g.minusNext(c) === State.zero]],
-    ['numberInt', "a number's first digit (not '0'), first or after '-'", [...is(value, State.int), (c) => g.minusNext(c) === State.int]],
+    [
+      'numberZero',
+      "a number's leading '0', first or after '-'",
+      [...is(value, State.zero), (c) => g.minusNext(c) === State.zero],
+    ],
+    [
+      'numberInt',
+      "a number's first digit (not '0'), first or after '-'",
+      [...is(value, State.int), (c) => g.minusNext(c) === State.int],
+    ],
     ['numberStays', 'in the digits of an integer part, fraction or exponent: one more digit', is(digits, STAY)],
-    ['numberToDot', "after a number's integer part ('0' or digits): its '.'", is([number(State.zero), number(State.int)], State.dot)],
-    ['numberToExp', "after a number's integer part or fraction: 'e' or 'E'", is([number(State.zero), number(State.int), number(State.frac)], State.exp)],
+    [
+      'numberToDot',
+      "after a number's integer part ('0' or digits): its '.'",
+      is([number(State.zero), number(State.int)], State.dot),
+    ],
+    [
+      'numberToExp',
+      "after a number's integer part or fraction: 'e' or 'E'",
+      is([number(State.zero), number(State.int), number(State.frac)], State.exp),
+    ],
     ['numberEnds', 'after the digits of a number: a byte that ends it (read again after the number)', ends],
     ['numberEndsAtComma', 'after the digits of a number: the separator after it (`afterComma`)', [...ends, ...comma]],
     ['dotToFrac', "after a number's '.': its first digit", is([g.dotNext], State.frac)],
@@ -106,8 +140,10 @@ function expression(bytes) {
   const negate = runs(complement).length < runs(bytes).length;
   const parts = runs(negate ? complement : bytes);
   const hex = (n) => `0x${n.toString(16).padStart(2, '0')}`;
-  const text = parts.map(([from, to]) => (from === to ? `c == ${hex(from)}` : from === 0 ? `c < ${hex(to + 1)}` : `c - ${hex(from)} < ${to - from + 1}`));
-  const test = (c) => parts.some(([from, to]) => ((c - from) >>> 0) < to - from + 1) !== negate;
+  const text = parts.map(([from, to]) =>
+    from === to ? `c == ${hex(from)}` : from === 0 ? `c < ${hex(to + 1)}` : `c - ${hex(from)} < ${to - from + 1}`,
+  );
+  const test = (c) => parts.some(([from, to]) => (c - from) >>> 0 < to - from + 1) !== negate;
   if (parts.length === 0) return { text: negate ? 'true' : 'false', test };
   return { text: negate ? `!(${text.join(' || ')})` : text.join(' || '), test };
 }
@@ -122,7 +158,9 @@ function stringStops(g) {
   while (stops.includes(controlMax + 1)) controlMax++;
   const others = stops.filter((c) => c > controlMax);
   if (others.length > 2) {
-    throw new Error(`strings now stop at ${others.length} bytes above the control range: plainEnd in decoders/wasm/scanner.ts tests two`);
+    throw new Error(
+      `strings now stop at ${others.length} bytes above the control range: plainEnd in decoders/wasm/scanner.ts tests two`,
+    );
   }
   const [quote, backslash] = others.length === 2 ? others : [others[0] ?? 0, others[0] ?? 0];
   return { quote, backslash, controlMax };
@@ -135,7 +173,7 @@ export async function stepsSource(root, sharedPart, source) {
     `// Generated by scripts/gen-wasm-steps.mjs from ${source}: the grammar's functions evaluated on every byte value.`,
     '// Do not edit: change that file and run `npm run build:wasm`.',
     '//',
-    "// Each predicate holds the bytes that lead from a state to one answer of the grammar (in every context it names:",
+    '// Each predicate holds the bytes that lead from a state to one answer of the grammar (in every context it names:',
     '// the intersection), as comparisons that the compiler inlines; decoders/wasm/scanner.ts takes its decisions',
     '// through them.',
     '',
@@ -148,14 +186,24 @@ export async function stepsSource(root, sharedPart, source) {
     }
     const { text, test } = expression(bytes);
     for (const c of BYTES) if (test(c) !== bytes.includes(c)) throw new Error(`${name}: ${text} is wrong for ${c}`);
-    out.push(`/** ${doc[0].toUpperCase()}${doc.slice(1)}. */`, '@inline', `export function ${name}(c: u32): bool {`, `  return ${text};`, '}', '');
+    out.push(
+      `/** ${doc[0].toUpperCase()}${doc.slice(1)}. */`,
+      '@inline',
+      `export function ${name}(c: u32): bool {`,
+      `  return ${text};`,
+      '}',
+      '',
+    );
   }
   // The member lane ends a number at whatever follows it and reads that byte as what follows a value: a byte that
   // may follow a value must end a number.
   const table = new Map(steps(g).map(([name, , tests]) => [name, bytesOf(tests)]));
   for (const name of ['afterComma', 'afterClosesObject', 'afterClosesArray', 'afterStays']) {
     const left = table.get(name).filter((c) => !table.get('numberEnds').includes(c));
-    if (left.length > 0) throw new Error(`${name}: byte ${left[0]} does not end a number; the member lane in decoders/wasm/scanner.ts assumes it does`);
+    if (left.length > 0)
+      throw new Error(
+        `${name}: byte ${left[0]} does not end a number; the member lane in decoders/wasm/scanner.ts assumes it does`,
+      );
   }
   const { quote, backslash, controlMax } = stringStops(g);
   out.push(

@@ -15,7 +15,12 @@ export class JoinError extends Error {}
 function transpiled(path, source, where) {
   const js = ts.transpileModule(source, {
     fileName: path,
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true, removeComments: true },
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      verbatimModuleSyntax: true,
+      removeComments: true,
+    },
   }).outputText;
   const file = ts.createSourceFile(path, js, ts.ScriptTarget.ES2022, true);
   const imports = [];
@@ -25,12 +30,20 @@ function transpiled(path, source, where) {
     if (ts.isImportDeclaration(statement)) {
       const spec = statement.moduleSpecifier.text;
       const clause = statement.importClause;
-      if (!spec.startsWith('./')) throw new JoinError(`${where}: imports a value from ${spec}: only types may come from a package (its code is a global)`);
+      if (!spec.startsWith('./'))
+        throw new JoinError(
+          `${where}: imports a value from ${spec}: only types may come from a package (its code is a global)`,
+        );
       if (!clause || clause.name || !clause.namedBindings || !ts.isNamedImports(clause.namedBindings)) {
-        throw new JoinError(`${where}: import from ${spec}: only named imports (\`import { a } from './m.js'\`) can be joined`);
+        throw new JoinError(
+          `${where}: import from ${spec}: only named imports (\`import { a } from './m.js'\`) can be joined`,
+        );
       }
       for (const element of clause.namedBindings.elements) {
-        if (element.propertyName) throw new JoinError(`${where}: import { ${element.propertyName.text} as ${element.name.text} }: renamed imports cannot be joined`);
+        if (element.propertyName)
+          throw new JoinError(
+            `${where}: import { ${element.propertyName.text} as ${element.name.text} }: renamed imports cannot be joined`,
+          );
       }
       imports.push(join(dirname(path), spec.replace(/\.js$/, '.ts')));
       cuts.push([statement.getFullStart(), statement.getEnd()]);
@@ -38,15 +51,24 @@ function transpiled(path, source, where) {
     }
     if (ts.isExportDeclaration(statement) || ts.isExportAssignment(statement)) {
       // `export {};` (a module of types only) says nothing once joined.
-      const empty = ts.isExportDeclaration(statement) && !statement.moduleSpecifier && statement.exportClause && ts.isNamedExports(statement.exportClause) && statement.exportClause.elements.length === 0;
-      if (!empty) throw new JoinError(`${where}: \`${statement.getText().slice(0, 60)}\`: only \`export\` on a declaration can be joined`);
+      const empty =
+        ts.isExportDeclaration(statement) &&
+        !statement.moduleSpecifier &&
+        statement.exportClause &&
+        ts.isNamedExports(statement.exportClause) &&
+        statement.exportClause.elements.length === 0;
+      if (!empty)
+        throw new JoinError(
+          `${where}: \`${statement.getText().slice(0, 60)}\`: only \`export\` on a declaration can be joined`,
+        );
       cuts.push([statement.getFullStart(), statement.getEnd()]);
       continue;
     }
     const modifiers = ts.canHaveModifiers(statement) ? (ts.getModifiers(statement) ?? []) : [];
     const exported = modifiers.find((m) => m.kind === ts.SyntaxKind.ExportKeyword);
     if (exported) {
-      if (modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)) throw new JoinError(`${where}: a default export cannot be joined`);
+      if (modifiers.some((m) => m.kind === ts.SyntaxKind.DefaultKeyword))
+        throw new JoinError(`${where}: a default export cannot be joined`);
       cuts.push([exported.getStart(), exported.getEnd() + 1]);
     }
     if (ts.isVariableStatement(statement)) {
@@ -76,7 +98,8 @@ export async function joinModules({ entry, read, globals, root }) {
   const order = [];
   const visiting = [];
   async function visit(path) {
-    if (visiting.includes(path)) throw new JoinError(`import cycle: ${[...visiting.slice(visiting.indexOf(path)), path].map(rel).join(' → ')}`);
+    if (visiting.includes(path))
+      throw new JoinError(`import cycle: ${[...visiting.slice(visiting.indexOf(path)), path].map(rel).join(' → ')}`);
     if (done.has(path)) return;
     visiting.push(path);
     const mod = transpiled(path, await read(path), rel(path));
@@ -89,8 +112,14 @@ export async function joinModules({ entry, read, globals, root }) {
   const owner = new Map();
   for (const mod of order) {
     for (const name of mod.names) {
-      if (owner.has(name)) throw new JoinError(`${rel(mod.path)} and ${rel(owner.get(name))} both declare \`${name}\` at top level: they share one scope once joined`);
-      if (globals.has(name)) throw new JoinError(`${rel(mod.path)} declares \`${name}\` at top level, which would hide the global of that name once joined`);
+      if (owner.has(name))
+        throw new JoinError(
+          `${rel(mod.path)} and ${rel(owner.get(name))} both declare \`${name}\` at top level: they share one scope once joined`,
+        );
+      if (globals.has(name))
+        throw new JoinError(
+          `${rel(mod.path)} declares \`${name}\` at top level, which would hide the global of that name once joined`,
+        );
       owner.set(name, mod.path);
     }
   }

@@ -19,7 +19,15 @@ import { MANIFEST_FILE, MANIFEST_FOLDER } from './local-manifest.js';
 import { localOutputKeys, readLocalObject } from './local-outputs.js';
 import type { S3SinkOptions } from './s3.js';
 import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
-import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink, WorkClaims } from './sink.js';
+import type {
+  ManifestCompaction,
+  ManifestCompactionResult,
+  ManifestEntry,
+  OutputSpec,
+  ReplayWriter,
+  Sink,
+  WorkClaims,
+} from './sink.js';
 
 /** The replay outputs of an archive, by key (`<device>/<session>.<ext>[.gz]`, relative to the target). */
 export interface OutputStore {
@@ -124,7 +132,10 @@ export function locateArchive(target: string): ArchiveLocation {
   if (isS3Url(target)) return { kind: 's3', url: target, target: formatS3Url(parseS3Url(target)) };
   if (/^file:\/\//i.test(target)) return { kind: 'local', target: resolve(fileURLToPath(target)) };
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(target)) {
-    throw new SinkError('SINK_CONFIG', `unsupported target scheme: ${target.slice(0, target.indexOf(':'))} (a folder, a file:// URL or s3://bucket/prefix)`);
+    throw new SinkError(
+      'SINK_CONFIG',
+      `unsupported target scheme: ${target.slice(0, target.indexOf(':'))} (a folder, a file:// URL or s3://bucket/prefix)`,
+    );
   }
   return { kind: 'local', target: resolve(target) };
 }
@@ -147,7 +158,10 @@ export async function openArchive(target: string, options: OpenArchiveOptions): 
     const root = location.target;
     if (!options.create && !(await hasLocalManifest(root))) throw new ArchiveNotFoundError(root);
     const sink = createLocalSink(root, options.local);
-    return archiveOf({ sink, read: (key) => readLocalObject(root, key), list: () => localOutputKeys(root), listsInBulk: false }, true);
+    return archiveOf(
+      { sink, read: (key) => readLocalObject(root, key), list: () => localOutputKeys(root), listsInBulk: false },
+      true,
+    );
   }
   const { createS3Store } = await import('./s3.js');
   const store = createS3Store(location.url, options.s3);
@@ -161,7 +175,10 @@ export async function openArchive(target: string, options: OpenArchiveOptions): 
       throw new ArchiveNotFoundError(store.sink.target);
     }
   }
-  return archiveOf({ sink: store.sink, read: store.read, list: () => store.sink.storedKeys!(), listsInBulk: true }, true);
+  return archiveOf(
+    { sink: store.sink, read: store.read, list: () => store.sink.storedKeys!(), listsInBulk: true },
+    true,
+  );
 }
 
 /** Whether a local folder holds a manifest: the log `manifest.ndjson`, or the folder of its snapshot. */
@@ -172,7 +189,11 @@ async function hasLocalManifest(root: string): Promise<boolean> {
       return true;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new SinkError('SINK_IO', `cannot look for the manifest in ${root}: ${(err as Error).message}`, { target: root, cause: err });
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw new SinkError('SINK_IO', `cannot look for the manifest in ${root}: ${(err as Error).message}`, {
+          target: root,
+          cause: err,
+        });
     }
   }
   return false;
@@ -184,15 +205,24 @@ async function hasLocalManifest(root: string): Promise<boolean> {
  */
 function checkKey(key: string, target: string): void {
   const segments = key.split('/');
-  if (key.length === 0 || key.includes('\\') || key.includes('\0') || segments.some((s) => s === '' || s === '.' || s === '..')) {
-    throw new SinkError('SINK_PATH_ESCAPE', `key ${JSON.stringify(key.slice(0, 300))} resolves outside the target`, { target, key });
+  if (
+    key.length === 0 ||
+    key.includes('\\') ||
+    key.includes('\0') ||
+    segments.some((s) => s === '' || s === '.' || s === '..')
+  ) {
+    throw new SinkError('SINK_PATH_ESCAPE', `key ${JSON.stringify(key.slice(0, 300))} resolves outside the target`, {
+      target,
+      key,
+    });
   }
 }
 
 function archiveOf(backend: Backend, owned: boolean): Archive {
   const { sink } = backend;
   const target = sink.target;
-  const unsupported = (what: string): SinkError => new SinkError('SINK_CONFIG', `the sink of ${target} cannot ${what}`, { target });
+  const unsupported = (what: string): SinkError =>
+    new SinkError('SINK_CONFIG', `the sink of ${target} cannot ${what}`, { target });
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => (closed ??= owned ? sink.close() : Promise.resolve());
   return {
@@ -266,7 +296,8 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
   for (const need of needs) {
     const missing = need === 'remove' ? sink.remove === undefined : sink.putAsset === undefined;
     if (missing) {
-      const what = need === 'remove' ? 'remove outputs (it has no remove method)' : 'store assets (it has no putAsset method)';
+      const what =
+        need === 'remove' ? 'remove outputs (it has no remove method)' : 'store assets (it has no putAsset method)';
       throw new SinkError('SINK_CONFIG', `the sink of ${target} cannot ${what}`, { target });
     }
   }
@@ -274,8 +305,11 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
   return archiveOf(
     {
       sink,
-      read: () => Promise.reject(new SinkError('SINK_CONFIG', `the sink of ${target} cannot read outputs back`, { target })),
-      list: storedKeys ?? (() => rejecting(new SinkError('SINK_CONFIG', `the sink of ${target} cannot list its outputs`, { target }))),
+      read: () =>
+        Promise.reject(new SinkError('SINK_CONFIG', `the sink of ${target} cannot read outputs back`, { target })),
+      list:
+        storedKeys ??
+        (() => rejecting(new SinkError('SINK_CONFIG', `the sink of ${target} cannot list its outputs`, { target }))),
       listsInBulk: storedKeys !== undefined,
     },
     false,

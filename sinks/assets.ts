@@ -24,7 +24,9 @@ export function isAssetDigest(digest: unknown): digest is string {
 /** The key of an asset, relative to the target; throws `SINK_PATH_ESCAPE` for anything but a hex SHA-256. */
 export function assetKey(digest: string, target: string): string {
   if (!isAssetDigest(digest)) {
-    throw new SinkError('SINK_PATH_ESCAPE', `${JSON.stringify(String(digest).slice(0, 80))} is not an asset digest`, { target });
+    throw new SinkError('SINK_PATH_ESCAPE', `${JSON.stringify(String(digest).slice(0, 80))} is not an asset digest`, {
+      target,
+    });
   }
   return `${ASSETS_DIR}/${digest}`;
 }
@@ -32,7 +34,10 @@ export function assetKey(digest: string, target: string): string {
 /** Throws `SINK_INTEGRITY` unless `body` hashes to `digest` (an asset is stored only under its own SHA-256). */
 export function checkAssetBody(digest: string, body: Buffer, target: string): void {
   if (createHash('sha256').update(body).digest('hex') !== digest) {
-    throw new SinkError('SINK_INTEGRITY', `the bytes of ${ASSETS_DIR}/${digest} do not have that digest`, { target, key: `${ASSETS_DIR}/${digest}` });
+    throw new SinkError('SINK_INTEGRITY', `the bytes of ${ASSETS_DIR}/${digest} do not have that digest`, {
+      target,
+      key: `${ASSETS_DIR}/${digest}`,
+    });
   }
 }
 
@@ -62,7 +67,11 @@ const BASE64_CHUNK = 3 * 64 * 1024;
  * The page's asset blocks: the map (URL → digest, digest → type) as JSON, then each digest's bytes as base64, read
  * from the sink with `read` one asset at a time (memory: one chunk). An asset the sink no longer has fails the page.
  */
-export async function* pageAssetParts(assets: ReplayAssets, read: (digest: string) => Promise<Readable | undefined>, target: string): AsyncGenerator<Buffer> {
+export async function* pageAssetParts(
+  assets: ReplayAssets,
+  read: (digest: string) => Promise<Readable | undefined>,
+  target: string,
+): AsyncGenerator<Buffer> {
   const digests = [...new Set(Object.values(assets.urls))].filter(isAssetDigest);
   const types: Record<string, string> = {};
   for (const d of digests) types[d] = plainContentType(assets.types[d]);
@@ -72,7 +81,8 @@ export async function* pageAssetParts(assets: ReplayAssets, read: (digest: strin
   yield Buffer.from(`<script type="application/json" id="replay-assets">${map}</script>\n`, 'utf8');
   for (const digest of digests) {
     const body = await read(digest);
-    if (body === undefined) throw new SinkError('SINK_IO', `asset ${digest} is not stored`, { target, key: `${ASSETS_DIR}/${digest}` });
+    if (body === undefined)
+      throw new SinkError('SINK_IO', `asset ${digest} is not stored`, { target, key: `${ASSETS_DIR}/${digest}` });
     yield Buffer.from(`<script type="text/plain" class="replay-asset" data-digest="${digest}">`, 'latin1');
     let rest: Buffer = Buffer.alloc(0);
     for await (const chunk of body as AsyncIterable<Buffer>) {

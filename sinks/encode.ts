@@ -223,7 +223,10 @@ export class ReplayEncoder {
       const end = ends[k]!;
       const last = k === n - 1;
       if (end < from || (last ? end !== bytes.length : end >= bytes.length || bytes[end] !== COMMA_BYTE)) {
-        throw new SinkError('SINK_BAD_EVENT', `event ${first + k} is not a well-formed part of its run`, { ...this.context, index: first + k });
+        throw new SinkError('SINK_BAD_EVENT', `event ${first + k} is not a well-formed part of its run`, {
+          ...this.context,
+          index: first + k,
+        });
       }
       from = end + 1;
     }
@@ -233,7 +236,10 @@ export class ReplayEncoder {
     if (at !== -1) {
       let k = 0;
       while (ends[k]! < at) k++;
-      throw new SinkError('SINK_BAD_EVENT', `event ${first + k} contains a raw line break`, { ...this.context, index: first + k });
+      throw new SinkError('SINK_BAD_EVENT', `event ${first + k} contains a raw line break`, {
+        ...this.context,
+        index: first + k,
+      });
     }
   }
 

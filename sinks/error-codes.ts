@@ -12,14 +12,17 @@ export function thrownCode(code: string): string {
   if (code.startsWith(OLD_DECODE_PREFIX)) return code.slice(OLD_DECODE_PREFIX.length).toUpperCase();
   const upper = code.toUpperCase();
   if (upper === code) return code;
-  return UPPER_CASE_CODES.has(upper) || UPPER_CASE_FAMILIES.test(upper) || Object.hasOwn(constants.errno, upper) ? upper : code;
+  return UPPER_CASE_CODES.has(upper) || UPPER_CASE_FAMILIES.test(upper) || Object.hasOwn(constants.errno, upper)
+    ? upper
+    : code;
 }
 
 /** `entry` with its error's code in the thrown spelling (the same object, changed in place when it was not). */
 export function withThrownCode(entry: ManifestEntry): ManifestEntry {
   // Any line may carry an error as read (a manifest is input): only `failed` and `not_found` lines should.
   const error = 'error' in entry ? (entry.error as { code?: unknown } | null | undefined) : undefined;
-  if (error !== null && typeof error === 'object' && typeof error.code === 'string') error.code = thrownCode(error.code);
+  if (error !== null && typeof error === 'object' && typeof error.code === 'string')
+    error.code = thrownCode(error.code);
   return entry;
 }
 

@@ -75,7 +75,13 @@ export function parseHolder(text: string): LockHolder | undefined {
   if (!Number.isSafeInteger(h.pid) || (h.pid as number) <= 0) return undefined;
   const strings = [h.host, h.boot, h.pidns, h.start];
   if (!strings.every((s) => typeof s === 'string') || h.host === '') return undefined;
-  return { pid: h.pid as number, host: h.host as string, boot: h.boot as string, pidns: h.pidns as string, start: h.start as string };
+  return {
+    pid: h.pid as number,
+    host: h.host as string,
+    boot: h.boot as string,
+    pidns: h.pidns as string,
+    start: h.start as string,
+  };
 }
 
 /**
@@ -100,7 +106,9 @@ export async function holderGone(holder: LockHolder): Promise<boolean> {
 }
 
 /** The lock file at `path` and what it names (undefined when it is not there). */
-async function readLock(path: string): Promise<{ ino: number; dev: number; mtimeMs: number; holder: LockHolder | undefined } | undefined> {
+async function readLock(
+  path: string,
+): Promise<{ ino: number; dev: number; mtimeMs: number; holder: LockHolder | undefined } | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(path, READ);
@@ -114,7 +122,12 @@ async function readLock(path: string): Promise<{ ino: number; dev: number; mtime
     const st = await handle.stat();
     const buf = Buffer.alloc(Math.min(MAX_LOCK_BYTES, Math.max(0, st.size)));
     const { bytesRead } = st.isFile() ? await handle.read(buf, 0, buf.length, 0) : { bytesRead: 0 };
-    return { ino: st.ino, dev: st.dev, mtimeMs: st.mtimeMs, holder: parseHolder(buf.subarray(0, bytesRead).toString('utf8')) };
+    return {
+      ino: st.ino,
+      dev: st.dev,
+      mtimeMs: st.mtimeMs,
+      holder: parseHolder(buf.subarray(0, bytesRead).toString('utf8')),
+    };
   } finally {
     await handle.close();
   }

@@ -19,7 +19,10 @@ export interface HashWorkerData {
   nice: number;
 }
 
-export type HashRequest = { id: number; path: string } | { id: number; upTo: number; end?: true } | { id: number; cancel: true };
+export type HashRequest =
+  | { id: number; path: string }
+  | { id: number; upTo: number; end?: true }
+  | { id: number; cancel: true };
 
 export type HashReply =
   | { ready: true; tid: number; niced: boolean }
@@ -68,7 +71,11 @@ function run(port: MessagePort, data: HashWorkerData): void {
     try {
       if ('path' in m) {
         // O_NOFOLLOW: a symbolic link put in the temporary file's place is not read through (ELOOP).
-        jobs.set(m.id, { fd: openSync(m.path, constants.O_RDONLY | (constants.O_NOFOLLOW || 0)), pos: 0, hash: createHash('sha256') });
+        jobs.set(m.id, {
+          fd: openSync(m.path, constants.O_RDONLY | (constants.O_NOFOLLOW || 0)),
+          pos: 0,
+          hash: createHash('sha256'),
+        });
         return;
       }
       if (job === undefined) return;

@@ -64,7 +64,11 @@ class HashWorker {
     // The worker's code is compiled from hash-worker-main.ts into a string (scripts/build-inlined.mjs): it needs no file
     // of its own next to this module.
     const workerData: HashWorkerData = { nice };
-    this.worker = new Worker(HASH_WORKER_SOURCE, { eval: true, workerData, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
+    this.worker = new Worker(HASH_WORKER_SOURCE, {
+      eval: true,
+      workerData,
+      resourceLimits: { maxYoungGenerationSizeMb: 1 },
+    });
     let started: (info: HashWorkerInfo) => void = () => undefined;
     let notStarted: (err: Error) => void = () => undefined;
     this.ready = new Promise((resolve, reject) => {
@@ -118,7 +122,8 @@ class HashWorker {
 
   finish(id: number, upTo: number): Promise<string> {
     const job = this.jobs.get(id);
-    if (job === undefined) return Promise.reject(this.failure ?? new HashWorkerError('unknown or finished hash job', 'ended'));
+    if (job === undefined)
+      return Promise.reject(this.failure ?? new HashWorkerError('unknown or finished hash job', 'ended'));
     if (job.failure !== undefined) {
       this.jobs.delete(id);
       this.release();

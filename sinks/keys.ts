@@ -197,7 +197,11 @@ export function isOutputKey(key: string): boolean {
 /** Throws `SINK_PATH_ESCAPE` unless `key` is a replay output key (what a sink's `remove` takes). */
 export function checkOutputKey(key: string, target: string): void {
   if (!isOutputKey(key)) {
-    throw new SinkError('SINK_PATH_ESCAPE', `${JSON.stringify(key.slice(0, 300))} is not a replay output key; refusing to remove it`, { target, key });
+    throw new SinkError(
+      'SINK_PATH_ESCAPE',
+      `${JSON.stringify(key.slice(0, 300))} is not a replay output key; refusing to remove it`,
+      { target, key },
+    );
   }
 }
 

@@ -63,7 +63,9 @@ export function storedKind(key: string): StoredKind {
   }
   if (folder.startsWith(`${CLAIMS_DIR}/`)) {
     const parts = folder.slice(CLAIMS_DIR.length + 1, -1).split('/');
-    return parts.length === 2 && isAssetDigest(name) && isOutputKey(`${parts[0]}/${parts[1]}.json`) ? 'claim' : 'foreign';
+    return parts.length === 2 && isAssetDigest(name) && isOutputKey(`${parts[0]}/${parts[1]}.json`)
+      ? 'claim'
+      : 'foreign';
   }
   // A temporary output beside its final name.
   if (temp !== undefined && isOutputKey(folder + temp)) return 'own';

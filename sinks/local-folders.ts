@@ -24,7 +24,11 @@ export class NotAFolderError extends Error {
     readonly folder: string,
     readonly kind: 'symlink' | 'other',
   ) {
-    super(kind === 'symlink' ? `folder ${folder} in the target is a symbolic link` : `${folder} in the target is not a folder`);
+    super(
+      kind === 'symlink'
+        ? `folder ${folder} in the target is a symbolic link`
+        : `${folder} in the target is not a folder`,
+    );
   }
 }
 
@@ -34,7 +38,8 @@ function componentsOf(root: string, folder: string): string[] {
   if (rel === '') return [];
   const names = rel.split(sep);
   // The callers' keys are checked to stay inside the target; this never walks (or removes) anything above it.
-  if (isAbsolute(rel) || names.includes('..')) throw new SinkError('SINK_PATH_ESCAPE', `${folder} is not inside ${root}`, { target: root });
+  if (isAbsolute(rel) || names.includes('..'))
+    throw new SinkError('SINK_PATH_ESCAPE', `${folder} is not inside ${root}`, { target: root });
   return names;
 }
 
@@ -58,7 +63,8 @@ export async function makeFolders(root: string, folder: string): Promise<void> {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const st = await lstat(dir);
-    if (!st.isDirectory()) throw new NotAFolderError(names.slice(0, k + 1).join('/'), st.isSymbolicLink() ? 'symlink' : 'other');
+    if (!st.isDirectory())
+      throw new NotAFolderError(names.slice(0, k + 1).join('/'), st.isSymbolicLink() ? 'symlink' : 'other');
     if (created) await fsyncDir(parent);
   }
 }
@@ -96,7 +102,8 @@ export async function foldersToRemoveIn(root: string, folder: string): Promise<b
       if (code === 'ENOENT' || code === 'ENOTDIR') return false;
       throw err;
     }
-    if (!st.isDirectory()) throw new NotAFolderError(names.slice(0, k + 1).join('/'), st.isSymbolicLink() ? 'symlink' : 'other');
+    if (!st.isDirectory())
+      throw new NotAFolderError(names.slice(0, k + 1).join('/'), st.isSymbolicLink() ? 'symlink' : 'other');
   }
   return true;
 }

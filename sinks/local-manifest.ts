@@ -129,7 +129,10 @@ export class LocalManifest {
 
   /** Whether the open log is no longer the one at its name (a compaction renamed it). */
   async #renamed(handle: FileHandle): Promise<boolean> {
-    const [open, now] = await Promise.all([handle.stat(), lstat(this.#log).catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err)))]);
+    const [open, now] = await Promise.all([
+      handle.stat(),
+      lstat(this.#log).catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err))),
+    ]);
     return now === undefined || now.ino !== open.ino || now.dev !== open.dev;
   }
 
@@ -157,7 +160,12 @@ export class LocalManifest {
           if (!(await this.#renamed(handle))) return;
           // A compaction renamed the log before or while this line went in: the line goes to the new log as well.
           await this.#dropHandle();
-          if (attempt === APPEND_ATTEMPTS) throw new SinkError('SINK_IO', `cannot append to the manifest: the log was renamed ${attempt} times while appending`, { target: this.#root, key: MANIFEST_FILE, replayId: entry.replay_id });
+          if (attempt === APPEND_ATTEMPTS)
+            throw new SinkError(
+              'SINK_IO',
+              `cannot append to the manifest: the log was renamed ${attempt} times while appending`,
+              { target: this.#root, key: MANIFEST_FILE, replayId: entry.replay_id },
+            );
         }
       } catch (err) {
         throw this.#error('cannot append to the manifest', MANIFEST_FILE, err, entry.replay_id);
@@ -264,7 +272,8 @@ export class LocalManifest {
   async #compactLocked(): Promise<ManifestCompactionResult> {
     // Leftovers of a compaction that died: a snapshot never renamed into place, a lock being taken.
     for (const name of await readdir(this.#folder)) {
-      if (SNAPSHOT_TEMP.test(name) || LOCK_LEFTOVER.test(name)) await unlink(join(this.#folder, name)).catch(() => undefined);
+      if (SNAPSHOT_TEMP.test(name) || LOCK_LEFTOVER.test(name))
+        await unlink(join(this.#folder, name)).catch(() => undefined);
     }
     try {
       const st = await lstat(this.#log);

@@ -17,7 +17,11 @@ import { foldersToRemoveIn, NotAFolderError } from './local-folders.js';
 export async function readLocalObject(root: string, key: string): Promise<Readable | undefined> {
   const path = join(root, ...key.split('/'));
   const refuse = (what: string, cause?: unknown): SinkError =>
-    new SinkError('SINK_PATH_ESCAPE', `cannot read ${key}: ${what}`, { target: root, key, ...(cause === undefined ? {} : { cause }) });
+    new SinkError('SINK_PATH_ESCAPE', `cannot read ${key}: ${what}`, {
+      target: root,
+      key,
+      ...(cause === undefined ? {} : { cause }),
+    });
   try {
     if (!(await foldersToRemoveIn(root, dirname(path)))) return undefined;
   } catch (err) {
@@ -72,7 +76,10 @@ async function* walk(dir: string, prefix: string, all = false): AsyncGenerator<s
     folder = await opendir(dir);
   } catch (err) {
     if (prefix === '' && (err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new SinkError('SINK_IO', `cannot list ${prefix === '' ? 'the archive' : prefix}: ${describeCause(err)}`, { target: dir, cause: err });
+    throw new SinkError('SINK_IO', `cannot list ${prefix === '' ? 'the archive' : prefix}: ${describeCause(err)}`, {
+      target: dir,
+      cause: err,
+    });
   }
   for await (const entry of folder) {
     if (!all && isSinkName(entry.name)) continue;

@@ -6,7 +6,14 @@ import { assetKey, checkAssetBody, isAssetDigest, pageAssetParts, type CommitOpt
 import { claimFolder, claimKey } from './layout.js';
 import { ReplayEncoder } from './encode.js';
 import { HashWorkerError } from './hash-worker.js';
-import { areRealFolders, FolderUsers, foldersToRemoveIn, makeFolders, NotAFolderError, removeEmptyFolders } from './local-folders.js';
+import {
+  areRealFolders,
+  FolderUsers,
+  foldersToRemoveIn,
+  makeFolders,
+  NotAFolderError,
+  removeEmptyFolders,
+} from './local-folders.js';
 import { OutputHash, resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } from './output-hash.js';
 import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW, TempFile, tempNamePid } from './temp-file.js';
 import { describeCause, SinkError } from './errors.js';
@@ -14,7 +21,15 @@ import { checkOutputKey, replayKey } from './keys.js';
 import { LocalManifest } from './local-manifest.js';
 import { localWorkClaims } from './work-claims.js';
 import { localStoredObjects } from './local-outputs.js';
-import type { CommitResult, EventRun, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type {
+  CommitResult,
+  EventRun,
+  ManifestCompactionResult,
+  ManifestEntry,
+  OutputSpec,
+  ReplayWriter,
+  Sink,
+} from './sink.js';
 
 export { MANIFEST_FILE } from './local-manifest.js';
 
@@ -80,7 +95,10 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
   const pathOf = (key: string): string => {
     const path = resolve(root, ...key.split('/'));
     if (key.length === 0 || key.includes('\\') || key.includes('\0') || !isInside(root, path)) {
-      throw new SinkError('SINK_PATH_ESCAPE', `key ${JSON.stringify(key)} resolves outside the target`, { target: root, key });
+      throw new SinkError('SINK_PATH_ESCAPE', `key ${JSON.stringify(key)} resolves outside the target`, {
+        target: root,
+        key,
+      });
     }
     return path;
   };
@@ -136,7 +154,8 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     try {
       return (await areRealFolders(root, dirname(path))) && (await lstat(path)).isFile();
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+        return false;
       throw err;
     }
   };
@@ -173,7 +192,11 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
     } catch (err) {
       const escape = err instanceof NotAFolderError && err.kind === 'symlink';
       const what = escape ? `${(err as Error).message}; refusing to remove through it` : describeCause(err);
-      throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot remove ${key}: ${what}`, { target: root, key, cause: err });
+      throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot remove ${key}: ${what}`, {
+        target: root,
+        key,
+        cause: err,
+      });
     }
   };
 
@@ -191,7 +214,11 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       await fsyncDir(folder);
     } catch (err) {
       const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || isSymlinkRefusal(err);
-      throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot record the claim ${key}: ${describeCause(err)}`, { target: root, key, replayId, cause: err });
+      throw new SinkError(
+        escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO',
+        `cannot record the claim ${key}: ${describeCause(err)}`,
+        { target: root, key, replayId, cause: err },
+      );
     }
   };
 
@@ -219,7 +246,11 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       } catch (err) {
         await file?.discard();
         const escape = err instanceof NotAFolderError && err.kind === 'symlink';
-        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot store ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
+        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot store ${key}: ${describeCause(err)}`, {
+          target: root,
+          key,
+          cause: err,
+        });
       }
     },
 
@@ -234,7 +265,11 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
         const escape = err instanceof NotAFolderError && err.kind === 'symlink';
-        throw new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot list the asset claims of ${replayId}: ${describeCause(err)}`, { target: root, replayId, cause: err });
+        throw new SinkError(
+          escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO',
+          `cannot list the asset claims of ${replayId}: ${describeCause(err)}`,
+          { target: root, replayId, cause: err },
+        );
       }
       for (const name of names) if (isAssetDigest(name)) yield name;
     },
@@ -243,7 +278,17 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       if (closed) throw new SinkError('SINK_STATE', 'sink is closed', { target: root });
       const folder = pathOf(claimFolder(replayId).slice(0, -1));
       for await (const digest of sink.assetClaims!(replayId)) {
-        await unlink(join(folder, digest)).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(new SinkError('SINK_IO', `cannot remove a claim of ${replayId}: ${describeCause(err)}`, { target: root, replayId, cause: err }))));
+        await unlink(join(folder, digest)).catch((err: NodeJS.ErrnoException) =>
+          err.code === 'ENOENT'
+            ? undefined
+            : Promise.reject(
+                new SinkError('SINK_IO', `cannot remove a claim of ${replayId}: ${describeCause(err)}`, {
+                  target: root,
+                  replayId,
+                  cause: err,
+                }),
+              ),
+        );
       }
       await removeEmptyFolders(root, folder);
     },
@@ -270,13 +315,28 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
         await leaveFolder(folder, false);
         if (err instanceof NotAFolderError) {
           if (err.kind === 'symlink') {
-            throw new SinkError('SINK_PATH_ESCAPE', `cannot write ${key}: ${err.message}; refusing to write through it`, { ...context, cause: err });
+            throw new SinkError(
+              'SINK_PATH_ESCAPE',
+              `cannot write ${key}: ${err.message}; refusing to write through it`,
+              { ...context, cause: err },
+            );
           }
           throw new SinkError('SINK_IO', `cannot write ${key}: ${err.message}`, { ...context, cause: err });
         }
-        throw new SinkError('SINK_IO', `cannot create the temporary file of ${key}: ${describeCause(err)}`, { ...context, cause: err });
+        throw new SinkError('SINK_IO', `cannot create the temporary file of ${key}: ${describeCause(err)}`, {
+          ...context,
+          cause: err,
+        });
       }
-      return new LocalReplayWriter(key, context, file, output, hashWorker, (committed) => leaveFolder(folder, committed), readAsset);
+      return new LocalReplayWriter(
+        key,
+        context,
+        file,
+        output,
+        hashWorker,
+        (committed) => leaveFolder(folder, committed),
+        readAsset,
+      );
     },
 
     async exists(key: string): Promise<boolean> {
@@ -423,7 +483,10 @@ class LocalReplayWriter implements ReplayWriter {
   private wrap(err: unknown, what: string): SinkError {
     if (err instanceof SinkError) return err;
     if (err instanceof HashWorkerError && err.kind === 'size') {
-      return new SinkError('SINK_INTEGRITY', `${what}: the temporary file is not what was written (${err.message})`, { ...this.context, cause: err });
+      return new SinkError('SINK_INTEGRITY', `${what}: the temporary file is not what was written (${err.message})`, {
+        ...this.context,
+        cause: err,
+      });
     }
     return new SinkError('SINK_IO', `${what}: ${describeCause(err)}`, { ...this.context, cause: err });
   }

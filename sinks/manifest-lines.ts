@@ -23,9 +23,13 @@ export function serializeManifestEntry(entry: ManifestEntry): Buffer {
   const { replay_id, ...rest } = entry;
   const line = Buffer.from(JSON.stringify({ replay_id, ...rest }) + '\n', 'utf8');
   if (line.length - 1 > MAX_MANIFEST_RECORD_BYTES) {
-    throw new SinkError('MANIFEST_TOO_LARGE', `the manifest entry of ${replay_id.slice(0, 200)} takes ${line.length - 1} bytes, over the ${MAX_MANIFEST_RECORD_BYTES} a manifest record may take`, {
-      replayId: replay_id,
-    });
+    throw new SinkError(
+      'MANIFEST_TOO_LARGE',
+      `the manifest entry of ${replay_id.slice(0, 200)} takes ${line.length - 1} bytes, over the ${MAX_MANIFEST_RECORD_BYTES} a manifest record may take`,
+      {
+        replayId: replay_id,
+      },
+    );
   }
   return line;
 }
@@ -102,8 +106,12 @@ export async function* parseManifestStream(
 }
 
 function lineTooLong(lineNumber: number, target: string | undefined): SinkError {
-  return new SinkError('MANIFEST_CORRUPT', `manifest line ${lineNumber} is longer than ${MAX_MANIFEST_RECORD_BYTES} bytes`, {
-    index: lineNumber,
-    ...(target === undefined ? {} : { target }),
-  });
+  return new SinkError(
+    'MANIFEST_CORRUPT',
+    `manifest line ${lineNumber} is longer than ${MAX_MANIFEST_RECORD_BYTES} bytes`,
+    {
+      index: lineNumber,
+      ...(target === undefined ? {} : { target }),
+    },
+  );
 }

@@ -55,16 +55,24 @@ export async function* mergeByGroup(
   places: ReadonlyArray<{ name: string; entries: AsyncIterable<GroupedEntry> }>,
   target: string,
 ): AsyncIterable<EntryGroup> {
-  const heads: Head[] = places.map((p) => ({ iterator: p.entries[Symbol.asyncIterator](), name: p.name, current: undefined }));
+  const heads: Head[] = places.map((p) => ({
+    iterator: p.entries[Symbol.asyncIterator](),
+    name: p.name,
+    current: undefined,
+  }));
   const advance = async (head: Head): Promise<void> => {
     const before = head.current?.group;
     const next = await head.iterator.next();
     head.current = next.done ? undefined : next.value;
     if (head.current !== undefined && before !== undefined && head.current.group < before) {
-      throw new SinkError('MANIFEST_CORRUPT', `${head.name} is not in key order (${head.current.group} after ${before})`, {
-        target,
-        key: head.name,
-      });
+      throw new SinkError(
+        'MANIFEST_CORRUPT',
+        `${head.name} is not in key order (${head.current.group} after ${before})`,
+        {
+          target,
+          key: head.name,
+        },
+      );
     }
   };
   try {
@@ -72,7 +80,8 @@ export async function* mergeByGroup(
     for (;;) {
       let group: string | undefined;
       for (const head of heads) {
-        if (head.current !== undefined && (group === undefined || head.current.group < group)) group = head.current.group;
+        if (head.current !== undefined && (group === undefined || head.current.group < group))
+          group = head.current.group;
       }
       if (group === undefined) return;
       const entries: ManifestEntry[] = [];
@@ -81,7 +90,10 @@ export async function* mergeByGroup(
           const entry = await head.current.entry;
           if (entry !== undefined) entries.push(entry);
           if (entries.length > MAX_GROUP_ENTRIES) {
-            throw new SinkError('MANIFEST_CORRUPT', `more than ${MAX_GROUP_ENTRIES} manifest entries for ${group}`, { target, key: group });
+            throw new SinkError('MANIFEST_CORRUPT', `more than ${MAX_GROUP_ENTRIES} manifest entries for ${group}`, {
+              target,
+              key: group,
+            });
           }
           await advance(head);
         }

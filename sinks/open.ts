@@ -6,7 +6,15 @@ import type { S3SinkOptions } from './s3.js';
 import { S3_DEFAULTS } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
 import { locateArchive } from './archive.js';
-import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink, WorkClaims } from './sink.js';
+import type {
+  ManifestCompaction,
+  ManifestCompactionResult,
+  ManifestEntry,
+  OutputSpec,
+  ReplayWriter,
+  Sink,
+  WorkClaims,
+} from './sink.js';
 import { checkRun } from './work-claims.js';
 
 export interface OpenSinkOptions {
@@ -23,7 +31,9 @@ export interface OpenSinkOptions {
  */
 export function openSink(target: string, options: OpenSinkOptions = {}): Sink {
   const location = locateArchive(target);
-  return location.kind === 's3' ? createS3SinkLazily(location.url, options.s3) : createLocalSink(location.target, options.local);
+  return location.kind === 's3'
+    ? createS3SinkLazily(location.url, options.s3)
+    : createLocalSink(location.target, options.local);
 }
 
 const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;
@@ -32,7 +42,9 @@ const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;
 function checkS3Options(opts: S3SinkOptions, target: string): void {
   const { partSize, queueSize, checksums } = opts;
   if (partSize !== undefined && (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE)) {
-    throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, { target });
+    throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, {
+      target,
+    });
   }
   if (queueSize !== undefined && (!Number.isSafeInteger(queueSize) || queueSize < 1)) {
     throw new SinkError('SINK_CONFIG', 'S3 queue size must be a positive integer', { target });

@@ -53,16 +53,28 @@ export function resolveHashWorker(options: HashWorkerOptions | false | undefined
   if (options === false) return false;
   const resolved = { ...HASH_WORKER_DEFAULTS, ...options };
   if (!Number.isSafeInteger(resolved.fromBytes) || resolved.fromBytes < 0) {
-    throw new SinkError('SINK_CONFIG', `hashWorker.fromBytes must be a whole number of bytes >= 0, got ${String(resolved.fromBytes)}`);
+    throw new SinkError(
+      'SINK_CONFIG',
+      `hashWorker.fromBytes must be a whole number of bytes >= 0, got ${String(resolved.fromBytes)}`,
+    );
   }
   if (!Number.isInteger(resolved.nice) || resolved.nice < 0 || resolved.nice > 19) {
-    throw new SinkError('SINK_CONFIG', `hashWorker.nice must be a whole number from 0 to 19, got ${String(resolved.nice)}`);
+    throw new SinkError(
+      'SINK_CONFIG',
+      `hashWorker.nice must be a whole number from 0 to 19, got ${String(resolved.nice)}`,
+    );
   }
   if (!Number.isFinite(resolved.minRate) || resolved.minRate < 0) {
-    throw new SinkError('SINK_CONFIG', `hashWorker.minRate must be a number of bytes per second >= 0, got ${String(resolved.minRate)}`);
+    throw new SinkError(
+      'SINK_CONFIG',
+      `hashWorker.minRate must be a number of bytes per second >= 0, got ${String(resolved.minRate)}`,
+    );
   }
   if (!Number.isSafeInteger(resolved.idleMs) || resolved.idleMs < 0) {
-    throw new SinkError('SINK_CONFIG', `hashWorker.idleMs must be a whole number of milliseconds >= 0, got ${String(resolved.idleMs)}`);
+    throw new SinkError(
+      'SINK_CONFIG',
+      `hashWorker.idleMs must be a whole number of milliseconds >= 0, got ${String(resolved.idleMs)}`,
+    );
   }
   if (process.platform !== 'linux' && availableParallelism() < 4) return false;
   return resolved;

@@ -16,7 +16,10 @@ const BLOCK_CLOSE = Buffer.from('</script>');
 const BLOCK_END = Symbol('block end');
 
 /** The bytes inside each events block of a page (`BLOCK_OPEN` … `BLOCK_CLOSE`) in order, `BLOCK_END` after each. */
-async function* blockPieces(page: AsyncIterable<Buffer>, malformed: (message: string) => Error): AsyncGenerator<Buffer | typeof BLOCK_END> {
+async function* blockPieces(
+  page: AsyncIterable<Buffer>,
+  malformed: (message: string) => Error,
+): AsyncGenerator<Buffer | typeof BLOCK_END> {
   let inside = false;
   let blocks = 0;
   let carry: Buffer | undefined;
@@ -51,7 +54,10 @@ async function* blockPieces(page: AsyncIterable<Buffer>, malformed: (message: st
  * it, the `][` between two blocks becomes `,`, the last block's `]` closes it. A page that is not one of ours (no
  * block, a block cut short or not an array) fails with `malformed(message)`.
  */
-export async function* pageEventsArray(page: AsyncIterable<Buffer>, malformed: (message: string) => Error): AsyncGenerator<Buffer> {
+export async function* pageEventsArray(
+  page: AsyncIterable<Buffer>,
+  malformed: (message: string) => Error,
+): AsyncGenerator<Buffer> {
   let blocks = 0;
   let atBlockStart = true;
   /** The last byte of the current block seen so far, held back: if the block ends there, it is the block's `]`. */

@@ -146,7 +146,12 @@ function body(title: string, back?: string): string {
 }
 
 /** Settings read by the browser code; JSON inside a data block, escaped like the events. */
-function configBlock(config: { eventsUrl?: string; assets?: ReplayAssets; capturedBase?: string; options?: PlayerOptions }): string {
+function configBlock(config: {
+  eventsUrl?: string;
+  assets?: ReplayAssets;
+  capturedBase?: string;
+  options?: PlayerOptions;
+}): string {
   return `<script id="player-config" type="application/json">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`;
 }
 
@@ -221,7 +226,9 @@ export function playerShell(options: {
     body(options.title, options.back) +
     configBlock({
       eventsUrl: options.eventsUrl,
-      ...(options.captured !== undefined ? { assets: options.captured.assets, capturedBase: options.captured.base } : {}),
+      ...(options.captured !== undefined
+        ? { assets: options.captured.assets, capturedBase: options.captured.base }
+        : {}),
       ...(options.player !== undefined ? { options: knownOptions(options.player) } : {}),
     }) +
     `<script src="${escapeHtmlText(base)}rrweb.js"></script>` +

@@ -73,9 +73,15 @@ export class S3ManifestLog {
     const name = `${stamp(this.#lastStamp)}-${writerId}-${String(this.#sequence).padStart(10, '0')}.json`;
     const key = `${base}${MANIFEST_DIR}/${replayKeyBase(entry.replay_id)}/${name}`;
     try {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }),
+      );
     } catch (err) {
-      throw s3Error('cannot record the manifest entry', err, { target, key: key.slice(base.length), replayId: entry.replay_id });
+      throw s3Error('cannot record the manifest entry', err, {
+        target,
+        key: key.slice(base.length),
+        replayId: entry.replay_id,
+      });
     }
   }
 }
@@ -96,7 +102,10 @@ export function snapshotKey(base: string, layout: string, startedMs: number, wri
 async function listSnapshots(place: S3ManifestPlace): Promise<SnapshotRef[]> {
   const prefix = `${place.base}${MANIFEST_DIR}/${SNAPSHOT_DIR}/`;
   const found: Array<SnapshotRef & { stamp: string }> = [];
-  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest snapshots', { target: place.target, key: `${MANIFEST_DIR}/${SNAPSHOT_DIR}/` })) {
+  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest snapshots', {
+    target: place.target,
+    key: `${MANIFEST_DIR}/${SNAPSHOT_DIR}/`,
+  })) {
     const m = SNAPSHOT_NAME.exec(key.slice(prefix.length));
     if (m !== null) found.push({ key, layout: m[1]!, stamp: m[2]!, entries: Number(m[3]) });
   }
@@ -110,7 +119,11 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   let body: Readable;
   try {
     const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: ref.key }));
-    if (!(response.Body instanceof Readable)) throw new SinkError('SINK_S3', `cannot read manifest snapshot ${relative}: no body`, { target: place.target, key: relative });
+    if (!(response.Body instanceof Readable))
+      throw new SinkError('SINK_S3', `cannot read manifest snapshot ${relative}: no body`, {
+        target: place.target,
+        key: relative,
+      });
     body = response.Body;
   } catch (err) {
     throw s3Error(`cannot read manifest snapshot ${relative}`, err, { target: place.target, key: relative });
@@ -149,13 +162,18 @@ interface LogItem extends GroupedEntry {
 async function* logEntries(place: S3ManifestPlace, keep: Keep): AsyncIterable<LogItem> {
   const prefix = `${place.base}${MANIFEST_DIR}/`;
   const queue: LogItem[] = [];
-  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest', { target: place.target, key: `${MANIFEST_DIR}/` })) {
+  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest', {
+    target: place.target,
+    key: `${MANIFEST_DIR}/`,
+  })) {
     const m = LOG_NAME.exec(key.slice(prefix.length));
     if (m === null) continue;
     const group = m[1]!;
     const id = replayIdFromKeyBase(group.slice(0, -1));
     if (keep !== undefined && id !== undefined && !keep(id)) continue;
-    const entry = readLogObject(place, key, group).then((e) => (keep === undefined || keep(e.replay_id) ? e : undefined));
+    const entry = readLogObject(place, key, group).then((e) =>
+      keep === undefined || keep(e.replay_id) ? e : undefined,
+    );
     entry.catch(() => undefined); // observed when its turn comes
     queue.push({ group, entry, key });
     if (queue.length >= LOG_READ_WINDOW) yield queue.shift()!;
@@ -167,7 +185,10 @@ async function readLogObject(place: S3ManifestPlace, key: string, group: string)
   const relative = key.slice(place.base.length);
   let text: string;
   const tooLarge = (): SinkError =>
-    new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is larger than ${MAX_MANIFEST_RECORD_BYTES} bytes`, { target: place.target, key: relative });
+    new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is larger than ${MAX_MANIFEST_RECORD_BYTES} bytes`, {
+      target: place.target,
+      key: relative,
+    });
   try {
     const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: key }));
     // The same limit as a local line: a record no writer makes is refused before its body is read.
@@ -193,11 +214,17 @@ async function readLogObject(place: S3ManifestPlace, key: string, group: string)
       key: relative,
     });
   }
-  throw new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is not a manifest entry`, { target: place.target, key: relative });
+  throw new SinkError('MANIFEST_CORRUPT', `manifest object ${relative} is not a manifest entry`, {
+    target: place.target,
+    key: relative,
+  });
 }
 
 /** Every entry of the manifest (of the replays `keep` takes, when given), each replay's oldest first. */
-export async function* readS3Manifest(place: S3ManifestPlace, keep?: (replayId: string) => boolean): AsyncIterable<ManifestEntry> {
+export async function* readS3Manifest(
+  place: S3ManifestPlace,
+  keep?: (replayId: string) => boolean,
+): AsyncIterable<ManifestEntry> {
   const snapshots = await listSnapshots(place);
   const places = [
     ...snapshots.map((ref) => ({ name: ref.key.slice(place.base.length), entries: snapshotEntries(place, ref, keep) })),
@@ -209,7 +236,10 @@ export async function* readS3Manifest(place: S3ManifestPlace, keep?: (replayId: 
 /** Whether the log holds an object of a replay `keep` takes (or may: a hashed key), listing no further than the first. */
 async function logHasAny(place: S3ManifestPlace, keep: Keep): Promise<boolean> {
   const prefix = `${place.base}${MANIFEST_DIR}/`;
-  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest', { target: place.target, key: `${MANIFEST_DIR}/` })) {
+  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest', {
+    target: place.target,
+    key: `${MANIFEST_DIR}/`,
+  })) {
     const m = LOG_NAME.exec(key.slice(prefix.length));
     if (m === null) continue;
     const id = replayIdFromKeyBase(m[1]!.slice(0, -1));
@@ -223,16 +253,22 @@ async function logHasAny(place: S3ManifestPlace, keep: Keep): Promise<boolean> {
  * log objects it folded and the snapshots it replaces: those of its own layout (all of them for `all`). Memory stays
  * bounded: the merge holds one replay's entries, the upload a few parts, and the folded keys wait in a temporary file.
  */
-export async function compactS3Manifest(place: S3ManifestPlace, options: ManifestCompaction): Promise<ManifestCompactionResult> {
+export async function compactS3Manifest(
+  place: S3ManifestPlace,
+  options: ManifestCompaction,
+): Promise<ManifestCompactionResult> {
   const { layout } = options;
   const keep = layout === 'all' ? undefined : options.keep;
   if (!/^(all|\d{1,6}-of-\d{1,6})$/.test(layout)) {
-    throw new SinkError('SINK_CONFIG', `manifest layout ${JSON.stringify(layout)} is not all or <index>-of-<count>`, { target: place.target });
+    throw new SinkError('SINK_CONFIG', `manifest layout ${JSON.stringify(layout)} is not all or <index>-of-<count>`, {
+      target: place.target,
+    });
   }
   const snapshots = await listSnapshots(place);
   const replaced = snapshots.filter((s) => layout === 'all' || s.layout === layout);
   const unchanged = { compacted: false, entries: 0, folded: 0, removed: 0 };
-  if (replaced.length <= 1 && (layout !== 'all' || snapshots.length <= 1) && !(await logHasAny(place, keep))) return unchanged;
+  if (replaced.length <= 1 && (layout !== 'all' || snapshots.length <= 1) && !(await logHasAny(place, keep)))
+    return unchanged;
 
   const folder = await mkdtemp(join(tmpdir(), 'replay-export-compact-'));
   try {
@@ -281,9 +317,12 @@ export async function compactS3Manifest(place: S3ManifestPlace, options: Manifes
 
     let removed = 0;
     removed += await deleteFolded(place, keysOfFile(foldedPath));
-    removed += await deleteFolded(place, (async function* () {
-      for (const s of replaced) yield s.key;
-    })());
+    removed += await deleteFolded(
+      place,
+      (async function* () {
+        for (const s of replaced) yield s.key;
+      })(),
+    );
     return { compacted: true, entries, folded: foldedCount, removed };
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -296,7 +335,12 @@ async function uploadFile(place: S3ManifestPlace, path: string, key: string): Pr
   try {
     const upload = new Upload({
       client: place.client,
-      params: { Bucket: place.bucket, Key: key, Body: file.createReadStream({ autoClose: false }), ContentType: 'application/gzip' },
+      params: {
+        Bucket: place.bucket,
+        Key: key,
+        Body: file.createReadStream({ autoClose: false }),
+        ContentType: 'application/gzip',
+      },
       partSize: SNAPSHOT_PART_SIZE,
       queueSize: 2,
       leavePartsOnError: false,
@@ -316,5 +360,9 @@ function keysOfFile(path: string): AsyncIterable<string> {
 
 /** Deletes folded log objects and replaced snapshots, 1,000 a request; returns how many. */
 function deleteFolded(place: S3ManifestPlace, keys: AsyncIterable<string>): Promise<number> {
-  return deleteKeys(place.client, place.bucket, keys, 'folded manifest objects', { target: place.target, base: place.base, key: `${MANIFEST_DIR}/` });
+  return deleteKeys(place.client, place.bucket, keys, 'folded manifest objects', {
+    target: place.target,
+    base: place.base,
+    key: `${MANIFEST_DIR}/`,
+  });
 }

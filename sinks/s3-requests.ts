@@ -33,7 +33,10 @@ export function s3Error(what: string, err: unknown, context: S3Context): SinkErr
   if (err instanceof SinkError) return err;
   const status = statusOf(err);
   const errorName = err instanceof Error ? err.name : undefined;
-  const name = errorName !== undefined && errorName !== 'Error' && !(err as Error).message.startsWith(errorName) ? `${errorName}: ` : '';
+  const name =
+    errorName !== undefined && errorName !== 'Error' && !(err as Error).message.startsWith(errorName)
+      ? `${errorName}: `
+      : '';
   const code = errorName !== undefined && AUTH_ERRORS.has(errorName) ? 'SINK_AUTH' : 'SINK_S3';
   return new SinkError(code, `${what}: ${name}${describeCause(err)}`, {
     ...context,
@@ -48,7 +51,14 @@ export function isNotFound(err: unknown): boolean {
 }
 
 /** Every key under `prefix` (after `startAfter`, when given), in key order, 1,000 a request. */
-export async function* listKeys(client: S3Client, bucket: string, prefix: string, what: string, ctx: { target: string; key: string }, startAfter?: string): AsyncIterable<string> {
+export async function* listKeys(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+  what: string,
+  ctx: { target: string; key: string },
+  startAfter?: string,
+): AsyncIterable<string> {
   let token: string | undefined;
   do {
     let page;
@@ -57,7 +67,11 @@ export async function* listKeys(client: S3Client, bucket: string, prefix: string
         new ListObjectsV2Command({
           Bucket: bucket,
           Prefix: prefix,
-          ...(token === undefined ? (startAfter === undefined ? {} : { StartAfter: startAfter }) : { ContinuationToken: token }),
+          ...(token === undefined
+            ? startAfter === undefined
+              ? {}
+              : { StartAfter: startAfter }
+            : { ContinuationToken: token }),
         }),
       );
     } catch (err) {
@@ -68,7 +82,6 @@ export async function* listKeys(client: S3Client, bucket: string, prefix: string
   } while (token !== undefined);
 }
 
-
 /** Keys a DeleteObjects request takes at most. */
 const DELETE_BATCH = 1000;
 
@@ -76,24 +89,36 @@ const DELETE_BATCH = 1000;
  * Deletes every key of `keys` (full keys, `base` included) in batches of 1,000; resolves how many. A key the store could
  * not delete fails with `SinkError` `SINK_S3` naming `what` and the first such key (relative to `base`).
  */
-export async function deleteKeys(client: S3Client, bucket: string, keys: AsyncIterable<string>, what: string, ctx: { target: string; base: string; key: string }): Promise<number> {
+export async function deleteKeys(
+  client: S3Client,
+  bucket: string,
+  keys: AsyncIterable<string>,
+  what: string,
+  ctx: { target: string; base: string; key: string },
+): Promise<number> {
   let batch: string[] = [];
   let count = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     let result;
     try {
-      result = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      result = await client.send(
+        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+      );
     } catch (err) {
       throw s3Error(`cannot delete ${what}`, err, { target: ctx.target, key: ctx.key });
     }
     const failed = result.Errors ?? [];
     if (failed.length > 0) {
       const first = failed[0]!;
-      throw new SinkError('SINK_S3', `cannot delete ${failed.length} ${what}: ${first.Code ?? ''} ${first.Message ?? ''}`.trim(), {
-        target: ctx.target,
-        key: (first.Key ?? '').slice(ctx.base.length),
-      });
+      throw new SinkError(
+        'SINK_S3',
+        `cannot delete ${failed.length} ${what}: ${first.Code ?? ''} ${first.Message ?? ''}`.trim(),
+        {
+          target: ctx.target,
+          key: (first.Key ?? '').slice(ctx.base.length),
+        },
+      );
     }
     count += batch.length;
     batch = [];

@@ -23,7 +23,9 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
   };
   const get = async (key: string, replayId: string): Promise<string | undefined> => {
     try {
-      const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: base + key, Range: `bytes=0-${HOLDER_BYTES - 1}` }));
+      const res = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: base + key, Range: `bytes=0-${HOLDER_BYTES - 1}` }),
+      );
       return (await res.Body?.transformToString('utf8')) ?? '';
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -32,7 +34,15 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
   };
   const put = async (key: string, text: string, replayId: string, exclusive: boolean): Promise<boolean> => {
     try {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: text, ContentType: 'text/plain', ...(exclusive ? { IfNoneMatch: '*' } : {}) }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: base + key,
+          Body: text,
+          ContentType: 'text/plain',
+          ...(exclusive ? { IfNoneMatch: '*' } : {}),
+        }),
+      );
       return true;
     } catch (err) {
       if (exclusive && (statusOf(err) === 412 || statusOf(err) === 409)) return false;
@@ -74,4 +84,3 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
     },
   };
 }
-

@@ -17,7 +17,15 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { ASSETS_DIR, assetKey, checkAssetBody, isAssetDigest, pageAssetParts, plainContentType, type CommitOptions } from './assets.js';
+import {
+  ASSETS_DIR,
+  assetKey,
+  checkAssetBody,
+  isAssetDigest,
+  pageAssetParts,
+  plainContentType,
+  type CommitOptions,
+} from './assets.js';
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
@@ -27,7 +35,16 @@ import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js'
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
 import { s3WorkClaims } from './s3-work-claims.js';
-import type { CommitResult, EventRun, ManifestCompaction, ManifestCompactionResult, ManifestEntry, OutputSpec, ReplayWriter, Sink } from './sink.js';
+import type {
+  CommitResult,
+  EventRun,
+  ManifestCompaction,
+  ManifestCompactionResult,
+  ManifestEntry,
+  OutputSpec,
+  ReplayWriter,
+  Sink,
+} from './sink.js';
 
 export type { S3Checksums };
 
@@ -65,7 +82,12 @@ const COPY_PART_SIZE = 512 * MIB;
 const MAX_PARTS = 10_000;
 const STAGING_DIR = '_staging';
 
-const UPLOAD_COMMANDS = new Set(['PutObjectCommand', 'CreateMultipartUploadCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']);
+const UPLOAD_COMMANDS = new Set([
+  'PutObjectCommand',
+  'CreateMultipartUploadCommand',
+  'UploadPartCommand',
+  'CompleteMultipartUploadCommand',
+]);
 const firstFailures = new WeakMap<S3Client, Map<string, unknown>>();
 
 /**
@@ -132,7 +154,9 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
   const partSize = opts.partSize ?? S3_DEFAULTS.partSize;
   const queueSize = opts.queueSize ?? S3_DEFAULTS.queueSize;
   if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE) {
-    throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, { target });
+    throw new SinkError('SINK_CONFIG', `S3 part size must be an integer of at least ${MIN_PART_SIZE} bytes (5 MiB)`, {
+      target,
+    });
   }
   if (!Number.isSafeInteger(queueSize) || queueSize < 1) {
     throw new SinkError('SINK_CONFIG', 'S3 queue size must be a positive integer', { target });
@@ -215,7 +239,15 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
         }
         try {
           // One PutObject: the object appears complete or not at all.
-          await client.send(new PutObjectCommand({ Bucket: bucket, Key: base + key, Body: body, ContentType: plainContentType(type), Metadata: { sha256: digest } }));
+          await client.send(
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: base + key,
+              Body: body,
+              ContentType: plainContentType(type),
+              Metadata: { sha256: digest },
+            }),
+          );
         } catch (err) {
           throw s3Error(`PutObject ${key} failed`, err, { target, key });
         }
@@ -228,7 +260,10 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
 
     async *assetClaims(replayId: string): AsyncIterable<string> {
       const prefix = base + claimFolder(replayId);
-      for await (const key of listKeys(client, bucket, prefix, `the asset claims of ${replayId}`, { target, key: claimFolder(replayId) })) {
+      for await (const key of listKeys(client, bucket, prefix, `the asset claims of ${replayId}`, {
+        target,
+        key: claimFolder(replayId),
+      })) {
         const name = key.slice(prefix.length);
         if (isAssetDigest(name)) yield name;
       }
@@ -249,7 +284,8 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
     workClaims: (run) => s3WorkClaims(client, bucket, base, target, run),
 
     async *storedObjects(): AsyncIterable<string> {
-      for await (const key of listKeys(client, bucket, base, 'the archive', { target, key: '' })) yield key.slice(base.length);
+      for await (const key of listKeys(client, bucket, base, 'the archive', { target, key: '' }))
+        yield key.slice(base.length);
     },
 
     async exists(key: string): Promise<boolean> {
@@ -299,7 +335,9 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
   };
   const hasManifest = async (): Promise<boolean> => {
     try {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${base}${MANIFEST_DIR}/`, MaxKeys: 1 }));
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: `${base}${MANIFEST_DIR}/`, MaxKeys: 1 }),
+      );
       return (page.Contents ?? []).length > 0;
     } catch (err) {
       throw s3Error('cannot look for the manifest', err, { target, key: `${MANIFEST_DIR}/` });
@@ -401,14 +439,22 @@ class S3ReplayWriter implements ReplayWriter {
         failures.delete(setup.stagingKey);
         if (first === undefined || first === err) throw err;
         const failure = s3Error('upload failed', first, context);
-        throw new SinkError(failure.code, `${failure.message} (then: ${describeCause(err)})`, { ...context, ...(failure.status === undefined ? {} : { status: failure.status }), cause: first });
+        throw new SinkError(failure.code, `${failure.message} (then: ${describeCause(err)})`, {
+          ...context,
+          ...(failure.status === undefined ? {} : { status: failure.status }),
+          cause: first,
+        });
       },
     );
     this.uploaded.catch((err: unknown) => {
       this.uploadFailure ??= err;
       this.body.destroy();
     });
-    this.encoder = new ReplayEncoder(setup.output, { write: (chunk) => this.push(chunk), writev: (chunks) => this.pushAll(chunks) }, context);
+    this.encoder = new ReplayEncoder(
+      setup.output,
+      { write: (chunk) => this.push(chunk), writev: (chunks) => this.pushAll(chunks) },
+      context,
+    );
   }
 
   /** Hands several chunks to the upload in order without joining them (the Upload copies them into its parts). */
@@ -525,7 +571,12 @@ class S3ReplayWriter implements ReplayWriter {
         parts.push({ PartNumber: number, ETag: result.CopyPartResult?.ETag });
       }
       await client.send(
-        new CompleteMultipartUploadCommand({ Bucket: bucket, Key: finalKey, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: finalKey,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
       );
     } catch (err) {
       await client

@@ -18,7 +18,12 @@ const CLOSE_ARRAY = Buffer.from(']');
  * The JSON array of the events of a stored object's bytes (`key` names it in decoding errors; `malformed` makes the
  * error of a page whose events blocks are broken), for `decodeEventBatches`.
  */
-export function storedEventsArray(bytes: AsyncIterable<Buffer>, format: OutputFormat, key: string, malformed: (message: string) => Error): AsyncIterable<Buffer> {
+export function storedEventsArray(
+  bytes: AsyncIterable<Buffer>,
+  format: OutputFormat,
+  key: string,
+  malformed: (message: string) => Error,
+): AsyncIterable<Buffer> {
   if (format === 'json') return bytes;
   const inflated = inflatedChunks(bytes, { file: key });
   return format === 'ndjson' ? ndjsonAsArray(inflated) : pageEventsArray(inflated, malformed);

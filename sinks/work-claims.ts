@@ -22,7 +22,6 @@ export const BALANCE_DIR = '_balance';
 /** A run's name: what every shard of one run is given alike (a Job's name, a date). */
 export const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-
 /** The key of `replayId`'s claim in `run` (`kind` `taken`) or of its end (`done`), relative to the target. */
 export function workClaimKey(run: string, replayId: string, kind: 'taken' | 'done'): string {
   return `${BALANCE_DIR}/${run}/${replayKeyBase(replayId)}.${kind}`;
@@ -31,11 +30,18 @@ export function workClaimKey(run: string, replayId: string, kind: 'taken' | 'don
 /** Whether `key` (relative to the target) is a work claim's object. */
 export function isWorkClaimKey(key: string): boolean {
   const parts = key.split('/');
-  return parts.length === 4 && parts[0] === BALANCE_DIR && RUN_NAME.test(parts[1]!) && /\.(taken|done)$/.test(parts[3]!);
+  return (
+    parts.length === 4 && parts[0] === BALANCE_DIR && RUN_NAME.test(parts[1]!) && /\.(taken|done)$/.test(parts[3]!)
+  );
 }
 
 export function checkRun(run: string, target: string): void {
-  if (!RUN_NAME.test(run)) throw new SinkError('SINK_CONFIG', `a run's name must be 1–64 letters, digits, '.', '_' or '-', got ${JSON.stringify(run.slice(0, 100))}`, { target });
+  if (!RUN_NAME.test(run))
+    throw new SinkError(
+      'SINK_CONFIG',
+      `a run's name must be 1–64 letters, digits, '.', '_' or '-', got ${JSON.stringify(run.slice(0, 100))}`,
+      { target },
+    );
 }
 
 export const HOLDER_BYTES = 64;
@@ -50,11 +56,21 @@ export function holderOf(text: string): string {
 }
 
 /** The claims of `run` in the local folder `root` (created when first needed; links are never followed). */
-export function localWorkClaims(root: string, run: string, pathOf: (key: string) => string, ensureRoot: () => Promise<void>): WorkClaims {
+export function localWorkClaims(
+  root: string,
+  run: string,
+  pathOf: (key: string) => string,
+  ensureRoot: () => Promise<void>,
+): WorkClaims {
   checkRun(run, root);
   const fail = (what: string, key: string, err: unknown, replayId?: string): SinkError => {
     const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || isSymlinkRefusal(err);
-    return new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, { target: root, key, ...(replayId !== undefined ? { replayId } : {}), cause: err });
+    return new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
+      target: root,
+      key,
+      ...(replayId !== undefined ? { replayId } : {}),
+      cause: err,
+    });
   };
   /** Writes `text` at `key`: only when nothing is there (`exclusive`), else over it. False: something was there. */
   const write = async (key: string, text: string, exclusive: boolean, replayId: string): Promise<boolean> => {
@@ -62,7 +78,8 @@ export function localWorkClaims(root: string, run: string, pathOf: (key: string)
     try {
       await ensureRoot();
       await makeFolders(root, dirname(path));
-      const flags = constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW | (exclusive ? constants.O_EXCL : constants.O_TRUNC);
+      const flags =
+        constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW | (exclusive ? constants.O_EXCL : constants.O_TRUNC);
       const handle = await openFile(path, flags, 0o644);
       try {
         await handle.writeFile(text);
@@ -118,7 +135,8 @@ export function localWorkClaims(root: string, run: string, pathOf: (key: string)
       try {
         names = await readdir(folder);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return 0;
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+          return 0;
         throw fail('list the work claims', BALANCE_DIR, err);
       }
       let removed = 0;
@@ -134,4 +152,3 @@ export function localWorkClaims(root: string, run: string, pathOf: (key: string)
     },
   };
 }
-

@@ -24,7 +24,13 @@ export { FileListingError, TooManyFilesError } from './pipeline/errors.js';
 export type { Downloader, ListedFile, ReplayFilesApi, ReplayListApi } from './pipeline/types.js';
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';
 export { verifyArchive, VERIFY_PROBLEM_KINDS } from './verify/verify-archive.js';
-export type { ArchiveVerification, VerifyOptions, VerifyProblem, VerifyProblemKind, VerifySummary } from './verify/verify-archive.js';
+export type {
+  ArchiveVerification,
+  VerifyOptions,
+  VerifyProblem,
+  VerifyProblemKind,
+  VerifySummary,
+} from './verify/verify-archive.js';
 export { VerifyError, type VerifyErrorCode } from './verify/errors.js';
 /** What `forget`, `verify` and `view` throw for a target that holds no manifest (nothing is created there). */
 export { ArchiveNotFoundError } from '../sinks/errors.js';

@@ -11,10 +11,25 @@
  */
 
 // Entry points.
-export { archiveReplays, exportReplay, exportReplays, planArchive, replayEventBytes, replayEvents } from './pipeline/library.js';
+export {
+  archiveReplays,
+  exportReplay,
+  exportReplays,
+  planArchive,
+  replayEventBytes,
+  replayEvents,
+} from './pipeline/library.js';
 export type { PlannedReplay } from './pipeline/dry-run.js';
 export { openRun } from './pipeline/run.js';
-export type { ArchiveAccess, ConnectionOptions, Run, ReplayApi, RunOptions, RunParts, RunSource } from './pipeline/run.js';
+export type {
+  ArchiveAccess,
+  ConnectionOptions,
+  Run,
+  ReplayApi,
+  RunOptions,
+  RunParts,
+  RunSource,
+} from './pipeline/run.js';
 export type { PlatformOptions, PlatformSettings } from './pipeline/platform.js';
 export type {
   ArchiveOptions,

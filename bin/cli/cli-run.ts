@@ -23,7 +23,11 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
   const g = host.globals;
   const source = {
     env: host.env,
-    cli: { sandbox: g.sandbox, ...(request.shard !== undefined ? { shard: request.shard } : {}), ...(request.balance !== undefined ? { balance: request.balance } : {}) },
+    cli: {
+      sandbox: g.sandbox,
+      ...(request.shard !== undefined ? { shard: request.shard } : {}),
+      ...(request.balance !== undefined ? { balance: request.balance } : {}),
+    },
   };
   const settings = resolveSettings(request.settings ?? {}, source);
   const reporterOptions = typeof request.reporter === 'function' ? request.reporter(settings) : request.reporter;
@@ -34,7 +38,12 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
   // commander's `.env`; errors name the flags); with `--sandbox` the in-process sandbox is the platform.
   const openLibrary = async (): Promise<Run> => {
     const logger = (e: { msg: string; [field: string]: unknown }): void => reporter.onHttpLog(e);
-    let platform: PlatformOptions = { region: g.region as Region, apiKey: g.apiKey, secretKey: g.secretKey, endpoint: g.endpoint };
+    let platform: PlatformOptions = {
+      region: g.region as Region,
+      apiKey: g.apiKey,
+      secretKey: g.secretKey,
+      endpoint: g.endpoint,
+    };
     if (g.sandbox) {
       const { startSandbox } = await import('../../src/sandbox/index.js');
       sandbox = await startSandbox({});
@@ -43,7 +52,14 @@ export async function openCliRun(host: RunHost, request: RunRequest = {}): Promi
     }
     const { openRun } = await import('../../src/cli/run.js');
     const run = await openRun(
-      { ...platform, managementKey: request.managementKey ?? platform.managementKey, logger, settings, signal: host.signal, ...(request.out !== undefined ? { out: request.out } : {}) },
+      {
+        ...platform,
+        managementKey: request.managementKey ?? platform.managementKey,
+        logger,
+        settings,
+        signal: host.signal,
+        ...(request.out !== undefined ? { out: request.out } : {}),
+      },
       source,
     );
     for (const secret of secretsOf(run.platform.credentials)) host.addSecret(secret);
@@ -91,7 +107,9 @@ const SECRET_FLAGS = new Set(['apiKey', 'secretKey', 'managementKey']);
 export function secretFlagsHint(cmd: Command): string | undefined {
   const given: string[] = [];
   for (let c: Command | null = cmd; c !== null; c = c.parent) {
-    const level = c.options.filter((o) => SECRET_FLAGS.has(o.attributeName()) && c!.getOptionValueSource(o.attributeName()) === 'cli');
+    const level = c.options.filter(
+      (o) => SECRET_FLAGS.has(o.attributeName()) && c!.getOptionValueSource(o.attributeName()) === 'cli',
+    );
     given.unshift(...level.map((o) => `${o.envVar ?? ''}=… for ${o.long}`));
   }
   if (given.length === 0) return undefined;

@@ -19,7 +19,9 @@ function flagsOf(options: readonly Option[]): string[] {
 }
 
 function valueFlagsOf(options: readonly Option[]): string[] {
-  return options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
+  return options
+    .filter((o) => o.required || o.optional)
+    .flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
 }
 
 /** A shell word list (flags and command names are plain ASCII; checked so the script stays well-formed). */
@@ -41,7 +43,10 @@ function bashFunction(program: Command, fn: string): string {
     .filter(([flag]) => valueFlags.includes(flag))
     .map(([flag, values]) => `    ${flag}) COMPREPLY=($(compgen -W "${words(values)}" -- "$cur")); return ;;`);
   const perCommand = program.commands.map((c) => {
-    const offered = c.name() === 'completion' ? [...COMPLETION_SHELLS] : [...flagsOf(c.options), ...flagsOf(program.options), '--help', '-h'];
+    const offered =
+      c.name() === 'completion'
+        ? [...COMPLETION_SHELLS]
+        : [...flagsOf(c.options), ...flagsOf(program.options), '--help', '-h'];
     return `    ${c.name()}) opts="${words(offered)}" ;;`;
   });
   return [

@@ -17,12 +17,22 @@ const SHOWN: Readonly<Record<Action, string>> = {
  * `archive --dry-run`: one line per listed replay on stdout (text: `<action>  <id>`, or one JSON object a line with
  * `--log-format json`), then the counts on stderr. Resolves with the counts.
  */
-export async function printPlan(plan: AsyncIterable<PlannedReplay>, json: boolean, reporter: Reporter, out: NodeJS.WritableStream): Promise<Record<Action, number>> {
+export async function printPlan(
+  plan: AsyncIterable<PlannedReplay>,
+  json: boolean,
+  reporter: Reporter,
+  out: NodeJS.WritableStream,
+): Promise<Record<Action, number>> {
   const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0, forgotten: 0 };
   for await (const p of plan) {
     counts[p.action]++;
     const line = json
-      ? JSON.stringify({ replay_id: p.replayId, action: p.action === 'export' || p.action === 'recheck' ? p.action : 'skip', ...(p.action === 'export' || p.action === 'recheck' ? {} : { reason: p.action }), ...(p.start_time !== undefined ? { start_time: p.start_time } : {}) })
+      ? JSON.stringify({
+          replay_id: p.replayId,
+          action: p.action === 'export' || p.action === 'recheck' ? p.action : 'skip',
+          ...(p.action === 'export' || p.action === 'recheck' ? {} : { reason: p.action }),
+          ...(p.start_time !== undefined ? { start_time: p.start_time } : {}),
+        })
       : `${p.replayId}  ${SHOWN[p.action]}`;
     if (!out.write(line + '\n')) await new Promise((resolve) => out.once('drain', resolve));
   }
@@ -32,7 +42,15 @@ export async function printPlan(plan: AsyncIterable<PlannedReplay>, json: boolea
     'info',
     `dry run: ${counts.export} would be exported, ${counts.recheck} re-checked, ${skipped} skipped ` +
       `(${counts.done} done, ${counts.settling} settling, ${counts.shard} other shards${forgotten}); nothing downloaded or written`,
-    { event: 'dry_run', would_export: counts.export, recheck: counts.recheck, done: counts.done, settling: counts.settling, shard: counts.shard, forgotten: counts.forgotten },
+    {
+      event: 'dry_run',
+      would_export: counts.export,
+      recheck: counts.recheck,
+      done: counts.done,
+      settling: counts.settling,
+      shard: counts.shard,
+      forgotten: counts.forgotten,
+    },
   );
   return counts;
 }

@@ -16,7 +16,8 @@ import { ENV } from '../../src/cli/flags.js';
 
 export function positiveInt(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+    if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer`);
     return Number(value);
   };
 }
@@ -42,7 +43,12 @@ export function withDefault(text: string, shown: string | number): string {
 }
 
 /** A flag's value read by `parse`; the parser's own error (`refusal`) is a usage error naming the flag. */
-function parsedFlag<T>(name: string, value: string | undefined, parse: (text: string) => T, refusal: abstract new (...args: never[]) => Error): T | undefined {
+function parsedFlag<T>(
+  name: string,
+  value: string | undefined,
+  parse: (text: string) => T,
+  refusal: abstract new (...args: never[]) => Error,
+): T | undefined {
   if (value === undefined) return undefined;
   try {
     return parse(value);
@@ -69,7 +75,10 @@ export interface LimitFlags {
 export function limitsOf(f: LimitFlags): Pick<SettingsOptions, 'maxEventBytes' | 'maxReplayBytes'> {
   const maxEventBytes = sizeFlag('--max-event-size', f.maxEventSize);
   const maxReplayBytes = sizeFlag('--max-replay-size', f.maxReplaySize);
-  return { ...(maxEventBytes !== undefined ? { maxEventBytes } : {}), ...(maxReplayBytes !== undefined ? { maxReplayBytes } : {}) };
+  return {
+    ...(maxEventBytes !== undefined ? { maxEventBytes } : {}),
+    ...(maxReplayBytes !== undefined ? { maxReplayBytes } : {}),
+  };
 }
 
 /** `--request-deadline` as a setting (the transport's `timeouts.deadlineMs`). */
@@ -82,7 +91,11 @@ export function deadlineOf(value: string | undefined): Pick<SettingsOptions, 'tr
  * `--request-deadline`, `--max-wait` and `--no-retry` (commander's `retry: false`) as settings: the transport's
  * `timeouts.deadlineMs`, `retry.maxWaitMs` and `retry.retries`.
  */
-export function requestLimitsOf(f: { requestDeadline?: string; maxWait?: string; retry?: boolean }): Pick<SettingsOptions, 'transportOptions'> {
+export function requestLimitsOf(f: {
+  requestDeadline?: string;
+  maxWait?: string;
+  retry?: boolean;
+}): Pick<SettingsOptions, 'transportOptions'> {
   const maxWaitMs = durationFlag('--max-wait', f.maxWait);
   const retry = { ...(f.retry === false ? { retries: 0 } : {}), ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) };
   const timeouts = deadlineOf(f.requestDeadline).transportOptions?.timeouts;
@@ -92,13 +105,18 @@ export function requestLimitsOf(f: { requestDeadline?: string; maxWait?: string;
 /** `--max-event-size` and `--max-replay-size`; `reading` (`verify`): going over makes an object undecodable. */
 export function addLimitFlags(cmd: Command, reading = false): Command {
   const eventText = `largest event, e.g. 64MiB, at most ${formatByteSize(MAX_EVENT_BYTES_CAP)}; a larger one ${reading ? 'makes its object undecodable' : 'fails its replay'}`;
-  const replayText = reading ? 'inflated bytes one stored object may take; more makes it undecodable' : 'inflated bytes one replay may take over its files; more fails it';
+  const replayText = reading
+    ? 'inflated bytes one stored object may take; more makes it undecodable'
+    : 'inflated bytes one replay may take over its files; more fails it';
   return cmd
     .option('--max-event-size <size>', withDefault(eventText, formatByteSize(DEFAULTS.maxEventBytes)))
     .option('--max-replay-size <size>', withDefault(replayText, formatByteSize(DEFAULTS.maxReplayBytes)));
 }
 
-export const REQUEST_DEADLINE_HELP = withDefault('longest time one HTTP request may take, headers and body', formatDuration(DEFAULTS.requestDeadlineMs));
+export const REQUEST_DEADLINE_HELP = withDefault(
+  'longest time one HTTP request may take, headers and body',
+  formatDuration(DEFAULTS.requestDeadlineMs),
+);
 
 export interface S3ReadFlags {
   s3Endpoint?: string;
@@ -116,7 +134,10 @@ export function addS3AccessFlags(cmd: Command): Command {
     .option('--s3-region <region>', withDefault('S3 region', s3Region))
     .option(
       '--s3-checksums <mode>',
-      withDefault('when-supported or when-required', `${defaultChecksums(undefined)} on AWS, ${defaultChecksums('--s3-endpoint')} with --s3-endpoint`),
+      withDefault(
+        'when-supported or when-required',
+        `${defaultChecksums(undefined)} on AWS, ${defaultChecksums('--s3-endpoint')} with --s3-endpoint`,
+      ),
     );
 }
 

@@ -29,26 +29,47 @@ export async function runForget(options: ForgetOptions, reporter: Reporter, summ
   for (const r of report.replays) {
     removed += r.removed.length;
     assets += r.removedAssets.length;
-    const fields = { event: 'forgotten', replay_id: r.replayId, tombstone: r.entry !== undefined, removed: r.removed, removed_assets: r.removedAssets };
+    const fields = {
+      event: 'forgotten',
+      replay_id: r.replayId,
+      tombstone: r.entry !== undefined,
+      removed: r.removed,
+      removed_assets: r.removedAssets,
+    };
     if (r.error !== undefined) {
       failed++;
       const state = r.tombstoned ? 'tombstone recorded' : 'no tombstone recorded';
-      reporter.log('error', `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`, { ...fields, error: r.error });
+      reporter.log(
+        'error',
+        `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`,
+        { ...fields, error: r.error },
+      );
       continue;
     }
     const outputs = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';
-    const what = r.removedAssets.length > 0 ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses` : outputs;
-    reporter.log('info', `forgot ${r.replayId}: ${what}${r.entry === undefined ? ' (tombstone already recorded)' : ''}`, fields);
+    const what =
+      r.removedAssets.length > 0
+        ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses`
+        : outputs;
+    reporter.log(
+      'info',
+      `forgot ${r.replayId}: ${what}${r.entry === undefined ? ' (tombstone already recorded)' : ''}`,
+      fields,
+    );
   }
-  summary.log(failed > 0 ? 'error' : 'info', `Summary (${report.target}): ${counted(report.replays.length, 'replay')} forgotten, ${counted(removed, 'output')} removed, ${assets > 0 ? `${counted(assets, 'captured asset')} removed, ` : ''}${failed} failed`, {
-    event: 'summary',
-    target: report.target,
-    forgotten: report.replays.length,
-    removed,
-    removed_assets: assets,
-    failed,
-    ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
-  });
+  summary.log(
+    failed > 0 ? 'error' : 'info',
+    `Summary (${report.target}): ${counted(report.replays.length, 'replay')} forgotten, ${counted(removed, 'output')} removed, ${assets > 0 ? `${counted(assets, 'captured asset')} removed, ` : ''}${failed} failed`,
+    {
+      event: 'summary',
+      target: report.target,
+      forgotten: report.replays.length,
+      removed,
+      removed_assets: assets,
+      failed,
+      ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
+    },
+  );
   return report;
 }
 
@@ -58,7 +79,9 @@ function reportDryRun(report: ForgetReport, reporter: Reporter, summary: Reporte
     const { platformId, entry } = report.user;
     reporter.log(
       'info',
-      entry !== undefined ? `would forget user ${platformId}: would record its tombstone` : `user ${platformId} already forgotten (its tombstone is recorded)`,
+      entry !== undefined
+        ? `would forget user ${platformId}: would record its tombstone`
+        : `user ${platformId} already forgotten (its tombstone is recorded)`,
       { event: 'forgotten_user', dry_run: true, platform_id: platformId, tombstone: entry !== undefined },
     );
   }
@@ -68,7 +91,10 @@ function reportDryRun(report: ForgetReport, reporter: Reporter, summary: Reporte
     removed += r.removed.length;
     assets += r.removedAssets.length;
     const outputs = r.removed.length > 0 ? `would remove ${r.removed.join(', ')}` : 'no output stored';
-    const what = r.removedAssets.length > 0 ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses` : outputs;
+    const what =
+      r.removedAssets.length > 0
+        ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses`
+        : outputs;
     const tombstone = r.entry === undefined ? ' (tombstone already recorded)' : ', would record its tombstone';
     reporter.log('info', `would forget ${r.replayId}: ${what}${tombstone}`, {
       event: 'forgotten',
@@ -79,13 +105,17 @@ function reportDryRun(report: ForgetReport, reporter: Reporter, summary: Reporte
       removed_assets: r.removedAssets,
     });
   }
-  summary.log('info', `Dry run (${report.target}): ${counted(report.replays.length, 'replay')} would be forgotten, ${counted(removed, 'output')} and ${counted(assets, 'captured asset')} removed; nothing was written`, {
-    event: 'summary',
-    dry_run: true,
-    target: report.target,
-    forgotten: report.replays.length,
-    removed,
-    removed_assets: assets,
-    ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
-  });
+  summary.log(
+    'info',
+    `Dry run (${report.target}): ${counted(report.replays.length, 'replay')} would be forgotten, ${counted(removed, 'output')} and ${counted(assets, 'captured asset')} removed; nothing was written`,
+    {
+      event: 'summary',
+      dry_run: true,
+      target: report.target,
+      forgotten: report.replays.length,
+      removed,
+      removed_assets: assets,
+      ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
+    },
+  );
 }

@@ -15,14 +15,37 @@ export function globalFlags(io: CliIo, json = false): Command {
     .name('replay-export')
     .description('Export recorded browser sessions (rrweb events) from the Session Replay API to a folder or S3.')
     .addOption(new Option('--api-key <key>', 'project API key (required unless --sandbox)').env('PLATFORM_API_KEY'))
-    .addOption(new Option('--secret-key <key>', 'project secret key (required unless --sandbox)').env('PLATFORM_SECRET_KEY'))
-    .addOption(new Option('--region <region>', 'data-residency region: us or eu').env('PLATFORM_REGION').default(DEFAULTS.region))
-    .addOption(new Option('--endpoint <url>', withDefault('base URL replacing the region host', "the region's host")).env('PLATFORM_ENDPOINT'))
+    .addOption(
+      new Option('--secret-key <key>', 'project secret key (required unless --sandbox)').env('PLATFORM_SECRET_KEY'),
+    )
+    .addOption(
+      new Option('--region <region>', 'data-residency region: us or eu')
+        .env('PLATFORM_REGION')
+        .default(DEFAULTS.region),
+    )
+    .addOption(
+      new Option('--endpoint <url>', withDefault('base URL replacing the region host', "the region's host")).env(
+        'PLATFORM_ENDPOINT',
+      ),
+    )
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
-    .addOption(new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(DEFAULTS.logFormat))
+    .addOption(
+      new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(
+        DEFAULTS.logFormat,
+      ),
+    )
     .option('-q, --quiet', withDefault('print only errors and the summary', 'off'))
-    .option('--no-progress', 'no progress line on a terminal (default: shown when stderr is a terminal, text log format)')
-    .option('--status-every <duration>', withDefault('when stderr is not a terminal (cron logs, JSON): a progress status line this often; 0: none', STATUS_EVERY))
+    .option(
+      '--no-progress',
+      'no progress line on a terminal (default: shown when stderr is a terminal, text log format)',
+    )
+    .option(
+      '--status-every <duration>',
+      withDefault(
+        'when stderr is not a terminal (cron logs, JSON): a progress status line this often; 0: none',
+        STATUS_EVERY,
+      ),
+    )
     .option('--verbose', withDefault('also print debug lines (each API retry) in text mode', 'off'))
     .addHelpText(
       'after',
@@ -33,7 +56,20 @@ export function globalFlags(io: CliIo, json = false): Command {
       writeOut: (s) => void io.stdout.write(s),
       writeErr: (s) => void io.stderr.write(s),
       // With --log-format json, commander's own errors (an unknown option, a missing argument) are JSON lines too.
-      ...(json ? { outputError: (s: string) => void io.stderr.write(jsonLine({ time: new Date().toISOString(), level: 'error', msg: s.trim().replace(/^error: /, ''), event: 'fatal', exit_code: 2 }) + '\n') } : {}),
+      ...(json
+        ? {
+            outputError: (s: string) =>
+              void io.stderr.write(
+                jsonLine({
+                  time: new Date().toISOString(),
+                  level: 'error',
+                  msg: s.trim().replace(/^error: /, ''),
+                  event: 'fatal',
+                  exit_code: 2,
+                }) + '\n',
+              ),
+          }
+        : {}),
     })
     .exitOverride()
     .showHelpAfterError(false);
@@ -69,8 +105,8 @@ export function applyEnv(command: Command, env: CliIo['env']): void {
       if (o.envVar === undefined || c.getOptionValueSource(key) === 'cli') continue;
       const value = env[o.envVar];
       if (value !== undefined) c.setOptionValueWithSource(key, value, 'env');
-      else if (c.getOptionValueSource(key) === 'env') c.setOptionValueWithSource(key, o.defaultValue, o.defaultValue === undefined ? undefined : 'default');
+      else if (c.getOptionValueSource(key) === 'env')
+        c.setOptionValueWithSource(key, o.defaultValue, o.defaultValue === undefined ? undefined : 'default');
     }
   }
 }
-

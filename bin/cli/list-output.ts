@@ -37,7 +37,12 @@ export class ListTable {
   /** The row of `record`, after the header for the first one. */
   rows(record: Record<string, unknown>): string {
     const text = (v: unknown): string => (v === undefined || v === null || v === '' ? '-' : escapeControls(String(v)));
-    const cells = [text(record.replay_id), startOf(record.start_time), durationOf(record.start_time, record.end_time), text(record.platform_id)] as const;
+    const cells = [
+      text(record.replay_id),
+      startOf(record.start_time),
+      durationOf(record.start_time, record.end_time),
+      text(record.platform_id),
+    ] as const;
     const first = this.layout === undefined;
     if (this.layout === undefined) {
       const idWidth = Math.max(cells[0].length, 'REPLAY ID'.length);
@@ -46,7 +51,11 @@ export class ListTable {
     }
     const { idWidth, duration } = this.layout;
     const row = (id: string, start: string, length: string, user: string): string => {
-      const fixed = [id.padEnd(idWidth), start.padEnd(START.width), ...(duration ? [length.padEnd(DURATION.width)] : [])].join(' ');
+      const fixed = [
+        id.padEnd(idWidth),
+        start.padEnd(START.width),
+        ...(duration ? [length.padEnd(DURATION.width)] : []),
+      ].join(' ');
       const room = Math.max(1, this.columns - fixed.length - 1);
       return `${fixed} ${user.length > room ? `${user.slice(0, room - 1)}…` : user}`.trimEnd();
     };
@@ -59,6 +68,10 @@ export class ListTable {
  * Writes one `list` record: a JSON line, or on a terminal a row of `table`. Returns `write`'s answer (false: wait for
  * `drain`).
  */
-export function printListRecord(out: NodeJS.WritableStream, record: Record<string, unknown>, table: ListTable | undefined): boolean {
+export function printListRecord(
+  out: NodeJS.WritableStream,
+  record: Record<string, unknown>,
+  table: ListTable | undefined,
+): boolean {
   return out.write(table === undefined ? JSON.stringify(record) + '\n' : table.rows(record));
 }

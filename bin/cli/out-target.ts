@@ -47,8 +47,14 @@ export async function outTarget(out: string, command: string, oneFile: boolean):
   if (kind === 'other') usage(`--out ${out} is neither a folder nor a file`);
   const named = FILE_NAME.exec(out);
   if (kind === 'file' || (kind === 'none' && named)) {
-    if (!oneFile) usage(`--out ${out} ${kind === 'file' ? 'is a file' : 'names a file'}; ${what} writes a folder: give a folder (e.g. --out ./archive) or s3://bucket/prefix`);
-    if (!named) usage(`--out ${out} is a file without a replay's extension: write to a .json, .ndjson or .html file (.gz to compress), or give a folder`);
+    if (!oneFile)
+      usage(
+        `--out ${out} ${kind === 'file' ? 'is a file' : 'names a file'}; ${what} writes a folder: give a folder (e.g. --out ./archive) or s3://bucket/prefix`,
+      );
+    if (!named)
+      usage(
+        `--out ${out} is a file without a replay's extension: write to a .json, .ndjson or .html file (.gz to compress), or give a folder`,
+      );
     return { kind: 'file', path: out, format: named[1]!.toLowerCase() as OutputFormat, gzip: named[2] !== undefined };
   }
   return { kind: 'folder' };

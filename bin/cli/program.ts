@@ -4,7 +4,13 @@ import { processIo, type CliCommand, type CliIo } from './context.js';
 import { versionLine, versionRequested } from './version.js';
 
 /** Exit codes; an error's comes from its category (`EXIT_CODES` in src/errors.ts, the one table). */
-export const EXIT = { ok: 0, failed: 1, usage: EXIT_CODES.usage, auth: EXIT_CODES.auth, interrupted: EXIT_CODES.interrupted } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: EXIT_CODES.usage,
+  auth: EXIT_CODES.auth,
+  interrupted: EXIT_CODES.interrupted,
+} as const;
 
 /** The commands, in the order help lists them; each module is loaded only when its command is run or listed. */
 const COMMANDS: Readonly<Record<string, () => Promise<CliCommand<never>>>> = {
@@ -29,7 +35,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT.ok;
   }
   // Loaded past `--version`: that answer needs nothing else.
-  const [{ CommanderError }, { applyEnv, commandWord, globalFlags, jsonRequested }, { addExamples, EXAMPLES }, { CliSession }] = await Promise.all([
+  const [
+    { CommanderError },
+    { applyEnv, commandWord, globalFlags, jsonRequested },
+    { addExamples, EXAMPLES },
+    { CliSession },
+  ] = await Promise.all([
     import('commander'),
     import('./global-flags.js'),
     import('./help-text.js'),
@@ -41,7 +52,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   try {
     // Only the named command's module is loaded; without one (help, a mistyped name, completion) every command's.
     const word = commandWord(args, program);
-    const names = word !== undefined && word !== 'completion' && Object.hasOwn(COMMANDS, word) ? [word] : Object.keys(COMMANDS);
+    const names =
+      word !== undefined && word !== 'completion' && Object.hasOwn(COMMANDS, word) ? [word] : Object.keys(COMMANDS);
     for (const name of names) {
       const command = await COMMANDS[name]!();
       const examples = (EXAMPLES as Record<string, readonly (readonly [string, string])[] | undefined>)[name];
@@ -50,7 +62,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
       cmd.action(async (...parsed: unknown[]) => {
         const c = parsed[parsed.length - 1] as Command;
         applyEnv(c, io.env);
-        const context = session.context(c, async (request) => (await import('./cli-run.js')).openCliRun(context, request));
+        const context = session.context(c, async (request) =>
+          (await import('./cli-run.js')).openCliRun(context, request),
+        );
         code = await command.run({ ...c.opts<Record<string, unknown>>(), args: c.args } as never, context);
       });
     }
@@ -58,7 +72,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     if (session.signal.aborted) throw session.signal.reason;
     return code;
   } catch (err) {
-    if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+    if (err instanceof CommanderError)
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? EXIT.ok : EXIT.usage;
     return session.fail(err);
   } finally {
     session.close();

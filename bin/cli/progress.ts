@@ -79,7 +79,9 @@ function progressParts(state: ProgressState): Part[] {
 
 /** The periodic status line of a run whose stderr is not a terminal (cron logs): every part, no bar. */
 export function statusLine(state: ProgressState): string {
-  return `progress: ${progressParts(state).map((p) => p.text).join(', ')}`;
+  return `progress: ${progressParts(state)
+    .map((p) => p.text)
+    .join(', ')}`;
 }
 
 /**

@@ -1,6 +1,13 @@
 import { redactText } from '../../src/cli/base.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
-import { formatBytes, formatSeconds, ProgressRenderer, statusLine, type ProgressState, type ProgressStream } from './progress.js';
+import {
+  formatBytes,
+  formatSeconds,
+  ProgressRenderer,
+  statusLine,
+  type ProgressState,
+  type ProgressStream,
+} from './progress.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -107,7 +114,8 @@ export class Reporter {
     private readonly options: ReporterOptions = {},
   ) {
     const tty = format === 'text' && Boolean(err.isTTY);
-    if (tty && options.progress !== false && !options.quiet) this.bar = new ProgressRenderer(err, () => this.progressState());
+    if (tty && options.progress !== false && !options.quiet)
+      this.bar = new ProgressRenderer(err, () => this.progressState());
   }
 
   private progressState(): ProgressState {
@@ -123,7 +131,12 @@ export class Reporter {
     this.statusTimer = setInterval(() => {
       const s = this.progressState();
       this.log('info', statusLine(s), {
-        event: 'status', done: s.done, listed: s.listed, listing_complete: s.listingComplete, events: s.events, bytes: s.bytes,
+        event: 'status',
+        done: s.done,
+        listed: s.listed,
+        listing_complete: s.listingComplete,
+        events: s.events,
+        bytes: s.bytes,
         seconds: Math.round(s.elapsedMs / 100) / 10,
       });
     }, every);
@@ -195,7 +208,12 @@ export class Reporter {
       // A request held back by its family's budget or its pause after a 429: a wait like a retry's, not counted as one;
       // said by the commands that show every wait (`api`), and with --verbose.
       if (!this.options.retriesShown && !this.options.verbose) return;
-      this.log(this.options.retriesShown ? 'warn' : 'debug', `waiting: ${String(event.what)}`, { event: 'wait', family: event.family, budget: event.budget, wait_ms: event.delayMs });
+      this.log(this.options.retriesShown ? 'warn' : 'debug', `waiting: ${String(event.what)}`, {
+        event: 'wait',
+        family: event.family,
+        budget: event.budget,
+        wait_ms: event.delayMs,
+      });
       return;
     }
     if (event.msg !== 'retrying request') return;
@@ -205,11 +223,19 @@ export class Reporter {
     const reason = status !== undefined ? `HTTP ${status}` : (code ?? 'network error');
     const retryAfterMs = typeof event.retryAfterMs === 'number' ? event.retryAfterMs : undefined;
     // A 429 comes with its limit in words (`what`: "429 replay concurrency limit (…), waiting 1 s, attempt 2/6").
-    const text = typeof event.what === 'string' ? `retrying: ${event.what}` : `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`;
+    const text =
+      typeof event.what === 'string'
+        ? `retrying: ${event.what}`
+        : `retrying ${String(event.family)} request after ${reason} (attempt ${String(event.attempt)}, waiting ${String(event.delayMs)} ms)`;
     this.log(this.options.retriesShown ? 'warn' : 'debug', text, {
-      event: 'retry', family: event.family, ...(status !== undefined ? { status } : {}), ...(code !== undefined ? { code } : {}),
-      ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}), ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
-      attempt: event.attempt, wait_ms: event.delayMs,
+      event: 'retry',
+      family: event.family,
+      ...(status !== undefined ? { status } : {}),
+      ...(code !== undefined ? { code } : {}),
+      ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}),
+      ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
+      attempt: event.attempt,
+      wait_ms: event.delayMs,
       ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
     });
   }
@@ -225,33 +251,54 @@ export class Reporter {
       case 'listed':
         this.totals.listed = ev.count;
         this.totals.listingComplete = ev.complete;
-        if (this.format === 'json' && ev.complete) this.log('info', 'listing complete', { event: 'listed', count: ev.count });
+        if (this.format === 'json' && ev.complete)
+          this.log('info', 'listing complete', { event: 'listed', count: ev.count });
         break;
       case 'progress':
         this.totals.events += ev.events;
         break;
       case 'compacted': {
         const r = ev.result;
-        this.log('debug', `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`, {
-          event: 'compacted', entries: r.entries, folded: r.folded, removed: r.removed,
-        });
+        this.log(
+          'debug',
+          `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`,
+          {
+            event: 'compacted',
+            entries: r.entries,
+            folded: r.folded,
+            removed: r.removed,
+          },
+        );
         break;
       }
       case 'compaction-failed': {
         const error = failureOf(ev.error);
-        this.log('warn', `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${error.message}`, {
-          event: 'compaction_failed', error,
-        });
+        this.log(
+          'warn',
+          `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${error.message}`,
+          {
+            event: 'compaction_failed',
+            error,
+          },
+        );
         break;
       }
       case 'claims-cleared':
-        this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, { event: 'claims_cleared', runs: ev.runs });
+        this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, {
+          event: 'claims_cleared',
+          runs: ev.runs,
+        });
         break;
       case 'claims-clear-failed': {
         const error = failureOf(ev.error);
-        this.log('warn', `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${error.message}`, {
-          event: 'claims_clear_failed', error,
-        });
+        this.log(
+          'warn',
+          `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${error.message}`,
+          {
+            event: 'claims_clear_failed',
+            error,
+          },
+        );
         break;
       }
       case 'started':
@@ -261,14 +308,25 @@ export class Reporter {
         const n = ev.notice;
         if (n.kind === 'retry') {
           this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
-            event: 'retry', replay_id: n.replayId, file_key: n.fileKey, attempt: n.attempt, error: n.error,
+            event: 'retry',
+            replay_id: n.replayId,
+            file_key: n.fileKey,
+            attempt: n.attempt,
+            error: n.error,
           });
         } else if (n.kind === 'duplicate-file') {
           this.log('warn', `${n.replayId}: the files listing holds ${n.fileKey} more than once; taken once`, {
-            event: 'duplicate_file', replay_id: n.replayId, file_key: n.fileKey,
+            event: 'duplicate_file',
+            replay_id: n.replayId,
+            file_key: n.fileKey,
           });
         } else if (n.kind === 'url-refresh' && this.format === 'json') {
-          this.log('info', 'file URL refreshed', { event: 'url_refresh', replay_id: n.replayId, file_key: n.fileKey, reason: n.reason });
+          this.log('info', 'file URL refreshed', {
+            event: 'url_refresh',
+            replay_id: n.replayId,
+            file_key: n.fileKey,
+            reason: n.reason,
+          });
         }
         break;
       }
@@ -280,9 +338,17 @@ export class Reporter {
         if (ev.outcome === 'ok' && ok?.bytes !== undefined) this.totals.bytes += ok.bytes;
         if (this.format === 'json') {
           this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
-            event: 'replay', replay_id: ev.replayId, outcome: ev.outcome, ...(ev.rechecked ? { rechecked: true } : {}),
-            ...((ev.key ?? ok?.key) !== undefined && (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged') ? { key: ev.key ?? ok?.key } : {}),
-            ...(ev.outcome === 'ok' ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks } : {}),
+            event: 'replay',
+            replay_id: ev.replayId,
+            outcome: ev.outcome,
+            ...(ev.rechecked ? { rechecked: true } : {}),
+            ...((ev.key ?? ok?.key) !== undefined &&
+            (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged')
+              ? { key: ev.key ?? ok?.key }
+              : {}),
+            ...(ev.outcome === 'ok'
+              ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
+              : {}),
             ...(error ? { error } : {}),
             ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: ev.reason ?? reason } : {}),
           });
@@ -294,7 +360,10 @@ export class Reporter {
           // an archive on a terminal: the progress line and the summary say the rest
         } else if (ev.outcome === 'ok') {
           const key = ok?.key !== undefined ? (this.options.showKey?.(ok.key) ?? ok.key) : '?';
-          this.log('info', `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`);
+          this.log(
+            'info',
+            `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`,
+          );
         } else if (ev.outcome === 'empty') {
           this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
         } else if (ev.outcome === 'skipped') {
@@ -319,9 +388,21 @@ export class Reporter {
     this.stopDisplay();
     if (this.format === 'json') {
       this.log(b.failed + b.not_found > 0 ? 'error' : 'info', 'summary', {
-        event: 'summary', target, ok: b.ok, failed: b.failed, empty: b.empty, skipped: b.skipped, not_found: b.not_found,
-        done_before: b['done-before'], unchanged: b.unchanged, ...(b.taken > 0 ? { taken: b.taken } : {}), retries: this.totals.retries, events: this.totals.events, bytes: this.totals.bytes,
-        seconds: Math.round(elapsed * 10) / 10, ...extra,
+        event: 'summary',
+        target,
+        ok: b.ok,
+        failed: b.failed,
+        empty: b.empty,
+        skipped: b.skipped,
+        not_found: b.not_found,
+        done_before: b['done-before'],
+        unchanged: b.unchanged,
+        ...(b.taken > 0 ? { taken: b.taken } : {}),
+        retries: this.totals.retries,
+        events: this.totals.events,
+        bytes: this.totals.bytes,
+        seconds: Math.round(elapsed * 10) / 10,
+        ...extra,
       });
       return;
     }
@@ -329,7 +410,9 @@ export class Reporter {
       `Summary (${target}): ok ${b.ok}, failed ${b.failed}, ${b.not_found > 0 ? `not found ${b.not_found}, ` : ''}empty ${b.empty}, skipped ${b.skipped}, ` +
         `already done ${b['done-before']}, unchanged ${b.unchanged}${b.taken > 0 ? `, taken by other shards ${b.taken}` : ''}; ${this.totals.events} events, ` +
         `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}` +
-        (this.totals.retries > 0 ? `; ${this.totals.retries} API ${this.totals.retries === 1 ? 'retry' : 'retries'}` : ''),
+        (this.totals.retries > 0
+          ? `; ${this.totals.retries} API ${this.totals.retries === 1 ? 'retry' : 'retries'}`
+          : ''),
     );
   }
 
@@ -348,7 +431,8 @@ export function failedLine(replayId: string, error: { message?: string; file_key
   let detail = error?.message ?? 'unknown error';
   const prefix = `replay ${replayId}${key !== undefined ? ` file ${key}` : ''}: `;
   if (detail.startsWith(prefix)) detail = detail.slice(prefix.length);
-  if (key !== undefined && key !== '') detail = detail.split(`file ${key}`).join('the file').split(key).join('the file');
+  if (key !== undefined && key !== '')
+    detail = detail.split(`file ${key}`).join('the file').split(key).join('the file');
   // Only where the id is named as the replay: a bare id can be part of an output key (`<id>.json`).
   if (replayId !== '') detail = detail.split(`replay ${replayId}`).join('the replay');
   return `failed ${replayId}${key !== undefined ? ` file ${key}` : ''}: ${detail}`;

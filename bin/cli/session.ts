@@ -12,7 +12,10 @@ import { Reporter, type LogFormat } from './reporter.js';
  */
 function usageOf(err: unknown): unknown {
   if (err instanceof Error && /\bRegion is missing\b/.test(err.message)) {
-    return new ConfigError('the S3 target needs a region: give --s3-region <region> (e.g. us-east-1) or set AWS_REGION', 's3_region_missing');
+    return new ConfigError(
+      'the S3 target needs a region: give --s3-region <region> (e.g. us-east-1) or set AWS_REGION',
+      's3_region_missing',
+    );
   }
   return err;
 }
@@ -66,13 +69,25 @@ export class CliSession {
   /** The context of the command commander is about to run. */
   context(command: Command, openRun: CliContext['openRun']): CliContext {
     const globals = command.optsWithGlobals<GlobalFlags>();
-    if (globals.logFormat !== 'text' && globals.logFormat !== 'json') usage(`--log-format must be text or json (got ${globals.logFormat})`);
+    if (globals.logFormat !== 'text' && globals.logFormat !== 'json')
+      usage(`--log-format must be text or json (got ${globals.logFormat})`);
     const format = (this.format = globals.logFormat);
     const { stdout, stderr, stdin, env } = this.io;
     const statusEveryMs = durationFlag('--status-every', globals.statusEvery ?? STATUS_EVERY);
-    const shown = { quiet: globals.quiet === true, progress: globals.progress, verbose: globals.verbose === true, ...(statusEveryMs !== undefined ? { statusEveryMs } : {}) };
+    const shown = {
+      quiet: globals.quiet === true,
+      progress: globals.progress,
+      verbose: globals.verbose === true,
+      ...(statusEveryMs !== undefined ? { statusEveryMs } : {}),
+    };
     return {
-      stdout, stderr, stdin, env, globals, format, command,
+      stdout,
+      stderr,
+      stdin,
+      env,
+      globals,
+      format,
+      command,
       signal: this.signal,
       reporter: (extra = {}) => new Reporter(format, this.secrets, stderr, { ...shown, ...extra }),
       plainReporter: () => this.reporter(),
@@ -86,9 +101,17 @@ export class CliSession {
   /** The exit code of a command that ended with `err` (by its category: `EXIT_CODES`), reported on stderr. */
   fail(err: unknown): number {
     const aborted = this.signal.aborted;
-    const cause = aborted && this.resumable !== undefined ? new InterruptedError(this.resumable) : aborted ? this.signal.reason : usageOf(err);
+    const cause =
+      aborted && this.resumable !== undefined
+        ? new InterruptedError(this.resumable)
+        : aborted
+          ? this.signal.reason
+          : usageOf(err);
     const code = exitCodeOf(cause);
-    this.reporter().log('error', cause instanceof Error ? cause.message : String(cause), { event: 'fatal', exit_code: code });
+    this.reporter().log('error', cause instanceof Error ? cause.message : String(cause), {
+      event: 'fatal',
+      exit_code: code,
+    });
     return code;
   }
 

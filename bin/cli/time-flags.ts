@@ -17,7 +17,10 @@ export function noMatchMessage(range: TimeRange): string | undefined {
 }
 
 /** Passes a run's events through, counting what the listing returned (`listed` events). */
-export async function* countListed(events: AsyncIterable<ArchiveEvent>, counter: { listed: number }): AsyncGenerator<ArchiveEvent> {
+export async function* countListed(
+  events: AsyncIterable<ArchiveEvent>,
+  counter: { listed: number },
+): AsyncGenerator<ArchiveEvent> {
   for await (const ev of events) {
     if (ev.type === 'listed') counter.listed = ev.count;
     yield ev;
@@ -26,6 +29,8 @@ export async function* countListed(events: AsyncIterable<ArchiveEvent>, counter:
 
 /** `--since` / `--until` help, shared by `list` and `archive`. */
 export const TIME_FLAG_HELP = {
-  since: 'replays that started at or after this time: ISO 8601 (UTC unless zoned; a date is that day\'s start) or ago: 30m, 24h, 7d, 2w',
-  until: 'replays that started at or before this time: ISO 8601 (a date is that day\'s end, UTC) or ago: 30m, 24h, 7d, 2w',
+  since:
+    "replays that started at or after this time: ISO 8601 (UTC unless zoned; a date is that day's start) or ago: 30m, 24h, 7d, 2w",
+  until:
+    "replays that started at or before this time: ISO 8601 (a date is that day's end, UTC) or ago: 30m, 24h, 7d, 2w",
 } as const;

@@ -13,7 +13,11 @@ export interface VerifyCommandOptions {
 }
 
 /** `verify <archive>`: one line per problem as it is found, then the summary; resolves with the exit code. */
-export async function runVerifyCommand(archive: string, options: VerifyCommandOptions, reporter: Reporter): Promise<number> {
+export async function runVerifyCommand(
+  archive: string,
+  options: VerifyCommandOptions,
+  reporter: Reporter,
+): Promise<number> {
   const verification = verifyArchive(archive, options);
   for await (const problem of verification) reporter.log('error', problem.message, problemFields(problem));
   const summary = await verification.summary;
@@ -35,13 +39,26 @@ function problemFields(p: VerifyProblem): Record<string, unknown> {
 function summaryFields(s: VerifySummary): Record<string, unknown> {
   const byKind = Object.fromEntries(Object.entries(s.byKind).filter(([, n]) => n > 0));
   return {
-    event: 'summary', target: s.target, entries: s.entries, replays: s.replays, verified: s.verified, intact: s.intact,
-    not_ok: s.notOk, stored: s.stored, problems: s.problems, by_kind: byKind, events: s.events, bytes: s.bytes, seconds: s.seconds,
+    event: 'summary',
+    target: s.target,
+    entries: s.entries,
+    replays: s.replays,
+    verified: s.verified,
+    intact: s.intact,
+    not_ok: s.notOk,
+    stored: s.stored,
+    problems: s.problems,
+    by_kind: byKind,
+    events: s.events,
+    bytes: s.bytes,
+    seconds: s.seconds,
   };
 }
 
 function summaryText(s: VerifySummary): string {
-  const kinds = Object.entries(s.byKind).filter(([, n]) => n > 0).map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`);
+  const kinds = Object.entries(s.byKind)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`);
   const problems = s.problems === 0 ? 'no problem' : `${counted(s.problems, 'problem')} (${kinds.join(', ')})`;
   return (
     `Verified ${s.target}: ${s.intact} of ${counted(s.verified, 'archived replay')} intact, ${problems}; ` +

@@ -45,8 +45,12 @@ export async function runViewCommand(
     if (server.loopback) {
       io.stderr.write(`serving ${server.replays} replays of ${archive} on ${server.address} only; Ctrl-C stops\n`);
     } else {
-      warn(`view has no authentication: anyone who can reach ${server.address} port ${server.port} reads every replay of ${archive}`);
-      io.stderr.write(`serving ${server.replays} replays of ${archive} on ${server.address} port ${server.port} as ${server.hosts.join(', ')}; Ctrl-C stops\n`);
+      warn(
+        `view has no authentication: anyone who can reach ${server.address} port ${server.port} reads every replay of ${archive}`,
+      );
+      io.stderr.write(
+        `serving ${server.replays} replays of ${archive} on ${server.address} port ${server.port} as ${server.hosts.join(', ')}; Ctrl-C stops\n`,
+      );
     }
     if (opts.video?.available === false) io.stderr.write(`no video downloads: ${opts.video.reason}\n`);
     await stopped;

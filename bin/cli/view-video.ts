@@ -23,7 +23,11 @@ function missing(name: string): boolean {
 /** The renderer for `view` of `archive`, or why there is none. */
 export async function viewVideo(
   archive: string,
-  opts: { s3?: S3SinkOptions | undefined; browser?: string | undefined; env: Readonly<Record<string, string | undefined>> },
+  opts: {
+    s3?: S3SinkOptions | undefined;
+    browser?: string | undefined;
+    env: Readonly<Record<string, string | undefined>>;
+  },
 ): Promise<ViewVideo> {
   const named = opts.browser ?? (opts.env[BROWSER_ENV] || undefined);
   const packages = ['playwright-core', 'mediabunny', ...(named === undefined ? ['@sparticuz/chromium'] : [])];
@@ -35,7 +39,11 @@ export async function viewVideo(
       () => true,
       () => false,
     );
-    if (!usable) return { available: false, reason: `the browser ${named} (${opts.browser !== undefined ? '--browser' : BROWSER_ENV}) is not an executable file; ${HOW}` };
+    if (!usable)
+      return {
+        available: false,
+        reason: `the browser ${named} (${opts.browser !== undefined ? '--browser' : BROWSER_ENV}) is not an executable file; ${HOW}`,
+      };
   }
   return {
     available: true,

@@ -167,7 +167,8 @@ export function stringNext(c: Byte, key: bool): i32 {
 @inline
 export function escapeNext(c: Byte): i32 {
   if (c == 0x75) return State.uni;
-  if (c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74) return State.str;
+  if (c == 0x22 || c == 0x5c || c == 0x2f || c == 0x62 || c == 0x66 || c == 0x6e || c == 0x72 || c == 0x74)
+    return State.str;
   return REFUSE;
 }
 

@@ -23,7 +23,11 @@ export function trailingTimestamp(bytes: Bytes, from: i32, end: i32): f64 {
   // The key `"timestamp":` ends at p ('"tim' 'esta' 'mp":' as little-endian words), right after a ',' or the '{'.
   const key: i32 = p - 11;
   if (key <= from) return NaN;
-  if (word32At(bytes, key) != 0x6d697422 || word32At(bytes, key + 4) != 0x61747365 || word32At(bytes, key + 8) != 0x3a22706d) {
+  if (
+    word32At(bytes, key) != 0x6d697422 ||
+    word32At(bytes, key + 4) != 0x61747365 ||
+    word32At(bytes, key + 8) != 0x3a22706d
+  ) {
     return NaN;
   }
   const before: i32 = byteAt(bytes, key - 1);

@@ -21,7 +21,10 @@ export async function launchChromium(): Promise<Browser> {
   try {
     executablePath = await sparticuz.executablePath();
   } catch (err) {
-    throw new Error(`Chromium from @sparticuz/chromium could not be unpacked (run npm install): ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `Chromium from @sparticuz/chromium could not be unpacked (run npm install): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   try {
     return await chromium.launch({ executablePath, args: chromiumArgs(), headless: true });

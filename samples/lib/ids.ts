@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 
 function digest(name: string): Buffer {
-  return createHash('sha256').update('replay-export sample:' + name).digest();
+  return createHash('sha256')
+    .update('replay-export sample:' + name)
+    .digest();
 }
 
 /** A version 4 style UUID derived from the sample's name (stable from one recording to the next). */

@@ -15,9 +15,22 @@ export type ElementShape = 'json-packed' | 'event-json' | 'packed' | 'object';
 
 /** Deterministic mix by the element's index in the replay; most elements are `json-packed`. */
 const PATTERN: readonly ElementShape[] = [
-  'json-packed', 'json-packed', 'json-packed', 'event-json', 'json-packed',
-  'json-packed', 'packed', 'json-packed', 'json-packed', 'object',
-  'json-packed', 'json-packed', 'json-packed', 'packed', 'json-packed', 'event-json',
+  'json-packed',
+  'json-packed',
+  'json-packed',
+  'event-json',
+  'json-packed',
+  'json-packed',
+  'packed',
+  'json-packed',
+  'json-packed',
+  'object',
+  'json-packed',
+  'json-packed',
+  'json-packed',
+  'packed',
+  'json-packed',
+  'event-json',
 ];
 
 export function shapeFor(index: number): ElementShape {

@@ -30,7 +30,8 @@ export interface AssetCaptureSettings extends AssetFetchLimits {
 }
 
 /** What a replay's manifest entry records of its assets. */
-export type AssetFields = Required<Pick<OkEntry, 'assets' | 'asset_types'>> & Pick<OkEntry, 'assets_missing' | 'assets_retry'>;
+export type AssetFields = Required<Pick<OkEntry, 'assets' | 'asset_types'>> &
+  Pick<OkEntry, 'assets_missing' | 'assets_retry'>;
 
 type Outcome = { digest: string; type: string; nested: string[] } | { reason: string; transient?: true };
 
@@ -41,8 +42,19 @@ export const MORE_URLS_KEY = '*';
 
 /** Fonts and the like served as octet-stream keep a usable type from their extension. */
 const TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
-  css: 'text/css', woff2: 'font/woff2', woff: 'font/woff', ttf: 'font/ttf', otf: 'font/otf', svg: 'image/svg+xml',
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif', ico: 'image/x-icon',
+  css: 'text/css',
+  woff2: 'font/woff2',
+  woff: 'font/woff',
+  ttf: 'font/ttf',
+  otf: 'font/otf',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  ico: 'image/x-icon',
 };
 
 function typeOf(declared: string, url: string): string {
@@ -96,7 +108,8 @@ export class AssetCapture {
 
   private async load(url: string, replayId: string): Promise<Outcome> {
     const fetched = await this.fetcher.fetch(url, this.signal);
-    if (!fetched.ok) return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
+    if (!fetched.ok)
+      return fetched.transient ? { reason: fetched.reason, transient: true } : { reason: fetched.reason };
     const digest = createHash('sha256').update(fetched.body).digest('hex');
     const type = typeOf(fetched.type, url);
     // Claimed by the replay before it is stored (write-ahead): a failed or killed export leaves it known to `forget`.
@@ -203,7 +216,8 @@ export class ReplayAssetCapture {
     }
     if (this.failure !== undefined) throw this.failure.error;
     const dropped = this.dropped + this.collector.dropped;
-    if (dropped > 0) this.missing[MORE_URLS_KEY] = `${dropped} more URL(s) beyond the limit of ${this.run.settings.maxUrls}`;
+    if (dropped > 0)
+      this.missing[MORE_URLS_KEY] = `${dropped} more URL(s) beyond the limit of ${this.run.settings.maxUrls}`;
     const fields: AssetFields = { assets: this.urls, asset_types: this.types };
     if (Object.keys(this.missing).length > 0) fields.assets_missing = this.missing;
     if (this.transient) fields.assets_retry = true;

@@ -42,7 +42,14 @@ function cssSpace(c: number): boolean {
 
 /** A character of a CSS name (what may come before `url(` in a longer name). */
 function nameChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x5f || c >= 0x80;
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x2d ||
+    c === 0x5f ||
+    c >= 0x80
+  );
 }
 
 /** Whether `word` (lower-case ASCII) is at `i` in `text`, ignoring ASCII case: constant work (the word's length). */
@@ -177,8 +184,17 @@ export function cssUrls(text: string, meter: ScanMeter = { steps: 0 }): string[]
 /** White space as JavaScript's `\s` (what a srcset's parts are trimmed and split by). */
 function jsSpace(c: number): boolean {
   return (
-    c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+    c === 0x20 ||
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
   );
 }
 
@@ -209,14 +225,16 @@ export function srcsetUrls(value: string, meter: ScanMeter = { steps: 0 }): stri
  */
 export function resolveAssetUrl(raw: string, base: string | undefined): string | undefined {
   const text = raw.trim();
-  if (text.length === 0 || text.length > MAX_URL_LENGTH || /^(data|blob|javascript|about|#)/i.test(text)) return undefined;
+  if (text.length === 0 || text.length > MAX_URL_LENGTH || /^(data|blob|javascript|about|#)/i.test(text))
+    return undefined;
   let url: URL;
   try {
     url = base === undefined ? new URL(text) : new URL(text, base);
   } catch {
     return undefined;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') return undefined;
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
+    return undefined;
   url.hash = '';
   return url.href;
 }
@@ -226,7 +244,9 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Bytes any event that references an asset holds; an event without any of them is not parsed. */
-const MARKERS = ['"href"', '"src"', 'srcset', '"poster"', 'url(', '@import', '"_cssText"', '"type":4'].map((m) => Buffer.from(m));
+const MARKERS = ['"href"', '"src"', 'srcset', '"poster"', 'url(', '@import', '"_cssText"', '"type":4'].map((m) =>
+  Buffer.from(m),
+);
 
 /**
  * Scans one replay's events for the URLs of its assets. `found(url, base)` is called once per new URL (absolute,
@@ -266,18 +286,24 @@ export class AssetUrlCollector {
   private incremental(data: Json): void {
     if (data.source === 0) {
       if (Array.isArray(data.adds)) {
-        for (const add of data.adds) if (isObject(add)) this.node(add.node, typeof add.parentId === 'number' ? this.tags.get(add.parentId) : undefined);
+        for (const add of data.adds)
+          if (isObject(add))
+            this.node(add.node, typeof add.parentId === 'number' ? this.tags.get(add.parentId) : undefined);
       }
       if (Array.isArray(data.texts)) {
-        for (const t of data.texts) if (isObject(t) && typeof t.id === 'number' && this.styleTexts.has(t.id) && typeof t.value === 'string') this.css(t.value, this.page);
+        for (const t of data.texts)
+          if (isObject(t) && typeof t.id === 'number' && this.styleTexts.has(t.id) && typeof t.value === 'string')
+            this.css(t.value, this.page);
       }
       if (Array.isArray(data.attributes)) {
         for (const a of data.attributes) {
-          if (isObject(a) && typeof a.id === 'number' && isObject(a.attributes)) this.attributes(this.tags.get(a.id) ?? '', a.attributes, true);
+          if (isObject(a) && typeof a.id === 'number' && isObject(a.attributes))
+            this.attributes(this.tags.get(a.id) ?? '', a.attributes, true);
         }
       }
     } else if (data.source === 8) {
-      if (Array.isArray(data.adds)) for (const add of data.adds) if (isObject(add) && typeof add.rule === 'string') this.css(add.rule, this.page);
+      if (Array.isArray(data.adds))
+        for (const add of data.adds) if (isObject(add) && typeof add.rule === 'string') this.css(add.rule, this.page);
       for (const text of [data.replace, data.replaceSync]) if (typeof text === 'string') this.css(text, this.page);
     } else if (data.source === 13 && isObject(data.set) && typeof data.set.value === 'string') {
       this.css(data.set.value, this.page);
@@ -292,9 +318,11 @@ export class AssetUrlCollector {
       if (!isObject(n)) continue;
       if (n.type === 2) {
         const tag = typeof n.tagName === 'string' ? n.tagName.toLowerCase() : '';
-        if (typeof n.id === 'number' && (tag in URL_ATTRIBUTES || tag === 'style') && this.tags.size < MAX_TRACKED_IDS) this.tags.set(n.id, tag);
+        if (typeof n.id === 'number' && (tag in URL_ATTRIBUTES || tag === 'style') && this.tags.size < MAX_TRACKED_IDS)
+          this.tags.set(n.id, tag);
         if (isObject(n.attributes)) this.attributes(tag, n.attributes, false);
-        if (Array.isArray(n.childNodes)) for (let i = n.childNodes.length - 1; i >= 0; i--) stack.push({ node: n.childNodes[i], parent: tag });
+        if (Array.isArray(n.childNodes))
+          for (let i = n.childNodes.length - 1; i >= 0; i--) stack.push({ node: n.childNodes[i], parent: tag });
       } else if (n.type === 3 && typeof n.textContent === 'string' && (n.isStyle === true || parent === 'style')) {
         if (typeof n.id === 'number' && this.styleTexts.size < MAX_TRACKED_IDS) this.styleTexts.add(n.id);
         this.css(n.textContent, this.page);
@@ -316,7 +344,8 @@ export class AssetUrlCollector {
         else this.add(value, this.page);
       }
     }
-    const href = tag === 'link' && typeof attributes.href === 'string' ? resolveAssetUrl(attributes.href, this.page) : undefined;
+    const href =
+      tag === 'link' && typeof attributes.href === 'string' ? resolveAssetUrl(attributes.href, this.page) : undefined;
     if (typeof attributes._cssText === 'string') this.css(attributes._cssText, href ?? this.page);
     if (typeof attributes.style === 'string') this.css(attributes.style, this.page);
     else if (isObject(attributes.style)) {

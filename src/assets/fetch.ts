@@ -34,7 +34,8 @@ export type FetchOutcome = { ok: true; body: Buffer; type: string } | { ok: fals
 export function originOf(text: string): string | undefined {
   try {
     const url = new URL(text.trim());
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') return undefined;
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
+      return undefined;
     return url.origin;
   } catch {
     return undefined;
@@ -91,7 +92,11 @@ export class AssetFetcher {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(url, signal, outer, timeout);
       if (outcome.ok || outcome.transient !== true || timeout.aborted) return outcome;
-      const wait = backoffDelay(attempt, { baseDelayMs: this.limits.retryBaseMs, maxDelayMs: this.limits.timeoutMs, random: Math.random });
+      const wait = backoffDelay(attempt, {
+        baseDelayMs: this.limits.retryBaseMs,
+        maxDelayMs: this.limits.timeoutMs,
+        random: Math.random,
+      });
       if (attempt >= this.limits.retries || Date.now() + wait >= deadline) {
         return attempt === 0 ? outcome : { ...outcome, reason: `${outcome.reason} (${attempt + 1} attempts)` };
       }
@@ -104,7 +109,12 @@ export class AssetFetcher {
     }
   }
 
-  private async attempt(url: string, signal: AbortSignal, outer: AbortSignal | undefined, timeout: AbortSignal): Promise<FetchOutcome> {
+  private async attempt(
+    url: string,
+    signal: AbortSignal,
+    outer: AbortSignal | undefined,
+    timeout: AbortSignal,
+  ): Promise<FetchOutcome> {
     let current = url;
     try {
       for (let hop = 0; ; hop++) {
@@ -121,14 +131,17 @@ export class AssetFetcher {
           await body.dump();
           const next = resolveAssetUrl(headers.location, current);
           if (next === undefined) return { ok: false, reason: 'redirected to a URL that is not http(s)' };
-          if (!this.allows(next)) return { ok: false, reason: `redirected to an origin not allowed (${new URL(next).origin})` };
+          if (!this.allows(next))
+            return { ok: false, reason: `redirected to an origin not allowed (${new URL(next).origin})` };
           if (hop >= this.limits.maxRedirects) return { ok: false, reason: 'too many redirects' };
           current = next;
           continue;
         }
         if (statusCode !== 200) {
           await body.dump();
-          return statusCode === 408 || isRetryableStatus(statusCode) ? { ok: false, reason: `HTTP ${statusCode}`, transient: true } : { ok: false, reason: `HTTP ${statusCode}` };
+          return statusCode === 408 || isRetryableStatus(statusCode)
+            ? { ok: false, reason: `HTTP ${statusCode}`, transient: true }
+            : { ok: false, reason: `HTTP ${statusCode}` };
         }
         const declared = Number(headers['content-length']);
         if (Number.isFinite(declared) && declared > this.limits.maxBytes) {

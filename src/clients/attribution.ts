@@ -16,7 +16,12 @@ export const ATTRIBUTION_IDENTIFIERS = ['idfa', 'idfv', 'adid', 'android_app_set
 export const ATTRIBUTION_EVENT_BODY: BodySchema = {
   shape: 'object',
   open: true,
-  fields: [req('event_type', 'string'), ...ATTRIBUTION_IDENTIFIERS.map((id) => opt(id, 'string')), opt('user_properties', 'object'), opt('platform', 'string')],
+  fields: [
+    req('event_type', 'string'),
+    ...ATTRIBUTION_IDENTIFIERS.map((id) => opt(id, 'string')),
+    opt('user_properties', 'object'),
+    opt('platform', 'string'),
+  ],
   atLeastOneOf: ATTRIBUTION_IDENTIFIERS,
 };
 
@@ -52,7 +57,12 @@ export class AttributionClient {
     const payload = { event: JSON.stringify(e) };
     const res = await this.#transport.request({
       // Rate limits of attribution: "not shown"; nothing is charged to the mapping budget of `ingest`.
-      method: 'POST', host: 'api', path: '/attribution', auth: 'api_key', family: 'ingest', cost: 0,
+      method: 'POST',
+      host: 'api',
+      path: '/attribution',
+      auth: 'api_key',
+      family: 'ingest',
+      cost: 0,
       ...(encoding === 'form' ? { form: payload } : { query: payload }),
       ...callSpec(o),
     });

@@ -54,14 +54,25 @@ function typeOk(type: BodyFieldType, v: unknown): boolean {
 }
 
 const TYPE_WORDS: Readonly<Record<BodyFieldType, string>> = {
-  string: 'a string', boolean: 'true or false', number: 'a number', integer: 'an integer', 'string[]': 'an array of strings',
-  object: 'an object', array: 'an array', json: 'any JSON value',
+  string: 'a string',
+  boolean: 'true or false',
+  number: 'a number',
+  integer: 'an integer',
+  'string[]': 'an array of strings',
+  object: 'an object',
+  array: 'an array',
+  json: 'any JSON value',
 };
 
 /** Checks one object against the schema's fields: known names only (unless open), required ones present, types. */
 export function checkBodyFields(where: string, value: unknown, schema: BodySchema): Record<string, unknown> {
   const o = requireObject(where, value);
-  if (!schema.open) onlyKeys(where, o, schema.fields.map((f) => f.name));
+  if (!schema.open)
+    onlyKeys(
+      where,
+      o,
+      schema.fields.map((f) => f.name),
+    );
   const at = (name: string) => (where === 'body' ? name : `${where}.${name}`);
   for (const f of schema.fields) {
     const v = o[f.name];
@@ -74,7 +85,8 @@ export function checkBodyFields(where: string, value: unknown, schema: BodySchem
     else if (!typeOk(f.type, v)) throw new ValidationError(at(f.name), `must be ${TYPE_WORDS[f.type]}`);
   }
   const some = schema.atLeastOneOf;
-  if (some && !some.some((k) => o[k] !== undefined && o[k] !== '')) throw new ValidationError(where, `needs at least one of ${some.join(', ')}`);
+  if (some && !some.some((k) => o[k] !== undefined && o[k] !== ''))
+    throw new ValidationError(where, `needs at least one of ${some.join(', ')}`);
   return o;
 }
 

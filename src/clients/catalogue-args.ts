@@ -32,15 +32,18 @@ function parseValue(spec: ParamSpec, text: string): Value {
     case 'string':
       return text;
     case 'integer':
-      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new ValidationError(spec.name, `must be an integer (got ${JSON.stringify(text)})`);
+      if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+        throw new ValidationError(spec.name, `must be an integer (got ${JSON.stringify(text)})`);
       return Number(text);
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw new ValidationError(spec.name, `must be true or false (got ${JSON.stringify(text)})`);
+      if (text !== 'true' && text !== 'false')
+        throw new ValidationError(spec.name, `must be true or false (got ${JSON.stringify(text)})`);
       return text === 'true';
     case 'string[]': {
       if (!text.trimStart().startsWith('[')) return text.split(',').filter((s) => s !== '');
       const parsed = parseJson(spec.name, text);
-      if (!Array.isArray(parsed) || !parsed.every((s) => typeof s === 'string')) throw new ValidationError(spec.name, 'must be a JSON array of strings');
+      if (!Array.isArray(parsed) || !parsed.every((s) => typeof s === 'string'))
+        throw new ValidationError(spec.name, 'must be a JSON array of strings');
       return parsed as string[];
     }
     case 'json':
@@ -69,11 +72,21 @@ export class OperationArgs {
    * values, one parameter given twice and missing required ones are refused.
    */
   static parse(specs: readonly ParamSpec[], pairs: ReadonlyArray<readonly [string, string]>): OperationArgs {
-    const byName = new Map(specs.flatMap((s) => (s.wire !== undefined ? [[s.name, s], [s.wire, s]] as const : [[s.name, s]] as const)));
+    const byName = new Map(
+      specs.flatMap((s) =>
+        s.wire !== undefined
+          ? ([
+              [s.name, s],
+              [s.wire, s],
+            ] as const)
+          : ([[s.name, s]] as const),
+      ),
+    );
     const values = new Map<string, Value>();
     for (const [given, text] of pairs) {
       const spec = byName.get(given);
-      if (!spec) throw new ValidationError(given, `unknown parameter (known: ${[...knownNames(specs)].join(', ') || 'none'})`);
+      if (!spec)
+        throw new ValidationError(given, `unknown parameter (known: ${[...knownNames(specs)].join(', ') || 'none'})`);
       if (values.has(spec.name)) throw new ValidationError(given, 'given more than once');
       values.set(spec.name, parseValue(spec, text));
     }

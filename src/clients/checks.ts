@@ -17,7 +17,8 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** A string of at least one character. */
 export function requireString(field: string, v: unknown): string {
-  if (typeof v !== 'string' || v.length === 0) throw new ValidationError(field, `must be a non-empty string (got ${show(v)})`);
+  if (typeof v !== 'string' || v.length === 0)
+    throw new ValidationError(field, `must be a non-empty string (got ${show(v)})`);
   return v;
 }
 
@@ -35,13 +36,20 @@ export function optionalBoolean(field: string, v: unknown): boolean | undefined 
 }
 
 export function requireFiniteNumber(field: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ValidationError(field, `must be a finite number (got ${show(v)})`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new ValidationError(field, `must be a finite number (got ${show(v)})`);
   return v;
 }
 
-export function requireInteger(field: string, v: unknown, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+export function requireInteger(
+  field: string,
+  v: unknown,
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
-    const range = min > Number.MIN_SAFE_INTEGER ? (max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : ` ≥ ${min}`) : '';
+    const range =
+      min > Number.MIN_SAFE_INTEGER ? (max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : ` ≥ ${min}`) : '';
     throw new ValidationError(field, `must be an integer${range} (got ${show(v)})`);
   }
   return v;
@@ -56,7 +64,8 @@ export function requireObject(field: string, v: unknown): Record<string, unknown
 export function requireArray(field: string, v: unknown, min = 0, max = Number.POSITIVE_INFINITY): readonly unknown[] {
   if (!Array.isArray(v)) throw new ValidationError(field, `must be an array (got ${show(v)})`);
   if (v.length < min || v.length > max) {
-    const bound = max === Number.POSITIVE_INFINITY ? `at least ${min}` : min === max ? `exactly ${min}` : `${min} to ${max}`;
+    const bound =
+      max === Number.POSITIVE_INFINITY ? `at least ${min}` : min === max ? `exactly ${min}` : `${min} to ${max}`;
     throw new ValidationError(field, `must hold ${bound} item${max === 1 ? '' : 's'} (got ${v.length})`);
   }
   return v;
@@ -77,7 +86,10 @@ export function requireStringList(field: string, v: unknown): string[] {
 
 export function requireOneOf<T extends string>(field: string, v: unknown, allowed: readonly T[]): T {
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    throw new ValidationError(field, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')} (got ${show(v)})`);
+    throw new ValidationError(
+      field,
+      `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')} (got ${show(v)})`,
+    );
   }
   return v as T;
 }
@@ -91,8 +103,7 @@ export function onlyKeys(field: string, o: Record<string, unknown>, allowed: rea
   }
 }
 
-const ISO_8601 =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** An ISO 8601 date or date-time string that names a real instant. */
 export function requireIsoTimestamp(field: string, v: unknown): string {
@@ -116,6 +127,7 @@ export function requireYyyymmdd(field: string, v: unknown): string {
 /** UTF-8 size of a text against a byte cap. */
 export function requireMaxBytes(field: string, text: string, maxBytes: number, what: string): number {
   const size = Buffer.byteLength(text, 'utf8');
-  if (size > maxBytes) throw new ValidationError(field, `${what} is ${size} bytes, over the limit of ${maxBytes} bytes`);
+  if (size > maxBytes)
+    throw new ValidationError(field, `${what} is ${size} bytes, over the limit of ${maxBytes} bytes`);
   return size;
 }

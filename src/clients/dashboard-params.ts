@@ -91,7 +91,8 @@ export function encodeSegments(segments: readonly SegmentDefinition[]): string {
     requireArray(`${at}.filters`, s.filters);
     requireFiniteNumber(`${at}.value`, s.value);
     const timeType = requireOneOf(`${at}.time_type`, s.time_type, ['forEachInterval', 'allTime'] as const);
-    if (timeType === 'forEachInterval' || s.time_value !== undefined) requireFiniteNumber(`${at}.time_value`, s.time_value);
+    if (timeType === 'forEachInterval' || s.time_value !== undefined)
+      requireFiniteNumber(`${at}.time_value`, s.time_value);
   });
   return JSON.stringify(segments);
 }
@@ -101,7 +102,8 @@ export function withExtras(params: Record<string, QueryValue>, x: QueryExtras | 
   const out: Record<string, QueryValue> = { ...params };
   if (x?.segments !== undefined) out.s = encodeSegments(x.segments);
   if (x?.extraParams !== undefined) {
-    if (!isPlainObject(x.extraParams)) throw new ValidationError('extraParams', 'must be an object of query parameters');
+    if (!isPlainObject(x.extraParams))
+      throw new ValidationError('extraParams', 'must be an object of query parameters');
     for (const [k, v] of Object.entries(x.extraParams)) {
       if (k in out) throw new ValidationError(k, 'is set by the client; do not pass it in extraParams');
       out[k] = v;
@@ -129,7 +131,10 @@ export function binParams(b: SessionLengthBins): Record<string, number | string>
   if (min < 0) throw new ValidationError('timeHistogramConfigBinMin', `must be ≥ 0 (got ${min})`);
   if (max <= min) throw new ValidationError('timeHistogramConfigBinMax', `must be above the minimum (${max} ≤ ${min})`);
   if (max * BIN_TIME_UNITS[unit] > MAX_SESSION_LENGTH_MS) {
-    throw new ValidationError('timeHistogramConfigBinMax', `${max} ${unit} is longer than the maximum session length of 1 day`);
+    throw new ValidationError(
+      'timeHistogramConfigBinMax',
+      `${max} ${unit} is longer than the maximum session length of 1 day`,
+    );
   }
   const out: Record<string, number | string> = {
     timeHistogramConfigBinMin: min,
@@ -139,7 +144,10 @@ export function binParams(b: SessionLengthBins): Record<string, number | string>
   if (o.binSize !== undefined) {
     const size = requireFiniteNumber('timeHistogramConfigBinSize', o.binSize);
     if (size <= 0 || size > max - min) {
-      throw new ValidationError('timeHistogramConfigBinSize', `must be above 0 and at most max − min (${max - min}) (got ${size})`);
+      throw new ValidationError(
+        'timeHistogramConfigBinSize',
+        `must be above 0 and at most max − min (${max - min}) (got ${size})`,
+      );
     }
     out.timeHistogramConfigBinSize = size;
   }

@@ -49,8 +49,22 @@ export class DashboardClient {
     this.#transport = transport;
   }
 
-  async #get(path: string, query: QueryParams | undefined, o: CallOptions | undefined, family: ApiFamily = 'dashboard', cost = 1) {
-    return this.#transport.request({ host: 'analytics', path, auth: 'basic', family, cost, ...(query ? { query } : {}), ...callSpec(o) });
+  async #get(
+    path: string,
+    query: QueryParams | undefined,
+    o: CallOptions | undefined,
+    family: ApiFamily = 'dashboard',
+    cost = 1,
+  ) {
+    return this.#transport.request({
+      host: 'analytics',
+      path,
+      auth: 'basic',
+      family,
+      cost,
+      ...(query ? { query } : {}),
+      ...callSpec(o),
+    });
   }
 
   async #data<T>(
@@ -63,11 +77,16 @@ export class DashboardClient {
     const range = o as Partial<RangeQuery> | undefined;
     const c = dashboardQueryCost({
       ...cost,
-      ...(typeof query?.start === 'string' && typeof query.end === 'string' ? { start: query.start, end: query.end } : {}),
+      ...(typeof query?.start === 'string' && typeof query.end === 'string'
+        ? { start: query.start, end: query.end }
+        : {}),
       ...(range?.segments ? { segments: range.segments } : {}),
     });
     const body = jsonObject(await this.#get(path, query, o, 'dashboard', c), `GET ${path}`);
-    const ok = shape === 'array' ? Array.isArray(body.data) : typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data);
+    const ok =
+      shape === 'array'
+        ? Array.isArray(body.data)
+        : typeof body.data === 'object' && body.data !== null && !Array.isArray(body.data);
     if (!ok) throw new MalformedResponseError(`GET ${path}: the response has no "data" ${shape}`);
     return body.data as T;
   }
@@ -89,7 +108,13 @@ export class DashboardClient {
 
   /** `GET /api/2/sessions/length`; `bins` sets the four `timeHistogramConfig*` parameters (checked: see docs). */
   async sessionLength(q: RangeQuery & { bins?: SessionLengthBins }): Promise<SessionLengthData> {
-    return this.#data('/api/2/sessions/length', this.#range(q, q.bins === undefined ? {} : binParams(q.bins)), q, 'object', { type: 'sessions' });
+    return this.#data(
+      '/api/2/sessions/length',
+      this.#range(q, q.bins === undefined ? {} : binParams(q.bins)),
+      q,
+      'object',
+      { type: 'sessions' },
+    );
   }
 
   /** `GET /api/2/sessions/average`: seconds per day. */
@@ -114,7 +139,10 @@ export class DashboardClient {
 
   /** `GET /api/2/events/segmentation?e=<JSON>`. */
   async eventSegmentation(q: RangeQuery & { event: DashboardEvent }): Promise<SegmentationData> {
-    return this.#data('/api/2/events/segmentation', this.#range(q, { e: encodeEvent('e', q.event) }), q, 'object', { type: 'segmentation', events: [q.event] });
+    return this.#data('/api/2/events/segmentation', this.#range(q, { e: encodeEvent('e', q.event) }), q, 'object', {
+      type: 'segmentation',
+      events: [q.event],
+    });
   }
 
   /** `GET /api/2/funnels?e=<JSON>&e=<JSON>...`: one `e` per step, in order. */
@@ -124,26 +152,48 @@ export class DashboardClient {
   }
 
   /** `GET /api/2/retention?se=<JSON>&re=<JSON>`. */
-  async retention(q: RangeQuery & { startingEvent: DashboardEvent; returningEvent: DashboardEvent }): Promise<RetentionData> {
-    return this.#data('/api/2/retention', this.#range(q, { se: encodeEvent('se', q.startingEvent), re: encodeEvent('re', q.returningEvent) }), q, 'object', { type: 'retention' });
+  async retention(
+    q: RangeQuery & { startingEvent: DashboardEvent; returningEvent: DashboardEvent },
+  ): Promise<RetentionData> {
+    return this.#data(
+      '/api/2/retention',
+      this.#range(q, { se: encodeEvent('se', q.startingEvent), re: encodeEvent('re', q.returningEvent) }),
+      q,
+      'object',
+      { type: 'retention' },
+    );
   }
 
   /** `GET /api/2/useractivity?user=<platform ID>` (family `useractivity`). */
   async userActivity(platformId: number | string, o?: CallOptions): Promise<UserActivity> {
     const user = typeof platformId === 'number' ? platformId : Number.NaN;
-    const text = typeof platformId === 'string' && /^\d+$/.test(platformId) ? platformId : Number.isSafeInteger(user) && user >= 0 ? String(user) : null;
-    if (text === null) throw new ValidationError('user', `must be a platform ID, a non-negative integer (got ${JSON.stringify(String(platformId).slice(0, 50))})`);
+    const text =
+      typeof platformId === 'string' && /^\d+$/.test(platformId)
+        ? platformId
+        : Number.isSafeInteger(user) && user >= 0
+          ? String(user)
+          : null;
+    if (text === null)
+      throw new ValidationError(
+        'user',
+        `must be a platform ID, a non-negative integer (got ${JSON.stringify(String(platformId).slice(0, 50))})`,
+      );
     const path = '/api/2/useractivity';
     const body = jsonObject(await this.#get(path, { user: text }, o, 'useractivity'), `GET ${path}`);
-    if (typeof body.userData !== 'object' || body.userData === null) throw new MalformedResponseError(`GET ${path}: the response has no userData`);
+    if (typeof body.userData !== 'object' || body.userData === null)
+      throw new MalformedResponseError(`GET ${path}: the response has no userData`);
     return { ...body, events: Array.isArray(body.events) ? body.events : [] } as UserActivity;
   }
 
   /** `GET /api/2/usersearch?user=`: platform ID, device ID, user ID or user ID prefix (family `useractivity`). */
   async userSearch(user: string, o?: CallOptions): Promise<UserSearchResult> {
     const path = '/api/2/usersearch';
-    const body = jsonObject(await this.#get(path, { user: requireString('user', user) }, o, 'useractivity'), `GET ${path}`);
-    if (!Array.isArray(body.matches)) throw new MalformedResponseError(`GET ${path}: the response has no matches array`);
+    const body = jsonObject(
+      await this.#get(path, { user: requireString('user', user) }, o, 'useractivity'),
+      `GET ${path}`,
+    );
+    if (!Array.isArray(body.matches))
+      throw new MalformedResponseError(`GET ${path}: the response has no matches array`);
     return body as UserSearchResult;
   }
 

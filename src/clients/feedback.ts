@@ -57,8 +57,14 @@ export const FEEDBACK_ITEM_BODY: BodySchema = {
   open: true,
   items: { min: FEEDBACK_SPEC.minItems, max: FEEDBACK_SPEC.maxItems },
   fields: [
-    opt('unique_id', 'string'), opt('body', 'string'), opt('author', 'string'), opt('user_id', 'string'), opt('email', 'string'),
-    opt('url', 'string'), opt('created_at', 'string'), opt('conversation_parts', 'array'),
+    opt('unique_id', 'string'),
+    opt('body', 'string'),
+    opt('author', 'string'),
+    opt('user_id', 'string'),
+    opt('email', 'string'),
+    opt('url', 'string'),
+    opt('created_at', 'string'),
+    opt('conversation_parts', 'array'),
   ],
 };
 
@@ -78,7 +84,18 @@ export class FeedbackPartialFailureError extends HttpClientError {
   readonly result: FeedbackIngestResult;
   readonly serverMessages: readonly string[];
   constructor(result: FeedbackIngestResult) {
-    super(`feedback ingest: ${result.failed} of ${result.ingested + result.failed} items failed${result.errors.length ? `: ${result.errors.slice(0, 5).map((e) => `${e.unique_id}: ${e.error}`).join('; ')}` : ''}`, 'feedback_partial_failure', { status: 200 });
+    super(
+      `feedback ingest: ${result.failed} of ${result.ingested + result.failed} items failed${
+        result.errors.length
+          ? `: ${result.errors
+              .slice(0, 5)
+              .map((e) => `${e.unique_id}: ${e.error}`)
+              .join('; ')}`
+          : ''
+      }`,
+      'feedback_partial_failure',
+      { status: 200 },
+    );
     this.result = result;
     this.serverMessages = result.errors.map((e) => `${e.unique_id}: ${e.error}`);
   }
@@ -104,7 +121,8 @@ export function validateFeedback(sourceId: unknown, items: unknown): boolean {
       if (typeof part.body !== 'string' || part.body.length < 1) {
         throw new ValidationError(`${pat}.body`, 'a conversation part needs a body of at least 1 character');
       }
-      if (part.conversation_parts !== undefined) throw new ValidationError(`${pat}.conversation_parts`, 'conversation parts cannot be nested');
+      if (part.conversation_parts !== undefined)
+        throw new ValidationError(`${pat}.conversation_parts`, 'conversation parts cannot be nested');
       if (typeof part.unique_id !== 'string' || part.unique_id === '') keyed = false;
     });
   });
@@ -130,15 +148,25 @@ export class FeedbackClient {
     const payload = { source_id: sourceId, items };
     requireMaxBytes('items', JSON.stringify(payload), FEEDBACK_LIMITS.maxPayloadBytes, 'the JSON payload');
     const res = await this.#transport.request({
-      method: 'POST', host: 'feedback', path: FEEDBACK_PATH, json: payload, auth: 'basic', family: 'feedback',
-      retry: resendable, ...callSpec(o),
+      method: 'POST',
+      host: 'feedback',
+      path: FEEDBACK_PATH,
+      json: payload,
+      auth: 'basic',
+      family: 'feedback',
+      retry: resendable,
+      ...callSpec(o),
     });
     const body = jsonObject(res, `POST ${FEEDBACK_PATH}`);
     if (typeof body.ingested !== 'number' || typeof body.failed !== 'number') {
       throw new MalformedResponseError(`POST ${FEEDBACK_PATH}: the response has no ingested/failed counts`);
     }
     const errors = Array.isArray(body.errors)
-      ? body.errors.map((e) => (isPlainObject(e) ? { ...e, unique_id: String(e.unique_id ?? ''), error: String(e.error ?? '') } : { unique_id: '', error: String(e) }))
+      ? body.errors.map((e) =>
+          isPlainObject(e)
+            ? { ...e, unique_id: String(e.unique_id ?? ''), error: String(e.error ?? '') }
+            : { unique_id: '', error: String(e) },
+        )
       : [];
     const result: FeedbackIngestResult = { ...body, ingested: body.ingested, failed: body.failed, errors };
     if (result.failed > 0 && o.partialFailure === 'throw') throw new FeedbackPartialFailureError(result);

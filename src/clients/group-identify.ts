@@ -43,14 +43,29 @@ export class GroupIdentifyClient {
       properties += Object.keys(g.group_properties as object).length;
     });
     if (properties > GROUP_IDENTIFY_LIMITS.maxProperties) {
-      throw new ValidationError('identification', `${properties} group properties in one request, over the limit of ${GROUP_IDENTIFY_LIMITS.maxProperties}`);
+      throw new ValidationError(
+        'identification',
+        `${properties} group properties in one request, over the limit of ${GROUP_IDENTIFY_LIMITS.maxProperties}`,
+      );
     }
     const form = { identification: JSON.stringify(list) };
     // The api_key the transport adds is short; the cap is checked on the encoded body without it.
-    requireMaxBytes('identification', new URLSearchParams(form).toString(), GROUP_IDENTIFY_LIMITS.maxRequestBytes, 'the request body');
+    requireMaxBytes(
+      'identification',
+      new URLSearchParams(form).toString(),
+      GROUP_IDENTIFY_LIMITS.maxRequestBytes,
+      'the request body',
+    );
     const res = await this.#transport.request({
       // Limits of group identify per window: "not shown"; nothing is charged to the mapping budget of `ingest`.
-      method: 'POST', host: 'ingest', path: '/groupidentify', form, auth: 'api_key', family: 'ingest', cost: 0, ...callSpec(o),
+      method: 'POST',
+      host: 'ingest',
+      path: '/groupidentify',
+      form,
+      auth: 'api_key',
+      family: 'ingest',
+      cost: 0,
+      ...callSpec(o),
     });
     return unspecified(res);
   }

@@ -78,7 +78,13 @@ export type { DashboardOptions, RangeQuery } from './dashboard.js';
 export { BIN_TIME_UNITS, MAX_SESSION_LENGTH_MS } from './dashboard-params.js';
 export type { BinTimeUnit, DateRange, QueryExtras, SessionLengthBins } from './dashboard-params.js';
 export type * from './dashboard-types.js';
-export { FEEDBACK_LIMITS, FEEDBACK_PATH, FeedbackClient, FeedbackPartialFailureError, validateFeedback } from './feedback.js';
+export {
+  FEEDBACK_LIMITS,
+  FEEDBACK_PATH,
+  FeedbackClient,
+  FeedbackPartialFailureError,
+  validateFeedback,
+} from './feedback.js';
 export type { ConversationPart, FeedbackIngestResult, FeedbackItem, IngestOptions } from './feedback.js';
 
 // Session replay (spec doc 3) and the transport every client is built on.

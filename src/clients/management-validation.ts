@@ -24,11 +24,22 @@ import {
 } from './management-types.js';
 
 const COMMON_EDIT: readonly BodyField[] = [
-  opt('name', 'string'), opt('description', 'string'), opt('bucketingKey', 'string'), opt('bucketingSalt', 'string'),
-  opt('evaluationMode', 'string'), opt('rolloutPercentage', 'integer'), opt('enabled', 'boolean'), opt('tags', 'string[]'),
+  opt('name', 'string'),
+  opt('description', 'string'),
+  opt('bucketingKey', 'string'),
+  opt('bucketingSalt', 'string'),
+  opt('evaluationMode', 'string'),
+  opt('rolloutPercentage', 'integer'),
+  opt('enabled', 'boolean'),
+  opt('tags', 'string[]'),
 ];
 const EXPERIMENT_EDIT: readonly BodyField[] = [
-  ...COMMON_EDIT, opt('experimentType', 'string'), opt('stickyBucketing', 'boolean'), opt('startDate', 'string'), opt('endDate', 'string'), opt('exposureEvent', 'object'),
+  ...COMMON_EDIT,
+  opt('experimentType', 'string'),
+  opt('stickyBucketing', 'boolean'),
+  opt('startDate', 'string'),
+  opt('endDate', 'string'),
+  opt('exposureEvent', 'object'),
 ];
 const FLAG_EDIT: readonly BodyField[] = [...COMMON_EDIT, opt('bucketingUnit', 'string')];
 /** The edit body of each kind: "Experiment (fields accepted by edit)", "Flag (fields accepted by edit)". */
@@ -43,7 +54,13 @@ export const EDIT_BODY: Readonly<Record<ManagementKind, BodySchema>> = {
 /** A variant: `key` identifies it (required to add one); "name, description labelled optional". */
 export const VARIANT_BODY: BodySchema = {
   shape: 'object',
-  fields: [req('key', 'string'), opt('name', 'string'), opt('description', 'string'), opt('payload', 'json'), opt('rolloutWeight', 'number')],
+  fields: [
+    req('key', 'string'),
+    opt('name', 'string'),
+    opt('description', 'string'),
+    opt('payload', 'json'),
+    opt('rolloutWeight', 'number'),
+  ],
 };
 /** A variant edit: the same fields, all optional. */
 export const VARIANT_EDIT_BODY: BodySchema = {
@@ -52,8 +69,15 @@ export const VARIANT_EDIT_BODY: BodySchema = {
   atLeastOneOf: VARIANT_BODY.fields.map((f) => f.name),
 };
 const CREATE_COMMON: readonly BodyField[] = [
-  opt('projectId', 'string'), opt('name', 'string'), req('key', 'string'), opt('description', 'string'), opt('variants', 'array'),
-  opt('rolloutWeights', 'object'), opt('targetSegments', 'array'), opt('deployments', 'string[]'), opt('evaluationMode', 'string'),
+  opt('projectId', 'string'),
+  opt('name', 'string'),
+  req('key', 'string'),
+  opt('description', 'string'),
+  opt('variants', 'array'),
+  opt('rolloutWeights', 'object'),
+  opt('targetSegments', 'array'),
+  opt('deployments', 'string[]'),
+  opt('evaluationMode', 'string'),
 ];
 /**
  * "Create body (experiment and flag)". The spec marks no field required; `key` is required here because it is what

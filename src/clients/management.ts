@@ -49,8 +49,21 @@ abstract class ManagementResourceClient<R, Edit, Create> {
     return this.#path(id, 'variants', pathSegment('variantKey', variantKey), ...rest);
   }
 
-  async #send(method: HttpMethod, path: string, o: CallOptions | undefined, extra: { json?: unknown; query?: Record<string, number> } = {}) {
-    return this.#transport.request({ method, host: 'base', path, auth: 'bearer', family: 'management', ...extra, ...callSpec(o) });
+  async #send(
+    method: HttpMethod,
+    path: string,
+    o: CallOptions | undefined,
+    extra: { json?: unknown; query?: Record<string, number> } = {},
+  ) {
+    return this.#transport.request({
+      method,
+      host: 'base',
+      path,
+      auth: 'bearer',
+      family: 'management',
+      ...extra,
+      ...callSpec(o),
+    });
   }
 
   async #getArray<T>(path: string, o?: CallOptions, query?: Record<string, number>): Promise<T[]> {
@@ -144,7 +157,12 @@ abstract class ManagementResourceClient<R, Edit, Create> {
   }
 
   /** `POST .../variants/{variantKey}/cohorts` with `{inclusions: [cohort ID]}`. */
-  async addVariantCohorts(id: string, variantKey: string, cohortIds: readonly string[], o?: CallOptions): Promise<void> {
+  async addVariantCohorts(
+    id: string,
+    variantKey: string,
+    cohortIds: readonly string[],
+    o?: CallOptions,
+  ): Promise<void> {
     const list = requireStringArray('inclusions', cohortIds, 1);
     await this.#send('POST', this.#variant(id, variantKey, 'cohorts'), o, { json: { inclusions: list } });
   }
@@ -160,13 +178,23 @@ abstract class ManagementResourceClient<R, Edit, Create> {
   }
 
   /** `DELETE .../variants/{variantKey}/bulk-delete-users` with `{users}`, 1 to 100. */
-  async bulkRemoveVariantUsers(id: string, variantKey: string, users: readonly string[], o?: CallOptions): Promise<void> {
+  async bulkRemoveVariantUsers(
+    id: string,
+    variantKey: string,
+    users: readonly string[],
+    o?: CallOptions,
+  ): Promise<void> {
     const list = requireStringArray('users', users, 1, MANAGEMENT_LIMITS.bulkDelete);
     await this.#send('DELETE', this.#variant(id, variantKey, 'bulk-delete-users'), o, { json: { users: list } });
   }
 
   /** `DELETE .../variants/{variantKey}/bulk-delete-cohorts` with `{users: [cohort ID]}` (sic), 1 to 100. */
-  async bulkRemoveVariantCohorts(id: string, variantKey: string, cohortIds: readonly string[], o?: CallOptions): Promise<void> {
+  async bulkRemoveVariantCohorts(
+    id: string,
+    variantKey: string,
+    cohortIds: readonly string[],
+    o?: CallOptions,
+  ): Promise<void> {
     const list = requireStringArray('users', cohortIds, 1, MANAGEMENT_LIMITS.bulkDelete);
     await this.#send('DELETE', this.#variant(id, variantKey, 'bulk-delete-cohorts'), o, { json: { users: list } });
   }
@@ -198,4 +226,3 @@ export class ExperimentsClient extends ManagementResourceClient<ExperimentRecord
 export class FlagsClient extends ManagementResourceClient<FlagRecord, FlagEdit, FlagCreate> {
   protected readonly kind = 'flags' as const;
 }
-

@@ -29,7 +29,12 @@ export async function requireListed(replay: SessionReplayClient, replayId: strin
 }
 
 /** Every file of a listed replay; an empty answer for a replay the API does not list is UnknownReplayError. */
-export async function* filesOfListedReplay<T>(replay: SessionReplayClient, replayId: string, files: AsyncIterable<T>, o: CallOptions): AsyncIterable<T> {
+export async function* filesOfListedReplay<T>(
+  replay: SessionReplayClient,
+  replayId: string,
+  files: AsyncIterable<T>,
+  o: CallOptions,
+): AsyncIterable<T> {
   let any = false;
   for await (const f of files) {
     any = true;

@@ -76,7 +76,9 @@ export class TaxonomyCaller {
     const body = res.body.length === 0 ? { success: true } : jsonObject(res, what);
     if (body.success === false) {
       const errors = Array.isArray(body.errors) ? body.errors : [];
-      const messages = errors.map((e) => (isPlainObject(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e)));
+      const messages = errors.map((e) =>
+        isPlainObject(e) && typeof e.message === 'string' ? e.message : JSON.stringify(e),
+      );
       throw new TaxonomyFailureError(r.method, path, res.status, messages);
     }
     return { ...body, success: true };
@@ -86,7 +88,10 @@ export class TaxonomyCaller {
   async read<T>(r: TaxonomyRequest, shape: 'array' | 'object', o?: CallOptions): Promise<T> {
     const env = await this.call(r, o);
     const ok = shape === 'array' ? Array.isArray(env.data) : isPlainObject(env.data);
-    if (!ok) throw new MalformedResponseError(`${r.method} ${TAXONOMY_PATH}/${r.resource}: "data" is not ${shape === 'array' ? 'an array' : 'an object'}`);
+    if (!ok)
+      throw new MalformedResponseError(
+        `${r.method} ${TAXONOMY_PATH}/${r.resource}: "data" is not ${shape === 'array' ? 'an array' : 'an object'}`,
+      );
     return env.data as T;
   }
 }

@@ -10,8 +10,14 @@ import { showDeletedQuery, type ShowDeletedOption } from './taxonomy-events.js';
 
 /** The property fields the spec lists for the records; sent in create and update bodies (wire types "not shown"). */
 const PROPERTY_FIELDS: readonly BodyField[] = [
-  opt('description', 'string'), opt('type', 'string'), opt('regex', 'string'), opt('enum_values', 'string'),
-  opt('is_array_type', 'boolean'), opt('is_required', 'boolean'), opt('is_hidden', 'boolean'), opt('classifications', 'string[]'),
+  opt('description', 'string'),
+  opt('type', 'string'),
+  opt('regex', 'string'),
+  opt('enum_values', 'string'),
+  opt('is_array_type', 'boolean'),
+  opt('is_required', 'boolean'),
+  opt('is_hidden', 'boolean'),
+  opt('classifications', 'string[]'),
 ];
 const PROPERTY_NAMES = PROPERTY_FIELDS.map((f) => f.name);
 const object = (...fields: BodyField[]): BodySchema => ({ shape: 'object', fields });
@@ -20,9 +26,16 @@ const object = (...fields: BodyField[]): BodySchema => ({ shape: 'object', field
  * `POST /event-property`: "body `event_type`, `event_property`". Without `event_type` the property is a shared one
  * (the spec's reads and delete take `event_type` as optional, "shared or event-specific properties").
  */
-export const EVENT_PROPERTY_CREATE_BODY = object(req('event_property', 'string'), opt('event_type', 'string'), ...PROPERTY_FIELDS);
+export const EVENT_PROPERTY_CREATE_BODY = object(
+  req('event_property', 'string'),
+  opt('event_type', 'string'),
+  ...PROPERTY_FIELDS,
+);
 /** `PUT /event-property/:event-property`: "body `event_type` and fields to change" (without it: the shared property). */
-export const EVENT_PROPERTY_UPDATE_BODY: BodySchema = { ...object(opt('event_type', 'string'), ...PROPERTY_FIELDS), atLeastOneOf: PROPERTY_NAMES };
+export const EVENT_PROPERTY_UPDATE_BODY: BodySchema = {
+  ...object(opt('event_type', 'string'), ...PROPERTY_FIELDS),
+  atLeastOneOf: PROPERTY_NAMES,
+};
 /** `POST /user-property`: "body `user_property`". */
 export const USER_PROPERTY_CREATE_BODY = object(req('user_property', 'string'), ...PROPERTY_FIELDS);
 /** `PUT /user-property/:user_property`: "body `new_user_property_value`, `description`, `is_hidden`". */
@@ -34,9 +47,16 @@ export const USER_PROPERTY_UPDATE_BODY: BodySchema = {
  * `POST /group-property`: "body `group_type`, `group_property`". `group_type` is required here: a group property
  * belongs to a group type (an assumption, docs/CLIENTS.md).
  */
-export const GROUP_PROPERTY_CREATE_BODY = object(req('group_property', 'string'), req('group_type', 'string'), ...PROPERTY_FIELDS);
+export const GROUP_PROPERTY_CREATE_BODY = object(
+  req('group_property', 'string'),
+  req('group_type', 'string'),
+  ...PROPERTY_FIELDS,
+);
 /** `PUT /group-property/:group_property`: "body `group_type` and fields to change" (without it: the shared property). */
-export const GROUP_PROPERTY_UPDATE_BODY: BodySchema = { ...object(opt('group_type', 'string'), ...PROPERTY_FIELDS), atLeastOneOf: PROPERTY_NAMES };
+export const GROUP_PROPERTY_UPDATE_BODY: BodySchema = {
+  ...object(opt('group_type', 'string'), ...PROPERTY_FIELDS),
+  atLeastOneOf: PROPERTY_NAMES,
+};
 
 /** Checks a body against its schema; an optional name given must be non-empty. */
 function checkBody(body: unknown, schema: BodySchema, optionalNames: readonly string[] = []): Record<string, unknown> {
@@ -91,19 +111,33 @@ export class TaxonomyEventProperties {
   async update(eventProperty: string, body: EventPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('event_property', eventProperty);
     checkBody(body, EVENT_PROPERTY_UPDATE_BODY, ['event_type']);
-    await this.#c.call({ method: 'PUT', resource: 'event-property', segments: [['event_property', eventProperty]], form: { ...body } }, o);
+    await this.#c.call(
+      { method: 'PUT', resource: 'event-property', segments: [['event_property', eventProperty]], form: { ...body } },
+      o,
+    );
   }
 
   /** `DELETE /event-property/:event-property`: with `eventType` that event's property, without it the global one. */
   async delete(eventProperty: string, o: EventTypeOption = {}): Promise<void> {
     requireString('event_property', eventProperty);
-    await this.#c.call({ method: 'DELETE', resource: 'event-property', segments: [['event_property', eventProperty]], ...eventTypeForm(o) }, o);
+    await this.#c.call(
+      {
+        method: 'DELETE',
+        resource: 'event-property',
+        segments: [['event_property', eventProperty]],
+        ...eventTypeForm(o),
+      },
+      o,
+    );
   }
 
   /** `POST /event-property/:event-property/restore` (answers 201). */
   async restore(eventProperty: string, o?: CallOptions): Promise<void> {
     requireString('event_property', eventProperty);
-    await this.#c.call({ method: 'POST', resource: 'event-property', segments: [['event_property', eventProperty]], suffix: 'restore' }, o);
+    await this.#c.call(
+      { method: 'POST', resource: 'event-property', segments: [['event_property', eventProperty]], suffix: 'restore' },
+      o,
+    );
   }
 }
 
@@ -145,17 +179,35 @@ export class TaxonomyUserProperties {
   async update(userProperty: string, body: UserPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('user_property', userProperty);
     checkBody(body, USER_PROPERTY_UPDATE_BODY, ['new_user_property_value']);
-    await this.#c.call({ method: 'PUT', resource: 'user-property', segments: [['user_property', userProperty]], form: { ...body } }, o);
+    await this.#c.call(
+      { method: 'PUT', resource: 'user-property', segments: [['user_property', userProperty]], form: { ...body } },
+      o,
+    );
   }
 
   /** `DELETE /user-property/:user_property`. */
   async delete(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call({ method: 'DELETE', resource: 'user-property', segments: [['user_property', requireString('user_property', userProperty)]] }, o);
+    await this.#c.call(
+      {
+        method: 'DELETE',
+        resource: 'user-property',
+        segments: [['user_property', requireString('user_property', userProperty)]],
+      },
+      o,
+    );
   }
 
   /** `POST /user-property/:user_property/restore`. */
   async restore(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call({ method: 'POST', resource: 'user-property', segments: [['user_property', requireString('user_property', userProperty)]], suffix: 'restore' }, o);
+    await this.#c.call(
+      {
+        method: 'POST',
+        resource: 'user-property',
+        segments: [['user_property', requireString('user_property', userProperty)]],
+        suffix: 'restore',
+      },
+      o,
+    );
   }
 }
 
@@ -205,6 +257,9 @@ export class TaxonomyGroupProperties {
   async update(groupProperty: string, body: GroupPropertyUpdate, o?: CallOptions): Promise<void> {
     requireString('group_property', groupProperty);
     checkBody(body, GROUP_PROPERTY_UPDATE_BODY, ['group_type']);
-    await this.#c.call({ method: 'PUT', resource: 'group-property', segments: [['group_property', groupProperty]], form: { ...body } }, o);
+    await this.#c.call(
+      { method: 'PUT', resource: 'group-property', segments: [['group_property', groupProperty]], form: { ...body } },
+      o,
+    );
   }
 }

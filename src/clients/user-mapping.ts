@@ -53,7 +53,11 @@ export class MappingPartialFailureError extends HttpClientError {
 }
 
 /** "Mapping object" of map: `user_id` and `global_user_id`, any number (sent in batches under the caps). */
-export const MAPPING_BODY: BodySchema = { shape: 'array', items: { min: 1 }, fields: [req('user_id', 'string'), req('global_user_id', 'string')] };
+export const MAPPING_BODY: BodySchema = {
+  shape: 'array',
+  items: { min: 1 },
+  fields: [req('user_id', 'string'), req('global_user_id', 'string')],
+};
 
 export interface UserMapping {
   user_id: string;
@@ -100,7 +104,11 @@ export function mappingBatches(mapping: readonly object[]): { json: string; coun
     const json = JSON.stringify(m);
     const size = Buffer.byteLength(json);
     requireMaxBytes(`mapping[${i}]`, `[${json}]`, USER_MAPPING_LIMITS.maxBatchBytes, 'one mapping object');
-    if (batch.length >= USER_MAPPING_LIMITS.maxMappings || bytes + size + (batch.length > 0 ? 1 : 0) > USER_MAPPING_LIMITS.maxBatchBytes) flush();
+    if (
+      batch.length >= USER_MAPPING_LIMITS.maxMappings ||
+      bytes + size + (batch.length > 0 ? 1 : 0) > USER_MAPPING_LIMITS.maxBatchBytes
+    )
+      flush();
     bytes += size + (batch.length > 0 ? 1 : 0);
     batch.push(json);
   });
@@ -130,15 +138,23 @@ export class UserMappingClient {
    */
   async #send(mapping: readonly object[], o: MappingOptions = {}): Promise<UnspecifiedResponse[]> {
     const encoding = o.encoding ?? 'auto';
-    if (encoding !== 'auto' && encoding !== 'query' && encoding !== 'form') throw new ValidationError('encoding', 'must be "auto", "query" or "form"');
+    if (encoding !== 'auto' && encoding !== 'query' && encoding !== 'form')
+      throw new ValidationError('encoding', 'must be "auto", "query" or "form"');
     const batches = mappingBatches(mapping);
     const out: UnspecifiedResponse[] = [];
     let applied = 0;
     for (const { json, count } of batches) {
-      const form = encoding === 'form' || (encoding === 'auto' && encodeURIComponent(json).length > USER_MAPPING_LIMITS.maxQueryBytes);
+      const form =
+        encoding === 'form' ||
+        (encoding === 'auto' && encodeURIComponent(json).length > USER_MAPPING_LIMITS.maxQueryBytes);
       try {
         const res = await this.#transport.request({
-          method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', cost: count,
+          method: 'POST',
+          host: 'api',
+          path: '/usermap',
+          auth: 'api_key',
+          family: 'ingest',
+          cost: count,
           ...(form ? { form: { mapping: json } } : { query: { mapping: json } }),
           ...callSpec(o),
         });
@@ -158,7 +174,8 @@ export class UserMappingClient {
    */
   async map(mappings: readonly UserMapping[], o?: MappingOptions): Promise<UnspecifiedResponse[]> {
     const list = requireArray('mapping', mappings, 1).map((m, i) => {
-      if (isPlainObject(m) && m.unmap !== undefined) throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
+      if (isPlainObject(m) && m.unmap !== undefined)
+        throw new ValidationError(`mapping[${i}].unmap`, 'use unmap() to remove a mapping');
       const x = checkBodyFields(`mapping[${i}]`, m, MAPPING_BODY);
       return { user_id: x.user_id as string, global_user_id: x.global_user_id as string };
     });
@@ -168,7 +185,10 @@ export class UserMappingClient {
   /** `POST {api_url}/usermap` with `mapping=[{user_id, unmap: true}]`: one or more user IDs, batched as map(). */
   async unmap(userIds: readonly string[], o?: MappingOptions): Promise<UnspecifiedResponse[]> {
     const ids = requireStringArray('mapping', userIds, 1);
-    return this.#send(ids.map((user_id) => ({ user_id, unmap: true })), o);
+    return this.#send(
+      ids.map((user_id) => ({ user_id, unmap: true })),
+      o,
+    );
   }
 
   /**
@@ -179,13 +199,19 @@ export class UserMappingClient {
     const ids = requireStringArray('user_ids', userIds, 1);
     const path = '/api/2/usermap';
     const res = await this.#transport.request({
-      host: 'analytics', path, query: { user_ids: JSON.stringify(ids) }, auth: 'basic', family: 'dashboard', ...callSpec(o),
+      host: 'analytics',
+      path,
+      query: { user_ids: JSON.stringify(ids) },
+      auth: 'basic',
+      family: 'dashboard',
+      ...callSpec(o),
     });
     if (res.status !== 200) throw new MalformedResponseError(`GET ${path}: expected status 200, got ${res.status}`);
     const data = jsonObject(res, `GET ${path}`);
     const out: Record<string, UserMappings> = {};
     for (const [id, v] of Object.entries(data)) {
-      if (!isPlainObject(v)) throw new MalformedResponseError(`GET ${path}: the entry of ${JSON.stringify(id)} is not an object`);
+      if (!isPlainObject(v))
+        throw new MalformedResponseError(`GET ${path}: the entry of ${JSON.stringify(id)} is not an object`);
       out[id] = {
         ...v,
         mapped_from: mappedList(v.mapped_from, `GET ${path}: ${id}.mapped_from`),

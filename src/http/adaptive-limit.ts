@@ -152,7 +152,8 @@ export class AdaptiveLimit {
 /** Throws a ConfigError naming the first setting out of range. */
 export function checkAdaptiveSettings(name: string, s: AdaptiveSettings): void {
   const whole = (k: 'initial' | 'min' | 'max'): void => {
-    if (!Number.isInteger(s[k]) || s[k] < 1) throw new ConfigError(`${name}.${k} must be a positive integer (got ${s[k]})`);
+    if (!Number.isInteger(s[k]) || s[k] < 1)
+      throw new ConfigError(`${name}.${k} must be a positive integer (got ${s[k]})`);
   };
   whole('initial');
   whole('min');
@@ -161,7 +162,10 @@ export function checkAdaptiveSettings(name: string, s: AdaptiveSettings): void {
   for (const k of ['backoff', 'latencyBackoff'] as const) {
     if (!(s[k] > 0 && s[k] < 1)) throw new ConfigError(`${name}.${k} must be between 0 and 1 (got ${s[k]})`);
   }
-  if (!(s.latencyTolerance > 1)) throw new ConfigError(`${name}.latencyTolerance must be above 1 (got ${s.latencyTolerance})`);
-  if (!(s.latencyMarginMs >= 0)) throw new ConfigError(`${name}.latencyMarginMs must be ≥ 0 (got ${s.latencyMarginMs})`);
-  if (!(s.cautiousGrowth > 0 && s.cautiousGrowth <= 1)) throw new ConfigError(`${name}.cautiousGrowth must be in (0, 1] (got ${s.cautiousGrowth})`);
+  if (!(s.latencyTolerance > 1))
+    throw new ConfigError(`${name}.latencyTolerance must be above 1 (got ${s.latencyTolerance})`);
+  if (!(s.latencyMarginMs >= 0))
+    throw new ConfigError(`${name}.latencyMarginMs must be ≥ 0 (got ${s.latencyMarginMs})`);
+  if (!(s.cautiousGrowth > 0 && s.cautiousGrowth <= 1))
+    throw new ConfigError(`${name}.cautiousGrowth must be in (0, 1] (got ${s.cautiousGrowth})`);
 }

@@ -24,7 +24,10 @@ export interface Credentials {
 /** Credentials a request needs were not configured (category `auth`: every such request would fail). */
 export class MissingCredentialsError extends ReplayExportError {
   constructor(style: AuthStyle, missing: string) {
-    super(`${style} authentication needs ${missing}, which was not configured`, { code: 'missing_credentials', category: 'auth' });
+    super(`${style} authentication needs ${missing}, which was not configured`, {
+      code: 'missing_credentials',
+      category: 'auth',
+    });
   }
 }
 

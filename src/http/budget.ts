@@ -27,7 +27,11 @@ export class BudgetExceededError extends HttpClientError {
   readonly limit: number;
   readonly limitName: string;
   constructor(cost: number, spec: BudgetSpec) {
-    super(`request cost ${cost} exceeds the whole budget "${spec.name}" (${spec.limit} per ${spec.windowMs} ms); it can never be sent`, 'cost_exceeds_budget', { category: 'usage' });
+    super(
+      `request cost ${cost} exceeds the whole budget "${spec.name}" (${spec.limit} per ${spec.windowMs} ms); it can never be sent`,
+      'cost_exceeds_budget',
+      { category: 'usage' },
+    );
     this.cost = cost;
     this.limit = spec.limit;
     this.limitName = spec.name;
@@ -39,7 +43,8 @@ export class SlidingBudget {
   readonly #window: SlidingWindow;
 
   constructor(spec: BudgetSpec, now: () => number = Date.now) {
-    if (!(spec.limit > 0) || !(spec.windowMs > 0)) throw new ConfigError(`budget ${spec.name}: limit and windowMs must be positive`);
+    if (!(spec.limit > 0) || !(spec.windowMs > 0))
+      throw new ConfigError(`budget ${spec.name}: limit and windowMs must be positive`);
     this.spec = spec;
     this.#window = new SlidingWindow(spec.limit, spec.windowMs, now);
   }

@@ -16,7 +16,8 @@ function text(v: unknown): string | undefined {
 
 function messageOf(v: unknown): string | undefined {
   if (typeof v === 'string') return text(v);
-  if (v && typeof v === 'object' && !Array.isArray(v)) return text((v as Record<string, unknown>).message) ?? text((v as Record<string, unknown>).error);
+  if (v && typeof v === 'object' && !Array.isArray(v))
+    return text((v as Record<string, unknown>).message) ?? text((v as Record<string, unknown>).error);
   return undefined;
 }
 
@@ -30,12 +31,14 @@ export function parseErrorBody(excerpt: string): ErrorBodyFields {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { messages: [] };
   const o = body as Record<string, unknown>;
   const messages: string[] = [];
-  if (Array.isArray(o.errors)) for (const e of o.errors.slice(0, 10)) {
-    const m = messageOf(e);
-    if (m) messages.push(m);
-  }
+  if (Array.isArray(o.errors))
+    for (const e of o.errors.slice(0, 10)) {
+      const m = messageOf(e);
+      if (m) messages.push(m);
+    }
   // `{error: "rate_limited", message: "too many concurrent requests"}`: the code and the readable text, both kept.
-  for (const m of [messageOf(o.error), text(o.message)]) if (m && !messages.includes(m) && messages.length < 10) messages.push(m);
+  for (const m of [messageOf(o.error), text(o.message)])
+    if (m && !messages.includes(m) && messages.length < 10) messages.push(m);
   return { messages };
 }
 

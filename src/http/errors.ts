@@ -45,7 +45,12 @@ export class RequestError extends HttpClientError implements RequestContext {
   readonly region: Region;
   readonly endpointOverride: boolean;
   readonly retries: number;
-  constructor(message: string, code: string, ctx: RequestContext, options?: { cause?: unknown; category?: ErrorCategory; status?: number }) {
+  constructor(
+    message: string,
+    code: string,
+    ctx: RequestContext,
+    options?: { cause?: unknown; category?: ErrorCategory; status?: number },
+  ) {
     super(message, code, options);
     this.method = ctx.method;
     this.path = ctx.path;
@@ -72,8 +77,20 @@ export class ApiError extends RequestError {
   /** Messages read from a JSON error body (taxonomy `errors[].message`, dashboard `error`); empty when none. */
   readonly serverMessages: readonly string[];
 
-  constructor(status: number, ctx: RequestContext, bodyExcerpt: string, message?: string, code = 'api_error', category: ErrorCategory = 'remote') {
-    super(message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, code, ctx, { status, category });
+  constructor(
+    status: number,
+    ctx: RequestContext,
+    bodyExcerpt: string,
+    message?: string,
+    code = 'api_error',
+    category: ErrorCategory = 'remote',
+  ) {
+    super(
+      message ?? `HTTP ${status} from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`,
+      code,
+      ctx,
+      { status, category },
+    );
     this.bodyExcerpt = bodyExcerpt;
     this.serverMessages = parseErrorBody(bodyExcerpt).messages;
   }
@@ -113,7 +130,12 @@ export class RateLimitError extends ApiError {
    * while; also the reading of a 429 that names no limit).
    */
   readonly limitKind: LimitKind;
-  constructor(ctx: RequestContext, bodyExcerpt: string, retryAfterMs: number | undefined, limitKind: LimitKind = 'rate') {
+  constructor(
+    ctx: RequestContext,
+    bodyExcerpt: string,
+    retryAfterMs: number | undefined,
+    limitKind: LimitKind = 'rate',
+  ) {
     super(
       429,
       ctx,
@@ -141,7 +163,12 @@ export class WaitLimitExceededError extends RequestError {
   readonly maxWaitMs: number;
   /** What the wait was for: `retry`, or the budget (or pause) that held the request back. */
   readonly waitFor: string;
-  constructor(ctx: RequestContext, wait: { ms: number; for: string; cause?: Error }, waitedMs: number, maxWaitMs: number) {
+  constructor(
+    ctx: RequestContext,
+    wait: { ms: number; for: string; cause?: Error },
+    waitedMs: number,
+    maxWaitMs: number,
+  ) {
     const cause = wait.cause;
     const status = cause instanceof ApiError ? cause.status : undefined;
     super(
@@ -205,7 +232,12 @@ export class NetworkError extends RequestError {
   /** System or undici error code (`ECONNRESET`, `UND_ERR_SOCKET`, ...). */
   readonly causeCode: string | undefined;
   constructor(ctx: RequestContext, causeCode: string | undefined, causeMessage: string, options?: { cause?: unknown }) {
-    super(`Network error (${causeCode ?? 'unknown'}) on ${where(ctx)}${retried(ctx)}: ${causeMessage}`, 'network_error', ctx, options);
+    super(
+      `Network error (${causeCode ?? 'unknown'}) on ${where(ctx)}${retried(ctx)}: ${causeMessage}`,
+      'network_error',
+      ctx,
+      options,
+    );
     this.causeCode = causeCode;
   }
 }
@@ -222,7 +254,12 @@ export class TimeoutError extends RequestError {
   readonly timeoutMs: number;
   /** For a download: the decoded path of the object (never the query). */
   readonly key: string | undefined;
-  constructor(ctx: RequestContext, phase: TimeoutPhase, timeoutMs: number, options?: { cause?: unknown; key?: string }) {
+  constructor(
+    ctx: RequestContext,
+    phase: TimeoutPhase,
+    timeoutMs: number,
+    options?: { cause?: unknown; key?: string },
+  ) {
     const what = options?.key !== undefined ? ` for object ${options.key}` : '';
     super(
       phase === 'deadline'

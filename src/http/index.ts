@@ -36,9 +36,25 @@ export {
   DEFAULT_TIMEOUTS,
   resolveTransportOptions,
 } from './options.js';
-export type { AdaptiveOptions, ApiFamily, FamilyBudget, RetryOptions, TimeoutOptions, TransportOptions } from './options.js';
+export type {
+  AdaptiveOptions,
+  ApiFamily,
+  FamilyBudget,
+  RetryOptions,
+  TimeoutOptions,
+  TransportOptions,
+} from './options.js';
 export { backoffDelay, isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry.js';
-export { REDACTED, SENSITIVE_PARAMS, bodyExcerpt, redactText, redactUrl, redactedPath, secretForms, urlKey } from './redact.js';
+export {
+  REDACTED,
+  SENSITIVE_PARAMS,
+  bodyExcerpt,
+  redactText,
+  redactUrl,
+  redactedPath,
+  secretForms,
+  urlKey,
+} from './redact.js';
 export type { LogEvent, LogLevel, Logger } from './logger.js';
 export { FamilyLimiter } from './limiter.js';
 export type { AcquireOptions, LimitConfig, Release, SlotOutcome } from './limiter.js';

@@ -92,7 +92,10 @@ export class FamilyLimiter {
   readonly #now: () => number;
 
   constructor(config: LimitConfig | Readonly<Record<ApiFamily, number>>) {
-    this.#config = 'concurrency' in config && typeof config.concurrency === 'object' ? (config as LimitConfig) : { concurrency: config as Readonly<Record<ApiFamily, number>> };
+    this.#config =
+      'concurrency' in config && typeof config.concurrency === 'object'
+        ? (config as LimitConfig)
+        : { concurrency: config as Readonly<Record<ApiFamily, number>> };
     this.#now = this.#config.now ?? Date.now;
   }
 
@@ -202,7 +205,10 @@ export class FamilyLimiter {
    */
   holdGrowthAfterCut(family: ApiFamily, retryAfterMs: number): void {
     const roundTrip = this.#windows.get(family)?.roundTripMs;
-    this.holdGrowth(family, roundTrip === undefined ? retryAfterMs : Math.min(retryAfterMs, CONCURRENCY_HOLD_ROUND_TRIPS * roundTrip));
+    this.holdGrowth(
+      family,
+      roundTrip === undefined ? retryAfterMs : Math.min(retryAfterMs, CONCURRENCY_HOLD_ROUND_TRIPS * roundTrip),
+    );
   }
 
   /** Keeps the family's window from growing for `ms`. Requests still go. */
@@ -244,7 +250,8 @@ export class FamilyLimiter {
    * rejects at once with BudgetExceededError. Aborting the signal while waiting rejects with its reason.
    */
   async acquire(family: ApiFamily, signalOrOptions?: AbortSignal | AcquireOptions): Promise<Release> {
-    const opts: AcquireOptions = signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
+    const opts: AcquireOptions =
+      signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
     const { signal, host } = opts;
     const cost = opts.cost ?? 1;
     const budgets = this.#familyBudgets(family);

@@ -21,7 +21,14 @@ export type ApiFamily =
   | 'taxonomy'; // taxonomy API
 
 export const API_FAMILIES: readonly ApiFamily[] = [
-  'replay', 'storage', 'dashboard', 'useractivity', 'feedback', 'management', 'ingest', 'taxonomy',
+  'replay',
+  'storage',
+  'dashboard',
+  'useractivity',
+  'feedback',
+  'management',
+  'ingest',
+  'taxonomy',
 ];
 
 /**
@@ -78,7 +85,16 @@ export const DEFAULT_ADAPTIVE: Readonly<AdaptiveOptions> = Object.freeze({
   // Object storage starts at its maximum: it states no limit, a window grown from 8 (one slot per round trip) kept a
   // replay's downloads waiting and the API's slots idle for the first ~2 s (bench part g: one process 1.22× → 1.10×
   // its bound); its window is still cut on a 429/503 or rising latency.
-  initial: Object.freeze({ replay: 1, storage: DEFAULT_CONCURRENCY.storage, dashboard: 1, useractivity: 2, feedback: 1, management: 1, ingest: 1, taxonomy: 1 }),
+  initial: Object.freeze({
+    replay: 1,
+    storage: DEFAULT_CONCURRENCY.storage,
+    dashboard: 1,
+    useractivity: 2,
+    feedback: 1,
+    management: 1,
+    ingest: 1,
+    taxonomy: 1,
+  }),
   // Halve on 429/503, as TCP does: n shards halving and growing alike end up with equal shares.
   backoff: 0.5,
   latencyBackoff: 0.8,
@@ -112,13 +128,17 @@ export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]
     { name: 'dashboard cost per hour', limit: DASHBOARD_SPEC.costPerHour, windowMs: 60 * 60_000 },
   ],
   // Spec: 360 queries per hour for user activity and user search.
-  useractivity: [{ name: 'user activity queries per hour', limit: DASHBOARD_SPEC.userActivityPerHour, windowMs: 60 * 60_000 }],
+  useractivity: [
+    { name: 'user activity queries per hour', limit: DASHBOARD_SPEC.userActivityPerHour, windowMs: 60 * 60_000 },
+  ],
   feedback: [], // spec: "not shown"
   management: [], // spec: "not shown"
   // Spec: "50 events per second over a 30-second window (1500 alias calls, not batches, per window); beyond it all
   // requests are throttled until calls in the window fall under the limit". Map/unmap charge one unit per mapping
   // object; group identify and attribution (same family, limits "not shown") charge 0.
-  ingest: [{ name: 'mappings per 30 s', limit: MAPPING_SPEC.perWindow, windowMs: MAPPING_SPEC.windowMs, admit: 'under' }],
+  ingest: [
+    { name: 'mappings per 30 s', limit: MAPPING_SPEC.perWindow, windowMs: MAPPING_SPEC.windowMs, admit: 'under' },
+  ],
   // Spec: 7,200 cost per hour (GET 1, PUT/POST/DELETE 2); its concurrent cost limit 4 is kept by the family cap.
   taxonomy: [{ name: 'taxonomy cost per hour', limit: TAXONOMY_SPEC.costPerHour, windowMs: TAXONOMY_SPEC.windowMs }],
 };
@@ -230,14 +250,16 @@ function positiveInt(name: string, v: number): number {
 }
 
 function nonNegative(name: string, v: number): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${name} must be a non-negative number (got ${v})`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new ConfigError(`${name} must be a non-negative number (got ${v})`);
   return v;
 }
 
 /** Fills defaults and checks values. */
 export function resolveTransportOptions(o: TransportOptions): ResolvedTransportOptions {
   const retry: RetryOptions = { ...DEFAULT_RETRY, ...stripUndefined(o.retry ?? {}) };
-  if (!Number.isInteger(retry.retries) || retry.retries < 0) throw new ConfigError(`retry.retries must be an integer ≥ 0 (got ${retry.retries})`);
+  if (!Number.isInteger(retry.retries) || retry.retries < 0)
+    throw new ConfigError(`retry.retries must be an integer ≥ 0 (got ${retry.retries})`);
   nonNegative('retry.baseDelayMs', retry.baseDelayMs);
   nonNegative('retry.maxDelayMs', retry.maxDelayMs);
   nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs);
@@ -251,14 +273,19 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   const concurrency: Record<ApiFamily, number> = { ...DEFAULT_CONCURRENCY, ...stripUndefined(o.concurrency ?? {}) };
   for (const f of API_FAMILIES) positiveInt(`concurrency.${f}`, concurrency[f]);
   const adaptive = resolveAdaptive(o.adaptive, concurrency);
-  const budgets: Record<ApiFamily, readonly FamilyBudget[]> = { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets ?? {}) };
+  const budgets: Record<ApiFamily, readonly FamilyBudget[]> = {
+    ...DEFAULT_BUDGETS,
+    ...stripUndefined(o.budgets ?? {}),
+  };
   for (const f of API_FAMILIES) {
     for (const b of budgets[f]) {
-      if (!(b.limit > 0) || !(b.windowMs > 0)) throw new ConfigError(`budgets.${f} "${b.name}": limit and windowMs must be positive`);
+      if (!(b.limit > 0) || !(b.windowMs > 0))
+        throw new ConfigError(`budgets.${f} "${b.name}": limit and windowMs must be positive`);
     }
   }
   const region = o.region ?? 'us';
-  if (region !== 'us' && region !== 'eu') throw new ConfigError(`region must be "us" or "eu", got ${JSON.stringify(region) ?? String(region)}`);
+  if (region !== 'us' && region !== 'eu')
+    throw new ConfigError(`region must be "us" or "eu", got ${JSON.stringify(region) ?? String(region)}`);
   return {
     region,
     endpoint: o.endpoint,
@@ -278,7 +305,8 @@ function resolveAdaptive(o: TransportOptions['adaptive'], max: Readonly<Record<A
   const given = o === false ? { enabled: false } : (o ?? {});
   const initial: Record<ApiFamily, number> = { ...DEFAULT_ADAPTIVE.initial, ...stripUndefined(given.initial ?? {}) };
   const adaptive: AdaptiveOptions = { ...DEFAULT_ADAPTIVE, ...stripUndefined(given), initial };
-  if (typeof adaptive.enabled !== 'boolean') throw new ConfigError(`adaptive.enabled must be true or false (got ${String(adaptive.enabled)})`);
+  if (typeof adaptive.enabled !== 'boolean')
+    throw new ConfigError(`adaptive.enabled must be true or false (got ${String(adaptive.enabled)})`);
   for (const f of API_FAMILIES) {
     positiveInt(`adaptive.initial.${f}`, initial[f]);
     checkAdaptiveSettings(`adaptive (${f})`, adaptiveSettings(adaptive, f, max[f]));

@@ -110,12 +110,18 @@ export const MIN_SECRET_LENGTH = 8;
  * every form `secretForms` lists, wherever it stands whole: not inside a longer run of letters and digits.
  */
 export function redactText(text: string, secrets: readonly (string | undefined)[] = []): string {
-  const out = text.replace(PARAM_IN_TEXT, (_m, lead: string, name: string, eq: string) => `${lead}${name}${eq}${REDACTED}`);
+  const out = text.replace(
+    PARAM_IN_TEXT,
+    (_m, lead: string, name: string, eq: string) => `${lead}${name}${eq}${REDACTED}`,
+  );
   const forms = secrets.flatMap((s) => (s !== undefined && s.length >= MIN_SECRET_LENGTH ? secretForms(s) : []));
   if (forms.length === 0) return out;
   // One pass, longest form first at each position, so that no replacement is matched again.
   forms.sort((a, b) => b.length - a.length);
-  return out.replace(new RegExp(`(?<![A-Za-z0-9])(?:${forms.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g'), REDACTED);
+  return out.replace(
+    new RegExp(`(?<![A-Za-z0-9])(?:${forms.map(escapeRegExp).join('|')})(?![A-Za-z0-9])`, 'g'),
+    REDACTED,
+  );
 }
 
 function escapeRegExp(text: string): string {

@@ -61,7 +61,8 @@ export function normaliseEndpoint(endpoint: string): string {
   } catch {
     throw new ConfigError(`endpoint must be an absolute URL (got ${JSON.stringify(endpoint.slice(0, 100))})`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`endpoint must use http or https (got ${u.protocol})`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(`endpoint must use http or https (got ${u.protocol})`);
   if (u.username || u.password) throw new ConfigError('endpoint must not contain credentials');
   if (u.search || u.hash) throw new ConfigError('endpoint must not contain a query or fragment');
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
@@ -71,7 +72,8 @@ export function normaliseEndpoint(endpoint: string): string {
 export function baseUrlFor(kind: HostKind, region: Region, endpoint?: string): string {
   if (endpoint) return normaliseEndpoint(endpoint);
   const hosts = REGION_HOSTS[region] as (typeof REGION_HOSTS)[Region] | undefined;
-  if (hosts === undefined) throw new ConfigError(`region must be "us" or "eu", got ${JSON.stringify(region) ?? String(region)}`);
+  if (hosts === undefined)
+    throw new ConfigError(`region must be "us" or "eu", got ${JSON.stringify(region) ?? String(region)}`);
   const host = hosts[kind];
   if (!host) throw new InternalError(`unknown host kind ${JSON.stringify(kind)}`);
   return host;

@@ -53,7 +53,10 @@ export function isRetryableNetworkError(err: unknown): boolean {
 }
 
 /** Full jitter: a random wait in [0, min(maxDelayMs, baseDelayMs · 2^retryIndex)). `retryIndex` starts at 0. */
-export function backoffDelay(retryIndex: number, opts: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>): number {
+export function backoffDelay(
+  retryIndex: number,
+  opts: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>,
+): number {
   const ceiling = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** Math.min(retryIndex, 30));
   const r = opts.random();
   const unit = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0;
@@ -64,7 +67,11 @@ export function backoffDelay(retryIndex: number, opts: Pick<RetryOptions, 'baseD
  * `Retry-After` as ms: delta-seconds or an HTTP date; undefined when absent or unreadable.
  * Negative or past values give 0; the result is capped at `capMs`.
  */
-export function parseRetryAfter(value: string | string[] | undefined, capMs: number, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  capMs: number,
+  now = Date.now(),
+): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined) return undefined;
   const s = v.trim();

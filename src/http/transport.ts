@@ -126,7 +126,14 @@ interface Slot {
 
 type Attempt<T> = { done: true; value: T } | Failed;
 /** An attempt that failed in a way that may be retried; a 429 says which kind of limit it met (`limit`). */
-type Failed = { done: false; error: Error; retryAfterMs?: number; status?: number; code?: string; limit?: LimitReading };
+type Failed = {
+  done: false;
+  error: Error;
+  retryAfterMs?: number;
+  status?: number;
+  code?: string;
+  limit?: LimitReading;
+};
 
 function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
@@ -234,13 +241,24 @@ export class Transport {
     const phase = timeoutPhase(code);
     if (phase) {
       const t = this.options.timeouts;
-      return new TimeoutError(ctx, phase, phase === 'connect' ? t.connectMs : phase === 'headers' ? t.headersMs : t.bodyMs);
+      return new TimeoutError(
+        ctx,
+        phase,
+        phase === 'connect' ? t.connectMs : phase === 'headers' ? t.headersMs : t.bodyMs,
+      );
     }
     const message = this.redact(err instanceof Error ? err.message : String(err));
     return new NetworkError(ctx, code, message);
   }
 
-  #statusError(status: number, ctx: RequestContext, excerpt: string, auth: AuthStyle, retryAfterMs: number | undefined, limit: LimitReading | undefined): ApiError {
+  #statusError(
+    status: number,
+    ctx: RequestContext,
+    excerpt: string,
+    auth: AuthStyle,
+    retryAfterMs: number | undefined,
+    limit: LimitReading | undefined,
+  ): ApiError {
     if ((status === 401 || status === 403) && auth !== 'none') return new AuthError(status, ctx, excerpt);
     if (status === 429) return new RateLimitError(ctx, excerpt, retryAfterMs, limit?.kind);
     return new ApiError(status, ctx, excerpt);
@@ -291,7 +309,13 @@ export class Transport {
     const limit = status === 429 ? classifyLimit(excerpt, res.statusText) : undefined;
     const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs, limit);
     if (!isRetryableStatus(status)) throw error;
-    return { done: false, error, status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(limit ? { limit } : {}) };
+    return {
+      done: false,
+      error,
+      status,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(limit ? { limit } : {}),
+    };
   }
 
   /**
@@ -316,7 +340,8 @@ export class Transport {
    */
   #spendWait(ctx: RequestContext, wait: { ms: number; for: string; cause?: Error }): void {
     const maxWaitMs = this.options.retry.maxWaitMs;
-    if (maxWaitMs !== undefined && this.#waitedMs + wait.ms > maxWaitMs) throw new WaitLimitExceededError(ctx, wait, this.#waitedMs, maxWaitMs);
+    if (maxWaitMs !== undefined && this.#waitedMs + wait.ms > maxWaitMs)
+      throw new WaitLimitExceededError(ctx, wait, this.#waitedMs, maxWaitMs);
     this.#waitedMs += wait.ms;
   }
 
@@ -402,7 +427,13 @@ export class Transport {
       emit(this.#logger, {
         level: 'warn',
         msg: 'retrying request',
-        ...(outcome.limit ? { what: limitWhat(family, outcome.limit, delayMs, i + 1, max), limitKind: outcome.limit.kind, ...(outcome.limit.limit ? { limit: outcome.limit.limit } : {}) } : {}),
+        ...(outcome.limit
+          ? {
+              what: limitWhat(family, outcome.limit, delayMs, i + 1, max),
+              limitKind: outcome.limit.kind,
+              ...(outcome.limit.limit ? { limit: outcome.limit.limit } : {}),
+            }
+          : {}),
         family,
         method,
         path: ctx.path,
@@ -466,7 +497,13 @@ export class Transport {
     return this.#withRetries<ApiResponse>(url, method, spec.family, retry, signal, async (ctx) => {
       const deadline = this.#deadline(ctx, signal);
       try {
-        const res = await this.#send(url, { method, headers, ...(body !== undefined ? { body } : {}) }, ctx, deadline, signal);
+        const res = await this.#send(
+          url,
+          { method, headers, ...(body !== undefined ? { body } : {}) },
+          ctx,
+          deadline,
+          signal,
+        );
         if ('done' in res) return res; // a network failure to retry
         const status = res.statusCode;
         if (status >= 200 && status < 300) {
@@ -476,9 +513,19 @@ export class Transport {
           } catch (err) {
             if (signal?.aborted) throw signal.reason;
             if (err instanceof BodyTooLargeError) {
-              throw new ApiError(status, ctx, '', `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`, 'response_too_large');
+              throw new ApiError(
+                status,
+                ctx,
+                '',
+                `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`,
+                'response_too_large',
+              );
             }
-            return { done: false, error: this.#networkError(err, ctx), code: deadline.expired ? 'deadline' : (errorCode(err) ?? '') };
+            return {
+              done: false,
+              error: this.#networkError(err, ctx),
+              code: deadline.expired ? 'deadline' : (errorCode(err) ?? ''),
+            };
           }
           const response = makeResponse(status, res.headers, buf, ctx);
           spec.onResponse?.(response);
@@ -502,54 +549,64 @@ export class Transport {
   async download(url: string, opts: DownloadOptions = {}): Promise<DownloadResponse> {
     const u = URL.canParse(url) ? new URL(url) : undefined;
     if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
-      throw new HttpClientError(`download URL must be an absolute http(s) URL (got ${u === undefined ? 'not a URL' : u.protocol})`, 'bad_download_url');
+      throw new HttpClientError(
+        `download URL must be an absolute http(s) URL (got ${u === undefined ? 'not a URL' : u.protocol})`,
+        'bad_download_url',
+      );
     }
     const family = opts.family ?? 'storage';
     const signal = opts.signal;
     const key = urlKey(u);
     const headers = { 'user-agent': this.options.userAgent, accept: '*/*' };
     let retries = 0;
-    return this.#withRetries<DownloadResponse>(u, 'GET', family, { allowed: true, on429: true, cost: 1 }, signal, async (ctx, slot) => {
-      retries = ctx.retries;
-      // The deadline runs on while the caller reads the body: a body at 1 byte/s ends with a TimeoutError from it.
-      const deadline = this.#deadline(ctx, signal, key);
-      let bodyHandedOut = false;
-      try {
-        const res = await this.#send(u, { method: 'GET', headers }, ctx, deadline, signal);
-        if ('done' in res) return res; // a network failure to retry
-        const status = res.statusCode;
-        if (status >= 200 && status < 300) {
-          const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
-          // Keep the family slot (and the deadline) until the body is consumed or destroyed, not just until headers.
-          const release = slot.keep();
-          let freed = false;
-          const free = () => {
-            if (!freed) {
-              freed = true;
-              deadline.clear();
-              release();
-            }
-          };
-          body.once('close', free);
-          body.once('end', free);
-          body.once('error', free);
-          bodyHandedOut = true;
-          return { done: true, value: { status, headers: res.headers, body, key, retries } };
+    return this.#withRetries<DownloadResponse>(
+      u,
+      'GET',
+      family,
+      { allowed: true, on429: true, cost: 1 },
+      signal,
+      async (ctx, slot) => {
+        retries = ctx.retries;
+        // The deadline runs on while the caller reads the body: a body at 1 byte/s ends with a TimeoutError from it.
+        const deadline = this.#deadline(ctx, signal, key);
+        let bodyHandedOut = false;
+        try {
+          const res = await this.#send(u, { method: 'GET', headers }, ctx, deadline, signal);
+          if ('done' in res) return res; // a network failure to retry
+          const status = res.statusCode;
+          if (status >= 200 && status < 300) {
+            const body = res.body as unknown as Readable & AsyncIterable<Uint8Array>;
+            // Keep the family slot (and the deadline) until the body is consumed or destroyed, not just until headers.
+            const release = slot.keep();
+            let freed = false;
+            const free = () => {
+              if (!freed) {
+                freed = true;
+                deadline.clear();
+                release();
+              }
+            };
+            body.once('close', free);
+            body.once('end', free);
+            body.once('error', free);
+            bodyHandedOut = true;
+            return { done: true, value: { status, headers: res.headers, body, key, retries } };
+          }
+          const text = await readExcerpt(res.body);
+          if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
+          if (status >= 300 && status < 400) throw new StorageRedirectError(status, ctx, key);
+          const excerpt = bodyExcerpt(text, this.#secrets);
+          if (status === 403) {
+            const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
+            throw new UrlExpiredError(ctx, key, excerpt, expired);
+          }
+          // A presigned URL carries no credentials: a 401 is an ApiError, not an AuthError.
+          return this.#statusFailure(res, ctx, excerpt, 'none');
+        } finally {
+          if (!bodyHandedOut) deadline.clear();
         }
-        const text = await readExcerpt(res.body);
-        if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
-        if (status >= 300 && status < 400) throw new StorageRedirectError(status, ctx, key);
-        const excerpt = bodyExcerpt(text, this.#secrets);
-        if (status === 403) {
-          const expired = /<Code>\s*AccessDenied\s*<\/Code>|Request has expired|ExpiredToken|expired/i.test(text);
-          throw new UrlExpiredError(ctx, key, excerpt, expired);
-        }
-        // A presigned URL carries no credentials: a 401 is an ApiError, not an AuthError.
-        return this.#statusFailure(res, ctx, excerpt, 'none');
-      } finally {
-        if (!bodyHandedOut) deadline.clear();
-      }
-    });
+      },
+    );
   }
 
   /** Closes the keep-alive connections (only when the transport created its dispatcher). */
@@ -565,15 +622,23 @@ export class Transport {
  * object of them (whatever the method: the spec has GET and DELETE calls with bodies). A JSON array body has no place
  * for them (ConfigError).
  */
-function withFields(spec: RequestSpec, fields: Readonly<Record<string, unknown>>): { form: RequestSpec['form']; json: unknown } {
+function withFields(
+  spec: RequestSpec,
+  fields: Readonly<Record<string, unknown>>,
+): { form: RequestSpec['form']; json: unknown } {
   if (spec.form !== undefined) {
-    const added = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const added = Object.fromEntries(
+      Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+    );
     return { form: { ...spec.form, ...added }, json: spec.json };
   }
   const json = spec.json;
   if (json === undefined) return { form: undefined, json: { ...fields } };
-  if (json !== null && typeof json === 'object' && !Array.isArray(json)) return { form: undefined, json: { ...json, ...fields } };
-  throw new ConfigError(`${spec.method ?? 'GET'} ${spec.path} sends a JSON array: no place for the field(s) ${Object.keys(fields).join(', ')}; pass them in the query instead`);
+  if (json !== null && typeof json === 'object' && !Array.isArray(json))
+    return { form: undefined, json: { ...json, ...fields } };
+  throw new ConfigError(
+    `${spec.method ?? 'GET'} ${spec.path} sends a JSON array: no place for the field(s) ${Object.keys(fields).join(', ')}; pass them in the query instead`,
+  );
 }
 
 /** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */

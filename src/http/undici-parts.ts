@@ -33,5 +33,9 @@ export function request(
   opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Dispatcher },
 ): Promise<Dispatcher.ResponseData> {
   const { dispatcher, ...rest } = opts;
-  return apiRequest.call(dispatcher, { ...rest, origin: url.origin, path: url.search ? `${url.pathname}${url.search}` : url.pathname });
+  return apiRequest.call(dispatcher, {
+    ...rest,
+    origin: url.origin,
+    path: url.search ? `${url.pathname}${url.search}` : url.pathname,
+  });
 }

@@ -45,11 +45,21 @@ export function encodeComponent(field: string, text: string): string {
 export function pathSegment(field: string, value: unknown): string {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   if (typeof value !== 'string' || value.length === 0) {
-    const got = typeof value === 'string' ? '""' : typeof value === 'number' ? String(value) : value === null ? 'null' : typeof value;
+    const got =
+      typeof value === 'string'
+        ? '""'
+        : typeof value === 'number'
+          ? String(value)
+          : value === null
+            ? 'null'
+            : typeof value;
     throw new ValidationError(field, `must be a non-empty string or a safe integer (got ${got})`);
   }
   if (value === '.' || value === '..') {
-    throw new ValidationError(field, `${shown(value)} is not allowed as a path parameter: the URL would name another resource`);
+    throw new ValidationError(
+      field,
+      `${shown(value)} is not allowed as a path parameter: the URL would name another resource`,
+    );
   }
   return encodeComponent(field, value);
 }

@@ -41,7 +41,15 @@ export type ArchiveEvent =
    * key, for `ok`, `done-before` and `unchanged`. A replay still settling that an earlier run recorded so is
    * `skipped` with `reason` and no new entry; so is a replay a tombstone covers (`forget`), with reason `forgotten`.
    */
-  | { type: 'result'; replayId: string; outcome: ArchiveOutcome; entry?: ManifestEntry; key?: string; reason?: string; rechecked?: boolean }
+  | {
+      type: 'result';
+      replayId: string;
+      outcome: ArchiveOutcome;
+      entry?: ManifestEntry;
+      key?: string;
+      reason?: string;
+      rechecked?: boolean;
+    }
   | { type: 'notice'; notice: ReplayNotice }
   | { type: 'progress'; events: number }
   /** The manifest was folded into a snapshot (see `Sink.compactManifest`). */
@@ -140,14 +148,20 @@ async function* candidates(
 /** Replays closest to deletion first (`--order expiry`). Stable: equal expiries keep listing order; unknown go last. */
 export function expiryOrder(all: readonly ReplayInfo[]): ReplayInfo[] {
   const at = (r: ReplayInfo): number => expiresAtMs(startOf(r), r.retention_in_days) ?? Number.POSITIVE_INFINITY;
-  return all.map((r, i) => ({ r, i, at: at(r) })).sort((a, b) => a.at - b.at || a.i - b.i).map((x) => x.r);
+  return all
+    .map((r, i) => ({ r, i, at: at(r) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map((x) => x.r);
 }
 
 /**
  * The records of `replays` that started by the bound. A record whose start is unreadable or absurd (a client clock in
  * 2120) is kept: the run decides on it as before. Ends the listing once `stallAfter` records in a row were past it.
  */
-export async function* bounded(replays: AsyncIterable<ReplayInfo>, bound: ListingBound | undefined): AsyncGenerator<ReplayInfo> {
+export async function* bounded(
+  replays: AsyncIterable<ReplayInfo>,
+  bound: ListingBound | undefined,
+): AsyncGenerator<ReplayInfo> {
   if (bound === undefined) return yield* replays;
   let past = 0;
   for await (const r of replays) {
@@ -168,7 +182,12 @@ function startOf(r: ReplayInfo, now = Date.now()): number | null {
 }
 
 /** The replay's file keys as an export records them (key order, each once), to compare with the manifest. */
-async function listFileKeys(api: ReplayFilesApi, replayId: string, settings: Settings, signal: AbortSignal): Promise<string[]> {
+async function listFileKeys(
+  api: ReplayFilesApi,
+  replayId: string,
+  settings: Settings,
+  signal: AbortSignal,
+): Promise<string[]> {
   const files = await listFilesInKeyOrder(api, replayId, settings, { signal });
   return files.map((f) => f.key);
 }
@@ -188,7 +207,8 @@ export type ReplayDecision = 'done' | 'recheck' | 'settling' | 'export';
 
 export function decideReplay(replay: ReplayInfo, present: boolean, settings: Settings, now: number): ReplayDecision {
   const start = startOf(replay, now);
-  if (present) return settings.recheckMs !== undefined && start !== null && start >= now - settings.recheckMs ? 'recheck' : 'done';
+  if (present)
+    return settings.recheckMs !== undefined && start !== null && start >= now - settings.recheckMs ? 'recheck' : 'done';
   return settings.settleMs > 0 && start !== null && start > now - settings.settleMs ? 'settling' : 'export';
 }
 
@@ -227,12 +247,16 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
   };
 
   const assets = io.assets;
-  if (settings.captureAssets !== undefined && assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
+  if (settings.captureAssets !== undefined && assets === undefined)
+    throw new InternalError('asset capture is on but the run gave no capture');
   const run = async (): Promise<void> => {
     const balance = settings.balance;
     // Compared with the claims' times, which the stores' clocks give: the real clock, not the run's.
     const startedAt = Date.now();
-    const balancer = balance !== undefined && settings.shard !== undefined ? new Balancer(io.archive.work(balance.run), settings.shard, balance.tail) : undefined;
+    const balancer =
+      balance !== undefined && settings.shard !== undefined
+        ? new Balancer(io.archive.work(balance.run), settings.shard, balance.tail)
+        : undefined;
     // Claims of earlier runs decide nothing any more: removed by one shard of the run, beside its work.
     const clearing =
       balancer !== undefined && settings.shard?.index === 0
@@ -268,11 +292,15 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     };
     // A sink that lists its outputs cheaply (S3) is listed once, before any export, instead of asked per archived
     // replay: no existence check then takes an export slot, and 1M archived replays cost ~1,000 requests, not 1M.
-    const listed = plan.resume && (await markStoredOutputs(io.archive.outputs, state, (id) => io.archive.outputs.keyFor(id, settings.output)));
+    const listed =
+      plan.resume &&
+      (await markStoredOutputs(io.archive.outputs, state, (id) => io.archive.outputs.keyFor(id, settings.output)));
     // Ids taken so far (a replay listed twice is taken once), compact like the resume state.
     const seen = new IdTable();
     const onListed = (count: number, complete: boolean): void => channel.push({ type: 'listed', count, complete });
-    const source = candidates(plan, settings, seen, onListed, balancer && ((r) => balancer.noteOther(r)))[Symbol.asyncIterator]();
+    const source = candidates(plan, settings, seen, onListed, balancer && ((r) => balancer.noteOther(r)))[
+      Symbol.asyncIterator
+    ]();
     let sourceBusy: Promise<unknown> = Promise.resolve();
     // One worker at a time pulls from the listing (async generators queue calls, this keeps it explicit).
     const next = (): Promise<IteratorResult<ReplayInfo>> => {
@@ -292,7 +320,9 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     /** Replays of this shard another shard of the balanced run claimed first. */
     const deferred: ReplayInfo[] = [];
     const present = async (id: string, key: string, named: boolean): Promise<boolean> =>
-      (plan.resume || named) && state.doneAtKey(id) && (listed ? state.stored(id) : await io.archive.outputs.exists(key));
+      (plan.resume || named) &&
+      state.doneAtKey(id) &&
+      (listed ? state.stored(id) : await io.archive.outputs.exists(key));
     /** Exports a replay decided on (and claimed, in a balanced run) and records its outcome. */
     const exportOne = async (replay: ReplayInfo, rechecked: boolean, claimed: boolean): Promise<void> => {
       const id = replay.replay_id;
@@ -332,7 +362,11 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
       const key = io.archive.outputs.keyFor(id, settings.output);
       const named = plan.skipUnchanged?.has(id) === true;
       const stored = await present(id, key, named);
-      const decision = replay.notFound ? 'not-found' : named && stored ? 'recheck' : decideReplay(replay, stored, settings, now());
+      const decision = replay.notFound
+        ? 'not-found'
+        : named && stored
+          ? 'recheck'
+          : decideReplay(replay, stored, settings, now());
       if (decision === 'not-found') {
         const entry = notFoundEntry(id, notFoundError(id), settings);
         await append(entry);
@@ -411,7 +445,10 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         await guarded(() => handle(item.value));
       }
       // Balanced: done with its own, the shard takes the others' last replays.
-      for (let r: ReplayInfo | undefined; balancer !== undefined && !signal.aborted && !full && (r = balancer.next(order)) !== undefined; ) {
+      for (
+        let r: ReplayInfo | undefined;
+        balancer !== undefined && !signal.aborted && !full && (r = balancer.next(order)) !== undefined;
+      ) {
         const replay = r;
         await guarded(() => takeOther(balancer, replay));
       }
@@ -419,12 +456,20 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     const pool = async (work: () => Promise<void>): Promise<PromiseSettledResult<void>[]> =>
       Promise.allSettled(Array.from({ length: Math.max(1, settings.concurrency) }, work));
     const results = await pool(worker);
-    if (balancer !== undefined && deferred.length > 0 && !results.some((r) => r.status === 'rejected') && !signal.aborted) {
+    if (
+      balancer !== undefined &&
+      deferred.length > 0 &&
+      !results.some((r) => r.status === 'rejected') &&
+      !signal.aborted
+    ) {
       // Its replays another shard took: their lines awaited (`taken`); those still unfinished after the wait (the
       // other may have died holding them) exported here.
       const left = new Set(
-        await awaitClaimed(balancer.claims, deferred.map((r) => r.replay_id), { waitMs: balance!.waitMs, startedAt, signal }, (id) =>
-          channel.push({ type: 'result', replayId: id, outcome: 'taken', reason: 'exported by another shard' }),
+        await awaitClaimed(
+          balancer.claims,
+          deferred.map((r) => r.replay_id),
+          { waitMs: balance!.waitMs, startedAt, signal },
+          (id) => channel.push({ type: 'result', replayId: id, outcome: 'taken', reason: 'exported by another shard' }),
         ),
       );
       const rest = deferred.filter((r) => left.has(r.replay_id));
@@ -471,4 +516,3 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
     outer?.removeEventListener('abort', onOuterAbort);
   }
 }
-

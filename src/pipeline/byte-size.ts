@@ -20,7 +20,10 @@ const UNIT_BYTES: Record<string, number> = {
 
 export class ByteSizeError extends ReplayExportError {
   constructor(readonly input: string) {
-    super(`not a size: ${JSON.stringify(input)} (use e.g. 256MiB, 8GiB or a number of bytes)`, { code: 'BAD_BYTE_SIZE', category: 'usage' });
+    super(`not a size: ${JSON.stringify(input)} (use e.g. 256MiB, 8GiB or a number of bytes)`, {
+      code: 'BAD_BYTE_SIZE',
+      category: 'usage',
+    });
   }
 }
 

@@ -37,7 +37,12 @@ export async function* planReplays(
   limits: PlanBounds = {},
 ): AsyncGenerator<PlannedReplay> {
   const keyFor = (id: string): string => archive.outputs.keyFor(id, settings.output);
-  const state = await readResumeState(archive.manifest, { keyFor, now: now(), redaction: settings.redaction?.digest, captureAssets: settings.captureAssets !== undefined });
+  const state = await readResumeState(archive.manifest, {
+    keyFor,
+    now: now(),
+    redaction: settings.redaction?.digest,
+    captureAssets: settings.captureAssets !== undefined,
+  });
   const listed = await markStoredOutputs(archive.outputs, state, keyFor);
   const seen = new IdTable();
   let exports = 0;

@@ -6,7 +6,10 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
 
 export class DurationError extends ReplayExportError {
   constructor(readonly input: string) {
-    super(`not a duration: ${JSON.stringify(input)} (use e.g. 24h, 90m, 7d, 0)`, { code: 'BAD_DURATION', category: 'usage' });
+    super(`not a duration: ${JSON.stringify(input)} (use e.g. 24h, 90m, 7d, 0)`, {
+      code: 'BAD_DURATION',
+      category: 'usage',
+    });
   }
 }
 

@@ -1,12 +1,5 @@
 import { DecodeError } from '../../decoders/errors.js';
-import {
-  ApiError,
-  AuthError,
-  NetworkError,
-  TimeoutError,
-  UrlExpiredError,
-  ValidationError,
-} from '../http/errors.js';
+import { ApiError, AuthError, NetworkError, TimeoutError, UrlExpiredError, ValidationError } from '../http/errors.js';
 import type { ManifestError } from '../../sinks/sink.js';
 import { categoryOf, ReplayExportError } from '../errors.js';
 
@@ -71,7 +64,10 @@ export function isFatal(err: unknown): boolean {
 /** The code (as thrown: one spelling, in errors and manifests alike), message and context of anything thrown. */
 export function describeError(err: unknown): { code: string; message: string; status?: number; index?: number } {
   if (err instanceof ReplayExportError) {
-    const out: { code: string; message: string; status?: number; index?: number } = { code: err.code, message: err.message };
+    const out: { code: string; message: string; status?: number; index?: number } = {
+      code: err.code,
+      message: err.message,
+    };
     if (err.status !== undefined) out.status = err.status;
     if (err.index !== undefined) out.index = err.index;
     return out;
@@ -92,12 +88,21 @@ export function isExpiredUrl(err: unknown): boolean {
 export function isTransient(err: unknown): boolean {
   if (err instanceof AuthError || err instanceof ValidationError || err instanceof UrlExpiredError) return false;
   if (err instanceof NetworkError || err instanceof TimeoutError) return true;
-  if (err instanceof ApiError) return err.status === 429 || err.status >= 500 || err.status === 404 || err.status === 408;
+  if (err instanceof ApiError)
+    return err.status === 429 || err.status >= 500 || err.status === 404 || err.status === 408;
   if (err instanceof DecodeError) return false;
   if (err instanceof Error) {
     // Errors straight from sockets / undici while a body streams.
     const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && (code.startsWith('UND_ERR') || code.startsWith('ECONN') || code === 'EPIPE' || code === 'ETIMEDOUT' || code === 'ERR_STREAM_PREMATURE_CLOSE')) return true;
+    if (
+      typeof code === 'string' &&
+      (code.startsWith('UND_ERR') ||
+        code.startsWith('ECONN') ||
+        code === 'EPIPE' ||
+        code === 'ETIMEDOUT' ||
+        code === 'ERR_STREAM_PREMATURE_CLOSE')
+    )
+      return true;
     if (err.name === 'AbortError') return false;
   }
   return false;

@@ -8,7 +8,11 @@ const MAX_MS = Date.UTC(9999, 11, 31);
  * or absurd (before 2015, more than a day in the future) or the retention is not a number: a garbage record must
  * never crash an archive nor make up a date.
  */
-export function expiresAtMs(startMs: number | null | undefined, retentionDays: unknown, now = Date.now()): number | undefined {
+export function expiresAtMs(
+  startMs: number | null | undefined,
+  retentionDays: unknown,
+  now = Date.now(),
+): number | undefined {
   if (startMs === undefined || !isPlausibleReplayTime(startMs, now)) return undefined;
   if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) return undefined;
   const at = startMs + retentionDays * DAY_MS;
@@ -16,7 +20,11 @@ export function expiresAtMs(startMs: number | null | undefined, retentionDays: u
   return at;
 }
 
-export function expiresAtIso(startMs: number | null | undefined, retentionDays: unknown, now = Date.now()): string | undefined {
+export function expiresAtIso(
+  startMs: number | null | undefined,
+  retentionDays: unknown,
+  now = Date.now(),
+): string | undefined {
   const at = expiresAtMs(startMs, retentionDays, now);
   return at === undefined ? undefined : new Date(at).toISOString();
 }

@@ -36,14 +36,18 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
   const checks = new ReplayChecks();
   const info: ReplayFilesInfo = { fileKeys: [], fileVersions: [], downloadedBytes: 0 };
   let writer: ReplayWriter | undefined;
-  if (settings.captureAssets !== undefined && io.assets === undefined) throw new InternalError('asset capture is on but the run gave no capture');
+  if (settings.captureAssets !== undefined && io.assets === undefined)
+    throw new InternalError('asset capture is on but the run gave no capture');
   const capture = io.assets?.replay(replay.replay_id);
   try {
     // Inside the try: a sink that refuses this replay's key (a symlinked folder, a full disk) fails this replay only.
     writer = await io.archive.outputs.open(replay.replay_id, output);
     const decoded = replayDecodedBatches(replay.replay_id, settings, io, info);
     // With a policy, each event is redacted on its way to the sink; without, the decoded batches go as they are.
-    const batches = settings.redaction === undefined ? decoded : (await import('../redaction/stream.js')).redactBatches(decoded, settings.redaction);
+    const batches =
+      settings.redaction === undefined
+        ? decoded
+        : (await import('../redaction/stream.js')).redactBatches(decoded, settings.redaction);
     for await (const batch of batches) {
       checks.observeBatch(batch);
       capture?.observeBatch(batch);
@@ -59,16 +63,20 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     // Every asset is stored before the output appears (the html page embeds them), and both before the manifest line.
     const assets: AssetFields | undefined = await capture?.finish();
     const committed = await writer.commit(assets && { assets: { urls: assets.assets, types: assets.asset_types } });
-    return okEntry(base, { keys: info.fileKeys, versions: info.fileVersions }, {
-      key: committed.key,
-      event_count: committed.eventCount,
-      bytes: committed.bytes,
-      sha256: committed.sha256,
-      checks: checks.result(),
-      format: output.format,
-      gzip: output.gzip,
-      ...assets,
-    });
+    return okEntry(
+      base,
+      { keys: info.fileKeys, versions: info.fileVersions },
+      {
+        key: committed.key,
+        event_count: committed.eventCount,
+        bytes: committed.bytes,
+        sha256: committed.sha256,
+        checks: checks.result(),
+        format: output.format,
+        gzip: output.gzip,
+        ...assets,
+      },
+    );
   } catch (err) {
     await writer?.abort(err).catch(() => undefined);
     if (io.signal?.aborted) throw err;

@@ -97,22 +97,36 @@ interface Request {
 
 function requestOf(o: ForgetOptions): Request {
   const replayIds = o.replayIds ?? [];
-  if ((replayIds.length > 0) === (o.platformId !== undefined)) {
-    throw new ConfigError('forget takes either replay ids or a user (platform id), not both and not neither', 'forget_what');
+  if (replayIds.length > 0 === (o.platformId !== undefined)) {
+    throw new ConfigError(
+      'forget takes either replay ids or a user (platform id), not both and not neither',
+      'forget_what',
+    );
   }
   for (const id of replayIds) validateReplayId(id);
   let user: string | undefined;
   if (o.platformId !== undefined) {
     user = platformKey(validatePlatformId(o.platformId));
     if (user === undefined || !Number.isSafeInteger(Number(user))) {
-      throw new ConfigError(`platform id ${String(o.platformId).slice(0, 40)} is beyond what the manifest records exactly (2^53)`, 'forget_what');
+      throw new ConfigError(
+        `platform id ${String(o.platformId).slice(0, 40)} is beyond what the manifest records exactly (2^53)`,
+        'forget_what',
+      );
     }
   }
   const reason = o.reason ?? DEFAULT_FORGET_REASON;
   if (reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
     throw new ConfigError(`the reason must be 1 to ${MAX_FORGET_REASON} characters`, 'forget_reason');
   }
-  return { dryRun: o.dryRun === true, replayIds, user, reason, runId: o.runId, now: o.now ?? Date.now, signal: o.signal };
+  return {
+    dryRun: o.dryRun === true,
+    replayIds,
+    user,
+    reason,
+    runId: o.runId,
+    now: o.now ?? Date.now,
+    signal: o.signal,
+  };
 }
 
 /** What the manifest says of one replay concerned. */
@@ -141,8 +155,13 @@ function assetsOf(entry: ManifestEntry): string[] {
  * naming the user. Memory grows with the replays forgotten, not with the archive. Also whether the user's
  * tombstone is already recorded.
  */
-async function readConcerned(archive: Archive, req: Request): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
-  const concerned = new Map<string, Concerned>(req.replayIds.map((id) => [id, { forgotten: false, assets: new Set<string>() }]));
+async function readConcerned(
+  archive: Archive,
+  req: Request,
+): Promise<{ concerned: Map<string, Concerned>; userForgotten: boolean }> {
+  const concerned = new Map<string, Concerned>(
+    req.replayIds.map((id) => [id, { forgotten: false, assets: new Set<string>() }]),
+  );
   const userId = req.user === undefined ? undefined : userTombstoneId(req.user);
   let userForgotten = false;
   for await (const entry of archive.manifest.read()) {
@@ -153,7 +172,12 @@ async function readConcerned(archive: Archive, req: Request): Promise<{ concerne
     }
     let c = concerned.get(entry.replay_id);
     if (c === undefined) {
-      if (req.user === undefined || platformKey(entry.platform_id) !== req.user || (entry.status === 'forgotten' && entry.scope === 'user')) continue;
+      if (
+        req.user === undefined ||
+        platformKey(entry.platform_id) !== req.user ||
+        (entry.status === 'forgotten' && entry.scope === 'user')
+      )
+        continue;
       c = { forgotten: false, assets: new Set<string>() };
       concerned.set(entry.replay_id, c);
     }
@@ -165,12 +189,23 @@ async function readConcerned(archive: Archive, req: Request): Promise<{ concerne
 }
 
 /** The tombstone of `replayId` (`scope: user`: a user's, under its reserved id), as `req` asks. */
-function tombstone(req: Request, replayId: string, scope: ForgottenEntry['scope'], fields: Pick<TombstoneFields, 'platformId' | 'removedKeys' | 'removedAssets'>): ForgottenEntry {
+function tombstone(
+  req: Request,
+  replayId: string,
+  scope: ForgottenEntry['scope'],
+  fields: Pick<TombstoneFields, 'platformId' | 'removedKeys' | 'removedAssets'>,
+): ForgottenEntry {
   return forgottenEntry(replayId, scope, { ...fields, reason: req.reason, at: req.now(), runId: req.runId });
 }
 
 /** A replay's tombstone: the outputs stored now and the assets it removes (recorded before removing). */
-function replayTombstone(req: Request, id: string, c: Concerned, present: string[], unshared: string[]): ForgottenEntry {
+function replayTombstone(
+  req: Request,
+  id: string,
+  c: Concerned,
+  present: string[],
+  unshared: string[],
+): ForgottenEntry {
   return tombstone(req, id, 'replay', { platformId: c.platformId, removedKeys: present, removedAssets: unshared });
 }
 
@@ -227,7 +262,8 @@ async function forgetReplay(
     if (req.dryRun) {
       if (!c.forgotten) result.entry = replayTombstone(req, id, c, present, unshared);
       result.removed = present;
-      for (const digest of unshared) if (!assetsGone.has(digest) && (await archive.assets.has(digest))) result.removedAssets.push(digest);
+      for (const digest of unshared)
+        if (!assetsGone.has(digest) && (await archive.assets.has(digest))) result.removedAssets.push(digest);
       for (const digest of unshared) assetsGone.add(digest);
       return result;
     }
@@ -299,7 +335,8 @@ export async function forgetReplays(options: ForgetOptions): Promise<ForgetRepor
   requestOf(options);
   if (options.sink !== undefined) return forgetInSink(options.sink, options);
   if (options.out === undefined) throw new ConfigError('an archive is needed: pass `sink` or `out`');
-  const settings = options.settings ?? resolveSettings(options.sinkOptions !== undefined ? { sinkOptions: options.sinkOptions } : {});
+  const settings =
+    options.settings ?? resolveSettings(options.sinkOptions !== undefined ? { sinkOptions: options.sinkOptions } : {});
   const archive = await openArchive(options.out, { create: false, ...settings.sinkOptions });
   try {
     return await forgetInArchive(archive, options);

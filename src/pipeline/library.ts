@@ -49,13 +49,32 @@ export interface ArchiveOptions extends EntryOptions {
 }
 
 /** Options of a run that an open `run` already fixed. */
-const RUN_KEYS = ['settings', 'out', 'sink', 'transport', 'client', 'download', 'logger', 'listingStallPages', 'signal', 'now', 'onNotice'] as const;
+const RUN_KEYS = [
+  'settings',
+  'out',
+  'sink',
+  'transport',
+  'client',
+  'download',
+  'logger',
+  'listingStallPages',
+  'signal',
+  'now',
+  'onNotice',
+] as const;
 
 /** The entry's run: the caller's (not closed here), or one opened from the options (closed by `release`). */
 function runFor(o: EntryOptions): { run: Run; owned: boolean } {
   if (o.run === undefined) return { run: new Run(o), owned: true };
-  const loose = [...givenTunables(o), ...RUN_KEYS.filter((k) => o[k] !== undefined), ...Object.keys(PLATFORM_ENV).filter((k) => o[k as keyof EntryOptions] !== undefined)];
-  if (loose.length > 0) throw new ConfigError(`pass either an open \`run\` or a run's options, not both: got \`run\` and ${loose.map((k) => `\`${k}\``).join(', ')}`);
+  const loose = [
+    ...givenTunables(o),
+    ...RUN_KEYS.filter((k) => o[k] !== undefined),
+    ...Object.keys(PLATFORM_ENV).filter((k) => o[k as keyof EntryOptions] !== undefined),
+  ];
+  if (loose.length > 0)
+    throw new ConfigError(
+      `pass either an open \`run\` or a run's options, not both: got \`run\` and ${loose.map((k) => `\`${k}\``).join(', ')}`,
+    );
   return { run: o.run, owned: false };
 }
 
@@ -99,7 +118,11 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
 }
 
 /** The named replays' listing records (100 ids a request), in the order given; an id the API does not list is `notFound`. */
-async function* recordsFor(ids: readonly string[], api: ReplayApi, signal: AbortSignal | undefined): AsyncGenerator<ReplayInfo & { notFound: boolean }> {
+async function* recordsFor(
+  ids: readonly string[],
+  api: ReplayApi,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ReplayInfo & { notFound: boolean }> {
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     const found = new Map<string, ReplayInfo>();
@@ -124,7 +147,11 @@ function forNamedReplays(settings: Settings): Settings {
  * Exports replays (ids looked up, or records given) through `runArchive` without resume: each is exported now, but
  * those of `skipUnchanged` whose recorded output is there and whose files did not change.
  */
-async function* exportNamed(run: Run, replays: AsyncIterable<ReplayInfo>, skipUnchanged?: ReadonlySet<string>): AsyncGenerator<ArchiveEvent> {
+async function* exportNamed(
+  run: Run,
+  replays: AsyncIterable<ReplayInfo>,
+  skipUnchanged?: ReadonlySet<string>,
+): AsyncGenerator<ArchiveEvent> {
   yield* runArchive({ replays, resume: false, skipUnchanged }, forNamedReplays(run.settings), await archiveIo(run));
 }
 
@@ -156,7 +183,14 @@ export async function exportReplay(replay: string | ReplayInfo, options: ExportR
     const source = typeof replay === 'string' ? recordsFor([id], run.replays(), run.signal) : given([replay]);
     for await (const e of exportNamed(run, source)) {
       if (e.type !== 'result' || e.replayId !== id) continue;
-      return e.entry ?? { replay_id: id, status: 'skipped', reason: e.reason ?? 'forgotten', recorded_at: new Date(run.now()).toISOString() };
+      return (
+        e.entry ?? {
+          replay_id: id,
+          status: 'skipped',
+          reason: e.reason ?? 'forgotten',
+          recorded_at: new Date(run.now()).toISOString(),
+        }
+      );
     }
     throw new ReplayNotFoundError(id);
   } finally {
@@ -169,12 +203,19 @@ export async function exportReplay(replay: string | ReplayInfo, options: ExportR
  * id is checked first (a malformed one throws `ValidationError` before any request); ids the API does not list are
  * `not_found`.
  */
-export async function* exportReplays(replayIds: readonly string[], options: ExportReplaysOptions): AsyncGenerator<ArchiveEvent> {
+export async function* exportReplays(
+  replayIds: readonly string[],
+  options: ExportReplaysOptions,
+): AsyncGenerator<ArchiveEvent> {
   for (const id of replayIds) validateReplayId(id);
   const entry = runFor(options);
   const { run } = entry;
   try {
-    yield* exportNamed(run, recordsFor(replayIds, run.replays(), run.signal), options.skipUnchanged === true ? new Set(replayIds) : undefined);
+    yield* exportNamed(
+      run,
+      recordsFor(replayIds, run.replays(), run.signal),
+      options.skipUnchanged === true ? new Set(replayIds) : undefined,
+    );
   } finally {
     await release(entry);
   }
@@ -193,7 +234,8 @@ function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo>
 }
 
 function checkMax(max: number | undefined): void {
-  if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1)) throw new ConfigError(`max must be a positive integer (got ${String(max)})`, 'invalid_max');
+  if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1))
+    throw new ConfigError(`max must be a positive integer (got ${String(max)})`, 'invalid_max');
 }
 
 /** The upper time bound of an archive run (or of its dry run) that starts at `nowMs`. */
@@ -213,7 +255,10 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
     // Opened as a writer would (a target without a manifest is one to be made): opening writes nothing.
     checkMax(options.max);
     const bound = runBound(options, run.now());
-    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now, { bound, max: options.max });
+    yield* planReplays(listingOf(options, run), await run.archive({ create: true }), run.settings, run.now, {
+      bound,
+      max: options.max,
+    });
   } finally {
     await release(entry);
   }
@@ -232,7 +277,11 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
     checkMax(options.max);
     // The run's upper time bound is fixed now: replays that start while it pages wait for the next run.
     const bound = runBound(options, run.now());
-    yield* runArchive({ replays: listingOf(options, run), resume: true, bound, max: options.max }, run.settings, await archiveIo(run));
+    yield* runArchive(
+      { replays: listingOf(options, run), resume: true, bound, max: options.max },
+      run.settings,
+      await archiveIo(run),
+    );
   } finally {
     await release(entry);
   }

@@ -22,7 +22,10 @@ import { formatShard } from './shard.js';
 /** The run's fields an entry records. */
 export type EntrySettings = Pick<Settings, 'runId' | 'shard' | 'redaction'>;
 
-type Common = Pick<OkEntry, 'replay_id' | 'start_time' | 'end_time' | 'platform_id' | 'expires_at' | 'run_id' | 'shard' | 'redaction'>;
+type Common = Pick<
+  OkEntry,
+  'replay_id' | 'start_time' | 'end_time' | 'platform_id' | 'expires_at' | 'run_id' | 'shard' | 'redaction'
+>;
 
 const now = (): string => new Date().toISOString();
 
@@ -44,7 +47,12 @@ function listingFields(replay: ReplayInfo): Pick<Common, 'start_time' | 'end_tim
 /** The fields of an exported replay's line (`ok`, `empty`, `failed`): its listing, expiry, run, shard and policy. */
 export function exportedFields(replay: ReplayInfo, settings: EntrySettings): Common {
   const fields: Common = { replay_id: replay.replay_id, ...listingFields(replay) };
-  const startMs = replay.startMs !== undefined ? replay.startMs : replay.start_time !== undefined ? parseTimestamp(replay.start_time) : null;
+  const startMs =
+    replay.startMs !== undefined
+      ? replay.startMs
+      : replay.start_time !== undefined
+        ? parseTimestamp(replay.start_time)
+        : null;
   const expires = expiresAtIso(startMs, replay.retention_in_days);
   if (expires !== undefined) fields.expires_at = expires;
   Object.assign(fields, runFields(settings));
@@ -84,7 +92,11 @@ export function fileKeyFields(keys: readonly string[], versions?: readonly numbe
 /** What an `ok` line records of the stored output besides the common fields and the file keys. */
 export type OkFields = Omit<OkEntry, keyof Common | keyof FileKeyFields | 'status' | 'recorded_at'>;
 
-export function okEntry(common: Common, files: { keys: readonly string[]; versions: readonly number[] }, fields: OkFields): OkEntry {
+export function okEntry(
+  common: Common,
+  files: { keys: readonly string[]; versions: readonly number[] },
+  fields: OkFields,
+): OkEntry {
   return { ...common, status: 'ok', ...fields, ...fileKeyFields(files.keys, files.versions), recorded_at: now() };
 }
 
@@ -105,7 +117,14 @@ export function notFoundEntry(replayId: string, error: ManifestError, settings: 
 
 /** A replay too recent to export (`settling`): its listing, the run and the shard. */
 export function settlingEntry(replay: ReplayInfo, settings: EntrySettings): SkippedEntry {
-  return { replay_id: replay.replay_id, status: 'skipped', reason: 'settling', recorded_at: now(), ...listingFields(replay), ...runFields(settings) };
+  return {
+    replay_id: replay.replay_id,
+    status: 'skipped',
+    reason: 'settling',
+    recorded_at: now(),
+    ...listingFields(replay),
+    ...runFields(settings),
+  };
 }
 
 /** What a tombstone records besides its scope: why, when, the run, and what it removes. */

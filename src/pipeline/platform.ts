@@ -60,7 +60,8 @@ export function resolvePlatform(o: PlatformOptions, env: Environment, cli = fals
   const name = (key: keyof typeof PLATFORM_ENV): string => (cli ? FLAGS[key] : key);
   const regionText = pick(o, env, 'region') ?? DEFAULTS.region;
   const region = regionText.trim().toLowerCase();
-  if (region !== 'us' && region !== 'eu') throw new ConfigError(`${name('region')} must be us or eu, got ${JSON.stringify(regionText)}`);
+  if (region !== 'us' && region !== 'eu')
+    throw new ConfigError(`${name('region')} must be us or eu, got ${JSON.stringify(regionText)}`);
   const endpoint = pick(o, env, 'endpoint');
   if (endpoint !== undefined) {
     let protocol: string | undefined;
@@ -69,7 +70,8 @@ export function resolvePlatform(o: PlatformOptions, env: Environment, cli = fals
     } catch {
       protocol = undefined;
     }
-    if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`${name('endpoint')} must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+    if (protocol !== 'http:' && protocol !== 'https:')
+      throw new ConfigError(`${name('endpoint')} must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   }
   const credentials: Credentials = {};
   const apiKey = pick(o, env, 'apiKey');
@@ -87,7 +89,10 @@ export function resolvePlatform(o: PlatformOptions, env: Environment, cli = fals
  */
 export function requireProjectKeys(p: PlatformSettings, cli = false): void {
   const missing: string[] = [];
-  if (p.credentials.apiKey === undefined) missing.push(`an API key (${cli ? '--api-key' : 'apiKey'} or ${PLATFORM_ENV.apiKey})`);
-  if (p.credentials.secretKey === undefined) missing.push(`a secret key (${cli ? '--secret-key' : 'secretKey'} or ${PLATFORM_ENV.secretKey})`);
-  if (missing.length > 0) throw new ConfigError(`missing credentials: ${missing.join(' and ')}${cli ? '; or use --sandbox' : ''}`);
+  if (p.credentials.apiKey === undefined)
+    missing.push(`an API key (${cli ? '--api-key' : 'apiKey'} or ${PLATFORM_ENV.apiKey})`);
+  if (p.credentials.secretKey === undefined)
+    missing.push(`a secret key (${cli ? '--secret-key' : 'secretKey'} or ${PLATFORM_ENV.secretKey})`);
+  if (missing.length > 0)
+    throw new ConfigError(`missing credentials: ${missing.join(' and ')}${cli ? '; or use --sandbox' : ''}`);
 }

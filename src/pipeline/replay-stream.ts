@@ -65,7 +65,10 @@ export async function* replayEventBatches(
 ): AsyncGenerator<Buffer[]> {
   const decoded = replayDecodedBatches(replayId, settings, io, info);
   // The redaction stream is loaded with the first policy that needs it, not with the pipeline.
-  const batches = settings.redaction === undefined ? decoded : (await import('../redaction/stream.js')).redactBatches(decoded, settings.redaction);
+  const batches =
+    settings.redaction === undefined
+      ? decoded
+      : (await import('../redaction/stream.js')).redactBatches(decoded, settings.redaction);
   for await (const batch of batches) yield batchEvents(batch);
 }
 

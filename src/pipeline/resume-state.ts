@@ -142,7 +142,11 @@ export class ResumeState {
 }
 
 function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): RecordedFileKeys | undefined {
-  const recorded = Array.isArray(entry.file_keys) ? entry.file_keys : typeof entry.file_keys_sha256 === 'string' ? entry.file_keys_sha256 : undefined;
+  const recorded = Array.isArray(entry.file_keys)
+    ? entry.file_keys
+    : typeof entry.file_keys_sha256 === 'string'
+      ? entry.file_keys_sha256
+      : undefined;
   if (recorded === undefined) return undefined;
   if (options.fileKeysOf?.(entry.replay_id) === true) return recorded;
   if (options.recheckMs === undefined) return undefined;
@@ -169,7 +173,11 @@ export async function readResumeState(manifest: ManifestStore, options: ResumeSt
  * per replay (and none taking an export slot). Returns false, listing nothing, for a sink that cannot list (a local
  * folder: an `lstat` per replay is cheap) or when nothing is done yet.
  */
-export async function markStoredOutputs(outputs: OutputStore, state: ResumeState, keyFor: (replayId: string) => string): Promise<boolean> {
+export async function markStoredOutputs(
+  outputs: OutputStore,
+  state: ResumeState,
+  keyFor: (replayId: string) => string,
+): Promise<boolean> {
   if (!state.anyDone || !outputs.listsInBulk) return false;
   for await (const key of outputs.list()) {
     const id = replayIdFromKey(key);

@@ -18,7 +18,14 @@ import type { AssetCapture } from '../assets/capture.js';
 import { ConfigError } from './errors.js';
 import { requireProjectKeys, resolvePlatform, type PlatformOptions, type PlatformSettings } from './platform.js';
 import type { ReplayNotice } from './replay-stream.js';
-import { environmentOf, givenTunables, resolveSettings, type Settings, type SettingsOptions, type SettingsSource } from './settings.js';
+import {
+  environmentOf,
+  givenTunables,
+  resolveSettings,
+  type Settings,
+  type SettingsOptions,
+  type SettingsSource,
+} from './settings.js';
 import { fairShareStart, type Shard } from './shard.js';
 import type { Downloader, ReplayApi } from './types.js';
 
@@ -31,7 +38,10 @@ export type { ReplayApi } from './types.js';
 function replayStart(tuning: TransportOptions, shard: Readonly<Shard> | undefined): Pick<TransportOptions, 'adaptive'> {
   const given = tuning.adaptive;
   if (given === false || given?.initial?.replay !== undefined) return given === undefined ? {} : { adaptive: given };
-  const limit = Math.min(tuning.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY, tuning.concurrency?.replay ?? DEFAULT_CONCURRENCY.replay);
+  const limit = Math.min(
+    tuning.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY,
+    tuning.concurrency?.replay ?? DEFAULT_CONCURRENCY.replay,
+  );
   return { adaptive: { ...given, initial: { ...given?.initial, replay: fairShareStart(limit, shard) } } };
 }
 
@@ -73,7 +83,8 @@ export interface RunOptions extends PlatformOptions, SettingsOptions, RunParts {
 }
 
 /** How to reach the platform: the platform options and the parts a caller may share (a subset of `RunOptions`). */
-export type ConnectionOptions = PlatformOptions & Pick<RunOptions, 'transport' | 'client' | 'download' | 'listingStallPages' | 'logger' | 'transportOptions'>;
+export type ConnectionOptions = PlatformOptions &
+  Pick<RunOptions, 'transport' | 'client' | 'download' | 'listingStallPages' | 'logger' | 'transportOptions'>;
 
 /** Where the configuration comes from beyond the options: the environment (default: the process's) and the CLI. */
 export type RunSource = SettingsSource;
@@ -89,12 +100,17 @@ export interface ArchiveAccess {
 /**
  * Resolves the configuration of a run: checked (`ConfigError` naming the option, or the flag for the CLI) and frozen.
  */
-export function resolveRunConfig(options: RunOptions, source: RunSource = {}): { settings: Settings; platform: PlatformSettings } {
+export function resolveRunConfig(
+  options: RunOptions,
+  source: RunSource = {},
+): { settings: Settings; platform: PlatformSettings } {
   const env = environmentOf(source);
   if (options.settings !== undefined) {
     const loose = givenTunables(options);
     if (loose.length > 0) {
-      throw new ConfigError(`pass either resolved \`settings\` or tunables, not both: got \`settings\` and ${loose.map((k) => `\`${k}\``).join(', ')}`);
+      throw new ConfigError(
+        `pass either resolved \`settings\` or tunables, not both: got \`settings\` and ${loose.map((k) => `\`${k}\``).join(', ')}`,
+      );
     }
   }
   const settings = options.settings ?? resolveSettings(options, { ...source, env });
@@ -145,7 +161,11 @@ export class Run implements AsyncDisposable {
       ...tuning,
       ...replayStart(tuning, this.settings.shard),
       timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
-      retry: { ...tuning.retry, retries: this.settings.apiRetries, ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}) },
+      retry: {
+        ...tuning.retry,
+        retries: this.settings.apiRetries,
+        ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}),
+      },
       region: this.platform.region,
       ...(this.platform.endpoint !== undefined ? { endpoint: this.platform.endpoint } : {}),
       credentials: { ...this.platform.credentials },
@@ -162,7 +182,10 @@ export class Run implements AsyncDisposable {
     if (this.#options.client !== undefined) return (this.#replays = this.#options.client);
     if (this.#options.transport === undefined) requireProjectKeys(this.platform, this.#cli);
     const stall = this.#options.listingStallPages;
-    return (this.#replays = new SessionReplayClient(this.transport(), stall !== undefined ? { stallPages: stall } : {}));
+    return (this.#replays = new SessionReplayClient(
+      this.transport(),
+      stall !== undefined ? { stallPages: stall } : {},
+    ));
   }
 
   /** One client of each API family on the run's transport (loaded on first use: a replay export never loads them). */
@@ -200,7 +223,8 @@ export class Run implements AsyncDisposable {
       const needs = this.settings.captureAssets !== undefined ? (['assets'] as const) : [];
       return (this.#archive = Promise.resolve().then(() => archiveOfSink(sink, needs)));
     }
-    if (out === undefined) return Promise.reject(new ConfigError(`an output is needed: pass ${this.#cli ? '--out' : '`out` (or `sink`)'}`));
+    if (out === undefined)
+      return Promise.reject(new ConfigError(`an output is needed: pass ${this.#cli ? '--out' : '`out` (or `sink`)'}`));
     const opening = openArchive(out, { create: access.create, ...this.settings.sinkOptions });
     // A refused opening (no archive there) is not kept: nothing to close, and the error is the caller's.
     opening.catch(() => {
@@ -220,7 +244,10 @@ export class Run implements AsyncDisposable {
     const archive = await this.archive();
     // Loaded here, not with the run: only runs that capture assets use it.
     const { AssetCapture } = await import('../assets/capture.js');
-    return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, { dispatcher: this.transport().dispatcher, signal: this.signal }));
+    return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, {
+      dispatcher: this.transport().dispatcher,
+      signal: this.signal,
+    }));
   }
 
   /** Closes what the run built (never a caller's part); safe to call more than once. */

@@ -161,11 +161,36 @@ export type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'cr
  * together with one of these gets a `ConfigError`: one of the two would be silently ignored.
  */
 const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
-  fileVersion: true, filesPageSize: true, maxFilesPerReplay: true, filesAhead: true, prefetchBytes: true, urlTtlMs: true,
-  urlRefreshMarginMs: true, fileRetries: true, urlRefreshes: true, retryBaseMs: true, retryMaxMs: true, maxEventBytes: true,
-  maxReplayBytes: true, fastPath: true, redact: true, captureAssets: true, sinkOptions: true, format: true, gzip: true, player: true,
-  settleMs: true, recheckMs: true, order: true, concurrency: true, shard: true, runId: true, balance: true, compactManifest: true,
-  compactEvery: true, transportOptions: true,
+  fileVersion: true,
+  filesPageSize: true,
+  maxFilesPerReplay: true,
+  filesAhead: true,
+  prefetchBytes: true,
+  urlTtlMs: true,
+  urlRefreshMarginMs: true,
+  fileRetries: true,
+  urlRefreshes: true,
+  retryBaseMs: true,
+  retryMaxMs: true,
+  maxEventBytes: true,
+  maxReplayBytes: true,
+  fastPath: true,
+  redact: true,
+  captureAssets: true,
+  sinkOptions: true,
+  format: true,
+  gzip: true,
+  player: true,
+  settleMs: true,
+  recheckMs: true,
+  order: true,
+  concurrency: true,
+  shard: true,
+  runId: true,
+  balance: true,
+  compactManifest: true,
+  compactEvery: true,
+  transportOptions: true,
 };
 
 /** The tunables set in `o` (not undefined), by name. */
@@ -181,7 +206,11 @@ export interface SettingsSource {
    * Given by the CLI: errors name its flags; with `shard` (the archive command), the shard comes from `--shard`
    * (`flag`) or else the environment (`resolveShard`); with `sandbox`, the default `settleMs` is `sandboxSettleMs`.
    */
-  cli?: { sandbox?: boolean | undefined; shard?: { flag: string | undefined } | undefined; balance?: { flag: string | undefined } | undefined };
+  cli?: {
+    sandbox?: boolean | undefined;
+    shard?: { flag: string | undefined } | undefined;
+    balance?: { flag: string | undefined } | undefined;
+  };
 }
 
 /** The local sink's hashing worker as resolved: every option set, or off. */
@@ -189,7 +218,9 @@ export type HashWorkerSetting = Readonly<Required<HashWorkerOptions>> | false;
 
 /** The sink options of a run, resolved (the caller's objects inside, e.g. an S3 client, are theirs, not frozen). */
 export interface SinkSettings {
-  readonly local: Readonly<Omit<NonNullable<OpenSinkOptions['local']>, 'hashWorker'> & { hashWorker: HashWorkerSetting }>;
+  readonly local: Readonly<
+    Omit<NonNullable<OpenSinkOptions['local']>, 'hashWorker'> & { hashWorker: HashWorkerSetting }
+  >;
   readonly s3: Readonly<S3SinkOptions>;
 }
 
@@ -267,21 +298,45 @@ class Checker {
    * A count, a number of bytes or a duration (ms) from `min` to `max`: a whole number, except a duration unless
    * `whole`. Shown in the flags' units (`256MiB`, `5m`) to CLI users.
    */
-  number(key: string, value: number, kind: Kind, min: number, max = Number.MAX_SAFE_INTEGER, whole = kind !== 'ms'): number {
-    const ok = typeof value === 'number' && (whole ? Number.isSafeInteger(value) : Number.isFinite(value)) && value >= min && value <= max;
+  number(
+    key: string,
+    value: number,
+    kind: Kind,
+    min: number,
+    max = Number.MAX_SAFE_INTEGER,
+    whole = kind !== 'ms',
+  ): number {
+    const ok =
+      typeof value === 'number' &&
+      (whole ? Number.isSafeInteger(value) : Number.isFinite(value)) &&
+      value >= min &&
+      value <= max;
     if (ok) return value;
-    const show = (n: number): string => (this.cli && kind === 'bytes' ? formatByteSize(n) : this.cli && kind === 'ms' ? formatDuration(n) : String(n));
+    const show = (n: number): string =>
+      this.cli && kind === 'bytes' ? formatByteSize(n) : this.cli && kind === 'ms' ? formatDuration(n) : String(n);
     const what = this.cli
       ? { count: 'a whole number', bytes: 'a size', ms: 'a duration' }[kind]
-      : { count: 'a whole number', bytes: 'a whole number of bytes', ms: whole ? 'a whole number of milliseconds' : 'a number of milliseconds' }[kind];
-    const range = max !== Number.MAX_SAFE_INTEGER ? `${what} from ${show(min)} to ${show(max)}` : kind === 'ms' && min === 1 ? `longer than 0 (${what})` : `${what} of at least ${show(min)}`;
-    const got = typeof value === 'number' && Number.isSafeInteger(value) ? show(value) : (JSON.stringify(value) ?? String(value));
+      : {
+          count: 'a whole number',
+          bytes: 'a whole number of bytes',
+          ms: whole ? 'a whole number of milliseconds' : 'a number of milliseconds',
+        }[kind];
+    const range =
+      max !== Number.MAX_SAFE_INTEGER
+        ? `${what} from ${show(min)} to ${show(max)}`
+        : kind === 'ms' && min === 1
+          ? `longer than 0 (${what})`
+          : `${what} of at least ${show(min)}`;
+    const got =
+      typeof value === 'number' && Number.isSafeInteger(value) ? show(value) : (JSON.stringify(value) ?? String(value));
     throw new ConfigError(`${this.name(key)} must be ${range}, got ${got}`);
   }
 
   oneOf<T extends string | number | boolean>(key: string, value: T, allowed: readonly T[]): T {
     if (allowed.includes(value)) return value;
-    throw new ConfigError(`${this.name(key)} must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}, got ${JSON.stringify(value) ?? String(value)}`);
+    throw new ConfigError(
+      `${this.name(key)} must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}, got ${JSON.stringify(value) ?? String(value)}`,
+    );
   }
 }
 
@@ -294,7 +349,8 @@ function playerSettings(o: PlayerOptions, c: Checker): PlayerOptions {
       height: o.height === undefined ? undefined : c.number('player.height', o.height, 'count', 100, 10000),
       autoPlay: o.autoPlay === undefined ? undefined : c.oneOf('player.autoPlay', o.autoPlay, sw),
       speed: o.speed === undefined ? undefined : c.oneOf('player.speed', o.speed, [0.5, 1, 2, 4, 8, 16]),
-      showController: o.showController === undefined ? undefined : c.oneOf('player.showController', o.showController, sw),
+      showController:
+        o.showController === undefined ? undefined : c.oneOf('player.showController', o.showController, sw),
       skipInactive: o.skipInactive === undefined ? undefined : c.oneOf('player.skipInactive', o.skipInactive, sw),
     }),
   );
@@ -332,17 +388,25 @@ function sinkSettings(o: OpenSinkOptions | undefined, env: Environment, c: Check
       ...(region !== undefined ? { region } : {}),
       partSize: c.number('s3.partSize', s3.partSize ?? DEFAULTS.s3.partSize, 'bytes', DEFAULTS.s3.minPartSize),
       queueSize: c.number('s3.queueSize', s3.queueSize ?? DEFAULTS.s3.queueSize, 'count', 1),
-      checksums: c.oneOf('s3.checksums', s3.checksums ?? defaultChecksums(endpoint), ['when-supported', 'when-required'] as const),
+      checksums: c.oneOf('s3.checksums', s3.checksums ?? defaultChecksums(endpoint), [
+        'when-supported',
+        'when-required',
+      ] as const),
     }),
   });
 }
 
 function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonly<AssetCaptureSettings> | undefined {
   if (o === undefined) return undefined;
-  const given: AssetCaptureOptions = Array.isArray(o) ? { origins: o as readonly string[] } : (o as AssetCaptureOptions);
+  const given: AssetCaptureOptions = Array.isArray(o)
+    ? { origins: o as readonly string[] }
+    : (o as AssetCaptureOptions);
   const origins = given.origins.map((text) => {
     const origin = originOf(text);
-    if (origin === undefined) throw new ConfigError(`${c.name('captureAssets.origins')} takes http(s) origins (https://cdn.example.com), got ${JSON.stringify(text)}`);
+    if (origin === undefined)
+      throw new ConfigError(
+        `${c.name('captureAssets.origins')} takes http(s) origins (https://cdn.example.com), got ${JSON.stringify(text)}`,
+      );
     return origin;
   });
   if (origins.length === 0) throw new ConfigError(`${c.name('captureAssets.origins')} needs at least one origin`);
@@ -361,7 +425,12 @@ function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonl
   });
 }
 
-function shardSetting(o: SettingsOptions, source: SettingsSource, env: Environment, c: Checker): Readonly<Shard> | undefined {
+function shardSetting(
+  o: SettingsOptions,
+  source: SettingsSource,
+  env: Environment,
+  c: Checker,
+): Readonly<Shard> | undefined {
   if (source.cli !== undefined) {
     const shard = source.cli.shard === undefined ? undefined : resolveShard(source.cli.shard.flag, env);
     return shard === undefined ? undefined : Object.freeze(shard);
@@ -372,17 +441,27 @@ function shardSetting(o: SettingsOptions, source: SettingsSource, env: Environme
 }
 
 /** The balanced run: from the options, or (the CLI's archive) `--balance`, else `REPLAY_EXPORT_BALANCE`; needs shards. */
-function balanceSetting(o: SettingsOptions, source: SettingsSource, env: Environment, c: Checker, shard: Readonly<Shard> | undefined): Settings['balance'] {
+function balanceSetting(
+  o: SettingsOptions,
+  source: SettingsSource,
+  env: Environment,
+  c: Checker,
+  shard: Readonly<Shard> | undefined,
+): Settings['balance'] {
   const cli = source.cli?.balance;
   const fromEnv = cli !== undefined && cli.flag === undefined && present(env[ENV.balance]);
   const run = cli !== undefined ? (cli.flag ?? (fromEnv ? env[ENV.balance]!.trim() : undefined)) : o.balance?.run;
   if (run === undefined) return undefined;
   const name = fromEnv ? ENV.balance : c.name('balance');
   if (typeof run !== 'string' || !RUN_NAME.test(run)) {
-    throw new ConfigError(`${name} takes the run's name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(run)}`);
+    throw new ConfigError(
+      `${name} takes the run's name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(run)}`,
+    );
   }
   if (shard === undefined || shard.count < 2) {
-    throw new ConfigError(`${name} shares the work of shards: it needs ${source.cli !== undefined ? '--shard <i>/<n>' : 'shard'} with more than one shard`);
+    throw new ConfigError(
+      `${name} shares the work of shards: it needs ${source.cli !== undefined ? '--shard <i>/<n>' : 'shard'} with more than one shard`,
+    );
   }
   const waitMs = c.number('balance.waitMs', o.balance?.waitMs ?? DEFAULTS.balance.waitMs, 'ms', 0);
   return Object.freeze({ run, waitMs, tail: DEFAULTS.balance.tail });
@@ -398,7 +477,8 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
   const c = new Checker(source.cli !== undefined);
   const d = DEFAULTS;
   const recheckMs = o.recheckMs === undefined ? undefined : c.number('recheckMs', o.recheckMs, 'ms', 0);
-  const filesPageSize = o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
+  const filesPageSize =
+    o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
   const defaultSettle = source.cli?.sandbox ? d.sandboxSettleMs : d.settleMs;
   const maxWait = o.transportOptions?.retry?.maxWaitMs;
   const shard = shardSetting(o, source, env, c);
@@ -434,7 +514,14 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     compactEvery: c.oneOf('compactManifest', o.compactManifest ?? true, [true, false])
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
-    requestDeadlineMs: c.number('requestDeadlineMs', o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs, 'ms', 1, undefined, true),
+    requestDeadlineMs: c.number(
+      'requestDeadlineMs',
+      o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs,
+      'ms',
+      1,
+      undefined,
+      true,
+    ),
     apiRetries: c.number('apiRetries', o.transportOptions?.retry?.retries ?? d.apiRetries, 'count', 0),
     maxWaitMs: maxWait === undefined ? undefined : c.number('maxWaitMs', maxWait, 'ms', 0),
     captureAssets: assetSettings(o.captureAssets, c),

@@ -98,11 +98,18 @@ function present(value: string | undefined): value is string {
  * Invalid or incomplete values throw `ShardConfigError`, never fall through to "not sharded". `env` is the
  * environment as the settings read it (`resolveSettings`, the one module that reads the environment).
  */
-export function resolveShard(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): Shard | undefined {
+export function resolveShard(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Shard | undefined {
   if (flag !== undefined) {
     const match = /^\s*([^/]*)\/([^/]*)\s*$/.exec(flag);
     if (match === null) {
-      throw new ShardConfigError(`--shard must look like <index>/<count> (e.g. 0/4), got ${JSON.stringify(flag)}`, '--shard', flag);
+      throw new ShardConfigError(
+        `--shard must look like <index>/<count> (e.g. 0/4), got ${JSON.stringify(flag)}`,
+        '--shard',
+        flag,
+      );
     }
     const count = parseCount(match[2], '--shard count');
     return { index: parseIndex(match[1]!, count, '--shard index'), count };

@@ -41,7 +41,10 @@ export type Downloader = (url: string, options: { signal: AbortSignal; key: stri
 
 /** The listing side of the session replay client. */
 export interface ReplayListApi {
-  listReplays(query: ListReplaysQuery, options?: { signal?: AbortSignal; readAhead?: boolean }): AsyncIterable<ReplayInfo>;
+  listReplays(
+    query: ListReplaysQuery,
+    options?: { signal?: AbortSignal; readAhead?: boolean },
+  ): AsyncIterable<ReplayInfo>;
 }
 
 /** The session replay API as the pipeline uses it: listing replays and their files. */

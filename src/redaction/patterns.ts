@@ -91,7 +91,11 @@ export const BUILTIN_PATTERNS: Readonly<Record<'email' | 'card' | 'phone', Patte
   email: builtin(/(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g),
   // 13 to 19 digits, single spaces or dashes between them allowed, with a valid Luhn sum (a match is at most 37
   // characters long: constant work per start). As a number: 13 to 19 digits with a valid Luhn sum, or beyond 2^53.
-  card: builtin(/(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, luhn, (digits, exact) => digits.length >= 13 && digits.length <= 19 && (!exact || luhnSum(digits))),
+  card: builtin(
+    /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g,
+    luhn,
+    (digits, exact) => digits.length >= 13 && digits.length <= 19 && (!exact || luhnSum(digits)),
+  ),
   // An international number (+…), or groups with separators: 8 to 15 digits, the last group at least 3 long (a
   // match is at most ~40 characters long). As a number (no separators to tell): any integer of 8 to 15 digits.
   phone: builtin(
@@ -102,7 +106,11 @@ export const BUILTIN_PATTERNS: Readonly<Record<'email' | 'card' | 'phone', Patte
 });
 
 const USER_FLAGS = /^[ims]*$/;
-const RE2_FLAGS: Readonly<Record<string, 'CASE_INSENSITIVE' | 'MULTILINE' | 'DOTALL'>> = { i: 'CASE_INSENSITIVE', m: 'MULTILINE', s: 'DOTALL' };
+const RE2_FLAGS: Readonly<Record<string, 'CASE_INSENSITIVE' | 'MULTILINE' | 'DOTALL'>> = {
+  i: 'CASE_INSENSITIVE',
+  m: 'MULTILINE',
+  s: 'DOTALL',
+};
 
 /** A pattern of your own, on RE2: linear in the text whatever the pattern. */
 function re2Pattern(re: RE2JS): Pattern {
@@ -117,20 +125,31 @@ function re2Pattern(re: RE2JS): Pattern {
 function compilePattern(spec: unknown, where: string): Pattern {
   if (typeof spec === 'string') {
     if (spec === 'email' || spec === 'card' || spec === 'phone') return BUILTIN_PATTERNS[spec];
-    throw new RedactionPolicyError(`${where}: unknown built-in pattern ${JSON.stringify(spec)} (email, card, phone, or { "regex": "..." })`);
+    throw new RedactionPolicyError(
+      `${where}: unknown built-in pattern ${JSON.stringify(spec)} (email, card, phone, or { "regex": "..." })`,
+    );
   }
-  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) throw new RedactionPolicyError(`${where} must be a built-in name or { "regex": "...", "flags": "i" }`);
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec))
+    throw new RedactionPolicyError(`${where} must be a built-in name or { "regex": "...", "flags": "i" }`);
   const { regex, flags, ...rest } = spec as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) throw new RedactionPolicyError(`${where}: unknown field ${JSON.stringify(Object.keys(rest)[0])}`);
-  if (typeof regex !== 'string' || regex === '') throw new RedactionPolicyError(`${where}.regex must be a non-empty string`);
-  if (flags !== undefined && (typeof flags !== 'string' || !USER_FLAGS.test(flags))) throw new RedactionPolicyError(`${where}.flags may hold i, m and s only`);
+  if (Object.keys(rest).length > 0)
+    throw new RedactionPolicyError(`${where}: unknown field ${JSON.stringify(Object.keys(rest)[0])}`);
+  if (typeof regex !== 'string' || regex === '')
+    throw new RedactionPolicyError(`${where}.regex must be a non-empty string`);
+  if (flags !== undefined && (typeof flags !== 'string' || !USER_FLAGS.test(flags)))
+    throw new RedactionPolicyError(`${where}.flags may hold i, m and s only`);
   let compiled: RE2JS;
   try {
     const RE2 = re2();
-    compiled = RE2.compile(regex, [...(flags ?? '')].reduce((all, f) => all | RE2[RE2_FLAGS[f]!], 0));
+    compiled = RE2.compile(
+      regex,
+      [...(flags ?? '')].reduce((all, f) => all | RE2[RE2_FLAGS[f]!], 0),
+    );
   } catch (err) {
     // RE2 syntax: no look-around, no back-references (what makes matching exponential on a backtracking engine).
-    throw new RedactionPolicyError(`${where}.regex does not compile as RE2 syntax (no look-around, no back-references): ${err instanceof Error ? err.message : String(err)}`);
+    throw new RedactionPolicyError(
+      `${where}.regex does not compile as RE2 syntax (no look-around, no back-references): ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (compiled.matcher('').find()) throw new RedactionPolicyError(`${where}.regex matches the empty string`);
   return re2Pattern(compiled);
@@ -255,7 +274,8 @@ function markMatches(patterns: readonly Pattern[], text: string, marks: number[]
     meter.steps += text.length;
     ranges.length = 0;
     findMatches(patterns, decoded.view, ranges, meter);
-    for (let r = 0; r < ranges.length; r += 2) marks.push(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!, STAR);
+    for (let r = 0; r < ranges.length; r += 2)
+      marks.push(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!, STAR);
   }
 
   BASE64_RUN.lastIndex = 0;
@@ -279,7 +299,11 @@ function markMatches(patterns: readonly Pattern[], text: string, marks: number[]
         const endByte = offsets === undefined ? ranges[r + 1]! : offsets.at(ranges[r + 1]!);
         // Base64 quads encode 3 bytes each: zero every quad holding a byte of the match.
         const from = m.index + a;
-        marks.push(from + Math.floor(startByte / 3) * 4, Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length), ZERO);
+        marks.push(
+          from + Math.floor(startByte / 3) * 4,
+          Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length),
+          ZERO,
+        );
       }
     }
   }
@@ -305,7 +329,8 @@ export class PatternSet {
     if (!Number.isInteger(value)) return undefined;
     const digits = BigInt(Math.abs(value)).toString();
     const exact = Number.isSafeInteger(value);
-    for (const p of this.#patterns) if (p.number?.(digits, exact)) return '*'.repeat(digits.length + (value < 0 ? 1 : 0));
+    for (const p of this.#patterns)
+      if (p.number?.(digits, exact)) return '*'.repeat(digits.length + (value < 0 ? 1 : 0));
     return undefined;
   }
 

@@ -44,7 +44,8 @@ function stringList(value: unknown, field: string): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new RedactionPolicyError(`${field} must be an array of strings`);
   return value.map((v, i) => {
-    if (typeof v !== 'string' || v.trim() === '') throw new RedactionPolicyError(`${field}[${i}] must be a non-empty string`);
+    if (typeof v !== 'string' || v.trim() === '')
+      throw new RedactionPolicyError(`${field}[${i}] must be a non-empty string`);
     return v;
   });
 }
@@ -66,21 +67,29 @@ function canonical(value: unknown): string {
 /** Checks and compiles a policy; `RedactionPolicyError` (a `ConfigError`, CLI exit 2) says what is wrong. */
 export function compileRedactionPolicy(input: RedactionPolicySpec | RedactionPolicy): RedactionPolicy {
   if (isCompiled(input)) return input;
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new RedactionPolicyError('must be a JSON object');
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    throw new RedactionPolicyError('must be a JSON object');
   const unknown = Object.keys(input).find((k) => !(FIELDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw new RedactionPolicyError(`unknown field ${JSON.stringify(unknown)} (fields: ${FIELDS.join(', ')})`);
+  if (unknown !== undefined)
+    throw new RedactionPolicyError(`unknown field ${JSON.stringify(unknown)} (fields: ${FIELDS.join(', ')})`);
   const raw = input as Record<string, unknown>;
   const mask = stringList(raw.mask, 'mask');
   const block = stringList(raw.block, 'block');
   const dropAttributes = stringList(raw.dropAttributes, 'dropAttributes').map((a) => a.trim().toLowerCase());
-  if (raw.patterns !== undefined && !Array.isArray(raw.patterns)) throw new RedactionPolicyError('patterns must be an array');
+  if (raw.patterns !== undefined && !Array.isArray(raw.patterns))
+    throw new RedactionPolicyError('patterns must be an array');
   const patternSpecs = (raw.patterns ?? []) as unknown[];
   const patterns = new PatternSet(patternSpecs);
-  const selectors = [...mask.flatMap((s) => parseSelectors(s, MASK)), ...block.flatMap((s) => parseSelectors(s, BLOCK))];
+  const selectors = [
+    ...mask.flatMap((s) => parseSelectors(s, MASK)),
+    ...block.flatMap((s) => parseSelectors(s, BLOCK)),
+  ];
   // A throw-away machine checks the limits now rather than at the first replay.
   void new SelectorMachine(selectors);
   const spec = { mask, block, dropAttributes, patterns: patternSpecs as PatternSpec[] };
-  const digest = createHash('sha256').update(canonical({ version: REDACTION_VERSION, ...spec })).digest('hex');
+  const digest = createHash('sha256')
+    .update(canonical({ version: REDACTION_VERSION, ...spec }))
+    .digest('hex');
   return Object.freeze({
     digest,
     spec: Object.freeze(spec),
@@ -94,7 +103,12 @@ export function compileRedactionPolicy(input: RedactionPolicySpec | RedactionPol
 }
 
 function isCompiled(input: unknown): input is RedactionPolicy {
-  return input !== null && typeof input === 'object' && typeof (input as RedactionPolicy).digest === 'string' && (input as RedactionPolicy).compiled !== undefined;
+  return (
+    input !== null &&
+    typeof input === 'object' &&
+    typeof (input as RedactionPolicy).digest === 'string' &&
+    (input as RedactionPolicy).compiled !== undefined
+  );
 }
 
 /** Reads and compiles a policy file (JSON). */
@@ -110,7 +124,9 @@ export async function loadRedactionPolicy(path: string): Promise<RedactionPolicy
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new RedactionPolicyError(`${JSON.stringify(path)} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new RedactionPolicyError(
+      `${JSON.stringify(path)} is not JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return compileRedactionPolicy(parsed as RedactionPolicySpec);
 }

@@ -87,13 +87,27 @@ export class ReplayRedactor {
     if ((parsed.type === CUSTOM || parsed.type === PLUGIN) && isObject(data)) {
       // The payload is the app's own data (a plugin's, for plugin events): every string, key and number in it.
       const plugin = parsed.type === PLUGIN;
-      const consoleRecord = plugin && data.plugin === CONSOLE_PLUGIN && isObject(data.payload) ? data.payload : undefined;
+      const consoleRecord =
+        plugin && data.plugin === CONSOLE_PLUGIN && isObject(data.payload) ? data.payload : undefined;
       if (data.payload !== undefined) {
-        data.payload = this.#patterns(data.payload, (holder, key, value) => holder === consoleRecord && key === 'level' && typeof value === 'string', true);
+        data.payload = this.#patterns(
+          data.payload,
+          (holder, key, value) => holder === consoleRecord && key === 'level' && typeof value === 'string',
+          true,
+        );
       }
-      return this.#patterns(parsed, (holder, key, value) => holder === data && (key === 'payload' || (plugin && key === 'plugin' && typeof value === 'string')), false);
+      return this.#patterns(
+        parsed,
+        (holder, key, value) =>
+          holder === data && (key === 'payload' || (plugin && key === 'plugin' && typeof value === 'string')),
+        false,
+      );
     }
-    return this.#patterns(parsed, parsed.type === FULL_SNAPSHOT || parsed.type === INCREMENTAL ? LEAVE_STRUCTURAL : LEAVE_NOTHING, false);
+    return this.#patterns(
+      parsed,
+      parsed.type === FULL_SNAPSHOT || parsed.type === INCREMENTAL ? LEAVE_STRUCTURAL : LEAVE_NOTHING,
+      false,
+    );
   }
 
   #fullSnapshot(data: Json): void {
@@ -107,7 +121,9 @@ export class ReplayRedactor {
    * can be deep.
    */
   #tree(root: unknown, parentFlags: number, parentState: number): void {
-    const stack: Array<{ node: unknown; flags: number; state: number }> = [{ node: root, flags: parentFlags, state: parentState }];
+    const stack: Array<{ node: unknown; flags: number; state: number }> = [
+      { node: root, flags: parentFlags, state: parentState },
+    ];
     while (stack.length > 0) {
       const { node, flags: inherited, state } = stack.pop()!;
       if (!isObject(node)) continue;
@@ -118,7 +134,9 @@ export class ReplayRedactor {
       }
       const mask = inherited & MASK;
       if (node.type === NODE_ELEMENT) {
-        const step = this.#machine.empty ? { state: 0, actions: 0 } : this.#machine.step(state, node as unknown as ElementLike);
+        const step = this.#machine.empty
+          ? { state: 0, actions: 0 }
+          : this.#machine.step(state, node as unknown as ElementLike);
         if (step.actions & BLOCK) {
           this.#block(node);
           this.#record(node.id, BLOCK, 0);
@@ -141,7 +159,12 @@ export class ReplayRedactor {
     }
   }
 
-  #pushChildren(stack: Array<{ node: unknown; flags: number; state: number }>, node: Json, flags: number, state: number): void {
+  #pushChildren(
+    stack: Array<{ node: unknown; flags: number; state: number }>,
+    node: Json,
+    flags: number,
+    state: number,
+  ): void {
     if (!Array.isArray(node.childNodes)) return;
     for (let i = node.childNodes.length - 1; i >= 0; i--) stack.push({ node: node.childNodes[i], flags, state });
   }

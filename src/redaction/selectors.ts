@@ -61,7 +61,12 @@ function compoundOf(tokens: readonly Selector[], source: string): Compound {
     } else if (t.type === SelectorType.Attribute) {
       if (t.namespace !== null) throw unsupported(source, 'namespaces');
       if (!SUPPORTED_ACTIONS.has(t.action)) throw unsupported(source, `the attribute operator ${t.action}`);
-      tests.push({ name: t.name.toLowerCase(), action: t.action, value: t.ignoreCase === true ? t.value.toLowerCase() : t.value, ignoreCase: t.ignoreCase === true });
+      tests.push({
+        name: t.name.toLowerCase(),
+        action: t.action,
+        value: t.ignoreCase === true ? t.value.toLowerCase() : t.value,
+        ignoreCase: t.ignoreCase === true,
+      });
     } else if (t.type === SelectorType.Pseudo || t.type === SelectorType.PseudoElement) {
       throw unsupported(source, `:${t.name}`);
     } else {
@@ -83,7 +88,9 @@ export function parseSelectors(source: string, action: number): Complex[] {
   try {
     lists = parse(source);
   } catch (err) {
-    throw new RedactionPolicyError(`selector ${JSON.stringify(source)} does not parse: ${err instanceof Error ? err.message : String(err)}`);
+    throw new RedactionPolicyError(
+      `selector ${JSON.stringify(source)} does not parse: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const out: Complex[] = [];
   for (const tokens of lists) {
@@ -98,7 +105,8 @@ export function parseSelectors(source: string, action: number): Complex[] {
         current = [];
       } else current.push(t);
     }
-    if (current.length === 0) throw new RedactionPolicyError(`selector ${JSON.stringify(source)} ends without a selector`);
+    if (current.length === 0)
+      throw new RedactionPolicyError(`selector ${JSON.stringify(source)} ends without a selector`);
     compounds.push(compoundOf(current, source));
     out.push({ compounds, child, action });
   }
@@ -158,7 +166,8 @@ export class SelectorMachine {
 
   constructor(selectors: readonly Complex[]) {
     if (selectors.length >= 16384) throw new RedactionPolicyError('a policy holds at most 16383 selectors');
-    for (const s of selectors) if (s.compounds.length >= 65536) throw new RedactionPolicyError('a selector holds at most 65535 compounds');
+    for (const s of selectors)
+      if (s.compounds.length >= 65536) throw new RedactionPolicyError('a selector holds at most 65535 compounds');
     this.#selectors = selectors;
   }
 
@@ -205,7 +214,11 @@ export class SelectorMachine {
     if (known !== undefined) return known;
     const id = this.#states.length;
     // A node's state shares its 32-bit slot with its flags (node-table.ts).
-    if (id >= 1 << 26) throw new ReplayExportError('the selectors reached 2^26 distinct states in one replay', { code: 'redaction_too_complex', category: 'data' });
+    if (id >= 1 << 26)
+      throw new ReplayExportError('the selectors reached 2^26 distinct states in one replay', {
+        code: 'redaction_too_complex',
+        category: 'data',
+      });
     this.#states.push(Int32Array.from(pairs));
     this.#index.set(key, id);
     return id;

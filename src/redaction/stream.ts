@@ -8,7 +8,10 @@ import { ReplayRedactor } from './redactor.js';
  * order; dropped events leave the batch, and a batch left empty is not yielded. Batches come out one Buffer per event.
  * An event that cannot be redacted throws `RedactionError` with its index in the replay (the replay fails).
  */
-export async function* redactBatches(batches: AsyncIterable<EventBatch>, policy: RedactionPolicy): AsyncGenerator<EventBatch> {
+export async function* redactBatches(
+  batches: AsyncIterable<EventBatch>,
+  policy: RedactionPolicy,
+): AsyncGenerator<EventBatch> {
   const redactor = new ReplayRedactor(policy);
   let index = 0;
   for await (const batch of batches) {

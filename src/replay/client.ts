@@ -4,7 +4,14 @@
 import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
 import { callSpec, type CallSpec } from '../http/call-spec.js';
 import type { Transport } from '../http/transport.js';
-import { MalformedResponseError, nextToken, toPresignedFile, toReplayRecord, type PresignedFile, type ReplayRecord } from './records.js';
+import {
+  MalformedResponseError,
+  nextToken,
+  toPresignedFile,
+  toReplayRecord,
+  type PresignedFile,
+  type ReplayRecord,
+} from './records.js';
 import { DEFAULT_STALL_PAGES, ListingProgress, validateStallPages } from './listing-progress.js';
 import { buildFilesParams, buildListParams, type FilesQuery, type ListReplaysQuery } from './validation.js';
 import { parseTimestamp } from './timestamps.js';
@@ -42,7 +49,10 @@ export interface FilesPage {
 /** Thrown when the server hands back a page token already used in the same listing (it would never end). */
 export class PageLoopError extends HttpClientError {
   constructor(path: string) {
-    super(`${path} returned a next_page_token already used in this listing; stopping instead of looping`, 'page_token_loop');
+    super(
+      `${path} returned a next_page_token already used in this listing; stopping instead of looping`,
+      'page_token_loop',
+    );
   }
 }
 
@@ -206,7 +216,8 @@ export class SessionReplayClient {
  * listed records. Without bounds every record passes.
  */
 export function startTimeFilter(q: Pick<ListReplaysQuery, 'startTime' | 'endTime'>): (r: ReplayRecord) => boolean {
-  const bound = (v: Date | string | undefined): number | null => (v === undefined ? null : v instanceof Date ? v.getTime() : parseTimestamp(v));
+  const bound = (v: Date | string | undefined): number | null =>
+    v === undefined ? null : v instanceof Date ? v.getTime() : parseTimestamp(v);
   const from = bound(q.startTime);
   const to = bound(q.endTime);
   if (from === null && to === null) return () => true;

@@ -28,7 +28,8 @@ export class ListingStalledError extends HttpClientError {
 
 /** Checks a stall limit (a positive integer). */
 export function validateStallPages(value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`stallPages must be a positive integer (got ${value})`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`stallPages must be a positive integer (got ${value})`);
   return value;
 }
 

@@ -86,8 +86,14 @@ export function toReplayRecord(raw: unknown, position: number): ReplayRecord {
 }
 
 /** One entry of `files`: a URL string (as documented) or an object with a `url` field. */
-export function toPresignedFile(raw: unknown, index: number, pageToken: string | null, obtainedAt: number): PresignedFile {
-  const url = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? str((raw as Record<string, unknown>).url) : '';
+export function toPresignedFile(
+  raw: unknown,
+  index: number,
+  pageToken: string | null,
+  obtainedAt: number,
+): PresignedFile {
+  const url =
+    typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? str((raw as Record<string, unknown>).url) : '';
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -106,6 +112,7 @@ export function toPresignedFile(raw: unknown, index: number, pageToken: string |
  */
 export function nextToken(v: unknown): string | null {
   if (typeof v !== 'string' || v === '') return null;
-  if (hasLoneSurrogate(v)) throw new MalformedResponseError('next_page_token holds a lone UTF-16 surrogate and cannot be sent back');
+  if (hasLoneSurrogate(v))
+    throw new MalformedResponseError('next_page_token holds a lone UTF-16 surrogate and cannot be sent back');
   return v;
 }

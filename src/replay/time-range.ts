@@ -31,7 +31,11 @@ export interface TimeBound {
 }
 
 /** Reads one bound; `name` (e.g. `--since`) is used in the error. Throws `TimeRangeError`. */
-export function parseTimeBound(text: string, side: TimeBoundSide, options: { now?: number; name?: string } = {}): TimeBound {
+export function parseTimeBound(
+  text: string,
+  side: TimeBoundSide,
+  options: { now?: number; name?: string } = {},
+): TimeBound {
   const name = options.name ?? side;
   const value = text.trim();
   const rel = RELATIVE.exec(value);
@@ -64,8 +68,10 @@ export function parseTimeRange(
 ): TimeRange {
   const now = options.now ?? Date.now();
   const names = options.names ?? { since: 'since', until: 'until' };
-  const since = given.since === undefined ? undefined : parseTimeBound(given.since, 'since', { now, name: names.since });
-  const until = given.until === undefined ? undefined : parseTimeBound(given.until, 'until', { now, name: names.until });
+  const since =
+    given.since === undefined ? undefined : parseTimeBound(given.since, 'since', { now, name: names.since });
+  const until =
+    given.until === undefined ? undefined : parseTimeBound(given.until, 'until', { now, name: names.until });
   if (since && until && since.ms > until.ms) {
     throw new TimeRangeError(
       `${names.since} ${given.since} (${since.iso}) is after ${names.until} ${given.until} (${until.iso}): the range is empty`,
@@ -80,5 +86,7 @@ export function describeTimeRange(range: TimeRange): string {
   if (range.since) parts.push(`started at or after ${range.since.iso}`);
   if (range.until) parts.push(`at or before ${range.until.iso}`);
   const dated = range.since?.kind === 'date' || range.until?.kind === 'date';
-  return parts.join(' and ') + (dated ? ' (a date alone is read as a whole day, UTC: since its start, until its end)' : '');
+  return (
+    parts.join(' and ') + (dated ? ' (a date alone is read as a whole day, UTC: since its start, until its end)' : '')
+  );
 }

@@ -57,7 +57,10 @@ export function validateReplayId(id: unknown, field = 'replay_id'): string {
     );
   }
   if (hasLoneSurrogate(id)) {
-    throw new ValidationError(field, `${shown} holds a lone UTF-16 surrogate: it is not Unicode text and cannot be sent`);
+    throw new ValidationError(
+      field,
+      `${shown} holds a lone UTF-16 surrogate: it is not Unicode text and cannot be sent`,
+    );
   }
   return id;
 }
@@ -74,7 +77,10 @@ export function validatePlatformId(value: unknown): string {
 
 export function validateSortOrder(value: unknown): SortOrder {
   if (value === 'asc' || value === 'desc') return value;
-  throw new ValidationError('sort_order', `must be "asc" or "desc" (got ${JSON.stringify(String(value).slice(0, 50))})`);
+  throw new ValidationError(
+    'sort_order',
+    `must be "asc" or "desc" (got ${JSON.stringify(String(value).slice(0, 50))})`,
+  );
 }
 
 export function validatePageSize(value: unknown, bounds: { min: number; max: number }): number {
@@ -93,7 +99,8 @@ export function validateFileVersion(value: unknown): FileVersion {
 export function validatePageToken(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') throw new ValidationError('page_token', 'must be a non-empty string');
-  if (hasLoneSurrogate(value)) throw new ValidationError('page_token', 'holds a lone UTF-16 surrogate and cannot be sent');
+  if (hasLoneSurrogate(value))
+    throw new ValidationError('page_token', 'holds a lone UTF-16 surrogate and cannot be sent');
   return value;
 }
 
@@ -102,7 +109,11 @@ function validateTime(value: unknown, field: string): string {
     throw new ValidationError(field, `must be a Date or an ISO 8601 string (got ${typeof value})`);
   }
   const iso = toIsoUtc(value);
-  if (iso === null) throw new ValidationError(field, `is not a readable ISO 8601 time (got ${JSON.stringify(String(value).slice(0, 100))})`);
+  if (iso === null)
+    throw new ValidationError(
+      field,
+      `is not a readable ISO 8601 time (got ${JSON.stringify(String(value).slice(0, 100))})`,
+    );
   return iso;
 }
 
@@ -123,9 +134,16 @@ export function buildListParams(q: ListReplaysQuery, pageToken?: string | null):
   const token = validatePageToken(pageToken);
   if (q.replayIds !== undefined) {
     if (!Array.isArray(q.replayIds)) throw new ValidationError('replay_id', 'replayIds must be an array');
-    if (q.replayIds.length === 0) throw new ValidationError('replay_id', 'an empty list of replay ids would list every replay; leave replayIds out instead');
+    if (q.replayIds.length === 0)
+      throw new ValidationError(
+        'replay_id',
+        'an empty list of replay ids would list every replay; leave replayIds out instead',
+      );
     if (q.replayIds.length > MAX_REPLAY_IDS) {
-      throw new ValidationError('replay_id', `at most ${MAX_REPLAY_IDS} replay ids per request (got ${q.replayIds.length})`);
+      throw new ValidationError(
+        'replay_id',
+        `at most ${MAX_REPLAY_IDS} replay ids per request (got ${q.replayIds.length})`,
+      );
     }
     out.replay_id = q.replayIds.map((id) => validateReplayId(id));
     if (q.platformId !== undefined) throw new ValidationError('amplitude_id', 'cannot be combined with replay_id');

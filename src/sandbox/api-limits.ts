@@ -35,7 +35,8 @@ export class ApiLimits {
 
   /** Changes the limit from now on (0: none); requests in flight stay. */
   setMax(max: number): void {
-    if (!Number.isInteger(max) || max < 0) throw new SandboxConfigError(`apiConcurrency must be a non-negative integer (0: no limit), got ${max}`);
+    if (!Number.isInteger(max) || max < 0)
+      throw new SandboxConfigError(`apiConcurrency must be a non-negative integer (0: no limit), got ${max}`);
     this.maxInFlight = max;
   }
 

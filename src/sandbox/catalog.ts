@@ -101,13 +101,25 @@ export class Catalog {
       const sessionId = String(startMs + k);
       const start = new Date(startMs).toISOString();
       const record: ReplayRecordJson = {
-        replay_id: `${deviceId}/${sessionId}`, session_id: sessionId, device_id: deviceId, platform_id: sample.platform_id,
-        start_time: start, end_time: start, retention_in_days: sample.retention_in_days,
+        replay_id: `${deviceId}/${sessionId}`,
+        session_id: sessionId,
+        device_id: deviceId,
+        platform_id: sample.platform_id,
+        start_time: start,
+        end_time: start,
+        retention_in_days: sample.retention_in_days,
       };
       const r: CatalogReplay = { record, startMs, sample, origin: 'replica' };
       this.byId.set(record.replay_id, r);
       let at = this.all.length;
-      while (at > 0 && compareReplays({ startMs: this.all[at - 1]!.startMs, id: this.all[at - 1]!.record.replay_id }, { startMs, id: record.replay_id }) > 0) at--;
+      while (
+        at > 0 &&
+        compareReplays(
+          { startMs: this.all[at - 1]!.startMs, id: this.all[at - 1]!.record.replay_id },
+          { startMs, id: record.replay_id },
+        ) > 0
+      )
+        at--;
       this.all.splice(at, 0, r);
     }
   }

@@ -16,7 +16,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * Control routes (no credentials; answered only to loopback peers):
  * GET/POST /__sandbox/faults, GET /__sandbox/stats, POST /__sandbox/release, GET /__sandbox/replays.
  */
-export async function handleControl(ctx: SandboxContext, req: IncomingMessage, path: string, res: ServerResponse): Promise<void> {
+export async function handleControl(
+  ctx: SandboxContext,
+  req: IncomingMessage,
+  path: string,
+  res: ServerResponse,
+): Promise<void> {
   ctx.stats.controlRequests++;
   if (!isLoopback(req.socket.remoteAddress)) {
     sendApiError(res, 403, 'forbidden', 'control routes answer only on loopback');

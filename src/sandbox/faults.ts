@@ -83,7 +83,15 @@ export class FaultsError extends ReplayExportError {
   }
 }
 
-const COUNT_KEYS = ['latencyMs', 'rateLimitEvery', 'retryAfterSeconds', 'serverErrorEvery', 'resetEvery', 'redirectEvery', 'slowBodyMs'] as const;
+const COUNT_KEYS = [
+  'latencyMs',
+  'rateLimitEvery',
+  'retryAfterSeconds',
+  'serverErrorEvery',
+  'resetEvery',
+  'redirectEvery',
+  'slowBodyMs',
+] as const;
 
 /** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
 export function validateFaults(input: unknown): Partial<Faults> {
@@ -241,7 +249,8 @@ export class FaultState {
     let fault: StorageFault | null = null;
     if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'api') {
       this.storageErrorCount += 1;
-      if (this.storageErrorCount % f.serverErrorEvery === 0) fault = { kind: 'server-error', status: f.serverErrorStatus };
+      if (this.storageErrorCount % f.serverErrorEvery === 0)
+        fault = { kind: 'server-error', status: f.serverErrorStatus };
     }
     if (f.redirectEvery > 0) {
       this.storageRedirectCount += 1;
@@ -296,11 +305,15 @@ export function parseFaultsFlag(text: string): Partial<Faults> {
     const key = pair.slice(0, eq).trim();
     const raw = pair.slice(eq + 1).trim();
     out[key] =
-      key === 'corruptFiles' ? raw.split('|').filter((id) => id !== '')
-      : /^\d+$/.test(raw) ? Number(raw)
-      : raw === 'true' ? true
-      : raw === 'false' ? false
-      : raw;
+      key === 'corruptFiles'
+        ? raw.split('|').filter((id) => id !== '')
+        : /^\d+$/.test(raw)
+          ? Number(raw)
+          : raw === 'true'
+            ? true
+            : raw === 'false'
+              ? false
+              : raw;
   }
   return validateFaults(out);
 }

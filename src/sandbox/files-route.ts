@@ -31,7 +31,10 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
       throw badRequest('page_token_mismatch', 'page_token was issued for another replay_id');
     }
     if (versionParam !== null && state.version !== version) {
-      throw badRequest('page_token_mismatch', `version ${version} differs from the version ${state.version} of this page_token`);
+      throw badRequest(
+        'page_token_mismatch',
+        `version ${version} differs from the version ${state.version} of this page_token`,
+      );
     }
     version = state.version;
     lastKey = state.lastKey;

@@ -1,16 +1,34 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, paceMs = 0): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  paceMs = 0,
+): void {
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-  sendPaced(res, status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(bytes.length), ...headers }, bytes, paceMs);
+  sendPaced(
+    res,
+    status,
+    { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(bytes.length), ...headers },
+    bytes,
+    paceMs,
+  );
 }
 
 /**
  * Sends a response: the headers, then the body at once, or (with `paceMs` > 0, the `slowBodyMs` fault) one byte every
  * `paceMs` ms until the body is sent or the client goes away.
  */
-export function sendPaced(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer, paceMs: number): void {
+export function sendPaced(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+  paceMs: number,
+): void {
   res.writeHead(status, headers);
   if (paceMs <= 0 || body.length <= 1) {
     res.end(body);
@@ -32,7 +50,14 @@ export function sendPaced(res: ServerResponse, status: number, headers: Record<s
 }
 
 /** The API's error body: `{ "error": "<code>", "message": "<why>" }` (and `limit`, the limit a 429 names). */
-export function sendApiError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, limit?: string): void {
+export function sendApiError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+  limit?: string,
+): void {
   sendJson(res, status, { error: code, message, ...(limit !== undefined ? { limit } : {}) }, headers);
 }
 
@@ -41,7 +66,13 @@ function xmlEscape(s: string): string {
 }
 
 /** An S3-style XML error (`<Error><Code>..</Code><Message>..</Message>...`). */
-export function sendS3Error(res: ServerResponse, status: number, code: string, message: string, requestId: string): void {
+export function sendS3Error(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  requestId: string,
+): void {
   const text =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<Error><Code>${xmlEscape(code)}</Code><Message>${xmlEscape(message)}</Message>` +

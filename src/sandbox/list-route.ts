@@ -52,7 +52,8 @@ function* inOrder(
   after: { startMs: number; id: string } | null,
 ): Generator<CatalogReplay> {
   if (sort === 'asc') {
-    for (let i = after === null ? 0 : firstAfter(sorted, after.startMs, after.id); i < sorted.length; i++) yield sorted[i]!;
+    for (let i = after === null ? 0 : firstAfter(sorted, after.startMs, after.id); i < sorted.length; i++)
+      yield sorted[i]!;
     return;
   }
   let start = sorted.length - 1;
@@ -120,7 +121,13 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
       compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
     );
     if (sort === 'desc') list.reverse();
-    sendJson(res, 200, { session_replays: list.map((r) => r.record), next_page_token: null }, {}, ctx.faults.slowBodyMs('api'));
+    sendJson(
+      res,
+      200,
+      { session_replays: list.map((r) => r.record), next_page_token: null },
+      {},
+      ctx.faults.slowBodyMs('api'),
+    );
     return;
   }
 
@@ -166,7 +173,16 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
   }
   let next: string | null = null;
   if (endless !== null) {
-    next = ctx.tokens.encode({ k: 'list', sort, pid: filter.pid, from: filter.from, to: filter.to, lastStartMs: 0, lastId: '', n: endless });
+    next = ctx.tokens.encode({
+      k: 'list',
+      sort,
+      pid: filter.pid,
+      from: filter.from,
+      to: filter.to,
+      lastStartMs: 0,
+      lastId: '',
+      n: endless,
+    });
   } else if (more) {
     const last = page[page.length - 1]!;
     const state: ListTokenState = {

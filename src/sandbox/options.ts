@@ -147,21 +147,30 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     ignoreTimeFilters: o.ignoreTimeFilters ?? false,
   };
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new SandboxConfigError('port must be 0..65535');
-  if (!Number.isInteger(r.replicas) || r.replicas < 0) throw new SandboxConfigError('replicas must be a non-negative integer');
+  if (!Number.isInteger(r.replicas) || r.replicas < 0)
+    throw new SandboxConfigError('replicas must be a non-negative integer');
   const g = r.listGrowth;
-  if (!Number.isInteger(g.perPage) || g.perPage < 0 || !Number.isInteger(g.pages) || g.pages < 0) throw new SandboxConfigError('listGrowth.perPage and .pages must be non-negative integers');
+  if (!Number.isInteger(g.perPage) || g.perPage < 0 || !Number.isInteger(g.pages) || g.pages < 0)
+    throw new SandboxConfigError('listGrowth.perPage and .pages must be non-negative integers');
   if (r.sortOrder !== 'asc' && r.sortOrder !== 'desc') throw new SandboxConfigError('sortOrder must be asc or desc');
-  if (!Number.isInteger(r.apiConcurrency) || r.apiConcurrency < 0) throw new SandboxConfigError('apiConcurrency must be a non-negative integer (0: no limit)');
+  if (!Number.isInteger(r.apiConcurrency) || r.apiConcurrency < 0)
+    throw new SandboxConfigError('apiConcurrency must be a non-negative integer (0: no limit)');
   for (const [name, v] of Object.entries(r.limits)) {
-    if (!(name in DEFAULT_RATE_LIMITS)) throw new SandboxConfigError(`limits.${name} is not a limit (known: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')})`);
+    if (!(name in DEFAULT_RATE_LIMITS))
+      throw new SandboxConfigError(
+        `limits.${name} is not a limit (known: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')})`,
+      );
     if (!Number.isInteger(v) || v < 1) throw new SandboxConfigError(`limits.${name} must be a positive integer`);
   }
-  if (typeof r.timeScale !== 'number' || !(r.timeScale > 0) || !Number.isFinite(r.timeScale)) throw new SandboxConfigError('timeScale must be a positive number');
+  if (typeof r.timeScale !== 'number' || !(r.timeScale > 0) || !Number.isFinite(r.timeScale))
+    throw new SandboxConfigError('timeScale must be a positive number');
   if (!(r.urlTtlMs >= 1000)) throw new SandboxConfigError('urlTtlMs must be at least 1000');
   if (r.apiKey.includes(':')) throw new SandboxConfigError('apiKey cannot contain ":" (HTTP Basic user name)');
-  if (!/^[\x21-\x7e]+$/.test(r.managementKey)) throw new SandboxConfigError('managementKey must be non-empty printable ASCII without spaces (a Bearer token)');
+  if (!/^[\x21-\x7e]+$/.test(r.managementKey))
+    throw new SandboxConfigError('managementKey must be non-empty printable ASCII without spaces (a Bearer token)');
   for (const [id, n] of Object.entries(r.hiddenTail)) {
-    if (!Number.isInteger(n) || n < 0) throw new SandboxConfigError(`hiddenTail of ${id} must be a non-negative integer`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new SandboxConfigError(`hiddenTail of ${id} must be a non-negative integer`);
   }
   return r;
 }

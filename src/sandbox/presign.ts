@@ -10,10 +10,14 @@ export function uriEncode(segment: string): string {
   return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
 }
 
-
 export type VerifyResult =
   | { ok: true; key: string }
-  | { ok: false; code: 'AccessDenied' | 'SignatureDoesNotMatch' | 'AuthorizationQueryParametersError'; message: string; expired: boolean };
+  | {
+      ok: false;
+      code: 'AccessDenied' | 'SignatureDoesNotMatch' | 'AuthorizationQueryParametersError';
+      message: string;
+      expired: boolean;
+    };
 
 /**
  * Presigned-style URLs (the query of an S3 SigV4 presigned GET). The signature is an HMAC over the key, credential,

@@ -53,7 +53,12 @@ export interface LimitRefusal {
 
 /** A cost that can never fit under `limit`: a 400 naming the limit. */
 function impossible(name: string, limit: number, per: string, cost: number, what: string): LimitRefusal {
-  return { status: 400, limit: name, message: `${name} limit: this ${what} costs ${cost}, more than the whole limit of ${limit} per ${per}; it can never be served`, retryAfterSeconds: 0 };
+  return {
+    status: 400,
+    limit: name,
+    message: `${name} limit: this ${what} costs ${cost}, more than the whole limit of ${limit} per ${per}; it can never be served`,
+    retryAfterSeconds: 0,
+  };
 }
 
 const MINUTE = 60_000;
@@ -79,7 +84,12 @@ function refusal(w: NamedWindow, cost: number, what: string, admit: 'fit' | 'und
 }
 
 /** Checks every window first and spends in all of them only when the cost fits in each. */
-function charge(windows: readonly NamedWindow[], cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
+function charge(
+  windows: readonly NamedWindow[],
+  cost: number,
+  what: string,
+  admit: 'fit' | 'under' = 'fit',
+): LimitRefusal | undefined {
   for (const w of windows) {
     const r = refusal(w, cost, what, admit);
     if (r) return r;
@@ -98,16 +108,29 @@ export class RateLimits {
   readonly #mapping: NamedWindow[];
 
   /** `onRefused`: called for every refusal (the sandbox counts them in its `rateLimited` stat). */
-  constructor(settings: RateLimitSettings, timeScale: number, now: () => number, private readonly onRefused: () => void = () => {}) {
-    const w = (name: string, limit: number, ms: number, per: string): NamedWindow => ({ name, per, window: new SlidingWindow(limit, ms * timeScale, now) });
+  constructor(
+    settings: RateLimitSettings,
+    timeScale: number,
+    now: () => number,
+    private readonly onRefused: () => void = () => {},
+  ) {
+    const w = (name: string, limit: number, ms: number, per: string): NamedWindow => ({
+      name,
+      per,
+      window: new SlidingWindow(limit, ms * timeScale, now),
+    });
     this.#dashboard = [
       w(PLATFORM_LIMITS.dashboardCostPer5Min.name, settings.dashboardCostPer5Min, 5 * MINUTE, 'five minutes'),
       w(PLATFORM_LIMITS.dashboardCostPerHour.name, settings.dashboardCostPerHour, 60 * MINUTE, 'hour'),
     ];
-    this.#userActivity = [w(PLATFORM_LIMITS.userActivityPerHour.name, settings.userActivityPerHour, 60 * MINUTE, 'hour')];
+    this.#userActivity = [
+      w(PLATFORM_LIMITS.userActivityPerHour.name, settings.userActivityPerHour, 60 * MINUTE, 'hour'),
+    ];
     this.#taxonomy = [w(PLATFORM_LIMITS.taxonomyCostPerHour.name, settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
     this.#taxonomyInFlight = new ConcurrentCost(settings.taxonomyConcurrentCost);
-    this.#mapping = [w(PLATFORM_LIMITS.mappingPer30s.name, settings.mappingPer30s, MAPPING_SPEC.windowMs, '30 seconds')];
+    this.#mapping = [
+      w(PLATFORM_LIMITS.mappingPer30s.name, settings.mappingPer30s, MAPPING_SPEC.windowMs, '30 seconds'),
+    ];
   }
 
   /** How many requests each limit refused (names as in the 429 bodies; limits that refused none are left out). */
@@ -144,7 +167,10 @@ export class RateLimits {
    */
   taxonomy(cost: number, res: ServerResponse): LimitRefusal | undefined {
     const inFlight = this.#taxonomyInFlight;
-    if (cost > inFlight.limit) return this.#count(impossible(PLATFORM_LIMITS.taxonomyConcurrentCost.name, inFlight.limit, 'request in flight', cost, 'call'));
+    if (cost > inFlight.limit)
+      return this.#count(
+        impossible(PLATFORM_LIMITS.taxonomyConcurrentCost.name, inFlight.limit, 'request in flight', cost, 'call'),
+      );
     const give = inFlight.take(cost);
     if (!give) {
       return this.#count({

@@ -35,7 +35,10 @@ function uuidFrom(seed: string): string {
  * derived from i), a session id equal to its nominal start in ms (REPLICA_SPACING_MS × (i+1) before the sample's),
  * platform_id = sample's + (floor(i / number of samples) mod 3), the sample's duration and retention, and the time shape of replicaTimeShape(i).
  */
-export function makeReplica(i: number, samples: readonly SampleReplay[]): { record: ReplayRecordJson; sample: SampleReplay } {
+export function makeReplica(
+  i: number,
+  samples: readonly SampleReplay[],
+): { record: ReplayRecordJson; sample: SampleReplay } {
   const sample = samples[i % samples.length]!;
   const baseStart = parseIsoTime(sample.start_time) ?? 0;
   const baseEnd = parseIsoTime(sample.end_time) ?? baseStart;

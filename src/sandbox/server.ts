@@ -60,7 +60,13 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse): Promise<void> {
+async function handleApi(
+  ctx: SandboxContext,
+  req: IncomingMessage,
+  path: string,
+  query: URLSearchParams,
+  res: ServerResponse,
+): Promise<void> {
   const { stats } = ctx;
   stats.apiRequests++;
   if (path === LIST_PATH) stats.listRequests++;
@@ -72,14 +78,26 @@ async function handleApi(ctx: SandboxContext, req: IncomingMessage, path: string
     return;
   }
   if (!hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
-    unauthorized(ctx, res, 'missing or invalid API credentials (HTTP Basic: API key, secret key)', 'Basic realm="session-replay"');
+    unauthorized(
+      ctx,
+      res,
+      'missing or invalid API credentials (HTTP Basic: API key, secret key)',
+      'Basic realm="session-replay"',
+    );
     return;
   }
   const fault = ctx.faults.nextApi();
   if (fault?.kind === 'rate-limit') {
     stats.rateLimited++;
     const { name } = PLATFORM_LIMITS.requestRate;
-    sendApiError(res, 429, 'rate_limited', `${name} limit exceeded (sandbox rateLimitEvery switch)`, { 'Retry-After': String(fault.retryAfterSeconds) }, name);
+    sendApiError(
+      res,
+      429,
+      'rate_limited',
+      `${name} limit exceeded (sandbox rateLimitEvery switch)`,
+      { 'Retry-After': String(fault.retryAfterSeconds) },
+      name,
+    );
     return;
   }
   if (fault?.kind === 'server-error') {
@@ -104,13 +122,30 @@ function unauthorized(ctx: SandboxContext, res: ServerResponse, message: string,
 }
 
 /** Checks the family's auth (Basic or Bearer; `api_key` is the family's to check), then lets it answer. */
-async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: IncomingMessage, path: string, query: URLSearchParams, res: ServerResponse): Promise<void> {
+async function handleFamily(
+  ctx: SandboxContext,
+  family: FamilyRoute,
+  req: IncomingMessage,
+  path: string,
+  query: URLSearchParams,
+  res: ServerResponse,
+): Promise<void> {
   const auth = family.auth?.(path) ?? 'basic';
   if (auth === 'basic' && !hasBasicAuth(req, ctx.opts.apiKey, ctx.opts.secretKey)) {
-    return unauthorized(ctx, res, 'missing or invalid API credentials (HTTP Basic: API key, secret key)', 'Basic realm="api"');
+    return unauthorized(
+      ctx,
+      res,
+      'missing or invalid API credentials (HTTP Basic: API key, secret key)',
+      'Basic realm="api"',
+    );
   }
   if (auth === 'bearer' && !hasBearerAuth(req, ctx.opts.managementKey)) {
-    return unauthorized(ctx, res, 'missing or invalid management key (Authorization: Bearer <management API key>; Basic is not accepted here)', 'Bearer realm="management"');
+    return unauthorized(
+      ctx,
+      res,
+      'missing or invalid management key (Authorization: Bearer <management API key>; Basic is not accepted here)',
+      'Bearer realm="management"',
+    );
   }
   try {
     await family.handle(req, res, path, query);
@@ -123,15 +158,32 @@ async function handleFamily(ctx: SandboxContext, family: FamilyRoute, req: Incom
   }
 }
 
-async function route(ctx: SandboxContext, families: SandboxFamilies, limits: ApiLimits, rateLimits: RateLimits, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function route(
+  ctx: SandboxContext,
+  families: SandboxFamilies,
+  limits: ApiLimits,
+  rateLimits: RateLimits,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
   if (path.startsWith('/api/')) {
-    const name = path === LIST_PATH || path === FILES_PATH ? 'replay' : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
+    const name =
+      path === LIST_PATH || path === FILES_PATH
+        ? 'replay'
+        : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
     if (!limits.enter(name, path, res)) {
       ctx.stats.rateLimited++;
       const { name } = PLATFORM_LIMITS.concurrentRequests;
-      sendApiError(res, 429, 'too_many_requests', `${name} limit exceeded: too many concurrent requests (more than ${limits.max} in flight)`, { 'Retry-After': '1' }, name);
+      sendApiError(
+        res,
+        429,
+        'too_many_requests',
+        `${name} limit exceeded: too many concurrent requests (more than ${limits.max} in flight)`,
+        { 'Retry-After': '1' },
+        name,
+      );
       return;
     }
   }
@@ -179,7 +231,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     stats,
     tokens: new PageTokens(deriveSecret(opts.secretKey, 'page tokens')),
-    signer: new UrlSigner(deriveSecret(opts.secretKey, 'url signing'), url, Math.max(1, Math.round(opts.urlTtlMs / 1000))),
+    signer: new UrlSigner(
+      deriveSecret(opts.secretKey, 'url signing'),
+      url,
+      Math.max(1, Math.round(opts.urlTtlMs / 1000)),
+    ),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     route(ctx, families, limits, rateLimits, req, res).catch((err: unknown) => {

@@ -7,7 +7,12 @@ import { STORAGE_PREFIX, uriEncode } from './presign.js';
  * and every segment starts with a fixed prefix, so no id can make a `.` or `..` path segment.
  * The key (the URL path decoded, without the /__storage/ prefix) is what clients log; it never holds the signature.
  */
-export function storageObject(deviceId: string, sessionId: string, version: FileVersion, name: string): {
+export function storageObject(
+  deviceId: string,
+  sessionId: string,
+  version: FileVersion,
+  name: string,
+): {
   key: string;
   path: string;
 } {

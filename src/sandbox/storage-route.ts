@@ -32,7 +32,12 @@ async function renderFile(
   let body: Buffer;
   if (encoding === 'inflated') {
     const text = await gunzipAsync(gz);
-    body = corrupt === null ? text : corrupt === 'garbage-json' ? garble(text) : text.subarray(0, Math.floor(text.length / 2));
+    body =
+      corrupt === null
+        ? text
+        : corrupt === 'garbage-json'
+          ? garble(text)
+          : text.subarray(0, Math.floor(text.length / 2));
   } else if (corrupt === 'truncated-gzip') {
     body = gz.subarray(0, Math.floor(gz.length / 2));
   } else if (corrupt === 'garbage-json') {
@@ -104,7 +109,8 @@ export async function handleStorage(
   if (fault?.kind === 'server-error') {
     stats.serverErrors++;
     const code = fault.status === 503 ? 'SlowDown' : 'InternalError';
-    const message = fault.status === 503 ? 'Please reduce your request rate.' : 'We encountered an internal error. Please try again.';
+    const message =
+      fault.status === 503 ? 'Please reduce your request rate.' : 'We encountered an internal error. Please try again.';
     sendS3Error(res, fault.status, code, message, requestId);
     return;
   }
@@ -114,7 +120,8 @@ export async function handleStorage(
     res.end();
     return;
   }
-  const corrupt = ctx.faults.isCorrupt(parsed.replayId) && index === Math.floor(all.length / 2) ? ctx.faults.corruptKind() : null;
+  const corrupt =
+    ctx.faults.isCorrupt(parsed.replayId) && index === Math.floor(all.length / 2) ? ctx.faults.corruptKind() : null;
   const { body, headers } = await renderFile(await readFile(all[index]!.path), ctx.faults.fileEncoding(), corrupt);
   if (fault?.kind === 'reset') {
     stats.resets++;

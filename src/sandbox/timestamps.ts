@@ -46,7 +46,10 @@ export function formatIsoNoZone(ms: number): string {
 
 /** `yyyymmddThhmmssZ` as in X-Amz-Date. */
 export function formatAmzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 export function parseAmzDate(text: string): number | null {

@@ -33,7 +33,9 @@ export interface CostInput {
 const DAY_MS = 86_400_000;
 
 function dayNumber(yyyymmdd: string): number {
-  return Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))) / DAY_MS;
+  return (
+    Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))) / DAY_MS
+  );
 }
 
 /** Days from `start` to `end` inclusive (YYYYMMDD, already checked), at least 1. */

@@ -30,13 +30,21 @@ const API_FAMILIES = ['replay', 'dashboard', 'useractivity', 'feedback', 'manage
 /** The platform's limits (spec documents 2 and 3), by the sandbox's key for each. */
 export const PLATFORM_LIMITS = Object.freeze({
   /** Spec 3: "5 concurrent requests across all REST endpoints" per project. */
-  concurrentRequests: { name: 'concurrent requests across all REST endpoints', kind: 'concurrency', families: API_FAMILIES },
+  concurrentRequests: {
+    name: 'concurrent requests across all REST endpoints',
+    kind: 'concurrency',
+    families: API_FAMILIES,
+  },
   /** Spec 3: dashboard cost, 1,000 within five minutes. */
   dashboardCostPer5Min: { name: 'dashboard cost per 5 minutes', kind: 'rate', families: ['dashboard'] },
   /** Spec 3: dashboard cost, 108,000 per hour. */
   dashboardCostPerHour: { name: 'dashboard cost per hour', kind: 'rate', families: ['dashboard'] },
   /** Spec 3: 360 user activity and user search queries per hour. */
-  userActivityPerHour: { name: 'user activity and user search queries per hour', kind: 'rate', families: ['useractivity'] },
+  userActivityPerHour: {
+    name: 'user activity and user search queries per hour',
+    kind: 'rate',
+    families: ['useractivity'],
+  },
   /** Spec 2: taxonomy concurrent cost limit 4 (GET 1, writes 2). */
   taxonomyConcurrentCost: { name: 'taxonomy concurrent cost', kind: 'concurrency', families: ['taxonomy'] },
   /** Spec 2: taxonomy period cost limit 7,200 per hour. */
@@ -57,7 +65,8 @@ export interface LimitReading {
 }
 
 /** Words of a limit over a period (checked first: a text naming both kinds is read as a rate). */
-const RATE_WORDS = /\brate\b|\bcost\b|\bquota\b|\bper\s+(?:second|minute|hour|day|\d+|five|thirty)\b|\bwithin\s+(?:\d+|five|thirty)\b/i;
+const RATE_WORDS =
+  /\brate\b|\bcost\b|\bquota\b|\bper\s+(?:second|minute|hour|day|\d+|five|thirty)\b|\bwithin\s+(?:\d+|five|thirty)\b/i;
 /** Words of a limit on requests at once. */
 const CONCURRENCY_WORDS = /concurren|in flight|simultaneous|at once|parallel/i;
 

@@ -23,20 +23,43 @@ export const MANAGEMENT_SPEC = Object.freeze({
 
 /** `subprop_op` of an exposure event filter: "Allowed `subprop_op`: …" (10 values). */
 export const FILTER_OPS = [
-  'is', 'is not', 'contains', 'does not contain', 'less', 'less or equal', 'greater', 'greater or equal',
-  'glob match', 'glob does not match',
+  'is',
+  'is not',
+  'contains',
+  'does not contain',
+  'less',
+  'less or equal',
+  'greater',
+  'greater or equal',
+  'glob match',
+  'glob does not match',
 ] as const;
 
 /** Condition `op` of experiments: "Allowed `op` for experiments: …" (14 values). */
 export const EXPERIMENT_CONDITION_OPS = [
-  'is', 'is not', 'contains', 'does not contain', 'less', 'less or equal', 'greater', 'greater or equal',
-  'set is', 'set is not', 'set contains', 'set does not contain', 'glob match', 'glob does not match',
+  'is',
+  'is not',
+  'contains',
+  'does not contain',
+  'less',
+  'less or equal',
+  'greater',
+  'greater or equal',
+  'set is',
+  'set is not',
+  'set contains',
+  'set does not contain',
+  'glob match',
+  'glob does not match',
 ] as const;
 
 /** Condition `op` of flags: "all of the above plus version …" (18 values). */
 export const FLAG_CONDITION_OPS = [
   ...EXPERIMENT_CONDITION_OPS,
-  'version less than', 'version less than or equal to', 'version greater than', 'version greater than or equal to',
+  'version less than',
+  'version less than or equal to',
+  'version greater than',
+  'version greater than or equal to',
 ] as const;
 
 /** Spec document 2, user mapping. */

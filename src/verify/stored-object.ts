@@ -37,7 +37,12 @@ export interface ObjectReading {
  * Reads `body` to its end. Errors of the body itself (storage) are thrown; an object that does not decode is
  * reported in `decodeError`, after the rest of its bytes have been hashed.
  */
-export async function readStoredObject(body: Readable, format: OutputFormat, key: string, limits: ReadLimits): Promise<ObjectReading> {
+export async function readStoredObject(
+  body: Readable,
+  format: OutputFormat,
+  key: string,
+  limits: ReadLimits,
+): Promise<ObjectReading> {
   const hash = createHash('sha256');
   let bytes = 0;
   let sourceFailure: { error: unknown } | undefined;

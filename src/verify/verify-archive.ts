@@ -125,7 +125,8 @@ export interface ArchiveVerification extends AsyncIterable<VerifyProblem> {
  */
 export function verifyArchive(archive: string, options: VerifyOptions = {}): ArchiveVerification {
   const concurrency = options.concurrency ?? DEFAULTS.concurrency;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new ConfigError(`concurrency must be a positive integer (got ${String(concurrency)})`);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new ConfigError(`concurrency must be a positive integer (got ${String(concurrency)})`);
   let settle!: { resolve: (s: VerifySummary) => void; reject: (err: unknown) => void };
   const summary = new Promise<VerifySummary>((resolve, reject) => (settle = { resolve, reject }));
   summary.catch(() => undefined); // a caller may only iterate
@@ -199,7 +200,11 @@ async function* run(
     checkDecodeLimits(options);
     signal.throwIfAborted();
     // Read as it is: no temporary files to sweep, no output written (hence no hashing worker).
-    store = await openArchive(archive, { create: false, s3: options.s3 ?? {}, local: { hashWorker: false, cleanStaleTemp: false } });
+    store = await openArchive(archive, {
+      create: false,
+      s3: options.s3 ?? {},
+      local: { hashWorker: false, cleanStaleTemp: false },
+    });
 
     // Pass 1: the last entry of each replay id, and the keys and assets `ok` entries name.
     const last = new LastPositions();
@@ -278,11 +283,16 @@ async function* run(
       const kind = objects === undefined ? 'output' : storedKind(key);
       if (kind === 'output') {
         totals.stored++;
-        if (!named.has(key)) yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
+        if (!named.has(key))
+          yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
       } else if (kind === 'asset') {
         const digest = key.slice(ASSETS_DIR.length + 1);
         if (!mapped.has(digest)) {
-          yield counted({ kind: 'orphan', key, message: `${key} is stored but no ok entry maps a URL to it (captured by an export that failed or was cut short; forget of its replay removes it)` });
+          yield counted({
+            kind: 'orphan',
+            key,
+            message: `${key} is stored but no ok entry maps a URL to it (captured by an export that failed or was cut short; forget of its replay removes it)`,
+          });
         }
         const task: Promise<void> = rehashAsset(opened, digest).then(
           (problem) => void (problem !== undefined && ready.push(problem)),
@@ -294,7 +304,11 @@ async function* run(
         if (failure !== undefined) throw failure.error;
         while (ready.length > 0) yield counted(ready.shift()!);
       } else if (kind === 'foreign') {
-        yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it, and replay-export writes no such file` });
+        yield counted({
+          kind: 'orphan',
+          key,
+          message: `${key} is stored but no entry of the manifest names it, and replay-export writes no such file`,
+        });
       }
     }
     await Promise.all(hashing);
@@ -362,7 +376,11 @@ function messageOf(err: unknown): string {
 const MAX_ASSETS_SEEN = 100_000;
 
 /** The captured assets of an `ok` entry (`assets`) that are not stored; a map that is not URL → digest is bad. */
-async function assetProblems(entry: OkEntry, store: Archive, seen: Map<string, Promise<boolean>>): Promise<VerifyProblem[]> {
+async function assetProblems(
+  entry: OkEntry,
+  store: Archive,
+  seen: Map<string, Promise<boolean>>,
+): Promise<VerifyProblem[]> {
   const assets: unknown = entry.assets;
   if (assets === undefined) return [];
   const replayId = entry.replay_id;
@@ -380,7 +398,13 @@ async function assetProblems(entry: OkEntry, store: Archive, seen: Map<string, P
     }
     if (!(await present)) {
       const key = `${ASSETS_DIR}/${digest}`;
-      problems.push({ kind: 'asset_missing', message: `replay ${replayId}: captured asset ${key} is not stored`, replayId, key, expected: digest });
+      problems.push({
+        kind: 'asset_missing',
+        message: `replay ${replayId}: captured asset ${key} is not stored`,
+        replayId,
+        key,
+        expected: digest,
+      });
     }
   }
   return problems;
@@ -406,7 +430,13 @@ async function rehashAsset(store: Archive, digest: string): Promise<VerifyProble
   }
   const actual = hash.digest('hex');
   if (actual === digest) return undefined;
-  return { kind: 'asset_corrupt', key, message: `${key}: its bytes' SHA-256 is ${actual}, not the digest it is stored under`, expected: digest, actual };
+  return {
+    kind: 'asset_corrupt',
+    key,
+    message: `${key}: its bytes' SHA-256 is ${actual}, not the digest it is stored under`,
+    expected: digest,
+    actual,
+  };
 }
 
 async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): Promise<EntryResult> {
@@ -449,9 +479,15 @@ async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): 
   }
   result.bytes = reading.bytes;
   if (isCount(entry.bytes) && reading.bytes !== entry.bytes) {
-    problem('size_mismatch', `${reading.bytes} bytes stored, ${entry.bytes} in the manifest`, { expected: entry.bytes, actual: reading.bytes });
+    problem('size_mismatch', `${reading.bytes} bytes stored, ${entry.bytes} in the manifest`, {
+      expected: entry.bytes,
+      actual: reading.bytes,
+    });
   } else if (typeof entry.sha256 === 'string' && reading.sha256 !== entry.sha256) {
-    problem('sha256_mismatch', `the stored bytes' SHA-256 is not the manifest's`, { expected: entry.sha256, actual: reading.sha256 });
+    problem('sha256_mismatch', `the stored bytes' SHA-256 is not the manifest's`, {
+      expected: entry.sha256,
+      actual: reading.sha256,
+    });
   }
   if (reading.decodeError !== undefined) {
     problem('undecodable', `${reading.decodeError.message}`);
@@ -470,11 +506,16 @@ async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): 
   if (recorded !== undefined && recorded !== null && typeof recorded === 'object') {
     const differ = CHECK_FIELDS.filter((f) => recorded[f] !== checks[f]);
     if (differ.length > 0) {
-      const pick = (c: ManifestChecks | Record<string, unknown>): Partial<ManifestChecks> => Object.fromEntries(differ.map((f) => [f, c[f]]));
-      problem('checks_mismatch', `the checks over the stored events differ from the manifest's (${differ.join(', ')})`, {
-        expected: pick(recorded),
-        actual: pick(checks),
-      });
+      const pick = (c: ManifestChecks | Record<string, unknown>): Partial<ManifestChecks> =>
+        Object.fromEntries(differ.map((f) => [f, c[f]]));
+      problem(
+        'checks_mismatch',
+        `the checks over the stored events differ from the manifest's (${differ.join(', ')})`,
+        {
+          expected: pick(recorded),
+          actual: pick(checks),
+        },
+      );
     }
   }
   return result;

@@ -8,7 +8,6 @@ import type { Browser } from 'playwright-core';
 import { BROWSER_ENV } from './defaults.js';
 import { VideoError } from './errors.js';
 
-
 const HOW = `install playwright-core and @sparticuz/chromium (npm install playwright-core @sparticuz/chromium), or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
 /** Flags of @sparticuz/chromium that weaken a page's security or suit only AWS Lambda. */
 const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
@@ -24,29 +23,47 @@ async function importOptional<T>(name: string): Promise<T> {
   try {
     return (await import(name)) as T;
   } catch (err) {
-    throw new VideoError('VIDEO_NO_BROWSER', `no browser to render the video: ${name} is not installed; ${HOW}`, { cause: err });
+    throw new VideoError('VIDEO_NO_BROWSER', `no browser to render the video: ${name} is not installed; ${HOW}`, {
+      cause: err,
+    });
   }
 }
 
 /** Starts headless Chromium: `path` (or the environment variable), else @sparticuz/chromium's. */
-export async function launchBrowser(path?: string, env: Readonly<Record<string, string | undefined>> = environmentOf({})): Promise<Browser> {
+export async function launchBrowser(
+  path?: string,
+  env: Readonly<Record<string, string | undefined>> = environmentOf({}),
+): Promise<Browser> {
   const { chromium } = await importOptional<typeof import('playwright-core')>('playwright-core');
   const named = path ?? (env[BROWSER_ENV] || undefined);
   let executablePath = named;
   let args: string[] = [];
   if (executablePath === undefined) {
-    const sparticuz = (await importOptional<{ default: typeof import('@sparticuz/chromium').default }>('@sparticuz/chromium')).default;
+    const sparticuz = (
+      await importOptional<{ default: typeof import('@sparticuz/chromium').default }>('@sparticuz/chromium')
+    ).default;
     try {
       executablePath = await sparticuz.executablePath();
     } catch (err) {
-      throw new VideoError('VIDEO_NO_BROWSER', `Chromium from @sparticuz/chromium could not be unpacked (${(err as Error).message}); ${HOW}`, { cause: err });
+      throw new VideoError(
+        'VIDEO_NO_BROWSER',
+        `Chromium from @sparticuz/chromium could not be unpacked (${(err as Error).message}); ${HOW}`,
+        { cause: err },
+      );
     }
     args = sparticuz.args.filter((arg) => !DROPPED_FLAGS.has(arg) && !SOFTWARE_GL.test(arg));
   }
   try {
     return await chromium.launch({ executablePath, args: [...args, ...RENDER_FLAGS], headless: true });
   } catch (err) {
-    const which = named !== undefined ? `the browser named by ${path !== undefined ? '--browser' : BROWSER_ENV} (${named})` : `Chromium (${executablePath})`;
-    throw new VideoError('VIDEO_NO_BROWSER', `${which} did not start: ${(err as Error).message.split('\n')[0]}; ${HOW}`, { cause: err });
+    const which =
+      named !== undefined
+        ? `the browser named by ${path !== undefined ? '--browser' : BROWSER_ENV} (${named})`
+        : `Chromium (${executablePath})`;
+    throw new VideoError(
+      'VIDEO_NO_BROWSER',
+      `${which} did not start: ${(err as Error).message.split('\n')[0]}; ${HOW}`,
+      { cause: err },
+    );
   }
 }

@@ -29,7 +29,8 @@ async function seekTo(t: number): Promise<[number, number, number, number]> {
   for (; state.next < events.length && events[state.next]!.timestamp <= until; state.next++) {
     const e = events[state.next]!;
     if (e && e.type === 2) state.last.clear();
-    else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number') state.last.set(e.data.id, e.data);
+    else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number')
+      state.last.set(e.data.id, e.data);
   }
   for (const d of state.last.values()) r0.applyScroll(d, true);
   // The player fits the replay to the page in a task after a resize: let it run first. rrweb draws a canvas frame once
@@ -82,8 +83,19 @@ export class FrameCapture {
     private readonly window: { width: number; height: number },
   ) {}
 
-  static async open(context: BrowserContext, pages: readonly Page[], size: { width: number; height: number }, window: { width: number; height: number }): Promise<FrameCapture> {
-    const players = await Promise.all(pages.map(async (page) => ({ page, cdp: await context.newCDPSession(page), last: Promise.resolve() as Promise<unknown> })));
+  static async open(
+    context: BrowserContext,
+    pages: readonly Page[],
+    size: { width: number; height: number },
+    window: { width: number; height: number },
+  ): Promise<FrameCapture> {
+    const players = await Promise.all(
+      pages.map(async (page) => ({
+        page,
+        cdp: await context.newCDPSession(page),
+        last: Promise.resolve() as Promise<unknown>,
+      })),
+    );
     return new FrameCapture(players, size, window);
   }
 
@@ -98,10 +110,19 @@ export class FrameCapture {
     const shot = player.last.then(async () => {
       const [x, y, width, height] = await player.page.evaluate(seekTo, t);
       // The frame fills the window (to a fraction of a pixel, the player's scale being exact in one direction only).
-      const fills = Math.abs(x) < 0.5 && Math.abs(y) < 0.5 && Math.abs(width - this.window.width) < 1 && Math.abs(height - this.window.height) < 1;
+      const fills =
+        Math.abs(x) < 0.5 &&
+        Math.abs(y) < 0.5 &&
+        Math.abs(width - this.window.width) < 1 &&
+        Math.abs(height - this.window.height) < 1;
       const scale = Math.min(this.size.width / width, this.size.height / height);
       const clip = fills ? {} : { clip: { x, y, width, height, scale } };
-      const { data } = (await player.cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: 92, ...clip, optimizeForSpeed: true })) as { data: string };
+      const { data } = (await player.cdp.send('Page.captureScreenshot', {
+        format: 'jpeg',
+        quality: 92,
+        ...clip,
+        optimizeForSpeed: true,
+      })) as { data: string };
       return data;
     });
     // A failure is the caller's to see when it awaits the frame; the next capture of the page is not held up by it.

@@ -7,14 +7,19 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { VideoFormat } from './defaults.js';
 import { VideoError } from './errors.js';
 
-
 /** One encoded packet, as the encoder page hands it over. */
 interface Packet {
   data: string;
   key: boolean;
   timestamp: number;
   duration: number;
-  config?: { codec: string; codedWidth: number; codedHeight: number; description?: string; colorSpace?: Record<string, unknown> };
+  config?: {
+    codec: string;
+    codedWidth: number;
+    codedHeight: number;
+    description?: string;
+    colorSpace?: Record<string, unknown>;
+  };
 }
 
 /** What the encoder page hands back: the packets made so far, or the encoder's failure. */
@@ -124,7 +129,9 @@ async function loadMediabunny(): Promise<Mediabunny> {
   try {
     return await import('mediabunny');
   } catch (err) {
-    throw new VideoError('VIDEO_NO_ENCODER', 'the video muxer mediabunny is not installed (npm install mediabunny)', { cause: err });
+    throw new VideoError('VIDEO_NO_ENCODER', 'the video muxer mediabunny is not installed (npm install mediabunny)', {
+      cause: err,
+    });
   }
 }
 
@@ -151,7 +158,13 @@ export interface FrameEncoder {
 
 /** The encoder's page, loaded (while the player page loads; closed with its context); `open` starts encoding once the size is known. */
 export interface EncoderPage {
-  open(options: { format: VideoFormat; width: number; height: number; fps: number; path: string }): Promise<FrameEncoder>;
+  open(options: {
+    format: VideoFormat;
+    width: number;
+    height: number;
+    fps: number;
+    path: string;
+  }): Promise<FrameEncoder>;
 }
 
 /** Loads the encoder page at `pageUrl` in `context`, and the muxer. */
@@ -169,7 +182,11 @@ export async function loadEncoder(context: BrowserContext, pageUrl: string): Pro
 }
 
 /** Starts the encoder of `page` writing `format` at `width`×`height`, `fps`, into the file at `path`. */
-async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoFormat; width: number; height: number; fps: number; path: string }): Promise<FrameEncoder> {
+async function openEncoder(
+  mb: Mediabunny,
+  page: Page,
+  options: { format: VideoFormat; width: number; height: number; fps: number; path: string },
+): Promise<FrameEncoder> {
   const { format, width, height, fps } = options;
   const config = {
     codec: codecOf(format, width, height),
@@ -181,9 +198,20 @@ async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoF
     latencyMode: 'quality',
     ...(format === 'mp4' ? { avc: { format: 'avc' } } : {}),
   };
-  const refused = await page.evaluate(([w, h, c]) => (globalThis as any).__video.start(w, h, c) as Promise<string>, [width, height, config] as const);
-  if (refused) throw new VideoError('VIDEO_NO_ENCODER', `${refused} (${format}); try --out with ${format === 'mp4' ? '.webm' : '.mp4'}`);
-  const output = new mb.Output({ format: format === 'mp4' ? new mb.Mp4OutputFormat() : new mb.WebMOutputFormat(), target: new mb.FilePathTarget(options.path) });
+  const refused = await page.evaluate(([w, h, c]) => (globalThis as any).__video.start(w, h, c) as Promise<string>, [
+    width,
+    height,
+    config,
+  ] as const);
+  if (refused)
+    throw new VideoError(
+      'VIDEO_NO_ENCODER',
+      `${refused} (${format}); try --out with ${format === 'mp4' ? '.webm' : '.mp4'}`,
+    );
+  const output = new mb.Output({
+    format: format === 'mp4' ? new mb.Mp4OutputFormat() : new mb.WebMOutputFormat(),
+    target: new mb.FilePathTarget(options.path),
+  });
   const source = new mb.EncodedVideoPacketSource(format === 'mp4' ? 'avc' : 'vp9');
   output.addVideoTrack(source, { frameRate: fps });
   await output.start();
@@ -192,7 +220,12 @@ async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoF
 
   const write = async (packets: Packet[]): Promise<void> => {
     for (const p of packets) {
-      const packet = new mb.EncodedPacket(Buffer.from(p.data, 'base64'), p.key ? 'key' : 'delta', p.timestamp / 1e6, (p.duration || frameUs) / 1e6);
+      const packet = new mb.EncodedPacket(
+        Buffer.from(p.data, 'base64'),
+        p.key ? 'key' : 'delta',
+        p.timestamp / 1e6,
+        (p.duration || frameUs) / 1e6,
+      );
       const c = p.config;
       const meta = c
         ? {
@@ -214,9 +247,14 @@ async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoF
     try {
       taken = await run();
     } catch (err) {
-      throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+      throw new VideoError(
+        'VIDEO_RENDER_FAILED',
+        `the browser's video encoder failed: ${(err as Error).message.split('\n')[0]}`,
+        { cause: err },
+      );
     }
-    if (taken.failure) throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${taken.failure}`);
+    if (taken.failure)
+      throw new VideoError('VIDEO_RENDER_FAILED', `the browser's video encoder failed: ${taken.failure}`);
     return taken.packets;
   };
   // What frame k's call gave back is written once frame k − 1's is: the page takes the packets in frame order, and
@@ -242,11 +280,21 @@ async function openEncoder(mb: Mediabunny, page: Page, options: { format: VideoF
   return {
     async add(jpeg, index) {
       const args = [index, jpeg, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await written(index, await call(() => page.evaluate(([i, j, t, d, k]) => (globalThis as any).__video.frame(i, j, t, d, k) as Promise<Taken>, args)));
+      await written(
+        index,
+        await call(() =>
+          page.evaluate(([i, j, t, d, k]) => (globalThis as any).__video.frame(i, j, t, d, k) as Promise<Taken>, args),
+        ),
+      );
     },
     async again(index) {
       const args = [index, Math.round(index * frameUs), Math.round(frameUs), index % keyEvery === 0] as const;
-      await written(index, await call(() => page.evaluate(([i, t, d, k]) => (globalThis as any).__video.again(i, t, d, k) as Promise<Taken>, args)));
+      await written(
+        index,
+        await call(() =>
+          page.evaluate(([i, t, d, k]) => (globalThis as any).__video.again(i, t, d, k) as Promise<Taken>, args),
+        ),
+      );
     },
     async finish() {
       // Called once every frame's call has settled: all written.

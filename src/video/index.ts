@@ -19,9 +19,26 @@ export async function renderVideo(source: VideoSource, options: VideoOptions): P
   }
 }
 
-export { renderEvents, videoSize, VIDEO_DEFAULTS, type RenderOptions, type VideoProgress, type VideoResult, type VideoSize } from './render.js';
+export {
+  renderEvents,
+  videoSize,
+  VIDEO_DEFAULTS,
+  type RenderOptions,
+  type VideoProgress,
+  type VideoResult,
+  type VideoSize,
+} from './render.js';
 export { fileFormat, isFile as isEventsFile, type VideoSource } from './source.js';
 export { BROWSER_ENV, formatOf, type VideoFormat } from './defaults.js';
 export { VideoError, type VideoErrorCode } from './errors.js';
-export { segments, frameCount, frameOffsets, videoLength, IDLE_THRESHOLD_MS, type Segment, type Timeline, type ScheduleOptions } from './schedule.js';
+export {
+  segments,
+  frameCount,
+  frameOffsets,
+  videoLength,
+  IDLE_THRESHOLD_MS,
+  type Segment,
+  type Timeline,
+  type ScheduleOptions,
+} from './schedule.js';
 export { parseVideoTime, type VideoTime } from './range.js';

@@ -20,7 +20,10 @@ export function parseVideoTime(text: string, name: string): VideoTime {
     const ms = Date.parse(t);
     if (Number.isFinite(ms)) return new Date(ms);
   }
-  throw new VideoError('VIDEO_BAD_OPTION', `${name} must be an offset (90, 90s, 1500ms, 2m, 1:30) or an ISO 8601 time: ${JSON.stringify(text)}`);
+  throw new VideoError(
+    'VIDEO_BAD_OPTION',
+    `${name} must be an offset (90, 90s, 1500ms, 2m, 1:30) or an ISO 8601 time: ${JSON.stringify(text)}`,
+  );
 }
 
 /** The offset in ms from `start` (ms since the epoch) a time stands for. */

@@ -84,16 +84,32 @@ export interface VideoResult {
   refusedRequests: string[];
 }
 
-export const VIDEO_DEFAULTS = Object.freeze({ fps: 10, speed: 1, skipInactivity: true, maxSize: Object.freeze({ width: 1280, height: 800 }) });
-
+export const VIDEO_DEFAULTS = Object.freeze({
+  fps: 10,
+  speed: 1,
+  skipInactivity: true,
+  maxSize: Object.freeze({ width: 1280, height: 800 }),
+});
 
 function checkOptions(options: RenderOptions): { fps: number; speed: number } {
   const fps = options.fps ?? VIDEO_DEFAULTS.fps;
   const speed = options.speed ?? VIDEO_DEFAULTS.speed;
-  if (!Number.isFinite(fps) || fps <= 0 || fps > 60) throw new VideoError('VIDEO_BAD_OPTION', `--fps must be a number above 0, at most 60: ${fps}`);
-  if (!Number.isFinite(speed) || speed <= 0 || speed > 360) throw new VideoError('VIDEO_BAD_OPTION', `--speed must be a number above 0, at most 360: ${speed}`);
+  if (!Number.isFinite(fps) || fps <= 0 || fps > 60)
+    throw new VideoError('VIDEO_BAD_OPTION', `--fps must be a number above 0, at most 60: ${fps}`);
+  if (!Number.isFinite(speed) || speed <= 0 || speed > 360)
+    throw new VideoError('VIDEO_BAD_OPTION', `--speed must be a number above 0, at most 360: ${speed}`);
   for (const s of [options.size, options.maxSize]) {
-    if (s && !(Number.isInteger(s.width) && Number.isInteger(s.height) && s.width >= 16 && s.height >= 16 && s.width <= 4096 && s.height <= 4096)) {
+    if (
+      s &&
+      !(
+        Number.isInteger(s.width) &&
+        Number.isInteger(s.height) &&
+        s.width >= 16 &&
+        s.height >= 16 &&
+        s.width <= 4096 &&
+        s.height <= 4096
+      )
+    ) {
       throw new VideoError('VIDEO_BAD_OPTION', `--size must be WIDTHxHEIGHT, 16 to 4096 each: ${s.width}x${s.height}`);
     }
   }
@@ -191,11 +207,23 @@ async function preparePage(page: Page, url: string, window: VideoSize): Promise<
 }
 
 /** A context where only the given file URLs load; every other request is refused and recorded. */
-async function offlineContext(browser: Browser, allowed: readonly string[], viewport: VideoSize): Promise<{ context: BrowserContext; refused: string[] }> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, serviceWorkers: 'block', acceptDownloads: false });
+async function offlineContext(
+  browser: Browser,
+  allowed: readonly string[],
+  viewport: VideoSize,
+): Promise<{ context: BrowserContext; refused: string[] }> {
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: 1,
+    serviceWorkers: 'block',
+    acceptDownloads: false,
+  });
   const refused: string[] = [];
   await context.route('**', (route) => {
-    const url = route.request().url().replace(/[?#].*$/, '');
+    const url = route
+      .request()
+      .url()
+      .replace(/[?#].*$/, '');
     if (allowed.includes(url)) return route.continue();
     refused.push(route.request().url());
     return route.abort();
@@ -211,12 +239,18 @@ async function offlineContext(browser: Browser, allowed: readonly string[], view
  * Renders the events (compact JSON, one Buffer each, in batches or one by one) as a video at `options.out`.
  * Memory: the events are streamed into the page's file, the frames one at a time to the encoder and the file.
  */
-export async function renderEvents(events: AsyncIterable<Buffer | readonly Buffer[]>, options: RenderOptions): Promise<VideoResult> {
+export async function renderEvents(
+  events: AsyncIterable<Buffer | readonly Buffer[]>,
+  options: RenderOptions,
+): Promise<VideoResult> {
   return renderReplay({ events }, options);
 }
 
 /** `renderEvents`, the replay's captured assets (when given) embedded in its page and played instead of their URLs. */
-export async function renderReplay(replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined }, options: RenderOptions): Promise<VideoResult> {
+export async function renderReplay(
+  replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined },
+  options: RenderOptions,
+): Promise<VideoResult> {
   const format = formatOf(options.out);
   const { fps, speed } = checkOptions(options);
   const out = resolve(options.out);
@@ -231,10 +265,15 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
     const firstViewport = new FirstViewport();
     const [written, started] = await Promise.allSettled([
       (async () => {
-        await writeFile(encoderFile, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
+        await writeFile(
+          encoderFile,
+          `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`,
+        );
         return writePlayerPage(work, options.title ?? 'replay', replay, firstViewport);
       })(),
-      options.browserInstance ? Promise.resolve(options.browserInstance as Browser) : launchBrowser(options.browser, options.env),
+      options.browserInstance
+        ? Promise.resolve(options.browserInstance as Browser)
+        : launchBrowser(options.browser, options.env),
     ]);
     if (started.status === 'fulfilled') browser = started.value;
     if (written.status === 'rejected') throw written.reason;
@@ -260,15 +299,31 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
       return helper;
     });
     for (const helper of helpers) helper.catch(() => undefined);
-    const [facts, encoderPage] = await Promise.all([preparePage(page, pageUrl, window), loadEncoder(context, encoderUrl)]);
+    const [facts, encoderPage] = await Promise.all([
+      preparePage(page, pageUrl, window),
+      loadEncoder(context, encoderUrl),
+    ]);
     const viewport = facts.first.width ? facts.first : DEFAULT_VIEWPORT;
     const size = videoSize(viewport, options.size, maxSize);
     const from = offsetOf(options.from, facts.start);
     const to = offsetOf(options.to, facts.start);
-    if ((from !== undefined && to !== undefined && to <= from) || (to !== undefined && to <= 0) || (from !== undefined && from >= facts.end - facts.start)) {
-      throw new VideoError('VIDEO_EMPTY', `the range asked for (--from ${from ?? 0} ms, --to ${to ?? 'end'} ms) holds none of the replay's ${facts.end - facts.start} ms`);
+    if (
+      (from !== undefined && to !== undefined && to <= from) ||
+      (to !== undefined && to <= 0) ||
+      (from !== undefined && from >= facts.end - facts.start)
+    ) {
+      throw new VideoError(
+        'VIDEO_EMPTY',
+        `the range asked for (--from ${from ?? 0} ms, --to ${to ?? 'end'} ms) holds none of the replay's ${facts.end - facts.start} ms`,
+      );
     }
-    const parts = segments(facts, { fps, speed, skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity, from, to });
+    const parts = segments(facts, {
+      fps,
+      speed,
+      skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity,
+      from,
+      to,
+    });
     const frames = frameCount(parts, fps);
     encoder = await encoderPage.open({ format, ...size, fps, path: partial });
     const capture = await FrameCapture.open(context, [page], size, window);
@@ -331,7 +386,12 @@ export async function renderReplay(replay: { events: AsyncIterable<Buffer | read
  * embedded (copied into `dir`'s own assets folder first, one at a time, each checked against its digest); returns
  * the page's path.
  */
-async function writePlayerPage(dir: string, title: string, replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined }, first: FirstViewport): Promise<string> {
+async function writePlayerPage(
+  dir: string,
+  title: string,
+  replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined },
+  first: FirstViewport,
+): Promise<string> {
   const sink = createLocalSink(dir);
   try {
     const writer = await sink.open(title, { format: 'html', gzip: false });
@@ -350,7 +410,8 @@ async function writePlayerPage(dir: string, title: string, replay: { events: Asy
       }
     }
     if (batch.length > 0) await writer.write(batch);
-    const assets = replay.assets && sink.putAsset && (await copyAssets({ putAsset: sink.putAsset.bind(sink) }, replay.assets));
+    const assets =
+      replay.assets && sink.putAsset && (await copyAssets({ putAsset: sink.putAsset.bind(sink) }, replay.assets));
     const result = await writer.commit(assets ? { assets } : {});
     return join(dir, result.key);
   } finally {
@@ -359,7 +420,10 @@ async function writePlayerPage(dir: string, title: string, replay: { events: Asy
 }
 
 /** Copies the stored assets of `captured` into `sink`; returns the map of those (an asset gone is left out). */
-async function copyAssets(sink: Required<Pick<Sink, 'putAsset'>>, captured: CapturedAssets): Promise<ReplayAssets | undefined> {
+async function copyAssets(
+  sink: Required<Pick<Sink, 'putAsset'>>,
+  captured: CapturedAssets,
+): Promise<ReplayAssets | undefined> {
   const urls: Record<string, string> = {};
   const stored = new Set<string>();
   for (const [url, digest] of Object.entries(captured.map.urls)) {

@@ -48,7 +48,11 @@ export function segments(timeline: Timeline, options: ScheduleOptions): Segment[
       if (next === undefined) break;
       const gap = next - a;
       if (gap > IDLE_THRESHOLD_MS * options.speed) {
-        cuts.push({ from: a - timeline.start, to: next - timeline.start, rate: Math.min(Math.round(gap / SKIP_TIME_MS), MAX_SKIP_SPEED) });
+        cuts.push({
+          from: a - timeline.start,
+          to: next - timeline.start,
+          rate: Math.min(Math.round(gap / SKIP_TIME_MS), MAX_SKIP_SPEED),
+        });
       }
     }
   }
@@ -86,7 +90,10 @@ export function* frameOffsets(parts: readonly Segment[], fps: number): Generator
   let segmentStart = 0; // video ms where `parts[segment]` starts
   for (let k = 0; k < count; k++) {
     const v = k === count - 1 ? length : (k * 1000) / fps;
-    while (segment < parts.length - 1 && v >= segmentStart + (parts[segment]!.to - parts[segment]!.from) / parts[segment]!.rate) {
+    while (
+      segment < parts.length - 1 &&
+      v >= segmentStart + (parts[segment]!.to - parts[segment]!.from) / parts[segment]!.rate
+    ) {
       segmentStart += (parts[segment]!.to - parts[segment]!.from) / parts[segment]!.rate;
       segment++;
     }

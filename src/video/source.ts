@@ -70,16 +70,31 @@ export interface OpenedSource {
 }
 
 /** A replay of an archive: its stored output's events and, when the entry has them, its captured assets. */
-async function openArchiveEntry(archive: string, replayId: string, s3: S3SinkOptions | undefined): Promise<OpenedSource> {
+async function openArchiveEntry(
+  archive: string,
+  replayId: string,
+  s3: S3SinkOptions | undefined,
+): Promise<OpenedSource> {
   const source = await openArchiveSource(archive, s3);
   try {
     const row = source.index.get(replayId);
-    if (!row) throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, { replayId });
+    if (!row)
+      throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, {
+        replayId,
+      });
     const object = row.stored === undefined ? undefined : await source.open(row.stored);
-    if (!object) throw new VideoError('VIDEO_BAD_OPTION', `the archive ${source.label} holds no stored output for replay ${replayId}`, { replayId });
+    if (!object)
+      throw new VideoError(
+        'VIDEO_BAD_OPTION',
+        `the archive ${source.label} holds no stored output for replay ${replayId}`,
+        { replayId },
+      );
     const map = row.hasAssets ? await source.assetsOf(replayId) : undefined;
     return {
-      events: compact(storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES), `replay ${replayId} of ${source.label}`),
+      events: compact(
+        storedEvents(object.body, object.format, object.gzip, MAX_EVENT_BYTES),
+        `replay ${replayId} of ${source.label}`,
+      ),
       assets: map && { map, read: (digest) => source.readAsset(digest) },
       close: () => source.close(),
     };
@@ -92,7 +107,12 @@ async function openArchiveEntry(archive: string, replayId: string, s3: S3SinkOpt
 /** Opens `source`: its events are read as they are consumed; close it once done. */
 export async function openVideoSource(source: VideoSource): Promise<OpenedSource> {
   if ('archive' in source) return openArchiveEntry(source.archive, source.replayId, source.s3);
-  const events = 'events' in source ? source.events : 'file' in source ? fileEvents(source.file) : replayEventBytes(source.replayId, source.platform ?? {});
+  const events =
+    'events' in source
+      ? source.events
+      : 'file' in source
+        ? fileEvents(source.file)
+        : replayEventBytes(source.replayId, source.platform ?? {});
   return { events, close: async () => undefined };
 }
 

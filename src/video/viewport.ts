@@ -36,5 +36,8 @@ export class FirstViewport {
 /** The size, in whole CSS px, of a `viewport` fitted into `box` (scaled up or down, its shape kept). */
 export function fitted(viewport: ViewportSize, box: ViewportSize): ViewportSize {
   const scale = Math.min(box.width / viewport.width, box.height / viewport.height);
-  return { width: Math.max(1, Math.round(viewport.width * scale)), height: Math.max(1, Math.round(viewport.height * scale)) };
+  return {
+    width: Math.max(1, Math.round(viewport.width * scale)),
+    height: Math.max(1, Math.round(viewport.height * scale)),
+  };
 }

@@ -140,7 +140,10 @@ export class ArchiveIndex {
   static async load(archive: Archive): Promise<ArchiveIndex> {
     const state = await readManifestState(archive);
     // A user's tombstone (`forget --user`) is no replay: its replays have tombstones of their own.
-    const rows = [...state.values()].filter((e) => forgottenUser(e) === undefined).map(rowOf).sort(byStart);
+    const rows = [...state.values()]
+      .filter((e) => forgottenUser(e) === undefined)
+      .map(rowOf)
+      .sort(byStart);
     return new ArchiveIndex(rows);
   }
 

@@ -45,7 +45,10 @@ export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputForm
   const gzip = entry.gzip === true;
   const expected = replayKey(entry.replay_id, { format, gzip });
   if (entry.key !== expected) {
-    throw new ViewError('VIEW_UNSAFE_KEY', `the manifest's key for this replay is not the layout's key`, { replayId: entry.replay_id, fileKey: entry.key });
+    throw new ViewError('VIEW_UNSAFE_KEY', `the manifest's key for this replay is not the layout's key`, {
+      replayId: entry.replay_id,
+      fileKey: entry.key,
+    });
   }
   return { key: expected, format, gzip };
 }

@@ -8,6 +8,15 @@ export type ViewErrorCode = 'VIEW_BAD_OBJECT' | 'VIEW_TOO_LARGE' | 'VIEW_UNSAFE_
  */
 export class ViewError extends ReplayExportError {
   constructor(code: ViewErrorCode, message: string, context: ErrorContext = {}) {
-    super(message, { ...context, code, category: code === 'VIEW_UNSUPPORTED_ARCHIVE' ? 'usage' : code === 'VIEW_BAD_OBJECT' || code === 'VIEW_TOO_LARGE' ? 'data' : 'storage' });
+    super(message, {
+      ...context,
+      code,
+      category:
+        code === 'VIEW_UNSUPPORTED_ARCHIVE'
+          ? 'usage'
+          : code === 'VIEW_BAD_OBJECT' || code === 'VIEW_TOO_LARGE'
+            ? 'data'
+            : 'storage',
+    });
   }
 }

@@ -28,7 +28,10 @@ const asHost = (address: string): string => (isIPv6(address) ? `[${address.toLow
 /** Throws a ConfigError naming the first of `names` that is not a host name or address (with or without a port). */
 export function checkHostNames(names: readonly string[]): void {
   const bad = names.find((name) => hostOf(name) === undefined);
-  if (bad !== undefined) throw new ConfigError(`--allow-host must be a host name or address (optionally with :port), got ${JSON.stringify(bad)}`);
+  if (bad !== undefined)
+    throw new ConfigError(
+      `--allow-host must be a host name or address (optionally with :port), got ${JSON.stringify(bad)}`,
+    );
 }
 
 /**

@@ -61,12 +61,26 @@ function row(r: IndexRow, videos: boolean): string {
 function headings(p: URLSearchParams, videos: boolean): string {
   const sortable: Record<string, string> = { start: 'start', duration: 'duration', events: 'events', errors: 'errors' };
   const current = p.get('sort') || 'start';
-  const names = ['replay', 'user', 'device', 'start', 'duration', 'status', 'events', 'errors', 'first page', 'bytes', 'checks', ...(videos ? ['video'] : [])];
+  const names = [
+    'replay',
+    'user',
+    'device',
+    'start',
+    'duration',
+    'status',
+    'events',
+    'errors',
+    'first page',
+    'bytes',
+    'checks',
+    ...(videos ? ['video'] : []),
+  ];
   return names
     .map((name) => {
       const key = sortable[name];
       if (key === undefined) return `<th>${name}</th>`;
-      if (key === current) return `<th aria-sort="${key === 'start' ? 'ascending' : 'descending'}">${name} ${key === 'start' ? '↑' : '↓'}</th>`;
+      if (key === current)
+        return `<th aria-sort="${key === 'start' ? 'ascending' : 'descending'}">${name} ${key === 'start' ? '↑' : '↓'}</th>`;
       const q = new URLSearchParams(p);
       q.set('sort', key);
       q.delete('page');
@@ -100,7 +114,11 @@ export function renderIndex(title: string, query: IndexQuery, page: IndexPage): 
     q.set('page', String(n));
     return `<a href="/?${escapeHtml(q.toString())}">${text}</a>`;
   };
-  const nav = [page.page > 1 ? link(page.page - 1, 'previous') : '', `page ${page.page} of ${pages} (${page.total} replays)`, page.page < pages ? link(page.page + 1, 'next') : '']
+  const nav = [
+    page.page > 1 ? link(page.page - 1, 'previous') : '',
+    `page ${page.page} of ${pages} (${page.total} replays)`,
+    page.page < pages ? link(page.page + 1, 'next') : '',
+  ]
     .filter((s) => s !== '')
     .join(' · ');
   return `<!doctype html>

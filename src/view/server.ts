@@ -82,7 +82,6 @@ const DAY_MS = 86_400_000;
 
 class BadRequest extends Error {}
 
-
 function dateParam(value: string, name: string, endOfDay: boolean): number {
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const ms = Date.parse(day ? `${value}T00:00:00Z` : value);
@@ -151,13 +150,15 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   checkHostNames(options.allowHosts ?? []);
   const source = await openArchiveSource(options.archive, options.s3);
   const index = source.index;
-  const limits = { maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes, maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes };
+  const limits = {
+    maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes,
+    maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes,
+  };
   const player = sharedPlayer();
   const title = `replay-export view: ${source.label}`;
   const videos = videoRoute(options.video);
   let hosts = new Set<string>();
   const host = options.host ?? '127.0.0.1';
-
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!hosts.has(hostOf(req.headers.host) ?? '')) return send(res, 421, 'unknown host\n');
@@ -203,11 +204,20 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         throw err;
       }
       const page = index.page(query.filter, query.page, query.pageSize);
-      const html = renderIndex(title, { params: url.searchParams, filter: query.filter, videos: videos.available }, page);
+      const html = renderIndex(
+        title,
+        { params: url.searchParams, filter: query.filter, videos: videos.available },
+        page,
+      );
       return send(res, 200, html, 'text/html; charset=utf-8');
     }
     const sub = parts[3];
-    if (parts[1] !== 'replays' || parts.length < 3 || parts.length > 4 || (sub !== undefined && sub !== 'events.ndjson' && sub !== 'video.mp4')) {
+    if (
+      parts[1] !== 'replays' ||
+      parts.length < 3 ||
+      parts.length > 4 ||
+      (sub !== undefined && sub !== 'events.ndjson' && sub !== 'video.mp4')
+    ) {
       return send(res, 404, 'not found\n');
     }
     let id: string;

@@ -42,6 +42,12 @@ export function sharedPlayer(): SharedPlayer {
     version,
     files,
     shell: (title, eventsUrl, assets) =>
-      playerShell({ title, eventsUrl, assetBase: `/player/${version}/`, back: '/', ...(assets !== undefined ? { captured: { assets, base: '/assets/' } } : {}) }),
+      playerShell({
+        title,
+        eventsUrl,
+        assetBase: `/player/${version}/`,
+        back: '/',
+        ...(assets !== undefined ? { captured: { assets, base: '/assets/' } } : {}),
+      }),
   };
 }

@@ -30,7 +30,8 @@ function isSpace(b: number): boolean {
 
 const badPage = (message: string): ViewError => new ViewError('VIEW_BAD_OBJECT', message);
 
-const eventTooLarge = (max: number): ViewError => new ViewError('VIEW_BAD_OBJECT', `an event of the stored replay is over ${max} bytes`);
+const eventTooLarge = (max: number): ViewError =>
+  new ViewError('VIEW_BAD_OBJECT', `an event of the stored replay is over ${max} bytes`);
 
 /**
  * A JSON array's elements as NDJSON, byte for byte but for the whitespace between tokens (dropped, so that a
@@ -73,7 +74,8 @@ async function* jsonArrayNdjson(source: AsyncIterable<Buffer>, max: number): Asy
       } else if (depth > 0 && (b === RBRACE || b === RBRACKET)) {
         depth--;
       } else if (depth === 0 && (b === COMMA || b === RBRACKET)) {
-        if (length === 0 && (b === COMMA || afterComma)) throw new ViewError('VIEW_BAD_OBJECT', 'an empty element in the stored events array');
+        if (length === 0 && (b === COMMA || afterComma))
+          throw new ViewError('VIEW_BAD_OBJECT', 'an empty element in the stored events array');
         if (length > 0) out[o++] = LF;
         length = 0;
         afterComma = b === COMMA;
@@ -110,7 +112,11 @@ async function* capped(source: AsyncIterable<Buffer>, max: number, key: string, 
   for await (const chunk of source) {
     total += chunk.length;
     if (total > max) {
-      throw new ViewError('VIEW_TOO_LARGE', `${key} holds more than ${max} bytes${gzip ? ' once inflated' : ''}: over the limit of what view serves`, { fileKey: key });
+      throw new ViewError(
+        'VIEW_TOO_LARGE',
+        `${key} holds more than ${max} bytes${gzip ? ' once inflated' : ''}: over the limit of what view serves`,
+        { fileKey: key },
+      );
     }
     yield chunk;
   }
@@ -128,7 +134,13 @@ export interface NdjsonLimits {
  * whatever the object inflates to. Over a limit: `ViewError` (`VIEW_TOO_LARGE` for the object, `VIEW_BAD_OBJECT` for
  * an event). Destroys `body` when done or stopped early.
  */
-export async function* storedNdjson(body: Readable, format: OutputFormat, gzip: boolean, key: string, limits: NdjsonLimits): AsyncGenerator<Buffer> {
+export async function* storedNdjson(
+  body: Readable,
+  format: OutputFormat,
+  gzip: boolean,
+  key: string,
+  limits: NdjsonLimits,
+): AsyncGenerator<Buffer> {
   const source: Readable = gzip ? body.pipe(createGunzip()) : body;
   if (gzip) body.on('error', (err) => source.destroy(err));
   try {
@@ -147,10 +159,20 @@ export async function* storedNdjson(body: Readable, format: OutputFormat, gzip: 
  * a `DecodeError` names what is wrong and where. A gzip layer is found by its bytes (the third argument, how the
  * manifest says it is stored, is not needed for that). Destroys `body` when done or stopped early.
  */
-export async function* storedEvents(body: Readable, format: OutputFormat, _gzip: boolean, maxEventBytes: number): AsyncGenerator<Buffer> {
+export async function* storedEvents(
+  body: Readable,
+  format: OutputFormat,
+  _gzip: boolean,
+  maxEventBytes: number,
+): AsyncGenerator<Buffer> {
   const key = 'the stored replay';
   try {
-    for await (const events of decodeEventBytes(storedEventsArray(body, format, key, badPage), { version: 3, file: key, maxEventBytes })) yield* events;
+    for await (const events of decodeEventBytes(storedEventsArray(body, format, key, badPage), {
+      version: 3,
+      file: key,
+      maxEventBytes,
+    }))
+      yield* events;
   } finally {
     body.destroy();
   }

@@ -55,7 +55,11 @@ export function videoRoute(video: ViewVideo | undefined): VideoRoute {
         res.setHeader('retry-after', '30');
         return send(res, 429, 'another video is being rendered (one at a time); try again when it is done\n');
       }
-      const head = { 'content-type': 'video/mp4', 'content-disposition': `attachment; filename="${videoFileName(id)}"`, ...securityHeaders(INDEX_CSP) };
+      const head = {
+        'content-type': 'video/mp4',
+        'content-disposition': `attachment; filename="${videoFileName(id)}"`,
+        ...securityHeaders(INDEX_CSP),
+      };
       if (req.method === 'HEAD') {
         res.writeHead(200, head);
         res.end();
@@ -74,7 +78,11 @@ export function videoRoute(video: ViewVideo | undefined): VideoRoute {
           await video.render(id, out, AbortSignal.any([stop.signal, gone.signal]));
         } catch (err) {
           if (gone.signal.aborted || res.destroyed) return;
-          return send(res, renderStatus(err), `could not render the video of ${id}: ${err instanceof Error ? err.message : String(err)}\n`);
+          return send(
+            res,
+            renderStatus(err),
+            `could not render the video of ${id}: ${err instanceof Error ? err.message : String(err)}\n`,
+          );
         }
         const { size } = await stat(out);
         res.writeHead(200, { ...head, 'content-length': size });

@@ -19,7 +19,8 @@ function walk(dir: string, out: string[]): void {
   }
 }
 
-const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 /** File (relative to the root, `/` separators) → the project files it imports. */
 export function importGraph(folders: readonly string[] = ['decoders', 'sinks', 'src', 'bin']): Map<string, string[]> {

@@ -29,7 +29,15 @@ interface Site {
 
 const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
-type Route = { status?: number; type?: string; body?: Buffer | string; location?: string; chunked?: boolean; hang?: boolean; reset?: boolean };
+type Route = {
+  status?: number;
+  type?: string;
+  body?: Buffer | string;
+  location?: string;
+  chunked?: boolean;
+  hang?: boolean;
+  reset?: boolean;
+};
 
 async function serve(routes: (path: string, origin: string, hit: number) => Route | undefined): Promise<Site> {
   const hits = new Map<string, number>();
@@ -82,7 +90,10 @@ beforeAll(async () => {
       case '/ok.css':
         return { type: 'text/css', body: '@import "nested.css";\n.a { background: url(img.png) }' };
       case '/nested.css':
-        return { type: 'text/css; charset=utf-8', body: '@import url("deeper.css"); .b { background: url(/deep.png) }' };
+        return {
+          type: 'text/css; charset=utf-8',
+          body: '@import url("deeper.css"); .b { background: url(/deep.png) }',
+        };
       case '/deeper.css':
         return { type: 'text/css', body: '.c { background: url(deepest.png) }' };
       case '/img.png':
@@ -125,21 +136,46 @@ function events(origin: string, srcs: string[]): Buffer[] {
     attributes: {},
     id: id++,
     childNodes: [
-      { type: 2, tagName: 'head', attributes: {}, id: id++, childNodes: [{ type: 2, tagName: 'link', attributes: { rel: 'stylesheet', href: '/ok.css' }, childNodes: [], id: id++ }] },
+      {
+        type: 2,
+        tagName: 'head',
+        attributes: {},
+        id: id++,
+        childNodes: [
+          { type: 2, tagName: 'link', attributes: { rel: 'stylesheet', href: '/ok.css' }, childNodes: [], id: id++ },
+        ],
+      },
       {
         type: 2,
         tagName: 'body',
         attributes: { style: 'background: url("/font.woff2#x")' },
         id: id++,
-        childNodes: [...srcs.map(img), { type: 2, tagName: 'a', attributes: { href: '/not-an-asset.html' }, childNodes: [], id: id++ }],
+        childNodes: [
+          ...srcs.map(img),
+          { type: 2, tagName: 'a', attributes: { href: '/not-an-asset.html' }, childNodes: [], id: id++ },
+        ],
       },
     ],
   };
   const list = [
     { type: 4, data: { href: `${origin}/page/index.html`, width: 800, height: 600 }, timestamp: 1 },
-    { type: 2, data: { node: { type: 0, childNodes: [html], id: id++ }, initialOffset: { top: 0, left: 0 } }, timestamp: 2 },
+    {
+      type: 2,
+      data: { node: { type: 0, childNodes: [html], id: id++ }, initialOffset: { top: 0, left: 0 } },
+      timestamp: 2,
+    },
     // A mutation adding an image later, and an attribute change of a tracked image.
-    { type: 3, data: { source: 0, adds: [{ parentId: 5, nextId: null, node: img('../page/late.png') }], removes: [], texts: [], attributes: [{ id: 6, attributes: { src: '/img.png' } }] }, timestamp: 3 },
+    {
+      type: 3,
+      data: {
+        source: 0,
+        adds: [{ parentId: 5, nextId: null, node: img('../page/late.png') }],
+        removes: [],
+        texts: [],
+        attributes: [{ id: 6, attributes: { src: '/img.png' } }],
+      },
+      timestamp: 3,
+    },
   ];
   return list.map((e) => Buffer.from(JSON.stringify(e)));
 }
@@ -148,8 +184,16 @@ function events(origin: string, srcs: string[]): Buffer[] {
  * Runs `body` against a sandbox serving one replay recorded from `events(site.origin, srcs)` (starting at `startMs`),
  * then closes both.
  */
-async function withRecording(name: string, srcs: string[], startMs: number, body: (sb: Sandbox, replayId: string) => Promise<void>): Promise<void> {
-  const recorded = events(site.origin, srcs).map((b, i) => ({ ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>), timestamp: startMs + i * 1000 }));
+async function withRecording(
+  name: string,
+  srcs: string[],
+  startMs: number,
+  body: (sb: Sandbox, replayId: string) => Promise<void>,
+): Promise<void> {
+  const recorded = events(site.origin, srcs).map((b, i) => ({
+    ...(JSON.parse(b.toString('utf8')) as Record<string, unknown>),
+    timestamp: startMs + i * 1000,
+  }));
   const samples = recordingSamplesDir(name, recorded);
   const sb = await startSandbox({ samplesDir: samples.dir });
   try {
@@ -177,7 +221,17 @@ describe('asset capture of a run', () => {
     const dir = join(work.dir, 'archive');
     const sink = createLocalSink(dir);
     const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, archiveOfSink(sink).assets);
-    const srcs = ['/big.bin', '/chunked.png', '/slow.png', '/redirect-in', '/redirect-out', '/loop', '/missing.png', `${other.origin}/x.png`, 'data:image/png;base64,AAAA'];
+    const srcs = [
+      '/big.bin',
+      '/chunked.png',
+      '/slow.png',
+      '/redirect-in',
+      '/redirect-out',
+      '/loop',
+      '/missing.png',
+      `${other.origin}/x.png`,
+      'data:image/png;base64,AAAA',
+    ];
     const run = async () => {
       const replay = capture.replay('d/1');
       replay.observeBatch({ events: events(site.origin, srcs) } as never);
@@ -197,7 +251,15 @@ describe('asset capture of a run', () => {
       // deeper.css is at depth 2: its own url() is beyond cssDepth.
     });
     expect(Object.keys(first.assets).sort()).toEqual(
-      [`${o}/ok.css`, `${o}/nested.css`, `${o}/deeper.css`, `${o}/img.png`, `${o}/deep.png`, `${o}/font.woff2`, `${o}/redirect-in`].sort(),
+      [
+        `${o}/ok.css`,
+        `${o}/nested.css`,
+        `${o}/deeper.css`,
+        `${o}/img.png`,
+        `${o}/deep.png`,
+        `${o}/font.woff2`,
+        `${o}/redirect-in`,
+      ].sort(),
     );
     expect(first.assets[`${o}/redirect-in`]).toBe(first.assets[`${o}/img.png`]);
     expect(first.asset_types[first.assets[`${o}/nested.css`]!]).toBe('text/css');
@@ -225,7 +287,12 @@ describe('asset capture of a run', () => {
     const claims: string[] = [];
     for await (const digest of archiveOfSink(sink).assets.claims('d/1')) claims.push(digest);
     expect(claims.sort()).toEqual(names);
-    for (const name of names) expect(createHash('sha256').update(await readFile(join(dir, '_assets', name))).digest('hex')).toBe(name);
+    for (const name of names)
+      expect(
+        createHash('sha256')
+          .update(await readFile(join(dir, '_assets', name)))
+          .digest('hex'),
+      ).toBe(name);
     await capture.close();
     await sink.close();
   });
@@ -233,7 +300,10 @@ describe('asset capture of a run', () => {
   test('a transient failure is tried again within the time limit; one that lasts is recorded with its attempts', async () => {
     const dir = join(work.dir, 'transient');
     const sink = createLocalSink(dir);
-    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS, timeoutMs: 10_000 }, archiveOfSink(sink).assets);
+    const capture = new AssetCapture(
+      { origins: [site.origin], ...LIMITS, timeoutMs: 10_000 },
+      archiveOfSink(sink).assets,
+    );
     const replay = capture.replay('d/1');
     replay.observeBatch({ events: events(site.origin, ['/flaky.png', '/reset.png', '/down.png']) } as never);
     const got = await replay.finish();
@@ -268,7 +338,10 @@ describe('asset capture of a run', () => {
     await remembering.close();
 
     laterUp = false;
-    const forgetting = new AssetCapture({ origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 }, archiveOfSink(sink).assets);
+    const forgetting = new AssetCapture(
+      { origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 },
+      archiveOfSink(sink).assets,
+    );
     expect((await replayOf(forgetting)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     laterUp = true;
     const later = await replayOf(forgetting);
@@ -290,7 +363,8 @@ describe('asset capture of a run', () => {
   test('the collector keeps at most maxUrls URLs and counts the rest', () => {
     const found: string[] = [];
     const collector = new AssetUrlCollector(3, (u) => found.push(u));
-    for (const e of events('http://127.0.0.1:9', ['/1.png', '/2.png', '/3.png', '/4.png', '/5.png'])) collector.observe(e);
+    for (const e of events('http://127.0.0.1:9', ['/1.png', '/2.png', '/3.png', '/4.png', '/5.png']))
+      collector.observe(e);
     expect(found).toHaveLength(3);
     expect(collector.dropped).toBeGreaterThan(0);
   });
@@ -312,7 +386,14 @@ describe('asset capture of a run', () => {
       const captureAssets = { origins: [site.origin], ...LIMITS, retries: 0, timeoutMs: 5_000 };
       const run = async (capture: boolean) => {
         const results = [];
-        for await (const ev of archiveReplays({ endpoint: sb.url, apiKey: sb.credentials.apiKey, secretKey: sb.credentials.secretKey, out, settleMs: 0, ...(capture ? { captureAssets } : {}) })) {
+        for await (const ev of archiveReplays({
+          endpoint: sb.url,
+          apiKey: sb.credentials.apiKey,
+          secretKey: sb.credentials.secretKey,
+          out,
+          settleMs: 0,
+          ...(capture ? { captureAssets } : {}),
+        })) {
           if (ev.type === 'result') results.push(ev);
         }
         expect(results).toHaveLength(1);
@@ -331,10 +412,14 @@ describe('asset capture of a run', () => {
       laterUp = true;
       const third = await run(true);
       expect(third.outcome).toBe('ok');
-      expect((third.entry as LooseEntry | undefined)?.assets?.[later]).toBe(createHash('sha256').update(png).digest('hex'));
+      expect((third.entry as LooseEntry | undefined)?.assets?.[later]).toBe(
+        createHash('sha256').update(png).digest('hex'),
+      );
       // What is still missing failed for good (a 404): nothing left to try again.
       expect((third.entry as LooseEntry | undefined)?.assets_missing?.[later]).toBeUndefined();
-      expect((third.entry as LooseEntry | undefined)?.assets_missing?.[`${site.origin}/page/late.png`]).toBe('HTTP 404');
+      expect((third.entry as LooseEntry | undefined)?.assets_missing?.[`${site.origin}/page/late.png`]).toBe(
+        'HTTP 404',
+      );
       expect((third.entry as LooseEntry | undefined)?.assets_retry).toBeUndefined();
       // Captured: done from now on.
       expect((await run(true)).outcome).toBe('done-before');
@@ -342,23 +427,30 @@ describe('asset capture of a run', () => {
   });
 
   test('the library: exportReplay with captureAssets (its own capture) records the map; the page embeds the assets', async () => {
-    await withRecording('library', ['/img.png', '/big.bin', `${other.origin}/x.png`], Date.UTC(2026, 10, 20, 9, 0, 0), async (sb, replayId) => {
-      const out = join(work.dir, 'library');
-      const entry: LooseEntry = await exportReplay(replayId, {
-        endpoint: sb.url,
-        apiKey: sb.credentials.apiKey,
-        secretKey: sb.credentials.secretKey,
-        out,
-        format: 'html',
-        captureAssets: { origins: [site.origin], maxBytes: 1000 },
-      });
-      expect(entry.status).toBe('ok');
-      const digest = entry.assets![`${site.origin}/img.png`]!;
-      expect(entry.asset_types![digest]).toBe('image/png');
-      expect(entry.assets_missing![`${other.origin}/x.png`]).toBe('origin not allowed');
-      expect(entry.assets_missing![`${site.origin}/big.bin`]).toBe('too large (2000 bytes)');
-      const page = await readFile(join(out, entry.key!), 'utf8');
-      expect(page).toContain(`<script type="text/plain" class="replay-asset" data-digest="${digest}">${png.toString('base64')}</script>`);
-    });
+    await withRecording(
+      'library',
+      ['/img.png', '/big.bin', `${other.origin}/x.png`],
+      Date.UTC(2026, 10, 20, 9, 0, 0),
+      async (sb, replayId) => {
+        const out = join(work.dir, 'library');
+        const entry: LooseEntry = await exportReplay(replayId, {
+          endpoint: sb.url,
+          apiKey: sb.credentials.apiKey,
+          secretKey: sb.credentials.secretKey,
+          out,
+          format: 'html',
+          captureAssets: { origins: [site.origin], maxBytes: 1000 },
+        });
+        expect(entry.status).toBe('ok');
+        const digest = entry.assets![`${site.origin}/img.png`]!;
+        expect(entry.asset_types![digest]).toBe('image/png');
+        expect(entry.assets_missing![`${other.origin}/x.png`]).toBe('origin not allowed');
+        expect(entry.assets_missing![`${site.origin}/big.bin`]).toBe('too large (2000 bytes)');
+        const page = await readFile(join(out, entry.key!), 'utf8');
+        expect(page).toContain(
+          `<script type="text/plain" class="replay-asset" data-digest="${digest}">${png.toString('base64')}</script>`,
+        );
+      },
+    );
   });
 });

@@ -20,7 +20,17 @@ import { offlineContext, ready } from '../player/helpers.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 import { capturedPageRecording } from './captured-page.js';
 import { startCapturedS3, type CapturedS3 } from './captured-s3.js';
-import { BUCKET, cliEnv, getObject, jsonLines, listObjects, readS3Manifest, s3Flags, sha256, type S3Server } from '../s3-cli/s3-helpers.js';
+import {
+  BUCKET,
+  cliEnv,
+  getObject,
+  jsonLines,
+  listObjects,
+  readS3Manifest,
+  s3Flags,
+  sha256,
+  type S3Server,
+} from '../s3-cli/s3-helpers.js';
 
 const PREFIX = 'captured';
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -67,8 +77,12 @@ describe('--capture-assets with shards sharing a target', () => {
     try {
       const local = join(work.dir, 'shared-local');
       for (const out of [s3Flags(s3, 'shared'), ['--out', local]]) {
-        const runs = ['0/2', '1/2'].map((shard) =>
-          spawnCli(['archive', ...out, '--settle', '0', '--capture-assets', site.origin, '--shard', shard], cliEnv(sb)).done,
+        const runs = ['0/2', '1/2'].map(
+          (shard) =>
+            spawnCli(
+              ['archive', ...out, '--settle', '0', '--capture-assets', site.origin, '--shard', shard],
+              cliEnv(sb),
+            ).done,
         );
         for (const res of await Promise.all(runs)) expect(res.code, res.stderr).toBe(0);
       }
@@ -95,7 +109,17 @@ describe('--capture-assets with shards sharing a target', () => {
 
 describe('--capture-assets into S3', () => {
   test('stored once with their type, mapped in the manifest, no orphan for verify, played from the page', async () => {
-    const flags = [...s3Flags(s3, PREFIX), '--settle', '0', '--format', 'html', '--capture-assets', site.origin, '--log-format', 'json'];
+    const flags = [
+      ...s3Flags(s3, PREFIX),
+      '--settle',
+      '0',
+      '--format',
+      'html',
+      '--capture-assets',
+      site.origin,
+      '--log-format',
+      'json',
+    ];
     const before = s3.requests.length;
     let res = await runCliSpawned(['archive', ...flags], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
@@ -110,26 +134,45 @@ describe('--capture-assets into S3', () => {
     const entry = (await readS3Manifest(s3.reader, PREFIX)).find((e) => e.replay_id === samples.replayId)!;
     expect(entry.status).toBe('ok');
     const assets = entry.assets as Record<string, string>;
-    expect(Object.keys(assets).sort()).toEqual([`${site.origin}/dot.svg`, `${site.origin}/photo.svg`, `${site.origin}/style.css`]);
+    expect(Object.keys(assets).sort()).toEqual([
+      `${site.origin}/dot.svg`,
+      `${site.origin}/photo.svg`,
+      `${site.origin}/style.css`,
+    ]);
     for (const [url, digest] of Object.entries(assets)) {
       const object = await getObject(s3.reader, `${PREFIX}/_assets/${digest}`);
       expect(sha256(object.body), url).toBe(digest);
       expect(object.contentType).toBe(url.endsWith('.css') ? 'text/css' : 'image/svg+xml');
     }
-    expect((await s3.reader.send(new HeadObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/_assets/${assets[`${site.origin}/photo.svg`]!}` }))).ContentType).toBe('image/svg+xml');
+    expect(
+      (
+        await s3.reader.send(
+          new HeadObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/_assets/${assets[`${site.origin}/photo.svg`]!}` }),
+        )
+      ).ContentType,
+    ).toBe('image/svg+xml');
 
     // A resumed run: the replay is done, no asset request at all.
     const again = s3.requests.length;
     res = await runCliSpawned(['archive', ...flags], cliEnv(sandbox));
     expect(res.code, res.stderr).toBe(0);
-    expect(jsonLines(res.stderr).filter((l) => l.event === 'replay').map((l) => l.outcome)).toEqual(['done-before']);
+    expect(
+      jsonLines(res.stderr)
+        .filter((l) => l.event === 'replay')
+        .map((l) => l.outcome),
+    ).toEqual(['done-before']);
     expect(assetRequests(again)).toEqual([]);
 
     // verify: the assets are not outputs (no orphan).
-    res = await runCliSpawned(['verify', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--log-format', 'json'], cliEnv(sandbox));
+    res = await runCliSpawned(
+      ['verify', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--log-format', 'json'],
+      cliEnv(sandbox),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(jsonLines(res.stderr).find((l) => l.event === 'summary')).toMatchObject({ problems: 0 });
-    const storedAssets = (await listObjects(s3.reader, `${PREFIX}/_assets/`)).filter((o) => !o.key.includes('/_claims/'));
+    const storedAssets = (await listObjects(s3.reader, `${PREFIX}/_assets/`)).filter(
+      (o) => !o.key.includes('/_claims/'),
+    );
     expect(storedAssets.map((o) => o.key.split('/').pop()).sort()).toEqual([...new Set(Object.values(assets))].sort());
 
     // The page read back from S3 plays the captured image, offline.
@@ -144,16 +187,34 @@ describe('--capture-assets into S3', () => {
         const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
         const img = doc.querySelector('img')!;
         if (!img.complete) await new Promise((done) => img.addEventListener('load', done));
-        return { src: img.getAttribute('src')!.slice(0, 26), width: img.naturalWidth, background: getComputedStyle(doc.querySelector('.x')!).backgroundImage.slice(0, 30) };
+        return {
+          src: img.getAttribute('src')!.slice(0, 26),
+          width: img.naturalWidth,
+          background: getComputedStyle(doc.querySelector('.x')!).backgroundImage.slice(0, 30),
+        };
       });
-      expect(shown).toEqual({ src: 'data:image/svg+xml;base64,', width: 50, background: 'url("data:image/svg+xml;base64' });
+      expect(shown).toEqual({
+        src: 'data:image/svg+xml;base64,',
+        width: 50,
+        background: 'url("data:image/svg+xml;base64',
+      });
       expect(requests).toEqual([]);
     } finally {
       await context.close();
     }
 
     // forget: the replay's output, its captured assets (no other replay uses them) and their claims leave the bucket.
-    res = await runCliSpawned(['forget', '--out', `s3://${BUCKET}/${PREFIX}`, ...s3Flags(s3, PREFIX).slice(2), '--replay', entry.replay_id as string], cliEnv(sandbox));
+    res = await runCliSpawned(
+      [
+        'forget',
+        '--out',
+        `s3://${BUCKET}/${PREFIX}`,
+        ...s3Flags(s3, PREFIX).slice(2),
+        '--replay',
+        entry.replay_id as string,
+      ],
+      cliEnv(sandbox),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(`${new Set(Object.values(assets)).size} captured assets removed`);
     expect(await listObjects(s3.reader, `${PREFIX}/_assets/`)).toEqual([]);

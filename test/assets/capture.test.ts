@@ -53,7 +53,10 @@ afterAll(async () => {
  * Plays a replay, paused at its end: the html page offline (`file`), or the view server's page (`view`: its origin is
  * then the one allowed); a screenshot of the replayed document, and the requests it tried elsewhere.
  */
-async function played(at: { file: string } | { view: string }, name: string): Promise<{ png: Buffer; requests: string[] }> {
+async function played(
+  at: { file: string } | { view: string },
+  name: string,
+): Promise<{ png: Buffer; requests: string[] }> {
   const { context, requests } = await offlineContext(browser, { width: 1280, height: 900 });
   try {
     if ('view' in at) {
@@ -74,7 +77,8 @@ async function played(at: { file: string } | { view: string }, name: string): Pr
       await page.waitForSelector('body[data-ready="true"]');
     }
     await page.evaluate(async () => {
-      const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
+      const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } })
+        .replayer;
       r.pause(r.getMetaData().totalTime);
       const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!;
       await doc.fonts.ready;
@@ -83,7 +87,11 @@ async function played(at: { file: string } | { view: string }, name: string): Pr
           img.addEventListener('load', done);
           img.addEventListener('error', done);
         });
-      await Promise.all(Array.from(doc.images).filter((img) => !img.complete).map(settled));
+      await Promise.all(
+        Array.from(doc.images)
+          .filter((img) => !img.complete)
+          .map(settled),
+      );
     });
     // The replayed document alone: the player's mouse cursor hidden, the iframe's border left out.
     await page.addStyleTag({ content: '.replayer-mouse { display: none !important; }' });
@@ -91,7 +99,12 @@ async function played(at: { file: string } | { view: string }, name: string): Pr
     const box = await page.evaluate(() => {
       const frame = document.querySelector('#stage iframe') as HTMLIFrameElement;
       const r = frame.getBoundingClientRect();
-      return { x: r.x + frame.clientLeft, y: r.y + frame.clientTop, width: frame.clientWidth, height: frame.clientHeight };
+      return {
+        x: r.x + frame.clientLeft,
+        y: r.y + frame.clientTop,
+        width: frame.clientWidth,
+        height: frame.clientHeight,
+      };
     });
     const png = await page.screenshot({ clip: box });
     await writeFile(join(shots, name), png);
@@ -109,7 +122,16 @@ describe('archive --capture-assets', () => {
     const plain = join(work.dir, 'out-plain');
     const capture = `${origins.page},${origins.cdn}/`;
     const stored = join(work.dir, 'out-ndjson');
-    const args = (dir: string, extra: string[]) => ['--log-format', 'json', 'archive', '--out', dir, '--settle', '0', ...extra];
+    const args = (dir: string, extra: string[]) => [
+      '--log-format',
+      'json',
+      'archive',
+      '--out',
+      dir,
+      '--settle',
+      '0',
+      ...extra,
+    ];
     for (const [dir, extra] of [
       [out, ['--format', 'html', '--capture-assets', capture]],
       [plain, ['--format', 'html']],
@@ -174,7 +196,10 @@ describe('archive --capture-assets', () => {
     // `view` serves the archive's assets to the shared player: the same pixels, nothing from elsewhere.
     const view = await startViewServer({ archive: stored });
     try {
-      const shared = await played({ view: `${view.url}replays/${encodeURIComponent(samples.replayId)}` }, 'view-captured.png');
+      const shared = await played(
+        { view: `${view.url}replays/${encodeURIComponent(samples.replayId)}` },
+        'view-captured.png',
+      );
       expect(shared.requests).toEqual([]);
       expect((await differingPixels(browser, original, shared.png)).differing).toBe(0);
       const asset = await fetch(`${view.url}assets/${assets[`${origins.cdn}/wide.svg`]!}`);
@@ -189,8 +214,13 @@ describe('archive --capture-assets', () => {
     await rm(join(out, '_assets', gone));
     const broken = await runCli(['verify', out, '--log-format', 'json'], sandboxEnv(sandbox));
     expect(broken.code).toBe(1);
-    const problems = broken.stderr.split('\n').filter((l) => l.includes('"problem"')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(problems).toEqual([expect.objectContaining({ kind: 'asset_missing', key: `_assets/${gone}`, replay_id: samples.replayId })]);
+    const problems = broken.stderr
+      .split('\n')
+      .filter((l) => l.includes('"problem"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(problems).toEqual([
+      expect.objectContaining({ kind: 'asset_missing', key: `_assets/${gone}`, replay_id: samples.replayId }),
+    ]);
   }, 120_000);
 
   test('a bad origin list, or stdout as the target, is a usage error (exit 2) before any request', async () => {

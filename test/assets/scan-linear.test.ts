@@ -53,9 +53,13 @@ describe('CSS', () => {
     '-webkit-image-set(url(',
     '((((',
     'a{background:url(x.png)}',
-  ])('%j repeated to 4 MB scans in linear steps', (unit) => {
-    expectLinear(cssUrls, unit);
-  }, 60_000);
+  ])(
+    '%j repeated to 4 MB scans in linear steps',
+    (unit) => {
+      expectLinear(cssUrls, unit);
+    },
+    60_000,
+  );
 
   test('4 MB of `url(` in a recorded <style> costs the collector linear steps', () => {
     const css = fill('url(', SIZE);
@@ -85,16 +89,17 @@ describe('CSS', () => {
 
   test('ordinary CSS: url() quoted or not, @import, image-set(), comments and strings left out', () => {
     expect(cssUrls('@import "nested.css";\n.a { background: url(img.png) }')).toEqual(['nested.css', 'img.png']);
-    expect(cssUrls('@import url("deeper.css"); .b { background: URL( \'/deep.png\' ) }')).toEqual(['deeper.css', '/deep.png']);
+    expect(cssUrls('@import url("deeper.css"); .b { background: URL( \'/deep.png\' ) }')).toEqual([
+      'deeper.css',
+      '/deep.png',
+    ]);
     expect(cssUrls('@font-face { src: url(icons.ttf) format("truetype"); }')).toEqual(['icons.ttf']);
     expect(cssUrls('.q { background: url("a\\"b.png") }')).toEqual(['a"b.png']);
     expect(cssUrls('/* url(no.png) */ .x { background: url(yes.png) } /* unclosed url(z.png)')).toEqual(['yes.png']);
     expect(cssUrls('.c::before { content: "url(no.png)" } .d { background: url() }')).toEqual([]);
-    expect(cssUrls('.i { background-image: image-set("a.png" 1x, url(b.png) 2x, \'c.avif\' type("image/avif")) }')).toEqual([
-      'a.png',
-      'b.png',
-      'c.avif',
-    ]);
+    expect(
+      cssUrls('.i { background-image: image-set("a.png" 1x, url(b.png) 2x, \'c.avif\' type("image/avif")) }'),
+    ).toEqual(['a.png', 'b.png', 'c.avif']);
     expect(cssUrls('.w { background: -webkit-image-set("w.png" 1x) }')).toEqual(['w.png']);
     // A malformed url() (white space or a quote inside, unclosed) references nothing, as in a browser.
     expect(cssUrls('.m { background: url(a b.png) } .n { background: url(ok.png) }')).toEqual(['ok.png']);
@@ -102,9 +107,13 @@ describe('CSS', () => {
 });
 
 describe('srcset', () => {
-  test.each([',', ' ', 'a', 'a 1x,', ' , ', 'a\u00a0'])('%j repeated to 4 MB scans in linear steps', (unit) => {
-    expectLinear(srcsetUrls, unit);
-  }, 60_000);
+  test.each([',', ' ', 'a', 'a 1x,', ' , ', 'a\u00a0'])(
+    '%j repeated to 4 MB scans in linear steps',
+    (unit) => {
+      expectLinear(srcsetUrls, unit);
+    },
+    60_000,
+  );
 
   test('candidates: the first word of each comma-separated part', () => {
     expect(srcsetUrls(' a.png 1x,b.png  2x , ,c.png\u00a0100w')).toEqual(['a.png', 'b.png', 'c.png']);

@@ -39,7 +39,10 @@ export async function startSite(root: string): Promise<Site> {
   const cdn = await serveFolder(dirs.cdn, 0);
   const page = await serveFolder(dirs.page, 0);
   writeFileSync(join(dirs.other, 'hidden.svg'), svg('#000'));
-  writeFileSync(join(dirs.cdn, 'theme.css'), '@import "more.css";\n.banner { width: 240px; height: 40px; background: url(stripe.svg) repeat-x; }\n');
+  writeFileSync(
+    join(dirs.cdn, 'theme.css'),
+    '@import "more.css";\n.banner { width: 240px; height: 40px; background: url(stripe.svg) repeat-x; }\n',
+  );
   writeFileSync(join(dirs.cdn, 'more.css'), 'h1 { border-bottom: 6px solid #c33; padding-bottom: 4px; }\n');
   writeFileSync(join(dirs.cdn, 'stripe.svg'), svg('#36c', 'circle cx="20" cy="20" r="16"'));
   writeFileSync(join(dirs.cdn, 'wide.svg'), svg('#e80', 'circle cx="60" cy="40" r="30"'));
@@ -85,8 +88,16 @@ export async function startSite(root: string): Promise<Site> {
 export const VIEWPORT = { width: 640, height: 400 };
 
 /** Records the page with rrweb in Chromium; returns its events and a screenshot of the page at the recording's end. */
-export async function recordSite(browser: Browser, site: Site): Promise<{ events: Record<string, unknown>[]; screenshot: Buffer }> {
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', timezoneId: 'UTC' });
+export async function recordSite(
+  browser: Browser,
+  site: Site,
+): Promise<{ events: Record<string, unknown>[]; screenshot: Buffer }> {
+  const context = await browser.newContext({
+    viewport: VIEWPORT,
+    deviceScaleFactor: 1,
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  });
   try {
     await context.addInitScript({ content: (await rrwebBundle()) + '\n' + recordingStarter({}) });
     const page = await context.newPage();
@@ -96,7 +107,10 @@ export async function recordSite(browser: Browser, site: Site): Promise<{ events
     await page.waitForTimeout(300);
     const screenshot = await page.screenshot();
     await page.evaluate('window.__stopRecording()');
-    const events = JSON.parse((await page.evaluate('JSON.stringify(window.__events)')) as string) as Record<string, unknown>[];
+    const events = JSON.parse((await page.evaluate('JSON.stringify(window.__events)')) as string) as Record<
+      string,
+      unknown
+    >[];
     return { events, screenshot };
   } finally {
     await context.close();
@@ -104,14 +118,20 @@ export async function recordSite(browser: Browser, site: Site): Promise<{ events
 }
 
 /** Pixels that differ between two PNG screenshots of the same size (decoded and compared by Chromium's canvas). */
-export async function differingPixels(browser: Browser, a: Buffer, b: Buffer): Promise<{ width: number; height: number; differing: number }> {
+export async function differingPixels(
+  browser: Browser,
+  a: Buffer,
+  b: Buffer,
+): Promise<{ width: number; height: number; differing: number }> {
   const page = await browser.newPage();
   try {
     return await page.evaluate(
       async ([x, y]) => {
-        const load = async (b64: string) => createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+        const load = async (b64: string) =>
+          createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
         const [ia, ib] = await Promise.all([load(x), load(y)]);
-        if (ia.width !== ib.width || ia.height !== ib.height) return { width: ia.width, height: ia.height, differing: -1 };
+        if (ia.width !== ib.width || ia.height !== ib.height)
+          return { width: ia.width, height: ia.height, differing: -1 };
         const pixels = (img: ImageBitmap) => {
           const canvas = new OffscreenCanvas(img.width, img.height);
           const ctx = canvas.getContext('2d')!;
@@ -122,7 +142,8 @@ export async function differingPixels(browser: Browser, a: Buffer, b: Buffer): P
         const pb = pixels(ib);
         let differing = 0;
         for (let i = 0; i < pa.length; i += 4) {
-          if (pa[i] !== pb[i] || pa[i + 1] !== pb[i + 1] || pa[i + 2] !== pb[i + 2] || pa[i + 3] !== pb[i + 3]) differing++;
+          if (pa[i] !== pb[i] || pa[i + 1] !== pb[i + 1] || pa[i + 2] !== pb[i + 2] || pa[i + 3] !== pb[i + 3])
+            differing++;
         }
         return { width: ia.width, height: ia.height, differing };
       },

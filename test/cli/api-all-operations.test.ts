@@ -24,7 +24,11 @@ const CALL_SLOTS = 2;
 const CALL_DEADLINE_MS = 60_000;
 
 /** The CLI flag for each credential the sandbox has: every one of them is passed, whatever the operation. */
-const CREDENTIAL_FLAGS: Readonly<Record<string, string>> = { apiKey: '--api-key', secretKey: '--secret-key', managementKey: '--management-key' };
+const CREDENTIAL_FLAGS: Readonly<Record<string, string>> = {
+  apiKey: '--api-key',
+  secretKey: '--secret-key',
+  managementKey: '--management-key',
+};
 
 interface Family {
   file: string;
@@ -41,7 +45,8 @@ function examplesOf(file: string, mod: unknown): readonly ApiExample[] {
 async function loadFamilies(): Promise<Family[]> {
   const files = (await readdir(EXAMPLES_DIR)).filter((f) => f.endsWith('.ts') && f !== 'types.ts').sort();
   const families: Family[] = [];
-  for (const file of files) families.push({ file, examples: examplesOf(file, await import(pathToFileURL(join(EXAMPLES_DIR, file)).href)) });
+  for (const file of files)
+    families.push({ file, examples: examplesOf(file, await import(pathToFileURL(join(EXAMPLES_DIR, file)).href)) });
   return families;
 }
 
@@ -51,7 +56,8 @@ function connectionFlags(sb: Sandbox): string[] {
   const flags = ['--endpoint', sb.url];
   for (const [name, value] of Object.entries(sb.credentials)) {
     const flag = CREDENTIAL_FLAGS[name];
-    if (flag === undefined) throw new Error(`the sandbox has a credential ${name} that this test cannot pass to the CLI`);
+    if (flag === undefined)
+      throw new Error(`the sandbox has a credential ${name} that this test cannot pass to the CLI`);
     flags.push(flag, value);
   }
   return flags;
@@ -70,7 +76,11 @@ async function call(example: ApiExample, flags: readonly string[]): Promise<RunR
  */
 function parseOutput(example: ApiExample, stdout: string): unknown {
   if (findOperation(example.operation)?.output === 'csv') return stdout;
-  if (example.args.includes('--paginate')) return stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+  if (example.args.includes('--paginate'))
+    return stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as unknown);
   if (stdout === '') return undefined;
   try {
     return JSON.parse(stdout) as unknown;
@@ -106,14 +116,19 @@ describe('replay-export api: every operation through the CLI against one sandbox
 
   describe.concurrent('examples of each family, in order', () => {
     for (const family of FAMILIES) {
-      it(`${family.file} (${family.examples.length} calls)`, { timeout: CALL_DEADLINE_MS * Math.max(1, family.examples.length) }, async () => {
+      it(`${family.file} (${family.examples.length} calls)`, {
+        timeout: CALL_DEADLINE_MS * Math.max(1, family.examples.length),
+      }, async () => {
         expect(family.examples.length, `${family.file} has no examples`).toBeGreaterThan(0);
         const failures: string[] = [];
         for (const example of family.examples) {
           const failure = await slots.add(() => runExample(example, flags));
           if (failure !== undefined) failures.push(failure);
         }
-        expect(failures.length, `${failures.length} of ${family.examples.length} calls failed:\n\n${failures.join('\n\n')}`).toBe(0);
+        expect(
+          failures.length,
+          `${failures.length} of ${family.examples.length} calls failed:\n\n${failures.join('\n\n')}`,
+        ).toBe(0);
       });
     }
   });
@@ -121,10 +136,16 @@ describe('replay-export api: every operation through the CLI against one sandbox
   it('every operation that api --list prints has an example', async () => {
     const res = await runCli(['api', '--list']);
     expect(res.code, res.stderr).toBe(0);
-    const listed = res.stdout.split('\n').filter((l) => l !== '').map((l) => l.split(/\s+/)[0]!);
+    const listed = res.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split(/\s+/)[0]!);
     expect(listed.length).toBeGreaterThan(0);
     const covered = new Set(FAMILIES.flatMap((f) => f.examples.map((e) => e.operation)));
     const missing = listed.filter((name) => !covered.has(name));
-    expect(missing.length, `${missing.length} operations have no example in test/cli/api-examples/:\n${missing.join('\n')}\n`).toBe(0);
+    expect(
+      missing.length,
+      `${missing.length} operations have no example in test/cli/api-examples/:\n${missing.join('\n')}\n`,
+    ).toBe(0);
   });
 });

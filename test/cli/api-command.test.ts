@@ -6,13 +6,17 @@ describe('api command (catalogue from the command line)', () => {
   it('api --list prints every operation once: 71 operations, management ones under experiments.* and flags.*', async () => {
     const res = await runCli(['--sandbox', 'api', '--list']);
     expect(res.code).toBe(0);
-    const names = res.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0]);
+    const names = res.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[0]);
     expect(names).toHaveLength(93);
     expect(new Set(names).size).toBe(93);
     const management = names.filter((n) => n!.startsWith('experiments.') || n!.startsWith('flags.'));
     expect(management).toHaveLength(44);
     expect(names.length - management.length / 2).toBe(71);
-    for (const n of ['dashboard.segmentation', 'flags.variants.create', 'taxonomy.event-types.update', 'replay.files']) expect(names).toContain(n);
+    for (const n of ['dashboard.segmentation', 'flags.variants.create', 'taxonomy.event-types.update', 'replay.files'])
+      expect(names).toContain(n);
     expect(res.stdout).toMatch(/^dashboard\.segmentation\s+GET\s+start:string end:string segments\?:json event:json$/m);
   });
 
@@ -33,14 +37,25 @@ describe('api command (catalogue from the command line)', () => {
 
     const all = await runCli(['--sandbox', 'api', 'replay.list', '--param', 'pageSize=2', '--paginate']);
     expect(all.code, all.stderr).toBe(0);
-    const records = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as { replay_id: string });
+    const records = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { replay_id: string });
     expect(records.length).toBeGreaterThan(2);
     expect(new Set(records.map((r) => r.replay_id)).size).toBe(records.length);
     expect(records.slice(0, 2).map((r) => r.replay_id)).toEqual(body.replays.map((r) => r.replay_id));
 
-    const files = await runCli(['--sandbox', 'api', 'replay.files', '--param', `replayId=${records[0]!.replay_id}`, '--paginate']);
+    const files = await runCli([
+      '--sandbox',
+      'api',
+      'replay.files',
+      '--param',
+      `replayId=${records[0]!.replay_id}`,
+      '--paginate',
+    ]);
     expect(files.code, files.stderr).toBe(0);
-    for (const line of files.stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ url: expect.stringMatching(/^http/), key: expect.any(String) });
+    for (const line of files.stdout.trim().split('\n'))
+      expect(JSON.parse(line)).toMatchObject({ url: expect.stringMatching(/^http/), key: expect.any(String) });
   });
 
   it('calls feedback.ingest against --sandbox with the body from stdin', async () => {
@@ -73,11 +88,26 @@ describe('api command (catalogue from the command line)', () => {
   });
 
   it('management operations need --management-key or PLATFORM_MANAGEMENT_KEY (auth, exit 3), and never print it', async () => {
-    const res = await runCli(['--endpoint', 'http://127.0.0.1:9', '--api-key', 'project-api-key-1', '--secret-key', 'project-secret-key-1', 'api', 'flags.list'], cleanEnv());
+    const res = await runCli(
+      [
+        '--endpoint',
+        'http://127.0.0.1:9',
+        '--api-key',
+        'project-api-key-1',
+        '--secret-key',
+        'project-secret-key-1',
+        'api',
+        'flags.list',
+      ],
+      cleanEnv(),
+    );
     expect(res.code).toBe(3);
     expect(res.stderr).toContain('management API key');
     // A key given wins over the sandbox's own: the sandbox refuses it (401) and the error names no key.
-    const keyed = await runCli(['--sandbox', 'api', 'flags.get', '--param', 'id=1'], cleanEnv({ PLATFORM_MANAGEMENT_KEY: 'mk-SECRET-123' }));
+    const keyed = await runCli(
+      ['--sandbox', 'api', 'flags.get', '--param', 'id=1'],
+      cleanEnv({ PLATFORM_MANAGEMENT_KEY: 'mk-SECRET-123' }),
+    );
     expect(keyed.code).toBe(3);
     expect(keyed.stderr).toContain('GET /api/1/flags/1');
     expect(keyed.stderr + keyed.stdout).not.toContain('mk-SECRET-123');

@@ -31,16 +31,25 @@ function startRelay(target: URL): Promise<Server> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const requestBody = Buffer.concat(chunks);
-      const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-        const body: Buffer[] = [];
-        up.on('data', (c: Buffer) => body.push(c));
-        up.on('end', () => {
-          const responseBody = Buffer.concat(body);
-          seen.push({ method: req.method ?? '', url: req.url ?? '', requestBody: requestBody.toString('utf8'), status: up.statusCode ?? 0, responseBody });
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          res.end(responseBody);
-        });
-      });
+      const upstream = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (up) => {
+          const body: Buffer[] = [];
+          up.on('data', (c: Buffer) => body.push(c));
+          up.on('end', () => {
+            const responseBody = Buffer.concat(body);
+            seen.push({
+              method: req.method ?? '',
+              url: req.url ?? '',
+              requestBody: requestBody.toString('utf8'),
+              status: up.statusCode ?? 0,
+              responseBody,
+            });
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            res.end(responseBody);
+          });
+        },
+      );
       upstream.on('error', () => res.destroy());
       upstream.end(requestBody);
     });
@@ -71,7 +80,12 @@ const env = (): NodeJS.ProcessEnv =>
   });
 const api = (args: string[]) => runCli(['api', ...args], env());
 const jsonApi = (args: string[]) => runCli(['--log-format', 'json', 'api', ...args], env());
-const records = (stderr: string): Record<string, unknown>[] => stderr.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+const records = (stderr: string): Record<string, unknown>[] =>
+  stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const queryOf = (e: Exchange): URLSearchParams => new URL(e.url, 'http://x').searchParams;
 
 describe('api: waits', () => {
@@ -93,19 +107,39 @@ describe('api: waits', () => {
     expect(json.code).toBe(1);
     const recs = records(json.stderr);
     expect(recs.filter((r) => r.event === 'retry')).toEqual([
-      expect.objectContaining({ level: 'warn', status: 429, attempt: 1, wait_ms: 1000, retry_after_ms: 1000, limit_kind: 'rate' }),
+      expect.objectContaining({
+        level: 'warn',
+        status: 429,
+        attempt: 1,
+        wait_ms: 1000,
+        retry_after_ms: 1000,
+        limit_kind: 'rate',
+      }),
     ]);
-    expect(recs.find((r) => r.event === 'fatal')).toMatchObject({ exit_code: 1, code: 'max_wait_exceeded', status: 429, server_messages: ['rate_limited', expect.stringContaining('rate limit exceeded')] });
+    expect(recs.find((r) => r.event === 'fatal')).toMatchObject({
+      exit_code: 1,
+      code: 'max_wait_exceeded',
+      status: 429,
+      server_messages: ['rate_limited', expect.stringContaining('rate limit exceeded')],
+    });
     expect(seen).toHaveLength(2);
   });
 
   test('--max-wait also stops a wait for a budget: the mapping window after 2,000 of 4,000 mappings', async () => {
     const mappings = Array.from({ length: 4000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: `g${i}` }));
-    const res = await runCliInProcess(['--log-format', 'json', 'api', 'user-mapping.map', '--body', '-', '--max-wait', '10s'], { env: env(), stdin: JSON.stringify(mappings) });
+    const res = await runCliInProcess(
+      ['--log-format', 'json', 'api', 'user-mapping.map', '--body', '-', '--max-wait', '10s'],
+      { env: env(), stdin: JSON.stringify(mappings) },
+    );
     expect(res.code).toBe(1);
     const fatal = records(res.stderr).find((r) => r.event === 'fatal')!;
     // What a script must know: which mappings were applied, and why the rest were not.
-    expect(fatal).toMatchObject({ code: 'mapping_partial_failure', msg: expect.stringMatching(/^usermap: the first 2000 of 4000 mapping objects were applied \(1 batch\); the other 2000 were not: Stopped before waiting \d+ ms \(mappings per 30 s\) for POST \/usermap/) });
+    expect(fatal).toMatchObject({
+      code: 'mapping_partial_failure',
+      msg: expect.stringMatching(
+        /^usermap: the first 2000 of 4000 mapping objects were applied \(1 batch\); the other 2000 were not: Stopped before waiting \d+ ms \(mappings per 30 s\) for POST \/usermap/,
+      ),
+    });
     // The first batch went (2,000 mappings); the second was not sent.
     expect(seen).toHaveLength(1);
   });
@@ -123,15 +157,28 @@ describe('api: waits', () => {
     sandbox.setFaults({ latencyMs: 3000 });
     const res = await jsonApi(['replay.list', '--no-retry', '--request-deadline', '200ms']);
     expect(res.code).toBe(1);
-    expect(records(res.stderr).find((r) => r.event === 'fatal')).toMatchObject({ code: 'timeout', msg: expect.stringContaining('Request deadline (200 ms)') });
+    expect(records(res.stderr).find((r) => r.event === 'fatal')).toMatchObject({
+      code: 'timeout',
+      msg: expect.stringContaining('Request deadline (200 ms)'),
+    });
   });
 });
 
 describe('api: what is sent and what is printed', () => {
   test('--query and --field reach the server as given; names the spec does not list are flagged, not refused', async () => {
-    const res = await api(['replay.list', '--param', 'pageSize=1', '--query', 'interval=7', '--query', 'sort_order=asc']);
+    const res = await api([
+      'replay.list',
+      '--param',
+      'pageSize=1',
+      '--query',
+      'interval=7',
+      '--query',
+      'sort_order=asc',
+    ]);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toMatch(/^warn: unchecked: --query interval not in the spec's parameters of replay\.list; sent as given$/m);
+    expect(res.stderr).toMatch(
+      /^warn: unchecked: --query interval not in the spec's parameters of replay\.list; sent as given$/m,
+    );
     expect(res.stderr).not.toContain('sort_order not');
     const q = queryOf(seen[0]!);
     expect(q.get('interval')).toBe('7');
@@ -140,7 +187,15 @@ describe('api: what is sent and what is printed', () => {
 
     seen.length = 0;
     // The sandbox, as strict as the spec's table, answers the field it does not know: it got there.
-    const form = await api(['taxonomy.categories.create', '--param', 'categoryName=scripted', '--field', 'note=hello', '--field', 'rank=3']);
+    const form = await api([
+      'taxonomy.categories.create',
+      '--param',
+      'categoryName=scripted',
+      '--field',
+      'note=hello',
+      '--field',
+      'rank=3',
+    ]);
     expect(form.stderr).toContain('unchecked: --field note, --field rank not in');
     expect(form.code).toBe(1);
     expect(form.stderr).toContain('server message: unknown field note');
@@ -159,14 +214,18 @@ describe('api: what is sent and what is printed', () => {
   });
 
   test('every operation takes each parameter under the name the spec gives it', () => {
-    const sample = (p: ParamSpec): string => ({ string: 'x', integer: '1', boolean: 'true', 'string[]': 'a,b', json: '{}' })[p.type];
+    const sample = (p: ParamSpec): string =>
+      ({ string: 'x', integer: '1', boolean: 'true', 'string[]': 'a,b', json: '{}' })[p.type];
     let aliases = 0;
     for (const op of OPERATIONS) {
       const required = op.params.filter((p) => p.required);
       for (const p of op.params) {
         if (p.wire === undefined) continue;
         aliases++;
-        const pairs = [...required.filter((r) => r !== p).map((r) => [r.name, sample(r)] as const), [p.wire, sample(p)] as const];
+        const pairs = [
+          ...required.filter((r) => r !== p).map((r) => [r.name, sample(r)] as const),
+          [p.wire, sample(p)] as const,
+        ];
         expect(OperationArgs.parse(op.params, pairs).has(p.name), `${op.name} ${p.wire}`).toBe(true);
       }
     }
@@ -179,13 +238,20 @@ describe('api: what is sent and what is printed', () => {
     expect(seen).toHaveLength(1);
     const body = seen[0]!.responseBody.toString('utf8');
     expect(res.stdout).toBe(body.endsWith('\n') ? body : `${body}\n`);
-    expect(Object.keys(JSON.parse(res.stdout) as object)).toEqual(expect.arrayContaining(['session_replays', 'next_page_token']));
+    expect(Object.keys(JSON.parse(res.stdout) as object)).toEqual(
+      expect.arrayContaining(['session_replays', 'next_page_token']),
+    );
 
     seen.length = 0;
     const pages = await api(['replay.list', '--param', 'pageSize=3', '--paginate', '--raw']);
     expect(pages.code, pages.stderr).toBe(0);
     expect(seen.length).toBeGreaterThan(1);
-    expect(pages.stdout).toBe(seen.map((e) => e.responseBody.toString('utf8')).map((b) => (b.endsWith('\n') ? b : `${b}\n`)).join(''));
+    expect(pages.stdout).toBe(
+      seen
+        .map((e) => e.responseBody.toString('utf8'))
+        .map((b) => (b.endsWith('\n') ? b : `${b}\n`))
+        .join(''),
+    );
   });
 
   test("a mutation prints the API's answer: JSON parsed, text as text", async () => {
@@ -193,11 +259,17 @@ describe('api: what is sent and what is printed', () => {
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toEqual(JSON.parse(seen[0]!.responseBody.toString('utf8')));
 
-    const flag = await runCliInProcess(['api', 'flags.create', '--body', '-'], { env: env(), stdin: JSON.stringify({ key: 'scripted-flag', name: 'n' }) });
+    const flag = await runCliInProcess(['api', 'flags.create', '--body', '-'], {
+      env: env(),
+      stdin: JSON.stringify({ key: 'scripted-flag', name: 'n' }),
+    });
     expect(flag.code, flag.stderr).toBe(0);
     const id = (JSON.parse(flag.stdout) as { id: string }).id;
     seen.length = 0;
-    const variant = await runCliInProcess(['api', 'flags.variants.create', '--param', `id=${id}`, '--body', '-'], { env: env(), stdin: JSON.stringify({ key: 'on' }) });
+    const variant = await runCliInProcess(['api', 'flags.variants.create', '--param', `id=${id}`, '--body', '-'], {
+      env: env(),
+      stdin: JSON.stringify({ key: 'on' }),
+    });
     expect(variant.code, variant.stderr).toBe(0);
     const answer = seen[0]!.responseBody.toString('utf8');
     expect(answer).toBe('OK');
@@ -210,16 +282,25 @@ describe('api: errors', () => {
     const json = await jsonApi(['taxonomy.categories.get', '--param', 'categoryName=none-such']);
     expect(json.code).toBe(1);
     expect(records(json.stderr).find((r) => r.event === 'fatal')).toMatchObject({
-      exit_code: 1, status: 400, code: 'api_error', server_messages: ['category "none-such" not found'],
+      exit_code: 1,
+      status: 400,
+      code: 'api_error',
+      server_messages: ['category "none-such" not found'],
     });
     const text = await api(['taxonomy.categories.get', '--param', 'categoryName=none-such']);
-    expect(text.stderr).toMatch(/^ {2}status: 400\n {2}code: api_error\n {2}server message: category "none-such" not found$/m);
+    expect(text.stderr).toMatch(
+      /^ {2}status: 400\n {2}code: api_error\n {2}server message: category "none-such" not found$/m,
+    );
   });
 
   test('a refused parameter names its field', async () => {
     const json = await jsonApi(['experiments.list', '--param', 'limit=ten']);
     expect(json.code).toBe(2);
-    expect(records(json.stderr).find((r) => r.event === 'fatal')).toMatchObject({ exit_code: 2, code: 'validation_error', field: 'limit' });
+    expect(records(json.stderr).find((r) => r.event === 'fatal')).toMatchObject({
+      exit_code: 2,
+      code: 'validation_error',
+      field: 'limit',
+    });
     const text = await api(['experiments.list', '--param', 'limit=ten']);
     expect(text.stderr).toMatch(/^ {2}field: limit$/m);
     expect(seen).toEqual([]);

@@ -19,7 +19,11 @@ afterEach(async () => {
 });
 
 function env(sb: Sandbox): NodeJS.ProcessEnv {
-  return cleanEnv({ PLATFORM_API_KEY: sb.credentials.apiKey, PLATFORM_SECRET_KEY: sb.credentials.secretKey, PLATFORM_ENDPOINT: sb.url });
+  return cleanEnv({
+    PLATFORM_API_KEY: sb.credentials.apiKey,
+    PLATFORM_SECRET_KEY: sb.credentials.secretKey,
+    PLATFORM_ENDPOINT: sb.url,
+  });
 }
 
 const JSON_OUT = { format: 'json', gzip: false } as const;
@@ -39,7 +43,10 @@ describe('archive on a hostile file system', () => {
     sandbox = await startSandbox({});
     const { out, victim } = await targetAndVictim(work.dir);
     await symlink(victim, join(out, 'manifest.ndjson'));
-    for (const args of [['archive', '--out', out, '--settle', '0'], ['export', sandbox.replays()[0]!.replayId, '--out', out]]) {
+    for (const args of [
+      ['archive', '--out', out, '--settle', '0'],
+      ['export', sandbox.replays()[0]!.replayId, '--out', out],
+    ]) {
       const res = await runCli(args, env(sandbox));
       expect(res.code, res.stderr).toBe(1);
       expect(res.stderr).toContain(`manifest.ndjson in ${out} is a symbolic link; refusing to use it as the manifest`);
@@ -62,7 +69,12 @@ describe('archive on a hostile file system', () => {
       const last = lastById(await readManifest(out));
       expect(last.get(victimReplay!.replayId)).toMatchObject({
         status: 'failed',
-        error: { code: 'SINK_PATH_ESCAPE', message: expect.stringContaining(`cannot write ${key}: folder ${key.split('/')[0]} in the target is a symbolic link`) },
+        error: {
+          code: 'SINK_PATH_ESCAPE',
+          message: expect.stringContaining(
+            `cannot write ${key}: folder ${key.split('/')[0]} in the target is a symbolic link`,
+          ),
+        },
       });
       for (const r of others) {
         const e = last.get(r.replayId)!;
@@ -84,13 +96,19 @@ describe('archive on a hostile file system', () => {
       { replay_id: '\ud800dev/1795000000006', sample: 'form-typing' },
     ];
     sandbox = await startSandbox({ extraReplays: extra });
-    const corrupt = ['shared-dev/1795000000001', 'bad-dev/1795000000003', 'bad-dev/1795000000004', 'bad-dev/1795000000005'];
+    const corrupt = [
+      'shared-dev/1795000000001',
+      'bad-dev/1795000000003',
+      'bad-dev/1795000000004',
+      'bad-dev/1795000000005',
+    ];
     sandbox.setFaults({ corruptFiles: [...corrupt, sandbox.replays()[0]!.replayId] });
     const out = join(work.dir, 'out');
     const res = await runCli(['archive', '--out', out, '--settle', '0', '--concurrency', '4'], env(sandbox));
     expect(res.code, res.stderr).toBe(1);
     const last = lastById(await readManifest(out));
-    for (const id of [...corrupt, sandbox.replays()[0]!.replayId, extra[5]!.replay_id]) expect(last.get(id)?.status, id).toBe('failed');
+    for (const id of [...corrupt, sandbox.replays()[0]!.replayId, extra[5]!.replay_id])
+      expect(last.get(id)?.status, id).toBe('failed');
     expect(last.get('shared-dev/1795000000002')?.status).toBe('ok');
     expect(await emptyFolders(out)).toEqual([]);
     const files = await walk(out);

@@ -17,7 +17,12 @@ afterEach(async () => {
 });
 
 function env(sb: Sandbox, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return cleanEnv({ PLATFORM_API_KEY: sb.credentials.apiKey, PLATFORM_SECRET_KEY: sb.credentials.secretKey, PLATFORM_ENDPOINT: sb.url, ...extra });
+  return cleanEnv({
+    PLATFORM_API_KEY: sb.credentials.apiKey,
+    PLATFORM_SECRET_KEY: sb.credentials.secretKey,
+    PLATFORM_ENDPOINT: sb.url,
+    ...extra,
+  });
 }
 
 /** Every replay of the sandbox has its output, equal to its recording, and its manifest line's sha256 matches. */
@@ -50,9 +55,10 @@ describe('archive through the CLI against the sandbox', () => {
         sandbox.setFaults({ expireUrls: true });
       }
     }, 5);
-    const res = await runCli(['archive', '--out', out, '--settle', '0', '--log-format', 'json', '--concurrency', '3'], env(sandbox)).finally(() =>
-      clearInterval(flipper),
-    );
+    const res = await runCli(
+      ['archive', '--out', out, '--settle', '0', '--log-format', 'json', '--concurrency', '3'],
+      env(sandbox),
+    ).finally(() => clearInterval(flipper));
     expect(res.stderr).not.toContain(sandbox.credentials.secretKey);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toBe('');
@@ -62,7 +68,11 @@ describe('archive through the CLI against the sandbox', () => {
     expect(st.resets).toBeGreaterThan(0);
     expect(st.expired).toBeGreaterThan(0);
     await expectAllExported(sandbox, out);
-    const summary = res.stderr.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.event === 'summary');
+    const summary = res.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.event === 'summary');
     expect(summary).toMatchObject({ ok: sandbox.replays().length, failed: 0 });
   });
 
@@ -116,7 +126,9 @@ describe('archive through the CLI against the sandbox', () => {
     const { child, done } = spawnCli(['archive', '--out', out, '--settle', '0', '--concurrency', '2'], env(sandbox));
     // Kill as soon as a few outputs exist (the run is then in the middle of others).
     for (;;) {
-      const outputs = (await walk(out).catch(() => [])).filter((f) => f.endsWith('.json') && !f.startsWith('.') && !f.includes('/.'));
+      const outputs = (await walk(out).catch(() => [])).filter(
+        (f) => f.endsWith('.json') && !f.startsWith('.') && !f.includes('/.'),
+      );
       if (outputs.length >= 3) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -131,7 +143,9 @@ describe('archive through the CLI against the sandbox', () => {
     expect(res.code, res.stderr).toBe(0);
     await expectAllExported(sandbox, out);
     // Exactly one output per replay (temporary files of the killed run aside).
-    const finals = (await walk(out)).filter((f) => f !== 'manifest.ndjson' && !f.startsWith('_manifest/') && !f.split('/').some((s) => s.startsWith('.')));
+    const finals = (await walk(out)).filter(
+      (f) => f !== 'manifest.ndjson' && !f.startsWith('_manifest/') && !f.split('/').some((s) => s.startsWith('.')),
+    );
     expect(finals.length).toBe(sandbox.replays().length);
     // Replays finished before the kill were not exported again.
     const rerun = await readManifest(out);
@@ -185,7 +199,8 @@ describe('archive through the CLI against the sandbox', () => {
     const res = await runCli(['archive', '--out', out, '--settle', `${settleDays}d`], env(sandbox));
     expect(res.code, res.stderr).toBe(0);
     const last = lastById(await readManifest(out));
-    for (const r of sandbox.replays()) expect(last.get(r.replayId)).toMatchObject({ status: 'skipped', reason: 'settling' });
+    for (const r of sandbox.replays())
+      expect(last.get(r.replayId)).toMatchObject({ status: 'skipped', reason: 'settling' });
     // Nothing but the manifest, folded at the end of the run into its snapshot.
     expect(await walk(out)).toEqual(['_manifest/snapshot.ndjson']);
     expect(res.stderr).toMatch(/skipped 6/);
@@ -204,7 +219,10 @@ describe('archive through the CLI against the sandbox', () => {
   test('the manifest records checks, expiry, file keys and versions', async () => {
     sandbox = await startSandbox({});
     const out = join(work.dir, 'out');
-    const res = await runCli(['archive', '--out', out, '--settle', '0', '--file-version', '2', '--format', 'ndjson', '--gzip'], env(sandbox));
+    const res = await runCli(
+      ['archive', '--out', out, '--settle', '0', '--file-version', '2', '--format', 'ndjson', '--gzip'],
+      env(sandbox),
+    );
     expect(res.code, res.stderr).toBe(0);
     await expectAllExported(sandbox, out);
     const r = sandbox.replays()[0]!;

@@ -47,12 +47,33 @@ beforeEach(async () => {
     { name: 'killed', files: 1, startMs: T0 + 7_200_000, platformId: 3 },
   ]);
   // The first file of each replay records a page with images on the site.
-  for (const [name, srcs] of [['failed', ['/failed.png']], ['good', ['/good.png']], ['killed', ['/killed.png', '/slow.png']]] as const) {
+  for (const [name, srcs] of [
+    ['failed', ['/failed.png']],
+    ['good', ['/good.png']],
+    ['killed', ['/killed.png', '/slow.png']],
+  ] as const) {
     const ts = T0 + { failed: 0, good: 3_600_000, killed: 7_200_000 }[name];
-    const images = srcs.map((src, i) => ({ type: 2, id: 3 + i, tagName: 'img', attributes: { src: origin + src }, childNodes: [] }));
+    const images = srcs.map((src, i) => ({
+      type: 2,
+      id: 3 + i,
+      tagName: 'img',
+      attributes: { src: origin + src },
+      childNodes: [],
+    }));
     const events = [
       { type: 4, timestamp: ts, data: { href: `${origin}/`, width: 800, height: 600 } },
-      { type: 2, timestamp: ts + 1, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, id: 2, tagName: 'body', attributes: {}, childNodes: images }] }, initialOffset: { left: 0, top: 0 } } },
+      {
+        type: 2,
+        timestamp: ts + 1,
+        data: {
+          node: {
+            type: 0,
+            id: 1,
+            childNodes: [{ type: 2, id: 2, tagName: 'body', attributes: {}, childNodes: images }],
+          },
+          initialOffset: { left: 0, top: 0 },
+        },
+      },
     ];
     await writeFile(sampleFilePaths(samples, name, 3)[0]!, gzipSync(JSON.stringify(events)));
   }
@@ -67,10 +88,16 @@ afterEach(async () => {
 });
 
 const problems = (stderr: string): Array<Record<string, unknown>> =>
-  stderr.split('\n').filter((l) => l.includes('"event":"problem"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  stderr
+    .split('\n')
+    .filter((l) => l.includes('"event":"problem"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe('captured assets belong to their replay (local archive)', () => {
@@ -79,9 +106,19 @@ describe('captured assets belong to their replay (local archive)', () => {
     sandbox = await startSandbox({ samplesDir: samples.dir, faults: { corruptFiles: [failed] } });
     const env = sandboxEnv(sandbox);
     const out = join(work.dir, 'archive');
-    const run = await runCli(['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '1'], env);
+    const run = await runCli(
+      ['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '1'],
+      env,
+    );
     expect(run.code).toBe(1);
-    expect((await runCli(['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '2'], env)).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          ['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '2'],
+          env,
+        )
+      ).code,
+    ).toBe(0);
     const last = lastById(await readManifest(out));
     expect(last.get(failed)!.status).toBe('failed');
     expect(last.get(samples.ids.get('good')!)!.status).toBe('ok');
@@ -90,13 +127,18 @@ describe('captured assets belong to their replay (local archive)', () => {
 
     const before = await runCli(['verify', out, '--log-format', 'json']);
     expect(before.code).toBe(1);
-    expect(problems(before.stderr)).toEqual([expect.objectContaining({ kind: 'orphan', key: `_assets/${sha(PNG(1))}` })]);
+    expect(problems(before.stderr)).toEqual([
+      expect.objectContaining({ kind: 'orphan', key: `_assets/${sha(PNG(1))}` }),
+    ]);
 
     const forgotten = await runCli(['forget', '--out', out, '--replay', failed], env);
     expect(forgotten.code).toBe(0);
     expect(await exists(failedAsset)).toBe(false);
     expect(await exists(join(out, '_assets', sha(PNG(2))))).toBe(true);
-    expect(lastById(await readManifest(out)).get(failed)).toMatchObject({ status: 'forgotten', removed_assets: [sha(PNG(1))] });
+    expect(lastById(await readManifest(out)).get(failed)).toMatchObject({
+      status: 'forgotten',
+      removed_assets: [sha(PNG(1))],
+    });
     const after = await runCli(['verify', out, '--log-format', 'json']);
     expect(problems(after.stderr)).toEqual([]);
     expect(after.code).toBe(0);
@@ -107,8 +149,18 @@ describe('captured assets belong to their replay (local archive)', () => {
     sandbox = await startSandbox({ samplesDir: samples.dir });
     const out = join(work.dir, 'archive');
     // An archive that holds a replay already; the next run is killed while a replay's capture waits.
-    expect((await runCli(['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '2'], sandboxEnv(sandbox))).code).toBe(0);
-    const { child, done } = spawnCli(['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '3'], sandboxEnv(sandbox));
+    expect(
+      (
+        await runCli(
+          ['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '2'],
+          sandboxEnv(sandbox),
+        )
+      ).code,
+    ).toBe(0);
+    const { child, done } = spawnCli(
+      ['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '3'],
+      sandboxEnv(sandbox),
+    );
     const asset = join(out, '_assets', sha(PNG(3)));
     for (let i = 0; i < 600 && !(await exists(asset)); i++) await delay(50);
     expect(await exists(asset)).toBe(true);
@@ -117,7 +169,9 @@ describe('captured assets belong to their replay (local archive)', () => {
     expect(lastById(await readManifest(out)).get(killed)).toBeUndefined();
 
     const before = await runCli(['verify', out, '--log-format', 'json']);
-    expect(problems(before.stderr)).toEqual([expect.objectContaining({ kind: 'orphan', key: `_assets/${sha(PNG(3))}` })]);
+    expect(problems(before.stderr)).toEqual([
+      expect.objectContaining({ kind: 'orphan', key: `_assets/${sha(PNG(3))}` }),
+    ]);
     const forgotten = await runCli(['forget', '--out', out, '--replay', killed], sandboxEnv(sandbox));
     expect(forgotten.code).toBe(0);
     expect(await exists(asset)).toBe(false);
@@ -130,7 +184,14 @@ describe('captured assets belong to their replay (local archive)', () => {
     sandbox = await startSandbox({ samplesDir: samples.dir });
     const out = join(work.dir, 'archive');
     const good = samples.ids.get('good')!;
-    expect((await runCli(['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '2'], sandboxEnv(sandbox))).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          ['archive', '--out', out, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', '2'],
+          sandboxEnv(sandbox),
+        )
+      ).code,
+    ).toBe(0);
     expect((await runCli(['verify', out])).code).toBe(0);
     // Other bytes under the asset's content address, and files replay-export never writes.
     await writeFile(join(out, '_assets', sha(PNG(2))), PNG(9));
@@ -142,7 +203,9 @@ describe('captured assets belong to their replay (local archive)', () => {
     await writeFile(join(out, '_manifest', 'extra.ndjson'), 'x');
     const res = await runCli(['verify', out, '--log-format', 'json']);
     expect(res.code).toBe(1);
-    const found = problems(res.stderr).map((p) => [p.kind, p.key]).sort();
+    const found = problems(res.stderr)
+      .map((p) => [p.kind, p.key])
+      .sort();
     expect(found).toEqual(
       [
         ['asset_corrupt', `_assets/${sha(PNG(2))}`],
@@ -162,25 +225,57 @@ describe('captured assets belong to their replay (S3)', () => {
     const s3 = await startS3(join(work.dir, 's3'));
     try {
       const target = `s3://${BUCKET}/owned`;
-      const s3Args = ['--s3-endpoint', s3.endpoint, '--s3-force-path-style', '--s3-region', 'us-east-1', '--s3-checksums', 'when-required'];
+      const s3Args = [
+        '--s3-endpoint',
+        s3.endpoint,
+        '--s3-force-path-style',
+        '--s3-region',
+        'us-east-1',
+        '--s3-checksums',
+        'when-required',
+      ];
       const env = cliEnv(sandbox);
-      const archive = (user: string) => runCliSpawned(['archive', '--out', target, ...s3Args, '--settle', '0', '--file-version', '3', '--capture-assets', origin, '--user', user], env);
+      const archive = (user: string) =>
+        runCliSpawned(
+          [
+            'archive',
+            '--out',
+            target,
+            ...s3Args,
+            '--settle',
+            '0',
+            '--file-version',
+            '3',
+            '--capture-assets',
+            origin,
+            '--user',
+            user,
+          ],
+          env,
+        );
       const first = await archive('1');
       expect(first.code, first.stderr).toBe(1);
       expect((await archive('2')).code).toBe(0);
-      const keys = async () => (await listObjects(s3.reader, 'owned/_assets/')).map((o) => o.key.slice('owned/'.length)).sort();
+      const keys = async () =>
+        (await listObjects(s3.reader, 'owned/_assets/')).map((o) => o.key.slice('owned/'.length)).sort();
       expect(await keys()).toContain(`_assets/${sha(PNG(1))}`);
 
       // Objects replay-export never writes, under a hidden and an underscore folder.
-      for (const key of ['owned/_x/payload', 'owned/.x/payload']) await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'x' }));
+      for (const key of ['owned/_x/payload', 'owned/.x/payload'])
+        await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'x' }));
       const before = await runCliSpawned(['verify', target, ...s3Args, '--log-format', 'json'], env);
-      expect(problems(before.stderr).map((p) => [p.kind, p.key]).sort()).toEqual([
+      expect(
+        problems(before.stderr)
+          .map((p) => [p.kind, p.key])
+          .sort(),
+      ).toEqual([
         ['orphan', '.x/payload'],
         ['orphan', `_assets/${sha(PNG(1))}`],
         ['orphan', '_x/payload'],
       ]);
       expect(before.code).toBe(1);
-      for (const key of ['owned/_x/payload', 'owned/.x/payload']) await s3.reader.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+      for (const key of ['owned/_x/payload', 'owned/.x/payload'])
+        await s3.reader.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
 
       expect((await runCliSpawned(['forget', '--out', target, ...s3Args, '--replay', failed], env)).code).toBe(0);
       const left = await keys();

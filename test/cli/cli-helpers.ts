@@ -19,14 +19,24 @@ export interface RunResult {
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith('PLATFORM_') && !k.startsWith('REPLAY_EXPORT_') && k !== 'JOB_COMPLETION_INDEX' && k !== 'AWS_BATCH_JOB_ARRAY_INDEX') env[k] = v;
+    if (
+      !k.startsWith('PLATFORM_') &&
+      !k.startsWith('REPLAY_EXPORT_') &&
+      k !== 'JOB_COMPLETION_INDEX' &&
+      k !== 'AWS_BATCH_JOB_ARRAY_INDEX'
+    )
+      env[k] = v;
   }
   return { ...env, ...extra };
 }
 
 /** A clean environment pointing the CLI at a sandbox (credentials and endpoint). */
 export function sandboxEnv(sb: { url: string; credentials: { apiKey: string; secretKey: string } }): NodeJS.ProcessEnv {
-  return cleanEnv({ PLATFORM_API_KEY: sb.credentials.apiKey, PLATFORM_SECRET_KEY: sb.credentials.secretKey, PLATFORM_ENDPOINT: sb.url });
+  return cleanEnv({
+    PLATFORM_API_KEY: sb.credentials.apiKey,
+    PLATFORM_SECRET_KEY: sb.credentials.secretKey,
+    PLATFORM_ENDPOINT: sb.url,
+  });
 }
 
 /**
@@ -53,7 +63,10 @@ export function spawnCli(
 }
 
 /** Starts `view` (or any command that prints its URL on a line of its own) and resolves once the URL is printed. */
-export async function spawnView(args: string[], env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; done: Promise<RunResult>; url: string }> {
+export async function spawnView(
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; done: Promise<RunResult>; url: string }> {
   const { child, done } = spawnCli(args, env);
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -68,7 +81,11 @@ export async function spawnView(args: string[], env?: NodeJS.ProcessEnv): Promis
 }
 
 /** Runs the built CLI in a process of its own (for what only a process shows: pipes, signals, exit, limits). */
-export function runCliSpawned(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
+export function runCliSpawned(
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+  launcher?: readonly string[],
+): Promise<RunResult> {
   return spawnCli(args, env, launcher).done;
 }
 
@@ -111,7 +128,9 @@ export async function runCliInProcess(args: string[], options: InProcessOptions 
 
 /** Runs the CLI with `args`: in this process, or spawned with a `launcher` (see `spawnCli`). */
 export function runCli(args: string[], env?: NodeJS.ProcessEnv, launcher?: readonly string[]): Promise<RunResult> {
-  return launcher === undefined ? runCliInProcess(args, env !== undefined ? { env } : {}) : runCliSpawned(args, env, launcher);
+  return launcher === undefined
+    ? runCliInProcess(args, env !== undefined ? { env } : {})
+    : runCliSpawned(args, env, launcher);
 }
 
 /** Every file under `dir`, as `/`-separated paths relative to it. */
@@ -124,7 +143,9 @@ export async function walk(dir: string): Promise<string[]> {
 }
 
 export async function sha256Of(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 /** What the file outside the target holds before a test, and must hold after it. */

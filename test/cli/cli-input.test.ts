@@ -32,32 +32,45 @@ describe('replay ids', () => {
     const out = join(work.dir, 'nf');
     const res = await runCli(['export', '00000000-0000-4000-8000-000000000000/1795308171251', '--out', out], env());
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stderr).toContain('not found 00000000-0000-4000-8000-000000000000/1795308171251: the API lists no replay with this id');
+    expect(res.stderr).toContain(
+      'not found 00000000-0000-4000-8000-000000000000/1795308171251: the API lists no replay with this id',
+    );
     expect(await readdir(out)).toEqual(['manifest.ndjson']);
-    expect(await readManifest(out)).toEqual([expect.objectContaining({ status: 'not_found', error: expect.objectContaining({ code: 'REPLAY_NOT_FOUND' }) })]);
+    expect(await readManifest(out)).toEqual([
+      expect.objectContaining({ status: 'not_found', error: expect.objectContaining({ code: 'REPLAY_NOT_FOUND' }) }),
+    ]);
   });
 
-  test.each([['nosep'], ['/lead/1795308171251'], ['trail/1795308171251/'], ['dev/']])('%j (not device_id/session_id) is a usage error (exit 2) before any request', async (id) => {
-    const before = apiRequests();
-    const out = join(work.dir, `malformed-${apiRequests()}-${id.length}`);
-    const res = await runCli(['export', id, '--out', out], env());
-    expect(res.code, res.stderr).toBe(2);
-    expect(res.stderr).toContain(JSON.stringify(id));
-    expect(apiRequests()).toBe(before);
-    expect(existsSync(out)).toBe(false);
-  });
+  test.each([['nosep'], ['/lead/1795308171251'], ['trail/1795308171251/'], ['dev/']])(
+    '%j (not device_id/session_id) is a usage error (exit 2) before any request',
+    async (id) => {
+      const before = apiRequests();
+      const out = join(work.dir, `malformed-${apiRequests()}-${id.length}`);
+      const res = await runCli(['export', id, '--out', out], env());
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toContain(JSON.stringify(id));
+      expect(apiRequests()).toBe(before);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 
   // The spec's rules only: a space, a session id that is not a number, an ellipsis are the platform's to judge.
-  test.each([['abc/notanumber'], ['a b/1'], ['00000000-…/1795308171251']])('%j is asked of the API: not found, exit 1', async (id) => {
-    const res = await runCli(['export', id, '--out', join(work.dir, `asked-${id.length}`)], env());
-    expect(res.code, res.stderr).toBe(1);
-    expect(res.stderr).toContain(`not found ${id}: the API lists no replay with this id`);
-  });
+  test.each([['abc/notanumber'], ['a b/1'], ['00000000-…/1795308171251']])(
+    '%j is asked of the API: not found, exit 1',
+    async (id) => {
+      const res = await runCli(['export', id, '--out', join(work.dir, `asked-${id.length}`)], env());
+      expect(res.code, res.stderr).toBe(1);
+      expect(res.stderr).toContain(`not found ${id}: the API lists no replay with this id`);
+    },
+  );
 
   test('export --format html --gzip to a folder is a usage error (exit 2) naming both flags, before any request', async () => {
     const before = apiRequests();
     const out = join(work.dir, 'html-gz');
-    const res = await runCli(['export', '00000000-0000-4000-8000-000000000000/1795308171251', '--out', out, '--format', 'html', '--gzip'], env());
+    const res = await runCli(
+      ['export', '00000000-0000-4000-8000-000000000000/1795308171251', '--out', out, '--format', 'html', '--gzip'],
+      env(),
+    );
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toContain('--format html --gzip');
     expect(apiRequests()).toBe(before);
@@ -78,7 +91,9 @@ describe('time ranges', () => {
     const out = join(work.dir, 'reversed');
     const archive = await runCli(['archive', '--out', out, '--since', '2026-11-22', '--until', '2026-11-01'], env());
     expect(archive.code, archive.stderr).toBe(2);
-    expect(archive.stderr).toMatch(/--since 2026-11-22 \(2026-11-22T00:00:00.000Z\) is after --until 2026-11-01 \(2026-11-01T23:59:59.999Z\)/);
+    expect(archive.stderr).toMatch(
+      /--since 2026-11-22 \(2026-11-22T00:00:00.000Z\) is after --until 2026-11-01 \(2026-11-01T23:59:59.999Z\)/,
+    );
     const list = await runCli(['list', '--since', '1h', '--until', '2h'], env());
     expect(list.code).toBe(2);
     const bad = await runCli(['list', '--since', 'yesterday'], env());
@@ -92,9 +107,14 @@ describe('time ranges', () => {
     const list = await runCli(['list', '--since', '2020-01-01', '--until', '2020-01-01'], env());
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toBe('');
-    expect(list.stderr).toContain('0 replays matched: none started at or after 2020-01-01T00:00:00.000Z and at or before 2020-01-01T23:59:59.999Z');
+    expect(list.stderr).toContain(
+      '0 replays matched: none started at or after 2020-01-01T00:00:00.000Z and at or before 2020-01-01T23:59:59.999Z',
+    );
     expect(list.stderr).toContain('a date alone is read as a whole day, UTC: since its start, until its end');
-    const archive = await runCli(['archive', '--out', join(work.dir, 'day'), '--since', '2020-01-01', '--until', '2020-01-01'], env());
+    const archive = await runCli(
+      ['archive', '--out', join(work.dir, 'day'), '--since', '2020-01-01', '--until', '2020-01-01'],
+      env(),
+    );
     expect(archive.code, archive.stderr).toBe(0);
     expect(archive.stderr).toContain('0 replays matched');
   });
@@ -116,7 +136,12 @@ describe('export --out - (stdout)', () => {
     const want = (await readJson(r.expectedPath)) as unknown[];
     const nd = await runCli(['export', r.replayId, '--out', '-', '--format', 'ndjson'], env());
     expect(nd.code, nd.stderr).toBe(0);
-    expect(nd.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(want);
+    expect(
+      nd.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(want);
     const json = await runCli(['export', r.replayId, '--out', '-'], env());
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual(want);
@@ -164,16 +189,19 @@ describe('--version and --help', () => {
     expect(decode.stderr).toContain('--version must be 2 or 3');
   });
 
-  test.each(['list', 'export', 'archive', 'verify', 'decode', 'sandbox', 'completion', 'forget'])('%s --help: global options, examples, no empty default', async (cmd) => {
-    const res = await runCli([cmd, '--help'], cleanEnv());
-    expect(res.code).toBe(0);
-    const text = res.stdout.replace(/\s+/g, ' ');
-    expect(text).toContain('Global Options: --api-key <key> project API key (required unless --sandbox)');
-    expect(text).toMatch(/--region <region> .*\(default: "us", env: PLATFORM_REGION\)/);
-    expect(text).toMatch(/Examples: # .* \$ replay-export /);
-    expect(text).not.toContain('(default: [])');
-    if (cmd === 'export' || cmd === 'archive') expect(text).toMatch(/--out <target> output folder, .*\(required\)/);
-  });
+  test.each(['list', 'export', 'archive', 'verify', 'decode', 'sandbox', 'completion', 'forget'])(
+    '%s --help: global options, examples, no empty default',
+    async (cmd) => {
+      const res = await runCli([cmd, '--help'], cleanEnv());
+      expect(res.code).toBe(0);
+      const text = res.stdout.replace(/\s+/g, ' ');
+      expect(text).toContain('Global Options: --api-key <key> project API key (required unless --sandbox)');
+      expect(text).toMatch(/--region <region> .*\(default: "us", env: PLATFORM_REGION\)/);
+      expect(text).toMatch(/Examples: # .* \$ replay-export /);
+      expect(text).not.toContain('(default: [])');
+      if (cmd === 'export' || cmd === 'archive') expect(text).toMatch(/--out <target> output folder, .*\(required\)/);
+    },
+  );
 });
 
 describe('archive --dry-run', () => {
@@ -198,7 +226,10 @@ describe('archive --dry-run', () => {
     const files = sandbox.stats().filesRequests;
     const again = await runCli(['archive', '--out', out, '--dry-run', '--log-format', 'json'], env());
     expect(again.code, again.stderr).toBe(0);
-    const plan = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as { replay_id: string; action: string; reason?: string });
+    const plan = again.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { replay_id: string; action: string; reason?: string });
     expect(plan.filter((p) => p.reason === 'done')).toHaveLength(done);
     expect(plan.filter((p) => p.action === 'export')).toHaveLength(n - done);
     const sharded = await runCli(['archive', '--out', out, '--dry-run', '--shard', '1/2'], env());
@@ -212,15 +243,32 @@ describe('archive --dry-run', () => {
 
 describe('sandbox command', () => {
   test('prints a paste-able export line and "Ctrl-C to stop"; --latency and --faults set the switches; SIGINT stops it', async () => {
-    const child = spawn(process.execPath, [CLI, 'sandbox', '--latency', '7', '--faults', 'rateLimitEvery=9,expireUrls=false'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'sandbox', '--latency', '7', '--faults', 'rateLimitEvery=9,expireUrls=false'],
+      { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     while (!stdout.includes('Ctrl-C to stop')) await new Promise((r) => setTimeout(r, 20));
     const line = stdout.split('\n').find((l) => l.startsWith('export PLATFORM_ENDPOINT='))!;
-    const vars = Object.fromEntries(line.replace(/^export /, '').split(' ').map((kv) => kv.split(/=(.*)/s).slice(0, 2) as [string, string]));
-    expect(Object.keys(vars)).toEqual(['PLATFORM_ENDPOINT', 'PLATFORM_API_KEY', 'PLATFORM_SECRET_KEY', 'PLATFORM_MANAGEMENT_KEY']);
-    const faults = (await (await fetch(`${vars.PLATFORM_ENDPOINT}/__sandbox/faults`)).json()) as Record<string, unknown>;
+    const vars = Object.fromEntries(
+      line
+        .replace(/^export /, '')
+        .split(' ')
+        .map((kv) => kv.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
+    expect(Object.keys(vars)).toEqual([
+      'PLATFORM_ENDPOINT',
+      'PLATFORM_API_KEY',
+      'PLATFORM_SECRET_KEY',
+      'PLATFORM_MANAGEMENT_KEY',
+    ]);
+    const faults = (await (await fetch(`${vars.PLATFORM_ENDPOINT}/__sandbox/faults`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(faults).toMatchObject({ latencyMs: 7, rateLimitEvery: 9 });
     const list = await runCli(['list', '--max', '1'], cleanEnv(vars));
     expect(list.code, list.stderr).toBe(0);
@@ -245,17 +293,32 @@ describe('shell completion', () => {
     return res.stdout.split('\n').filter((l) => l !== '');
   }
 
-  test('bash: commands, each command\'s and the global flags, and the values of fixed-choice flags', async () => {
+  test("bash: commands, each command's and the global flags, and the values of fixed-choice flags", async () => {
     const res = await runCli(['completion', 'bash'], cleanEnv());
     expect(res.code).toBe(0);
     const script = res.stdout;
-    expect(spawnSync('bash', ['-c', `${script}\ncomplete -p replay-export`], { encoding: 'utf8' }).stdout).toContain('-F _replay_export_complete replay-export');
-    expect(complete(script, ['replay-export', ''])).toEqual(expect.arrayContaining(['list', 'export', 'archive', 'decode', 'sandbox', 'completion', '--sandbox', '--version']));
+    expect(spawnSync('bash', ['-c', `${script}\ncomplete -p replay-export`], { encoding: 'utf8' }).stdout).toContain(
+      '-F _replay_export_complete replay-export',
+    );
+    expect(complete(script, ['replay-export', ''])).toEqual(
+      expect.arrayContaining([
+        'list',
+        'export',
+        'archive',
+        'decode',
+        'sandbox',
+        'completion',
+        '--sandbox',
+        '--version',
+      ]),
+    );
     expect(complete(script, ['replay-export', 'ar'])).toEqual(['archive']);
     expect(complete(script, ['replay-export', 'archive', '--dr'])).toEqual(['--dry-run']);
     expect(complete(script, ['replay-export', '--sandbox', 'list', '--si'])).toEqual(['--since']);
     expect(complete(script, ['replay-export', 'export', 'x/1', '--format', ''])).toEqual(['json', 'ndjson', 'html']);
-    expect(complete(script, ['replay-export', 'sandbox', '--'])).toEqual(expect.arrayContaining(['--latency', '--faults', '--port']));
+    expect(complete(script, ['replay-export', 'sandbox', '--'])).toEqual(
+      expect.arrayContaining(['--latency', '--faults', '--port']),
+    );
     expect(complete(script, ['replay-export', 'completion', ''])).toEqual(['bash', 'zsh']);
     expect(complete(script, ['replay-export', 'list', '--dry'])).toEqual([]);
   });
@@ -266,7 +329,10 @@ describe('shell completion', () => {
     expect(res.stdout.split('\n')[0]).toBe('#compdef replay-export');
     expect(res.stdout).toContain('autoload -U +X bashcompinit && bashcompinit');
     // No zsh on the test machine: the function it registers is checked in bash (the line zsh alone runs left out).
-    const fn = res.stdout.split('\n').filter((l) => !l.startsWith('autoload')).join('\n');
+    const fn = res.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('autoload'))
+      .join('\n');
     expect(complete(fn, ['replay-export', 'arch'])).toEqual(['archive']);
     expect((await runCli(['completion', 'fish'], cleanEnv())).code).toBe(2);
   });

@@ -27,10 +27,18 @@ describe('CLI commands', () => {
   test('list prints one replay record a line on stdout and nothing else there', async () => {
     const res = await runCli(['list', '--sort', 'asc'], cleanEnv(creds()));
     expect(res.code, res.stderr).toBe(0);
-    const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = res.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.replay_id)).toEqual(sandbox.replays().map((r) => r.replayId));
     const one = await runCli(['list', '--replay', sandbox.replays()[2]!.replayId], cleanEnv(creds()));
-    expect(one.stdout.trim().split('\n').map((l) => JSON.parse(l).replay_id)).toEqual([sandbox.replays()[2]!.replayId]);
+    expect(
+      one.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).replay_id),
+    ).toEqual([sandbox.replays()[2]!.replayId]);
     const max = await runCli(['list', '--max', '2'], cleanEnv(creds()));
     expect(max.stdout.trim().split('\n')).toHaveLength(2);
   });
@@ -39,14 +47,28 @@ describe('CLI commands', () => {
     const out = join(work.dir, 'export');
     const [a, b] = sandbox.replays();
     const res = await runCli(
-      ['--api-key', sandbox.credentials.apiKey, '--secret-key', sandbox.credentials.secretKey, '--endpoint', sandbox.url,
-        'export', a!.replayId, b!.replayId, '--out', out, '--format', 'ndjson'],
+      [
+        '--api-key',
+        sandbox.credentials.apiKey,
+        '--secret-key',
+        sandbox.credentials.secretKey,
+        '--endpoint',
+        sandbox.url,
+        'export',
+        a!.replayId,
+        b!.replayId,
+        '--out',
+        out,
+        '--format',
+        'ndjson',
+      ],
       cleanEnv(),
     );
     expect(res.code, res.stderr).toBe(0);
     const last = lastById(await readManifest(out));
     expect(last.size).toBe(2);
-    for (const r of [a!, b!]) expect(await readOutput(join(out, last.get(r.replayId)!.key as string))).toEqual(await readJson(r.expectedPath));
+    for (const r of [a!, b!])
+      expect(await readOutput(join(out, last.get(r.replayId)!.key as string))).toEqual(await readJson(r.expectedPath));
     expect(res.stderr).not.toContain(sandbox.credentials.secretKey);
     expect(res.stdout).toBe('');
   });
@@ -64,7 +86,10 @@ describe('CLI commands', () => {
       expect(JSON.parse(res.stdout)).toEqual(want);
     }
     const outFile = join(work.dir, 'decoded.json');
-    const res = await runCli(['decode', '--version', '3', '--out', outFile, ...s.files['3']!.map((f) => join(packageRoot(), 'samples', f))], cleanEnv());
+    const res = await runCli(
+      ['decode', '--version', '3', '--out', outFile, ...s.files['3']!.map((f) => join(packageRoot(), 'samples', f))],
+      cleanEnv(),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(await readFile(outFile, 'utf8'))).toEqual(want);
     const bad = await runCli(['decode', '--version', '3', join(packageRoot(), 'samples', 'index.json')], cleanEnv());
@@ -100,15 +125,25 @@ describe('CLI commands', () => {
 
   test('an authentication failure exits 3, says so with the region and host, and never prints the secret', async () => {
     const secret = 'wrong-secret-0123456789abcdef';
-    const env = cleanEnv({ PLATFORM_API_KEY: sandbox.credentials.apiKey, PLATFORM_SECRET_KEY: secret, PLATFORM_ENDPOINT: sandbox.url });
-    for (const args of [['archive', '--out', join(work.dir, 'auth'), '--settle', '0'], ['list'], ['--log-format', 'json', 'archive', '--out', join(work.dir, 'auth2')]]) {
+    const env = cleanEnv({
+      PLATFORM_API_KEY: sandbox.credentials.apiKey,
+      PLATFORM_SECRET_KEY: secret,
+      PLATFORM_ENDPOINT: sandbox.url,
+    });
+    for (const args of [
+      ['archive', '--out', join(work.dir, 'auth'), '--settle', '0'],
+      ['list'],
+      ['--log-format', 'json', 'archive', '--out', join(work.dir, 'auth2')],
+    ]) {
       const res = await runCli(args, env);
       expect(res.code, res.stderr).toBe(3);
       expect(res.stderr).toMatch(/Authentication failed/);
       expect(res.stderr).toMatch(/region us/);
       expect(res.stderr).toContain(new URL(sandbox.url).host);
       expect(res.stderr + res.stdout).not.toContain(secret);
-      expect(res.stderr + res.stdout).not.toContain(Buffer.from(`${sandbox.credentials.apiKey}:${secret}`).toString('base64'));
+      expect(res.stderr + res.stdout).not.toContain(
+        Buffer.from(`${sandbox.credentials.apiKey}:${secret}`).toString('base64'),
+      );
     }
   });
 

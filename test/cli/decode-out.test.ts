@@ -11,7 +11,9 @@ let files: string[];
 let expected: Buffer;
 
 beforeAll(async () => {
-  const index = (await readJson(join(packageRoot(), 'samples', 'index.json'))) as { replays: { name: string; files: Record<string, string[]> }[] };
+  const index = (await readJson(join(packageRoot(), 'samples', 'index.json'))) as {
+    replays: { name: string; files: Record<string, string[]> }[];
+  };
   const sample = index.replays.find((r) => r.name === 'long-scroll')!;
   files = sample.files['3']!.map((f) => join(packageRoot(), 'samples', f));
   const res = await runCli(['decode', ...files], cleanEnv());
@@ -34,7 +36,12 @@ describe('decode --out on a hostile file system', () => {
     // The shell plants `.ev.json.<its pid>.tmp` and then execs the CLI, which keeps that pid.
     const plant = 'ln -s "$VICTIM" "$OUT/.ev.json.$$.tmp" && exec "$@"';
     const target = join(out, 'ev.json');
-    const res = await runCli(['decode', '--out', target, ...files], cleanEnv({ VICTIM: victim, OUT: out }), ['/bin/sh', '-c', plant, 'sh']);
+    const res = await runCli(['decode', '--out', target, ...files], cleanEnv({ VICTIM: victim, OUT: out }), [
+      '/bin/sh',
+      '-c',
+      plant,
+      'sh',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     expect(await readFile(victim, 'utf8')).toBe(VICTIM_TEXT);
     expect((await lstat(target)).isFile()).toBe(true);
@@ -89,7 +96,10 @@ describe('decode --out on a hostile file system', () => {
 
   it('a file that cannot be decoded leaves nothing at the target and no temporary file', async () => {
     const target = join(work.dir, 'ev.json');
-    const res = await runCli(['decode', '--out', target, files[0]!, join(packageRoot(), 'samples', 'index.json')], cleanEnv());
+    const res = await runCli(
+      ['decode', '--out', target, files[0]!, join(packageRoot(), 'samples', 'index.json')],
+      cleanEnv(),
+    );
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('index.json');
     expect(await readdir(work.dir)).toEqual([]);

@@ -18,7 +18,8 @@ afterEach(async () => {
   await work?.cleanup();
 });
 
-const outputs = async (dir: string): Promise<string[]> => (await walk(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && !f.startsWith('_'));
+const outputs = async (dir: string): Promise<string[]> =>
+  (await walk(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && !f.startsWith('_'));
 
 /** Outcome per replay id of a `--log-format json` run. */
 const outcomes = (stderr: string): Map<string, string> =>
@@ -34,11 +35,17 @@ test('an interrupted export of several replays, run again, exports only the repl
   sandbox = await startSandbox({ replicas: 6, faults: { latencyMs: 150 } });
   work = await tempDir('replay-export-export-resume-');
   const env = sandboxEnv(sandbox);
-  const ids = sandbox.replays().slice(0, 6).map((r) => r.replayId);
+  const ids = sandbox
+    .replays()
+    .slice(0, 6)
+    .map((r) => r.replayId);
   const out = join(work.dir, 'out');
 
   const stop = new AbortController();
-  const first = runCliInProcess(['export', ...ids, '--out', out, '--concurrency', '1', '--log-format', 'json'], { env, signal: stop.signal });
+  const first = runCliInProcess(['export', ...ids, '--out', out, '--concurrency', '1', '--log-format', 'json'], {
+    env,
+    signal: stop.signal,
+  });
   for (let i = 0; i < 400 && (await outputs(out)).length < 2; i++) await delay(25);
   stop.abort(new InterruptedError());
   const interrupted = await first;

@@ -24,11 +24,16 @@ describe('a files listing out of order with a duplicate key', () => {
     const r = sandbox.replays().find((x) => x.fileCount[3] >= 3)!;
     const text = await runCli(['export', r.replayId, '--out', `${work.dir}/text`], env());
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stderr).toMatch(new RegExp(`^warn: ${r.replayId}: the files listing holds \\S+/v3/\\S+ more than once; taken once$`, 'm'));
+    expect(text.stderr).toMatch(
+      new RegExp(`^warn: ${r.replayId}: the files listing holds \\S+/v3/\\S+ more than once; taken once$`, 'm'),
+    );
     const out = `${work.dir}/json`;
     const json = await runCli(['--log-format', 'json', 'archive', '--out', out, '--settle', '0'], env());
     expect(json.code, json.stderr).toBe(0);
-    const lines = json.stderr.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = json.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const warned = lines.filter((l) => l.event === 'duplicate_file');
     expect(new Set(warned.map((l) => l.replay_id))).toEqual(new Set(sandbox.replays().map((x) => x.replayId)));
     expect(warned.every((l) => l.level === 'warn' && typeof l.file_key === 'string')).toBe(true);

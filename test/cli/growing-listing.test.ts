@@ -15,7 +15,8 @@ afterEach(async () => {
   await work?.cleanup();
 });
 
-const outputs = async (dir: string): Promise<string[]> => (await walk(dir)).filter((f) => f.endsWith('.json') && !f.startsWith('_') && !f.startsWith('.'));
+const outputs = async (dir: string): Promise<string[]> =>
+  (await walk(dir)).filter((f) => f.endsWith('.json') && !f.startsWith('_') && !f.startsWith('.'));
 
 test('replays arriving while an archive pages wait for the next run; the listing ends', async () => {
   // Five new replays after every page of five: without a bound the listing reaches its end only when the growth stops.
@@ -23,7 +24,10 @@ test('replays arriving while an archive pages wait for the next run; the listing
   work = await tempDir('replay-export-growing-');
   const before = sandbox.replays().length;
   const out = `${work.dir}/out`;
-  const res = await runCli(['archive', '--out', out, '--settle', '0s', '--page-size', '5', '--concurrency', '2'], sandboxEnv(sandbox));
+  const res = await runCli(
+    ['archive', '--out', out, '--settle', '0s', '--page-size', '5', '--concurrency', '2'],
+    sandboxEnv(sandbox),
+  );
   expect(res.code, res.stderr).toBe(0);
   const written = await outputs(out);
   expect(written.filter((f) => f.startsWith('grown-'))).toEqual([]);
@@ -51,7 +55,12 @@ test('--max 3 exports three replays a run; the next run takes the next ones', as
 
 /** The replay ids a dry run (`--log-format json`) would export. */
 const planned = (stdout: string): string[] =>
-  stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { replay_id: string; action: string }).filter((p) => p.action === 'export').map((p) => p.replay_id);
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { replay_id: string; action: string })
+    .filter((p) => p.action === 'export')
+    .map((p) => p.replay_id);
 
 test('--dry-run lists what the run would take: bounded by its start time, and by --max', async () => {
   sandbox = await startSandbox({ replicas: 10, sortOrder: 'asc', listGrowth: { perPage: 5, pages: 1000 } });
@@ -60,17 +69,28 @@ test('--dry-run lists what the run would take: bounded by its start time, and by
   const out = `${work.dir}/out`;
   const env = sandboxEnv(sandbox);
   // A growing listing: the dry run ends as the run does, without the replays that arrive while it pages.
-  const dry = await runCli(['archive', '--out', out, '--settle', '0s', '--page-size', '5', '--dry-run', '--log-format', 'json'], env);
+  const dry = await runCli(
+    ['archive', '--out', out, '--settle', '0s', '--page-size', '5', '--dry-run', '--log-format', 'json'],
+    env,
+  );
   expect(dry.code, dry.stderr).toBe(0);
   const all = planned(dry.stdout);
   expect(all.filter((id) => id.includes('grown'))).toEqual([]);
   expect(all).toHaveLength(before);
 
   // --max 3: the dry run names exactly the three replays the run then exports.
-  const three = planned((await runCli(['archive', '--out', out, '--settle', '0s', '--max', '3', '--dry-run', '--log-format', 'json'], env)).stdout);
+  const three = planned(
+    (await runCli(['archive', '--out', out, '--settle', '0s', '--max', '3', '--dry-run', '--log-format', 'json'], env))
+      .stdout,
+  );
   expect(three).toHaveLength(3);
   const run = await runCli(['archive', '--out', out, '--settle', '0s', '--max', '3', '--log-format', 'json'], env);
   expect(run.code, run.stderr).toBe(0);
-  const exported = run.stderr.split('\n').filter((l) => l.includes('"event":"replay"')).map((l) => JSON.parse(l) as { replay_id: string; outcome: string }).filter((l) => l.outcome === 'ok').map((l) => l.replay_id);
+  const exported = run.stderr
+    .split('\n')
+    .filter((l) => l.includes('"event":"replay"'))
+    .map((l) => JSON.parse(l) as { replay_id: string; outcome: string })
+    .filter((l) => l.outcome === 'ok')
+    .map((l) => l.replay_id);
   expect(exported.sort()).toEqual([...three].sort());
 });

@@ -17,7 +17,9 @@ async function help(args: string[]): Promise<string> {
 
 const line = (flag: string, shown: string | number): RegExp =>
   // The flag, then its text up to the next flag, holding `(default: shown`.
-  new RegExp(`${flag.replace(/[-[\]]/g, '\\$&')} (?:(?! --[a-z]).)*?\\(default: ${String(shown).replace(/[()]/g, '\\$&')}[);]`);
+  new RegExp(
+    `${flag.replace(/[-[\]]/g, '\\$&')} (?:(?! --[a-z]).)*?\\(default: ${String(shown).replace(/[()]/g, '\\$&')}[);]`,
+  );
 
 describe('--help shows the defaults of the settings table', () => {
   const d = DEFAULTS;
@@ -46,8 +48,12 @@ describe('--help shows the defaults of the settings table', () => {
     }
     expect(text).toContain('(default: 256MiB)');
     expect(text).toContain('(default: 24h; 0 with --sandbox)');
-    expect(text).toMatch(/--s3-region <region> S3 region \(default: with --s3-endpoint AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1/);
-    expect(text).toMatch(/--s3-checksums <mode> .*\(default: when-supported on AWS, when-required with --s3-endpoint\)/);
+    expect(text).toMatch(
+      /--s3-region <region> S3 region \(default: with --s3-endpoint AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1/,
+    );
+    expect(text).toMatch(
+      /--s3-checksums <mode> .*\(default: when-supported on AWS, when-required with --s3-endpoint\)/,
+    );
   });
 
   test('export, list, decode and the global options', async () => {

@@ -36,7 +36,10 @@ describe('main with an io of its own', () => {
     const list = await runCliInProcess(['list'], { env: sandboxEnv(sandbox), signal: stopped() });
     expect(list.code).toBe(130);
     expect(list.stderr).toBe('error: interrupted\n');
-    const archive = await runCliInProcess(['archive', '--out', join(work.dir, 'a'), '--settle', '0'], { env: sandboxEnv(sandbox), signal: stopped() });
+    const archive = await runCliInProcess(['archive', '--out', join(work.dir, 'a'), '--settle', '0'], {
+      env: sandboxEnv(sandbox),
+      signal: stopped(),
+    });
     expect(archive.code).toBe(130);
     expect(archive.stderr).toContain('interrupted — run the same command again to resume');
   });

@@ -19,7 +19,10 @@ beforeAll(async () => {
     "import { writeSync } from 'node:fs';\nexport async function load(url, ctx, next) { writeSync(2, `LOADED ${url}\\n`); return next(url, ctx); }\n",
   );
   hooks = join(work.dir, 'register.mjs');
-  await writeFile(hooks, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(work.dir, 'hooks.mjs')).href)});\n`);
+  await writeFile(
+    hooks,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(work.dir, 'hooks.mjs')).href)});\n`,
+  );
 });
 afterAll(async () => {
   await work.cleanup();
@@ -27,7 +30,10 @@ afterAll(async () => {
 
 /** The modules a run of the CLI with `args` loaded (file URLs), and its exit code. */
 function loaded(args: string[]): Promise<{ code: number | null; modules: string[] }> {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(hooks).href, CLI, ...args], { env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', pathToFileURL(hooks).href, CLI, ...args], {
+    env: cleanEnv(),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   return new Promise((resolve, reject) => {
@@ -37,7 +43,14 @@ function loaded(args: string[]): Promise<{ code: number | null; modules: string[
 }
 
 /** What `--version` and `decode` must not load. */
-const HEAVY = [/\/src\/sandbox\//, /\/src\/clients\//, /\/src\/view\//, /\/src\/verify\//, /@aws-sdk\//, /\/bin\/cli\/commands\/(?!decode)/];
+const HEAVY = [
+  /\/src\/sandbox\//,
+  /\/src\/clients\//,
+  /\/src\/view\//,
+  /\/src\/verify\//,
+  /@aws-sdk\//,
+  /\/bin\/cli\/commands\/(?!decode)/,
+];
 
 describe('lazy loading', () => {
   test('--version loads the version line and little else', async () => {

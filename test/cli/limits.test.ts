@@ -40,7 +40,9 @@ describe('decode: events past 2 GiB are refused, not a crash and not truncated',
     const res = await runCli(['decode', file, '--out', out], cleanEnv());
     expect(res.signal).toBe(null);
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stderr).toContain(`EVENT_TOO_LARGE: the event is larger than the event size limit of ${DEFAULT_LIMIT} (file ${file}, element 0`);
+    expect(res.stderr).toContain(
+      `EVENT_TOO_LARGE: the event is larger than the event size limit of ${DEFAULT_LIMIT} (file ${file}, element 0`,
+    );
     expect(existsSync(out)).toBe(false);
     expect((await readdir(work.dir)).sort()).toEqual(['bomb.json.gz']);
   });
@@ -57,48 +59,65 @@ describe('decode: events past 2 GiB are refused, not a crash and not truncated',
     const big = Math.max(...events.map((e) => Buffer.byteLength(JSON.stringify(e))));
     const event = await runCli(['decode', a, b, '--max-event-size', String(big - 1)], cleanEnv());
     expect(event.code).toBe(1);
-    expect(event.stderr).toContain(`EVENT_TOO_LARGE: the event is larger than the event size limit of ${big - 1} bytes`);
+    expect(event.stderr).toContain(
+      `EVENT_TOO_LARGE: the event is larger than the event size limit of ${big - 1} bytes`,
+    );
     const first = Buffer.byteLength(v3Text(events.slice(0, 10)));
     const replay = await runCli(['decode', a, b, '--max-replay-size', String(first + 5)], cleanEnv());
     expect(replay.code).toBe(1);
-    expect(replay.stderr).toContain(`REPLAY_TOO_LARGE: the replay inflates to more than the replay size limit of ${first + 5} bytes (file ${b}, element 0, byte 5)`);
+    expect(replay.stderr).toContain(
+      `REPLAY_TOO_LARGE: the replay inflates to more than the replay size limit of ${first + 5} bytes (file ${b}, element 0, byte 5)`,
+    );
   });
 });
 
 describe('archive: a replay holding a bomb fails alone', () => {
-  test.each([2, 3] as const)('version %s: exit 1, the replay failed in the manifest with code, file key and index; the others ok', async (version) => {
-    samples = makeSamplesDir([
-      { name: 'alpha', files: 3, startMs: Date.UTC(2026, 10, 20, 9), platformId: 1 },
-      { name: 'beta', files: 3, startMs: Date.UTC(2026, 10, 20, 10), platformId: 2 },
-      { name: 'gamma', files: 2, startMs: Date.UTC(2026, 10, 20, 11), platformId: 3 },
-    ]);
-    packVersion2Files(samples);
-    const bombPath = sampleFilePaths(samples, 'beta', version)[1]!;
-    writeFileSync(bombPath, version === 2 ? v2BombFile(BOMB_LETTERS) : v3BombFile(BOMB_LETTERS));
-    sandbox = await startSandbox({ samplesDir: samples.dir });
-    const out = join(work.dir, 'out');
-    const env = cleanEnv({ PLATFORM_API_KEY: sandbox.credentials.apiKey, PLATFORM_SECRET_KEY: sandbox.credentials.secretKey, PLATFORM_ENDPOINT: sandbox.url });
-    const res = await runCli(['archive', '--out', out, '--settle', '0', '--file-version', String(version)], env);
-    expect(res.signal).toBe(null);
-    expect(res.code, res.stderr).toBe(1);
-    const last = lastById(await readManifest(out));
-    const beta = last.get(samples.ids.get('beta')!)!;
-    expect(beta.status).toBe('failed');
-    expect(beta.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
-    const fileKey = (beta.error as { file_key: string }).file_key;
-    expect(fileKey.endsWith(`/v${version}/${bombPath.split('/').pop()!}`)).toBe(true);
-    expect((beta.error as { message: string }).message).toContain(DEFAULT_LIMIT);
-    expect(res.stderr).toContain(fileKey);
-    for (const name of ['alpha', 'gamma']) {
-      const entry = last.get(samples.ids.get(name)!)!;
-      expect(entry.status, name).toBe('ok');
-      expect(await readOutput(join(out, entry.key as string))).toEqual(await readJson(join(samples.dir, 'expected', `${name}.json`)));
-    }
-  });
+  test.each([2, 3] as const)(
+    'version %s: exit 1, the replay failed in the manifest with code, file key and index; the others ok',
+    async (version) => {
+      samples = makeSamplesDir([
+        { name: 'alpha', files: 3, startMs: Date.UTC(2026, 10, 20, 9), platformId: 1 },
+        { name: 'beta', files: 3, startMs: Date.UTC(2026, 10, 20, 10), platformId: 2 },
+        { name: 'gamma', files: 2, startMs: Date.UTC(2026, 10, 20, 11), platformId: 3 },
+      ]);
+      packVersion2Files(samples);
+      const bombPath = sampleFilePaths(samples, 'beta', version)[1]!;
+      writeFileSync(bombPath, version === 2 ? v2BombFile(BOMB_LETTERS) : v3BombFile(BOMB_LETTERS));
+      sandbox = await startSandbox({ samplesDir: samples.dir });
+      const out = join(work.dir, 'out');
+      const env = cleanEnv({
+        PLATFORM_API_KEY: sandbox.credentials.apiKey,
+        PLATFORM_SECRET_KEY: sandbox.credentials.secretKey,
+        PLATFORM_ENDPOINT: sandbox.url,
+      });
+      const res = await runCli(['archive', '--out', out, '--settle', '0', '--file-version', String(version)], env);
+      expect(res.signal).toBe(null);
+      expect(res.code, res.stderr).toBe(1);
+      const last = lastById(await readManifest(out));
+      const beta = last.get(samples.ids.get('beta')!)!;
+      expect(beta.status).toBe('failed');
+      expect(beta.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
+      const fileKey = (beta.error as { file_key: string }).file_key;
+      expect(fileKey.endsWith(`/v${version}/${bombPath.split('/').pop()!}`)).toBe(true);
+      expect((beta.error as { message: string }).message).toContain(DEFAULT_LIMIT);
+      expect(res.stderr).toContain(fileKey);
+      for (const name of ['alpha', 'gamma']) {
+        const entry = last.get(samples.ids.get(name)!)!;
+        expect(entry.status, name).toBe('ok');
+        expect(await readOutput(join(out, entry.key as string))).toEqual(
+          await readJson(join(samples.dir, 'expected', `${name}.json`)),
+        );
+      }
+    },
+  );
 
   test('bad --max-event-size / --max-replay-size values are usage errors (exit 2) before any request', async () => {
     sandbox = await startSandbox({});
-    const env = cleanEnv({ PLATFORM_API_KEY: sandbox.credentials.apiKey, PLATFORM_SECRET_KEY: sandbox.credentials.secretKey, PLATFORM_ENDPOINT: sandbox.url });
+    const env = cleanEnv({
+      PLATFORM_API_KEY: sandbox.credentials.apiKey,
+      PLATFORM_SECRET_KEY: sandbox.credentials.secretKey,
+      PLATFORM_ENDPOINT: sandbox.url,
+    });
     const out = join(work.dir, 'out');
     for (const args of [
       ['archive', '--out', out, '--max-event-size', '2GiB'],

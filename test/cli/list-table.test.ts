@@ -3,11 +3,20 @@ import { expect, test } from 'vitest';
 import { ListTable } from '../../bin/cli/list-output.js';
 
 const id = '9a187298-0bc1-49df-8b0b-cdc52da8c225/1795308192585';
-const record = (platform_id: number): Record<string, unknown> => ({ replay_id: id, start_time: '2026-11-27T09:02:03.456Z', end_time: '2026-11-27T10:04:05Z', platform_id });
+const record = (platform_id: number): Record<string, unknown> => ({
+  replay_id: id,
+  start_time: '2026-11-27T09:02:03.456Z',
+  end_time: '2026-11-27T10:04:05Z',
+  platform_id,
+});
 
 function table(columns: number, users: number[]): string[] {
   const t = new ListTable(columns);
-  return users.map((u) => t.rows(record(u))).join('').trimEnd().split('\n');
+  return users
+    .map((u) => t.rows(record(u)))
+    .join('')
+    .trimEnd()
+    .split('\n');
 }
 
 test('on 80 columns, rows of 50-character ids and 9-digit users fit: the duration column is left out', () => {

@@ -20,7 +20,13 @@ beforeEach(async () => {
   work = await tempDir('replay-export-long-keys-');
   // A 5,000-character device id: each of the 3,400 file keys (`replays/device-<id>/…`) is over 5 kB.
   samples = makeSamplesDir([
-    { name: 'long', files: FILES, startMs: Date.UTC(2026, 10, 20, 9, 0, 0), platformId: 7, deviceId: 'd'.repeat(5_000) },
+    {
+      name: 'long',
+      files: FILES,
+      startMs: Date.UTC(2026, 10, 20, 9, 0, 0),
+      platformId: 7,
+      deviceId: 'd'.repeat(5_000),
+    },
     { name: 'short', files: 2, startMs: Date.UTC(2026, 10, 20, 10, 0, 0), platformId: 8 },
   ]);
 });
@@ -38,11 +44,15 @@ describe('a replay whose file keys do not fit in one manifest record', () => {
     const out = join(work.dir, 'archive');
     const long = samples.ids.get('long')!;
 
-    const first = await runCli(['archive', '--out', out, '--settle', '0', '--recheck', '30d', '--file-version', '3'], env);
+    const first = await runCli(
+      ['archive', '--out', out, '--settle', '0', '--recheck', '30d', '--file-version', '3'],
+      env,
+    );
     expect(first.stderr).not.toContain('longer than');
     expect(first.code).toBe(0);
     const lines = await readManifest(out);
-    for (const line of lines) expect(Buffer.byteLength(JSON.stringify(line))).toBeLessThanOrEqual(MAX_MANIFEST_RECORD_BYTES);
+    for (const line of lines)
+      expect(Buffer.byteLength(JSON.stringify(line))).toBeLessThanOrEqual(MAX_MANIFEST_RECORD_BYTES);
     const entry = lines.find((e) => e.replay_id === long)!;
     expect(entry.status).toBe('ok');
     expect(entry.file_keys).toBeUndefined();
@@ -50,10 +60,16 @@ describe('a replay whose file keys do not fit in one manifest record', () => {
     expect(entry.file_keys_sha256).toMatch(/^[0-9a-f]{64}$/);
 
     // Again: the recheck window holds the replay; its listing, compared with the digest, is found unchanged.
-    const again = await runCli(['archive', '--out', out, '--settle', '0', '--recheck', '30d', '--file-version', '3', '--log-format', 'json'], env);
+    const again = await runCli(
+      ['archive', '--out', out, '--settle', '0', '--recheck', '30d', '--file-version', '3', '--log-format', 'json'],
+      env,
+    );
     expect(again.stderr).not.toContain('longer than');
     expect(again.code).toBe(0);
-    const outcome = again.stderr.split('\n').filter((l) => l.includes(`"event":"replay"`) && l.includes('"replay_id":"d')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const outcome = again.stderr
+      .split('\n')
+      .filter((l) => l.includes(`"event":"replay"`) && l.includes('"replay_id":"d'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(outcome.map((o) => o.outcome)).toEqual(['unchanged']);
 
     const verified = await runCli(['verify', out]);

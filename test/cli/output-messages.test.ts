@@ -17,17 +17,32 @@ afterAll(async () => {
   await work.cleanup();
 });
 
-const records = (stderr: string): Record<string, unknown>[] => stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const records = (stderr: string): Record<string, unknown>[] =>
+  stderr
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('CLI messages', () => {
   test('every API retry is a JSON retry event (family, status, attempt, wait) and the summary counts them', async () => {
-    const res = await runCli(['--log-format', 'json', 'archive', '--out', join(work.dir, 'retries'), '--settle', '0'], sandboxEnv(sandbox));
+    const res = await runCli(
+      ['--log-format', 'json', 'archive', '--out', join(work.dir, 'retries'), '--settle', '0'],
+      sandboxEnv(sandbox),
+    );
     expect(res.code, res.stderr).toBe(0);
     const recs = records(res.stderr);
     const retries = recs.filter((r) => r.event === 'retry' && r.status !== undefined);
     expect(retries.length).toBeGreaterThan(0);
     for (const r of retries) {
-      expect(r).toMatchObject({ level: 'debug', status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number), limit_kind: 'rate', limit: 'request rate' });
+      expect(r).toMatchObject({
+        level: 'debug',
+        status: 429,
+        family: expect.any(String),
+        attempt: expect.any(Number),
+        wait_ms: expect.any(Number),
+        limit_kind: 'rate',
+        limit: 'request rate',
+      });
       // The sandbox sends `Retry-After: 0` with each 429.
       expect(r.retry_after_ms).toBe(0);
     }
@@ -35,13 +50,23 @@ describe('CLI messages', () => {
     expect(summary.retries).toBe(retries.length);
   });
 
-  test('api and export --out - log every API retry too (their transport has the run\'s logger)', async () => {
-    const api = await runCli(['--log-format', 'json', 'api', 'replay.list', '--param', 'pageSize=2', '--paginate'], sandboxEnv(sandbox));
+  test("api and export --out - log every API retry too (their transport has the run's logger)", async () => {
+    const api = await runCli(
+      ['--log-format', 'json', 'api', 'replay.list', '--param', 'pageSize=2', '--paginate'],
+      sandboxEnv(sandbox),
+    );
     expect(api.code, api.stderr).toBe(0);
-    const retriesOf = (stderr: string): Record<string, unknown>[] => (stderr.trim() === '' ? [] : records(stderr).filter((r) => r.event === 'retry'));
+    const retriesOf = (stderr: string): Record<string, unknown>[] =>
+      stderr.trim() === '' ? [] : records(stderr).filter((r) => r.event === 'retry');
     const apiRetries = retriesOf(api.stderr);
     expect(apiRetries.length).toBeGreaterThan(0);
-    for (const r of apiRetries) expect(r).toMatchObject({ status: 429, family: expect.any(String), attempt: expect.any(Number), wait_ms: expect.any(Number) });
+    for (const r of apiRetries)
+      expect(r).toMatchObject({
+        status: 429,
+        family: expect.any(String),
+        attempt: expect.any(Number),
+        wait_ms: expect.any(Number),
+      });
 
     const id = (JSON.parse(api.stdout.split('\n')[0]!) as { replay_id: string }).replay_id;
     // Enough one-replay exports to the terminal's stdout that some of their requests are answered 429.
@@ -60,16 +85,24 @@ describe('CLI messages', () => {
     expect(quiet.stderr).not.toContain('debug:');
     const n = Number(/; (\d+) API retr(?:y|ies)/.exec(quiet.stderr)?.[1]);
     expect(n).toBeGreaterThan(0);
-    const verbose = await runCli(['--verbose', 'archive', '--out', join(work.dir, 'text-v'), '--settle', '0'], sandboxEnv(sandbox));
+    const verbose = await runCli(
+      ['--verbose', 'archive', '--out', join(work.dir, 'text-v'), '--settle', '0'],
+      sandboxEnv(sandbox),
+    );
     const lines = verbose.stderr.split('\n').filter((l) => l.startsWith('debug: retrying'));
     expect(lines.length).toBeGreaterThan(0);
     // A 429 names its limit: the sandbox's rateLimitEvery switch is a rate limit ("request rate").
-    expect(lines[0]).toMatch(/^debug: retrying: 429 replay rate limit \(request rate\), waiting \d+(\.\d+)? m?s, attempt \d+\/\d+$/);
+    expect(lines[0]).toMatch(
+      /^debug: retrying: 429 replay rate limit \(request rate\), waiting \d+(\.\d+)? m?s, attempt \d+\/\d+$/,
+    );
     expect(verbose.stderr).toContain(`; ${lines.length} API retr`);
   });
 
   test('--quiet prints only errors and the summary', async () => {
-    const res = await runCli(['--quiet', 'archive', '--out', join(work.dir, 'quiet'), '--settle', '0'], sandboxEnv(sandbox));
+    const res = await runCli(
+      ['--quiet', 'archive', '--out', join(work.dir, 'quiet'), '--settle', '0'],
+      sandboxEnv(sandbox),
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Summary .*ok 6, failed 0/)]);
   });
@@ -95,7 +128,10 @@ describe('CLI messages', () => {
     expect(hints).toHaveLength(1);
     expect(hints[0]).toMatch(/^warn: .*PLATFORM_API_KEY=… for --api-key, PLATFORM_SECRET_KEY=… for --secret-key/);
     expect(res.stderr).not.toContain(apiKey);
-    const mgmt = await runCli(['api', 'experiments.list', '--management-key', 'a-management-key-123'], sandboxEnv(sandbox));
+    const mgmt = await runCli(
+      ['api', 'experiments.list', '--management-key', 'a-management-key-123'],
+      sandboxEnv(sandbox),
+    );
     expect(mgmt.stderr).toMatch(/PLATFORM_MANAGEMENT_KEY=… for --management-key/);
     expect(mgmt.stderr).not.toContain('a-management-key-123');
     const fromEnv = await runCli(['list', '--max', '1'], sandboxEnv(sandbox));
@@ -111,12 +147,37 @@ describe('CLI messages', () => {
 
   test('piped: a periodic progress status line (--status-every), for cron logs; 0 turns it off', async () => {
     const env = sandboxEnv(sandbox);
-    const text = await runCli(['--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-text'), '--settle', '0s'], env);
+    const text = await runCli(
+      ['--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-text'), '--settle', '0s'],
+      env,
+    );
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stderr).toMatch(/^progress: \d+s, (\d+ done, \d+ listed, listing…|\d+\/\d+ replays, listed, ETA \S+), /m);
-    const json = await runCli(['--log-format', 'json', '--status-every', '1ms', 'archive', '--out', join(work.dir, 'status-json'), '--settle', '0s'], env);
-    expect(records(json.stderr).find((r) => r.event === 'status')).toMatchObject({ level: 'info', done: expect.any(Number), listed: expect.any(Number) });
-    const off = await runCli(['--status-every', '0', 'archive', '--out', join(work.dir, 'status-off'), '--settle', '0s'], env);
+    expect(text.stderr).toMatch(
+      /^progress: \d+s, (\d+ done, \d+ listed, listing…|\d+\/\d+ replays, listed, ETA \S+), /m,
+    );
+    const json = await runCli(
+      [
+        '--log-format',
+        'json',
+        '--status-every',
+        '1ms',
+        'archive',
+        '--out',
+        join(work.dir, 'status-json'),
+        '--settle',
+        '0s',
+      ],
+      env,
+    );
+    expect(records(json.stderr).find((r) => r.event === 'status')).toMatchObject({
+      level: 'info',
+      done: expect.any(Number),
+      listed: expect.any(Number),
+    });
+    const off = await runCli(
+      ['--status-every', '0', 'archive', '--out', join(work.dir, 'status-off'), '--settle', '0s'],
+      env,
+    );
     expect(off.stderr).not.toMatch(/^progress:/m);
     const bad = await runCli(['--status-every', 'often', 'archive', '--out', join(work.dir, 'status-bad')], env);
     expect(bad.code).toBe(2);
@@ -138,7 +199,10 @@ describe('CLI messages', () => {
 
   test('no summary before an error that stopped the run before it started', async () => {
     // A file given as the output folder (the earlier run's manifest snapshot).
-    const res = await runCli(['archive', '--out', join(work.dir, 'quiet', '_manifest', 'snapshot.ndjson')], sandboxEnv(sandbox));
+    const res = await runCli(
+      ['archive', '--out', join(work.dir, 'quiet', '_manifest', 'snapshot.ndjson')],
+      sandboxEnv(sandbox),
+    );
     expect(res.code).not.toBe(0);
     expect(res.stderr).not.toContain('Summary');
     expect(res.stderr.trim().split('\n')).toHaveLength(1);

@@ -1,10 +1,22 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, test } from 'vitest';
-import { ETA_MIN_DONE, progressLine, ProgressRenderer, statusLine, type ProgressState } from '../../bin/cli/progress.js';
+import {
+  ETA_MIN_DONE,
+  progressLine,
+  ProgressRenderer,
+  statusLine,
+  type ProgressState,
+} from '../../bin/cli/progress.js';
 import { failedLine } from '../../bin/cli/reporter.js';
 
 const state = (s: Partial<ProgressState> = {}): ProgressState => ({
-  elapsedMs: 65_000, done: 12, listed: 40, listingComplete: false, events: 123_456, bytes: 5 * 1024 * 1024, ...s,
+  elapsedMs: 65_000,
+  done: 12,
+  listed: 40,
+  listingComplete: false,
+  events: 123_456,
+  bytes: 5 * 1024 * 1024,
+  ...s,
 });
 
 describe('progressLine', () => {
@@ -14,23 +26,32 @@ describe('progressLine', () => {
     // The default order: the listing a few replays ahead of the exports is no total to fill a bar against.
     expect(progressLine(state({ done: 39, listed: 40 }), 200)).not.toMatch(/[[#\]]|ETA/);
     const done = progressLine(state({ listingComplete: true }), 200);
-    expect(done).toMatch(/^\[#+\.+\] {2}1m05s {2}12\/40 replays {2}listed {2}ETA 2m31s {2}5\.0 MiB {2}123456 events {2}0\.2 replays\/s$/);
+    expect(done).toMatch(
+      /^\[#+\.+\] {2}1m05s {2}12\/40 replays {2}listed {2}ETA 2m31s {2}5\.0 MiB {2}123456 events {2}0\.2 replays\/s$/,
+    );
   });
 
   test('the periodic status line (stderr not a terminal) says every part, with no bar', () => {
-    expect(statusLine(state())).toBe('progress: 1m05s, 12 done, 40 listed, listing…, 0.2 replays/s, 5.0 MiB, 123456 events');
+    expect(statusLine(state())).toBe(
+      'progress: 1m05s, 12 done, 40 listed, listing…, 0.2 replays/s, 5.0 MiB, 123456 events',
+    );
     expect(statusLine(state({ listingComplete: true }))).toContain('12/40 replays, listed, ETA 2m31s');
   });
 
   test('an ETA from the rate once the listing is complete and enough replays are done', () => {
     expect(progressLine(state({ listingComplete: true, done: ETA_MIN_DONE - 1 }), 200)).toContain('ETA --');
     // 20 done in 10 s: 2 a second, 20 left → 10 s.
-    expect(progressLine(state({ listingComplete: true, done: 20, listed: 40, elapsedMs: 10_000 }), 200)).toContain('ETA 10s');
+    expect(progressLine(state({ listingComplete: true, done: 20, listed: 40, elapsedMs: 10_000 }), 200)).toContain(
+      'ETA 10s',
+    );
   });
 
   test('never wider than the terminal less one column, whatever the width; parts dropped from the least useful', () => {
     for (let cols = 1; cols <= 200; cols++) {
-      for (const s of [state(), state({ done: 123_456, listed: 999_999, events: 10 ** 12, bytes: 10 ** 15, elapsedMs: 10 ** 9 })]) {
+      for (const s of [
+        state(),
+        state({ done: 123_456, listed: 999_999, events: 10 ** 12, bytes: 10 ** 15, elapsedMs: 10 ** 9 }),
+      ]) {
         const line = progressLine(s, cols);
         expect(line.length, `${cols}: ${line}`).toBeLessThanOrEqual(cols - 1);
         expect(line).not.toMatch(/[\r\n]/);

@@ -42,7 +42,8 @@ describe('secrets in messages', () => {
         expect(res.stderr).toMatch(/400/);
         expect(res.stderr).toContain('[REDACTED]');
         expect(leaks(res.stderr + res.stdout, secret), res.stderr).toEqual([]);
-        if (args.includes('json')) for (const line of res.stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+        if (args.includes('json'))
+          for (const line of res.stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
       }
     }
   });
@@ -53,7 +54,10 @@ describe('secrets in messages', () => {
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).not.toContain('Q7zQ7zQ7');
     // A one-letter key turned every "error" into "[REDACTED]rror" (issue 28): no credential is that short.
-    const short = await runCli(['list'], cleanEnv({ PLATFORM_API_KEY: 'key-1', PLATFORM_SECRET_KEY: 'e', PLATFORM_ENDPOINT: url }));
+    const short = await runCli(
+      ['list'],
+      cleanEnv({ PLATFORM_API_KEY: 'key-1', PLATFORM_SECRET_KEY: 'e', PLATFORM_ENDPOINT: url }),
+    );
     expect(short.code, short.stderr).toBe(1);
     expect(short.stderr).not.toContain('[REDACTED]rror');
   });

@@ -27,7 +27,10 @@ describe('a replay id holding a lone surrogate', () => {
     const work = await tempDir('replay-export-id-');
     try {
       const id = 'device-1/1700000000000\ud800';
-      for (const args of [['--sandbox', 'export', id, '--out', work.dir], ['--sandbox', 'list', '--replay', id]]) {
+      for (const args of [
+        ['--sandbox', 'export', id, '--out', work.dir],
+        ['--sandbox', 'list', '--replay', id],
+      ]) {
         const res = await run(args);
         expect(res.code, res.stderr).toBe(EXIT.usage);
         expect(res.stderr).toContain('Invalid replay_id');

@@ -14,8 +14,30 @@ const hostileId = 'dev\nok forged/1 → x (1 events, 1 B)\nSummary (x): ok 99\x1
 
 function resultOf(replayId: string, outcome: 'ok' | 'failed'): ArchiveEvent {
   return outcome === 'ok'
-    ? { type: 'result', replayId, outcome, entry: line({ replay_id: replayId, status: 'ok', key: `k/${replayId}`, event_count: 1, bytes: 1, recorded_at: '' }) }
-    : { type: 'result', replayId, outcome, entry: { replay_id: replayId, status: 'failed', error: { code: 'x', message: `bad ${replayId}`, file_key: replayId }, recorded_at: '' } } as ArchiveEvent;
+    ? {
+        type: 'result',
+        replayId,
+        outcome,
+        entry: line({
+          replay_id: replayId,
+          status: 'ok',
+          key: `k/${replayId}`,
+          event_count: 1,
+          bytes: 1,
+          recorded_at: '',
+        }),
+      }
+    : ({
+        type: 'result',
+        replayId,
+        outcome,
+        entry: {
+          replay_id: replayId,
+          status: 'failed',
+          error: { code: 'x', message: `bad ${replayId}`, file_key: replayId },
+          recorded_at: '',
+        },
+      } as ArchiveEvent);
 }
 
 describe('text logs', () => {
@@ -37,7 +59,9 @@ describe('text logs', () => {
   });
 
   test('escapeControls shows each control character as an escape and leaves other text as it is', () => {
-    expect(escapeControls('a\tb\rc\nd\x00e\x7f\u0085\u2028 ✓ é 中')).toBe('a\\tb\\rc\\nd\\x00e\\x7f\\x85\\u2028 ✓ é 中');
+    expect(escapeControls('a\tb\rc\nd\x00e\x7f\u0085\u2028 ✓ é 中')).toBe(
+      'a\\tb\\rc\\nd\\x00e\\x7f\\x85\\u2028 ✓ é 中',
+    );
   });
   test('invisible and reordering characters in a replay id are shown as escapes: zero-width, ALM, bidi, BOM, tags', () => {
     const out = capture();
@@ -48,7 +72,8 @@ describe('text logs', () => {
     reporter.onEvent(resultOf(id, 'ok'));
     const text = out.text();
     expect(text.trimEnd()).not.toMatch(/[\p{Cc}\p{Cf}]/u);
-    for (const shown of ['\\u200b', '\\u061c', '\\u202e', '\\xad', '\\ufeff', '\\u{e0041}']) expect(text).toContain(shown);
+    for (const shown of ['\\u200b', '\\u061c', '\\u202e', '\\xad', '\\ufeff', '\\u{e0041}'])
+      expect(text).toContain(shown);
     const json = capture();
     new Reporter('json', [], json.stream).onEvent(resultOf(id, 'failed'));
     expect(json.text().trimEnd()).not.toMatch(/[\p{Cc}\p{Cf}]/u);
@@ -82,20 +107,41 @@ describe('JSON logs', () => {
 });
 
 describe('waits of the transport', () => {
-  const budgetWait = { msg: 'waiting for budget', what: 'ingest mappings per 30 s, waiting 28 s', family: 'ingest', budget: 'mappings per 30 s', delayMs: 28_000 };
-  const retry = { msg: 'retrying request', what: '429 dashboard concurrency limit, waiting 1 s, attempt 2/6', family: 'dashboard', status: 429, attempt: 1, delayMs: 1000 };
+  const budgetWait = {
+    msg: 'waiting for budget',
+    what: 'ingest mappings per 30 s, waiting 28 s',
+    family: 'ingest',
+    budget: 'mappings per 30 s',
+    delayMs: 28_000,
+  };
+  const retry = {
+    msg: 'retrying request',
+    what: '429 dashboard concurrency limit, waiting 1 s, attempt 2/6',
+    family: 'dashboard',
+    status: 429,
+    attempt: 1,
+    delayMs: 1000,
+  };
 
   test('with retriesShown (the api command) every wait is a warning: a retry and a budget holding a request back', () => {
     const out = capture();
     const reporter = new Reporter('text', [], out.stream, { retriesShown: true });
     reporter.onHttpLog(retry);
     reporter.onHttpLog(budgetWait);
-    expect(out.text()).toBe('warn: retrying: 429 dashboard concurrency limit, waiting 1 s, attempt 2/6\nwarn: waiting: ingest mappings per 30 s, waiting 28 s\n');
+    expect(out.text()).toBe(
+      'warn: retrying: 429 dashboard concurrency limit, waiting 1 s, attempt 2/6\nwarn: waiting: ingest mappings per 30 s, waiting 28 s\n',
+    );
     expect(reporter.totals.retries).toBe(1);
     const json = capture();
     const r = new Reporter('json', [], json.stream, { retriesShown: true });
     r.onHttpLog(budgetWait);
-    expect(JSON.parse(json.text())).toMatchObject({ level: 'warn', event: 'wait', family: 'ingest', budget: 'mappings per 30 s', wait_ms: 28_000 });
+    expect(JSON.parse(json.text())).toMatchObject({
+      level: 'warn',
+      event: 'wait',
+      family: 'ingest',
+      budget: 'mappings per 30 s',
+      wait_ms: 28_000,
+    });
   });
 
   test('otherwise a retry is a debug line (--verbose) and a budget wait is not said', () => {

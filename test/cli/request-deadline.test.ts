@@ -40,10 +40,17 @@ describe('--request-deadline', () => {
     try {
       const [a] = sandbox.replays();
       const out = `${work.dir}/slow`;
-      const res = await runCli(['--log-format', 'json', 'export', a!.replayId, '--out', out, '--request-deadline', '300ms'], env());
+      const res = await runCli(
+        ['--log-format', 'json', 'export', a!.replayId, '--out', out, '--request-deadline', '300ms'],
+        env(),
+      );
       expect(res.code, res.stderr).toBe(1);
       const [entry] = await readManifest(out);
-      expect(entry).toMatchObject({ replay_id: a!.replayId, status: 'failed', error: { code: 'timeout', file_key: expect.stringContaining('/v3/') } });
+      expect(entry).toMatchObject({
+        replay_id: a!.replayId,
+        status: 'failed',
+        error: { code: 'timeout', file_key: expect.stringContaining('/v3/') },
+      });
       expect(JSON.stringify(entry)).toContain('Request deadline (300 ms)');
     } finally {
       sandbox.setFaults({ slowBodyMs: 0 });
@@ -54,7 +61,10 @@ describe('--request-deadline', () => {
     const list = await runCli(['list', '--request-deadline', '1m'], env());
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.trim().split('\n')).toHaveLength(sandbox.replays().length);
-    const archive = await runCli(['archive', '--out', `${work.dir}/ok`, '--settle', '0', '--request-deadline', '2m30s'], env());
+    const archive = await runCli(
+      ['archive', '--out', `${work.dir}/ok`, '--settle', '0', '--request-deadline', '2m30s'],
+      env(),
+    );
     expect(archive.code, archive.stderr).toBe(0);
   });
 });

@@ -29,7 +29,11 @@ async function start(o: SandboxOptions = {}): Promise<Sandbox> {
 
 const env = (sb: Sandbox) => ({ ...sandboxEnv(sb), PLATFORM_MANAGEMENT_KEY: 'sandbox-management-key' });
 
-async function api(sb: Sandbox, args: string[], stdin?: unknown): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function api(
+  sb: Sandbox,
+  args: string[],
+  stdin?: unknown,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { child, done } = spawnCli(['api', ...args], env(sb), [], stdin === undefined ? 'ignore' : 'pipe');
   if (stdin !== undefined) child.stdin!.end(JSON.stringify(stdin));
   return done;
@@ -39,7 +43,11 @@ describe('user mapping through the CLI', () => {
   it('2,000 mappings in one call are accepted (no 431); a second 2,000 right after is held by the window, then goes', async () => {
     // The 30 s window becomes 6 s: longer than starting the second CLI process, short for the test.
     const sb = await start({ timeScale: 0.2 });
-    const batch = (from: number) => Array.from({ length: 2000 }, (_, i) => ({ user_id: `user-${from + i}`, global_user_id: `global-${(from + i) % 7}` }));
+    const batch = (from: number) =>
+      Array.from({ length: 2000 }, (_, i) => ({
+        user_id: `user-${from + i}`,
+        global_user_id: `global-${(from + i) % 7}`,
+      }));
     const first = await api(sb, ['user-mapping.map', '--body', '-'], batch(0));
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual([{ status: 200, body: { code: 200, mapped: 2000, unmapped: 0 } }]);
@@ -58,17 +66,27 @@ describe('list and archive --since when the platform ignores start_time', () => 
     const sb = await start({ ignoreTimeFilters: true });
     const transport = new Transport({ endpoint: sb.url, credentials: { ...sb.credentials } });
     const all: { id: string; start: number }[] = [];
-    for await (const r of new SessionReplayClient(transport).listReplays({})) all.push({ id: r.replay_id, start: r.startMs! });
+    for await (const r of new SessionReplayClient(transport).listReplays({}))
+      all.push({ id: r.replay_id, start: r.startMs! });
     await transport.close();
     all.sort((a, b) => a.start - b.start);
     expect(all.length).toBeGreaterThanOrEqual(4);
     const since = new Date(all[Math.floor(all.length / 2)]!.start).toISOString();
-    const expected = all.filter((r) => r.start >= Date.parse(since)).map((r) => r.id).sort();
+    const expected = all
+      .filter((r) => r.start >= Date.parse(since))
+      .map((r) => r.id)
+      .sort();
     expect(expected.length).toBeLessThan(all.length);
 
     const list = await runCli(['list', '--since', since, '--json'], env(sb));
     expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { replay_id: string }).replay_id).sort()).toEqual(expected);
+    expect(
+      list.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { replay_id: string }).replay_id)
+        .sort(),
+    ).toEqual(expected);
 
     const out = join(work!.dir, 'archive');
     const archive = await runCli(['archive', '--out', out, '--since', since], env(sb));
@@ -85,15 +103,22 @@ describe('creates the spec does not require more fields for', () => {
       expect(res.code, res.stderr).toBe(0);
       expect(JSON.parse(res.stdout)).toMatchObject({ id: expect.any(String), url: expect.any(String) });
     }
-    const shared = await api(sb, ['taxonomy.event-properties.create', '--body', '-'], { event_property: 'shared-prop', description: 'on every event' });
+    const shared = await api(sb, ['taxonomy.event-properties.create', '--body', '-'], {
+      event_property: 'shared-prop',
+      description: 'on every event',
+    });
     expect(shared.code, shared.stderr).toBe(0);
     const listed = await api(sb, ['taxonomy.event-properties.list']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ event_property: 'shared-prop', event_type: '' }));
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ event_property: 'shared-prop', event_type: '' }),
+    );
     // The help says which fields are required, from the schema the check uses.
     const help = await runCli(['api', 'taxonomy.event-properties.create', '--help']);
     expect(help.stdout).toContain('{event_property, event_type?, description?,');
-    const refused = await api(sb, ['experiments.update', '--param', 'id=10001', '--body', '-'], { rolloutPercentage: 150 });
+    const refused = await api(sb, ['experiments.update', '--param', 'id=10001', '--body', '-'], {
+      rolloutPercentage: 150,
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('rolloutPercentage');
   });
@@ -102,7 +127,11 @@ describe('creates the spec does not require more fields for', () => {
 describe('api: answers a script can act on', () => {
   it('a feedback partial failure exits non-zero; replay.files of a replay the API does not list is not found', async () => {
     const sb = await start();
-    const partial = await api(sb, ['feedback.ingest', '--param', 'sourceId=s', '--body', '-'], [{ unique_id: 'ok', body: 'fine' }, { unique_id: 'bad' }]);
+    const partial = await api(
+      sb,
+      ['feedback.ingest', '--param', 'sourceId=s', '--body', '-'],
+      [{ unique_id: 'ok', body: 'fine' }, { unique_id: 'bad' }],
+    );
     expect(partial.code).toBe(1);
     expect(partial.stderr).toContain('1 of 2 items failed');
     expect(partial.stderr).toContain('bad: a new item needs a body or conversation parts');
@@ -119,7 +148,9 @@ describe('api: answers a script can act on', () => {
 describe('replay ids with any printable character', () => {
   it('export "dev one/1705319880000" exports the replay the API lists', async () => {
     const id = 'dev one/1705319880000';
-    const sb = await start({ extraReplays: [{ replay_id: id, sample: 'form-typing', start_time: '2024-01-15T11:58:00Z' }] });
+    const sb = await start({
+      extraReplays: [{ replay_id: id, sample: 'form-typing', start_time: '2024-01-15T11:58:00Z' }],
+    });
     const out = join(work!.dir, 'one');
     const res = await runCli(['export', id, '--out', out], env(sb));
     expect(res.code, res.stderr).toBe(0);

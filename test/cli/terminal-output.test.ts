@@ -45,9 +45,13 @@ describe('on a terminal of 80 columns', () => {
     expect(res.code, res.output).toBe(0);
     const segments = drawnSegments(res.output);
     // A bar once the listing has ended (in the default order, near the end); a count before.
-    expect(segments.some((s) => /^(\[[#.]+\] {2}\d+s {2}\d+\/\d+ replays|\d+s {2}\d+ done, \d+ listed)/.test(s)), res.output).toBe(true);
+    expect(
+      segments.some((s) => /^(\[[#.]+\] {2}\d+s {2}\d+\/\d+ replays|\d+s {2}\d+ done, \d+ listed)/.test(s)),
+      res.output,
+    ).toBe(true);
     // While listing there is no total: a count and a rate, no bar (it would be full from the first second).
-    for (const s of segments.filter((x) => x.includes('listing…'))) expect(s).toMatch(/^\d+s {2}\d+ done, \d+ listed {2}listing…/);
+    for (const s of segments.filter((x) => x.includes('listing…')))
+      expect(s).toMatch(/^\d+s {2}\d+ done, \d+ listed {2}listing…/);
     // Every drawn state of the progress line fits (the summary is an ordinary line, ended by a newline).
     for (const s of segments.filter((x) => !x.startsWith('Summary'))) expect(s.length, s).toBeLessThanOrEqual(79);
     expect(res.output.endsWith('\r\n')).toBe(true);
@@ -58,7 +62,11 @@ describe('on a terminal of 80 columns', () => {
   });
 
   test('a run that never started draws no progress line and no summary; the last line ends with a newline', async () => {
-    const wrong = cleanEnv({ PLATFORM_API_KEY: sandbox.credentials.apiKey, PLATFORM_SECRET_KEY: 'wrong-secret-0123456789', PLATFORM_ENDPOINT: sandbox.url });
+    const wrong = cleanEnv({
+      PLATFORM_API_KEY: sandbox.credentials.apiKey,
+      PLATFORM_SECRET_KEY: 'wrong-secret-0123456789',
+      PLATFORM_ENDPOINT: sandbox.url,
+    });
     const file = join(work.dir, 'a-file');
     await writeFile(file, 'x');
     for (const [args, env, code] of [
@@ -75,7 +83,11 @@ describe('on a terminal of 80 columns', () => {
   });
 
   test('the progress line follows a narrower terminal', async () => {
-    const res = await runInPty(['archive', '--out', join(work.dir, 'narrow'), '--settle', '0', '--concurrency', '1'], sandboxEnv(sandbox), 40);
+    const res = await runInPty(
+      ['archive', '--out', join(work.dir, 'narrow'), '--settle', '0', '--concurrency', '1'],
+      sandboxEnv(sandbox),
+      40,
+    );
     expect(res.code, res.output).toBe(0);
     const segments = drawnSegments(res.output);
     expect(segments.some((s) => / replays/.test(s))).toBe(true);
@@ -84,7 +96,10 @@ describe('on a terminal of 80 columns', () => {
 
   test('--no-progress and --quiet draw no progress line', async () => {
     for (const flag of ['--no-progress', '--quiet']) {
-      const res = await runInPty([flag, 'archive', '--out', join(work.dir, `np${flag}`), '--settle', '0'], sandboxEnv(sandbox));
+      const res = await runInPty(
+        [flag, 'archive', '--out', join(work.dir, `np${flag}`), '--settle', '0'],
+        sandboxEnv(sandbox),
+      );
       expect(res.code, res.output).toBe(0);
       expect(res.output).not.toContain('\x1b[2K');
       expect(screenLines(res.output).filter((l) => l !== '')).toEqual([expect.stringMatching(/^Summary .*ok 36/)]);
@@ -107,12 +122,17 @@ describe('on a terminal of 80 columns', () => {
   test('Ctrl-C: "interrupted — run the same command again to resume", no empty device folders', async () => {
     const out = join(work.dir, 'ctrl-c');
     let sent = false;
-    const res = await runInPty(['archive', '--out', out, '--settle', '0', '--concurrency', '2'], sandboxEnv(sandbox), 80, (soFar, interrupt) => {
-      if (!sent && /[1-9]\d* done|[1-9]\d*\/\d+ replays/.test(soFar)) {
-        sent = true;
-        interrupt();
-      }
-    });
+    const res = await runInPty(
+      ['archive', '--out', out, '--settle', '0', '--concurrency', '2'],
+      sandboxEnv(sandbox),
+      80,
+      (soFar, interrupt) => {
+        if (!sent && /[1-9]\d* done|[1-9]\d*\/\d+ replays/.test(soFar)) {
+          sent = true;
+          interrupt();
+        }
+      },
+    );
     expect(sent).toBe(true);
     expect(res.code, res.output).toBe(130);
     const lines = screenLines(res.output).filter((l) => l !== '');
@@ -133,7 +153,9 @@ describe('in pipes', () => {
   });
 
   test('decode … | head -c 50 stops quietly', async () => {
-    const index = (await readJson(join(packageRoot(), 'samples', 'index.json'))) as { replays: { files: Record<string, string[]> }[] };
+    const index = (await readJson(join(packageRoot(), 'samples', 'index.json'))) as {
+      replays: { files: Record<string, string[]> }[];
+    };
     const files = index.replays[0]!.files['3']!.map((f) => `"${join(packageRoot(), 'samples', f)}"`);
     const res = await shell(`"${process.execPath}" "${CLI}" decode ${files.join(' ')} | head -c 50`, cleanEnv());
     expect(res.code, res.stderr).toBe(0);

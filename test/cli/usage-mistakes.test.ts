@@ -17,7 +17,10 @@ let ids: string[];
 beforeAll(async () => {
   sandbox = await startSandbox({});
   work = await tempDir('replay-export-mistakes-');
-  ids = sandbox.replays().map((r) => r.replayId).slice(0, 2);
+  ids = sandbox
+    .replays()
+    .map((r) => r.replayId)
+    .slice(0, 2);
 });
 afterAll(async () => {
   await sandbox.close();
@@ -36,7 +39,9 @@ describe('--out', () => {
   test('an existing file given to a command that writes a folder: exit 2, the file untouched', async () => {
     const file = join(work.dir, 'notes.txt');
     await writeFile(file, 'mine\n');
-    expect(await usageError(['export', ...ids, '--out', file], '--out')).toMatch(/is a file; export of several replays writes a folder: give a folder/);
+    expect(await usageError(['export', ...ids, '--out', file], '--out')).toMatch(
+      /is a file; export of several replays writes a folder: give a folder/,
+    );
     expect(await usageError(['archive', '--out', file], '--out')).toMatch(/is a file; archive writes a folder/);
     expect(await usageError(['export', ids[0]!, '--out', file], '--out')).toMatch(/\.json, \.ndjson or \.html file/);
     expect(await readFile(file, 'utf8')).toBe('mine\n');
@@ -56,7 +61,11 @@ describe('--out', () => {
   test('an S3 target with no region anywhere: exit 2 naming --s3-region and AWS_REGION', async () => {
     const env = sandboxEnv(sandbox);
     for (const k of Object.keys(env)) if (k.startsWith('AWS_')) delete env[k];
-    Object.assign(env, { AWS_CONFIG_FILE: join(work.dir, 'none'), AWS_SHARED_CREDENTIALS_FILE: join(work.dir, 'none'), AWS_EC2_METADATA_DISABLED: 'true' });
+    Object.assign(env, {
+      AWS_CONFIG_FILE: join(work.dir, 'none'),
+      AWS_SHARED_CREDENTIALS_FILE: join(work.dir, 'none'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    });
     const stderr = await usageError(['archive', '--out', 's3://some-bucket/replays'], '--s3-region', env);
     expect(stderr).toContain('AWS_REGION');
   });
@@ -71,13 +80,20 @@ describe('--out', () => {
     expect(events.length).toBeGreaterThan(0);
     const nd = join(dir, 'replay.ndjson.gz');
     expect((await runCli(['export', ids[0]!, '--out', nd], sandboxEnv(sandbox))).code).toBe(0);
-    expect(gunzipSync(await readFile(nd)).toString('utf8').trimEnd().split('\n')).toHaveLength(events.length);
+    expect(
+      gunzipSync(await readFile(nd))
+        .toString('utf8')
+        .trimEnd()
+        .split('\n'),
+    ).toHaveLength(events.length);
     const html = join(dir, 'page.html');
     expect((await runCli(['export', ids[0]!, '--out', html], sandboxEnv(sandbox))).code).toBe(0);
     expect(await readFile(html, 'utf8')).toMatch(/^<!doctype html>/i);
     // Only the files asked for: no manifest, no temporary file left.
     expect((await readdir(dir)).sort()).toEqual(['page.html', 'replay.json', 'replay.ndjson.gz']);
-    expect(await usageError(['export', ids[0]!, '--out', json, '--format', 'ndjson'], '--format')).toContain('name the file .ndjson');
+    expect(await usageError(['export', ids[0]!, '--out', json, '--format', 'ndjson'], '--format')).toContain(
+      'name the file .ndjson',
+    );
   });
 });
 
@@ -94,11 +110,15 @@ describe('decode and api', () => {
     await mkdir(folder);
     const sample = join(work.dir, 'x.json');
     await writeFile(sample, '[]');
-    expect(await usageError(['decode', sample, '--out', folder], '--out', cleanEnv())).toMatch(/is a folder; decode writes one file/);
+    expect(await usageError(['decode', sample, '--out', folder], '--out', cleanEnv())).toMatch(
+      /is a folder; decode writes one file/,
+    );
   });
 
   test('api … --body missing.json: exit 2 naming --body', async () => {
-    expect(await usageError(['api', 'experiments.create', '--body', join(work.dir, 'missing.json')], '--body')).toMatch(/no such file; give a JSON file, or --body -/);
+    expect(await usageError(['api', 'experiments.create', '--body', join(work.dir, 'missing.json')], '--body')).toMatch(
+      /no such file; give a JSON file, or --body -/,
+    );
   });
 });
 
@@ -107,5 +127,9 @@ test('--log-format json: argument errors are JSON lines too', async () => {
   expect(res.code).toBe(2);
   const lines = res.stderr.trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', msg: expect.stringContaining("unknown option '--no-such-flag'"), exit_code: 2 });
+  expect(JSON.parse(lines[0]!)).toMatchObject({
+    level: 'error',
+    msg: expect.stringContaining("unknown option '--no-such-flag'"),
+    exit_code: 2,
+  });
 });

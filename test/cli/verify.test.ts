@@ -53,29 +53,46 @@ async function verify(dir: string, ...flags: string[]) {
 
 /** The `ok` entries of a local archive's manifest, in manifest order. */
 async function okEntries(dir: string): Promise<Array<Record<string, unknown> & { replay_id: string; key: string }>> {
-  return [...lastById(await readManifest(dir)).values()].filter((e) => e.status === 'ok') as Array<Record<string, unknown> & { replay_id: string; key: string }>;
+  return [...lastById(await readManifest(dir)).values()].filter((e) => e.status === 'ok') as Array<
+    Record<string, unknown> & { replay_id: string; key: string }
+  >;
 }
 
 describe('verify a local archive', () => {
-  test.each(['json', 'ndjsonGzip', 'html'] as const)('a clean %s archive: exit 0, every archived replay intact', async (name) => {
-    const res = await verify(clean[name]);
-    expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toBe('');
-    const lines = jsonLines(res.stderr);
-    expect(lines.filter((l) => l.event === 'problem')).toEqual([]);
-    const replays = sandbox.replays().length;
-    expect(lines.at(-1)).toMatchObject({
-      event: 'summary', level: 'info', target: clean[name], replays, verified: replays - 1, intact: replays - 1, not_ok: 1,
-      stored: replays - 1, problems: 0, by_kind: {},
-    });
-    expect(lines.at(-1)!.events).toBeGreaterThan(0);
-  });
+  test.each(['json', 'ndjsonGzip', 'html'] as const)(
+    'a clean %s archive: exit 0, every archived replay intact',
+    async (name) => {
+      const res = await verify(clean[name]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toBe('');
+      const lines = jsonLines(res.stderr);
+      expect(lines.filter((l) => l.event === 'problem')).toEqual([]);
+      const replays = sandbox.replays().length;
+      expect(lines.at(-1)).toMatchObject({
+        event: 'summary',
+        level: 'info',
+        target: clean[name],
+        replays,
+        verified: replays - 1,
+        intact: replays - 1,
+        not_ok: 1,
+        stored: replays - 1,
+        problems: 0,
+        by_kind: {},
+      });
+      expect(lines.at(-1)!.events).toBeGreaterThan(0);
+    },
+  );
 
   test('text mode: the summary line, also with --quiet', async () => {
     const res = await runCli(['verify', clean.json, '--quiet']);
     expect(res.code, res.stderr).toBe(0);
     const n = sandbox.replays().length - 1;
-    expect(res.stderr).toMatch(new RegExp(`^Verified ${clean.json.replace(/[/\\.]/g, '\\$&')}: ${n} of ${n} archived replays intact, no problem; 1 replay in another state`));
+    expect(res.stderr).toMatch(
+      new RegExp(
+        `^Verified ${clean.json.replace(/[/\\.]/g, '\\$&')}: ${n} of ${n} archived replays intact, no problem; 1 replay in another state`,
+      ),
+    );
   });
 
   test('every kind of damage is reported once, as its kind, with its replay and key; exit 1', async () => {
@@ -92,7 +109,8 @@ describe('verify a local archive', () => {
     const cutPath = join(dir, cut!.key);
     await truncate(cutPath, (await readFile(cutPath)).length - 10);
     // The manifest changed: a later entry for a replay is its state.
-    const entryOf = (e: Record<string, unknown>, change: Record<string, unknown>) => JSON.stringify({ ...e, ...change, recorded_at: new Date().toISOString() });
+    const entryOf = (e: Record<string, unknown>, change: Record<string, unknown>) =>
+      JSON.stringify({ ...e, ...change, recorded_at: new Date().toISOString() });
     const checks = rechecked!.checks as Record<string, unknown>;
     await appendFile(
       join(dir, 'manifest.ndjson'),
@@ -120,24 +138,58 @@ describe('verify a local archive', () => {
     const byKind = (kind: string) => problems.filter((p) => p.kind === kind);
     expect(byKind('missing')).toEqual([expect.objectContaining({ replay_id: deleted!.replay_id, key: deleted!.key })]);
     expect(byKind('sha256_mismatch')).toEqual([
-      expect.objectContaining({ replay_id: flipped!.replay_id, key: flipped!.key, expected: flipped!.sha256, actual: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      expect.objectContaining({
+        replay_id: flipped!.replay_id,
+        key: flipped!.key,
+        expected: flipped!.sha256,
+        actual: expect.stringMatching(/^[0-9a-f]{64}$/),
+      }),
     ]);
-    expect(byKind('size_mismatch')).toEqual([expect.objectContaining({ replay_id: cut!.replay_id, expected: cut!.bytes, actual: (cut!.bytes as number) - 10 })]);
-    expect(byKind('undecodable')).toEqual([expect.objectContaining({ replay_id: cut!.replay_id, msg: expect.stringContaining('TRUNCATED') })]);
+    expect(byKind('size_mismatch')).toEqual([
+      expect.objectContaining({ replay_id: cut!.replay_id, expected: cut!.bytes, actual: (cut!.bytes as number) - 10 }),
+    ]);
+    expect(byKind('undecodable')).toEqual([
+      expect.objectContaining({ replay_id: cut!.replay_id, msg: expect.stringContaining('TRUNCATED') }),
+    ]);
     expect(byKind('event_count_mismatch')).toEqual([
-      expect.objectContaining({ replay_id: recounted!.replay_id, expected: (recounted!.event_count as number) + 1, actual: recounted!.event_count }),
+      expect.objectContaining({
+        replay_id: recounted!.replay_id,
+        expected: (recounted!.event_count as number) + 1,
+        actual: recounted!.event_count,
+      }),
     ]);
     expect(byKind('checks_mismatch')).toEqual([
-      expect.objectContaining({ replay_id: rechecked!.replay_id, expected: { max_gap_ms: (checks.max_gap_ms as number) + 1 }, actual: { max_gap_ms: checks.max_gap_ms } }),
+      expect.objectContaining({
+        replay_id: rechecked!.replay_id,
+        expected: { max_gap_ms: (checks.max_gap_ms as number) + 1 },
+        actual: { max_gap_ms: checks.max_gap_ms },
+      }),
     ]);
-    expect(byKind('bad_entry')).toEqual([expect.objectContaining({ replay_id: moved!.replay_id, key: '../outside/victim', expected: moved!.key })]);
-    expect(byKind('orphan').map((p) => p.key).sort()).toEqual(['_notes', 'stray/.left.json.tmp', 'stray/left.json']);
+    expect(byKind('bad_entry')).toEqual([
+      expect.objectContaining({ replay_id: moved!.replay_id, key: '../outside/victim', expected: moved!.key }),
+    ]);
+    expect(
+      byKind('orphan')
+        .map((p) => p.key)
+        .sort(),
+    ).toEqual(['_notes', 'stray/.left.json.tmp', 'stray/left.json']);
     expect(problems).toHaveLength(10);
     expect(await readFile(join(work.dir, 'outside', 'victim'), 'utf8')).toBe(VICTIM_TEXT);
     const summary = lines.at(-1)!;
     expect(summary).toMatchObject({
-      event: 'summary', level: 'error', problems: 10,
-      by_kind: { missing: 1, sha256_mismatch: 1, size_mismatch: 1, undecodable: 1, event_count_mismatch: 1, checks_mismatch: 1, bad_entry: 1, orphan: 3 },
+      event: 'summary',
+      level: 'error',
+      problems: 10,
+      by_kind: {
+        missing: 1,
+        sha256_mismatch: 1,
+        size_mismatch: 1,
+        undecodable: 1,
+        event_count_mismatch: 1,
+        checks_mismatch: 1,
+        bad_entry: 1,
+        orphan: 3,
+      },
       intact: sandbox.replays().length - 1 - 6,
     });
 
@@ -147,7 +199,9 @@ describe('verify a local archive', () => {
     const textLines = text.stderr.trim().split('\n');
     expect(textLines.filter((l) => l.startsWith('error: '))).toHaveLength(10);
     expect(text.stderr).toContain(`error: ${deleted!.key} (replay ${deleted!.replay_id}): the object is not stored`);
-    expect(textLines.at(-1)).toMatch(/^Verified .*: \d+ of \d+ archived replays intact, 10 problems \(bad entry 1, missing 1, size mismatch 1, sha256 mismatch 1/);
+    expect(textLines.at(-1)).toMatch(
+      /^Verified .*: \d+ of \d+ archived replays intact, 10 problems \(bad entry 1, missing 1, size mismatch 1, sha256 mismatch 1/,
+    );
   });
 
   test('only the last entry of a replay is its state: an object an earlier entry named may go', async () => {
@@ -162,7 +216,13 @@ describe('verify a local archive', () => {
     expect(after.code, after.stderr).toBe(0);
     await rm(join(dir, (await okEntries(dir)).find((e) => e.replay_id === first!.replay_id)!.key));
     const gone = jsonLines((await verify(dir)).stderr).filter((l) => l.event === 'problem');
-    expect(gone).toEqual([expect.objectContaining({ kind: 'missing', replay_id: first!.replay_id, key: expect.stringMatching(/\.ndjson$/) })]);
+    expect(gone).toEqual([
+      expect.objectContaining({
+        kind: 'missing',
+        replay_id: first!.replay_id,
+        key: expect.stringMatching(/\.ndjson$/),
+      }),
+    ]);
   });
 
   test('gzip and html objects that no longer decode', async () => {
@@ -181,7 +241,10 @@ describe('verify a local archive', () => {
     const pagePath = join(html, page!.key);
     const text = await readFile(pagePath, 'utf8');
     // The page is cut inside its block of events.
-    await truncate(pagePath, Buffer.byteLength(text.slice(0, text.indexOf(']</script><script>replayTakeBlocks()')), 'utf8'));
+    await truncate(
+      pagePath,
+      Buffer.byteLength(text.slice(0, text.indexOf(']</script><script>replayTakeBlocks()')), 'utf8'),
+    );
     const res = await verify(html);
     expect(res.code).toBe(1);
     const htmlLines = jsonLines(res.stderr).filter((l) => l.event === 'problem');
@@ -193,13 +256,17 @@ describe('verify a local archive', () => {
     const missingPath = join(work.dir, 'no-such-folder');
     const missing = await verify(missingPath);
     expect(missing.code).toBe(1);
-    expect(jsonLines(missing.stderr)).toEqual([expect.objectContaining({ event: 'fatal', msg: `no archive at ${missingPath} (no manifest found)` })]);
+    expect(jsonLines(missing.stderr)).toEqual([
+      expect.objectContaining({ event: 'fatal', msg: `no archive at ${missingPath} (no manifest found)` }),
+    ]);
     await expect(stat(missingPath)).rejects.toThrow();
     const emptyPath = join(work.dir, 'empty-folder');
     await mkdir(emptyPath);
     const empty = await verify(emptyPath);
     expect(empty.code).toBe(1);
-    expect(jsonLines(empty.stderr)).toEqual([expect.objectContaining({ event: 'fatal', msg: `no archive at ${emptyPath} (no manifest found)` })]);
+    expect(jsonLines(empty.stderr)).toEqual([
+      expect.objectContaining({ event: 'fatal', msg: `no archive at ${emptyPath} (no manifest found)` }),
+    ]);
     expect(await readdir(emptyPath)).toEqual([]);
     expect((await verify('ftp://host/archive')).code).toBe(2);
     expect((await runCli(['verify', clean.json, '--concurrency', '0'])).code).toBe(2);

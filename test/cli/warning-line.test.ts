@@ -16,7 +16,10 @@ let preload = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replay-export-warning-'));
   preload = join(dir, 'warn-on-signal.mjs');
-  await writeFile(preload, `process.on('SIGUSR2', () => process.emitWarning('first line\\nsecond line\\n\\nthird line'));\n`);
+  await writeFile(
+    preload,
+    `process.on('SIGUSR2', () => process.emitWarning('first line\\nsecond line\\n\\nthird line'));\n`,
+  );
 });
 
 afterAll(async () => {
@@ -46,4 +49,3 @@ test('text: the warning is one line, its line breaks as spaces', async () => {
   const lines = (await warnedStderr()).split('\n').filter((l) => l.includes('first line'));
   expect(lines).toEqual(['warn: Warning: first line second line third line']);
 }, 60_000);
-

@@ -53,7 +53,9 @@ const FORMATTED: Readonly<Record<string, unknown>> = {
 
 function fieldValue(f: BodyField): unknown {
   if (f.name in FORMATTED) return FORMATTED[f.name];
-  return { string: 'x', boolean: false, number: 1, integer: 1, 'string[]': ['x'], object: {}, array: [], json: {} }[f.type];
+  return { string: 'x', boolean: false, number: 1, integer: 1, 'string[]': ['x'], object: {}, array: [], json: {} }[
+    f.type
+  ];
 }
 
 /** The smallest body the schema allows: its required fields, plus the first of `atLeastOneOf`. */
@@ -67,7 +69,10 @@ function bodyOf(schema: BodySchema, element: Record<string, unknown>): unknown {
 }
 
 async function run(op: Operation, body: unknown): Promise<unknown> {
-  const args = OperationArgs.parse(op.params, op.params.filter((p) => p.required).map((p) => [p.name, paramText(p)] as const));
+  const args = OperationArgs.parse(
+    op.params,
+    op.params.filter((p) => p.required).map((p) => [p.name, paramText(p)] as const),
+  );
   return op.run(clients, args, body, {}).then(
     () => null,
     (e: unknown) => e,
@@ -85,25 +90,31 @@ describe('the operations catalogue: help and checks from one schema', () => {
     }
   });
 
-  it.each(WITH_BODY.map((op) => [op.name, op] as const))('%s: the smallest body passes, each required field is required, nothing else is', async (_name, op) => {
-    const schema = op.bodySchema!;
-    const small = smallest(schema);
-    const ok = await run(op, bodyOf(schema, small));
-    expect(ok instanceof ValidationError ? ok.message : null, op.name).toBeNull();
-    for (const f of schema.fields.filter((x) => x.required)) {
-      const { [f.name]: _gone, ...rest } = small;
-      const err = await run(op, bodyOf(schema, rest));
-      expect(err, `${op.name} without ${f.name}`).toBeInstanceOf(ValidationError);
-      expect((err as ValidationError).field, `${op.name} without ${f.name}`).toMatch(new RegExp(`(^|\\.)${f.name}$`));
-    }
-    if (!schema.open) {
-      const err = await run(op, bodyOf(schema, { ...small, not_a_field: 1 }));
-      expect(err, `${op.name} with an unlisted field`).toBeInstanceOf(ValidationError);
-    }
-    // Each optional field alone beside the smallest body is taken (none is required behind the help's back).
-    for (const f of schema.fields.filter((x) => !x.required && !(x.name in small))) {
-      const err = await run(op, bodyOf(schema, { ...small, [f.name]: fieldValue(f) }));
-      expect(err instanceof ValidationError ? `${err.field}: ${err.message}` : null, `${op.name} with ${f.name}`).toBeNull();
-    }
-  });
+  it.each(WITH_BODY.map((op) => [op.name, op] as const))(
+    '%s: the smallest body passes, each required field is required, nothing else is',
+    async (_name, op) => {
+      const schema = op.bodySchema!;
+      const small = smallest(schema);
+      const ok = await run(op, bodyOf(schema, small));
+      expect(ok instanceof ValidationError ? ok.message : null, op.name).toBeNull();
+      for (const f of schema.fields.filter((x) => x.required)) {
+        const { [f.name]: _gone, ...rest } = small;
+        const err = await run(op, bodyOf(schema, rest));
+        expect(err, `${op.name} without ${f.name}`).toBeInstanceOf(ValidationError);
+        expect((err as ValidationError).field, `${op.name} without ${f.name}`).toMatch(new RegExp(`(^|\\.)${f.name}$`));
+      }
+      if (!schema.open) {
+        const err = await run(op, bodyOf(schema, { ...small, not_a_field: 1 }));
+        expect(err, `${op.name} with an unlisted field`).toBeInstanceOf(ValidationError);
+      }
+      // Each optional field alone beside the smallest body is taken (none is required behind the help's back).
+      for (const f of schema.fields.filter((x) => !x.required && !(x.name in small))) {
+        const err = await run(op, bodyOf(schema, { ...small, [f.name]: fieldValue(f) }));
+        expect(
+          err instanceof ValidationError ? `${err.field}: ${err.message}` : null,
+          `${op.name} with ${f.name}`,
+        ).toBeNull();
+      }
+    },
+  );
 });

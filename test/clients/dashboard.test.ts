@@ -26,7 +26,11 @@ async function dashboardRig(): Promise<Rig> {
   return rig((req, res) => {
     const path = new URL(req.url!, 'http://x').pathname;
     if (path.endsWith('/csv')) return text(res, 200, 'a,b\n1,2\n');
-    if (path === '/api/2/useractivity') return json(res, 200, { userData: { user_id: 'u', canonical_platform_id: 42, merged_platform_ids: [] }, events: [{ event_type: 'x' }] });
+    if (path === '/api/2/useractivity')
+      return json(res, 200, {
+        userData: { user_id: 'u', canonical_platform_id: 42, merged_platform_ids: [] },
+        events: [{ event_type: 'x' }],
+      });
     if (path === '/api/2/usersearch') return json(res, 200, { matches: [], type: 'nomatch' });
     if (path === '/api/2/events/list' || path === '/api/2/funnels') return json(res, 200, { data: [{ path }] });
     json(res, 200, { data: { path, series: [[1, 2]], xValues: ['2026-01-01'] } });
@@ -41,22 +45,50 @@ describe('DashboardClient', () => {
       [() => d.chartCsv('abc 1'), '/api/3/chart/abc%201/csv', {}],
       [() => d.activeUsers(RANGE), '/api/2/users', { ...RANGE }],
       [() => d.sessionLength(RANGE), '/api/2/sessions/length', { ...RANGE }],
-      [() => d.sessionLength({ ...RANGE, bins: { min: 0, max: 10, timeUnit: 'minutes', binSize: 1 } }), '/api/2/sessions/length',
-        { ...RANGE, timeHistogramConfigBinMin: '0', timeHistogramConfigBinMax: '10', timeHistogramConfigBinTimeUnit: 'minutes', timeHistogramConfigBinSize: '1' }],
+      [
+        () => d.sessionLength({ ...RANGE, bins: { min: 0, max: 10, timeUnit: 'minutes', binSize: 1 } }),
+        '/api/2/sessions/length',
+        {
+          ...RANGE,
+          timeHistogramConfigBinMin: '0',
+          timeHistogramConfigBinMax: '10',
+          timeHistogramConfigBinTimeUnit: 'minutes',
+          timeHistogramConfigBinSize: '1',
+        },
+      ],
       [() => d.averageSessionLength(RANGE), '/api/2/sessions/average', { ...RANGE }],
       [() => d.sessionsPerUser(RANGE), '/api/2/sessions/peruser', { ...RANGE }],
       [() => d.composition({ ...RANGE, property: 'gp:plan' }), '/api/2/composition', { ...RANGE, p: 'gp:plan' }],
       [() => d.eventsList(), '/api/2/events/list', {}],
-      [() => d.eventSegmentation({ ...RANGE, event: EVENT }), '/api/2/events/segmentation', { ...RANGE, e: JSON.stringify(EVENT) }],
-      [() => d.funnel({ ...RANGE, events: [EVENT, { event_type: 'Buy' }] }), '/api/2/funnels', { ...RANGE, e: [JSON.stringify(EVENT), JSON.stringify({ event_type: 'Buy' })] }],
-      [() => d.retention({ ...RANGE, startingEvent: EVENT, returningEvent: { event_type: '_active' } }), '/api/2/retention',
-        { ...RANGE, se: JSON.stringify(EVENT), re: JSON.stringify({ event_type: '_active' }) }],
+      [
+        () => d.eventSegmentation({ ...RANGE, event: EVENT }),
+        '/api/2/events/segmentation',
+        { ...RANGE, e: JSON.stringify(EVENT) },
+      ],
+      [
+        () => d.funnel({ ...RANGE, events: [EVENT, { event_type: 'Buy' }] }),
+        '/api/2/funnels',
+        { ...RANGE, e: [JSON.stringify(EVENT), JSON.stringify({ event_type: 'Buy' })] },
+      ],
+      [
+        () => d.retention({ ...RANGE, startingEvent: EVENT, returningEvent: { event_type: '_active' } }),
+        '/api/2/retention',
+        { ...RANGE, se: JSON.stringify(EVENT), re: JSON.stringify({ event_type: '_active' }) },
+      ],
       [() => d.userActivity(42), '/api/2/useractivity', { user: '42' }],
       [() => d.userSearch('dev/ice id'), '/api/2/usersearch', { user: 'dev/ice id' }],
       [() => d.realtime(), '/api/2/realtime', {}],
       [() => d.revenueLtv(RANGE), '/api/2/revenue/ltv', { ...RANGE }],
-      [() => d.activeUsers({ ...RANGE, segments: [{ prop: 'country', op: 'is', values: ['FR'] }], extraParams: { m: 'new', i: 7 } }), '/api/2/users',
-        { ...RANGE, s: JSON.stringify([{ prop: 'country', op: 'is', values: ['FR'] }]), m: 'new', i: '7' }],
+      [
+        () =>
+          d.activeUsers({
+            ...RANGE,
+            segments: [{ prop: 'country', op: 'is', values: ['FR'] }],
+            extraParams: { m: 'new', i: 7 },
+          }),
+        '/api/2/users',
+        { ...RANGE, s: JSON.stringify([{ prop: 'country', op: 'is', values: ['FR'] }]), m: 'new', i: '7' },
+      ],
     ];
     for (const [call, path, params] of calls) {
       const seen = await requestOf(r, call);
@@ -97,17 +129,51 @@ describe('DashboardClient', () => {
       [() => bins({ min: 0, max: 10, timeUnit: 'minutes', binSize: 11 }), 'timeHistogramConfigBinSize'],
       [() => bins({ min: 0, max: 10, timeUnit: 'days' }), 'timeHistogramConfigBinTimeUnit'],
       [() => d.eventSegmentation({ ...RANGE, event: { event_type: '' } }), 'e.event_type'],
-      [() => d.eventSegmentation({ ...RANGE, event: { event_type: 'x', filters: [{ subprop_type: 'user', subprop_key: 'k', subprop_op: 'is', subprop_value: 'v' }] } as never }), 'e.filters[0].subprop_value'],
+      [
+        () =>
+          d.eventSegmentation({
+            ...RANGE,
+            event: {
+              event_type: 'x',
+              filters: [{ subprop_type: 'user', subprop_key: 'k', subprop_op: 'is', subprop_value: 'v' }],
+            } as never,
+          }),
+        'e.filters[0].subprop_value',
+      ],
       [() => d.funnel({ ...RANGE, events: [] }), 'e'],
-      [() => d.funnel({ ...RANGE, events: [EVENT, { event_type: 'x', group_by: [{ type: 'user' }] } as never] }), 'e[1].group_by[0].value'],
+      [
+        () => d.funnel({ ...RANGE, events: [EVENT, { event_type: 'x', group_by: [{ type: 'user' }] } as never] }),
+        'e[1].group_by[0].value',
+      ],
       [() => d.retention({ ...RANGE, startingEvent: EVENT } as never), 're'],
       [() => d.composition({ ...RANGE, property: '' }), 'p'],
       [() => d.userActivity('12ab'), 'user'],
       [() => d.userActivity(1.5), 'user'],
       [() => d.userSearch(''), 'user'],
-      [() => d.activeUsers({ ...RANGE, segments: [{ op: '>=', type: 'event', event_type: 'x', filters: [], value: 1, time_type: 'forEachInterval' }] }), 's[0].time_value'],
-      [() => d.activeUsers({ ...RANGE, segments: [{ op: '>=', type: 'event', event_type: 'x', filters: [], value: 1, time_type: 'sometimes' as never }] }), 's[0].time_type'],
-      [() => d.activeUsers({ ...RANGE, segments: [{ prop: 'country', op: 'is', values: [1] } as never] }), 's[0].values[0]'],
+      [
+        () =>
+          d.activeUsers({
+            ...RANGE,
+            segments: [
+              { op: '>=', type: 'event', event_type: 'x', filters: [], value: 1, time_type: 'forEachInterval' },
+            ],
+          }),
+        's[0].time_value',
+      ],
+      [
+        () =>
+          d.activeUsers({
+            ...RANGE,
+            segments: [
+              { op: '>=', type: 'event', event_type: 'x', filters: [], value: 1, time_type: 'sometimes' as never },
+            ],
+          }),
+        's[0].time_type',
+      ],
+      [
+        () => d.activeUsers({ ...RANGE, segments: [{ prop: 'country', op: 'is', values: [1] } as never] }),
+        's[0].values[0]',
+      ],
       [() => d.activeUsers({ ...RANGE, extraParams: { start: '20250101' } }), 'start'],
     ];
     await expectRefused(r, bad);
@@ -124,11 +190,17 @@ describe('DashboardClient', () => {
   it('caps dashboard queries at 5 in flight and user activity at 10', async () => {
     let open = false;
     const held: (() => void)[] = [];
-    r = await rig((req, res) => {
-      const answer = () => (req.url!.startsWith('/api/2/useractivity') ? json(res, 200, { userData: {}, events: [] }) : json(res, 200, { data: {} }));
-      if (open) answer();
-      else held.push(answer);
-    }, { adaptive: false }); // the caps as fixed maximums (adaptive windows grow to them: test/http/adaptive-*.test.ts)
+    r = await rig(
+      (req, res) => {
+        const answer = () =>
+          req.url!.startsWith('/api/2/useractivity')
+            ? json(res, 200, { userData: {}, events: [] })
+            : json(res, 200, { data: {} });
+        if (open) answer();
+        else held.push(answer);
+      },
+      { adaptive: false },
+    ); // the caps as fixed maximums (adaptive windows grow to them: test/http/adaptive-*.test.ts)
     const d = new DashboardClient(r.transport);
     const settle = async (n: number) => {
       for (let i = 0; r!.server.inFlight < n && i < 1000; i++) await new Promise((res) => setTimeout(res, 5));

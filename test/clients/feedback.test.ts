@@ -46,7 +46,13 @@ describe('FeedbackClient against the sandbox', () => {
     await client.ingest('calls', [{ unique_id: 'ticket-1', body: 'Export fails' }]);
     const got = await client.ingest('calls', [
       { unique_id: 'ticket-1', conversation_parts: [{ unique_id: 'p2', body: 'Chrome' }] },
-      { unique_id: 'call-9', conversation_parts: [{ unique_id: 'c1', author: 'agent', body: 'Hello' }, { unique_id: 'c2', author: 'caller', body: 'Hi' }] },
+      {
+        unique_id: 'call-9',
+        conversation_parts: [
+          { unique_id: 'c1', author: 'agent', body: 'Hello' },
+          { unique_id: 'c2', author: 'caller', body: 'Hi' },
+        ],
+      },
     ]);
     expect(got).toEqual({ ingested: 2, failed: 0, errors: [] });
     const [ticket, call] = sb.feedbackItems('calls');
@@ -66,13 +72,39 @@ describe('FeedbackClient against the sandbox', () => {
     const bad: [() => Promise<unknown>, string][] = [
       [() => client.ingest('', [ITEM]), 'source_id'],
       [() => client.ingest('s', []), 'items'],
-      [() => client.ingest('s', Array.from({ length: 101 }, (_, i) => ({ unique_id: `i${i}`, body: 'x' }))), 'items'],
-      [() => client.ingest('s', [{ unique_id: 'a', conversation_parts: [{ body: '' }] }]), 'items[0].conversation_parts[0].body'],
-      [() => client.ingest('s', [{ unique_id: 'a', conversation_parts: [{} as never] }]), 'items[0].conversation_parts[0].body'],
-      [() => client.ingest('s', [{ unique_id: 'a', conversation_parts: [{ body: 'x', conversation_parts: [] } as never] }]), 'items[0].conversation_parts[0].conversation_parts'],
+      [
+        () =>
+          client.ingest(
+            's',
+            Array.from({ length: 101 }, (_, i) => ({ unique_id: `i${i}`, body: 'x' })),
+          ),
+        'items',
+      ],
+      [
+        () => client.ingest('s', [{ unique_id: 'a', conversation_parts: [{ body: '' }] }]),
+        'items[0].conversation_parts[0].body',
+      ],
+      [
+        () => client.ingest('s', [{ unique_id: 'a', conversation_parts: [{} as never] }]),
+        'items[0].conversation_parts[0].body',
+      ],
+      [
+        () =>
+          client.ingest('s', [
+            { unique_id: 'a', conversation_parts: [{ body: 'x', conversation_parts: [] } as never] },
+          ]),
+        'items[0].conversation_parts[0].conversation_parts',
+      ],
       [() => client.ingest('s', [{ unique_id: 'a', body: 'x', created_at: 'yesterday' }]), 'items[0].created_at'],
       [() => client.ingest('s', [{ unique_id: 7 as never, body: 'x' }]), 'items[0].unique_id'],
-      [() => client.ingest('s', Array.from({ length: 100 }, (_, i) => ({ unique_id: `i${i}`, body: 'é'.repeat(25_000) }))), 'items'],
+      [
+        () =>
+          client.ingest(
+            's',
+            Array.from({ length: 100 }, (_, i) => ({ unique_id: `i${i}`, body: 'é'.repeat(25_000) })),
+          ),
+        'items',
+      ],
     ];
     for (const [call, field] of bad) await refused(call(), field);
     expect(sb.stats().apiRequests).toBe(before);

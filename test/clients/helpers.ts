@@ -6,9 +6,20 @@
 import { Agent, Dispatcher } from 'undici';
 import { expect } from 'vitest';
 import { Transport, ValidationError, type TransportOptions } from '../../src/http/index.js';
-import { FAST_RETRY, json, startTestServer, type Handler, type SeenRequest, type TestServer } from '../http/helpers/test-server.js';
+import {
+  FAST_RETRY,
+  json,
+  startTestServer,
+  type Handler,
+  type SeenRequest,
+  type TestServer,
+} from '../http/helpers/test-server.js';
 
-export const CREDS = { apiKey: 'the-api-key', secretKey: 'the-secret-key', managementKey: 'the-management-key' } as const;
+export const CREDS = {
+  apiKey: 'the-api-key',
+  secretKey: 'the-secret-key',
+  managementKey: 'the-management-key',
+} as const;
 export const BASIC = `Basic ${Buffer.from(`${CREDS.apiKey}:${CREDS.secretKey}`).toString('base64')}`;
 export const BEARER = `Bearer ${CREDS.managementKey}`;
 
@@ -20,10 +31,20 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function rig(handler: Handler = (_req, res) => json(res, 200, {}), opts: TransportOptions = {}): Promise<Rig> {
+export async function rig(
+  handler: Handler = (_req, res) => json(res, 200, {}),
+  opts: TransportOptions = {},
+): Promise<Rig> {
   const server = await startTestServer(handler);
   // These tests check each client's requests and family caps; the host cap and cost budgets are tested in test/http/limits.test.ts.
-  const transport = new Transport({ endpoint: server.url, credentials: { ...CREDS }, retry: FAST_RETRY, hostConcurrency: 100, budgets: { dashboard: [] }, ...opts });
+  const transport = new Transport({
+    endpoint: server.url,
+    credentials: { ...CREDS },
+    retry: FAST_RETRY,
+    hostConcurrency: 100,
+    budgets: { dashboard: [] },
+    ...opts,
+  });
   return {
     server,
     transport,
@@ -48,13 +69,19 @@ export async function requestOf(r: Rig, call: () => Promise<unknown>): Promise<S
 
 /** Checks that `p` rejects with a ValidationError naming `field`. */
 export async function refused(p: Promise<unknown>, field: string): Promise<void> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err, field).toBeInstanceOf(ValidationError);
   expect((err as ValidationError).field).toBe(field);
 }
 
 /** Checks that every call is refused with a ValidationError naming its field, and that none of them sent anything. */
-export async function expectRefused(r: Rig, bad: readonly (readonly [() => Promise<unknown>, string])[]): Promise<void> {
+export async function expectRefused(
+  r: Rig,
+  bad: readonly (readonly [() => Promise<unknown>, string])[],
+): Promise<void> {
   for (const [call, field] of bad) await refused(call(), field);
   expect(r.server.requests).toHaveLength(0);
 }

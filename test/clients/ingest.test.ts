@@ -6,7 +6,12 @@
  * group-identify-family.test.ts and attribution-family.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { AttributionClient, GroupIdentifyClient, MalformedResponseError, UserMappingClient } from '../../src/clients/index.js';
+import {
+  AttributionClient,
+  GroupIdentifyClient,
+  MalformedResponseError,
+  UserMappingClient,
+} from '../../src/clients/index.js';
 import { BASIC, CREDS, form, json, refused, rig, text, type Rig } from './helpers.js';
 
 let r: Rig | undefined;
@@ -33,7 +38,9 @@ describe('UserMappingClient', () => {
 
   it('unmap: one {user_id, unmap: true} per user; a JSON answer is parsed', async () => {
     r = await rig((_req, res) => json(res, 200, { code: 200 }));
-    expect(await new UserMappingClient(r.transport).unmap(['u1', 'u2'])).toEqual([{ status: 200, body: { code: 200 } }]);
+    expect(await new UserMappingClient(r.transport).unmap(['u1', 'u2'])).toEqual([
+      { status: 200, body: { code: 200 } },
+    ]);
     const seen = r.only();
     expect(seen.path).toBe('/usermap');
     expect(JSON.parse(seen.query.get('mapping')!)).toEqual([
@@ -105,7 +112,9 @@ describe('UserMappingClient', () => {
   });
 
   it('the ingest budget counts mapping objects: a second full batch waits for the window; group identify is not held', async () => {
-    r = await rig((_req, res) => text(res, 200, 'ok'), { budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 60_000, admit: 'under' }] } });
+    r = await rig((_req, res) => text(res, 200, 'ok'), {
+      budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 60_000, admit: 'under' }] },
+    });
     const c = new UserMappingClient(r.transport);
     const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
     // The first batch of 2000 goes at once (the window held fewer than 1500); the window now holds 2000.
@@ -124,16 +133,21 @@ describe('UserMappingClient', () => {
 describe('UserMappingClient and a 429', () => {
   it('a batch answered 429 is not counted in the client window: its retry goes once the server says so', async () => {
     let n = 0;
-    r = await rig((_req, res) => {
-      if (n++ > 0) return text(res, 200, 'ok');
-      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '0' });
-      res.end('slow down');
-    }, {
-      budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 600_000, admit: 'under' }] },
-    });
+    r = await rig(
+      (_req, res) => {
+        if (n++ > 0) return text(res, 200, 'ok');
+        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '0' });
+        res.end('slow down');
+      },
+      {
+        budgets: { ingest: [{ name: 'mappings per 30 s', limit: 1500, windowMs: 600_000, admit: 'under' }] },
+      },
+    );
     const batch = Array.from({ length: 2000 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }));
     // Counted twice, the retry would wait for the ten-minute window; the signal ends the wait long before.
-    expect(await new UserMappingClient(r.transport).map(batch, { signal: AbortSignal.timeout(20_000) })).toEqual([{ status: 200, body: 'ok' }]);
+    expect(await new UserMappingClient(r.transport).map(batch, { signal: AbortSignal.timeout(20_000) })).toEqual([
+      { status: 200, body: 'ok' },
+    ]);
     expect(r.server.requests).toHaveLength(2);
   });
 });
@@ -158,13 +172,18 @@ describe('GroupIdentifyClient', () => {
     r = await rig();
     const c = new GroupIdentifyClient(r.transport);
     const g = (i: number, props: number) => ({
-      group_type: 't', group_value: `v${i}`, group_properties: Object.fromEntries(Array.from({ length: props }, (_, k) => [`p${k}`, k])),
+      group_type: 't',
+      group_value: `v${i}`,
+      group_properties: Object.fromEntries(Array.from({ length: props }, (_, k) => [`p${k}`, k])),
     });
     await refused(c.identify([]), 'identification');
     await refused(c.identify(Array.from({ length: 1025 }, (_, i) => g(i, 0))), 'identification');
     await refused(c.identify([g(0, 600), g(1, 425)]), 'identification');
     await refused(c.identify([{ ...g(0, 1), group_properties: { big: 'x'.repeat(1_000_001) } }]), 'identification');
-    await refused(c.identify([{ group_type: '', group_value: 'v', group_properties: {} }]), 'identification[0].group_type');
+    await refused(
+      c.identify([{ group_type: '', group_value: 'v', group_properties: {} }]),
+      'identification[0].group_type',
+    );
     await refused(c.identify([{ group_type: 't', group_value: 'v' } as never]), 'identification[0].group_properties');
     expect(r.server.requests).toHaveLength(0);
     await c.identify([g(0, 600), g(1, 424)]);
@@ -173,7 +192,12 @@ describe('GroupIdentifyClient', () => {
 });
 
 describe('AttributionClient', () => {
-  const event = { event_type: '[Adjust] install', idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239', platform: 'ios', user_properties: { campaign: 'x&y' } };
+  const event = {
+    event_type: '[Adjust] install',
+    idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239',
+    platform: 'ios',
+    user_properties: { campaign: 'x&y' },
+  };
 
   it('POST /attribution, form-encoded by default', async () => {
     r = await rig((_req, res) => text(res, 200, 'success'));
@@ -190,11 +214,18 @@ describe('AttributionClient', () => {
 
   it('as query parameters when asked', async () => {
     r = await rig((_req, res) => text(res, 200, ''));
-    await new AttributionClient(r.transport).send({ event_type: 'install', adid: 'g-ad-id', platform: 'android' }, { encoding: 'query' });
+    await new AttributionClient(r.transport).send(
+      { event_type: 'install', adid: 'g-ad-id', platform: 'android' },
+      { encoding: 'query' },
+    );
     const seen = r.only();
     expect(seen.body).toBe('');
     expect(seen.query.get('api_key')).toBe(CREDS.apiKey);
-    expect(JSON.parse(seen.query.get('event')!)).toEqual({ event_type: 'install', adid: 'g-ad-id', platform: 'android' });
+    expect(JSON.parse(seen.query.get('event')!)).toEqual({
+      event_type: 'install',
+      adid: 'g-ad-id',
+      platform: 'android',
+    });
   });
 
   it('needs event_type and one identifier; nothing sent otherwise', async () => {

@@ -21,12 +21,20 @@ async function managementRig(): Promise<Rig> {
   return rig((req, res) => {
     const path = new URL(req.url!, 'http://x').pathname;
     if (req.method === 'GET') {
-      if (/\/(versions|variants|deployments|users|cohorts)$/.test(path) || /^\/api\/1\/(experiments|flags)$/.test(path)) {
-        return json(res, 200, path.endsWith('/cohorts') ? ['c1', 'c2'] : [{ id: 'x1', createdAt: '2026-01-01T00:00:00Z' }]);
+      if (
+        /\/(versions|variants|deployments|users|cohorts)$/.test(path) ||
+        /^\/api\/1\/(experiments|flags)$/.test(path)
+      ) {
+        return json(
+          res,
+          200,
+          path.endsWith('/cohorts') ? ['c1', 'c2'] : [{ id: 'x1', createdAt: '2026-01-01T00:00:00Z' }],
+        );
       }
       return json(res, 200, { id: 'x1', key: 'k', enabled: true, extra: 1 });
     }
-    if (req.method === 'POST' && /^\/api\/1\/(experiments|flags)$/.test(path)) return json(res, 200, { id: 123, url: 'https://app/x/123' });
+    if (req.method === 'POST' && /^\/api\/1\/(experiments|flags)$/.test(path))
+      return json(res, 200, { id: 123, url: 'https://app/x/123' });
     text(res, 200, 'OK');
   });
 }
@@ -52,20 +60,55 @@ describe.each(KINDS)('%s management client', (kind, make) => {
       [() => c.getVariant('e1', 'on off'), 'GET', `${base}/e1/variants/on%20off`, undefined],
       [() => c.listVariantUsers('e1', 'on'), 'GET', `${base}/e1/variants/on/users`, undefined],
       [() => c.listVariantCohorts('e1', 'on'), 'GET', `${base}/e1/variants/on/cohorts`, undefined],
-      [() => c.createVariant('e1', { key: 'on', name: 'On', payload: { a: 1 }, rolloutWeight: 1 }), 'POST', `${base}/e1/variants`, { key: 'on', name: 'On', payload: { a: 1 }, rolloutWeight: 1 }],
-      [() => c.updateVariant('e1', 'on', { description: 'd' }), 'PATCH', `${base}/e1/variants/on`, { description: 'd' }],
+      [
+        () => c.createVariant('e1', { key: 'on', name: 'On', payload: { a: 1 }, rolloutWeight: 1 }),
+        'POST',
+        `${base}/e1/variants`,
+        { key: 'on', name: 'On', payload: { a: 1 }, rolloutWeight: 1 },
+      ],
+      [
+        () => c.updateVariant('e1', 'on', { description: 'd' }),
+        'PATCH',
+        `${base}/e1/variants/on`,
+        { description: 'd' },
+      ],
       [() => c.deleteVariant('e1', 'on'), 'DELETE', `${base}/e1/variants/on`, undefined],
-      [() => c.addVariantUsers('e1', 'on', ['u1', 'd2']), 'POST', `${base}/e1/variants/on/users`, { inclusions: ['u1', 'd2'] }],
+      [
+        () => c.addVariantUsers('e1', 'on', ['u1', 'd2']),
+        'POST',
+        `${base}/e1/variants/on/users`,
+        { inclusions: ['u1', 'd2'] },
+      ],
       [() => c.addVariantCohorts('e1', 'on', ['c1']), 'POST', `${base}/e1/variants/on/cohorts`, { inclusions: ['c1'] }],
       [() => c.removeVariantUser('e1', 'on', 3), 'DELETE', `${base}/e1/variants/on/users/3`, undefined],
       [() => c.removeAllVariantUsers('e1', 'on'), 'DELETE', `${base}/e1/variants/on/users`, undefined],
-      [() => c.bulkRemoveVariantUsers('e1', 'on', ['u1', 'u2']), 'DELETE', `${base}/e1/variants/on/bulk-delete-users`, { users: ['u1', 'u2'] }],
-      [() => c.bulkRemoveVariantCohorts('e1', 'on', ['c1']), 'DELETE', `${base}/e1/variants/on/bulk-delete-cohorts`, { users: ['c1'] }],
+      [
+        () => c.bulkRemoveVariantUsers('e1', 'on', ['u1', 'u2']),
+        'DELETE',
+        `${base}/e1/variants/on/bulk-delete-users`,
+        { users: ['u1', 'u2'] },
+      ],
+      [
+        () => c.bulkRemoveVariantCohorts('e1', 'on', ['c1']),
+        'DELETE',
+        `${base}/e1/variants/on/bulk-delete-cohorts`,
+        { users: ['c1'] },
+      ],
       [() => c.listDeployments('e1'), 'GET', `${base}/e1/deployments`, undefined],
       [() => c.addDeployments('e1', ['dep1']), 'POST', `${base}/e1/deployments`, { deployments: ['dep1'] }],
       [() => c.removeDeployment('e1', 'dep1'), 'DELETE', `${base}/e1/deployments/dep1`, undefined],
-      [() => c.update('e1', { enabled: false, rolloutPercentage: 50 }), 'PATCH', `${base}/e1`, { enabled: false, rolloutPercentage: 50 }],
-      [() => c.create({ projectId: 'p1', key: 'new-key', variants: [{ key: 'on' }], rolloutWeights: { on: 1 } }), 'POST', base, { projectId: 'p1', key: 'new-key', variants: [{ key: 'on' }], rolloutWeights: { on: 1 } }],
+      [
+        () => c.update('e1', { enabled: false, rolloutPercentage: 50 }),
+        'PATCH',
+        `${base}/e1`,
+        { enabled: false, rolloutPercentage: 50 },
+      ],
+      [
+        () => c.create({ projectId: 'p1', key: 'new-key', variants: [{ key: 'on' }], rolloutWeights: { on: 1 } }),
+        'POST',
+        base,
+        { projectId: 'p1', key: 'new-key', variants: [{ key: 'on' }], rolloutWeights: { on: 1 } },
+      ],
     ];
     for (const [call, method, url, body] of calls) {
       const seen = await requestOf(r, call);
@@ -99,8 +142,24 @@ describe.each(KINDS)('%s management client', (kind, make) => {
     const bad: [() => Promise<unknown>, string][] = [
       [() => c.list({ limit: 0 }), 'limit'],
       [() => c.get(''), 'id'],
-      [() => c.bulkRemoveVariantUsers('e', 'v', Array.from({ length: 101 }, (_, i) => `u${i}`)), 'users'],
-      [() => c.bulkRemoveVariantCohorts('e', 'v', Array.from({ length: 101 }, (_, i) => `c${i}`)), 'users'],
+      [
+        () =>
+          c.bulkRemoveVariantUsers(
+            'e',
+            'v',
+            Array.from({ length: 101 }, (_, i) => `u${i}`),
+          ),
+        'users',
+      ],
+      [
+        () =>
+          c.bulkRemoveVariantCohorts(
+            'e',
+            'v',
+            Array.from({ length: 101 }, (_, i) => `c${i}`),
+          ),
+        'users',
+      ],
       [() => c.bulkRemoveVariantUsers('e', 'v', []), 'users'],
       [() => c.addVariantUsers('e', 'v', ['ok', '']), 'inclusions[1]'],
       [() => c.createVariant('e', { name: 'no key' } as never), 'variant.key'],
@@ -111,7 +170,15 @@ describe.each(KINDS)('%s management client', (kind, make) => {
       [() => c.update('e', { rolloutPercentage: -1 }), 'rolloutPercentage'],
       [() => c.update('e', { tags: ['a', 1] } as never), 'tags[1]'],
       [() => c.create({ projectId: 'p' } as never), 'key'],
-      [() => c.create({ projectId: 'p', key: 'k', targetSegments: [{ conditions: [{ prop: 'country', op: 'equals', type: 'property', values: ['x'] }] }] } as never), 'targetSegments[0].conditions[0].op'],
+      [
+        () =>
+          c.create({
+            projectId: 'p',
+            key: 'k',
+            targetSegments: [{ conditions: [{ prop: 'country', op: 'equals', type: 'property', values: ['x'] }] }],
+          } as never),
+        'targetSegments[0].conditions[0].op',
+      ],
       [() => c.create({ projectId: 'p', key: 'k', rolloutWeights: { on: 'half' } } as never), 'rolloutWeights.on'],
     ];
     await expectRefused(r, bad);
@@ -131,14 +198,36 @@ describe('kind-specific rules', () => {
     const edit = {
       startDate: '2026-02-01T00:00:00Z',
       experimentType: 'a-b-test',
-      exposureEvent: { event_type: 'view', filters: [{ group_type: 'User', subprop_key: 'country', subprop_op: 'is not' as const, subprop_type: 'user', subprop_value: ['FR'] }] },
+      exposureEvent: {
+        event_type: 'view',
+        filters: [
+          {
+            group_type: 'User',
+            subprop_key: 'country',
+            subprop_op: 'is not' as const,
+            subprop_type: 'user',
+            subprop_value: ['FR'],
+          },
+        ],
+      },
     };
     await exp.update('e1', edit);
     expect(JSON.parse(r.only().body)).toEqual(edit);
-    await expect(flags.update('f1', { exposureEvent: edit.exposureEvent } as never)).rejects.toMatchObject({ field: 'body.exposureEvent' });
-    await expect(exp.update('e1', { bucketingUnit: 'org' } as never)).rejects.toMatchObject({ field: 'body.bucketingUnit' });
+    await expect(flags.update('f1', { exposureEvent: edit.exposureEvent } as never)).rejects.toMatchObject({
+      field: 'body.exposureEvent',
+    });
+    await expect(exp.update('e1', { bucketingUnit: 'org' } as never)).rejects.toMatchObject({
+      field: 'body.bucketingUnit',
+    });
     await expect(exp.update('e1', { startDate: 'next tuesday' })).rejects.toMatchObject({ field: 'startDate' });
-    await expect(exp.update('e1', { exposureEvent: { event_type: 'v', filters: [{ ...edit.exposureEvent.filters[0]!, subprop_op: 'set is' as never }] } })).rejects.toMatchObject({
+    await expect(
+      exp.update('e1', {
+        exposureEvent: {
+          event_type: 'v',
+          filters: [{ ...edit.exposureEvent.filters[0]!, subprop_op: 'set is' as never }],
+        },
+      }),
+    ).rejects.toMatchObject({
       field: 'exposureEvent.filters[0].subprop_op',
     });
     await flags.update('f1', { bucketingUnit: 'org', enabled: true });
@@ -148,13 +237,19 @@ describe('kind-specific rules', () => {
 
   it('version comparison condition ops are allowed for flags only; experimentType is for experiments only', async () => {
     r = await managementRig();
-    const seg = { conditions: [{ prop: 'version', op: 'version less than' as const, type: 'property', values: ['2.0'] }] };
+    const seg = {
+      conditions: [{ prop: 'version', op: 'version less than' as const, type: 'property', values: ['2.0'] }],
+    };
     await new FlagsClient(r.transport).create({ projectId: 'p', key: 'k', targetSegments: [seg] });
     expect(r.server.requests).toHaveLength(1);
-    await expect(new ExperimentsClient(r.transport).create({ projectId: 'p', key: 'k', targetSegments: [seg as never] })).rejects.toMatchObject({
+    await expect(
+      new ExperimentsClient(r.transport).create({ projectId: 'p', key: 'k', targetSegments: [seg as never] }),
+    ).rejects.toMatchObject({
       field: 'targetSegments[0].conditions[0].op',
     });
-    await expect(new FlagsClient(r.transport).create({ projectId: 'p', key: 'k', experimentType: 'a-b-test' } as never)).rejects.toMatchObject({
+    await expect(
+      new FlagsClient(r.transport).create({ projectId: 'p', key: 'k', experimentType: 'a-b-test' } as never),
+    ).rejects.toMatchObject({
       field: 'body.experimentType',
     });
     expect(r.server.requests).toHaveLength(1);
@@ -163,7 +258,9 @@ describe('kind-specific rules', () => {
   it('a flag variant takes at most 2,000 user inclusions per request; experiments are not capped locally', async () => {
     r = await managementRig();
     const many = Array.from({ length: 2001 }, (_, i) => `u${i}`);
-    await expect(new FlagsClient(r.transport).addVariantUsers('f', 'on', many)).rejects.toMatchObject({ field: 'inclusions' });
+    await expect(new FlagsClient(r.transport).addVariantUsers('f', 'on', many)).rejects.toMatchObject({
+      field: 'inclusions',
+    });
     expect(r.server.requests).toHaveLength(0);
     await new FlagsClient(r.transport).addVariantUsers('f', 'on', many.slice(0, 2000));
     await new ExperimentsClient(r.transport).addVariantUsers('e', 'on', many);

@@ -5,7 +5,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Transport, type Region } from '../../src/http/index.js';
 import {
-  AttributionClient, DashboardClient, ExperimentsClient, FeedbackClient, FlagsClient, GroupIdentifyClient, TaxonomyClient, UserMappingClient,
+  AttributionClient,
+  DashboardClient,
+  ExperimentsClient,
+  FeedbackClient,
+  FlagsClient,
+  GroupIdentifyClient,
+  TaxonomyClient,
+  UserMappingClient,
 } from '../../src/clients/index.js';
 import { startTestServer, type TestServer } from '../http/helpers/test-server.js';
 import { CREDS, RedirectingDispatcher, json } from './helpers.js';
@@ -22,14 +29,27 @@ afterEach(async () => {
 
 const EXPECTED: Record<Region, Record<string, string>> = {
   us: {
-    experiments: 'https://experiment.amplitude.com', flags: 'https://experiment.amplitude.com', map: 'https://api.amplitude.com',
-    getMappings: 'https://amplitude.com', groupIdentify: 'https://api2.amplitude.com', attribution: 'https://api.amplitude.com',
-    taxonomy: 'https://amplitude.com', dashboard: 'https://amplitude.com', userActivity: 'https://amplitude.com', feedback: 'https://amplitude.com',
+    experiments: 'https://experiment.amplitude.com',
+    flags: 'https://experiment.amplitude.com',
+    map: 'https://api.amplitude.com',
+    getMappings: 'https://amplitude.com',
+    groupIdentify: 'https://api2.amplitude.com',
+    attribution: 'https://api.amplitude.com',
+    taxonomy: 'https://amplitude.com',
+    dashboard: 'https://amplitude.com',
+    userActivity: 'https://amplitude.com',
+    feedback: 'https://amplitude.com',
   },
   eu: {
-    experiments: 'https://experiment.eu.amplitude.com', flags: 'https://experiment.eu.amplitude.com', map: 'https://api.eu.amplitude.com',
-    getMappings: 'https://analytics.eu.amplitude.com', groupIdentify: 'https://api.eu.amplitude.com', attribution: 'https://api.eu.amplitude.com',
-    taxonomy: 'https://analytics.eu.amplitude.com', dashboard: 'https://analytics.eu.amplitude.com', userActivity: 'https://analytics.eu.amplitude.com',
+    experiments: 'https://experiment.eu.amplitude.com',
+    flags: 'https://experiment.eu.amplitude.com',
+    map: 'https://api.eu.amplitude.com',
+    getMappings: 'https://analytics.eu.amplitude.com',
+    groupIdentify: 'https://api.eu.amplitude.com',
+    attribution: 'https://api.eu.amplitude.com',
+    taxonomy: 'https://analytics.eu.amplitude.com',
+    dashboard: 'https://analytics.eu.amplitude.com',
+    userActivity: 'https://analytics.eu.amplitude.com',
     feedback: 'https://eu.amplitude.com',
   },
 };
@@ -52,7 +72,11 @@ describe.each(['us', 'eu'] as const)('region %s', (region) => {
       ['flags', () => new FlagsClient(transport!).list()],
       ['map', () => new UserMappingClient(transport!).map([{ user_id: 'a', global_user_id: 'b' }])],
       ['getMappings', () => new UserMappingClient(transport!).getMappings(['a'])],
-      ['groupIdentify', () => new GroupIdentifyClient(transport!).identify([{ group_type: 't', group_value: 'v', group_properties: {} }])],
+      [
+        'groupIdentify',
+        () =>
+          new GroupIdentifyClient(transport!).identify([{ group_type: 't', group_value: 'v', group_properties: {} }]),
+      ],
       ['attribution', () => new AttributionClient(transport!).send({ event_type: 'install', idfa: 'x' })],
       ['taxonomy', () => new TaxonomyClient(transport!).categories.list()],
       ['dashboard', () => new DashboardClient(transport!).activeUsers({ start: '20260101', end: '20260102' })],

@@ -30,7 +30,8 @@ function numbers(): string[] {
   const out: string[] = [];
   const walk = (prefix: string, v: unknown): void => {
     if (typeof v === 'number') out.push(prefix);
-    else if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) walk(`${prefix}.${k}`, x);
+    else if (v && typeof v === 'object' && !Array.isArray(v))
+      for (const [k, x] of Object.entries(v)) walk(`${prefix}.${k}`, x);
   };
   for (const [name, v] of Object.entries(SPEC)) if (name.endsWith('_SPEC')) walk(name, v);
   return out.filter((p) => !p.startsWith('TAXONOMY_SPEC.cost.') && p !== 'TAXONOMY_SPEC.windowMs');

@@ -53,7 +53,7 @@ function adler32(t: LongText): number {
   // n bytes c after (a, b): a + n c, and b + n a + c n (n + 1) / 2.
   const n = BigInt(t.count);
   const c = BigInt(t.fill.charCodeAt(0));
-  b = (b + n * a + (c * ((n * (n + 1n)) / 2n))) % ADLER_MOD;
+  b = (b + n * a + c * ((n * (n + 1n)) / 2n)) % ADLER_MOD;
   a = (a + n * c) % ADLER_MOD;
   bytes(t.suffix);
   return Number((b << 16n) | a);
@@ -81,7 +81,12 @@ export function gzipMember(t: LongText): Buffer {
 
 /** An event whose `data.text` is `count` letters `a` (`{"type":3,...,"text":"aaa…"}}`), before any packer marker. */
 function eventText(count: number, marker: string): LongText {
-  return { prefix: '{"type":3,"timestamp":1763629200000,"data":{"source":5,"text":"', fill: 'a', count, suffix: `"}${marker}}` };
+  return {
+    prefix: '{"type":3,"timestamp":1763629200000,"data":{"source":5,"text":"',
+    fill: 'a',
+    count,
+    suffix: `"}${marker}}`,
+  };
 }
 
 /** A version 2 element (a JSON string of the latin1 zlib payload, as the packers write it) of that event. */

@@ -1,6 +1,13 @@
 import { gzipSync, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { DecodeError, decodeEventBytes, decodeEvents, isGzip, type DecodeOptions, type FileVersion } from '../../decoders/index.js';
+import {
+  DecodeError,
+  decodeEventBytes,
+  decodeEvents,
+  isGzip,
+  type DecodeOptions,
+  type FileVersion,
+} from '../../decoders/index.js';
 import { chunked, gz, makeEvents, once, pack, roundTrip, SHAPES, v2Text, v3Text, type Shape } from './fixtures.js';
 
 async function bytesOf(source: AsyncIterable<Uint8Array>, opts?: DecodeOptions): Promise<Buffer[]> {
@@ -57,12 +64,15 @@ describe('version 3', () => {
     expect(buffers.map((b) => b.toString('utf8'))).toEqual(events.map((e) => JSON.stringify(e)));
   });
 
-  it.each(['pretty', 'crlf'] as const)('accepts whitespace and newlines between and inside elements (%s)', async (style) => {
-    const file = gz(v3Text(events, style));
-    expect(await decodeBoth(file)).toEqual(expected);
-    const raw = Buffer.from(v3Text(events, style));
-    expect(await decodeBoth(raw)).toEqual(expected);
-  });
+  it.each(['pretty', 'crlf'] as const)(
+    'accepts whitespace and newlines between and inside elements (%s)',
+    async (style) => {
+      const file = gz(v3Text(events, style));
+      expect(await decodeBoth(file)).toEqual(expected);
+      const raw = Buffer.from(v3Text(events, style));
+      expect(await decodeBoth(raw)).toEqual(expected);
+    },
+  );
 
   it('decodes already-inflated input', async () => {
     expect(await decodeBoth(Buffer.from(v3Text(events)))).toEqual(expected);
@@ -129,7 +139,13 @@ describe('version 2', () => {
 
   it.each(SHAPES)('decodes shape %s with both packers to the events of the version 3 twin', async (shape) => {
     for (const packer of ['rrweb', 'amplitude'] as const) {
-      const file = gz(v2Text(events, () => shape, () => packer));
+      const file = gz(
+        v2Text(
+          events,
+          () => shape,
+          () => packer,
+        ),
+      );
       expect(await decodeBoth(file)).toEqual(expected);
     }
   });
@@ -156,12 +172,21 @@ describe('version 2', () => {
   });
 
   it('accepts whitespace and newlines between elements and inside object elements', async () => {
-    const text = '[\r\n' + events.slice(0, 6).map((e, i) => (i % 2 === 0 ? JSON.stringify(pack(e, 'rrweb')) : JSON.stringify(e, null, 2))).join(' ,\r\n') + '\n]';
+    const text =
+      '[\r\n' +
+      events
+        .slice(0, 6)
+        .map((e, i) => (i % 2 === 0 ? JSON.stringify(pack(e, 'rrweb')) : JSON.stringify(e, null, 2)))
+        .join(' ,\r\n') +
+      '\n]';
     expect(await decodeBoth(gz(text))).toEqual(expected.slice(0, 6));
   });
 
   it('removes the marker from an empty event and from an event with its own v (overwritten by the packer)', async () => {
-    const text = JSON.stringify([pack({}, 'rrweb'), JSON.stringify(pack({ v: 'mine', type: 5, timestamp: 3 }, 'amplitude'))]);
+    const text = JSON.stringify([
+      pack({}, 'rrweb'),
+      JSON.stringify(pack({ v: 'mine', type: 5, timestamp: 3 }, 'amplitude')),
+    ]);
     expect(await decodeBoth(gz(text))).toEqual([{}, { type: 5, timestamp: 3 }]);
   });
 
@@ -172,10 +197,16 @@ describe('version 2', () => {
   });
 
   it('decodes plain event text with whitespace and raw lone surrogates', async () => {
-    const text = JSON.stringify([JSON.stringify({ type: 1, data: {}, timestamp: 5 }, null, 2), '{"type":2,"s":"\ud83d","timestamp":6}']);
+    const text = JSON.stringify([
+      JSON.stringify({ type: 1, data: {}, timestamp: 5 }, null, 2),
+      '{"type":2,"s":"\ud83d","timestamp":6}',
+    ]);
     const out = await bytesOf(once(Buffer.from(text)));
     expect(out.every((b) => !b.includes(0x0a))).toBe(true);
-    expect(out.map((b) => JSON.parse(b.toString()) as unknown)).toEqual([{ type: 1, data: {}, timestamp: 5 }, { type: 2, s: '\ud83d', timestamp: 6 }]);
+    expect(out.map((b) => JSON.parse(b.toString()) as unknown)).toEqual([
+      { type: 1, data: {}, timestamp: 5 },
+      { type: 2, s: '\ud83d', timestamp: 6 },
+    ]);
   });
 
   it('cuts large batches of inflated events', async () => {
@@ -217,12 +248,18 @@ describe('forcing the version', () => {
 
   it('decodes a version 3 file forced to version 2 as event objects (shape 4)', async () => {
     const seen: FileVersion[] = [];
-    expect(await decodeBoth(gz(v3Text(events)), 1 << 16, { version: 2, onVersion: (v) => seen.push(v) })).toEqual(expected);
+    expect(await decodeBoth(gz(v3Text(events)), 1 << 16, { version: 2, onVersion: (v) => seen.push(v) })).toEqual(
+      expected,
+    );
     expect(seen[0]).toBe(2);
   });
 
   it('rejects an invalid version option', async () => {
-    await expect(bytesOf(once(gz('[]')), { version: 4 as never })).rejects.toMatchObject({ name: 'ConfigError', category: 'usage', message: expect.stringContaining('version') });
+    await expect(bytesOf(once(gz('[]')), { version: 4 as never })).rejects.toMatchObject({
+      name: 'ConfigError',
+      category: 'usage',
+      message: expect.stringContaining('version'),
+    });
   });
 });
 
@@ -301,12 +338,19 @@ describe('corrupt input', () => {
     const badZlib = Buffer.from(pack(events[1], 'rrweb'), 'latin1');
     badZlib[badZlib.length - 2] ^= 0xff;
     const v2 = `[${JSON.stringify(pack(events[0], 'rrweb'))},${JSON.stringify(badZlib.toString('latin1'))},"x" "y"]`;
-    const v3 = Buffer.concat([Buffer.from('[{"a":1},{"b":"'), Buffer.from([0xff]), Buffer.from('"},{"c":2},{"d":3 x}]')]);
+    const v3 = Buffer.concat([
+      Buffer.from('[{"a":1},{"b":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"},{"c":2},{"d":3 x}]'),
+    ]);
     const forced = '[{"a":1},"packed",{"c":2},{"d":3 x}]';
     for (const chunk of [1 << 16, 3]) {
       expect(await decodeError(Buffer.from(v2), {}, chunk)).toMatchObject({ code: 'BAD_ZLIB', index: 1 });
       expect(await decodeError(v3, {}, chunk)).toMatchObject({ code: 'BAD_UTF8', index: 1 });
-      expect(await decodeError(Buffer.from(forced), { version: 3 }, chunk)).toMatchObject({ code: 'VERSION_MISMATCH', index: 1 });
+      expect(await decodeError(Buffer.from(forced), { version: 3 }, chunk)).toMatchObject({
+        code: 'VERSION_MISMATCH',
+        index: 1,
+      });
     }
   });
 
@@ -340,16 +384,37 @@ describe('corrupt input', () => {
     const latin1 = (b: Buffer): string => b.toString('latin1');
 
     it.each([
-      ['corrupt zlib', 'BAD_ZLIB', (): string => { const p = Buffer.from(pack(events[3], 'rrweb'), 'latin1'); p[p.length >> 1] ^= 0xff; p[(p.length >> 1) + 1] ^= 0xff; return latin1(p); }],
-      ['truncated zlib', 'BAD_ZLIB', (): string => latin1(Buffer.from(pack(events[3], 'rrweb'), 'latin1').subarray(0, 20))],
+      [
+        'corrupt zlib',
+        'BAD_ZLIB',
+        (): string => {
+          const p = Buffer.from(pack(events[3], 'rrweb'), 'latin1');
+          p[p.length >> 1] ^= 0xff;
+          p[(p.length >> 1) + 1] ^= 0xff;
+          return latin1(p);
+        },
+      ],
+      [
+        'truncated zlib',
+        'BAD_ZLIB',
+        (): string => latin1(Buffer.from(pack(events[3], 'rrweb'), 'latin1').subarray(0, 20)),
+      ],
       ['stray bytes after zlib', 'BAD_ZLIB', (): string => pack(events[3], 'rrweb') + 'zz'],
       ['not zlib at all', 'BAD_ZLIB', (): string => 'hello'],
       ['inner JSON broken', 'BAD_INNER_JSON', (): string => latin1(deflateSync('{"type":3,"v":"v1"'))],
       ['inner JSON not an object', 'BAD_INNER_JSON', (): string => latin1(deflateSync('[1,"v1"]'))],
-      ['inner JSON not UTF-8', 'BAD_INNER_JSON', (): string => latin1(deflateSync(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])))],
+      [
+        'inner JSON not UTF-8',
+        'BAD_INNER_JSON',
+        (): string => latin1(deflateSync(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]))),
+      ],
       ['unknown marker', 'UNKNOWN_PACKER', (): string => latin1(deflateSync('{"type":3,"timestamp":1,"v":"v2"}'))],
       ['missing marker', 'UNKNOWN_PACKER', (): string => latin1(deflateSync('{"type":3,"timestamp":1}'))],
-      ['unknown marker, double-encoded', 'UNKNOWN_PACKER', (): string => JSON.stringify(latin1(deflateSync('{"type":3,"v":2}')))],
+      [
+        'unknown marker, double-encoded',
+        'UNKNOWN_PACKER',
+        (): string => JSON.stringify(latin1(deflateSync('{"type":3,"v":2}'))),
+      ],
       ['wrapper that is not a string literal', 'BAD_PACKED', (): string => '"abc'],
       ['characters above latin1', 'BAD_PACKED', (): string => 'x\u0100yz'],
       ['plain event text that is broken', 'BAD_INNER_JSON', (): string => '{"type":3,'],

@@ -37,7 +37,11 @@ export function makeEvents(count: number, seed = 1): Event[] {
     t += Math.floor(rnd() * 500);
     switch (i === 0 ? 0 : i === 1 ? 1 : i % 6) {
       case 0:
-        events.push({ type: 4, data: { href: 'https://example.test/päge?q=1&r=☃', width: 1280, height: 720 }, timestamp: t });
+        events.push({
+          type: 4,
+          data: { href: 'https://example.test/päge?q=1&r=☃', width: 1280, height: 720 },
+          timestamp: t,
+        });
         break;
       case 1:
         events.push({
@@ -54,7 +58,13 @@ export function makeEvents(count: number, seed = 1): Event[] {
             texts: [{ id: i, value: 'emoji 👩‍👩‍👧 cjk 中文 한국어 lone \ud83d and \udc00 end' }],
             attributes: [],
             removes: [],
-            adds: [{ parentId: 4, nextId: null, node: { type: 3, textContent: '\u0000\u001f\u007f\u0080\u00ff', id: 10 + i } }],
+            adds: [
+              {
+                parentId: 4,
+                nextId: null,
+                node: { type: 3, textContent: '\u0000\u001f\u007f\u0080\u00ff', id: 10 + i },
+              },
+            ],
           },
           timestamp: t,
         });
@@ -62,7 +72,10 @@ export function makeEvents(count: number, seed = 1): Event[] {
       case 3:
         events.push({
           type: 3,
-          data: { source: 1, positions: [{ x: Math.floor(rnd() * 1000), y: -Math.floor(rnd() * 100), id: 3, timeOffset: -50 }] },
+          data: {
+            source: 1,
+            positions: [{ x: Math.floor(rnd() * 1000), y: -Math.floor(rnd() * 100), id: 3, timeOffset: -50 }],
+          },
           timestamp: t,
         });
         break;
@@ -71,7 +84,16 @@ export function makeEvents(count: number, seed = 1): Event[] {
           type: 5,
           data: {
             tag: 'custom',
-            payload: { big: 12345678901234567890, tiny: 5e-324, neg: -0.000123, exp: 1.5e300, bool: true, nil: null, empty: {}, list: [] },
+            payload: {
+              big: 12345678901234567890,
+              tiny: 5e-324,
+              neg: -0.000123,
+              exp: 1.5e300,
+              bool: true,
+              nil: null,
+              empty: {},
+              list: [],
+            },
           },
           timestamp: t,
         });
@@ -107,7 +129,11 @@ export function v2Element(event: unknown, shape: Shape, packer: Packer): unknown
   }
 }
 
-export function v2Text(events: unknown[], shapeOf: (i: number) => Shape, packerOf: (i: number) => Packer = () => 'rrweb'): string {
+export function v2Text(
+  events: unknown[],
+  shapeOf: (i: number) => Shape,
+  packerOf: (i: number) => Packer = () => 'rrweb',
+): string {
   return JSON.stringify(events.map((e, i) => v2Element(e, shapeOf(i), packerOf(i))));
 }
 
@@ -141,7 +167,12 @@ export function mutateText(text: string, edits: number, alphabet: string, rnd: (
     const at = rnd(text.length + 1);
     const ch = alphabet[rnd(alphabet.length)]!;
     const op = rnd(3);
-    text = op === 0 ? text.slice(0, at) + ch + text.slice(at) : op === 1 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + ch + text.slice(at + 1);
+    text =
+      op === 0
+        ? text.slice(0, at) + ch + text.slice(at)
+        : op === 1
+          ? text.slice(0, at) + text.slice(at + 1)
+          : text.slice(0, at) + ch + text.slice(at + 1);
   }
   return text;
 }

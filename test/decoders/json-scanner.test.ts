@@ -1,6 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DecodeError } from '../../decoders/index.js';
-import { ArrayElementScanner, ElementSpans, KIND_OBJECT, KIND_STRING, type ScannedElement } from '../../decoders/json-scanner.js';
+import {
+  ArrayElementScanner,
+  ElementSpans,
+  KIND_OBJECT,
+  KIND_STRING,
+  type ScannedElement,
+} from '../../decoders/json-scanner.js';
 import { SCAN_OK, wasmChunkScanner } from '../../decoders/wasm-instance.js';
 import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
 import { mutateText, seededRandom } from './fixtures.js';
@@ -39,7 +45,8 @@ function reference(text: Buffer): unknown[] | undefined {
     return undefined;
   }
   if (!Array.isArray(value)) return undefined;
-  if (!value.every((v) => typeof v === 'string' || (v !== null && typeof v === 'object' && !Array.isArray(v)))) return undefined;
+  if (!value.every((v) => typeof v === 'string' || (v !== null && typeof v === 'object' && !Array.isArray(v))))
+    return undefined;
   return value;
 }
 
@@ -77,8 +84,14 @@ describe.each(PATHS)('ArrayElementScanner against JSON.parse ($name)', (path) =>
       } else {
         expect(got, text).not.toBeInstanceOf(DecodeError);
         const els = got as ScannedElement[];
-        expect(els.map((el) => JSON.parse(el.bytes.toString('latin1')) as unknown), text).toEqual(want);
-        expect(els.map((el) => el.kind), text).toEqual(want.map((v) => (typeof v === 'string' ? KIND_STRING : KIND_OBJECT)));
+        expect(
+          els.map((el) => JSON.parse(el.bytes.toString('latin1')) as unknown),
+          text,
+        ).toEqual(want);
+        expect(
+          els.map((el) => el.kind),
+          text,
+        ).toEqual(want.map((v) => (typeof v === 'string' ? KIND_STRING : KIND_OBJECT)));
         expect(els.map((el) => el.index)).toEqual(want.map((_, k) => k));
         accepted++;
       }
@@ -127,7 +140,9 @@ describe.each(PATHS)('ArrayElementScanner against JSON.parse ($name)', (path) =>
             if (want === undefined) expect(got, body).toBeInstanceOf(DecodeError);
             else {
               expect(got, body).not.toBeInstanceOf(DecodeError);
-              expect((got as ScannedElement[]).map((el) => JSON.parse(el.bytes.toString('utf8')) as unknown)).toEqual(JSON.parse(text.toString('utf8')));
+              expect((got as ScannedElement[]).map((el) => JSON.parse(el.bytes.toString('utf8')) as unknown)).toEqual(
+                JSON.parse(text.toString('utf8')),
+              );
             }
           }
         }
@@ -151,7 +166,10 @@ function outcome(text: Buffer, sizes: readonly number[], minBytes: number): unkn
     scanner.end();
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err;
-    return { elements: out.map(describeElement), error: { code: err.code, message: err.message, index: err.index, offset: err.offset } };
+    return {
+      elements: out.map(describeElement),
+      error: { code: err.code, message: err.message, index: err.index, offset: err.offset },
+    };
   }
   return { elements: out.map(describeElement) };
 }
@@ -164,8 +182,19 @@ describe('the WebAssembly fast path against the TypeScript loop', () => {
   const event = (k: number): string =>
     k % 7 === 3
       ? JSON.stringify(`packed\u0001${'x'.repeat(k % 50)}"\\`)
-      : JSON.stringify({ type: k % 6, data: { source: k % 4, text: `t${'é'.repeat(k % 9)}\n${'a'.repeat((k * 37) % 300)}`, list: [k, -k / 4, 1e21, true, null, false, [], {}] }, timestamp: 1793491200000 + k });
-  const base = '[' + Array.from({ length: 120 }, (_, k) => (k === 0 ? '' : k % 5 === 0 ? ',\r\n ' : ',') + event(k)).join('') + ']';
+      : JSON.stringify({
+          type: k % 6,
+          data: {
+            source: k % 4,
+            text: `t${'é'.repeat(k % 9)}\n${'a'.repeat((k * 37) % 300)}`,
+            list: [k, -k / 4, 1e21, true, null, false, [], {}],
+          },
+          timestamp: 1793491200000 + k,
+        });
+  const base =
+    '[' +
+    Array.from({ length: 120 }, (_, k) => (k === 0 ? '' : k % 5 === 0 ? ',\r\n ' : ',') + event(k)).join('') +
+    ']';
 
   it('gives the same elements and the same errors, with chunks switching between the two', () => {
     const rnd = seededRandom(424242);
@@ -250,7 +279,9 @@ describe('every byte value in every state, in both loops', () => {
         const ok = reference(bytes) !== undefined;
         if (want.error === undefined) accepted++;
         // JSON.parse reads latin1 here, the scanner bytes: they agree on what is JSON (UTF-8 is checked later).
-        expect(want.error === undefined || want.error.code === 'NOT_AN_EVENT', label).toBe(ok || want.error?.code === 'NOT_AN_EVENT');
+        expect(want.error === undefined || want.error.code === 'NOT_AN_EVENT', label).toBe(
+          ok || want.error?.code === 'NOT_AN_EVENT',
+        );
       }
     }
     expect(accepted).toBeGreaterThan(PREFIXES.length * 4);

@@ -36,13 +36,20 @@ describe('decodeStringLiteral', () => {
   it('decodes every latin1 byte value, raw and escaped, from latin1 input', () => {
     const all = String.fromCharCode(...Array.from({ length: 256 }, (_, k) => k));
     const literal = JSON.stringify(all);
-    expect(decodeStringLiteral(Buffer.from(literal, 'latin1'), StringMode.Latin1ToLatin1)).toEqual(Buffer.from(all, 'latin1'));
-    expect(decodeStringLiteral(Buffer.from(literal, 'utf8'), StringMode.Utf8ToLatin1)).toEqual(Buffer.from(all, 'latin1'));
+    expect(decodeStringLiteral(Buffer.from(literal, 'latin1'), StringMode.Latin1ToLatin1)).toEqual(
+      Buffer.from(all, 'latin1'),
+    );
+    expect(decodeStringLiteral(Buffer.from(literal, 'utf8'), StringMode.Utf8ToLatin1)).toEqual(
+      Buffer.from(all, 'latin1'),
+    );
   });
 
-  it.each(['"', 'x""', '"a\\"', '"\\x"', '"\\u12"', '"\\u12G4"', '"a"b"', '"raw\ttab"', '"\\'])('returns null for the invalid literal %s', (literal) => {
-    for (const mode of [StringMode.Utf8ToUtf8, StringMode.Utf8ToLatin1, StringMode.Latin1ToLatin1]) {
-      expect(decodeStringLiteral(Buffer.from(literal, 'utf8'), mode)).toBeNull();
-    }
-  });
+  it.each(['"', 'x""', '"a\\"', '"\\x"', '"\\u12"', '"\\u12G4"', '"a"b"', '"raw\ttab"', '"\\'])(
+    'returns null for the invalid literal %s',
+    (literal) => {
+      for (const mode of [StringMode.Utf8ToUtf8, StringMode.Utf8ToLatin1, StringMode.Latin1ToLatin1]) {
+        expect(decodeStringLiteral(Buffer.from(literal, 'utf8'), mode)).toBeNull();
+      }
+    },
+  );
 });

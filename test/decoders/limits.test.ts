@@ -22,7 +22,16 @@ async function outcome(source: AsyncIterable<Uint8Array>, opts: DecodeOptions): 
   } catch (err) {
     if (!(err instanceof DecodeError)) throw err;
     const { code, message, file, index, offset } = err;
-    return { events, error: { code, message, ...(file !== undefined ? { file } : {}), ...(index !== undefined ? { index } : {}), ...(offset !== undefined ? { offset } : {}) } };
+    return {
+      events,
+      error: {
+        code,
+        message,
+        ...(file !== undefined ? { file } : {}),
+        ...(index !== undefined ? { index } : {}),
+        ...(offset !== undefined ? { offset } : {}),
+      },
+    };
   }
   return { events };
 }
@@ -40,7 +49,8 @@ const smallText = small.map((e) => JSON.stringify(e));
 /** Short ASCII events (byte offsets are string offsets). */
 const tiny = [0, 1, 2].map((i) => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { source: 1, i } }));
 /** An event of `letters` letters (compact JSON, as decoded). */
-const bigEvent = (letters: number, i = 0): string => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { source: 5, text: 'b'.repeat(letters) } });
+const bigEvent = (letters: number, i = 0): string =>
+  JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { source: 5, text: 'b'.repeat(letters) } });
 
 describe('version 3: the event size limit', () => {
   it('an event larger than the limit, carried across chunks, is EVENT_TOO_LARGE naming the file, element and limit', async () => {
@@ -49,7 +59,12 @@ describe('version 3: the event size limit', () => {
     for (const chunk of [file.length, 4096]) {
       const got = await bothPaths(file, { maxEventBytes: MiB }, chunk);
       expect(got.events).toEqual(tiny.slice(0, 2));
-      expect(got.error).toMatchObject({ code: 'EVENT_TOO_LARGE', file: 'f.json.gz', index: 2, offset: tiny[0]!.length + tiny[1]!.length + 3 });
+      expect(got.error).toMatchObject({
+        code: 'EVENT_TOO_LARGE',
+        file: 'f.json.gz',
+        index: 2,
+        offset: tiny[0]!.length + tiny[1]!.length + 3,
+      });
       expect(got.error!.message).toContain('1048576 bytes (1 MiB)');
       expect(got.error!.message).toContain('element 2');
     }
@@ -124,7 +139,12 @@ describe('version 2: the event size limit', () => {
     const file = v2BombFile(letters, before, after);
     const at = await bothPaths(file, { maxEventBytes: size });
     expect(at.error).toBeUndefined();
-    expect(at.events.map((e) => e.length)).toEqual([smallText[0]!.length, smallText[1]!.length, size, smallText[2]!.length]);
+    expect(at.events.map((e) => e.length)).toEqual([
+      smallText[0]!.length,
+      smallText[1]!.length,
+      size,
+      smallText[2]!.length,
+    ]);
     const over = await bothPaths(file, { maxEventBytes: size - 1 });
     expect(over.events).toEqual(smallText.slice(0, 2));
     expect(over.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 2 });
@@ -136,13 +156,22 @@ describe('version 2: the event size limit', () => {
     const file = Buffer.from(`[${JSON.stringify(deflateSync(Buffer.from(text)).toString('latin1'))}]`);
     const event = `{"type":3,"data":{"n":1e+21,"s":"${'c'.repeat(2000)}"},"timestamp":5}`;
     expect(await bothPaths(file, { maxEventBytes: event.length })).toEqual({ events: [event] });
-    expect((await bothPaths(file, { maxEventBytes: event.length - 1 })).error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
+    expect((await bothPaths(file, { maxEventBytes: event.length - 1 })).error).toMatchObject({
+      code: 'EVENT_TOO_LARGE',
+      index: 0,
+    });
   });
 });
 
 describe('the replay size limit', () => {
   const files3 = [0, 1, 2].map((f) => gz(v3Text(makeEvents(30, 10 + f))));
-  const files2 = [0, 1, 2].map((f) => gz(`[${makeEvents(30, 20 + f).map((e, i) => JSON.stringify(pack(e, i % 2 === 0 ? 'rrweb' : 'amplitude'))).join(',')}]`));
+  const files2 = [0, 1, 2].map((f) =>
+    gz(
+      `[${makeEvents(30, 20 + f)
+        .map((e, i) => JSON.stringify(pack(e, i % 2 === 0 ? 'rrweb' : 'amplitude')))
+        .join(',')}]`,
+    ),
+  );
 
   /** Decodes the files in order with one budget; the outcome of each file, until the first error. */
   async function replay(files: Buffer[], limit: number, fastPath: boolean): Promise<Outcome[]> {
@@ -165,7 +194,11 @@ describe('the replay size limit', () => {
     for (const fastPath of [true, false]) {
       const got = await replay(files3, limit, fastPath);
       expect(got.length).toBe(3);
-      expect(got[2]!.error).toMatchObject({ code: 'REPLAY_TOO_LARGE', file: 'file-2', offset: limit - sizes[0]! - sizes[1]! });
+      expect(got[2]!.error).toMatchObject({
+        code: 'REPLAY_TOO_LARGE',
+        file: 'file-2',
+        offset: limit - sizes[0]! - sizes[1]!,
+      });
       expect(got[2]!.error!.message).toContain(`${limit} bytes`);
       // Every event before the one the error names was handed out.
       expect(got[2]!.events.length).toBe(got[2]!.error!.index);
@@ -191,7 +224,11 @@ describe('the replay size limit', () => {
     const budget = new ReplayBudget(gunzipSync(files3[0]!).length);
     const mark = budget.used;
     expect((await outcome(chunked(files3[0]!, 4096), { replayBudget: budget })).error).toBeUndefined();
-    expect((await outcome(chunked(files3[0]!, 4096), { replayBudget: budget })).error).toMatchObject({ code: 'REPLAY_TOO_LARGE', index: 0, offset: 0 });
+    expect((await outcome(chunked(files3[0]!, 4096), { replayBudget: budget })).error).toMatchObject({
+      code: 'REPLAY_TOO_LARGE',
+      index: 0,
+      offset: 0,
+    });
     budget.rewind(mark);
     expect((await outcome(chunked(files3[0]!, 4096), { replayBudget: budget })).error).toBeUndefined();
     expect(budget.left).toBe(0);
@@ -199,13 +236,25 @@ describe('the replay size limit', () => {
 });
 
 describe('limits given out of range', () => {
-  it.each([0, -1, 1.5, 2 ** 30 + 1, Number.NaN])('maxEventBytes %s is a ConfigError naming it (usage)', async (maxEventBytes) => {
-    const err: unknown = await outcome(chunked(gz('[]'), 10), { maxEventBytes }).then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(ConfigError);
-    expect(err).toMatchObject({ category: 'usage', message: expect.stringMatching(/^maxEventBytes must be/) });
-  });
+  it.each([0, -1, 1.5, 2 ** 30 + 1, Number.NaN])(
+    'maxEventBytes %s is a ConfigError naming it (usage)',
+    async (maxEventBytes) => {
+      const err: unknown = await outcome(chunked(gz('[]'), 10), { maxEventBytes }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(err).toMatchObject({ category: 'usage', message: expect.stringMatching(/^maxEventBytes must be/) });
+    },
+  );
 
   it.each([0, -5, 0.5, Infinity])('a replay budget of %s is a ConfigError naming maxReplayBytes', (limit) => {
-    expect(() => new ReplayBudget(limit)).toThrow(expect.objectContaining({ name: 'ConfigError', category: 'usage', message: expect.stringContaining('maxReplayBytes') }));
+    expect(() => new ReplayBudget(limit)).toThrow(
+      expect.objectContaining({
+        name: 'ConfigError',
+        category: 'usage',
+        message: expect.stringContaining('maxReplayBytes'),
+      }),
+    );
   });
 });

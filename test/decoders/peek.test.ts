@@ -19,7 +19,10 @@ function check(text: string, want?: { type?: number; timestamp?: number }): void
 
 describe('peekEventFields', () => {
   it('reads the usual rrweb shape', () => {
-    check('{"type":3,"data":{"source":1,"positions":[]},"timestamp":1763629200123}', { type: 3, timestamp: 1763629200123 });
+    check('{"type":3,"data":{"source":1,"positions":[]},"timestamp":1763629200123}', {
+      type: 3,
+      timestamp: 1763629200123,
+    });
   });
 
   it('agrees with JSON.parse on generated events', () => {
@@ -42,9 +45,17 @@ describe('peekEventFields', () => {
     ['timestamp key inside a string', '{"type":1,"s":",\\"timestamp\\":4}"}', { type: 1 }],
     ['braces in strings', '{"a":"}{][","type":2,"b":["}",{"c":"\\\\"}],"timestamp":0}', { type: 2, timestamp: 0 }],
     ['nested non-first type key', '{"type":3,"data":{"source":9,"type":0},"timestamp":8}', { type: 3, timestamp: 8 }],
-    ['duplicate type after whitespace and comma', '{"type":3,"data":{} , \n "type":6,"timestamp":8}', { type: 6, timestamp: 8 }],
+    [
+      'duplicate type after whitespace and comma',
+      '{"type":3,"data":{} , \n "type":6,"timestamp":8}',
+      { type: 6, timestamp: 8 },
+    ],
     ['type as a string value', '{"type":3,"kind":"type","list":["type"],"timestamp":8}', { type: 3, timestamp: 8 }],
-    ['long and negative numbers', '{"type":-1,"timestamp":12345678901234567890}', { type: -1, timestamp: 12345678901234567890 }],
+    [
+      'long and negative numbers',
+      '{"type":-1,"timestamp":12345678901234567890}',
+      { type: -1, timestamp: 12345678901234567890 },
+    ],
     ['sixteen-digit timestamp', '{"type":3,"timestamp":9007199254740993}', { type: 3, timestamp: 9007199254740992 }],
     ['empty object', '{}', {}],
     ['null timestamp', '{"type":2,"timestamp":null}', { type: 2 }],

@@ -21,7 +21,9 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 const events = makeEvents(400, 7);
 const compact = Buffer.from(JSON.stringify(events));
 /** The same events with whitespace between elements and inside some of them (CR/LF outside strings). */
-const spaced = Buffer.from('[\r\n' + events.map((e, i) => JSON.stringify(e, null, i % 3 === 0 ? 1 : undefined)).join(' ,\n') + '\n]');
+const spaced = Buffer.from(
+  '[\r\n' + events.map((e, i) => JSON.stringify(e, null, i % 3 === 0 ? 1 : undefined)).join(' ,\n') + '\n]',
+);
 
 describe('decodeEventBatches', () => {
   it.each([
@@ -31,7 +33,8 @@ describe('decodeEventBatches', () => {
     for (const size of [1 << 20, 4096, 777, 33]) {
       const want = (await collect(decodeEventBytes(chunked(gz(text), size)))).flat().map(String);
       const batches = await collect(decodeEventBatches(chunked(gz(text), size)));
-      for (const b of batches) if (b.runs !== undefined) for (const run of b.runs) expect(isWellFormedRun(run)).toBe(true);
+      for (const b of batches)
+        if (b.runs !== undefined) for (const run of b.runs) expect(isWellFormedRun(run)).toBe(true);
       expect(batches.flatMap((b) => batchEvents(b)).map(String)).toEqual(want);
       expect(batches.reduce((n, b) => n + batchCount(b), 0)).toBe(events.length);
       expect(want.map((t) => JSON.parse(t) as unknown)).toEqual(roundTrip(events));
@@ -42,7 +45,11 @@ describe('decodeEventBatches', () => {
     const batches = await collect(decodeEventBatches(chunked(gz(compact), 1 << 20)));
     const runs = batches.flatMap((b) => b.runs ?? []);
     expect(runs.length).toBeLessThanOrEqual(3);
-    expect(Buffer.concat(runs.flatMap((r, i) => (i === 0 ? [r.bytes] : [Buffer.from(','), r.bytes]))).equals(compact.subarray(1, -1))).toBe(true);
+    expect(
+      Buffer.concat(runs.flatMap((r, i) => (i === 0 ? [r.bytes] : [Buffer.from(','), r.bytes]))).equals(
+        compact.subarray(1, -1),
+      ),
+    ).toBe(true);
   });
 
   it('drops the first events of a batch exactly (inside a run, across runs, all of them)', async () => {
@@ -60,7 +67,12 @@ describe('decodeEventBatches', () => {
   });
 
   it('peeks timestamps in place as peekEventTimestamp does on the event itself', () => {
-    const texts = ['{"type":3,"timestamp":12}', '{"timestamp":7,"type":3}', '{"type":3,"data":{"timestamp":1}}', '{"a":1,"timestamp":-1.5e3}'];
+    const texts = [
+      '{"type":3,"timestamp":12}',
+      '{"timestamp":7,"type":3}',
+      '{"type":3,"data":{"timestamp":1}}',
+      '{"a":1,"timestamp":-1.5e3}',
+    ];
     const joined = Buffer.from(texts.join(','));
     let from = 0;
     for (const t of texts) {

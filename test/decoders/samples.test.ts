@@ -32,10 +32,15 @@ describe('real recorded samples (samples/index.json)', () => {
         const bytes: unknown[] = [];
         for (const rel of files) {
           const seen: FileVersion[] = [];
-          for await (const e of decodeEvents(createReadStream(join(samplesDir, rel)), { file: rel, onVersion: (v) => seen.push(v) })) {
+          for await (const e of decodeEvents(createReadStream(join(samplesDir, rel)), {
+            file: rel,
+            onVersion: (v) => seen.push(v),
+          })) {
             events.push(e);
           }
-          for await (const batch of decodeEventBytes(createReadStream(join(samplesDir, rel), { highWaterMark: 1021 }), { version })) {
+          for await (const batch of decodeEventBytes(createReadStream(join(samplesDir, rel), { highWaterMark: 1021 }), {
+            version,
+          })) {
             for (const b of batch) bytes.push(JSON.parse(b.toString('utf8')));
           }
           expect(seen).toEqual([version]);

@@ -6,7 +6,8 @@ import { decodeV2Elements } from '../../decoders/v2-batch.js';
 import { chunked, gz, makeEvents, pack, roundTrip } from './fixtures.js';
 
 const events = makeEvents(240, 11);
-const packedElements = (): unknown[] => events.map((e, i) => (i % 2 === 0 ? JSON.stringify(pack(e, 'rrweb')) : pack(e, 'amplitude')));
+const packedElements = (): unknown[] =>
+  events.map((e, i) => (i % 2 === 0 ? JSON.stringify(pack(e, 'rrweb')) : pack(e, 'amplitude')));
 
 async function decodeAll(file: Buffer, chunk: number): Promise<Buffer[]> {
   const out: Buffer[] = [];
@@ -48,13 +49,42 @@ describe('version 2 chunks with many payloads', () => {
 
   it.each([
     ['corrupt zlib only', [[70, 'zlib']], 'BAD_ZLIB', 70],
-    ['corrupt zlib before a bad string', [[40, 'zlib'], [60, 'packed']], 'BAD_ZLIB', 40],
-    ['bad string before corrupt zlib', [[10, 'packed'], [50, 'zlib']], 'BAD_PACKED', 10],
-    ['bad inner JSON after corrupt zlib', [[33, 'zlib'], [34, 'inner']], 'BAD_ZLIB', 33],
+    [
+      'corrupt zlib before a bad string',
+      [
+        [40, 'zlib'],
+        [60, 'packed'],
+      ],
+      'BAD_ZLIB',
+      40,
+    ],
+    [
+      'bad string before corrupt zlib',
+      [
+        [10, 'packed'],
+        [50, 'zlib'],
+      ],
+      'BAD_PACKED',
+      10,
+    ],
+    [
+      'bad inner JSON after corrupt zlib',
+      [
+        [33, 'zlib'],
+        [34, 'inner'],
+      ],
+      'BAD_ZLIB',
+      33,
+    ],
   ] as const)('reports the first bad element in file order: %s', async (_name, faults, code, index) => {
     const elements = packedElements();
     for (const [at, kind] of faults) {
-      elements[at] = kind === 'zlib' ? corruptZlib(events[at]) : kind === 'packed' ? '"not a literal' : Buffer.from('\x78\x9c\x03\x00\x00\x00\x00\x01').toString('latin1');
+      elements[at] =
+        kind === 'zlib'
+          ? corruptZlib(events[at])
+          : kind === 'packed'
+            ? '"not a literal'
+            : Buffer.from('\x78\x9c\x03\x00\x00\x00\x00\x01').toString('latin1');
     }
     for (const chunk of [1 << 16, 777]) {
       const err = await errorOf(gz(JSON.stringify(elements)), chunk);
@@ -80,7 +110,8 @@ describe('version 2 chunks with many payloads', () => {
     const got: Buffer[] = [];
     await expect(
       (async () => {
-        for await (const batch of decodeEventBytes(chunked(Buffer.from(JSON.stringify(elements)), 1500))) got.push(...batch);
+        for await (const batch of decodeEventBytes(chunked(Buffer.from(JSON.stringify(elements)), 1500)))
+          got.push(...batch);
       })(),
     ).rejects.toMatchObject({ code: 'BAD_ZLIB', index: 150 });
     expect(got.map((b) => JSON.parse(b.toString()) as unknown)).toEqual(roundTrip(events).slice(0, 150));

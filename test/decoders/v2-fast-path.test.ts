@@ -23,7 +23,9 @@ const events = makeEvents(160, 5);
 
 /** A version 2 file of mixed shapes and packers. */
 function file(): unknown[] {
-  return events.map((e, i) => v2Element(e, i % 7 === 3 ? SHAPES[i % SHAPES.length]! : 'json-packed', i % 2 === 0 ? 'rrweb' : 'amplitude'));
+  return events.map((e, i) =>
+    v2Element(e, i % 7 === 3 ? SHAPES[i % SHAPES.length]! : 'json-packed', i % 2 === 0 ? 'rrweb' : 'amplitude'),
+  );
 }
 
 /** Elements the fast path must leave to the TypeScript path (some decode, some are errors). */
@@ -52,16 +54,19 @@ describe('version 2: the WebAssembly path against the TypeScript path', () => {
     for (const size of [text.length, 65536, 4096, 1000, 333]) expect(await outcome(text, size, true)).toEqual(want);
   });
 
-  it.each(Object.keys(SPECIAL))('decodes an element it leaves to the TypeScript path the same way: %s', async (name) => {
-    const elements = file().slice(0, 40);
-    elements.splice(20, 0, SPECIAL[name]);
-    const text = Buffer.from(JSON.stringify(elements));
-    for (const size of [text.length, 4096, 700]) {
-      const want = await outcome(text, size, false);
-      expect(await outcome(text, size, true)).toEqual(want);
-      expect(want.events.length).toBeGreaterThanOrEqual(20);
-    }
-  });
+  it.each(Object.keys(SPECIAL))(
+    'decodes an element it leaves to the TypeScript path the same way: %s',
+    async (name) => {
+      const elements = file().slice(0, 40);
+      elements.splice(20, 0, SPECIAL[name]);
+      const text = Buffer.from(JSON.stringify(elements));
+      for (const size of [text.length, 4096, 700]) {
+        const want = await outcome(text, size, false);
+        expect(await outcome(text, size, true)).toEqual(want);
+        expect(want.events.length).toBeGreaterThanOrEqual(20);
+      }
+    },
+  );
 
   it('gives the same events and the same error for mutated files', async () => {
     const base = Buffer.from(JSON.stringify(file()));
@@ -90,14 +95,21 @@ describe('version 2: several files decoded at once share the module', () => {
       const evs = makeEvents(60, 100 + k);
       // Every tenth element in another shape: the TypeScript path takes it, so the decoder yields mid-chunk.
       const shape = (i: number): Shape => (i % 10 === 5 ? 'event-json' : 'json-packed');
-      return { evs, text: Buffer.from(JSON.stringify(evs.map((e, i) => v2Element(e, shape(i), i % 2 === 0 ? 'rrweb' : 'amplitude')))) };
+      return {
+        evs,
+        text: Buffer.from(
+          JSON.stringify(evs.map((e, i) => v2Element(e, shape(i), i % 2 === 0 ? 'rrweb' : 'amplitude'))),
+        ),
+      };
     });
     const want = await Promise.all(files.map((f) => outcome(f.text, f.text.length, false)));
     // All four decoders pulled in turn: each yield lets the others scan their own chunks into the shared module, so a
     // decoder coming back finds another chunk there and loads its own again.
     const wasm = wasmChunkScanner()!;
     const load = vi.spyOn(wasm, 'load');
-    const iterators = files.map((f) => decodeEventBytes(chunked(f.text, 20000), { version: 2 })[Symbol.asyncIterator]());
+    const iterators = files.map((f) =>
+      decodeEventBytes(chunked(f.text, 20000), { version: 2 })[Symbol.asyncIterator](),
+    );
     const got: string[][] = files.map(() => []);
     let open = iterators.length;
     while (open > 0) {
@@ -160,7 +172,8 @@ describe('version 2: an event of tens of MB', () => {
     const element = JSON.stringify(deflateSync(Buffer.from(text.slice(0, -1) + ',"v":"v1"}')).toString('latin1'));
     const scanner = wasmChunkScanner()!;
     const got: Buffer[] = [];
-    for await (const batch of decodeEventBytes(chunked(Buffer.from(`[${element}]`), 65536), { version: 2 })) got.push(...batch);
+    for await (const batch of decodeEventBytes(chunked(Buffer.from(`[${element}]`), 65536), { version: 2 }))
+      got.push(...batch);
     expect(got.length).toBe(1);
     expect(sha(got[0]!)).toBe(sha(text));
     got.length = 0;
@@ -179,7 +192,8 @@ describe('version 2: an event of tens of MB', () => {
     // Another file with a huge event, decoded whole meanwhile: the shared instance is replaced.
     const big = bigEvent();
     let n = 0;
-    for await (const batch of decodeEventBytes(chunked(Buffer.from(`[${big.element}]`), 65536), { version: 2 })) n += batch.length;
+    for await (const batch of decodeEventBytes(chunked(Buffer.from(`[${big.element}]`), 65536), { version: 2 }))
+      n += batch.length;
     expect(n).toBe(1);
     expect(wasmChunkScanner() === used).toBe(false);
     for (let r = await a.next(); !r.done; r = await a.next()) for (const e of r.value) got.push(e.toString('latin1'));

@@ -7,7 +7,15 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants, createDeflate, deflateSync, gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import {
+  constants,
+  createDeflate,
+  deflateSync,
+  gunzipSync,
+  inflateRawSync,
+  inflateSync,
+  type ZlibOptions,
+} from 'node:zlib';
 import asc from 'assemblyscript/asc';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeEvents, pack } from './fixtures.js';
@@ -46,19 +54,22 @@ let shared: Inflater;
 
 async function compile(): Promise<Uint8Array<ArrayBuffer>> {
   let wasm: Uint8Array<ArrayBuffer> | undefined;
-  const { error, stderr } = await asc.main(['decoders/wasm/inflate.ts', ...FLAGS, '--baseDir', root, '--outFile', 'inflate.wasm'], {
-    readFile: (name: string, baseDir: string) => {
-      try {
-        return readFileSync(join(baseDir, name), 'utf8');
-      } catch {
-        return null;
-      }
+  const { error, stderr } = await asc.main(
+    ['decoders/wasm/inflate.ts', ...FLAGS, '--baseDir', root, '--outFile', 'inflate.wasm'],
+    {
+      readFile: (name: string, baseDir: string) => {
+        try {
+          return readFileSync(join(baseDir, name), 'utf8');
+        } catch {
+          return null;
+        }
+      },
+      writeFile: (name: string, contents: Uint8Array | string) => {
+        if (name.endsWith('.wasm') && typeof contents !== 'string') wasm = new Uint8Array(contents);
+      },
+      listFiles: () => [],
     },
-    writeFile: (name: string, contents: Uint8Array | string) => {
-      if (name.endsWith('.wasm') && typeof contents !== 'string') wasm = new Uint8Array(contents);
-    },
-    listFiles: () => [],
-  });
+  );
   if (error) throw new Error(`asc failed: ${error.message}\n${stderr.toString()}`);
   if (wasm === undefined) throw new Error('asc produced no module');
   return wasm;
@@ -147,8 +158,10 @@ function differ(inf: Inflater, src: Uint8Array, layout: Layout = 'src-first'): {
   const ref = nodeInflate(src);
   if (ref.ok) {
     const r = inf.run(src, ref.out.length, layout);
-    if (r.status !== OK) return { diff: `node inflates ${ref.out.length} bytes, the module returns ${r.status}`, ok: true };
-    if (!r.out.equals(ref.out)) return { diff: `different output (${r.out.length} vs node's ${ref.out.length} bytes)`, ok: true };
+    if (r.status !== OK)
+      return { diff: `node inflates ${ref.out.length} bytes, the module returns ${r.status}`, ok: true };
+    if (!r.out.equals(ref.out))
+      return { diff: `different output (${r.out.length} vs node's ${ref.out.length} bytes)`, ok: true };
     if (r.consumed !== ref.consumed) return { diff: `consumed ${r.consumed}, node ${ref.consumed}`, ok: true };
     if (ref.out.length > 0) {
       const short = inf.run(src, ref.out.length - 1, layout);
@@ -204,9 +217,14 @@ function randomBytes(n: number, seed: number): Buffer {
 // ---------------------------------------------------------------------------------------------------------------
 // Hand-made deflate streams.
 
-const LBASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+const LBASE = [
+  3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
+];
 const LEXT = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DBASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+const DBASE = [
+  1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
+  8193, 12289, 16385, 24577,
+];
 const DEXT = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
 const CL_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 const FIXED_LIT = Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8));
@@ -229,7 +247,11 @@ function canonical(lens: number[]): number[] {
  * A token of a Huffman block: a literal/length symbol sent as is (a literal, 256, or anything else), a match, a
  * match whose distance symbol is sent as is (no extra bits), or raw bits.
  */
-type Token = number | { len: number; dist: number } | { len: number; distSym: number } | { bits: number; count: number };
+type Token =
+  | number
+  | { len: number; dist: number }
+  | { len: number; distSym: number }
+  | { bits: number; count: number };
 
 class BitWriter {
   private readonly bytes: number[] = [];
@@ -274,8 +296,12 @@ class BitWriter {
   }
 
   stored(data: Uint8Array, final: boolean, padding = 0): this {
-    this.put(final ? 1 : 0, 1).put(0, 2).align(padding);
-    this.raw(Uint8Array.of(data.length & 0xff, data.length >> 8, ~data.length & 0xff, (~data.length >> 8) & 0xff)).raw(data);
+    this.put(final ? 1 : 0, 1)
+      .put(0, 2)
+      .align(padding);
+    this.raw(Uint8Array.of(data.length & 0xff, data.length >> 8, ~data.length & 0xff, (~data.length >> 8) & 0xff)).raw(
+      data,
+    );
     for (const x of data) this.out.push(x);
     return this;
   }
@@ -289,12 +315,21 @@ class BitWriter {
    * A dynamic block. The code lengths are sent with the code-length code `clLens` (default: a complete code for
    * all 19 symbols), one symbol per length unless `clSeq` gives the code-length symbols (with their extra bits).
    */
-  dynamic(litLens: number[], distLens: number[], tokens: Token[], final: boolean, clLens?: number[], clSeq?: Array<[number, number]>): this {
+  dynamic(
+    litLens: number[],
+    distLens: number[],
+    tokens: Token[],
+    final: boolean,
+    clLens?: number[],
+    clSeq?: Array<[number, number]>,
+  ): this {
     const cl = clLens ?? Array.from({ length: 19 }, (_, s) => (s < 13 ? 4 : 5));
     let hclen = 19;
     while (hclen > 4 && cl[CL_ORDER[hclen - 1]] === 0) hclen--;
     this.put(final ? 1 : 0, 1).put(2, 2);
-    this.put(litLens.length - 257, 5).put(distLens.length - 1, 5).put(hclen - 4, 4);
+    this.put(litLens.length - 257, 5)
+      .put(distLens.length - 1, 5)
+      .put(hclen - 4, 4);
     for (let i = 0; i < hclen; i++) this.put(cl[CL_ORDER[i]], 3);
     const clCodes = canonical(cl);
     const seq: Array<[number, number]> = clSeq ?? [...litLens, ...distLens].map((l): [number, number] => [l, 0]);
@@ -422,7 +457,13 @@ async function flushedStream(parts: Buffer[], flushes: number[], opts: ZlibOptio
   return Buffer.concat(chunks);
 }
 
-const STRATEGIES = [constants.Z_DEFAULT_STRATEGY, constants.Z_FILTERED, constants.Z_HUFFMAN_ONLY, constants.Z_RLE, constants.Z_FIXED];
+const STRATEGIES = [
+  constants.Z_DEFAULT_STRATEGY,
+  constants.Z_FILTERED,
+  constants.Z_HUFFMAN_ONLY,
+  constants.Z_RLE,
+  constants.Z_FIXED,
+];
 
 beforeAll(async () => {
   wasmModule = new WebAssembly.Module(await compile());
@@ -431,12 +472,11 @@ beforeAll(async () => {
 
 describe('WebAssembly zlib inflater: well-formed streams', () => {
   it('exports zlibInflate, inflatedBytes, consumedBytes and its memory, nothing else', () => {
-    expect(WebAssembly.Module.exports(wasmModule).map((e) => `${e.name}:${e.kind}`).sort()).toEqual([
-      'consumedBytes:global',
-      'inflatedBytes:global',
-      'memory:memory',
-      'zlibInflate:function',
-    ]);
+    expect(
+      WebAssembly.Module.exports(wasmModule)
+        .map((e) => `${e.name}:${e.kind}`)
+        .sort(),
+    ).toEqual(['consumedBytes:global', 'inflatedBytes:global', 'memory:memory', 'zlibInflate:function']);
     expect(WebAssembly.Module.imports(wasmModule)).toEqual([]);
   });
 
@@ -469,7 +509,10 @@ describe('WebAssembly zlib inflater: well-formed streams', () => {
       for (const strategy of STRATEGIES) {
         for (let windowBits = 8; windowBits <= 15; windowBits++) {
           for (let memLevel = 1; memLevel <= 9; memLevel++) {
-            expectSame(deflateSync(payload, { level, strategy, windowBits, memLevel }), `level ${level} strategy ${strategy} wb ${windowBits} ml ${memLevel}`);
+            expectSame(
+              deflateSync(payload, { level, strategy, windowBits, memLevel }),
+              `level ${level} strategy ${strategy} wb ${windowBits} ml ${memLevel}`,
+            );
           }
         }
       }
@@ -525,8 +568,9 @@ describe('WebAssembly zlib inflater: well-formed streams', () => {
     const block = randomBytes(40000, 6);
     big.push(['repeated 40 KB random block', Buffer.concat([block, block, block.subarray(0, 20000), block])]);
     for (const [label, data] of big) {
-      const settings: ZlibOptions[] =
-        label.startsWith('period') ? [{ level: 6 }, { level: 1, strategy: constants.Z_RLE }] : [{ level: 0 }, { level: 1 }, { level: 9 }, { level: 6, strategy: constants.Z_FIXED }];
+      const settings: ZlibOptions[] = label.startsWith('period')
+        ? [{ level: 6 }, { level: 1, strategy: constants.Z_RLE }]
+        : [{ level: 0 }, { level: 1 }, { level: 9 }, { level: 6, strategy: constants.Z_FIXED }];
       for (const opts of settings) {
         const z = deflateSync(data, opts);
         const r = shared.run(z, data.length);
@@ -539,17 +583,30 @@ describe('WebAssembly zlib inflater: well-formed streams', () => {
   });
 
   it('inflates multi-block streams (sync, full, partial and block flushes between writes)', async () => {
-    const parts: Buffer[] = Array.from({ length: 12 }, (_, i) => Buffer.from(JSON.stringify(events.slice(i * 10, i * 10 + 10 + i * 7))));
+    const parts: Buffer[] = Array.from({ length: 12 }, (_, i) =>
+      Buffer.from(JSON.stringify(events.slice(i * 10, i * 10 + 10 + i * 7))),
+    );
     parts.push(randomBytes(70000, 12), Buffer.alloc(0), Buffer.from('x'));
     const flushSets = [
       [constants.Z_SYNC_FLUSH],
       [constants.Z_FULL_FLUSH],
       [constants.Z_PARTIAL_FLUSH],
       [constants.Z_BLOCK],
-      [constants.Z_SYNC_FLUSH, constants.Z_FULL_FLUSH, constants.Z_PARTIAL_FLUSH, constants.Z_BLOCK, constants.Z_NO_FLUSH],
+      [
+        constants.Z_SYNC_FLUSH,
+        constants.Z_FULL_FLUSH,
+        constants.Z_PARTIAL_FLUSH,
+        constants.Z_BLOCK,
+        constants.Z_NO_FLUSH,
+      ],
     ];
     for (const flushes of flushSets) {
-      for (const opts of [{ level: 1 }, { level: 6 }, { level: 9, strategy: constants.Z_FIXED }, { level: 0 }] as ZlibOptions[]) {
+      for (const opts of [
+        { level: 1 },
+        { level: 6 },
+        { level: 9, strategy: constants.Z_FIXED },
+        { level: 0 },
+      ] as ZlibOptions[]) {
         const z = await flushedStream(parts, flushes, opts);
         expect(nodeInflate(z).ok).toBe(true);
         expectSame(z, `flushes ${flushes.join(',')} ${JSON.stringify(opts)}`);
@@ -561,7 +618,12 @@ describe('WebAssembly zlib inflater: well-formed streams', () => {
   });
 
   it('reports the bytes the stream used when bytes follow it, as node does', () => {
-    for (const [i, tail] of [Buffer.of(0), Buffer.from('garbage'), deflateSync(Buffer.from('second stream')), randomBytes(100, 3)].entries()) {
+    for (const [i, tail] of [
+      Buffer.of(0),
+      Buffer.from('garbage'),
+      deflateSync(Buffer.from('second stream')),
+      randomBytes(100, 3),
+    ].entries()) {
       const z = deflateSync(Buffer.from(JSON.stringify(events.slice(0, 5 + i))));
       const src = Buffer.concat([z, tail]);
       expectSame(src, `tail ${i}`);
@@ -581,7 +643,8 @@ describe('WebAssembly zlib inflater: what zlib accepts and refuses', () => {
       if (ok) accepted.push(h);
     }
     const expected: number[] = [];
-    for (let h = 0; h < 65536; h++) if (h % 31 === 0 && (h >> 8 & 15) === 8 && h >> 12 <= 7 && (h & 0x20) === 0) expected.push(h);
+    for (let h = 0; h < 65536; h++)
+      if (h % 31 === 0 && ((h >> 8) & 15) === 8 && h >> 12 <= 7 && (h & 0x20) === 0) expected.push(h);
     expect(accepted).toEqual(expected);
   });
 
@@ -594,116 +657,369 @@ describe('WebAssembly zlib inflater: what zlib accepts and refuses', () => {
     const w = new BitWriter().stored(randomBytes(1000, 5), false).fixed([{ len: 10, dist: 1000 }, 256], true);
     expectVerdict(zlibOf(w, [0x08, 0x1d]), 'ok', 'CINFO 0, distance 1000');
     // A distance as long as the output is fine, one more is not (also across blocks).
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 2 }, 256], true)), 'ok', 'distance = output', 'abababa');
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 3 }, 256], true)), 'bad', 'distance = output + 1');
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 2 }, 256], true)),
+      'ok',
+      'distance = output',
+      'abababa',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 3 }, 256], true)),
+      'bad',
+      'distance = output + 1',
+    );
     expectVerdict(zlibOf(new BitWriter().fixed([{ len: 3, dist: 1 }, 256], true)), 'bad', 'a match before any output');
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 256], false).stored(Buffer.from('bc'), false).fixed([{ len: 4, dist: 3 }, 256], true)), 'ok', 'across blocks', 'abcabca');
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 256], false).stored(Buffer.from('bc'), false).fixed([{ len: 4, dist: 4 }, 256], true)), 'bad', 'across blocks, one too far');
+    expectVerdict(
+      zlibOf(
+        new BitWriter()
+          .fixed([97, 256], false)
+          .stored(Buffer.from('bc'), false)
+          .fixed([{ len: 4, dist: 3 }, 256], true),
+      ),
+      'ok',
+      'across blocks',
+      'abcabca',
+    );
+    expectVerdict(
+      zlibOf(
+        new BitWriter()
+          .fixed([97, 256], false)
+          .stored(Buffer.from('bc'), false)
+          .fixed([{ len: 4, dist: 4 }, 256], true),
+      ),
+      'bad',
+      'across blocks, one too far',
+    );
     // The same with plenty of input and output left (the decoder's fast loop).
     const tail = Array.from({ length: 300 }, (_, i) => 97 + (i % 26));
     const alphabet = tail.map((c) => String.fromCharCode(c)).join('');
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 2 }, ...tail, 256], true)), 'ok', 'distance = output, long', 'abababa' + alphabet);
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 3 }, ...tail, 256], true)), 'bad', 'distance = output + 1, long');
-    expectVerdict(zlibOf(new BitWriter().fixed([{ len: 3, dist: 1 }, ...tail, 256], true)), 'bad', 'a match before any output, long');
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 2 }, ...tail, 256], true)),
+      'ok',
+      'distance = output, long',
+      'abababa' + alphabet,
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([97, 98, { len: 5, dist: 3 }, ...tail, 256], true)),
+      'bad',
+      'distance = output + 1, long',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([{ len: 3, dist: 1 }, ...tail, 256], true)),
+      'bad',
+      'a match before any output, long',
+    );
     const stored = randomBytes(5000, 8);
-    expectVerdict(zlibOf(new BitWriter().stored(stored, false).fixed([{ len: 10, dist: 5000 }, ...tail, 256], true)), 'ok', 'distance = output after a stored block');
-    expectVerdict(zlibOf(new BitWriter().stored(stored, false).fixed([{ len: 10, dist: 5001 }, ...tail, 256], true)), 'bad', 'distance = output + 1 after a stored block');
+    expectVerdict(
+      zlibOf(new BitWriter().stored(stored, false).fixed([{ len: 10, dist: 5000 }, ...tail, 256], true)),
+      'ok',
+      'distance = output after a stored block',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().stored(stored, false).fixed([{ len: 10, dist: 5001 }, ...tail, 256], true)),
+      'bad',
+      'distance = output + 1 after a stored block',
+    );
   });
 
   it('follows zlib on literal/length and distance symbols no code stands for', () => {
-    for (const sym of [286, 287]) expectVerdict(zlibOf(new BitWriter().fixed([97, sym, 256], true)), 'bad', `fixed literal/length ${sym}`);
-    for (const distSym of [30, 31]) expectVerdict(zlibOf(new BitWriter().fixed([97, { len: 3, distSym }, 256], true)), 'bad', `fixed distance ${distSym}`);
+    for (const sym of [286, 287])
+      expectVerdict(zlibOf(new BitWriter().fixed([97, sym, 256], true)), 'bad', `fixed literal/length ${sym}`);
+    for (const distSym of [30, 31])
+      expectVerdict(
+        zlibOf(new BitWriter().fixed([97, { len: 3, distSym }, 256], true)),
+        'bad',
+        `fixed distance ${distSym}`,
+      );
     // Length symbol 284 with all its extra bits set is 258 too: zlib takes it.
     const alt = new BitWriter().fixed([97, 284, { bits: 31, count: 5 }, { bits: 0, count: 5 }, 256], true);
-    expectVerdict(zlibOf(alt, undefined, [...'a'.repeat(259)].map((c) => c.charCodeAt(0))), 'ok', 'length symbol 284 + 31');
+    expectVerdict(
+      zlibOf(
+        alt,
+        undefined,
+        [...'a'.repeat(259)].map((c) => c.charCodeAt(0)),
+      ),
+      'ok',
+      'length symbol 284 + 31',
+    );
   });
 
   it('follows zlib on incomplete and over-subscribed codes, with its exceptions', () => {
     const lit = lens(258, { 97: 2, 98: 2, 256: 2, 257: 2 });
     // A distance code of one 1-bit code: accepted, its other bit pattern is an invalid code.
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [1], [97, 98, { len: 3, dist: 1 }, 256], true)), 'ok', 'one distance code', 'abbbb');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [0, 1], [97, 98, { len: 3, dist: 2 }, 256], true)), 'ok', 'one distance code (symbol 1)', 'ababa');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [1], [97, 98, 257, { bits: 1, count: 1 }, 256], true)), 'bad', 'the unused 1-bit distance pattern');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [2], [97, 98, { len: 3, dist: 1 }, 256], true)), 'bad', 'one 2-bit distance code');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [1, 2], [97, 98, { len: 3, dist: 1 }, 256], true)), 'bad', 'incomplete distance code');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [1, 1, 1], [97, 98, { len: 3, dist: 1 }, 256], true)), 'bad', 'over-subscribed distance code');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [1], [97, 98, { len: 3, dist: 1 }, 256], true)),
+      'ok',
+      'one distance code',
+      'abbbb',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [0, 1], [97, 98, { len: 3, dist: 2 }, 256], true)),
+      'ok',
+      'one distance code (symbol 1)',
+      'ababa',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [1], [97, 98, 257, { bits: 1, count: 1 }, 256], true)),
+      'bad',
+      'the unused 1-bit distance pattern',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [2], [97, 98, { len: 3, dist: 1 }, 256], true)),
+      'bad',
+      'one 2-bit distance code',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [1, 2], [97, 98, { len: 3, dist: 1 }, 256], true)),
+      'bad',
+      'incomplete distance code',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [1, 1, 1], [97, 98, { len: 3, dist: 1 }, 256], true)),
+      'bad',
+      'over-subscribed distance code',
+    );
     // No distance codes at all: fine while no match comes.
     expectVerdict(zlibOf(new BitWriter().dynamic(lit, [0], [97, 98, 97, 256], true)), 'ok', 'no distance codes', 'aba');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [0, 0, 0, 0], [97, 98, 97, 256], true)), 'ok', 'no distance codes (4 zero lengths)', 'aba');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit, [0], [97, 98, 257, { bits: 0, count: 4 }, 256], true)), 'bad', 'a match without distance codes');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [0, 0, 0, 0], [97, 98, 97, 256], true)),
+      'ok',
+      'no distance codes (4 zero lengths)',
+      'aba',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit, [0], [97, 98, 257, { bits: 0, count: 4 }, 256], true)),
+      'bad',
+      'a match without distance codes',
+    );
     // A literal/length code of end-of-block alone, 1 bit: accepted.
     const eobOnly = lens(257, { 256: 1 });
-    expectVerdict(zlibOf(new BitWriter().dynamic(eobOnly, [0], [256], false).fixed([99, 256], true)), 'ok', 'end-of-block alone', 'c');
-    expectVerdict(zlibOf(new BitWriter().dynamic(eobOnly, [0], [{ bits: 1, count: 1 }], true)), 'bad', 'the unused 1-bit literal/length pattern');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(257, { 256: 2 }), [0], [256], true)), 'bad', 'end-of-block alone, 2 bits');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(257, { 97: 2, 98: 2, 256: 2 }), [0], [97, 256], true)), 'bad', 'incomplete literal/length code');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(257, { 97: 1, 98: 1, 256: 1 }), [0], [97, 256], true)), 'bad', 'over-subscribed literal/length code');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(257, { 97: 1, 98: 1 }), [0], [97, 98], true)), 'bad', 'no end-of-block code');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(eobOnly, [0], [256], false).fixed([99, 256], true)),
+      'ok',
+      'end-of-block alone',
+      'c',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(eobOnly, [0], [{ bits: 1, count: 1 }], true)),
+      'bad',
+      'the unused 1-bit literal/length pattern',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(257, { 256: 2 }), [0], [256], true)),
+      'bad',
+      'end-of-block alone, 2 bits',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(257, { 97: 2, 98: 2, 256: 2 }), [0], [97, 256], true)),
+      'bad',
+      'incomplete literal/length code',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(257, { 97: 1, 98: 1, 256: 1 }), [0], [97, 256], true)),
+      'bad',
+      'over-subscribed literal/length code',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(257, { 97: 1, 98: 1 }), [0], [97, 98], true)),
+      'bad',
+      'no end-of-block code',
+    );
     // The code-length code: no exception.
     const cl = Array.from({ length: 19 }, (_, s) => (s < 13 ? 4 : 5));
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, cl)), 'ok', 'complete code-length code', 'a');
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, cl.map((l, s) => (s === 18 ? 0 : l)))), 'bad', 'incomplete code-length code');
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, cl.map((l, s) => (s === 18 ? 4 : l)))), 'bad', 'over-subscribed code-length code');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, cl)),
+      'ok',
+      'complete code-length code',
+      'a',
+    );
+    expectVerdict(
+      zlibOf(
+        new BitWriter().dynamic(
+          ABLIT,
+          DIST4,
+          [97, 256],
+          true,
+          cl.map((l, s) => (s === 18 ? 0 : l)),
+        ),
+      ),
+      'bad',
+      'incomplete code-length code',
+    );
+    expectVerdict(
+      zlibOf(
+        new BitWriter().dynamic(
+          ABLIT,
+          DIST4,
+          [97, 256],
+          true,
+          cl.map((l, s) => (s === 18 ? 4 : l)),
+        ),
+      ),
+      'bad',
+      'over-subscribed code-length code',
+    );
     const ones = new Array<[number, number]>(258).fill([1, 0]);
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(257, { 256: 1 }), [1], [], true, lens(19, { 1: 1 }), ones)), 'bad', 'a code-length code of one 1-bit code');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(257, { 256: 1 }), [1], [256], true, new Array<number>(19).fill(0), [])), 'bad', 'no code-length codes');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(257, { 256: 1 }), [1], [], true, lens(19, { 1: 1 }), ones)),
+      'bad',
+      'a code-length code of one 1-bit code',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(257, { 256: 1 }), [1], [256], true, new Array<number>(19).fill(0), [])),
+      'bad',
+      'no code-length codes',
+    );
   });
 
   it('builds the tables of each dynamic block from its own code lengths only', () => {
     // Block 1: 282 literal/length codes, 272..275 of them 9 to 11 bits long.
-    const first = lens(282, { 97: 1, 256: 2, 276: 3, 277: 4, 278: 5, 279: 6, 280: 7, 281: 8, 272: 9, 273: 10, 274: 11, 275: 11 });
+    const first = lens(282, {
+      97: 1,
+      256: 2,
+      276: 3,
+      277: 4,
+      278: 5,
+      279: 6,
+      280: 7,
+      281: 8,
+      272: 9,
+      273: 10,
+      274: 11,
+      275: 11,
+    });
     // Block 2: 260 literal/length and 12 distance codes, codes of up to 11 bits in both (the distance code lengths
     // follow the literal/length ones: the first 12 share 16 bytes with the last literal/length ones, and the byte
     // after them is where block 1 had its 272nd length).
-    const second = lens(260, { 97: 1, 98: 2, 99: 3, 100: 4, 101: 5, 102: 6, 103: 7, 257: 8, 259: 9, 256: 10, 104: 11, 105: 11 });
+    const second = lens(260, {
+      97: 1,
+      98: 2,
+      99: 3,
+      100: 4,
+      101: 5,
+      102: 6,
+      103: 7,
+      257: 8,
+      259: 9,
+      256: 10,
+      104: 11,
+      105: 11,
+    });
     const dist = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 11];
     const abc = Array.from({ length: 54 }, (_, i) => 97 + (i % 9));
     const tokens: Token[] = [...abc, { len: 5, dist: 49 }, { len: 3, dist: 33 }, 256];
     const text = abc.map((c) => String.fromCharCode(c)).join('');
     const expected = text + text.slice(5, 10) + (text + text.slice(5, 10)).slice(-33, -30);
     expectVerdict(zlibOf(new BitWriter().dynamic(second, dist, tokens, true)), 'ok', 'one block', expected);
-    expectVerdict(zlibOf(new BitWriter().dynamic(first, DIST4, [97, 256], false).dynamic(second, dist, tokens, true)), 'ok', 'after a larger block', 'a' + expected);
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(first, DIST4, [97, 256], false).dynamic(second, dist, tokens, true)),
+      'ok',
+      'after a larger block',
+      'a' + expected,
+    );
   });
 
   it('follows zlib on the code-length sequence (counts, repeats)', () => {
     // 286 literal/length and 30 distance codes are the most; one more of either is refused.
     const lit286 = lens(286, { 97: 1, 256: 2, 285: 2 });
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit286, DIST4, [97, 256], true)), 'ok', '286 literal/length codes', 'a');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(287, { 97: 1, 256: 2, 285: 2 }), DIST4, [97, 256], true)), 'bad', '287 literal/length codes');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lens(288, { 97: 1, 256: 2, 285: 2 }), DIST4, [97, 256], true)), 'bad', '288 literal/length codes');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit286, DIST4, [97, 256], true)),
+      'ok',
+      '286 literal/length codes',
+      'a',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(287, { 97: 1, 256: 2, 285: 2 }), DIST4, [97, 256], true)),
+      'bad',
+      '287 literal/length codes',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lens(288, { 97: 1, 256: 2, 285: 2 }), DIST4, [97, 256], true)),
+      'bad',
+      '288 literal/length codes',
+    );
     const dist30 = lens(30, { 0: 2, 1: 2, 28: 2, 29: 2 });
     expectVerdict(zlibOf(new BitWriter().dynamic(lit286, dist30, [97, 256], true)), 'ok', '30 distance codes', 'a');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit286, lens(31, { 0: 2, 1: 2, 28: 2, 29: 2 }), [97, 256], true)), 'bad', '31 distance codes');
-    expectVerdict(zlibOf(new BitWriter().dynamic(lit286, lens(32, { 0: 2, 1: 2, 28: 2, 29: 2 }), [97, 256], true)), 'bad', '32 distance codes');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit286, lens(31, { 0: 2, 1: 2, 28: 2, 29: 2 }), [97, 256], true)),
+      'bad',
+      '31 distance codes',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(lit286, lens(32, { 0: 2, 1: 2, 28: 2, 29: 2 }), [97, 256], true)),
+      'bad',
+      '32 distance codes',
+    );
 
     // ABLIT with repeats: 97 zeros, 3 (97), 3 (98), 3 (99), 156 zeros, 3 × 5 (256..260), then the distances: 2 × 4.
     const seq = (...s: Array<[number, number]>): Array<[number, number]> => s;
     const head = seq([18, 86], [3, 0], [3, 0], [3, 0], [18, 127], [18, 7], [3, 0]);
     const good = seq(...head, [16, 1], [2, 0], [16, 0]);
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 99, { len: 4, dist: 1 }, 256], true, undefined, good)), 'ok', 'repeats', 'accccc');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 99, { len: 4, dist: 1 }, 256], true, undefined, good)),
+      'ok',
+      'repeats',
+      'accccc',
+    );
     // Repeats of the length 3 run on from the literal/length lengths (257..260) into 8 distance lengths.
     const across = seq(...head, [16, 3], [16, 3]);
     expectVerdict(
-      zlibOf(new BitWriter().dynamic(ABLIT, new Array<number>(8).fill(3), [98, { len: 3, dist: 1 }, 256], true, undefined, across)),
+      zlibOf(
+        new BitWriter().dynamic(
+          ABLIT,
+          new Array<number>(8).fill(3),
+          [98, { len: 3, dist: 1 }, 256],
+          true,
+          undefined,
+          across,
+        ),
+      ),
       'ok',
       'a repeat across into the distance lengths',
       'bbbb',
     );
     // A repeat first, in place of three of the leading zeros.
     const repeatFirst = seq([16, 0], [18, 83], ...head.slice(1), [16, 1], [2, 0], [16, 0]);
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, undefined, repeatFirst)), 'bad', 'a repeat first');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, undefined, repeatFirst)),
+      'bad',
+      'a repeat first',
+    );
     const over = seq(...head, [16, 1], [2, 0], [16, 1]);
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, undefined, over)), 'bad', 'a repeat past the last length');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, undefined, over)),
+      'bad',
+      'a repeat past the last length',
+    );
     const zerosOver = seq(...head, [16, 1], [2, 0], [2, 0], [2, 0], [17, 0]);
-    expectVerdict(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, undefined, zerosOver)), 'bad', 'a zero run past the last length');
+    expectVerdict(
+      zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 256], true, undefined, zerosOver)),
+      'bad',
+      'a zero run past the last length',
+    );
   });
 
   it('follows zlib on block types, stored blocks, padding and the trailer', () => {
     const hello = Buffer.from('hello');
     expectVerdict(zlibOf(new BitWriter().stored(hello, true)), 'ok', 'one stored block', 'hello');
-    expectVerdict(zlibOf(new BitWriter().stored(Buffer.alloc(0), false).stored(hello, false).stored(Buffer.alloc(0), true)), 'ok', 'empty stored blocks', 'hello');
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 256], false).stored(hello, true, 1)), 'ok', 'padding bits set before a stored block', 'ahello');
-    expectVerdict(zlibOf(new BitWriter().fixed([97, 256], true).align(1)), 'ok', 'padding bits set before the trailer', 'a');
+    expectVerdict(
+      zlibOf(new BitWriter().stored(Buffer.alloc(0), false).stored(hello, false).stored(Buffer.alloc(0), true)),
+      'ok',
+      'empty stored blocks',
+      'hello',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([97, 256], false).stored(hello, true, 1)),
+      'ok',
+      'padding bits set before a stored block',
+      'ahello',
+    );
+    expectVerdict(
+      zlibOf(new BitWriter().fixed([97, 256], true).align(1)),
+      'ok',
+      'padding bits set before the trailer',
+      'a',
+    );
     const mismatch = zlibOf(new BitWriter().stored(hello, true));
     mismatch[5] ^= 1; // NLEN
     expectVerdict(mismatch, 'bad', 'LEN and NLEN disagree');
@@ -730,7 +1046,8 @@ describe('WebAssembly zlib inflater: what zlib accepts and refuses', () => {
       ...packedEvents().slice(0, 3),
     ];
     for (const z of streams) {
-      for (let n = 0; n < z.length; n++) expectSame(z.subarray(0, n), `cut at ${n} of ${z.length}`, n % 2 === 0 ? 'src-first' : 'src-at-end');
+      for (let n = 0; n < z.length; n++)
+        expectSame(z.subarray(0, n), `cut at ${n} of ${z.length}`, n % 2 === 0 ? 'src-first' : 'src-at-end');
     }
   });
 });
@@ -740,13 +1057,43 @@ describe('WebAssembly zlib inflater: mutation fuzz against node', () => {
     const r = prng(20240611);
     const bases: Buffer[] = [];
     for (let i = 0; i < 24; i++) {
-      const payload = i % 3 === 0 ? Buffer.from(JSON.stringify(events.slice(i * 3, i * 3 + 1 + (i % 5)))) : rrwebJson(200 + i * 97, i);
-      bases.push(deflateSync(payload, { level: i % 10, strategy: STRATEGIES[i % STRATEGIES.length], windowBits: 9 + (i % 7), memLevel: 1 + (i % 9) }));
+      const payload =
+        i % 3 === 0
+          ? Buffer.from(JSON.stringify(events.slice(i * 3, i * 3 + 1 + (i % 5))))
+          : rrwebJson(200 + i * 97, i);
+      bases.push(
+        deflateSync(payload, {
+          level: i % 10,
+          strategy: STRATEGIES[i % STRATEGIES.length],
+          windowBits: 9 + (i % 7),
+          memLevel: 1 + (i % 9),
+        }),
+      );
     }
     bases.push(...packedEvents().slice(0, 20));
-    bases.push(...sampleStreams().filter((z) => z.length < 4000).slice(0, 20));
-    bases.push(zlibOf(new BitWriter().dynamic(lens(258, { 97: 2, 98: 2, 256: 2, 257: 2 }), [1], [97, 98, { len: 3, dist: 1 }, 98, 256], true)));
-    bases.push(zlibOf(new BitWriter().dynamic(ABLIT, DIST4, [97, 98, 99, { len: 6, dist: 3 }, 256], false).stored(Buffer.from('xyz'), false).fixed([120, { len: 9, dist: 4 }, 256], true)));
+    bases.push(
+      ...sampleStreams()
+        .filter((z) => z.length < 4000)
+        .slice(0, 20),
+    );
+    bases.push(
+      zlibOf(
+        new BitWriter().dynamic(
+          lens(258, { 97: 2, 98: 2, 256: 2, 257: 2 }),
+          [1],
+          [97, 98, { len: 3, dist: 1 }, 98, 256],
+          true,
+        ),
+      ),
+    );
+    bases.push(
+      zlibOf(
+        new BitWriter()
+          .dynamic(ABLIT, DIST4, [97, 98, 99, { len: 6, dist: 3 }, 256], false)
+          .stored(Buffer.from('xyz'), false)
+          .fixed([120, { len: 9, dist: 4 }, 256], true),
+      ),
+    );
     bases.push(zlibOf(new BitWriter().stored(randomBytes(300, 1), true)));
 
     const mutate = (b: Buffer): Buffer => {
@@ -780,7 +1127,10 @@ describe('WebAssembly zlib inflater: mutation fuzz against node', () => {
     const fixTrailer = (b: Buffer): Buffer => {
       if (b.length < 3) return b;
       try {
-        const raw = inflateRawSync(b.subarray(2), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+        const raw = inflateRawSync(b.subarray(2), { info: true }) as unknown as {
+          buffer: Buffer;
+          engine: { bytesWritten: number };
+        };
         const end = 2 + raw.engine.bytesWritten;
         return Buffer.concat([b.subarray(0, end), be32(adler32(raw.buffer)), b.subarray(Math.min(b.length, end + 4))]);
       } catch {
@@ -801,7 +1151,8 @@ describe('WebAssembly zlib inflater: mutation fuzz against node', () => {
       for (let j = 0; j < k; j++) m = mutate(m);
       if (c % 2 === 1) m = fixTrailer(m);
       const { diff, ok } = differ(shared, m, c % 3 === 0 ? 'src-at-end' : 'src-first');
-      if (diff !== '' && failures.length < 20) failures.push(`case ${c} (${m.toString('hex').slice(0, 120)}…): ${diff}`);
+      if (diff !== '' && failures.length < 20)
+        failures.push(`case ${c} (${m.toString('hex').slice(0, 120)}…): ${diff}`);
       if (ok) {
         accepted++;
         const ref = baseOut[c % bases.length];
@@ -855,16 +1206,27 @@ describe('WebAssembly zlib inflater: memory', () => {
       mem = inf.bytes;
       expect(mem.length, 'memory did not grow').toBe(memSize);
       expect(status === OK, `case ${i}: status ${status}`).toBe(ref.ok);
-      expect(Buffer.compare(mem.subarray(0, SCRATCH_START), pattern.subarray(0, SCRATCH_START)), `case ${i}: below the scratch`).toBe(0);
+      expect(
+        Buffer.compare(mem.subarray(0, SCRATCH_START), pattern.subarray(0, SCRATCH_START)),
+        `case ${i}: below the scratch`,
+      ).toBe(0);
       expect(Buffer.compare(mem.subarray(SRC, SRC + z.length), z), `case ${i}: the source`).toBe(0);
-      expect(Buffer.compare(mem.subarray(dst + cap), pattern.subarray(dst + cap)), `case ${i}: past the destination`).toBe(0);
-      if (ref.ok) expect(Buffer.from(mem.subarray(dst, dst + ref.out.length)).equals(ref.out), `case ${i}: output`).toBe(true);
+      expect(
+        Buffer.compare(mem.subarray(dst + cap), pattern.subarray(dst + cap)),
+        `case ${i}: past the destination`,
+      ).toBe(0);
+      if (ref.ok)
+        expect(Buffer.from(mem.subarray(dst, dst + ref.out.length)).equals(ref.out), `case ${i}: output`).toBe(true);
     }
   });
 
   it('does not depend on what the scratch region held before a call', () => {
     const inf = new Inflater();
-    const streams = [deflateSync(rrwebJson(4000, 1), { strategy: constants.Z_FIXED }), deflateSync(rrwebJson(4000, 2)), ...packedEvents().slice(0, 4)];
+    const streams = [
+      deflateSync(rrwebJson(4000, 1), { strategy: constants.Z_FIXED }),
+      deflateSync(rrwebJson(4000, 2)),
+      ...packedEvents().slice(0, 4),
+    ];
     for (let round = 0; round < 6; round++) {
       for (const z of streams) {
         const ref = nodeInflate(z);

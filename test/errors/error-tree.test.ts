@@ -32,10 +32,15 @@ afterAll(async () => {
 
 describe('one error tree', () => {
   test('every error class the package root exports derives from ReplayExportError', () => {
-    const classes = Object.entries(library).filter(([name, value]) => typeof value === 'function' && name.endsWith('Error'));
+    const classes = Object.entries(library).filter(
+      ([name, value]) => typeof value === 'function' && name.endsWith('Error'),
+    );
     expect(classes.length).toBeGreaterThan(10);
     for (const [name, value] of classes) {
-      expect((value as { prototype: unknown }).prototype instanceof ReplayExportError || value === ReplayExportError, name).toBe(true);
+      expect(
+        (value as { prototype: unknown }).prototype instanceof ReplayExportError || value === ReplayExportError,
+        name,
+      ).toBe(true);
     }
   });
 
@@ -56,11 +61,22 @@ describe('one error tree', () => {
       expect(exitCodeOf(err)).toBe(code);
     }
     const decode = new DecodeError('EVENT_TOO_LARGE', 'x', { file: 'dev/1/a.json.gz', index: 7 });
-    expect(decode).toMatchObject({ code: 'EVENT_TOO_LARGE', fileKey: 'dev/1/a.json.gz', file: 'dev/1/a.json.gz', index: 7, name: 'DecodeError' });
+    expect(decode).toMatchObject({
+      code: 'EVENT_TOO_LARGE',
+      fileKey: 'dev/1/a.json.gz',
+      file: 'dev/1/a.json.gz',
+      index: 7,
+      name: 'DecodeError',
+    });
   });
 
   test('a wrong key is an AuthError to every library entry point, as the README says', async () => {
-    const wrong = { endpoint: sandbox.url, apiKey: sandbox.credentials.apiKey, secretKey: 'wrong-secret-key-000', ...FAST };
+    const wrong = {
+      endpoint: sandbox.url,
+      apiKey: sandbox.credentials.apiKey,
+      secretKey: 'wrong-secret-key-000',
+      ...FAST,
+    };
     const id = sandbox.replays()[0]!.replayId;
     const drain = async (it: AsyncIterable<unknown>) => {
       for await (const _ of it) void _;
@@ -70,7 +86,10 @@ describe('one error tree', () => {
       () => exportReplay(id, { ...wrong, out: join(dir, 'one') }),
       () => drain(archiveReplays({ ...wrong, out: join(dir, 'all'), settleMs: 0 })),
     ]) {
-      const err = await run().then(() => undefined, (e: unknown) => e);
+      const err = await run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(AuthError);
       expect(err).toMatchObject({ category: 'auth', code: 'auth_failed', status: 401 });
     }
@@ -82,7 +101,10 @@ describe('one error tree', () => {
       const id = sb.replays()[1]!.replayId;
       const err = await (async () => {
         for await (const _ of replayEvents(id, { endpoint: sb.url, ...sb.credentials, ...FAST })) void _;
-      })().then(() => undefined, (e: unknown) => e);
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(library.ReplayFailedError);
       expect(err).toMatchObject({ category: 'data', replayId: id, fileKey: expect.stringContaining('/v3/') });
       expect((err as Error).cause).toBeInstanceOf(DecodeError);

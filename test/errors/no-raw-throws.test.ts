@@ -25,12 +25,22 @@ const EXCLUDED = ['decoders/wasm/'];
  * boundary as a message and turned into a typed error on this side.
  */
 const ALLOWED: readonly { file: string; reason: string }[] = [
-  { file: 'sinks/player/browser/main.ts', reason: "the player's browser code (run in the page; shown in its status line)" },
-  { file: 'sinks/player/browser/api.ts', reason: "window.player's argument errors, thrown in the page to the code that embeds the player" },
-  { file: 'sinks/player/player-script.ts', reason: "the same browser code, built into the page's script (npm run build:inlined)" },
+  {
+    file: 'sinks/player/browser/main.ts',
+    reason: "the player's browser code (run in the page; shown in its status line)",
+  },
+  {
+    file: 'sinks/player/browser/api.ts',
+    reason: "window.player's argument errors, thrown in the page to the code that embeds the player",
+  },
+  {
+    file: 'sinks/player/player-script.ts',
+    reason: "the same browser code, built into the page's script (npm run build:inlined)",
+  },
 ];
 
-const RAW = /\b(?:throw\s+|reject\(\s*)(?:Object\.assign\(\s*)?(?:new\s+)?(?:Error|TypeError|RangeError|SyntaxError|ReferenceError)\s*\(/;
+const RAW =
+  /\b(?:throw\s+|reject\(\s*)(?:Object\.assign\(\s*)?(?:new\s+)?(?:Error|TypeError|RangeError|SyntaxError|ReferenceError)\s*\(/;
 
 /**
  * The only files that may throw `InternalError` (a broken invariant of replay-export itself): anything a caller or an
@@ -93,12 +103,15 @@ describe('no raw throws in library code', () => {
       if (file === 'src/errors.ts' || INTERNAL.some((a) => a.file === file)) continue;
       found.push(...(await linesMatching(file, INTERNAL_THROW)));
     }
-    expect(found, 'a caller or an input can cause this: throw its own error (ConfigError, DecodeError, ...)').toEqual([]);
+    expect(found, 'a caller or an input can cause this: throw its own error (ConfigError, DecodeError, ...)').toEqual(
+      [],
+    );
   });
 
   test('each allow-list entry still names a file with a raw throw (no stale entry)', async () => {
     for (const { file } of ALLOWED) expect((await linesMatching(file, RAW)).length, file).toBeGreaterThan(0);
-    for (const { file } of INTERNAL) expect((await linesMatching(file, INTERNAL_THROW)).length, file).toBeGreaterThan(0);
+    for (const { file } of INTERNAL)
+      expect((await linesMatching(file, INTERNAL_THROW)).length, file).toBeGreaterThan(0);
   });
 
   test('the scan sees a raw throw, a rejection and a wrapped one', () => {

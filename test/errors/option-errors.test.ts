@@ -30,7 +30,10 @@ async function thrown(run: () => unknown): Promise<unknown> {
 /** A usage error (CLI exit 2) of the error tree, whose message starts with the option's name. */
 function expectOptionError(err: unknown, option: string): void {
   expect(err).toBeInstanceOf(ConfigError);
-  expect(err).toMatchObject({ category: 'usage', message: expect.stringMatching(new RegExp(`^${option.replace('.', '\\.')} must`)) });
+  expect(err).toMatchObject({
+    category: 'usage',
+    message: expect.stringMatching(new RegExp(`^${option.replace('.', '\\.')} must`)),
+  });
   expect(exitCodeOf(err)).toBe(2);
 }
 
@@ -59,7 +62,9 @@ describe('a bad option is a usage error naming it, in the library', () => {
       for await (const _ of decodeEvents(Readable.from([Buffer.from('[]')]), { maxEventBytes: 2 ** 31 })) void _;
     });
     expectOptionError(decoding, 'maxEventBytes');
-    const exporting = await thrown(() => exportReplay('device/1', { maxEventBytes: 0, apiKey: 'k', secretKey: 's', out: join(work.dir, 'out') }));
+    const exporting = await thrown(() =>
+      exportReplay('device/1', { maxEventBytes: 0, apiKey: 'k', secretKey: 's', out: join(work.dir, 'out') }),
+    );
     expectOptionError(exporting, 'maxEventBytes');
   });
 
@@ -71,7 +76,10 @@ describe('a bad option is a usage error naming it, in the library', () => {
     });
     expectOptionError(verifying, 'maxEventBytes');
     expectOptionError(await thrown(() => verification.summary), 'maxEventBytes');
-    expectOptionError(await thrown(() => startViewServer({ archive: missing, maxEventBytes: 2 ** 31 })), 'maxEventBytes');
+    expectOptionError(
+      await thrown(() => startViewServer({ archive: missing, maxEventBytes: 2 ** 31 })),
+      'maxEventBytes',
+    );
   });
 });
 
@@ -80,7 +88,11 @@ describe('through the CLI, the same options exit 2 naming the flag', () => {
     [['export', 'device/1', '--region', 'mars'], '--region'],
     [['export', 'device/1', '--max-event-size', '0'], '--max-event-size'],
   ])('%j exits 2', async (args, flag) => {
-    const res = await runCli([...args, '--out', join(work.dir, 'cli')], { ...cleanEnv(), PLATFORM_API_KEY: 'k', PLATFORM_SECRET_KEY: 's' });
+    const res = await runCli([...args, '--out', join(work.dir, 'cli')], {
+      ...cleanEnv(),
+      PLATFORM_API_KEY: 'k',
+      PLATFORM_SECRET_KEY: 's',
+    });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain(flag);
   });

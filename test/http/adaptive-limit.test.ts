@@ -1,6 +1,11 @@
 /** The adaptive window's rules, step by step (src/http/adaptive-limit.ts); the sandbox tests show them over HTTP. */
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLimit, DEFAULT_ADAPTIVE, resolveTransportOptions, type AdaptiveSettings } from '../../src/http/index.js';
+import {
+  AdaptiveLimit,
+  DEFAULT_ADAPTIVE,
+  resolveTransportOptions,
+  type AdaptiveSettings,
+} from '../../src/http/index.js';
 
 const SETTINGS: AdaptiveSettings = {
   initial: 1,
@@ -84,6 +89,8 @@ describe('AdaptiveLimit', () => {
     expect(resolveTransportOptions({ adaptive: false }).adaptive.enabled).toBe(false);
     expect(resolveTransportOptions({ adaptive: { initial: { replay: 3 } } }).adaptive.initial.replay).toBe(3);
     expect(() => resolveTransportOptions({ adaptive: { backoff: 1.5 } })).toThrow(/backoff must be between 0 and 1/);
-    expect(() => resolveTransportOptions({ adaptive: { initial: { storage: 0 } } })).toThrow(/adaptive.initial.storage must be a positive integer/);
+    expect(() => resolveTransportOptions({ adaptive: { initial: { storage: 0 } } })).toThrow(
+      /adaptive.initial.storage must be a positive integer/,
+    );
   });
 });

@@ -119,7 +119,8 @@ describe('adaptive concurrency against the sandbox', () => {
     // plain AIMD's: the smaller mean window measured 0.44–0.45 of the larger in about half the runs (else above 0.5);
     // one shard starving would give near 0.
     const both = Math.min(windows[0]!.length, windows[1]!.length);
-    const mean = (w: number[]): number => w.slice(both / 4, both).reduce((a, b) => a + b, 0) / (both - Math.floor(both / 4));
+    const mean = (w: number[]): number =>
+      w.slice(both / 4, both).reduce((a, b) => a + b, 0) / (both - Math.floor(both / 4));
     const [a, b] = [mean(windows[0]!), mean(windows[1]!)];
     expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(0.4);
     const log = sandbox.apiArrivals();

@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, BudgetExceededError, FamilyLimiter, RateLimitError, WaitLimitExceededError, SlidingBudget, Transport, type ApiFamily } from '../../src/http/index.js';
+import {
+  ApiError,
+  BudgetExceededError,
+  FamilyLimiter,
+  RateLimitError,
+  WaitLimitExceededError,
+  SlidingBudget,
+  Transport,
+  type ApiFamily,
+} from '../../src/http/index.js';
 import { DEFAULT_ADAPTIVE, DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
@@ -78,7 +87,11 @@ describe('limit layer', () => {
 
   it('refuses before sending a request costing more than a whole budget, naming its cost', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY } });
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      retry: { ...FAST_RETRY },
+    });
     const err = await transport
       .request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard', cost: 1_001 })
       .catch((e: unknown) => e);
@@ -97,12 +110,20 @@ describe('limit layer', () => {
       budgets: { dashboard: [{ name: 'test window', limit: 1, windowMs: 200 }] },
       logger: (e) => void events.push(e),
     });
-    const one = () => transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
+    const one = () =>
+      transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
     await one();
     expect(events.filter((e) => e.msg === 'waiting for budget')).toEqual([]);
     await one();
     const waits = events.filter((e) => e.msg === 'waiting for budget');
-    expect(waits).toEqual([expect.objectContaining({ level: 'warn', family: 'dashboard', budget: 'test window', what: expect.stringMatching(/^dashboard test window, waiting \d+ ms$/) })]);
+    expect(waits).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        family: 'dashboard',
+        budget: 'test window',
+        what: expect.stringMatching(/^dashboard test window, waiting \d+ ms$/),
+      }),
+    ]);
     expect(waits[0]!.delayMs).toBeGreaterThan(0);
     expect(waits[0]!.delayMs).toBeLessThanOrEqual(200);
   });
@@ -110,10 +131,24 @@ describe('limit layer', () => {
   it('stops before a retry wait that would take the waits past retry.maxWaitMs', async () => {
     server = await startTestServer((_q, res) => json(res, 503, { error: 'busy' }));
     // Full jitter with random() = 1: waits of 5, 10, 20 ms; 5 fits in 12, 5 + 10 does not.
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY, random: () => 1, maxWaitMs: 12 } });
-    const err = await transport.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      retry: { ...FAST_RETRY, random: () => 1, maxWaitMs: 12 },
+    });
+    const err = await transport
+      .request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitLimitExceededError);
-    expect(err).toMatchObject({ code: 'max_wait_exceeded', status: 503, waitFor: 'retry', waitMs: 10, waitedMs: 5, maxWaitMs: 12, serverMessages: ['busy'] });
+    expect(err).toMatchObject({
+      code: 'max_wait_exceeded',
+      status: 503,
+      waitFor: 'retry',
+      waitMs: 10,
+      waitedMs: 5,
+      maxWaitMs: 12,
+      serverMessages: ['busy'],
+    });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -125,27 +160,63 @@ describe('limit layer', () => {
       budgets: { dashboard: [{ name: 'test window', limit: 1, windowMs: 60_000 }] },
       retry: { maxWaitMs: 1000 },
     });
-    const one = () => transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
+    const one = () =>
+      transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
     await one();
     const err = await one().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitLimitExceededError);
-    expect(err).toMatchObject({ code: 'max_wait_exceeded', waitFor: 'test window', waitedMs: 0, maxWaitMs: 1000, status: undefined });
+    expect(err).toMatchObject({
+      code: 'max_wait_exceeded',
+      waitFor: 'test window',
+      waitedMs: 0,
+      maxWaitMs: 1000,
+      status: undefined,
+    });
     expect((err as WaitLimitExceededError).waitMs).toBeGreaterThan(1000);
     expect(server.requests).toHaveLength(1);
   });
 
   it('adds pass-through fields to a JSON object body, or sends them as one when the request has no body', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { ok: true }));
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' } });
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+    });
     const seen: string[] = [];
-    await transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', json: { a: 1 }, extraFields: { b: [2] }, extraQuery: { q: 'v' }, onResponse: (r) => void seen.push(r.text()) });
+    await transport.request({
+      method: 'POST',
+      host: 'analytics',
+      path: '/x',
+      auth: 'basic',
+      family: 'dashboard',
+      json: { a: 1 },
+      extraFields: { b: [2] },
+      extraQuery: { q: 'v' },
+      onResponse: (r) => void seen.push(r.text()),
+    });
     expect(JSON.parse(server.requests[0]!.body) as unknown).toEqual({ a: 1, b: [2] });
     expect(server.requests[0]!.url).toContain('q=v');
     expect(seen).toEqual(['{"ok":true}']);
-    await transport.request({ host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', extraFields: { b: 1 } });
+    await transport.request({
+      host: 'analytics',
+      path: '/x',
+      auth: 'basic',
+      family: 'dashboard',
+      extraFields: { b: 1 },
+    });
     expect(server.requests[1]!).toMatchObject({ method: 'GET', body: '{"b":1}' });
     expect(server.requests[1]!.headers['content-type']).toBe('application/json');
-    await expect(transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'dashboard', json: [1], extraFields: { b: 1 } })).rejects.toThrow(/sends a JSON array: no place for the field\(s\) b/);
+    await expect(
+      transport.request({
+        method: 'POST',
+        host: 'analytics',
+        path: '/x',
+        auth: 'basic',
+        family: 'dashboard',
+        json: [1],
+        extraFields: { b: 1 },
+      }),
+    ).rejects.toThrow(/sends a JSON array: no place for the field\(s\) b/);
     expect(server.requests).toHaveLength(2);
   });
 
@@ -175,10 +246,19 @@ describe('limit layer', () => {
       retry: { ...FAST_RETRY, maxRetryAfterMs: 5000 },
     });
     const t = transport;
-    const first = t.request({ method: 'POST', host: 'analytics', path: '/api/2/taxonomy/category', auth: 'basic', family: 'taxonomy', form: { category_name: 'a' } });
+    const first = t.request({
+      method: 'POST',
+      host: 'analytics',
+      path: '/api/2/taxonomy/category',
+      auth: 'basic',
+      family: 'taxonomy',
+      form: { category_name: 'a' },
+    });
     await delay(100);
     const others = await Promise.all(
-      [1, 2, 3].map((i) => t.request({ host: 'analytics', path: `/api/2/taxonomy/category/${i}`, auth: 'basic', family: 'taxonomy' })),
+      [1, 2, 3].map((i) =>
+        t.request({ host: 'analytics', path: `/api/2/taxonomy/category/${i}`, auth: 'basic', family: 'taxonomy' }),
+      ),
     );
     const res = await first;
     expect(res.status).toBe(200);
@@ -190,9 +270,20 @@ describe('limit layer', () => {
 
   it('does not retry a write answered 429 when the call says retry: false', async () => {
     server = await startTestServer((_q, res) => json(res, 429, {}, { 'retry-after': '0' }));
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY } });
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      retry: { ...FAST_RETRY },
+    });
     await expect(
-      transport.request({ method: 'POST', host: 'analytics', path: '/x', auth: 'basic', family: 'ingest', retry: false }),
+      transport.request({
+        method: 'POST',
+        host: 'analytics',
+        path: '/x',
+        auth: 'basic',
+        family: 'ingest',
+        retry: false,
+      }),
     ).rejects.toMatchObject({ status: 429 });
     expect(server.requests).toHaveLength(1);
   });
@@ -201,10 +292,35 @@ describe('limit layer', () => {
 describe('dashboard query cost', () => {
   it('is days × conditions × query-type cost', () => {
     // 7 days, one segment with 2 conditions (3), segmentation of one event with no group-by (1).
-    expect(dashboardQueryCost({ type: 'segmentation', start: '20240101', end: '20240107', segments: [{ prop: 'country', op: 'is', values: ['FR'] }, { prop: 'os', op: 'is', values: ['ios'] }] as never, events: [{ event_type: 'a' }] })).toBe(21);
+    expect(
+      dashboardQueryCost({
+        type: 'segmentation',
+        start: '20240101',
+        end: '20240107',
+        segments: [
+          { prop: 'country', op: 'is', values: ['FR'] },
+          { prop: 'os', op: 'is', values: ['ios'] },
+        ] as never,
+        events: [{ event_type: 'a' }],
+      }),
+    ).toBe(21);
     // 1 day, one group-by: conditions 1 + 4 = 5; query type 1 + 4 = 5.
-    expect(dashboardQueryCost({ type: 'segmentation', start: '20240101', end: '20240101', events: [{ event_type: 'a', group_by: [{ type: 'event', value: 'x' }] }] })).toBe(25);
-    expect(dashboardQueryCost({ type: 'funnel', start: '20240101', end: '20240102', events: [{ event_type: 'a' }, { event_type: 'b' }, { event_type: 'c' }] })).toBe(12);
+    expect(
+      dashboardQueryCost({
+        type: 'segmentation',
+        start: '20240101',
+        end: '20240101',
+        events: [{ event_type: 'a', group_by: [{ type: 'event', value: 'x' }] }],
+      }),
+    ).toBe(25);
+    expect(
+      dashboardQueryCost({
+        type: 'funnel',
+        start: '20240101',
+        end: '20240102',
+        events: [{ event_type: 'a' }, { event_type: 'b' }, { event_type: 'c' }],
+      }),
+    ).toBe(12);
     expect(dashboardQueryCost({ type: 'retention', start: '20240101', end: '20240130' })).toBe(240);
     expect(dashboardQueryCost({ type: 'sessions', start: '20231231', end: '20240101' })).toBe(8);
     expect(dashboardQueryCost({ type: 'other' })).toBe(1);
@@ -214,18 +330,41 @@ describe('dashboard query cost', () => {
 describe('typed error bodies', () => {
   it('puts the limit a 429 names, its Retry-After and taxonomy/dashboard messages on the typed error', async () => {
     server = await startTestServer((q, res) => {
-      if (q.url?.startsWith('/api/2/users')) json(res, 429, { error: 'Exceeded rate limit with query of cost 1200 (limit 1000 per 5 minutes)' }, { 'retry-after': '0' });
-      else if (q.url?.startsWith('/api/2/taxonomy')) json(res, 400, { success: false, errors: [{ message: 'category_name is required' }] });
+      if (q.url?.startsWith('/api/2/users'))
+        json(
+          res,
+          429,
+          { error: 'Exceeded rate limit with query of cost 1200 (limit 1000 per 5 minutes)' },
+          { 'retry-after': '0' },
+        );
+      else if (q.url?.startsWith('/api/2/taxonomy'))
+        json(res, 400, { success: false, errors: [{ message: 'category_name is required' }] });
       else json(res, 400, { error: { message: 'bad segment' } });
     });
-    transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' }, retry: { ...FAST_RETRY, retries: 0 } });
-    const limited = await transport.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    transport = new Transport({
+      endpoint: server.url,
+      credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
+      retry: { ...FAST_RETRY, retries: 0 },
+    });
+    const limited = await transport
+      .request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' })
+      .catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitError);
     expect((limited as RateLimitError).limit).toContain('limit 1000 per 5 minutes');
     expect((limited as RateLimitError).retryAfterMs).toBe(0);
-    const tax = await transport.request({ method: 'POST', host: 'analytics', path: '/api/2/taxonomy/category', auth: 'basic', family: 'taxonomy' }).catch((e: unknown) => e);
+    const tax = await transport
+      .request({
+        method: 'POST',
+        host: 'analytics',
+        path: '/api/2/taxonomy/category',
+        auth: 'basic',
+        family: 'taxonomy',
+      })
+      .catch((e: unknown) => e);
     expect((tax as ApiError).serverMessages).toEqual(['category_name is required']);
-    const dash = await transport.request({ host: 'analytics', path: '/api/2/events/segmentation', auth: 'basic', family: 'dashboard' }).catch((e: unknown) => e);
+    const dash = await transport
+      .request({ host: 'analytics', path: '/api/2/events/segmentation', auth: 'basic', family: 'dashboard' })
+      .catch((e: unknown) => e);
     expect((dash as ApiError).serverMessages).toEqual(['bad segment']);
   });
 });
@@ -234,7 +373,9 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
   it('reads the limits of the one table, then the words, then the status line; an unknown 429 is a rate 429', () => {
     // Every limit of the table, worded as the sandbox words its 429s, reads as its own kind and name.
     for (const l of Object.values(PLATFORM_LIMITS)) {
-      expect(classifyLimit(JSON.stringify({ error: 'rate_limited', message: `${l.name} limit exceeded: 5`, limit: l.name }))).toEqual({ kind: l.kind, limit: l.name });
+      expect(
+        classifyLimit(JSON.stringify({ error: 'rate_limited', message: `${l.name} limit exceeded: 5`, limit: l.name })),
+      ).toEqual({ kind: l.kind, limit: l.name });
     }
     expect(PLATFORM_LIMITS.concurrentRequests.kind).toBe('concurrency');
     expect(PLATFORM_LIMITS.taxonomyConcurrentCost.kind).toBe('concurrency');
@@ -272,9 +413,18 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
       logger: (e) => events.push(e),
     });
     const t = transport;
-    const first = t.request({ host: 'analytics', path: '/api/1/session-replays/first', auth: 'basic', family: 'replay' });
+    const first = t.request({
+      host: 'analytics',
+      path: '/api/1/session-replays/first',
+      auth: 'basic',
+      family: 'replay',
+    });
     await delay(100);
-    const others = await Promise.all([1, 2, 3].map((i) => t.request({ host: 'analytics', path: `/api/1/session-replays/${i}`, auth: 'basic', family: 'replay' })));
+    const others = await Promise.all(
+      [1, 2, 3].map((i) =>
+        t.request({ host: 'analytics', path: `/api/1/session-replays/${i}`, auth: 'basic', family: 'replay' }),
+      ),
+    );
     expect(others.every((r) => r.status === 200)).toBe(true);
     // The others were answered while the refused request waited its Retry-After (they did not wait for it).
     expect(arrivals.filter((a) => !a.path.includes('first')).every((a) => a.at < refusedAt + 1900)).toBe(true);
@@ -282,7 +432,11 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
     expect(res.retries).toBe(1);
     expect(arrivals.filter((a) => a.path.includes('first'))[1]!.at).toBeGreaterThanOrEqual(refusedAt + 1995);
     const retry = events.find((e) => e.msg === 'retrying request')!;
-    expect(retry).toMatchObject({ status: 429, limitKind: 'concurrency', what: '429 replay concurrency limit, waiting 2 s, attempt 2/4' });
+    expect(retry).toMatchObject({
+      status: 429,
+      limitKind: 'concurrency',
+      what: '429 replay concurrency limit, waiting 2 s, attempt 2/4',
+    });
     // The window was cut (from 4).
     expect(t.limit('replay')).toBeLessThan(4);
   });
@@ -300,7 +454,11 @@ async function fullRound(l: FamilyLimiter): Promise<void> {
 describe('a window held after a concurrency 429', () => {
   it('does not grow while the Retry-After runs, and grows again after it; requests still go meanwhile', async () => {
     let now = 0;
-    const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
+    const l = new FamilyLimiter({
+      concurrency: DEFAULT_CONCURRENCY,
+      adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } },
+      now: () => now,
+    });
     const round = (): Promise<void> => fullRound(l);
     l.holdGrowth('replay', 1000);
     // Requests go (no pause) and are answered; six rounds would grow the window by about three, held it stays.
@@ -312,9 +470,13 @@ describe('a window held after a concurrency 429', () => {
     expect(l.limit('replay')).toBe(3);
   });
 
-  it('after a cut, for the Retry-After but at most five of the family\'s round trips', async () => {
+  it("after a cut, for the Retry-After but at most five of the family's round trips", async () => {
     let now = 0;
-    const l = new FamilyLimiter({ concurrency: DEFAULT_CONCURRENCY, adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } }, now: () => now });
+    const l = new FamilyLimiter({
+      concurrency: DEFAULT_CONCURRENCY,
+      adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } },
+      now: () => now,
+    });
     const round = (): Promise<void> => fullRound(l);
     // No answer yet: no round trip known, the whole Retry-After.
     l.holdGrowthAfterCut('replay', 1000);

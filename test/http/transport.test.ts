@@ -52,7 +52,14 @@ describe('auth styles', () => {
   it('sends Bearer with the management key and JSON content type', async () => {
     server = await startTestServer((_q, res) => json(res, 200, {}));
     const t = make(server);
-    await t.request({ method: 'POST', host: 'base', path: '/api/1/flags', auth: 'bearer', family: 'management', json: { a: 1 } });
+    await t.request({
+      method: 'POST',
+      host: 'base',
+      path: '/api/1/flags',
+      auth: 'bearer',
+      family: 'management',
+      json: { a: 1 },
+    });
     const seen = server.requests[0]!;
     expect(seen.headers.authorization).toBe(`Bearer ${MGMT}`);
     expect(seen.headers['content-type']).toBe('application/json');
@@ -62,8 +69,22 @@ describe('auth styles', () => {
   it('puts api_key in the query, or in the form body when there is one, and sends no Authorization', async () => {
     server = await startTestServer((_q, res) => json(res, 200, {}));
     const t = make(server);
-    await t.request({ method: 'POST', host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', query: { mapping: '[]' } });
-    await t.request({ method: 'POST', host: 'ingest', path: '/groupidentify', auth: 'api_key', family: 'ingest', form: { identification: '[]' } });
+    await t.request({
+      method: 'POST',
+      host: 'api',
+      path: '/usermap',
+      auth: 'api_key',
+      family: 'ingest',
+      query: { mapping: '[]' },
+    });
+    await t.request({
+      method: 'POST',
+      host: 'ingest',
+      path: '/groupidentify',
+      auth: 'api_key',
+      family: 'ingest',
+      form: { identification: '[]' },
+    });
     const [a, b] = server.requests;
     expect(a!.query.get('api_key')).toBe(API_KEY);
     expect(a!.headers.authorization).toBeUndefined();
@@ -75,7 +96,9 @@ describe('auth styles', () => {
   it('refuses to send without the credentials a style needs', async () => {
     server = await startTestServer((_q, res) => json(res, 200, {}));
     transport = new Transport({ endpoint: server.url, credentials: { apiKey: API_KEY } });
-    await expect(transport.request({ host: 'analytics', path: '/x', auth: 'basic', family: 'replay' })).rejects.toThrow(/secret key/);
+    await expect(transport.request({ host: 'analytics', path: '/x', auth: 'basic', family: 'replay' })).rejects.toThrow(
+      /secret key/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -101,7 +124,9 @@ describe('retries', () => {
   it('gives RateLimitError once the budget is spent', async () => {
     server = await startTestServer((_q, res) => json(res, 429, { error: 'rate limit' }, { 'retry-after': '0' }));
     const t = make(server);
-    const err = await t.request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' }).catch((e: unknown) => e);
+    const err = await t
+      .request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).retries).toBe(FAST_RETRY.retries);
     expect(server.requests).toHaveLength(FAST_RETRY.retries + 1);
@@ -110,7 +135,9 @@ describe('retries', () => {
   it('retries 5xx and reports the last status with the retry count', async () => {
     server = await startTestServer((_q, res) => json(res, 503, { error: 'unavailable' }));
     const t = make(server);
-    const err = (await t.request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' }).catch((e: unknown) => e)) as ApiError;
+    const err = (await t
+      .request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' })
+      .catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(503);
     expect(err.retries).toBe(3);
@@ -120,7 +147,10 @@ describe('retries', () => {
   it('does not retry 4xx other than 429', async () => {
     server = await startTestServer((_q, res) => json(res, 400, { error: 'bad' }));
     const t = make(server);
-    await expect(t.request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' })).rejects.toMatchObject({ status: 400, retries: 0 });
+    await expect(t.request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' })).rejects.toMatchObject({
+      status: 400,
+      retries: 0,
+    });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -139,7 +169,9 @@ describe('retries', () => {
       req.socket.destroy();
     });
     const t = make(server);
-    const err = (await t.request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' }).catch((e: unknown) => e)) as NetworkError;
+    const err = (await t
+      .request({ host: 'analytics', path: '/p', auth: 'basic', family: 'replay' })
+      .catch((e: unknown) => e)) as NetworkError;
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.retries).toBe(3);
     expect(err.causeCode).toBeTruthy();
@@ -149,10 +181,25 @@ describe('retries', () => {
     server = await startTestServer((_q, res, n) => (n < 3 ? json(res, 503, {}) : json(res, 200, { ok: n })));
     const t = make(server);
     await expect(
-      t.request({ method: 'POST', host: 'feedback', path: '/api/1/ai-feedback/ingest', auth: 'basic', family: 'feedback', json: {} }),
+      t.request({
+        method: 'POST',
+        host: 'feedback',
+        path: '/api/1/ai-feedback/ingest',
+        auth: 'basic',
+        family: 'feedback',
+        json: {},
+      }),
     ).rejects.toMatchObject({ status: 503 });
     expect(server.requests).toHaveLength(1);
-    const r = await t.request({ method: 'POST', host: 'feedback', path: '/api/1/ai-feedback/ingest', auth: 'basic', family: 'feedback', json: {}, retry: true });
+    const r = await t.request({
+      method: 'POST',
+      host: 'feedback',
+      path: '/api/1/ai-feedback/ingest',
+      auth: 'basic',
+      family: 'feedback',
+      json: {},
+      retry: true,
+    });
     expect(r.json()).toEqual({ ok: 3 });
   });
 });
@@ -164,7 +211,9 @@ describe('timeouts and abort', () => {
       json(res, 200, {});
     });
     const t = make(server, { timeouts: { headersMs: 100 }, retry: { ...FAST_RETRY, retries: 0 } });
-    const err = await t.request({ host: 'analytics', path: '/slow', auth: 'basic', family: 'replay' }).catch((e: unknown) => e);
+    const err = await t
+      .request({ host: 'analytics', path: '/slow', auth: 'basic', family: 'replay' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as TimeoutError).phase).toBe('headers');
   });
@@ -177,7 +226,9 @@ describe('timeouts and abort', () => {
       res.end('1}');
     });
     const t = make(server, { timeouts: { bodyMs: 100 }, retry: { ...FAST_RETRY, retries: 0 } });
-    const err = await t.request({ host: 'analytics', path: '/stall', auth: 'basic', family: 'replay' }).catch((e: unknown) => e);
+    const err = await t
+      .request({ host: 'analytics', path: '/stall', auth: 'basic', family: 'replay' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
     expect((err as TimeoutError).phase).toBe('body');
   });
@@ -203,7 +254,13 @@ describe('timeouts and abort', () => {
     const t = make(server, { concurrency: { replay: 1 } });
     const first = t.request({ host: 'analytics', path: '/first', auth: 'basic', family: 'replay' });
     const ac = new AbortController();
-    const queued = t.request({ host: 'analytics', path: '/queued', auth: 'basic', family: 'replay', signal: ac.signal });
+    const queued = t.request({
+      host: 'analytics',
+      path: '/queued',
+      auth: 'basic',
+      family: 'replay',
+      signal: ac.signal,
+    });
     await delay(30);
     expect(t.waiting('replay')).toBe(1);
     ac.abort();
@@ -226,8 +283,16 @@ describe('timeouts and abort', () => {
 
 describe('errors and redaction', () => {
   it('AuthError points at --region only when the region chose the host', () => {
-    const ctx = { method: 'GET', path: '/api/1/session-replays', host: 'analytics.eu.example', region: 'eu' as const, retries: 0 };
-    expect(new AuthError(401, ctx, '').message).toContain('a project in the other data centre answers exactly like bad credentials — check --region');
+    const ctx = {
+      method: 'GET',
+      path: '/api/1/session-replays',
+      host: 'analytics.eu.example',
+      region: 'eu' as const,
+      retries: 0,
+    };
+    expect(new AuthError(401, ctx, '').message).toContain(
+      'a project in the other data centre answers exactly like bad credentials — check --region',
+    );
     const overridden = new AuthError(401, { ...ctx, endpointOverride: true }, '').message;
     expect(overridden).not.toContain('--region');
     expect(overridden).toContain('check the keys for that endpoint');
@@ -236,7 +301,9 @@ describe('errors and redaction', () => {
   it('AuthError names region and host (with an endpoint override, not --region)', async () => {
     server = await startTestServer((_q, res) => json(res, 401, { error: 'Invalid API key' }));
     const t = make(server, { region: 'eu' });
-    const err = (await t.request({ host: 'analytics', path: '/api/1/session-replays', auth: 'basic', family: 'replay' }).catch((e: unknown) => e)) as AuthError;
+    const err = (await t
+      .request({ host: 'analytics', path: '/api/1/session-replays', auth: 'basic', family: 'replay' })
+      .catch((e: unknown) => e)) as AuthError;
     expect(err).toBeInstanceOf(AuthError);
     expect(err.status).toBe(401);
     expect(err.region).toBe('eu');
@@ -262,14 +329,25 @@ describe('errors and redaction', () => {
     const events: LogEvent[] = [];
     const t = make(server, { logger: (e) => events.push(e) });
     const errors: unknown[] = [];
-    errors.push(await t.request({ host: 'analytics', path: '/a', auth: 'basic', family: 'replay' }).catch((e: unknown) => e));
-    errors.push(await t.request({ host: 'base', path: '/b', auth: 'bearer', family: 'management' }).catch((e: unknown) => e));
-    errors.push(await t.request({ host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', query: { mapping: '[]' } }).catch((e: unknown) => e));
+    errors.push(
+      await t.request({ host: 'analytics', path: '/a', auth: 'basic', family: 'replay' }).catch((e: unknown) => e),
+    );
+    errors.push(
+      await t.request({ host: 'base', path: '/b', auth: 'bearer', family: 'management' }).catch((e: unknown) => e),
+    );
+    errors.push(
+      await t
+        .request({ host: 'api', path: '/usermap', auth: 'api_key', family: 'ingest', query: { mapping: '[]' } })
+        .catch((e: unknown) => e),
+    );
     for (const e of errors) {
       expect(e).toBeInstanceOf(ApiError);
       expect((e as ApiError).bodyExcerpt.length).toBeLessThanOrEqual(500);
     }
-    const text = JSON.stringify(errors.map((e) => ({ m: (e as Error).message, ...(e as object), s: String((e as Error).stack) }))) + JSON.stringify(events);
+    const text =
+      JSON.stringify(
+        errors.map((e) => ({ m: (e as Error).message, ...(e as object), s: String((e as Error).stack) })),
+      ) + JSON.stringify(events);
     for (const secret of [SECRET, MGMT, basic, 'SIGSIG', 'CREDCRED', API_KEY]) expect(text).not.toContain(secret);
     expect((errors[2] as ApiError).path).toBe('/usermap?mapping=%5B%5D&api_key=[REDACTED]');
     expect(events.length).toBeGreaterThan(0);
@@ -283,7 +361,11 @@ describe('concurrency caps', () => {
       json(res, 200, {});
     });
     const t = make(server, { concurrency: { replay: 2, dashboard: 3 } });
-    await Promise.all(Array.from({ length: 8 }, (_, i) => t.request({ host: 'analytics', path: `/r${i}`, auth: 'basic', family: 'replay' })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.request({ host: 'analytics', path: `/r${i}`, auth: 'basic', family: 'replay' }),
+      ),
+    );
     expect(server.maxInFlight).toBe(2);
     const before = server.maxInFlight;
     expect(before).toBe(2);
@@ -296,8 +378,12 @@ describe('concurrency caps', () => {
     });
     const t = make(server, { concurrency: { replay: 1, dashboard: 2 } });
     await Promise.all([
-      ...Array.from({ length: 4 }, () => t.request({ host: 'analytics', path: '/replay', auth: 'basic', family: 'replay' })),
-      ...Array.from({ length: 4 }, () => t.request({ host: 'analytics', path: '/dash', auth: 'basic', family: 'dashboard' })),
+      ...Array.from({ length: 4 }, () =>
+        t.request({ host: 'analytics', path: '/replay', auth: 'basic', family: 'replay' }),
+      ),
+      ...Array.from({ length: 4 }, () =>
+        t.request({ host: 'analytics', path: '/dash', auth: 'basic', family: 'dashboard' }),
+      ),
     ]);
     expect(server.maxInFlight).toBe(3);
   });
@@ -313,7 +399,9 @@ describe('presigned downloads', () => {
       res.end(payload);
     });
     const t = make(server);
-    const d = await t.download(`${server.url}/bucket/dev%2F1/1763629200000-0000.json.gz?X-Amz-Signature=abc&X-Amz-Expires=900`);
+    const d = await t.download(
+      `${server.url}/bucket/dev%2F1/1763629200000-0000.json.gz?X-Amz-Signature=abc&X-Amz-Expires=900`,
+    );
     const chunks: Buffer[] = [];
     for await (const c of d.body) chunks.push(Buffer.from(c));
     expect(JSON.parse(gunzipSync(Buffer.concat(chunks)).toString())).toEqual([{ type: 4, timestamp: 1 }]);
@@ -332,7 +420,9 @@ describe('presigned downloads', () => {
       res.end('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
     });
     const t = make(server);
-    const err = (await t.download(`${server.url}/b/k.json.gz?X-Amz-Signature=TOPSECRET&X-Amz-Credential=CRED`).catch((e: unknown) => e)) as UrlExpiredError;
+    const err = (await t
+      .download(`${server.url}/b/k.json.gz?X-Amz-Signature=TOPSECRET&X-Amz-Credential=CRED`)
+      .catch((e: unknown) => e)) as UrlExpiredError;
     expect(err).toBeInstanceOf(UrlExpiredError);
     expect(err.expired).toBe(true);
     expect(err.key).toBe('/b/k.json.gz');

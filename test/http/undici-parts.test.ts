@@ -9,7 +9,9 @@ import { packageRoot } from '../../src/util/package-root.js';
 describe('undici parts loaded from their own modules', () => {
   it('come from the exact undici version package.json pins (internal paths are never used under a range)', () => {
     const require = createRequire(import.meta.url);
-    const pinned = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.undici;
+    const pinned = (
+      JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    ).dependencies.undici;
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect((require('undici/package.json') as { version: string }).version).toBe(pinned);
   });
@@ -36,7 +38,11 @@ describe('undici parts loaded from their own modules', () => {
       const res = await request(new URL(`http://127.0.0.1:${port}/a/b?x=1&y=2`), { method: 'GET', dispatcher: agent });
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toBe('ok');
-      const res2 = await request(new URL(`http://127.0.0.1:${port}/plain`), { method: 'POST', body: 'hi', dispatcher: agent });
+      const res2 = await request(new URL(`http://127.0.0.1:${port}/plain`), {
+        method: 'POST',
+        body: 'hi',
+        dispatcher: agent,
+      });
       await res2.body.dump();
       expect(seen).toEqual(['GET /a/b?x=1&y=2', 'POST /plain']);
     } finally {

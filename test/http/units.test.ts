@@ -26,7 +26,8 @@ describe('regions', () => {
     expect(baseUrlFor('feedback', 'eu')).toBe('https://eu.amplitude.com');
     expect(baseUrlFor('base', 'us')).toBe('https://experiment.amplitude.com');
     expect(baseUrlFor('base', 'eu')).toBe('https://experiment.eu.amplitude.com');
-    for (const r of ['us', 'eu'] as const) for (const h of Object.values(REGION_HOSTS[r])) expect(h).not.toContain('analytics.amplitude.com');
+    for (const r of ['us', 'eu'] as const)
+      for (const h of Object.values(REGION_HOSTS[r])) expect(h).not.toContain('analytics.amplitude.com');
   });
 
   it('endpoint override replaces every host and keeps a path prefix', () => {
@@ -47,7 +48,9 @@ describe('retry rules', () => {
 
   it('recognises network errors along the cause chain', () => {
     expect(isRetryableNetworkError(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBe(true);
-    expect(isRetryableNetworkError(new Error('x', { cause: Object.assign(new Error('y'), { code: 'UND_ERR_SOCKET' }) }))).toBe(true);
+    expect(
+      isRetryableNetworkError(new Error('x', { cause: Object.assign(new Error('y'), { code: 'UND_ERR_SOCKET' }) })),
+    ).toBe(true);
     expect(isRetryableNetworkError(Object.assign(new Error('x'), { code: 'ENOTFOUND' }))).toBe(false);
   });
 
@@ -113,7 +116,12 @@ describe('redaction', () => {
   it('redacts every form of a secret the tool could write, of any length, in one pass', () => {
     const secret = 'p"a\\ss/w+rd%x';
     const forms = secretForms(secret);
-    for (const form of ['p\\"a\\\\ss/w+rd%x', encodeURIComponent(secret), 'p%22a%5Css%2Fw%2Brd%25x', Buffer.from(secret).toString('base64url')]) {
+    for (const form of [
+      'p\\"a\\\\ss/w+rd%x',
+      encodeURIComponent(secret),
+      'p%22a%5Css%2Fw%2Brd%25x',
+      Buffer.from(secret).toString('base64url'),
+    ]) {
       expect(forms).toContain(form);
     }
     const text = `raw ${secret}; json ${JSON.stringify({ s: secret })}; twice ${JSON.stringify(JSON.stringify({ s: secret }))}; url ?s=${encodeURIComponent(secret)}`;
@@ -134,6 +142,8 @@ describe('redaction', () => {
   });
 
   it('percent-encodes a slash inside a query value', () => {
-    expect(buildUrl('http://h', '/a', { replay_id: 'dev/123', n: [1, 2], skip: undefined }).search).toBe('?replay_id=dev%2F123&n=1&n=2');
+    expect(buildUrl('http://h', '/a', { replay_id: 'dev/123', n: [1, 2], skip: undefined }).search).toBe(
+      '?replay_id=dev%2F123&n=1&n=2',
+    );
   });
 });

@@ -5,7 +5,9 @@ import { packageRoot } from '../../src/util/package-root.js';
 
 /** The package's public entry modules (package.json `exports`), as source files. */
 async function publicModules(): Promise<Set<string>> {
-  const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { exports: Record<string, { import?: string } | string> };
+  const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as {
+    exports: Record<string, { import?: string } | string>;
+  };
   const out = new Set<string>();
   for (const target of Object.values(pkg.exports)) {
     if (typeof target === 'string') continue;
@@ -25,7 +27,10 @@ describe('bin/ is thin over the public entry points', () => {
       for (const match of source.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)) {
         const spec = match[1]!;
         if (!spec.startsWith('.')) continue; // node: built-ins and dependencies
-        const target = relative(root, resolve(root, 'bin', file, '..', spec)).split(sep).join('/').replace(/\.js$/, '.ts');
+        const target = relative(root, resolve(root, 'bin', file, '..', spec))
+          .split(sep)
+          .join('/')
+          .replace(/\.js$/, '.ts');
         if (target.startsWith('bin/') || target.startsWith('src/cli/')) continue;
         expect(allowed, `${file} imports ${spec}`).toContain(target);
       }
@@ -38,7 +43,10 @@ describe('the CLI support layer', () => {
     const root = packageRoot();
     for (const file of await readdir(join(root, 'src', 'cli'))) {
       const source = await readFile(join(root, 'src', 'cli', file), 'utf8');
-      const code = source.replace(/\/\*[\s\S]*?\*\//g, '').split('\n').filter((l) => l.trim() !== '');
+      const code = source
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       for (const line of code) expect(line, `src/cli/${file}`).toMatch(/^export (type )?\{[^}]*\} from '[^']+';$/);
     }
     for (const folder of ['src', 'decoders', 'sinks']) {

@@ -31,7 +31,9 @@ import { packageRoot } from '../../src/util/package-root.js';
 
 const run = promisify(execFile);
 const root = packageRoot();
-const ENTRIES = ['', '/decoders', '/sinks', '/clients', '/archive', '/view', '/sandbox', '/redaction'].map((s) => `replay-export${s}`);
+const ENTRIES = ['', '/decoders', '/sinks', '/clients', '/archive', '/view', '/sandbox', '/redaction'].map(
+  (s) => `replay-export${s}`,
+);
 
 interface Example {
   name: string;
@@ -53,7 +55,10 @@ function blocksOf(doc: string, text: string, info: string): Example[] {
 
 /** A shell block the test can run: every command is the installed CLI against its own sandbox, or a `cat` heredoc. */
 function sandboxOnly(code: string): boolean {
-  const commands = code.replace(/<<'EOF'\n[\s\S]*?\nEOF/g, '').split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+  const commands = code
+    .replace(/<<'EOF'\n[\s\S]*?\nEOF/g, '')
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim());
   const real = commands.filter((l) => l !== '' && !l.startsWith('#'));
   return real.length > 0 && real.every((l) => l.startsWith('npx replay-export --sandbox ') || /^cat > \S+$/.test(l));
 }
@@ -91,8 +96,13 @@ beforeAll(async () => {
   const tarball = join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
   project = join(dir, 'project');
   await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-  await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
+  );
+  await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: project,
+  });
 
   const docs = (await readdir(join(root, 'docs'))).filter((f) => f.endsWith('.md')).sort();
   for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
@@ -102,7 +112,14 @@ beforeAll(async () => {
     shellExamples.push(...blocksOf(doc, text, 'sh').filter((b) => sandboxOnly(b.code)));
   }
   for (const e of examples) await writeFile(join(project, `${e.name}.ts`), `${e.code}\nexport {};\n`);
-  await writeFile(join(project, 'entries.ts'), [...ENTRIES.map((s, i) => `import * as e${i} from '${s}';`), `export const all = [${ENTRIES.map((_, i) => `e${i}`).join(', ')}];`, ''].join('\n'));
+  await writeFile(
+    join(project, 'entries.ts'),
+    [
+      ...ENTRIES.map((s, i) => `import * as e${i} from '${s}';`),
+      `export const all = [${ENTRIES.map((_, i) => `e${i}`).join(', ')}];`,
+      '',
+    ].join('\n'),
+  );
   const compilerOptions = {
     target: 'ES2022',
     module: 'NodeNext',
@@ -142,8 +159,14 @@ async function expectRuns(name: string, command: string, args: string[], env: No
 describe('the installed tarball', () => {
   test('every entry imports, and requires from CommonJS with the same names', async () => {
     const list = JSON.stringify(ENTRIES);
-    const imported = await nodeIn('import.mjs', `const out = {}; for (const s of ${list}) out[s] = Object.keys(await import(s)).sort(); console.log(JSON.stringify(out));`);
-    const required = await nodeIn('require.cjs', `const out = {}; for (const s of ${list}) out[s] = Object.keys(require(s)).sort(); console.log(JSON.stringify(out));`);
+    const imported = await nodeIn(
+      'import.mjs',
+      `const out = {}; for (const s of ${list}) out[s] = Object.keys(await import(s)).sort(); console.log(JSON.stringify(out));`,
+    );
+    const required = await nodeIn(
+      'require.cjs',
+      `const out = {}; for (const s of ${list}) out[s] = Object.keys(require(s)).sort(); console.log(JSON.stringify(out));`,
+    );
     const names = JSON.parse(imported) as Record<string, string[]>;
     expect(names['replay-export']).toContain('replayEvents');
     expect(JSON.parse(required)).toEqual(names);
@@ -180,7 +203,18 @@ describe('the installed tarball', () => {
   test('the browser example plays an exported replay in Chromium', async () => {
     expect(browserExamples.length).toBeGreaterThanOrEqual(1);
     // The archive the example fetches from, as the README's commands make it.
-    await run('npx', ['replay-export', '--sandbox', 'export', 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251', '--out', 'replays'], { cwd: project });
+    await run(
+      'npx',
+      [
+        'replay-export',
+        '--sandbox',
+        'export',
+        'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251',
+        '--out',
+        'replays',
+      ],
+      { cwd: project },
+    );
     const server = createServer((req, res) => {
       const path = join(project, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
       const type = /\.c?js$/.test(path) ? 'text/javascript' : path.endsWith('.json') ? 'application/json' : 'text/html';
@@ -199,8 +233,14 @@ describe('the installed tarball', () => {
         await writeFile(join(project, `${e.name}.html`), page);
         const tab = await browser.newPage();
         await tab.goto(`${base}/${e.name}.html`);
-        await tab.waitForFunction(() => (window as unknown as { exampleResult?: string }).exampleResult !== undefined, null, { timeout: 60_000 });
-        expect(await tab.evaluate(() => (window as unknown as { exampleResult: string }).exampleResult), e.name).toBe('ran');
+        await tab.waitForFunction(
+          () => (window as unknown as { exampleResult?: string }).exampleResult !== undefined,
+          null,
+          { timeout: 60_000 },
+        );
+        expect(await tab.evaluate(() => (window as unknown as { exampleResult: string }).exampleResult), e.name).toBe(
+          'ran',
+        );
         // rrweb's Replayer builds its iframe inside the root it was given.
         expect(await tab.locator('#player iframe').count(), e.name).toBe(1);
         await tab.close();
@@ -212,8 +252,21 @@ describe('the installed tarball', () => {
   }, 300_000);
 
   test('`video` renders with the optional packages the install brought (no browser named)', async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'));
-    await run('npx', ['replay-export', '--sandbox', 'export', 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251', '--out', 'one.json'], { cwd: project, env });
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'),
+    );
+    await run(
+      'npx',
+      [
+        'replay-export',
+        '--sandbox',
+        'export',
+        'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251',
+        '--out',
+        'one.json',
+      ],
+      { cwd: project, env },
+    );
     await run('npx', ['replay-export', 'video', 'one.json', '--out', 'one.mp4', '--to', '1s'], { cwd: project, env });
     const mp4 = await readFile(join(project, 'one.mp4'));
     expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');

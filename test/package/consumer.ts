@@ -5,7 +5,14 @@
  */
 import type { eventWithTime } from '@rrweb/types';
 import { Replayer } from 'rrweb';
-import { archiveReplays, AuthError, exportReplay, replayEvents, ReplayExportError, type ReplayEvent } from 'replay-export';
+import {
+  archiveReplays,
+  AuthError,
+  exportReplay,
+  replayEvents,
+  ReplayExportError,
+  type ReplayEvent,
+} from 'replay-export';
 import { readManifestState, resolveShard } from 'replay-export/archive';
 import { SessionReplayClient, Transport } from 'replay-export/clients';
 import { decodeEventBytes, DECODE_LIMITS } from 'replay-export/decoders';
@@ -30,5 +37,15 @@ export async function archiveAll(out: string): Promise<number> {
   return failed;
 }
 
-export const used = [exportReplay, readManifestState, resolveShard, SessionReplayClient, Transport, decodeEventBytes, DECODE_LIMITS, startSandbox, createLocalSink];
+export const used = [
+  exportReplay,
+  readManifestState,
+  resolveShard,
+  SessionReplayClient,
+  Transport,
+  decodeEventBytes,
+  DECODE_LIMITS,
+  startSandbox,
+  createLocalSink,
+];
 export type UsedSink = Sink;

@@ -13,7 +13,10 @@ const read = (file: string): Promise<string> => readFile(join(root, file), 'utf8
 test('image tags are the package version; the image is built on Node 22 or 24', async () => {
   const { version } = JSON.parse(await read('package.json')) as { version: string };
   const deployment = await read('docs/DEPLOYMENT.md');
-  const tags = [...deployment.matchAll(/image: \S+replay-export:(\S+)/g), ...(await read('README.md')).matchAll(/replay-export:(\d\S*)\s/g)].map((m) => m[1]);
+  const tags = [
+    ...deployment.matchAll(/image: \S+replay-export:(\S+)/g),
+    ...(await read('README.md')).matchAll(/replay-export:(\d\S*)\s/g),
+  ].map((m) => m[1]);
   expect(tags.length).toBeGreaterThanOrEqual(2);
   for (const tag of tags) expect(tag).toBe(version);
   const bases = [...(await read('Dockerfile')).matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);

@@ -7,9 +7,17 @@ const run = promisify(execFile);
 
 /** Imports `spec` by the package's own name from a child process (the built dist/, through `exports`). */
 async function namesOf(spec: string): Promise<string[]> {
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(spec)}); console.log(JSON.stringify(Object.keys(m)));`], {
-    cwd: packageRoot(),
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(spec)}); console.log(JSON.stringify(Object.keys(m)));`,
+    ],
+    {
+      cwd: packageRoot(),
+    },
+  );
   return JSON.parse(stdout) as string[];
 }
 
@@ -17,7 +25,23 @@ describe('the published surface', () => {
   test('the root holds the entry points, the sinks factories and the errors: at most 35 runtime names', async () => {
     const names = await namesOf('replay-export');
     expect(names.length).toBeLessThanOrEqual(35);
-    for (const name of ['replayEvents', 'replayEventBytes', 'exportReplay', 'exportReplays', 'archiveReplays', 'decodeEvents', 'decodeEventBytes', 'openSink', 'createLocalSink', 'createS3Sink', 'ReplayExportError', 'AuthError', 'DecodeError', 'SinkError', 'exitCodeOf']) {
+    for (const name of [
+      'replayEvents',
+      'replayEventBytes',
+      'exportReplay',
+      'exportReplays',
+      'archiveReplays',
+      'decodeEvents',
+      'decodeEventBytes',
+      'openSink',
+      'createLocalSink',
+      'createS3Sink',
+      'ReplayExportError',
+      'AuthError',
+      'DecodeError',
+      'SinkError',
+      'exitCodeOf',
+    ]) {
       expect(names).toContain(name);
     }
   });
@@ -25,9 +49,33 @@ describe('the published surface', () => {
   test('no internal leaks into an entry: CLI helpers and sink building blocks stay inside', async () => {
     const internal: Record<string, string[]> = {
       'replay-export': ['packageVersion', 'connect', 'Run'],
-      'replay-export/sinks': ['TempFile', 'ReplayEncoder', 'describeSystemError', 'encodeSegment', 'decodeSegment', 'MAX_SEGMENT_BYTES'],
-      'replay-export/clients': ['connect', 'transportDownloader', 'secretsOf', 'secretForms', 'redactText', 'toIsoUtc', 'parseTimestamp', 'validatePlatformId'],
-      'replay-export/archive': ['parseDuration', 'formatDuration', 'DurationError', 'parseByteSize', 'formatByteSize', 'ByteSizeError', 'packageVersion'],
+      'replay-export/sinks': [
+        'TempFile',
+        'ReplayEncoder',
+        'describeSystemError',
+        'encodeSegment',
+        'decodeSegment',
+        'MAX_SEGMENT_BYTES',
+      ],
+      'replay-export/clients': [
+        'connect',
+        'transportDownloader',
+        'secretsOf',
+        'secretForms',
+        'redactText',
+        'toIsoUtc',
+        'parseTimestamp',
+        'validatePlatformId',
+      ],
+      'replay-export/archive': [
+        'parseDuration',
+        'formatDuration',
+        'DurationError',
+        'parseByteSize',
+        'formatByteSize',
+        'ByteSizeError',
+        'packageVersion',
+      ],
       'replay-export/sandbox': ['runSandboxCommand', 'sandboxBanner', 'parseFaultsFlag'],
     };
     for (const [spec, names] of Object.entries(internal)) {
@@ -40,10 +88,22 @@ describe('the published surface', () => {
     const want: Record<string, string[]> = {
       'replay-export/decoders': ['decodeEventBatches', 'peekEventFields', 'ReplayBudget', 'DecodeError'],
       'replay-export/sinks': ['createLocalSink', 'createS3Sink', 'parseManifestLine', 'replayKey', 'SinkError'],
-      'replay-export/clients': ['SessionReplayClient', 'Transport', 'DashboardClient', 'TaxonomyClient', 'ExperimentsClient'],
+      'replay-export/clients': [
+        'SessionReplayClient',
+        'Transport',
+        'DashboardClient',
+        'TaxonomyClient',
+        'ExperimentsClient',
+      ],
       'replay-export/archive': ['readManifestState', 'resolveShard', 'verifyArchive', 'VerifyError', 'forgetReplays'],
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
-      'replay-export/redaction': ['compileRedactionPolicy', 'loadRedactionPolicy', 'ReplayRedactor', 'redactBatches', 'RedactionPolicyError'],
+      'replay-export/redaction': [
+        'compileRedactionPolicy',
+        'loadRedactionPolicy',
+        'ReplayRedactor',
+        'redactBatches',
+        'RedactionPolicyError',
+      ],
       'replay-export/view': ['startViewServer', 'ArchiveIndex', 'storedEvents', 'ViewError'],
       'replay-export/video': ['renderVideo', 'renderEvents', 'VideoError', 'BROWSER_ENV', 'VIDEO_DEFAULTS'],
     };
@@ -54,6 +114,8 @@ describe('the published surface', () => {
   });
 
   test('internal paths are not reachable from outside the package', async () => {
-    await expect(namesOf('replay-export/dist/src/pipeline/library.js')).rejects.toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
+    await expect(namesOf('replay-export/dist/src/pipeline/library.js')).rejects.toThrow(
+      /ERR_PACKAGE_PATH_NOT_EXPORTED/,
+    );
   });
 });

@@ -18,7 +18,16 @@ afterAll(sandbox.stop);
 
 async function run(out: string, options: Record<string, unknown>): Promise<ArchiveEvent[]> {
   const events: ArchiveEvent[] = [];
-  for await (const ev of archiveReplays({ endpoint: sb.url, ...sb.credentials, ...FAST, out, settleMs: 0, concurrency: 2, ...options })) events.push(ev);
+  for await (const ev of archiveReplays({
+    endpoint: sb.url,
+    ...sb.credentials,
+    ...FAST,
+    out,
+    settleMs: 0,
+    concurrency: 2,
+    ...options,
+  }))
+    events.push(ev);
   return events;
 }
 

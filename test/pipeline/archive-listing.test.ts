@@ -6,10 +6,19 @@ import { FAST, SandboxRun } from './helpers.js';
 const run = new SandboxRun();
 afterEach(run.stop);
 
-async function listRequests(listPageSize: number | undefined): Promise<{ requests: number; replays: number; ok: number }> {
+async function listRequests(
+  listPageSize: number | undefined,
+): Promise<{ requests: number; replays: number; ok: number }> {
   const { sb, dir } = await run.start({ replicas: 250 }, 'replay-export-listing-');
   let ok = 0;
-  for await (const ev of archiveReplays({ endpoint: sb.url, ...sb.credentials, ...FAST, out: dir, settleMs: 0, ...(listPageSize ? { listPageSize } : {}) })) {
+  for await (const ev of archiveReplays({
+    endpoint: sb.url,
+    ...sb.credentials,
+    ...FAST,
+    out: dir,
+    settleMs: 0,
+    ...(listPageSize ? { listPageSize } : {}),
+  })) {
     if (ev.type === 'result' && ev.outcome === 'ok') ok++;
   }
   return { requests: sb.stats().listRequests, replays: sb.replays().length, ok };

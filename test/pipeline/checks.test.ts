@@ -39,7 +39,8 @@ function reference(texts: readonly string[]) {
 
 function observeAll(texts: readonly string[], batch: number) {
   const checks = new ReplayChecks();
-  for (let i = 0; i < texts.length; i += batch) checks.observe(texts.slice(i, i + batch).map((t) => Buffer.from(t, 'utf8')));
+  for (let i = 0; i < texts.length; i += batch)
+    checks.observe(texts.slice(i, i + batch).map((t) => Buffer.from(t, 'utf8')));
   expect(observeRuns(texts, batch, false)).toEqual({ result: checks.result(), count: checks.count });
   expect(observeRuns(texts, batch, true)).toEqual({ result: checks.result(), count: checks.count });
   return { result: checks.result(), count: checks.count };
@@ -63,9 +64,12 @@ function observeRuns(texts: readonly string[], batch: number, stamped: boolean) 
     for (let k = 0; k < slice.length; k += 2) {
       const pair = slice.slice(k, k + 2);
       const first = Buffer.byteLength(pair[0]!);
-      const ends = pair.length === 2 ? Int32Array.of(first, first + 1 + Buffer.byteLength(pair[1]!)) : Int32Array.of(first);
+      const ends =
+        pair.length === 2 ? Int32Array.of(first, first + 1 + Buffer.byteLength(pair[1]!)) : Int32Array.of(first);
       const bytes = Buffer.from(pair.join(','));
-      runs.push(stamped ? { bytes, ends, timestamps: Float64Array.from(pair, (t, j) => hint(t, k + j)) } : { bytes, ends });
+      runs.push(
+        stamped ? { bytes, ends, timestamps: Float64Array.from(pair, (t, j) => hint(t, k + j)) } : { bytes, ends },
+      );
     }
     checks.observeBatch({ runs });
   }
@@ -126,10 +130,20 @@ describe('ReplayChecks', () => {
       '{"type":3,"data":{},"timestamp":4}',
       '{"type":3,"type":4,"timestamp":5}',
     ];
-    expect(observeAll(texts, 2).result).toEqual({ has_meta: true, has_full_snapshot: true, max_gap_ms: 1, timestamps_backwards: false });
+    expect(observeAll(texts, 2).result).toEqual({
+      has_meta: true,
+      has_full_snapshot: true,
+      max_gap_ms: 1,
+      timestamps_backwards: false,
+    });
   });
 
   it('reports nothing found for no events', () => {
-    expect(observeAll([], 1).result).toEqual({ has_meta: false, has_full_snapshot: false, max_gap_ms: 0, timestamps_backwards: false });
+    expect(observeAll([], 1).result).toEqual({
+      has_meta: false,
+      has_full_snapshot: false,
+      max_gap_ms: 0,
+      timestamps_backwards: false,
+    });
   });
 });

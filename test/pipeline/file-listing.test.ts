@@ -20,7 +20,12 @@ describe('files listed out of order and with a duplicate key', () => {
     for (const pageSize of [2, 100]) {
       const notices: ReplayNotice[] = [];
       const got: unknown[] = [];
-      for await (const ev of replayEvents(r.replayId, { ...conn, filesPageSize: pageSize, onNotice: (n) => notices.push(n) })) got.push(ev);
+      for await (const ev of replayEvents(r.replayId, {
+        ...conn,
+        filesPageSize: pageSize,
+        onNotice: (n) => notices.push(n),
+      }))
+        got.push(ev);
       expect(got).toEqual(await readJson(r.expectedPath));
       const dups = notices.filter((n) => n.kind === 'duplicate-file');
       // Each page lists its first file twice.
@@ -32,7 +37,12 @@ describe('files listed out of order and with a duplicate key', () => {
   test('export: the output is in key order, the manifest lists each key once, in order', async () => {
     const { sb, dir } = await run.start(SHUFFLED, 'replay-export-order-');
     const r = sb.replays().find((x) => x.fileCount[3] >= 3)!;
-    const entry: LooseEntry = await exportReplay(r.replayId, { endpoint: sb.url, ...sb.credentials, ...FAST, out: dir });
+    const entry: LooseEntry = await exportReplay(r.replayId, {
+      endpoint: sb.url,
+      ...sb.credentials,
+      ...FAST,
+      out: dir,
+    });
     expect(entry.status).toBe('ok');
     expect(await readOutput(join(dir, entry.key!))).toEqual(await readJson(r.expectedPath));
     const keys = entry.file_keys!;
@@ -43,7 +53,14 @@ describe('files listed out of order and with a duplicate key', () => {
 
   test('a re-check lists the files the same way: the replay is unchanged', async () => {
     const { sb, dir } = await run.start(SHUFFLED, 'replay-export-recheck-');
-    const o = { endpoint: sb.url, ...sb.credentials, ...FAST, out: dir, settleMs: 0, recheckMs: 100 * 365 * 86_400_000 };
+    const o = {
+      endpoint: sb.url,
+      ...sb.credentials,
+      ...FAST,
+      out: dir,
+      settleMs: 0,
+      recheckMs: 100 * 365 * 86_400_000,
+    };
     const outcomes = async (): Promise<string[]> => {
       const got: string[] = [];
       for await (const ev of archiveReplays(o)) if (ev.type === 'result') got.push(ev.outcome);

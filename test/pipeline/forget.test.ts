@@ -23,7 +23,8 @@ afterEach(async () => {
   await work.cleanup();
 });
 
-const ok = (replay_id: string, platform_id: number): ManifestEntry => line({ replay_id, status: 'ok', key: `${replay_id}.json`, platform_id, recorded_at: '2026-11-24T00:00:00.000Z' });
+const ok = (replay_id: string, platform_id: number): ManifestEntry =>
+  line({ replay_id, status: 'ok', key: `${replay_id}.json`, platform_id, recorded_at: '2026-11-24T00:00:00.000Z' });
 
 async function archiveOf(entries: ManifestEntry[]): Promise<Sink> {
   const sink = createLocalSink(work.dir);
@@ -51,8 +52,17 @@ describe('forgetReplays (library)', () => {
     }
     expect(await readManifest(work.dir)).toEqual([]);
     // A sink of your own without remove cannot forget: refused before its manifest is read.
-    const sink: Sink = { ...createLocalSink(work.dir), remove: undefined, readManifest: () => { throw new Error('read'); } };
-    await expect(forgetReplays({ sink, replayIds: ['a/1'] })).rejects.toMatchObject({ category: 'usage', code: 'SINK_CONFIG' });
+    const sink: Sink = {
+      ...createLocalSink(work.dir),
+      remove: undefined,
+      readManifest: () => {
+        throw new Error('read');
+      },
+    };
+    await expect(forgetReplays({ sink, replayIds: ['a/1'] })).rejects.toMatchObject({
+      category: 'usage',
+      code: 'SINK_CONFIG',
+    });
   });
 
   it('an aborted call stops between replays (thrown); what it did is recorded, and a second call finishes', async () => {
@@ -70,7 +80,10 @@ describe('forgetReplays (library)', () => {
       return T;
     };
     await expect(forgetReplays({ sink, platformId: 7, signal: controller.signal, now })).rejects.toThrow('stop');
-    expect((await readManifest(work.dir)).filter((l) => l.status === 'forgotten').map((l) => l.replay_id)).toEqual(['forgotten-user:7/', 'd/1']);
+    expect((await readManifest(work.dir)).filter((l) => l.status === 'forgotten').map((l) => l.replay_id)).toEqual([
+      'forgotten-user:7/',
+      'd/1',
+    ]);
     expect([await sink.exists('d/1.json'), await sink.exists('d/2.json')]).toEqual([false, true]);
     const report = await forgetReplays({ sink, platformId: '007', now: () => T });
     expect(report.user).toEqual({ platformId: 7 });
@@ -89,15 +102,22 @@ describe('forgetReplays (library)', () => {
 
   it("removes a forgotten replay's captured assets that no staying replay uses, and only those", async () => {
     const bodies = ['a only', 'a and b', 'b only', 'b and c'].map((t) => Buffer.from(t));
-    const [onlyA, shared, onlyB, withC] = bodies.map((b) => createHash('sha256').update(b).digest('hex')) as [string, string, string, string];
-    const withAssets = (e: ManifestEntry, digests: string[]): ManifestEntry => line({ ...e, assets: Object.fromEntries(digests.map((d, i) => [`https://cdn.test/${i}-${d}`, d])) });
+    const [onlyA, shared, onlyB, withC] = bodies.map((b) => createHash('sha256').update(b).digest('hex')) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const withAssets = (e: ManifestEntry, digests: string[]): ManifestEntry =>
+      line({ ...e, assets: Object.fromEntries(digests.map((d, i) => [`https://cdn.test/${i}-${d}`, d])) });
     const sink = await archiveOf([
       withAssets(ok('dev/a', 1), [onlyA, shared]),
       withAssets(ok('dev/b', 2), [shared, onlyB, withC]),
       withAssets(ok('dev/c', 3), [withC]),
     ]);
     for (const b of bodies) await sink.putAsset!(createHash('sha256').update(b).digest('hex'), 'text/plain', b);
-    const stored = async (): Promise<string[]> => (await readdir(join(work.dir, '_assets'))).filter((n) => !n.startsWith('.')).sort();
+    const stored = async (): Promise<string[]> =>
+      (await readdir(join(work.dir, '_assets'))).filter((n) => !n.startsWith('.')).sort();
 
     const first = await forgetReplays({ sink, replayIds: ['dev/a'] });
     expect(first.replays[0]).toMatchObject({ removedAssets: [onlyA] });

@@ -19,7 +19,10 @@ export async function readOutput(path: string): Promise<unknown[]> {
   if (path.endsWith('.gz')) bytes = gunzipSync(bytes);
   const text = bytes.toString('utf8');
   if (path.endsWith('.ndjson') || path.endsWith('.ndjson.gz')) {
-    return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l));
+    return text
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l));
   }
   return JSON.parse(text) as unknown[];
 }

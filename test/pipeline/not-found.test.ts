@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { exportReplays, ReplayExportError, ReplayNotFoundError, replayEvents, type ArchiveEvent } from '../../src/index.js';
+import {
+  exportReplays,
+  ReplayExportError,
+  ReplayNotFoundError,
+  replayEvents,
+  type ArchiveEvent,
+} from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FAST, readManifest, tempDir } from './helpers.js';
 
@@ -19,7 +25,8 @@ describe('a replay the API does not know', () => {
     const before = sandbox.stats();
     let caught: unknown;
     try {
-      for await (const ev of replayEvents('nope/1', { endpoint: sandbox.url, ...sandbox.credentials, ...FAST })) expect(ev).toBeUndefined();
+      for await (const ev of replayEvents('nope/1', { endpoint: sandbox.url, ...sandbox.credentials, ...FAST }))
+        expect(ev).toBeUndefined();
     } catch (err) {
       caught = err;
     }
@@ -42,11 +49,19 @@ describe('a replay the API does not know', () => {
     const out = `${work.dir}/nf`;
     const known = sandbox.replays()[1]!.replayId;
     const results: ArchiveEvent[] = [];
-    for await (const ev of exportReplays(['gone-device/1795308171251', known], { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, out })) {
+    for await (const ev of exportReplays(['gone-device/1795308171251', known], {
+      endpoint: sandbox.url,
+      ...sandbox.credentials,
+      ...FAST,
+      out,
+    })) {
       if (ev.type === 'result') results.push(ev);
     }
     expect(results.map((r) => r.type === 'result' && [r.replayId, r.outcome]).sort()).toEqual(
-      [['gone-device/1795308171251', 'not_found'], [known, 'ok']].sort(),
+      [
+        ['gone-device/1795308171251', 'not_found'],
+        [known, 'ok'],
+      ].sort(),
     );
     const manifest = await readManifest(out);
     const line = manifest.find((l) => l.replay_id === 'gone-device/1795308171251');

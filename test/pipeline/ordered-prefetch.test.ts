@@ -18,15 +18,18 @@ beforeAll(async () => {
     const i = Number(req.url!.split('/')[2]);
     active++;
     maxActive = Math.max(maxActive, active);
-    setTimeout(() => {
-      res.writeHead(200, { 'content-length': String(SIZE) });
-      const half = SIZE / 2;
-      res.write(Buffer.alloc(half, i));
-      setTimeout(() => {
-        res.end(Buffer.alloc(SIZE - half, i));
-        active--;
-      }, 5);
-    }, (FILES - i) * 15);
+    setTimeout(
+      () => {
+        res.writeHead(200, { 'content-length': String(SIZE) });
+        const half = SIZE / 2;
+        res.write(Buffer.alloc(half, i));
+        setTimeout(() => {
+          res.end(Buffer.alloc(SIZE - half, i));
+          active--;
+        }, 5);
+      },
+      (FILES - i) * 15,
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -9,9 +9,14 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-async function collect(replayId: string, sb: Sandbox, extra: Parameters<typeof replayEvents>[1] = {}): Promise<unknown[]> {
+async function collect(
+  replayId: string,
+  sb: Sandbox,
+  extra: Parameters<typeof replayEvents>[1] = {},
+): Promise<unknown[]> {
   const out: unknown[] = [];
-  for await (const ev of replayEvents(replayId, { endpoint: sb.url, ...sb.credentials, ...FAST, ...extra })) out.push(ev);
+  for await (const ev of replayEvents(replayId, { endpoint: sb.url, ...sb.credentials, ...FAST, ...extra }))
+    out.push(ev);
   return out;
 }
 
@@ -31,7 +36,11 @@ describe('replayEvents (library) against the sandbox', () => {
     });
     const notices: ReplayNotice[] = [];
     for (const r of sandbox.replays()) {
-      const got = await collect(r.replayId, sandbox, { filesPageSize: 1, filesAhead: 3, onNotice: (n) => notices.push(n) });
+      const got = await collect(r.replayId, sandbox, {
+        filesPageSize: 1,
+        filesAhead: 3,
+        onNotice: (n) => notices.push(n),
+      });
       expect(got).toEqual(await readJson(r.expectedPath));
     }
     expect(sandbox.stats().resets).toBeGreaterThan(0);
@@ -81,7 +90,11 @@ describe('replayEvents (library) against the sandbox', () => {
     sandbox = await startSandbox({});
     const r = sandbox.replays()[0]!;
     sandbox.setFaults({ corruptFiles: [r.replayId], corruptKind: 'garbage-json' });
-    await expect(collect(r.replayId, sandbox)).rejects.toMatchObject({ name: 'ReplayFailedError', category: 'data', fileKey: expect.stringContaining('/v3/') });
+    await expect(collect(r.replayId, sandbox)).rejects.toMatchObject({
+      name: 'ReplayFailedError',
+      category: 'data',
+      fileKey: expect.stringContaining('/v3/'),
+    });
   });
 
   test('a replay id holding a lone surrogate is a ValidationError naming replay_id, and nothing is requested', async () => {
@@ -90,7 +103,9 @@ describe('replayEvents (library) against the sandbox', () => {
     const err = await collect(id, sandbox).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect(err).toMatchObject({ field: 'replay_id' });
-    await expect(exportReplays([id], { endpoint: sandbox.url, ...sandbox.credentials, out: '/nonexistent' }).next()).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      exportReplays([id], { endpoint: sandbox.url, ...sandbox.credentials, out: '/nonexistent' }).next(),
+    ).rejects.toBeInstanceOf(ValidationError);
     expect(sandbox.stats().apiRequests).toBe(0);
   });
 });

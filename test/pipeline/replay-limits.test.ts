@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { archiveReplays, ConfigError, type ArchiveEvent, type ArchiveOptions, type ReplayNotice } from '../../src/index.js';
+import {
+  archiveReplays,
+  ConfigError,
+  type ArchiveEvent,
+  type ArchiveOptions,
+  type ReplayNotice,
+} from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { makeSamplesDir, packVersion2Files, sampleFilePaths, type FixtureDir } from '../sandbox/fixtures.js';
 import { FAST, lastById, readManifest, tempDir } from './helpers.js';
@@ -34,11 +40,21 @@ function inflatedSizes(name: string, version: 2 | 3): number[] {
 }
 
 /** Archives everything into a fresh folder; the last manifest line per replay id, and the notices. */
-async function archive(extra: Partial<ArchiveOptions>): Promise<{ last: Map<string, Record<string, unknown>>; notices: ReplayNotice[] }> {
+async function archive(
+  extra: Partial<ArchiveOptions>,
+): Promise<{ last: Map<string, Record<string, unknown>>; notices: ReplayNotice[] }> {
   const out = join(work.dir, `out-${Math.random().toString(36).slice(2)}`);
   const notices: ReplayNotice[] = [];
   const events: ArchiveEvent[] = [];
-  for await (const ev of archiveReplays({ endpoint: sandbox.url, ...sandbox.credentials, ...FAST, out, settleMs: 0, concurrency: 1, ...extra })) {
+  for await (const ev of archiveReplays({
+    endpoint: sandbox.url,
+    ...sandbox.credentials,
+    ...FAST,
+    out,
+    settleMs: 0,
+    concurrency: 1,
+    ...extra,
+  })) {
     events.push(ev);
     if (ev.type === 'notice') notices.push(ev.notice);
   }
@@ -46,22 +62,27 @@ async function archive(extra: Partial<ArchiveOptions>): Promise<{ last: Map<stri
 }
 
 describe('size limits in an export', () => {
-  test.each([3, 2] as const)('an event over --max-event-size fails its replay alone, named in the manifest, not retried (version %s)', async (fileVersion) => {
-    sandbox = await startSandbox({ samplesDir: samples.dir });
-    const { last, notices } = await archive({ maxEventBytes: 6500, fileVersion, filesAhead: 0 });
-    const beta = samples.ids.get('beta')!;
-    const failed = last.get(beta)!;
-    expect(failed.status).toBe('failed');
-    expect(failed.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
-    expect((failed.error as { file_key: string }).file_key).toMatch(new RegExp(`/v${fileVersion}/${T0 + 3_600_000}-0000\\.json\\.gz$`));
-    expect((failed.error as { message: string }).message).toContain('6500 bytes');
-    expect(last.get(samples.ids.get('alpha')!)!.status).toBe('ok');
-    expect(last.get(samples.ids.get('gamma')!)!.status).toBe('ok');
-    // Deterministic: the file was downloaded once, never again.
-    expect(notices.filter((n) => n.kind === 'retry')).toEqual([]);
-    const files = fileVersion === 3 ? 5 + 1 + 1 : 4 + 1 + 1;
-    expect(sandbox.stats().storageRequests).toBe(files);
-  });
+  test.each([3, 2] as const)(
+    'an event over --max-event-size fails its replay alone, named in the manifest, not retried (version %s)',
+    async (fileVersion) => {
+      sandbox = await startSandbox({ samplesDir: samples.dir });
+      const { last, notices } = await archive({ maxEventBytes: 6500, fileVersion, filesAhead: 0 });
+      const beta = samples.ids.get('beta')!;
+      const failed = last.get(beta)!;
+      expect(failed.status).toBe('failed');
+      expect(failed.error).toMatchObject({ code: 'EVENT_TOO_LARGE', index: 0 });
+      expect((failed.error as { file_key: string }).file_key).toMatch(
+        new RegExp(`/v${fileVersion}/${T0 + 3_600_000}-0000\\.json\\.gz$`),
+      );
+      expect((failed.error as { message: string }).message).toContain('6500 bytes');
+      expect(last.get(samples.ids.get('alpha')!)!.status).toBe('ok');
+      expect(last.get(samples.ids.get('gamma')!)!.status).toBe('ok');
+      // Deterministic: the file was downloaded once, never again.
+      expect(notices.filter((n) => n.kind === 'retry')).toEqual([]);
+      const files = fileVersion === 3 ? 5 + 1 + 1 : 4 + 1 + 1;
+      expect(sandbox.stats().storageRequests).toBe(files);
+    },
+  );
 
   test('--max-replay-size counts every file of a replay: the file that goes over fails it, the others go on', async () => {
     sandbox = await startSandbox({ samplesDir: samples.dir });

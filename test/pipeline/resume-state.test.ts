@@ -31,7 +31,18 @@ describe('IdTable', () => {
 
   it('keeps ids exactly: lone surrogates, one-byte and two-byte forms of look-alikes stay distinct', () => {
     const table = new IdTable();
-    const ids = ['a\uD800', 'a\uDC00', 'a\uFFFD', 'a', 'a\u0000', '\u00e9', 'e\u0301', '\u0100', '\u0000\u0001', '\u0001'];
+    const ids = [
+      'a\uD800',
+      'a\uDC00',
+      'a\uFFFD',
+      'a',
+      'a\u0000',
+      '\u00e9',
+      'e\u0301',
+      '\u0100',
+      '\u0000\u0001',
+      '\u0001',
+    ];
     ids.forEach((id, i) => table.set(id, i));
     expect(table.size).toBe(ids.length);
     ids.forEach((id, i) => expect(table.get(id)).toBe(i));
@@ -55,7 +66,8 @@ describe('IdTable', () => {
 describe('ResumeState', () => {
   const now = Date.parse('2026-11-24T12:00:00Z');
   const options: ResumeStateOptions = { keyFor: (id) => `${id}.json`, now };
-  const ok = (id: string, extra: Record<string, unknown> = {}): ManifestEntry => line({ replay_id: id, status: 'ok', key: `${id}.json`, recorded_at: '', ...extra });
+  const ok = (id: string, extra: Record<string, unknown> = {}): ManifestEntry =>
+    line({ replay_id: id, status: 'ok', key: `${id}.json`, recorded_at: '', ...extra });
 
   it('the last entry of an id counts: ok then failed is not done; failed then ok is', () => {
     const s = new ResumeState();
@@ -64,12 +76,18 @@ describe('ResumeState', () => {
     s.add(line({ replay_id: 'b', status: 'failed', recorded_at: '' }), options);
     s.add(ok('b'), options);
     s.add(line({ replay_id: 'c', status: 'skipped', recorded_at: '' }), options);
-    expect([s.doneAtKey('a'), s.doneAtKey('b'), s.doneAtKey('c'), s.doneAtKey('d')]).toEqual([false, true, false, false]);
+    expect([s.doneAtKey('a'), s.doneAtKey('b'), s.doneAtKey('c'), s.doneAtKey('d')]).toEqual([
+      false,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('knows replays last recorded settling, until another entry follows', () => {
     const s = new ResumeState();
-    const settling = (id: string): ManifestEntry => line({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: '' });
+    const settling = (id: string): ManifestEntry =>
+      line({ replay_id: id, status: 'skipped', reason: 'settling', recorded_at: '' });
     s.add(settling('a'), options);
     s.add(settling('b'), options);
     s.add(ok('b'), options);
@@ -118,7 +136,8 @@ describe('ResumeState', () => {
 
   it('a tombstone is the state until another entry of the id follows; a user tombstone covers every replay of the user', () => {
     const s = new ResumeState();
-    const forgotten = (id: string, extra: Record<string, unknown> = {}): ManifestEntry => line({ replay_id: id, status: 'forgotten', scope: 'replay', recorded_at: '', ...extra });
+    const forgotten = (id: string, extra: Record<string, unknown> = {}): ManifestEntry =>
+      line({ replay_id: id, status: 'forgotten', scope: 'replay', recorded_at: '', ...extra });
     s.add(ok('a'), options);
     s.add(forgotten('a'), options);
     s.add(forgotten('b'), options);
@@ -127,7 +146,16 @@ describe('ResumeState', () => {
     s.add(ok('b'), options);
     expect([s.forgotten({ replay_id: 'b' }), s.doneAtKey('b')]).toEqual([false, true]);
     s.add(forgotten('never-archived'), options);
-    s.add(line({ replay_id: userTombstoneId('123'), status: 'forgotten', scope: 'user', platform_id: 123, recorded_at: '' }), options);
+    s.add(
+      line({
+        replay_id: userTombstoneId('123'),
+        status: 'forgotten',
+        scope: 'user',
+        platform_id: 123,
+        recorded_at: '',
+      }),
+      options,
+    );
     expect(s.forgotten({ replay_id: 'a' })).toBe(true);
     expect(s.doneAtKey('a')).toBe(false);
     expect(s.forgotten({ replay_id: 'never-archived' })).toBe(true);
@@ -138,8 +166,14 @@ describe('ResumeState', () => {
     // The same user tombstone fields under any other id, or with a mismatched id, forget no user.
     const t = new ResumeState();
     t.add(line({ replay_id: 'dev/1', status: 'forgotten', scope: 'user', platform_id: 7, recorded_at: '' }), options);
-    t.add(line({ replay_id: userTombstoneId('8'), status: 'forgotten', scope: 'user', platform_id: 9, recorded_at: '' }), options);
-    expect([t.forgotten({ replay_id: 'x/1', platform_id: 7 }), t.forgotten({ replay_id: 'x/1', platform_id: 9 })]).toEqual([false, false]);
+    t.add(
+      line({ replay_id: userTombstoneId('8'), status: 'forgotten', scope: 'user', platform_id: 9, recorded_at: '' }),
+      options,
+    );
+    expect([
+      t.forgotten({ replay_id: 'x/1', platform_id: 7 }),
+      t.forgotten({ replay_id: 'x/1', platform_id: 9 }),
+    ]).toEqual([false, false]);
     expect(t.forgotten({ replay_id: 'dev/1' })).toBe(true);
   });
 
@@ -147,7 +181,10 @@ describe('ResumeState', () => {
     const user = userTombstoneId('42');
     for (let index = 0; index < 3; index++) {
       const s = new ResumeState();
-      s.add(line({ replay_id: user, status: 'forgotten', scope: 'user', platform_id: 42, recorded_at: '' }), { ...options, shard: { index, count: 3 } });
+      s.add(line({ replay_id: user, status: 'forgotten', scope: 'user', platform_id: 42, recorded_at: '' }), {
+        ...options,
+        shard: { index, count: 3 },
+      });
       expect(s.forgotten({ replay_id: 'd/1', platform_id: 42 }), String(index)).toBe(true);
     }
   });

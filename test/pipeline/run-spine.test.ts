@@ -43,8 +43,17 @@ async function missing(path: string): Promise<boolean> {
 describe('the same answers in every entry', () => {
   test('exportReplay of an id the API does not list resolves not_found and records it, like exportReplays', async () => {
     const out = `${work.dir}/unknown`;
-    const entry = await exportReplay('gone-device/1795308171251', { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, out });
-    expect(entry).toMatchObject({ replay_id: 'gone-device/1795308171251', status: 'not_found', error: { code: 'REPLAY_NOT_FOUND' } });
+    const entry = await exportReplay('gone-device/1795308171251', {
+      endpoint: sandbox.url,
+      ...sandbox.credentials,
+      ...FAST,
+      out,
+    });
+    expect(entry).toMatchObject({
+      replay_id: 'gone-device/1795308171251',
+      status: 'not_found',
+      error: { code: 'REPLAY_NOT_FOUND' },
+    });
     const lines = await readManifest(out);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ status: 'not_found' });
@@ -98,7 +107,9 @@ describe('configuration, resolved once', () => {
     const run = await openRun({ endpoint: sandbox.url }, { env });
     expect(run.platform.endpoint).toBe(sandbox.url);
     await run.close();
-    await expect(openRun({ region: 'mars' as 'us' }, { env: {} })).rejects.toThrow(/region must be us or eu, got "mars"/);
+    await expect(openRun({ region: 'mars' as 'us' }, { env: {} })).rejects.toThrow(
+      /region must be us or eu, got "mars"/,
+    );
     await expect(openRun({}, { env: { PLATFORM_ENDPOINT: 'ftp://x' } })).rejects.toBeInstanceOf(ConfigError);
     await expect(openRun({ region: 'mars' as 'us' }, { env: {}, cli: {} })).rejects.toThrow(/^--region must be/);
   });
@@ -106,7 +117,9 @@ describe('configuration, resolved once', () => {
   test('resolved settings beside a loose tunable is a ConfigError naming the tunable', async () => {
     const settings = resolveSettings({});
     await expect(openRun({ settings, concurrency: 3 })).rejects.toThrow(/`settings` and `concurrency`/);
-    await expect(exportReplay('a/1', { settings, format: 'ndjson', out: `${work.dir}/x` })).rejects.toBeInstanceOf(ConfigError);
+    await expect(exportReplay('a/1', { settings, format: 'ndjson', out: `${work.dir}/x` })).rejects.toBeInstanceOf(
+      ConfigError,
+    );
   });
 
   test('missing project keys are a ConfigError before any request, saying where they come from', async () => {

@@ -43,7 +43,11 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
     expect(s.requestDeadlineMs).toBe(DEFAULT_TIMEOUTS.deadlineMs);
     expect(s.output).toEqual({ format: 'json', gzip: false });
     expect(s.sinkOptions.local.hashWorker).toEqual(HASH_WORKER_DEFAULTS);
-    expect(s.sinkOptions.s3).toEqual({ partSize: S3_DEFAULTS.partSize, queueSize: S3_DEFAULTS.queueSize, checksums: 'when-supported' });
+    expect(s.sinkOptions.s3).toEqual({
+      partSize: S3_DEFAULTS.partSize,
+      queueSize: S3_DEFAULTS.queueSize,
+      checksums: 'when-supported',
+    });
     expect(s.shard).toBeUndefined();
     expect(PIPELINE_DEFAULTS).toBe(DEFAULTS);
   });
@@ -57,9 +61,14 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
 
   test('hashWorker: REPLAY_EXPORT_HASH_WORKER=0 gives the sink `false`; the option wins over the environment', () => {
     expect(resolveSettings({}, { env: { REPLAY_EXPORT_HASH_WORKER: '0' } }).sinkOptions.local.hashWorker).toBe(false);
-    const given = resolveSettings({ sinkOptions: { local: { hashWorker: { nice: 5 } } } }, { env: { REPLAY_EXPORT_HASH_WORKER: '0' } });
+    const given = resolveSettings(
+      { sinkOptions: { local: { hashWorker: { nice: 5 } } } },
+      { env: { REPLAY_EXPORT_HASH_WORKER: '0' } },
+    );
     expect(given.sinkOptions.local.hashWorker).toEqual({ ...HASH_WORKER_DEFAULTS, nice: 5 });
-    expect(resolveSettings({ sinkOptions: { local: { hashWorker: false } } }, { env: {} }).sinkOptions.local.hashWorker).toBe(false);
+    expect(
+      resolveSettings({ sinkOptions: { local: { hashWorker: false } } }, { env: {} }).sinkOptions.local.hashWorker,
+    ).toBe(false);
   });
 
   test('S3 region with a custom endpoint: option > AWS_REGION > AWS_DEFAULT_REGION > us-east-1; none without one', () => {
@@ -73,7 +82,9 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
     expect(region({ endpoint }, {})).toBe(S3_DEFAULTS.endpointRegion);
     // On AWS the SDK's own chain finds the region (AWS_REGION, config files).
     expect(region({}, both)).toBeUndefined();
-    expect(resolveSettings({ sinkOptions: { s3: { endpoint } } }, { env: {} }).sinkOptions.s3.checksums).toBe('when-required');
+    expect(resolveSettings({ sinkOptions: { s3: { endpoint } } }, { env: {} }).sinkOptions.s3.checksums).toBe(
+      'when-required',
+    );
   });
 
   test('shard, for the CLI: --shard > JOB_COMPLETION_INDEX / AWS_BATCH_JOB_ARRAY_INDEX > none; not read for the library', () => {
@@ -84,17 +95,21 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
     expect(resolveSettings({}, { env }).shard).toBeUndefined();
     expect(resolveSettings({}, { env, cli: {} }).shard).toBeUndefined();
     expect(resolveSettings({ shard: { index: 2, count: 4 } }, { env }).shard).toEqual({ index: 2, count: 4 });
-    expect(() => resolveSettings({}, { env: { JOB_COMPLETION_INDEX: '1' }, cli: { shard: { flag: undefined } } })).toThrow(ShardConfigError);
+    expect(() =>
+      resolveSettings({}, { env: { JOB_COMPLETION_INDEX: '1' }, cli: { shard: { flag: undefined } } }),
+    ).toThrow(ShardConfigError);
   });
 
-  test('settle: the option > 0 with the CLI\'s --sandbox > 24h', () => {
+  test("settle: the option > 0 with the CLI's --sandbox > 24h", () => {
     expect(resolveSettings({}, { env: {}, cli: { sandbox: true } }).settleMs).toBe(DEFAULTS.sandboxSettleMs);
     expect(resolveSettings({ settleMs: 5 }, { env: {}, cli: { sandbox: true } }).settleMs).toBe(5);
     expect(resolveSettings({}, { env: {}, cli: {} }).settleMs).toBe(DEFAULTS.settleMs);
   });
 
   test('the deadline of one HTTP attempt comes from transportOptions.timeouts.deadlineMs', () => {
-    expect(resolveSettings({ transportOptions: { timeouts: { deadlineMs: 1234 } } }, { env: {} }).requestDeadlineMs).toBe(1234);
+    expect(
+      resolveSettings({ transportOptions: { timeouts: { deadlineMs: 1234 } } }, { env: {} }).requestDeadlineMs,
+    ).toBe(1234);
   });
 
   test('the API retries and the bound on their waits come from transportOptions.retry', () => {
@@ -106,7 +121,14 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
 
   test('the settings are frozen, all the way down to what the run made', () => {
     const s = resolveSettings({ sinkOptions: { s3: { endpoint: 'http://x' } } }, { env: {} });
-    for (const part of [s, s.output, s.sinkOptions, s.sinkOptions.local, s.sinkOptions.s3, s.sinkOptions.local.hashWorker]) {
+    for (const part of [
+      s,
+      s.output,
+      s.sinkOptions,
+      s.sinkOptions.local,
+      s.sinkOptions.s3,
+      s.sinkOptions.local.hashWorker,
+    ]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
     expect(() => {
@@ -117,7 +139,10 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
 
 describe('resolveSettings: values out of range are a ConfigError, once, naming the option or the flag', () => {
   test.each([
-    [{ maxEventBytes: 2 ** 31 }, /^maxEventBytes must be a whole number of bytes from 1 to 1073741824, got 2147483648$/],
+    [
+      { maxEventBytes: 2 ** 31 },
+      /^maxEventBytes must be a whole number of bytes from 1 to 1073741824, got 2147483648$/,
+    ],
     [{ maxReplayBytes: 0 }, /^maxReplayBytes must be a whole number of bytes of at least 1/],
     [{ concurrency: 0 }, /^concurrency must be a whole number of at least 1/],
     [{ filesAhead: -1 }, /^filesAhead/],
@@ -136,13 +161,21 @@ describe('resolveSettings: values out of range are a ConfigError, once, naming t
 
   test('from the CLI, errors name the flag and show its units', () => {
     const cli = { env: {}, cli: {} };
-    expect(() => resolveSettings({ maxEventBytes: 2 * 1024 ** 3 }, cli)).toThrow(/^--max-event-size must be a size from 1 to 1GiB, got 2GiB$/);
-    expect(() => resolveSettings({ transportOptions: { timeouts: { deadlineMs: 0 } } }, cli)).toThrow(/^--request-deadline must be longer than 0/);
-    expect(() => resolveSettings({ sinkOptions: { s3: { checksums: 'never' as 'when-required' } } }, cli)).toThrow(/^--s3-checksums must be/);
+    expect(() => resolveSettings({ maxEventBytes: 2 * 1024 ** 3 }, cli)).toThrow(
+      /^--max-event-size must be a size from 1 to 1GiB, got 2GiB$/,
+    );
+    expect(() => resolveSettings({ transportOptions: { timeouts: { deadlineMs: 0 } } }, cli)).toThrow(
+      /^--request-deadline must be longer than 0/,
+    );
+    expect(() => resolveSettings({ sinkOptions: { s3: { checksums: 'never' as 'when-required' } } }, cli)).toThrow(
+      /^--s3-checksums must be/,
+    );
   });
 
   test('an environment switch other than 0 or 1 is refused, naming the variable', () => {
-    expect(() => resolveSettings({}, { env: { REPLAY_EXPORT_WASM: 'off' } })).toThrow(/^REPLAY_EXPORT_WASM must be 0 or 1, got "off"$/);
+    expect(() => resolveSettings({}, { env: { REPLAY_EXPORT_WASM: 'off' } })).toThrow(
+      /^REPLAY_EXPORT_WASM must be 0 or 1, got "off"$/,
+    );
     expect(() => resolveSettings({}, { env: { REPLAY_EXPORT_HASH_WORKER: 'no' } })).toThrow(ConfigError);
   });
 });
@@ -155,7 +188,8 @@ describe('the environment is read by the settings module only', () => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        else if (path.endsWith('.ts') && readFileSync(path, 'utf8').includes('process.env')) found.push(relative(root, path));
+        else if (path.endsWith('.ts') && readFileSync(path, 'utf8').includes('process.env'))
+          found.push(relative(root, path));
       }
     };
     for (const dir of ['decoders', 'sinks', 'src']) walk(join(root, dir));
@@ -187,7 +221,13 @@ describe('the environment is read by the settings module only', () => {
     const run = async (extra: { fastPath?: boolean } = {}): Promise<number> => {
       const before = wasmChunkScanner()!.generation;
       const got: unknown[] = [];
-      for await (const ev of replayEvents(r.replayId, { endpoint: sandbox!.url, ...sandbox!.credentials, ...FAST, ...extra })) got.push(ev);
+      for await (const ev of replayEvents(r.replayId, {
+        endpoint: sandbox!.url,
+        ...sandbox!.credentials,
+        ...FAST,
+        ...extra,
+      }))
+        got.push(ev);
       expect(got).toEqual(want);
       return wasmChunkScanner()!.generation - before;
     };

@@ -15,9 +15,19 @@ describe('storage answers', () => {
   test('a 302 from storage fails that file at once: one request, error naming the key and the status', async () => {
     const { sb: sandbox, dir } = await run.start({ faults: { redirectEvery: 1 } }, 'replay-export-redirect-');
     const r = sandbox.replays()[0]!;
-    const entry: LooseEntry = await exportReplay(r.replayId, { endpoint: sandbox.url, ...sandbox.credentials, ...FAST, filesAhead: 0, out: dir });
+    const entry: LooseEntry = await exportReplay(r.replayId, {
+      endpoint: sandbox.url,
+      ...sandbox.credentials,
+      ...FAST,
+      filesAhead: 0,
+      out: dir,
+    });
     expect(entry.status).toBe('failed');
-    expect(entry.error).toMatchObject({ code: 'storage_redirect', status: 302, file_key: expect.stringContaining('/v3/') });
+    expect(entry.error).toMatchObject({
+      code: 'storage_redirect',
+      status: 302,
+      file_key: expect.stringContaining('/v3/'),
+    });
     expect(entry.error!.message).toContain(entry.error!.file_key!);
     expect(entry.error!.message).toContain('302');
     expect(sandbox.stats().storageRequests).toBe(1);
@@ -25,7 +35,10 @@ describe('storage answers', () => {
   });
 
   test('a file body at one byte per 50 ms ends at the request deadline, is retried (bounded), then fails naming the key', async () => {
-    const { sb: sandbox, dir } = await run.start({ faults: { slowBodyMs: 50, slowBodyScope: 'storage' } }, 'replay-export-slow-');
+    const { sb: sandbox, dir } = await run.start(
+      { faults: { slowBodyMs: 50, slowBodyScope: 'storage' } },
+      'replay-export-slow-',
+    );
     const r = sandbox.replays()[0]!;
     const entry: LooseEntry = await exportReplay(r.replayId, {
       endpoint: sandbox.url,

@@ -39,7 +39,9 @@ async function canvasDigest(page: Page): Promise<number> {
   for (let tries = 0; tries < 40 && digest === 0; tries++) {
     await page.waitForTimeout(100);
     digest = await page.evaluate(() => {
-      const c = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!.querySelector('canvas')!;
+      const c = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!.querySelector(
+        'canvas',
+      )!;
       const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
       let h = 0;
       for (let i = 0; i < d.length; i++) h = (Math.imul(h, 31) + d[i]!) | 0;
@@ -107,16 +109,24 @@ describe('the canvas window', () => {
       await windowed.page.selectOption('#speed', '4');
       await windowed.page.click('#play');
       // 4×: the first window reaches 13 s ahead. Past it, only frames added on the way can change the canvas.
-      await windowed.page.waitForFunction(() => (window as unknown as Handle).replayer.getCurrentTime() > 16_000, null, { timeout: 30_000 });
+      await windowed.page.waitForFunction(
+        () => (window as unknown as Handle).replayer.getCurrentTime() > 16_000,
+        null,
+        { timeout: 30_000 },
+      );
       const seen = new Set<number>();
       for (let i = 0; i < 6; i++) {
-        seen.add(await windowed.page.evaluate(() => {
-          const c = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!.querySelector('canvas')!;
-          const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-          let h = 0;
-          for (let k = 0; k < d.length; k++) h = (Math.imul(h, 31) + d[k]!) | 0;
-          return h;
-        }));
+        seen.add(
+          await windowed.page.evaluate(() => {
+            const c = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument!.querySelector(
+              'canvas',
+            )!;
+            const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+            let h = 0;
+            for (let k = 0; k < d.length; k++) h = (Math.imul(h, 31) + d[k]!) | 0;
+            return h;
+          }),
+        );
         await windowed.page.waitForTimeout(150);
       }
       const at = await windowed.page.evaluate(() => (window as unknown as Handle).replayer.getCurrentTime());

@@ -15,13 +15,25 @@ export async function sample(name: string): Promise<{ id: string; events: unknow
   };
   const entry = index.replays.find((r) => r.name === name);
   if (!entry) throw new Error(`sample ${name} not in samples/index.json`);
-  return { id: entry.replay_id, events: JSON.parse(await readFile(join(samplesDir, entry.expected), 'utf8')) as unknown[] };
+  return {
+    id: entry.replay_id,
+    events: JSON.parse(await readFile(join(samplesDir, entry.expected), 'utf8')) as unknown[],
+  };
 }
 
 /** Writes the `--format html` page of `events` with the real local sink (and the player's options); returns its path. */
-export async function writePage(dir: string, replayId: string, events: readonly unknown[], player?: PlayerOptions): Promise<string> {
+export async function writePage(
+  dir: string,
+  replayId: string,
+  events: readonly unknown[],
+  player?: PlayerOptions,
+): Promise<string> {
   const sink = createLocalSink(dir);
-  const writer = await sink.open(replayId, { format: 'html', gzip: false, ...(player !== undefined ? { player } : {}) });
+  const writer = await sink.open(replayId, {
+    format: 'html',
+    gzip: false,
+    ...(player !== undefined ? { player } : {}),
+  });
   await writer.write(events.map((e) => Buffer.from(JSON.stringify(e))));
   const result = await writer.commit();
   await sink.close();

@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
 import { createLocalSink } from '../../sinks/index.js';
 
-interface SampleEntry { name: string; replay_id: string; expected: string }
+interface SampleEntry {
+  name: string;
+  replay_id: string;
+  expected: string;
+}
 const samplesDir = join(import.meta.dirname, '..', '..', 'samples');
 
 async function sample(name: string): Promise<{ entry: SampleEntry; events: unknown[] }> {
@@ -74,7 +78,8 @@ async function openOffline(file: string, screenshot?: string) {
   await page.waitForSelector('body[data-loaded="true"]');
   const embedded = await page.evaluate(() => (window as unknown as { parsedBlocks: unknown[] }).parsedBlocks);
   await page.evaluate(() => {
-    const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
+    const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } })
+      .replayer;
     r.pause(r.getMetaData().totalTime);
   });
   await page.waitForTimeout(300);

@@ -29,7 +29,11 @@ async function controlsPage(): Promise<{ file: string; href: string; idleFrom: n
   const t0 = base[0]!.timestamp;
   const extra: Ev[] = [
     { type: 5, data: { tag: 'checkout', payload: { step: 2 } }, timestamp: t0 + 1000 },
-    { type: 6, data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['"boom"'], trace: [] } }, timestamp: t0 + 1500 },
+    {
+      type: 6,
+      data: { plugin: 'rrweb/console@1', payload: { level: 'error', payload: ['"boom"'], trace: [] } },
+      timestamp: t0 + 1500,
+    },
     { type: 3, data: { source: 1, positions: [{ x: 10, y: 10, id: 1, timeOffset: 0 }] }, timestamp: t0 + 4500 },
     { type: 4, data: { href: 'https://example.test/next', width: 1024, height: 768 }, timestamp: t0 + 64_500 },
     { type: 3, data: { source: 1, positions: [{ x: 20, y: 20, id: 1, timeOffset: 0 }] }, timestamp: t0 + 65_000 },
@@ -38,13 +42,16 @@ async function controlsPage(): Promise<{ file: string; href: string; idleFrom: n
   const all = [...base, ...extra].sort((a, b) => a.timestamp - b.timestamp);
   const href = (base.find((e) => e.type === 4)!.data as { href: string }).href;
   // The idle period starts at the last user interaction (mouse, scroll, resize, input) before the quiet minute.
-  const interactions = all.filter((e) => e.type === 3 && (e.data.source as number) >= 1 && (e.data.source as number) <= 5);
+  const interactions = all.filter(
+    (e) => e.type === 3 && (e.data.source as number) >= 1 && (e.data.source as number) <= 5,
+  );
   const idleFrom = Math.max(...interactions.map((e) => e.timestamp).filter((t) => t < t0 + 60_000)) - t0;
   return { file: await writePage(dir, id, all), href, idleFrom };
 }
 
 const time = (): Promise<number> => page.evaluate(() => (window as unknown as Handle).replayer.getCurrentTime());
-const total = (): Promise<number> => page.evaluate(() => (window as unknown as Handle).replayer.getMetaData().totalTime);
+const total = (): Promise<number> =>
+  page.evaluate(() => (window as unknown as Handle).replayer.getMetaData().totalTime);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replay-export-player-controls-'));
@@ -74,7 +81,12 @@ describe('the player controls', () => {
     const fits = await page.evaluate(() => {
       const stage = document.getElementById('stage')!.getBoundingClientRect();
       const frame = document.querySelector('#stage iframe')!.getBoundingClientRect();
-      return { ok: frame.width > 100 && frame.right <= stage.right + 1 && frame.bottom <= window.innerHeight + 1, frame: frame.toJSON(), stage: stage.toJSON(), h: window.innerHeight };
+      return {
+        ok: frame.width > 100 && frame.right <= stage.right + 1 && frame.bottom <= window.innerHeight + 1,
+        frame: frame.toJSON(),
+        stage: stage.toJSON(),
+        h: window.innerHeight,
+      };
     });
     expect(fits.ok, JSON.stringify(fits)).toBe(true);
     await page.screenshot({ path: join(shots, 'controls-fit.png') });
@@ -93,9 +105,11 @@ describe('the player controls', () => {
     expect(items.filter((t) => t.endsWith(' click')).length).toBeGreaterThanOrEqual(2);
     // Text from the recording is text: no link anywhere in the list.
     expect(await page.locator('#markers a').count()).toBe(0);
-    const idle = await page.locator('#timeline .idle').evaluateAll((spans) =>
-      spans.map((s) => [parseFloat((s as HTMLElement).style.left), parseFloat((s as HTMLElement).style.width)]),
-    );
+    const idle = await page
+      .locator('#timeline .idle')
+      .evaluateAll((spans) =>
+        spans.map((s) => [parseFloat((s as HTMLElement).style.left), parseFloat((s as HTMLElement).style.width)]),
+      );
     const end = await total();
     const { idleFrom } = await controlsPage();
     expect(idle).toHaveLength(1);

@@ -29,14 +29,24 @@ afterAll(async () => {
 const writePageHere = (replayId: string, events: unknown[]): Promise<string> => writePage(dir, replayId, events);
 const offline = (): ReturnType<typeof offlineContext> => offlineContext(browser);
 
-type ReplayerHandle = { replayer: { pause(t?: number): void; getCurrentTime(): number; getMetaData(): { totalTime: number } } };
+type ReplayerHandle = {
+  replayer: { pause(t?: number): void; getCurrentTime(): number; getMetaData(): { totalTime: number } };
+};
 
 describe('defect 1: nothing from the recording runs, nothing leaves the page', () => {
   it('plays a recorded hostile page without running any vector or making any request', async () => {
     const events = await recordHostile();
     // The recording really holds the vectors, in the snapshot and in mutations.
     const recorded = JSON.stringify(events);
-    for (const needle of ['onerror', 'onanimationstart', 'ontoggle', 'srcdoc', 'javascript:', 'refresh', 'pwned:m-img']) {
+    for (const needle of [
+      'onerror',
+      'onanimationstart',
+      'ontoggle',
+      'srcdoc',
+      'javascript:',
+      'refresh',
+      'pwned:m-img',
+    ]) {
       expect(recorded).toContain(needle);
     }
 
@@ -46,7 +56,9 @@ describe('defect 1: nothing from the recording runs, nothing leaves the page', (
     const messages: string[] = [];
     await page.exposeFunction('__seenMessage', (m: string) => messages.push(m));
     await page.addInitScript(() => {
-      window.addEventListener('message', (e) => (window as unknown as { __seenMessage(m: string): void }).__seenMessage(String(e.data)));
+      window.addEventListener('message', (e) =>
+        (window as unknown as { __seenMessage(m: string): void }).__seenMessage(String(e.data)),
+      );
     });
     await ready(page, file);
     await page.waitForSelector('body[data-finished="true"]', { timeout: 20_000 });
@@ -61,7 +73,8 @@ describe('defect 1: nothing from the recording runs, nothing leaves the page', (
       for (const el of Array.from(doc.querySelectorAll('*'))) {
         for (const a of Array.from(el.attributes)) {
           const v = a.value.replace(/[\u0000-\u0020]/g, '');
-          if (/^on/i.test(a.name) || a.name === 'srcdoc' || /^javascript:/i.test(v)) bad.push(`${el.tagName} ${a.name}`);
+          if (/^on/i.test(a.name) || a.name === 'srcdoc' || /^javascript:/i.test(v))
+            bad.push(`${el.tagName} ${a.name}`);
         }
         const tag = el.tagName.toLowerCase();
         if (tag === 'meta' && el.hasAttribute('http-equiv')) bad.push('meta http-equiv');

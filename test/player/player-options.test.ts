@@ -26,7 +26,13 @@ beforeAll(async () => {
   browser = await launchChromium();
   const { id, events } = await sample('form-typing');
   file = await writePage(dir, id, events);
-  withOptions = await writePage(join(dir, 'options'), id, events, { width: 480, height: 300, autoPlay: false, speed: 2, skipInactive: false });
+  withOptions = await writePage(join(dir, 'options'), id, events, {
+    width: 480,
+    height: 300,
+    autoPlay: false,
+    speed: 2,
+    skipInactive: false,
+  });
   ({ context } = await offlineContext(browser, { width: 1280, height: 800 }));
 });
 
@@ -208,7 +214,10 @@ describe("the library's player options (OutputSpec.player)", () => {
   });
 
   it('resolveSettings checks them', () => {
-    expect(resolveSettings({ format: 'html', player: { width: 640, speed: 2 } }).output.player).toEqual({ width: 640, speed: 2 });
+    expect(resolveSettings({ format: 'html', player: { width: 640, speed: 2 } }).output.player).toEqual({
+      width: 640,
+      speed: 2,
+    });
     expect(() => resolveSettings({ player: { speed: 3 } })).toThrow(/player\.speed must be/);
     expect(() => resolveSettings({ player: { width: 50 } })).toThrow(/player\.width must be/);
   });
@@ -228,7 +237,8 @@ describe('window.player (rrweb-player shaped)', () => {
       page.evaluate((n) => (window as unknown as Win).told.filter((t) => t[0] === n).map((t) => t[1]), name);
     // Each function runs in the page, where its parameter's default is the page's window.
     const call = <T>(fn: (w?: Win) => T): Promise<T> => page.evaluate(fn as never) as Promise<T>;
-    const near = (values: unknown[], v: number, by: number): boolean => values.some((x) => Math.abs(Number(x) - v) < by);
+    const near = (values: unknown[], v: number, by: number): boolean =>
+      values.some((x) => Math.abs(Number(x) - v) < by);
 
     expect(await call((w: Win = window as unknown as Win) => w.player.ready())).toBe(true);
     const total = await call((w: Win = window as unknown as Win) => w.player.getMetaData().totalTime);
@@ -269,8 +279,12 @@ describe('window.player (rrweb-player shaped)', () => {
     expect((await shown(page)).stage.width).toBeGreaterThan(640);
 
     expect(await call((w: Win = window as unknown as Win) => w.player.getReplayer() === w.replayer)).toBe(true);
-    await expect(call((w: Win = window as unknown as Win) => w.player.addEventListener('no-such-event', () => {}))).rejects.toThrow(/no event no-such-event/);
-    await expect(call((w: Win = window as unknown as Win) => w.player.goto(Number.NaN))).rejects.toThrow(/finite number/);
+    await expect(
+      call((w: Win = window as unknown as Win) => w.player.addEventListener('no-such-event', () => {})),
+    ).rejects.toThrow(/no event no-such-event/);
+    await expect(call((w: Win = window as unknown as Win) => w.player.goto(Number.NaN))).rejects.toThrow(
+      /finite number/,
+    );
     // A handler that throws does not stop the player or the other handlers.
     const before = (await told('ui-update-current-time')).length;
     await call((w: Win = window as unknown as Win) => {

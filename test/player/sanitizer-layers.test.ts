@@ -17,7 +17,14 @@ import { PLAYER_SCRIPT } from '../../sinks/player/player-script.js';
 import { offlineContext, ready, sample, shots, writePage } from './helpers.js';
 
 type Ev = { type: number; data: Record<string, unknown>; timestamp: number };
-type Node = { type: number; id: number; tagName?: string; attributes?: Record<string, unknown>; childNodes?: Node[]; textContent?: string };
+type Node = {
+  type: number;
+  id: number;
+  tagName?: string;
+  attributes?: Record<string, unknown>;
+  childNodes?: Node[];
+  textContent?: string;
+};
 
 let dir: string;
 let browser: Browser;
@@ -30,11 +37,29 @@ const GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
 const run = (name: string): string => `top.postMessage('pwned:${name}','*')`;
 const leak = (name: string): string => `http://leak.test/${name}`;
 
-const el = (id: number, tagName: string, attributes: Record<string, unknown> = {}, childNodes: Node[] = []): Node => ({ type: 2, id, tagName, attributes, childNodes });
+const el = (id: number, tagName: string, attributes: Record<string, unknown> = {}, childNodes: Node[] = []): Node => ({
+  type: 2,
+  id,
+  tagName,
+  attributes,
+  childNodes,
+});
 const text = (id: number, textContent: string): Node => ({ type: 3, id, textContent });
-const box = (id: number, domId: string, style = ''): Node => el(id, 'div', { id: domId, style: `width:20px;height:20px;${style}` }, [text(id + 1, domId)]);
-const add = (parentId: number, node: Node): { parentId: number; nextId: null; node: Node } => ({ parentId, nextId: null, node });
-const mutation = (data: Record<string, unknown>): Record<string, unknown> => ({ source: 0, adds: [], removes: [], texts: [], attributes: [], ...data });
+const box = (id: number, domId: string, style = ''): Node =>
+  el(id, 'div', { id: domId, style: `width:20px;height:20px;${style}` }, [text(id + 1, domId)]);
+const add = (parentId: number, node: Node): { parentId: number; nextId: null; node: Node } => ({
+  parentId,
+  nextId: null,
+  node,
+});
+const mutation = (data: Record<string, unknown>): Record<string, unknown> => ({
+  source: 0,
+  adds: [],
+  removes: [],
+  texts: [],
+  attributes: [],
+  ...data,
+});
 
 /** The vectors of issue #29 item 5, as events after the form-typing sample's full snapshot. */
 function vectors(t0: number): Ev[] {
@@ -48,12 +73,20 @@ function vectors(t0: number): Ev[] {
     el(20_030, 'iframe', { src: xml }),
     el(20_040, 'iframe', { id: 'later' }),
     el(20_050, 'img', { srcset: `${GIF} 0.5x, ${leak('srcset-img')} 1x`, width: '20', height: '20' }),
-    el(20_060, 'picture', {}, [el(20_061, 'source', { srcset: `${GIF} 0.5x, ${leak('srcset-source')} 1x` }), el(20_062, 'img', { src: GIF, width: '20', height: '20' })]),
+    el(20_060, 'picture', {}, [
+      el(20_061, 'source', { srcset: `${GIF} 0.5x, ${leak('srcset-source')} 1x` }),
+      el(20_062, 'img', { src: GIF, width: '20', height: '20' }),
+    ]),
     el(20_070, 'link', { rel: 'preload', as: 'image', imagesrcset: `${GIF} 0.5x, ${leak('link-imagesrcset')} 1x` }),
     el(20_080, 'style', {}, [text(20_081, `@\\69mport "${leak('escaped-import')}";`)]),
     el(20_082, 'style', {}, [text(20_083, `#v-escape{background-image:u\\72l(${leak('escaped-url')})}`)]),
     box(20_084, 'v-escape'),
-    el(20_090, 'style', {}, [text(20_091, `#v-set{background-image:image-set("${leak('image-set-text')}" 1x)}#v-wset{background-image:-webkit-image-set("${leak('webkit-image-set-text')}" 1x)}`)]),
+    el(20_090, 'style', {}, [
+      text(
+        20_091,
+        `#v-set{background-image:image-set("${leak('image-set-text')}" 1x)}#v-wset{background-image:-webkit-image-set("${leak('webkit-image-set-text')}" 1x)}`,
+      ),
+    ]),
     box(20_092, 'v-set'),
     box(20_094, 'v-wset'),
     box(20_100, 'v-set-attribute', `background-image:image-set('${leak('image-set-attribute')}' 1x)`),
@@ -71,7 +104,12 @@ function vectors(t0: number): Ev[] {
       data: mutation({
         attributes: [
           { id: 20_040, attributes: { src: svgLater } },
-          { id: 20_110, attributes: { style: `width:20px;height:20px;background-image:image-set('${leak('image-set-mutation')}' 1x)` } },
+          {
+            id: 20_110,
+            attributes: {
+              style: `width:20px;height:20px;background-image:image-set('${leak('image-set-mutation')}' 1x)`,
+            },
+          },
           { id: 20_120, attributes: { style: { 'background-image': `image-set('${leak('image-set-diff')}' 1x)` } } },
         ],
       }),
@@ -80,18 +118,37 @@ function vectors(t0: number): Ev[] {
     {
       // The style text comes before its <style> parent in one mutation.
       type: 3,
-      data: mutation({ adds: [add(20_170, text(20_171, `#v-before-parent{background-image:url(${leak('before-parent')})}`)), add(BODY_ID, el(20_170, 'style'))] }),
+      data: mutation({
+        adds: [
+          add(20_170, text(20_171, `#v-before-parent{background-image:url(${leak('before-parent')})}`)),
+          add(BODY_ID, el(20_170, 'style')),
+        ],
+      }),
       timestamp: t0 + 1400,
     },
     {
       type: 3,
-      data: { source: 15, id: DOC_ID, styleIds: [7], styles: [{ styleId: 7, rules: [{ rule: `#v-adopted{background-image:url(${leak('adopted')})}`, index: 0 }] }] },
+      data: {
+        source: 15,
+        id: DOC_ID,
+        styleIds: [7],
+        styles: [{ styleId: 7, rules: [{ rule: `#v-adopted{background-image:url(${leak('adopted')})}`, index: 0 }] }],
+      },
       timestamp: t0 + 1600,
     },
-    { type: 3, data: { source: 10, family: 'leakfont', fontSource: `url(${leak('font')})`, buffer: false, descriptors: {} }, timestamp: t0 + 1800 },
     {
       type: 3,
-      data: { source: 9, id: 20_160, type: 0, commands: [{ property: 'drawImage', args: [{ rr_type: 'HTMLImageElement', src: leak('draw-image') }, 0, 0] }] },
+      data: { source: 10, family: 'leakfont', fontSource: `url(${leak('font')})`, buffer: false, descriptors: {} },
+      timestamp: t0 + 1800,
+    },
+    {
+      type: 3,
+      data: {
+        source: 9,
+        id: 20_160,
+        type: 0,
+        commands: [{ property: 'drawImage', args: [{ rr_type: 'HTMLImageElement', src: leak('draw-image') }, 0, 0] }],
+      },
       timestamp: t0 + 2000,
     },
   ];
@@ -112,13 +169,20 @@ beforeAll(async () => {
   // Both runs: the Replayer created as rrweb's canvas replay creates it, its iframe sandboxed with allow-scripts.
   const withScripts = PLAYER_SCRIPT.replace('UNSAFE_replayCanvas: scripted,', 'UNSAFE_replayCanvas: true,');
   const noSanitizer = withScripts.replace('function sanitize(event) {', 'function sanitize(event) {\n  return event;');
-  if (withScripts === PLAYER_SCRIPT || noSanitizer === withScripts) throw new Error('the player script changed: update the layer switches');
+  if (withScripts === PLAYER_SCRIPT || noSanitizer === withScripts)
+    throw new Error('the player script changed: update the layer switches');
   const csp = /<meta http-equiv="Content-Security-Policy" content="[^"]*">/;
   if (!csp.test(html)) throw new Error('no CSP meta in the page');
   const sanitizerAlone = join(dir, 'sanitizer-alone.html');
-  await writeFile(sanitizerAlone, html.replace(csp, '').replace(PLAYER_SCRIPT, () => withScripts));
+  await writeFile(
+    sanitizerAlone,
+    html.replace(csp, '').replace(PLAYER_SCRIPT, () => withScripts),
+  );
   const cspAlone = join(dir, 'csp-alone.html');
-  await writeFile(cspAlone, html.replace(sha(PLAYER_SCRIPT), sha(noSanitizer)).replace(PLAYER_SCRIPT, () => noSanitizer));
+  await writeFile(
+    cspAlone,
+    html.replace(sha(PLAYER_SCRIPT), sha(noSanitizer)).replace(PLAYER_SCRIPT, () => noSanitizer),
+  );
   pages = { shipped, sanitizerAlone, cspAlone };
 }, 60_000);
 
@@ -131,7 +195,10 @@ afterAll(async () => {
  * Plays a page to its end: what ran, what reached the network, what the CSP blocked, what the rebuilt document holds
  * of the vectors, the replay frame's sandbox.
  */
-async function play(file: string, shot: string): Promise<{ ran: string[]; requests: string[]; kept: string[]; sandbox: string | null; blocked: string[] }> {
+async function play(
+  file: string,
+  shot: string,
+): Promise<{ ran: string[]; requests: string[]; kept: string[]; sandbox: string | null; blocked: string[] }> {
   const { context, sent: requests } = await offlineContext(browser, { width: 1280, height: 900 });
   const page = await context.newPage();
   const messages: string[] = [];
@@ -142,12 +209,15 @@ async function play(file: string, shot: string): Promise<{ ran: string[]; reques
   });
   await page.exposeFunction('__seenMessage', (m: string) => messages.push(m));
   await page.addInitScript(() => {
-    window.addEventListener('message', (e) => (window as unknown as { __seenMessage(m: string): void }).__seenMessage(String(e.data)));
+    window.addEventListener('message', (e) =>
+      (window as unknown as { __seenMessage(m: string): void }).__seenMessage(String(e.data)),
+    );
   });
   await ready(page, file, '?paused');
   await page.waitForSelector('body[data-loaded="true"]');
   await page.evaluate(() => {
-    const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
+    const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } })
+      .replayer;
     r.pause(r.getMetaData().totalTime);
   });
   await page.waitForTimeout(1500);
@@ -157,10 +227,13 @@ async function play(file: string, shot: string): Promise<{ ran: string[]; reques
     const kept: string[] = [];
     const html = doc.documentElement.outerHTML;
     for (const m of html.match(/leak\.test\/[a-z-]+|pwned(?::|%3A)[a-z-]+/g) ?? []) kept.push(m);
-    for (const sheet of Array.from(doc.adoptedStyleSheets ?? [])) for (const rule of Array.from(sheet.cssRules)) if (/leak\.test/.test(rule.cssText)) kept.push(`adopted ${rule.cssText}`);
+    for (const sheet of Array.from(doc.adoptedStyleSheets ?? []))
+      for (const rule of Array.from(sheet.cssRules))
+        if (/leak\.test/.test(rule.cssText)) kept.push(`adopted ${rule.cssText}`);
     for (const sheet of Array.from(doc.styleSheets)) {
       try {
-        for (const rule of Array.from(sheet.cssRules)) if (/leak\.test/.test(rule.cssText)) kept.push(`sheet ${rule.cssText}`);
+        for (const rule of Array.from(sheet.cssRules))
+          if (/leak\.test/.test(rule.cssText)) kept.push(`sheet ${rule.cssText}`);
       } catch {
         kept.push('unreadable sheet');
       }
@@ -169,7 +242,13 @@ async function play(file: string, shot: string): Promise<{ ran: string[]; reques
   });
   await page.screenshot({ path: join(shots, shot) });
   await context.close();
-  return { ran: messages.filter((m) => m.startsWith('pwned')), requests, kept: [...new Set(seen.kept)], sandbox: seen.sandbox, blocked: [...blocked] };
+  return {
+    ran: messages.filter((m) => m.startsWith('pwned')),
+    requests,
+    kept: [...new Set(seen.kept)],
+    sandbox: seen.sandbox,
+    blocked: [...blocked],
+  };
 }
 
 describe('what the recording may not do: each layer alone', () => {
@@ -198,6 +277,15 @@ describe('what the recording may not do: each layer alone', () => {
     expect(r.ran).toEqual([]);
     expect(r.requests).toEqual([]);
     // What would have loaded was tried, and refused by the policy.
-    expect(r.blocked).toEqual(expect.arrayContaining([leak('srcset-img'), leak('image-set-diff'), leak('before-parent'), leak('adopted'), leak('font'), leak('draw-image')]));
+    expect(r.blocked).toEqual(
+      expect.arrayContaining([
+        leak('srcset-img'),
+        leak('image-set-diff'),
+        leak('before-parent'),
+        leak('adopted'),
+        leak('font'),
+        leak('draw-image'),
+      ]),
+    );
   });
 });

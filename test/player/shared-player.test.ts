@@ -24,14 +24,20 @@ let canvasMs = 0;
 let longCount = 0;
 
 beforeAll(async () => {
-  const events = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'expected', 'intl-image.json'), 'utf8')) as unknown[];
+  const events = JSON.parse(
+    await readFile(join(import.meta.dirname, '..', '..', 'samples', 'expected', 'intl-image.json'), 'utf8'),
+  ) as unknown[];
   const ndjson = events.map((e) => JSON.stringify(e)).join('\n') + '\n';
   // A canvas replay whose last ~45 s are canvas frames only (held back from the Replayer by the canvas window).
   const canvas = await playerPageEvents(3e6);
   canvasMs = canvas.at(-1)!.timestamp - canvas[0]!.timestamp;
   const canvasNdjson = canvas.map((e) => JSON.stringify(e)).join('\n') + '\n';
   // One large custom event (4 MB, multi-byte characters) among the sample's, the last line without its newline.
-  const big = { type: 5, timestamp: (events[2] as { timestamp: number }).timestamp + 1, data: { tag: 'big', payload: { text: 'é🙏'.repeat(700_000) } } };
+  const big = {
+    type: 5,
+    timestamp: (events[2] as { timestamp: number }).timestamp + 1,
+    data: { tag: 'big', payload: { text: 'é🙏'.repeat(700_000) } },
+  };
   const longNdjson = [...events.slice(0, 3), big, ...events.slice(3)].map((e) => JSON.stringify(e)).join('\n');
   longCount = events.length + 1;
   const { files } = playerAssets();
@@ -118,11 +124,14 @@ describe('shared player', () => {
     await page.waitForSelector('body[data-loaded="true"]');
     expect(await page.title()).toBe('r1 <x>');
     await page.evaluate(() => {
-      const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
+      const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } })
+        .replayer;
       r.pause(r.getMetaData().totalTime);
     });
     await page.waitForTimeout(300);
-    const text = await page.evaluate(() => (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument?.body?.innerText ?? '');
+    const text = await page.evaluate(
+      () => (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument?.body?.innerText ?? '',
+    );
     await context.close();
     expect(errors).toEqual([]);
     expect(text).toContain('Thanks 🙏 — 谢谢');
@@ -137,10 +146,22 @@ describe('shared player', () => {
     await page.goto(`${origin}/replays/long?paused`);
     await page.waitForSelector('body[data-loaded="true"]');
     const got = await page.evaluate(() => {
-      const r = (window as unknown as { replayer: { service: { state: { context: { events: { type: number; data: { tag?: string; payload?: { text: string } } }[] } } } } }).replayer;
+      const r = (
+        window as unknown as {
+          replayer: {
+            service: {
+              state: { context: { events: { type: number; data: { tag?: string; payload?: { text: string } } }[] } };
+            };
+          };
+        }
+      ).replayer;
       const all = r.service.state.context.events;
       const big = all.find((e) => e.type === 5 && e.data.tag === 'big');
-      return { count: all.length, length: big?.data.payload?.text.length, intact: big?.data.payload?.text.startsWith('é🙏é🙏') && big.data.payload.text.endsWith('é🙏') };
+      return {
+        count: all.length,
+        length: big?.data.payload?.text.length,
+        intact: big?.data.payload?.text.startsWith('é🙏é🙏') && big.data.payload.text.endsWith('é🙏'),
+      };
     });
     await context.close();
     expect(errors).toEqual([]);
@@ -157,7 +178,12 @@ describe('shared player', () => {
       const r = document.getElementById('stage')!.getBoundingClientRect();
       const player = (window as unknown as { player: { goto(t: number): void; getCurrentTime(): number } }).player;
       player.goto(1000);
-      return { width: r.width, height: r.height, speed: (document.getElementById('speed') as HTMLSelectElement).value, at: player.getCurrentTime() };
+      return {
+        width: r.width,
+        height: r.height,
+        speed: (document.getElementById('speed') as HTMLSelectElement).value,
+        at: player.getCurrentTime(),
+      };
     });
     await context.close();
     expect(shown.width).toBe(400);

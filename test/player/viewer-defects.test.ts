@@ -90,7 +90,13 @@ describe('the offline player (issue #29 defects)', () => {
       const a = doc.getElementById('lnk')!;
       const style = getComputedStyle(a);
       const text = getComputedStyle(doc.body);
-      return { href: a.getAttribute('href'), color: style.color, body: text.color, line: style.textDecorationLine, cursor: style.cursor };
+      return {
+        href: a.getAttribute('href'),
+        color: style.color,
+        body: text.color,
+        line: style.textDecorationLine,
+        cursor: style.cursor,
+      };
     });
     await page.screenshot({ path: join(shots, 'viewer-link.png') });
     expect(look.href).toBe('#');

@@ -41,7 +41,12 @@ interface Layout {
   stageSlack: number;
 }
 
-async function layoutAt(width: number, height: number, shot?: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Layout> {
+async function layoutAt(
+  width: number,
+  height: number,
+  shot?: string,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<Layout> {
   const { context } = await offlineContext(browser, { width, height });
   const page = await context.newPage();
   await page.emulateMedia({ colorScheme });
@@ -53,7 +58,9 @@ async function layoutAt(width: number, height: number, shot?: string, colorSchem
       const r = document.getElementById(id)!.getBoundingClientRect();
       return r.width > 0 && r.left >= 0 && r.right <= window.innerWidth + 0.5;
     };
-    const cut = ['play', 'seek', 'speed', 'skip', 'fullscreen', 'status', 'timeline', 'side'].filter((id) => !inside(id));
+    const cut = ['play', 'seek', 'speed', 'skip', 'fullscreen', 'status', 'timeline', 'side'].filter(
+      (id) => !inside(id),
+    );
     const stage = document.getElementById('stage')!.getBoundingClientRect();
     const side = document.getElementById('side')!.getBoundingClientRect();
     return {
@@ -78,17 +85,20 @@ describe('the player layout (issue #29 item 3)', () => {
     [1280, 800, 0.7, 1.25],
     [1920, 1080, 1.1, 1.9],
     [3840, 2160, 2.2, 3.8],
-  ])('at %i×%i px: scale in (%f, %f), every control in the window, nothing scrolls sideways', async (width, height, low, high) => {
-    const shot = width === 360 || width === 1280 || width === 1920 ? `layout-${width}.png` : undefined;
-    const l = await layoutAt(width, height, shot);
-    expect(l.cut).toEqual([]);
-    expect(l.scrollWidth).toBeLessThanOrEqual(l.width);
-    expect(l.frameRight).toBeLessThanOrEqual(l.width);
-    expect(l.scale).toBeGreaterThan(low);
-    expect(l.scale).toBeLessThan(high);
-    expect(l.sideBelow).toBe(width <= 720);
-    expect(l.stageSlack).toBeLessThan(4);
-  });
+  ])(
+    'at %i×%i px: scale in (%f, %f), every control in the window, nothing scrolls sideways',
+    async (width, height, low, high) => {
+      const shot = width === 360 || width === 1280 || width === 1920 ? `layout-${width}.png` : undefined;
+      const l = await layoutAt(width, height, shot);
+      expect(l.cut).toEqual([]);
+      expect(l.scrollWidth).toBeLessThanOrEqual(l.width);
+      expect(l.frameRight).toBeLessThanOrEqual(l.width);
+      expect(l.scale).toBeGreaterThan(low);
+      expect(l.scale).toBeLessThan(high);
+      expect(l.sideBelow).toBe(width <= 720);
+      expect(l.stageSlack).toBeLessThan(4);
+    },
+  );
 
   it.each([
     [360, 740],

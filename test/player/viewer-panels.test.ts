@@ -43,11 +43,20 @@ beforeAll(async () => {
     { type: 5, data: { tag: 'checkout', payload: { step: 2, note: MARKUP } }, timestamp: t0 + 2500 },
     {
       type: 6,
-      data: { plugin: 'rrweb/network@1', payload: { requests: [{ name: 'https://api.example/items', method: 'GET', status: 200, initiatorType: 'fetch' }] } },
+      data: {
+        plugin: 'rrweb/network@1',
+        payload: {
+          requests: [{ name: 'https://api.example/items', method: 'GET', status: 200, initiatorType: 'fetch' }],
+        },
+      },
       timestamp: t0 + 3000,
     },
   ];
-  rich = await writePage(dir, id, [...base, ...extra].sort((a, b) => a.timestamp - b.timestamp));
+  rich = await writePage(
+    dir,
+    id,
+    [...base, ...extra].sort((a, b) => a.timestamp - b.timestamp),
+  );
   plain = await writePage(join(dir, 'plain'), id, base);
   ({ context } = await offlineContext(browser, { width: 1280, height: 800 }));
   page = await context.newPage();
@@ -61,13 +70,19 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const time = (): Promise<number> => page.evaluate(() => (window as unknown as { replayer: { getCurrentTime(): number } }).replayer.getCurrentTime());
+const time = (): Promise<number> =>
+  page.evaluate(() => (window as unknown as { replayer: { getCurrentTime(): number } }).replayer.getCurrentTime());
 const visible = (list: string): Promise<string[]> => page.locator(`#${list} li:not([hidden])`).allTextContents();
 
 describe('the player panels (issue #29)', () => {
   it('console: every level, filtered by level and text, a click seeks and shows the payload as text', async () => {
     await page.click('#tabs button:text-is("Console")');
-    expect(await visible('console')).toEqual(['0:00:00 "started"', '0:00:01 "info line"', '0:00:01 "careful"', `0:00:02 "${MARKUP}"`]);
+    expect(await visible('console')).toEqual([
+      '0:00:00 "started"',
+      '0:00:01 "info line"',
+      '0:00:01 "careful"',
+      `0:00:02 "${MARKUP}"`,
+    ]);
     await page.selectOption('#console-level', 'warn');
     expect(await visible('console')).toEqual(['0:00:01 "careful"']);
     await page.selectOption('#console-level', '');
@@ -107,7 +122,9 @@ describe('the player panels (issue #29)', () => {
   it('N/P go to the next and previous marker, the current one is highlighted, the playhead follows', async () => {
     await page.keyboard.press('Home');
     await expect.poll(time).toBeLessThan(50);
-    const markers = (await page.locator('#markers button').evaluateAll((bs) => bs.map((b) => Number(b.getAttribute('data-time'))))).filter((t) => t > 50);
+    const markers = (
+      await page.locator('#markers button').evaluateAll((bs) => bs.map((b) => Number(b.getAttribute('data-time'))))
+    ).filter((t) => t > 50);
     await page.keyboard.press('n');
     await expect.poll(time).toBeGreaterThanOrEqual(markers[0]! - 5);
     expect(await time()).toBeLessThan(markers[0]! + 100);
@@ -118,7 +135,8 @@ describe('the player panels (issue #29)', () => {
     await expect.poll(time).toBeLessThan(markers[1]! - 5);
     const { left, total } = await page.evaluate(() => ({
       left: parseFloat((document.querySelector('#timeline .playhead') as HTMLElement).style.left),
-      total: (window as unknown as { replayer: { getMetaData(): { totalTime: number } } }).replayer.getMetaData().totalTime,
+      total: (window as unknown as { replayer: { getMetaData(): { totalTime: number } } }).replayer.getMetaData()
+        .totalTime,
     }));
     expect(left).toBeCloseTo(((await time()) / total) * 100, 0);
     expect(await page.locator('#timeline .density').count()).toBeGreaterThan(3);
@@ -128,7 +146,9 @@ describe('the player panels (issue #29)', () => {
     const other = await context.newPage();
     await ready(other, rich, '?t=3');
     await other.waitForSelector('body[data-loaded="true"]');
-    const at = await other.evaluate(() => (window as unknown as { replayer: { getCurrentTime(): number } }).replayer.getCurrentTime());
+    const at = await other.evaluate(() =>
+      (window as unknown as { replayer: { getCurrentTime(): number } }).replayer.getCurrentTime(),
+    );
     expect(at).toBeGreaterThanOrEqual(2990);
     expect(at).toBeLessThan(3100);
     expect(await other.textContent('#play')).toBe('Play');

@@ -47,9 +47,29 @@ describe('archive --redact', () => {
   const digest = compileRedactionPolicy(POLICY).digest;
 
   test('json, ndjson+gzip, html and version 2 outputs hold no personal string in any form; the manifest records the digest', async () => {
-    for (const [format, gzip, version] of [['json', false, '3'], ['ndjson', true, '3'], ['html', false, '3'], ['json', false, '2']] as const) {
+    for (const [format, gzip, version] of [
+      ['json', false, '3'],
+      ['ndjson', true, '3'],
+      ['html', false, '3'],
+      ['json', false, '2'],
+    ] as const) {
       const out = join(work.dir, `out-${format}-${version}`);
-      const args = ['--log-format', 'json', 'archive', '--out', out, '--settle', '0', '--format', format, '--file-version', version, '--redact', policyFile, ...(gzip ? ['--gzip'] : [])];
+      const args = [
+        '--log-format',
+        'json',
+        'archive',
+        '--out',
+        out,
+        '--settle',
+        '0',
+        '--format',
+        format,
+        '--file-version',
+        version,
+        '--redact',
+        policyFile,
+        ...(gzip ? ['--gzip'] : []),
+      ];
       const res = await runCli(args, sandboxEnv(sandbox));
       expect(res.code, res.stderr).toBe(0);
       const entry = lastById(await readManifest(out)).get(samples.replayId)!;
@@ -66,7 +86,8 @@ describe('archive --redact', () => {
 
   test('a resume counts a replay done only under the same policy: another policy, or none, exports it again', async () => {
     const out = join(work.dir, 'out-resume');
-    const run = (extra: string[]) => runCli(['--log-format', 'json', 'archive', '--out', out, '--settle', '0', ...extra], sandboxEnv(sandbox));
+    const run = (extra: string[]) =>
+      runCli(['--log-format', 'json', 'archive', '--out', out, '--settle', '0', ...extra], sandboxEnv(sandbox));
     let res = await run(['--redact', policyFile]);
     expect(outcomes(res.stderr), res.stderr).toEqual(['ok']);
     res = await run(['--redact', policyFile]);
@@ -75,7 +96,8 @@ describe('archive --redact', () => {
     const other = join(work.dir, 'policy-other.json');
     await writeFile(other, JSON.stringify({ ...POLICY, patterns: ['email'] }));
     // --dry-run decides the same way: done under this policy, to export under another.
-    const plan = async (extra: string[]) => JSON.parse((await run(['--dry-run', ...extra])).stdout) as { action: string; reason?: string };
+    const plan = async (extra: string[]) =>
+      JSON.parse((await run(['--dry-run', ...extra])).stdout) as { action: string; reason?: string };
     expect(await plan(['--redact', policyFile])).toMatchObject({ action: 'skip', reason: 'done' });
     expect(await plan(['--redact', other])).toMatchObject({ action: 'export' });
     res = await run(['--redact', other]);
@@ -109,7 +131,10 @@ describe('archive --redact', () => {
       expect(res.code, res.stderr).toBe(2);
       expect(res.stderr).toMatch(message);
     }
-    const missing = await runCli(['archive', '--out', out, '--redact', join(work.dir, 'nope.json')], sandboxEnv(sandbox));
+    const missing = await runCli(
+      ['archive', '--out', out, '--redact', join(work.dir, 'nope.json')],
+      sandboxEnv(sandbox),
+    );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read .*nope\.json.*ENOENT/);
     expect(await walk(work.dir)).not.toContain('out-bad/manifest.ndjson');
@@ -118,7 +143,9 @@ describe('archive --redact', () => {
 
 describe('export --redact of a real recording (the form-typing sample)', () => {
   test("the README's example: typed names, emails and text are masked in a stdout export; the events still parse", async () => {
-    const index = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'index.json'), 'utf8')) as { replays: { name: string; replay_id: string; expected: string }[] };
+    const index = JSON.parse(
+      await readFile(join(import.meta.dirname, '..', '..', 'samples', 'index.json'), 'utf8'),
+    ) as { replays: { name: string; replay_id: string; expected: string }[] };
     const sample = index.replays.find((r) => r.name === 'form-typing')!;
     const recorded = await readFile(join(import.meta.dirname, '..', '..', 'samples', sample.expected), 'utf8');
     const words = ['Ada', 'Lovelace', 'ada@example.com', 'Mathematician', 'engines'];

@@ -21,7 +21,11 @@ afterAll(async () => {
   samples?.cleanup();
 });
 
-const connection = () => ({ endpoint: sandbox.url, apiKey: sandbox.credentials.apiKey, secretKey: sandbox.credentials.secretKey });
+const connection = () => ({
+  endpoint: sandbox.url,
+  apiKey: sandbox.credentials.apiKey,
+  secretKey: sandbox.credentials.secretKey,
+});
 
 test('replayEvents with a policy yields the events redacted; without, as recorded', async () => {
   const redacted: unknown[] = [];
@@ -38,7 +42,12 @@ test('exportReplays takes a compiled policy; its result entry carries the digest
   const work = await tempDir('replay-export-redact-lib-');
   try {
     const results = [];
-    for await (const ev of exportReplays([samples.replayId], { ...connection(), out: work.dir, format: 'ndjson', redact: policy })) {
+    for await (const ev of exportReplays([samples.replayId], {
+      ...connection(),
+      out: work.dir,
+      format: 'ndjson',
+      redact: policy,
+    })) {
       if (ev.type === 'result') results.push(ev);
     }
     expect(results).toHaveLength(1);

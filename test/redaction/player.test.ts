@@ -54,7 +54,8 @@ async function playToEnd(file: string, shot: string) {
   await ready(page, file, '?paused');
   await page.waitForSelector('body[data-loaded="true"]');
   await page.evaluate(() => {
-    const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } }).replayer;
+    const r = (window as unknown as { replayer: { pause(t: number): void; getMetaData(): { totalTime: number } } })
+      .replayer;
     r.pause(r.getMetaData().totalTime);
   });
   await page.waitForTimeout(300);
@@ -66,7 +67,13 @@ async function playToEnd(file: string, shot: string) {
       text: doc?.body?.innerText ?? '',
       html: doc?.documentElement?.outerHTML ?? '',
       values,
-      block: block ? { width: block.getBoundingClientRect().width, height: block.getBoundingClientRect().height, children: block.childNodes.length } : null,
+      block: block
+        ? {
+            width: block.getBoundingClientRect().width,
+            height: block.getBoundingClientRect().height,
+            children: block.childNodes.length,
+          }
+        : null,
     };
   });
   await page.screenshot({ path: shot });
@@ -101,7 +108,9 @@ describe('redacted html pages play in Chromium', () => {
   test('the real form-typing sample: what was typed shows masked, the page is otherwise the same', async () => {
     const sandbox = await startSandbox({});
     try {
-      const index = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'samples', 'index.json'), 'utf8')) as { replays: { name: string; replay_id: string }[] };
+      const index = JSON.parse(
+        await readFile(join(import.meta.dirname, '..', '..', 'samples', 'index.json'), 'utf8'),
+      ) as { replays: { name: string; replay_id: string }[] };
       const id = index.replays.find((r) => r.name === 'form-typing')!.replay_id;
       const policy = { mask: ['input', 'textarea', '#status'], dropAttributes: ['placeholder'], patterns: ['email'] };
       const { file } = await exportPage(sandbox, id, policy, join(work.dir, 'form'));

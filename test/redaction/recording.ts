@@ -20,7 +20,18 @@ export const NICK = 'Jonathan Smithers';
 export const USER_ID = 'u-88412';
 
 /** Every string no byte of which may remain (each also checked in its encoded forms). */
-export const PERSONAL = [NAME, EMAIL, CARD, CARD.replace(/ /g, ''), PHONE, TOKEN, ADDRESS, NICK, USER_ID, 'Jonathan S.'];
+export const PERSONAL = [
+  NAME,
+  EMAIL,
+  CARD,
+  CARD.replace(/ /g, ''),
+  PHONE,
+  TOKEN,
+  ADDRESS,
+  NICK,
+  USER_ID,
+  'Jonathan S.',
+];
 
 export const POLICY: RedactionPolicySpec = {
   mask: ['.profile .user-name', '.profile > .nick', 'input'],
@@ -66,13 +77,32 @@ export function leaks(text: string): string[] {
 
 let nextId = 1;
 type Node = Record<string, unknown>;
-const el = (tagName: string, attributes: Record<string, string>, childNodes: Node[] = []): Node => ({ type: 2, tagName, attributes, childNodes, id: nextId++ });
-const text = (textContent: string, extra: Record<string, unknown> = {}): Node => ({ type: 3, textContent, id: nextId++, ...extra });
+const el = (tagName: string, attributes: Record<string, string>, childNodes: Node[] = []): Node => ({
+  type: 2,
+  tagName,
+  attributes,
+  childNodes,
+  id: nextId++,
+});
+const text = (textContent: string, extra: Record<string, unknown> = {}): Node => ({
+  type: 3,
+  textContent,
+  id: nextId++,
+  ...extra,
+});
 
 export interface Recording {
   events: Record<string, unknown>[];
   /** Ids the tests look at. */
-  ids: { profile: number; nameText: number; status: number; statusText: number; address: number; addressText: number; card: number };
+  ids: {
+    profile: number;
+    nameText: number;
+    status: number;
+    statusText: number;
+    address: number;
+    addressText: number;
+    card: number;
+  };
 }
 
 export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
@@ -84,7 +114,10 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
   const addressText = text(ADDRESS);
   const address = el('div', { class: 'address', style: 'width: 300px; height: 80px' }, [el('p', {}, [addressText])]);
   const card = el('input', { id: 'card', type: 'text', value: CARD });
-  const profile = el('div', { class: 'profile' }, [el('span', { class: 'user-name' }, [nameText]), el('p', {}, [text(`Write to ${EMAIL} any time`)])]);
+  const profile = el('div', { class: 'profile' }, [
+    el('span', { class: 'user-name' }, [nameText]),
+    el('p', {}, [text(`Write to ${EMAIL} any time`)]),
+  ]);
   const body = el('body', {}, [
     el('h1', {}, [text('Account')]),
     profile,
@@ -96,7 +129,9 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
     address,
     status,
   ]);
-  const head = el('head', {}, [el('style', {}, [text('.user-name { color: #333 } .address { background: #eee }', { isStyle: true })])]);
+  const head = el('head', {}, [
+    el('style', {}, [text('.user-name { color: #333 } .address { background: #eee }', { isStyle: true })]),
+  ]);
   const html = el('html', {}, [head, body]);
   const doc: Node = { type: 0, childNodes: [doctype, html], id: nextId++ };
   const ids = {
@@ -117,7 +152,16 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
     ev(2, { node: doc, initialOffset: { left: 0, top: 0 } }),
     ...CARD.split('').map((_, i) => inc({ source: 5, text: CARD.slice(0, i + 1), isChecked: false, id: ids.card })),
     // As rrweb records an added subtree: each node its own add, a parent before its children.
-    inc({ source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: ids.profile, nextId: null, node: nick }, { parentId: nick.id, nextId: null, node: text(NICK) }] }),
+    inc({
+      source: 0,
+      texts: [],
+      attributes: [],
+      removes: [],
+      adds: [
+        { parentId: ids.profile, nextId: null, node: nick },
+        { parentId: nick.id, nextId: null, node: text(NICK) },
+      ],
+    }),
     inc({ source: 0, texts: [{ id: ids.nameText, value: 'Jonathan S.' }], attributes: [], removes: [], adds: [] }),
     inc({
       source: 0,
@@ -143,7 +187,10 @@ export function makeRecording(t0 = Date.UTC(2026, 10, 20, 9, 0, 0)): Recording {
  * A samples folder (the sandbox's layout: index.json, expected/, files/<name>/v2|v3/) serving `events` as one replay
  * of two version 3 files (or one version 2 file, rrweb-packed).
  */
-export function recordingSamplesDir(name: string, events: readonly Record<string, unknown>[]): { dir: string; replayId: string; cleanup(): void } {
+export function recordingSamplesDir(
+  name: string,
+  events: readonly Record<string, unknown>[],
+): { dir: string; replayId: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'redaction-samples-'));
   const startMs = events[0]!.timestamp as number;
   const replayId = `0000000r-aaaa-4bbb-8ccc-000000000001/${startMs}`;

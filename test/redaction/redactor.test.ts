@@ -1,15 +1,30 @@
 import { describe, expect, test } from 'vitest';
-import { compileRedactionPolicy, PatternSet, redactBatches, RedactionError, RedactionPolicyError, ReplayRedactor, type RedactionPolicySpec } from '../../src/redaction/index.js';
+import {
+  compileRedactionPolicy,
+  PatternSet,
+  redactBatches,
+  RedactionError,
+  RedactionPolicyError,
+  ReplayRedactor,
+  type RedactionPolicySpec,
+} from '../../src/redaction/index.js';
 import { ADDRESS, b64, CARD, EMAIL, leaks, makeRecording, NAME, NICK, PHONE, POLICY, TOKEN } from './recording.js';
 
 type Ev = Record<string, any>;
 
 /** Runs events through one redactor; returns what comes out, parsed, and the raw outputs. */
-function redactAll(events: readonly unknown[], spec: RedactionPolicySpec = POLICY): { out: Ev[]; buffers: (Buffer | undefined)[]; inputs: Buffer[] } {
+function redactAll(
+  events: readonly unknown[],
+  spec: RedactionPolicySpec = POLICY,
+): { out: Ev[]; buffers: (Buffer | undefined)[]; inputs: Buffer[] } {
   const redactor = new ReplayRedactor(compileRedactionPolicy(spec));
   const inputs = events.map((e) => Buffer.from(JSON.stringify(e)));
   const buffers = inputs.map((b) => redactor.redact(b));
-  return { out: buffers.filter((b): b is Buffer => b !== undefined).map((b) => JSON.parse(b.toString('utf8')) as Ev), buffers, inputs };
+  return {
+    out: buffers.filter((b): b is Buffer => b !== undefined).map((b) => JSON.parse(b.toString('utf8')) as Ev),
+    buffers,
+    inputs,
+  };
 }
 
 function find(node: Ev, pred: (n: Ev) => boolean): Ev | undefined {
@@ -59,7 +74,9 @@ describe('redacting a recording with a policy', () => {
     expect(mutations[0]!.data.adds[1].node.textContent).toBe(NICK.replace(/\S/g, '*'));
     expect(mutations[1]!.data.texts).toEqual([{ id: ids.nameText, value: '******** **' }]);
     expect(mutations[2]!.data.texts[0].value).toBe(`Token ${'*'.repeat(TOKEN.length)} issued`);
-    expect(mutations[2]!.data.attributes).toEqual([{ id: ids.status, attributes: { 'aria-label': 'Call ** *** *** ****' } }]);
+    expect(mutations[2]!.data.attributes).toEqual([
+      { id: ids.status, attributes: { 'aria-label': 'Call ** *** *** ****' } },
+    ]);
     // What happens inside the block is gone: its text change and the node added under it.
     expect(mutations[3]!.data.texts).toEqual([]);
     expect(mutations[3]!.data.adds).toEqual([]);
@@ -67,7 +84,11 @@ describe('redacting a recording with a policy', () => {
 
   test('a custom payload is masked in its keys and values; events nothing matched keep their bytes', () => {
     const custom = out.find((e) => e.type === 5)!;
-    expect(custom.data.payload).toEqual({ card: '**** **** **** ****', ['*'.repeat(EMAIL.length)]: true, note: 'call ** *** *** ****' });
+    expect(custom.data.payload).toEqual({
+      card: '**** **** **** ****',
+      ['*'.repeat(EMAIL.length)]: true,
+      note: 'call ** *** *** ****',
+    });
     const click = { type: 3, data: { source: 2, type: 2, id: 99, x: 1, y: 2 }, timestamp: 5 };
     const r = redactAll([click]);
     expect(r.buffers[0]).toBe(r.inputs[0]);
@@ -78,16 +99,46 @@ describe('redacting a recording with a policy', () => {
     const r = redactAll([...events, inside]);
     expect(r.buffers.at(-1)).toBeUndefined();
     // After a new snapshot without the block, the same id is an ordinary node again.
-    const snapshot = { type: 2, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'p', attributes: {}, childNodes: [{ type: 3, textContent: 'hi', id: ids.addressText }], id: 2 }] } }, timestamp: 2 };
+    const snapshot = {
+      type: 2,
+      data: {
+        node: {
+          type: 0,
+          id: 1,
+          childNodes: [
+            {
+              type: 2,
+              tagName: 'p',
+              attributes: {},
+              childNodes: [{ type: 3, textContent: 'hi', id: ids.addressText }],
+              id: 2,
+            },
+          ],
+        },
+      },
+      timestamp: 2,
+    };
     const again = redactAll([...events, snapshot, { ...inside, data: { ...inside.data, text: 'plain' } }]);
     expect(again.out.at(-1)!.data.text).toBe('plain');
   });
 });
 
 describe('selectors', () => {
-  const doc = (body: Ev[]): Ev => ({ type: 2, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'body', attributes: {}, id: 2, childNodes: body }] } }, timestamp: 1 });
+  const doc = (body: Ev[]): Ev => ({
+    type: 2,
+    data: {
+      node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'body', attributes: {}, id: 2, childNodes: body }] },
+    },
+    timestamp: 1,
+  });
   let id = 10;
-  const el = (tagName: string, attributes: Record<string, string>, childNodes: Ev[] = []): Ev => ({ type: 2, tagName, attributes, childNodes, id: id++ });
+  const el = (tagName: string, attributes: Record<string, string>, childNodes: Ev[] = []): Ev => ({
+    type: 2,
+    tagName,
+    attributes,
+    childNodes,
+    id: id++,
+  });
   const t = (s: string): Ev => ({ type: 3, textContent: s, id: id++ });
   const texts = (e: Ev): string[] => {
     const all: string[] = [];
@@ -119,7 +170,16 @@ describe('selectors', () => {
     const child = t(NAME);
     const mutation = {
       type: 3,
-      data: { source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: parent.id, nextId: null, node: child }, { parentId: 12, nextId: null, node: parent }] },
+      data: {
+        source: 0,
+        texts: [],
+        attributes: [],
+        removes: [],
+        adds: [
+          { parentId: parent.id, nextId: null, node: child },
+          { parentId: 12, nextId: null, node: parent },
+        ],
+      },
       timestamp: 2,
     };
     const divId = (tree.data.node.childNodes[0].childNodes[0] as Ev).id as number;
@@ -137,7 +197,18 @@ describe('selectors', () => {
       nextId: null,
       node: { type: 0, id: id++, childNodes: [el('html', {}, [el('body', {}, [t(NAME)])])] },
     });
-    const mutation = { type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds: [attach(pay!), attach(chat!)], isAttachIframe: true }, timestamp: 2 };
+    const mutation = {
+      type: 3,
+      data: {
+        source: 0,
+        texts: [],
+        attributes: [],
+        removes: [],
+        adds: [attach(pay!), attach(chat!)],
+        isAttachIframe: true,
+      },
+      timestamp: 2,
+    };
     const { out } = redactAll([tree, mutation], { block: ['.pay'], mask: ['.chat'] });
     const adds = out[1]!.data.adds as Ev[];
     expect(adds).toHaveLength(1);
@@ -147,8 +218,20 @@ describe('selectors', () => {
   });
 
   test('selectors outside the subset, bad patterns and unknown fields are refused when the policy is loaded', () => {
-    for (const bad of [{ mask: ['li:hover'] }, { mask: ['a + b'] }, { mask: ['a ~ b'] }, { block: ['['] }, { patterns: ['ssn'] }, { patterns: [{ regex: '(' }] }, { patterns: [{ regex: 'a*' }] }, { masks: ['a'] }, { mask: 'a' }]) {
-      expect(() => compileRedactionPolicy(bad as RedactionPolicySpec), JSON.stringify(bad)).toThrow(RedactionPolicyError);
+    for (const bad of [
+      { mask: ['li:hover'] },
+      { mask: ['a + b'] },
+      { mask: ['a ~ b'] },
+      { block: ['['] },
+      { patterns: ['ssn'] },
+      { patterns: [{ regex: '(' }] },
+      { patterns: [{ regex: 'a*' }] },
+      { masks: ['a'] },
+      { mask: 'a' },
+    ]) {
+      expect(() => compileRedactionPolicy(bad as RedactionPolicySpec), JSON.stringify(bad)).toThrow(
+        RedactionPolicyError,
+      );
     }
   });
 });
@@ -188,14 +271,17 @@ describe('patterns', () => {
     expect(set.mask('4111 1111 1111 1112')).toBe('4111 1111 1111 1112');
     expect(set.mask(`call ${PHONE}`)).toBe('call ** *** *** ****');
     expect(set.mask('(415) 555-0132')).toBe('***** ********');
-    for (const plain of ['2026-11-24', 'width: 1024px', 'order 12345', '1795308171251']) expect(set.mask(plain)).toBe(plain);
+    for (const plain of ['2026-11-24', 'width: 1024px', 'order 12345', '1795308171251'])
+      expect(set.mask(plain)).toBe(plain);
   });
 });
 
 describe('the policy digest', () => {
   test('the same policy gives the same digest whatever its key order; any change gives another', () => {
     const a = compileRedactionPolicy({ mask: ['input'], patterns: ['email'] });
-    const b = compileRedactionPolicy(JSON.parse('{ "patterns": ["email"],   "mask": ["input"] }') as RedactionPolicySpec);
+    const b = compileRedactionPolicy(
+      JSON.parse('{ "patterns": ["email"],   "mask": ["input"] }') as RedactionPolicySpec,
+    );
     expect(a.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(b.digest).toBe(a.digest);
     expect(compileRedactionPolicy({ mask: ['input'], patterns: ['email', 'card'] }).digest).not.toBe(a.digest);
@@ -206,10 +292,25 @@ describe('the policy digest', () => {
 describe('hostile recordings', () => {
   test('a long chain of adds listed children first is taken in one pass, each under its real parent', () => {
     const n = 100_000;
-    const snapshot = { type: 2, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'div', attributes: { class: 'pii' }, childNodes: [], id: 2 }] } }, timestamp: 1 };
+    const snapshot = {
+      type: 2,
+      data: {
+        node: {
+          type: 0,
+          id: 1,
+          childNodes: [{ type: 2, tagName: 'div', attributes: { class: 'pii' }, childNodes: [], id: 2 }],
+        },
+      },
+      timestamp: 1,
+    };
     // Node 3 + k is the parent of node 4 + k; the list names the deepest first, the one under the div last.
     const adds = [];
-    for (let k = n - 1; k >= 0; k--) adds.push({ parentId: k === 0 ? 2 : 2 + k, nextId: null, node: { type: 2, tagName: 'span', attributes: {}, childNodes: [], id: 3 + k } });
+    for (let k = n - 1; k >= 0; k--)
+      adds.push({
+        parentId: k === 0 ? 2 : 2 + k,
+        nextId: null,
+        node: { type: 2, tagName: 'span', attributes: {}, childNodes: [], id: 3 + k },
+      });
     adds.push({ parentId: 2 + n, nextId: null, node: { type: 3, textContent: NAME, id: 3 + n } });
     const mutation = { type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds }, timestamp: 2 };
     const started = performance.now();
@@ -222,7 +323,8 @@ describe('hostile recordings', () => {
   test('an event that cannot be serialised again fails with its index in the replay, even one nothing changed', async () => {
     // A custom event nested 50,000 objects deep: JSON.parse takes it, JSON.stringify runs out of stack. Its bytes
     // cannot be proven to be what was looked at (a duplicated key deep inside would survive), so it is not passed.
-    const deep = (leaf: string): Buffer => Buffer.from(`{"type":5,"timestamp":1,"data":${'{"a":'.repeat(50_000)}"${leaf}"${'}'.repeat(50_000)}}`);
+    const deep = (leaf: string): Buffer =>
+      Buffer.from(`{"type":5,"timestamp":1,"data":${'{"a":'.repeat(50_000)}"${leaf}"${'}'.repeat(50_000)}}`);
     async function* batches(events: Buffer[]) {
       yield { events };
     }
@@ -257,7 +359,9 @@ describe('hostile recordings', () => {
     // The same data spelled otherwise (white space, escapes) is written as it is serialised; exact bytes pass as is.
     const redactor = new ReplayRedactor(compileRedactionPolicy({ patterns: ['email'] }));
     const spaced = Buffer.from('{ "type": 3, "data": {"source":2,"type":2,"id":9,"x":1,"y":2}, "timestamp": 3}');
-    expect(redactor.redact(spaced)!.toString()).toBe('{"type":3,"data":{"source":2,"type":2,"id":9,"x":1,"y":2},"timestamp":3}');
+    expect(redactor.redact(spaced)!.toString()).toBe(
+      '{"type":3,"data":{"source":2,"type":2,"id":9,"x":1,"y":2},"timestamp":3}',
+    );
     const exact = Buffer.from('{"type":3,"data":{"source":2,"type":2,"id":9,"x":1,"y":2},"timestamp":3}');
     expect(redactor.redact(exact)).toBe(exact);
   });
@@ -265,26 +369,65 @@ describe('hostile recordings', () => {
   test('names rrweb reads are left alone only where rrweb reads them; custom and plugin payloads are masked whole', () => {
     const spec: RedactionPolicySpec = { patterns: ['email', { regex: 'secret|fill' }] };
     const named = { level: EMAIL, tagName: EMAIL, property: EMAIL, plugin: EMAIL, rr_type: EMAIL, tag: 'secret' };
-    const consoleLog = { type: 6, data: { plugin: 'rrweb/console@1', payload: { level: 'log', trace: ['at fill (x.js:1)'], payload: [`"${EMAIL}"`] } }, timestamp: 3 };
+    const consoleLog = {
+      type: 6,
+      data: {
+        plugin: 'rrweb/console@1',
+        payload: { level: 'log', trace: ['at fill (x.js:1)'], payload: [`"${EMAIL}"`] },
+      },
+      timestamp: 3,
+    };
     const { out } = redactAll(
       [
         { type: 5, data: { tag: `secret ${EMAIL}`, payload: named }, timestamp: 1 },
         { type: 6, data: { plugin: 'my-plugin', payload: named }, timestamp: 2 },
         consoleLog,
         { type: 4, data: { href: `https://x.example/${EMAIL}`, width: 1, height: 1 }, timestamp: 0 },
-        { type: 2, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'fill', attributes: { title: EMAIL }, childNodes: [], id: 2 }] } }, timestamp: 4 },
-        { type: 3, data: { source: 9, id: 2, type: 0, commands: [{ property: 'fillText', args: [EMAIL, 1, 2] }, { property: 'drawImage', args: [{ rr_type: 'fill', src: 'x' }] }] }, timestamp: 5 },
+        {
+          type: 2,
+          data: {
+            node: {
+              type: 0,
+              id: 1,
+              childNodes: [{ type: 2, tagName: 'fill', attributes: { title: EMAIL }, childNodes: [], id: 2 }],
+            },
+          },
+          timestamp: 4,
+        },
+        {
+          type: 3,
+          data: {
+            source: 9,
+            id: 2,
+            type: 0,
+            commands: [
+              { property: 'fillText', args: [EMAIL, 1, 2] },
+              { property: 'drawImage', args: [{ rr_type: 'fill', src: 'x' }] },
+            ],
+          },
+          timestamp: 5,
+        },
         { type: 3, data: { source: 13, id: 2, index: [0], set: { property: 'fill', value: 'secret' } }, timestamp: 6 },
       ],
       spec,
     );
     expect(leaks(JSON.stringify(out))).toEqual([]);
     const stars = (s: string): string => s.replace(/\S/g, '*');
-    const maskedNames = { level: stars(EMAIL), tagName: stars(EMAIL), property: stars(EMAIL), plugin: stars(EMAIL), rr_type: stars(EMAIL), tag: '******' };
+    const maskedNames = {
+      level: stars(EMAIL),
+      tagName: stars(EMAIL),
+      property: stars(EMAIL),
+      plugin: stars(EMAIL),
+      rr_type: stars(EMAIL),
+      tag: '******',
+    };
     expect(out[0]!.data).toEqual({ tag: `****** ${stars(EMAIL)}`, payload: maskedNames });
     expect(out[1]!.data).toEqual({ plugin: 'my-plugin', payload: maskedNames });
     // rrweb's console plugin: the plugin name and the level are what the player dispatches on.
-    expect(out[2]!.data).toEqual({ plugin: 'rrweb/console@1', payload: { level: 'log', trace: ['at **** (x.js:1)'], payload: [`"${stars(EMAIL)}"`] } });
+    expect(out[2]!.data).toEqual({
+      plugin: 'rrweb/console@1',
+      payload: { level: 'log', trace: ['at **** (x.js:1)'], payload: [`"${stars(EMAIL)}"`] },
+    });
     expect(out[4]!.data.node.childNodes[0].tagName).toBe('fill');
     expect(out[5]!.data.commands).toEqual([
       { property: 'fillText', args: [stars(EMAIL), 1, 2] },
@@ -292,19 +435,43 @@ describe('hostile recordings', () => {
     ]);
     expect(out[6]!.data.set).toEqual({ property: 'fill', value: '******' });
     // A structural name holding an object is no shelter: what is under it is masked.
-    const hidden = redactAll([{ type: 3, data: { source: 9, id: 2, type: 0, commands: [{ property: { x: EMAIL }, args: [] }] }, timestamp: 5 }], spec);
+    const hidden = redactAll(
+      [
+        {
+          type: 3,
+          data: { source: 9, id: 2, type: 0, commands: [{ property: { x: EMAIL }, args: [] }] },
+          timestamp: 5,
+        },
+      ],
+      spec,
+    );
     expect(leaks(JSON.stringify(hidden.out))).toEqual([]);
   });
 
   test('card and phone numbers sent as JSON numbers are masked in custom and plugin payloads', () => {
-    const payload = { card: 4111111111111111, amex: 378282246310005, long: 4111111111111111111, phone: 4155550132, count: 3, price: 12.5, bad: 4111111111111112, neg: -4111111111111111 };
+    const payload = {
+      card: 4111111111111111,
+      amex: 378282246310005,
+      long: 4111111111111111111,
+      phone: 4155550132,
+      count: 3,
+      price: 12.5,
+      bad: 4111111111111112,
+      neg: -4111111111111111,
+    };
     const events = [
       { type: 5, data: { tag: 'order', payload }, timestamp: 1795308171251 },
       { type: 6, data: { plugin: 'p', payload: [4111111111111111, { n: 4155550132 }] }, timestamp: 1795308171252 },
       { type: 5, data: { tag: 'n', payload: 4111111111111111 }, timestamp: 1795308171253 },
     ];
     const cardOnly = redactAll(events, { patterns: ['card'] }).out;
-    expect(cardOnly[0]!.data.payload).toEqual({ ...payload, card: '*'.repeat(16), amex: '*'.repeat(15), long: '*'.repeat(19), neg: '*'.repeat(17) });
+    expect(cardOnly[0]!.data.payload).toEqual({
+      ...payload,
+      card: '*'.repeat(16),
+      amex: '*'.repeat(15),
+      long: '*'.repeat(19),
+      neg: '*'.repeat(17),
+    });
     expect(cardOnly[1]!.data.payload).toEqual(['*'.repeat(16), { n: 4155550132 }]);
     expect(cardOnly[2]!.data.payload).toBe('*'.repeat(16));
     // Timestamps and other numbers of rrweb's own are left alone.

@@ -40,13 +40,17 @@ const INPUTS: Array<[string, (size: number) => string]> = [
 ];
 
 describe('pattern scans over 4 MB adversarial strings', () => {
-  test.each(INPUTS)('%s: linear in counted steps', (_name, make) => {
-    const full = steps(make(SIZE));
-    const half = steps(make(SIZE / 2));
-    expect(full).toBeGreaterThanOrEqual(SIZE);
-    expect(full).toBeLessThanOrEqual(64 * SIZE);
-    expect(full / half).toBeLessThan(2.1);
-  }, 120_000);
+  test.each(INPUTS)(
+    '%s: linear in counted steps',
+    (_name, make) => {
+      const full = steps(make(SIZE));
+      const half = steps(make(SIZE / 2));
+      expect(full).toBeGreaterThanOrEqual(SIZE);
+      expect(full).toBeLessThanOrEqual(64 * SIZE);
+      expect(full / half).toBeLessThan(2.1);
+    },
+    120_000,
+  );
 
   test('what the scans find there is masked', () => {
     const text = b64('a@b.cc '.repeat(20_000));

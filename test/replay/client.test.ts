@@ -5,7 +5,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, Transport, ValidationError } from '../../src/http/index.js';
-import { MalformedResponseError, PageLoopError, SessionReplayClient, parseTimestamp, type ReplayRecord } from '../../src/replay/index.js';
+import {
+  MalformedResponseError,
+  PageLoopError,
+  SessionReplayClient,
+  parseTimestamp,
+  type ReplayRecord,
+} from '../../src/replay/index.js';
 import { FAST_RETRY, json, startTestServer, type TestServer } from '../http/helpers/test-server.js';
 
 let server: TestServer | undefined;
@@ -17,7 +23,11 @@ afterEach(async () => {
 });
 
 function clientFor(srv: TestServer): SessionReplayClient {
-  transport = new Transport({ endpoint: srv.url, credentials: { apiKey: 'key', secretKey: 'secret' }, retry: FAST_RETRY });
+  transport = new Transport({
+    endpoint: srv.url,
+    credentials: { apiKey: 'key', secretKey: 'secret' },
+    retry: FAST_RETRY,
+  });
   return new SessionReplayClient(transport);
 }
 
@@ -57,7 +67,15 @@ describe('listReplays paging', () => {
         });
       });
       const client = clientFor(server);
-      const got = await collect(client.listReplays({ sortOrder: order, pageSize: 2, platformId: 42, startTime: new Date(0), endTime: '2030-01-01T00:00:00Z' }));
+      const got = await collect(
+        client.listReplays({
+          sortOrder: order,
+          pageSize: 2,
+          platformId: 42,
+          startTime: new Date(0),
+          endTime: '2030-01-01T00:00:00Z',
+        }),
+      );
       expect(got.map((r) => r.replay_id)).toEqual(sorted.map((r) => r.replay_id));
       expect(server.requests).toHaveLength(4);
       expect(server.requests.map((r) => r.query.get('page_token'))).toEqual([null, ...TOKENS]);
@@ -93,7 +111,9 @@ describe('listReplays paging', () => {
   // Read-ahead against the sandbox, which counts the requests: test/replay/sandbox.test.ts.
   describe('read-ahead', () => {
     it('a repeated token still ends the listing after the page that carried it, with readAhead', async () => {
-      server = await startTestServer((_q, res) => json(res, 200, { session_replays: [rec(1)], next_page_token: 'same' }));
+      server = await startTestServer((_q, res) =>
+        json(res, 200, { session_replays: [rec(1)], next_page_token: 'same' }),
+      );
       const client = clientFor(server);
       const got: string[] = [];
       const err = await (async () => {
@@ -108,7 +128,8 @@ describe('listReplays paging', () => {
     // JSON can carry a lone surrogate ("\ud800"); it has no UTF-8 form, so it cannot be sent back.
     const odd = { ...rec(1), replay_id: 'dev-1/1700000000001\ud800' };
     server = await startTestServer((req, res) => {
-      if (req.url!.startsWith('/api/1/session-replays/files')) return json(res, 200, { files: [], next_page_token: 'f\udc00' });
+      if (req.url!.startsWith('/api/1/session-replays/files'))
+        return json(res, 200, { files: [], next_page_token: 'f\udc00' });
       json(res, 200, { session_replays: [odd], next_page_token: 'tok\ud800' });
     });
     const client = clientFor(server);
@@ -160,18 +181,24 @@ describe('record timestamps', () => {
 
 // Paging, page tokens, indexes, fresh URLs and the first page's 404 against the sandbox: test/replay/sandbox.test.ts.
 describe('files', () => {
-  const signed = (base: string, name: string) => `${base}/store/dev%2Fx/${name}?X-Amz-Signature=sig-${name}&X-Amz-Expires=900`;
+  const signed = (base: string, name: string) =>
+    `${base}/store/dev%2Fx/${name}?X-Amz-Signature=sig-${name}&X-Amz-Expires=900`;
 
   it('sends the replay id with its slash as %2F, version 3 and a token with +, / unchanged; keys are decoded paths', async () => {
     server = await startTestServer((req, res) => {
       const q = new URL(req.url!, 'http://x').searchParams;
       const base = `http://${req.headers.host}`;
-      if (q.get('page_token') === null) json(res, 200, { files: [signed(base, 'a.json.gz'), signed(base, 'b.json.gz')], next_page_token: 'p/2+' });
+      if (q.get('page_token') === null)
+        json(res, 200, { files: [signed(base, 'a.json.gz'), signed(base, 'b.json.gz')], next_page_token: 'p/2+' });
       else json(res, 200, { files: [{ url: signed(base, 'c.json.gz') }], next_page_token: null });
     });
     const client = clientFor(server);
     const files = await collect(client.listReplayFiles('devx/123', { pageSize: 2 }));
-    expect(files.map((f) => f.key)).toEqual(['/store/dev/x/a.json.gz', '/store/dev/x/b.json.gz', '/store/dev/x/c.json.gz']);
+    expect(files.map((f) => f.key)).toEqual([
+      '/store/dev/x/a.json.gz',
+      '/store/dev/x/b.json.gz',
+      '/store/dev/x/c.json.gz',
+    ]);
     const [p1, p2] = server.requests;
     expect(p1!.url).toContain('replay_id=devx%2F123');
     expect(p1!.query.get('version')).toBe('3');

@@ -10,7 +10,10 @@ import { errorOf, startRig, stopRig, type Rig } from './sandbox-rig.js';
 
 afterEach(stopRig);
 
-async function setup(endlessPages: 'list' | 'files', stallPages?: number): Promise<Rig & { client: SessionReplayClient }> {
+async function setup(
+  endlessPages: 'list' | 'files',
+  stallPages?: number,
+): Promise<Rig & { client: SessionReplayClient }> {
   const rig = await startRig({ endlessPages });
   return { ...rig, client: new SessionReplayClient(rig.transport, stallPages !== undefined ? { stallPages } : {}) };
 }
@@ -25,7 +28,7 @@ describe('a listing that brings no new record', () => {
     expect(sb.stats().listRequests).toBe(4);
   });
 
-  it("files: stops after 3 pages in a row with no new file key, naming the listing and the replay", async () => {
+  it('files: stops after 3 pages in a row with no new file key, naming the listing and the replay', async () => {
     const { sb, client } = await setup('files');
     const id = sb.replays()[0]!.replayId;
     const err = await errorOf(client.listReplayFiles(id, { pageSize: 1 }));
@@ -50,7 +53,11 @@ describe('a listing that brings no new record', () => {
       const base = { endpoint: sb.url, ...sb.credentials, ...FAST, out: work.dir, settleMs: 0, filesPageSize: 1 };
       const results: { outcome: string; code?: string }[] = [];
       for await (const ev of archiveReplays(base)) {
-        if (ev.type === 'result') results.push({ outcome: ev.outcome, ...(ev.entry?.status === 'failed' ? { code: ev.entry.error.code } : {}) });
+        if (ev.type === 'result')
+          results.push({
+            outcome: ev.outcome,
+            ...(ev.entry?.status === 'failed' ? { code: ev.entry.error.code } : {}),
+          });
       }
       expect(results).toHaveLength(sb.replays().length);
       expect(results.every((r) => r.outcome === 'failed' && r.code === 'listing_stalled')).toBe(true);

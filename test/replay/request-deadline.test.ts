@@ -14,21 +14,38 @@ const RETRY = { baseDelayMs: 5, maxDelayMs: 20 };
 
 describe('request deadline', () => {
   it('a list response at one byte per 50 ms ends at the deadline, after the retries', async () => {
-    const { sb, transport } = await startRig({ slowBodyMs: 50, slowBodyScope: 'api' }, { timeouts: { deadlineMs: 500 }, retry: { ...RETRY, retries: 1 } });
+    const { sb, transport } = await startRig(
+      { slowBodyMs: 50, slowBodyScope: 'api' },
+      { timeouts: { deadlineMs: 500 }, retry: { ...RETRY, retries: 1 } },
+    );
     const err = await errorOf(new SessionReplayClient(transport).listReplays({}));
     expect(err).toBeInstanceOf(TimeoutError);
-    expect(err).toMatchObject({ phase: 'deadline', timeoutMs: 500, retries: 1, path: expect.stringContaining('/api/1/session-replays') });
+    expect(err).toMatchObject({
+      phase: 'deadline',
+      timeoutMs: 500,
+      retries: 1,
+      path: expect.stringContaining('/api/1/session-replays'),
+    });
     expect((err as Error).message).toContain('deadline (500 ms)');
     expect(sb.stats().listRequests).toBe(2);
   });
 
   it('late headers end at the deadline too', async () => {
-    const { transport } = await startRig({ latencyMs: 3000 }, { timeouts: { deadlineMs: 300 }, retry: { ...RETRY, retries: 0 } });
-    await expect(new SessionReplayClient(transport).getReplaysPage({})).rejects.toMatchObject({ name: 'TimeoutError', phase: 'deadline' });
+    const { transport } = await startRig(
+      { latencyMs: 3000 },
+      { timeouts: { deadlineMs: 300 }, retry: { ...RETRY, retries: 0 } },
+    );
+    await expect(new SessionReplayClient(transport).getReplaysPage({})).rejects.toMatchObject({
+      name: 'TimeoutError',
+      phase: 'deadline',
+    });
   });
 
   it('a download body at one byte per 50 ms ends at the deadline with an error naming the object key', async () => {
-    const { sb, transport: t } = await startRig({ slowBodyMs: 50, slowBodyScope: 'storage' }, { timeouts: { deadlineMs: 500 }, retry: RETRY });
+    const { sb, transport: t } = await startRig(
+      { slowBodyMs: 50, slowBodyScope: 'storage' },
+      { timeouts: { deadlineMs: 500 }, retry: RETRY },
+    );
     const page = await new SessionReplayClient(t).getFilesPage(sb.replays()[0]!.replayId);
     const file = page.files[0]!;
     const err = await errorOf((await t.download(file.url)).body);

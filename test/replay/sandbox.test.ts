@@ -4,7 +4,12 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError, Transport, UrlExpiredError, ValidationError } from '../../src/http/index.js';
-import { isPlausibleReplayTime, SessionReplayClient, type PresignedFile, type ReplayRecord } from '../../src/replay/index.js';
+import {
+  isPlausibleReplayTime,
+  SessionReplayClient,
+  type PresignedFile,
+  type ReplayRecord,
+} from '../../src/replay/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 let sandbox: Sandbox;
@@ -32,7 +37,10 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** Runs `fn` with a client on a sandbox of its own (options the shared one does not have), then stops both. */
-async function withSandbox(options: SandboxOptions, fn: (sb: Sandbox, c: SessionReplayClient) => Promise<void>): Promise<void> {
+async function withSandbox(
+  options: SandboxOptions,
+  fn: (sb: Sandbox, c: SessionReplayClient) => Promise<void>,
+): Promise<void> {
   const sb = await startSandbox(options);
   const t = new Transport({ endpoint: sb.url, credentials: sb.credentials });
   try {
@@ -65,7 +73,10 @@ describe('against the sandbox', () => {
   });
 
   it('lists selected replays by id', async () => {
-    const ids = sandbox.replays().slice(0, 3).map((r) => r.replayId);
+    const ids = sandbox
+      .replays()
+      .slice(0, 3)
+      .map((r) => r.replayId);
     const got = await collect(client.listReplays({ replayIds: ids }));
     expect(got.map((r) => r.replay_id).sort()).toEqual([...ids].sort());
   });
@@ -194,7 +205,12 @@ describe('against the sandbox', () => {
       await it.return?.();
       const plain = await listed(false);
       expect(await listed(true)).toEqual(plain);
-      expect(plain.ids).toEqual(sandbox.replays().map((r) => r.replayId).reverse());
+      expect(plain.ids).toEqual(
+        sandbox
+          .replays()
+          .map((r) => r.replayId)
+          .reverse(),
+      );
     });
 
     it('without it, a consumer that stops within the first page costs no second request', async () => {
@@ -206,7 +222,10 @@ describe('against the sandbox', () => {
   });
 
   it('wrong credentials give AuthError naming the host', async () => {
-    const t = new Transport({ endpoint: sandbox.url, credentials: { apiKey: sandbox.credentials.apiKey, secretKey: 'wrong-secret' } });
+    const t = new Transport({
+      endpoint: sandbox.url,
+      credentials: { apiKey: sandbox.credentials.apiKey, secretKey: 'wrong-secret' },
+    });
     try {
       const err = (await collect(new SessionReplayClient(t).listReplays({})).catch((e: unknown) => e)) as AuthError;
       expect(err).toBeInstanceOf(AuthError);

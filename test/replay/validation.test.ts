@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Transport, ValidationError } from '../../src/http/index.js';
-import { SessionReplayClient, buildFilesParams, buildListParams, type ListReplaysQuery } from '../../src/replay/index.js';
+import {
+  SessionReplayClient,
+  buildFilesParams,
+  buildListParams,
+  type ListReplaysQuery,
+} from '../../src/replay/index.js';
 import { json, startTestServer, type TestServer } from '../http/helpers/test-server.js';
 
 let server: TestServer;
@@ -8,7 +13,9 @@ let transport: Transport;
 let client: SessionReplayClient;
 
 beforeAll(async () => {
-  server = await startTestServer((_q, res) => json(res, 200, { session_replays: [], files: [], next_page_token: null }));
+  server = await startTestServer((_q, res) =>
+    json(res, 200, { session_replays: [], files: [], next_page_token: null }),
+  );
   transport = new Transport({ endpoint: server.url, credentials: { apiKey: 'k', secretKey: 's' } });
   client = new SessionReplayClient(transport);
 });
@@ -28,7 +35,12 @@ const listCases: [string, ListReplaysQuery, string | null, string][] = [
   ['replay id that is just a slash', { replayIds: ['/'] }, null, 'replay_id'],
   ['empty replay id', { replayIds: [''] }, null, 'replay_id'],
   ['replay id with a lone high surrogate', { replayIds: ['dev/1700000000000\ud800'] }, null, 'replay_id'],
-  ['replay id with a lone low surrogate in the device part', { replayIds: ['d\udc00ev/1700000000000'] }, null, 'replay_id'],
+  [
+    'replay id with a lone low surrogate in the device part',
+    { replayIds: ['d\udc00ev/1700000000000'] },
+    null,
+    'replay_id',
+  ],
   ['page token with a lone surrogate', {}, 'tok\ud83d', 'page_token'],
   ['101 replay ids', { replayIds: ids(101) }, null, 'replay_id'],
   ['empty replay id list', { replayIds: [] }, null, 'replay_id'],
@@ -98,6 +110,11 @@ describe('files validation (no request is made)', () => {
 
   it('defaults: version 3, page size 100; max 1000', () => {
     expect(buildFilesParams('d/1', {})).toEqual({ replay_id: 'd/1', version: 3, page_size: 100 });
-    expect(buildFilesParams('d/1', { version: 2, pageSize: 1000 }, 't')).toEqual({ replay_id: 'd/1', version: 2, page_size: 1000, page_token: 't' });
+    expect(buildFilesParams('d/1', { version: 2, pageSize: 1000 }, 't')).toEqual({
+      replay_id: 'd/1',
+      version: 2,
+      page_size: 1000,
+      page_token: 't',
+    });
   });
 });

@@ -55,9 +55,17 @@ function comparable(e: Record<string, unknown>): Record<string, unknown> {
  * the recording and whose Content-Type, Content-Encoding and sha256 metadata agree with the bytes and the manifest.
  * Returns the outputs' bytes by key.
  */
-async function expectS3Outputs(sb: Sandbox, prefix: string, output: OutputSpec, manifestEntries = sb.replays().length): Promise<Map<string, Buffer>> {
+async function expectS3Outputs(
+  sb: Sandbox,
+  prefix: string,
+  output: OutputSpec,
+  manifestEntries = sb.replays().length,
+): Promise<Map<string, Buffer>> {
   const objects = await listObjects(s3.reader, `${prefix}/`);
-  const expectedKeys = sb.replays().map((r) => replayKey(r.replayId, output)).sort();
+  const expectedKeys = sb
+    .replays()
+    .map((r) => replayKey(r.replayId, output))
+    .sort();
   expect(outputKeys(objects, prefix)).toEqual(expectedKeys);
   expect(stagingLeftovers(objects, prefix)).toEqual([]);
   const manifest = await readS3Manifest(s3.reader, prefix);
@@ -66,7 +74,12 @@ async function expectS3Outputs(sb: Sandbox, prefix: string, output: OutputSpec, 
   const bodies = new Map<string, Buffer>();
   for (const r of sb.replays()) {
     const entry = last.get(r.replayId)!;
-    expect(entry, r.replayId).toMatchObject({ status: 'ok', key: replayKey(r.replayId, output), format: output.format, gzip: output.gzip });
+    expect(entry, r.replayId).toMatchObject({
+      status: 'ok',
+      key: replayKey(r.replayId, output),
+      format: output.format,
+      gzip: output.gzip,
+    });
     const object = await getObject(s3.reader, `${prefix}/${entry.key as string}`);
     expect(parseOutput(entry.key as string, object.body), r.replayId).toEqual(await readJson(r.expectedPath));
     expect(object.contentType).toBe(contentType(output));
@@ -97,7 +110,16 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       await keepStagingFolder(s3, prefix);
       const [remote, onDisk] = await Promise.all([
         // s3rver accepts the SDK's default CRC checksums too: one variant runs with them.
-        runCliSpawned(['archive', ...s3Flags(s3, prefix, output.format === 'ndjson' && output.gzip ? 'when-supported' : 'when-required'), ...formatFlags(output), '--settle', '0'], cliEnv(sb)),
+        runCliSpawned(
+          [
+            'archive',
+            ...s3Flags(s3, prefix, output.format === 'ndjson' && output.gzip ? 'when-supported' : 'when-required'),
+            ...formatFlags(output),
+            '--settle',
+            '0',
+          ],
+          cliEnv(sb),
+        ),
         runCliSpawned(['archive', '--out', local, ...formatFlags(output), '--settle', '0'], cliEnv(sb)),
       ]);
       expect(remote.code, remote.stderr).toBe(0);
@@ -105,12 +127,15 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       expect(remote.stderr).not.toContain('S3RVER');
       const bodies = await expectS3Outputs(sb, prefix, output);
       // Same layout and the very same bytes as the local folder.
-      expect((await walk(local)).filter((f) => f !== 'manifest.ndjson' && !f.startsWith('_manifest/'))).toEqual([...bodies.keys()].sort());
+      expect((await walk(local)).filter((f) => f !== 'manifest.ndjson' && !f.startsWith('_manifest/'))).toEqual(
+        [...bodies.keys()].sort(),
+      );
       for (const [key, body] of bodies) expect((await readFile(join(local, key))).equals(body), key).toBe(true);
       // Same manifest content (one entry per replay on both sides).
       const s3Manifest = [...lastById(await readS3Manifest(s3.reader, prefix)).values()].map(comparable);
       const localManifest = [...lastById(await readManifest(local)).values()].map(comparable);
-      const byId = (a: Record<string, unknown>, b: Record<string, unknown>): number => String(a.replay_id).localeCompare(String(b.replay_id));
+      const byId = (a: Record<string, unknown>, b: Record<string, unknown>): number =>
+        String(a.replay_id).localeCompare(String(b.replay_id));
       expect(s3Manifest.sort(byId)).toEqual(localManifest.sort(byId));
     });
     await Promise.all(runs);
@@ -126,16 +151,26 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const before = await listObjects(s3.reader, 'nightly/');
 
     const sent = s3.requests.length;
-    const second = await runCliSpawned(['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0', '--log-format', 'json'], cliEnv(sb));
+    const second = await runCliSpawned(
+      ['archive', ...s3Flags(s3, 'nightly'), '--gzip', '--settle', '0', '--log-format', 'json'],
+      cliEnv(sb),
+    );
     expect(second.code, second.stderr).toBe(0);
     // "Already done" comes from one listing of the outputs, not a HEAD per archived replay.
     const requests = s3.requests.slice(sent);
     expect(requests.filter((r) => r.startsWith('HEAD '))).toEqual([]);
-    const outputListings = requests.filter((r) => r.startsWith('GET ') && r.includes('list-type=2') && !r.includes('_manifest'));
+    const outputListings = requests.filter(
+      (r) => r.startsWith('GET ') && r.includes('list-type=2') && !r.includes('_manifest'),
+    );
     expect(outputListings.length).toBeGreaterThanOrEqual(1);
     expect(outputListings.length).toBeLessThanOrEqual(3);
     const n = sb.replays().length;
-    expect(summaryOf(second.stderr)).toMatchObject({ ok: 0, failed: 0, done_before: n, target: 's3://replays/nightly' });
+    expect(summaryOf(second.stderr)).toMatchObject({
+      ok: 0,
+      failed: 0,
+      done_before: n,
+      target: 's3://replays/nightly',
+    });
     const results = jsonLines(second.stderr).filter((l) => l.event === 'replay');
     expect(results.length).toBe(n);
     expect(results.every((l) => l.outcome === 'done-before')).toBe(true);
@@ -225,7 +260,12 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const last = lastById(manifest);
     expect(last.size).toBe(n);
     const objects = await listObjects(s3.reader, 'outage/');
-    expect(outputKeys(objects, 'outage')).toEqual(sb.replays().map((r) => replayKey(r.replayId, output)).sort());
+    expect(outputKeys(objects, 'outage')).toEqual(
+      sb
+        .replays()
+        .map((r) => replayKey(r.replayId, output))
+        .sort(),
+    );
     for (const r of sb.replays()) {
       const e = last.get(r.replayId)!;
       expect(e.status, r.replayId).toBe('ok');
@@ -238,14 +278,26 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
 
   test('a replay larger than a part goes up as a multipart upload through the CLI (--s3-part-size, --s3-queue-size)', async () => {
     // 12 events of ~1 MB each: a ~12 MB JSON output in 5 MiB parts (the sample replays are far smaller than a part).
-    const fx = makeSamplesDir([{ name: 'big', files: 4, startMs: Date.UTC(2026, 10, 20, 9, 0, 0), platformId: 1, padBytes: 1_000_000 }]);
+    const fx = makeSamplesDir([
+      { name: 'big', files: 4, startMs: Date.UTC(2026, 10, 20, 9, 0, 0), platformId: 1, padBytes: 1_000_000 },
+    ]);
     try {
       const sb = (sandbox = await startSandbox({ samplesDir: fx.dir }));
-      const flags = [...s3Flags(s3, 'multipart'), '--s3-part-size', String(5 * 1024 * 1024), '--s3-queue-size', '2', '--settle', '0'];
+      const flags = [
+        ...s3Flags(s3, 'multipart'),
+        '--s3-part-size',
+        String(5 * 1024 * 1024),
+        '--s3-queue-size',
+        '2',
+        '--settle',
+        '0',
+      ];
       const run = await runCliSpawned(['archive', ...flags], cliEnv(sb));
       expect(run.code, run.stderr).toBe(0);
       // Parts 1–3 of one multipart upload (to the staging key), then the copy to the final key.
-      const parts = s3.requests.filter((r) => r.startsWith('PUT ') && /[?&]partNumber=\d+/.test(r) && r.includes('uploadId='));
+      const parts = s3.requests.filter(
+        (r) => r.startsWith('PUT ') && /[?&]partNumber=\d+/.test(r) && r.includes('uploadId='),
+      );
       expect(parts.length).toBe(3);
       const id = fx.ids.get('big')!;
       const key = replayKey(id, { format: 'json', gzip: false });
@@ -265,7 +317,10 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
 
   test('S3 refusing the access key, or no S3 credentials at all: exit 3 naming the S3 error, nothing written', async () => {
     const sb = (sandbox = await startSandbox({}));
-    const wrongKey = cliEnv(sb, { AWS_ACCESS_KEY_ID: 'NOT-A-KEY-OF-THIS-STORE', AWS_SECRET_ACCESS_KEY: 'shh-do-not-print' });
+    const wrongKey = cliEnv(sb, {
+      AWS_ACCESS_KEY_ID: 'NOT-A-KEY-OF-THIS-STORE',
+      AWS_SECRET_ACCESS_KEY: 'shh-do-not-print',
+    });
     const noCredentials = cliEnv(sb, {
       AWS_SHARED_CREDENTIALS_FILE: join(work.dir, 'none'),
       AWS_CONFIG_FILE: join(work.dir, 'none'),
@@ -277,7 +332,10 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
       [wrongKey, /InvalidAccessKeyId/],
       [noCredentials, /CredentialsProviderError|credentials/i],
     ] as const) {
-      for (const command of [['archive', '--settle', '0'], ['export', sb.replays()[0]!.replayId]]) {
+      for (const command of [
+        ['archive', '--settle', '0'],
+        ['export', sb.replays()[0]!.replayId],
+      ]) {
         const run = await runCliSpawned([...command, ...s3Flags(s3, 'auth')], env);
         expect(run.code, run.stderr).toBe(3);
         expect(run.stderr).toMatch(reason);
@@ -297,7 +355,9 @@ describe('archive to S3 through the CLI (real s3rver, real sandbox)', () => {
     const before = await listObjects(s3.reader, 'torn/');
     const stopped = await runCliSpawned(['archive', ...flags], cliEnv(sb));
     expect(stopped.code, stopped.stderr).toBe(1);
-    expect(jsonLines(stopped.stderr).find((l) => l.event === 'fatal')?.msg).toContain('_manifest/dev/1/0000000000001-abc-0000000001.json');
+    expect(jsonLines(stopped.stderr).find((l) => l.event === 'fatal')?.msg).toContain(
+      '_manifest/dev/1/0000000000001-abc-0000000001.json',
+    );
     expect(await listObjects(s3.reader, 'torn/')).toEqual(before);
     await s3.reader.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: torn }));
     const resumed = await runCliSpawned(['archive', ...flags], cliEnv(sb));

@@ -12,7 +12,18 @@ import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { cleanEnv, runCli, runCliSpawned } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
-import { BUCKET, cliEnv, jsonLines, keepStagingFolder, listObjects, outputKeys, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
+import {
+  BUCKET,
+  cliEnv,
+  jsonLines,
+  keepStagingFolder,
+  listObjects,
+  outputKeys,
+  readS3Manifest,
+  s3Flags,
+  startS3,
+  type S3Server,
+} from './s3-helpers.js';
 import { archiveOfSink } from '../../sinks/archive.js';
 import { line } from '../sinks/helpers/entries.js';
 
@@ -49,37 +60,72 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     const platformId = all.find((r) => r.record.platform_id !== one.record.platform_id)!.record.platform_id;
     const users = all.filter((r) => r.record.platform_id === platformId);
     expect(users.length).toBe(2);
-    const byReplay = await runCliSpawned(['forget', ...s3Flags(s3, prefix), '--replay', one.replayId, '--log-format', 'json'], cliEnv(sb));
+    const byReplay = await runCliSpawned(
+      ['forget', ...s3Flags(s3, prefix), '--replay', one.replayId, '--log-format', 'json'],
+      cliEnv(sb),
+    );
     expect(byReplay.code, byReplay.stderr).toBe(0);
     expect(byReplay.stderr).not.toContain('S3RVER');
-    expect(jsonLines(byReplay.stderr).find((l) => l.event === 'forgotten')).toMatchObject({ replay_id: one.replayId, tombstone: true, removed: [replayKey(one.replayId, gz)] });
-    const byUser = await runCliSpawned(['forget', ...s3Flags(s3, prefix), '--user', String(platformId), '--reason', 'erasure request'], cliEnv(sb));
+    expect(jsonLines(byReplay.stderr).find((l) => l.event === 'forgotten')).toMatchObject({
+      replay_id: one.replayId,
+      tombstone: true,
+      removed: [replayKey(one.replayId, gz)],
+    });
+    const byUser = await runCliSpawned(
+      ['forget', ...s3Flags(s3, prefix), '--user', String(platformId), '--reason', 'erasure request'],
+      cliEnv(sb),
+    );
     expect(byUser.code, byUser.stderr).toBe(0);
     expect(byUser.stderr).toContain('2 replays forgotten, 2 outputs removed, 0 failed');
 
     const forgotten = new Set([one.replayId, ...users.map((r) => r.replayId)]);
     const after = await listObjects(s3.reader, `${prefix}/`);
-    const keptKeys = all.filter((r) => !forgotten.has(r.replayId)).map((r) => replayKey(r.replayId, gz)).sort();
+    const keptKeys = all
+      .filter((r) => !forgotten.has(r.replayId))
+      .map((r) => replayKey(r.replayId, gz))
+      .sort();
     expect(outputKeys(after, prefix)).toEqual(keptKeys);
     // The objects kept are the very same (etag and time), not rewritten.
     const byKey = new Map(before.map((o) => [o.key, o]));
-    for (const o of after.filter((x) => keptKeys.includes(x.key.slice(prefix.length + 1)))) expect(o).toEqual(byKey.get(o.key));
+    for (const o of after.filter((x) => keptKeys.includes(x.key.slice(prefix.length + 1))))
+      expect(o).toEqual(byKey.get(o.key));
 
     const manifest = await readS3Manifest(s3.reader, prefix);
     const last = lastById(manifest);
-    expect(last.get(one.replayId)).toMatchObject({ status: 'forgotten', scope: 'replay', reason: 'forget requested', removed_keys: [replayKey(one.replayId, gz)], platform_id: one.record.platform_id });
-    for (const r of users) expect(last.get(r.replayId)).toMatchObject({ status: 'forgotten', reason: 'erasure request', platform_id: platformId });
-    expect(last.get(`forgotten-user:${platformId}/`)).toMatchObject({ status: 'forgotten', scope: 'user', platform_id: platformId, reason: 'erasure request' });
+    expect(last.get(one.replayId)).toMatchObject({
+      status: 'forgotten',
+      scope: 'replay',
+      reason: 'forget requested',
+      removed_keys: [replayKey(one.replayId, gz)],
+      platform_id: one.record.platform_id,
+    });
+    for (const r of users)
+      expect(last.get(r.replayId)).toMatchObject({
+        status: 'forgotten',
+        reason: 'erasure request',
+        platform_id: platformId,
+      });
+    expect(last.get(`forgotten-user:${platformId}/`)).toMatchObject({
+      status: 'forgotten',
+      scope: 'user',
+      platform_id: platformId,
+      reason: 'erasure request',
+    });
 
-    const outputsOf = (objects: typeof after): typeof after => objects.filter((o) => !o.key.startsWith(`${prefix}/_manifest/`));
+    const outputsOf = (objects: typeof after): typeof after =>
+      objects.filter((o) => !o.key.startsWith(`${prefix}/_manifest/`));
     const stateOf = async (): Promise<Map<string, Record<string, unknown>>> =>
-      new Map([...lastById(await readS3Manifest(s3.reader, prefix))].map(([id, { objectKey: _where, ...e }]) => [id, e]));
+      new Map(
+        [...lastById(await readS3Manifest(s3.reader, prefix))].map(([id, { objectKey: _where, ...e }]) => [id, e]),
+      );
     const state = await stateOf();
     // Later runs: the same listing, then one with a new replay of the forgotten user. Nothing forgotten is exported
     // and no manifest object is added for it.
     const again = await runCliSpawned(['archive', ...flags, '--log-format', 'json'], cliEnv(sb));
     expect(again.code, again.stderr).toBe(0);
-    const skipped = jsonLines(again.stderr).filter((l) => l.event === 'replay' && l.reason === 'forgotten').map((l) => l.replay_id);
+    const skipped = jsonLines(again.stderr)
+      .filter((l) => l.event === 'replay' && l.reason === 'forgotten')
+      .map((l) => l.replay_id);
     expect(skipped.sort()).toEqual([...forgotten].sort());
     // Outputs untouched; the manifest's state the same (the run folded the tombstones into a snapshot, adding no entry).
     expect(outputsOf(await listObjects(s3.reader, `${prefix}/`))).toEqual(outputsOf(after));
@@ -90,7 +136,10 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
     sandbox = await startSandbox({ replicas: 6, extraReplays: [late] });
     const third = await runCliSpawned(['archive', ...flags, '--log-format', 'json'], cliEnv(sandbox));
     expect(third.code, third.stderr).toBe(0);
-    expect(jsonLines(third.stderr).find((l) => l.replay_id === late.replay_id)).toMatchObject({ outcome: 'skipped', reason: 'forgotten' });
+    expect(jsonLines(third.stderr).find((l) => l.replay_id === late.replay_id)).toMatchObject({
+      outcome: 'skipped',
+      reason: 'forgotten',
+    });
     expect(outputsOf(await listObjects(s3.reader, `${prefix}/`))).toEqual(outputsOf(after));
     expect(await stateOf()).toEqual(state);
   });
@@ -112,16 +161,41 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
 
   test("a shard reads every user's tombstone, though it fetches only its own replays' manifest objects, folded or not", async () => {
     const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-    const sink = createS3Sink(`s3://${BUCKET}/shards`, { endpoint: s3.endpoint, forcePathStyle: true, credentials, region: 'us-east-1' });
+    const sink = createS3Sink(`s3://${BUCKET}/shards`, {
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials,
+      region: 'us-east-1',
+    });
     // A user whose tombstone id falls in shard 0 of 2, and a replay of that user in shard 1.
     let user = 1000;
     while (shardOf(userTombstoneId(String(user)), 2) !== 0) user++;
     let n = 0;
     while (shardOf(`dev/${n}`, 2) !== 1) n++;
-    await sink.appendManifest(line({ replay_id: userTombstoneId(String(user)), status: 'forgotten', scope: 'user', platform_id: user, recorded_at: new Date().toISOString() }));
-    await sink.appendManifest(line({ replay_id: `dev/${n}`, status: 'ok', key: `dev/${n}.json`, platform_id: user, recorded_at: new Date().toISOString() }));
+    await sink.appendManifest(
+      line({
+        replay_id: userTombstoneId(String(user)),
+        status: 'forgotten',
+        scope: 'user',
+        platform_id: user,
+        recorded_at: new Date().toISOString(),
+      }),
+    );
+    await sink.appendManifest(
+      line({
+        replay_id: `dev/${n}`,
+        status: 'ok',
+        key: `dev/${n}.json`,
+        platform_id: user,
+        recorded_at: new Date().toISOString(),
+      }),
+    );
     const sent = s3.requests.length;
-    const state = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index: 1, count: 2 }, now: Date.now() });
+    const state = await readResumeState(archiveOfSink(sink).manifest, {
+      keyFor: (id) => `${id}.json`,
+      shard: { index: 1, count: 2 },
+      now: Date.now(),
+    });
     expect(state.forgotten({ replay_id: `dev/${n}`, platform_id: user })).toBe(true);
     expect(state.forgotten({ replay_id: 'later/1', platform_id: user })).toBe(true);
     // The shard fetched both objects (its replay's and the user's tombstone), nothing else was there to skip.
@@ -131,11 +205,19 @@ describe('forget on S3 through the CLI (real s3rver, real sandbox)', () => {
       const keep = layout === 'all' ? undefined : (id: string): boolean => shardOf(id, 2) === Number(layout[0]);
       expect((await sink.compactManifest!({ layout, ...(keep ? { keep } : {}) })).compacted, layout).toBe(true);
       for (const index of [0, 1]) {
-        const folded = await readResumeState(archiveOfSink(sink).manifest, { keyFor: (id) => `${id}.json`, shard: { index, count: 2 }, now: Date.now() });
+        const folded = await readResumeState(archiveOfSink(sink).manifest, {
+          keyFor: (id) => `${id}.json`,
+          shard: { index, count: 2 },
+          now: Date.now(),
+        });
         expect(folded.forgotten({ replay_id: 'later/1', platform_id: user }), `${layout} ${index}`).toBe(true);
       }
     }
-    expect((await listObjects(s3.reader, 'shards/_manifest/')).every((o) => o.key.startsWith('shards/_manifest/_snapshots/'))).toBe(true);
+    expect(
+      (await listObjects(s3.reader, 'shards/_manifest/')).every((o) =>
+        o.key.startsWith('shards/_manifest/_snapshots/'),
+      ),
+    ).toBe(true);
     await sink.close();
   });
 });

@@ -10,7 +10,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createS3Sink } from '../../sinks/s3.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { shardOf } from '../../src/pipeline/shard.js';
-import { entry, killFoldAfter, spawnFold, stateOfSink, STATUSES, timeFold, type FoldChild } from '../sinks/manifest-folds.js';
+import {
+  entry,
+  killFoldAfter,
+  spawnFold,
+  stateOfSink,
+  STATUSES,
+  timeFold,
+  type FoldChild,
+} from '../sinks/manifest-folds.js';
 import { BUCKET, listObjects, startS3, type S3Server } from './s3-helpers.js';
 
 let dir: string;
@@ -25,16 +33,19 @@ afterAll(async () => {
 });
 
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-const sinkAt = (prefix: string): Sink => createS3Sink(`s3://${BUCKET}/${prefix}`, { endpoint: s3.endpoint, credentials, forcePathStyle: true });
+const sinkAt = (prefix: string): Sink =>
+  createS3Sink(`s3://${BUCKET}/${prefix}`, { endpoint: s3.endpoint, credentials, forcePathStyle: true });
 
-const stateOf = (prefix: string, keep?: (id: string) => boolean): Promise<Map<string, ManifestEntry>> => stateOfSink(sinkAt(prefix), keep);
+const stateOf = (prefix: string, keep?: (id: string) => boolean): Promise<Map<string, ManifestEntry>> =>
+  stateOfSink(sinkAt(prefix), keep);
 
 const manifestObjects = async (prefix: string): Promise<string[]> =>
   (await listObjects(s3.reader, `${prefix}/_manifest/`)).map((o) => o.key.slice(prefix.length + 1));
 
 /** Appends in parallel batches (the order of one replay's entries kept by their times). */
 async function appendAll(sink: Sink, entries: ManifestEntry[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 50) await Promise.all(entries.slice(i, i + 50).map((e) => sink.appendManifest(e)));
+  for (let i = 0; i < entries.length; i += 50)
+    await Promise.all(entries.slice(i, i + 50).map((e) => sink.appendManifest(e)));
 }
 
 describe('S3 manifest compaction', () => {
@@ -43,7 +54,8 @@ describe('S3 manifest compaction', () => {
     const sink = sinkAt(prefix);
     const first: ManifestEntry[] = [];
     let t = 0;
-    for (let round = 0; round < 3; round++) for (let i = 0; i < 100; i++) first.push(entry(`dev-${i % 7}/${i}`, STATUSES[(i + round) % 3]!, t++));
+    for (let round = 0; round < 3; round++)
+      for (let i = 0; i < 100; i++) first.push(entry(`dev-${i % 7}/${i}`, STATUSES[(i + round) % 3]!, t++));
     await appendAll(sink, first);
     const before = await stateOf(prefix);
     expect(before.size).toBe(100);
@@ -95,7 +107,9 @@ describe('S3 manifest compaction', () => {
     let at = 0;
     const expected = new Map<string, ManifestEntry>();
     const more = async (n: number): Promise<void> => {
-      const batch = Array.from({ length: n }, () => entry(`d/${(at * 7) % 400}`, STATUSES[at % 3]!, at++, { event_count: at }));
+      const batch = Array.from({ length: n }, () =>
+        entry(`d/${(at * 7) % 400}`, STATUSES[at % 3]!, at++, { event_count: at }),
+      );
       await appendAll(sink, batch);
       for (const e of batch) expected.set(e.replay_id, e);
     };

@@ -11,7 +11,16 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import { leaks, makeRecording, POLICY, recordingSamplesDir } from '../redaction/recording.js';
 import { runCliSpawned } from '../cli/cli-helpers.js';
-import { cliEnv, getObject, jsonLines, keepStagingFolder, readS3Manifest, s3Flags, startS3, type S3Server } from './s3-helpers.js';
+import {
+  cliEnv,
+  getObject,
+  jsonLines,
+  keepStagingFolder,
+  readS3Manifest,
+  s3Flags,
+  startS3,
+  type S3Server,
+} from './s3-helpers.js';
 
 let sandbox: Sandbox;
 let s3: S3Server;
@@ -40,16 +49,36 @@ describe('archive --redact to S3', () => {
   test('the stored object holds no personal string; the manifest records the digest; a resume leaves it alone', async () => {
     const prefix = 'redacted';
     await keepStagingFolder(s3, prefix);
-    const args = ['--log-format', 'json', 'archive', ...s3Flags(s3, prefix), '--settle', '0', '--format', 'ndjson', '--gzip', '--redact', policyFile];
+    const args = [
+      '--log-format',
+      'json',
+      'archive',
+      ...s3Flags(s3, prefix),
+      '--settle',
+      '0',
+      '--format',
+      'ndjson',
+      '--gzip',
+      '--redact',
+      policyFile,
+    ];
     const first = await runCliSpawned(args, cliEnv(sandbox));
     expect(first.code, first.stderr).toBe(0);
     const entry = lastById(await readS3Manifest(s3.reader, prefix)).get(samples.replayId)!;
-    expect(entry).toMatchObject({ status: 'ok', redaction: compileRedactionPolicy(POLICY).digest, event_count: events.length });
+    expect(entry).toMatchObject({
+      status: 'ok',
+      redaction: compileRedactionPolicy(POLICY).digest,
+      event_count: events.length,
+    });
     const stored = await getObject(s3.reader, `${prefix}/${entry.key as string}`);
     expect(leaks(gunzipSync(stored.body).toString('utf8'))).toEqual([]);
 
     const again = await runCliSpawned(args, cliEnv(sandbox));
     expect(again.code, again.stderr).toBe(0);
-    expect(jsonLines(again.stderr).filter((l) => l.event === 'replay').map((l) => l.outcome)).toEqual(['done-before']);
+    expect(
+      jsonLines(again.stderr)
+        .filter((l) => l.event === 'replay')
+        .map((l) => l.outcome),
+    ).toEqual(['done-before']);
   });
 });

@@ -29,7 +29,13 @@ export interface S3Server {
 }
 
 export async function startS3(directory: string, port = 0): Promise<S3Server> {
-  const server = new S3rver({ address: '127.0.0.1', port, directory, silent: process.env.S3RVER_DEBUG !== '1', configureBuckets: [{ name: BUCKET }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port,
+    directory,
+    silent: process.env.S3RVER_DEBUG !== '1',
+    configureBuckets: [{ name: BUCKET }],
+  });
   // s3rver deletes the keys of a DeleteObjects request in parallel, each then removing its emptied folders: two keys
   // of one folder race on rmdir and the request fails (500). Real S3 has no folders; deletes are serialized here.
   const store = (server as unknown as { store: { deleteObject(bucket: string, key: string): Promise<void> } }).store;
@@ -98,13 +104,21 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
 }
 
 /** The CLI's S3 flags for `s3://BUCKET/<prefix>` on this server. */
-export function s3Flags(s3: S3Server, prefix: string, checksums: 'when-required' | 'when-supported' = 'when-required'): string[] {
+export function s3Flags(
+  s3: S3Server,
+  prefix: string,
+  checksums: 'when-required' | 'when-supported' = 'when-required',
+): string[] {
   return [
-    '--out', `s3://${BUCKET}/${prefix}`,
-    '--s3-endpoint', s3.endpoint,
+    '--out',
+    `s3://${BUCKET}/${prefix}`,
+    '--s3-endpoint',
+    s3.endpoint,
     '--s3-force-path-style',
-    '--s3-region', 'us-east-1',
-    '--s3-checksums', checksums,
+    '--s3-region',
+    'us-east-1',
+    '--s3-checksums',
+    checksums,
   ];
 }
 
@@ -135,7 +149,9 @@ export async function listObjects(client: S3Client, prefix: string): Promise<Lis
   const out: ListedObject[] = [];
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) {
       out.push({ key: o.Key!, etag: o.ETag ?? '', lastModified: o.LastModified?.getTime() ?? 0, size: o.Size ?? -1 });
     }
@@ -168,7 +184,10 @@ export function parseOutput(key: string, body: Buffer): unknown[] {
   const text = (key.endsWith('.gz') ? gunzipSync(body) : body).toString('utf8');
   if (/\.ndjson(\.gz)?$/.test(key)) {
     expect(text === '' || text.endsWith('\n')).toBe(true);
-    return text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as unknown);
+    return text
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as unknown);
   }
   return JSON.parse(text) as unknown[];
 }
@@ -177,7 +196,10 @@ export function parseOutput(key: string, body: Buffer): unknown[] {
  * The manifest entries under `prefix` as the README says to read them with common tools: the snapshots' lines (gzip
  * NDJSON under `_manifest/_snapshots/`, oldest first), then the log objects since (one entry each).
  */
-export async function readS3Manifest(client: S3Client, prefix: string): Promise<Array<Record<string, unknown> & { objectKey: string }>> {
+export async function readS3Manifest(
+  client: S3Client,
+  prefix: string,
+): Promise<Array<Record<string, unknown> & { objectKey: string }>> {
   const snapshots: Array<Record<string, unknown> & { objectKey: string }> = [];
   const log: Array<Record<string, unknown> & { objectKey: string }> = [];
   for (const o of await listObjects(client, `${prefix}/_manifest/`)) {

@@ -41,7 +41,13 @@ beforeAll(async () => {
   expect(res.code, res.stderr).toBe(0);
   view = await startViewServer({
     archive: `s3://${BUCKET}/${PREFIX}`,
-    s3: { endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', checksums: 'when-required', credentials: { accessKeyId: SECRET, secretAccessKey: SECRET } },
+    s3: {
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      checksums: 'when-required',
+      credentials: { accessKeyId: SECRET, secretAccessKey: SECRET },
+    },
   });
 }, 120_000);
 
@@ -62,7 +68,10 @@ describe('view of an S3 archive', () => {
       expect(index.body).toContain(encodeURIComponent(r.replayId));
       const events = await get(view, `/replays/${encodeURIComponent(r.replayId)}/events.ndjson`);
       expect(events.status, r.replayId).toBe(200);
-      const got = events.body.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+      const got = events.body
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown);
       expect(got).toEqual(JSON.parse(await readFile(r.expectedPath, 'utf8')));
       expect(events.body).not.toContain(SECRET);
     }
@@ -73,14 +82,27 @@ describe('view of an S3 archive', () => {
 
   it('a replay whose object is gone is a 404, the others still play', async () => {
     const [gone, kept] = sandbox.replays();
-    await s3.reader.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${PREFIX}/${replayKey(gone!.replayId, { format: 'json', gzip: true })}` }));
+    await s3.reader.send(
+      new DeleteObjectCommand({
+        Bucket: BUCKET,
+        Key: `${PREFIX}/${replayKey(gone!.replayId, { format: 'json', gzip: true })}`,
+      }),
+    );
     expect((await get(view, `/replays/${encodeURIComponent(gone!.replayId)}/events.ndjson`)).status).toBe(404);
     expect((await get(view, `/replays/${encodeURIComponent(kept!.replayId)}/events.ndjson`)).status).toBe(200);
   });
 
   it('the view command takes the S3 flags and serves the archive', async () => {
     const { child, done, url } = await spawnView(
-      ['view', `s3://${BUCKET}/${PREFIX}`, '--s3-endpoint', s3.endpoint, '--s3-force-path-style', '--s3-region', 'us-east-1'],
+      [
+        'view',
+        `s3://${BUCKET}/${PREFIX}`,
+        '--s3-endpoint',
+        s3.endpoint,
+        '--s3-force-path-style',
+        '--s3-region',
+        'us-east-1',
+      ],
       cliEnv(sandbox),
     );
     const body = await (await fetch(url)).text();

@@ -109,7 +109,9 @@ describe('samples/index.json', () => {
         expect(v2Sizes).not.toEqual(v3Sizes);
         expect(elements.map(unpackElement)).toEqual(expected);
         const shapes = new Set(
-          elements.map((el) => (typeof el !== 'string' ? 'object' : el[0] === '"' ? 'json-packed' : el[0] === '{' ? 'event-json' : 'packed')),
+          elements.map((el) =>
+            typeof el !== 'string' ? 'object' : el[0] === '"' ? 'json-packed' : el[0] === '{' ? 'event-json' : 'packed',
+          ),
         );
         expect(shapes.has('json-packed')).toBe(true);
       });
@@ -122,10 +124,13 @@ describe('samples/index.json', () => {
     for (const r of catalogue.replays) {
       for (const rel of r.files['2']) {
         for (const el of gunzipArray(rel)) {
-          shapes.add(typeof el !== 'string' ? 'object' : el[0] === '"' ? 'json-packed' : el[0] === '{' ? 'event-json' : 'packed');
+          shapes.add(
+            typeof el !== 'string' ? 'object' : el[0] === '"' ? 'json-packed' : el[0] === '{' ? 'event-json' : 'packed',
+          );
         }
       }
-      for (const e of readJson(r.expected) as Ev[]) if (e.type === 3 && e.data?.source !== undefined) sources.add(e.data.source);
+      for (const e of readJson(r.expected) as Ev[])
+        if (e.type === 3 && e.data?.source !== undefined) sources.add(e.data.source);
     }
     expect([...shapes].sort()).toEqual(['event-json', 'json-packed', 'object', 'packed']);
     // Mutation, MouseMove, MouseInteraction, Scroll, ViewportResize, Input, StyleSheetRule, CanvasMutation.

@@ -19,8 +19,18 @@ afterEach(async () => {
 });
 
 function clients(sb: Sandbox, options: TransportOptions = {}) {
-  transport = new Transport({ endpoint: sb.url, credentials: { ...sb.credentials }, retry: { baseDelayMs: 5, maxDelayMs: 50, retries: 8 }, ...options });
-  return { replay: new SessionReplayClient(transport), feedback: new FeedbackClient(transport), dashboard: new DashboardClient(transport), taxonomy: new TaxonomyClient(transport) };
+  transport = new Transport({
+    endpoint: sb.url,
+    credentials: { ...sb.credentials },
+    retry: { baseDelayMs: 5, maxDelayMs: 50, retries: 8 },
+    ...options,
+  });
+  return {
+    replay: new SessionReplayClient(transport),
+    feedback: new FeedbackClient(transport),
+    dashboard: new DashboardClient(transport),
+    taxonomy: new TaxonomyClient(transport),
+  };
 }
 
 /** Replay listings and file listings, feedback ingestions, dashboard queries and taxonomy reads, all started at once. */
@@ -46,13 +56,22 @@ describe('the API host concurrency limit', () => {
     // replay (3) + feedback (2) + dashboard (5) + taxonomy (2) reach the host's 5 together.
     expect(counters.peakInFlight).toBe(5);
     expect(sandbox.apiArrivals().every((a) => a.status === 200)).toBe(true);
-    expect(new Set(sandbox.apiArrivals().map((a) => a.family))).toEqual(new Set(['replay', 'feedback', 'dashboard', 'taxonomy']));
+    expect(new Set(sandbox.apiArrivals().map((a) => a.family))).toEqual(
+      new Set(['replay', 'feedback', 'dashboard', 'taxonomy']),
+    );
   });
 
   it('a client that does not keep it gets 429s from the sandbox (the limit is enforced)', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
     // Fixed caps above the limit (adaptive windows off: they would find the limit and stay under it).
-    await burst(clients(sandbox, { hostConcurrency: 20, concurrency: { replay: 10, feedback: 10, dashboard: 10 }, adaptive: false }), sandbox);
+    await burst(
+      clients(sandbox, {
+        hostConcurrency: 20,
+        concurrency: { replay: 10, feedback: 10, dashboard: 10 },
+        adaptive: false,
+      }),
+      sandbox,
+    );
     expect(sandbox.apiCounters().concurrencyLimited).toBeGreaterThan(0);
     expect(sandbox.apiCounters().peakInFlight).toBe(5);
     const limited = sandbox.apiArrivals().filter((a) => a.status === 429);
@@ -82,7 +101,9 @@ describe('a 429 with Retry-After', () => {
     const pausedFrom = first429.answeredAt;
     // Requests already on their way when the 429 was answered may still land (a few ms); none is sent after it
     // until the 2 s are over.
-    const replayAfter = log.filter((a) => a.family === 'replay' && a.at > pausedFrom + 30).map((a) => a.at - pausedFrom);
+    const replayAfter = log
+      .filter((a) => a.family === 'replay' && a.at > pausedFrom + 30)
+      .map((a) => a.at - pausedFrom);
     expect(replayAfter.length).toBeGreaterThan(0);
     expect(Math.min(...replayAfter)).toBeGreaterThanOrEqual(1950);
     const feedbackDuring = log.filter((a) => a.family === 'feedback' && a.at > pausedFrom && a.at < pausedFrom + 1900);
@@ -96,7 +117,12 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
     // in flight, a window that starts at 6: the first burst meets the limit.
     sandbox = await startSandbox({ replicas: 199, apiConcurrency: 2, faults: { latencyMs: 20 } });
     const retries: Record<string, unknown>[] = [];
-    const c = clients(sandbox, { adaptive: { initial: { replay: 6 } }, concurrency: { replay: 8 }, hostConcurrency: 100, logger: (e) => void retries.push(e) });
+    const c = clients(sandbox, {
+      adaptive: { initial: { replay: 6 } },
+      concurrency: { replay: 8 },
+      hostConcurrency: 100,
+      logger: (e) => void retries.push(e),
+    });
     const ids = sandbox.replays().map((r) => r.replayId);
     let next = 0;
     await Promise.all(
@@ -116,8 +142,15 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
     const waits = retries.filter((e) => e.msg === 'retrying request');
     expect(waits.length).toBe(log.filter((a) => a.status === 429).length);
     for (const w of waits) {
-      expect(w).toMatchObject({ status: 429, delayMs: 1000, limitKind: 'concurrency', limit: 'concurrent requests across all REST endpoints' });
-      expect(w.what).toMatch(/^429 replay concurrency limit \(concurrent requests across all REST endpoints\), waiting 1 s, attempt \d\/9$/);
+      expect(w).toMatchObject({
+        status: 429,
+        delayMs: 1000,
+        limitKind: 'concurrency',
+        limit: 'concurrent requests across all REST endpoints',
+      });
+      expect(w.what).toMatch(
+        /^429 replay concurrency limit \(concurrent requests across all REST endpoints\), waiting 1 s, attempt \d\/9$/,
+      );
     }
     // The window was cut to the limit's neighbourhood (from 6), and every replay's files were listed.
     expect(transport!.limit('replay')).toBeLessThanOrEqual(3);
@@ -126,7 +159,11 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
 
   it('a rate 429 pauses the family: no request of it arrives within the Retry-After', async () => {
     // The sandbox's rateLimitEvery switch names a rate limit ("request rate"); the client reads its kind from the body.
-    sandbox = await startSandbox({ replicas: 39, apiConcurrency: 0, faults: { latencyMs: 20, rateLimitEvery: 10, retryAfterSeconds: 2 } });
+    sandbox = await startSandbox({
+      replicas: 39,
+      apiConcurrency: 0,
+      faults: { latencyMs: 20, rateLimitEvery: 10, retryAfterSeconds: 2 },
+    });
     const c = clients(sandbox, { adaptive: { initial: { replay: 4 } }, hostConcurrency: 100 });
     const ids = sandbox.replays().map((r) => r.replayId);
     const errors: unknown[] = [];
@@ -155,12 +192,22 @@ describe('the dashboard cost budget (1,000 per five minutes)', () => {
     { name: 'dashboard cost per hour', limit: 108_000, windowMs: 60 * 60_000 * SCALE + 300 },
   ];
   // Retention over 30 days costs 30 days × 1 condition × 8 = 240; seven of them 1,680.
-  const month = (i: number) => ({ start: '20261101', end: '20261130', startingEvent: { event_type: `start ${i}` }, returningEvent: { event_type: 'Sign Up' } });
+  const month = (i: number) => ({
+    start: '20261101',
+    end: '20261130',
+    startingEvent: { event_type: `start ${i}` },
+    returningEvent: { event_type: 'Sign Up' },
+  });
   const BURST = 7;
 
   it('a burst costing 1,680 gets no 429: the limit layer waits for the window', async () => {
     sandbox = await startSandbox({ timeScale: SCALE });
-    transport = new Transport({ endpoint: sandbox.url, credentials: { ...sandbox.credentials }, retry: { retries: 0 }, budgets: { dashboard: clientBudgets } });
+    transport = new Transport({
+      endpoint: sandbox.url,
+      credentials: { ...sandbox.credentials },
+      retry: { retries: 0 },
+      budgets: { dashboard: clientBudgets },
+    });
     const dashboard = new DashboardClient(transport);
     const results = await Promise.all(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
     expect(results).toHaveLength(BURST);
@@ -175,18 +222,31 @@ describe('the dashboard cost budget (1,000 per five minutes)', () => {
 
   it('the same burst without the client budget gets 429s naming the limit (the sandbox enforces it)', async () => {
     sandbox = await startSandbox({ timeScale: SCALE });
-    transport = new Transport({ endpoint: sandbox.url, credentials: { ...sandbox.credentials }, retry: { retries: 0 }, budgets: { dashboard: [] } });
+    transport = new Transport({
+      endpoint: sandbox.url,
+      credentials: { ...sandbox.credentials },
+      retry: { retries: 0 },
+      budgets: { dashboard: [] },
+    });
     const dashboard = new DashboardClient(transport);
     const settled = await Promise.allSettled(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
-    const refused = settled.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as unknown);
+    const refused = settled
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r as PromiseRejectedResult).reason as unknown);
     // The first four to arrive fit the window (960); the fifth does not. (Later ones may pass: after the first 429
     // the client holds the family back for the Retry-After, by then the window may have room.)
-    const statuses = sandbox.apiArrivals().filter((a) => a.family === 'dashboard').map((a) => a.status);
+    const statuses = sandbox
+      .apiArrivals()
+      .filter((a) => a.family === 'dashboard')
+      .map((a) => a.status);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 429]);
     expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const e of refused) {
       expect(e).toBeInstanceOf(RateLimitError);
-      expect(e).toMatchObject({ status: 429, limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 1000 per five minutes') });
+      expect(e).toMatchObject({
+        status: 429,
+        limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 1000 per five minutes'),
+      });
     }
     expect(sandbox.limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': refused.length });
   });
@@ -196,19 +256,36 @@ describe('a cost over a whole limit', () => {
   it('a dashboard query costing more than 1,000 is a 400 naming the limit, without Retry-After (no retry can succeed)', async () => {
     sandbox = await startSandbox();
     const auth = `Basic ${Buffer.from(`${sandbox.credentials.apiKey}:${sandbox.credentials.secretKey}`).toString('base64')}`;
-    const q = new URLSearchParams({ se: JSON.stringify({ event_type: 'a' }), re: JSON.stringify({ event_type: 'b' }), start: '20260101', end: '20260720' });
+    const q = new URLSearchParams({
+      se: JSON.stringify({ event_type: 'a' }),
+      re: JSON.stringify({ event_type: 'b' }),
+      start: '20260101',
+      end: '20260720',
+    });
     // 201 days × 1 condition × 8 (retention) = 1,608.
     const res = await fetch(`${sandbox.url}/api/2/retention?${q}`, { headers: { authorization: auth } });
     expect(res.status).toBe(400);
     expect(res.headers.get('retry-after')).toBeNull();
-    expect(await res.json()).toEqual({ error: { code: 'cost_exceeds_limit', message: expect.stringContaining('dashboard cost per 5 minutes limit: this query costs 1608, more than the whole limit of 1000'), limit: 'dashboard cost per 5 minutes' } });
+    expect(await res.json()).toEqual({
+      error: {
+        code: 'cost_exceeds_limit',
+        message: expect.stringContaining(
+          'dashboard cost per 5 minutes limit: this query costs 1608, more than the whole limit of 1000',
+        ),
+        limit: 'dashboard cost per 5 minutes',
+      },
+    });
   });
 });
 
 describe('the mapping limit (1500 mappings, not batches, per 30 s)', () => {
-  const batch = (n: number, from = 0) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ user_id: `u${from + i}`, global_user_id: 'g' })));
+  const batch = (n: number, from = 0) =>
+    JSON.stringify(Array.from({ length: n }, (_, i) => ({ user_id: `u${from + i}`, global_user_id: 'g' })));
   const post = (mapping: string) =>
-    fetch(`${sandbox!.url}/usermap`, { method: 'POST', body: new URLSearchParams({ api_key: sandbox!.credentials.apiKey, mapping }) });
+    fetch(`${sandbox!.url}/usermap`, {
+      method: 'POST',
+      body: new URLSearchParams({ api_key: sandbox!.credentials.apiKey, mapping }),
+    });
 
   it('counts mapping objects: 1499 and 1 pass, the next is refused with Retry-After and a body naming the limit', async () => {
     sandbox = await startSandbox();
@@ -217,11 +294,20 @@ describe('the mapping limit (1500 mappings, not batches, per 30 s)', () => {
     const third = await post(batch(1, 1500));
     expect(third.status).toBe(429);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(29);
-    expect(await third.json()).toEqual({ error: { code: 'rate_limited', message: expect.stringContaining('mappings per 30 seconds limit exceeded: 1500 per 30 seconds'), limit: 'mappings per 30 seconds' } });
+    expect(await third.json()).toEqual({
+      error: {
+        code: 'rate_limited',
+        message: expect.stringContaining('mappings per 30 seconds limit exceeded: 1500 per 30 seconds'),
+        limit: 'mappings per 30 seconds',
+      },
+    });
     // Group identify is not a mapping: not charged, not held.
     const identify = await fetch(`${sandbox.url}/groupidentify`, {
       method: 'POST',
-      body: new URLSearchParams({ api_key: sandbox.credentials.apiKey, identification: JSON.stringify([{ group_type: 't', group_value: 'v', group_properties: {} }]) }),
+      body: new URLSearchParams({
+        api_key: sandbox.credentials.apiKey,
+        identification: JSON.stringify([{ group_type: 't', group_value: 'v', group_properties: {} }]),
+      }),
     });
     expect(identify.status).toBe(200);
     expect(sandbox.limitRefusals()).toEqual({ 'mappings per 30 seconds': 1 });

@@ -8,7 +8,12 @@ afterEach(async () => {
   rig = undefined;
 });
 
-const INSTALL = { event_type: '[Adjust] install', idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239', platform: 'ios', user_properties: { campaign: 'winter' } };
+const INSTALL = {
+  event_type: '[Adjust] install',
+  idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239',
+  platform: 'ios',
+  user_properties: { campaign: 'winter' },
+};
 
 describe('sandbox attribution family over HTTP (AttributionClient)', () => {
   it('holds each event (no matching user yet), form-encoded or in the query, and drops it after 72 hours', async () => {
@@ -18,7 +23,10 @@ describe('sandbox attribution family over HTTP (AttributionClient)', () => {
     const answer = await attribution.send(INSTALL);
     expect(answer).toEqual({ status: 200, body: { code: 200, status: 'held' } });
     now += 3600_000;
-    await attribution.send({ event_type: 'install', adid: 'cdda802e-fb9c-47ad-9866-0794d394c912', platform: 'android' }, { encoding: 'query' });
+    await attribution.send(
+      { event_type: 'install', adid: 'cdda802e-fb9c-47ad-9866-0794d394c912', platform: 'android' },
+      { encoding: 'query' },
+    );
     expect(rig.sandbox.heldAttributions().map((h) => [h.event.event_type, h.receivedAt])).toEqual([
       ['[Adjust] install', Date.parse('2026-11-24T12:00:00Z')],
       ['install', Date.parse('2026-11-24T13:00:00Z')],
@@ -40,23 +48,35 @@ describe('sandbox attribution family over HTTP (AttributionClient)', () => {
       [JSON.stringify({ idfa: 'x' }), /event\.event_type must be a non-empty string/],
       [JSON.stringify({ event_type: 'install' }), /needs one of idfa, idfv, adid, android_app_set_id/],
       [JSON.stringify({ event_type: 'install', idfv: 7 }), /event\.idfv must be a string/],
-      [JSON.stringify({ event_type: 'install', adid: 'a', user_properties: 'x' }), /event\.user_properties must be an object/],
+      [
+        JSON.stringify({ event_type: 'install', adid: 'a', user_properties: 'x' }),
+        /event\.user_properties must be an object/,
+      ],
     ];
     for (const [text, message] of bad) {
       for (const where of ['form', 'query'] as const) {
-        const res = await rig.post('/attribution', { api_key: key, ...(text !== undefined ? { event: text } : {}) }, where);
+        const res = await rig.post(
+          '/attribution',
+          { api_key: key, ...(text !== undefined ? { event: text } : {}) },
+          where,
+        );
         expect(res.status, `${where} ${text}`).toBe(400);
         expect((res.body as { message: string }).message).toMatch(message);
       }
     }
-    const twice = await fetch(`${rig.sandbox.url}/attribution?api_key=${key}&event=${encodeURIComponent(JSON.stringify(INSTALL))}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ event: JSON.stringify(INSTALL) }).toString(),
-    });
+    const twice = await fetch(
+      `${rig.sandbox.url}/attribution?api_key=${key}&event=${encodeURIComponent(JSON.stringify(INSTALL))}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ event: JSON.stringify(INSTALL) }).toString(),
+      },
+    );
     expect(twice.status).toBe(400);
     expect(rig.sandbox.heldAttributions()).toEqual([]);
-    await expect(new AttributionClient(rig.transport()).send({ event_type: 'install' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(new AttributionClient(rig.transport()).send({ event_type: 'install' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     expect(rig.sandbox.stats().badRequests).toBe(bad.length * 2 + 1);
   });
 

@@ -16,7 +16,9 @@ afterEach(async () => {
 
 async function client(options: SandboxOptions = {}, secretKey?: string): Promise<DashboardClient> {
   rig = await FamilyRig.start(options);
-  return new DashboardClient(rig.transport(secretKey === undefined ? rig.sandbox.credentials : { ...rig.sandbox.credentials, secretKey }));
+  return new DashboardClient(
+    rig.transport(secretKey === undefined ? rig.sandbox.credentials : { ...rig.sandbox.credentials, secretKey }),
+  );
 }
 
 const WEEK = { start: '20261101', end: '20261107' };
@@ -46,11 +48,20 @@ describe('sandbox dashboard family: shapes', () => {
     expect(custom.xValues).toHaveLength(10);
     expect(custom.xValues[0]).toBe('[0m, 1m)');
     expect((custom.series[0] as number[]).length).toBe(10);
-    expect((await d.sessionLength({ ...WEEK, bins: { min: 0, max: 30, timeUnit: 'seconds' } })).xValues).toHaveLength(10);
+    expect((await d.sessionLength({ ...WEEK, bins: { min: 0, max: 30, timeUnit: 'seconds' } })).xValues).toHaveLength(
+      10,
+    );
     const defaults = await d.sessionLength(WEEK);
     expect(defaults.xValues).toEqual([
-      '[0ms, 3000ms)', '[3000ms, 10000ms)', '[10000ms, 30000ms)', '[30000ms, 60000ms)', '[60000ms, 180000ms)',
-      '[180000ms, 600000ms)', '[600000ms, 1800000ms)', '[1800000ms, 3600000ms)', '[3600000ms, 86400000ms)',
+      '[0ms, 3000ms)',
+      '[3000ms, 10000ms)',
+      '[10000ms, 30000ms)',
+      '[30000ms, 60000ms)',
+      '[60000ms, 180000ms)',
+      '[180000ms, 600000ms)',
+      '[600000ms, 1800000ms)',
+      '[1800000ms, 3600000ms)',
+      '[3600000ms, 86400000ms)',
     ]);
   });
 
@@ -60,25 +71,56 @@ describe('sandbox dashboard family: shapes', () => {
     expect(comp).toMatchObject({ xValues: ['Web', 'iOS', 'Android'], seriesLabels: ['platform'] });
     const events = await d.eventsList();
     expect(events.map((e) => e.value)).toEqual(['Page Viewed', 'Sign Up', 'Purchase Completed', 'Button Clicked']);
-    expect(events[0]).toEqual({ non_active: false, value: 'Page Viewed', totals: expect.any(Number), deleted: false, flow_hidden: false, hidden: false, display: 'Page Viewed' });
-    const seg = await d.eventSegmentation({ ...WEEK, event: { ...SIGN_UP, group_by: [{ type: 'user', value: 'platform' }] } });
+    expect(events[0]).toEqual({
+      non_active: false,
+      value: 'Page Viewed',
+      totals: expect.any(Number),
+      deleted: false,
+      flow_hidden: false,
+      hidden: false,
+      display: 'Page Viewed',
+    });
+    const seg = await d.eventSegmentation({
+      ...WEEK,
+      event: { ...SIGN_UP, group_by: [{ type: 'user', value: 'platform' }] },
+    });
     expect(seg.series).toHaveLength(3);
-    expect(seg.seriesLabels).toEqual([[0, 'Web'], [1, 'iOS'], [2, 'Android']]);
-    expect(seg.seriesCollapsed.map((c) => c[0]!.value)).toEqual((seg.series as number[][]).map((s) => s.reduce((a, b) => a + b, 0)));
-    const [group] = await d.funnel({ ...WEEK, events: [{ event_type: 'Page Viewed' }, SIGN_UP, { event_type: 'Purchase Completed' }] });
+    expect(seg.seriesLabels).toEqual([
+      [0, 'Web'],
+      [1, 'iOS'],
+      [2, 'Android'],
+    ]);
+    expect(seg.seriesCollapsed.map((c) => c[0]!.value)).toEqual(
+      (seg.series as number[][]).map((s) => s.reduce((a, b) => a + b, 0)),
+    );
+    const [group] = await d.funnel({
+      ...WEEK,
+      events: [{ event_type: 'Page Viewed' }, SIGN_UP, { event_type: 'Purchase Completed' }],
+    });
     expect(group!.events).toEqual(['Page Viewed', 'Sign Up', 'Purchase Completed']);
     expect(group!.cumulativeRaw).toHaveLength(3);
     expect(group!.cumulative[0]).toBe(1);
-    expect(group!.dayFunnels).toMatchObject({ xValues: DAYS, formattedXValues: ['Nov 01', 'Nov 02', 'Nov 03', 'Nov 04', 'Nov 05', 'Nov 06', 'Nov 07'] });
+    expect(group!.dayFunnels).toMatchObject({
+      xValues: DAYS,
+      formattedXValues: ['Nov 01', 'Nov 02', 'Nov 03', 'Nov 04', 'Nov 05', 'Nov 06', 'Nov 07'],
+    });
     const ret = await d.retention({ ...WEEK, startingEvent: SIGN_UP, returningEvent: { event_type: 'Page Viewed' } });
     expect(ret.seriesMeta).toEqual([{ segmentIndex: 0, eventIndex: 0 }]);
     expect(ret.series[0]!.dates).toEqual(DAYS);
     expect(ret.series[0]!.values['2026-11-01']).toHaveLength(7);
-    expect(ret.series[0]!.values['2026-11-07']).toEqual([{ count: expect.any(Number), outof: expect.any(Number), incomplete: true }]);
+    expect(ret.series[0]!.values['2026-11-07']).toEqual([
+      { count: expect.any(Number), outof: expect.any(Number), incomplete: true },
+    ]);
     expect(ret.series[0]!.combined[0]).toMatchObject({ retainedSetId: null, incomplete: false });
     const ltv = await d.revenueLtv(WEEK);
     expect(Object.keys(ltv.series[0]!.values)).toEqual(DAYS);
-    expect(ltv.series[0]!.values['2026-11-03']).toMatchObject({ r1d: expect.any(Number), r90d: expect.any(Number), count: expect.any(Number), paid: expect.any(Number), total_amount: expect.any(Number) });
+    expect(ltv.series[0]!.values['2026-11-03']).toMatchObject({
+      r1d: expect.any(Number),
+      r90d: expect.any(Number),
+      count: expect.any(Number),
+      paid: expect.any(Number),
+      total_amount: expect.any(Number),
+    });
     const rt = await d.realtime();
     expect(rt.seriesLabels).toEqual(['Today', 'Yesterday']);
     expect(rt.xValues).toHaveLength(288);
@@ -88,15 +130,28 @@ describe('sandbox dashboard family: shapes', () => {
 
   it('user search and user activity over the sandbox users; chart CSV as text', async () => {
     const d = await client();
-    expect(await d.userSearch('user-07')).toEqual({ matches: [{ user_id: 'user-07', platform_id: 100000007 }], type: 'match_user_or_device_id' });
+    expect(await d.userSearch('user-07')).toEqual({
+      matches: [{ user_id: 'user-07', platform_id: 100000007 }],
+      type: 'match_user_or_device_id',
+    });
     expect(await d.userSearch('device-02')).toMatchObject({ matches: [{ user_id: 'user-02' }] });
-    expect((await d.userSearch('user-1')).matches.map((m) => m.user_id)).toEqual(Array.from({ length: 10 }, (_, i) => `user-1${i}`));
+    expect((await d.userSearch('user-1')).matches.map((m) => m.user_id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `user-1${i}`),
+    );
     expect(await d.userSearch('nobody')).toEqual({ matches: [], type: 'nomatch' });
     const act = await d.userActivity(100000007);
-    expect(act.userData).toMatchObject({ user_id: 'user-07', canonical_platform_id: 100000007, device_ids: ['device-07'], last_location: { lat: expect.any(Number), lng: expect.any(Number) } });
+    expect(act.userData).toMatchObject({
+      user_id: 'user-07',
+      canonical_platform_id: 100000007,
+      device_ids: ['device-07'],
+      last_location: { lat: expect.any(Number), lng: expect.any(Number) },
+    });
     expect(act.events.length).toBe(act.userData.num_events);
     const csv = await d.chartCsv('abc123');
-    expect(csv.split('\r\n').slice(0, 2)).toEqual(['"Chart abc123"', '"Segment","Page Viewed","Sign Up","Purchase Completed"']);
+    expect(csv.split('\r\n').slice(0, 2)).toEqual([
+      '"Chart abc123"',
+      '"Segment","Page Viewed","Sign Up","Purchase Completed"',
+    ]);
     expect(await d.chartCsv('abc123')).toBe(csv);
   });
 });
@@ -120,13 +175,23 @@ describe('sandbox dashboard family: errors', () => {
     ] as const) {
       const res = await fetch(sandbox.url + query, { headers: { authorization: auth } });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: { code: 'invalid_parameter', message: expect.stringContaining(message) } });
+      expect(await res.json()).toEqual({
+        error: { code: 'invalid_parameter', message: expect.stringContaining(message) },
+      });
     }
-    await expect(d.userActivity(5)).rejects.toMatchObject({ status: 400, serverMessages: ['no user with platform id 5'] });
+    await expect(d.userActivity(5)).rejects.toMatchObject({
+      status: 400,
+      serverMessages: ['no user with platform id 5'],
+    });
     const steps = Array.from({ length: 21 }, (_, i) => ({ event_type: `step ${i}` }));
-    await expect(d.funnel({ start: '20261101', end: '20261101', events: steps })).rejects.toMatchObject({ status: 400, serverMessages: [expect.stringContaining('at most 20 funnel steps')] });
+    await expect(d.funnel({ start: '20261101', end: '20261101', events: steps })).rejects.toMatchObject({
+      status: 400,
+      serverMessages: [expect.stringContaining('at most 20 funnel steps')],
+    });
     await expect(d.chartCsv('not a chart')).rejects.toMatchObject({ status: 404 });
-    expect((await fetch(`${sandbox.url}/api/2/users`, { method: 'POST', headers: { authorization: auth } })).status).toBe(405);
+    expect(
+      (await fetch(`${sandbox.url}/api/2/users`, { method: 'POST', headers: { authorization: auth } })).status,
+    ).toBe(405);
   });
 });
 
@@ -138,7 +203,12 @@ describe('sandbox dashboard family: limits', () => {
     await d.retention(month);
     await d.activeUsers(WEEK); // 7 days × 1 × 1: still fits
     const err = await d.retention(month).catch((e: unknown) => e);
-    expect(err).toMatchObject({ status: 429, limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 300 per five minutes (this query costs 240; 247 spent') });
+    expect(err).toMatchObject({
+      status: 429,
+      limit: expect.stringContaining(
+        'dashboard cost per 5 minutes limit exceeded: 300 per five minutes (this query costs 240; 247 spent',
+      ),
+    });
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as Error).message).toContain('dashboard cost per 5 minutes limit exceeded');
     expect((err as Error).message).not.toContain(rig!.basicAuth().slice('Basic '.length));
@@ -151,7 +221,10 @@ describe('sandbox dashboard family: limits', () => {
     const d = await client({ limits: { userActivityPerHour: 2 } });
     await d.userSearch('user-01');
     await d.userActivity(100000001);
-    await expect(d.userSearch('user-01')).rejects.toMatchObject({ status: 429, limit: expect.stringContaining('user activity and user search queries per hour') });
+    await expect(d.userSearch('user-01')).rejects.toMatchObject({
+      status: 429,
+      limit: expect.stringContaining('user activity and user search queries per hour'),
+    });
     // The dashboard's own budgets are apart.
     await d.eventsList();
   });

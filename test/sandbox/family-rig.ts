@@ -42,8 +42,17 @@ export class FamilyRig {
   }
 
   /** A JSON request with the management key as a Bearer token, or the `authorization` given. */
-  async management(method: string, path: string, json?: unknown, authorization = `Bearer ${this.sandbox.credentials.managementKey}`): Promise<RawAnswer> {
-    const headers = { authorization, accept: 'application/json', ...(json !== undefined ? { 'content-type': 'application/json' } : {}) };
+  async management(
+    method: string,
+    path: string,
+    json?: unknown,
+    authorization = `Bearer ${this.sandbox.credentials.managementKey}`,
+  ): Promise<RawAnswer> {
+    const headers = {
+      authorization,
+      accept: 'application/json',
+      ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
+    };
     return this.send(method, path, headers, json !== undefined ? JSON.stringify(json) : undefined);
   }
 
@@ -51,7 +60,10 @@ export class FamilyRig {
   async send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
     const res = await fetch(`${this.sandbox.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
-    return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as unknown) : text };
+    return {
+      status: res.status,
+      body: res.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as unknown) : text,
+    };
   }
 
   async close(): Promise<void> {

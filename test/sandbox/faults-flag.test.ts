@@ -13,10 +13,16 @@ describe('parseFaultsFlag (sandbox --faults)', () => {
   });
 
   test('a JSON object, as the control route takes it', () => {
-    expect(parseFaultsFlag('{"latencyMs":20,"corruptFiles":["x/1"]}')).toEqual({ latencyMs: 20, corruptFiles: ['x/1'] });
+    expect(parseFaultsFlag('{"latencyMs":20,"corruptFiles":["x/1"]}')).toEqual({
+      latencyMs: 20,
+      corruptFiles: ['x/1'],
+    });
   });
 
-  test.each(['nope=1', 'rateLimitEvery', 'rateLimitEvery=-1', 'expireUrls=yes', '{"latencyMs":', '[1]'])('%j is refused', (text) => {
-    expect(() => parseFaultsFlag(text)).toThrow(FaultsError);
-  });
+  test.each(['nope=1', 'rateLimitEvery', 'rateLimitEvery=-1', 'expireUrls=yes', '{"latencyMs":', '[1]'])(
+    '%j is refused',
+    (text) => {
+      expect(() => parseFaultsFlag(text)).toThrow(FaultsError);
+    },
+  );
 });

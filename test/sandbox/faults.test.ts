@@ -16,7 +16,10 @@ const fileUrls = async (): Promise<string[]> =>
   (await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!]]), auth)).body.files;
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await request(`${sb.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await request(`${sb.url}${path}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.statusCode, body: await res.body.json() };
 }
 
@@ -26,7 +29,17 @@ beforeAll(async () => {
   auth = basic(sb.credentials.apiKey, sb.credentials.secretKey);
 });
 afterEach(() => {
-  sb.setFaults({ latencyMs: 0, rateLimitEvery: 0, serverErrorEvery: 0, resetEvery: 0, redirectEvery: 0, slowBodyMs: 0, endlessPages: 'none', retryAfterSeconds: 1, serverErrorScope: 'both' });
+  sb.setFaults({
+    latencyMs: 0,
+    rateLimitEvery: 0,
+    serverErrorEvery: 0,
+    resetEvery: 0,
+    redirectEvery: 0,
+    slowBodyMs: 0,
+    endlessPages: 'none',
+    retryAfterSeconds: 1,
+    serverErrorScope: 'both',
+  });
 });
 afterAll(async () => {
   await sb.close();
@@ -77,16 +90,31 @@ describe('API fault switches', () => {
     const pages: { session_replays: unknown[]; next_page_token: string }[] = [];
     let token: string | null = null;
     for (let i = 0; i < 3; i++) {
-      const params: [string, string][] = [['page_size', '2'], ...(token ? [['page_token', token] as [string, string]] : [])];
+      const params: [string, string][] = [
+        ['page_size', '2'],
+        ...(token ? [['page_token', token] as [string, string]] : []),
+      ];
       const res = await getJson(apiUrl(sb.url, LIST, params), auth);
       pages.push(res.body);
       token = res.body.next_page_token;
     }
     expect(new Set(pages.map((p) => p.next_page_token)).size).toBe(3);
-    expect(pages.every((p) => JSON.stringify(p.session_replays) === JSON.stringify(pages[0]!.session_replays))).toBe(true);
-    const first = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', '1']]), auth);
+    expect(pages.every((p) => JSON.stringify(p.session_replays) === JSON.stringify(pages[0]!.session_replays))).toBe(
+      true,
+    );
+    const first = await getJson(
+      apiUrl(sb.url, FILES, [
+        ['replay_id', fx.ids.get('alpha')!],
+        ['page_size', '1'],
+      ]),
+      auth,
+    );
     const second = await getJson(
-      apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', '1'], ['page_token', first.body.next_page_token]]),
+      apiUrl(sb.url, FILES, [
+        ['replay_id', fx.ids.get('alpha')!],
+        ['page_size', '1'],
+        ['page_token', first.body.next_page_token],
+      ]),
       auth,
     );
     expect(second.body.next_page_token).not.toBe(first.body.next_page_token);
@@ -107,7 +135,13 @@ describe('API fault switches', () => {
 
   it('filesOrder reversed and duplicateFiles change how each files page lists its files', async () => {
     const keys = async (pageSize: string): Promise<string[]> => {
-      const res = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get('alpha')!], ['page_size', pageSize]]), auth);
+      const res = await getJson(
+        apiUrl(sb.url, FILES, [
+          ['replay_id', fx.ids.get('alpha')!],
+          ['page_size', pageSize],
+        ]),
+        auth,
+      );
       return res.body.files.map((u: string) => new URL(u).pathname);
     };
     const plain = await keys('100');
@@ -219,11 +253,26 @@ describe('runSandboxCommand', () => {
     let text = '';
     out.on('data', (c: Buffer) => (text += c.toString()));
     const ac = new AbortController();
-    const running = runSandboxCommand({ replicas: 2, samplesDir: fx.dir, out, signal: ac.signal, faults: { rateLimitEvery: 5 } });
+    const running = runSandboxCommand({
+      replicas: 2,
+      samplesDir: fx.dir,
+      out,
+      signal: ac.signal,
+      faults: { rateLimitEvery: 5 },
+    });
     while (!text.includes('secret_key=')) await new Promise((r) => setTimeout(r, 10));
-    const lines = Object.fromEntries(text.trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    const lines = Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
     expect(lines.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines).toMatchObject({ api_key: 'sandbox-api-key', secret_key: 'sandbox-secret-key', management_key: 'sandbox-management-key' });
+    expect(lines).toMatchObject({
+      api_key: 'sandbox-api-key',
+      secret_key: 'sandbox-secret-key',
+      management_key: 'sandbox-management-key',
+    });
     expect(text).toContain('PLATFORM_MANAGEMENT_KEY=sandbox-management-key');
     const res = await getJson(apiUrl(lines.url!, LIST), basic(lines.api_key!, lines.secret_key!));
     expect(res.body.session_replays).toHaveLength(5);
@@ -237,9 +286,9 @@ describe('runSandboxCommand', () => {
 describe('configuration errors', () => {
   it('a folder without index.json is a clear SandboxConfigError', async () => {
     await expect(startSandbox({ samplesDir: '/nonexistent-samples' })).rejects.toThrow(/index\.json: not found/);
-    await expect(startSandbox({ samplesDir: fx.dir, extraReplays: [{ replay_id: 'x', sample: 'alpha' }] })).rejects.toThrow(
-      /device_id\/session_id/,
-    );
+    await expect(
+      startSandbox({ samplesDir: fx.dir, extraReplays: [{ replay_id: 'x', sample: 'alpha' }] }),
+    ).rejects.toThrow(/device_id\/session_id/);
     await expect(
       startSandbox({ samplesDir: fx.dir, extraReplays: [{ replay_id: fx.ids.get('alpha')!, sample: 'alpha' }] }),
     ).rejects.toThrow(/duplicate replay id/);

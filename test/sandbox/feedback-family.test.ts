@@ -25,13 +25,19 @@ const TICKET: FeedbackItem = {
 describe('sandbox feedback family over HTTP (FeedbackClient)', () => {
   it('upserts by unique_id: the same data again changes nothing; new parts are added to the item', async () => {
     const { sandbox, feedback } = await client();
-    expect(await feedback.ingest('zendesk', [TICKET, { unique_id: 'ticket-2', body: 'Love it' }])).toEqual({ ingested: 2, failed: 0, errors: [] });
+    expect(await feedback.ingest('zendesk', [TICKET, { unique_id: 'ticket-2', body: 'Love it' }])).toEqual({
+      ingested: 2,
+      failed: 0,
+      errors: [],
+    });
     expect(await feedback.ingest('zendesk', [TICKET])).toEqual({ ingested: 1, failed: 0, errors: [] });
     expect(sandbox.feedbackItems('zendesk').map((i) => [i.unique_id, [...i.parts.keys()]])).toEqual([
       ['ticket-1', ['p1']],
       ['ticket-2', []],
     ]);
-    await feedback.ingest('zendesk', [{ unique_id: 'ticket-1', conversation_parts: [{ unique_id: 'p2', body: 'Firefox' }] }]);
+    await feedback.ingest('zendesk', [
+      { unique_id: 'ticket-1', conversation_parts: [{ unique_id: 'p2', body: 'Firefox' }] },
+    ]);
     const [ticket] = sandbox.feedbackItems('zendesk');
     expect([...ticket!.parts.keys()]).toEqual(['p1', 'p2']);
     expect(ticket!.fields.body).toBe(TICKET.body);
@@ -48,7 +54,11 @@ describe('sandbox feedback family over HTTP (FeedbackClient)', () => {
 
   it('answers 401 without the project credentials', async () => {
     sb = await startSandbox({});
-    transport = new Transport({ endpoint: sb.url, credentials: { apiKey: sb.credentials.apiKey, secretKey: 'wrong' }, retry: { retries: 0 } });
+    transport = new Transport({
+      endpoint: sb.url,
+      credentials: { apiKey: sb.credentials.apiKey, secretKey: 'wrong' },
+      retry: { retries: 0 },
+    });
     await expect(new FeedbackClient(transport).ingest('s', [TICKET])).rejects.toMatchObject({ status: 401 });
   });
 });

@@ -14,12 +14,19 @@ let auth: string;
 
 const files = (params: Array<[string, string]>) => getJson(apiUrl(sb.url, FILES, params), auth);
 
-async function allFiles(replayId: string, extra: Array<[string, string]> = []): Promise<{ urls: string[]; pages: number }> {
+async function allFiles(
+  replayId: string,
+  extra: Array<[string, string]> = [],
+): Promise<{ urls: string[]; pages: number }> {
   const urls: string[] = [];
   let pages = 0;
   let token: string | null = null;
   do {
-    const res = await files([['replay_id', replayId], ...extra, ...(token ? [['page_token', token] as [string, string]] : [])]);
+    const res = await files([
+      ['replay_id', replayId],
+      ...extra,
+      ...(token ? [['page_token', token] as [string, string]] : []),
+    ]);
     expect(res.status).toBe(200);
     urls.push(...res.body.files);
     token = res.body.next_page_token;
@@ -83,7 +90,10 @@ describe('files endpoint', () => {
 
   it('version 2 serves the other file set of the same events', async () => {
     const id = fx.ids.get('alpha')!;
-    const v2 = await allFiles(id, [['version', '2'], ['page_size', '1']]);
+    const v2 = await allFiles(id, [
+      ['version', '2'],
+      ['page_size', '1'],
+    ]);
     expect(v2.pages).toBe(4);
     const packed = (await download(v2.urls)) as string[];
     expect(packed.map((p) => JSON.parse(p.slice('packed:'.length)))).toEqual(fx.events.get('alpha'));
@@ -94,13 +104,28 @@ describe('files endpoint', () => {
 
   it('the page token keeps the version; a different one or another replay is a 400', async () => {
     const id = fx.ids.get('alpha')!;
-    const first = await files([['replay_id', id], ['version', '2'], ['page_size', '1']]);
-    const kept = await files([['replay_id', id], ['page_token', first.body.next_page_token], ['page_size', '1']]);
+    const first = await files([
+      ['replay_id', id],
+      ['version', '2'],
+      ['page_size', '1'],
+    ]);
+    const kept = await files([
+      ['replay_id', id],
+      ['page_token', first.body.next_page_token],
+      ['page_size', '1'],
+    ]);
     expect(decodeURIComponent(kept.body.files[0])).toContain('/v2/');
-    const mismatch = await files([['replay_id', id], ['page_token', first.body.next_page_token], ['version', '3']]);
+    const mismatch = await files([
+      ['replay_id', id],
+      ['page_token', first.body.next_page_token],
+      ['version', '3'],
+    ]);
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error).toBe('page_token_mismatch');
-    const other = await files([['replay_id', fx.ids.get('beta')!], ['page_token', first.body.next_page_token]]);
+    const other = await files([
+      ['replay_id', fx.ids.get('beta')!],
+      ['page_token', first.body.next_page_token],
+    ]);
     expect(other.status).toBe(400);
     expect(other.body.error).toBe('page_token_mismatch');
   });
@@ -110,16 +135,40 @@ describe('files endpoint', () => {
       [[], 400, 'missing_parameter'],
       [[['replay_id', 'nodevice']], 400, 'invalid_replay_id'],
       [[['replay_id', '/a/1']], 400, 'invalid_replay_id'],
-      [[['replay_id', 'a/1'], ['replay_id', 'b/2']], 400, 'duplicate_parameter'],
-      [[['replay_id', fx.ids.get('alpha')!], ['version', '4']], 400, 'invalid_version'],
-      [[['replay_id', fx.ids.get('alpha')!], ['page_token', 'nope']], 400, 'invalid_page_token'],
+      [
+        [
+          ['replay_id', 'a/1'],
+          ['replay_id', 'b/2'],
+        ],
+        400,
+        'duplicate_parameter',
+      ],
+      [
+        [
+          ['replay_id', fx.ids.get('alpha')!],
+          ['version', '4'],
+        ],
+        400,
+        'invalid_version',
+      ],
+      [
+        [
+          ['replay_id', fx.ids.get('alpha')!],
+          ['page_token', 'nope'],
+        ],
+        400,
+        'invalid_page_token',
+      ],
       [[['replay_id', 'unknown/1']], 404, 'not_found'],
     ];
     for (const [params, status, code] of cases) {
       const res = await files(params);
       expect({ params, status: res.status, code: res.body.error }).toEqual({ params, status, code });
     }
-    const max = await files([['replay_id', fx.ids.get('alpha')!], ['page_size', '1000']]);
+    const max = await files([
+      ['replay_id', fx.ids.get('alpha')!],
+      ['page_size', '1000'],
+    ]);
     expect(max.status).toBe(200);
   });
 });
@@ -158,16 +207,29 @@ describe('held replays and hidden tails', () => {
   });
 
   it('a hidden tail leaves out the last files until released; paging continues into them', async () => {
-    const first = await files([['replay_id', 'tail-device/2'], ['page_size', '2']]);
-    const second = await files([['replay_id', 'tail-device/2'], ['page_size', '2'], ['page_token', first.body.next_page_token]]);
+    const first = await files([
+      ['replay_id', 'tail-device/2'],
+      ['page_size', '2'],
+    ]);
+    const second = await files([
+      ['replay_id', 'tail-device/2'],
+      ['page_size', '2'],
+      ['page_token', first.body.next_page_token],
+    ]);
     expect(second.body.files).toHaveLength(1);
     expect(second.body.next_page_token).toBeNull();
-    const v2 = await files([['replay_id', 'tail-device/2'], ['version', '2']]);
+    const v2 = await files([
+      ['replay_id', 'tail-device/2'],
+      ['version', '2'],
+    ]);
     expect(v2.body.files).toHaveLength(2);
     const ctl = await getJson(`${sb.url}/__sandbox/release`).catch(() => null); // GET is not a release
     expect(ctl?.status).toBe(404);
     const { request } = await import('undici');
-    const rel = await request(`${sb.url}/__sandbox/release`, { method: 'POST', body: JSON.stringify({ replay_id: 'tail-device/2' }) });
+    const rel = await request(`${sb.url}/__sandbox/release`, {
+      method: 'POST',
+      body: JSON.stringify({ replay_id: 'tail-device/2' }),
+    });
     expect(await rel.body.json()).toEqual({ released: ['tail-device/2'] });
     const all = await files([['replay_id', 'tail-device/2']]);
     expect(all.body.files).toHaveLength(5);

@@ -82,7 +82,9 @@ export function makeSamplesDir(samples: FixtureSample[]): FixtureDir {
 
 /** Absolute paths of a sample's files of `version`, in key order. */
 export function sampleFilePaths(fx: FixtureDir, name: string, version: 2 | 3): string[] {
-  const index = JSON.parse(readFileSync(join(fx.dir, 'index.json'), 'utf8')) as { replays: Array<{ name: string; files: Record<string, string[]> }> };
+  const index = JSON.parse(readFileSync(join(fx.dir, 'index.json'), 'utf8')) as {
+    replays: Array<{ name: string; files: Record<string, string[]> }>;
+  };
   return [...index.replays.find((r) => r.name === name)!.files[String(version)]!].sort().map((f) => join(fx.dir, f));
 }
 
@@ -129,7 +131,10 @@ export async function getJson(url: string, auth?: string): Promise<JsonResponse>
   return { status: res.statusCode, headers: res.headers, body };
 }
 
-export async function getBytes(url: string, headers: Record<string, string> = {}): Promise<{
+export async function getBytes(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{
   status: number;
   headers: Record<string, string | string[] | undefined>;
   bytes: Buffer;

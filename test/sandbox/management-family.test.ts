@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, AuthError, ExperimentsClient, FlagsClient, ValidationError, type Transport } from '../../src/clients/index.js';
+import {
+  ApiError,
+  AuthError,
+  ExperimentsClient,
+  FlagsClient,
+  ValidationError,
+  type Transport,
+} from '../../src/clients/index.js';
 import { FamilyRig } from './family-rig.js';
 
 let rig: FamilyRig | undefined;
@@ -15,7 +22,10 @@ async function clients(): Promise<{ rig: FamilyRig; experiments: ExperimentsClie
 }
 
 async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
@@ -26,13 +36,26 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
   it('create → get → update → list: ids from a fixed start, newest first, edits kept, timestamps UTC', async () => {
     const { rig, ...c } = await clients();
     const api = c[kind];
-    const a = await api.create({ projectId: 'p1', key: 'checkout', name: 'Checkout', variants: [{ key: 'control' }, { key: 'treatment' }], rolloutWeights: { control: 1, treatment: 1 } });
+    const a = await api.create({
+      projectId: 'p1',
+      key: 'checkout',
+      name: 'Checkout',
+      variants: [{ key: 'control' }, { key: 'treatment' }],
+      rolloutWeights: { control: 1, treatment: 1 },
+    });
     expect(a).toEqual({ id: String(first), url: `${rig.sandbox.url}/api/1/${kind}/${first}` });
     const b = await api.create({ projectId: 'p1', key: 'banner', deployments: ['dep-1'] });
     expect(b.id).toBe(String(first + 1));
 
     const got = await api.get(a.id);
-    expect(got).toMatchObject({ id: a.id, key: 'checkout', name: 'Checkout', projectId: 'p1', enabled: false, variants: [{ key: 'control' }, { key: 'treatment' }] });
+    expect(got).toMatchObject({
+      id: a.id,
+      key: 'checkout',
+      name: 'Checkout',
+      projectId: 'p1',
+      enabled: false,
+      variants: [{ key: 'control' }, { key: 'treatment' }],
+    });
     expect(got.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     await expect(api.update(a.id, { enabled: true, rolloutPercentage: 50, tags: ['q4'] })).resolves.toBeUndefined();
@@ -49,7 +72,13 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
     const { id } = await api.create({ projectId: 'p1', key: 'k', variants: [{ key: 'on' }] });
     await api.createVariant(id, { key: 'off', name: 'Off', payload: { color: 'red' }, rolloutWeight: 1 });
     await api.updateVariant(id, 'off', { description: 'the old button' });
-    expect(await api.getVariant(id, 'off')).toEqual({ key: 'off', name: 'Off', description: 'the old button', payload: { color: 'red' }, rolloutWeight: 1 });
+    expect(await api.getVariant(id, 'off')).toEqual({
+      key: 'off',
+      name: 'Off',
+      description: 'the old button',
+      payload: { color: 'red' },
+      rolloutWeight: 1,
+    });
     expect((await api.listVariants(id)).map((v) => v.key)).toEqual(['on', 'off']);
 
     await api.addVariantUsers(id, 'on', ['u1', 'u2', 'd3', 'u1']);
@@ -79,8 +108,15 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
     // The create and each of the 11 changes above stored a version; newest first.
     const versions = await api.listVersions(id);
     expect(versions.map((v) => v.version)).toEqual(Array.from({ length: 12 }, (_, i) => 12 - i));
-    expect(await api.getVersion(id, 1)).toMatchObject({ id: '1', version: 1, config: { id, key: 'k', variants: [{ key: 'on' }], deployments: [] } });
-    expect((await api.getVersion(id, '12')).config).toMatchObject({ variants: [{ key: 'on' }], deployments: ['dep-b'] });
+    expect(await api.getVersion(id, 1)).toMatchObject({
+      id: '1',
+      version: 1,
+      config: { id, key: 'k', variants: [{ key: 'on' }], deployments: [] },
+    });
+    expect((await api.getVersion(id, '12')).config).toMatchObject({
+      variants: [{ key: 'on' }],
+      deployments: ['dep-b'],
+    });
   });
 
   it('answers 404 for unknown records, versions, inclusion indexes and deployments; 409 for a key in use', async () => {
@@ -102,12 +138,27 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
     const base = `/api/1/${kind}`;
     const bad: Array<[string, string, unknown, RegExp]> = [
       ['POST', base, { projectId: 'p' }, /key must be a non-empty string/],
-      ['POST', base, { key: 'x', targetSegments: [{ conditions: [{ prop: 'c', op: 'equals', type: 'property', values: [] }] }] }, /conditions\[0\]\.op must be one of/],
+      [
+        'POST',
+        base,
+        { key: 'x', targetSegments: [{ conditions: [{ prop: 'c', op: 'equals', type: 'property', values: [] }] }] },
+        /conditions\[0\]\.op must be one of/,
+      ],
       ['PATCH', `${base}/${id}`, {}, /at least one field/],
       ['PATCH', `${base}/${id}`, { rolloutPercentage: 101 }, /rolloutPercentage must be an integer from 0 to 100/],
-      ['PATCH', `${base}/${id}`, { [kind === 'flags' ? 'exposureEvent' : 'bucketingUnit']: 'x' }, /is not a field accepted here/],
+      [
+        'PATCH',
+        `${base}/${id}`,
+        { [kind === 'flags' ? 'exposureEvent' : 'bucketingUnit']: 'x' },
+        /is not a field accepted here/,
+      ],
       ['POST', `${base}/${id}/variants`, { name: 'no key' }, /variant\.key/],
-      ['DELETE', `${base}/${id}/variants/on/bulk-delete-users`, { users: Array.from({ length: 101 }, (_, i) => `u${i}`) }, /1 to 100 items/],
+      [
+        'DELETE',
+        `${base}/${id}/variants/on/bulk-delete-users`,
+        { users: Array.from({ length: 101 }, (_, i) => `u${i}`) },
+        /1 to 100 items/,
+      ],
       ['POST', `${base}/${id}/deployments`, { deployments: [] }, /deployments must hold at least 1/],
     ];
     for (const [method, path, body, message] of bad) {
@@ -140,7 +191,11 @@ describe.each(['experiments', 'flags'] as const)('sandbox management family: %s'
   it('the client refuses invalid calls before sending: the sandbox sees nothing', async () => {
     const { rig, ...c } = await clients();
     const api = c[kind];
-    for (const call of [() => api.list({ limit: 0 }), () => api.create({ projectId: 'p' } as never), () => api.updateVariant('1', 'v', {})]) {
+    for (const call of [
+      () => api.list({ limit: 0 }),
+      () => api.create({ projectId: 'p' } as never),
+      () => api.updateVariant('1', 'v', {}),
+    ]) {
       await expect(call()).rejects.toBeInstanceOf(ValidationError);
     }
     expect(rig.sandbox.stats().apiRequests).toBe(0);
@@ -171,8 +226,19 @@ describe('sandbox management family: kind-specific rules', () => {
     expect(err.status).toBe(405);
     expect((await experiments.get(web.id)).enabled).toBe(false);
     const ab = await experiments.create({ projectId: 'p', key: 'ab' });
-    await experiments.update(ab.id, { exposureEvent: { event_type: 'view', filters: [{ group_type: 'User', subprop_key: 'country', subprop_op: 'is', subprop_type: 'user', subprop_value: ['FR'] }] }, startDate: '2026-12-01T00:00:00Z' });
-    expect(await experiments.get(ab.id)).toMatchObject({ startDate: '2026-12-01T00:00:00Z', exposureEvent: { event_type: 'view' } });
+    await experiments.update(ab.id, {
+      exposureEvent: {
+        event_type: 'view',
+        filters: [
+          { group_type: 'User', subprop_key: 'country', subprop_op: 'is', subprop_type: 'user', subprop_value: ['FR'] },
+        ],
+      },
+      startDate: '2026-12-01T00:00:00Z',
+    });
+    expect(await experiments.get(ab.id)).toMatchObject({
+      startDate: '2026-12-01T00:00:00Z',
+      exposureEvent: { event_type: 'view' },
+    });
   });
 
   it('the flag variant edit is taken with PATCH (the client) and with POST (the spec names both)', async () => {
@@ -188,9 +254,19 @@ describe('sandbox management family: kind-specific rules', () => {
   it('experiments and flags are kept apart; flags take version conditions and bucketingUnit', async () => {
     const { experiments, flags } = await clients();
     await experiments.create({ projectId: 'p', key: 'same-key' });
-    const f = await flags.create({ projectId: 'p', key: 'same-key', targetSegments: [{ conditions: [{ prop: 'version', op: 'version less than', type: 'property', values: ['2.0'] }] }] });
+    const f = await flags.create({
+      projectId: 'p',
+      key: 'same-key',
+      targetSegments: [
+        { conditions: [{ prop: 'version', op: 'version less than', type: 'property', values: ['2.0'] }] },
+      ],
+    });
     await flags.update(f.id, { bucketingUnit: 'org', enabled: true });
-    expect(await flags.get(f.id)).toMatchObject({ bucketingUnit: 'org', enabled: true, targetSegments: [{ conditions: [{ op: 'version less than' }] }] });
+    expect(await flags.get(f.id)).toMatchObject({
+      bucketingUnit: 'org',
+      enabled: true,
+      targetSegments: [{ conditions: [{ op: 'version less than' }] }],
+    });
     expect(await experiments.list()).toHaveLength(1);
     expect((await rejection(experiments.get(f.id))).status).toBe(404);
   });

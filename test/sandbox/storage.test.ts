@@ -10,7 +10,13 @@ let auth: string;
 let clock = Date.UTC(2026, 10, 25, 12, 0, 0, 0);
 
 async function fileUrls(name = 'alpha', version = '3'): Promise<string[]> {
-  const res = await getJson(apiUrl(sb.url, FILES, [['replay_id', fx.ids.get(name)!], ['version', version]]), auth);
+  const res = await getJson(
+    apiUrl(sb.url, FILES, [
+      ['replay_id', fx.ids.get(name)!],
+      ['version', version],
+    ]),
+    auth,
+  );
   expect(res.status).toBe(200);
   return res.body.files;
 }

@@ -17,7 +17,9 @@ afterEach(async () => {
 
 async function client(options: SandboxOptions = {}, secretKey?: string): Promise<TaxonomyClient> {
   rig = await FamilyRig.start(options);
-  return new TaxonomyClient(rig.transport(secretKey === undefined ? rig.sandbox.credentials : { ...rig.sandbox.credentials, secretKey }));
+  return new TaxonomyClient(
+    rig.transport(secretKey === undefined ? rig.sandbox.credentials : { ...rig.sandbox.credentials, secretKey }),
+  );
 }
 
 describe('sandbox taxonomy family: categories and event types', () => {
@@ -25,7 +27,10 @@ describe('sandbox taxonomy family: categories and event types', () => {
     const t = await client();
     await t.categories.create('Onboarding');
     await t.categories.create('Checkout');
-    expect(await t.categories.list()).toEqual([{ id: 1, name: 'Onboarding' }, { id: 2, name: 'Checkout' }]);
+    expect(await t.categories.list()).toEqual([
+      { id: 1, name: 'Onboarding' },
+      { id: 2, name: 'Checkout' },
+    ]);
     expect(await t.categories.get('Checkout')).toEqual({ id: 2, name: 'Checkout' });
     // Create category fails with 200 and success: false.
     const dup = await t.categories.create('Onboarding').catch((e: unknown) => e);
@@ -33,10 +38,16 @@ describe('sandbox taxonomy family: categories and event types', () => {
     expect(dup).toMatchObject({ status: 200, messages: [expect.stringContaining('already exists')] });
     await t.categories.rename(1, 'Start');
     expect(await t.categories.get('Start')).toEqual({ id: 1, name: 'Start' });
-    await expect(t.categories.get('Onboarding')).rejects.toMatchObject({ status: 400, serverMessages: [expect.stringContaining('not found')] });
+    await expect(t.categories.get('Onboarding')).rejects.toMatchObject({
+      status: 400,
+      serverMessages: [expect.stringContaining('not found')],
+    });
     await expect(t.categories.rename(9, 'x')).rejects.toMatchObject({ status: 409 });
     await t.categories.delete(2);
-    await expect(t.categories.delete(2)).rejects.toMatchObject({ status: 409, serverMessages: [expect.stringContaining('does not exist')] });
+    await expect(t.categories.delete(2)).rejects.toMatchObject({
+      status: 409,
+      serverMessages: [expect.stringContaining('does not exist')],
+    });
     expect(await t.categories.list()).toEqual([{ id: 1, name: 'Start' }]);
   });
 
@@ -45,7 +56,15 @@ describe('sandbox taxonomy family: categories and event types', () => {
     await t.categories.create('Shop');
     await t.eventTypes.create({ event_type: 'Checkout Started', category: 'Shop', description: 'cart → payment' });
     const made = await t.eventTypes.get('Checkout Started');
-    expect(made).toMatchObject({ event_type: 'Checkout Started', category: { name: 'Shop' }, description: 'cart → payment', display_name: null, is_active: true, tags: [], owner: null });
+    expect(made).toMatchObject({
+      event_type: 'Checkout Started',
+      category: { name: 'Shop' },
+      description: 'cart → payment',
+      display_name: null,
+      is_active: true,
+      tags: [],
+      owner: null,
+    });
     await t.eventTypes.update('Checkout Started', { display_name: 'Checkout' });
     expect((await t.eventTypes.get('Checkout Started')).display_name).toBe('Checkout');
     // Exists (even once deleted): 409.
@@ -54,7 +73,10 @@ describe('sandbox taxonomy family: categories and event types', () => {
     expect((await t.eventTypes.list()).map((e) => e.event_type)).not.toContain('Checkout Started');
     expect((await t.eventTypes.list({ showDeleted: true })).map((e) => e.event_type)).toContain('Checkout Started');
     await expect(t.eventTypes.get('Checkout Started')).rejects.toMatchObject({ status: 400 });
-    await expect(t.eventTypes.create({ event_type: 'Checkout Started' })).rejects.toMatchObject({ status: 409, serverMessages: [expect.stringContaining('restore')] });
+    await expect(t.eventTypes.create({ event_type: 'Checkout Started' })).rejects.toMatchObject({
+      status: 409,
+      serverMessages: [expect.stringContaining('restore')],
+    });
     await expect(t.eventTypes.update('Checkout Started', { display_name: 'x' })).rejects.toMatchObject({ status: 409 });
     await t.eventTypes.restore('Checkout Started');
     expect((await t.eventTypes.get('Checkout Started')).display_name).toBe('Checkout');
@@ -64,13 +86,19 @@ describe('sandbox taxonomy family: categories and event types', () => {
   it('sets visibility flags only on ingested event types; hidden ones are left out of the list', async () => {
     const t = await client();
     await t.eventTypes.create({ event_type: 'Planned' });
-    await expect(t.eventTypes.update('Planned', { is_hidden_from_timeline: true })).rejects.toMatchObject({ status: 409 });
-    await expect(t.eventTypes.create({ event_type: 'Other', is_hidden_from_pathfinder: true })).rejects.toMatchObject({ status: 409 });
+    await expect(t.eventTypes.update('Planned', { is_hidden_from_timeline: true })).rejects.toMatchObject({
+      status: 409,
+    });
+    await expect(t.eventTypes.create({ event_type: 'Other', is_hidden_from_pathfinder: true })).rejects.toMatchObject({
+      status: 409,
+    });
     await t.eventTypes.update('Page Viewed', { is_hidden_from_dropdowns: true });
     expect((await t.eventTypes.get('Page Viewed')).is_hidden_from_dropdowns).toBe(true);
     expect((await t.eventTypes.list()).map((e) => e.event_type)).toEqual(['Sign Up', 'Planned']);
     await expect(t.eventTypes.update('Nope', { display_name: 'x' })).rejects.toMatchObject({ status: 409 });
-    await expect(t.eventTypes.create({ event_type: 'X', category: 'No Such Category' })).rejects.toMatchObject({ status: 409 });
+    await expect(t.eventTypes.create({ event_type: 'X', category: 'No Such Category' })).rejects.toMatchObject({
+      status: 409,
+    });
   });
 });
 
@@ -78,27 +106,57 @@ describe('sandbox taxonomy family: properties', () => {
   it('event properties: shared and per event type, update, delete, restore (201)', async () => {
     const t = await client();
     await t.eventTypes.create({ event_type: 'Search' });
-    await t.eventProperties.create({ event_type: 'Search', event_property: 'query', type: 'string', classifications: ['PII'], is_required: true });
+    await t.eventProperties.create({
+      event_type: 'Search',
+      event_property: 'query',
+      type: 'string',
+      classifications: ['PII'],
+      is_required: true,
+    });
     expect(await t.eventProperties.get('query', { eventType: 'Search' })).toEqual({
-      event_property: 'query', event_type: 'Search', description: null, type: 'string', regex: null, enum_values: null,
-      is_array_type: false, is_required: true, is_hidden: false, classifications: ['PII'],
+      event_property: 'query',
+      event_type: 'Search',
+      description: null,
+      type: 'string',
+      regex: null,
+      enum_values: null,
+      is_array_type: false,
+      is_required: true,
+      is_hidden: false,
+      classifications: ['PII'],
     });
     expect(await t.eventProperties.list({ eventType: 'Search' })).toHaveLength(1);
     expect(await t.eventProperties.list()).toEqual([]);
-    await t.eventProperties.update('query', { event_type: 'Search', description: 'what was typed', regex: '^.{1,100}$' });
+    await t.eventProperties.update('query', {
+      event_type: 'Search',
+      description: 'what was typed',
+      regex: '^.{1,100}$',
+    });
     expect((await t.eventProperties.get('query', { eventType: 'Search' })).description).toBe('what was typed');
-    await expect(t.eventProperties.update('query', { event_type: 'Search', is_hidden: true })).rejects.toMatchObject({ status: 409 });
-    const exists = await t.eventProperties.create({ event_type: 'Search', event_property: 'query' }).catch((e: unknown) => e);
+    await expect(t.eventProperties.update('query', { event_type: 'Search', is_hidden: true })).rejects.toMatchObject({
+      status: 409,
+    });
+    const exists = await t.eventProperties
+      .create({ event_type: 'Search', event_property: 'query' })
+      .catch((e: unknown) => e);
     expect(exists).toBeInstanceOf(ApiError);
-    expect(exists).toMatchObject({ status: 409, bodyExcerpt: expect.stringContaining('already exists'), serverMessages: ['event property "query" already exists'] });
+    expect(exists).toMatchObject({
+      status: 409,
+      bodyExcerpt: expect.stringContaining('already exists'),
+      serverMessages: ['event property "query" already exists'],
+    });
     await t.eventProperties.delete('query', { eventType: 'Search' });
     expect(await t.eventProperties.list({ eventType: 'Search' })).toEqual([]);
     await expect(t.eventProperties.get('query', { eventType: 'Search' })).rejects.toMatchObject({ status: 400 });
     // Exists but deleted: 409 — restore it instead.
-    await expect(t.eventProperties.create({ event_type: 'Search', event_property: 'query' })).rejects.toMatchObject({ status: 409 });
+    await expect(t.eventProperties.create({ event_type: 'Search', event_property: 'query' })).rejects.toMatchObject({
+      status: 409,
+    });
     await t.eventProperties.restore('query');
     expect((await t.eventProperties.get('query', { eventType: 'Search' })).description).toBe('what was typed');
-    await expect(t.eventProperties.update('nope', { event_type: 'Search', description: 'x' })).rejects.toMatchObject({ status: 409 });
+    await expect(t.eventProperties.update('nope', { event_type: 'Search', description: 'x' })).rejects.toMatchObject({
+      status: 409,
+    });
     // The ingested property may be hidden.
     await t.eventProperties.update('page_url', { event_type: 'Page Viewed', is_hidden: true });
     expect((await t.eventProperties.get('page_url', { eventType: 'Page Viewed' })).is_hidden).toBe(true);
@@ -107,7 +165,11 @@ describe('sandbox taxonomy family: properties', () => {
   it('user properties: gp: prefix, 404 when missing, success:false on a failed update, delete and restore', async () => {
     const t = await client();
     await t.userProperties.create({ user_property: 'tier', type: 'string', description: 'plan tier' });
-    expect(await t.userProperties.get('tier')).toMatchObject({ user_property: 'gp:tier', description: 'plan tier', deleted: false });
+    expect(await t.userProperties.get('tier')).toMatchObject({
+      user_property: 'gp:tier',
+      description: 'plan tier',
+      deleted: false,
+    });
     expect(await t.userProperties.get('gp:tier')).toMatchObject({ user_property: 'gp:tier' });
     await expect(t.userProperties.create({ user_property: 'tier' })).rejects.toBeInstanceOf(TaxonomyFailureError);
     await t.userProperties.update('tier', { new_user_property_value: 'level', description: 'renamed' });
@@ -120,7 +182,10 @@ describe('sandbox taxonomy family: properties', () => {
     await expect(t.userProperties.get('level')).rejects.toMatchObject({ status: 404 });
     expect(await t.userProperties.get('level', { showDeleted: true })).toMatchObject({ deleted: true });
     expect((await t.userProperties.list()).map((u) => u.user_property)).toEqual(['gp:plan']);
-    expect((await t.userProperties.list({ showDeleted: true })).map((u) => u.user_property)).toEqual(['gp:plan', 'gp:level']);
+    expect((await t.userProperties.list({ showDeleted: true })).map((u) => u.user_property)).toEqual([
+      'gp:plan',
+      'gp:level',
+    ]);
     await t.userProperties.restore('level');
     expect(await t.userProperties.get('level')).toMatchObject({ deleted: false });
     // Hidden ones are left out of the list (the ingested gp:plan may be hidden).
@@ -132,15 +197,29 @@ describe('sandbox taxonomy family: properties', () => {
     const t = await client();
     await t.groupProperties.create({ group_type: 'company', group_property: 'size', type: 'string' });
     await t.groupProperties.create({ group_type: 'team', group_property: 'size' });
-    await expect(t.groupProperties.create({ group_type: 'team', group_property: 'grp:size' })).rejects.toMatchObject({ status: 409 });
+    await expect(t.groupProperties.create({ group_type: 'team', group_property: 'grp:size' })).rejects.toMatchObject({
+      status: 409,
+    });
     expect((await t.groupProperties.list({ groupType: 'team' })).map((g) => g.group_property)).toEqual(['grp:size']);
     expect(await t.groupProperties.list()).toHaveLength(3);
-    expect(await t.groupProperties.get('size', { groupType: 'team' })).toMatchObject({ group_type: 'team', group_property: 'grp:size', type: 'any' });
-    await expect(t.groupProperties.update('size', { group_type: 'team', classifications: ['internal'] })).rejects.toMatchObject({ status: 409 });
+    expect(await t.groupProperties.get('size', { groupType: 'team' })).toMatchObject({
+      group_type: 'team',
+      group_property: 'grp:size',
+      type: 'any',
+    });
+    await expect(
+      t.groupProperties.update('size', { group_type: 'team', classifications: ['internal'] }),
+    ).rejects.toMatchObject({ status: 409 });
     await t.groupProperties.update('size', { classifications: ['internal'] });
     await t.groupProperties.update('size', { group_type: 'team', description: 'people' });
-    expect(await t.groupProperties.get('size', { groupType: 'team' })).toMatchObject({ classifications: ['internal'], description: 'people' });
-    expect(await t.groupProperties.get('size', { groupType: 'company' })).toMatchObject({ classifications: ['internal'], description: null });
+    expect(await t.groupProperties.get('size', { groupType: 'team' })).toMatchObject({
+      classifications: ['internal'],
+      description: 'people',
+    });
+    expect(await t.groupProperties.get('size', { groupType: 'company' })).toMatchObject({
+      classifications: ['internal'],
+      description: null,
+    });
     await expect(t.groupProperties.get('nope')).rejects.toMatchObject({ status: 400 });
     await expect(t.groupProperties.update('nope', { description: 'x' })).rejects.toMatchObject({ status: 409 });
   });
@@ -157,7 +236,11 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     const { sandbox } = rig;
     const auth = rig!.basicAuth();
     const post = (path: string, body: string) =>
-      fetch(`${sandbox.url}/api/2/taxonomy/${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body });
+      fetch(`${sandbox.url}/api/2/taxonomy/${path}`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
     for (const [path, body, message] of [
       ['category', 'category_name=a&colour=red', 'unknown field colour'],
       ['event', 'description=x', 'event_type is required'],
@@ -178,7 +261,11 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     await t.categories.list(); // 3
     await t.categories.create('B'); // 5
     const err = await t.categories.list().catch((e: unknown) => e);
-    expect(err).toMatchObject({ status: 429, limit: expect.stringContaining('taxonomy cost per hour'), retryAfterMs: expect.any(Number) });
+    expect(err).toMatchObject({
+      status: 429,
+      limit: expect.stringContaining('taxonomy cost per hour'),
+      retryAfterMs: expect.any(Number),
+    });
     expect((err as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(0);
     expect(rig!.sandbox.limitRefusals()).toEqual({ 'taxonomy cost per hour': 1 });
   });
@@ -190,7 +277,13 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     const auth = rig!.basicAuth();
     // Two PUTs whose bodies are held back stay in flight (cost 2 each); the sandbox charges a call before reading it.
     const open = [0, 1].map(() => {
-      const req = httpRequest({ host: url.hostname, port: url.port, method: 'PUT', path: '/api/2/taxonomy/category/1', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '16' } });
+      const req = httpRequest({
+        host: url.hostname,
+        port: url.port,
+        method: 'PUT',
+        path: '/api/2/taxonomy/category/1',
+        headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded', 'content-length': '16' },
+      });
       req.on('error', () => {});
       req.flushHeaders();
       return req;
@@ -199,19 +292,31 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     const third = await fetch(`${sandbox.url}/api/2/taxonomy/category`, { headers: { authorization: auth } });
     expect(third.status).toBe(429);
     expect(third.headers.get('retry-after')).toBe('1');
-    expect(await third.json()).toEqual({ success: false, errors: [{ message: expect.stringContaining('taxonomy concurrent cost limit exceeded: 4') }] });
-    const answers = open.map((req) => new Promise<number>((resolve) => req.on('response', (res) => (res.resume(), resolve(res.statusCode ?? 0)))));
+    expect(await third.json()).toEqual({
+      success: false,
+      errors: [{ message: expect.stringContaining('taxonomy concurrent cost limit exceeded: 4') }],
+    });
+    const answers = open.map(
+      (req) =>
+        new Promise<number>((resolve) => req.on('response', (res) => (res.resume(), resolve(res.statusCode ?? 0)))),
+    );
     for (const req of open) req.end('category_name=xy');
     expect(await Promise.all(answers)).toEqual([409, 409]);
     // The cost is given back when the calls are answered.
-    expect((await fetch(`${sandbox.url}/api/2/taxonomy/category`, { headers: { authorization: auth } })).status).toBe(200);
+    expect((await fetch(`${sandbox.url}/api/2/taxonomy/category`, { headers: { authorization: auth } })).status).toBe(
+      200,
+    );
   });
 
   it('the concurrent cost is held for the whole request: 5 writes at once, with added latency, give 3 429s', async () => {
     rig = await FamilyRig.start({ faults: { latencyMs: 300 } });
     const auth = rig.basicAuth();
     const write = (name: string) =>
-      fetch(`${rig!.sandbox.url}/api/2/taxonomy/category`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: `category_name=${name}` });
+      fetch(`${rig!.sandbox.url}/api/2/taxonomy/category`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `category_name=${name}`,
+      });
     const statuses = (await Promise.all(['a', 'b', 'c', 'd', 'e'].map(write))).map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(2);
     expect(statuses.filter((s) => s === 429)).toHaveLength(3);
@@ -227,6 +332,15 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     });
     expect(res.status).toBe(400);
     expect(res.headers.get('retry-after')).toBeNull();
-    expect(await res.json()).toEqual({ success: false, errors: [{ message: expect.stringContaining('taxonomy concurrent cost limit: this call costs 2, more than the whole limit of 1') }] });
+    expect(await res.json()).toEqual({
+      success: false,
+      errors: [
+        {
+          message: expect.stringContaining(
+            'taxonomy concurrent cost limit: this call costs 2, more than the whole limit of 1',
+          ),
+        },
+      ],
+    });
   });
 });

@@ -36,7 +36,11 @@ describe('sandbox user mapping family over HTTP (UserMappingClient)', () => {
     expect(got['phone-user']!.mapped_to[0]!.platform_id).toBe(derived('alice'));
     expect(got.alice!.mapped_from.map((m) => m.platform_id)).toEqual([derived('phone-user'), derived('web-user')]);
 
-    expect((await mapping.unmap(['phone-user'], { encoding: 'form' }))[0]!.body).toEqual({ code: 200, mapped: 0, unmapped: 1 });
+    expect((await mapping.unmap(['phone-user'], { encoding: 'form' }))[0]!.body).toEqual({
+      code: 200,
+      mapped: 0,
+      unmapped: 1,
+    });
     expect((await mapping.getMappings(['alice'])).alice!.mapped_from).toEqual([entry('web-user')]);
     // Mapped again elsewhere: the newer mapping replaces the older one.
     await mapping.map([{ user_id: 'web-user', global_user_id: 'bob' }], { encoding: 'form' });
@@ -60,11 +64,23 @@ describe('sandbox user mapping family over HTTP (UserMappingClient)', () => {
       [undefined, /mapping is required/],
       ['not json', /mapping is not valid JSON/],
       ['[]', /mapping must hold 1 to 2000 items/],
-      [JSON.stringify(Array.from({ length: 2001 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }))), /1 to 2000 items \(got 2001\)/],
-      [JSON.stringify([{ user_id: 'ok', global_user_id: 'g' }, { user_id: '' , global_user_id: 'g' }]), /mapping\[1\]\.user_id must be a non-empty string/],
+      [
+        JSON.stringify(Array.from({ length: 2001 }, (_, i) => ({ user_id: `u${i}`, global_user_id: 'g' }))),
+        /1 to 2000 items \(got 2001\)/,
+      ],
+      [
+        JSON.stringify([
+          { user_id: 'ok', global_user_id: 'g' },
+          { user_id: '', global_user_id: 'g' },
+        ]),
+        /mapping\[1\]\.user_id must be a non-empty string/,
+      ],
       [JSON.stringify([{ user_id: 'a', global_user_id: 'a' }]), /cannot be mapped to itself/],
       [JSON.stringify([{ user_id: 'a', unmap: false }]), /unmap must be true/],
-      [JSON.stringify([{ user_id: 'a', global_user_id: 'g', extra: 1 }]), /mapping\[0\]\.extra is not a field accepted here/],
+      [
+        JSON.stringify([{ user_id: 'a', global_user_id: 'g', extra: 1 }]),
+        /mapping\[0\]\.extra is not a field accepted here/,
+      ],
     ];
     for (const [text, message] of bad) {
       const res = await rig.post('/usermap', { api_key: key, ...(text !== undefined ? { mapping: text } : {}) });
@@ -86,13 +102,22 @@ describe('sandbox user mapping family over HTTP (UserMappingClient)', () => {
   it('map and unmap need the api_key parameter (401); get mappings needs HTTP Basic (401)', async () => {
     rig = await FamilyRig.start();
     const wrongKey = new UserMappingClient(rig.transport({ ...rig.sandbox.credentials, apiKey: 'not-the-key' }));
-    for (const call of [() => wrongKey.map([{ user_id: 'u', global_user_id: 'g' }]), () => wrongKey.unmap(['u'], { encoding: 'form' }), () => wrongKey.getMappings(['u'])]) {
-      const err = await call().then(() => null, (e: unknown) => e);
+    for (const call of [
+      () => wrongKey.map([{ user_id: 'u', global_user_id: 'g' }]),
+      () => wrongKey.unmap(['u'], { encoding: 'form' }),
+      () => wrongKey.getMappings(['u']),
+    ]) {
+      const err = await call().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(AuthError);
       expect((err as ApiError).status).toBe(401);
     }
     expect((await rig.post('/usermap', { mapping: '[{"user_id":"u","global_user_id":"g"}]' })).status).toBe(401);
-    const wrongSecret = new UserMappingClient(rig.transport({ ...rig.sandbox.credentials, secretKey: 'not-the-secret' }));
+    const wrongSecret = new UserMappingClient(
+      rig.transport({ ...rig.sandbox.credentials, secretKey: 'not-the-secret' }),
+    );
     await expect(wrongSecret.getMappings(['u'])).rejects.toMatchObject({ status: 401 });
     expect(rig.sandbox.stats().unauthorized).toBe(5);
     const right = new UserMappingClient(rig.transport());

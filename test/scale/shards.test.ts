@@ -65,7 +65,10 @@ function expectEachRunDidItsShard(runs: RunResult[], n: number): void {
  * The union of the shards' manifest entries: one per replay (nothing done twice, nothing missing), each complete,
  * each recorded by a process of the replay's own shard (one run id per shard).
  */
-function expectManifestFromShards(entries: Array<Record<string, unknown>>, n: number): Map<string, Record<string, unknown>> {
+function expectManifestFromShards(
+  entries: Array<Record<string, unknown>>,
+  n: number,
+): Map<string, Record<string, unknown>> {
   const byId = new Map<string, Record<string, unknown>>();
   for (const e of entries) {
     // A line appended while another process folded the log is written again to the new log: the same entry twice
@@ -74,10 +77,21 @@ function expectManifestFromShards(entries: Array<Record<string, unknown>>, n: nu
     if (before !== undefined) expect(e, `${String(e.replay_id)} recorded twice`).toEqual(before);
     byId.set(e.replay_id as string, e);
   }
-  expect([...byId.keys()].sort()).toEqual(sandbox.replays().map((r) => r.replayId).sort());
+  expect([...byId.keys()].sort()).toEqual(
+    sandbox
+      .replays()
+      .map((r) => r.replayId)
+      .sort(),
+  );
   const runOfShard = new Map<string, string>();
   for (const [id, e] of byId) {
-    expect(e, id).toMatchObject({ status: 'ok', shard: `${shardOf(id, n)}/${n}`, key: replayKey(id, OUTPUT), format: 'json', gzip: true });
+    expect(e, id).toMatchObject({
+      status: 'ok',
+      shard: `${shardOf(id, n)}/${n}`,
+      key: replayKey(id, OUTPUT),
+      format: 'json',
+      gzip: true,
+    });
     expect(typeof e.sha256).toBe('string');
     expect(typeof e.recorded_at).toBe('string');
     const run = runOfShard.get(e.shard as string) ?? (e.run_id as string);
@@ -88,8 +102,15 @@ function expectManifestFromShards(entries: Array<Record<string, unknown>>, n: nu
   return byId;
 }
 
-async function runShards(n: number, out: string[], envs: Array<NodeJS.ProcessEnv>, shardFlags: Array<string[]>): Promise<RunResult[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => runCliSpawned(['archive', ...out, ...ARGS, ...shardFlags[i]!], envs[i])));
+async function runShards(
+  n: number,
+  out: string[],
+  envs: Array<NodeJS.ProcessEnv>,
+  shardFlags: Array<string[]>,
+): Promise<RunResult[]> {
+  return Promise.all(
+    Array.from({ length: n }, (_, i) => runCliSpawned(['archive', ...out, ...ARGS, ...shardFlags[i]!], envs[i])),
+  );
 }
 
 describe('scale-out: shard processes at the same time, one sandbox, one target', () => {
@@ -119,7 +140,12 @@ describe('scale-out: shard processes at the same time, one sandbox, one target',
       expectEachRunDidItsShard(runs, n);
       const objects = await listObjects(s3.reader, 'scale/');
       expect(stagingLeftovers(objects, 'scale')).toEqual([]);
-      expect(outputKeys(objects, 'scale')).toEqual(sandbox.replays().map((r) => replayKey(r.replayId, OUTPUT)).sort());
+      expect(outputKeys(objects, 'scale')).toEqual(
+        sandbox
+          .replays()
+          .map((r) => replayKey(r.replayId, OUTPUT))
+          .sort(),
+      );
       const manifest = await readS3Manifest(s3.reader, 'scale');
       const byId = expectManifestFromShards(manifest, n);
       for (const [id, e] of byId) {
@@ -143,7 +169,12 @@ describe('scale-out: shard processes at the same time, one sandbox, one target',
       // Batch sets only the index; the size may come from REPLAY_EXPORT_SHARD_COUNT instead.
       cliEnv(sandbox, { AWS_BATCH_JOB_ARRAY_INDEX: '3', REPLAY_EXPORT_SHARD_COUNT: '4' }),
     ];
-    const runs = await runShards(n, ['--out', out], envs, Array.from({ length: n }, () => []));
+    const runs = await runShards(
+      n,
+      ['--out', out],
+      envs,
+      Array.from({ length: n }, () => []),
+    );
     await expectLocalUnion(out, runs, n);
   });
 
@@ -167,7 +198,10 @@ async function expectLocalUnion(out: string, runs: RunResult[], n: number): Prom
   const byId = expectManifestFromShards(lines, n);
   // Exactly one output per replay, no temporary files left behind.
   expect((await walk(out)).filter((f) => f !== 'manifest.ndjson' && !f.startsWith('_manifest/'))).toEqual(
-    sandbox.replays().map((r) => replayKey(r.replayId, OUTPUT)).sort(),
+    sandbox
+      .replays()
+      .map((r) => replayKey(r.replayId, OUTPUT))
+      .sort(),
   );
   for (const [id, e] of byId) {
     const path = join(out, e.key as string);

@@ -33,9 +33,24 @@ afterEach(async () => {
 
 const N = 3;
 
-async function shardRun(sb: Sandbox, out: string, index: number, extra: Record<string, unknown> = {}): Promise<ArchiveEvent[]> {
+async function shardRun(
+  sb: Sandbox,
+  out: string,
+  index: number,
+  extra: Record<string, unknown> = {},
+): Promise<ArchiveEvent[]> {
   const events: ArchiveEvent[] = [];
-  const options = { endpoint: sb.url, ...sb.credentials, ...FAST, out, settleMs: 0, concurrency: 2, shard: { index, count: N }, balance: { run: 'night-1' }, ...extra };
+  const options = {
+    endpoint: sb.url,
+    ...sb.credentials,
+    ...FAST,
+    out,
+    settleMs: 0,
+    concurrency: 2,
+    shard: { index, count: N },
+    balance: { run: 'night-1' },
+    ...extra,
+  };
   for await (const ev of archiveReplays(options)) events.push(ev);
   return events;
 }
@@ -52,26 +67,41 @@ async function expectEachOnce(sb: Sandbox, dir: string): Promise<Record<string, 
     if (before !== undefined) expect(l, `${String(l.replay_id)} recorded twice`).toEqual(before);
     byId.set(l.replay_id as string, l);
   }
-  expect([...byId.keys()].sort()).toEqual(sb.replays().map((r) => r.replayId).sort());
+  expect([...byId.keys()].sort()).toEqual(
+    sb
+      .replays()
+      .map((r) => r.replayId)
+      .sort(),
+  );
   const lines = [...byId.values()];
   expect(lines.every((l) => l.status === 'ok')).toBe(true);
   return lines;
 }
 
 describe('a balanced run', () => {
-  it('lets a shard done with its own take the others\' replays; their owner then finds them taken', async () => {
+  it("lets a shard done with its own take the others' replays; their owner then finds them taken", async () => {
     sandbox = await startSandbox({ replicas: 17, faults: { latencyMs: 20 } });
     work = await tempDir('replay-export-balance-');
     // The listing's order (a dry run lists as the run does).
     const ids: string[] = [];
-    for await (const p of planArchive({ endpoint: sandbox.url, ...sandbox.credentials, out: work.dir, settleMs: 0 })) ids.push(p.replayId);
+    for await (const p of planArchive({ endpoint: sandbox.url, ...sandbox.credentials, out: work.dir, settleMs: 0 }))
+      ids.push(p.replayId);
     expect(ids.length).toBe(sandbox.replays().length);
     const own = (i: number): string[] => ids.filter((id) => shardOf(id, N) === i);
     // Shard 0 exports one replay at a time, the others four: they are done first and take shard 0's last replays.
-    const runs = (await Promise.all([shardRun(sandbox, work.dir, 0, { concurrency: 1 }), shardRun(sandbox, work.dir, 1, { concurrency: 4 }), shardRun(sandbox, work.dir, 2, { concurrency: 4 })])).map(outcomes);
+    const runs = (
+      await Promise.all([
+        shardRun(sandbox, work.dir, 0, { concurrency: 1 }),
+        shardRun(sandbox, work.dir, 1, { concurrency: 4 }),
+        shardRun(sandbox, work.dir, 2, { concurrency: 4 }),
+      ])
+    ).map(outcomes);
     for (const id of ids) {
       // Exported by exactly one shard; its owner says `ok` (itself) or `taken` (another one did).
-      expect(runs.filter((o) => o.get(id) === 'ok'), id).toHaveLength(1);
+      expect(
+        runs.filter((o) => o.get(id) === 'ok'),
+        id,
+      ).toHaveLength(1);
       expect(['ok', 'taken'], id).toContain(runs[shardOf(id, N)]!.get(id));
     }
     const taken = own(0).filter((id) => runs[0]!.get(id) === 'taken');
@@ -80,13 +110,20 @@ describe('a balanced run', () => {
     expect(own(0).slice(-taken.length)).toEqual(taken);
     const lines = await expectEachOnce(sandbox, work.dir);
     // The lines name the shard that exported each replay.
-    for (const l of lines.filter((x) => taken.includes(x.replay_id as string))) expect(['1/3', '2/3']).toContain(l.shard);
+    for (const l of lines.filter((x) => taken.includes(x.replay_id as string)))
+      expect(['1/3', '2/3']).toContain(l.shard);
     // `forget` leaves the claims (its tombstone names the replay too); the next balanced run removes them.
     const gone = taken[0]!;
     await forgetReplays({ out: work.dir, replayIds: [gone] });
     // A shard run again under the same name later finds every replay done (the forgotten one stays forgotten).
     const again = outcomes(await shardRun(sandbox, work.dir, 0));
-    expect(new Set(own(0).filter((id) => id !== gone).map((id) => again.get(id)))).toEqual(new Set(['done-before']));
+    expect(
+      new Set(
+        own(0)
+          .filter((id) => id !== gone)
+          .map((id) => again.get(id)),
+      ),
+    ).toEqual(new Set(['done-before']));
     expect(again.get(gone)).toBe('skipped');
   });
 
@@ -96,7 +133,12 @@ describe('a balanced run', () => {
     const runs = await Promise.all([0, 1, 2].map((i) => shardRun(sandbox!, work!.dir, i)));
     await expectEachOnce(sandbox, work.dir);
     const exported = runs.flatMap((r) => [...outcomes(r)].filter(([, o]) => o === 'ok').map(([id]) => id));
-    expect(exported.sort()).toEqual(sandbox.replays().map((r) => r.replayId).sort());
+    expect(exported.sort()).toEqual(
+      sandbox
+        .replays()
+        .map((r) => r.replayId)
+        .sort(),
+    );
     // `verify` finds the archive whole, its claims the archive's own (no orphan).
     const verification = verifyArchive(work.dir);
     const problems: unknown[] = [];
@@ -108,7 +150,10 @@ describe('a balanced run', () => {
   it('waits for a claim whose holder died, then exports the replay itself; takes back its own earlier claims', async () => {
     sandbox = await startSandbox({ replicas: 11 });
     work = await tempDir('replay-export-balance-');
-    const mine = sandbox.replays().map((r) => r.replayId).filter((id) => shardOf(id, N) === 0);
+    const mine = sandbox
+      .replays()
+      .map((r) => r.replayId)
+      .filter((id) => shardOf(id, N) === 0);
     expect(mine.length).toBeGreaterThanOrEqual(2);
     const sink = createLocalSink(work.dir);
     const claims = sink.workClaims!('night-1');
@@ -126,7 +171,10 @@ describe('a balanced run', () => {
   it('tries again at once a replay another shard finished before it started (a run name used again)', async () => {
     sandbox = await startSandbox({ replicas: 5 });
     work = await tempDir('replay-export-balance-');
-    const mine = sandbox.replays().map((r) => r.replayId).filter((id) => shardOf(id, N) === 0);
+    const mine = sandbox
+      .replays()
+      .map((r) => r.replayId)
+      .filter((id) => shardOf(id, N) === 0);
     const sink = createLocalSink(work.dir);
     const claims = sink.workClaims!('nightly');
     // Shard 2 took it in an earlier run of the same name, and its line there was no `ok` (the manifest has none).
@@ -140,20 +188,31 @@ describe('a balanced run', () => {
     expect(got.get(mine[0]!)).toBe('ok');
   });
 
-  it('takes in the owners\' order with --order expiry, and still exports each replay once', async () => {
+  it("takes in the owners' order with --order expiry, and still exports each replay once", async () => {
     sandbox = await startSandbox({ replicas: 14, faults: { latencyMs: 10 } });
     work = await tempDir('replay-export-balance-');
-    const runs = (await Promise.all([0, 1, 2].map((i) => shardRun(sandbox!, work!.dir, i, { order: 'expiry', concurrency: i === 0 ? 1 : 4 })))).map(outcomes);
-    for (const r of sandbox.replays()) expect(runs.filter((o) => o.get(r.replayId) === 'ok'), r.replayId).toHaveLength(1);
+    const runs = (
+      await Promise.all(
+        [0, 1, 2].map((i) => shardRun(sandbox!, work!.dir, i, { order: 'expiry', concurrency: i === 0 ? 1 : 4 })),
+      )
+    ).map(outcomes);
+    for (const r of sandbox.replays())
+      expect(
+        runs.filter((o) => o.get(r.replayId) === 'ok'),
+        r.replayId,
+      ).toHaveLength(1);
     await expectEachOnce(sandbox, work.dir);
   });
 
-  it('needs a sink that holds claims: a caller\'s own without workClaims is refused before any export', async () => {
+  it("needs a sink that holds claims: a caller's own without workClaims is refused before any export", async () => {
     sandbox = await startSandbox({ replicas: 1 });
     work = await tempDir('replay-export-balance-');
     const local = createLocalSink(work.dir);
     const { workClaims: _, ...sink } = local;
-    await expect(shardRun(sandbox, work.dir, 0, { out: undefined, sink })).rejects.toMatchObject({ code: 'SINK_CONFIG', message: expect.stringMatching(/hold work claims/) });
+    await expect(shardRun(sandbox, work.dir, 0, { out: undefined, sink })).rejects.toMatchObject({
+      code: 'SINK_CONFIG',
+      message: expect.stringMatching(/hold work claims/),
+    });
     expect(await readManifest(work.dir)).toEqual([]);
     await local.close();
   });
@@ -161,7 +220,12 @@ describe('a balanced run', () => {
   it('removes the claims of earlier runs when it starts', async () => {
     sandbox = await startSandbox({ replicas: 2 });
     work = await tempDir('replay-export-balance-');
-    const old = localWorkClaims(work.dir, 'night-0', (k) => `${work!.dir}/${k}`, async () => undefined);
+    const old = localWorkClaims(
+      work.dir,
+      'night-0',
+      (k) => `${work!.dir}/${k}`,
+      async () => undefined,
+    );
     const id = sandbox.replays()[0]!.replayId;
     const { mkdir } = await import('node:fs/promises');
     await mkdir(`${work.dir}/_balance`, { recursive: true });
@@ -171,14 +235,28 @@ describe('a balanced run', () => {
   });
 
   it('is refused without shards, or with a name that is not a run name', () => {
-    expect(() => resolveSettings({ balance: { run: 'night-1' } })).toThrow(/balance shares the work of shards: it needs shard/);
-    expect(() => resolveSettings({ balance: { run: 'night-1' }, shard: { index: 0, count: 1 } })).toThrow(/more than one shard/);
+    expect(() => resolveSettings({ balance: { run: 'night-1' } })).toThrow(
+      /balance shares the work of shards: it needs shard/,
+    );
+    expect(() => resolveSettings({ balance: { run: 'night-1' }, shard: { index: 0, count: 1 } })).toThrow(
+      /more than one shard/,
+    );
     expect(() => resolveSettings({ balance: { run: '../x' }, shard: { index: 0, count: 2 } })).toThrow(/run's name/);
-    expect(() => resolveSettings({}, { env: { REPLAY_EXPORT_BALANCE: 'n1' }, cli: { balance: { flag: undefined } } })).toThrow(/REPLAY_EXPORT_BALANCE shares the work/);
-    expect(resolveSettings({}, { env: { REPLAY_EXPORT_BALANCE: 'n1', JOB_COMPLETION_INDEX: '1', REPLAY_EXPORT_SHARD_COUNT: '4' }, cli: { shard: { flag: undefined }, balance: { flag: undefined } } }).balance).toMatchObject({ run: 'n1' });
+    expect(() =>
+      resolveSettings({}, { env: { REPLAY_EXPORT_BALANCE: 'n1' }, cli: { balance: { flag: undefined } } }),
+    ).toThrow(/REPLAY_EXPORT_BALANCE shares the work/);
+    expect(
+      resolveSettings(
+        {},
+        {
+          env: { REPLAY_EXPORT_BALANCE: 'n1', JOB_COMPLETION_INDEX: '1', REPLAY_EXPORT_SHARD_COUNT: '4' },
+          cli: { shard: { flag: undefined }, balance: { flag: undefined } },
+        },
+      ).balance,
+    ).toMatchObject({ run: 'n1' });
   });
 
-  it('keeps its claims where verify knows them as the archive\'s own', () => {
+  it("keeps its claims where verify knows them as the archive's own", () => {
     expect(storedKind(workClaimKey('night-1', 'device-1/123', 'taken'))).toBe('own');
     expect(storedKind(workClaimKey('night-1', 'device-1/123', 'done'))).toBe('own');
     expect(storedKind('_balance/night-1/device-1/123.json')).toBe('foreign');
@@ -190,15 +268,38 @@ describe('archive --balance', () => {
     sandbox = await startSandbox({ replicas: 8 });
     work = await tempDir('replay-export-balance-cli-');
     const env = sandboxEnv(sandbox);
-    const args = (i: number): string[] => ['archive', '--out', work!.dir, '--settle', '0', '--log-format', 'json', '--shard', `${i}/3`, '--balance', 'cli-night'];
+    const args = (i: number): string[] => [
+      'archive',
+      '--out',
+      work!.dir,
+      '--settle',
+      '0',
+      '--log-format',
+      'json',
+      '--shard',
+      `${i}/3`,
+      '--balance',
+      'cli-night',
+    ];
     const runs = await Promise.all([0, 1, 2].map((i) => runCliInProcess(args(i), { env })));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
-    const summaries = runs.map((r) => JSON.parse(r.stderr.trim().split('\n').filter((l) => l.includes('"summary"')).at(-1)!) as Record<string, number>);
+    const summaries = runs.map(
+      (r) =>
+        JSON.parse(
+          r.stderr
+            .trim()
+            .split('\n')
+            .filter((l) => l.includes('"summary"'))
+            .at(-1)!,
+        ) as Record<string, number>,
+    );
     expect(summaries.reduce((n, x) => n + x.ok!, 0)).toBe(sandbox.replays().length);
     await expectEachOnce(sandbox, work.dir);
     const alone = await runCliInProcess(['archive', '--out', work.dir, '--balance', 'cli-night'], { env });
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toMatch(/--balance shares the work of shards: it needs --shard <i>\/<n> with more than one shard/);
+    expect(alone.stderr).toMatch(
+      /--balance shares the work of shards: it needs --shard <i>\/<n> with more than one shard/,
+    );
     const bad = await runCliInProcess(['archive', '--out', work.dir, '--shard', '0/2', '--balance', 'a/b'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--balance takes the run's name/);
@@ -206,7 +307,7 @@ describe('archive --balance', () => {
 });
 
 describe('work claims on S3', () => {
-  it('are created once: a second taker is told the holder; a finish is seen; other runs\' claims are removed', async () => {
+  it("are created once: a second taker is told the holder; a finish is seen; other runs' claims are removed", async () => {
     work = await tempDir('replay-export-balance-s3-');
     s3 = await startS3(work.dir);
     const sink = createS3Sink(`s3://${BUCKET}/archive`, { client: s3.reader });

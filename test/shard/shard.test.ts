@@ -32,7 +32,9 @@ describe('shardOf', () => {
 
   it('rejects a bad count', () => {
     expect(() => shardOf('a/1', 0)).toThrow(ConfigError);
-    expect(() => shardOf('a/1', 1.5)).toThrow(expect.objectContaining({ category: 'usage', message: expect.stringContaining('shard count') }));
+    expect(() => shardOf('a/1', 1.5)).toThrow(
+      expect.objectContaining({ category: 'usage', message: expect.stringContaining('shard count') }),
+    );
   });
 });
 
@@ -65,17 +67,34 @@ describe('resolveShard', () => {
   });
 
   it('reads a Kubernetes Indexed Job', () => {
-    expect(resolveShard(undefined, { JOB_COMPLETION_INDEX: '2', REPLAY_EXPORT_SHARD_COUNT: '5' })).toEqual({ index: 2, count: 5 });
+    expect(resolveShard(undefined, { JOB_COMPLETION_INDEX: '2', REPLAY_EXPORT_SHARD_COUNT: '5' })).toEqual({
+      index: 2,
+      count: 5,
+    });
     expect(() => resolveShard(undefined, { JOB_COMPLETION_INDEX: '2' })).toThrow(ShardConfigError);
-    expect(() => resolveShard(undefined, { JOB_COMPLETION_INDEX: '5', REPLAY_EXPORT_SHARD_COUNT: '5' })).toThrow(/JOB_COMPLETION_INDEX/);
-    expect(() => resolveShard(undefined, { JOB_COMPLETION_INDEX: 'x', REPLAY_EXPORT_SHARD_COUNT: '5' })).toThrow(ShardConfigError);
+    expect(() => resolveShard(undefined, { JOB_COMPLETION_INDEX: '5', REPLAY_EXPORT_SHARD_COUNT: '5' })).toThrow(
+      /JOB_COMPLETION_INDEX/,
+    );
+    expect(() => resolveShard(undefined, { JOB_COMPLETION_INDEX: 'x', REPLAY_EXPORT_SHARD_COUNT: '5' })).toThrow(
+      ShardConfigError,
+    );
   });
 
   it('reads an AWS Batch array job', () => {
-    expect(resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '9', AWS_BATCH_JOB_ARRAY_SIZE: '10' })).toEqual({ index: 9, count: 10 });
-    expect(resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '1', REPLAY_EXPORT_SHARD_COUNT: '3' })).toEqual({ index: 1, count: 3 });
-    expect(() => resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '1' })).toThrow(/AWS_BATCH_JOB_ARRAY_SIZE|REPLAY_EXPORT_SHARD_COUNT/);
-    expect(() => resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '10', AWS_BATCH_JOB_ARRAY_SIZE: '10' })).toThrow(ShardConfigError);
+    expect(resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '9', AWS_BATCH_JOB_ARRAY_SIZE: '10' })).toEqual({
+      index: 9,
+      count: 10,
+    });
+    expect(resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '1', REPLAY_EXPORT_SHARD_COUNT: '3' })).toEqual({
+      index: 1,
+      count: 3,
+    });
+    expect(() => resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '1' })).toThrow(
+      /AWS_BATCH_JOB_ARRAY_SIZE|REPLAY_EXPORT_SHARD_COUNT/,
+    );
+    expect(() => resolveShard(undefined, { AWS_BATCH_JOB_ARRAY_INDEX: '10', AWS_BATCH_JOB_ARRAY_SIZE: '10' })).toThrow(
+      ShardConfigError,
+    );
   });
 
   it('applies precedence: flag, then Kubernetes, then AWS Batch', () => {

@@ -43,9 +43,24 @@ describe('the replay window starts at the fair share of the limit', () => {
 
   it("a run's transport starts there, unless the caller set the start or turned the windows off", async () => {
     const alone = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's' });
-    const half = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', shard: { index: 1, count: 2 } });
-    const given = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', transportOptions: { adaptive: { initial: { replay: 1 } } } });
-    const fixed = await openRun({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', secretKey: 's', transportOptions: { adaptive: false } });
+    const half = await openRun({
+      endpoint: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      secretKey: 's',
+      shard: { index: 1, count: 2 },
+    });
+    const given = await openRun({
+      endpoint: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      secretKey: 's',
+      transportOptions: { adaptive: { initial: { replay: 1 } } },
+    });
+    const fixed = await openRun({
+      endpoint: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      secretKey: 's',
+      transportOptions: { adaptive: false },
+    });
     try {
       expect(alone.transport().limit('replay')).toBe(5);
       expect(half.transport().limit('replay')).toBe(2);
@@ -64,7 +79,13 @@ describe('the replay window starts at the fair share of the limit', () => {
     const work = await tempDir('replay-export-start-window-');
     try {
       let ok = 0;
-      for await (const ev of archiveReplays({ endpoint: sandbox.url, ...sandbox.credentials, ...FAST, out: work.dir, settleMs: 0 })) {
+      for await (const ev of archiveReplays({
+        endpoint: sandbox.url,
+        ...sandbox.credentials,
+        ...FAST,
+        out: work.dir,
+        settleMs: 0,
+      })) {
         if (ev.type === 'result' && ev.outcome === 'ok') ok++;
       }
       expect(ok).toBe(sandbox.replays().length);

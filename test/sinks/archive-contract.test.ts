@@ -30,7 +30,13 @@ let n = 0;
 beforeAll(async () => {
   s3dir = await mkdtemp(join(tmpdir(), 's3rver-contract-'));
   localDir = await mkdtemp(join(tmpdir(), 'archive-contract-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, directory: s3dir, silent: true, configureBuckets: [{ name: BUCKET }] });
+  server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: s3dir,
+    silent: true,
+    configureBuckets: [{ name: BUCKET }],
+  });
   const address = (await server.run()) as { port: number };
   endpoint = `http://127.0.0.1:${address.port}`;
   lister = new S3Client({ endpoint, credentials, region: 'us-east-1', forcePathStyle: true });
@@ -55,7 +61,9 @@ interface Backend {
 }
 
 async function localFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? [] : Promise.reject(err)));
+  const entries = await readdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) =>
+    err.code === 'ENOENT' ? [] : Promise.reject(err),
+  );
   return entries.map(String).sort();
 }
 
@@ -91,9 +99,15 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const event = (i: number): Buffer => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { i } }));
+const event = (i: number): Buffer =>
+  Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { i } }));
 const entry = (replay_id: string, status: ManifestEntry['status'], at: number): ManifestEntry =>
-  ({ replay_id, status, recorded_at: new Date(1763629200000 + at).toISOString(), ...(status === 'skipped' ? { reason: 'settling' } : {}) }) as ManifestEntry;
+  ({
+    replay_id,
+    status,
+    recorded_at: new Date(1763629200000 + at).toISOString(),
+    ...(status === 'skipped' ? { reason: 'settling' } : {}),
+  }) as ManifestEntry;
 
 /** The state the manifest gives: the last entry of each replay, by id. */
 function stateOf(entries: readonly ManifestEntry[]): Map<string, ManifestEntry> {
@@ -174,7 +188,10 @@ describe.each(backends)('an archive in a $name', (backend) => {
     await archive.manifest.append(entry('dev/2', 'ok', 6));
     expected.set('dev/2', entry('dev/2', 'ok', 6));
     expect(stateOf(await all(archive.manifest.read()))).toEqual(expected);
-    expect([...stateOf(await all(archive.manifest.read(onlyDev))).values()]).toEqual([expected.get('dev/1'), expected.get('dev/2')]);
+    expect([...stateOf(await all(archive.manifest.read(onlyDev))).values()]).toEqual([
+      expected.get('dev/1'),
+      expected.get('dev/2'),
+    ]);
     await archive.close();
     // Read afresh by another opening, for reading.
     const again = await backend.open(target, false);
@@ -218,7 +235,10 @@ describe.each(backends)('an archive in a $name', (backend) => {
 describe('openArchive', () => {
   it('refuses other schemes and an empty target as usage errors, before touching anything', async () => {
     for (const target of ['gs://bucket/x', 'ftp://host/x', '']) {
-      await expect(openArchive(target, { create: true }), target).rejects.toMatchObject({ code: 'SINK_CONFIG', category: 'usage' });
+      await expect(openArchive(target, { create: true }), target).rejects.toMatchObject({
+        code: 'SINK_CONFIG',
+        category: 'usage',
+      });
     }
   });
 });

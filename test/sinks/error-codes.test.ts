@@ -38,7 +38,21 @@ describe('error codes: the thrown spelling, old ones read', () => {
       ['eai_again', 'EAI_AGAIN'],
     ];
     for (const [before, after] of old) expect(thrownCode(before), before).toBe(after);
-    for (const code of ['BAD_GZIP', 'SINK_IO', 'REPLAY_NOT_FOUND', 'ECONNRESET', 'rate_limited', 'api_error', 'timeout', 'error', 'too_many_files', 'listing_stalled', 'redaction_failed', 'auth_failed', 'storage_redirect']) {
+    for (const code of [
+      'BAD_GZIP',
+      'SINK_IO',
+      'REPLAY_NOT_FOUND',
+      'ECONNRESET',
+      'rate_limited',
+      'api_error',
+      'timeout',
+      'error',
+      'too_many_files',
+      'listing_stalled',
+      'redaction_failed',
+      'auth_failed',
+      'storage_redirect',
+    ]) {
       expect(thrownCode(code), code).toBe(code);
     }
   });
@@ -55,8 +69,18 @@ describe('error codes: the thrown spelling, old ones read', () => {
   });
 
   test('a manifest line with an old spelling parses with the thrown one; the rest of the entry unchanged', () => {
-    const line = JSON.stringify({ replay_id: 'd/1', status: 'failed', error: { code: 'decode_bad_gzip', message: 'BAD_GZIP: x', file_key: 'k', index: 3 }, recorded_at: 't' });
-    expect(parseManifestLine(line, 1)).toEqual({ replay_id: 'd/1', status: 'failed', error: { code: 'BAD_GZIP', message: 'BAD_GZIP: x', file_key: 'k', index: 3 }, recorded_at: 't' });
+    const line = JSON.stringify({
+      replay_id: 'd/1',
+      status: 'failed',
+      error: { code: 'decode_bad_gzip', message: 'BAD_GZIP: x', file_key: 'k', index: 3 },
+      recorded_at: 't',
+    });
+    expect(parseManifestLine(line, 1)).toEqual({
+      replay_id: 'd/1',
+      status: 'failed',
+      error: { code: 'BAD_GZIP', message: 'BAD_GZIP: x', file_key: 'k', index: 3 },
+      recorded_at: 't',
+    });
   });
 });
 
@@ -65,7 +89,13 @@ let server: S3rver;
 let endpoint: string;
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'error-codes-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, directory: join(base, 's3'), silent: true, configureBuckets: [{ name: 'codes' }] });
+  server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: join(base, 's3'),
+    silent: true,
+    configureBuckets: [{ name: 'codes' }],
+  });
   endpoint = `http://127.0.0.1:${((await server.run()) as { port: number }).port}`;
 });
 afterAll(async () => {
@@ -73,7 +103,12 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const failed = (id: string, code: string): ManifestEntry => ({ replay_id: id, status: 'failed', error: { code, message: 'm' }, recorded_at: '2026-01-01T00:00:00.000Z' });
+const failed = (id: string, code: string): ManifestEntry => ({
+  replay_id: id,
+  status: 'failed',
+  error: { code, message: 'm' },
+  recorded_at: '2026-01-01T00:00:00.000Z',
+});
 
 async function codesOf(sink: Sink): Promise<Record<string, string | undefined>> {
   const out: Record<string, string | undefined> = {};
@@ -83,7 +118,16 @@ async function codesOf(sink: Sink): Promise<Record<string, string | undefined>> 
 
 describe.each([
   ['a local folder', () => createLocalSink(join(base, 'local'))],
-  ['S3 (s3rver)', () => createS3Sink('s3://codes/archive', { endpoint, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, forcePathStyle: true, region: 'us-east-1' })],
+  [
+    'S3 (s3rver)',
+    () =>
+      createS3Sink('s3://codes/archive', {
+        endpoint,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        forcePathStyle: true,
+        region: 'us-east-1',
+      }),
+  ],
 ])('an archive written with the old spellings, on %s', (_name, open) => {
   test('reads with the thrown codes, from the log and, once folded, from the snapshot', async () => {
     const sink = open();

@@ -48,7 +48,11 @@ async function holder(dir: string): Promise<{ pid: number; kill: () => Promise<v
     const lock = await takeLock(process.argv[1], process.argv[2]);
     process.stdout.write(lock === undefined ? 'refused\\n' : 'held\\n');
     setInterval(() => {}, 60_000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, lockPath(dir), join(dir, '_manifest', '.compact-lock-0c0ffee0')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', script, lockPath(dir), join(dir, '_manifest', '.compact-lock-0c0ffee0')],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [said] = (await once(child.stdout, 'data')) as [Buffer];
   expect(said.toString()).toBe('held\n');
   return {

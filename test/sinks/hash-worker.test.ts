@@ -15,7 +15,18 @@ import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 /** `n` events of about `size` bytes of JSON each (varied, so that gzip does not shrink them to nothing). */
 const events = (n: number, size = 2000): Buffer[] =>
   Array.from({ length: n }, (_, i) =>
-    Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { text: createHash('sha256').update(String(i)).digest('hex').repeat(Math.ceil(size / 64)) } })),
+    Buffer.from(
+      JSON.stringify({
+        type: 3,
+        timestamp: 1763629200000 + i,
+        data: {
+          text: createHash('sha256')
+            .update(String(i))
+            .digest('hex')
+            .repeat(Math.ceil(size / 64)),
+        },
+      }),
+    ),
   );
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -91,14 +102,22 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeUndefined();
 
     const all = events(3000);
-    const large = await exportTo({ hashWorker: { minRate: 0 } }, { format: 'json', gzip: false }, Array.from({ length: 6 }, (_, k) => all.slice(k * 500, k * 500 + 500)));
+    const large = await exportTo(
+      { hashWorker: { minRate: 0 } },
+      { format: 'json', gzip: false },
+      Array.from({ length: 6 }, (_, k) => all.slice(k * 500, k * 500 + 500)),
+    );
     expect(large.stored.length).toBeGreaterThan(HASH_WORKER_DEFAULTS.fromBytes);
     expect(large.result.sha256).toBe(sha256(large.stored));
     expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeDefined();
   });
 
   it('an output produced slower than minRate stays on the calling thread; the rate is looked at again every 4 MiB', async () => {
-    const slow = await exportTo({ hashWorker: { fromBytes: 1 << 20, minRate: 1e15 } }, { format: 'json', gzip: false }, [events(3000)]);
+    const slow = await exportTo(
+      { hashWorker: { fromBytes: 1 << 20, minRate: 1e15 } },
+      { format: 'json', gzip: false },
+      [events(3000)],
+    );
     expect(slow.stored.length).toBeGreaterThan(4 << 20);
     expect(slow.result.sha256).toBe(sha256(slow.stored));
     expect(hashWorkerInfo(HASH_WORKER_DEFAULTS.nice)).toBeUndefined();
@@ -141,7 +160,13 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
   });
 
   it('refuses settings out of range', () => {
-    expect(() => resolveHashWorker({ fromBytes: -1 })).toThrow(expect.objectContaining({ code: 'SINK_CONFIG', category: 'usage', message: expect.stringContaining('hashWorker.fromBytes') }));
+    expect(() => resolveHashWorker({ fromBytes: -1 })).toThrow(
+      expect.objectContaining({
+        code: 'SINK_CONFIG',
+        category: 'usage',
+        message: expect.stringContaining('hashWorker.fromBytes'),
+      }),
+    );
     expect(() => resolveHashWorker({ nice: 20 })).toThrow(/0 to 19/);
     expect(() => createLocalSink(base, { hashWorker: { nice: 1.5 } })).toThrow(SinkError);
     expect(() => resolveHashWorker({ idleMs: Number.NaN })).toThrow(/idleMs/);
@@ -155,7 +180,9 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     expect(await niceOf(info!.tid)).toBe(10);
     expect(await niceOf(process.pid)).not.toBe(10);
 
-    await exportTo({ hashWorker: { fromBytes: 0, minRate: 0, nice: 19 } }, { format: 'json', gzip: false }, [events(10)]);
+    await exportTo({ hashWorker: { fromBytes: 0, minRate: 0, nice: 19 } }, { format: 'json', gzip: false }, [
+      events(10),
+    ]);
     expect(await niceOf((await hashWorkerInfo(19))!.tid)).toBe(19);
   });
 
@@ -188,7 +215,8 @@ describe('local sink: SHA-256 of large outputs on the hashing worker', () => {
     // '[' + events joined by ','; wait until all of it is in the file, then add two bytes after it.
     const size = 1 + batch.reduce((n, e) => n + e.length, 0) + batch.length - 1;
     const [temp] = await walk(dir);
-    for (let i = 0; i < 500 && (await stat(join(dir, temp!))).size < size; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await stat(join(dir, temp!))).size < size; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect((await stat(join(dir, temp!))).size).toBe(size);
     await appendFile(join(dir, temp!), 'xy');
     // The closing ']' overwrites the 'x': the file ends one byte longer than what was written.
@@ -237,7 +265,10 @@ describe('hashing worker: a file that does not hold what was written', () => {
     await appendFile(long, 'x');
     const longer = await new FileHashJob(long, 10).finish(bytes.length).catch((e: unknown) => e);
     expect(longer).toBeInstanceOf(HashWorkerError);
-    expect(longer).toMatchObject({ message: `the file has ${bytes.length + 1} bytes, ${bytes.length} were written`, kind: 'size' });
+    expect(longer).toMatchObject({
+      message: `the file has ${bytes.length + 1} bytes, ${bytes.length} were written`,
+      kind: 'size',
+    });
   });
 
   it('a file that cannot be opened fails its job with the system error code, also when reported before the end', async () => {
@@ -247,12 +278,15 @@ describe('hashing worker: a file that does not hold what was written', () => {
     await expect(job.finish(5 << 20)).rejects.toMatchObject({ name: 'HashWorkerError', code: 'ENOENT' });
   });
 
-  it('a symbolic link at the file\'s path is not read through (ELOOP), even to a file of the right size', async () => {
+  it("a symbolic link at the file's path is not read through (ELOOP), even to a file of the right size", async () => {
     const bytes = Buffer.concat(events(10));
     const target = await fileOf(bytes);
     const link = join(await mkdtemp(join(base, 'l-')), 'out');
     await symlink(target, link);
-    await expect(new FileHashJob(link, 10).finish(bytes.length)).rejects.toMatchObject({ name: 'HashWorkerError', code: 'ELOOP' });
+    await expect(new FileHashJob(link, 10).finish(bytes.length)).rejects.toMatchObject({
+      name: 'HashWorkerError',
+      code: 'ELOOP',
+    });
   });
 });
 

@@ -73,17 +73,22 @@ describe('the build of the inlined code', () => {
   });
 
   it('refuses browser code that does not type-check with the DOM lib', async () => {
-    const at = await copy('type-error', (at) => appendFile(browser(at, 'dom.ts'), '\nexport const wrong: HTMLInputElement = document.body;\n'));
+    const at = await copy('type-error', (at) =>
+      appendFile(browser(at, 'dom.ts'), '\nexport const wrong: HTMLInputElement = document.body;\n'),
+    );
     const result = await build(at);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/does not compile[\s\S]*dom\.ts[\s\S]*HTMLInputElement/);
   });
 });
 
-describe('joining the player\'s modules into one script', () => {
+describe("joining the player's modules into one script", () => {
   const dir = join(root, 'm');
   /** Joins in-memory modules (file name → source), `main.ts` first. */
-  const joined = (sources: Record<string, string>, globals: string[] = []): Promise<{ script: string; files: string[] }> =>
+  const joined = (
+    sources: Record<string, string>,
+    globals: string[] = [],
+  ): Promise<{ script: string; files: string[] }> =>
     joinModules({
       entry: join(dir, 'main.ts'),
       read: async (path: string) => {
@@ -97,7 +102,8 @@ describe('joining the player\'s modules into one script', () => {
 
   it('puts dependencies first in one function scope, without their imports, exports and types', async () => {
     const { script, files } = await joined({
-      'main.ts': "import { twice } from './b.js';\nimport { ONE, type Num } from './a.js';\nconst n: Num = twice(ONE);\nconsole.log(n);\n",
+      'main.ts':
+        "import { twice } from './b.js';\nimport { ONE, type Num } from './a.js';\nconst n: Num = twice(ONE);\nconsole.log(n);\n",
       'b.ts': "import { ONE } from './a.js';\nexport function twice(x: number): number { return x * 2 * ONE; }\n",
       'a.ts': 'export type Num = number;\nexport const ONE = 1;\n',
     });
@@ -113,14 +119,35 @@ describe('joining the player\'s modules into one script', () => {
 
   it('refuses what one scope would change: a cycle, a shared or global name, a renamed, default or package import', async () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ 'main.ts': "import { a } from './a.js';\nexport const m = a;\n", 'a.ts': "import { m } from './main.js';\nexport const a = 1;\nexport const b = () => m;\n" }, /import cycle: m\/main\.ts → m\/a\.ts → m\/main\.ts/],
-      [{ 'main.ts': "import { a } from './a.js';\nconst x = a;\nvoid x;\n", 'a.ts': 'export const a = 1;\nexport const x = 2;\n' }, /m\/main\.ts and m\/a\.ts both declare `x`/],
-      [{ 'main.ts': 'const name = 1;\nvoid name;\n' }, /m\/main\.ts declares `name` at top level, which would hide the global/],
-      [{ 'main.ts': "import { a as b } from './a.js';\nvoid b;\n", 'a.ts': 'export const a = 1;\n' }, /renamed imports cannot be joined/],
+      [
+        {
+          'main.ts': "import { a } from './a.js';\nexport const m = a;\n",
+          'a.ts': "import { m } from './main.js';\nexport const a = 1;\nexport const b = () => m;\n",
+        },
+        /import cycle: m\/main\.ts → m\/a\.ts → m\/main\.ts/,
+      ],
+      [
+        {
+          'main.ts': "import { a } from './a.js';\nconst x = a;\nvoid x;\n",
+          'a.ts': 'export const a = 1;\nexport const x = 2;\n',
+        },
+        /m\/main\.ts and m\/a\.ts both declare `x`/,
+      ],
+      [
+        { 'main.ts': 'const name = 1;\nvoid name;\n' },
+        /m\/main\.ts declares `name` at top level, which would hide the global/,
+      ],
+      [
+        { 'main.ts': "import { a as b } from './a.js';\nvoid b;\n", 'a.ts': 'export const a = 1;\n' },
+        /renamed imports cannot be joined/,
+      ],
       [{ 'main.ts': "import a from './a.js';\nvoid a;\n", 'a.ts': 'export default 1;\n' }, /only named imports/],
       [{ 'main.ts': "import * as a from './a.js';\nvoid a;\n", 'a.ts': 'export const a = 1;\n' }, /only named imports/],
       [{ 'main.ts': "import { Replayer } from 'rrweb';\nnew Replayer([]);\n" }, /imports a value from rrweb/],
-      [{ 'main.ts': "export { x } from './a.js';\n", 'a.ts': 'export const x = 1;\n' }, /only `export` on a declaration/],
+      [
+        { 'main.ts': "export { x } from './a.js';\n", 'a.ts': 'export const x = 1;\n' },
+        /only `export` on a declaration/,
+      ],
     ];
     for (const [sources, message] of cases) await expect(joined(sources, ['name'])).rejects.toThrow(message);
   });

@@ -13,13 +13,75 @@ import {
 } from '../../sinks/keys.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 
-
 const HOSTILE_PIECES = [
-  '', '.', '..', '...', '/', '//', '\\', '\0', '\n', '\r', '\t', '\x7f', '%', '%2F', '%2f', '%25', '%00', '%~', '%empty',
-  '%none', '^', '^a', '~', ' ', 'CON', 'con', 'con.txt', 'Nul', 'lpt1', 'COM9', 'aux.', '_manifest', '_staging', '.tmp',
-  'a', 'A', 'é', 'e\u0301', 'Å', '\u212b', 'ß', 'SS', 'ss', '\ud800', '\udc00', '\ud83d\ude00', '\ufffd', '😀', '日本',
-  'ǅ', 'İ', 'ı', 'K', '\u212a', ':', '*', '?', '"', '<', '>', '|', '-', '_', '0', '1763629200000',
-  '2f6b7b9e-1c1d-4c2e-9b1a-1234567890ab', '\u2028', '\u00a0',
+  '',
+  '.',
+  '..',
+  '...',
+  '/',
+  '//',
+  '\\',
+  '\0',
+  '\n',
+  '\r',
+  '\t',
+  '\x7f',
+  '%',
+  '%2F',
+  '%2f',
+  '%25',
+  '%00',
+  '%~',
+  '%empty',
+  '%none',
+  '^',
+  '^a',
+  '~',
+  ' ',
+  'CON',
+  'con',
+  'con.txt',
+  'Nul',
+  'lpt1',
+  'COM9',
+  'aux.',
+  '_manifest',
+  '_staging',
+  '.tmp',
+  'a',
+  'A',
+  'é',
+  'e\u0301',
+  'Å',
+  '\u212b',
+  'ß',
+  'SS',
+  'ss',
+  '\ud800',
+  '\udc00',
+  '\ud83d\ude00',
+  '\ufffd',
+  '😀',
+  '日本',
+  'ǅ',
+  'İ',
+  'ı',
+  'K',
+  '\u212a',
+  ':',
+  '*',
+  '?',
+  '"',
+  '<',
+  '>',
+  '|',
+  '-',
+  '_',
+  '0',
+  '1763629200000',
+  '2f6b7b9e-1c1d-4c2e-9b1a-1234567890ab',
+  '\u2028',
+  '\u00a0',
 ];
 
 /** Small deterministic PRNG (mulberry32), so a failure can be replayed. */
@@ -77,9 +139,27 @@ describe('output keys (what a sink removes)', () => {
 
   it('nothing else is: the manifest, staging, paths leaving the target, other depths and extensions', () => {
     for (const key of [
-      'manifest.ndjson', '_manifest/a/b.json', '_staging/1-2.json', '../a/b.json', 'a/../b.json', './a.json', 'a/./b.json',
-      '/a/b.json', 'a\\b/c.json', 'a/b/c.json', 'a.json', 'a/b', 'a/b.txt', 'a/.b.json', 'a/-b.json', '.a/b.json', '', 'a/.json',
-      'a/b.json\0', 'a/b\n.json', 'A/b.json',
+      'manifest.ndjson',
+      '_manifest/a/b.json',
+      '_staging/1-2.json',
+      '../a/b.json',
+      'a/../b.json',
+      './a.json',
+      'a/./b.json',
+      '/a/b.json',
+      'a\\b/c.json',
+      'a/b/c.json',
+      'a.json',
+      'a/b',
+      'a/b.txt',
+      'a/.b.json',
+      'a/-b.json',
+      '.a/b.json',
+      '',
+      'a/.json',
+      'a/b.json\0',
+      'a/b\n.json',
+      'A/b.json',
     ]) {
       expect(isOutputKey(key), JSON.stringify(key)).toBe(false);
     }
@@ -167,12 +247,14 @@ describe('replay keys', () => {
       checkKey(replayKey(id, JSON_AND_NDJSON_OUTPUTS[n++ % 4]!), root);
       const key = replayKeyBase(id);
       const previous = keys.get(key);
-      if (previous !== undefined) throw new Error(`ids ${JSON.stringify(previous)} and ${JSON.stringify(id)} share key ${key}`);
+      if (previous !== undefined)
+        throw new Error(`ids ${JSON.stringify(previous)} and ${JSON.stringify(id)} share key ${key}`);
       keys.set(key, id);
       // Distinct on case-insensitive file systems too.
       const lower = key.toLowerCase();
       const clash = folded.get(lower);
-      if (clash !== undefined) throw new Error(`ids ${JSON.stringify(clash)} and ${JSON.stringify(id)} fold to ${lower}`);
+      if (clash !== undefined)
+        throw new Error(`ids ${JSON.stringify(clash)} and ${JSON.stringify(id)} fold to ${lower}`);
       folded.set(lower, id);
     }
     expect(keys.size).toBe(ids.size);
@@ -185,14 +267,30 @@ describe('replay keys', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return seed % n;
     };
-    for (const part of ['con', 'con.x', 'conx', 'lpt1', 'nul.', 'a.', '.a', '-a', '_a', 'a-', 'a_', 'a.b', 'x'.repeat(200), 'x'.repeat(201)]) {
+    for (const part of [
+      'con',
+      'con.x',
+      'conx',
+      'lpt1',
+      'nul.',
+      'a.',
+      '.a',
+      '-a',
+      '_a',
+      'a-',
+      'a_',
+      'a.b',
+      'x'.repeat(200),
+      'x'.repeat(201),
+    ]) {
       expect(decodeSegment(encodeSegment(part)) ?? 'hashed', part).toBe(part.length > 200 ? 'hashed' : part);
     }
     for (let i = 0; i < 20_000; i++) {
       const part = Array.from({ length: 1 + next(7) }, () => alphabet[next(alphabet.length)]).join('');
       const encoded = encodeSegment(part);
       expect(decodeSegment(encoded), part).toBe(part);
-      const unchanged = /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$/.test(part) && !/^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/.test(part);
+      const unchanged =
+        /^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$/.test(part) && !/^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/.test(part);
       expect(encoded === part, part).toBe(unchanged);
     }
   });

@@ -10,7 +10,8 @@ import { line } from '../sinks/helpers/entries.js';
 
 const JSON_OUT: OutputSpec = { format: 'json', gzip: false };
 const event = (i: number): Buffer => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + i }));
-const entry = (replay_id: string): ManifestEntry => line({ replay_id, status: 'ok', recorded_at: new Date().toISOString() });
+const entry = (replay_id: string): ManifestEntry =>
+  line({ replay_id, status: 'ok', recorded_at: new Date().toISOString() });
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -15,7 +15,11 @@ import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 import { type LooseEntry, line } from '../sinks/helpers/entries.js';
 
 const events = (n: number, from = 0): Buffer[] =>
-  Array.from({ length: n }, (_, i) => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + from + i, data: { s: 'é😀\u2028', i: from + i } })));
+  Array.from({ length: n }, (_, i) =>
+    Buffer.from(
+      JSON.stringify({ type: 3, timestamp: 1763629200000 + from + i, data: { s: 'é😀\u2028', i: from + i } }),
+    ),
+  );
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -73,7 +77,12 @@ describe('local sink: formats', () => {
         expect(text).toBe('[' + [...batch1, ...batch2].map(String).join(',') + ']');
       } else {
         expect(text.endsWith('\n')).toBe(true);
-        expect(text.split('\n').slice(0, -1).map((l) => JSON.parse(l))).toEqual(all);
+        expect(
+          text
+            .split('\n')
+            .slice(0, -1)
+            .map((l) => JSON.parse(l)),
+        ).toEqual(all);
       }
       expect(await sink.exists(result.key)).toBe(true);
       expect((await walk(dir)).filter((p) => p.endsWith('.tmp'))).toEqual([]);
@@ -170,9 +179,31 @@ describe('local sink: paths', () => {
   it('keeps hostile ids inside the target and distinct', async () => {
     const { dir, sink } = await freshSink();
     const ids = [
-      '../../etc/passwd', '../x', './x', 'a/../../b', '..', '.', '/', '//', '\\..\\x', 'C:\\x/y', '%2e%2e/%2F', '\0/\x01',
-      'CON/aux', 'con/AUX', 'é/1', 'e\u0301/1', 'A/1', 'a/1', 'x'.repeat(600) + '/1', 'x'.repeat(600) + '/2',
-      '~/.ssh', '-rf/--', '_manifest/x', 'a/manifest.ndjson', '/etc/passwd',
+      '../../etc/passwd',
+      '../x',
+      './x',
+      'a/../../b',
+      '..',
+      '.',
+      '/',
+      '//',
+      '\\..\\x',
+      'C:\\x/y',
+      '%2e%2e/%2F',
+      '\0/\x01',
+      'CON/aux',
+      'con/AUX',
+      'é/1',
+      'e\u0301/1',
+      'A/1',
+      'a/1',
+      'x'.repeat(600) + '/1',
+      'x'.repeat(600) + '/2',
+      '~/.ssh',
+      '-rf/--',
+      '_manifest/x',
+      'a/manifest.ndjson',
+      '/etc/passwd',
     ];
     const keys = new Set<string>();
     for (const id of ids) {
@@ -187,7 +218,9 @@ describe('local sink: paths', () => {
     for (const file of files) {
       expect(resolve(file).startsWith(resolve(dir) + sep)).toBe(true);
       const content = JSON.parse(await readFile(file, 'utf8')) as Array<{ id: string }>;
-      expect(sink.keyFor(content[0]!.id, { format: 'json', gzip: false })).toBe(relative(dir, file).split(sep).join('/'));
+      expect(sink.keyFor(content[0]!.id, { format: 'json', gzip: false })).toBe(
+        relative(dir, file).split(sep).join('/'),
+      );
     }
     await expect(sink.exists('../outside.json')).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
     await expect(sink.exists('a/../../outside.json')).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
@@ -198,7 +231,9 @@ describe('local sink: paths', () => {
     const { dir, sink } = await freshSink();
     const outside = await mkdtemp(join(base, 'outside-'));
     await symlink(outside, join(dir, 'evil'), 'dir');
-    await expect(sink.open('evil/1', { format: 'json', gzip: false })).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
+    await expect(sink.open('evil/1', { format: 'json', gzip: false })).rejects.toMatchObject({
+      code: 'SINK_PATH_ESCAPE',
+    });
     expect(await readdir(outside)).toEqual([]);
     await sink.close();
   });
@@ -207,7 +242,9 @@ describe('local sink: paths', () => {
     const dir = await mkdtemp(join(base, 'open-'));
     expect(openSink(dir).target).toBe(resolve(dir));
     expect(openSink('file://' + dir).target).toBe(resolve(dir));
-    expect(openSink('s3://bucket/some/prefix/', { s3: { region: 'us-east-1' } }).target).toBe('s3://bucket/some/prefix');
+    expect(openSink('s3://bucket/some/prefix/', { s3: { region: 'us-east-1' } }).target).toBe(
+      's3://bucket/some/prefix',
+    );
     expect(() => openSink('gs://bucket/x')).toThrow(SinkError);
     expect(() => openSink('')).toThrow(SinkError);
   });
@@ -217,7 +254,10 @@ describe('local sink: manifest', () => {
   it('appends and reads entries in order', async () => {
     const { dir, sink } = await freshSink();
     expect(await collect(sink.readManifest())).toEqual([]);
-    await Promise.all([sink.appendManifest(entry('a/1')), sink.appendManifest(entry('a/2', { status: 'failed', error: { code: 'X', message: 'm\nn' } }))]);
+    await Promise.all([
+      sink.appendManifest(entry('a/1')),
+      sink.appendManifest(entry('a/2', { status: 'failed', error: { code: 'X', message: 'm\nn' } })),
+    ]);
     await sink.appendManifest(entry('a/1', { status: 'skipped', reason: 'settling' }));
     const read = await collect(sink.readManifest());
     expect(read.map((e) => [e.replay_id, e.status])).toEqual([
@@ -250,7 +290,10 @@ describe('local sink: manifest', () => {
     expect((await collect(createLocalSink(dir).readManifest())).map((e) => e.replay_id)).toEqual(['a/1', 'a/3', 'a/5']);
     // Anything that is not a manifest entry is an error, not silently skipped.
     await appendFile(path, 'garbage\n');
-    await expect(collect(createLocalSink(dir).readManifest())).rejects.toMatchObject({ code: 'MANIFEST_CORRUPT', index: 5 });
+    await expect(collect(createLocalSink(dir).readManifest())).rejects.toMatchObject({
+      code: 'MANIFEST_CORRUPT',
+      index: 5,
+    });
   });
 
   it('several processes appending at once never interleave lines', async () => {

@@ -60,7 +60,12 @@ describe('local manifest compaction', () => {
     expect(after.size).toBe(50);
     expect(after.get('d/35')).toMatchObject({ status: 'ok', key: 'k35' });
     expect(after.get('d/5')).toEqual(before.get('d/5'));
-    expect(await sink.compactManifest!({ layout: 'all' })).toEqual({ compacted: true, entries: 50, folded: 20, removed: 1 });
+    expect(await sink.compactManifest!({ layout: 'all' })).toEqual({
+      compacted: true,
+      entries: 50,
+      folded: 20,
+      removed: 1,
+    });
     expect(await stateOf(dir)).toEqual(after);
     // Nothing appended since: nothing to fold, nothing written.
     expect((await sink.compactManifest!({ layout: 'all' })).compacted).toBe(false);
@@ -74,7 +79,8 @@ describe('local manifest compaction', () => {
     const N = 1500;
     let writing = true;
     const appends = (async () => {
-      for (let i = 0; i < N; i++) await writer.appendManifest(entry(`w/${i % 500}`, i < 1000 ? 'failed' : 'ok', i, { event_count: i }));
+      for (let i = 0; i < N; i++)
+        await writer.appendManifest(entry(`w/${i % 500}`, i < 1000 ? 'failed' : 'ok', i, { event_count: i }));
       writing = false;
     })();
     let folds = 0;
@@ -85,7 +91,8 @@ describe('local manifest compaction', () => {
     expect(folds).toBeGreaterThan(2);
     const state = await stateOf(dir);
     expect(state.size).toBe(500);
-    for (let id = 0; id < 500; id++) expect(state.get(`w/${id}`)).toMatchObject({ status: 'ok', event_count: 1000 + id });
+    for (let id = 0; id < 500; id++)
+      expect(state.get(`w/${id}`)).toMatchObject({ status: 'ok', event_count: 1000 + id });
     await folder.compactManifest!({ layout: 'all' });
     expect(await stateOf(dir)).toEqual(state);
     await Promise.all([writer.close(), folder.close()]);
@@ -98,7 +105,11 @@ describe('local manifest compaction', () => {
     const appends = (async () => {
       // Several appends in flight at once, as a run's workers make them.
       for (let i = 0; i < 1200; i += 6) {
-        await Promise.all(Array.from({ length: 6 }, (_, k) => sink.appendManifest(entry(`s/${(i + k) % 300}`, 'ok', i + k, { event_count: i + k }))));
+        await Promise.all(
+          Array.from({ length: 6 }, (_, k) =>
+            sink.appendManifest(entry(`s/${(i + k) % 300}`, 'ok', i + k, { event_count: i + k })),
+          ),
+        );
       }
       writing = false;
     })();
@@ -108,7 +119,8 @@ describe('local manifest compaction', () => {
     expect(folds).toBeGreaterThan(2);
     const state = await stateOf(dir);
     expect(state.size).toBe(300);
-    for (let id = 0; id < 300; id++) expect((state.get(`s/${id}`) as LooseEntry | undefined)?.event_count).toBe(900 + id);
+    for (let id = 0; id < 300; id++)
+      expect((state.get(`s/${id}`) as LooseEntry | undefined)?.event_count).toBe(900 + id);
     await sink.close();
   });
 

@@ -9,12 +9,18 @@ import { line } from '../sinks/helpers/entries.js';
 export const STATUSES: ReplayStatus[] = ['failed', 'skipped', 'ok'];
 
 /** An entry recorded `at` ms after a fixed time (so that the entries of one replay have an order). */
-export const entry = (id: string, status: ReplayStatus, at: number, extra: Record<string, unknown> = {}): ManifestEntry => line({
-  replay_id: id,
-  status,
-  recorded_at: new Date(1_763_000_000_000 + at).toISOString(),
-  ...extra,
-});
+export const entry = (
+  id: string,
+  status: ReplayStatus,
+  at: number,
+  extra: Record<string, unknown> = {},
+): ManifestEntry =>
+  line({
+    replay_id: id,
+    status,
+    recorded_at: new Date(1_763_000_000_000 + at).toISOString(),
+    ...extra,
+  });
 
 /**
  * The state a sink's manifest reads as: the last entry of each replay (what every run decides from), of the replays
@@ -23,7 +29,8 @@ export const entry = (id: string, status: ReplayStatus, at: number, extra: Recor
 export async function stateOfSink(sink: Sink, keep?: (id: string) => boolean): Promise<Map<string, ManifestEntry>> {
   try {
     const state = new Map<string, ManifestEntry>();
-    for await (const e of sink.readManifest(keep)) if (keep === undefined || keep(e.replay_id)) state.set(e.replay_id, e);
+    for await (const e of sink.readManifest(keep))
+      if (keep === undefined || keep(e.replay_id)) state.set(e.replay_id, e);
     return state;
   } finally {
     await sink.close();
@@ -47,7 +54,9 @@ export function spawnFold(openSink: string, args: string[]): FoldChild {
     process.stdout.write('go\\n');
     await sink.compactManifest({ layout: 'all' });
     await sink.close();`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const started = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { started, done, kill: () => child.kill('SIGKILL') };

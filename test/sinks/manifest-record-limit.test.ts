@@ -13,18 +13,30 @@ import { MAX_MANIFEST_RECORD_BYTES, parseManifestStream, serializeManifestEntry 
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { fileKeyFields, fileKeysDigest, MAX_INLINE_FILE_KEYS_BYTES } from '../../src/pipeline/manifest-entries.js';
 
-const base = { replay_id: 'd/1', recorded_at: '2026-11-27T00:00:00.000Z', status: 'skipped', reason: 'settling' } as const;
+const base = {
+  replay_id: 'd/1',
+  recorded_at: '2026-11-27T00:00:00.000Z',
+  status: 'skipped',
+  reason: 'settling',
+} as const;
 
 async function drain(chunks: Buffer[]): Promise<ManifestEntry[]> {
   const out: ManifestEntry[] = [];
-  for await (const e of parseManifestStream((async function* () { yield* chunks; })())) out.push(e);
+  for await (const e of parseManifestStream(
+    (async function* () {
+      yield* chunks;
+    })(),
+  ))
+    out.push(e);
   return out;
 }
 
 describe('the manifest record limit', () => {
   test('the writer refuses an entry the reader would refuse, naming the replay', () => {
     const big = { ...base, reason: 'x'.repeat(MAX_MANIFEST_RECORD_BYTES) } as ManifestEntry;
-    expect(() => serializeManifestEntry(big)).toThrow(expect.objectContaining({ code: 'MANIFEST_TOO_LARGE', replayId: 'd/1' }));
+    expect(() => serializeManifestEntry(big)).toThrow(
+      expect.objectContaining({ code: 'MANIFEST_TOO_LARGE', replayId: 'd/1' }),
+    );
     const fits = { ...base, reason: 'x'.repeat(MAX_MANIFEST_RECORD_BYTES - 200) } as ManifestEntry;
     const line = serializeManifestEntry(fits);
     expect(line.length - 1).toBeLessThanOrEqual(MAX_MANIFEST_RECORD_BYTES);
@@ -45,7 +57,10 @@ describe('the manifest record limit', () => {
 
   test('file keys beyond the inline limit are recorded as a count and a digest', () => {
     const keys = Array.from({ length: 1300 }, (_, i) => `replays/${'k'.repeat(14_000)}/${i}`);
-    const fields = fileKeyFields(keys, keys.map(() => 3));
+    const fields = fileKeyFields(
+      keys,
+      keys.map(() => 3),
+    );
     expect(fields).toEqual({ file_count: 1300, file_keys_sha256: fileKeysDigest(keys) });
     const few = fileKeyFields(['a', 'b'], [3, 3]);
     expect(few).toEqual({ file_keys: ['a', 'b'], file_versions: [3, 3] });
@@ -63,7 +78,12 @@ describe('the manifest record limit on S3', () => {
       await s3.reader.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: JSON.stringify(entry) }));
       const archive = await openArchive(`s3://${BUCKET}/big`, {
         create: false,
-        s3: { endpoint: s3.endpoint, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+        s3: {
+          endpoint: s3.endpoint,
+          forcePathStyle: true,
+          region: 'us-east-1',
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        },
       });
       try {
         const read = async (): Promise<number> => {
@@ -71,7 +91,10 @@ describe('the manifest record limit on S3', () => {
           for await (const _ of archive.manifest.read()) n++;
           return n;
         };
-        await expect(read()).rejects.toMatchObject({ code: 'MANIFEST_CORRUPT', message: expect.stringContaining('larger than 16777216 bytes') });
+        await expect(read()).rejects.toMatchObject({
+          code: 'MANIFEST_CORRUPT',
+          message: expect.stringContaining('larger than 16777216 bytes'),
+        });
       } finally {
         await archive.close();
       }

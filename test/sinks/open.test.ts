@@ -5,14 +5,21 @@ import { openSink } from '../../sinks/open.js';
 
 describe('S3 sink loaded on first use', () => {
   it('checks the URL and the options at once, as createS3Sink in sinks/s3.ts does', () => {
-    for (const s3 of [{ partSize: 1024 }, { partSize: 5 * 1024 * 1024 + 0.5 }, { queueSize: 0 }, { checksums: 'always' as never }]) {
+    for (const s3 of [
+      { partSize: 1024 },
+      { partSize: 5 * 1024 * 1024 + 0.5 },
+      { queueSize: 0 },
+      { checksums: 'always' as never },
+    ]) {
       expect(() => openSink('s3://bucket/x', { s3 })).toThrow(SinkError);
       expect(() => createS3Sink('s3://bucket/x', s3)).toThrow(SinkError);
     }
     expect(() => createS3Sink('gs://bucket/x')).toThrow(SinkError);
     const sink = createS3Sink('s3://bucket//a/b/', { region: 'us-east-1' });
     expect(sink.target).toBe('s3://bucket/a/b');
-    expect(sink.keyFor('dev/123', { format: 'ndjson', gzip: true })).toBe(openSink('/tmp/x').keyFor('dev/123', { format: 'ndjson', gzip: true }));
+    expect(sink.keyFor('dev/123', { format: 'ndjson', gzip: true })).toBe(
+      openSink('/tmp/x').keyFor('dev/123', { format: 'ndjson', gzip: true }),
+    );
   });
 
   it('refuses use after close without loading anything', async () => {

@@ -8,7 +8,9 @@ import { createLocalSink } from '../../sinks/local.js';
 import type { OutputSpec } from '../../sinks/sink.js';
 import { runOf } from './helpers/runs.js';
 
-const texts = Array.from({ length: 50 }, (_, i) => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: '</script> é😀\u2028', i } }));
+const texts = Array.from({ length: 50 }, (_, i) =>
+  JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: '</script> é😀\u2028', i } }),
+);
 
 const OUTPUTS: OutputSpec[] = [
   { format: 'json', gzip: false },
@@ -54,7 +56,11 @@ describe('ReplayWriter.writeRuns (local sink)', () => {
   it.each([
     ['a raw LF inside an event', { bytes: Buffer.from('{"a":1},{"b":\n2}'), ends: Int32Array.of(7, 16) }, 1],
     ['a raw CR', { bytes: Buffer.from('{"a":\r1}'), ends: Int32Array.of(8) }, 0],
-    ['an end that is not followed by a comma', { bytes: Buffer.from('{"a":1},{"b":2}'), ends: Int32Array.of(6, 15) }, 0],
+    [
+      'an end that is not followed by a comma',
+      { bytes: Buffer.from('{"a":1},{"b":2}'), ends: Int32Array.of(6, 15) },
+      0,
+    ],
     ['a last end short of the bytes', { bytes: Buffer.from('{"a":1},{"b":2}'), ends: Int32Array.of(7, 14) }, 1],
   ])('refuses a run with %s (SINK_BAD_EVENT naming the event) and leaves nothing', async (_name, run, index) => {
     const sink = createLocalSink(join(dir, 'bad'));
@@ -70,12 +76,18 @@ describe('ReplayWriter.writeRuns (local sink)', () => {
 });
 
 describe('the html page: events in blocks the player takes as the page is parsed', () => {
-  const BLOCK = /<script type="application\/json" class="replay-events">([^<]*)<\/script><script>replayTakeBlocks\(\)<\/script>/g;
+  const BLOCK =
+    /<script type="application\/json" class="replay-events">([^<]*)<\/script><script>replayTakeBlocks\(\)<\/script>/g;
   // ~3.4 MB of events with markup in their strings, one of them larger than a block on its own.
-  const big = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: `</script><!-- ${'x'.repeat(i % 2000)}`, i } }));
+  const big = Array.from({ length: 3000 }, (_, i) =>
+    JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: `</script><!-- ${'x'.repeat(i % 2000)}`, i } }),
+  );
   big[1500] = JSON.stringify({ type: 3, timestamp: 1763629201500, data: { s: 'y'.repeat(1_200_000) } });
 
-  async function page(name: string, store: (w: Awaited<ReturnType<ReturnType<typeof createLocalSink>['open']>>) => Promise<void>): Promise<string> {
+  async function page(
+    name: string,
+    store: (w: Awaited<ReturnType<ReturnType<typeof createLocalSink>['open']>>) => Promise<void>,
+  ): Promise<string> {
     const sink = createLocalSink(join(dir, name));
     const w = await sink.open('dev/1', { format: 'html', gzip: false });
     await store(w);
@@ -89,7 +101,8 @@ describe('the html page: events in blocks the player takes as the page is parsed
       for (let i = 0; i < big.length; i += 700) await w.write(big.slice(i, i + 700).map((t) => Buffer.from(t)));
     });
     const byRuns = await page('blocks-runs', async (w) => {
-      for (let i = 0; i < big.length; i += 1100) await w.writeRuns!([runOf(big.slice(i, i + 1)), runOf(big.slice(i + 1, i + 1100))]);
+      for (let i = 0; i < big.length; i += 1100)
+        await w.writeRuns!([runOf(big.slice(i, i + 1)), runOf(big.slice(i + 1, i + 1100))]);
     });
     expect(byRuns).toBe(byEvents);
     const blocks = [...byEvents.matchAll(BLOCK)].map((m) => m[1]!);

@@ -59,23 +59,36 @@ function sinkOptions(extra: S3SinkOptions = {}): S3SinkOptions {
 }
 
 const events = (n: number, from = 0): Buffer[] =>
-  Array.from({ length: n }, (_, i) => Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + from + i, data: { s: 'é😀', i: from + i } })));
+  Array.from({ length: n }, (_, i) =>
+    Buffer.from(JSON.stringify({ type: 3, timestamp: 1763629200000 + from + i, data: { s: 'é😀', i: from + i } })),
+  );
 
 /** About 1 MiB of hard-to-compress events. */
 const bigBatch = (): Buffer[] =>
-  Array.from({ length: 256 }, () => Buffer.from(JSON.stringify({ type: 3, data: randomBytes(3000).toString('base64') })));
+  Array.from({ length: 256 }, () =>
+    Buffer.from(JSON.stringify({ type: 3, data: randomBytes(3000).toString('base64') })),
+  );
 
-async function getObject(key: string): Promise<{ body: Buffer; contentType?: string; contentEncoding?: string; metadata?: Record<string, string> }> {
+async function getObject(
+  key: string,
+): Promise<{ body: Buffer; contentType?: string; contentEncoding?: string; metadata?: Record<string, string> }> {
   const response = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   const body = Buffer.from(await response.Body!.transformToByteArray());
-  return { body, contentType: response.ContentType, contentEncoding: response.ContentEncoding, metadata: response.Metadata };
+  return {
+    body,
+    contentType: response.ContentType,
+    contentEncoding: response.ContentEncoding,
+    metadata: response.Metadata,
+  };
 }
 
 async function listKeys(prefix: string): Promise<string[]> {
   const out: string[] = [];
   let token: string | undefined;
   do {
-    const page = await reader.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
+    const page = await reader.send(
+      new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) out.push(o.Key!);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token !== undefined);
@@ -136,7 +149,13 @@ describe('S3 sink against s3rver', () => {
       const text = (output.gzip ? gunzipSync(object.body) : object.body).toString('utf8');
       const parsed = all.map((b) => JSON.parse(b.toString()));
       if (output.format === 'json') expect(JSON.parse(text)).toEqual(parsed);
-      else expect(text.split('\n').slice(0, -1).map((l) => JSON.parse(l))).toEqual(parsed);
+      else
+        expect(
+          text
+            .split('\n')
+            .slice(0, -1)
+            .map((l) => JSON.parse(l)),
+        ).toEqual(parsed);
       expect(await sink.exists(result.key)).toBe(true);
       expect(await listKeys(`fmt-${output.format}-${output.gzip}/_staging/`)).toEqual([]);
       await sink.close();
@@ -146,7 +165,11 @@ describe('S3 sink against s3rver', () => {
   it('writeRuns stores the same object as write() of the same events, multipart included, every output', async () => {
     // About 6 MiB of events, so that 5 MiB parts make a multipart upload out of runs too.
     const texts = Array.from({ length: 2000 }, (_, i) =>
-      JSON.stringify({ type: 3, timestamp: 1763629200000 + i, data: { s: 'é😀\u2028', blob: randomBytes(2300).toString('base64'), i } }),
+      JSON.stringify({
+        type: 3,
+        timestamp: 1763629200000 + i,
+        data: { s: 'é😀\u2028', blob: randomBytes(2300).toString('base64'), i },
+      }),
     );
     for (const output of JSON_AND_NDJSON_OUTPUTS) {
       const prefix = `runs-${output.format}-${output.gzip}`;
@@ -177,7 +200,9 @@ describe('S3 sink against s3rver', () => {
     const sink = createS3Sink(`s3://${BUCKET}/runs-bad`, sinkOptions());
     const writer = await sink.open('dev/bad', { format: 'ndjson', gzip: false });
     await writer.writeRuns!([runOf(['{"a":1}', '{"b":2}'])]);
-    const err = await writer.writeRuns!([{ bytes: Buffer.from('{"a":1},{"b":\n2}'), ends: Int32Array.of(7, 16) }]).catch((e: unknown) => e);
+    const err = await writer.writeRuns!([
+      { bytes: Buffer.from('{"a":1},{"b":\n2}'), ends: Int32Array.of(7, 16) },
+    ]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SinkError);
     expect((err as SinkError).code).toBe('SINK_BAD_EVENT');
     expect((err as SinkError).index).toBe(3);
@@ -195,7 +220,10 @@ describe('S3 sink against s3rver', () => {
 
   it('streams a multipart upload (5 MiB parts) with either checksum mode', async () => {
     for (const checksums of ['when-required', 'when-supported'] as const) {
-      const sink = createS3Sink(`s3://${BUCKET}/big-${checksums}`, sinkOptions({ partSize: 5 * MIB, queueSize: 2, checksums }));
+      const sink = createS3Sink(
+        `s3://${BUCKET}/big-${checksums}`,
+        sinkOptions({ partSize: 5 * MIB, queueSize: 2, checksums }),
+      );
       const writer = await sink.open('dev/big', { format: 'ndjson', gzip: false });
       const hash = createHash('sha256');
       for (let i = 0; i < 12; i++) {
@@ -248,7 +276,12 @@ describe('S3 sink against s3rver', () => {
       failure = err;
     }
     expect(failure).toBeInstanceOf(SinkError);
-    expect(failure).toMatchObject({ code: 'SINK_S3', replayId: 'dev/r', key: 'dev/r.ndjson', target: `s3://${BUCKET}/part-fail` });
+    expect(failure).toMatchObject({
+      code: 'SINK_S3',
+      replayId: 'dev/r',
+      key: 'dev/r.ndjson',
+      target: `s3://${BUCKET}/part-fail`,
+    });
     expect(String((failure as Error).message)).toContain('injected failure of part 2');
     await writer.abort();
     expect(commands).toContain('AbortMultipartUploadCommand');
@@ -267,7 +300,19 @@ describe('S3 sink against s3rver', () => {
 
   it('keeps hostile ids distinct and readable back', async () => {
     const sink = createS3Sink(`s3://${BUCKET}/hostile`, sinkOptions());
-    const ids = ['../../x', '%2F/%25', 'A/a', 'a/a', 'é/1', 'e\u0301/1', '~/^', 'con/nul', 'x'.repeat(500) + '/1', '\u0000/\n', 'plain'];
+    const ids = [
+      '../../x',
+      '%2F/%25',
+      'A/a',
+      'a/a',
+      'é/1',
+      'e\u0301/1',
+      '~/^',
+      'con/nul',
+      'x'.repeat(500) + '/1',
+      '\u0000/\n',
+      'plain',
+    ];
     const keys = new Set<string>();
     for (const id of ids) {
       const writer = await sink.open(id, { format: 'json', gzip: false });
@@ -286,12 +331,13 @@ describe('S3 sink against s3rver', () => {
     const a = createS3Sink(target, sinkOptions());
     const b = createS3Sink(target, sinkOptions());
     expect(await collect(a.readManifest())).toEqual([]);
-    const entry = (id: string, status: ManifestEntry['status'], n: number): ManifestEntry => line({
-      replay_id: id,
-      status,
-      recorded_at: new Date().toISOString(),
-      event_count: n,
-    });
+    const entry = (id: string, status: ManifestEntry['status'], n: number): ManifestEntry =>
+      line({
+        replay_id: id,
+        status,
+        recorded_at: new Date().toISOString(),
+        event_count: n,
+      });
     const writes: Promise<void>[] = [];
     for (let i = 0; i < 30; i++) {
       writes.push(a.appendManifest(entry(`dev/${i}`, 'ok', i)));
@@ -311,7 +357,8 @@ describe('S3 sink against s3rver', () => {
     expect(byId.get('other/7')).toMatchObject([{ status: 'failed', event_count: 7 }]);
     const objects = await listKeys('manifest-test/_manifest/');
     expect(objects).toHaveLength(62);
-    for (const key of objects) expect(key).toMatch(/^manifest-test\/_manifest\/[^/]+\/[^/]+\/\d{13}-[0-9a-f]{12}-\d{10}\.json$/);
+    for (const key of objects)
+      expect(key).toMatch(/^manifest-test\/_manifest\/[^/]+\/[^/]+\/\d{13}-[0-9a-f]{12}-\d{10}\.json$/);
     await Promise.all([a.close(), b.close(), c.close()]);
   });
 
@@ -338,11 +385,22 @@ describe('S3 sink against s3rver', () => {
     const gone = await sink.open('dev/gone', { format: 'ndjson', gzip: true });
     await gone.write(events(2));
     const { key } = await gone.commit();
-    await sink.appendManifest(line({ replay_id: 'dev/gone', status: 'ok', key, recorded_at: new Date().toISOString() }));
+    await sink.appendManifest(
+      line({ replay_id: 'dev/gone', status: 'ok', key, recorded_at: new Date().toISOString() }),
+    );
     expect(await sink.remove!(key)).toBe(true);
     expect(await headStatus(`remove-test/${key}`)).toBe(404);
     expect(await sink.remove!(key)).toBe(false);
-    for (const bad of ['_manifest/dev/gone', 'manifest.ndjson', '../dev/keep.json', 'dev/../keep.json', '_staging/x.json', 'dev/keep', '/dev/keep.json', 'a/b/c.json']) {
+    for (const bad of [
+      '_manifest/dev/gone',
+      'manifest.ndjson',
+      '../dev/keep.json',
+      'dev/../keep.json',
+      '_staging/x.json',
+      'dev/keep',
+      '/dev/keep.json',
+      'a/b/c.json',
+    ]) {
       await expect(sink.remove!(bad), bad).rejects.toMatchObject({ code: 'SINK_PATH_ESCAPE' });
     }
     // Neither the other output nor the manifest was touched.

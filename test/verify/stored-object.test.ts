@@ -28,9 +28,17 @@ function events(n: number, size: number): Buffer[] {
   return out;
 }
 
-async function encode(list: Buffer[], format: OutputFormat, gzip: boolean): Promise<{ bytes: Buffer; sha256: string; eventCount: number }> {
+async function encode(
+  list: Buffer[],
+  format: OutputFormat,
+  gzip: boolean,
+): Promise<{ bytes: Buffer; sha256: string; eventCount: number }> {
   const parts: Buffer[] = [];
-  const encoder = new ReplayEncoder({ format, gzip }, { write: async (chunk) => void parts.push(Buffer.from(chunk)) }, { replayId: 'dev/1' });
+  const encoder = new ReplayEncoder(
+    { format, gzip },
+    { write: async (chunk) => void parts.push(Buffer.from(chunk)) },
+    { replayId: 'dev/1' },
+  );
   for (let i = 0; i < list.length; i += 7) await encoder.write(list.slice(i, i + 7));
   const summary = await encoder.finish();
   return { bytes: Buffer.concat(parts), sha256: summary.sha256, eventCount: summary.eventCount };
@@ -57,19 +65,27 @@ describe('readStoredObject', () => {
     ['html', false],
     ['html', true],
   ];
-  test.each(cases)('%s (gzip %s): size, hash, count and checks of the encoder, whatever the chunks', async (format, gzip) => {
-    const list = events(40, 100);
-    const stored = await encode(list, format, gzip);
-    for (const size of [1, 7, 53, 4096, stored.bytes.length]) {
-      const reading = await readStoredObject(chunked(stored.bytes, size), format, 'dev/1.x', LIMITS);
-      expect(reading, `chunks of ${size}`).toEqual({
-        bytes: stored.bytes.length,
-        sha256: stored.sha256,
-        decoded: { eventCount: list.length, checks: expectedChecks(list) },
+  test.each(cases)(
+    '%s (gzip %s): size, hash, count and checks of the encoder, whatever the chunks',
+    async (format, gzip) => {
+      const list = events(40, 100);
+      const stored = await encode(list, format, gzip);
+      for (const size of [1, 7, 53, 4096, stored.bytes.length]) {
+        const reading = await readStoredObject(chunked(stored.bytes, size), format, 'dev/1.x', LIMITS);
+        expect(reading, `chunks of ${size}`).toEqual({
+          bytes: stored.bytes.length,
+          sha256: stored.sha256,
+          decoded: { eventCount: list.length, checks: expectedChecks(list) },
+        });
+      }
+      expect(expectedChecks(list)).toMatchObject({
+        has_meta: true,
+        has_full_snapshot: true,
+        max_gap_ms: 5010,
+        timestamps_backwards: true,
       });
-    }
-    expect(expectedChecks(list)).toMatchObject({ has_meta: true, has_full_snapshot: true, max_gap_ms: 5010, timestamps_backwards: true });
-  });
+    },
+  );
 
   test('a page of several blocks is one replay', async () => {
     const list = events(30, 100_000);
@@ -95,8 +111,16 @@ describe('readStoredObject', () => {
     const json = (await encode(list, 'json', false)).bytes.toString('utf8');
     const bad: Array<[OutputFormat, string, RegExp]> = [
       ['html', page.replace('class="replay-events">', 'class="other">'), /the page holds no block of events/],
-      ['html', page.slice(0, page.indexOf('</script><script>replayTakeBlocks')), /the page ends inside a block of events/],
-      ['html', page.replace(']</script><script>replayTakeBlocks', ']x</script><script>replayTakeBlocks'), /block 1 of the page is not a JSON array/],
+      [
+        'html',
+        page.slice(0, page.indexOf('</script><script>replayTakeBlocks')),
+        /the page ends inside a block of events/,
+      ],
+      [
+        'html',
+        page.replace(']</script><script>replayTakeBlocks', ']x</script><script>replayTakeBlocks'),
+        /block 1 of the page is not a JSON array/,
+      ],
       ['ndjson', ndjson.replace('\n', '\n\n'), /BAD_JSON/],
       ['ndjson', ndjson.replace('"type":3', '"type":3,,'), /BAD_JSON/],
       ['json', json.slice(0, -1), /TRUNCATED/],

@@ -39,8 +39,18 @@ async function archive(dir: string): Promise<OkEntry[]> {
     await writer.write(events);
     const done = await writer.commit();
     const entry: OkEntry = {
-      replay_id: replayId, status: 'ok', key: done.key, event_count: done.eventCount, bytes: done.bytes, sha256: done.sha256,
-      checks: checks.result(), format: 'json', gzip: false, file_versions: [1], file_keys: [`f/${i}`], recorded_at: new Date().toISOString(),
+      replay_id: replayId,
+      status: 'ok',
+      key: done.key,
+      event_count: done.eventCount,
+      bytes: done.bytes,
+      sha256: done.sha256,
+      checks: checks.result(),
+      format: 'json',
+      gzip: false,
+      file_versions: [1],
+      file_keys: [`f/${i}`],
+      recorded_at: new Date().toISOString(),
     };
     await sink.appendManifest(entry);
     entries.push(entry);
@@ -48,8 +58,10 @@ async function archive(dir: string): Promise<OkEntry[]> {
   await sink.close();
   const lines: string[] = [];
   const at = new Date().toISOString();
-  for (let i = 0; i < BULK; i++) lines.push(JSON.stringify({ replay_id: `bulk/${i}`, status: 'skipped', reason: 'settling', recorded_at: at }));
-  for (let i = 0; i < BULK; i += 2) lines.push(JSON.stringify({ replay_id: `bulk/${i}`, status: 'failed', recorded_at: at }));
+  for (let i = 0; i < BULK; i++)
+    lines.push(JSON.stringify({ replay_id: `bulk/${i}`, status: 'skipped', reason: 'settling', recorded_at: at }));
+  for (let i = 0; i < BULK; i += 2)
+    lines.push(JSON.stringify({ replay_id: `bulk/${i}`, status: 'failed', recorded_at: at }));
   // The first replay's last state: failed (its object stays, named by its earlier ok entry).
   lines.push(JSON.stringify({ replay_id: entries[0]!.replay_id, status: 'failed', recorded_at: at }));
   await appendFile(join(dir, 'manifest.ndjson'), lines.join('\n') + '\n');
@@ -101,7 +113,11 @@ describe('verifyArchive', () => {
       await symlink(outside, join(work.dir, entries[2]!.key!));
       const verification = verifyArchive(work.dir);
       expect(await drain(verification)).toEqual([
-        expect.objectContaining({ kind: 'unreadable', replayId: entries[2]!.replay_id, message: expect.stringContaining('it is a symbolic link') }),
+        expect.objectContaining({
+          kind: 'unreadable',
+          replayId: entries[2]!.replay_id,
+          message: expect.stringContaining('it is a symbolic link'),
+        }),
       ]);
     } finally {
       await rm(outside);
@@ -118,7 +134,10 @@ describe('verifyArchive', () => {
       // The first problem comes while the second pass has read only the start of the manifest (~250 KB).
       if (found.length === 0) {
         const at = new Date().toISOString();
-        await appendFile(join(work.dir, 'manifest.ndjson'), `${JSON.stringify({ replay_id: 'late/1', status: 'skipped', recorded_at: at })}\n`);
+        await appendFile(
+          join(work.dir, 'manifest.ndjson'),
+          `${JSON.stringify({ replay_id: 'late/1', status: 'skipped', recorded_at: at })}\n`,
+        );
       }
       found.push(p);
     }

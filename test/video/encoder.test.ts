@@ -42,12 +42,21 @@ async function solid(context: BrowserContext, colour: string, type: 'jpeg' | 'pn
 describe('the encoder page', () => {
   it('encodes frames given out of order, and a frame repeated, in index order', async () => {
     const blank = join(dir, 'encoder.html');
-    await writeFile(blank, `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`);
+    await writeFile(
+      blank,
+      `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`,
+    );
     const context = await browser.newContext();
     try {
       const [red, blue] = [await solid(context, '#f00', 'jpeg'), await solid(context, '#00f', 'jpeg')];
       const out = join(dir, 'order.mp4');
-      const encoder = await (await loadEncoder(context, pathToFileURL(blank).href)).open({ format: 'mp4', width: W, height: H, fps: 10, path: out });
+      const encoder = await (await loadEncoder(context, pathToFileURL(blank).href)).open({
+        format: 'mp4',
+        width: W,
+        height: H,
+        fps: 10,
+        path: out,
+      });
       // Frame 2 (the one before again) and 1 are sent before frame 0, all at once.
       const calls = [encoder.again(2), encoder.add(blue, 1), encoder.add(red, 0)];
       await Promise.all(calls);
@@ -56,7 +65,10 @@ describe('the encoder page', () => {
       const facts = await readVideo(out);
       expect(facts.packets).toBe(3);
       expect(facts.duration).toBeCloseTo(0.3, 5);
-      const expected = { red: Buffer.from(await solid(context, '#f00', 'png'), 'base64'), blue: Buffer.from(await solid(context, '#00f', 'png'), 'base64') };
+      const expected = {
+        red: Buffer.from(await solid(context, '#f00', 'png'), 'base64'),
+        blue: Buffer.from(await solid(context, '#00f', 'png'), 'base64'),
+      };
       for (const [seconds, colour] of [
         [0.05, 'red'],
         [0.15, 'blue'],

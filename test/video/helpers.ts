@@ -27,7 +27,14 @@ export async function readVideo(file: string): Promise<VideoFacts> {
       packets++;
       if (p.type === 'key') keyPackets++;
     }
-    return { width: track.displayWidth, height: track.displayHeight, duration: await input.computeDuration(), packets, keyPackets, codec: await track.getCodecParameterString() };
+    return {
+      width: track.displayWidth,
+      height: track.displayHeight,
+      duration: await input.computeDuration(),
+      packets,
+      keyPackets,
+      codec: await track.getCodecParameterString(),
+    };
   } finally {
     input.dispose();
   }
@@ -39,7 +46,10 @@ export async function readVideo(file: string): Promise<VideoFacts> {
  */
 export async function videoFrame(browser: Browser, dir: string, file: string, seconds: number): Promise<Buffer> {
   const html = join(dir, 'frame.html');
-  await writeFile(html, `<!doctype html><body style="margin:0;background:#000"><video id="v" muted src="${pathToFileURL(file).href}"></video>`);
+  await writeFile(
+    html,
+    `<!doctype html><body style="margin:0;background:#000"><video id="v" muted src="${pathToFileURL(file).href}"></video>`,
+  );
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -59,13 +69,18 @@ export async function videoFrame(browser: Browser, dir: string, file: string, se
 }
 
 /** Pixel difference of two PNGs (drawn at the first one's size): mean absolute difference per channel (0–255) and the share of pixels off by more than 64 in any channel. */
-export async function imageDifference(browser: Browser, a: Buffer, b: Buffer): Promise<{ mean: number; off: number; width: number; height: number }> {
+export async function imageDifference(
+  browser: Browser,
+  a: Buffer,
+  b: Buffer,
+): Promise<{ mean: number; off: number; width: number; height: number }> {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
     return await page.evaluate(
       async ([x, y]) => {
-        const load = async (b64: string): Promise<ImageBitmap> => createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+        const load = async (b64: string): Promise<ImageBitmap> =>
+          createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
         const [ia, ib] = [await load(x), await load(y)];
         const w = ia.width;
         const h = ia.height;
@@ -99,7 +114,9 @@ export async function imageDifference(browser: Browser, a: Buffer, b: Buffer): P
 /** A sample's events file and its replay id. */
 export async function sampleFile(name: string): Promise<{ file: string; id: string }> {
   const dir = join(import.meta.dirname, '..', '..', 'samples');
-  const index = JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')) as { replays: { name: string; replay_id: string; expected: string }[] };
+  const index = JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')) as {
+    replays: { name: string; replay_id: string; expected: string }[];
+  };
   const entry = index.replays.find((r) => r.name === name);
   if (!entry) throw new Error(`sample ${name} not in samples/index.json`);
   return { file: join(dir, entry.expected), id: entry.replay_id };

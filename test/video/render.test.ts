@@ -66,7 +66,12 @@ async function playerShot(name: string, t: number): Promise<Buffer> {
       const frame = document.querySelector('#stage iframe') as HTMLIFrameElement;
       const r = frame.getBoundingClientRect();
       const scale = r.width / frame.offsetWidth;
-      return { x: r.x + frame.clientLeft * scale, y: r.y + frame.clientTop * scale, width: frame.clientWidth * scale, height: frame.clientHeight * scale };
+      return {
+        x: r.x + frame.clientLeft * scale,
+        y: r.y + frame.clientTop * scale,
+        width: frame.clientWidth * scale,
+        height: frame.clientHeight * scale,
+      };
     });
     const shot = await page.screenshot({ clip });
     expect(requests).toEqual([]);
@@ -85,7 +90,10 @@ describe('renderVideo on the samples', () => {
       const { file } = await sampleFile(name);
       const out = join(dir, `${name}.${format}`);
       const progress: VideoProgress[] = [];
-      const result = await renderVideo({ file }, { out, browserInstance: browser, onProgress: (p) => progress.push(p) });
+      const result = await renderVideo(
+        { file },
+        { out, browserInstance: browser, onProgress: (p) => progress.push(p) },
+      );
       expect(result.refusedRequests).toEqual([]);
       expect(progress.at(-1)).toMatchObject({ frame: result.frames, frames: result.frames });
 
@@ -100,7 +108,12 @@ describe('renderVideo on the samples', () => {
       expect(Math.abs(facts.duration - length / 1000)).toBeLessThanOrEqual(1 / result.fps + 1e-6);
 
       const middle = Math.floor(result.frames / 2);
-      const offsets = [...frameOffsets(segments({ start: 0, end: length, interactions: [] }, { fps: result.fps, speed: 1, skipInactivity: false }), result.fps)];
+      const offsets = [
+        ...frameOffsets(
+          segments({ start: 0, end: length, interactions: [] }, { fps: result.fps, speed: 1, skipInactivity: false }),
+          result.fps,
+        ),
+      ];
       const frame = await videoFrame(browser, dir, out, (middle + 0.5) / result.fps);
       const player = await playerShot(name, offsets[middle]!);
       await writeFile(join(shots, `${name}-video.png`), frame);
@@ -130,7 +143,10 @@ describe('renderVideo on a hostile recording', () => {
     expect(result.refusedRequests).toEqual([]);
     const facts = await readVideo(out);
     expect(facts.packets).toBe(result.frames);
-    await writeFile(join(shots, 'hostile-video.png'), await videoFrame(browser, dir, out, (result.frames - 0.5) / result.fps));
+    await writeFile(
+      join(shots, 'hostile-video.png'),
+      await videoFrame(browser, dir, out, (result.frames - 0.5) / result.fps),
+    );
   });
 });
 
@@ -139,18 +155,35 @@ describe('renderVideo from an archive and from the platform', () => {
     const { file, id } = await sampleFile('styles-resize');
     const sandbox = await startSandbox({});
     try {
-      const platform = { endpoint: sandbox.url, apiKey: sandbox.credentials.apiKey, secretKey: sandbox.credentials.secretKey };
+      const platform = {
+        endpoint: sandbox.url,
+        apiKey: sandbox.credentials.apiKey,
+        secretKey: sandbox.credentials.secretKey,
+      };
       const archive = join(dir, 'archive');
       const entry = await exportReplay(id, { ...platform, out: archive, format: 'ndjson', gzip: true });
       expect(entry.status).toBe('ok');
       const fromFile = await renderVideo({ file }, { out: join(dir, 'sr-file.webm'), browserInstance: browser });
-      const fromArchive = await renderVideo({ archive, replayId: id }, { out: join(dir, 'sr-archive.webm'), browserInstance: browser });
-      const fromPlatform = await renderVideo({ replayId: id, platform }, { out: join(dir, 'sr-platform.webm'), browserInstance: browser });
+      const fromArchive = await renderVideo(
+        { archive, replayId: id },
+        { out: join(dir, 'sr-archive.webm'), browserInstance: browser },
+      );
+      const fromPlatform = await renderVideo(
+        { replayId: id, platform },
+        { out: join(dir, 'sr-platform.webm'), browserInstance: browser },
+      );
       for (const r of [fromArchive, fromPlatform]) {
-        expect({ frames: r.frames, width: r.width, height: r.height, to: r.to }).toEqual({ frames: fromFile.frames, width: fromFile.width, height: fromFile.height, to: fromFile.to });
+        expect({ frames: r.frames, width: r.width, height: r.height, to: r.to }).toEqual({
+          frames: fromFile.frames,
+          width: fromFile.width,
+          height: fromFile.height,
+          to: fromFile.to,
+        });
         expect((await readVideo(r.file)).packets).toBe(fromFile.frames);
       }
-      await expect(renderVideo({ archive, replayId: 'nope/1' }, { out: join(dir, 'none.webm'), browserInstance: browser })).rejects.toMatchObject({ code: 'VIDEO_BAD_OPTION' });
+      await expect(
+        renderVideo({ archive, replayId: 'nope/1' }, { out: join(dir, 'none.webm'), browserInstance: browser }),
+      ).rejects.toMatchObject({ code: 'VIDEO_BAD_OPTION' });
     } finally {
       await sandbox.close();
     }
@@ -170,7 +203,8 @@ describe('canvas frames decoded late', () => {
       await context.addInitScript(() => {
         const w = globalThis as unknown as { createImageBitmap: (...a: unknown[]) => Promise<unknown> };
         const original = w.createImageBitmap;
-        w.createImageBitmap = (...a: unknown[]) => new Promise((r) => setTimeout(r, 300)).then(() => original.apply(globalThis, a));
+        w.createImageBitmap = (...a: unknown[]) =>
+          new Promise((r) => setTimeout(r, 300)).then(() => original.apply(globalThis, a));
       });
       return context;
     };
@@ -181,7 +215,11 @@ describe('canvas frames decoded late', () => {
     }
     // Frames just after canvas frames were recorded (at 0.51, 0.76, 1.28, 1.54, 2.04 and 2.29 s of the replay).
     for (const seconds of [0.55, 0.85, 1.35, 1.65, 2.15]) {
-      const diff = await imageDifference(browser, await videoFrame(browser, dir, normal, seconds), await videoFrame(browser, dir, slow, seconds));
+      const diff = await imageDifference(
+        browser,
+        await videoFrame(browser, dir, normal, seconds),
+        await videoFrame(browser, dir, slow, seconds),
+      );
       // A stroke drawn or not is hundreds of pixels off; the same picture encoded twice, none.
       expect(diff.off * diff.width * diff.height, `pixels off at ${seconds} s`).toBeLessThan(20);
     }

@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { frameCount, frameOffsets, parseVideoTime, segments, videoLength } from '../../src/video/index.js';
 
-const timeline = { start: 1_000_000, end: 1_000_000 + 80_000, interactions: [1_000_000 + 2_000, 1_000_000 + 62_000, 1_000_000 + 63_000] };
+const timeline = {
+  start: 1_000_000,
+  end: 1_000_000 + 80_000,
+  interactions: [1_000_000 + 2_000, 1_000_000 + 62_000, 1_000_000 + 63_000],
+};
 
 describe('segments', () => {
   it('plays a 60 s idle stretch at round(60 / 5)× = 12×, from the interaction before it to the one after', () => {
@@ -16,7 +20,9 @@ describe('segments', () => {
   });
 
   it('plays everything at the speed without skipping, and cuts the range', () => {
-    expect(segments(timeline, { fps: 10, speed: 2, skipInactivity: false })).toEqual([{ from: 0, to: 80_000, rate: 2 }]);
+    expect(segments(timeline, { fps: 10, speed: 2, skipInactivity: false })).toEqual([
+      { from: 0, to: 80_000, rate: 2 },
+    ]);
     expect(segments(timeline, { fps: 10, speed: 1, skipInactivity: true, from: 30_000, to: 70_000 })).toEqual([
       { from: 30_000, to: 62_000, rate: 12 },
       { from: 62_000, to: 70_000, rate: 1 },

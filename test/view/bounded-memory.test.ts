@@ -29,12 +29,25 @@ const EVENTS = [
 ];
 let work: { dir: string; cleanup: () => Promise<void> };
 
-async function store(id: string, format: 'json' | 'ndjson', gzip: boolean, body: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<Record<string, unknown>> {
+async function store(
+  id: string,
+  format: 'json' | 'ndjson',
+  gzip: boolean,
+  body: AsyncIterable<Buffer> | Iterable<Buffer>,
+): Promise<Record<string, unknown>> {
   const key = replayKey(id, { format, gzip });
   await mkdir(dirname(join(work.dir, key)), { recursive: true });
   const file = createWriteStream(join(work.dir, key));
   await (gzip ? pipeline(Readable.from(body), createGzip({ level: 1 }), file) : pipeline(Readable.from(body), file));
-  return { replay_id: id, status: 'ok', key, format, gzip, recorded_at: '2026-11-27T00:00:00.000Z', start_time: '2026-11-26T00:00:00.000Z' };
+  return {
+    replay_id: id,
+    status: 'ok',
+    key,
+    format,
+    gzip,
+    recorded_at: '2026-11-27T00:00:00.000Z',
+    start_time: '2026-11-26T00:00:00.000Z',
+  };
 }
 
 /** One event of 1.1 GiB of `A` (about 5 MB gzipped): over the event limit and inflating past 1 GiB. */
@@ -50,7 +63,9 @@ beforeAll(async () => {
   const lines = [
     await store(BOMB, 'json', true, bomb()),
     await store(PRETTY, 'json', false, [Buffer.from(JSON.stringify(EVENTS, null, 2))]),
-    await store(LONG_LINE, 'ndjson', false, [Buffer.from(`${JSON.stringify(EVENTS[0])}\n{"type":5,"data":"${'x'.repeat(4096)}"}\n`)]),
+    await store(LONG_LINE, 'ndjson', false, [
+      Buffer.from(`${JSON.stringify(EVENTS[0])}\n{"type":5,"data":"${'x'.repeat(4096)}"}\n`),
+    ]),
   ];
   await writeFile(join(work.dir, 'manifest.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 }, 60_000);
@@ -63,7 +78,11 @@ afterAll(async () => {
  * GETs `path`, counting the body's bytes (kept only when `keep`); `complete` false when the answer was cut short
  * (status 0: cut before its head).
  */
-function get(port: number, path: string, keep = false): Promise<{ status: number; bytes: number; complete: boolean; body: string }> {
+function get(
+  port: number,
+  path: string,
+  keep = false,
+): Promise<{ status: number; bytes: number; complete: boolean; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path }, (res) => {
       let bytes = 0;
@@ -72,12 +91,15 @@ function get(port: number, path: string, keep = false): Promise<{ status: number
         bytes += d.length;
         if (keep) kept.push(d);
       });
-      const done = (complete: boolean): void => resolve({ status: res.statusCode!, bytes, complete, body: Buffer.concat(kept).toString('utf8') });
+      const done = (complete: boolean): void =>
+        resolve({ status: res.statusCode!, bytes, complete, body: Buffer.concat(kept).toString('utf8') });
       res.on('end', () => done(res.complete));
       res.on('error', () => done(false));
       res.on('aborted', () => done(false));
     });
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? resolve({ status: 0, bytes: 0, complete: false, body: '' }) : reject(err)));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNRESET' ? resolve({ status: 0, bytes: 0, complete: false, body: '' }) : reject(err),
+    );
     req.end();
   });
 }
@@ -92,28 +114,32 @@ async function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): Promise<number
 const eventsPath = (id: string): string => `/replays/${encodeURIComponent(id)}/events.ndjson`;
 
 describe('a stored gzip bomb', () => {
-  it.runIf(process.platform === 'linux')('4 parallel reads keep the server under +200 MB (peak RSS of its process)', async () => {
-    const { child, done, url } = await spawnView(['view', work.dir]);
-    try {
-      const port = Number(new URL(url).port);
-      expect((await get(port, '/')).status).toBe(200);
-      const before = await procStatus(child.pid!, 'VmRSS');
-      const reads = await Promise.all([1, 2, 3, 4].map(() => get(port, eventsPath(BOMB))));
-      const peak = await procStatus(child.pid!, 'VmHWM');
-      expect(peak - before).toBeLessThan(200 * 1000 * 1000);
-      for (const r of reads) {
-        // Cut at the event limit (256 MiB), every byte before it streamed through.
-        expect(r.status).toBe(200);
-        expect(r.complete).toBe(false);
-        expect(r.bytes).toBeGreaterThan(200 * MiB);
+  it.runIf(process.platform === 'linux')(
+    '4 parallel reads keep the server under +200 MB (peak RSS of its process)',
+    async () => {
+      const { child, done, url } = await spawnView(['view', work.dir]);
+      try {
+        const port = Number(new URL(url).port);
+        expect((await get(port, '/')).status).toBe(200);
+        const before = await procStatus(child.pid!, 'VmRSS');
+        const reads = await Promise.all([1, 2, 3, 4].map(() => get(port, eventsPath(BOMB))));
+        const peak = await procStatus(child.pid!, 'VmHWM');
+        expect(peak - before).toBeLessThan(200 * 1000 * 1000);
+        for (const r of reads) {
+          // Cut at the event limit (256 MiB), every byte before it streamed through.
+          expect(r.status).toBe(200);
+          expect(r.complete).toBe(false);
+          expect(r.bytes).toBeGreaterThan(200 * MiB);
+        }
+        // The server still answers.
+        expect((await get(port, eventsPath(PRETTY))).status).toBe(200);
+      } finally {
+        child.kill('SIGINT');
+        await done;
       }
-      // The server still answers.
-      expect((await get(port, eventsPath(PRETTY))).status).toBe(200);
-    } finally {
-      child.kill('SIGINT');
-      await done;
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 });
 
 describe('the limits', () => {
@@ -139,7 +165,14 @@ describe('the limits', () => {
   });
 
   it('view takes the limits as --max-replay-size and --max-event-size', async () => {
-    const { child, done, url } = await spawnView(['view', work.dir, '--max-replay-size', '10KiB', '--max-event-size', '1KiB']);
+    const { child, done, url } = await spawnView([
+      'view',
+      work.dir,
+      '--max-replay-size',
+      '10KiB',
+      '--max-event-size',
+      '1KiB',
+    ]);
     try {
       const port = Number(new URL(url).port);
       expect((await get(port, eventsPath(BOMB))).status).toBe(413);

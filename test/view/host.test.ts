@@ -21,7 +21,12 @@ const external = Object.values(networkInterfaces())
 
 beforeAll(async () => {
   work = await tempDir('replay-export-view-host-');
-  const line = { replay_id: 'dev/1795308171251', status: 'failed', recorded_at: '2026-11-27T00:00:00.000Z', error: { code: 'x', message: 'x' } };
+  const line = {
+    replay_id: 'dev/1795308171251',
+    status: 'failed',
+    recorded_at: '2026-11-27T00:00:00.000Z',
+    error: { code: 'x', message: 'x' },
+  };
   await writeFile(join(work.dir, 'manifest.ndjson'), `${JSON.stringify(line)}\n`);
 });
 
@@ -48,7 +53,13 @@ describe('the Host allow-list', () => {
       expect(server.loopback).toBe(true);
       expect(await status('127.0.0.1', server.port, `127.0.0.1:${server.port}`)).toBe(200);
       expect(await status('127.0.0.1', server.port, 'localhost:9000')).toBe(200);
-      for (const foreign of [`evil.example:${server.port}`, 'evil.example', hostname(), ...(external ? [external] : []), 'localhost.evil.example']) {
+      for (const foreign of [
+        `evil.example:${server.port}`,
+        'evil.example',
+        hostname(),
+        ...(external ? [external] : []),
+        'localhost.evil.example',
+      ]) {
         expect(await status('127.0.0.1', server.port, foreign), foreign).toBe(421);
       }
     } finally {
@@ -57,15 +68,31 @@ describe('the Host allow-list', () => {
   });
 
   it('on 0.0.0.0: the machine hostname, its interface addresses and --allow-host names; no other', async () => {
-    const server = await startViewServer({ archive: work.dir, host: '0.0.0.0', allowHosts: ['replay-view', 'Viewer.Example:8080'] });
+    const server = await startViewServer({
+      archive: work.dir,
+      host: '0.0.0.0',
+      allowHosts: ['replay-view', 'Viewer.Example:8080'],
+    });
     try {
       expect(server.loopback).toBe(false);
       expect(server.url).toBe(`http://127.0.0.1:${server.port}/`);
-      for (const name of [hostname(), `${hostname()}:${server.port}`, `127.0.0.1:${server.port}`, 'replay-view:8080', 'viewer.example']) {
+      for (const name of [
+        hostname(),
+        `${hostname()}:${server.port}`,
+        `127.0.0.1:${server.port}`,
+        'replay-view:8080',
+        'viewer.example',
+      ]) {
         expect(await status('127.0.0.1', server.port, name), name).toBe(200);
       }
       if (external) expect(await status(external, server.port, `${external}:${server.port}`)).toBe(200);
-      for (const foreign of ['evil.example', `evil.example:${server.port}`, 'replay-view.evil.example', '[::2]', 'a b']) {
+      for (const foreign of [
+        'evil.example',
+        `evil.example:${server.port}`,
+        'replay-view.evil.example',
+        '[::2]',
+        'a b',
+      ]) {
         expect(await status('127.0.0.1', server.port, foreign), foreign).toBe(421);
       }
     } finally {
@@ -86,7 +113,9 @@ describe('the Host allow-list', () => {
   });
 
   it('refuses an --allow-host that is not a host name', async () => {
-    await expect(startViewServer({ archive: work.dir, allowHosts: ['a/b'] })).rejects.toThrow('--allow-host must be a host name');
+    await expect(startViewServer({ archive: work.dir, allowHosts: ['a/b'] })).rejects.toThrow(
+      '--allow-host must be a host name',
+    );
   });
 });
 
@@ -97,7 +126,9 @@ describe('view --host', () => {
     open.child.kill('SIGINT');
     const opened = await open.done;
     expect(opened.code).toBe(0);
-    expect(opened.stderr).toMatch(/warn.*view has no authentication: anyone who can reach 0\.0\.0\.0 port \d+ reads every replay/);
+    expect(opened.stderr).toMatch(
+      /warn.*view has no authentication: anyone who can reach 0\.0\.0\.0 port \d+ reads every replay/,
+    );
     expect(opened.stderr).toContain('replay-view');
 
     const local = await spawnView(['view', work.dir]);

@@ -18,8 +18,18 @@ let work: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   work = await tempDir('replay-export-view-escape-');
   const lines = [
-    { replay_id: 'dev/1795308171251', status: HOSTILE, recorded_at: '2026-11-27T00:00:00.000Z', start_time: '2026-11-26T00:00:00.000Z' },
-    { replay_id: `dev${HOSTILE}/1795308171252`, status: 'failed', recorded_at: '2026-11-27T00:00:00.000Z', error: { code: HOSTILE, message: HOSTILE } },
+    {
+      replay_id: 'dev/1795308171251',
+      status: HOSTILE,
+      recorded_at: '2026-11-27T00:00:00.000Z',
+      start_time: '2026-11-26T00:00:00.000Z',
+    },
+    {
+      replay_id: `dev${HOSTILE}/1795308171252`,
+      status: 'failed',
+      recorded_at: '2026-11-27T00:00:00.000Z',
+      error: { code: HOSTILE, message: HOSTILE },
+    },
   ];
   await writeFile(join(work.dir, 'manifest.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 });

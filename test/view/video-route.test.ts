@@ -26,7 +26,13 @@ beforeAll(async () => {
   ({ id } = await sampleFile('styles-resize'));
   const sandbox = await startSandbox({});
   try {
-    const entry = await exportReplay(id, { endpoint: sandbox.url, ...sandbox.credentials, out: archive, format: 'ndjson', gzip: true });
+    const entry = await exportReplay(id, {
+      endpoint: sandbox.url,
+      ...sandbox.credentials,
+      out: archive,
+      format: 'ndjson',
+      gzip: true,
+    });
     expect(entry.status).toBe('ok');
   } finally {
     await sandbox.close();
@@ -37,7 +43,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function get(server: ViewServer, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+function get(
+  server: ViewServer,
+  path: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, path }, (res) => {
       const chunks: Buffer[] = [];
@@ -116,7 +125,12 @@ describe('with a browser', () => {
 describe('with no browser', () => {
   it('no link, and the route says why', async () => {
     const video = await viewVideo(archive, { browser: join(dir, 'no-such-chrome'), env: {} });
-    expect(video).toEqual({ available: false, reason: expect.stringContaining(`the browser ${join(dir, 'no-such-chrome')} (--browser) is not an executable file`) });
+    expect(video).toEqual({
+      available: false,
+      reason: expect.stringContaining(
+        `the browser ${join(dir, 'no-such-chrome')} (--browser) is not an executable file`,
+      ),
+    });
     const server = await startViewServer({ archive, video });
     try {
       const index = await get(server, '/');

@@ -33,21 +33,36 @@ async function archive(out: string, format: 'json' | 'ndjson' | 'html', gzip: bo
 }
 
 /** A raw request, so that Host and the method can be anything. */
-function raw(server: ViewServer, path: string, init: { method?: string; host?: string } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(
+  server: ViewServer,
+  path: string,
+  init: { method?: string; host?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path, method: init.method ?? 'GET', headers: { host: init.host ?? `127.0.0.1:${server.port}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path,
+        method: init.method ?? 'GET',
+        headers: { host: init.host ?? `127.0.0.1:${server.port}` },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 function rowIds(html: string): string[] {
-  return [...html.matchAll(/<tr><td>(?:<a href="[^"]*">)?([^<]*)/g)].map((m) => m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
+  return [...html.matchAll(/<tr><td>(?:<a href="[^"]*">)?([^<]*)/g)].map((m) =>
+    m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))),
+  );
 }
 
 beforeAll(async () => {
@@ -81,7 +96,9 @@ describe('the index', () => {
     expect(all.headers['content-security-policy']).toContain("default-src 'none'");
     const ids = rowIds(all.body);
     expect(new Set(ids)).toEqual(new Set(sandbox.replays().map((r) => r.replayId)));
-    const starts = sandbox.replays().map((r) => [r.replayId, Date.parse(String((r.record as { start_time?: string }).start_time))] as const);
+    const starts = sandbox
+      .replays()
+      .map((r) => [r.replayId, Date.parse(String((r.record as { start_time?: string }).start_time))] as const);
     const startOf = new Map(starts);
     const ordered = ids.map((id) => startOf.get(id)!);
     expect(ordered).toEqual([...ordered].sort((a, b) => a - b));
@@ -106,18 +123,26 @@ describe('the index', () => {
     expect(byDevice).toContain(withUser.replayId);
     expect(byDevice.every((id) => id.startsWith(user))).toBe(true);
     // ?user= is the platform user id the manifest records, as `archive --user` takes it.
-    const entries = (await readManifest(join(dir, 'json'))) as { replay_id: string; platform_id?: number; checks?: { first_url?: string } }[];
+    const entries = (await readManifest(join(dir, 'json'))) as {
+      replay_id: string;
+      platform_id?: number;
+      checks?: { first_url?: string };
+    }[];
     const owned = entries.find((e) => typeof e.platform_id === 'number')!;
     const byUser = rowIds((await raw(jsonServer, `/?user=${owned.platform_id}&pageSize=1000`)).body);
     expect(byUser).toContain(owned.replay_id);
-    expect(new Set(byUser)).toEqual(new Set(entries.filter((e) => e.platform_id === owned.platform_id).map((e) => e.replay_id)));
+    expect(new Set(byUser)).toEqual(
+      new Set(entries.filter((e) => e.platform_id === owned.platform_id).map((e) => e.replay_id)),
+    );
     // The first page's URL, recorded at export, is a column and a filter.
     const withUrl = entries.find((e) => typeof e.checks?.first_url === 'string')!;
     const byUrl = await raw(jsonServer, `/?url=${encodeURIComponent(withUrl.checks!.first_url!)}&pageSize=1000`);
     expect(rowIds(byUrl.body)).toContain(withUrl.replay_id);
 
     expect(rowIds((await raw(jsonServer, '/?to=1970-01-01')).body)).toEqual([]);
-    expect(rowIds((await raw(jsonServer, '/?from=1970-01-01&pageSize=1000')).body).length).toBe(sandbox.replays().length);
+    expect(rowIds((await raw(jsonServer, '/?from=1970-01-01&pageSize=1000')).body).length).toBe(
+      sandbox.replays().length,
+    );
     expect(rowIds((await raw(jsonServer, '/?min=99999999')).body)).toEqual([]);
     expect((await raw(jsonServer, '/?status=nope')).status).toBe(400);
     expect((await raw(jsonServer, '/?from=yesterday')).status).toBe(400);
@@ -127,16 +152,22 @@ describe('the index', () => {
 });
 
 describe('events', () => {
-  it.each(['json', 'ndjson', 'html', 'html.gz'] as const)('events.ndjson of every ok replay equals its recording (%s archive)', async (kind) => {
-    const server = { json: jsonServer, ndjson: ndjsonServer, html: htmlServer, 'html.gz': htmlGzServer }[kind];
-    for (const r of sandbox.replays()) {
-      if (kind === 'json' && r.replayId === failedId) continue;
-      const res = await raw(server, `/replays/${encodeURIComponent(r.replayId)}/events.ndjson`);
-      expect(res.status, r.replayId).toBe(200);
-      const got = res.body.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
-      expect(got).toEqual(JSON.parse(await readFile(r.expectedPath, 'utf8')));
-    }
-  });
+  it.each(['json', 'ndjson', 'html', 'html.gz'] as const)(
+    'events.ndjson of every ok replay equals its recording (%s archive)',
+    async (kind) => {
+      const server = { json: jsonServer, ndjson: ndjsonServer, html: htmlServer, 'html.gz': htmlGzServer }[kind];
+      for (const r of sandbox.replays()) {
+        if (kind === 'json' && r.replayId === failedId) continue;
+        const res = await raw(server, `/replays/${encodeURIComponent(r.replayId)}/events.ndjson`);
+        expect(res.status, r.replayId).toBe(200);
+        const got = res.body
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as unknown);
+        expect(got).toEqual(JSON.parse(await readFile(r.expectedPath, 'utf8')));
+      }
+    },
+  );
 
   it('a failed replay has no events', async () => {
     expect((await raw(jsonServer, `/replays/${encodeURIComponent(failedId)}/events.ndjson`)).status).toBe(404);
@@ -152,7 +183,13 @@ describe('one shared player', () => {
     // A way back to the index.
     expect(shell.body).toContain('<a id="back" href="/">');
     const assets = [...shell.body.matchAll(/(?:src|href)="(\/player\/[0-9a-f]{16}\/[a-z.]+)"/g)].map((m) => m[1]!);
-    expect(assets.sort()).toEqual(expect.arrayContaining([expect.stringMatching(/rrweb\.js$/), expect.stringMatching(/player\.js$/), expect.stringMatching(/player\.css$/)]));
+    expect(assets.sort()).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/rrweb\.js$/),
+        expect.stringMatching(/player\.js$/),
+        expect.stringMatching(/player\.css$/),
+      ]),
+    );
     let playerBytes = 0;
     for (const path of assets) {
       const file = await raw(jsonServer, path);
@@ -181,7 +218,15 @@ describe('one shared player', () => {
 
 describe('hostile requests', () => {
   it('refuses paths outside the manifest, unknown ids, other hosts and other methods', async () => {
-    for (const path of ['/manifest.ndjson', '/../manifest.ndjson', '/replays/..%2Fmanifest.ndjson', '/replays/..%2F..%2F..%2Fetc%2Fpasswd/events.ndjson', '/replays/nope', '/replays/%E0%A4%A', '/replays/x/y/z']) {
+    for (const path of [
+      '/manifest.ndjson',
+      '/../manifest.ndjson',
+      '/replays/..%2Fmanifest.ndjson',
+      '/replays/..%2F..%2F..%2Fetc%2Fpasswd/events.ndjson',
+      '/replays/nope',
+      '/replays/%E0%A4%A',
+      '/replays/x/y/z',
+    ]) {
       const res = await raw(jsonServer, path);
       expect([400, 404], path).toContain(res.status);
       expect(res.body).not.toContain('replay_id');
@@ -189,8 +234,11 @@ describe('hostile requests', () => {
     expect((await raw(jsonServer, '/', { host: 'evil.example:80' })).status).toBe(421);
     expect((await raw(jsonServer, '/', { host: `evil.example:${jsonServer.port}` })).status).toBe(421);
     expect((await raw(jsonServer, '/', { host: `localhost:${jsonServer.port}` })).status).toBe(200);
-    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) expect((await raw(jsonServer, '/', { method })).status).toBe(405);
-    const head = await raw(jsonServer, `/replays/${encodeURIComponent(sandbox.replays()[0]!.replayId)}`, { method: 'HEAD' });
+    for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS'])
+      expect((await raw(jsonServer, '/', { method })).status).toBe(405);
+    const head = await raw(jsonServer, `/replays/${encodeURIComponent(sandbox.replays()[0]!.replayId)}`, {
+      method: 'HEAD',
+    });
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
   });
@@ -205,7 +253,9 @@ describe('hostile requests', () => {
     await rename(folder, `${folder}.real`);
     await symlink(`${folder}.real`, folder);
     try {
-      expect((await raw(ndjsonServer, `/replays/${encodeURIComponent(target.replayId)}/events.ndjson`)).status).toBe(502);
+      expect((await raw(ndjsonServer, `/replays/${encodeURIComponent(target.replayId)}/events.ndjson`)).status).toBe(
+        502,
+      );
     } finally {
       await rm(folder);
       await rename(`${folder}.real`, folder);
@@ -223,40 +273,45 @@ describe('in Chromium', () => {
     await browser?.close();
   });
 
-  it.each(['json', 'html'] as const)('opens the index and plays a replay from it, with no request leaving the server (%s archive)', async (kind) => {
-    const server = kind === 'json' ? jsonServer : htmlServer;
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const origin = server.url.replace(/\/$/, '');
-    const left: string[] = [];
-    const violations: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:') || url === 'about:blank') return route.continue();
-      left.push(url);
-      return route.abort();
-    });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    page.on('console', (msg) => {
-      if (/Content Security Policy/i.test(msg.text()) && /script/i.test(msg.text())) violations.push(msg.text());
-    });
-    await page.goto(server.url);
-    await page.waitForSelector('table tbody tr');
-    await page.screenshot({ path: join(shots, `index-${kind}.png`) });
-    const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
-    await page.click(`a[href="/replays/${encodeURIComponent(target.replayId)}"]`);
-    await page.waitForSelector('body[data-ready="true"]');
-    await page.waitForSelector('#stage iframe');
-    await page.waitForTimeout(500);
-    await page.screenshot({ path: join(shots, `replay-${kind}.png`) });
-    await page.waitForSelector('body[data-loaded="true"]');
-    await expect.poll(() => page.textContent('#status')).toContain(` · ${target.eventCount} events`);
-    expect(errors).toEqual([]);
-    expect(violations).toEqual([]);
-    expect(left.filter((u) => !u.startsWith('chrome') && !u.startsWith('about:'))).toEqual([]);
-    await context.close();
-  }, 60_000);
+  it.each(['json', 'html'] as const)(
+    'opens the index and plays a replay from it, with no request leaving the server (%s archive)',
+    async (kind) => {
+      const server = kind === 'json' ? jsonServer : htmlServer;
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const origin = server.url.replace(/\/$/, '');
+      const left: string[] = [];
+      const violations: string[] = [];
+      await context.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:') || url === 'about:blank')
+          return route.continue();
+        left.push(url);
+        return route.abort();
+      });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      page.on('console', (msg) => {
+        if (/Content Security Policy/i.test(msg.text()) && /script/i.test(msg.text())) violations.push(msg.text());
+      });
+      await page.goto(server.url);
+      await page.waitForSelector('table tbody tr');
+      await page.screenshot({ path: join(shots, `index-${kind}.png`) });
+      const target = sandbox.replays().find((r) => r.replayId !== failedId)!;
+      await page.click(`a[href="/replays/${encodeURIComponent(target.replayId)}"]`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('#stage iframe');
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: join(shots, `replay-${kind}.png`) });
+      await page.waitForSelector('body[data-loaded="true"]');
+      await expect.poll(() => page.textContent('#status')).toContain(` · ${target.eventCount} events`);
+      expect(errors).toEqual([]);
+      expect(violations).toEqual([]);
+      expect(left.filter((u) => !u.startsWith('chrome') && !u.startsWith('about:'))).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
 });
 
 describe('the view command', () => {
@@ -268,7 +323,9 @@ describe('the view command', () => {
     child.kill('SIGINT');
     const result = await done;
     expect(result.code).toBe(0);
-    expect((await raw({ port: Number(new URL(url).port) } as ViewServer, '/').catch((e: Error) => e)) instanceof Error).toBe(true);
+    expect(
+      (await raw({ port: Number(new URL(url).port) } as ViewServer, '/').catch((e: Error) => e)) instanceof Error,
+    ).toBe(true);
   }, 60_000);
 
   it('refuses an archive of another scheme (usage error) and a folder without a manifest (exit 1, nothing created)', async () => {

@@ -49,13 +49,22 @@ function paramLine(p: ParamSpec): string {
 }
 
 function operationHelp(op: Operation): string {
-  const lines = [`Usage: replay-export api ${op.name} [--param k=v]...${op.body ? ' --body <file|->' : ''}${op.paginate ? ' [--paginate]' : ''}`, '', `${op.summary}`, `${op.method} ${op.path}  (family ${op.family})`, ''];
+  const lines = [
+    `Usage: replay-export api ${op.name} [--param k=v]...${op.body ? ' --body <file|->' : ''}${op.paginate ? ' [--paginate]' : ''}`,
+    '',
+    `${op.summary}`,
+    `${op.method} ${op.path}  (family ${op.family})`,
+    '',
+  ];
   lines.push(op.params.length > 0 ? 'Parameters:' : 'Parameters: none');
   for (const p of op.params) lines.push(paramLine(p));
   if (op.body) lines.push('', `Body (JSON, --body <file> or - for stdin): ${op.body}`);
   if (op.paginate) lines.push('', '--paginate: every record of every page, one JSON line each');
   if (op.output === 'csv') lines.push('', 'Output: CSV, as the API sends it');
-  lines.push('', 'Also: --query k=v / --field k=v (sent unchecked), --raw, --max-wait, --no-retry, --request-deadline (api --help)');
+  lines.push(
+    '',
+    'Also: --query k=v / --field k=v (sent unchecked), --raw, --max-wait, --no-retry, --request-deadline (api --help)',
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -83,7 +92,10 @@ function fieldValue(text: string): unknown {
 }
 
 /** What `--query`/`--field` pass through: the request's extras, and the names the operation's schema does not know. */
-function passThrough(op: Operation, f: ApiFlags): { extras: { extraQuery?: Record<string, string>; extraFields?: Record<string, unknown> }; unknown: string[] } {
+function passThrough(
+  op: Operation,
+  f: ApiFlags,
+): { extras: { extraQuery?: Record<string, string>; extraFields?: Record<string, unknown> }; unknown: string[] } {
   const query = pairsOf(f.query, '--query');
   const fields = pairsOf(f.field, '--field');
   const params = knownNames(op.params);
@@ -120,7 +132,10 @@ async function writeRaw(out: NodeJS.WritableStream, res: ApiResponse): Promise<v
 async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
   if (source !== '-') {
     const kind = await pathKind(source);
-    if (kind !== 'file') throw new ConfigError(`--body ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a JSON file, or --body - to read stdin`);
+    if (kind !== 'file')
+      throw new ConfigError(
+        `--body ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a JSON file, or --body - to read stdin`,
+      );
   }
   const stream = source === '-' ? stdin : createReadStream(source);
   const chunks: Buffer[] = [];
@@ -149,7 +164,11 @@ async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Pr
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
   const body = f.body === undefined ? undefined : await readBody(f.body, context.stdin);
   // Every wait of the run's transport (a 429 and its Retry-After, a backoff) is a warning on stderr.
-  const run = await context.openRun({ managementKey: f.managementKey, settings: requestLimitsOf(f), reporter: { retriesShown: true } });
+  const run = await context.openRun({
+    managementKey: f.managementKey,
+    settings: requestLimitsOf(f),
+    reporter: { retriesShown: true },
+  });
   try {
     if (unknown.length > 0) warnUnchecked(run.reporter, op, unknown);
     const clients = await (await run.library()).clients();
@@ -179,7 +198,9 @@ async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Pr
 
 function warnUnchecked(reporter: Reporter, op: Operation, names: readonly string[]): void {
   reporter.log('warn', `unchecked: ${names.join(', ')} not in the spec's parameters of ${op.name}; sent as given`, {
-    event: 'unchecked', operation: op.name, parameters: names,
+    event: 'unchecked',
+    operation: op.name,
+    parameters: names,
   });
 }
 
@@ -210,18 +231,33 @@ export function register(program: Command): Command {
     .description('call any API operation by name (api --list; api <operation> --help)')
     .argument('[operation]', 'operation name, e.g. dashboard.segmentation')
     .helpOption(false)
-    .option('-h, --help', 'this help, or the operation\'s parameters when an operation is named')
+    .option('-h, --help', "this help, or the operation's parameters when an operation is named")
     .option('--list', 'list every operation with its parameters')
-    .option('--param <name=value>', 'an operation parameter, checked; its name or the spec\'s (repeatable)', repeat, [] as string[])
+    .option(
+      '--param <name=value>',
+      "an operation parameter, checked; its name or the spec's (repeatable)",
+      repeat,
+      [] as string[],
+    )
     .option('--query <name=value>', 'a query parameter sent as given, unchecked (repeatable)', repeat, [] as string[])
-    .option('--field <name=value>', 'a body field sent as given, unchecked; JSON values parsed (repeatable)', repeat, [] as string[])
+    .option(
+      '--field <name=value>',
+      'a body field sent as given, unchecked; JSON values parsed (repeatable)',
+      repeat,
+      [] as string[],
+    )
     .option('--body <file>', 'JSON request body from a file, or - for stdin')
     .option('--paginate', 'paged operations: every record of every page, one JSON line each')
     .option('--raw', 'print each response body exactly as the API sent it')
-    .option('--max-wait <duration>', withDefault('most time all retry waits may take together; past it the command stops', 'none'))
+    .option(
+      '--max-wait <duration>',
+      withDefault('most time all retry waits may take together; past it the command stops', 'none'),
+    )
     .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .addOption(new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'));
+    .addOption(
+      new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'),
+    );
 }
 
 const repeat = (v: string, prev: string[]): string[] => [...prev, v];
@@ -242,7 +278,9 @@ export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise
   const op = findOperation(name);
   if (!op) {
     const near = nearestOperation(name);
-    throw new ConfigError(`unknown operation ${JSON.stringify(name)}${near !== undefined ? `; did you mean ${near}?` : ''} (api --list shows them)`);
+    throw new ConfigError(
+      `unknown operation ${JSON.stringify(name)}${near !== undefined ? `; did you mean ${near}?` : ''} (api --list shows them)`,
+    );
   }
   if (f.help) {
     await write(out, operationHelp(op));
@@ -262,7 +300,8 @@ function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;

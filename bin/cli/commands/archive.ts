@@ -34,12 +34,35 @@ export function register(program: Command): Command {
         .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
         .option(
           '--settle <duration>',
-          withDefault('skip replays that started less than this long ago', `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`),
+          withDefault(
+            'skip replays that started less than this long ago',
+            `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`,
+          ),
         )
-        .option('--recheck <duration>', withDefault('re-list files of replays archived within this window; re-export if changed', 'off'))
-        .option('--order <order>', withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order))
-        .option('--max <n>', withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'), positiveInt('--max'))
-        .option('--page-size <n>', withDefault('replays per listing page (the spec states no maximum); the next page is read while one is exported', String(DEFAULTS.archiveListPageSize)), positiveInt('--page-size'))
+        .option(
+          '--recheck <duration>',
+          withDefault('re-list files of replays archived within this window; re-export if changed', 'off'),
+        )
+        .option(
+          '--order <order>',
+          withDefault(
+            'start (as listed) or expiry (closest to deletion first; lists everything first)',
+            DEFAULTS.order,
+          ),
+        )
+        .option(
+          '--max <n>',
+          withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'),
+          positiveInt('--max'),
+        )
+        .option(
+          '--page-size <n>',
+          withDefault(
+            'replays per listing page (the spec states no maximum); the next page is read while one is exported',
+            String(DEFAULTS.archiveListPageSize),
+          ),
+          positiveInt('--page-size'),
+        )
         .option(
           '--shard <i/n>',
           withDefault(
@@ -54,15 +77,25 @@ export function register(program: Command): Command {
             'off',
           ),
         )
-        .option('--no-compact', withDefault(`do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`, 'fold'))
-        .option('--dry-run', withDefault('list what would be exported and why others are skipped; no download, no write', 'off')),
+        .option(
+          '--no-compact',
+          withDefault(
+            `do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`,
+            'fold',
+          ),
+        )
+        .option(
+          '--dry-run',
+          withDefault('list what would be exported and why others are skipped; no download, no write', 'off'),
+        ),
     ),
   );
 }
 
 export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): Promise<number> {
   if (opts.user !== undefined) validatePlatformId(opts.user);
-  if ((await outTarget(opts.out, 'archive', false)).kind === 'stdout') usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
+  if ((await outTarget(opts.out, 'archive', false)).kind === 'stdout')
+    usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
   const range = timeRangeOf(opts);
   const { since, until } = queryBounds(range);
   const run = await context.openRun({
@@ -90,7 +123,12 @@ export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): 
     context.markResumable();
     if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
     const counter = { listed: 0 };
-    const code = await drive(countListed(archiveReplays({ ...options, ...max }), counter), reporter, opts.out, settings.shard ? { shard: formatShard(settings.shard) } : {});
+    const code = await drive(
+      countListed(archiveReplays({ ...options, ...max }), counter),
+      reporter,
+      opts.out,
+      settings.shard ? { shard: formatShard(settings.shard) } : {},
+    );
     const none = counter.listed === 0 ? noMatchMessage(range) : undefined;
     if (none !== undefined) reporter.log('info', none, { event: 'no_match' });
     return code;

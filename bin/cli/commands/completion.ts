@@ -13,7 +13,8 @@ export function register(program: Command): Command {
 /** Needs every command registered (the program's main registers them all for `completion`). */
 export async function run(opts: Invocation<object>, context: CliContext): Promise<number> {
   const shell = opts.args[0]!;
-  if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
+  if (!(COMPLETION_SHELLS as readonly string[]).includes(shell))
+    usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
   let program = context.command;
   while (program.parent) program = program.parent;
   context.stdout.write(completionScript(program, shell as CompletionShell));

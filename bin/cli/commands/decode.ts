@@ -14,7 +14,9 @@ export function register(program: Command): Command {
   return addLimitFlags(
     program
       .command('decode')
-      .description('decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given (the files of one replay)')
+      .description(
+        'decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given (the files of one replay)',
+      )
       .argument('<file...>', 'replay files')
       .option('--out <file>', withDefault('write to this file instead of stdout', 'stdout'))
       .option('--version <n>', withDefault('force the file version (2 or 3)', 'sniffed from each file')),
@@ -22,15 +24,22 @@ export function register(program: Command): Command {
 }
 
 export async function run(opts: Invocation<DecodeFlags>, context: CliContext): Promise<number> {
-  if (opts.version !== undefined && opts.version !== '2' && opts.version !== '3') usage(`--version must be 2 or 3 (got ${opts.version})`);
+  if (opts.version !== undefined && opts.version !== '2' && opts.version !== '3')
+    usage(`--version must be 2 or 3 (got ${opts.version})`);
   const run = await context.openRun({ settings: limitsOf(opts) });
   try {
     // Checked before anything is written: a missing input must not leave a `[` on stdout or a file half made.
     for (const file of opts.args) {
       const kind = await pathKind(file);
-      if (kind !== 'file') usage(`decode ${file}: ${kind === 'none' ? 'no such file' : 'not a file'}; give replay files (decode <file>...)`);
+      if (kind !== 'file')
+        usage(
+          `decode ${file}: ${kind === 'none' ? 'no such file' : 'not a file'}; give replay files (decode <file>...)`,
+        );
     }
-    if (opts.out !== undefined && (await pathKind(opts.out)) === 'folder') usage(`--out ${opts.out} is a folder; decode writes one file: give its name (e.g. --out ${join(opts.out, 'replay.json')}) or leave --out out for stdout`);
+    if (opts.out !== undefined && (await pathKind(opts.out)) === 'folder')
+      usage(
+        `--out ${opts.out} is a folder; decode writes one file: give its name (e.g. --out ${join(opts.out, 'replay.json')}) or leave --out out for stdout`,
+      );
     const { settings } = run;
     await decodeFiles(
       opts.args,

@@ -44,7 +44,11 @@ export async function run(opts: Invocation<SinkFlags>, context: CliContext): Pro
     if (target.kind === 'stdout' || target.kind === 'file') {
       checkOneReplayExport(ids, run.settings, target, opts.format);
       const library = await run.library();
-      await exportOneReplay(ids[0]!, library, target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout));
+      await exportOneReplay(
+        ids[0]!,
+        library,
+        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout),
+      );
       if (target.kind === 'file') run.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;
     }

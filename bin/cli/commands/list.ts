@@ -26,7 +26,11 @@ export function register(program: Command): Command {
     .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
     .option('--replay <replay_id>', withDefault('only these replays (repeatable, up to 100)', 'all'), collect)
     .option('--sort <order>', withDefault('asc or desc', "the API's"))
-    .option('--page-size <n>', withDefault('listing page size (the spec states no maximum)', "the API's"), positiveInt('--page-size'))
+    .option(
+      '--page-size <n>',
+      withDefault('listing page size (the spec states no maximum)', "the API's"),
+      positiveInt('--page-size'),
+    )
     .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
     .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
     .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
@@ -36,7 +40,8 @@ export function register(program: Command): Command {
 
 export async function run(flags: Invocation<ListFlags>, context: CliContext): Promise<number> {
   const opts = { ...flags, replay: flags.replay ?? [] };
-  if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc') usage(`--sort must be asc or desc (got ${opts.sort})`);
+  if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc')
+    usage(`--sort must be asc or desc (got ${opts.sort})`);
   if (opts.user !== undefined) validatePlatformId(opts.user);
   for (const id of opts.replay) checkReplayIdArg(id);
   const range = timeRangeOf(opts);
@@ -62,7 +67,16 @@ export async function run(flags: Invocation<ListFlags>, context: CliContext): Pr
     )) {
       const rec = r as unknown as Record<string, unknown>;
       const line: Record<string, unknown> = {};
-      for (const k of ['replay_id', 'session_id', 'device_id', 'platform_id', 'start_time', 'end_time', 'retention_in_days']) line[k] = rec[k];
+      for (const k of [
+        'replay_id',
+        'session_id',
+        'device_id',
+        'platform_id',
+        'start_time',
+        'end_time',
+        'retention_in_days',
+      ])
+        line[k] = rec[k];
       const expires = expiresAtIso(r.startMs, r.retention_in_days);
       if (expires !== undefined) line.expires_at = expires;
       if (!printListRecord(out, line, table)) await new Promise((res) => out.once('drain', res));

@@ -15,19 +15,36 @@ export function register(program: Command): Command {
     .command('sandbox')
     .description('run the sandbox (a local Session Replay API) until stopped; prints its URL and credentials')
     .option('--port <n>', 'port (default: any free port)', portFlag)
-    .option('--replicas <n>', withDefault('extra synthetic replays cloned from the samples', SANDBOX_DEFAULTS.replicas), (v) => {
-      if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--replicas must be a non-negative integer');
-      return Number(v);
-    })
-    .option('--latency <ms>', withDefault('milliseconds added before answering each API and storage request', 0), (v) => {
-      if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--latency must be a non-negative integer (milliseconds)');
-      return Number(v);
-    })
-    .option('--faults <list>', withDefault('fault switches: key=value,... (e.g. rateLimitEvery=5,serverErrorEvery=7) or a JSON object; see docs', 'none'));
+    .option(
+      '--replicas <n>',
+      withDefault('extra synthetic replays cloned from the samples', SANDBOX_DEFAULTS.replicas),
+      (v) => {
+        if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--replicas must be a non-negative integer');
+        return Number(v);
+      },
+    )
+    .option(
+      '--latency <ms>',
+      withDefault('milliseconds added before answering each API and storage request', 0),
+      (v) => {
+        if (!/^\d+$/.test(v)) throw new InvalidArgumentError('--latency must be a non-negative integer (milliseconds)');
+        return Number(v);
+      },
+    )
+    .option(
+      '--faults <list>',
+      withDefault(
+        'fault switches: key=value,... (e.g. rateLimitEvery=5,serverErrorEvery=7) or a JSON object; see docs',
+        'none',
+      ),
+    );
 }
 
 export async function run(opts: Invocation<SandboxFlags>, context: CliContext): Promise<number> {
-  const faults = { ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}), ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}) };
+  const faults = {
+    ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}),
+    ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}),
+  };
   context.releaseSignals();
   await runSandboxCommand({
     ...(opts.port !== undefined ? { port: opts.port } : {}),

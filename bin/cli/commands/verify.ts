@@ -1,7 +1,16 @@
 import type { Command } from 'commander';
 import { DEFAULTS } from '../../../src/cli/flags.js';
 import type { CliContext, Invocation } from '../context.js';
-import { addLimitFlags, addS3AccessFlags, limitsOf, positiveInt, s3ReadOptions, withDefault, type LimitFlags, type S3ReadFlags } from '../flags.js';
+import {
+  addLimitFlags,
+  addS3AccessFlags,
+  limitsOf,
+  positiveInt,
+  s3ReadOptions,
+  withDefault,
+  type LimitFlags,
+  type S3ReadFlags,
+} from '../flags.js';
 import { runVerifyCommand } from '../verify-command.js';
 
 interface VerifyFlags extends S3ReadFlags, LimitFlags {
@@ -18,7 +27,11 @@ export function register(program: Command): Command {
             'events and checks, and stored outputs no entry names; exit 1 on any problem',
         )
         .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
-        .option('--concurrency <n>', withDefault('objects read at once', DEFAULTS.concurrency), positiveInt('--concurrency')),
+        .option(
+          '--concurrency <n>',
+          withDefault('objects read at once', DEFAULTS.concurrency),
+          positiveInt('--concurrency'),
+        ),
     ),
     true,
   );
@@ -26,7 +39,11 @@ export function register(program: Command): Command {
 
 export async function run(opts: Invocation<VerifyFlags>, context: CliContext): Promise<number> {
   const run = await context.openRun({
-    settings: { ...limitsOf(opts), ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}), sinkOptions: { s3: s3ReadOptions(opts) } },
+    settings: {
+      ...limitsOf(opts),
+      ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
+      sinkOptions: { s3: s3ReadOptions(opts) },
+    },
   });
   try {
     const { settings } = run;

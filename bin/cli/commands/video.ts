@@ -4,7 +4,15 @@
  * (through the command's run). A progress line on a terminal, the written file's path on stdout.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { BROWSER_ENV, isEventsFile, parseVideoTime, renderVideo, VIDEO_DEFAULTS, type VideoProgress, type VideoSource } from '../../../src/video/index.js';
+import {
+  BROWSER_ENV,
+  isEventsFile,
+  parseVideoTime,
+  renderVideo,
+  VIDEO_DEFAULTS,
+  type VideoProgress,
+  type VideoSource,
+} from '../../../src/video/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { addS3AccessFlags, s3ReadOptions, type S3ReadFlags } from '../flags.js';
 
@@ -34,23 +42,47 @@ function sizeFlag(v: string): { width: number; height: number } {
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
-const clock = (ms: number): string => `${Math.floor(ms / 60_000)}:${((ms % 60_000) / 1000).toFixed(1).padStart(4, '0')}`;
+const clock = (ms: number): string =>
+  `${Math.floor(ms / 60_000)}:${((ms % 60_000) / 1000).toFixed(1).padStart(4, '0')}`;
 
 export function register(program: Command): Command {
   return addS3AccessFlags(
     program
       .command('video')
-      .description('render a replay as a video file (MP4/H.264 or WebM/VP9), frame by frame in headless Chromium, offline')
-      .argument('<replay>', 'a replay id (on the platform, or in --archive) or an exported events file (.json, .ndjson, optionally .gz)')
+      .description(
+        'render a replay as a video file (MP4/H.264 or WebM/VP9), frame by frame in headless Chromium, offline',
+      )
+      .argument(
+        '<replay>',
+        'a replay id (on the platform, or in --archive) or an exported events file (.json, .ndjson, optionally .gz)',
+      )
       .requiredOption('--out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
-      .option('--archive <archive>', 'read the replay from this archive (a folder or s3://bucket/prefix) instead of the platform')
+      .option(
+        '--archive <archive>',
+        'read the replay from this archive (a folder or s3://bucket/prefix) instead of the platform',
+      )
       .option('--fps <n>', `frames per second (default ${VIDEO_DEFAULTS.fps})`, positiveNumber('--fps'))
-      .option('--size <WxH>', `the video's size (default: the recording's viewport, fitted into ${VIDEO_DEFAULTS.maxSize.width}x${VIDEO_DEFAULTS.maxSize.height})`, sizeFlag)
+      .option(
+        '--size <WxH>',
+        `the video's size (default: the recording's viewport, fitted into ${VIDEO_DEFAULTS.maxSize.width}x${VIDEO_DEFAULTS.maxSize.height})`,
+        sizeFlag,
+      )
       .option('--speed <x>', 'replay time per video time (default 1)', positiveNumber('--speed'))
-      .addOption(new Option('--no-skip-inactivity', 'play idle stretches (over 10 s without input) at the normal speed, not fast as the player does'))
-      .option('--from <time>', "start here: an offset from the replay's start (90, 90s, 1:30, 1500ms) or an ISO 8601 time")
+      .addOption(
+        new Option(
+          '--no-skip-inactivity',
+          'play idle stretches (over 10 s without input) at the normal speed, not fast as the player does',
+        ),
+      )
+      .option(
+        '--from <time>',
+        "start here: an offset from the replay's start (90, 90s, 1:30, 1500ms) or an ISO 8601 time",
+      )
       .option('--to <time>', 'end here (same forms as --from)')
-      .option('--browser <path>', `the Chromium executable to render with (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`),
+      .option(
+        '--browser <path>',
+        `the Chromium executable to render with (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`,
+      ),
   );
 }
 
@@ -61,10 +93,14 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
   const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
   try {
     let source: VideoSource;
-    if (opts.archive !== undefined) source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
+    if (opts.archive !== undefined)
+      source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
     else if (await isEventsFile(replay)) source = { file: replay };
     else source = { replayId: replay, platform: { run: await cli.library() } };
-    const live = context.globals.progress !== false && context.globals.quiet !== true && (context.stderr as { isTTY?: boolean }).isTTY === true;
+    const live =
+      context.globals.progress !== false &&
+      context.globals.quiet !== true &&
+      (context.stderr as { isTTY?: boolean }).isTTY === true;
     const onProgress = (p: VideoProgress): void => {
       if (live) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
     };

@@ -15,7 +15,9 @@ import { isCanvasEvent, type Json, type ReplayEvent } from './events.js';
  */
 function isWholeFrame(e: ReplayEvent): boolean {
   const c: Json = e.data.commands;
-  return Array.isArray(c) && c.length === 2 && c[0] && c[0].property === 'clearRect' && c[1] && c[1].property === 'drawImage';
+  return (
+    Array.isArray(c) && c.length === 2 && c[0] && c[0].property === 'clearRect' && c[1] && c[1].property === 'drawImage'
+  );
 }
 
 let windowed = false;
@@ -71,7 +73,8 @@ export function windowAt(all: readonly ReplayEvent[], t: number): ReplayEvent[] 
 /** Adds the canvas frames that are now within the window ahead of `position` (ms from the start). */
 export function feedCanvas(replayer: Replayer, all: readonly ReplayEvent[], position: number): void {
   const until = all[0]!.timestamp + position + aheadMs();
-  while (canvasNext < canvasAt.length && all[canvasAt[canvasNext]!]!.timestamp <= until) replayer.addEvent(all[canvasAt[canvasNext++]!]! as Json);
+  while (canvasNext < canvasAt.length && all[canvasAt[canvasNext]!]!.timestamp <= until)
+    replayer.addEvent(all[canvasAt[canvasNext++]!]! as Json);
   canvasFedUntil = Math.max(canvasFedUntil, until);
 }
 
@@ -80,7 +83,8 @@ export function feedCanvas(replayer: Replayer, all: readonly ReplayEvent[], posi
  * back, so that its length, the seek range and the end are the replay's (rrweb takes an event out of order).
  */
 export function addLast(replayer: Replayer, all: readonly ReplayEvent[]): void {
-  if (canvasAt.length > canvasNext && canvasAt[canvasAt.length - 1] === all.length - 1) replayer.addEvent(all[canvasAt.pop()!]! as Json);
+  if (canvasAt.length > canvasNext && canvasAt[canvasAt.length - 1] === all.length - 1)
+    replayer.addEvent(all[canvasAt.pop()!]! as Json);
 }
 
 /** An event arriving later (the shared player streams them): canvas frames past the window wait for feedCanvas. */

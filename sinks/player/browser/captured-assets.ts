@@ -53,10 +53,13 @@ function capturedCss(raw: unknown, base: string | null | undefined, depth: numbe
 /** CSS with every url() and @import captured (relative to `base`), or emptied when not captured. */
 export function rewriteCss(text: string, base: string | null | undefined, depth: number): string {
   return text
-    .replace(/@import\s+(?:url\(\s*(['"]?)([^)'"]*)\1\s*\)|(['"])([^'"]*)\3)[^;]*;?/gi, function (m, q1, u1: string | undefined, q2, u2: string | undefined) {
-      const css = depth < 4 ? capturedCss(u1 || u2, base, depth) : null;
-      return css === null ? '' : css;
-    })
+    .replace(
+      /@import\s+(?:url\(\s*(['"]?)([^)'"]*)\1\s*\)|(['"])([^'"]*)\3)[^;]*;?/gi,
+      function (m, q1, u1: string | undefined, q2, u2: string | undefined) {
+        const css = depth < 4 ? capturedCss(u1 || u2, base, depth) : null;
+        return css === null ? '' : css;
+      },
+    )
     .replace(/@import[^;]*;?/gi, '')
     .replace(/url\s*\(([^)]*)\)/gi, function (m, inner: string) {
       const v = inner.trim().replace(/^(['"])(.*)\1$/, '$2');

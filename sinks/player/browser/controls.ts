@@ -36,7 +36,12 @@ export function fit(replayer: Replayer | null): void {
   stage.style.width = options.width !== undefined ? options.width + 'px' : '';
   stage.style.flex = options.width !== undefined ? '0 1 auto' : '';
   const box = stage.getBoundingClientRect();
-  const room = options.height !== undefined ? options.height : options.width !== undefined ? Infinity : Math.max(100, window.innerHeight - box.top - 8);
+  const room =
+    options.height !== undefined
+      ? options.height
+      : options.width !== undefined
+        ? Infinity
+        : Math.max(100, window.innerHeight - box.top - 8);
   // `?scale=1`: the replay at its recorded size, whatever the window (screenshots, pixel comparisons, embedding).
   const scale = /[?&]scale=1(?:&|$)/.test(location.search) ? 1 : Math.min(stage.clientWidth / w, room / h);
   replayer.wrapper.style.transformOrigin = '0 0';
@@ -61,7 +66,8 @@ export function toggleFullscreen(): void {
   document.body.setAttribute('data-fullscreen-requested', String(!document.fullscreenElement));
   if (document.fullscreenElement) {
     if (document.exitFullscreen) document.exitFullscreen().catch(function () {});
-  } else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
+  } else if (document.documentElement.requestFullscreen)
+    document.documentElement.requestFullscreen().catch(function () {});
 }
 
 /** Refits on resize and fullscreen changes, and takes the player's keys. */
@@ -97,8 +103,7 @@ export function installControls(playback: Playback): void {
       else if (key === 'n' || key === 'N' || key === ']' || key === 'p' || key === 'P' || key === '[') {
         const to = markerFrom(playback.now(), key === 'n' || key === 'N' || key === ']' ? 1 : -1);
         if (to !== null) jump(to);
-      }
-      else handled = false;
+      } else handled = false;
       if (handled) {
         ev.preventDefault();
         ev.stopPropagation();

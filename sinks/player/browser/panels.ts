@@ -32,7 +32,12 @@ function argsText(payload: Json): string {
   return Array.isArray(payload) ? payload.map(String).join(' ') : '';
 }
 
-function rowsOf(events: readonly ReplayEvent[]): { console: Row[]; network: Row[]; custom: Row[]; networkRecorded: boolean } {
+function rowsOf(events: readonly ReplayEvent[]): {
+  console: Row[];
+  network: Row[];
+  custom: Row[];
+  networkRecorded: boolean;
+} {
   const start = events.length ? events[0]!.timestamp : 0,
     out = { console: [] as Row[], network: [] as Row[], custom: [] as Row[], networkRecorded: false };
   for (let i = 0; i < events.length; i++) {
@@ -49,10 +54,20 @@ function rowsOf(events: readonly ReplayEvent[]): { console: Row[]; network: Row[
       for (let r = 0; r < requests.length && out.network.length < MAX_ROWS; r++) {
         const q = requests[r] || {};
         const failed = typeof q.status === 'number' && (q.status === 0 || q.status >= 400);
-        out.network.push({ time: time, kind: failed ? 'error' : 'ok', text: (q.method || 'GET') + ' ' + (q.status === undefined ? '' : q.status + ' ') + clip(q.name, 200), data: q });
+        out.network.push({
+          time: time,
+          kind: failed ? 'error' : 'ok',
+          text: (q.method || 'GET') + ' ' + (q.status === undefined ? '' : q.status + ' ') + clip(q.name, 200),
+          data: q,
+        });
       }
     } else if (e.type === CUSTOM && out.custom.length < MAX_ROWS) {
-      out.custom.push({ time: time, kind: 'custom', text: clip(typeof d.tag === 'string' ? d.tag : 'custom', 80), data: d });
+      out.custom.push({
+        time: time,
+        kind: 'custom',
+        text: clip(typeof d.tag === 'string' ? d.tag : 'custom', 80),
+        data: d,
+      });
     }
   }
   return out;
@@ -75,7 +90,13 @@ function fill(list: HTMLOListElement, rows: Row[], seekTo: (t: number) => void, 
 }
 
 /** A list entry: `h:mm:ss text`; a click shows its payload in the inspector and seeks to it. */
-export function entryButton(time: number, text: string, kind: string, data: Json, seekTo: (t: number) => void): HTMLButtonElement {
+export function entryButton(
+  time: number,
+  text: string,
+  kind: string,
+  data: Json,
+  seekTo: (t: number) => void,
+): HTMLButtonElement {
   const b = document.createElement('button');
   b.className = kind;
   b.setAttribute('data-time', String(time));
@@ -95,7 +116,9 @@ function filterConsole(): void {
     items = ui.console.querySelectorAll('button');
   for (let i = 0; i < items.length; i++) {
     const b = items[i] as HTMLButtonElement;
-    (b.parentNode as HTMLElement).hidden = (!!level && b.getAttribute('data-kind') !== level) || (!!needle && (b.textContent || '').toLowerCase().indexOf(needle) < 0);
+    (b.parentNode as HTMLElement).hidden =
+      (!!level && b.getAttribute('data-kind') !== level) ||
+      (!!needle && (b.textContent || '').toLowerCase().indexOf(needle) < 0);
   }
 }
 

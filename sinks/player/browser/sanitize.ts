@@ -33,7 +33,16 @@ const URL_ATTRS: Record<string, 1> = {
   rr_dataurl: 1,
 };
 /** Elements whose URL loads a document (which may hold script whatever its type): never rebuilt with one. */
-const DOCUMENT_TAGS: Record<string, 1> = { iframe: 1, frame: 1, object: 1, embed: 1, applet: 1, script: 1, portal: 1, fencedframe: 1 };
+const DOCUMENT_TAGS: Record<string, 1> = {
+  iframe: 1,
+  frame: 1,
+  object: 1,
+  embed: 1,
+  applet: 1,
+  script: 1,
+  portal: 1,
+  fencedframe: 1,
+};
 
 /** rrweb's serialized node types (NodeType) the sanitizer looks at. */
 const ELEMENT_NODE = 2;
@@ -42,7 +51,9 @@ const TEXT_NODE = 3;
 function scriptUrl(value: unknown): boolean {
   return (
     typeof value === 'string' &&
-    /^(javascript|vbscript|data:text\/html)/i.test(value.replace(/[\u0000-\u0020\u007f-\u009f]+/g, '').replace(/^data:text\/html/i, 'data:text/html'))
+    /^(javascript|vbscript|data:text\/html)/i.test(
+      value.replace(/[\u0000-\u0020\u007f-\u009f]+/g, '').replace(/^data:text\/html/i, 'data:text/html'),
+    )
   );
 }
 
@@ -78,12 +89,18 @@ function dropAttribute(tag: string, name: string, value: unknown): boolean {
   const n = String(name).toLowerCase();
   if (n.slice(0, 2) === 'on' || n === 'srcdoc' || n === 'rr_src') return true;
   // An element of unknown tag (an attribute mutation of a node never seen) may be any of them.
-  if ((DOCUMENT_TAGS[tag] || !tag) && (n === 'src' || n === 'data' || n === 'code' || n === 'codebase' || n === 'href' || n === 'xlink:href')) return true;
+  if (
+    (DOCUMENT_TAGS[tag] || !tag) &&
+    (n === 'src' || n === 'data' || n === 'code' || n === 'codebase' || n === 'href' || n === 'xlink:href')
+  )
+    return true;
   if (URL_ATTRS[n] && scriptUrl(value)) return true;
   if (n === 'srcset' || n === 'imagesrcset') return !srcsetUrls(String(value)).every(localUrl);
-  if (URL_ATTRS[n] && typeof value === 'string' && value && !/^\s*(data:(?!text\/html)|blob:|#)/i.test(value)) return true;
+  if (URL_ATTRS[n] && typeof value === 'string' && value && !/^\s*(data:(?!text\/html)|blob:|#)/i.test(value))
+    return true;
   // A data: style sheet (or any other data: link) could @import from outside: links keep data: images only.
-  if (tag === 'link' && n === 'href' && typeof value === 'string' && !/^\s*(data:image\/|blob:|#)/i.test(value)) return true;
+  if (tag === 'link' && n === 'href' && typeof value === 'string' && !/^\s*(data:image\/|blob:|#)/i.test(value))
+    return true;
   if (tag === 'meta' && (n === 'http-equiv' || n === 'content')) return true;
   if (tag === 'base' && (n === 'href' || n === 'target')) return true;
   if (tag === 'form' && (n === 'action' || n === 'target')) return true;
@@ -99,12 +116,15 @@ let pageBase: string | undefined;
  * what the browser would read is what is checked. Other escapes (and an escaped backslash) are kept as they are.
  */
 function unescapeLetters(css: string): string {
-  return css.replace(/\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([g-zG-Z])|[\s\S])/g, function (m, hex: string | undefined, letter: string | undefined) {
-    if (letter) return letter;
-    if (!hex) return m;
-    const c = parseInt(hex, 16);
-    return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? String.fromCharCode(c) : m;
-  });
+  return css.replace(
+    /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([g-zG-Z])|[\s\S])/g,
+    function (m, hex: string | undefined, letter: string | undefined) {
+      if (letter) return letter;
+      if (!hex) return m;
+      const c = parseInt(hex, 16);
+      return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? String.fromCharCode(c) : m;
+    },
+  );
 }
 
 /** `image-set()`/`-webkit-image-set()` take URLs as plain strings too: those that are not data:/blob: are emptied. */
@@ -155,7 +175,9 @@ function cleanCss(text: Json, base?: string | null): Json {
 function cleanCanvasArgs(value: Json, depth: number): void {
   if (!value || typeof value !== 'object' || depth > 8) return;
   if (typeof value.src === 'string' && !localUrl(value.src)) value.src = '';
-  for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k) && value[k] && typeof value[k] === 'object') cleanCanvasArgs(value[k], depth + 1);
+  for (const k in value)
+    if (Object.prototype.hasOwnProperty.call(value, k) && value[k] && typeof value[k] === 'object')
+      cleanCanvasArgs(value[k], depth + 1);
 }
 
 /** Tag name by node id, for attribute mutations (which name only the node). */
@@ -172,10 +194,12 @@ function cleanAttributes(tag: string, attributes: Json): void {
       // A link keeps its look (browsers style only <a>/<area> with an href): the replay is inert, '#' goes nowhere.
       if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
       else delete attributes[name];
-    }
-    else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
+    } else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
     else if (name === '_cssText')
-      attributes[name] = cleanCss(attributes[name], tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase);
+      attributes[name] = cleanCss(
+        attributes[name],
+        tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase,
+      );
     else if (attributes[name] && typeof attributes[name] === 'object') {
       // A style attribute recorded as a diff: { property: value | [value, priority] }.
       for (const prop in attributes[name]) {
@@ -195,10 +219,12 @@ function cleanNode(node: Json): void {
     cleanAttributes(tag, node.attributes);
     if (tag === 'script') node.childNodes = [];
     if (tag === 'style' && Array.isArray(node.childNodes)) {
-      for (let k = 0; k < node.childNodes.length; k++) if (node.childNodes[k] && typeof node.childNodes[k].id === 'number') styleText[node.childNodes[k].id] = 1;
+      for (let k = 0; k < node.childNodes.length; k++)
+        if (node.childNodes[k] && typeof node.childNodes[k].id === 'number') styleText[node.childNodes[k].id] = 1;
     }
   }
-  if (node.type === TEXT_NODE && (node.isStyle || (typeof node.id === 'number' && styleText[node.id]))) node.textContent = cleanCss(node.textContent);
+  if (node.type === TEXT_NODE && (node.isStyle || (typeof node.id === 'number' && styleText[node.id])))
+    node.textContent = cleanCss(node.textContent);
   if (Array.isArray(node.childNodes)) for (let i = 0; i < node.childNodes.length; i++) cleanNode(node.childNodes[i]);
 }
 
@@ -214,12 +240,19 @@ export function sanitize(event: Json): Json {
       // The tags first: a text node may come before its <style> parent in the same mutation.
       for (let i = 0; i < data.adds.length; i++) {
         const node = data.adds[i] && data.adds[i].node;
-        if (node && node.type === ELEMENT_NODE && typeof node.id === 'number') tagById[node.id] = String(node.tagName || '').toLowerCase();
+        if (node && node.type === ELEMENT_NODE && typeof node.id === 'number')
+          tagById[node.id] = String(node.tagName || '').toLowerCase();
       }
       for (let i = 0; i < data.adds.length; i++) {
         const add = data.adds[i];
         // Under a <style>, or a parent never seen (rrweb keeps such nodes until their parent comes): read as CSS.
-        if (add && add.node && add.node.type === TEXT_NODE && (tagById[add.parentId] === 'style' || tagById[add.parentId] === undefined)) styleText[add.node.id] = 1;
+        if (
+          add &&
+          add.node &&
+          add.node.type === TEXT_NODE &&
+          (tagById[add.parentId] === 'style' || tagById[add.parentId] === undefined)
+        )
+          styleText[add.node.id] = 1;
         cleanNode(add && add.node);
       }
     }
@@ -235,19 +268,23 @@ export function sanitize(event: Json): Json {
       }
   }
   if (event.type === INCREMENTAL && data.source === SOURCE_STYLE_SHEET_RULE) {
-    if (Array.isArray(data.adds)) for (let r = 0; r < data.adds.length; r++) if (data.adds[r]) data.adds[r].rule = cleanCss(data.adds[r].rule);
+    if (Array.isArray(data.adds))
+      for (let r = 0; r < data.adds.length; r++) if (data.adds[r]) data.adds[r].rule = cleanCss(data.adds[r].rule);
     if (typeof data.replace === 'string') data.replace = cleanCss(data.replace);
     if (typeof data.replaceSync === 'string') data.replaceSync = cleanCss(data.replaceSync);
   }
-  if (event.type === INCREMENTAL && data.source === SOURCE_STYLE_DECLARATION && data.set) data.set.value = cleanCss(data.set.value);
+  if (event.type === INCREMENTAL && data.source === SOURCE_STYLE_DECLARATION && data.set)
+    data.set.value = cleanCss(data.set.value);
   if (event.type === INCREMENTAL && data.source === SOURCE_ADOPTED_STYLE_SHEET && Array.isArray(data.styles)) {
     for (let a = 0; a < data.styles.length; a++) {
       const rules = data.styles[a] && data.styles[a].rules;
-      if (Array.isArray(rules)) for (let r = 0; r < rules.length; r++) if (rules[r]) rules[r].rule = cleanCss(rules[r].rule);
+      if (Array.isArray(rules))
+        for (let r = 0; r < rules.length; r++) if (rules[r]) rules[r].rule = cleanCss(rules[r].rule);
     }
   }
   // A font given by URL (not as bytes) is CSS src text: `url(…)`.
-  if (event.type === INCREMENTAL && data.source === SOURCE_FONT && !data.buffer) data.fontSource = cleanCss(data.fontSource);
+  if (event.type === INCREMENTAL && data.source === SOURCE_FONT && !data.buffer)
+    data.fontSource = cleanCss(data.fontSource);
   if (event.type === INCREMENTAL && data.source === SOURCE_CANVAS) cleanCanvasArgs(data, 0);
   return event;
 }

@@ -4,7 +4,16 @@
  * and in the side list. Text from the recording is only ever set as textContent: it can never become markup or a link.
  */
 import { ui } from './dom.js';
-import { CUSTOM, INCREMENTAL, META, PLUGIN, SOURCE_INPUT, SOURCE_MOUSE_INTERACTION, type Json, type ReplayEvent } from './events.js';
+import {
+  CUSTOM,
+  INCREMENTAL,
+  META,
+  PLUGIN,
+  SOURCE_INPUT,
+  SOURCE_MOUSE_INTERACTION,
+  type Json,
+  type ReplayEvent,
+} from './events.js';
 import { clip, fmt } from './format.js';
 import { entryButton, inspect } from './panels.js';
 
@@ -35,8 +44,10 @@ const DENSITY_BINS = 120;
 function markerOf(e: Json, href: string | undefined): Omit<Marker, 'time' | 'data'> | null {
   const d = e && e.data;
   if (!d || typeof d !== 'object') return null;
-  if (e.type === INCREMENTAL && d.source === SOURCE_MOUSE_INTERACTION && d.type === CLICK) return { kind: 'click', label: 'click' };
-  if (e.type === META && typeof d.href === 'string') return href === undefined || href === d.href ? null : { kind: 'page', label: 'page ' + clip(d.href, 80) };
+  if (e.type === INCREMENTAL && d.source === SOURCE_MOUSE_INTERACTION && d.type === CLICK)
+    return { kind: 'click', label: 'click' };
+  if (e.type === META && typeof d.href === 'string')
+    return href === undefined || href === d.href ? null : { kind: 'page', label: 'page ' + clip(d.href, 80) };
   if (e.type === CUSTOM) {
     const tag = typeof d.tag === 'string' ? d.tag : 'custom';
     return { kind: /error|exception/i.test(tag) ? 'error' : 'custom', label: clip(tag, 60) };
@@ -73,9 +84,11 @@ function timelineOf(events: readonly ReplayEvent[]): Timeline {
     if (!e || typeof e.timestamp !== 'number') continue;
     const m = markerOf(e, href);
     if (e.type === META && e.data && typeof e.data.href === 'string') href = e.data.href;
-    if (m && markers.length < MAX_MARKERS) markers.push({ kind: m.kind, label: m.label, time: e.timestamp - start, data: e.data });
+    if (m && markers.length < MAX_MARKERS)
+      markers.push({ kind: m.kind, label: m.label, time: e.timestamp - start, data: e.data });
     if (isInteraction(e)) {
-      if (lastActive !== null && e.timestamp - lastActive > IDLE_MS) idle.push([lastActive - start, e.timestamp - start]);
+      if (lastActive !== null && e.timestamp - lastActive > IDLE_MS)
+        idle.push([lastActive - start, e.timestamp - start]);
       lastActive = e.timestamp;
     }
   }
@@ -102,7 +115,8 @@ function drawDensity(events: readonly ReplayEvent[], total: number): void {
   for (let b = 0; b < DENSITY_BINS; b++) bins.push(0);
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
-    if (e && typeof e.timestamp === 'number') bins[Math.max(0, Math.min(DENSITY_BINS - 1, Math.floor(((e.timestamp - start) / total) * DENSITY_BINS)))]!++;
+    if (e && typeof e.timestamp === 'number')
+      bins[Math.max(0, Math.min(DENSITY_BINS - 1, Math.floor(((e.timestamp - start) / total) * DENSITY_BINS)))]!++;
   }
   const max = Math.max.apply(null, bins);
   for (let b = 0; b < DENSITY_BINS; b++) {

@@ -67,7 +67,8 @@ export class AttributionFamily implements FamilyRoute {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, _path: string, query: URLSearchParams): Promise<void> {
-    if (req.method !== 'POST') throw new ApiRequestError(405, 'method_not_allowed', 'only POST is allowed here', 'POST');
+    if (req.method !== 'POST')
+      throw new ApiRequestError(405, 'method_not_allowed', 'only POST is allowed here', 'POST');
     const params = await readParams(req, query, MAX_BODY_BYTES);
     requireApiKey(params, this.keys.apiKey);
     const event = checkEvent(params.get('event'));

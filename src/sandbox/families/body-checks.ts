@@ -35,34 +35,58 @@ export function finiteNumber(field: string, v: unknown): number {
 }
 
 export function integerIn(field: string, v: unknown, min: number, max: number): number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max ? v : refuse(field, `must be an integer from ${min} to ${max}`);
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max
+    ? v
+    : refuse(field, `must be an integer from ${min} to ${max}`);
 }
 
 /** An array of `min`..`max` items. */
 export function arrayField(field: string, v: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): unknown[] {
   if (!Array.isArray(v)) refuse(field, 'must be an array');
-  if (v.length < min || v.length > max) refuse(field, `must hold ${max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `${min} to ${max}`} items (got ${v.length})`);
+  if (v.length < min || v.length > max)
+    refuse(
+      field,
+      `must hold ${max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `${min} to ${max}`} items (got ${v.length})`,
+    );
   return v;
 }
 
 /** An array of strings; `nonEmpty` refuses empty strings. */
-export function stringArray(field: string, v: unknown, min = 0, max = Number.MAX_SAFE_INTEGER, nonEmpty = true): string[] {
-  return arrayField(field, v, min, max).map((s, i) => (nonEmpty ? nonEmptyString(`${field}[${i}]`, s) : typeof s === 'string' ? s : refuse(`${field}[${i}]`, 'must be a string')));
+export function stringArray(
+  field: string,
+  v: unknown,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+  nonEmpty = true,
+): string[] {
+  return arrayField(field, v, min, max).map((s, i) =>
+    nonEmpty
+      ? nonEmptyString(`${field}[${i}]`, s)
+      : typeof s === 'string'
+        ? s
+        : refuse(`${field}[${i}]`, 'must be a string'),
+  );
 }
 
 export function oneOf(field: string, v: unknown, allowed: readonly string[]): string {
-  return typeof v === 'string' && allowed.includes(v) ? v : refuse(field, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+  return typeof v === 'string' && allowed.includes(v)
+    ? v
+    : refuse(field, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
 }
 
 /** Only these keys may appear in the object. */
 export function knownKeys(field: string, o: Record<string, unknown>, allowed: readonly string[]): void {
   const unknown = Object.keys(o).find((k) => !allowed.includes(k));
-  if (unknown !== undefined) refuse(`${field}.${unknown}`, `is not a field accepted here (accepted: ${allowed.join(', ')})`);
+  if (unknown !== undefined)
+    refuse(`${field}.${unknown}`, `is not a field accepted here (accepted: ${allowed.join(', ')})`);
 }
 
 /** An ISO 8601 date or date-time naming a real instant. */
 export function isoTimestamp(field: string, v: unknown): string {
-  const ok = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && !Number.isNaN(Date.parse(v.replace(' ', 'T')));
+  const ok =
+    typeof v === 'string' &&
+    /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) &&
+    !Number.isNaN(Date.parse(v.replace(' ', 'T')));
   return ok ? v : refuse(field, 'must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z');
 }
 

@@ -71,10 +71,15 @@ export function segmentation(r: Seeded, days: readonly string[], e: QueryEvent):
 export function funnel(r: Seeded, days: readonly string[], events: readonly QueryEvent[]): object[] {
   const n = events.length;
   const cumulativeRaw: number[] = [];
-  for (let i = 0, left = r.int(500, 5000); i < n; i++, left = Math.floor(left * (0.3 + 0.6 * r.next()))) cumulativeRaw.push(left);
+  for (let i = 0, left = r.int(500, 5000); i < n; i++, left = Math.floor(left * (0.3 + 0.6 * r.next())))
+    cumulativeRaw.push(left);
   const first = cumulativeRaw[0] || 1;
   const times = () => Array.from({ length: n }, (_, i) => (i === 0 ? 0 : r.int(1_000, 600_000)));
-  const perDayTimes = () => ({ series: days.map(() => times()), xValues: [...days], formattedXValues: formattedDays(days) });
+  const perDayTimes = () => ({
+    series: days.map(() => times()),
+    xValues: [...days],
+    formattedXValues: formattedDays(days),
+  });
   return [
     {
       meta: { segmentIndex: 0 },
@@ -138,8 +143,15 @@ export function revenueLtv(r: Seeded, days: readonly string[]): object {
 
 /** Active users at 5-minute steps, today and yesterday (288 steps each, `HH:MM`). */
 export function realtime(r: Seeded): object {
-  const xValues = Array.from({ length: 288 }, (_, i) => `${String(Math.floor(i / 12)).padStart(2, '0')}:${String((i % 12) * 5).padStart(2, '0')}`);
-  return { xValues, seriesLabels: ['Today', 'Yesterday'], series: [xValues.map(() => r.int(0, 200)), xValues.map(() => r.int(0, 200))] };
+  const xValues = Array.from(
+    { length: 288 },
+    (_, i) => `${String(Math.floor(i / 12)).padStart(2, '0')}:${String((i % 12) * 5).padStart(2, '0')}`,
+  );
+  return {
+    xValues,
+    seriesLabels: ['Today', 'Yesterday'],
+    series: [xValues.map(() => r.int(0, 200)), xValues.map(() => r.int(0, 200))],
+  };
 }
 
 /** The event types of `/api/2/events/list`; the hidden one is left out of the answer. */
@@ -152,9 +164,15 @@ const EVENTS = [
 ];
 
 export function eventsList(r: Seeded): object[] {
-  return EVENTS.map((e) => ({ non_active: false, value: e.value, totals: r.int(100, 100_000), deleted: false, flow_hidden: e.hidden, hidden: e.hidden, display: e.value })).filter(
-    (e) => !e.hidden,
-  );
+  return EVENTS.map((e) => ({
+    non_active: false,
+    value: e.value,
+    totals: r.int(100, 100_000),
+    deleted: false,
+    flow_hidden: e.hidden,
+    hidden: e.hidden,
+    display: e.value,
+  })).filter((e) => !e.hidden);
 }
 
 /** The chart CSV: a title line, then the data table without start or end dates (as the spec says). */

@@ -94,20 +94,27 @@ export class DashboardQuery {
 
 function yyyymmdd(name: string, v: string): string {
   const m = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
-  const ok = m && (() => {
-    const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!));
-    return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!;
-  })();
+  const ok =
+    m &&
+    (() => {
+      const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!));
+      return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!;
+    })();
   return ok ? v : invalid(`${name} must be a date YYYYMMDD (got ${JSON.stringify(v.slice(0, 40))})`);
 }
 
 function eventOf(name: string, text: string): QueryEvent {
   const v = parseJson(name, text);
-  if (!isObject(v) || typeof v.event_type !== 'string' || v.event_type === '') invalid(`${name} must be an event object with a non-empty event_type`);
+  if (!isObject(v) || typeof v.event_type !== 'string' || v.event_type === '')
+    invalid(`${name} must be an event object with a non-empty event_type`);
   const filters = v.filters ?? [];
-  if (!Array.isArray(filters) || !filters.every(isObject)) invalid(`${name}.filters must be an array of filter objects`);
+  if (!Array.isArray(filters) || !filters.every(isObject))
+    invalid(`${name}.filters must be an array of filter objects`);
   const groupBy = v.group_by ?? [];
-  if (!Array.isArray(groupBy) || !groupBy.every((g) => isObject(g) && typeof g.type === 'string' && typeof g.value === 'string')) {
+  if (
+    !Array.isArray(groupBy) ||
+    !groupBy.every((g) => isObject(g) && typeof g.type === 'string' && typeof g.value === 'string')
+  ) {
     invalid(`${name}.group_by must be an array of {type, value} strings`);
   }
   return { event_type: v.event_type, filters, group_by: groupBy as QueryEvent['group_by'] };

@@ -25,7 +25,10 @@ export function searchUsers(text: string): { matches: { user_id: string; platfor
   const found = exact.length > 0 ? exact : USERS.filter((u) => u.user_id.startsWith(text));
   return found.length === 0
     ? { matches: [], type: 'nomatch' }
-    : { matches: found.map((u) => ({ user_id: u.user_id, platform_id: u.platform_id })), type: 'match_user_or_device_id' };
+    : {
+        matches: found.map((u) => ({ user_id: u.user_id, platform_id: u.platform_id })),
+        type: 'match_user_or_device_id',
+      };
 }
 
 export function userByPlatformId(id: number): DirectoryUser | undefined {

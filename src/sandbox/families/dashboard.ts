@@ -39,7 +39,12 @@ interface Endpoint {
 /** An endpoint over a date range and segments; `make` builds its `data` (and names the events the cost counts). */
 function ranged(
   kind: DashboardQueryType,
-  make: (q: DashboardQuery, r: data.Seeded, days: string[], query: URLSearchParams) => { data: unknown; events?: QueryEvent[] },
+  make: (
+    q: DashboardQuery,
+    r: data.Seeded,
+    days: string[],
+    query: URLSearchParams,
+  ) => { data: unknown; events?: QueryEvent[] },
 ): Endpoint {
   return {
     kind,
@@ -47,7 +52,12 @@ function ranged(
       const { start, end, days } = q.range();
       const segments = q.segments();
       const made = make(q, r, days, query);
-      return { body: { data: made.data }, range: { start, end }, segments, ...(made.events ? { events: made.events } : {}) };
+      return {
+        body: { data: made.data },
+        range: { start, end },
+        segments,
+        ...(made.events ? { events: made.events } : {}),
+      };
     },
   };
 }
@@ -92,7 +102,8 @@ const ENDPOINTS: Readonly<Record<string, Endpoint>> = {
     kind: 'useractivity',
     answer: (q) => {
       const text = q.required('user');
-      if (!/^\d{1,15}$/.test(text)) throw new DashboardRequestError(400, 'invalid_parameter', 'user must be a platform id (an integer)');
+      if (!/^\d{1,15}$/.test(text))
+        throw new DashboardRequestError(400, 'invalid_parameter', 'user must be a platform id (an integer)');
       const user = userByPlatformId(Number(text));
       if (!user) throw new DashboardRequestError(400, 'unknown_user', `no user with platform id ${text}`);
       return { body: userActivity(user) };
@@ -123,7 +134,8 @@ export class DashboardFamily implements FamilyRoute {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    if (req.method !== 'GET') return dashboardError(res, 405, 'method_not_allowed', 'dashboard endpoints take GET only', { Allow: 'GET' });
+    if (req.method !== 'GET')
+      return dashboardError(res, 405, 'method_not_allowed', 'dashboard endpoints take GET only', { Allow: 'GET' });
     let endpoint = ENDPOINTS[path];
     let chartId = '';
     const chart = CHART_CSV.exec(path);
@@ -134,7 +146,10 @@ export class DashboardFamily implements FamilyRoute {
       endpoint = CHART;
     }
     if (!endpoint) return dashboardError(res, 404, 'not_found', 'no such endpoint');
-    const seed = `${path}?${[...query].map(([k, v]) => `${k}=${v}`).sort().join('&')}`;
+    const seed = `${path}?${[...query]
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join('&')}`;
     let answer: Answer;
     try {
       answer = endpoint.answer(new DashboardQuery(query), new data.Seeded(seed), query, chartId);
@@ -145,7 +160,14 @@ export class DashboardFamily implements FamilyRoute {
     const refused =
       endpoint.kind === 'useractivity'
         ? this.limits.userActivity()
-        : this.limits.dashboard(dashboardQueryCost({ type: endpoint.kind, ...answer.range, ...(answer.segments ? { segments: answer.segments } : {}), ...(answer.events ? { events: answer.events } : {}) }));
+        : this.limits.dashboard(
+            dashboardQueryCost({
+              type: endpoint.kind,
+              ...answer.range,
+              ...(answer.segments ? { segments: answer.segments } : {}),
+              ...(answer.events ? { events: answer.events } : {}),
+            }),
+          );
     if (refused) return limited(res, refused);
     if (answer.csv !== undefined) {
       const bytes = Buffer.from(answer.csv, 'utf8');
@@ -166,12 +188,26 @@ function safeDecode(s: string): string | undefined {
 }
 
 /** The dashboard's error object. */
-function dashboardError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}, extra: object = {}): void {
+function dashboardError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+  extra: object = {},
+): void {
   sendJson(res, status, { error: { code, message, ...extra } }, headers);
 }
 
 /** A 429 whose error object names the limit; a 400 (`cost_exceeds_limit`, no Retry-After) for a cost that never fits. */
 function limited(res: ServerResponse, r: LimitRefusal): void {
   if (r.status === 400) return dashboardError(res, 400, 'cost_exceeds_limit', r.message, {}, { limit: r.limit });
-  dashboardError(res, 429, 'rate_limited', r.message, { 'Retry-After': String(r.retryAfterSeconds) }, { limit: r.limit });
+  dashboardError(
+    res,
+    429,
+    'rate_limited',
+    r.message,
+    { 'Retry-After': String(r.retryAfterSeconds) },
+    { limit: r.limit },
+  );
 }

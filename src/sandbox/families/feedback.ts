@@ -39,12 +39,14 @@ export class FeedbackFamily implements FamilyRoute {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== 'POST') return sendApiError(res, 405, 'method_not_allowed', 'only POST is allowed', { Allow: 'POST' });
+    if (req.method !== 'POST')
+      return sendApiError(res, 405, 'method_not_allowed', 'only POST is allowed', { Allow: 'POST' });
     let text: string;
     try {
       text = await readBody(req, MAX_PAYLOAD_BYTES);
     } catch (err) {
-      if (err instanceof BodyTooLargeError) return sendApiError(res, 413, 'payload_too_large', `payload larger than ${MAX_PAYLOAD_BYTES} bytes`);
+      if (err instanceof BodyTooLargeError)
+        return sendApiError(res, 413, 'payload_too_large', `payload larger than ${MAX_PAYLOAD_BYTES} bytes`);
       throw err;
     }
     let body: unknown;
@@ -66,7 +68,8 @@ export class FeedbackFamily implements FamilyRoute {
     const errors: Array<{ unique_id: string; error: string }> = [];
     for (const item of items) {
       const error = this.#upsert(source, item);
-      if (error) errors.push({ unique_id: isObject(item) && typeof item.unique_id === 'string' ? item.unique_id : '', error });
+      if (error)
+        errors.push({ unique_id: isObject(item) && typeof item.unique_id === 'string' ? item.unique_id : '', error });
       else ingested++;
     }
     sendJson(res, 200, { ingested, failed: errors.length, errors });
@@ -79,14 +82,17 @@ export class FeedbackFamily implements FamilyRoute {
     if (!Array.isArray(parts) || !parts.every((p) => isObject(p) && typeof p.body === 'string' && p.body !== '')) {
       return 'conversation_parts must be objects with a non-empty body';
     }
-    const id = typeof item.unique_id === 'string' && item.unique_id !== '' ? item.unique_id : `anonymous-${++this.#anonymous}`;
+    const id =
+      typeof item.unique_id === 'string' && item.unique_id !== '' ? item.unique_id : `anonymous-${++this.#anonymous}`;
     const existing = source.get(id);
-    if (!existing && typeof item.body !== 'string' && parts.length === 0) return 'a new item needs a body or conversation parts';
+    if (!existing && typeof item.body !== 'string' && parts.length === 0)
+      return 'a new item needs a body or conversation parts';
     const { conversation_parts: _parts, ...fields } = item;
     const stored = existing ?? { unique_id: id, fields: {}, parts: new Map() };
     stored.fields = { ...stored.fields, ...fields, unique_id: id };
     for (const p of parts as Array<Record<string, unknown>>) {
-      const partId = typeof p.unique_id === 'string' && p.unique_id !== '' ? p.unique_id : `anonymous-${++this.#anonymous}`;
+      const partId =
+        typeof p.unique_id === 'string' && p.unique_id !== '' ? p.unique_id : `anonymous-${++this.#anonymous}`;
       stored.parts.set(partId, { ...p, unique_id: partId });
     }
     source.set(id, stored);

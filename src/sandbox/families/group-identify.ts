@@ -39,7 +39,11 @@ function checkIdentifications(text: string | undefined): Identification[] {
     };
   });
   const properties = list.reduce((n, g) => n + Object.keys(g.group_properties).length, 0);
-  if (properties > MAX_PROPERTIES) throw badRequest('invalid_request', `${properties} group properties in one request, over the limit of ${MAX_PROPERTIES}`);
+  if (properties > MAX_PROPERTIES)
+    throw badRequest(
+      'invalid_request',
+      `${properties} group properties in one request, over the limit of ${MAX_PROPERTIES}`,
+    );
   return list;
 }
 
@@ -65,7 +69,8 @@ export class GroupIdentifyFamily implements FamilyRoute {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, _path: string, query: URLSearchParams): Promise<void> {
-    if (req.method !== 'POST') throw new ApiRequestError(405, 'method_not_allowed', 'only POST is allowed here', 'POST');
+    if (req.method !== 'POST')
+      throw new ApiRequestError(405, 'method_not_allowed', 'only POST is allowed here', 'POST');
     const params = await readParams(req, query, MAX_BODY_BYTES, true);
     requireApiKey(params, this.keys.apiKey);
     const list = checkIdentifications(params.get('identification'));

@@ -45,7 +45,15 @@ export class SandboxFamilies {
     this.attribution = new AttributionFamily(keys, setup.now);
     this.taxonomy = new TaxonomyFamily(setup.limits);
     this.dashboard = new DashboardFamily(setup.limits);
-    this.all = [this.feedback, this.management, this.userMapping, this.groupIdentify, this.attribution, this.taxonomy, this.dashboard];
+    this.all = [
+      this.feedback,
+      this.management,
+      this.userMapping,
+      this.groupIdentify,
+      this.attribution,
+      this.taxonomy,
+      this.dashboard,
+    ];
   }
 
   find(path: string, query: URLSearchParams): FamilyRoute | undefined {

@@ -4,7 +4,12 @@
  * description are optional; the sandbox requires what identifies a thing (`key` of a record or a variant) and at
  * least one field in an edit.
  */
-import { EXPERIMENT_CONDITION_OPS, FILTER_OPS, FLAG_CONDITION_OPS, MANAGEMENT_SPEC } from '../../util/spec-constants.js';
+import {
+  EXPERIMENT_CONDITION_OPS,
+  FILTER_OPS,
+  FLAG_CONDITION_OPS,
+  MANAGEMENT_SPEC,
+} from '../../util/spec-constants.js';
 import { badRequest } from '../context.js';
 import {
   arrayField,
@@ -25,13 +30,35 @@ export type Kind = 'experiments' | 'flags';
 const FLAG_OPS = FLAG_CONDITION_OPS;
 const EXPERIMENT_OPS = EXPERIMENT_CONDITION_OPS;
 
-const COMMON_EDIT = ['name', 'description', 'bucketingKey', 'bucketingSalt', 'evaluationMode', 'rolloutPercentage', 'enabled', 'tags'];
+const COMMON_EDIT = [
+  'name',
+  'description',
+  'bucketingKey',
+  'bucketingSalt',
+  'evaluationMode',
+  'rolloutPercentage',
+  'enabled',
+  'tags',
+];
 const EDIT_FIELDS: Record<Kind, readonly string[]> = {
   experiments: [...COMMON_EDIT, 'experimentType', 'stickyBucketing', 'startDate', 'endDate', 'exposureEvent'],
   flags: [...COMMON_EDIT, 'bucketingUnit'],
 };
-const CREATE_COMMON = ['projectId', 'name', 'key', 'description', 'variants', 'rolloutWeights', 'targetSegments', 'deployments', 'evaluationMode'];
-const CREATE_FIELDS: Record<Kind, readonly string[]> = { experiments: [...CREATE_COMMON, 'experimentType'], flags: CREATE_COMMON };
+const CREATE_COMMON = [
+  'projectId',
+  'name',
+  'key',
+  'description',
+  'variants',
+  'rolloutWeights',
+  'targetSegments',
+  'deployments',
+  'evaluationMode',
+];
+const CREATE_FIELDS: Record<Kind, readonly string[]> = {
+  experiments: [...CREATE_COMMON, 'experimentType'],
+  flags: CREATE_COMMON,
+};
 export const VARIANT_FIELDS = ['key', 'name', 'description', 'payload', 'rolloutWeight'] as const;
 
 function weights(field: string, v: unknown): void {
@@ -60,10 +87,24 @@ export function checkEdit(kind: Kind, body: unknown): Record<string, unknown> {
   const b = objectField('body', body);
   knownKeys('body', b, EDIT_FIELDS[kind]);
   if (Object.keys(b).length === 0) throw badRequest('invalid_request', 'an edit needs at least one field');
-  strings(b, ['name', 'description', 'bucketingKey', 'bucketingSalt', 'evaluationMode', 'experimentType', 'bucketingUnit']);
+  strings(b, [
+    'name',
+    'description',
+    'bucketingKey',
+    'bucketingSalt',
+    'evaluationMode',
+    'experimentType',
+    'bucketingUnit',
+  ]);
   optionalBoolean('enabled', b.enabled);
   optionalBoolean('stickyBucketing', b.stickyBucketing);
-  if (b.rolloutPercentage !== undefined) integerIn('rolloutPercentage', b.rolloutPercentage, MANAGEMENT_SPEC.rolloutPercentage.min, MANAGEMENT_SPEC.rolloutPercentage.max);
+  if (b.rolloutPercentage !== undefined)
+    integerIn(
+      'rolloutPercentage',
+      b.rolloutPercentage,
+      MANAGEMENT_SPEC.rolloutPercentage.min,
+      MANAGEMENT_SPEC.rolloutPercentage.max,
+    );
   if (b.tags !== undefined) stringArray('tags', b.tags, 0, Number.MAX_SAFE_INTEGER, false);
   if (b.startDate !== undefined) isoTimestamp('startDate', b.startDate);
   if (b.endDate !== undefined) isoTimestamp('endDate', b.endDate);
@@ -76,7 +117,8 @@ export function checkVariant(body: unknown, partial: boolean): Record<string, un
   const v = objectField('variant', body);
   knownKeys('variant', v, VARIANT_FIELDS);
   if (!partial || v.key !== undefined) nonEmptyString('variant.key', v.key);
-  if (partial && Object.keys(v).length === 0) throw badRequest('invalid_request', 'a variant edit needs at least one field');
+  if (partial && Object.keys(v).length === 0)
+    throw badRequest('invalid_request', 'a variant edit needs at least one field');
   strings(v, ['name', 'description']);
   if (v.rolloutWeight !== undefined) finiteNumber('variant.rolloutWeight', v.rolloutWeight);
   return v;
@@ -107,11 +149,15 @@ export function checkCreate(kind: Kind, body: unknown): Record<string, unknown> 
   strings(b, ['projectId', 'name', 'description', 'evaluationMode', 'experimentType']);
   if (b.variants !== undefined) {
     // The create body's variants are "objects with `key`": other fields are kept when they are variant fields.
-    const keys = arrayField('variants', b.variants).map((v, i) => nonEmptyString(`variants[${i}].key`, objectField(`variants[${i}]`, v).key));
-    if (new Set(keys).size !== keys.length) throw badRequest('invalid_request', 'variants: two variants have the same key');
+    const keys = arrayField('variants', b.variants).map((v, i) =>
+      nonEmptyString(`variants[${i}].key`, objectField(`variants[${i}]`, v).key),
+    );
+    if (new Set(keys).size !== keys.length)
+      throw badRequest('invalid_request', 'variants: two variants have the same key');
   }
   if (b.rolloutWeights !== undefined) weights('rolloutWeights', b.rolloutWeights);
   if (b.deployments !== undefined) stringArray('deployments', b.deployments);
-  if (b.targetSegments !== undefined) arrayField('targetSegments', b.targetSegments).forEach((s, i) => segment(kind, `targetSegments[${i}]`, s));
+  if (b.targetSegments !== undefined)
+    arrayField('targetSegments', b.targetSegments).forEach((s, i) => segment(kind, `targetSegments[${i}]`, s));
   return b;
 }

@@ -75,7 +75,11 @@ export class ManagementStore {
     if ([...this.#records.values()].some((r) => r.fields.key === body.key)) {
       throw new ApiRequestError(409, 'conflict', `a record with key ${JSON.stringify(body.key)} exists already`);
     }
-    const { variants = [], deployments = [], ...rest } = body as { variants?: Record<string, unknown>[]; deployments?: string[]; key: string };
+    const {
+      variants = [],
+      deployments = [],
+      ...rest
+    } = body as { variants?: Record<string, unknown>[]; deployments?: string[]; key: string };
     const seq = this.#next++;
     const id = String(seq);
     const at = this.#time();
@@ -89,7 +93,9 @@ export class ManagementStore {
       bucketingSalt: `salt-${id}`,
       evaluationMode: 'remote',
       tags: [],
-      ...(this.kind === 'experiments' ? { experimentType: 'a-b-test', stickyBucketing: false } : { bucketingUnit: 'User' }),
+      ...(this.kind === 'experiments'
+        ? { experimentType: 'a-b-test', stickyBucketing: false }
+        : { bucketingUnit: 'User' }),
     };
     const record: StoredRecord = {
       id,
@@ -123,7 +129,8 @@ export class ManagementStore {
   }
 
   addVariant(r: StoredRecord, fields: Record<string, unknown>): void {
-    if (r.variants.some((x) => x.fields.key === fields.key)) throw new ApiRequestError(409, 'conflict', `variant ${JSON.stringify(fields.key)} exists already`);
+    if (r.variants.some((x) => x.fields.key === fields.key))
+      throw new ApiRequestError(409, 'conflict', `variant ${JSON.stringify(fields.key)} exists already`);
     r.variants.push({ fields: variantFields(fields), users: [], cohorts: [] });
   }
 

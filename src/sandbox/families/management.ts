@@ -44,17 +44,37 @@ type Handler = (c: Call) => Promise<Answer> | Answer;
 const ROUTES: ReadonlyArray<{ pattern: string[]; methods: Partial<Record<Method, Handler>> }> = [
   { pattern: [], methods: { GET: list, POST: create } },
   { pattern: ['*'], methods: { GET: (c) => ({ json: c.store.json(record(c)) }), PATCH: edit } },
-  { pattern: ['*', 'versions'], methods: { GET: (c) => ({ json: [...record(c).versions].reverse().map(versionJson) }) } },
+  {
+    pattern: ['*', 'versions'],
+    methods: { GET: (c) => ({ json: [...record(c).versions].reverse().map(versionJson) }) },
+  },
   { pattern: ['*', 'versions', '*'], methods: { GET: version } },
-  { pattern: ['*', 'variants'], methods: { GET: (c) => ({ json: record(c).variants.map((v) => ({ ...v.fields })) }), POST: addVariant } },
+  {
+    pattern: ['*', 'variants'],
+    methods: { GET: (c) => ({ json: record(c).variants.map((v) => ({ ...v.fields })) }), POST: addVariant },
+  },
   // Which method the flag variant edit takes is not shown (POST in a path line, PATCH in a sample): both are accepted.
-  { pattern: ['*', 'variants', '*'], methods: { GET: (c) => ({ json: { ...variant(c).fields } }), PATCH: editVariant, POST: editVariant, DELETE: deleteVariant } },
+  {
+    pattern: ['*', 'variants', '*'],
+    methods: {
+      GET: (c) => ({ json: { ...variant(c).fields } }),
+      PATCH: editVariant,
+      POST: editVariant,
+      DELETE: deleteVariant,
+    },
+  },
   { pattern: ['*', 'variants', '*', 'users'], methods: { GET: listUsers, POST: addUsers, DELETE: removeAllUsers } },
   { pattern: ['*', 'variants', '*', 'users', '*'], methods: { DELETE: removeUser } },
-  { pattern: ['*', 'variants', '*', 'cohorts'], methods: { GET: (c) => ({ json: [...variant(c).cohorts] }), POST: addCohorts } },
+  {
+    pattern: ['*', 'variants', '*', 'cohorts'],
+    methods: { GET: (c) => ({ json: [...variant(c).cohorts] }), POST: addCohorts },
+  },
   { pattern: ['*', 'variants', '*', 'bulk-delete-users'], methods: { DELETE: (c) => bulkRemove(c, 'users') } },
   { pattern: ['*', 'variants', '*', 'bulk-delete-cohorts'], methods: { DELETE: (c) => bulkRemove(c, 'cohorts') } },
-  { pattern: ['*', 'deployments'], methods: { GET: (c) => ({ json: record(c).deployments.map((id) => ({ id })) }), POST: addDeployments } },
+  {
+    pattern: ['*', 'deployments'],
+    methods: { GET: (c) => ({ json: record(c).deployments.map((id) => ({ id })) }), POST: addDeployments },
+  },
   { pattern: ['*', 'deployments', '*'], methods: { DELETE: removeDeployment } },
 ];
 
@@ -77,7 +97,8 @@ function change(c: Call, apply: (r: StoredRecord) => void): Answer {
 function list(c: Call): Answer {
   const raw = c.query.getAll('limit');
   if (raw.length > 1) throw badRequest('duplicate_parameter', 'limit was given more than once');
-  const limit = raw.length === 0 ? MAX_LIMIT : integerIn('limit', /^\d{1,15}$/.test(raw[0]!) ? Number(raw[0]) : NaN, 1, MAX_LIMIT);
+  const limit =
+    raw.length === 0 ? MAX_LIMIT : integerIn('limit', /^\d{1,15}$/.test(raw[0]!) ? Number(raw[0]) : NaN, 1, MAX_LIMIT);
   return { json: c.store.list(limit).map((r) => c.store.json(r)) };
 }
 
@@ -91,7 +112,11 @@ async function edit(c: Call): Promise<Answer> {
   const r = record(c);
   const body = checkEdit(c.store.kind, await readJsonBody(c.req, MAX_BODY_BYTES));
   if (c.store.kind === 'experiments' && NOT_EDITABLE_TYPES.includes(String(r.fields.experimentType))) {
-    throw new ApiRequestError(405, 'not_editable', `experiment ${r.id} was made by web experimentation or by guides and surveys and cannot be edited here`);
+    throw new ApiRequestError(
+      405,
+      'not_editable',
+      `experiment ${r.id} was made by web experimentation or by guides and surveys and cannot be edited here`,
+    );
   }
   r.fields = { ...r.fields, ...body };
   c.store.changed(r);
@@ -106,7 +131,12 @@ function version(c: Call): Answer {
   const versions = record(c).versions;
   const n = /^[1-9]\d{0,8}$/.test(c.vars[1]!) ? Number(c.vars[1]) : 0;
   const v = versions[n - 1];
-  if (!v) throw new ApiRequestError(404, 'not_found', `version ${JSON.stringify(c.vars[1])} not found (versions are numbered 1 to ${versions.length})`);
+  if (!v)
+    throw new ApiRequestError(
+      404,
+      'not_found',
+      `version ${JSON.stringify(c.vars[1])} not found (versions are numbered 1 to ${versions.length})`,
+    );
   return { json: versionJson(v) };
 }
 
@@ -126,7 +156,11 @@ function deleteVariant(c: Call): Answer {
 }
 
 /** `{inclusions}` (or `{users}` of a bulk removal): 1 to `max` non-empty strings. */
-async function stringsOf(c: Call, field: 'inclusions' | 'users' | 'deployments', max = Number.MAX_SAFE_INTEGER): Promise<string[]> {
+async function stringsOf(
+  c: Call,
+  field: 'inclusions' | 'users' | 'deployments',
+  max = Number.MAX_SAFE_INTEGER,
+): Promise<string[]> {
   const body = objectField('body', await readJsonBody(c.req, MAX_BODY_BYTES));
   return stringArray(field, body[field], 1, max);
 }
@@ -144,7 +178,10 @@ async function addUsers(c: Call): Promise<Answer> {
   const v = variant(c);
   const added = (await stringsOf(c, 'inclusions')).filter((u, i, all) => !v.users.includes(u) && all.indexOf(u) === i);
   if (c.store.kind === 'flags' && v.users.length + added.length > FLAG_VARIANT_INCLUSIONS) {
-    throw badRequest('too_many_inclusions', `a flag variant holds at most ${FLAG_VARIANT_INCLUSIONS} user inclusions (it has ${v.users.length}; ${added.length} more were sent)`);
+    throw badRequest(
+      'too_many_inclusions',
+      `a flag variant holds at most ${FLAG_VARIANT_INCLUSIONS} user inclusions (it has ${v.users.length}; ${added.length} more were sent)`,
+    );
   }
   return change(c, () => v.users.push(...added));
 }
@@ -159,14 +196,20 @@ function removeUser(c: Call): Answer {
   const raw = c.vars[2]!;
   const index = /^\d{1,9}$/.test(raw) ? Number(raw) : -1;
   if (index < 0 || index >= v.users.length) {
-    throw new ApiRequestError(404, 'not_found', `no user inclusion at index ${JSON.stringify(raw)} (the variant has ${v.users.length}, indexed from 0)`);
+    throw new ApiRequestError(
+      404,
+      'not_found',
+      `no user inclusion at index ${JSON.stringify(raw)} (the variant has ${v.users.length}, indexed from 0)`,
+    );
   }
   return change(c, () => v.users.splice(index, 1));
 }
 
 async function addCohorts(c: Call): Promise<Answer> {
   const v = variant(c);
-  const added = (await stringsOf(c, 'inclusions')).filter((id, i, all) => !v.cohorts.includes(id) && all.indexOf(id) === i);
+  const added = (await stringsOf(c, 'inclusions')).filter(
+    (id, i, all) => !v.cohorts.includes(id) && all.indexOf(id) === i,
+  );
   return change(c, () => v.cohorts.push(...added));
 }
 
@@ -185,7 +228,8 @@ async function addDeployments(c: Call): Promise<Answer> {
 function removeDeployment(c: Call): Answer {
   const r = record(c);
   const id = c.vars[1]!;
-  if (!r.deployments.includes(id)) throw new ApiRequestError(404, 'not_found', `deployment ${JSON.stringify(id)} is not one of ${r.id}'s`);
+  if (!r.deployments.includes(id))
+    throw new ApiRequestError(404, 'not_found', `deployment ${JSON.stringify(id)} is not one of ${r.id}'s`);
   return change(c, () => (r.deployments = r.deployments.filter((d) => d !== id)));
 }
 
@@ -204,7 +248,10 @@ export class ManagementFamily implements FamilyRoute {
   readonly #stores: Record<Kind, ManagementStore>;
 
   constructor(url: string, now: () => number) {
-    this.#stores = { experiments: new ManagementStore('experiments', url, now), flags: new ManagementStore('flags', url, now) };
+    this.#stores = {
+      experiments: new ManagementStore('experiments', url, now),
+      flags: new ManagementStore('flags', url, now),
+    };
   }
 
   #kindOf(path: string): Kind | undefined {
@@ -224,7 +271,13 @@ export class ManagementFamily implements FamilyRoute {
     const route = matchRoute(pathSegments(path, `/api/1/${kind}`));
     if (!route) throw new ApiRequestError(404, 'not_found', 'no such endpoint');
     const handler = route.methods[req.method as Method];
-    if (!handler) throw new ApiRequestError(405, 'method_not_allowed', `${req.method} is not allowed here`, Object.keys(route.methods).join(', '));
+    if (!handler)
+      throw new ApiRequestError(
+        405,
+        'method_not_allowed',
+        `${req.method} is not allowed here`,
+        Object.keys(route.methods).join(', '),
+      );
     const answer = await handler({ store: this.#stores[kind], req, query, vars: route.vars });
     if (answer === 'OK') {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': '2' });

@@ -31,7 +31,8 @@ function customEdges(q: URLSearchParams): { edges: number[]; suffix: string } | 
   const min = num(q, 'timeHistogramConfigBinMin');
   const max = num(q, 'timeHistogramConfigBinMax');
   const unit = UNITS[q.get('timeHistogramConfigBinTimeUnit') ?? ''];
-  if (min === undefined || max === undefined || !unit || min < 0 || max <= min || max * unit.ms > DAY_MS) return undefined;
+  if (min === undefined || max === undefined || !unit || min < 0 || max <= min || max * unit.ms > DAY_MS)
+    return undefined;
   const given = num(q, 'timeHistogramConfigBinSize');
   const size = given !== undefined && given > 0 && given <= max - min ? given : (max - min) / 10;
   const count = Math.ceil((max - min) / size - 1e-9);

@@ -34,8 +34,26 @@ export interface PropertyFieldValues {
   classifications?: string[];
 }
 
-export const PROPERTY_FIELDS = ['description', 'type', 'regex', 'enum_values', 'is_array_type', 'is_required', 'is_hidden', 'classifications'] as const;
-const BOOLEAN_FIELDS = new Set(['is_array_type', 'is_required', 'is_hidden', 'showDeleted', 'is_hidden_from_dropdowns', 'is_hidden_from_persona_results', 'is_hidden_from_pathfinder', 'is_hidden_from_timeline']);
+export const PROPERTY_FIELDS = [
+  'description',
+  'type',
+  'regex',
+  'enum_values',
+  'is_array_type',
+  'is_required',
+  'is_hidden',
+  'classifications',
+] as const;
+const BOOLEAN_FIELDS = new Set([
+  'is_array_type',
+  'is_required',
+  'is_hidden',
+  'showDeleted',
+  'is_hidden_from_dropdowns',
+  'is_hidden_from_persona_results',
+  'is_hidden_from_pathfinder',
+  'is_hidden_from_timeline',
+]);
 
 export class TaxonomyFields {
   constructor(private readonly values: ReadonlyMap<string, string>) {}
@@ -54,7 +72,8 @@ export class TaxonomyFields {
 
   /** Refuses fields other than `allowed`. */
   only(allowed: readonly string[]): this {
-    for (const k of this.values.keys()) if (!allowed.includes(k)) fail(400, `unknown field ${k} (this call takes: ${allowed.join(', ') || 'none'})`);
+    for (const k of this.values.keys())
+      if (!allowed.includes(k)) fail(400, `unknown field ${k} (this call takes: ${allowed.join(', ') || 'none'})`);
     return this;
   }
 
@@ -96,7 +115,11 @@ export class TaxonomyFields {
       if (v !== undefined) out[k] = v;
     }
     const c = this.values.get('classifications');
-    if (c !== undefined) out.classifications = c.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    if (c !== undefined)
+      out.classifications = c
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
     if (out.regex !== undefined) {
       try {
         new RegExp(out.regex);

@@ -9,7 +9,12 @@ export interface CategoryRecord {
   name: string;
 }
 
-const VISIBILITY = ['is_hidden_from_dropdowns', 'is_hidden_from_persona_results', 'is_hidden_from_pathfinder', 'is_hidden_from_timeline'] as const;
+const VISIBILITY = [
+  'is_hidden_from_dropdowns',
+  'is_hidden_from_persona_results',
+  'is_hidden_from_pathfinder',
+  'is_hidden_from_timeline',
+] as const;
 export type VisibilityFlag = (typeof VISIBILITY)[number];
 export const VISIBILITY_FLAGS: readonly VisibilityFlag[] = VISIBILITY;
 
@@ -80,7 +85,8 @@ export function applyFields<R extends PropertyBase>(r: R, f: PropertyFieldValues
 }
 
 export function hiddenOnlyIfIngested(item: { ingested: boolean }, f: { is_hidden?: boolean }, what: string): void {
-  if (f.is_hidden !== undefined && !item.ingested) fail(409, `is_hidden can be set only on ingested properties; ${what} is planned only`);
+  if (f.is_hidden !== undefined && !item.ingested)
+    fail(409, `is_hidden can be set only on ingested properties; ${what} is planned only`);
 }
 
 /** The items the store starts with, as if ingested from tracked data. */
@@ -91,7 +97,6 @@ export const INGESTED = {
   groupProperties: [{ group_type: 'company', group_property: 'grp:industry' }],
 } as const;
 
-
 export function key(scope: string, name: string): string {
   return `${scope}\u0000${name}`;
 }
@@ -100,7 +105,11 @@ export function copy<T extends object>(r: T): T {
   return structuredClone(r);
 }
 
-export function newEventType(name: string, category: { name: string } | null, description: string | undefined): EventTypeRecord {
+export function newEventType(
+  name: string,
+  category: { name: string } | null,
+  description: string | undefined,
+): EventTypeRecord {
   return {
     event_type: name,
     category,

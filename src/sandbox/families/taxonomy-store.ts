@@ -39,13 +39,32 @@ export class TaxonomyStore {
   readonly #groupProperties = new Map<string, Held<GroupPropertyRecord>>();
 
   constructor() {
-    for (const e of INGESTED.eventTypes) this.#eventTypes.set(e, { record: newEventType(e, null, undefined), deleted: false, ingested: true });
+    for (const e of INGESTED.eventTypes)
+      this.#eventTypes.set(e, { record: newEventType(e, null, undefined), deleted: false, ingested: true });
     for (const p of INGESTED.eventProperties) {
-      this.#eventProperties.set(key(p.event_type, p.event_property), { record: { event_property: p.event_property, event_type: p.event_type, is_required: false, ...baseFields({ type: 'string' }) }, deleted: false, ingested: true });
+      this.#eventProperties.set(key(p.event_type, p.event_property), {
+        record: {
+          event_property: p.event_property,
+          event_type: p.event_type,
+          is_required: false,
+          ...baseFields({ type: 'string' }),
+        },
+        deleted: false,
+        ingested: true,
+      });
     }
-    for (const u of INGESTED.userProperties) this.#userProperties.set(u, { record: { user_property: u, deleted: false, ...baseFields({ type: 'string' }) }, deleted: false, ingested: true });
+    for (const u of INGESTED.userProperties)
+      this.#userProperties.set(u, {
+        record: { user_property: u, deleted: false, ...baseFields({ type: 'string' }) },
+        deleted: false,
+        ingested: true,
+      });
     for (const g of INGESTED.groupProperties) {
-      this.#groupProperties.set(key(g.group_type, g.group_property), { record: { ...g, ...baseFields({ type: 'string' }) }, deleted: false, ingested: true });
+      this.#groupProperties.set(key(g.group_type, g.group_property), {
+        record: { ...g, ...baseFields({ type: 'string' }) },
+        deleted: false,
+        ingested: true,
+      });
     }
   }
 
@@ -93,11 +112,28 @@ export class TaxonomyStore {
 
   // ---- event types ----
 
-  createEventType(name: string, category: string | undefined, description: string | undefined, flags: Partial<Record<VisibilityFlag, boolean>>): void {
+  createEventType(
+    name: string,
+    category: string | undefined,
+    description: string | undefined,
+    flags: Partial<Record<VisibilityFlag, boolean>>,
+  ): void {
     const held = this.#eventTypes.get(name);
-    if (held) fail(409, `event type ${JSON.stringify(name)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`);
-    if (Object.keys(flags).length > 0) fail(409, `the is_hidden_from_* flags can be set only on ingested event types; ${JSON.stringify(name)} would be planned only`);
-    this.#eventTypes.set(name, { record: newEventType(name, this.#categoryRef(category) ?? null, description), deleted: false, ingested: false });
+    if (held)
+      fail(
+        409,
+        `event type ${JSON.stringify(name)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`,
+      );
+    if (Object.keys(flags).length > 0)
+      fail(
+        409,
+        `the is_hidden_from_* flags can be set only on ingested event types; ${JSON.stringify(name)} would be planned only`,
+      );
+    this.#eventTypes.set(name, {
+      record: newEventType(name, this.#categoryRef(category) ?? null, description),
+      deleted: false,
+      ingested: false,
+    });
   }
 
   /** Listed: not hidden (every visibility flag false), and not deleted unless `showDeleted`. */
@@ -112,10 +148,19 @@ export class TaxonomyStore {
     return e && !e.deleted ? copy(e.record) : fail(400, `event type ${JSON.stringify(name)} not found`);
   }
 
-  updateEventType(name: string, category: string | undefined, displayName: string | undefined, flags: Partial<Record<VisibilityFlag, boolean>>): void {
+  updateEventType(
+    name: string,
+    category: string | undefined,
+    displayName: string | undefined,
+    flags: Partial<Record<VisibilityFlag, boolean>>,
+  ): void {
     const e = this.#eventTypes.get(name);
     if (!e || e.deleted) fail(409, `event type ${JSON.stringify(name)} is not in the schema`);
-    if (Object.keys(flags).length > 0 && !e.ingested) fail(409, `the is_hidden_from_* flags can be set only on ingested event types; ${JSON.stringify(name)} is planned only`);
+    if (Object.keys(flags).length > 0 && !e.ingested)
+      fail(
+        409,
+        `the is_hidden_from_* flags can be set only on ingested event types; ${JSON.stringify(name)} is planned only`,
+      );
     const ref = this.#categoryRef(category);
     if (ref !== undefined) e.record.category = ref;
     if (displayName !== undefined) e.record.display_name = displayName;
@@ -139,16 +184,27 @@ export class TaxonomyStore {
   // ---- event properties ----
 
   createEventProperty(eventType: string, name: string, f: PropertyFieldValues): void {
-    if (eventType !== '' && !this.#eventTypes.get(eventType)) fail(409, `event type ${JSON.stringify(eventType)} is not in the schema`);
+    if (eventType !== '' && !this.#eventTypes.get(eventType))
+      fail(409, `event type ${JSON.stringify(eventType)} is not in the schema`);
     const held = this.#eventProperties.get(key(eventType, name));
-    if (held) fail(409, `event property ${JSON.stringify(name)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`);
+    if (held)
+      fail(
+        409,
+        `event property ${JSON.stringify(name)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`,
+      );
     hiddenOnlyIfIngested({ ingested: false }, f, JSON.stringify(name));
-    this.#eventProperties.set(key(eventType, name), { record: { event_property: name, event_type: eventType, is_required: f.is_required ?? false, ...baseFields(f) }, deleted: false, ingested: false });
+    this.#eventProperties.set(key(eventType, name), {
+      record: { event_property: name, event_type: eventType, is_required: f.is_required ?? false, ...baseFields(f) },
+      deleted: false,
+      ingested: false,
+    });
   }
 
   /** Shared properties (no event type), or those of one event type; deleted ones left out. */
   eventProperties(eventType: string): EventPropertyRecord[] {
-    return [...this.#eventProperties.values()].filter((p) => !p.deleted && p.record.event_type === eventType).map((p) => copy(p.record));
+    return [...this.#eventProperties.values()]
+      .filter((p) => !p.deleted && p.record.event_type === eventType)
+      .map((p) => copy(p.record));
   }
 
   eventProperty(eventType: string, name: string): EventPropertyRecord {
@@ -171,7 +227,10 @@ export class TaxonomyStore {
 
   /** Restores the deleted property of that event type, or (none given) every deleted property of that name. */
   restoreEventProperty(eventType: string | undefined, name: string): void {
-    const found = [...this.#eventProperties.values()].filter((p) => p.deleted && p.record.event_property === name && (eventType === undefined || p.record.event_type === eventType));
+    const found = [...this.#eventProperties.values()].filter(
+      (p) =>
+        p.deleted && p.record.event_property === name && (eventType === undefined || p.record.event_type === eventType),
+    );
     if (found.length === 0) fail(400, `event property ${JSON.stringify(name)} is not deleted`);
     for (const p of found) p.deleted = false;
   }
@@ -181,19 +240,32 @@ export class TaxonomyStore {
   createUserProperty(name: string, f: PropertyFieldValues): void {
     const n = prefixed(USER_PREFIX, name);
     const held = this.#userProperties.get(n);
-    if (held) fail(200, `user property ${JSON.stringify(n)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`);
-    if (f.is_hidden !== undefined) fail(200, `is_hidden can be set only on ingested user properties; ${JSON.stringify(n)} would be planned only`);
-    this.#userProperties.set(n, { record: { user_property: n, deleted: false, ...baseFields(f) }, deleted: false, ingested: false });
+    if (held)
+      fail(
+        200,
+        `user property ${JSON.stringify(n)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`,
+      );
+    if (f.is_hidden !== undefined)
+      fail(200, `is_hidden can be set only on ingested user properties; ${JSON.stringify(n)} would be planned only`);
+    this.#userProperties.set(n, {
+      record: { user_property: n, deleted: false, ...baseFields(f) },
+      deleted: false,
+      ingested: false,
+    });
   }
 
   /** Not hidden, and not deleted unless `showDeleted`. */
   userProperties(showDeleted: boolean): UserPropertyRecord[] {
-    return [...this.#userProperties.values()].filter((u) => (showDeleted || !u.deleted) && !u.record.is_hidden).map((u) => this.#user(u));
+    return [...this.#userProperties.values()]
+      .filter((u) => (showDeleted || !u.deleted) && !u.record.is_hidden)
+      .map((u) => this.#user(u));
   }
 
   userProperty(name: string, showDeleted: boolean): UserPropertyRecord {
     const u = this.#userProperties.get(prefixed(USER_PREFIX, name));
-    return u && (showDeleted || !u.deleted) ? this.#user(u) : fail(404, `user property ${JSON.stringify(name)} not found`);
+    return u && (showDeleted || !u.deleted)
+      ? this.#user(u)
+      : fail(404, `user property ${JSON.stringify(name)} not found`);
   }
 
   #user(u: Held<UserPropertyRecord>): UserPropertyRecord {
@@ -201,14 +273,21 @@ export class TaxonomyStore {
   }
 
   /** Fails with `success: false` (status 200), as the spec shows for this call. */
-  updateUserProperty(name: string, newName: string | undefined, description: string | undefined, isHidden: boolean | undefined): void {
+  updateUserProperty(
+    name: string,
+    newName: string | undefined,
+    description: string | undefined,
+    isHidden: boolean | undefined,
+  ): void {
     const n = prefixed(USER_PREFIX, name);
     const u = this.#userProperties.get(n);
     if (!u || u.deleted) fail(200, `user property ${JSON.stringify(name)} is not in the schema`);
-    if (isHidden !== undefined && !u.ingested) fail(200, `is_hidden can be set only on ingested user properties; ${JSON.stringify(n)} is planned only`);
+    if (isHidden !== undefined && !u.ingested)
+      fail(200, `is_hidden can be set only on ingested user properties; ${JSON.stringify(n)} is planned only`);
     if (newName !== undefined) {
       const renamed = prefixed(USER_PREFIX, newName);
-      if (renamed !== n && this.#userProperties.has(renamed)) fail(200, `user property ${JSON.stringify(renamed)} already exists`);
+      if (renamed !== n && this.#userProperties.has(renamed))
+        fail(200, `user property ${JSON.stringify(renamed)} already exists`);
       this.#userProperties.delete(n);
       u.record.user_property = renamed;
       this.#userProperties.set(renamed, u);
@@ -233,13 +312,20 @@ export class TaxonomyStore {
 
   createGroupProperty(groupType: string, name: string, f: PropertyFieldValues): void {
     const n = prefixed(GROUP_PREFIX, name);
-    if (this.#groupProperties.has(key(groupType, n))) fail(409, `group property ${JSON.stringify(n)} of group type ${JSON.stringify(groupType)} already exists`);
+    if (this.#groupProperties.has(key(groupType, n)))
+      fail(409, `group property ${JSON.stringify(n)} of group type ${JSON.stringify(groupType)} already exists`);
     hiddenOnlyIfIngested({ ingested: false }, f, JSON.stringify(n));
-    this.#groupProperties.set(key(groupType, n), { record: { group_type: groupType, group_property: n, ...baseFields(f) }, deleted: false, ingested: false });
+    this.#groupProperties.set(key(groupType, n), {
+      record: { group_type: groupType, group_property: n, ...baseFields(f) },
+      deleted: false,
+      ingested: false,
+    });
   }
 
   groupProperties(groupType: string | undefined): GroupPropertyRecord[] {
-    return [...this.#groupProperties.values()].filter((g) => groupType === undefined || g.record.group_type === groupType).map((g) => copy(g.record));
+    return [...this.#groupProperties.values()]
+      .filter((g) => groupType === undefined || g.record.group_type === groupType)
+      .map((g) => copy(g.record));
   }
 
   /** Of the group type given, or (none given) the first group type that has it. */
@@ -258,7 +344,10 @@ export class TaxonomyStore {
     const targets = all.filter((g) => groupType === undefined || g.record.group_type === groupType);
     if (targets.length === 0) fail(409, `group property ${JSON.stringify(name)} is not in the schema`);
     if (groupType !== undefined && f.classifications !== undefined && all.length > 1) {
-      fail(409, `group property ${JSON.stringify(name)} is overridden; update its classifications without group_type (the shared property)`);
+      fail(
+        409,
+        `group property ${JSON.stringify(name)} is overridden; update its classifications without group_type (the shared property)`,
+      );
     }
     for (const g of targets) hiddenOnlyIfIngested(g, f, JSON.stringify(name));
     for (const g of targets) applyFields(g.record, f);

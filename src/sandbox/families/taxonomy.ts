@@ -106,7 +106,10 @@ export class TaxonomyFamily implements FamilyRoute {
     const route = target && this.#route(method, target);
     if (!target || !route) {
       const known = target && ['GET', 'POST', 'PUT', 'DELETE'].filter((m) => this.#route(m, target));
-      if (known && known.length > 0) return failure(res, 405, `${method} is not allowed here (allowed: ${known.join(', ')})`, { Allow: known.join(', ') });
+      if (known && known.length > 0)
+        return failure(res, 405, `${method} is not allowed here (allowed: ${known.join(', ')})`, {
+          Allow: known.join(', '),
+        });
       return failure(res, 404, 'no such taxonomy endpoint');
     }
     let body: string;
@@ -117,7 +120,8 @@ export class TaxonomyFamily implements FamilyRoute {
       throw err;
     }
     try {
-      const out = route.run(TaxonomyFields.parse(query, body).only(route.fields), checkName('path name', target.name)) ?? {};
+      const out =
+        route.run(TaxonomyFields.parse(query, body).only(route.fields), checkName('path name', target.name)) ?? {};
       sendJson(res, out.status ?? 200, out.data === undefined ? { success: true } : { success: true, data: out.data });
     } catch (err) {
       if (!(err instanceof TaxonomyFailure)) throw err;
@@ -140,7 +144,9 @@ export class TaxonomyFamily implements FamilyRoute {
       'POST category all': op(['category_name'], (f) => s.createCategory(f.name('category_name'))),
       'GET category all': op([], () => ({ data: s.categories() })),
       'GET category one': op([], (_f, name) => ({ data: s.category(name) })),
-      'PUT category one': op(['category_name'], (f, name) => s.renameCategory(categoryId(name), f.name('category_name'))),
+      'PUT category one': op(['category_name'], (f, name) =>
+        s.renameCategory(categoryId(name), f.name('category_name')),
+      ),
       'DELETE category one': op([], (_f, name) => s.deleteCategory(categoryId(name))),
 
       'POST event all': op(['event_type', 'category', 'description', ...VISIBILITY_FLAGS], (f) =>
@@ -154,32 +160,48 @@ export class TaxonomyFamily implements FamilyRoute {
       'DELETE event one': op([], (_f, name) => s.deleteEventType(name)),
       'POST event restore': op([], (_f, name) => s.restoreEventType(name)),
 
-      'POST event-property all': op(['event_type', 'event_property', ...P], (f) => s.createEventProperty(eventType(f), f.name('event_property'), f.propertyFields())),
+      'POST event-property all': op(['event_type', 'event_property', ...P], (f) =>
+        s.createEventProperty(eventType(f), f.name('event_property'), f.propertyFields()),
+      ),
       // Without `event_property` the list, with it one property (the spec's two GET operations share the path).
       'GET event-property all': op(['event_type', 'event_property'], (f) => {
         const one = f.optionalName('event_property');
         return { data: one === undefined ? s.eventProperties(eventType(f)) : s.eventProperty(eventType(f), one) };
       }),
-      'PUT event-property one': op(['event_type', ...P], (f, name) => s.updateEventProperty(eventType(f), name, f.propertyFields())),
+      'PUT event-property one': op(['event_type', ...P], (f, name) =>
+        s.updateEventProperty(eventType(f), name, f.propertyFields()),
+      ),
       'DELETE event-property one': op(['event_type'], (f, name) => s.deleteEventProperty(eventType(f), name)),
       'POST event-property restore': op(['event_type'], (f, name) => {
         s.restoreEventProperty(f.optionalName('event_type'), name);
         return { status: 201 };
       }),
 
-      'POST user-property all': op(['user_property', ...P], (f) => s.createUserProperty(f.name('user_property'), f.propertyFields())),
+      'POST user-property all': op(['user_property', ...P], (f) =>
+        s.createUserProperty(f.name('user_property'), f.propertyFields()),
+      ),
       'GET user-property all': op(['showDeleted'], (f) => ({ data: s.userProperties(showDeleted(f)) })),
       'GET user-property one': op(['showDeleted'], (f, name) => ({ data: s.userProperty(name, showDeleted(f)) })),
       'PUT user-property one': op(['new_user_property_value', 'description', 'is_hidden'], (f, name) => {
-        if (!['new_user_property_value', 'description', 'is_hidden'].some((k) => f.has(k))) fail(200, 'nothing to update: give new_user_property_value, description or is_hidden');
-        s.updateUserProperty(name, f.optionalName('new_user_property_value'), f.string('description'), f.boolean('is_hidden'));
+        if (!['new_user_property_value', 'description', 'is_hidden'].some((k) => f.has(k)))
+          fail(200, 'nothing to update: give new_user_property_value, description or is_hidden');
+        s.updateUserProperty(
+          name,
+          f.optionalName('new_user_property_value'),
+          f.string('description'),
+          f.boolean('is_hidden'),
+        );
       }),
       'DELETE user-property one': op([], (_f, name) => s.deleteUserProperty(name)),
       'POST user-property restore': op([], (_f, name) => s.restoreUserProperty(name)),
 
-      'POST group-property all': op(['group_type', 'group_property', ...P], (f) => s.createGroupProperty(f.name('group_type'), f.name('group_property'), f.propertyFields())),
+      'POST group-property all': op(['group_type', 'group_property', ...P], (f) =>
+        s.createGroupProperty(f.name('group_type'), f.name('group_property'), f.propertyFields()),
+      ),
       'GET group-property all': op(['group_type'], (f) => ({ data: s.groupProperties(f.optionalName('group_type')) })),
-      'GET group-property one': op(['group_type'], (f, name) => ({ data: s.groupProperty(f.optionalName('group_type'), name) })),
+      'GET group-property one': op(['group_type'], (f, name) => ({
+        data: s.groupProperty(f.optionalName('group_type'), name),
+      })),
       'PUT group-property one': op(['group_type', ...P], (f, name) => {
         const fields = f.propertyFields();
         if (Object.keys(fields).length === 0) fail(400, `nothing to update: give one of ${P.join(', ')}`);

@@ -45,7 +45,8 @@ function checkBatch(text: string | undefined): Mapping[] {
     knownKeys(at, m, ['user_id', 'global_user_id', 'unmap']);
     const user_id = nonEmptyString(`${at}.user_id`, m.user_id);
     if (m.unmap !== undefined) {
-      if (m.unmap !== true || m.global_user_id !== undefined) throw badRequest('invalid_request', `${at}: unmap must be true, without global_user_id`);
+      if (m.unmap !== true || m.global_user_id !== undefined)
+        throw badRequest('invalid_request', `${at}: unmap must be true, without global_user_id`);
       return { user_id, unmap: true };
     }
     const global_user_id = nonEmptyString(`${at}.global_user_id`, m.global_user_id);
@@ -57,7 +58,11 @@ function checkBatch(text: string | undefined): Mapping[] {
 /** `user_ids`: a JSON array of user ids (what the client sends), or the ids separated by commas. */
 function userIdsOf(query: URLSearchParams): string[] {
   const all = query.getAll('user_ids');
-  if (all.length !== 1) throw badRequest('invalid_request', all.length === 0 ? 'user_ids is required' : 'user_ids was given more than once');
+  if (all.length !== 1)
+    throw badRequest(
+      'invalid_request',
+      all.length === 0 ? 'user_ids is required' : 'user_ids was given more than once',
+    );
   const text = all[0]!;
   return stringArray('user_ids', text.trimStart().startsWith('[') ? jsonParam('user_ids', text) : text.split(','), 1);
 }
@@ -87,14 +92,20 @@ export class UserMappingFamily implements FamilyRoute {
 
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const method = path === GET_PATH ? 'GET' : 'POST';
-    if (req.method !== method) throw new ApiRequestError(405, 'method_not_allowed', `only ${method} is allowed here`, method);
+    if (req.method !== method)
+      throw new ApiRequestError(405, 'method_not_allowed', `only ${method} is allowed here`, method);
     if (method === 'GET') return sendJson(res, 200, this.#mappings(userIdsOf(query)));
     const params = await readParams(req, query, MAX_BODY_BYTES);
     requireApiKey(params, this.keys.apiKey);
     const batch = checkBatch(params.get('mapping'));
     const refused = this.limits.mapping(batch.length);
     if (refused) {
-      return sendJson(res, 429, { error: { code: 'rate_limited', message: refused.message, limit: refused.limit } }, { 'Retry-After': String(refused.retryAfterSeconds) });
+      return sendJson(
+        res,
+        429,
+        { error: { code: 'rate_limited', message: refused.message, limit: refused.limit } },
+        { 'Retry-After': String(refused.retryAfterSeconds) },
+      );
     }
     for (const m of batch) {
       if ('unmap' in m) this.#globalOf.delete(m.user_id);

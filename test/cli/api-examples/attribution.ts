@@ -11,7 +11,12 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'attribution.send',
     args: ['--body', '-'],
-    stdin: JSON.stringify({ event_type: '[Adjust] install', idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239', platform: 'ios', user_properties: { campaign: 'winter' } }),
+    stdin: JSON.stringify({
+      event_type: '[Adjust] install',
+      idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239',
+      platform: 'ios',
+      user_properties: { campaign: 'winter' },
+    }),
     check: held,
   },
   {

@@ -9,7 +9,10 @@ import type { ApiExample } from './types.js';
  */
 const WEEK = ['--param', 'start=20261101', '--param', 'end=20261107'];
 const DAYS = ['2026-11-01', '2026-11-02', '2026-11-03', '2026-11-04', '2026-11-05', '2026-11-06', '2026-11-07'];
-const param = (name: string, value: unknown): string[] => ['--param', `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`];
+const param = (name: string, value: unknown): string[] => [
+  '--param',
+  `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
+];
 
 /** A `{series, xValues}` answer with one value per day of WEEK. */
 function daySeries(r: unknown): void {
@@ -25,7 +28,10 @@ export const EXAMPLES: readonly ApiExample[] = [
     args: param('chartId', 'abc123'),
     check: (r) => {
       expect(typeof r).toBe('string');
-      expect((r as string).split('\r\n').slice(0, 2)).toEqual(['"Chart abc123"', '"Segment","Page Viewed","Sign Up","Purchase Completed"']);
+      expect((r as string).split('\r\n').slice(0, 2)).toEqual([
+        '"Chart abc123"',
+        '"Segment","Page Viewed","Sign Up","Purchase Completed"',
+      ]);
     },
   },
   { operation: 'dashboard.active-users', args: WEEK, check: daySeries }, // 7 days × 1 × 1 = 7
@@ -42,8 +48,16 @@ export const EXAMPLES: readonly ApiExample[] = [
       expect((r as { series: unknown[][] }).series[0]).toHaveLength(10);
     },
   },
-  { operation: 'dashboard.average-session-length', args: WEEK, check: (r) => (daySeries(r), expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })) }, // 28
-  { operation: 'dashboard.sessions-per-user', args: WEEK, check: (r) => (daySeries(r), expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })) }, // 28
+  {
+    operation: 'dashboard.average-session-length',
+    args: WEEK,
+    check: (r) => (daySeries(r), expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })),
+  }, // 28
+  {
+    operation: 'dashboard.sessions-per-user',
+    args: WEEK,
+    check: (r) => (daySeries(r), expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })),
+  }, // 28
   {
     operation: 'dashboard.composition', // 7
     args: [...WEEK, ...param('property', 'platform')],
@@ -53,42 +67,90 @@ export const EXAMPLES: readonly ApiExample[] = [
     operation: 'dashboard.events-list', // 1
     args: [],
     check: (r) => {
-      expect((r as { value: string }[]).map((e) => e.value)).toEqual(['Page Viewed', 'Sign Up', 'Purchase Completed', 'Button Clicked']);
-      expect((r as object[])[0]).toEqual({ non_active: false, value: 'Page Viewed', totals: expect.any(Number), deleted: false, flow_hidden: false, hidden: false, display: 'Page Viewed' });
+      expect((r as { value: string }[]).map((e) => e.value)).toEqual([
+        'Page Viewed',
+        'Sign Up',
+        'Purchase Completed',
+        'Button Clicked',
+      ]);
+      expect((r as object[])[0]).toEqual({
+        non_active: false,
+        value: 'Page Viewed',
+        totals: expect.any(Number),
+        deleted: false,
+        flow_hidden: false,
+        hidden: false,
+        display: 'Page Viewed',
+      });
     },
   },
   {
     operation: 'dashboard.segmentation', // one day, one group-by: 1 × (1 + 4) × (1 + 4) = 25
-    args: ['--param', 'start=20261101', '--param', 'end=20261101', ...param('event', { event_type: 'Sign Up', group_by: [{ type: 'user', value: 'platform' }] })],
-    check: (r) => expect(r).toMatchObject({ xValues: ['2026-11-01'], seriesLabels: [[0, 'Web'], [1, 'iOS'], [2, 'Android']], seriesCollapsed: expect.any(Array) }),
+    args: [
+      '--param',
+      'start=20261101',
+      '--param',
+      'end=20261101',
+      ...param('event', { event_type: 'Sign Up', group_by: [{ type: 'user', value: 'platform' }] }),
+    ],
+    check: (r) =>
+      expect(r).toMatchObject({
+        xValues: ['2026-11-01'],
+        seriesLabels: [
+          [0, 'Web'],
+          [1, 'iOS'],
+          [2, 'Android'],
+        ],
+        seriesCollapsed: expect.any(Array),
+      }),
   },
   {
     operation: 'dashboard.funnel', // 7 × 1 × (2 × 2) = 28
     args: [...WEEK, ...param('events', [{ event_type: 'Page Viewed' }, { event_type: 'Sign Up' }])],
     check: (r) => {
       expect(r).toHaveLength(1);
-      expect((r as object[])[0]).toMatchObject({ meta: { segmentIndex: 0 }, events: ['Page Viewed', 'Sign Up'], cumulative: [1, expect.any(Number)], dayFunnels: { xValues: DAYS } });
+      expect((r as object[])[0]).toMatchObject({
+        meta: { segmentIndex: 0 },
+        events: ['Page Viewed', 'Sign Up'],
+        cumulative: [1, expect.any(Number)],
+        dayFunnels: { xValues: DAYS },
+      });
     },
   },
   {
     operation: 'dashboard.retention', // 7 × 1 × 8 = 56
-    args: [...WEEK, ...param('startingEvent', { event_type: 'Sign Up' }), ...param('returningEvent', { event_type: 'Page Viewed' })],
+    args: [
+      ...WEEK,
+      ...param('startingEvent', { event_type: 'Sign Up' }),
+      ...param('returningEvent', { event_type: 'Page Viewed' }),
+    ],
     check: (r) => {
       expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0, eventIndex: 0 }], series: [{ dates: DAYS }] });
-      expect((r as { series: { values: Record<string, unknown[]> }[] }).series[0]!.values['2026-11-01']).toHaveLength(7);
+      expect((r as { series: { values: Record<string, unknown[]> }[] }).series[0]!.values['2026-11-01']).toHaveLength(
+        7,
+      );
     },
   },
   {
     operation: 'dashboard.user-activity', // the user activity budget (360 per hour)
     args: param('user', '100000001'),
-    check: (r) => expect(r).toMatchObject({ userData: { user_id: 'user-01', canonical_platform_id: 100000001, device_ids: ['device-01'] }, events: expect.any(Array) }),
+    check: (r) =>
+      expect(r).toMatchObject({
+        userData: { user_id: 'user-01', canonical_platform_id: 100000001, device_ids: ['device-01'] },
+        events: expect.any(Array),
+      }),
   },
   {
     operation: 'dashboard.user-search',
     args: param('user', 'device-07'),
-    check: (r) => expect(r).toEqual({ matches: [{ user_id: 'user-07', platform_id: 100000007 }], type: 'match_user_or_device_id' }),
+    check: (r) =>
+      expect(r).toEqual({ matches: [{ user_id: 'user-07', platform_id: 100000007 }], type: 'match_user_or_device_id' }),
   },
-  { operation: 'dashboard.user-search', args: param('user', 'nobody'), check: (r) => expect(r).toEqual({ matches: [], type: 'nomatch' }) },
+  {
+    operation: 'dashboard.user-search',
+    args: param('user', 'nobody'),
+    check: (r) => expect(r).toEqual({ matches: [], type: 'nomatch' }),
+  },
   {
     operation: 'dashboard.realtime', // 1
     args: [],

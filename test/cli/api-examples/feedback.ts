@@ -7,7 +7,11 @@ export const EXAMPLES: readonly ApiExample[] = [
     operation: 'feedback.ingest',
     args: ['--param', 'sourceId=all-operations', '--body', '-'],
     stdin: JSON.stringify([
-      { unique_id: 'ticket-1', body: 'The export button does nothing', conversation_parts: [{ unique_id: 'p1', body: 'Which browser?' }] },
+      {
+        unique_id: 'ticket-1',
+        body: 'The export button does nothing',
+        conversation_parts: [{ unique_id: 'p1', body: 'Which browser?' }],
+      },
       { unique_id: 'ticket-2', body: 'Love it' },
     ]),
     check(result) {

@@ -11,9 +11,13 @@ interface Sample {
   start_time: string;
   files: Record<'2' | '3', string[]>;
 }
-const SAMPLES = (JSON.parse(readFileSync(join(packageRoot(), 'samples', 'index.json'), 'utf8')) as { replays: Sample[] }).replays;
+const SAMPLES = (
+  JSON.parse(readFileSync(join(packageRoot(), 'samples', 'index.json'), 'utf8')) as { replays: Sample[] }
+).replays;
 /** Replay ids in the sandbox's default order: newest start first. */
-const NEWEST_FIRST = [...SAMPLES].sort((a, b) => Date.parse(b.start_time) - Date.parse(a.start_time)).map((s) => s.replay_id);
+const NEWEST_FIRST = [...SAMPLES]
+  .sort((a, b) => Date.parse(b.start_time) - Date.parse(a.start_time))
+  .map((s) => s.replay_id);
 const FIRST = SAMPLES[0]!;
 
 interface ReplayPage {

@@ -28,7 +28,11 @@ export const EXAMPLES: readonly ApiExample[] = [
         'cli-phone': { mapped_from: [], mapped_to: [user('cli-alice')] },
       }),
   },
-  { operation: 'user-mapping.unmap', args: ['--param', 'userIds=cli-phone', '--param', 'encoding=form'], check: answered({ mapped: 0, unmapped: 1 }) },
+  {
+    operation: 'user-mapping.unmap',
+    args: ['--param', 'userIds=cli-phone', '--param', 'encoding=form'],
+    check: answered({ mapped: 0, unmapped: 1 }),
+  },
   {
     operation: 'user-mapping.get',
     args: ['--param', 'userIds=["cli-alice"]'],

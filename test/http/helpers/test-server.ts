@@ -14,7 +14,11 @@ export interface SeenRequest {
   body: string;
 }
 
-export type Handler = (req: IncomingMessage & { bodyText: string }, res: ServerResponse, n: number) => void | Promise<void>;
+export type Handler = (
+  req: IncomingMessage & { bodyText: string },
+  res: ServerResponse,
+  n: number,
+) => void | Promise<void>;
 
 export interface TestServer {
   url: string;
@@ -50,7 +54,14 @@ export async function startTestServer(handler: Handler): Promise<TestServer> {
     req.on('end', () => {
       const bodyText = Buffer.concat(chunks).toString('utf8');
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-      requests.push({ method: req.method ?? '', url: req.url ?? '', path: u.pathname, query: u.searchParams, headers: req.headers, body: bodyText });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        path: u.pathname,
+        query: u.searchParams,
+        headers: req.headers,
+        body: bodyText,
+      });
       const n = requests.length;
       Promise.resolve(current(Object.assign(req, { bodyText }), res, n)).catch((err: unknown) => {
         if (!res.headersSent) {

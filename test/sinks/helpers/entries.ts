@@ -8,6 +8,8 @@ import type { ManifestEntry } from '../../../sinks/sink.js';
 export type LooseEntry = ManifestEntry & Record<string, any>;
 
 /** A hand-written manifest line (what an older version, or a person, may have written): only the fields given. */
-export function line(fields: { replay_id: string; status: ManifestEntry['status']; recorded_at: string } & Record<string, unknown>): ManifestEntry {
+export function line(
+  fields: { replay_id: string; status: ManifestEntry['status']; recorded_at: string } & Record<string, unknown>,
+): ManifestEntry {
   return fields as unknown as ManifestEntry;
 }
