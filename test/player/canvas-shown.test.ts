@@ -26,9 +26,7 @@ afterAll(async () => {
 });
 
 /** The replay frame's sandbox, and its first canvas's box and drawn (dark) pixels as the screen shows them. */
-async function shown(
-  name: string,
-): Promise<{
+async function shown(name: string): Promise<{
   sandbox: string | null;
   box: { width: number; height: number } | null;
   dark: number;
