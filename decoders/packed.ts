@@ -203,7 +203,7 @@ export function eventFromInflated(inflated: Buffer, ctx: ElementContext): Buffer
     return b.subarray(0, len - SUFFIX_LEN + 1);
   }
   const event = parseEventObject(inflated.toString('utf8'), ctx);
-  if (!Object.prototype.hasOwnProperty.call(event, 'v')) {
+  if (!Object.hasOwn(event, 'v')) {
     throw fail('UNKNOWN_PACKER', `the packed event has no packer marker "v" (expected "${PACKER_MARK}")`, ctx);
   }
   if (event['v'] !== PACKER_MARK) {

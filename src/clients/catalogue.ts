@@ -16,7 +16,7 @@ import type { FileVersion } from '../replay/validation.js';
 import { ATTRIBUTION_EVENT_BODY, AttributionClient, type AttributionEvent } from './attribution.js';
 import { describeBody, type BodySchema } from './body-schema.js';
 import type { CallOptions } from './call-options.js';
-import { OperationArgs, type ParamSpec } from './catalogue-args.js';
+import type { OperationArgs, ParamSpec } from './catalogue-args.js';
 import { DashboardClient } from './dashboard.js';
 import type { SessionLengthBins } from './dashboard-params.js';
 import type { DashboardEvent } from './dashboard-types.js';

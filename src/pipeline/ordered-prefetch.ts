@@ -1,4 +1,4 @@
-import { ByteBudget } from './byte-budget.js';
+import type { ByteBudget } from './byte-budget.js';
 import { Notifier } from './signal.js';
 import { InternalError } from '../errors.js';
 

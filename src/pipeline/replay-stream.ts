@@ -1,7 +1,7 @@
 import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatch } from '../../decoders/index.js';
 import { DecodeError } from '../../decoders/errors.js';
 import { isLimitError, ReplayBudget } from '../../decoders/limits.js';
-import { ByteBudget } from './byte-budget.js';
+import type { ByteBudget } from './byte-budget.js';
 import { ReplayFailedError, isBrokenTransfer, isExpiredUrl, isFatal, isTransient } from './errors.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';

@@ -18,7 +18,7 @@ import { archiveReplays, exportReplay } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 import { archiveOfSink } from '../../sinks/archive.js';
-import { type LooseEntry } from '../sinks/helpers/entries.js';
+import type { LooseEntry } from '../sinks/helpers/entries.js';
 
 interface Site {
   origin: string;

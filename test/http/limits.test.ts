@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  ApiError,
+  type ApiError,
   BudgetExceededError,
   FamilyLimiter,
   RateLimitError,

@@ -86,7 +86,7 @@ function examplesOf(doc: string, text: string): Example[] {
 let dir = '';
 let project = '';
 let sandbox: Sandbox | undefined;
-let examples: Example[] = [];
+const examples: Example[] = [];
 const browserExamples: Example[] = [];
 const shellExamples: Example[] = [];
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { archiveReplays, exportReplay, replayEvents, type ReplayNotice } from '../../src/index.js';
 import { FAST, readJson, readOutput, SandboxRun } from './helpers.js';
-import { type LooseEntry } from '../sinks/helpers/entries.js';
+import type { LooseEntry } from '../sinks/helpers/entries.js';
 
 const run = new SandboxRun();
 afterEach(run.stop);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { exportReplay } from '../../src/index.js';
 import { FAST, SandboxRun } from './helpers.js';
-import { type LooseEntry } from '../sinks/helpers/entries.js';
+import type { LooseEntry } from '../sinks/helpers/entries.js';
 
 const run = new SandboxRun();
 afterEach(run.stop);

@@ -5,7 +5,7 @@ import { exportReplays, replayEvents } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { readOutput, tempDir } from '../pipeline/helpers.js';
 import { leaks, makeRecording, POLICY, recordingSamplesDir } from './recording.js';
-import { type LooseEntry } from '../sinks/helpers/entries.js';
+import type { LooseEntry } from '../sinks/helpers/entries.js';
 
 let sandbox: Sandbox;
 let samples: ReturnType<typeof recordingSamplesDir>;

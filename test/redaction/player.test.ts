@@ -14,7 +14,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { tempDir } from '../pipeline/helpers.js';
 import { offlineContext, ready } from '../player/helpers.js';
 import { leaks, makeRecording, POLICY, recordingSamplesDir } from './recording.js';
-import { type LooseEntry } from '../sinks/helpers/entries.js';
+import type { LooseEntry } from '../sinks/helpers/entries.js';
 
 const shots = join(import.meta.dirname, '..', '..', 'test-output', 'redaction');
 let browser: Browser;

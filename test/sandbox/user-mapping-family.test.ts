@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, AuthError, UserMappingClient, ValidationError } from '../../src/clients/index.js';
+import { type ApiError, AuthError, UserMappingClient, ValidationError } from '../../src/clients/index.js';
 import { FamilyRig } from './family-rig.js';
 
 let rig: FamilyRig | undefined;

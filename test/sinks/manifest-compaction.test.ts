@@ -13,7 +13,7 @@ import { SinkError } from '../../sinks/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { entry, killFoldAfter, spawnFold, stateOfSink, STATUSES, timeFold, type FoldChild } from './manifest-folds.js';
-import { type LooseEntry } from '../sinks/helpers/entries.js';
+import type { LooseEntry } from '../sinks/helpers/entries.js';
 
 /** Files under `dir` this process holds open (Linux: /proc/self/fd; elsewhere none are seen). */
 async function openFilesUnder(dir: string): Promise<string[]> {

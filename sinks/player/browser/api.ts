@@ -29,7 +29,7 @@ const handlers: Record<PlayerEventName, Handler[]> = {
 };
 
 function eventName(name: unknown): PlayerEventName {
-  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(handlers, name)) {
+  if (typeof name !== 'string' || !Object.hasOwn(handlers, name)) {
     throw new TypeError('player: no event ' + String(name) + ' (' + Object.keys(handlers).join(', ') + ')');
   }
   return name as PlayerEventName;

@@ -120,7 +120,7 @@ function setAsset(digest: string, type: string, href: string, css: string | null
 
 function mapUrls(urls: Record<string, string>): void {
   for (const url in urls) {
-    if (Object.prototype.hasOwnProperty.call(urls, url) && assetHref[urls[url]!] !== undefined) {
+    if (Object.hasOwn(urls, url) && assetHref[urls[url]!] !== undefined) {
       assetUrls[url] = urls[url]!;
       haveAssets = true;
     }

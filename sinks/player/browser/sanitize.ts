@@ -176,7 +176,7 @@ function cleanCanvasArgs(value: Json, depth: number): void {
   if (!value || typeof value !== 'object' || depth > 8) return;
   if (typeof value.src === 'string' && !localUrl(value.src)) value.src = '';
   for (const k in value)
-    if (Object.prototype.hasOwnProperty.call(value, k) && value[k] && typeof value[k] === 'object')
+    if (Object.hasOwn(value, k) && value[k] && typeof value[k] === 'object')
       cleanCanvasArgs(value[k], depth + 1);
 }
 
@@ -189,7 +189,7 @@ function cleanAttributes(tag: string, attributes: Json): void {
   if (!attributes || typeof attributes !== 'object') return;
   if (haveCapturedAssets()) useCaptured(tag, attributes, pageBase);
   for (const name in attributes) {
-    if (!Object.prototype.hasOwnProperty.call(attributes, name)) continue;
+    if (!Object.hasOwn(attributes, name)) continue;
     if (dropAttribute(tag, name, attributes[name])) {
       // A link keeps its look (browsers style only <a>/<area> with an href): the replay is inert, '#' goes nowhere.
       if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';

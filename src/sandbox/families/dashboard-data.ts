@@ -106,7 +106,7 @@ export function retention(r: Seeded, days: readonly string[]): object {
   days.forEach((d, i) => {
     const outof = r.int(100, 1000);
     values[d] = days.slice(i).map((_, k) => {
-      const count = k === 0 ? outof : Math.floor(outof * Math.pow(0.7, k) * (0.8 + 0.2 * r.next()));
+      const count = k === 0 ? outof : Math.floor(outof * 0.7 ** k * (0.8 + 0.2 * r.next()));
       combinedCounts[k]!.count += count;
       combinedCounts[k]!.outof += outof;
       return { count, outof, incomplete: i + k === days.length - 1 };
