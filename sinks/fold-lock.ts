@@ -10,6 +10,7 @@ import { constants } from 'node:fs';
 import { link, lstat, open, readFile, readlink, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { O_NOFOLLOW } from './temp-file.js';
+import { systemClock, type Clock } from '../src/util/clock.js';
 
 /** A lock of another host not touched for this long belongs to a fold that died: it is taken over. */
 export const LOCK_STALE_MS = 10 * 60_000;
@@ -185,9 +186,14 @@ async function createLock(path: string, temp: string, text: string): Promise<Fil
  * Takes the lock at `path` (`privatePrefix`: a path of this process's own in the same folder, for its temporary
  * names); undefined when a live holder has it. A lock whose holder is gone (`holderGone`), or that is stale, is taken
  * over: renamed aside first — of several processes finding it dead, one takes it over — and checked to be the very
- * file judged (a lock another process took meanwhile is put back).
+ * file judged (a lock another process took meanwhile is put back). A lock's age is its modification time's distance
+ * from `clock` (the real one: other processes touch it).
  */
-export async function takeLock(path: string, privatePrefix: string): Promise<FileHandle | undefined> {
+export async function takeLock(
+  path: string,
+  privatePrefix: string,
+  clock: Pick<Clock, 'now'> = systemClock,
+): Promise<FileHandle | undefined> {
   const text = `${JSON.stringify({ ...(await thisProcess()), at: new Date().toISOString() })}\n`;
   const aside = `${privatePrefix}.aside`;
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -196,7 +202,7 @@ export async function takeLock(path: string, privatePrefix: string): Promise<Fil
     const lock = await readLock(path);
     if (lock !== undefined) {
       const dead = lock.holder !== undefined && (await holderGone(lock.holder));
-      if (!dead && Date.now() - lock.mtimeMs < LOCK_STALE_MS) return undefined;
+      if (!dead && clock.now() - lock.mtimeMs < LOCK_STALE_MS) return undefined;
       try {
         await rename(path, aside);
       } catch (err) {

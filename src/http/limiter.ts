@@ -16,8 +16,8 @@ import PQueue from 'p-queue';
 import { AdaptiveLimit, type SentTicket } from './adaptive-limit.js';
 import { SlidingBudget } from './budget.js';
 import { adaptiveSettings, type AdaptiveOptions, type ApiFamily, type FamilyBudget } from './options.js';
-import { sleep } from './retry.js';
 import { InternalError } from '../errors.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** What became of a request sent in a slot: answered (any status but 429/503) or overloaded (429/503). */
 export type SlotOutcome = { answered: true; latencyMs: number } | { overloaded: true };
@@ -38,8 +38,8 @@ export interface LimitConfig {
   budgets?: Readonly<Partial<Record<ApiFamily, readonly FamilyBudget[]>>>;
   /** Adaptive windows (`concurrency` gives their maximums); absent or `enabled: false`: fixed caps. */
   adaptive?: AdaptiveOptions;
-  /** Clock (tests). */
-  now?: () => number;
+  /** The clock pauses, budgets and growth holds are read and waited on (default: the real one). */
+  clock?: Clock;
 }
 
 export interface AcquireOptions {
@@ -89,6 +89,7 @@ export class FamilyLimiter {
   readonly #pausedUntil = new Map<ApiFamily, number>();
   readonly #growthHeldUntil = new Map<ApiFamily, number>();
   readonly #config: LimitConfig;
+  readonly #clock: Clock;
   readonly #now: () => number;
 
   constructor(config: LimitConfig | Readonly<Record<ApiFamily, number>>) {
@@ -96,7 +97,8 @@ export class FamilyLimiter {
       'concurrency' in config && typeof config.concurrency === 'object'
         ? (config as LimitConfig)
         : { concurrency: config as Readonly<Record<ApiFamily, number>> };
-    this.#now = this.#config.now ?? Date.now;
+    this.#clock = this.#config.clock ?? systemClock;
+    this.#now = () => this.#clock.now();
   }
 
   #queue(family: ApiFamily): PQueue {
@@ -260,7 +262,7 @@ export class FamilyLimiter {
       if (signal?.aborted) throw signal.reason;
       const wait = this.#wait(family, cost);
       if (wait > 0) {
-        await sleep(wait, signal);
+        await this.#clock.sleep(wait, signal);
         continue;
       }
       const releaseFamily = await slot(this.#queue(family), signal);

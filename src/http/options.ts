@@ -8,6 +8,7 @@ import type { Credentials } from './auth.js';
 import type { Logger } from './logger.js';
 import type { Region } from './regions.js';
 import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
+import type { Clock } from '../util/clock.js';
 
 /** API families, each with its own concurrency cap. */
 export type ApiFamily =
@@ -228,6 +229,8 @@ export interface TransportOptions {
   logger?: Logger;
   /** `User-Agent` header sent on API requests. */
   userAgent?: string;
+  /** The clock waits, deadlines, Retry-After dates and round trips are read on (default: the real one; tests). */
+  clock?: Clock;
 }
 
 export interface ResolvedTransportOptions {

@@ -33,8 +33,9 @@ import {
 import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './regions.js';
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
 import { encodeComponent, sendableText } from './url-parts.js';
-import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay } from './retry.js';
 import { classifyLimit, type LimitReading } from '../util/limit-messages.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -150,6 +151,7 @@ export class Transport {
   readonly #logger: Logger | undefined;
   readonly #secrets: string[];
   readonly #endpoint: string | undefined;
+  readonly #clock: Clock;
   /** The waits made so far (retries, budgets, pauses), all requests together (`retry.maxWaitMs`). */
   #waitedMs = 0;
   #closed = false;
@@ -159,7 +161,9 @@ export class Transport {
     this.#endpoint = this.options.endpoint ? normaliseEndpoint(this.options.endpoint) : undefined;
     this.#logger = options.logger;
     this.#secrets = secretsOf(this.options.credentials);
+    this.#clock = options.clock ?? systemClock;
     this.#limiter = new FamilyLimiter({
+      clock: this.#clock,
       concurrency: this.options.concurrency,
       adaptive: this.options.adaptive,
       hostConcurrency: this.options.hostConcurrency,
@@ -189,6 +193,11 @@ export class Transport {
    */
   get dispatcher(): Dispatcher {
     return this.#dispatcher;
+  }
+
+  /** The clock the transport waits and measures on (`TransportOptions.clock`). */
+  get clock(): Clock {
+    return this.#clock;
   }
 
   /** The endpoint override, normalised, when one is set. */
@@ -267,7 +276,8 @@ export class Transport {
   /** The deadline of one attempt: its signal aborts with a TimeoutError (phase `deadline`) when time runs out. */
   #deadline(ctx: RequestContext, signal: AbortSignal | undefined, key?: string): Deadline {
     const ms = this.options.timeouts.deadlineMs;
-    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, key !== undefined ? { key } : {}));
+    const expire = (): TimeoutError => new TimeoutError(ctx, 'deadline', ms, key !== undefined ? { key } : {});
+    return new Deadline(ms, signal, expire, this.#clock);
   }
 
   /**
@@ -305,7 +315,11 @@ export class Transport {
    */
   #statusFailure(res: Dispatcher.ResponseData, ctx: RequestContext, excerpt: string, auth: AuthStyle): Failed {
     const status = res.statusCode;
-    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
+    const retryAfterMs = parseRetryAfter(
+      res.headers['retry-after'],
+      this.options.retry.maxRetryAfterMs,
+      this.#clock.now(),
+    );
     const limit = status === 429 ? classifyLimit(excerpt, res.statusText) : undefined;
     const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs, limit);
     if (!isRetryableStatus(status)) throw error;
@@ -404,12 +418,12 @@ export class Transport {
       };
       let outcome: Attempt<T>;
       let uncuttable = true;
-      const sentAt = performance.now();
+      const sentAt = this.#clock.now();
       try {
         outcome = await attempt(ctx, slot);
-        uncuttable = release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
+        uncuttable = release.report(slotOutcome(outcome.done ? 200 : outcome.status, this.#clock.now() - sentAt));
       } catch (err) {
-        if (err instanceof ApiError) release.report(slotOutcome(err.status, performance.now() - sentAt));
+        if (err instanceof ApiError) release.report(slotOutcome(err.status, this.#clock.now() - sentAt));
         if (signal?.aborted) throw signal.reason;
         throw err;
       } finally {
@@ -446,7 +460,7 @@ export class Transport {
         ...(outcome.code !== undefined ? { code: outcome.code } : {}),
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       });
-      await sleep(delayMs, signal);
+      await this.#clock.sleep(delayMs, signal);
     }
   }
 

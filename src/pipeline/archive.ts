@@ -20,6 +20,7 @@ import type { Settings } from './settings.js';
 import { formatShard, inShard } from './shard.js';
 import { awaitClaimed, Balancer } from './balance.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
@@ -101,8 +102,8 @@ export interface ArchiveIo {
   room?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** The run's asset capture; required when `settings.captureAssets` is on (each URL fetched once per run). */
   assets?: AssetCapture | undefined;
-  /** Clock (tests). */
-  now?: (() => number) | undefined;
+  /** The clock waits and time readings go through (default: the real one; tests). */
+  clock?: Clock | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -219,7 +220,8 @@ export function decideReplay(replay: ReplayInfo, present: boolean, settings: Set
  * the caller's abort) stops the whole run and is thrown.
  */
 export async function* runArchive(plan: ArchivePlan, settings: Settings, io: ArchiveIo): AsyncGenerator<ArchiveEvent> {
-  const now = io.now ?? Date.now;
+  const clock = io.clock ?? systemClock;
+  const now = (): number => clock.now();
   const controller = new AbortController();
   const outer = io.signal;
   const onOuterAbort = (): void => controller.abort(outer?.reason);
@@ -234,7 +236,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
   let lastProgress = 0;
   const onEvents = (n: number): void => {
     pendingEvents += n;
-    const t = Date.now();
+    const t = now();
     if (t - lastProgress >= 200) {
       lastProgress = t;
       channel.push({ type: 'progress', events: pendingEvents });
@@ -332,7 +334,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         api: io.api,
         download: io.download,
         budget,
-        now: io.now,
+        clock,
         signal,
         archive: io.archive,
         onNotice: (notice) => channel.push({ type: 'notice', notice }),
@@ -468,7 +470,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
         await awaitClaimed(
           balancer.claims,
           deferred.map((r) => r.replay_id),
-          { waitMs: balance!.waitMs, startedAt, signal },
+          { waitMs: balance!.waitMs, startedAt, signal, clock },
           (id) => channel.push({ type: 'result', replayId: id, outcome: 'taken', reason: 'exported by another shard' }),
         ),
       );

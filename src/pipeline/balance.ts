@@ -17,7 +17,7 @@
 import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
-import { sleep } from './signal.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** The last `size` items pushed, oldest first. */
 class Tail<T> {
@@ -140,11 +140,12 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 export async function awaitClaimed(
   claims: WorkClaims,
   ids: readonly string[],
-  options: { waitMs: number; startedAt: number; signal: AbortSignal; now?: (() => number) | undefined },
+  options: { waitMs: number; startedAt: number; signal: AbortSignal; clock?: Clock | undefined },
   onTaken: (replayId: string) => void,
 ): Promise<string[]> {
   const { waitMs, startedAt, signal } = options;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const stale: string[] = [];
   let pending = [...ids];
   const until = now() + waitMs;
@@ -160,6 +161,6 @@ export async function awaitClaimed(
     pending = still;
     const left = until - now();
     if (pending.length === 0 || left <= 0) return [...stale, ...pending];
-    await sleep(Math.min(POLL_MS, left), signal);
+    await clock.sleep(Math.min(POLL_MS, left), signal);
   }
 }

@@ -6,7 +6,8 @@ import { ReplayFailedError, isBrokenTransfer, isExpiredUrl, isFatal, isTransient
 import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
 import { orderedPrefetch, type DownloadBody } from './ordered-prefetch.js';
-import { backoffDelay, sleep } from './signal.js';
+import { backoffDelay } from './signal.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { Settings } from './settings.js';
 import type { Downloader, FileVersion, ListedFile, ReplayFilesApi } from './types.js';
 
@@ -19,8 +20,8 @@ export interface ReplayIo {
   download: Downloader;
   /** The run's budget of compressed bytes held for files fetched ahead (`Settings.prefetchBytes`). */
   budget: ByteBudget;
-  /** Clock (tests). */
-  now?: (() => number) | undefined;
+  /** The clock waits and time readings go through (default: the real one; tests). */
+  clock?: Clock | undefined;
   signal?: AbortSignal | undefined;
   /** Notified of retries and URL refreshes (logs, progress, tests). */
   onNotice?: ((notice: ReplayNotice) => void) | undefined;
@@ -81,7 +82,7 @@ export async function* replayDecodedBatches(
 ): AsyncGenerator<EventBatch> {
   const { api, download, signal, onNotice } = io;
   const urls = new FileUrls(api, replayId, settings, {
-    now: io.now,
+    clock: io.clock,
     signal,
     onRefresh: (r) => onNotice?.({ kind: 'url-refresh', replayId, fileKey: r.key, reason: r.reason }),
   });
@@ -197,7 +198,10 @@ export async function* replayDecodedBatches(
           const transient = isTransient(cause) || (sourceFailed && isBrokenTransfer(cause));
           if (transient && retries < settings.fileRetries) {
             onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: retries + 1, error: messageOf(cause) });
-            await sleep(backoffDelay(retries, settings.retryBaseMs, settings.retryMaxMs), signal);
+            await (io.clock ?? systemClock).sleep(
+              backoffDelay(retries, settings.retryBaseMs, settings.retryMaxMs),
+              signal,
+            );
             retries++;
             continue;
           }

@@ -28,6 +28,7 @@ import {
 } from './settings.js';
 import { fairShareStart, type Shard } from './shard.js';
 import type { Downloader, ReplayApi } from './types.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export type { ReplayApi } from './types.js';
 
@@ -77,8 +78,8 @@ export interface RunOptions extends PlatformOptions, SettingsOptions, RunParts {
   /** Structured log events: every wait (429 with its limit, Retry-After, backoff), retry and failure. */
   logger?: Logger | undefined;
   signal?: AbortSignal | undefined;
-  /** Clock (tests). */
-  now?: (() => number) | undefined;
+  /** The clock the run waits and reads time on, its transport's included (default: the real one; tests). */
+  clock?: Clock | undefined;
   onNotice?: ((notice: ReplayNotice) => void) | undefined;
 }
 
@@ -123,6 +124,7 @@ export class Run implements AsyncDisposable {
   readonly platform: PlatformSettings;
   readonly logger: Logger | undefined;
   readonly signal: AbortSignal | undefined;
+  readonly clock: Clock;
   readonly now: () => number;
   readonly onNotice: ((notice: ReplayNotice) => void) | undefined;
   readonly #options: RunOptions;
@@ -143,7 +145,8 @@ export class Run implements AsyncDisposable {
     this.#cli = source.cli !== undefined;
     this.logger = options.logger;
     this.signal = options.signal;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.now = () => this.clock.now();
     this.onNotice = options.onNotice;
   }
 
@@ -159,6 +162,7 @@ export class Run implements AsyncDisposable {
     const tuning = this.#options.settings === undefined ? (this.#options.transportOptions ?? {}) : {};
     const transport = new Transport({
       ...tuning,
+      clock: this.clock,
       ...replayStart(tuning, this.settings.shard),
       timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
       retry: {
@@ -247,6 +251,7 @@ export class Run implements AsyncDisposable {
     return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, {
       dispatcher: this.transport().dispatcher,
       signal: this.signal,
+      clock: this.clock,
     }));
   }
 
