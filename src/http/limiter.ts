@@ -89,6 +89,8 @@ export class FamilyLimiter {
   readonly #pausedUntil = new Map<ApiFamily, number>();
   readonly #growthHeldUntil = new Map<ApiFamily, number>();
   readonly #config: LimitConfig;
+  /** Requests holding every slot they need (sent, or being read), all families together. */
+  #holding = 0;
   readonly #clock: Clock;
   readonly #now: () => number;
 
@@ -180,6 +182,11 @@ export class FamilyLimiter {
   /** Requests of a family waiting for a slot. */
   waiting(family: ApiFamily): number {
     return this.#queues.get(family)?.size ?? 0;
+  }
+
+  /** Requests holding every slot they need now (their family's and their host's), all families together. */
+  holding(): number {
+    return this.#holding;
   }
 
   /** Requests holding a slot of a host now. */
@@ -276,7 +283,11 @@ export class FamilyLimiter {
           throw err;
         }
       }
+      let freed = false;
+      this.#holding++;
       const free = (): void => {
+        if (!freed) this.#holding--;
+        freed = true;
         releaseHost();
         releaseFamily();
       };

@@ -224,6 +224,11 @@ export class Transport {
   active(family: ApiFamily): number {
     return this.#limiter.active(family);
   }
+
+  /** Requests on their way now, every family: holding all their slots (sent, or their answer being read). */
+  holding(): number {
+    return this.#limiter.holding();
+  }
   waiting(family: ApiFamily): number {
     return this.#limiter.waiting(family);
   }

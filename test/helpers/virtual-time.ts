@@ -6,7 +6,7 @@
  * in that time, in order, and never how fast the machine was.
  */
 import type { Clock } from '../../src/util/clock.js';
-import { API_FAMILIES, type Transport } from '../../src/http/index.js';
+import type { Transport } from '../../src/http/index.js';
 import { ManualClock, turn } from './manual-clock.js';
 
 /** A clock that counts its own sleeps under way (the sandbox's latency, told apart from the client's waits). */
@@ -50,10 +50,10 @@ export class VirtualTime {
     this.#transports.push(...transports);
   }
 
-  /** Requests the watched transports have in flight now (every family). */
+  /** Requests the watched transports have on their way now (every family). */
   inFlight(): number {
     let n = 0;
-    for (const t of this.#transports) for (const f of API_FAMILIES) n += t.active(f);
+    for (const t of this.#transports) n += t.holding();
     return n;
   }
 
