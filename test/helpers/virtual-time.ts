@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../../src/util/clock.js';
 import type { Transport } from '../../src/http/index.js';
+import { setTimeout as pause } from 'node:timers/promises';
 import { ManualClock, turn } from './manual-clock.js';
 
 /** A clock that counts its own sleeps under way (the sandbox's latency, told apart from the client's waits). */
@@ -80,14 +81,23 @@ export class VirtualTime {
   }
 
   async #run(): Promise<void> {
+    let busy = 0;
     while (this.#works > 0) {
-      let quiet = 0;
-      while (this.#works > 0 && quiet < 3) {
-        await turn();
-        quiet = this.idle() ? quiet + 1 : 0;
+      // Requests on the wire: look again at the next turn, and after a while every millisecond (a real wait, for I/O
+      // to happen, not to measure anything).
+      if (!this.idle()) {
+        if (++busy < 50) await turn();
+        else await pause(1);
+        continue;
       }
-      if (this.#works === 0) break;
-      if (this.client.nextIn === undefined) await turn();
+      busy = 0;
+      let quiet = 0;
+      while (this.#works > 0 && quiet < 3 && this.idle()) {
+        await turn();
+        quiet++;
+      }
+      if (this.#works === 0 || quiet < 3) continue;
+      if (this.client.nextIn === undefined) await pause(1);
       else await this.client.next();
     }
   }
