@@ -259,6 +259,8 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
 
 async function* none(): AsyncGenerator<string> {}
 
-async function* rejecting(err: Error): AsyncGenerator<string> {
-  throw err;
+function rejecting(err: Error): AsyncIterable<string> {
+  return {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }),
+  };
 }

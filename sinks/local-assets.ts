@@ -8,7 +8,7 @@ import { SinkError } from './errors.js';
 import { claimFolder, claimKey } from './layout.js';
 import { isStoredFile, pidIsAlive, refusedOr, removeFile } from './local-files.js';
 import { readLocalObject } from './local-outputs.js';
-import type { Target } from './target/target.js';
+import type { Dir, Target } from './target/target.js';
 import { TempFile, tempNamePid as tempPid } from './target/temp-file.js';
 import { removeEmptyFolders } from './target/tree.js';
 
@@ -45,7 +45,7 @@ export function localAssets(target: Target, sweep: boolean, open: () => void): L
       return removeFile(target, assetKey(digest, root));
     },
     async *assetClaims(replayId) {
-      let dir;
+      let dir: Dir | undefined;
       try {
         dir = await target.folder(claimFolder(replayId).slice(0, -1), false);
       } catch (err) {

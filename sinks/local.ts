@@ -14,6 +14,7 @@ import { resolveHashWorker, type HashWorkerOptions, type HashWorkerSettings } fr
 import type { OutputSpec, ReplayWriter } from './sink.js';
 import { branded, type Store } from './store.js';
 import { Target, type Resolution } from './target/target.js';
+import type { TempFile } from './target/temp-file.js';
 import { FolderUsers, removeEmptyFolders } from './target/tree.js';
 import { localWorkClaims } from './work-claims.js';
 import { describeCause, SinkError } from './errors.js';
@@ -97,7 +98,7 @@ function localOutputs(
       const context = { target: root, key, replayId };
       const { folder } = splitKey(key);
       folderUsers.enter(folder);
-      let file;
+      let file: TempFile;
       try {
         file = await createTemp(target, key, cleanStale);
       } catch (err) {

@@ -1,5 +1,5 @@
 /** What every S3 request of the sink needs: its errors (typed, never a credential) and a listing. */
-import type { S3Link } from './s3-link.js';
+import type { S3Link, S3Operations } from './s3-link.js';
 import { describeCause, SinkError } from './errors.js';
 
 export interface S3Context {
@@ -61,7 +61,7 @@ export async function* listKeys(
 ): AsyncIterable<string> {
   let token: string | undefined;
   do {
-    let page;
+    let page: S3Operations['ListObjectsV2'][1];
     try {
       page = await client.send('ListObjectsV2', {
         Bucket: bucket,
@@ -98,7 +98,7 @@ export async function deleteKeys(
   let count = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    let result;
+    let result: S3Operations['DeleteObjects'][1];
     try {
       result = await client.send('DeleteObjects', {
         Bucket: bucket,

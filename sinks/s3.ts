@@ -142,7 +142,7 @@ async function openWriter(
   const key = replayKey(replayId, output);
   const stagingKey = `${place.base}${STAGING_DIR}/${Date.now()}-${randomBytes(8).toString('hex')}`;
   const context = { target: place.target, key, replayId };
-  let uploader;
+  let uploader: Awaited<ReturnType<S3Link['uploader']>>;
   try {
     uploader = await place.client.uploader();
   } catch (err) {

@@ -11,7 +11,7 @@ import { SinkError, describeCause } from './errors.js';
 import { replayKeyBase } from './keys.js';
 import type { WorkClaims } from './sink.js';
 import { errorCode, TargetRefusal } from './target/refusal.js';
-import type { Target } from './target/target.js';
+import type { Dir, Target } from './target/target.js';
 import { removeTree } from './target/tree.js';
 
 /** The folder of every run's claims, at the top of the target. */
@@ -61,8 +61,8 @@ export function localWorkClaims(target: Target, run: string): WorkClaims {
   const root = target.path;
   checkRun(run, root);
   const fail = (what: string, key: string, err: unknown, replayId?: string): SinkError => {
-    const escape = err instanceof TargetRefusal && err.escapes;
-    return new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
+    const escapes = err instanceof TargetRefusal && err.escapes;
+    return new SinkError(escapes ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
       target: root,
       key,
       ...(replayId !== undefined ? { replayId } : {}),
@@ -134,7 +134,7 @@ async function clearOtherRuns(
   run: string,
   fail: (what: string, key: string, err: unknown) => SinkError,
 ): Promise<number> {
-  let folder;
+  let folder: Dir | undefined;
   try {
     folder = await target.folder(BALANCE_DIR, false);
   } catch (err) {
