@@ -19,8 +19,8 @@ export async function readLocalObject(target: Target, key: string): Promise<Read
     return handle?.createReadStream();
   } catch (err) {
     if (err instanceof TargetRefusal) {
-      const how = err.escapes ? '; refusing to read through it' : '';
-      throw new SinkError(err.code, `cannot read ${key}: ${err.message}${how}`, {
+      const what = err.at === key ? `it ${err.what}` : `${err.message}; refusing to read through it`;
+      throw new SinkError(err.code, `cannot read ${key}: ${what}`, {
         target: target.path,
         key,
         cause: err,

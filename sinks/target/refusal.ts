@@ -30,6 +30,11 @@ export class TargetRefusal extends SinkError {
     super(code, `${at} in the target ${WHAT[kind]}`, { target, key: at });
   }
 
+  /** What it is, as a phrase (`is a symbolic link`). */
+  get what(): string {
+    return WHAT[this.kind];
+  }
+
   /** Whether reading or writing through it would leave the target or block (a link, a special file). */
   get escapes(): boolean {
     return this.kind === 'link' || this.kind === 'special';
