@@ -46,12 +46,12 @@ const FS_IMPORT =
   /(?:^|[\s;])(?:import|export)\s+(?!type\s)[^'"`;]*?from\s*['"](?:node:)?fs(?:\/promises)?['"]|import\(\s*['"](?:node:)?fs(?:\/promises)?['"]\s*\)|require\(\s*['"](?:node:)?fs(?:\/promises)?['"]\s*\)/m;
 
 /** Whether a module's text imports `fs` at run time. */
-export function importsFs(text: string): boolean {
+function importsFs(text: string): boolean {
   return FS_IMPORT.test(text);
 }
 
 /** The modules outside the target module that import `fs` and are not allowed to. */
-export function unlistedFsImporters(files: readonly string[], read: (file: string) => string): string[] {
+function unlistedFsImporters(files: readonly string[], read: (file: string) => string): string[] {
   const allowed = new Set(ALLOWED.map((a) => a.file));
   return files.filter((f) => !f.startsWith(TARGET_MODULE) && !allowed.has(f) && importsFs(read(f)));
 }
