@@ -25,9 +25,11 @@ export class TargetRefusal extends SinkError {
     readonly at: string,
     readonly kind: RefusalKind,
     target: string,
+    /** Whether a folder was expected there (named so in the message). */
+    folder = false,
   ) {
     const code: SinkErrorCode = kind === 'link' || kind === 'special' ? 'SINK_PATH_ESCAPE' : 'SINK_IO';
-    super(code, `${at} in the target ${WHAT[kind]}`, { target, key: at });
+    super(code, `${folder && kind === 'link' ? 'folder ' : ''}${at} in the target ${WHAT[kind]}`, { target, key: at });
   }
 
   /** What it is, as a phrase (`is a symbolic link`). */

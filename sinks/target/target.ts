@@ -104,8 +104,8 @@ export class Dir {
     return this.key === '' ? name : `${this.key}/${name}`;
   }
 
-  refusal(name: string, kind: RefusalKind): TargetRefusal {
-    return new TargetRefusal(this.keyOf(name), kind, this.target.path);
+  refusal(name: string, kind: RefusalKind, folder = false): TargetRefusal {
+    return new TargetRefusal(this.keyOf(name), kind, this.target.path, folder);
   }
 
   /**
@@ -162,7 +162,7 @@ export class Dir {
       if (code === 'ENOENT' && !create) return undefined;
       if (code === 'ENOTDIR' || isLinkRefusal(err)) {
         const st = await lstat(path).catch(() => undefined);
-        throw this.refusal(name, st?.isSymbolicLink() === true ? 'link' : 'not-folder');
+        throw this.refusal(name, st?.isSymbolicLink() === true ? 'link' : 'not-folder', true);
       }
       throw err;
     }
@@ -264,7 +264,7 @@ export class Dir {
           .slice(1, k + 1)
           .map((p) => p.path.slice(p.path.lastIndexOf('/') + 1))
           .join('/');
-        throw new TargetRefusal(key === '' ? '.' : key, 'link', this.target.path);
+        throw new TargetRefusal(key === '' ? '.' : key, 'link', this.target.path, true);
       }
     }
   }

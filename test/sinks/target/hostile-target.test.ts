@@ -162,7 +162,7 @@ describe('links', () => {
       },
     );
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/_balance in the target is a symbolic link/);
+    expect(run.stderr).toMatch(/folder _balance in the target is a symbolic link/);
     expect((await readdir(outside, { recursive: true })).sort()).toEqual([
       'night-0',
       'night-0/dev',
