@@ -4,13 +4,17 @@
  * both. Every member is there on both (none optional); asset claims are recorded and listed; `forget` after a killed
  * export removes the assets the replay claimed; work claims; listing.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenSinkOptions, Store } from 'replay-export/sinks';
+import { packageRoot } from '../../src/util/package-root.js';
 
 const BUCKET = 'public-contract';
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -181,6 +185,48 @@ describe.each(backends)('the public store of a $name', (backend) => {
     expect(await store.hasManifest()).toBe(true);
     const body = await store.read(key);
     expect((await all(body!)).map(String).join('')).toBe(`${event(0)}\n${event(1)}\n`);
+  });
+});
+
+describe('the public S3 store loads the AWS SDK on its first request only', () => {
+  it('making it, checking its options and closing it load nothing of the SDK; a request does', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'public-lazy-'));
+    try {
+      await writeFile(
+        join(work, 'hooks.mjs'),
+        "import { writeSync } from 'node:fs';\nexport async function load(url, ctx, next) { writeSync(2, `LOADED ${url}\\n`); return next(url, ctx); }\n",
+      );
+      await writeFile(
+        join(work, 'register.mjs'),
+        `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(work, 'hooks.mjs')).href)});\n`,
+      );
+      const script = (request: boolean): string => `
+        const { createS3Sink, openSink } = await import('replay-export/sinks');
+        const options = { endpoint: ${JSON.stringify(endpoint)}, credentials: ${JSON.stringify(credentials)}, forcePathStyle: true };
+        try { createS3Sink('s3://${BUCKET}/lazy', { ...options, partSize: 1 }); } catch { process.stderr.write('REFUSED\\n'); }
+        const store = openSink('s3://${BUCKET}/lazy', { s3: options });
+        ${request ? 'await store.hasManifest();' : ''}
+        await store.close();`;
+      const loaded = async (request: boolean): Promise<string> => {
+        const child = spawn(
+          process.execPath,
+          ['--import', pathToFileURL(join(work, 'register.mjs')).href, '--input-type=module', '-e', script(request)],
+          { cwd: packageRoot(), stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+        const [code] = (await once(child, 'close')) as [number];
+        expect(code, stderr).toBe(0);
+        return stderr;
+      };
+      const idle = await loaded(false);
+      expect(idle).toContain('REFUSED');
+      expect(idle).toMatch(/LOADED \S+\/dist\/sinks\/s3\.js/);
+      expect(idle).not.toMatch(/@aws-sdk/);
+      expect(await loaded(true)).toMatch(/LOADED \S+@aws-sdk\/client-s3/);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });
 
