@@ -6,6 +6,7 @@
  */
 import type * as S3 from '@aws-sdk/client-s3';
 import type { Upload } from '@aws-sdk/lib-storage';
+import { SinkError } from './errors.js';
 
 /** The SDK's modules, once loaded. */
 export interface S3Sdk {
@@ -51,12 +52,15 @@ export class S3Link {
   #closed = false;
 
   constructor(
+    /** The store's target, for errors. */
+    private readonly target: string,
     private readonly make: (sdk: S3Sdk) => S3.S3Client,
     private readonly own?: S3.S3Client,
   ) {}
 
-  /** The client (the SDK loaded and the client made the first time). */
+  /** The client (the SDK loaded and the client made the first time); refused once the store is closed. */
   client(): Promise<S3.S3Client> {
+    if (this.#closed) return Promise.reject(new SinkError('SINK_STATE', 'sink is closed', { target: this.target }));
     this.#client ??= loadS3Sdk().then((sdk) => {
       if (this.own !== undefined) return this.own;
       this.#made = true;

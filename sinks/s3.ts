@@ -89,7 +89,7 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Store {
   const location = parseS3Url(url);
   const target = formatS3Url(location);
   const sizes = checkS3Options(opts, target);
-  const client = new S3Link((sdk) => createClient(sdk, opts), opts.client);
+  const client = new S3Link(target, (sdk) => createClient(sdk, opts), opts.client);
   let closed = false;
   const place: S3Place = {
     client,
