@@ -212,9 +212,10 @@ export class LocalManifest {
    * Folds the log into the snapshot (see the module's comment). Returns `compacted: false` when the log is empty or
    * another process holds the lock.
    */
-  async compact(): Promise<ManifestCompactionResult> {
+  async compact(signal?: AbortSignal): Promise<ManifestCompactionResult> {
     let folder: Dir | undefined;
     try {
+      signal?.throwIfAborted();
       const root = (await this.#target.root(true))!;
       folder = (await root.child(MANIFEST_FOLDER, true))!;
       const lock = await takeLock(folder, LOCK_FILE, `.compact-lock-${this.#writer}`);
@@ -225,13 +226,14 @@ export class LocalManifest {
       }, LOCK_TOUCH_MS);
       touch.unref();
       try {
-        return await this.#compactLocked(root, folder);
+        return await this.#compactLocked(root, folder, signal);
       } finally {
         clearInterval(touch);
         await lock.close();
         await folder.unlink(LOCK_FILE).catch(() => undefined);
       }
     } catch (err) {
+      if (signal?.aborted && err === signal.reason) throw err;
       throw this.#error('cannot compact the manifest', `${MANIFEST_FOLDER}/`, err);
     } finally {
       await folder?.close();
@@ -262,12 +264,12 @@ export class LocalManifest {
     await dropped;
   }
 
-  async #compactLocked(root: Dir, folder: Dir): Promise<ManifestCompactionResult> {
+  async #compactLocked(root: Dir, folder: Dir, signal: AbortSignal | undefined): Promise<ManifestCompactionResult> {
     await this.#moveLogAside(root, folder);
     const names = await foldingNames(folder);
     if (names.length === 0) return UNCHANGED;
-    const last = await this.#lastEntries(folder, names);
-    const entries = await this.#writeSnapshot(folder, names, last);
+    const last = await this.#lastEntries(folder, names, signal);
+    const entries = await this.#writeSnapshot(folder, names, last, signal);
     // Oldest first: what a crash leaves is always the newest folded files, which repeat states already last.
     let removed = 0;
     for (const name of names) {
@@ -279,7 +281,7 @@ export class LocalManifest {
   }
 
   /** Pass 1: where the last entry of each replay in the folded files is (file, entry ordinal). */
-  async #lastEntries(folder: Dir, names: readonly string[]): Promise<LastEntries> {
+  async #lastEntries(folder: Dir, names: readonly string[], signal: AbortSignal | undefined): Promise<LastEntries> {
     const last: LastEntries = {
       ids: new IdTable(),
       file: new Int32Array(1024),
@@ -296,7 +298,7 @@ export class LocalManifest {
         }
         last.file[i] = f;
         last.ordinal[i] = ordinal++;
-        last.folded++;
+        if ((++last.folded & 4095) === 0) signal?.throwIfAborted();
       }
     }
     return last;
@@ -306,7 +308,12 @@ export class LocalManifest {
    * Pass 2 and 3, into a new snapshot renamed into place: the old snapshot's entries not folded again, then the last
    * folded entry of each replay. Resolves how many entries it holds.
    */
-  async #writeSnapshot(folder: Dir, names: readonly string[], last: LastEntries): Promise<number> {
+  async #writeSnapshot(
+    folder: Dir,
+    names: readonly string[],
+    last: LastEntries,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
     const tempName = `.snapshot-${this.#writer}.tmp`;
     const out = await folder.open(tempName, 'create');
     let entries = 0;
@@ -327,11 +334,13 @@ export class LocalManifest {
             await buffered.write(serializeManifestEntry(entry));
             entries++;
           }
-          ordinal++;
+          if ((++ordinal & 4095) === 0) signal?.throwIfAborted();
         }
       }
       await buffered.flush();
       await out.sync();
+      // Nothing is renamed into place once stopped: the folded files stay, read as before.
+      signal?.throwIfAborted();
     } catch (err) {
       await out.close();
       await folder.unlink(tempName).catch(() => undefined);

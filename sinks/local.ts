@@ -64,9 +64,9 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Store
       return manifest.append(entry);
     },
     readManifest: () => manifest.read(),
-    async compactManifest() {
+    async compactManifest(options) {
       open();
-      return manifest.compact();
+      return manifest.compact(options.signal);
     },
     async close() {
       closed = true;

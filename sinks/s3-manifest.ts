@@ -305,7 +305,8 @@ export async function compactS3Manifest(
     // memory, any size), then uploaded.
     const staged = join(folder, 'snapshot.ndjson.gz');
     // pipeline: a failure of any stage (the merge, gzip, the local disk) ends every stage and is thrown here.
-    await pipeline(merged, createGzip(), createWriteStream(staged));
+    await pipeline(merged, createGzip(), createWriteStream(staged), options.signal ? { signal: options.signal } : {});
+    options.signal?.throwIfAborted();
     folded.end();
     await foldedWritten;
 

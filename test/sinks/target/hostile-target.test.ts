@@ -225,6 +225,40 @@ describe('links', () => {
 });
 
 describe('signals', () => {
+  it('SIGTERM during the fold at the end of an archive run ends the command; the fold stops, nothing is lost', async () => {
+    await fresh();
+    await mkdir(out);
+    // A log long enough that its fold lasts: the run's own replays come on top of it.
+    const lines = 400_000;
+    const at = new Date(Date.UTC(2026, 10, 1)).toISOString();
+    const log = Array.from(
+      { length: lines },
+      (_, i) => `{"replay_id":"dev/${i}","status":"skipped","reason":"settling","recorded_at":"${at}"}\n`,
+    ).join('');
+    await writeFile(join(out, 'manifest.ndjson'), log);
+    const { child, done } = spawnCli(['archive', '--out', out, '--settle', '0'], sandboxEnv(sandbox));
+    const lock = join(out, '_manifest', 'compact.lock');
+    let folding = false;
+    for (let i = 0; i < 3000 && !folding; i++) {
+      folding = (await readdir(join(out, '_manifest')).catch(() => [] as string[])).includes('compact.lock');
+      if (!folding) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(folding, lock).toBe(true);
+    child.kill('SIGTERM');
+    const result = await done;
+    expect(result.code, result.stderr).toBe(130);
+    // Stopped before its snapshot was put in place: the log, moved aside, still holds every line; none is lost.
+    expect(await readdir(join(out, '_manifest'))).not.toContain('snapshot.ndjson');
+    const archive = await openArchive(out, { create: false });
+    const ids = new Set<string>();
+    try {
+      for await (const entry of archive.manifest.read()) ids.add(entry.replay_id);
+    } finally {
+      await archive.close();
+    }
+    expect(ids.size).toBe(lines + sandbox.replays().length);
+  });
+
   it('SIGTERM ends a balanced archive that waits for a claim another shard holds', async () => {
     await fresh();
     const ids = sandbox.replays().map((r) => r.replayId);
