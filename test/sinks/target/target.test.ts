@@ -4,10 +4,12 @@
  * both resolutions: through /proc/self/fd (openat's meaning, Linux) and the fallback by path with identity checks.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLocalSink } from '../../../sinks/local.js';
 import { TargetRefusal } from '../../../sinks/target/refusal.js';
 import { Target, type Resolution } from '../../../sinks/target/target.js';
 import { filesBelow, removeTree } from '../../../sinks/target/tree.js';
@@ -161,6 +163,21 @@ describe.each(resolutions)('resolution %s', (resolution) => {
     else expect(err).toBeInstanceOf(TargetRefusal);
     await b.close();
     await target.close();
+  });
+
+  test('the local sink on it: an output written, hashed by the worker reading it back, read back, removed', async () => {
+    const { root } = await layout();
+    const sink = createLocalSink(root, { resolution, hashWorker: { fromBytes: 0, minRate: 0 } });
+    const event = Buffer.from(JSON.stringify({ type: 3, timestamp: 1, data: { x: 'y'.repeat(1000) } }));
+    const writer = await sink.open('dev/1', { format: 'ndjson', gzip: false });
+    for (let i = 0; i < 2000; i++) await writer.write([event]);
+    const done = await writer.commit();
+    const bytes = await readFile(join(root, ...done.key.split('/')));
+    expect(done.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(await sink.exists(done.key)).toBe(true);
+    expect(await sink.remove(done.key)).toBe(true);
+    expect(await sink.exists(done.key)).toBe(false);
+    await sink.close();
   });
 
   test('keys that could leave the target are refused', async () => {
