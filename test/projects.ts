@@ -7,6 +7,7 @@
 export const PROJECTS = {
   /** Pure units: no server, no child process, no browser (`npm run test:unit`, the edit-test loop). */
   unit: [
+    'architecture/target-access.test.ts',
     'architecture/floors.test.ts',
     'architecture/test-projects.test.ts',
     'assets/scan-linear.test.ts',
@@ -119,6 +120,7 @@ export const PROJECTS = {
   ],
   /** s3rver (started by the tests, in the worker), usually beside the sandbox. */
   s3: [
+    'sinks/public-store-contract.test.ts',
     'cli/asset-ownership.test.ts',
     's3-cli/archive-s3.test.ts',
     's3-cli/forget-s3.test.ts',
@@ -161,6 +163,8 @@ export const PROJECTS = {
   ],
   /** Spawned processes: the built CLI (dist/), workers and builds run as child processes. */
   cli: [
+    'sinks/target/target.test.ts',
+    'sinks/target/hostile-target.test.ts',
     'cli/archive.test.ts',
     'cli/cli-input.test.ts',
     'cli/closed-stderr.test.ts',
