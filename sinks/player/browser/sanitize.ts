@@ -4,7 +4,8 @@
  * do"). Every path by which rrweb builds a node or sets an attribute starts from an event, and each event is
  * sanitized once.
  */
-import { absolute, haveCapturedAssets, rewriteCss, useCaptured } from './captured-assets.js';
+import { absolute, capturedHref, capturedSheet, haveCapturedAssets, useCaptured } from './captured-assets.js';
+import { rewriteCssUrls } from './css-scan.js';
 import {
   FULL_SNAPSHOT,
   INCREMENTAL,
@@ -71,10 +72,12 @@ function srcsetUrls(value: string): string[] {
     if (i >= value.length) break;
     let j = i;
     while (j < value.length && !/\s/.test(value[j]!)) j++;
-    const url = value.slice(i, j);
+    let end = j;
+    while (end > i && value.charCodeAt(end - 1) === 0x2c) end--;
+    urls.push(value.slice(i, end));
+    const comma = end < j;
     i = j;
-    urls.push(url.replace(/,+$/, ''));
-    if (/,$/.test(url)) continue;
+    if (comma) continue;
     for (let depth = 0; i < value.length; i++) {
       const c = value[i];
       if (c === '(') depth++;
@@ -111,64 +114,30 @@ function dropAttribute(tag: string, name: string, value: unknown): boolean {
 /** The URL of the page being replayed (the last Meta event's), relative to which recorded URLs resolve. */
 let pageBase: string | undefined;
 
+/** `@import`s of captured stylesheets are played this deep (a stylesheet importing itself stops there). */
+const IMPORT_DEPTH = 4;
+
 /**
- * CSS escapes of letters stand for the letters (`u\72l(` is `url(`, `@\69mport` is `@import`): written out, so that
- * what the browser would read is what is checked. Other escapes (and an escaped backslash) are kept as they are.
+ * CSS may load from outside too: read as the browser reads it (css-scan.ts, one pass), every URL it names — of a
+ * `url()`, of a string of `image-set()`, `src()` and the like — that is not data:/blob: (or a captured asset,
+ * relative to `base`) is emptied, and every `@import` removed (or, captured, replaced by its stylesheet, cleaned).
  */
-function unescapeLetters(css: string): string {
-  return css.replace(
-    /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([g-zG-Z])|[\s\S])/g,
-    function (m, hex: string | undefined, letter: string | undefined) {
-      if (letter) return letter;
-      if (!hex) return m;
-      const c = parseInt(hex, 16);
-      return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? String.fromCharCode(c) : m;
+function cleanCssText(css: string, base: string | null | undefined, depth: number): string {
+  return rewriteCssUrls(css, {
+    url(value) {
+      if (value === undefined) return null;
+      return localUrl(value) ? value : capturedHref(value, base);
     },
-  );
+    atImport(value) {
+      const sheet = depth < IMPORT_DEPTH ? capturedSheet(value, base) : null;
+      return sheet === null ? '' : cleanCssText(sheet.css, sheet.url, depth + 1);
+    },
+  });
 }
 
-/** `image-set()`/`-webkit-image-set()` take URLs as plain strings too: those that are not data:/blob: are emptied. */
-function cleanImageSets(css: string): string {
-  const open = /image-set\s*\(/gi;
-  let out = '',
-    from = 0,
-    m: RegExpExecArray | null;
-  while ((m = open.exec(css))) {
-    let i = m.index + m[0].length,
-      depth = 1;
-    out += css.slice(from, i);
-    for (; i < css.length && depth > 0; i++) {
-      const c = css[i]!;
-      if (c === '"' || c === "'") {
-        let j = i + 1;
-        while (j < css.length && css[j] !== c) j += css[j] === '\\' ? 2 : 1;
-        const text = css.slice(i + 1, j);
-        out += localUrl(text) ? css.slice(i, j + 1) : c + c;
-        i = j;
-        continue;
-      }
-      if (c === '(') depth++;
-      else if (c === ')') depth--;
-      out += c;
-    }
-    from = i;
-    open.lastIndex = i;
-  }
-  return out + css.slice(from);
-}
-
-/**
- * CSS may load from outside too: every `url()`/`src()` that is not data:/blob: (or a captured asset) is emptied,
- * `@import` removed, and the strings of `image-set()` checked; CSS escapes are read as the browser reads them.
- */
+/** `cleanCssText` of a value that may not be a string (left as it is). */
 function cleanCss(text: Json, base?: string | null): Json {
-  if (typeof text !== 'string') return text;
-  const css = text.indexOf('\\') >= 0 ? unescapeLetters(text) : text;
-  if (!/url\s*\(|src\s*\(|@import|image-set/i.test(css)) return css;
-  const cleaned = haveCapturedAssets()
-    ? rewriteCss(css, base || pageBase, 0)
-    : css.replace(/\b(url|src)\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, '$1()').replace(/@import[^;]*;?/gi, '');
-  return cleanImageSets(cleaned);
+  return typeof text === 'string' ? cleanCssText(text, base || pageBase, 0) : text;
 }
 
 /** Canvas drawing commands name images by URL (`drawImage` of an `HTMLImageElement`): only data:/blob: stay. */
@@ -176,8 +145,7 @@ function cleanCanvasArgs(value: Json, depth: number): void {
   if (!value || typeof value !== 'object' || depth > 8) return;
   if (typeof value.src === 'string' && !localUrl(value.src)) value.src = '';
   for (const k in value)
-    if (Object.hasOwn(value, k) && value[k] && typeof value[k] === 'object')
-      cleanCanvasArgs(value[k], depth + 1);
+    if (Object.hasOwn(value, k) && value[k] && typeof value[k] === 'object') cleanCanvasArgs(value[k], depth + 1);
 }
 
 /** Tag name by node id, for attribute mutations (which name only the node). */
@@ -188,6 +156,9 @@ const styleText: Record<number, 1> = Object.create(null);
 function cleanAttributes(tag: string, attributes: Json): void {
   if (!attributes || typeof attributes !== 'object') return;
   if (haveCapturedAssets()) useCaptured(tag, attributes, pageBase);
+  // Before the loop, which may drop a link's href.
+  const sheetBase =
+    tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase;
   for (const name in attributes) {
     if (!Object.hasOwn(attributes, name)) continue;
     if (dropAttribute(tag, name, attributes[name])) {
@@ -195,11 +166,7 @@ function cleanAttributes(tag: string, attributes: Json): void {
       if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
       else delete attributes[name];
     } else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
-    else if (name === '_cssText')
-      attributes[name] = cleanCss(
-        attributes[name],
-        tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase,
-      );
+    else if (name === '_cssText') continue;
     else if (attributes[name] && typeof attributes[name] === 'object') {
       // A style attribute recorded as a diff: { property: value | [value, priority] }.
       for (const prop in attributes[name]) {
@@ -209,6 +176,8 @@ function cleanAttributes(tag: string, attributes: Json): void {
       }
     }
   }
+  // rrweb's copy of a stylesheet (or the captured one useCaptured put there): CSS relative to the link's URL.
+  if (Object.hasOwn(attributes, '_cssText')) attributes._cssText = cleanCss(attributes._cssText, sheetBase);
 }
 
 function cleanNode(node: Json): void {
