@@ -45,6 +45,36 @@ const DOCUMENT_TAGS: Record<string, 1> = {
   fencedframe: 1,
 };
 
+/**
+ * Attributes whose value is read as CSS and may name a URL, on every element (an HTML element ignores them): the SVG
+ * presentation attributes of the properties whose grammar takes a `<url>` (SVG 2 §6.6 "Presentation attributes";
+ * `clip-path` and `mask` from CSS Masking 1, `filter` from Filter Effects 1, `cursor` from CSS UI 4, `fill` and
+ * `stroke` from SVG 2 §13 (paint), the markers from SVG 2 §13.7; `marker`, a shorthand, is no presentation attribute
+ * but cleaned alike).
+ */
+const CSS_VALUED: Record<string, 1> = {
+  'clip-path': 1,
+  cursor: 1,
+  fill: 1,
+  filter: 1,
+  marker: 1,
+  'marker-start': 1,
+  'marker-mid': 1,
+  'marker-end': 1,
+  mask: 1,
+  stroke: 1,
+};
+/**
+ * What an SVG animation (`<set>`, `<animate>`, `<animateMotion>`, …; SVG 2 §19, SMIL Animation §3.2) sets its
+ * attribute to: cleaned as CSS (`url()`), and dropped when it names a URL by a scheme (`http:`, `javascript:`).
+ */
+const ANIMATION_VALUES: Record<string, 1> = { to: 1, from: 1, by: 1, values: 1 };
+
+/** Whether one of an animation's `;`-separated values starts with a URL scheme, or holds `//`. */
+function namesUrl(value: string): boolean {
+  return /(^|;)\s*[a-z][a-z0-9+.-]*:/i.test(value) || value.indexOf('//') >= 0;
+}
+
 /** rrweb's serialized node types (NodeType) the sanitizer looks at. */
 const ELEMENT_NODE = 2;
 const TEXT_NODE = 3;
@@ -88,9 +118,23 @@ function srcsetUrls(value: string): string[] {
   return urls;
 }
 
+/**
+ * Whether an animation (`attributeName`) may not change the attribute it names: one that holds a URL or a script,
+ * `style`, or a name with a namespace prefix (`xlink:href`). Dropped, so that `to`/`values` (cleaned as CSS) never
+ * reach such an attribute, in whatever order the recording sets them.
+ */
+function unsafeToAnimate(value: unknown): boolean {
+  const n = String(value).trim().toLowerCase();
+  return n === 'style' || n === 'attributename' || n.indexOf(':') >= 0 || dropAttribute('', n, 'http://x/');
+}
+
 function dropAttribute(tag: string, name: string, value: unknown): boolean {
   const n = String(name).toLowerCase();
-  if (n.slice(0, 2) === 'on' || n === 'srcdoc' || n === 'rr_src') return true;
+  // `attributionsrc` (Attribution Reporting) is a URL fetched in the background.
+  if (n.slice(0, 2) === 'on' || n === 'srcdoc' || n === 'rr_src' || n === 'attributionsrc') return true;
+  if (n === 'attributename' && unsafeToAnimate(value)) return true;
+  // `<use>` renders the document its href names: only a fragment of this one.
+  if (tag === 'use' && (n === 'href' || n === 'xlink:href') && !/^\s*#/.test(String(value))) return true;
   // An element of unknown tag (an attribute mutation of a node never seen) may be any of them.
   if (
     (DOCUMENT_TAGS[tag] || !tag) &&
@@ -161,12 +205,17 @@ function cleanAttributes(tag: string, attributes: Json): void {
     tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase;
   for (const name in attributes) {
     if (!Object.hasOwn(attributes, name)) continue;
+    // HTML attribute names are case-insensitive (`STYLE` is style): read lower-cased.
+    const n = name.toLowerCase();
     if (dropAttribute(tag, name, attributes[name])) {
       // A link keeps its look (browsers style only <a>/<area> with an href): the replay is inert, '#' goes nowhere.
-      if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
+      if (n === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
       else delete attributes[name];
-    } else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
-    else if (name === '_cssText') continue;
+    } else if (ANIMATION_VALUES[n] && typeof attributes[name] === 'string' && namesUrl(attributes[name]))
+      delete attributes[name];
+    else if ((n === 'style' || CSS_VALUED[n] || ANIMATION_VALUES[n]) && typeof attributes[name] === 'string')
+      attributes[name] = cleanCss(attributes[name]);
+    else if (n === '_csstext') continue;
     else if (attributes[name] && typeof attributes[name] === 'object') {
       // A style attribute recorded as a diff: { property: value | [value, priority] }.
       for (const prop in attributes[name]) {
@@ -177,7 +226,9 @@ function cleanAttributes(tag: string, attributes: Json): void {
     }
   }
   // rrweb's copy of a stylesheet (or the captured one useCaptured put there): CSS relative to the link's URL.
-  if (Object.hasOwn(attributes, '_cssText')) attributes._cssText = cleanCss(attributes._cssText, sheetBase);
+  for (const name in attributes)
+    if (Object.hasOwn(attributes, name) && name.toLowerCase() === '_csstext')
+      attributes[name] = cleanCss(attributes[name], sheetBase);
 }
 
 function cleanNode(node: Json): void {
