@@ -10,11 +10,13 @@ import {
   parseVideoTime,
   renderVideo,
   VIDEO_DEFAULTS,
+  VideoError,
   type VideoProgress,
   type VideoSource,
 } from '../../../src/video/index.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../../src/cli/flags.js';
 import type { CliContext, Invocation } from '../context.js';
-import { addS3AccessFlags, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { addS3AccessFlags, durationFlag, s3ReadOptions, type S3ReadFlags } from '../flags.js';
 
 interface VideoFlags extends S3ReadFlags {
   out: string;
@@ -26,6 +28,8 @@ interface VideoFlags extends S3ReadFlags {
   from?: string;
   to?: string;
   browser?: string;
+  maxLength?: string;
+  maxEventSize?: string;
 }
 
 function positiveNumber(name: string): (v: string) => number {
@@ -82,8 +86,27 @@ export function register(program: Command): Command {
       .option(
         '--browser <path>',
         `the Chromium executable to render with (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`,
+      )
+      .option(
+        '--max-length <duration>',
+        `the longest video to make, e.g. 2h (default ${VIDEO_DEFAULTS.maxLengthMs / 3_600_000}h)`,
+      )
+      .option(
+        '--max-event-size <size>',
+        `the largest event to render, e.g. 64MiB (default ${formatByteSize(VIDEO_DEFAULTS.maxEventBytes)}: a browser plays less than an export writes)`,
       ),
   );
+}
+
+/** `--max-event-size` of `video`, in bytes. */
+function eventSizeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseByteSize(value);
+  } catch (err) {
+    if (err instanceof ByteSizeError) throw new VideoError('VIDEO_BAD_OPTION', `--max-event-size: ${err.message}`);
+    throw err;
+  }
 }
 
 export async function run(opts: Invocation<VideoFlags>, context: CliContext): Promise<number> {
@@ -114,6 +137,8 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
       from,
       to,
       browser: opts.browser,
+      maxLengthMs: durationFlag('--max-length', opts.maxLength),
+      maxEventBytes: eventSizeOf(opts.maxEventSize),
       env: context.env,
       onProgress,
       signal: context.signal,
@@ -122,7 +147,8 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
     if (context.globals.quiet !== true) {
       context.stderr.write(
         `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
-          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          `${result.skippedEvents > 0 ? `; ${result.skippedEvents} events the player could not apply were skipped` : ''}\n`,
       );
     }
     context.stdout.write(`${result.file}\n`);
