@@ -14,6 +14,7 @@
  * own run on RE2 (`re2js`), whose matching is linear in the text for every pattern: a pattern that would backtrack
  * catastrophically on a backtracking engine costs the same as any other.
  */
+import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { RedactionPolicyError } from './errors.js';
@@ -216,7 +217,6 @@ function escapedByte(text: string, i: number): number {
 
 /** Escaped bytes decoded at once, at most: a longer run of escapes is decoded in pieces, cut between characters. */
 const DECODE_CHUNK = 1 << 16;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Where the percent-decoded view of a text comes from, piece by piece, in order. */
 interface PercentVisitor {
@@ -234,16 +234,11 @@ function decodeRun(text: string, from: number, to: number, visit: PercentVisitor
     // Cut before a character's first byte (not inside one): back over continuation bytes (10xxxxxx), at most three.
     for (let back = 0; end < to && back < 4 && (escapedByte(text, end) & 0xc0) === 0x80; back++) end -= 3;
     if (end <= k) end = Math.min(to, k + 3 * DECODE_CHUNK);
-    const bytes = new Uint8Array((end - k) / 3);
+    const bytes = Buffer.allocUnsafe((end - k) / 3);
     for (let b = 0; b < bytes.length; b++) bytes[b] = escapedByte(text, k + 3 * b);
-    let chars: string | undefined;
-    try {
-      chars = strictUtf8.decode(bytes);
-    } catch {
-      chars = undefined; // not UTF-8: kept as its escapes
-    }
-    if (chars === undefined) visit.literal(k, end);
-    else visit.decoded(k, end, chars);
+    // Not UTF-8: kept as its escapes.
+    if (isUtf8(bytes)) visit.decoded(k, end, bytes.toString('utf8'));
+    else visit.literal(k, end);
     k = end;
   }
 }
@@ -428,14 +423,8 @@ function markBase64(
     // Node's base64 decoder takes both alphabets (standard and URL-safe).
     const bytes = Buffer.from(part, 'base64');
     if (bytes.length === 0) continue;
-    let view: string;
-    let valid = true;
-    try {
-      view = strictUtf8.decode(bytes);
-    } catch {
-      valid = false;
-      view = bytes.toString('latin1');
-    }
+    const valid = isUtf8(bytes);
+    const view = bytes.toString(valid ? 'utf8' : 'latin1');
     meter.steps += part.length;
     ranges.length = 0;
     findMatches(patterns, view, ranges, meter);
