@@ -71,12 +71,22 @@ const mutation = (data: Record<string, unknown>, timestamp: number): Ev => ({
 
 /** The recording: a page whose body holds every vector, then every vector added again, then set by attributes. */
 function recording(t0: number): Ev[] {
+  // Besides the vectors, a local reference that must stay: a gradient by fragment (`url(#g)` loads nothing).
+  const kept = serialize({
+    tagName: 'svg',
+    isSVG: true,
+    attributes: { width: '40', height: '40' },
+    childNodes: [
+      { tagName: 'linearGradient', isSVG: true, attributes: { id: 'g' } },
+      { tagName: 'rect', isSVG: true, attributes: { id: 'keep-fill', width: '40', height: '40', fill: 'url(#g)' } },
+    ],
+  });
   const body = {
     type: 2,
     id: 5,
     tagName: 'body',
     attributes: {},
-    childNodes: VECTORS.map((v) => serialize(v.element(url('snapshot')))),
+    childNodes: [kept, ...VECTORS.map((v) => serialize(v.element(url('snapshot'))))],
   };
   const html = {
     type: 2,
@@ -118,7 +128,7 @@ afterAll(async () => {
 });
 
 /** Plays `file` to its end; the paths it requested, and those of the URLs the rebuilt document still holds. */
-async function play(file: string): Promise<{ requests: string[]; kept: string[] }> {
+async function play(file: string): Promise<{ requests: string[]; kept: string[]; localFill: string | null }> {
   requested.length = 0;
   const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
   const page = await context.newPage();
@@ -131,13 +141,16 @@ async function play(file: string): Promise<{ requests: string[]; kept: string[] 
   });
   // The animations (1 s) end and what they load is asked for; then the document is read.
   await page.waitForTimeout(2500);
-  const html = await page.evaluate(() => {
-    const frame = document.querySelector('#stage iframe') as HTMLIFrameElement;
-    return frame.contentDocument?.documentElement.outerHTML ?? '';
+  const { html, localFill } = await page.evaluate(() => {
+    const doc = (document.querySelector('#stage iframe') as HTMLIFrameElement).contentDocument;
+    return {
+      html: doc?.documentElement.outerHTML ?? '',
+      localFill: doc?.getElementById('keep-fill')?.getAttribute('fill') ?? null,
+    };
   });
   await context.close();
   const kept = [...html.matchAll(/127\.0\.0\.1:\d+(\/[a-z]+\/[a-z-]+)/g)].map((m) => m[1]!);
-  return { requests: [...new Set(requested)], kept: [...new Set(kept)] };
+  return { requests: [...new Set(requested)], kept: [...new Set(kept)], localFill };
 }
 
 describe('each player defence complete alone, over every attribute that fetches or runs', () => {
@@ -151,6 +164,8 @@ describe('each player defence complete alone, over every attribute that fetches 
     const r = await play(pages.sanitizerAlone);
     expect(r.requests).toEqual([]);
     expect(r.kept).toEqual([]);
+    // A reference to an element of the replay's own document stays (its gradient is drawn).
+    expect(r.localFill).toMatch(/^url\("?#g"?\)$/);
   }, 60_000);
 
   it('the CSP alone (no sanitizer): nothing reaches the server', async () => {

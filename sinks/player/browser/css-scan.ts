@@ -333,12 +333,17 @@ export interface CssRewrite {
   url(value: string | undefined): string | null;
   /** An `@import` of `value`: the CSS to write instead ('' to remove it). */
   atImport(value: string | undefined): string;
+  /**
+   * Whether other text may follow this one in the browser (a `<style>`'s texts, joined): then a comment ends it too,
+   * unless its last character ends a token (default true). A value read on its own (an SVG attribute's) needs none.
+   */
+  joined?: boolean;
 }
 
 /**
  * `css` with every URL it names replaced as `rewrite` says, in one pass; closed at its end (a comment, string or
- * escape left open is closed, and a comment ends it unless its last character ends a token), so that what the
- * browser reads after it — the next text of the same `<style>` — is read as the scan read it.
+ * escape left open is closed, and, `joined`, a comment ends it unless its last character ends a token), so that what
+ * the browser reads after it — the next text of the same `<style>` — is read as the scan read it.
  */
 export function rewriteCssUrls(css: string, rewrite: CssRewrite, meter?: CssMeter): string {
   const out: string[] = [];
@@ -369,6 +374,7 @@ export function rewriteCssUrls(css: string, rewrite: CssRewrite, meter?: CssMete
   const text = out.join('');
   // A backslash left at the end would escape the next text's first character: it escapes a space instead.
   if (danglingBackslash(text)) return `${text} /**/`;
+  if (rewrite.joined === false) return text;
   return text === '' || endsToken(text.charCodeAt(text.length - 1)) ? text : `${text}/**/`;
 }
 

@@ -179,6 +179,22 @@ function cleanCssText(css: string, base: string | null | undefined, depth: numbe
   });
 }
 
+/**
+ * An SVG presentation attribute or animation value, read as CSS on its own: cleaned as CSS, but a fragment-only
+ * `url(#id)` is kept — a reference to an element of the same document (a gradient, a clip path, a filter: CSS Values
+ * 4 §4.5.1), which loads nothing.
+ */
+function cleanSvgValue(value: string): string {
+  return rewriteCssUrls(value, {
+    url(v) {
+      if (v === undefined) return null;
+      return /^\s*#/.test(v) || localUrl(v) ? v : capturedHref(v, pageBase);
+    },
+    atImport: () => '',
+    joined: false,
+  });
+}
+
 /** `cleanCssText` of a value that may not be a string (left as it is). */
 function cleanCss(text: Json, base?: string | null): Json {
   return typeof text === 'string' ? cleanCssText(text, base || pageBase, 0) : text;
@@ -213,8 +229,9 @@ function cleanAttributes(tag: string, attributes: Json): void {
       else delete attributes[name];
     } else if (ANIMATION_VALUES[n] && typeof attributes[name] === 'string' && namesUrl(attributes[name]))
       delete attributes[name];
-    else if ((n === 'style' || CSS_VALUED[n] || ANIMATION_VALUES[n]) && typeof attributes[name] === 'string')
-      attributes[name] = cleanCss(attributes[name]);
+    else if ((CSS_VALUED[n] || ANIMATION_VALUES[n]) && typeof attributes[name] === 'string')
+      attributes[name] = cleanSvgValue(attributes[name]);
+    else if (n === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
     else if (n === '_csstext') continue;
     else if (attributes[name] && typeof attributes[name] === 'object') {
       // A style attribute recorded as a diff: { property: value | [value, priority] }.
