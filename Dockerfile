@@ -1,6 +1,6 @@
 # replay-export: nightly archive / one-off export image, tagged with package.json's version:
 #   docker build -t replay-export:$(node -p "require('./package.json').version") .
-#   docker run --rm -e PLATFORM_API_KEY -e PLATFORM_SECRET_KEY replay-export:0.1.0 archive --out s3://bucket/prefix
+#   docker run --rm -e PLATFORM_API_KEY -e PLATFORM_SECRET_KEY replay-export:0.2.0 archive --out s3://bucket/prefix
 # Base: Node 24, an LTS line maintained until April 2028 (Node 20 left maintenance on 2026-04-30; the AWS SDK's
 # releases after January 2027 need Node >= 22).
 # Build stage: full dependencies (TypeScript) and the compiled dist/.
