@@ -177,6 +177,11 @@ beforeAll(async () => {
     );
   }
   await writeFile(join(project, 'cjs', 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  const node20 = { ...compilerOptions, module: 'Node20', moduleResolution: 'Node16', noEmit: true };
+  await writeFile(
+    join(project, 'cjs', 'tsconfig.node20.json'),
+    JSON.stringify({ compilerOptions: node20, include: ['*.ts'] }),
+  );
   sandbox = await startSandbox({});
 }, 600_000);
 
@@ -219,9 +224,10 @@ describe('a default install', () => {
     expect(installLog).not.toMatch(/install-scripts|prepare/);
   });
 
-  test('types resolve under moduleResolution node10 and from a CommonJS project on module nodenext', async () => {
+  test('types resolve under moduleResolution node10 and from a CommonJS project on module nodenext or node20', async () => {
     expect(await typeCheck('node10/tsconfig.json'), 'node10').toBe('');
     expect(await typeCheck('cjs/tsconfig.json'), 'CommonJS, nodenext').toBe('');
+    expect(await typeCheck('cjs/tsconfig.node20.json'), 'CommonJS, node20').toBe('');
     // The CommonJS build runs: its require() of each entry loads the ES modules (require(esm)).
     const out = (
       await run(process.execPath, ['-e', "console.log(require('./cjs/out/entries.js').all.length)"], {
