@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { main } from '../../bin/cli/program.js';
@@ -15,14 +16,18 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Environment without any PLATFORM_* variable of the developer's shell, plus `extra`. */
+/**
+ * Environment without any PLATFORM_* variable of the developer's shell, nor their profile store (XDG_CONFIG_HOME is
+ * a folder that does not exist), plus `extra`.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  const env: NodeJS.ProcessEnv = { XDG_CONFIG_HOME: join(tmpdir(), 'replay-export-tests-no-config') };
   for (const [k, v] of Object.entries(process.env)) {
     if (
       !k.startsWith('PLATFORM_') &&
       !k.startsWith('REPLAY_EXPORT_') &&
       k !== 'JOB_COMPLETION_INDEX' &&
+      k !== 'XDG_CONFIG_HOME' &&
       k !== 'AWS_BATCH_JOB_ARRAY_INDEX'
     )
       env[k] = v;

@@ -319,7 +319,7 @@ describe('shell completion', () => {
     expect(complete(script, ['replay-export', 'sandbox', '--'])).toEqual(
       expect.arrayContaining(['--latency', '--faults', '--port']),
     );
-    expect(complete(script, ['replay-export', 'completion', ''])).toEqual(['bash', 'zsh']);
+    expect(complete(script, ['replay-export', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     expect(complete(script, ['replay-export', 'list', '--dry'])).toEqual([]);
   });
 
@@ -334,6 +334,6 @@ describe('shell completion', () => {
       .filter((l) => !l.startsWith('autoload'))
       .join('\n');
     expect(complete(fn, ['replay-export', 'arch'])).toEqual(['archive']);
-    expect((await runCli(['completion', 'fish'], cleanEnv())).code).toBe(2);
+    expect((await runCli(['completion', 'tcsh'], cleanEnv())).code).toBe(2);
   });
 });
