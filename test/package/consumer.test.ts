@@ -271,8 +271,33 @@ describe('the installed tarball', () => {
     for (const e of examples) await expectRuns(e.name, process.execPath, [join('out', `${e.name}.js`)], env);
   }, 600_000);
 
-  test("the README's sandbox commands run with the installed bin through npx", async () => {
-    expect(shellExamples.length).toBeGreaterThanOrEqual(2);
+  // Before the shell examples: docs/VIDEO.md's run with the packages this test installs as the message says.
+  test('`video` without its packages names them and the command; run as printed, it brings them and video renders', async () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'),
+    );
+    const id = 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251';
+    await run('npx', ['replay-export', '--sandbox', 'export', id, '--out', 'one.json'], { cwd: project, env });
+    const video = ['replay-export', 'video', 'one.json', '--out', 'one.mp4', '--to', '1s'];
+    const refused = await run('npx', video, { cwd: project, env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused.code).toBe(2);
+    const { peerDependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as PackageJson;
+    const install = /: (npm install .*?) {3}\(in (.+)\)$/m.exec(refused.stderr);
+    expect(install, refused.stderr).not.toBeNull();
+    expect(install![2]).toBe(project);
+    for (const name of VIDEO_PACKAGES) expect(install![1]).toContain(`${name}@${peerDependencies[name]}`);
+    await run('bash', ['-c', `${install![1]} --prefer-offline --no-audit --no-fund`], { cwd: project });
+    await run('npx', video, { cwd: project, env });
+    const mp4 = await readFile(join(project, 'one.mp4'));
+    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
+  }, 300_000);
+
+  test("the README's and docs' sandbox commands run with the installed bin through npx", async () => {
+    expect(shellExamples.length).toBeGreaterThanOrEqual(3);
+    expect(shellExamples.map((e) => e.code).join('\n')).toMatch(/^npx replay-export --sandbox video /m);
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_')));
     for (const e of shellExamples) await expectRuns(e.name, 'bash', ['-euo', 'pipefail', '-c', e.code], env);
   }, 300_000);
@@ -329,28 +354,5 @@ describe('the installed tarball', () => {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 300_000);
-
-  test('`video` without its packages names them and the command; run as printed, it brings them and video renders', async () => {
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'),
-    );
-    const id = 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251';
-    await run('npx', ['replay-export', '--sandbox', 'export', id, '--out', 'one.json'], { cwd: project, env });
-    const video = ['replay-export', 'video', 'one.json', '--out', 'one.mp4', '--to', '1s'];
-    const refused = await run('npx', video, { cwd: project, env }).then(
-      () => ({ code: 0, stderr: '' }),
-      (err: { code: number; stderr: string }) => err,
-    );
-    expect(refused.code).toBe(2);
-    const { peerDependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as PackageJson;
-    const install = /: (npm install .*?) {3}\(in (.+)\)$/m.exec(refused.stderr);
-    expect(install, refused.stderr).not.toBeNull();
-    expect(install![2]).toBe(project);
-    for (const name of VIDEO_PACKAGES) expect(install![1]).toContain(`${name}@${peerDependencies[name]}`);
-    await run('bash', ['-c', `${install![1]} --prefer-offline --no-audit --no-fund`], { cwd: project });
-    await run('npx', video, { cwd: project, env });
-    const mp4 = await readFile(join(project, 'one.mp4'));
-    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
   }, 300_000);
 });
