@@ -140,7 +140,8 @@ describe('the image', () => {
     const dockerfile = await read('Dockerfile');
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:(22|24)-slim@sha256:[0-9a-f]{64}$/m);
     const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
-    expect(bases).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}']);
+    expect(bases.length).toBeGreaterThanOrEqual(2);
+    for (const base of bases) expect(base).toBe('${NODE_IMAGE}');
   });
 
   test("a numeric user, the CronJob's uid; tini as PID 1", async () => {
