@@ -6,7 +6,7 @@
  * version range of package.json's `peerDependencies`.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { packageRoot } from './package-root.js';
 
 /** The packages a video needs: the muxer, the browser's driver, and the browser unless one is named. */
@@ -39,24 +39,24 @@ function peerRanges(root: string): Record<string, string> {
 }
 
 /**
- * The command that installs `names` beside this copy of replay-export: `npx -p …` when npx runs it, `npm install -g`
- * when it is a global install (a `node_modules` folder with no project above it), else `npm install` in its project.
+ * The command that installs `names` beside this copy of replay-export: `npx -p …` when npx runs it; else, when it is
+ * inside a `node_modules` folder, `npm install` in the project that folder belongs to (the folder above the outermost
+ * `node_modules`, pnpm's `.pnpm/` store included), or `npm install -g` when no project is there (a global install);
+ * from a clone, `npm install`.
  */
 export function installCommand(names: readonly string[], root: string = packageRoot()): string {
   const peers = peerRanges(root);
-  const specs = names.map((name) => withRange(name, peers));
   // A range such as ^1.65.1 is quoted: `^` and `~` mean something to some shells.
-  const quoted = specs.map((s) => (/^[\w@./=-]+$/.test(s) ? s : `'${s}'`));
-  if (root.split(sep).includes('_npx')) {
+  const quoted = names.map((name) => withRange(name, peers)).map((s) => (/^[\w@./=-]+$/.test(s) ? s : `'${s}'`));
+  const parts = root.split(sep);
+  if (parts.includes('_npx')) {
     return `npx ${['replay-export', ...quoted].map((s) => `-p ${s}`).join(' ')} replay-export …`;
   }
-  const modules = dirname(root);
-  if (basename(modules) === 'node_modules') {
-    const project = dirname(modules);
-    if (!existsSync(join(project, 'package.json'))) return `npm install -g ${quoted.join(' ')}`;
-    return `npm install ${quoted.join(' ')}   (in ${project})`;
-  }
-  return `npm install ${quoted.join(' ')}`;
+  const outer = parts.indexOf('node_modules');
+  if (outer < 0) return `npm install ${quoted.join(' ')}`;
+  const project = parts.slice(0, outer).join(sep) || sep;
+  if (!existsSync(join(project, 'package.json'))) return `npm install -g ${quoted.join(' ')}`;
+  return `npm install ${quoted.join(' ')}   (in ${project})`;
 }
 
 /** Why a video cannot be made with `missing` packages, and what to run: one sentence, every package named. */
