@@ -3,12 +3,33 @@
  * folder under XDG_CONFIG_HOME, keys never printed, and the profile as a source below the environment and the flags,
  * against a real sandbox.
  */
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { tempDir } from '../pipeline/helpers.js';
-import { cleanEnv, runCliInProcess } from './cli-helpers.js';
+import { CLI, cleanEnv, runCliInProcess } from './cli-helpers.js';
+
+/**
+ * `auth login` on a terminal (util-linux `script`), typing each answer when its question shows; everything the
+ * terminal showed, and the exit code.
+ */
+function loginOnTerminal(env: NodeJS.ProcessEnv, answers: string[]): Promise<{ code: number | null; output: string }> {
+  const command = `exec ${[process.execPath, CLI, 'auth', 'login', '--profile', 'tty'].map((a) => `'${a}'`).join(' ')}`;
+  const child = spawn('script', ['-qefc', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const questions = ['API key: ', 'Secret key: '];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+    while (questions.length > 0 && output.includes(questions[0]!)) {
+      output = output.replace(questions.shift()!, `<asked ${2 - questions.length}>`);
+      child.stdin.write(`${answers.shift()}\r`);
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
 
 let sandbox: Sandbox;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -50,6 +71,19 @@ describe('auth login, status, logout', () => {
     for (const out of [login, named, status]) {
       for (const secret of [apiKey, secretKey, 'k2', 's2']) expect(out.stdout + out.stderr).not.toContain(secret);
     }
+  });
+
+  test('on a terminal, login asks for each key and echoes neither', async () => {
+    const env = cleanEnv({ XDG_CONFIG_HOME: config });
+    const { code, output } = await loginOnTerminal(env, ['tty-api-key-1', 'tty-secret-key-2']);
+    expect(code, output).toBe(0);
+    expect(output).toContain('<asked 1>');
+    expect(output).toContain('<asked 2>');
+    expect(output).toContain('saved profile tty (api key, secret key)');
+    expect(output).not.toMatch(/tty-api-key-1|tty-secret-key-2/);
+    const stored = JSON.parse(await readFile(store, 'utf8')) as { profiles: Record<string, unknown> };
+    expect(stored.profiles.tty).toEqual({ api_key: 'tty-api-key-1', secret_key: 'tty-secret-key-2' });
+    expect((await cli(['auth', 'logout', '--profile', 'tty'])).code).toBe(0);
   });
 
   test('a command takes the profile: flag, then environment, then profile, then defaults', async () => {
