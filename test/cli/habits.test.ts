@@ -28,10 +28,10 @@ afterAll(async () => {
 
 describe('a missing file is named as missing', () => {
   test.each([
-    [['video', './typo.json', '--out', 'x.mp4'], './typo.json: no such file'],
-    [['video', 'typo.ndjson.gz', '-o', 'x.mp4'], 'typo.ndjson.gz: no such file'],
-    [['export', './typo.json', '--out', 'x'], './typo.json: no such file'],
-    [['list', '--replay', '../elsewhere/r.json'], '../elsewhere/r.json: no such file'],
+    [['video', './typo.json', '--out', 'x.mp4'], '"./typo.json": no such file'],
+    [['video', 'typo.ndjson.gz', '-o', 'x.mp4'], '"typo.ndjson.gz": no such file'],
+    [['export', './typo.json', '--out', 'x'], '"./typo.json": no such file'],
+    [['list', '--replay', '../elsewhere/r.json'], '"../elsewhere/r.json": no such file'],
   ])('%j: exit 2 about the file, before any request', async (args, message) => {
     const res = await runCli(args, cleanEnv());
     expect(res.code, res.stderr).toBe(2);
@@ -41,11 +41,11 @@ describe('a missing file is named as missing', () => {
 
   test('a folder given as the file, and a file given where ids go, are said to be so', async () => {
     const video = await runCli(['video', work.dir, '-o', 'x.mp4'], cleanEnv());
-    expect([video.code, video.stderr]).toEqual([2, expect.stringContaining(`${work.dir}: not a file`)]);
+    expect([video.code, video.stderr]).toEqual([2, expect.stringContaining(`"${work.dir}": not a file`)]);
     const file = join(work.dir, 'events.json');
     await writeFile(file, '[]');
     const exported = await runCli(['export', file, '-o', work.dir], cleanEnv());
-    expect([exported.code, exported.stderr]).toEqual([2, expect.stringContaining(`${file}: a file, not a replay id`)]);
+    expect([exported.code, exported.stderr]).toEqual([2, expect.stringContaining(`"${file}": a file, not a replay id`)]);
   });
 });
 
