@@ -7,7 +7,10 @@ import { exitCodeOf } from '../../src/cli/base.js';
 import { ConfigError } from '../../src/cli/flags.js';
 import type { Reporter } from './reporter.js';
 
-/** The error as the user should read it: the AWS SDK's missing region is a usage error naming the flag. */
+/**
+ * A mistake a system or SDK reports in its own words, as the usage error it is (exit 2), naming what to give: the
+ * AWS SDK's "Region is missing" (an S3 target on AWS with no region configured).
+ */
 export function usageOf(err: unknown): unknown {
   if (err instanceof Error && /\bRegion is missing\b/.test(err.message)) {
     return new ConfigError(

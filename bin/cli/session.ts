@@ -6,10 +6,6 @@ import { durationFlag, usage } from './flags.js';
 import { STATUS_EVERY } from './global-flags.js';
 import { Reporter, type LogFormat } from './reporter.js';
 
-/**
- * A mistake a system or SDK reports in its own words, as the usage error it is (exit 2), naming what to give: the
- * AWS SDK's "Region is missing" (an S3 target on AWS with no region configured).
- */
 /** Said on an interrupt once a command that resumes has started its work. */
 const RESUME = 'interrupted — run the same command again to resume';
 

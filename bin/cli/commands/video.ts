@@ -4,12 +4,14 @@
  * (through the command's run). A progress line on a terminal, the written file's path on stdout.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../../src/cli/video.js';
 import {
   BROWSER_ENV,
   isEventsFile,
   parseVideoTime,
   renderVideo,
   VIDEO_DEFAULTS,
+  VideoError,
   type VideoProgress,
   type VideoSource,
 } from '../../../src/video/index.js';
@@ -95,6 +97,11 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
   if (opts.archive === undefined && !file && looksLikeFile(replay)) {
     throw fileArgError(replay, 'video takes an exported events file or a replay id, device_id/session_id');
   }
+  // The packages, before the replay is fetched: a missing one is said at once, with the command that installs it.
+  const missing = missingPackages(
+    videoPackages((opts.browser ?? (context.env[BROWSER_ENV] || undefined)) !== undefined),
+  );
+  if (missing.length > 0) throw new VideoError('VIDEO_NO_BROWSER', missingPackagesMessage(missing));
   const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
   try {
     let source: VideoSource;
