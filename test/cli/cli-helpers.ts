@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -165,4 +165,12 @@ export async function targetAndVictim(dir: string): Promise<{ out: string; outsi
   const victim = join(outside, 'victim');
   await writeFile(victim, VICTIM_TEXT);
   return { out, outside, victim };
+}
+
+/** The completions bash offers for `words` typed (the last one being completed), `script` sourced, in `cwd`. */
+export function bashCompletions(script: string, words: string[], cwd: string): string[] {
+  const body = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _replay_export_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const res = spawnSync('bash', ['-c', body], { encoding: 'utf8', cwd });
+  if (res.status !== 0) throw new Error(`bash completion failed: ${res.stderr}`);
+  return res.stdout.split('\n').filter((l) => l !== '');
 }

@@ -15,7 +15,7 @@ import type { ArchiveEvent } from '../../src/pipeline/archive.js';
 import { packageVersion } from '../../src/util/package-root.js';
 import { tempDir } from '../pipeline/helpers.js';
 import { line } from '../sinks/helpers/entries.js';
-import { cleanEnv, runCli } from './cli-helpers.js';
+import { bashCompletions, cleanEnv, runCli } from './cli-helpers.js';
 
 const ID = 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251';
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -45,7 +45,10 @@ describe('a missing file is named as missing', () => {
     const file = join(work.dir, 'events.json');
     await writeFile(file, '[]');
     const exported = await runCli(['export', file, '-o', work.dir], cleanEnv());
-    expect([exported.code, exported.stderr]).toEqual([2, expect.stringContaining(`"${file}": a file, not a replay id`)]);
+    expect([exported.code, exported.stderr]).toEqual([
+      2,
+      expect.stringContaining(`"${file}": a file, not a replay id`),
+    ]);
   });
 });
 
@@ -103,13 +106,7 @@ describe('a run stopped part-way', () => {
 });
 
 describe('completion', () => {
-  /** What bash offers for the words typed (the last being completed), with the script sourced. */
-  function bash(script: string, words: string[]): string[] {
-    const body = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _replay_export_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const res = spawnSync('bash', ['-c', body], { encoding: 'utf8', cwd: work.dir });
-    expect(res.status, res.stderr).toBe(0);
-    return res.stdout.split('\n').filter((l) => l !== '');
-  }
+  const bash = (script: string, words: string[]): string[] => bashCompletions(script, words, work.dir);
 
   test("bash completes api's operation names and auth's actions", async () => {
     const script = (await runCli(['completion', 'bash'], cleanEnv())).stdout;
