@@ -34,17 +34,24 @@ export function register(program: Command): Command {
     .option('--management-key <key>', 'login: also store the management key (experiments and flags: api)');
 }
 
-/** One line from a terminal, not echoed. */
-async function askHidden(question: string, context: CliContext): Promise<string> {
+/**
+ * Lines from a terminal, not echoed: one interface for all the questions, made before the first is shown, so that the
+ * terminal is out of its echoing mode before anything can be typed.
+ */
+async function askHidden(questions: readonly string[], context: CliContext): Promise<string[]> {
   const { createInterface } = await import('node:readline');
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
-  context.stderr.write(question);
   const rl = createInterface({ input: context.stdin, output: silent, terminal: true });
   try {
-    return await new Promise<string>((resolve) => rl.question('', resolve));
+    const answers: string[] = [];
+    for (const question of questions) {
+      context.stderr.write(question);
+      answers.push(await new Promise<string>((resolve) => rl.question('', resolve)));
+      context.stderr.write('\n');
+    }
+    return answers;
   } finally {
     rl.close();
-    context.stderr.write('\n');
   }
 }
 
@@ -56,7 +63,8 @@ async function keysOf(context: CliContext): Promise<[string, string]> {
   const [apiKey, secretKey] = [fromLine('apiKey'), fromLine('secretKey')];
   if (apiKey !== undefined && secretKey !== undefined) return [apiKey, secretKey];
   if ((context.stdin as { isTTY?: boolean }).isTTY === true) {
-    return [await askHidden('API key: ', context), await askHidden('Secret key: ', context)];
+    const [api, secret] = await askHidden(['API key: ', 'Secret key: '], context);
+    return [api ?? '', secret ?? ''];
   }
   let text = '';
   for await (const chunk of context.stdin) text += chunk.toString();
