@@ -4,6 +4,7 @@
  * (through the command's run). A progress line on a terminal, the written file's path on stdout.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../../src/cli/video.js';
 import {
   BROWSER_ENV,
   isEventsFile,
@@ -17,6 +18,7 @@ import {
 import { ByteSizeError, formatByteSize, parseByteSize } from '../../../src/cli/flags.js';
 import type { CliContext, Invocation } from '../context.js';
 import { addS3AccessFlags, durationFlag, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { fileArgError, looksLikeFile } from '../replay-ids.js';
 
 interface VideoFlags extends S3ReadFlags {
   out: string;
@@ -60,7 +62,7 @@ export function register(program: Command): Command {
         '<replay>',
         'a replay id (on the platform, or in --archive) or an exported events file (.json, .ndjson, optionally .gz)',
       )
-      .requiredOption('--out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
+      .requiredOption('-o, --out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
       .option(
         '--archive <archive>',
         'read the replay from this archive (a folder or s3://bucket/prefix) instead of the platform',
@@ -113,12 +115,21 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
   const replay = opts.args[0]!;
   const from = opts.from !== undefined ? parseVideoTime(opts.from, '--from') : undefined;
   const to = opts.to !== undefined ? parseVideoTime(opts.to, '--to') : undefined;
+  const file = opts.archive === undefined && (await isEventsFile(replay));
+  if (opts.archive === undefined && !file && looksLikeFile(replay)) {
+    throw fileArgError(replay, 'video takes an exported events file or a replay id, device_id/session_id');
+  }
+  // The packages, before the replay is fetched: a missing one is said at once, with the command that installs it.
+  const missing = missingPackages(
+    videoPackages((opts.browser ?? (context.env[BROWSER_ENV] || undefined)) !== undefined),
+  );
+  if (missing.length > 0) throw new VideoError('VIDEO_NO_BROWSER', missingPackagesMessage(missing));
   const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
   try {
     let source: VideoSource;
     if (opts.archive !== undefined)
       source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
-    else if (await isEventsFile(replay)) source = { file: replay };
+    else if (file) source = { file: replay };
     else source = { replayId: replay, platform: { run: await cli.library() } };
     const live =
       context.globals.progress !== false &&
