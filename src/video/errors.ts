@@ -14,7 +14,7 @@ export type VideoErrorCode =
   | 'VIDEO_RENDER_FAILED'
   /** The video would be longer than `--max-length` (default 1 hour). */
   | 'VIDEO_TOO_LONG'
-  /** An event is larger than the video's `--max-event-size` (default 32 MiB). */
+  /** An event is larger than the video's `--max-event-size` (default 16 MiB). */
   | 'VIDEO_EVENT_TOO_LARGE'
   /** The player page did not load the replay in time (a recording too heavy to play). */
   | 'VIDEO_LOAD_TIMEOUT';

@@ -68,7 +68,7 @@ export interface RenderOptions {
    */
   maxLengthMs?: number | undefined;
   /**
-   * The largest event rendered, in bytes (default 32 MiB, far below an export's 256 MiB: Chromium crashed at
+   * The largest event rendered, in bytes (default 16 MiB, far below an export's 256 MiB: Chromium crashed at
    * 6.85 GB on a 200 MiB text node); a larger one fails the render (`VIDEO_EVENT_TOO_LARGE`, naming its index).
    */
   maxEventBytes?: number | undefined;
@@ -104,7 +104,7 @@ export const VIDEO_DEFAULTS = Object.freeze({
   skipInactivity: true,
   maxSize: Object.freeze({ width: 1280, height: 800 }),
   maxLengthMs: 3_600_000,
-  maxEventBytes: 32 * 1024 * 1024,
+  maxEventBytes: 16 * 1024 * 1024,
   loadTimeoutMs: 120_000,
 });
 

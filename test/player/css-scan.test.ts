@@ -73,6 +73,11 @@ describe('what the browser reads as a URL is what is cleaned', () => {
     ['@font-face{src:url(http://x/8) format("woff")}', '@font-face{src:url() format("woff")}'],
     ['a{background:url(http://x/9 bad)}', 'a{background:url()}'],
     ['a{background:src("http://x/10")}', 'a{background:src("")}'],
+    // An image-set option's type() holds a media type, not a URL: kept.
+    [
+      'a{background:image-set("http://x/11" 1x type("image/avif"))}',
+      'a{background:image-set("" 1x type("image/avif"))}',
+    ],
   ])('%j', (css, expected) => {
     const out = clean(css);
     if (expected !== '') expect(out).toBe(expected);

@@ -27,7 +27,7 @@ export function absolute(raw: unknown, base: string | null | undefined): string 
   let u: URL;
   try {
     u = base ? new URL(t, base) : new URL(t);
-  } catch (e) {
+  } catch (_e) {
     return null;
   }
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) return null;

@@ -247,6 +247,7 @@ export function scanCss(t: string, refs: CssReferences, m: CssMeter = { steps: 0
   const n = t.length;
   let depth = 0; // open parentheses (blocks and functions)
   let urlDepth = -1; // the depth inside the outermost function taking URLs (-1: not inside one)
+  let typeDepth = -1; // the depth inside an image-set option's `type()`, whose string is a media type, no URL
   let imp: OpenImport | undefined;
   const named = (value: string | undefined): void => {
     if (imp !== undefined && !imp.named) {
@@ -269,7 +270,7 @@ export function scanCss(t: string, refs: CssReferences, m: CssMeter = { steps: 0
     } else if (c === DQUOTE || c === SQUOTE) {
       const s = readString(t, i, m);
       if (imp !== undefined) named(s.value);
-      else if (urlDepth >= 0) refs.string(s.value, i, s.end, depth === urlDepth);
+      else if (urlDepth >= 0 && depth !== typeDepth) refs.string(s.value, i, s.end, depth === urlDepth);
       if (s.open !== '' && (imp !== undefined || urlDepth >= 0)) {
         if (imp !== undefined) refs.atImport(imp.url, imp.start, n);
         return '';
@@ -295,6 +296,7 @@ export function scanCss(t: string, refs: CssReferences, m: CssMeter = { steps: 0
       } else {
         depth++;
         if (urlDepth < 0 && URL_FUNCTIONS[id.name] === 1) urlDepth = depth;
+        else if (urlDepth >= 0 && typeDepth < 0 && id.name === 'type') typeDepth = depth;
         i = id.end + 1;
       }
     } else if (c === OPEN) {
@@ -303,6 +305,7 @@ export function scanCss(t: string, refs: CssReferences, m: CssMeter = { steps: 0
     } else if (c === CLOSE) {
       if (depth > 0) depth--;
       if (urlDepth > depth) urlDepth = -1;
+      if (typeDepth > depth) typeDepth = -1;
       i++;
     } else if (imp !== undefined && depth === imp.depth && (c === SEMICOLON || c === LBRACE || c === RBRACE)) {
       const end = c === SEMICOLON ? i + 1 : i;

@@ -276,7 +276,7 @@ export function sanitize(event: Json): Json {
     if (Array.isArray(data.adds)) {
       // The tags first: a text node may come before its <style> parent in the same mutation.
       for (let i = 0; i < data.adds.length; i++) {
-        const node = data.adds[i] && data.adds[i].node;
+        const node = data.adds[i]?.node;
         if (node && node.type === ELEMENT_NODE && typeof node.id === 'number')
           tagById[node.id] = String(node.tagName || '').toLowerCase();
       }
@@ -284,13 +284,12 @@ export function sanitize(event: Json): Json {
         const add = data.adds[i];
         // Under a <style>, or a parent never seen (rrweb keeps such nodes until their parent comes): read as CSS.
         if (
-          add &&
-          add.node &&
+          add?.node &&
           add.node.type === TEXT_NODE &&
           (tagById[add.parentId] === 'style' || tagById[add.parentId] === undefined)
         )
           styleText[add.node.id] = 1;
-        cleanNode(add && add.node);
+        cleanNode(add?.node);
       }
     }
     if (Array.isArray(data.texts))
@@ -314,7 +313,7 @@ export function sanitize(event: Json): Json {
     data.set.value = cleanCss(data.set.value);
   if (event.type === INCREMENTAL && data.source === SOURCE_ADOPTED_STYLE_SHEET && Array.isArray(data.styles)) {
     for (let a = 0; a < data.styles.length; a++) {
-      const rules = data.styles[a] && data.styles[a].rules;
+      const rules = data.styles[a]?.rules;
       if (Array.isArray(rules))
         for (let r = 0; r < rules.length; r++) if (rules[r]) rules[r].rule = cleanCss(rules[r].rule);
     }
