@@ -56,7 +56,7 @@ import {
 import { filesOfListedReplay, requireListed } from './replay-files.js';
 import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mapping.js';
 
-export { knownNames, OperationArgs } from './catalogue-args.js';
+export { knownNames, OperationArgs, paramTypeText } from './catalogue-args.js';
 export type { ParamSpec, ParamType } from './catalogue-args.js';
 
 /** One client of each family, built on one transport. */
@@ -355,7 +355,18 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
   ];
 }
 
-const ENCODING = str('encoding', 'auto (default: query while short, else form body), query or form', false);
+/** How a mapping batch travels: `auto` picks the query while it is short (docs/CLIENTS.md, "User mapping"). */
+const MAPPING_ENCODING: ParamSpec = {
+  ...str('encoding', 'where mapping and api_key travel', false),
+  values: ['auto', 'query', 'form'],
+  default: 'auto: the query while the batch is short, else a form body',
+};
+/** Attribution: "sent form-encoded or as query parameters". */
+const ATTRIBUTION_ENCODING: ParamSpec = {
+  ...str('encoding', 'where api_key and event travel', false),
+  values: ['form', 'query'],
+  default: 'form',
+};
 
 const INGEST: Operation[] = [
   op({
@@ -364,7 +375,7 @@ const INGEST: Operation[] = [
     method: 'POST',
     path: '/usermap',
     summary: 'map users to global user ids',
-    params: [ENCODING],
+    params: [MAPPING_ENCODING],
     bodySchema: MAPPING_BODY,
     run: (c, a, b, o) => c.userMapping.map(b as UserMapping[], { ...o, ...a.optional('encoding') }),
   }),
@@ -374,7 +385,7 @@ const INGEST: Operation[] = [
     method: 'POST',
     path: '/usermap',
     summary: 'remove mappings',
-    params: [list('userIds', 'user ids'), ENCODING],
+    params: [list('userIds', 'user ids'), MAPPING_ENCODING],
     run: (c, a, _b, o) => c.userMapping.unmap(a.strings('userIds'), { ...o, ...a.optional('encoding') }),
   }),
   op({
@@ -401,7 +412,7 @@ const INGEST: Operation[] = [
     method: 'POST',
     path: '/attribution',
     summary: 'send an attribution event',
-    params: [ENCODING],
+    params: [ATTRIBUTION_ENCODING],
     bodySchema: ATTRIBUTION_EVENT_BODY,
     run: (c, a, b, o) => c.attribution.send(b as AttributionEvent, { ...o, ...a.optional('encoding') }),
   }),
@@ -749,8 +760,8 @@ const DASHBOARD: Operation[] = [
     method: 'GET',
     path: '/api/2/useractivity',
     summary: "a user's events",
-    params: [str('user', 'platform id')],
-    run: (c, a, _b, o) => c.dashboard.userActivity(a.string('user'), o),
+    params: [int('user', 'platform id')],
+    run: (c, a, _b, o) => c.dashboard.userActivity(a.integer('user'), o),
   }),
   dash({
     name: 'dashboard.user-search',
@@ -779,7 +790,7 @@ const DASHBOARD: Operation[] = [
 ];
 
 const REPLAY_FILTERS = [
-  as('amplitude_id', str('platformId', 'only this user (platform id)', false)),
+  as('amplitude_id', int('platformId', 'only this user (platform id)', false)),
   {
     name: 'replayIds',
     wire: 'replay_id',
@@ -788,12 +799,12 @@ const REPLAY_FILTERS = [
   } satisfies ParamSpec,
   as('start_time', str('startTime', 'replays starting at or after (ISO 8601)', false)),
   as('end_time', str('endTime', 'replays starting at or before (ISO 8601)', false)),
-  as('sort_order', str('sortOrder', 'asc or desc', false)),
+  as('sort_order', { ...str('sortOrder', 'order of start times', false), values: ['asc', 'desc'] }),
   as('page_size', int('pageSize', 'records per page', false)),
 ];
 const FILES_PARAMS = [
   as('replay_id', str('replayId', 'device_id/session_id')),
-  int('version', 'file version (default 3)', false),
+  { ...int('version', 'file version', false), values: ['2', '3'], default: '3' },
   as('page_size', int('pageSize', 'files per page', false)),
 ];
 const pageToken = as('page_token', str('pageToken', 'page to fetch (from nextPageToken)', false));

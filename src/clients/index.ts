@@ -114,5 +114,5 @@ export {
 export type { ApiResponse, Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
 
 // Every operation above as data (the `replay-export api` command is built from it).
-export { ApiClients, findOperation, knownNames, OPERATIONS, OperationArgs } from './catalogue.js';
+export { ApiClients, findOperation, knownNames, OPERATIONS, OperationArgs, paramTypeText } from './catalogue.js';
 export type { Operation, ParamSpec, ParamType } from './catalogue.js';

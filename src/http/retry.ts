@@ -65,13 +65,18 @@ export function backoffDelay(
 
 /**
  * `Retry-After` as ms: delta-seconds or an HTTP date; undefined when absent or unreadable.
- * Negative or past values give 0; the result is capped at `capMs`.
+ * Negative or past values give 0; the result is capped at `capMs` when one is given.
  */
 export function parseRetryAfter(
   value: string | string[] | undefined,
-  capMs: number,
+  capMs: number | undefined,
   now = Date.now(),
 ): number | undefined {
+  const ms = retryAfterMs(value, now);
+  return ms === undefined || capMs === undefined ? ms : Math.min(ms, capMs);
+}
+
+function retryAfterMs(value: string | string[] | undefined, now: number): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined) return undefined;
   const s = v.trim();
@@ -84,8 +89,8 @@ export function parseRetryAfter(
     if (Number.isNaN(at)) return undefined;
     ms = at - now;
   }
-  if (!Number.isFinite(ms)) return capMs;
-  return Math.min(Math.max(ms, 0), capMs);
+  if (!Number.isFinite(ms)) return Number.MAX_SAFE_INTEGER;
+  return Math.max(ms, 0);
 }
 
 /** The wait before the next attempt: the server's Retry-After when it sent one, else full-jitter backoff. */
@@ -97,7 +102,10 @@ export function retryDelay(retryIndex: number, retryAfterMs: number | undefined,
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
+  // A timer of more than 2^31 − 1 ms fires at once: a longer wait (a Retry-After of weeks) is slept in parts.
+  const part = Math.min(ms, MAX_TIMER_MS);
+  const rest = ms - part;
+  return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason);
@@ -105,7 +113,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, ms);
+    }, part);
     signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  }).then(() => (rest > 0 ? sleep(rest, signal) : undefined));
 }
+
+/** The longest delay a Node timer keeps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;

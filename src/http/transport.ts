@@ -346,6 +346,8 @@ export class Transport {
   }
 
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
+    // A cost that can never fit is refused here, before any wait is announced.
+    this.#limiter.check(family, cost);
     const held = this.#limiter.heldBy(family, cost);
     // A retry already waited out the pause its own 429 started (what is left of it is timer slack, not a wait).
     if (held !== undefined && !(ctx.retries > 0 && held.by === PAUSED_BY_429)) {

@@ -101,12 +101,9 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   managementKey: 'sandbox-management-key',
   replicas: 0,
   urlTtlMs: REPLAY_SPEC.presignedUrlMs,
+  /** Records of a list page without `page_size` (the spec states no default and no maximum; none is applied). */
   listPageSize: 50,
-  /** The most records one list page holds; a larger `page_size` is served this many (the spec states no maximum). */
-  listPageSizeMax: 200,
   filesPageSize: 100,
-  /** The most files one files page holds, likewise. */
-  filesPageSizeMax: 1000,
   maxReplayIds: REPLAY_SPEC.maxReplayIds,
   fileVersion: 3 as 2 | 3,
   sortOrder: 'desc' as 'asc' | 'desc',

@@ -14,6 +14,7 @@ import {
   knownNames,
   OperationArgs,
   OPERATIONS,
+  paramTypeText,
   ValidationError,
   type ApiResponse,
   type Operation,
@@ -45,7 +46,10 @@ interface ApiFlags {
 
 function paramLine(p: ParamSpec): string {
   const spec = p.wire !== undefined ? ` (sent as ${p.wire}; either name works)` : '';
-  return `  --param ${p.name}=<${p.type}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${spec}`;
+  const def = p.default !== undefined ? ` (default ${p.default})` : '';
+  return (
+    `  --param ${p.name}=<${paramTypeText(p)}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${def}${spec}`
+  );
 }
 
 function operationHelp(op: Operation): string {
@@ -69,7 +73,7 @@ function operationHelp(op: Operation): string {
 }
 
 function listLine(op: Operation): string {
-  const params = op.params.map((p) => `${p.name}${p.required ? '' : '?'}:${p.type}`);
+  const params = op.params.map((p) => `${p.name}${p.required ? '' : '?'}:${paramTypeText(p)}`);
   if (op.body) params.push('--body');
   return `${op.name.padEnd(44)} ${op.method.padEnd(6)} ${params.join(' ')}`;
 }

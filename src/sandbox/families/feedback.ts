@@ -82,6 +82,10 @@ export class FeedbackFamily implements FamilyRoute {
     if (!Array.isArray(parts) || !parts.every((p) => isObject(p) && typeof p.body === 'string' && p.body !== '')) {
       return 'conversation_parts must be objects with a non-empty body';
     }
+    // "conversation_parts cannot be nested".
+    if (parts.some((p) => (p as Record<string, unknown>).conversation_parts !== undefined)) {
+      return 'conversation_parts cannot be nested: a part has conversation_parts of its own';
+    }
     const id =
       typeof item.unique_id === 'string' && item.unique_id !== '' ? item.unique_id : `anonymous-${++this.#anonymous}`;
     const existing = source.get(id);
