@@ -30,7 +30,7 @@ const NESTED: ReadonlySet<string> = new Set(['limits', 'listGrowth', 'hiddenTail
 /** Options whose value stays text even when it reads as a number. */
 const TEXT: ReadonlySet<string> = new Set(['host', 'apiKey', 'secretKey', 'managementKey', 'samplesDir', 'sortOrder']);
 
-function valueOf(key: string, raw: string): unknown {
+function textValue(key: string, raw: string): unknown {
   if (key === 'held') return raw.split('|').filter((id) => id !== '');
   if (TEXT.has(key)) return raw;
   if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
@@ -47,7 +47,7 @@ function pairs(text: string): Record<string, unknown> {
     const name = pair.slice(0, eq).trim();
     const dot = name.indexOf('.');
     const key = dot < 0 ? name : name.slice(0, dot);
-    const value = valueOf(key, pair.slice(eq + 1).trim());
+    const value = textValue(key, pair.slice(eq + 1).trim());
     if (dot < 0) out[key] = value;
     else if (NESTED.has(key)) out[key] = { ...(out[key] as object | undefined), [name.slice(dot + 1)]: value };
     else throw new SandboxConfigError(`--options: ${key} takes no dotted key (${name})`);

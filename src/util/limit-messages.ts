@@ -39,6 +39,12 @@ export const PLATFORM_LIMITS = Object.freeze({
   dashboardConcurrentCost: { name: 'dashboard concurrent cost', kind: 'concurrency', families: ['dashboard'] },
   /** Spec 3: dashboard cost, 108,000 per hour. */
   dashboardCostPerHour: { name: 'dashboard cost per hour', kind: 'rate', families: ['dashboard'] },
+  /** Spec 3: "10 concurrent requests" of user activity and user search. */
+  userActivityConcurrent: {
+    name: 'user activity and user search concurrent requests',
+    kind: 'concurrency',
+    families: ['useractivity'],
+  },
   /** Spec 3: 360 user activity and user search queries per hour. */
   userActivityPerHour: {
     name: 'user activity and user search queries per hour',
