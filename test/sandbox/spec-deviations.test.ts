@@ -117,7 +117,9 @@ describe('the analytics host concurrency limit', () => {
     expect(JSON.parse(refused.body)).toEqual({
       success: false,
       errors: [
-        { message: expect.stringContaining('concurrent requests across all REST endpoints limit exceeded: 1 requests') },
+        {
+          message: expect.stringContaining('concurrent requests across all REST endpoints limit exceeded: 1 requests'),
+        },
       ],
     });
   });
@@ -176,14 +178,21 @@ describe('replay-export sandbox: every option from the command line', () => {
       ignoreTimeFilters: true,
       hiddenTail: { 'a/1': 2 },
     });
-    expect(parseOptionsFlag('{"listGrowth":{"perPage":2,"pages":1}}')).toEqual({ listGrowth: { perPage: 2, pages: 1 } });
+    expect(parseOptionsFlag('{"listGrowth":{"perPage":2,"pages":1}}')).toEqual({
+      listGrowth: { perPage: 2, pages: 1 },
+    });
     expect(() => parseOptionsFlag('latencyMs=5')).toThrow(/latencyMs is not a sandbox option/);
     expect(() => parseOptionsFlag('limits.nope=5')).toThrow(/limits\.nope is not a limit/);
     expect(() => parseOptionsFlag('timeScale=-1')).toThrow(/timeScale must be a positive number/);
   });
 
   it('--ignore-time-filters and --options reach the running sandbox', async () => {
-    const { child, done } = spawnCli(['sandbox', '--ignore-time-filters', '--options', 'apiConcurrency=0,sortOrder=asc']);
+    const { child, done } = spawnCli([
+      'sandbox',
+      '--ignore-time-filters',
+      '--options',
+      'apiConcurrency=0,sortOrder=asc',
+    ]);
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {

@@ -70,11 +70,24 @@ describe('the sandbox and the client read the same limits', () => {
       [{ event_type: 'a', group_by: [{ type: 'user', value: 'country' }] }],
       [
         { event_type: 'a', group_by: [{ type: 'user', value: 'country' }] },
-        { event_type: 'b', group_by: [{ type: 'user', value: 'os' }, { type: 'event', value: 'x' }] },
+        {
+          event_type: 'b',
+          group_by: [
+            { type: 'user', value: 'os' },
+            { type: 'event', value: 'x' },
+          ],
+        },
       ],
     ];
     const ranges = [undefined, { start: '20260101', end: '20260101' }, { start: '20261130', end: '20261205' }];
-    const segments = [undefined, [], [{ prop: 'country', op: 'is', values: ['DE'] }, { prop: 'os', op: 'is', values: [] }]];
+    const segments = [
+      undefined,
+      [],
+      [
+        { prop: 'country', op: 'is', values: ['DE'] },
+        { prop: 'os', op: 'is', values: [] },
+      ],
+    ];
     const kinds: CostKind[] = ['segmentation', 'funnel', 'retention', 'sessions', 'other'];
     let compared = 0;
     for (const kind of kinds)

@@ -255,7 +255,10 @@ export function register(program: Command): Command {
     .option('--raw', 'print each response body exactly as the API sent it')
     .option(
       '--max-wait <duration>',
-      withDefault('most time all retry waits may take together; past it the command stops', 'none'),
+      withDefault(
+        'most time all waits may take together (each server Retry-After as given, backoffs, budgets); past it the command stops',
+        'none',
+      ),
     )
     .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
