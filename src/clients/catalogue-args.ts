@@ -126,6 +126,11 @@ export class OperationArgs {
     return v as string[];
   }
 
+  /** The value as parsed (its declared type), or undefined when it was not given. */
+  value(name: string): unknown {
+    return this.#values.get(name);
+  }
+
   json(name: string): unknown {
     if (!this.#values.has(name)) throw new ValidationError(name, 'is required');
     return this.#values.get(name);

@@ -9,13 +9,16 @@
  * feedback 1, session replay 2.
  */
 import type { ApiFamily } from '../http/options.js';
-import type { HttpMethod } from '../http/transport.js';
-import type { Transport } from '../http/transport.js';
+import type { AuthStyle } from '../http/auth.js';
+import type { HostKind } from '../http/regions.js';
+import type { ApiResponse, HttpMethod, QueryValue, Transport } from '../http/transport.js';
+import { pathSegment } from '../http/url-parts.js';
+import { taxonomyCost } from '../util/spec-constants.js';
 import { SessionReplayClient } from '../replay/client.js';
 import type { FileVersion } from '../replay/validation.js';
 import { ATTRIBUTION_EVENT_BODY, AttributionClient, type AttributionEvent } from './attribution.js';
 import { describeBody, type BodySchema } from './body-schema.js';
-import type { CallOptions } from './call-options.js';
+import { type CallOptions, callSpec } from './call-options.js';
 import type { OperationArgs, ParamSpec } from './catalogue-args.js';
 import { DashboardClient } from './dashboard.js';
 import type { SessionLengthBins } from './dashboard-params.js';
@@ -59,8 +62,9 @@ import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mappin
 export { knownNames, OperationArgs, paramTypeText } from './catalogue-args.js';
 export type { ParamSpec, ParamType } from './catalogue-args.js';
 
-/** One client of each family, built on one transport. */
+/** One client of each family, built on one transport (`transport`: what `sendRaw` sends through). */
 export class ApiClients {
+  readonly transport: Transport;
   readonly experiments: ExperimentsClient;
   readonly flags: FlagsClient;
   readonly userMapping: UserMappingClient;
@@ -72,6 +76,7 @@ export class ApiClients {
   readonly replay: SessionReplayClient;
 
   constructor(transport: Transport) {
+    this.transport = transport;
     this.experiments = new ExperimentsClient(transport);
     this.flags = new FlagsClient(transport);
     this.userMapping = new UserMappingClient(transport);
@@ -878,6 +883,63 @@ export const OPERATIONS: readonly Operation[] = [
 ];
 
 const BY_NAME = new Map(OPERATIONS.map((o) => [o.name, o]));
+
+/** Every operation name, in `api --list` order: what shell completion offers after `api`. */
+export function operationNames(): string[] {
+  return OPERATIONS.map((o) => o.name);
+}
+
+/** Where an operation's requests go and how they authenticate (the clients' own choice, per spec document). */
+export function wireOf(op: Operation): { host: HostKind; auth: AuthStyle; form: boolean } {
+  if (op.family === 'management') return { host: 'base', auth: 'bearer', form: false };
+  if (op.path === '/groupidentify') return { host: 'ingest', auth: 'api_key', form: true };
+  if (op.family === 'ingest') return { host: 'api', auth: 'api_key', form: true };
+  if (op.family === 'feedback') return { host: 'feedback', auth: 'basic', form: false };
+  return { host: 'analytics', auth: 'basic', form: op.family === 'taxonomy' };
+}
+
+/** The parameters of `op` that fill its path (`{id}`), by the placeholder's name. */
+export function pathParams(op: Operation): ParamSpec[] {
+  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return op.params.filter((p) => names.includes(p.name));
+}
+
+/**
+ * Sends `body` as given to `op`'s method and path (`api --input`): the path's parameters fill it, every other given
+ * parameter goes in the query under the spec's name, unchecked beyond its declared type. Not checked against the body
+ * schema and charged the cost of one request (the taxonomy's by its method).
+ */
+export function sendRaw(
+  c: ApiClients,
+  op: Operation,
+  a: OperationArgs,
+  raw: { body: Buffer; contentType: string },
+  o: CallOptions,
+): Promise<ApiResponse> {
+  const inPath = new Set(pathParams(op).map((p) => p.name));
+  const path = op.path
+    .replace(/\?.*$/, '')
+    .replace(/\{(\w+)\}/g, (_m, name: string) => pathSegment(name, a.value(name)));
+  const query: Record<string, QueryValue> = {};
+  for (const p of op.params) {
+    if (inPath.has(p.name) || !a.has(p.name)) continue;
+    const v = a.value(p.name);
+    query[p.wire ?? p.name] = Array.isArray(v) ? (v as string[]) : typeof v === 'object' ? JSON.stringify(v) : (v as string);
+  }
+  const { host, auth } = wireOf(op);
+  return c.transport.request({
+    method: op.method,
+    host,
+    path,
+    query,
+    auth,
+    family: op.family,
+    cost: op.family === 'taxonomy' ? taxonomyCost(op.method) : 1,
+    raw,
+    retry: op.method === 'GET',
+    ...callSpec(o),
+  });
+}
 
 export function findOperation(name: string): Operation | undefined {
   return BY_NAME.get(name);

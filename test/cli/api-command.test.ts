@@ -84,7 +84,7 @@ describe('api command (catalogue from the command line)', () => {
     expect((await runCli(['api', 'no.such-operation'])).stderr).not.toContain('did you mean');
     const needsBody = await runCli(['--sandbox', 'api', 'flags.create']);
     expect(needsBody.code).toBe(2);
-    expect(needsBody.stderr).toContain('needs --body');
+    expect(needsBody.stderr).toContain('needs a body: --body <file|->');
   });
 
   it('management operations need --management-key or PLATFORM_MANAGEMENT_KEY (auth, exit 3), and never print it', async () => {

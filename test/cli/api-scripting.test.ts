@@ -94,7 +94,8 @@ describe('api: waits', () => {
     sandbox.setFaults({ rateLimitEvery: 1, retryAfterSeconds: 1 });
     const text = await api(['replay.list', '--param', 'pageSize=1', '--max-wait', '1s']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toBe('');
+    // As gh api: the error's answer on stdout, what failed on stderr.
+    expect(JSON.parse(text.stdout)).toMatchObject({ error: 'rate_limited', limit: 'request rate' });
     expect(text.stderr).toMatch(/^warn: retrying: 429 replay rate limit \(request rate\), waiting 1 s, attempt 2\/6$/m);
     expect(text.stderr.match(/retrying:/g)).toHaveLength(1);
     expect(text.stderr).toMatch(/^error: Stopped before waiting 1000 ms \(retry\) for GET \/api\/1\/session-replays/m);
@@ -196,7 +197,7 @@ describe('api: what is sent and what is printed', () => {
       '--field',
       'rank=3',
     ]);
-    expect(form.stderr).toContain('unchecked: --field note, --field rank not in');
+    expect(form.stderr).toContain('unchecked: -F note, -F rank not in');
     expect(form.code).toBe(1);
     expect(form.stderr).toContain('server message: unknown field note');
     const sent = new URLSearchParams(seen[0]!.requestBody);
@@ -215,7 +216,7 @@ describe('api: what is sent and what is printed', () => {
 
   test('every operation takes each parameter under the name the spec gives it', () => {
     const sample = (p: ParamSpec): string =>
-      ({ string: 'x', integer: '1', boolean: 'true', 'string[]': 'a,b', json: '{}' })[p.type];
+      p.values?.[0] ?? { string: 'x', integer: '1', boolean: 'true', 'string[]': 'a,b', json: '{}' }[p.type];
     let aliases = 0;
     for (const op of OPERATIONS) {
       const required = op.params.filter((p) => p.required);
