@@ -24,18 +24,21 @@ function valueFlagsOf(options: readonly Option[]): string[] {
     .flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
 }
 
-/** A shell word list (flags and command names are plain ASCII; checked so the script stays well-formed). */
+/** A shell word list (flags, command and operation names are plain ASCII; checked so the script stays well-formed). */
 function words(list: readonly string[]): string {
-  for (const w of list) if (!/^[\w-]+$/.test(w)) throw new Error(`completion: unexpected word ${JSON.stringify(w)}`);
+  for (const w of list) if (!/^[\w.-]+$/.test(w)) throw new Error(`completion: unexpected word ${JSON.stringify(w)}`);
   return [...new Set(list)].join(' ');
 }
+
+/** Words a command takes as its argument (`api`: the operation names), by command name. */
+export type ArgumentWords = Readonly<Record<string, readonly string[]>>;
 
 /**
  * The bash completion function of a program, generated from its commander definition: command names, each command's
  * flags plus the global ones, `-h/--help` and `-V/--version`, the words of flags with a fixed set of values, and
  * file names for other values and arguments. Static: no process is started on Tab.
  */
-function bashFunction(program: Command, fn: string): string {
+function bashFunction(program: Command, fn: string, argumentWords: ArgumentWords): string {
   const globals = [...flagsOf(program.options), '--help', '-h', '--version', '-V'];
   const commands = program.commands.map((c) => c.name());
   const valueFlags = [...valueFlagsOf(program.options), ...program.commands.flatMap((c) => valueFlagsOf(c.options))];
@@ -47,11 +50,12 @@ function bashFunction(program: Command, fn: string): string {
       c.name() === 'completion'
         ? [...COMPLETION_SHELLS]
         : [...flagsOf(c.options), ...flagsOf(program.options), '--help', '-h'];
-    return `    ${c.name()}) opts="${words(offered)}" ;;`;
+    const args = argumentWords[c.name()];
+    return `    ${c.name()}) opts="${words(offered)}"${args ? ` args="${words(args)}"` : ''} ;;`;
   });
   return [
     `${fn}() {`,
-    '  local cur prev cmd opts i',
+    '  local cur prev cmd opts args i',
     '  cur="${COMP_WORDS[COMP_CWORD]}"',
     '  prev=""',
     '  [[ $COMP_CWORD -gt 0 ]] && prev="${COMP_WORDS[COMP_CWORD-1]}"',
@@ -71,6 +75,8 @@ function bashFunction(program: Command, fn: string): string {
     '  esac',
     '  if [[ -z "$cmd" || "$cur" == -* || "$cmd" == completion ]]; then',
     '    COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+    '  elif [[ -n "$args" ]]; then',
+    '    COMPREPLY=($(compgen -W "$args" -- "$cur"))',
     '  else',
     '    COMPREPLY=($(compgen -f -- "$cur"))',
     '  fi',
@@ -82,10 +88,10 @@ function bashFunction(program: Command, fn: string): string {
  * The completion script of `replay-export completion <shell>`. zsh uses the same function through zsh's own
  * `bashcompinit` (part of zsh), so both shells complete the same words.
  */
-export function completionScript(program: Command, shell: CompletionShell): string {
+export function completionScript(program: Command, shell: CompletionShell, argumentWords: ArgumentWords = {}): string {
   const name = program.name();
   const fn = `_${name.replace(/[^\w]/g, '_')}_complete`;
-  const body = bashFunction(program, fn);
+  const body = bashFunction(program, fn, argumentWords);
   if (shell === 'bash') {
     return `# bash completion for ${name}: source <(${name} completion bash)\n${body}\ncomplete -o default -F ${fn} ${name}\n`;
   }

@@ -466,13 +466,18 @@ export class Transport {
   }
 
   /** The URL, headers and body of a request: its own parts, the pass-through ones beside them, and its auth. */
-  #assemble(spec: RequestSpec, method: HttpMethod): { url: URL; headers: Record<string, string>; body?: string | Buffer } {
+  #assemble(
+    spec: RequestSpec,
+    method: HttpMethod,
+  ): { url: URL; headers: Record<string, string>; body?: string | Buffer } {
     const creds = this.options.credentials;
     const authorization = authorizationHeader(spec.auth, creds);
     const { form, json } = withFields(spec);
     const apiKeyInForm = spec.auth === 'api_key' && form !== undefined;
     const ownQuery: Record<string, QueryValue> = { ...(spec.query ?? {}) };
     if (spec.auth === 'api_key' && !apiKeyInForm) ownQuery.api_key = creds.apiKey!;
+    // The key is the transport's wherever it travels: a pass-through `api_key` would go beside or over it.
+    if (spec.auth === 'api_key' && spec.extraQuery?.some(([k]) => k === 'api_key')) clash('query parameter', 'api_key');
     const query = withQuery(ownQuery, spec.extraQuery ?? []);
     const url = buildUrl(this.baseUrl(spec.host), spec.path, query);
     const headers: Record<string, string> = {
@@ -672,7 +677,8 @@ function withQuery(own: Record<string, QueryValue>, extra: ReadonlyArray<readonl
 function withFields(spec: RequestSpec): { form: [string, string][] | undefined; json: unknown } {
   const fields = spec.extraFields ?? [];
   const form = spec.form === undefined ? undefined : Object.entries(spec.form);
-  if (spec.json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
+  if (spec.json !== undefined && form)
+    throw new ConfigError('a request has either a `json` or a `form` body, not both');
   if (fields.length === 0) return { form, json: spec.json };
   if (spec.raw !== undefined) throw new ConfigError('a request with a raw body takes no pass-through fields');
   if (form) {
@@ -699,13 +705,18 @@ function withFields(spec: RequestSpec): { form: [string, string][] | undefined; 
 const OWN_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 
 /** The transport's headers with the caller's (`api -H`) over them, by lower-case name. */
-function withHeaders(headers: Record<string, string>, extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+function withHeaders(
+  headers: Record<string, string>,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
   if (extra === undefined) return headers;
   const out = { ...headers };
   for (const [name, value] of Object.entries(extra)) {
     const key = name.toLowerCase();
-    if (OWN_HEADERS.has(key)) throw new ConfigError(`header ${name} is written from the request itself; it cannot be set`);
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(key)) throw new ConfigError(`header name ${JSON.stringify(name)} is not a token`);
+    if (OWN_HEADERS.has(key))
+      throw new ConfigError(`header ${name} is written from the request itself; it cannot be set`);
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(key))
+      throw new ConfigError(`header name ${JSON.stringify(name)} is not a token`);
     if (/[\r\n\0]/.test(value)) throw new ConfigError(`header ${name}: a value cannot hold a line break`);
     out[key] = value;
   }
@@ -713,13 +724,14 @@ function withHeaders(headers: Record<string, string>, extra: Readonly<Record<str
 }
 
 /** A failed attempt with the whole answer kept on its error (or on the error thrown), when it was read whole. */
-function withAnswer(
-  attempt: Failed,
-  res: Dispatcher.ResponseData,
-  whole: Buffer | undefined,
-): Failed {
+function withAnswer(attempt: Failed, res: Dispatcher.ResponseData, whole: Buffer | undefined): Failed {
   if (whole !== undefined && attempt.error instanceof ApiError)
-    attempt.error.answer = { status: res.statusCode, statusText: res.statusText ?? '', headers: res.headers, body: whole };
+    attempt.error.answer = {
+      status: res.statusCode,
+      statusText: res.statusText ?? '',
+      headers: res.headers,
+      body: whole,
+    };
   return attempt;
 }
 

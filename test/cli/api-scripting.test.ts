@@ -4,62 +4,22 @@
  * structured errors. Through the CLI against the sandbox, with a loopback relay in front of it that records what
  * went over the wire.
  */
-import { createServer, request, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { OperationArgs, OPERATIONS, type ParamSpec } from '../../src/clients/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startRelay, type Exchange } from './api-relay.js';
 import { cleanEnv, runCli, runCliInProcess } from './cli-helpers.js';
-
-interface Exchange {
-  method: string;
-  url: string;
-  requestBody: string;
-  status: number;
-  responseBody: Buffer;
-}
 
 let sandbox: Sandbox;
 let relay: Server;
 let relayUrl: string;
 const seen: Exchange[] = [];
 
-/** Forwards every request to the sandbox as it is and records both sides. */
-function startRelay(target: URL): Promise<Server> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const requestBody = Buffer.concat(chunks);
-      const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          const body: Buffer[] = [];
-          up.on('data', (c: Buffer) => body.push(c));
-          up.on('end', () => {
-            const responseBody = Buffer.concat(body);
-            seen.push({
-              method: req.method ?? '',
-              url: req.url ?? '',
-              requestBody: requestBody.toString('utf8'),
-              status: up.statusCode ?? 0,
-              responseBody,
-            });
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            res.end(responseBody);
-          });
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      upstream.end(requestBody);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 beforeAll(async () => {
   sandbox = await startSandbox({});
-  relay = await startRelay(new URL(sandbox.url));
+  relay = await startRelay(new URL(sandbox.url), seen);
   relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
 });
 afterAll(async () => {

@@ -64,7 +64,7 @@ describe('the sandbox and the client read the same limits', () => {
   });
 
   it('a dashboard query costs the same', () => {
-    const events = [
+    const events: { event_type: string; group_by?: { type: string; value: string }[] }[][] = [
       [],
       [{ event_type: 'a' }],
       [{ event_type: 'a', group_by: [{ type: 'user', value: 'country' }] }],

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from '../completion.js';
+import { operationNames } from '../../../src/clients/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { usage } from '../flags.js';
 
@@ -17,6 +18,7 @@ export async function run(opts: Invocation<object>, context: CliContext): Promis
     usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
   let program = context.command;
   while (program.parent) program = program.parent;
-  context.stdout.write(completionScript(program, shell as CompletionShell));
+  // `api`'s argument is an operation name: the one list of them (operationNames), for every shell's script.
+  context.stdout.write(completionScript(program, shell as CompletionShell, { api: operationNames() }));
   return 0;
 }

@@ -33,7 +33,10 @@ function typed(text: string): FieldValue {
 function split(flag: string, given: string): { name: string; path: string[]; text: string } {
   const eq = given.indexOf('=');
   const m = eq > 0 ? KEY.exec(given.slice(0, eq)) : null;
-  if (!m) throw new ConfigError(`${flag} must be key=value, key[]=value or key[sub]=value (got ${JSON.stringify(given.slice(0, 80))})`);
+  if (!m)
+    throw new ConfigError(
+      `${flag} must be key=value, key[]=value or key[sub]=value (got ${JSON.stringify(given.slice(0, 80))})`,
+    );
   const path = [...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((p) => p[1]!);
   return { name: m[1]!, path, text: given.slice(eq + 1) };
 }
@@ -49,7 +52,9 @@ function place(into: FieldValue | undefined, path: readonly string[], value: Fie
   }
   const obj = into === undefined ? {} : into;
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj))
-    throw new ConfigError(`${where}: this field is ${Array.isArray(obj) ? 'an array' : 'a value'} elsewhere, not an object`);
+    throw new ConfigError(
+      `${where}: this field is ${Array.isArray(obj) ? 'an array' : 'a value'} elsewhere, not an object`,
+    );
   return { ...obj, [head]: place(obj[head], rest, value, where) };
 }
 
@@ -125,7 +130,11 @@ function bodyOf(fields: readonly Field[]): Record<string, FieldValue> {
  * is the bytes given); else the body: an object body built from them when the operation takes one and no `--body` was
  * given, else fields beside the client's body.
  */
-export function routeFields(op: Operation, fields: readonly Field[], o: { bodyGiven: boolean; input: boolean }): RoutedFields {
+export function routeFields(
+  op: Operation,
+  fields: readonly Field[],
+  o: { bodyGiven: boolean; input: boolean },
+): RoutedFields {
   const names = knownNames(op.params);
   const schemaFields = new Set(op.bodySchema?.shape === 'object' ? op.bodySchema.fields.map((b) => b.name) : []);
   const out: RoutedFields = { params: [], query: [], extraFields: [], unchecked: [] };
@@ -168,4 +177,3 @@ export function headersOf(given: readonly string[]): Record<string, string> {
   }
   return out;
 }
-

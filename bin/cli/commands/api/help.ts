@@ -7,7 +7,9 @@ import { type Operation, type ParamSpec, paramTypeText } from '../../../../src/c
 function paramLine(p: ParamSpec): string {
   const spec = p.wire !== undefined ? ` (sent as ${p.wire}; either name works)` : '';
   const def = p.default !== undefined ? ` (default ${p.default})` : '';
-  return `  --param ${p.name}=<${paramTypeText(p)}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${def}${spec}`;
+  return (
+    `  --param ${p.name}=<${paramTypeText(p)}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${def}${spec}`
+  );
 }
 
 /** One example call of `op`, from its declarations: its required parameters, a body when it takes one. */
@@ -38,7 +40,13 @@ export function operationHelp(op: Operation): string {
   if (op.paginate)
     lines.push('', '--paginate: every record of every page, one JSON line each; --slurp: one JSON array of them');
   if (op.output === 'csv') lines.push('', 'Output: CSV, as the API sends it');
-  lines.push('', 'Example:', exampleOf(op), '', 'Also: -f/-F, --query, -H, -i, --jq, --input, --raw, --max-wait, --no-retry (api --help)');
+  lines.push(
+    '',
+    'Example:',
+    exampleOf(op),
+    '',
+    'Also: -f/-F, --query, -H, -i, --jq, --input, --raw, --max-wait, --no-retry (api --help)',
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -3,6 +3,8 @@
  * Output as `gh api --jq` prints it off a terminal: a string result as raw text, any other value as compact JSON, one
  * result a line (jq's `-r -c`).
  */
+import { createRequire } from 'node:module';
+import type JqWeb from 'jq-web';
 import { ReplayExportError } from '../../../../src/index.js';
 
 /** A filter that does not compile, or that fails on an answer: a usage error naming jq's message. */
@@ -28,7 +30,8 @@ function jqMessage(err: unknown): string {
 
 /** Loads jq and checks that `filter` compiles (before any request is sent). */
 export async function compileJq(filter: string): Promise<JqFilter> {
-  const jq = await (await import('jq-web')).default;
+  // A CommonJS module whose export is a promise: required as such (an ES import would see a thenable namespace).
+  const jq = await (createRequire(import.meta.url)('jq-web') as typeof JqWeb);
   try {
     jq.raw('null', filter, ['-r', '-c']);
   } catch (err) {
