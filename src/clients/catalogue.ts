@@ -924,7 +924,11 @@ export function sendRaw(
   for (const p of op.params) {
     if (inPath.has(p.name) || !a.has(p.name)) continue;
     const v = a.value(p.name);
-    query[p.wire ?? p.name] = Array.isArray(v) ? (v as string[]) : typeof v === 'object' ? JSON.stringify(v) : (v as string);
+    query[p.wire ?? p.name] = Array.isArray(v)
+      ? (v as string[])
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : (v as string);
   }
   const { host, auth } = wireOf(op);
   return c.transport.request({

@@ -292,7 +292,9 @@ export class FamilyLimiter {
         for (const give of held) give();
         free();
       };
-      return this.#release(family, giveBack, () => budgets.forEach((b) => b.refund(cost)));
+      return this.#release(family, giveBack, () => {
+        for (const b of budgets) b.refund(cost);
+      });
     }
   }
 

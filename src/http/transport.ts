@@ -466,10 +466,7 @@ export class Transport {
   }
 
   /** The URL, headers and body of a request: its own parts, the pass-through ones beside them, and its auth. */
-  #assemble(
-    spec: RequestSpec,
-    method: HttpMethod,
-  ): { url: URL; headers: Record<string, string>; body?: string | Buffer } {
+  #assemble(spec: RequestSpec): { url: URL; headers: Record<string, string>; body?: string | Buffer } {
     const creds = this.options.credentials;
     const authorization = authorizationHeader(spec.auth, creds);
     const { form, json } = withFields(spec);
@@ -511,7 +508,7 @@ export class Transport {
    */
   async request(spec: RequestSpec): Promise<ApiResponse> {
     const method = (spec.method ?? 'GET').toUpperCase() as HttpMethod;
-    const { url, headers, body } = this.#assemble(spec, method);
+    const { url, headers, body } = this.#assemble(spec);
     const retry = {
       allowed: spec.retry ?? this.options.retry.methods.includes(method),
       // A 429 means the request was not processed: safe to send again, write or not (unless the call said no).

@@ -100,7 +100,7 @@ describe('budgets and waits', () => {
       await server.close();
     }
     const help = await runCliInProcess(['api', '--help']);
-    expect(help.stdout).toMatch(/--max-wait <duration>[^]*Retry-After/);
+    expect(help.stdout).toMatch(/--max-wait <duration>[\s\S]*Retry-After/);
   });
 
   it('a dashboard query over the whole concurrent cost fails at once, with no wait printed first', async () => {

@@ -64,7 +64,9 @@ async function readBytes(flag: string, source: string, stdin: NodeJS.ReadableStr
   if (source !== '-') {
     const kind = await pathKind(source);
     if (kind !== 'file')
-      throw new ConfigError(`${flag} ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a file, or - for stdin`);
+      throw new ConfigError(
+        `${flag} ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a file, or - for stdin`,
+      );
   }
   const stream = source === '-' ? stdin : createReadStream(source);
   const chunks: Buffer[] = [];
@@ -92,7 +94,8 @@ function checkFlags(op: Operation, f: ApiOptions): void {
   if (f.slurp && !f.paginate) throw new ConfigError('--slurp goes with --paginate');
   if (f.input !== undefined && f.body !== undefined) throw new ConfigError('give --body or --input, not both');
   if (f.input !== undefined && f.paginate) throw new ConfigError('--paginate does not go with --input');
-  if (f.slurp && f.raw) throw new ConfigError('--slurp prints the records as one array; --raw prints the answers as they came');
+  if (f.slurp && f.raw)
+    throw new ConfigError('--slurp prints the records as one array; --raw prints the answers as they came');
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
 }
 
@@ -108,7 +111,10 @@ interface Call {
 async function callOf(op: Operation, f: ApiOptions, context: CliContext): Promise<Call> {
   const readText = async (path: string) => (await readBytes(`-F @${path}`, path, context.stdin)).toString('utf8');
   const fields = await readFields(
-    [...f.rawField.map((text) => ({ flag: '-f' as const, text })), ...f.field.map((text) => ({ flag: '-F' as const, text }))],
+    [
+      ...f.rawField.map((text) => ({ flag: '-f' as const, text })),
+      ...f.field.map((text) => ({ flag: '-F' as const, text })),
+    ],
     readText,
   );
   const routed = routeFields(op, fields, { bodyGiven: f.body !== undefined, input: f.input !== undefined });
@@ -126,7 +132,13 @@ async function callOf(op: Operation, f: ApiOptions, context: CliContext): Promis
       Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ??
       (wireOf(op).form ? 'application/x-www-form-urlencoded' : 'application/json');
     const bytes = await readBytes('--input', f.input, context.stdin);
-    return { args: OperationArgs.parse(specs, pairs), body: undefined, raw: { body: bytes, contentType }, routed, headers };
+    return {
+      args: OperationArgs.parse(specs, pairs),
+      body: undefined,
+      raw: { body: bytes, contentType },
+      routed,
+      headers,
+    };
   }
   const args = OperationArgs.parse(op.params, pairs);
   const body = f.body !== undefined ? await readJsonBody(f.body, context.stdin) : routed.body;
@@ -253,13 +265,31 @@ export function register(program: Command): Command {
     .helpOption(false)
     .option('-h, --help', "this help, or the operation's parameters when an operation is named")
     .option('--list', 'list every operation with its parameters')
-    .option('--param <name=value>', "an operation parameter, checked; its name or the spec's (repeatable)", repeat, [] as string[])
+    .option(
+      '--param <name=value>',
+      "an operation parameter, checked; its name or the spec's (repeatable)",
+      repeat,
+      [] as string[],
+    )
     .option('-f, --raw-field <key=value>', 'a string field (repeatable; see Fields below)', repeat, [] as string[])
-    .option('-F, --field <key=value>', 'a typed field: true, false, null, numbers, @file; key[]=, key[sub]= (repeatable)', repeat, [] as string[])
-    .option('--query <name=value>', 'a query parameter sent as given, unchecked (repeatable; a name twice is sent twice)', repeat, [] as string[])
+    .option(
+      '-F, --field <key=value>',
+      'a typed field: true, false, null, numbers, @file; key[]=, key[sub]= (repeatable)',
+      repeat,
+      [] as string[],
+    )
+    .option(
+      '--query <name=value>',
+      'a query parameter sent as given, unchecked (repeatable; a name twice is sent twice)',
+      repeat,
+      [] as string[],
+    )
     .option('-H, --header <name: value>', 'a request header (repeatable)', repeat, [] as string[])
     .option('--body <file>', 'JSON request body from a file, or - for stdin; checked against the operation')
-    .option('--input <file>', 'request body sent as these bytes (file, or - for stdin), unchecked; fields go in the query')
+    .option(
+      '--input <file>',
+      'request body sent as these bytes (file, or - for stdin), unchecked; fields go in the query',
+    )
     .option('--paginate', 'paged operations: every record of every page, one JSON line each')
     .option('--slurp', 'with --paginate: every record in one JSON array')
     .option('-i, --include', "print each answer's status line and headers before its body")
@@ -274,7 +304,9 @@ export function register(program: Command): Command {
     )
     .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .addOption(new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'))
+    .addOption(
+      new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'),
+    )
     .addHelpText('after', API_EXAMPLES);
 }
 
