@@ -12,7 +12,43 @@ import { limitMessage, SANDBOX_LIMITS, type SandboxLimit } from '../../src/sandb
 import { TAXONOMY_CALL_COST } from '../../src/sandbox/spec-limits.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
+import * as S from '../../src/sandbox/spec-values.js';
+import * as C from '../../src/util/spec-constants.js';
 import { TAXONOMY_SPEC, taxonomyCost } from '../../src/util/spec-constants.js';
+
+/** The same numbers side by side: the sandbox's reading (spec-values.ts), and the client's (spec-constants.ts). */
+const sandboxValues = {
+  flagVariantInclusions: S.MANAGEMENT.flagVariantInclusions,
+  bulkDelete: S.MANAGEMENT.bulkDelete,
+  rollout: [S.MANAGEMENT.rolloutMin, S.MANAGEMENT.rolloutMax],
+  filterOps: S.SUBPROP_OPS,
+  experimentOps: S.EXPERIMENT_OPS,
+  flagOps: S.FLAG_OPS,
+  mapping: [S.MAPPING.maxBatch, S.MAPPING.maxBatchBytes],
+  groupIdentify: [
+    S.GROUP_IDENTIFY.maxIdentifications,
+    S.GROUP_IDENTIFY.maxProperties,
+    S.GROUP_IDENTIFY.maxRequestBytes,
+  ],
+  feedback: [S.FEEDBACK.minItems, S.FEEDBACK.maxItems, S.FEEDBACK.maxPayloadBytes],
+  replay: [S.REPLAY.maxReplayIds, S.REPLAY.presignedUrlMs, S.REPLAY.maxSessionMs],
+};
+const clientValues = {
+  flagVariantInclusions: C.MANAGEMENT_SPEC.flagVariantInclusions,
+  bulkDelete: C.MANAGEMENT_SPEC.bulkDelete,
+  rollout: [C.MANAGEMENT_SPEC.rolloutPercentage.min, C.MANAGEMENT_SPEC.rolloutPercentage.max],
+  filterOps: [...C.FILTER_OPS],
+  experimentOps: [...C.EXPERIMENT_CONDITION_OPS],
+  flagOps: [...C.FLAG_CONDITION_OPS],
+  mapping: [C.MAPPING_SPEC.maxBatch, C.MAPPING_SPEC.maxBatchBytes],
+  groupIdentify: [
+    C.GROUP_IDENTIFY_SPEC.maxIdentifications,
+    C.GROUP_IDENTIFY_SPEC.maxProperties,
+    C.GROUP_IDENTIFY_SPEC.maxRequestBytes,
+  ],
+  feedback: [C.FEEDBACK_SPEC.minItems, C.FEEDBACK_SPEC.maxItems, C.FEEDBACK_SPEC.maxPayloadBytes],
+  replay: [C.REPLAY_SPEC.maxReplayIds, C.REPLAY_SPEC.presignedUrlMs, C.DASHBOARD_SPEC.maxSessionMs],
+};
 
 /** What the client keeps for a limit: its value and its span (`in flight`, or the window in ms). */
 interface ClientReading {
@@ -106,5 +142,11 @@ describe('the sandbox and the client read the same limits', () => {
             compared++;
           }
     expect(compared).toBe(180);
+  });
+});
+
+describe("the sandbox and the client read the spec's other numbers alike", () => {
+  it('batch sizes, payload caps, ranges and operator lists', () => {
+    expect(sandboxValues).toEqual(clientValues);
   });
 });
