@@ -65,7 +65,7 @@ async function readBytes(flag: string, source: string, stdin: NodeJS.ReadableStr
     const kind = await pathKind(source);
     if (kind !== 'file')
       throw new ConfigError(
-        `${flag} ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a file, or - for stdin`,
+        `${flag} ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a${flag === '--body' ? ' JSON' : ''} file, or ${flag === '--body' || flag === '--input' ? `${flag} -` : '@-'} to read stdin`,
       );
   }
   const stream = source === '-' ? stdin : createReadStream(source);
@@ -109,7 +109,7 @@ interface Call {
 }
 
 async function callOf(op: Operation, f: ApiOptions, context: CliContext): Promise<Call> {
-  const readText = async (path: string) => (await readBytes(`-F @${path}`, path, context.stdin)).toString('utf8');
+  const readText = async (path: string) => (await readBytes('-F', path, context.stdin)).toString('utf8');
   const fields = await readFields(
     [
       ...f.rawField.map((text) => ({ flag: '-f' as const, text })),
