@@ -30,7 +30,7 @@ function words(list: readonly string[]): string {
   return [...new Set(list)].join(' ');
 }
 
-/** Words a command takes as its argument (`api`: the operation names), by command name. */
+/** Words a command's first argument completes to, beyond file names: `api`'s operation names. */
 export type ArgumentWords = Readonly<Record<string, readonly string[]>>;
 
 /**
@@ -38,7 +38,7 @@ export type ArgumentWords = Readonly<Record<string, readonly string[]>>;
  * flags plus the global ones, `-h/--help` and `-V/--version`, the words of flags with a fixed set of values, and
  * file names for other values and arguments. Static: no process is started on Tab.
  */
-function bashFunction(program: Command, fn: string, argumentWords: ArgumentWords): string {
+function bashFunction(program: Command, fn: string, extra: ArgumentWords): string {
   const globals = [...flagsOf(program.options), '--help', '-h', '--version', '-V'];
   const commands = program.commands.map((c) => c.name());
   const valueFlags = [...valueFlagsOf(program.options), ...program.commands.flatMap((c) => valueFlagsOf(c.options))];
@@ -50,8 +50,8 @@ function bashFunction(program: Command, fn: string, argumentWords: ArgumentWords
       c.name() === 'completion'
         ? [...COMPLETION_SHELLS]
         : [...flagsOf(c.options), ...flagsOf(program.options), '--help', '-h'];
-    const args = argumentWords[c.name()];
-    return `    ${c.name()}) opts="${words(offered)}"${args ? ` args="${words(args)}"` : ''} ;;`;
+    const args = extra[c.name()];
+    return `    ${c.name()}) opts="${words(offered)}"${args !== undefined ? `; args="${words(args)}"` : ''} ;;`;
   });
   return [
     `${fn}() {`,
@@ -88,10 +88,10 @@ function bashFunction(program: Command, fn: string, argumentWords: ArgumentWords
  * The completion script of `replay-export completion <shell>`. zsh uses the same function through zsh's own
  * `bashcompinit` (part of zsh), so both shells complete the same words.
  */
-export function completionScript(program: Command, shell: CompletionShell, argumentWords: ArgumentWords = {}): string {
+export function completionScript(program: Command, shell: CompletionShell, extra: ArgumentWords = {}): string {
   const name = program.name();
   const fn = `_${name.replace(/[^\w]/g, '_')}_complete`;
-  const body = bashFunction(program, fn, argumentWords);
+  const body = bashFunction(program, fn, extra);
   if (shell === 'bash') {
     return `# bash completion for ${name}: source <(${name} completion bash)\n${body}\ncomplete -o default -F ${fn} ${name}\n`;
   }

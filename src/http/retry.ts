@@ -102,10 +102,7 @@ export function retryDelay(retryIndex: number, retryAfterMs: number | undefined,
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
-  // A timer of more than 2^31 − 1 ms fires at once: a longer wait (a Retry-After of weeks) is slept in parts.
-  const part = Math.min(ms, MAX_TIMER_MS);
-  const rest = ms - part;
-  return new Promise<void>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason);
@@ -113,10 +110,18 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
-    }, part);
+    }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
-  }).then(() => (rest > 0 ? sleep(rest, signal) : undefined));
+  });
 }
 
-/** The longest delay a Node timer keeps. */
+/** The longest delay a Node timer keeps (a longer one fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `sleep` for any length: a wait past a timer's range (a Retry-After of weeks, kept as given) is slept in parts. */
+export async function sleepLong(ms: number, signal?: AbortSignal, wait = sleep): Promise<void> {
+  for (let left = ms; ; left -= MAX_TIMER_MS) {
+    await wait(Math.min(left, MAX_TIMER_MS), signal);
+    if (left <= MAX_TIMER_MS) return;
+  }
+}

@@ -33,7 +33,14 @@ import {
 import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './regions.js';
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
 import { encodeComponent, sendableText } from './url-parts.js';
-import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import {
+  errorCode,
+  isRetryableNetworkError,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelay,
+  sleepLong,
+} from './retry.js';
 import { classifyLimit, type LimitReading } from '../util/limit-messages.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -461,7 +468,7 @@ export class Transport {
         ...(outcome.code !== undefined ? { code: outcome.code } : {}),
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       });
-      await sleep(delayMs, signal);
+      await sleepLong(delayMs, signal);
     }
   }
 

@@ -214,7 +214,7 @@ describe('completion', () => {
     for (const shell of ['bash', 'zsh']) {
       const res = await runCliInProcess(['completion', shell]);
       expect(res.code).toBe(0);
-      const args = / {4}api\) opts="[^"]*--jq[^"]*" args="([^"]*)"/.exec(res.stdout)?.[1]?.split(' ');
+      const args = / {4}api\) opts="[^"]*--jq[^"]*"; args="([^"]*)"/.exec(res.stdout)?.[1]?.split(' ');
       expect(args).toEqual(expect.arrayContaining(['dashboard.segmentation', 'flags.variants.create', 'replay.list']));
     }
   });

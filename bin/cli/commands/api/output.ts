@@ -23,6 +23,14 @@ async function write(out: NodeJS.WritableStream, text: string | Buffer): Promise
   if (!out.write(text)) await new Promise((res) => out.once('drain', res));
 }
 
+/**
+ * Data from the server on its way to stdout (JSON or text; `--raw` bytes do not come here): the one place where it is
+ * written, so that a writer escaping terminal controls (issue #40's shared writer) takes it over in one line.
+ */
+function data(out: NodeJS.WritableStream, _kind: 'json' | 'text', text: string): Promise<void> {
+  return write(out, text);
+}
+
 /** `HTTP/1.1 200 OK`, then each header as `name: value` (sorted, lists joined), then an empty line. */
 export function headText(a: Pick<AnswerSeen, 'status' | 'statusText' | 'headers'>): string {
   const lines = [`HTTP/1.1 ${a.status}${a.statusText ? ` ${a.statusText}` : ''}`];
@@ -60,14 +68,14 @@ export class ApiOutput {
 
   /** Sees each answer as it arrives: prints its head now with `-i`, keeps it for `--raw` and a mutation's answer. */
   async answer(res: ApiResponse): Promise<void> {
-    if (this.#o.include) await write(this.#out, headText(res));
+    if (this.#o.include) await data(this.#out, 'text', headText(res));
     this.#last = res;
     if (this.#o.raw) this.#pending.push(res);
   }
 
   /** JSON text through `--jq`, or as given. */
   async #json(text: string): Promise<void> {
-    await write(this.#out, this.#o.jq ? await this.#o.jq.run(text) : text);
+    await data(this.#out, this.#o.jq ? 'text' : 'json', this.#o.jq ? await this.#o.jq.run(text) : text);
   }
 
   /** `--raw`: the answers seen so far, each body as it came (through `--jq` when given). */
@@ -105,13 +113,13 @@ export class ApiOutput {
     if (this.#o.raw) return this.flushRaw();
     if (csv && typeof value === 'string') {
       if (this.#o.jq) throw new ConfigError('--jq: this operation answers CSV, not JSON');
-      return write(this.#out, value);
+      return data(this.#out, 'text', value);
     }
     if (value !== undefined) return this.#json(`${JSON.stringify(value, null, 2)}\n`);
     if (this.#last === undefined) return;
     const text = answerText(this.#last.body);
     if (this.#o.jq && text !== '') return this.#json(this.#last.body.toString('utf8'));
-    await write(this.#out, text);
+    await data(this.#out, 'json', text);
   }
 
   /**
@@ -119,7 +127,7 @@ export class ApiOutput {
    * the filter takes it), while stderr says what failed.
    */
   async failure(a: AnswerSeen): Promise<void> {
-    if (this.#o.include) await write(this.#out, headText(a));
+    if (this.#o.include) await data(this.#out, 'text', headText(a));
     const text = a.body.toString('utf8');
     if (this.#o.jq) {
       try {
@@ -128,6 +136,7 @@ export class ApiOutput {
         // not JSON, or not what the filter expects: the body as it came
       }
     }
-    await write(this.#out, this.#o.raw ? a.body : answerText(a.body));
+    if (this.#o.raw) await write(this.#out, a.body);
+    else await data(this.#out, 'json', answerText(a.body));
   }
 }
