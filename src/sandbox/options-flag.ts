@@ -5,6 +5,7 @@
  * (`limits.dashboardConcurrentCost=300`, `listGrowth.perPage=2`, `hiddenTail.<replay id>=1`); lists take `|`
  * (`held=a/1|b/2`). Values are checked as the library checks them (`resolveOptions`).
  */
+import { flagPairs } from './flag-pairs.js';
 import { resolveOptions, SandboxConfigError, type SandboxOptions } from './options.js';
 
 /** The options `--options` sets, each once. */
@@ -40,14 +41,11 @@ function textValue(key: string, raw: string): unknown {
 
 function pairs(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const pair of text.split(',')) {
-    if (pair.trim() === '') continue;
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new SandboxConfigError(`--options: ${JSON.stringify(pair.slice(0, 60))} is not key=value`);
-    const name = pair.slice(0, eq).trim();
+  const refuse = (item: string) => new SandboxConfigError(`--options: ${JSON.stringify(item)} is not key=value`);
+  for (const [name, raw] of flagPairs(text, refuse)) {
     const dot = name.indexOf('.');
     const key = dot < 0 ? name : name.slice(0, dot);
-    const value = textValue(key, pair.slice(eq + 1).trim());
+    const value = textValue(key, raw);
     if (dot < 0) out[key] = value;
     else if (NESTED.has(key)) out[key] = { ...(out[key] as object | undefined), [name.slice(dot + 1)]: value };
     else throw new SandboxConfigError(`--options: ${key} takes no dotted key (${name})`);
