@@ -56,7 +56,7 @@ import {
   type UserPropertyCreate,
   type UserPropertyUpdate,
 } from './taxonomy-properties.js';
-import { filesOfListedReplay, requireListed } from './replay-files.js';
+import { filesOfListedReplay, replaysInRange, requireListed } from './replay-files.js';
 import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mapping.js';
 
 export { knownNames, OperationArgs, paramTypeText } from './catalogue-args.js';
@@ -106,6 +106,11 @@ export interface Operation {
   run(c: ApiClients, a: OperationArgs, body: unknown, o: CallOptions): Promise<unknown>;
   /** Paged operations: every record of every page, in order (`--paginate`). */
   paginate?(c: ApiClients, a: OperationArgs, o: CallOptions): AsyncIterable<unknown>;
+  /**
+   * The client's own check of an answer, on the API's shape, where the client does what the API may not (replay.list
+   * filters its replays by `startTime`/`endTime`): what `api` prints is the answer with it applied.
+   */
+  answer?(answer: unknown, a: OperationArgs): unknown;
 }
 
 type Spec = Omit<Operation, 'output' | 'params' | 'body'> & { output?: 'csv'; params?: readonly ParamSpec[] };
@@ -845,6 +850,7 @@ const OTHER: Operation[] = [
       ),
     paginate: (c, a, o) =>
       c.replay.listReplays(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize'), o),
+    answer: (answer, a) => replaysInRange(answer, a.optional('startTime', 'endTime')),
   }),
   op({
     name: 'replay.files',

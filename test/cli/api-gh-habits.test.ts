@@ -135,7 +135,17 @@ describe('pass-through parameters and headers', () => {
 });
 
 describe('what is printed', () => {
-  test('-i: the status line and headers, an empty line, then the result', async () => {
+  test("the API's answer, as it came (JSON indented): a dashboard query's {data}, a taxonomy read's {success, data}", async () => {
+    for (const op of ['dashboard.realtime', 'taxonomy.categories.list']) {
+      seen.length = 0;
+      const res = await api([op]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout)).toEqual(JSON.parse(seen[0]!.responseBody.toString('utf8')));
+      expect(res.stdout).toBe(`${JSON.stringify(JSON.parse(res.stdout), null, 2)}\n`);
+    }
+  });
+
+  test('-i: the status line and headers, an empty line, then the answer', async () => {
     const res = await api(['taxonomy.categories.list', '-i']);
     expect(res.code, res.stderr).toBe(0);
     const [head, body] = [
@@ -144,11 +154,17 @@ describe('what is printed', () => {
     ];
     expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(head).toMatch(/\r\ncontent-type: application\/json/);
-    expect(JSON.parse(body)).toEqual(expect.any(Array));
+    expect(JSON.parse(body)).toEqual({ success: true, data: expect.any(Array) });
   });
 
-  test('--jq over each result: strings raw, values as JSON, one a line; a filter that does not compile stops first', async () => {
-    const res = await api(['replay.list', '--param', 'pageSize=3', '--jq', '.replays[] | .replay_id, .platform_id']);
+  test('--jq over each answer: strings raw, values as JSON, one a line; a filter that does not compile stops first', async () => {
+    const res = await api([
+      'replay.list',
+      '--param',
+      'pageSize=3',
+      '--jq',
+      '.session_replays[] | .replay_id, .platform_id',
+    ]);
     expect(res.code, res.stderr).toBe(0);
     const lines = res.stdout.trim().split('\n');
     expect(lines).toHaveLength(6);
@@ -161,7 +177,7 @@ describe('what is printed', () => {
     expect(seen).toEqual([]);
   });
 
-  test('--paginate --slurp: every record in one array (the records --paginate prints one a line)', async () => {
+  test("--paginate --slurp: every page's answer in one array (the pages --paginate prints one a line)", async () => {
     const lines = await api(['replay.list', '--param', 'pageSize=2', '--paginate']);
     const slurped = await api(['replay.list', '--param', 'pageSize=2', '--paginate', '--slurp']);
     expect(slurped.code, slurped.stderr).toBe(0);
@@ -171,7 +187,15 @@ describe('what is printed', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),
     );
-    const n = await api(['replay.list', '--param', 'pageSize=2', '--paginate', '--slurp', '--jq', 'length']);
+    const n = await api([
+      'replay.list',
+      '--param',
+      'pageSize=2',
+      '--paginate',
+      '--slurp',
+      '--jq',
+      'map(.session_replays | length) | add',
+    ]);
     expect(n.stdout).toBe(`${sandbox.replays().length}\n`);
   });
 

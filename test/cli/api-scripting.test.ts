@@ -167,7 +167,7 @@ describe('api: what is sent and what is printed', () => {
   test("the spec's own parameter names are accepted beside the client's", async () => {
     const res = await api(['replay.list', '--param', 'page_size=2', '--param', 'sort_order=asc']);
     expect(res.code, res.stderr).toBe(0);
-    expect((JSON.parse(res.stdout) as { replays: unknown[] }).replays).toHaveLength(2);
+    expect((JSON.parse(res.stdout) as { session_replays: unknown[] }).session_replays).toHaveLength(2);
     expect(queryOf(seen[0]!).get('sort_order')).toBe('asc');
     const twice = await api(['replay.list', '--param', 'page_size=2', '--param', 'pageSize=3']);
     expect(twice.code).toBe(2);

@@ -33,8 +33,19 @@ describe('replay.list, one page', () => {
     const range = ['--param', 'startTime=2026-05-01T00:00:00Z', '--param', 'endTime=2026-07-31T23:59:59Z'];
     const res = await api(['replay.list', '--param', 'pageSize=100', ...range]);
     expect(res.code, res.stderr).toBe(0);
-    const page = JSON.parse(res.stdout) as { replays: { replay_id: string; start_time: string }[] };
-    expect(page.replays.map((r) => r.replay_id)).toEqual([`month-1/${Date.parse(MONTHS[1]!)}`]);
+    const page = JSON.parse(res.stdout) as { session_replays: { replay_id: string }[] };
+    expect(page.session_replays.map((r) => r.replay_id)).toEqual([`month-1/${Date.parse(MONTHS[1]!)}`]);
+    // --raw: the page as the platform answered it, every replay in it.
+    const raw = await api(['replay.list', '--param', 'pageSize=100', '--raw', ...range]);
+    expect((JSON.parse(raw.stdout) as { session_replays: unknown[] }).session_replays.length).toBeGreaterThan(1);
+    // --paginate: the same filter on every page.
+    const pages = await api(['replay.list', '--param', 'pageSize=2', '--paginate', ...range]);
+    const ids = pages.stdout
+      .trim()
+      .split('\n')
+      .flatMap((l) => (JSON.parse(l) as { session_replays: { replay_id: string }[] }).session_replays)
+      .map((r) => r.replay_id);
+    expect(ids).toEqual([`month-1/${Date.parse(MONTHS[1]!)}`]);
   });
 });
 

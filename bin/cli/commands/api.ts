@@ -2,7 +2,7 @@
  * `replay-export api`: every operation of the catalogue (src/clients/catalogue.ts) from the command line, with the
  * habits of `gh api` — `--list`, `<operation> --help`, and `<operation> [--param k=v]... [-f k=v] [-F k=v]
  * [--query k=v] [-H 'Name: value'] [--body file|- | --input file|-] [--paginate [--slurp]] [-i] [--jq filter]`,
- * which validates, calls and prints the result on stdout (api/output.ts). Fields go where the operation takes them
+ * which validates, calls and prints the API's answers on stdout (api/output.ts). Fields go where the operation takes them
  * (api/fields.ts); an error's answer is printed on stdout and its message on stderr. Waits are logged on stderr.
  */
 import { Option, type Command } from 'commander';
@@ -154,21 +154,24 @@ function pairOf(p: string): [string, string] {
 }
 
 /** The call's options for the client: the signal, the pass-through parts, and the answers to the output. */
-function callOptions(call: Call, context: CliContext, output: ApiOutput, seen: Promise<void>[]): CallOptions {
+function callOptions(call: Call, context: CliContext, output: ApiOutput, printed: Promise<void>[]): CallOptions {
   const { query, extraFields } = call.routed;
   return {
     signal: context.signal,
     ...(query.length > 0 ? { extraQuery: query } : {}),
     ...(extraFields.length > 0 ? { extraFields } : {}),
     ...(Object.keys(call.headers).length > 0 ? { extraHeaders: call.headers } : {}),
-    onResponse: (res: ApiResponse) => void seen.push(output.answer(res)),
+    // Answers are printed one after another, in the order they came.
+    onResponse: (res: ApiResponse) =>
+      void printed.push((printed.at(-1) ?? Promise.resolve()).then(() => output.answer(res))),
   };
 }
 
 async function runOperation(op: Operation, f: ApiOptions, context: CliContext, output: ApiOutput): Promise<void> {
   checkFlags(op, f);
-  const call = await callOf(op, f, context);
-  for (const [k, v] of Object.entries(call.headers)) if (k.toLowerCase() === 'authorization') context.addSecret(v);
+  const request = await callOf(op, f, context);
+  if (op.answer) output.shapeWith((answer) => op.answer!(answer, request.args));
+  for (const [k, v] of Object.entries(request.headers)) if (k.toLowerCase() === 'authorization') context.addSecret(v);
   // Every wait of the run's transport (a 429 and its Retry-After, a backoff) is a warning on stderr.
   const run = await context.openRun({
     managementKey: f.managementKey,
@@ -176,44 +179,34 @@ async function runOperation(op: Operation, f: ApiOptions, context: CliContext, o
     reporter: { retriesShown: true },
   });
   try {
-    if (call.routed.unchecked.length > 0) warnUnchecked(run.reporter, op, call.routed.unchecked);
+    if (request.routed.unchecked.length > 0) warnUnchecked(run.reporter, op, request.routed.unchecked);
     const clients = await (await run.library()).clients();
-    const seen: Promise<void>[] = [];
-    const o = callOptions(call, context, output, seen);
-    const flush = async (): Promise<void> => {
-      await Promise.all(seen.splice(0));
-    };
-    await callAndPrint(op, f, call, clients, o, output, flush);
+    const printed: Promise<void>[] = [];
+    const o = callOptions(request, context, output, printed);
+    try {
+      await call(op, f, request, clients, o);
+    } finally {
+      await Promise.all(printed);
+    }
+    await output.end();
   } finally {
     await run.close();
   }
 }
 
-async function callAndPrint(
-  op: Operation,
-  f: ApiOptions,
-  call: Call,
-  clients: ApiClients,
-  o: CallOptions,
-  output: ApiOutput,
-  flush: () => Promise<void>,
-): Promise<void> {
-  if (call.raw !== undefined) {
-    await sendRaw(clients, op, call.args, call.raw, o);
-    await flush();
-    return output.result(undefined, false);
+/** Makes the call (its answers go to the output as they arrive), every page of it with `--paginate`. */
+async function call(op: Operation, f: ApiOptions, c: Call, clients: ApiClients, o: CallOptions): Promise<void> {
+  if (c.raw !== undefined) {
+    await sendRaw(clients, op, c.args, c.raw, o);
+    return;
   }
   if (f.paginate && op.paginate) {
-    for await (const record of op.paginate(clients, call.args, o)) {
-      await flush();
-      await output.record(record);
+    for await (const _record of op.paginate(clients, c.args, o)) {
+      // Each page's answer is printed as it arrives; the records are the client's (its paging checks run on them).
     }
-    await flush();
-    return output.endRecords();
+    return;
   }
-  const result = await op.run(clients, call.args, call.body, o);
-  await flush();
-  await output.result(result, op.output === 'csv');
+  await op.run(clients, c.args, c.body, o);
 }
 
 function warnUnchecked(reporter: Reporter, op: Operation, names: readonly string[]): void {
@@ -290,10 +283,10 @@ export function register(program: Command): Command {
       '--input <file>',
       'request body sent as these bytes (file, or - for stdin), unchecked; fields go in the query',
     )
-    .option('--paginate', 'paged operations: every record of every page, one JSON line each')
-    .option('--slurp', 'with --paginate: every record in one JSON array')
+    .option('--paginate', "paged operations: every page's answer, one JSON line each")
+    .option('--slurp', 'with --paginate: every page in one JSON array')
     .option('-i, --include', "print each answer's status line and headers before its body")
-    .option('--jq <filter>', 'print what the jq filter selects from each result (strings raw, values as JSON)')
+    .option('--jq <filter>', 'print what the jq filter selects from each answer (strings raw, values as JSON)')
     .option('--raw', 'print each response body exactly as the API sent it')
     .option(
       '--max-wait <duration>',
@@ -342,6 +335,7 @@ export async function run(f: Invocation<ApiOptions>, context: CliContext): Promi
   const output = new ApiOutput(out, {
     include: f.include === true,
     raw: f.raw === true,
+    pages: f.paginate === true,
     slurp: f.slurp === true,
     ...(jq ? { jq } : {}),
   });

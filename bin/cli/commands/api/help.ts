@@ -38,8 +38,10 @@ export function operationHelp(op: Operation): string {
       `  --body <file|->: checked against it${op.bodySchema?.shape === 'object' ? '; or build it with -f/-F fields' : ''}; --input <file|->: sent as given, unchecked`,
     );
   if (op.paginate)
-    lines.push('', '--paginate: every record of every page, one JSON line each; --slurp: one JSON array of them');
-  if (op.output === 'csv') lines.push('', 'Output: CSV, as the API sends it');
+    lines.push('', "--paginate: every page's answer, one JSON line each; --slurp: one JSON array of the pages");
+  lines.push('', op.output === 'csv' ? 'Output: CSV, as the API sends it' : "Output: the API's answer (JSON indented)");
+  if (op.answer)
+    lines.push('  (its replays filtered by startTime/endTime, as the client filters them; --raw: as it came)');
   lines.push(
     '',
     'Example:',
@@ -64,16 +66,17 @@ any other goes in the query of a GET, else in the body (an object body is built 
 is sent twice, never replaced; a pass-through name the request sets itself is refused.
 
 Examples:
-  # one page of replays, then every replay as one JSON array
+  # one page of replays, then the ids of every replay, then every page in one JSON array
   replay-export api replay.list -F page_size=20 -f sort_order=asc
-  replay-export api replay.list --paginate --slurp --jq 'length'
+  replay-export api replay.list --paginate --jq '.session_replays[].replay_id'
+  replay-export api replay.list --paginate --slurp --jq 'map(.session_replays | length) | add'
   # typed fields and arrays: a segmentation with an event read from a file
   replay-export api dashboard.segmentation -f start=20260101 -f end=20260131 -F e=@event.json
   replay-export api replay.list -F 'replay_id[]=dev-1/1700000000000' -F 'replay_id[]=dev-2/1700000000001'
   # a body built from fields (checked against the operation's schema)
   replay-export api flags.create -f key=new-checkout -f 'variants[][key]=on'
   # a header, the status line and headers before the body, and a jq filter over the answer
-  replay-export api taxonomy.event-types.list -H 'Accept-Language: de' -i --jq '.[].event_type'
+  replay-export api taxonomy.event-types.list -H 'Accept-Language: de' -i --jq '.data[].event_type'
   # a body sent as the bytes given, with its Content-Type (unchecked)
   replay-export api feedback.ingest --input ingest.json -H 'Content-Type: application/json'
   # an error: its body on stdout, the message on stderr, exit status not 0

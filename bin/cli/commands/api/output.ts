@@ -1,19 +1,23 @@
 /**
- * What `api` prints on stdout: with `-i` each answer's status line and headers first (as they arrive); then the
- * result — the typed JSON (indented; one record a line with `--paginate`; one array with `--slurp`), CSV as it came, a
- * mutation's answer, or with `--raw` each body as it came — through `--jq` when given. An error's answer is printed
- * the same way before the command fails.
+ * What `api` prints on stdout, as `gh api` prints it: each answer of the call as the API gave it, in order — with
+ * `-i` its status line and headers first. A JSON answer is printed indented (with `--paginate`, each page on a line
+ * of its own; with `--slurp`, all pages in one array at the end); other text (CSV, `OK`) as it came; `--raw` every
+ * body byte for byte. `--jq` runs over each JSON answer (or the slurped array). An error's answer is printed the same
+ * way before the command fails. The one change to an answer: the operation's own client-side check of it
+ * (`Operation.answer`, e.g. replay.list's time filter), which `--raw` skips.
  */
 import type { AnswerSeen, ApiResponse } from '../../../../src/clients/index.js';
 import { ConfigError } from '../../../../src/index.js';
 import type { JqFilter } from './jq.js';
 
-/** `--slurp` holds every record until the last page: at most this much JSON text. */
+/** `--slurp` holds every page until the last: at most this much JSON text. */
 export const SLURP_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface OutputOptions {
   include: boolean;
   raw: boolean;
+  /** `--paginate`: one page a line. */
+  pages: boolean;
   slurp: boolean;
   jq?: JqFilter;
 }
@@ -41,15 +45,21 @@ export function headText(a: Pick<AnswerSeen, 'status' | 'statusText' | 'headers'
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
-/** A body as printed by default: JSON indented, other text as it came, ended by a newline; empty: nothing. */
-function answerText(body: Buffer): string {
+/** A body's JSON value, or undefined when it is not JSON (text, CSV, empty). */
+function jsonOf(body: Buffer): { value: unknown } | undefined {
   const text = body.toString('utf8');
-  if (text.trim() === '') return '';
+  if (text.trim() === '') return undefined;
   try {
-    return `${JSON.stringify(JSON.parse(text), null, 2)}\n`;
+    return { value: JSON.parse(text) as unknown };
   } catch {
-    return text.endsWith('\n') ? text : `${text}\n`;
+    return undefined;
   }
+}
+
+/** Text as printed: ended by a newline when it has none; empty: nothing. */
+function textOf(body: Buffer): string {
+  const text = body.toString('utf8');
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
 }
 
 export class ApiOutput {
@@ -57,69 +67,59 @@ export class ApiOutput {
   readonly #o: OutputOptions;
   readonly #slurped: string[] = [];
   #slurpedBytes = 0;
-  /** Answers not printed yet (`--raw` prints them in order, as the result's values come). */
-  readonly #pending: ApiResponse[] = [];
-  #last: ApiResponse | undefined;
+  #shape: ((answer: unknown) => unknown) | undefined;
 
   constructor(out: NodeJS.WritableStream, o: OutputOptions) {
     this.#out = out;
     this.#o = o;
   }
 
-  /** Sees each answer as it arrives: prints its head now with `-i`, keeps it for `--raw` and a mutation's answer. */
+  /** The operation's client-side check of each JSON answer (replay.list's time filter); `--raw` skips it. */
+  shapeWith(shape: (answer: unknown) => unknown): void {
+    this.#shape = shape;
+  }
+
+  /** One answer of the call, as it arrives: its head with `-i`, then its body. */
   async answer(res: ApiResponse): Promise<void> {
     if (this.#o.include) await data(this.#out, 'text', headText(res));
-    this.#last = res;
-    if (this.#o.raw) this.#pending.push(res);
+    await this.#body(res.body, true);
+  }
+
+  async #body(body: Buffer, shaped: boolean): Promise<void> {
+    if (this.#o.raw && !this.#o.jq) {
+      await write(this.#out, body);
+      if (body.length > 0 && body[body.length - 1] !== 0x0a) await write(this.#out, '\n');
+      return;
+    }
+    const json = jsonOf(body);
+    if (json === undefined) {
+      if (this.#o.jq && body.length > 0) throw new ConfigError('--jq: this answer is not JSON (CSV or text)');
+      return data(this.#out, 'text', textOf(body));
+    }
+    const value = shaped && !this.#o.raw && this.#shape ? this.#shape(json.value) : json.value;
+    if (this.#o.slurp) return this.#keep(JSON.stringify(value));
+    const text = this.#o.pages ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`;
+    await this.#json(text);
   }
 
   /** JSON text through `--jq`, or as given. */
   async #json(text: string): Promise<void> {
-    await data(this.#out, this.#o.jq ? 'text' : 'json', this.#o.jq ? await this.#o.jq.run(text) : text);
+    if (this.#o.jq) await data(this.#out, 'text', await this.#o.jq.run(text));
+    else await data(this.#out, 'json', text);
   }
 
-  /** `--raw`: the answers seen so far, each body as it came (through `--jq` when given). */
-  async flushRaw(): Promise<void> {
-    for (const res of this.#pending.splice(0)) {
-      if (this.#o.jq) await this.#json(res.body.toString('utf8'));
-      else {
-        await write(this.#out, res.body);
-        if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) await write(this.#out, '\n');
-      }
-    }
-  }
-
-  /** One record of `--paginate`: a line of its own, or kept for the `--slurp` array. */
-  async record(value: unknown): Promise<void> {
-    if (this.#o.raw) return this.flushRaw();
-    const text = JSON.stringify(value);
-    if (!this.#o.slurp) return this.#json(`${text}\n`);
+  #keep(text: string): void {
     this.#slurpedBytes += text.length + 1;
     if (this.#slurpedBytes > SLURP_MAX_BYTES)
       throw new ConfigError(
-        `--slurp: the records pass ${SLURP_MAX_BYTES} bytes of JSON; print them one a line (without --slurp) instead`,
+        `--slurp: the pages pass ${SLURP_MAX_BYTES} bytes of JSON; print them one a line (without --slurp) instead`,
       );
     this.#slurped.push(text);
   }
 
-  /** The end of `--paginate`: the `--slurp` array. */
-  async endRecords(): Promise<void> {
-    if (this.#o.raw) return this.flushRaw();
+  /** The end of the call: the `--slurp` array. */
+  async end(): Promise<void> {
     if (this.#o.slurp) await this.#json(`[${this.#slurped.join(',')}]\n`);
-  }
-
-  /** The result of one call: typed JSON, CSV text, or (no typed result) the API's answer. */
-  async result(value: unknown, csv: boolean): Promise<void> {
-    if (this.#o.raw) return this.flushRaw();
-    if (csv && typeof value === 'string') {
-      if (this.#o.jq) throw new ConfigError('--jq: this operation answers CSV, not JSON');
-      return data(this.#out, 'text', value);
-    }
-    if (value !== undefined) return this.#json(`${JSON.stringify(value, null, 2)}\n`);
-    if (this.#last === undefined) return;
-    const text = answerText(this.#last.body);
-    if (this.#o.jq && text !== '') return this.#json(this.#last.body.toString('utf8'));
-    await data(this.#out, 'json', text);
   }
 
   /**
@@ -128,15 +128,15 @@ export class ApiOutput {
    */
   async failure(a: AnswerSeen): Promise<void> {
     if (this.#o.include) await data(this.#out, 'text', headText(a));
-    const text = a.body.toString('utf8');
     if (this.#o.jq) {
       try {
-        return await this.#json(text);
+        return await this.#json(a.body.toString('utf8'));
       } catch {
         // not JSON, or not what the filter expects: the body as it came
       }
     }
-    if (this.#o.raw) await write(this.#out, a.body);
-    else await data(this.#out, 'json', answerText(a.body));
+    if (this.#o.raw) return write(this.#out, a.body);
+    const json = jsonOf(a.body);
+    await data(this.#out, 'json', json ? `${JSON.stringify(json.value, null, 2)}\n` : textOf(a.body));
   }
 }
