@@ -54,8 +54,8 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   management: 4,
   // Mapping: 50 events/second over 30 s (a budget below); group identify and attribution "not shown"; 2 at a time.
   ingest: 2,
-  // Spec: "concurrent cost limit 4", writes cost 2; 2 concurrent calls never exceed it.
-  taxonomy: 2,
+  // Spec: "concurrent cost limit 4" (GET 1, writes 2): up to 4 calls, held to the cost by its concurrent budget.
+  taxonomy: TAXONOMY_SPEC.concurrentCost,
 };
 
 /**
@@ -148,8 +148,11 @@ export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]
   ingest: [
     { name: 'mappings per 30 s', limit: MAPPING_SPEC.perWindow, windowMs: MAPPING_SPEC.windowMs, admit: 'under' },
   ],
-  // Spec: 7,200 cost per hour (GET 1, PUT/POST/DELETE 2); its concurrent cost limit 4 is kept by the family cap.
-  taxonomy: [{ name: 'taxonomy cost per hour', limit: TAXONOMY_SPEC.costPerHour, windowMs: TAXONOMY_SPEC.windowMs }],
+  // Spec: "concurrent cost limit 4; period cost limit 7200 per hour" (GET 1, PUT/POST/DELETE 2).
+  taxonomy: [
+    { name: 'taxonomy concurrent cost', limit: TAXONOMY_SPEC.concurrentCost, windowMs: 0, kind: 'concurrent' },
+    { name: 'taxonomy cost per hour', limit: TAXONOMY_SPEC.costPerHour, windowMs: TAXONOMY_SPEC.windowMs },
+  ],
 };
 
 /**

@@ -255,6 +255,37 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
   });
 });
 
+describe('the taxonomy concurrent cost (4: GET 1, writes 2)', () => {
+  /** The most of `cost(path)` the sandbox had in flight at once, from its arrival log. */
+  function peak(arrivals: ReturnType<Sandbox['apiArrivals']>, cost: (path: string) => number): number {
+    const edges = arrivals.flatMap((a) => [
+      { t: a.at, d: cost(a.path) },
+      { t: a.answeredAt, d: -cost(a.path) },
+    ]);
+    edges.sort((a, b) => a.t - b.t || a.d - b.d);
+    let held = 0;
+    let most = 0;
+    for (const e of edges) most = Math.max(most, (held += e.d));
+    return most;
+  }
+
+  it('the client holds it: four reads in flight at once, never more than 4 of cost, no 429', async () => {
+    sandbox = await startSandbox({ apiConcurrency: 0, faults: { latencyMs: 200 } });
+    const { taxonomy } = clients(sandbox, { adaptive: false });
+    await Promise.all([
+      ...Array.from({ length: 8 }, () => taxonomy.eventTypes.list()),
+      ...Array.from({ length: 4 }, (_, i) => taxonomy.categories.create(`held-${i}`)),
+    ]);
+    expect(sandbox.limitRefusals()).toEqual({});
+    const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'taxonomy');
+    expect(arrivals.every((a) => a.status === 200)).toBe(true);
+    const isRead = (path: string) => path.endsWith('/event');
+    // Reads (GET /event) cost 1, writes (POST /category) 2.
+    expect(peak(arrivals, (p) => (isRead(p) ? 1 : 0))).toBe(4);
+    expect(peak(arrivals, (p) => (isRead(p) ? 1 : 2))).toBeLessThanOrEqual(4);
+  });
+});
+
 describe('a cost over a whole limit', () => {
   it('a dashboard query costing more than 1,000 is a 429 naming the limit, without Retry-After (none can help)', async () => {
     sandbox = await startSandbox();

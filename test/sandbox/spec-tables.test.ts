@@ -14,7 +14,7 @@ import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
 import * as S from '../../src/sandbox/spec-values.js';
 import * as C from '../../src/util/spec-constants.js';
-import { TAXONOMY_SPEC, taxonomyCost } from '../../src/util/spec-constants.js';
+import { taxonomyCost } from '../../src/util/spec-constants.js';
 
 /** The same numbers side by side: the sandbox's reading (spec-values.ts), and the client's (spec-constants.ts). */
 const sandboxValues = {
@@ -69,8 +69,7 @@ const CLIENT: Readonly<Record<keyof typeof SANDBOX_LIMITS, ClientReading>> = {
   userActivityPerHour: budget('useractivity', 'user activity queries per hour'),
   dashboardConcurrentCost: budget('dashboard', 'dashboard concurrent cost'),
   dashboardCostPerHour: budget('dashboard', 'dashboard cost per hour'),
-  // The client keeps taxonomy's concurrent cost by its family cap (2 calls, writes costing 2): the spec's 4.
-  taxonomyConcurrentCost: { value: TAXONOMY_SPEC.concurrentCost, span: 'in flight' },
+  taxonomyConcurrentCost: budget('taxonomy', 'taxonomy concurrent cost'),
   taxonomyCostPerHour: budget('taxonomy', 'taxonomy cost per hour'),
   mappingPer30s: budget('ingest', 'mappings per 30 s'),
 };
