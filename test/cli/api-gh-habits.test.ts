@@ -199,6 +199,17 @@ describe('what is printed', () => {
     expect(n.stdout).toBe(`${sandbox.replays().length}\n`);
   });
 
+  test('--silent prints no body: the exit status and stderr say how it went', async () => {
+    const ok = await api(['taxonomy.categories.list', '--silent']);
+    expect(ok).toMatchObject({ code: 0, stdout: '' });
+    const failed = await api(['taxonomy.categories.get', '-f', 'category_name=none-such', '--silent']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toBe('');
+    expect(failed.stderr).toMatch(/^ {2}status: 400$/m);
+    const head = await api(['taxonomy.categories.list', '--silent', '-i']);
+    expect(head.stdout).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n$/);
+  });
+
   test("an error's answer goes to stdout, its message to stderr, and the exit status is not 0", async () => {
     const res = await api(['taxonomy.categories.get', '-f', 'category_name=none-such']);
     expect(res.code).toBe(1);

@@ -51,6 +51,7 @@ interface ApiOptions {
   paginate?: boolean;
   slurp?: boolean;
   include?: boolean;
+  silent?: boolean;
   jq?: string;
   raw?: boolean;
   maxWait?: string;
@@ -94,6 +95,8 @@ function checkFlags(op: Operation, f: ApiOptions): void {
   if (f.slurp && !f.paginate) throw new ConfigError('--slurp goes with --paginate');
   if (f.input !== undefined && f.body !== undefined) throw new ConfigError('give --body or --input, not both');
   if (f.input !== undefined && f.paginate) throw new ConfigError('--paginate does not go with --input');
+  if (f.silent && (f.jq !== undefined || f.slurp))
+    throw new ConfigError('--silent prints no answer: not with --jq or --slurp');
   if (f.slurp && f.raw)
     throw new ConfigError('--slurp prints the records as one array; --raw prints the answers as they came');
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
@@ -286,6 +289,7 @@ export function register(program: Command): Command {
     .option('--paginate', "paged operations: every page's answer, one JSON line each")
     .option('--slurp', 'with --paginate: every page in one JSON array')
     .option('-i, --include', "print each answer's status line and headers before its body")
+    .option('--silent', "print no answer's body (the exit status and stderr still say how it went)")
     .option('--jq <filter>', 'print what the jq filter selects from each answer (strings raw, values as JSON)')
     .option('--raw', 'print each response body exactly as the API sent it')
     .option(
@@ -336,6 +340,7 @@ export async function run(f: Invocation<ApiOptions>, context: CliContext): Promi
     include: f.include === true,
     raw: f.raw === true,
     pages: f.paginate === true,
+    silent: f.silent === true,
     slurp: f.slurp === true,
     ...(jq ? { jq } : {}),
   });

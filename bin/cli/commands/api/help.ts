@@ -47,7 +47,7 @@ export function operationHelp(op: Operation): string {
     'Example:',
     exampleOf(op),
     '',
-    'Also: -f/-F, --query, -H, -i, --jq, --input, --raw, --max-wait, --no-retry (api --help)',
+    'Also: -f/-F, --query, -H, -i, --jq, --input, --raw, --silent, --max-wait, --no-retry (api --help)',
   );
   return `${lines.join('\n')}\n`;
 }

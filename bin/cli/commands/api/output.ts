@@ -3,7 +3,7 @@
  * `-i` its status line and headers first. A JSON answer is printed indented (with `--paginate`, each page on a line
  * of its own; with `--slurp`, all pages in one array at the end); other text (CSV, `OK`) as it came; `--raw` every
  * body byte for byte. `--jq` runs over each JSON answer (or the slurped array). An error's answer is printed the same
- * way before the command fails. The one change to an answer: the operation's own client-side check of it
+ * way before the command fails. `--silent` prints no body. The one change to an answer: the operation's own client-side check of it
  * (`Operation.answer`, e.g. replay.list's time filter), which `--raw` skips.
  */
 import type { AnswerSeen, ApiResponse } from '../../../../src/clients/index.js';
@@ -18,6 +18,8 @@ export interface OutputOptions {
   raw: boolean;
   /** `--paginate`: one page a line. */
   pages: boolean;
+  /** `--silent`: no answer's body (heads with `-i` still). */
+  silent: boolean;
   slurp: boolean;
   jq?: JqFilter;
 }
@@ -82,7 +84,7 @@ export class ApiOutput {
   /** One answer of the call, as it arrives: its head with `-i`, then its body. */
   async answer(res: ApiResponse): Promise<void> {
     if (this.#o.include) await data(this.#out, 'text', headText(res));
-    await this.#body(res.body, true);
+    if (!this.#o.silent) await this.#body(res.body, true);
   }
 
   async #body(body: Buffer, shaped: boolean): Promise<void> {
@@ -128,6 +130,7 @@ export class ApiOutput {
    */
   async failure(a: AnswerSeen): Promise<void> {
     if (this.#o.include) await data(this.#out, 'text', headText(a));
+    if (this.#o.silent) return;
     if (this.#o.jq) {
       try {
         return await this.#json(a.body.toString('utf8'));
