@@ -165,8 +165,11 @@ function callOptions(call: Call, context: CliContext, output: ApiOutput, printed
     ...(extraFields.length > 0 ? { extraFields } : {}),
     ...(Object.keys(call.headers).length > 0 ? { extraHeaders: call.headers } : {}),
     // Answers are printed one after another, in the order they came.
-    onResponse: (res: ApiResponse) =>
-      void printed.push((printed.at(-1) ?? Promise.resolve()).then(() => output.answer(res))),
+    onResponse: (res: ApiResponse) => {
+      const p = (printed.at(-1) ?? Promise.resolve()).then(() => output.answer(res));
+      p.catch(() => undefined); // awaited with the others once the call ends (a failure is reported then)
+      printed.push(p);
+    },
   };
 }
 
