@@ -45,6 +45,19 @@ async function burst(c: ReturnType<typeof clients>, sb: Sandbox): Promise<void> 
   ]);
 }
 
+/** The most of `cost(path)` the sandbox had in flight at once (from arrival to answer), from its arrival log. */
+function peakInFlight(arrivals: ReturnType<Sandbox['apiArrivals']>, cost: (path: string) => number): number {
+  const edges = arrivals.flatMap((a) => [
+    { t: a.at, d: cost(a.path) },
+    { t: a.answeredAt, d: -cost(a.path) },
+  ]);
+  edges.sort((a, b) => a.t - b.t || a.d - b.d);
+  let held = 0;
+  let most = 0;
+  for (const e of edges) most = Math.max(most, (held += e.d));
+  return most;
+}
+
 describe('the API host concurrency limit', () => {
   it('replay, feedback, dashboard and taxonomy requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
@@ -191,19 +204,6 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
   });
   const BURST = 7;
 
-  /** The most cost the sandbox saw in flight at once, from its arrival log (arrival to answer). */
-  function peakCost(arrivals: ReturnType<Sandbox['apiArrivals']>, cost: number): number {
-    const edges = arrivals.flatMap((a) => [
-      { t: a.at, d: cost },
-      { t: a.answeredAt, d: -cost },
-    ]);
-    edges.sort((a, b) => a.t - b.t || a.d - b.d);
-    let held = 0;
-    let peak = 0;
-    for (const e of edges) peak = Math.max(peak, (held += e.d));
-    return peak;
-  }
-
   it('a burst costing 1,680 gets no 429: the client holds at most 1,000 in flight and waits for answers', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 200 } });
     transport = new Transport({
@@ -217,7 +217,7 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
     expect(sandbox.limitRefusals()).toEqual({});
     const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'dashboard');
     expect(arrivals.map((a) => a.status)).toEqual(Array(BURST).fill(200));
-    expect(peakCost(arrivals, 240)).toBeLessThanOrEqual(960);
+    expect(peakInFlight(arrivals, () => 240)).toBeLessThanOrEqual(960);
     // Not a window: the fifth query went as soon as one of the first four was answered, not five minutes later.
     const first = arrivals[0]!.at;
     expect(arrivals.at(-1)!.at - first).toBeLessThan(60_000);
@@ -256,19 +256,6 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
 });
 
 describe('the taxonomy concurrent cost (4: GET 1, writes 2)', () => {
-  /** The most of `cost(path)` the sandbox had in flight at once, from its arrival log. */
-  function peak(arrivals: ReturnType<Sandbox['apiArrivals']>, cost: (path: string) => number): number {
-    const edges = arrivals.flatMap((a) => [
-      { t: a.at, d: cost(a.path) },
-      { t: a.answeredAt, d: -cost(a.path) },
-    ]);
-    edges.sort((a, b) => a.t - b.t || a.d - b.d);
-    let held = 0;
-    let most = 0;
-    for (const e of edges) most = Math.max(most, (held += e.d));
-    return most;
-  }
-
   it('the client holds it: four reads in flight at once, never more than 4 of cost, no 429', async () => {
     sandbox = await startSandbox({ apiConcurrency: 0, faults: { latencyMs: 200 } });
     const { taxonomy } = clients(sandbox, { adaptive: false });
@@ -281,8 +268,8 @@ describe('the taxonomy concurrent cost (4: GET 1, writes 2)', () => {
     expect(arrivals.every((a) => a.status === 200)).toBe(true);
     const isRead = (path: string) => path.endsWith('/event');
     // Reads (GET /event) cost 1, writes (POST /category) 2.
-    expect(peak(arrivals, (p) => (isRead(p) ? 1 : 0))).toBe(4);
-    expect(peak(arrivals, (p) => (isRead(p) ? 1 : 2))).toBeLessThanOrEqual(4);
+    expect(peakInFlight(arrivals, (p) => (isRead(p) ? 1 : 0))).toBe(4);
+    expect(peakInFlight(arrivals, (p) => (isRead(p) ? 1 : 2))).toBeLessThanOrEqual(4);
   });
 });
 
