@@ -14,6 +14,7 @@
  * back what it held (a claim naming its own shard). Another shard's replays are taken only when the listing is read
  * whole, from its last `tail` ones (bounded memory).
  */
+import { IdTable } from '../../sinks/id-table.js';
 import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
@@ -161,5 +162,70 @@ export async function awaitClaimed(
     const left = until - now();
     if (pending.length === 0 || left <= 0) return [...stale, ...pending];
     await sleep(Math.min(POLL_MS, left), signal);
+  }
+}
+
+/** What a balanced shard tells its run about the claims of earlier runs (removed by shard 0 when it starts). */
+export interface ClearingHooks {
+  cleared(runs: number): void;
+  failed(error: unknown): void;
+}
+
+/**
+ * One shard's part in a balanced run: its `Balancer`, the replays of its own another shard holds (`deferred`, settled
+ * at its end), and, in shard 0, the removal of earlier runs' claims beside its work.
+ */
+export class BalancedShare {
+  readonly balancer: Balancer;
+  /** Compared with the claims' times, which the stores' clocks give: the real clock, not the run's. */
+  readonly #startedAt = Date.now();
+  readonly #deferred: ReplayInfo[] = [];
+  readonly #clearing: Promise<unknown> | undefined;
+
+  constructor(
+    claims: WorkClaims,
+    shard: Readonly<Shard>,
+    private readonly settings: Readonly<{ waitMs: number; tail: number }>,
+    hooks: ClearingHooks,
+  ) {
+    this.balancer = new Balancer(claims, shard, settings.tail);
+    // Claims of earlier runs decide nothing any more: removed by one shard of the run, beside its work.
+    this.#clearing =
+      shard.index === 0
+        ? claims.clearOtherRuns().then((runs) => (runs > 0 ? hooks.cleared(runs) : undefined), hooks.failed)
+        : undefined;
+  }
+
+  /** Claims a replay of this shard: true to export it here, false when another shard holds it (settled at the end). */
+  async own(replay: ReplayInfo): Promise<boolean> {
+    if ((await this.balancer.own(replay.replay_id)) === 'go') return true;
+    this.#deferred.push(replay);
+    return false;
+  }
+
+  get hasDeferred(): boolean {
+    return this.#deferred.length > 0;
+  }
+
+  /**
+   * Waits for the replays of its own another shard took (`awaitClaimed`); `onTaken` is told each one the other
+   * finished. Resolves those to export here.
+   */
+  async settleDeferred(signal: AbortSignal, onTaken: (replayId: string) => void): Promise<ReplayInfo[]> {
+    const ids = this.#deferred.map((r) => r.replay_id);
+    const left = new IdTable();
+    for (const id of await awaitClaimed(
+      this.balancer.claims,
+      ids,
+      { waitMs: this.settings.waitMs, startedAt: this.#startedAt, signal },
+      onTaken,
+    ))
+      left.set(id, 1);
+    return this.#deferred.filter((r) => left.has(r.replay_id));
+  }
+
+  /** Resolves once the removal of earlier runs' claims (if this shard does it) has ended. */
+  async cleared(): Promise<void> {
+    await this.#clearing;
   }
 }
