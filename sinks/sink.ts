@@ -136,6 +136,12 @@ export interface OkEntry extends ManifestEntryBase {
   assets?: Record<string, string>;
   /** The content type of each captured asset of `assets`, by SHA-256. */
   asset_types?: Record<string, string>;
+  /**
+   * In place of `assets` and `asset_types` when listing them would pass the record limit: how many URLs were captured,
+   * and the hex SHA-256 of the JSON of their map (URL → SHA-256).
+   */
+  assets_count?: number;
+  assets_sha256?: string;
   /** URLs the replay references that were not captured, → why (`origin not allowed`, `HTTP 404`, `too large`, ...). */
   assets_missing?: Record<string, string>;
   /**

@@ -5,6 +5,7 @@ import type { ArchivePlan, ListingBound } from './archive-types.js';
 import type { ReplayInfo } from './export-replay.js';
 import { expiresAtMs, plausibleStart } from './expiry.js';
 import type { Settings } from './settings.js';
+import { standInReplayId } from './manifest-entries.js';
 import { inShard } from './shard.js';
 
 /**
@@ -56,16 +57,21 @@ export function expiryOrder(all: readonly ReplayInfo[]): ReplayInfo[] {
 }
 
 /**
- * The records of `replays` that started by the bound. A record whose start is unreadable or absurd (a client clock in
+ * The records of `replays` that started by the bound, each id within what a record may name (a longer one replaced by
+ * its stand-in). A record whose start is unreadable or absurd (a client clock in
  * 2120) is kept: the run decides on it as before. Ends the listing once `stallAfter` records in a row were past it.
  */
 export async function* bounded(
   replays: AsyncIterable<ReplayInfo>,
   bound: ListingBound | undefined,
 ): AsyncGenerator<ReplayInfo> {
-  if (bound === undefined) return yield* replays;
   let past = 0;
-  for await (const r of replays) {
+  for await (const listed of replays) {
+    const r = withRecordedId(listed);
+    if (bound === undefined) {
+      yield r;
+      continue;
+    }
     const start = startOf(r, bound.untilMs);
     if (start !== null && start > bound.untilMs) {
       if (++past >= bound.stallAfter) return;
@@ -74,6 +80,12 @@ export async function* bounded(
     past = 0;
     yield r;
   }
+}
+
+/** A record whose id is too long to record goes on under its stand-in (`standInReplayId`), marked `idBytes`. */
+function withRecordedId(r: ReplayInfo): ReplayInfo {
+  const recorded = standInReplayId(r.replay_id);
+  return recorded.idBytes === undefined ? r : { ...r, ...recorded };
 }
 
 /** The replay's start in ms when it is readable and plausible, else null (never settling, never re-checked). */

@@ -14,11 +14,19 @@ import { BalancedShare } from './balance.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
 import { ManifestCompactor } from './compaction.js';
-import { isFatal, ReplayNotFoundError } from './errors.js';
+import { isFatal, ReplayFailedError, ReplayIdTooLongError, ReplayNotFoundError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
 import { listFilesInKeyOrder } from './file-listing.js';
 import { sameFileKeys } from './manifest.js';
-import { notFoundEntry, settlingEntry } from './manifest-entries.js';
+import {
+  exportedFields,
+  failedEntry,
+  fitEntry,
+  MAX_REPLAY_ID_BYTES,
+  notFoundEntry,
+  settlingEntry,
+  tooLargeEntry,
+} from './manifest-entries.js';
 import { markStoredOutputs, readResumeState, type ResumeState } from './resume-state.js';
 import type { Settings } from './settings.js';
 
@@ -66,6 +74,8 @@ export class ArchiveRun {
   #exports = 0;
   #full = false;
   #firstError: { error: unknown } | undefined;
+  /** Errors about the run, not one replay (the manifest refusing a line, a claim's end not written): they stop it. */
+  readonly #runErrors = new WeakSet<object>();
 
   constructor(
     private readonly plan: ArchivePlan,
@@ -187,19 +197,50 @@ export class ArchiveRun {
     );
   }
 
-  async #append(entry: ManifestEntry): Promise<void> {
-    await this.io.archive.manifest.append(entry);
+  /**
+   * Appends a replay's line: as a record can hold it (`fitEntry`), else a line saying it could not be recorded. What
+   * the manifest refuses otherwise stops the run (a run that cannot record cannot go on).
+   */
+  async #append(entry: ManifestEntry): Promise<ManifestEntry> {
+    const recorded = fitEntry(entry) ?? tooLargeEntry(entry);
+    try {
+      await this.io.archive.manifest.append(recorded);
+    } catch (err) {
+      if (typeof err === 'object' && err !== null) this.#runErrors.add(err);
+      throw err;
+    }
     this.#compactor?.noteAppend();
+    return recorded;
   }
 
   #result(event: Omit<Extract<ArchiveEvent, { type: 'result' }>, 'type'>): void {
     this.#channel.push({ type: 'result', ...event });
   }
 
-  /** Records an entry that needs no export (`not_found`, `settling`) and says so. */
+  /** Records an entry that needs no export (`not_found`, `settling`, `failed` before any export) and says so. */
   async #record(entry: ManifestEntry, outcome: ArchiveOutcome): Promise<void> {
-    await this.#append(entry);
-    this.#result({ replayId: entry.replay_id, outcome, entry });
+    this.#result({ replayId: entry.replay_id, outcome, entry: await this.#append(entry) });
+  }
+
+  /** Records the replay `failed` with `cause`: what it brought (its id, files, events, claims) failed it alone. */
+  #recordFailure(replay: ReplayInfo, cause: unknown): Promise<void> {
+    const failure =
+      cause instanceof ReplayFailedError ? cause : new ReplayFailedError(replay.replay_id, undefined, cause);
+    return this.#record(failedEntry(exportedFields(replay, this.settings), failure.toManifestError(), []), 'failed');
+  }
+
+  /**
+   * Runs the work on one replay: a failure of its own is recorded as its outcome and the run goes on; only what is
+   * about the run (credentials, an abort, the manifest refusing a line, a claim's end) is thrown.
+   */
+  async #own(replay: ReplayInfo, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (isFatal(err) || this.#signal.aborted || (typeof err === 'object' && err !== null && this.#runErrors.has(err)))
+        throw err;
+      await this.#recordFailure(replay, err);
+    }
   }
 
   /** Exports a replay decided on (and claimed, in a balanced run) and records its outcome. */
@@ -219,14 +260,14 @@ export class ArchiveRun {
       onEvents: (n) => this.#progress.add(n),
       assets: io.assets,
     });
-    await this.#append(entry);
-    if (claimed) await this.#balanced?.balancer.finish(id);
+    const recorded = await this.#append(entry);
+    if (claimed) await this.#runLevel(this.#balanced?.balancer.finish(id));
     this.#progress.flush();
     this.#result({
       replayId: id,
-      outcome: entry.status as ArchiveOutcome,
-      entry,
-      ...(entry.status === 'ok' ? { key: entry.key } : {}),
+      outcome: recorded.status as ArchiveOutcome,
+      entry: recorded,
+      ...(recorded.status === 'ok' ? { key: recorded.key } : {}),
       ...(rechecked ? { rechecked } : {}),
     });
   }
@@ -240,6 +281,8 @@ export class ArchiveRun {
       this.#result({ replayId: id, outcome: 'skipped', reason: 'forgotten' });
       return;
     }
+    if (replay.idBytes !== undefined)
+      return this.#recordFailure(replay, new ReplayIdTooLongError(id, replay.idBytes, MAX_REPLAY_ID_BYTES));
     const key = this.#keyOf(id);
     const named = this.plan.skipUnchanged?.has(id) === true;
     const present = await this.#present(id, key, named);
@@ -271,9 +314,7 @@ export class ArchiveRun {
       this.#result({ replayId: id, outcome: 'skipped', reason: 'settling' });
       return;
     }
-    const entry = settlingEntry(replay, this.settings);
-    await this.#append(entry);
-    this.#result({ replayId: id, outcome: 'skipped', entry });
+    this.#result({ replayId: id, outcome: 'skipped', entry: await this.#append(settlingEntry(replay, this.settings)) });
   }
 
   /** A recheck: whether the replay's files are the ones recorded. Cannot tell (a listing failed): false, exported again. */
@@ -292,11 +333,21 @@ export class ArchiveRun {
   /** Another shard's replay, taken when it is still to be exported and nobody claimed it (balanced runs). */
   async #takeOther(replay: ReplayInfo): Promise<void> {
     const id = replay.replay_id;
-    if (this.#state.forgotten(replay)) return;
+    if (this.#state.forgotten(replay) || replay.idBytes !== undefined) return;
     const present = await this.#present(id, this.#keyOf(id), false);
     if (decideReplay(replay, present, this.settings, this.#now()) !== 'export' || this.#reachedMax()) return;
     await this.io.room?.(this.#signal);
     if (await this.#balanced!.balancer.take(replay)) await this.#exportOne(replay, false, true);
+  }
+
+  /** Awaits `work`; what it throws is about the run (`#runErrors`). */
+  async #runLevel(work: Promise<unknown> | undefined): Promise<void> {
+    try {
+      await work;
+    } catch (err) {
+      if (typeof err === 'object' && err !== null) this.#runErrors.add(err);
+      throw err;
+    }
   }
 
   /** Runs one replay's work; the first failure stops the run (every worker stops taking replays). */
@@ -314,7 +365,8 @@ export class ArchiveRun {
     while (!this.#signal.aborted && !this.#full) {
       const item = await this.#next();
       if (item.done) break;
-      await this.#guarded(() => this.#handle(item.value));
+      const replay = item.value;
+      await this.#guarded(() => this.#own(replay, () => this.#handle(replay)));
     }
     // Balanced: done with its own, the shard takes the others' last replays.
     const balancer = this.#balanced?.balancer;
@@ -325,7 +377,7 @@ export class ArchiveRun {
       !this.#signal.aborted && !this.#full && (r = balancer.next(order)) !== undefined;
     ) {
       const replay = r;
-      await this.#guarded(() => this.#takeOther(replay));
+      await this.#guarded(() => this.#own(replay, () => this.#takeOther(replay)));
     }
   }
 
@@ -344,12 +396,14 @@ export class ArchiveRun {
     return this.#pool(async () => {
       for (let r = rest.shift(); r !== undefined && !this.#signal.aborted; r = rest.shift()) {
         const replay = r;
-        await this.#guarded(async () => {
-          if (this.#reachedMax()) return;
-          await this.io.room?.(this.#signal);
-          await share.balancer.claims.retake(replay.replay_id, share.balancer.holder);
-          await this.#exportOne(replay, false, true);
-        });
+        await this.#guarded(() =>
+          this.#own(replay, async () => {
+            if (this.#reachedMax()) return;
+            await this.io.room?.(this.#signal);
+            await share.balancer.claims.retake(replay.replay_id, share.balancer.holder);
+            await this.#exportOne(replay, false, true);
+          }),
+        );
       }
     });
   }

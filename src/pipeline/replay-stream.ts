@@ -1,3 +1,4 @@
+import { boundedKey } from '../util/bounded-key.js';
 import { batchCount, batchEvents, decodeEventBatches, dropEvents, type EventBatch } from '../../decoders/index.js';
 import { DecodeError } from '../../decoders/errors.js';
 import { isLimitError, ReplayBudget } from '../../decoders/limits.js';
@@ -129,12 +130,12 @@ class ReplayFiles {
   /** Downloads `file` at its URL, or a fresh one when `refusedUrl` (the one storage refused) is given. */
   async open(file: ListedFile, signal: AbortSignal, refusedUrl?: string): Promise<DownloadBody> {
     const url = await this.#urls.urlFor(file, refusedUrl);
-    this.#usedUrl.set(file.key, url);
+    this.#usedUrl.set(boundedKey(file.key), url);
     return this.io.download(url, { signal, key: file.key });
   }
 
   usedUrl(key: string): string | undefined {
-    return this.#usedUrl.get(key);
+    return this.#usedUrl.get(boundedKey(key));
   }
 }
 
