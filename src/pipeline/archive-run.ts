@@ -6,6 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ManifestEntry, ManifestError } from '../../sinks/sink.js';
 import { IdTable } from '../../sinks/id-table.js';
+import { extensionFor } from '../../sinks/keys.js';
 import { InternalError } from '../errors.js';
 import { candidates, expiryOrder } from './archive-listing.js';
 import { decideListed, decideReplay } from './archive-decisions.js';
@@ -27,7 +28,7 @@ import {
   settlingEntry,
   tooLargeEntry,
 } from './manifest-entries.js';
-import { markStoredOutputs, readResumeState, type ResumeState } from './resume-state.js';
+import { markStoredOutputs, readResumeState, type ResumeState, type ResumeStateOptions } from './resume-state.js';
 import type { Settings } from './settings.js';
 
 /** Events counted between two `progress` events (at most one every 200 ms). */
@@ -126,22 +127,14 @@ export class ArchiveRun {
   /** Reads the manifest's state and opens the listing; a balanced shard also starts on its claims. */
   async #open(): Promise<void> {
     const { settings, io, plan } = this;
-    const balance = settings.balance;
-    if (balance !== undefined && settings.shard !== undefined)
-      this.#balanced = new BalancedShare(io.archive.work(balance.run), settings.shard, balance, {
-        cleared: (runs) => this.#channel.push({ type: 'claims-cleared', runs }),
-        failed: (error) => this.#channel.push({ type: 'claims-clear-failed', error }),
-      });
-    const keyFor = (id: string): string => io.archive.outputs.keyFor(id, settings.output);
+    this.#balanced = await this.#openShare();
+    const keyFor = (id: string): string => this.#keyOf(id);
     const skipUnchanged = plan.skipUnchanged;
     this.#state = await readResumeState(io.archive.manifest, {
-      keyFor,
+      ...this.#stateOptions(),
       // A balanced shard may take any replay: it knows them all.
       shard: this.#balanced === undefined ? settings.shard : undefined,
       recheckMs: settings.recheckMs,
-      now: this.#now(),
-      redaction: settings.redaction?.digest,
-      captureAssets: settings.captureAssets !== undefined,
       ...(skipUnchanged !== undefined ? { fileKeysOf: (id: string) => skipUnchanged.has(id) } : {}),
     });
     this.#compactor = this.#newCompactor();
@@ -154,6 +147,28 @@ export class ArchiveRun {
     // Ids taken so far (a replay listed twice is taken once), compact like the resume state.
     const listing = candidates(plan, settings, new IdTable(), onListed, balancer && ((r) => balancer.noteOther(r)));
     this.#source = listing[Symbol.asyncIterator]();
+  }
+
+  /** A balanced shard's part, its run's name claimed for this archive's format; undefined when not balanced. */
+  async #openShare(): Promise<BalancedShare | undefined> {
+    const { balance, shard, output } = this.settings;
+    if (balance === undefined || shard === undefined) return undefined;
+    const share = new BalancedShare(this.io.archive.work(balance.run), shard, balance, {
+      cleared: (runs) => this.#channel.push({ type: 'claims-cleared', runs }),
+      failed: (error) => this.#channel.push({ type: 'claims-clear-failed', error }),
+    });
+    await share.claimFormat(extensionFor(output).slice(1), balance.run);
+    return share;
+  }
+
+  /** What an `ok` line must hold to count as this run's (its key, policy, capture). */
+  #stateOptions(): ResumeStateOptions {
+    return {
+      keyFor: (id) => this.#keyOf(id),
+      now: this.#now(),
+      redaction: this.settings.redaction?.digest,
+      captureAssets: this.settings.captureAssets !== undefined,
+    };
   }
 
   /**
@@ -386,15 +401,20 @@ export class ArchiveRun {
   }
 
   /**
-   * Its replays another shard took: their lines awaited (`taken`); those still unfinished after the wait (the other
-   * may have died holding them) exported here.
+   * Its replays another shard took: their lines awaited; each one the archive shows exported (`#exportedElsewhere`) is
+   * `taken`; the others — still unfinished after the wait (the other may have died holding them), finished with no
+   * `ok` line in this archive's format, or claimed by no shard of this run at all (a claim planted or left behind) —
+   * are exported here.
    */
   async #settleDeferred(share: BalancedShare): Promise<PromiseSettledResult<void>[]> {
-    const rest = await share.settleDeferred(this.#signal, (id) =>
-      this.#result({ replayId: id, outcome: 'taken', reason: 'exported by another shard' }),
-    );
+    const { finished, left } = await share.settleDeferred(this.#signal);
+    const exported = await this.#exportedElsewhere(finished);
+    for (const replay of finished)
+      if (exported.has(replay.replay_id))
+        this.#result({ replayId: replay.replay_id, outcome: 'taken', reason: 'exported by another shard' });
+      else left.push(replay);
     return this.#pool(async () => {
-      for (let r = rest.shift(); r !== undefined && !this.#signal.aborted; r = rest.shift()) {
+      for (let r = left.shift(); r !== undefined && !this.#signal.aborted; r = left.shift()) {
         const replay = r;
         await this.#guarded(() =>
           this.#own(replay, async () => {
@@ -406,6 +426,28 @@ export class ArchiveRun {
         );
       }
     });
+  }
+
+  /**
+   * Which of `replays` the archive shows exported: its manifest, read again for them alone, records each `ok` at this
+   * run's key (its format) under this run's policy, and its output is there. A claim says who works, never what is
+   * archived: a `.done` alone (planted, another format's, a run name used again) hides no replay.
+   */
+  async #exportedElsewhere(replays: readonly ReplayInfo[]): Promise<IdTable> {
+    const exported = new IdTable();
+    if (replays.length === 0) return exported;
+    const ids = new IdTable();
+    for (const r of replays) ids.set(r.replay_id, 1);
+    const state = await readResumeState(this.io.archive.manifest, {
+      ...this.#stateOptions(),
+      shard: undefined,
+      only: (id) => ids.has(id),
+    });
+    for (const r of replays) {
+      const id = r.replay_id;
+      if (state.doneAtKey(id) && (await this.io.archive.outputs.exists(this.#keyOf(id)))) exported.set(id, 1);
+    }
+    return exported;
   }
 
   /**

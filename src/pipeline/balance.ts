@@ -18,6 +18,7 @@ import { IdTable } from '../../sinks/id-table.js';
 import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
+import { ConfigError } from './errors.js';
 import { sleep } from './signal.js';
 
 /** The last `size` items pushed, oldest first. */
@@ -125,6 +126,10 @@ export class Balancer {
   }
 }
 
+/** The claim that records which output format a run's name is used for (`claimFormat`), and its holder's mark. */
+export const FORMAT_CLAIM_ID = '_format/run';
+const FORMAT_HOLDER = 'format:';
+
 /** How often an owner looks for the lines of its replays another shard took. */
 const POLL_MS = 100;
 
@@ -133,7 +138,8 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /**
  * Waits until the shard that claimed each of `ids` recorded its line, polling every 100 ms (the shard's end waits on
- * them: a longer pause is that much later an end), for at most `waitMs`; calls `onTaken` for each seen finished.
+ * them: a longer pause is that much later an end), for at most `waitMs`; calls `onTaken` for each seen finished (a
+ * `.done` dated later than now, past the clocks' skew, counts as absent).
  * Resolves the ids to export here: those still unfinished after the wait (the holder may have died), and those
  * finished before `startedAt` (less the clocks' skew): an earlier run under the same name, whose line this run read
  * at its start and found not `ok` (else the replay would be done), so it is tried again, as an unbalanced run would.
@@ -154,7 +160,8 @@ export async function awaitClaimed(
     for (const id of pending) {
       signal.throwIfAborted();
       const at = await claims.finishedAt(id);
-      if (at === undefined) still.push(id);
+      // A `.done` dated past what the clocks' skew allows was not written by a shard of this run: absent.
+      if (at === undefined || at > now() + CLOCK_SKEW_MS) still.push(id);
       else if (at < startedAt - CLOCK_SKEW_MS) stale.push(id);
       else onTaken(id);
     }
@@ -208,20 +215,37 @@ export class BalancedShare {
   }
 
   /**
-   * Waits for the replays of its own another shard took (`awaitClaimed`); `onTaken` is told each one the other
-   * finished. Resolves those to export here.
+   * Claims the run's name for this archive's output format (`format`, e.g. `json.gz`): the first shard to start
+   * records it; a run whose name an archive of another format took in this target is refused (`ConfigError`), so
+   * that no claim of one format ever stands for an export of the other.
    */
-  async settleDeferred(signal: AbortSignal, onTaken: (replayId: string) => void): Promise<ReplayInfo[]> {
+  async claimFormat(format: string, run: string): Promise<void> {
+    const tag = `${FORMAT_HOLDER}${format}`;
+    const holder = await this.balancer.claims.take(FORMAT_CLAIM_ID, tag);
+    if (holder === undefined || holder === tag) return;
+    const other = holder.startsWith(FORMAT_HOLDER) ? holder.slice(FORMAT_HOLDER.length) : 'unknown';
+    throw new ConfigError(
+      `the balanced run ${JSON.stringify(run)} is used in this target by an archive of another format (${other}); give this archive (${format}) a run name of its own`,
+    );
+  }
+
+  /**
+   * Waits for the replays of its own another shard took (`awaitClaimed`): `finished` are those the other said it
+   * finished (whether it exported them is for the run to confirm), `left` those to export here.
+   */
+  async settleDeferred(signal: AbortSignal): Promise<{ finished: ReplayInfo[]; left: ReplayInfo[] }> {
     const ids = this.#deferred.map((r) => r.replay_id);
-    const left = new IdTable();
-    for (const id of await awaitClaimed(
+    const done = new IdTable();
+    await awaitClaimed(
       this.balancer.claims,
       ids,
       { waitMs: this.settings.waitMs, startedAt: this.#startedAt, signal },
-      onTaken,
-    ))
-      left.set(id, 1);
-    return this.#deferred.filter((r) => left.has(r.replay_id));
+      (id) => done.set(id, 1),
+    );
+    return {
+      finished: this.#deferred.filter((r) => done.has(r.replay_id)),
+      left: this.#deferred.filter((r) => !done.has(r.replay_id)),
+    };
   }
 
   /** Resolves once the removal of earlier runs' claims (if this shard does it) has ended. */

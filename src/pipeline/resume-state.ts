@@ -38,6 +38,8 @@ export interface ResumeStateOptions {
   captureAssets?: boolean | undefined;
   /** Ids whose recorded file keys are kept whatever their start (`ArchivePlan.skipUnchanged`). */
   fileKeysOf?: ((replayId: string) => boolean) | undefined;
+  /** Only the lines of these ids are read (a balanced shard confirming what others exported). */
+  only?: ((replayId: string) => boolean) | undefined;
 }
 
 /**
@@ -158,9 +160,10 @@ function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): RecordedFil
 /** Reads a target's manifest, streaming, into a {@link ResumeState}. */
 export async function readResumeState(manifest: ManifestStore, options: ResumeStateOptions): Promise<ResumeState> {
   const state = new ResumeState();
-  const { shard } = options;
+  const { shard, only } = options;
   // Users' tombstones are read by every shard (their replays are in all of them).
-  const keep = shard === undefined ? undefined : (id: string): boolean => inShard(id, shard) || isUserTombstoneId(id);
+  const keep =
+    only ?? (shard === undefined ? undefined : (id: string): boolean => inShard(id, shard) || isUserTombstoneId(id));
   for await (const entry of manifest.read(keep)) {
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }
