@@ -70,7 +70,7 @@ export interface ReplayWriter {
 }
 
 /** `forgotten`: a tombstone written by `forget` (see `ForgottenEntry`); final: no later run exports the replay. */
-export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty' | 'not_found' | 'forgotten';
+export type ReplayStatus = 'ok' | 'failed' | 'quarantined' | 'skipped' | 'empty' | 'not_found' | 'forgotten';
 
 export interface ManifestChecks {
   has_meta: boolean;
@@ -158,6 +158,24 @@ export interface FailedEntry extends ManifestEntryBase {
   file_keys?: string[];
   file_count?: number;
   file_keys_sha256?: string;
+  /**
+   * A permanent cause (bad data: a corrupt file, an undecodable event, an oversized entry or id): the runs in a row
+   * this replay failed with this same cause (code and file key), this one included. Absent for a cause that may pass.
+   */
+  attempts?: number;
+}
+
+/**
+ * A replay that failed with the same permanent cause in `attempts` runs in a row (`quarantineAfter`): no longer
+ * tried by `archive` (until `--retry-quarantined`), no longer failing its runs. `error` is the cause.
+ */
+export interface QuarantinedEntry extends ManifestEntryBase {
+  status: 'quarantined';
+  error: ManifestError;
+  attempts: number;
+  file_keys?: string[];
+  file_count?: number;
+  file_keys_sha256?: string;
 }
 
 /** Not exported in this run, for `reason` (e.g. `settling`). */
@@ -199,7 +217,14 @@ export interface ForgottenEntry extends ManifestEntryBase {
  * replay_id is its state. Lines are written by the builders of `src/pipeline/manifest-entries.ts` only; a manifest is
  * input when read (written by older versions, or by hand): readers check what they use.
  */
-export type ManifestEntry = OkEntry | FailedEntry | SkippedEntry | EmptyEntry | NotFoundEntry | ForgottenEntry;
+export type ManifestEntry =
+  | OkEntry
+  | FailedEntry
+  | QuarantinedEntry
+  | SkippedEntry
+  | EmptyEntry
+  | NotFoundEntry
+  | ForgottenEntry;
 
 export interface ManifestCompaction {
   /**

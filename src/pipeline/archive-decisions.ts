@@ -29,13 +29,16 @@ export interface ListedFacts {
   named: boolean;
   /** Recorded `ok` at this run's key with its output there. */
   present: boolean;
+  /** Recorded `quarantined`, and the run leaves quarantined replays alone (an archive without `retryQuarantined`). */
+  quarantined: boolean;
 }
 
 /** A run's decision on a listed replay: `decideReplay`'s, or one that comes before it. */
-export type ListedDecision = 'not-found' | ReplayDecision;
+export type ListedDecision = 'not-found' | 'quarantined' | ReplayDecision;
 
 export function decideListed(replay: ReplayInfo, facts: ListedFacts, settings: Settings, now: number): ListedDecision {
   if (facts.notFound) return 'not-found';
+  if (facts.quarantined) return 'quarantined';
   if (facts.named && facts.present) return 'recheck';
   return decideReplay(replay, facts.present, settings, now);
 }

@@ -14,6 +14,7 @@ import type { ArchiveEvent, ArchiveIo, ArchiveOutcome, ArchivePlan } from './arc
 import { BalancedShare } from './balance.js';
 import { ByteBudget } from './byte-budget.js';
 import { Channel } from './channel.js';
+import { countFailure, describeFailure, isPermanent } from './quarantine.js';
 import { ManifestCompactor } from './compaction.js';
 import { isFatal, ReplayFailedError, ReplayIdTooLongError, ReplayNotFoundError } from './errors.js';
 import { exportReplayToSink, type ReplayInfo } from './export-replay.js';
@@ -217,7 +218,13 @@ export class ArchiveRun {
    * the manifest refuses otherwise stops the run (a run that cannot record cannot go on).
    */
   async #append(entry: ManifestEntry): Promise<ManifestEntry> {
-    const recorded = fitEntry(entry) ?? tooLargeEntry(entry);
+    const fitted = fitEntry(entry) ?? tooLargeEntry(entry);
+    // A permanent cause counts its runs; an archive quarantines the replay at `quarantineAfter`.
+    const quarantineAfter = this.plan.resume ? this.settings.quarantineAfter : undefined;
+    const recorded =
+      fitted.status === 'failed'
+        ? countFailure(fitted, this.#state.failure(fitted.replay_id), quarantineAfter)
+        : fitted;
     try {
       await this.io.archive.manifest.append(recorded);
     } catch (err) {
@@ -234,14 +241,25 @@ export class ArchiveRun {
 
   /** Records an entry that needs no export (`not_found`, `settling`, `failed` before any export) and says so. */
   async #record(entry: ManifestEntry, outcome: ArchiveOutcome): Promise<void> {
-    this.#result({ replayId: entry.replay_id, outcome, entry: await this.#append(entry) });
+    const recorded = await this.#append(entry);
+    this.#result({
+      replayId: entry.replay_id,
+      outcome: recorded.status === 'quarantined' ? 'quarantined' : outcome,
+      entry: recorded,
+    });
   }
 
   /** Records the replay `failed` with `cause`: what it brought (its id, files, events, claims) failed it alone. */
   #recordFailure(replay: ReplayInfo, cause: unknown): Promise<void> {
     const failure =
       cause instanceof ReplayFailedError ? cause : new ReplayFailedError(replay.replay_id, undefined, cause);
-    return this.#record(failedEntry(exportedFields(replay, this.settings), failure.toManifestError(), []), 'failed');
+    const entry = failedEntry(
+      exportedFields(replay, this.settings),
+      failure.toManifestError(),
+      [],
+      isPermanent(failure.category),
+    );
+    return this.#record(entry, 'failed');
   }
 
   /**
@@ -301,8 +319,11 @@ export class ArchiveRun {
     const key = this.#keyOf(id);
     const named = this.plan.skipUnchanged?.has(id) === true;
     const present = await this.#present(id, key, named);
-    const facts = { notFound: replay.notFound === true, named, present };
+    const quarantined = this.plan.resume && !this.settings.retryQuarantined && this.#state.quarantined(id);
+    const facts = { notFound: replay.notFound === true, named, present, quarantined };
     const decision = decideListed(replay, facts, this.settings, this.#now());
+    if (decision === 'quarantined')
+      return this.#result({ replayId: id, outcome: 'quarantined', reason: 'quarantined' });
     if (decision === 'not-found') return this.#record(notFoundEntry(id, notFoundError(id), this.settings), 'not_found');
     if (decision === 'done') return this.#result({ replayId: id, outcome: 'done-before', key });
     if (decision === 'settling') return this.#settling(replay);

@@ -9,7 +9,8 @@ import type { Downloader, ReplayFilesApi } from './types.js';
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
   | 'ok' // exported now
-  | 'failed' // permanent failure, recorded
+  | 'failed' // failure, recorded
+  | 'quarantined' // failed with the same permanent cause in `quarantineAfter` runs: recorded so now, or left alone
   | 'empty' // no files yet, recorded; tried again next run
   | 'skipped' // recorded `skipped` (settling), or forgotten (a tombstone covers it: nothing written)
   | 'not_found' // a named replay the API does not list, recorded; nothing written

@@ -114,12 +114,32 @@ export function emptyEntry(common: Common): EmptyEntry {
   return { ...common, status: 'empty', reason: 'no files yet', file_keys: [], recorded_at: now() };
 }
 
-export function failedEntry(common: Common, error: ManifestError, fileKeys: readonly string[]): FailedEntry {
-  return { ...common, status: 'failed', error: boundedError(error), ...fileKeyFields(fileKeys), recorded_at: now() };
+/**
+ * A replay that failed in this run: its error, the file keys it listed. `permanent`: the cause would recur with the
+ * same bytes (bad data); the line then counts its runs (`attempts`, from 1: quarantine.ts counts on).
+ */
+export function failedEntry(
+  common: Common,
+  error: ManifestError,
+  fileKeys: readonly string[],
+  permanent = false,
+): FailedEntry {
+  const attempts = permanent ? { attempts: 1 } : {};
+  return {
+    ...common,
+    status: 'failed',
+    error: boundedError(error),
+    ...fileKeyFields(fileKeys),
+    ...attempts,
+    recorded_at: now(),
+  };
 }
 
-/** The longest replay id a line records, in UTF-8 bytes; a longer one is recorded by its stand-in. */
-export const MAX_REPLAY_ID_BYTES = 4096;
+/**
+ * The longest replay id a line records, in UTF-8 bytes; a longer one is recorded by its stand-in. Its files listing
+ * could not be asked for anyway: 16 KiB is all the request line and headers of a common server (Node's) may take.
+ */
+export const MAX_REPLAY_ID_BYTES = 16 * 1024;
 /** Characters of a too-long id its stand-in keeps. */
 const STAND_IN_PREFIX = 64;
 
@@ -188,7 +208,7 @@ export function tooLargeEntry(entry: ManifestEntry): FailedEntry {
     code: 'MANIFEST_TOO_LARGE',
     message: `replay ${entry.replay_id}: its manifest line would pass the ${MAX_MANIFEST_RECORD_BYTES} bytes a record may take; not recorded whole`,
   };
-  return { replay_id: entry.replay_id, status: 'failed', error, recorded_at: now() };
+  return { replay_id: entry.replay_id, status: 'failed', error, attempts: 1, recorded_at: now() };
 }
 
 /** A replay the API does not list: its id, the error and the run. */

@@ -84,6 +84,8 @@ export interface VerifySummary {
   intact: number;
   /** Replays in another state (failed, skipped, empty, not_found): nothing of theirs to verify. */
   notOk: number;
+  /** Of those, the ones `quarantined` (failing for good: no longer tried by `archive`). */
+  quarantined: number;
   /** Stored outputs listed. */
   stored: number;
   /** Problems in all, and per kind. */
@@ -187,7 +189,17 @@ async function* run(
   };
   const concurrency = options.concurrency ?? DEFAULTS.concurrency;
   const byKind = emptyCounts();
-  const totals = { entries: 0, verified: 0, intact: 0, notOk: 0, stored: 0, problems: 0, events: 0, bytes: 0 };
+  const totals = {
+    entries: 0,
+    verified: 0,
+    intact: 0,
+    notOk: 0,
+    quarantined: 0,
+    stored: 0,
+    problems: 0,
+    events: 0,
+    bytes: 0,
+  };
   const counted = (p: VerifyProblem): VerifyProblem => {
     totals.problems++;
     byKind[p.kind]++;
@@ -231,6 +243,7 @@ async function* run(
       if (lastAt !== at) continue;
       if (entry.status !== 'ok') {
         totals.notOk++;
+        if (entry.status === 'quarantined') totals.quarantined++;
         if (entry.status === 'forgotten' && entry.scope !== 'user') {
           for (const key of outputKeysOf(entry.replay_id)) {
             if (!(await store.outputs.exists(key))) continue;
@@ -324,6 +337,7 @@ async function* run(
       verified: totals.verified,
       intact: totals.intact,
       notOk: totals.notOk,
+      quarantined: totals.quarantined,
       stored: totals.stored,
       problems: totals.problems,
       byKind,

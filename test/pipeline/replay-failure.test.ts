@@ -106,7 +106,7 @@ describe("a replay's failure is its own", () => {
     // The stand-in is the same every run: the replay's failures add up (quarantine) like any other's.
     const again = await archive({ transportOptions });
     expect(outcome(again.results, standIn)).toBe('failed');
-    expect(MAX_REPLAY_ID_BYTES).toBe(4096);
+    expect(MAX_REPLAY_ID_BYTES).toBe(16 * 1024);
   });
 
   test('an entry that would pass the record limit is recorded without the part that overflows; the run goes on', async () => {
