@@ -322,8 +322,11 @@ export class ArchiveRun {
     const quarantined = this.plan.resume && !this.settings.retryQuarantined && this.#state.quarantined(id);
     const facts = { notFound: replay.notFound === true, named, present, quarantined };
     const decision = decideListed(replay, facts, this.settings, this.#now());
-    if (decision === 'quarantined')
-      return this.#result({ replayId: id, outcome: 'quarantined', reason: 'quarantined' });
+    if (decision === 'quarantined') {
+      const failure = this.#state.failure(id);
+      const reason = failure === undefined ? 'quarantined' : `quarantined: ${describeFailure(failure)}`;
+      return this.#result({ replayId: id, outcome: 'quarantined', reason });
+    }
     if (decision === 'not-found') return this.#record(notFoundEntry(id, notFoundError(id), this.settings), 'not_found');
     if (decision === 'done') return this.#result({ replayId: id, outcome: 'done-before', key });
     if (decision === 'settling') return this.#settling(replay);

@@ -91,6 +91,8 @@ describe('quarantine', () => {
     const text = await runCliInProcess(['archive', '--out', work!.dir, '--settle', '0'], { env: sandboxEnv(sandbox!) });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toMatch(/warn: 1 replay\(s\) quarantined/);
+    expect(text.stderr).toContain(`quarantined ${bad} (quarantined: `);
+    expect(text.stderr).toMatch(/ in 3 runs\)/);
     expect(text.stderr).toMatch(/Summary \([^)]*\): ok 0, failed 0, quarantined 1,/);
     expect((await readManifest(work!.dir)).length).toBe(lines);
 
