@@ -182,6 +182,7 @@ export class ArchiveRun {
     return new ManifestCompactor(this.io.archive.manifest, {
       shard: this.settings.shard,
       every: Math.max(every, this.#state.entries),
+      signal: this.io.signal,
       onResult: (result) => this.#channel.push({ type: 'compacted', result }),
       onError: (error) => this.#channel.push({ type: 'compaction-failed', error }),
     });
