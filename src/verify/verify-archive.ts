@@ -324,6 +324,10 @@ async function namedInManifest(store: Archive, tally: Tally, signal: AbortSignal
     named.last.set(entry.replay_id, tally.totals.entries++);
     if (entry.status === 'ok' && typeof entry.key === 'string') named.keys.set(entry.key, 0);
     if (entry.status === 'ok') for (const digest of mappedDigests(entry)) named.assets.set(digest, 0);
+    // A line too long to list its assets (`assets_sha256`) names them through the replay's asset claims.
+    if (entry.status === 'ok' && entry.assets === undefined && typeof entry.assets_sha256 === 'string')
+      for await (const digest of store.assets.claims(entry.replay_id))
+        if (isAssetDigest(digest)) named.assets.set(digest, 0);
     if ((tally.totals.entries & 1023) === 0) signal.throwIfAborted();
   }
   return named;

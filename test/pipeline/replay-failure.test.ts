@@ -3,7 +3,10 @@
  * size of its manifest line — ends the run or stops the replays after it. Each case is one the issue measured ending
  * every night's run; each is followed here by a replay that must still be exported.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
+import { verifyArchive } from '../../src/archive-tools.js';
 import { join } from 'node:path';
 import { archiveReplays, type ArchiveEvent, type ArchiveOptions } from '../../src/index.js';
 import { AssetUrlCollector, MAX_URL_BYTES, type ScanMeter } from '../../src/assets/collect.js';
@@ -18,6 +21,7 @@ const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 /** An origin nothing is fetched from: every URL is recorded `origin not allowed`, no request made. */
 const ALLOWED = 'http://127.0.0.1:9';
 const HOUR = 3_600_000;
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 let sandbox: Sandbox | undefined;
 let samples: RecordedSamples | undefined;
@@ -128,6 +132,42 @@ describe("a replay's failure is its own", () => {
     expect(wide.assets).toEqual({});
     expect(outcome(results, samples.ids.get('after')!)).toBe('ok');
     expect(last.get(samples.ids.get('after')!)?.status).toBe('ok');
+  });
+});
+
+describe('captured assets too many to list', () => {
+  let site: Server | undefined;
+  afterEach(async () => {
+    site?.closeAllConnections();
+    await new Promise((ok) => (site ? site.close(ok) : ok(undefined)));
+    site = undefined;
+  });
+
+  test("are recorded by count and digest; verify still knows them as the replay's (its asset claims)", async () => {
+    // One tiny image at 4,500 URLs of ~3,990 bytes: one stored asset, an 18 MB map of URLs to it.
+    site = createServer((_, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(PNG));
+    await new Promise<void>((ok) => site!.listen(0, '127.0.0.1', ok));
+    const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const urls = Array.from({ length: 4_500 }, (_, i) => `${origin}/${'u'.repeat(3_960)}/${i}.png`);
+    samples = recordedSamples([
+      { name: 'wide', startMs: T0, events: pageWithImages(`${origin}/`, urls, T0) },
+      { name: 'after', startMs: T0 + HOUR, events: goodEvents(T0 + HOUR) },
+    ]);
+    sandbox = await startSandbox({ samplesDir: samples.dir, sortOrder: 'asc' });
+    const { results, out } = await archive({ captureAssets: { origins: [origin], maxUrls: 10_000, concurrency: 16 } });
+    const last = lastById(await readManifest(out));
+    const wide = last.get(samples.ids.get('wide')!) as unknown as OkEntry;
+    expect(wide).toMatchObject({
+      status: 'ok',
+      assets_count: 4_500,
+      assets_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(wide.assets).toBeUndefined();
+    expect(outcome(results, samples.ids.get('after')!)).toBe('ok');
+    const verification = verifyArchive(out);
+    const problems: unknown[] = [];
+    for await (const p of verification) problems.push(p);
+    expect(problems).toEqual([]);
   });
 });
 
