@@ -1,5 +1,6 @@
 import type { PlannedReplay } from '../../src/index.js';
 import type { Reporter } from './reporter.js';
+import { dataText } from './terminal-output.js';
 
 type Action = PlannedReplay['action'];
 
@@ -22,7 +23,7 @@ export async function printPlan(
   plan: AsyncIterable<PlannedReplay>,
   json: boolean,
   reporter: Reporter,
-  out: NodeJS.WritableStream,
+  out: NodeJS.WritableStream & { isTTY?: boolean | undefined },
 ): Promise<Record<Action, number>> {
   const counts: Record<Action, number> = {
     export: 0,
@@ -43,7 +44,8 @@ export async function printPlan(
           ...(p.start_time !== undefined ? { start_time: p.start_time } : {}),
         })
       : `${p.replayId}  ${SHOWN[p.action]}`;
-    if (!out.write(line + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+    const shown = dataText(out, json ? 'json' : 'text', `${line}\n`);
+    if (!out.write(shown)) await new Promise((resolve) => out.once('drain', resolve));
   }
   const skipped = counts.done + counts.settling + counts.shard + counts.forgotten + counts.quarantined;
   const forgotten =
