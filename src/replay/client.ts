@@ -4,7 +4,7 @@
 import { boundedKey } from '../util/bounded-key.js';
 import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
 import { callSpec, type CallSpec } from '../http/call-spec.js';
-import type { Transport } from '../http/transport.js';
+import type { ApiResponse, Transport } from '../http/transport.js';
 import {
   MalformedResponseError,
   nextToken,
@@ -163,7 +163,7 @@ export class SessionReplayClient {
   async getFilesPage(replayId: string, o: FilesOptions & { pageToken?: string | null } = {}): Promise<FilesPage> {
     const params = buildFilesParams(replayId, o, o.pageToken);
     const pageToken = params.page_token ?? null;
-    let res;
+    let res: ApiResponse;
     try {
       res = await this.#transport.request({
         host: 'analytics',
