@@ -1,5 +1,6 @@
 import type { PlannedReplay } from '../../src/index.js';
 import type { Reporter } from './reporter.js';
+import { dataText } from './terminal-output.js';
 
 type Action = PlannedReplay['action'];
 
@@ -11,6 +12,7 @@ const SHOWN: Readonly<Record<Action, string>> = {
   settling: 'skip (settling: started less than --settle ago)',
   shard: 'skip (shard: another shard exports it)',
   forgotten: 'skip (forgotten: a tombstone of forget covers it)',
+  quarantined: 'skip (quarantined: failed the same way in --quarantine-after runs; --retry-quarantined)',
 };
 
 /**
@@ -21,9 +23,17 @@ export async function printPlan(
   plan: AsyncIterable<PlannedReplay>,
   json: boolean,
   reporter: Reporter,
-  out: NodeJS.WritableStream,
+  out: NodeJS.WritableStream & { isTTY?: boolean | undefined },
 ): Promise<Record<Action, number>> {
-  const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0, forgotten: 0 };
+  const counts: Record<Action, number> = {
+    export: 0,
+    recheck: 0,
+    done: 0,
+    settling: 0,
+    shard: 0,
+    forgotten: 0,
+    quarantined: 0,
+  };
   for await (const p of plan) {
     counts[p.action]++;
     const line = json
@@ -34,10 +44,13 @@ export async function printPlan(
           ...(p.start_time !== undefined ? { start_time: p.start_time } : {}),
         })
       : `${p.replayId}  ${SHOWN[p.action]}`;
-    if (!out.write(line + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+    const shown = dataText(out, json ? 'json' : 'text', `${line}\n`);
+    if (!out.write(shown)) await new Promise((resolve) => out.once('drain', resolve));
   }
-  const skipped = counts.done + counts.settling + counts.shard + counts.forgotten;
-  const forgotten = counts.forgotten > 0 ? `, ${counts.forgotten} forgotten` : '';
+  const skipped = counts.done + counts.settling + counts.shard + counts.forgotten + counts.quarantined;
+  const forgotten =
+    (counts.forgotten > 0 ? `, ${counts.forgotten} forgotten` : '') +
+    (counts.quarantined > 0 ? `, ${counts.quarantined} quarantined` : '');
   reporter.log(
     'info',
     `dry run: ${counts.export} would be exported, ${counts.recheck} re-checked, ${skipped} skipped ` +
@@ -50,6 +63,7 @@ export async function printPlan(
       settling: counts.settling,
       shard: counts.shard,
       forgotten: counts.forgotten,
+      quarantined: counts.quarantined,
     },
   );
   return counts;

@@ -9,10 +9,10 @@
  * `maxUrls` URLs, and the few element ids needed to know which attribute changes and texts are about links, images
  * or `<style>` elements (capped too).
  */
+import { scanCss } from '../../sinks/player/browser/css-scan.js';
 
 /** Most element ids a replay's scan remembers the tag of (only elements whose attributes reference assets). */
 const MAX_TRACKED_IDS = 200_000;
-const MAX_URL_LENGTH = 4096;
 
 /** Tags whose attributes may reference an asset, by the attributes that do. */
 const URL_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
@@ -29,155 +29,28 @@ export interface ScanMeter {
   steps: number;
 }
 
-const SLASH = 0x2f;
-const STAR = 0x2a;
-const BACKSLASH = 0x5c;
-const OPEN = 0x28;
-const CLOSE = 0x29;
-
-/** CSS white space. */
-function cssSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c;
-}
-
-/** A character of a CSS name (what may come before `url(` in a longer name). */
-function nameChar(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    (c >= 0x61 && c <= 0x7a) ||
-    c === 0x2d ||
-    c === 0x5f ||
-    c >= 0x80
-  );
-}
-
-/** Whether `word` (lower-case ASCII) is at `i` in `text`, ignoring ASCII case: constant work (the word's length). */
-function wordAt(text: string, i: number, word: string, m: ScanMeter): boolean {
-  if (i + word.length > text.length) return false;
-  for (let k = 0; k < word.length; k++) {
-    m.steps++;
-    let c = text.charCodeAt(i + k);
-    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
-    if (c !== word.charCodeAt(k)) return false;
-  }
-  return true;
-}
-
-/** CSS escapes of quotes and backslashes removed (what a URL written in CSS means). */
-function unescapeCss(raw: string): string {
-  return raw.indexOf('\\') === -1 ? raw : raw.replace(/\\(["'\\])/g, '$1');
-}
-
 /**
- * The string token opening at `i` (a quote): its text and where it ends. A string ends at its closing quote, or,
- * unclosed, at a line break or the end of the text (CSS's bad string: no value).
- */
-function readString(text: string, i: number, m: ScanMeter): { value: string | undefined; end: number } {
-  const quote = text.charCodeAt(i);
-  let j = i + 1;
-  while (j < text.length) {
-    m.steps++;
-    const c = text.charCodeAt(j);
-    if (c === quote) return { value: unescapeCss(text.slice(i + 1, j)), end: j + 1 };
-    if (c === 0x0a || c === 0x0d || c === 0x0c) break;
-    j += c === BACKSLASH ? 2 : 1;
-  }
-  return { value: undefined, end: Math.min(j, text.length) };
-}
-
-/** Skips CSS white space from `i`. */
-function skipSpace(text: string, i: number, m: ScanMeter): number {
-  while (i < text.length && cssSpace(text.charCodeAt(i))) {
-    m.steps++;
-    i++;
-  }
-  return i;
-}
-
-/**
- * The `url(` token whose argument starts at `i`: its URL (undefined for an empty or malformed one) and where it ends.
- * A malformed one (an unclosed string, a quote or white space inside an unquoted URL) ends at the next `)` or the
- * end of the text, as CSS's bad URL does.
- */
-function readUrl(text: string, i: number, m: ScanMeter): { value: string | undefined; end: number } {
-  let j = skipSpace(text, i, m);
-  let value: string | undefined;
-  const c = text.charCodeAt(j);
-  if (c === 0x22 || c === 0x27) {
-    const s = readString(text, j, m);
-    value = s.value;
-    j = s.end;
-  } else {
-    const start = j;
-    while (j < text.length) {
-      m.steps++;
-      const d = text.charCodeAt(j);
-      if (d === CLOSE || d === OPEN || d === 0x22 || d === 0x27 || cssSpace(d)) break;
-      j += d === BACKSLASH ? 2 : 1;
-    }
-    value = unescapeCss(text.slice(start, Math.min(j, text.length)));
-  }
-  j = skipSpace(text, j, m);
-  if (j < text.length && text.charCodeAt(j) === CLOSE) return { value: value === '' ? undefined : value, end: j + 1 };
-  // A bad URL: nothing, up to its `)`.
-  while (j < text.length && text.charCodeAt(j) !== CLOSE) {
-    m.steps++;
-    j += text.charCodeAt(j) === BACKSLASH ? 2 : 1;
-  }
-  return { value: undefined, end: Math.min(j + 1, text.length) };
-}
-
-/**
- * The URLs of `url()`, `@import "…"` and the strings of `image-set()` in CSS text, as written (unresolved, CSS
- * escapes of quotes removed), in order. One forward pass over the text — comments, strings, `url(` tokens — so its
- * work is linear in the text's length whatever the text holds (`meter` counts it); a commented-out rule or a string
- * elsewhere (`content: "url(x)"`) references nothing.
+ * The URLs of `url()`, `@import` and the strings of the functions that take URLs (`url("…")`, `image-set()`, …) in
+ * CSS text, as written (unresolved, escapes read), in order: the player's CSS scanner (one forward pass, CSS's own
+ * tokenizer: sinks/player/browser/css-scan.ts), so its work is linear in the text's length whatever the text holds
+ * (`meter` counts it); a commented-out rule or a string elsewhere (`content: "url(x)"`) references nothing.
  */
 export function cssUrls(text: string, meter: ScanMeter = { steps: 0 }): string[] {
-  const m = meter;
   const out: string[] = [];
-  const n = text.length;
-  /** Depth of parentheses inside an `image-set(` (0: outside one). */
-  let imageSet = 0;
-  let i = 0;
-  while (i < n) {
-    m.steps++;
-    const c = text.charCodeAt(i);
-    if (c === SLASH && text.charCodeAt(i + 1) === STAR) {
-      const close = text.indexOf('*/', i + 2);
-      const end = close === -1 ? n : close + 2;
-      m.steps += end - i;
-      i = end;
-    } else if (c === 0x22 || c === 0x27) {
-      const s = readString(text, i, m);
-      if (imageSet === 1 && s.value) out.push(s.value);
-      i = s.end;
-    } else if (c === BACKSLASH) {
-      i += 2;
-    } else if (c === OPEN || c === CLOSE) {
-      if (imageSet > 0) imageSet += c === OPEN ? 1 : -1;
-      i++;
-    } else if (i > 0 && nameChar(text.charCodeAt(i - 1))) {
-      i++;
-    } else if (wordAt(text, i, 'url(', m)) {
-      const u = readUrl(text, i + 4, m);
-      if (u.value) out.push(u.value);
-      i = u.end;
-    } else if (c === 0x40 && wordAt(text, i, '@import', m)) {
-      i = skipSpace(text, i + 7, m);
-      if (text.charCodeAt(i) === 0x22 || text.charCodeAt(i) === 0x27) {
-        const s = readString(text, i, m);
-        if (s.value) out.push(s.value);
-        i = s.end;
-      }
-    } else if (imageSet === 0 && (wordAt(text, i, 'image-set(', m) || wordAt(text, i, '-webkit-image-set(', m))) {
-      imageSet = 1;
-      i = text.indexOf('(', i) + 1;
-    } else {
-      i++;
-    }
-  }
+  const add = (value: string | undefined): void => {
+    if (value) out.push(value);
+  };
+  scanCss(
+    text,
+    {
+      url: add,
+      string: (value, _start, _end, direct) => {
+        if (direct) add(value);
+      },
+      atImport: add,
+    },
+    meter,
+  );
   return out;
 }
 
@@ -219,24 +92,89 @@ export function srcsetUrls(value: string, meter: ScanMeter = { steps: 0 }): stri
   return out;
 }
 
+/** Longest URL captured, in UTF-8 bytes once resolved: what is fetched, and a key of the replay's map and the run's cache. */
+export const MAX_URL_BYTES = 4096;
+
 /**
- * `raw` resolved against `base`, without its fragment; undefined unless it is http(s), carries no credentials and is
- * not absurdly long (what is fetched, and the key of the replay's URL map).
+ * A page's address as a base for relative URLs, at most `MAX_URL_BYTES` long whatever the page's length, so that each
+ * resolution reads a bounded base: `href` resolves every reference the full address would to a URL within the
+ * limit. `paths`: a path-relative reference (`a.png`, `../a.png`) resolves against it; `queries`: a query-only one
+ * (`?v=2`) does. A reference it does not resolve would come out over the limit against the full address.
  */
-export function resolveAssetUrl(raw: string, base: string | undefined): string | undefined {
-  const text = raw.trim();
-  if (text.length === 0 || text.length > MAX_URL_LENGTH || /^(data|blob|javascript|about|#)/i.test(text))
-    return undefined;
+export interface UrlBase {
+  readonly href: string;
+  readonly paths: boolean;
+  readonly queries: boolean;
+}
+
+const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** The base of the page at `page` (a Meta event's `href`, a stylesheet's URL); undefined when it is no URL. */
+export function urlBase(page: string, meter: ScanMeter = { steps: 0 }): UrlBase | undefined {
+  meter.steps += page.length;
   let url: URL;
   try {
-    url = base === undefined ? new URL(text) : new URL(text, base);
+    url = new URL(page);
   } catch {
     return undefined;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
-    return undefined;
   url.hash = '';
-  return url.href;
+  if (byteLength(url.href) <= MAX_URL_BYTES) return { href: url.href, paths: true, queries: true };
+  // Every reference but an empty one (never taken) replaces the query: without it the base resolves the same.
+  url.search = '';
+  if (byteLength(url.href) <= MAX_URL_BYTES) return { href: url.href, paths: true, queries: true };
+  // A long last segment: path-relative references replace it; a query-only one keeps it (over the limit).
+  const folder = url.href.slice(0, url.href.lastIndexOf('/') + 1);
+  if (byteLength(folder) <= MAX_URL_BYTES) return { href: folder, paths: true, queries: false };
+  return { href: `${url.origin}/`, paths: false, queries: false };
+}
+
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
+const QUESTION = 0x3f;
+
+/** Whether `ref` (trimmed) resolves against `base` as it would against the full address. */
+function resolvesAgainst(ref: string, base: UrlBase): boolean {
+  const c = ref.charCodeAt(0);
+  if (c === QUESTION) return base.queries;
+  return base.paths || ABSOLUTE.test(ref) || c === SLASH || c === BACKSLASH;
+}
+
+/** Why a reference gives no URL to capture: not one (`none`), or one over `MAX_URL_BYTES` (`too-long`). */
+export type Unresolved = 'none' | 'too-long';
+
+/**
+ * `raw` resolved against `base`, without its fragment, or why not: it must be http(s), carry no credentials and take
+ * at most `MAX_URL_BYTES` once resolved. `meter` counts the characters the URL parser reads.
+ */
+export function resolveAssetRef(
+  raw: string,
+  base: string | UrlBase | undefined,
+  meter: ScanMeter = { steps: 0 },
+): string | Unresolved {
+  const text = raw.trim();
+  if (text.length === 0 || /^(data|blob|javascript|about|#)/i.test(text)) return 'none';
+  if (text.length > MAX_URL_BYTES) return 'too-long';
+  const from = typeof base === 'string' ? urlBase(base, meter) : base;
+  if (from !== undefined && !resolvesAgainst(text, from)) return 'too-long';
+  meter.steps += text.length + (from?.href.length ?? 0);
+  let url: URL;
+  try {
+    url = from === undefined ? new URL(text) : new URL(text, from.href);
+  } catch {
+    return 'none';
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
+    return 'none';
+  url.hash = '';
+  return byteLength(url.href) > MAX_URL_BYTES ? 'too-long' : url.href;
+}
+
+/** `resolveAssetRef`'s URL, or undefined when there is none to capture. */
+export function resolveAssetUrl(raw: string, base: string | UrlBase | undefined): string | undefined {
+  const url = resolveAssetRef(raw, base);
+  return url === 'none' || url === 'too-long' ? undefined : url;
 }
 
 type Json = Record<string, unknown>;
@@ -253,14 +191,16 @@ const MARKERS = ['"href"', '"src"', 'srcset', '"poster"', 'url(', '@import', '"_
  * without fragment), at most `maxUrls` times; later ones are counted in `dropped`.
  */
 export class AssetUrlCollector {
-  private page: string | undefined;
+  private page: UrlBase | undefined;
   private readonly seen = new Set<string>();
   private readonly tags = new Map<number, string>();
   /** Ids of `<style>` elements' text nodes (their texts are CSS). */
   private readonly styleTexts = new Set<number>();
   dropped = 0;
+  /** References whose URL would take over `MAX_URL_BYTES`: not captured. */
+  tooLong = 0;
 
-  /** `meter`: counts the work of the CSS and srcset scans (tests bound it). */
+  /** `meter`: counts the work of the CSS and srcset scans and of resolving URLs (tests bound it). */
   constructor(
     private readonly maxUrls: number,
     private readonly found: (url: string) => void,
@@ -278,7 +218,7 @@ export class AssetUrlCollector {
     }
     if (!isObject(parsed) || !isObject(parsed.data)) return;
     const data = parsed.data;
-    if (parsed.type === 4 && typeof data.href === 'string') this.page = data.href;
+    if (parsed.type === 4 && typeof data.href === 'string') this.page = urlBase(data.href, this.meter);
     else if (parsed.type === 2) this.node(data.node, undefined);
     else if (parsed.type === 3) this.incremental(data);
   }
@@ -344,9 +284,7 @@ export class AssetUrlCollector {
         else this.add(value, this.page);
       }
     }
-    const href =
-      tag === 'link' && typeof attributes.href === 'string' ? resolveAssetUrl(attributes.href, this.page) : undefined;
-    if (typeof attributes._cssText === 'string') this.css(attributes._cssText, href ?? this.page);
+    if (typeof attributes._cssText === 'string') this.css(attributes._cssText, this.sheetBase(tag, attributes));
     if (typeof attributes.style === 'string') this.css(attributes.style, this.page);
     else if (isObject(attributes.style)) {
       for (const v of Object.values(attributes.style)) {
@@ -356,13 +294,21 @@ export class AssetUrlCollector {
     }
   }
 
-  private css(text: string, base: string | undefined): void {
+  /** A `<link>`'s stylesheet resolves its own URLs against its address; anything else against the page's. */
+  private sheetBase(tag: string, attributes: Json): UrlBase | undefined {
+    if (tag !== 'link' || typeof attributes.href !== 'string') return this.page;
+    const href = resolveAssetRef(attributes.href, this.page, this.meter);
+    return href === 'none' || href === 'too-long' ? this.page : urlBase(href, this.meter);
+  }
+
+  private css(text: string, base: UrlBase | undefined): void {
     for (const raw of cssUrls(text, this.meter)) this.add(raw, base);
   }
 
-  private add(raw: string, base: string | undefined): void {
-    const url = resolveAssetUrl(raw, base);
-    if (url === undefined || this.seen.has(url)) return;
+  private add(raw: string, base: UrlBase | undefined): void {
+    const url = resolveAssetRef(raw, base, this.meter);
+    if (url === 'too-long') this.tooLong++;
+    if (url === 'none' || url === 'too-long' || this.seen.has(url)) return;
     if (this.seen.size >= this.maxUrls) {
       this.dropped++;
       return;

@@ -24,7 +24,11 @@ const NOT_A_UNIT: readonly [what: string, pattern: RegExp][] = [
   ['a sandbox', /\bstartSandbox\(/],
   ['a server', /\bcreateServer\(|\bstartTestServer\(|\.listen\(/],
   ['s3rver', /\bs3rver\b|\bstartS3\(/i],
-  ['a browser', /playwright-core|@sparticuz\/chromium/],
+  // A browser is launched through an import of these (a unit may name them, e.g. in an install command).
+  [
+    'a browser',
+    /from ['"](?:playwright-core|@sparticuz\/chromium)['"]|import\(['"](?:playwright-core|@sparticuz\/chromium)|\blaunchBrowser\(/,
+  ],
   ['a child process', /node:child_process|\bspawnCli\(|\brunCliSpawned\(/],
 ];
 

@@ -1,22 +1,25 @@
 import type { Command } from 'commander';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from '../completion.js';
+import { operationNames } from '../../../src/clients/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { usage } from '../flags.js';
 
 export function register(program: Command): Command {
   return program
     .command('completion')
-    .description('print a shell completion script (bash or zsh) for commands and flags')
-    .argument('<shell>', 'bash or zsh');
+    .description('print a shell completion script (bash, zsh or fish) for commands, flags and api operations')
+    .argument('<shell>', 'bash, zsh or fish');
 }
 
 /** Needs every command registered (the program's main registers them all for `completion`). */
 export async function run(opts: Invocation<object>, context: CliContext): Promise<number> {
   const shell = opts.args[0]!;
   if (!(COMPLETION_SHELLS as readonly string[]).includes(shell))
-    usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
+    usage(`completion: the shell must be bash, zsh or fish (got ${JSON.stringify(shell)})`);
   let program = context.command;
   while (program.parent) program = program.parent;
-  context.stdout.write(completionScript(program, shell as CompletionShell));
+  // `api`'s argument is an operation name: the one list of them (operationNames), for every shell's script.
+  const extra = { api: operationNames(), auth: ['login', 'status', 'logout'] };
+  context.stdout.write(completionScript(program, shell as CompletionShell, extra));
   return 0;
 }
