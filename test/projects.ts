@@ -143,6 +143,7 @@ export const PROJECTS = {
     'sinks/error-codes.test.ts',
     'sinks/manifest-record-limit.test.ts',
     'sinks/s3.test.ts',
+    'sinks/s3rver-fixture.test.ts',
   ],
   /** Real Chromium (@sparticuz/chromium under playwright-core): the player, view, video, recorded pages. */
   chromium: [

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { expect } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { cleanEnv } from '../cli/cli-helpers.js';
+import { createS3rver } from '../helpers/s3rver.js';
 
 export const BUCKET = 'replays';
 const ACCESS = 'S3RVER';
@@ -29,7 +29,7 @@ export interface S3Server {
 }
 
 export async function startS3(directory: string, port = 0): Promise<S3Server> {
-  const server = new S3rver({
+  const server = createS3rver({
     address: '127.0.0.1',
     port,
     directory,
