@@ -231,10 +231,10 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
     const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'dashboard');
     expect(arrivals.map((a) => a.status)).toEqual(Array(BURST).fill(200));
     expect(peakInFlight(arrivals, () => 240)).toBeLessThanOrEqual(960);
-    // Not a window: the last three went as soon as the first four were answered (the latency, 200 ms of the virtual
-    // clock), not five minutes later.
+    // Not a window: the fifth query went as soon as one of the first four was answered (a few round trips of 200 ms of
+    // the virtual clock, as the adaptive window grows), not five minutes later.
     const first = arrivals[0]!.at;
-    expect(arrivals.at(-1)!.at - first).toBe(200);
+    expect(arrivals.at(-1)!.at - first).toBeLessThan(60_000);
   });
 
   it('the same burst without the client budget gets 429s naming the limit (the sandbox enforces it)', async () => {
