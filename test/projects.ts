@@ -30,6 +30,7 @@ export const PROJECTS = {
     'decoders/v2-fast-path.test.ts',
     'decoders/wasm-inflate.test.ts',
     'errors/no-raw-throws.test.ts',
+    'helpers/virtual-time.test.ts',
     'http/adaptive-limit.test.ts',
     'http/units.test.ts',
     'package/bin-imports.test.ts',

@@ -96,7 +96,8 @@ export class VirtualTime {
         await turn();
         quiet++;
       }
-      if (this.#works === 0 || quiet < 3) continue;
+      // Idle through every turn, the last one included: a request that took its slot during it is on its way.
+      if (this.#works === 0 || quiet < 3 || !this.idle()) continue;
       if (this.client.nextIn === undefined) await pause(1);
       else await this.client.next();
     }
