@@ -506,7 +506,7 @@ async function captureFrames(
     const k = index++;
     // Each frame goes to the encoder once captured (the encoder takes them in index order), while the next ones are
     // captured; progress is told in order.
-    const encoded = shot ? shot.then((jpeg) => encoder.add(jpeg, k)) : encoder.again(k);
+    const encoded = shot !== undefined ? shot.then((jpeg) => encoder.add(jpeg, k)) : encoder.again(k);
     encoded.catch(() => undefined); // seen through `encoding`
     encoding = Promise.all([encoding, encoded]).then(() => {
       options.onProgress?.({ frame: k + 1, frames: plan.frames, offset: t });
