@@ -1,4 +1,4 @@
-import { ReplayEncoder } from '../../src/cli/files.js';
+import { ReplayEncoder } from '../../sinks/encode.js';
 import { ConfigError, replayEventBytes, type Run, type Settings } from '../../src/index.js';
 import type { Output } from './file-output.js';
 import type { OutTarget } from './out-target.js';

@@ -1,4 +1,4 @@
-import { redactText } from '../../src/cli/base.js';
+import { redactText } from '../../src/http/redact.js';
 import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
 import {
   formatBytes,

@@ -5,7 +5,7 @@
  * bodies as they came; a mutation without a typed result: the API's answer). `--query`/`--field` pass anything
  * through unchecked. Waits are logged on stderr; errors carry status, code, field and the server's messages.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { pathKind } from '../out-target.js';
 import {
@@ -20,7 +20,7 @@ import {
   type ParamSpec,
 } from '../../../src/clients/index.js';
 import { ConfigError, exitCodeOf } from '../../../src/index.js';
-import type { CliContext, Invocation } from '../context.js';
+import { flagsOf, type CliContext } from '../context.js';
 import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
 import type { Reporter } from '../reporter.js';
 
@@ -164,14 +164,13 @@ async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Pr
   if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
   const body = f.body === undefined ? undefined : await readBody(f.body, context.stdin);
   // Every wait of the run's transport (a 429 and its Retry-After, a backoff) is a warning on stderr.
-  const run = await context.openRun({
-    managementKey: f.managementKey,
-    settings: requestLimitsOf(f),
-    reporter: { retriesShown: true },
-  });
+  const run = await context.openRun(
+    { managementKey: f.managementKey, ...requestLimitsOf(f) },
+    { api: true, reporter: { retriesShown: true } },
+  );
   try {
     if (unknown.length > 0) warnUnchecked(run.reporter, op, unknown);
-    const clients = await (await run.library()).clients();
+    const clients = await run.connect().clients();
     const responses: ApiResponse[] = [];
     const o = { signal: context.signal, ...extras, onResponse: (res: ApiResponse) => void responses.push(res) };
     const flushRaw = async (): Promise<void> => {
@@ -255,14 +254,13 @@ export function register(program: Command): Command {
     )
     .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .addOption(
-      new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'),
-    );
+    .option('--management-key <key>', 'management API key (experiments, flags) (env: PLATFORM_MANAGEMENT_KEY)');
 }
 
 const repeat = (v: string, prev: string[]): string[] => [...prev, v];
 
-export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise<number> {
+export async function run(context: CliContext): Promise<number> {
+  const f = flagsOf<ApiFlags>(context);
   if (f.managementKey) context.addSecret(f.managementKey);
   const out = context.stdout;
   if (f.list) {

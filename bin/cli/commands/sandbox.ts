@@ -1,6 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS } from '../../../src/cli/sandbox.js';
-import type { CliContext, Invocation } from '../context.js';
+import { runSandboxCommand } from '../../../src/sandbox/cli.js';
+import { parseFaultsFlag } from '../../../src/sandbox/faults.js';
+import { SANDBOX_DEFAULTS } from '../../../src/sandbox/options.js';
+import { flagsOf, type CliContext } from '../context.js';
 import { portFlag, withDefault } from '../flags.js';
 
 interface SandboxFlags {
@@ -40,7 +42,8 @@ export function register(program: Command): Command {
     );
 }
 
-export async function run(opts: Invocation<SandboxFlags>, context: CliContext): Promise<number> {
+export async function run(context: CliContext): Promise<number> {
+  const opts = flagsOf<SandboxFlags>(context);
   const faults = {
     ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}),
     ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}),

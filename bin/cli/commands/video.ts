@@ -10,11 +10,12 @@ import {
   parseVideoTime,
   renderVideo,
   VIDEO_DEFAULTS,
+  type VideoOptions,
   type VideoProgress,
   type VideoSource,
 } from '../../../src/video/index.js';
-import type { CliContext, Invocation } from '../context.js';
-import { addS3AccessFlags, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { flagsOf, type CliContext, type CliRun, type Invocation } from '../context.js';
+import { addS3AccessFlags, archiveOf, type S3ReadFlags } from '../flags.js';
 
 interface VideoFlags extends S3ReadFlags {
   out: string;
@@ -86,39 +87,53 @@ export function register(program: Command): Command {
   );
 }
 
-export async function run(opts: Invocation<VideoFlags>, context: CliContext): Promise<number> {
-  const replay = opts.args[0]!;
-  const from = opts.from !== undefined ? parseVideoTime(opts.from, '--from') : undefined;
-  const to = opts.to !== undefined ? parseVideoTime(opts.to, '--to') : undefined;
-  const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
-  try {
-    let source: VideoSource;
-    if (opts.archive !== undefined)
-      source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
-    else if (await isEventsFile(replay)) source = { file: replay };
-    else source = { replayId: replay, platform: { run: await cli.library() } };
-    const live =
-      context.globals.progress !== false &&
-      context.globals.quiet !== true &&
-      (context.stderr as { isTTY?: boolean }).isTTY === true;
-    const onProgress = (p: VideoProgress): void => {
+/** The flags of `video` bound into `renderVideo`'s options. */
+export function optionsOf(f: Invocation<VideoFlags>, context: CliContext): VideoOptions {
+  const live =
+    context.globals.progress !== false &&
+    context.globals.quiet !== true &&
+    (context.stderr as { isTTY?: boolean }).isTTY === true;
+  return {
+    out: f.out,
+    fps: f.fps,
+    size: f.size,
+    speed: f.speed,
+    skipInactivity: f.skipInactivity,
+    from: f.from !== undefined ? parseVideoTime(f.from, '--from') : undefined,
+    to: f.to !== undefined ? parseVideoTime(f.to, '--to') : undefined,
+    browser: f.browser,
+    env: context.env,
+    onProgress: (p: VideoProgress): void => {
       if (live) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
-    };
+    },
+    signal: context.signal,
+  };
+}
+
+/** Where the replay comes from: an events file, a replay of `--archive` (the run's archive), or the platform. */
+async function sourceOf(
+  f: Invocation<VideoFlags>,
+  context: CliContext,
+): Promise<{ source: VideoSource; cli?: CliRun }> {
+  const replayId = f.args[0]!;
+  if (f.archive !== undefined) {
+    const cli = await context.openRun(archiveOf(f.archive, f));
+    return { source: { replayId, archive: { run: cli.run } }, cli };
+  }
+  if (await isEventsFile(replayId)) return { source: { file: replayId } };
+  const cli = await context.openRun({}, { api: true });
+  return { source: { replayId, platform: { run: cli.connect() } }, cli };
+}
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<VideoFlags>(context);
+  const options = optionsOf(flags, context);
+  const { source, cli } = await sourceOf(flags, context);
+  try {
     const started = Date.now();
-    const result = await renderVideo(source, {
-      out: opts.out,
-      fps: opts.fps,
-      size: opts.size,
-      speed: opts.speed,
-      skipInactivity: opts.skipInactivity,
-      from,
-      to,
-      browser: opts.browser,
-      env: context.env,
-      onProgress,
-      signal: context.signal,
-    });
-    if (live) context.stderr.write('\n');
+    const result = await renderVideo(source, options);
+    if (context.globals.progress !== false && context.globals.quiet !== true && context.stderr.isTTY === true)
+      context.stderr.write('\n');
     if (context.globals.quiet !== true) {
       context.stderr.write(
         `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
@@ -128,6 +143,6 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
     context.stdout.write(`${result.file}\n`);
     return 0;
   } finally {
-    await cli.close();
+    await cli?.close();
   }
 }
