@@ -65,7 +65,7 @@ export class LocalManifest {
       target: this.#root,
       key: name,
       cause: err,
-      ...(replayId === undefined ? {} : { replayId }),
+      replayId,
     });
   }
 
@@ -74,7 +74,7 @@ export class LocalManifest {
     return new SinkError('SINK_PATH_ESCAPE', `${name} in ${this.#root} ${what}; refusing to use it as the manifest`, {
       target: this.#root,
       key: name,
-      ...(cause === undefined ? {} : { cause }),
+      cause,
     });
   }
 

@@ -20,7 +20,7 @@ export async function readLocalObject(root: string, key: string): Promise<Readab
     new SinkError('SINK_PATH_ESCAPE', `cannot read ${key}: ${what}`, {
       target: root,
       key,
-      ...(cause === undefined ? {} : { cause }),
+      cause,
     });
   try {
     if (!(await foldersToRemoveIn(root, dirname(path)))) return undefined;

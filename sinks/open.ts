@@ -19,9 +19,9 @@ import { checkRun } from './work-claims.js';
 
 export interface OpenSinkOptions {
   /** Options for `s3://` targets. */
-  s3?: S3SinkOptions;
+  s3?: S3SinkOptions | undefined;
   /** Options for local folders. */
-  local?: LocalSinkOptions;
+  local?: LocalSinkOptions | undefined;
 }
 
 /**

@@ -40,7 +40,7 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
           Key: base + key,
           Body: text,
           ContentType: 'text/plain',
-          ...(exclusive ? { IfNoneMatch: '*' } : {}),
+          IfNoneMatch: exclusive ? '*' : undefined,
         }),
       );
       return true;

@@ -68,7 +68,7 @@ export function localWorkClaims(
     return new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
       target: root,
       key,
-      ...(replayId !== undefined ? { replayId } : {}),
+      replayId,
       cause: err,
     });
   };

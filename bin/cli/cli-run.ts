@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Region } from '../../src/clients/index.js';
 import { secretsOf } from '../../src/http/auth.js';
 import { DEFAULTS } from '../../src/pipeline/defaults.js';
-import { PLATFORM_ENV, requireProjectKeys } from '../../src/pipeline/platform.js';
+import { PLATFORM_ENV, requireProjectKeys, type PlatformOptions } from '../../src/pipeline/platform.js';
 import { openRun, type Run, type RunOptions } from '../../src/pipeline/run.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { CliRun, GlobalFlags, RunHow } from './context.js';
@@ -29,7 +29,7 @@ async function platformOf(
   g: GlobalFlags,
   options: RunOptions,
   api: boolean,
-): Promise<{ platform: RunOptions; sandbox?: Sandbox }> {
+): Promise<{ platform: RunOptions; defaults?: PlatformOptions; sandbox?: Sandbox }> {
   const region = g.region as Region | undefined;
   if (!(g.sandbox === true && api))
     return { platform: { apiKey: g.apiKey, secretKey: g.secretKey, region, endpoint: g.endpoint } };
@@ -41,21 +41,21 @@ async function platformOf(
     endpoint: sandbox.url,
     apiKey,
     secretKey,
-    managementKey: options.managementKey ?? managementKey,
     settleMs: options.settleMs ?? DEFAULTS.sandboxSettleMs,
   };
-  return { platform, sandbox };
+  // A management key given (flag or PLATFORM_MANAGEMENT_KEY) wins over the sandbox's.
+  return { platform, defaults: { managementKey }, sandbox };
 }
 
 /** Opens a command's run (see `CliContext.openRun`): the library resolves its configuration, once. */
 export async function openCliRun(host: RunHost, options: RunOptions, how: RunHow = {}): Promise<CliRun> {
-  const { platform, sandbox } = await platformOf(host.globals, options, how.api === true);
+  const { platform, defaults, sandbox } = await platformOf(host.globals, options, how.api === true);
   let run: Run;
   let reporter: Reporter | undefined;
   try {
     run = await openRun(
       { ...options, ...platform, logger: (e) => reporter?.onHttpLog(e), signal: host.signal },
-      { env: host.env, jobEnvironment: how.job },
+      { env: host.env, jobEnvironment: how.job, platformDefaults: defaults },
     );
   } catch (err) {
     await sandbox?.close();

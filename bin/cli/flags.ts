@@ -9,6 +9,7 @@ import { defaultChecksums } from '../../sinks/s3-defaults.js';
 import type { S3Checksums, S3SinkOptions } from '../../sinks/index.js';
 import type { RunOptions } from '../../src/index.js';
 import { ConfigError } from '../../src/errors.js';
+import { stripUndefined } from '../../src/http/options.js';
 import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/pipeline/byte-size.js';
 import { DEFAULTS } from '../../src/pipeline/defaults.js';
 import { DurationError, formatDuration, parseDuration } from '../../src/pipeline/duration.js';
@@ -81,7 +82,7 @@ export function limitsOf(f: LimitFlags): Pick<RunOptions, 'maxEventBytes' | 'max
 
 /** `--request-deadline` as an option (the transport's `timeouts.deadlineMs`). */
 export function deadlineOf(value: string | undefined): Pick<RunOptions, 'transportOptions'> {
-  return { transportOptions: { timeouts: { deadlineMs: durationFlag('--request-deadline', value) } } };
+  return { transportOptions: { timeouts: stripUndefined({ deadlineMs: durationFlag('--request-deadline', value) }) } };
 }
 
 /**
@@ -93,10 +94,11 @@ export function requestLimitsOf(f: {
   maxWait?: string;
   retry?: boolean;
 }): Pick<RunOptions, 'transportOptions'> {
+  const retries = f.retry === false ? 0 : undefined;
   return {
     transportOptions: {
-      timeouts: { deadlineMs: durationFlag('--request-deadline', f.requestDeadline) },
-      retry: { retries: f.retry === false ? 0 : undefined, maxWaitMs: durationFlag('--max-wait', f.maxWait) },
+      ...deadlineOf(f.requestDeadline).transportOptions,
+      retry: stripUndefined({ retries, maxWaitMs: durationFlag('--max-wait', f.maxWait) }),
     },
   };
 }

@@ -80,7 +80,7 @@ export class CliSession {
       quiet: globals.quiet === true,
       progress: globals.progress,
       verbose: globals.verbose === true,
-      ...(statusEveryMs !== undefined ? { statusEveryMs } : {}),
+      statusEveryMs,
     };
     return {
       stdout,

@@ -63,16 +63,16 @@ export interface RequestSpec {
   retry?: boolean;
   /** Cost of the request in its family's budgets (default 1; see DEFAULT_BUDGETS). */
   cost?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Query parameters passed through unchecked (`api --query`): added to `query`, over its own of the same name. */
-  extraQuery?: Readonly<Record<string, string>>;
+  extraQuery?: Readonly<Record<string, string>> | undefined;
   /**
    * Body fields passed through unchecked (`api --field`): added to the JSON object or the form body (a value that
    * is not a string travels as JSON text in a form); a request without a body sends them as a JSON object.
    */
-  extraFields?: Readonly<Record<string, unknown>>;
+  extraFields?: Readonly<Record<string, unknown>> | undefined;
   /** Called with the response the request resolves with (`api --raw`, a mutation's answer), before it is returned. */
-  onResponse?: (res: ApiResponse) => void;
+  onResponse?: ((res: ApiResponse) => void) | undefined;
 }
 
 export interface ApiResponse {
@@ -129,10 +129,10 @@ type Attempt<T> = { done: true; value: T } | Failed;
 type Failed = {
   done: false;
   error: Error;
-  retryAfterMs?: number;
-  status?: number;
-  code?: string;
-  limit?: LimitReading;
+  retryAfterMs?: number | undefined;
+  status?: number | undefined;
+  code?: string | undefined;
+  limit?: LimitReading | undefined;
 };
 
 function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
@@ -267,7 +267,7 @@ export class Transport {
   /** The deadline of one attempt: its signal aborts with a TimeoutError (phase `deadline`) when time runs out. */
   #deadline(ctx: RequestContext, signal: AbortSignal | undefined, key?: string): Deadline {
     const ms = this.options.timeouts.deadlineMs;
-    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, key !== undefined ? { key } : {}));
+    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, { key }));
   }
 
   /**
@@ -313,8 +313,8 @@ export class Transport {
       done: false,
       error,
       status,
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      ...(limit ? { limit } : {}),
+      retryAfterMs,
+      limit,
     };
   }
 
@@ -374,7 +374,7 @@ export class Transport {
         host: ctx.host,
       });
     }
-    return this.#limiter.acquire(family, { cost, host: ctx.host, ...(signal ? { signal } : {}) });
+    return this.#limiter.acquire(family, { cost, host: ctx.host, signal });
   }
 
   /**
@@ -431,7 +431,7 @@ export class Transport {
           ? {
               what: limitWhat(family, outcome.limit, delayMs, i + 1, max),
               limitKind: outcome.limit.kind,
-              ...(outcome.limit.limit ? { limit: outcome.limit.limit } : {}),
+              limit: outcome.limit.limit || undefined,
             }
           : {}),
         family,
@@ -442,9 +442,9 @@ export class Transport {
         attempt: i + 1,
         maxRetries: max,
         delayMs,
-        ...(outcome.status !== undefined ? { status: outcome.status } : {}),
-        ...(outcome.code !== undefined ? { code: outcome.code } : {}),
-        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+        status: outcome.status,
+        code: outcome.code,
+        retryAfterMs: outcome.retryAfterMs,
       });
       await sleep(delayMs, signal);
     }

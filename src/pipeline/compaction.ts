@@ -50,7 +50,7 @@ export class ManifestCompactor {
 
   async #fold(): Promise<void> {
     try {
-      const result = await this.manifest.compact({ layout: this.#layout, ...(this.#keep ? { keep: this.#keep } : {}) });
+      const result = await this.manifest.compact({ layout: this.#layout, keep: this.#keep });
       if (result.compacted) this.options.onResult(result);
     } catch (err) {
       this.options.onError(err);

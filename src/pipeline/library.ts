@@ -87,7 +87,7 @@ async function* recordsFor(
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     const found = new Map<string, ReplayInfo>();
-    for await (const r of api.listReplays({ replayIds: chunk }, signal ? { signal } : {})) found.set(r.replay_id, r);
+    for await (const r of api.listReplays({ replayIds: chunk }, { signal })) found.set(r.replay_id, r);
     for (const id of chunk) {
       const r = found.get(id);
       yield r === undefined ? { replay_id: id, notFound: true } : { ...r, notFound: false };
@@ -185,13 +185,13 @@ export async function* exportReplays(
 /** The listing an archive run goes through. */
 function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo> {
   const query = {
-    ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
-    ...(options.since !== undefined ? { startTime: options.since } : {}),
-    ...(options.until !== undefined ? { endTime: options.until } : {}),
+    platformId: options.platformId,
+    startTime: options.since,
+    endTime: options.until,
     pageSize: options.listPageSize ?? DEFAULTS.archiveListPageSize,
   };
   // The next page is read while this one's replays are exported.
-  return run.replays().listReplays(query, { readAhead: true, ...(run.signal ? { signal: run.signal } : {}) });
+  return run.replays().listReplays(query, { readAhead: true, signal: run.signal });
 }
 
 function checkMax(max: number | undefined): void {

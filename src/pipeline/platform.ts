@@ -43,9 +43,14 @@ function given(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-/** `option`, else its environment variable, else undefined (empty counts as unset). */
-function pick(o: PlatformOptions, env: Environment, key: keyof typeof PLATFORM_ENV): string | undefined {
-  return given(o[key]) ?? given(env[PLATFORM_ENV[key]]);
+/** `option`, else its environment variable, else the caller's default, else undefined (empty counts as unset). */
+function pick(
+  o: PlatformOptions,
+  env: Environment,
+  key: keyof typeof PLATFORM_ENV,
+  defaults: PlatformOptions = {},
+): string | undefined {
+  return given(o[key]) ?? given(env[PLATFORM_ENV[key]]) ?? given(defaults[key]);
 }
 
 /** A `ConfigError` about the platform option `option`: `<option> <text>`. */
@@ -53,8 +58,16 @@ function refused(option: keyof typeof PLATFORM_ENV, text: string): ConfigError {
   return ConfigError.of({ option, say: (name) => `${name(option)} ${text}` });
 }
 
-/** Resolves and checks the platform options: a bad region or endpoint is a `ConfigError` naming the option. */
-export function resolvePlatform(o: PlatformOptions, env: Environment): PlatformSettings {
+/**
+ * Resolves and checks the platform options — each the option, else its `PLATFORM_*` variable, else `defaults`'
+ * (the caller's: the CLI's sandbox gives its management key), else the built-in default: a bad region or endpoint
+ * is a `ConfigError` naming the option.
+ */
+export function resolvePlatform(
+  o: PlatformOptions,
+  env: Environment,
+  defaults: PlatformOptions = {},
+): PlatformSettings {
   const given = pick(o, env, 'region');
   const regionText = given ?? DEFAULTS.region;
   const region = regionText.trim().toLowerCase();
@@ -74,7 +87,7 @@ export function resolvePlatform(o: PlatformOptions, env: Environment): PlatformS
   const credentials: Credentials = {};
   const apiKey = pick(o, env, 'apiKey');
   const secretKey = pick(o, env, 'secretKey');
-  const managementKey = pick(o, env, 'managementKey');
+  const managementKey = pick(o, env, 'managementKey', defaults);
   if (apiKey !== undefined) credentials.apiKey = apiKey;
   if (secretKey !== undefined) credentials.secretKey = secretKey;
   if (managementKey !== undefined) credentials.managementKey = managementKey;

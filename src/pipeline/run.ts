@@ -43,7 +43,7 @@ export type { ReplayApi } from './types.js';
  */
 function replayStart(tuning: TransportOptions, shard: Readonly<Shard> | undefined): Pick<TransportOptions, 'adaptive'> {
   const given = tuning.adaptive;
-  if (given === false || given?.initial?.replay !== undefined) return given === undefined ? {} : { adaptive: given };
+  if (given === false || given?.initial?.replay !== undefined) return { adaptive: given };
   const limit = Math.min(
     tuning.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY,
     tuning.concurrency?.replay ?? DEFAULT_CONCURRENCY.replay,
@@ -93,7 +93,10 @@ export type ConnectionOptions = PlatformOptions &
   Pick<RunOptions, 'transport' | 'client' | 'download' | 'listingStallPages' | 'logger' | 'transportOptions'>;
 
 /** Where the configuration comes from beyond the options: the environment (default: the process's), a job's or not. */
-export type RunSource = SettingsSource;
+export interface RunSource extends SettingsSource {
+  /** The platform's values below the environment's (`PLATFORM_*`): the CLI's sandbox gives its management key. */
+  platformDefaults?: PlatformOptions | undefined;
+}
 
 /**
  * How a run opens its archive: `create: false` for the tools (`forget`, `verify`, `view`, `video`), which refuse a
@@ -122,7 +125,7 @@ export function resolveRunConfig(
     }
   }
   const settings = options.settings ?? resolveSettings(options, { ...source, env });
-  const platform = resolvePlatform(options, env);
+  const platform = resolvePlatform(options, env, source.platformDefaults);
   return { settings, platform };
 }
 
@@ -170,12 +173,12 @@ export class Run implements AsyncDisposable {
       retry: {
         ...tuning.retry,
         retries: this.settings.apiRetries,
-        ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}),
+        maxWaitMs: this.settings.maxWaitMs,
       },
       region: this.platform.region,
-      ...(this.platform.endpoint !== undefined ? { endpoint: this.platform.endpoint } : {}),
+      endpoint: this.platform.endpoint,
       credentials: { ...this.platform.credentials },
-      ...(this.logger !== undefined ? { logger: this.logger } : {}),
+      logger: this.logger,
     });
     this.#ownedTransport = transport;
     return (this.#transport = transport);

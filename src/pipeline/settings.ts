@@ -57,41 +57,41 @@ export function environmentOf(source: { env?: Environment | undefined }): Enviro
 /** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
 export interface FetchSettingsOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
-  fileVersion?: FileVersion;
-  filesPageSize?: number;
+  fileVersion?: FileVersion | undefined;
+  filesPageSize?: number | undefined;
   /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
-  maxFilesPerReplay?: number;
-  filesAhead?: number;
+  maxFilesPerReplay?: number | undefined;
+  filesAhead?: number | undefined;
   /** Compressed bytes held for files fetched ahead (shared by a run). */
-  prefetchBytes?: number;
-  urlTtlMs?: number;
-  urlRefreshMarginMs?: number;
-  fileRetries?: number;
-  urlRefreshes?: number;
-  retryBaseMs?: number;
-  retryMaxMs?: number;
+  prefetchBytes?: number | undefined;
+  urlTtlMs?: number | undefined;
+  urlRefreshMarginMs?: number | undefined;
+  fileRetries?: number | undefined;
+  urlRefreshes?: number | undefined;
+  retryBaseMs?: number | undefined;
+  retryMaxMs?: number | undefined;
   /**
    * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
    * fails its replay with `EVENT_TOO_LARGE`, checked while inflating. Peak memory for one event is about this.
    */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /**
    * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
    * event's inflated payload. More fails the replay with `REPLAY_TOO_LARGE`, checked while inflating.
    */
-  maxReplayBytes?: number;
+  maxReplayBytes?: number | undefined;
   /**
    * The decoders' WebAssembly fast paths (default true; `REPLAY_EXPORT_WASM=0` makes it false). False decodes with
    * the TypeScript code alone: the same events and errors, slower.
    */
-  fastPath?: boolean;
+  fastPath?: boolean | undefined;
   /**
    * A redaction policy (docs/REDACTION.md) applied to every event as it streams, before it is handed on or written:
    * masked text and input values, blocked elements, dropped attributes, patterns. The manifest records its digest
    * (`redaction`), and a resumed archive counts as done only the replays archived under the same policy. Absent:
    * events pass as decoded, byte for byte.
    */
-  redact?: RedactionPolicySpec | RedactionPolicy;
+  redact?: RedactionPolicySpec | RedactionPolicy | undefined;
 }
 
 /** Asset capture: the allowed origins, and limits (each defaults to `DEFAULTS.assets`). */
@@ -106,31 +106,31 @@ export interface OutputSettingsOptions {
    * archive under `_assets/<sha256>` (see docs/SINKS.md); the `html` format and `view` then play them offline.
    * Absent (default): nothing is fetched.
    */
-  captureAssets?: readonly string[] | AssetCaptureOptions;
+  captureAssets?: readonly string[] | AssetCaptureOptions | undefined;
   /** Options of the sink opened for `out` (`local.hashWorker`, `s3.region`, ...). */
-  sinkOptions?: OpenSinkOptions;
-  format?: OutputFormat;
-  gzip?: boolean;
+  sinkOptions?: OpenSinkOptions | undefined;
+  format?: OutputFormat | undefined;
+  gzip?: boolean | undefined;
   /**
    * `html`: the player's options, named like rrweb-player's props (`width`/`height` of the replay area, 100–10,000
    * px; `autoPlay`; `speed` 0.5, 1, 2, 4, 8 or 16; `showController`; `skipInactive`); docs/PLAYER.md.
    */
-  player?: PlayerOptions;
+  player?: PlayerOptions | undefined;
 }
 
 /** Runs over many replays. */
 export interface RunSettingsOptions {
   /** Skip replays that started less than this long ago (ms, default 24h; 0 never skips). */
-  settleMs?: number;
+  settleMs?: number | undefined;
   /** Re-check replays recorded `ok` that started within this window (ms); re-export those whose files changed. */
-  recheckMs?: number;
+  recheckMs?: number | undefined;
   /** `start` (as listed, default) or `expiry` (closest to deletion first; lists everything before exporting). */
-  order?: 'start' | 'expiry';
+  order?: 'start' | 'expiry' | undefined;
   /** Replays exported at once (default 4). */
-  concurrency?: number;
-  shard?: Shard;
+  concurrency?: number | undefined;
+  shard?: Shard | undefined;
   /** Written into every manifest line of the run. */
-  runId?: string;
+  runId?: string | undefined;
   /**
    * Shards sharing one target share out the work (`--balance <run>`): each claims a replay in the target before
    * exporting it, and a shard done with its own replays takes the last unclaimed ones of the others, so the shards end
@@ -138,11 +138,11 @@ export interface RunSettingsOptions {
    * digits, `.`, `_`, `-`, at most 64. `waitMs`: how long a shard waits at its end for its replays another one took
    * before exporting them itself (default 10 minutes). Needs a shard of more than one.
    */
-  balance?: { run: string; waitMs?: number };
+  balance?: { run: string; waitMs?: number } | undefined;
   /** Fold the manifest into a snapshot at the end of an archive run and while it grows (default true). */
-  compactManifest?: boolean;
+  compactManifest?: boolean | undefined;
   /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
-  compactEvery?: number;
+  compactEvery?: number | undefined;
 }
 
 /** Every tunable a caller can give, under the library's option names. */
@@ -151,7 +151,7 @@ export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOpt
    * Only `timeouts.deadlineMs`, `retry.retries` and `retry.maxWaitMs` are settings of the run (`requestDeadlineMs`,
    * `apiRetries`, `maxWaitMs`); the rest goes to the transport.
    */
-  transportOptions?: TransportTuning;
+  transportOptions?: TransportTuning | undefined;
 }
 
 /** The transport's tuning a caller may give (retries, timeouts, per-family caps); the run sets the rest. */
@@ -371,7 +371,7 @@ function sinkSettings(o: OpenSinkOptions | undefined, env: Environment, c: Check
     local: Object.freeze({ ...local, hashWorker }),
     s3: Object.freeze({
       ...s3,
-      ...(region !== undefined ? { region } : {}),
+      region,
       partSize: c.number('s3.partSize', s3.partSize ?? DEFAULTS.s3.partSize, 'bytes', DEFAULTS.s3.minPartSize),
       queueSize: c.number('s3.queueSize', s3.queueSize ?? DEFAULTS.s3.queueSize, 'count', 1),
       checksums: c.oneOf('s3.checksums', s3.checksums ?? defaultChecksums(endpoint), [
@@ -491,7 +491,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     output: Object.freeze({
       format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
       gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
-      ...(o.player !== undefined ? { player: playerSettings(o.player, c) } : {}),
+      player: o.player === undefined ? undefined : playerSettings(o.player, c),
     }),
     redaction: o.redact === undefined ? undefined : compileRedactionPolicy(o.redact),
     sinkOptions: sinkSettings(o.sinkOptions, env, c),

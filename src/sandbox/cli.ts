@@ -2,14 +2,14 @@ import type { Faults } from './faults.js';
 import { startSandbox } from './server.js';
 
 export interface SandboxCommandOptions {
-  port?: number;
-  replicas?: number;
-  faults?: Partial<Faults>;
-  samplesDir?: string;
+  port?: number | undefined;
+  replicas?: number | undefined;
+  faults?: Partial<Faults> | undefined;
+  samplesDir?: string | undefined;
   /** Where the url and credential lines go (default process.stdout). */
-  out?: NodeJS.WritableStream;
+  out?: NodeJS.WritableStream | undefined;
   /** Stops the sandbox like SIGINT/SIGTERM do (for embedding). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A value as one shell word: as it is when plain, else single-quoted. */

@@ -16,6 +16,7 @@ import {
   OPERATIONS,
   ValidationError,
   type ApiResponse,
+  type CallOptions,
   type Operation,
   type ParamSpec,
 } from '../../../src/clients/index.js';
@@ -95,7 +96,7 @@ function fieldValue(text: string): unknown {
 function passThrough(
   op: Operation,
   f: ApiFlags,
-): { extras: { extraQuery?: Record<string, string>; extraFields?: Record<string, unknown> }; unknown: string[] } {
+): { extras: Pick<CallOptions, 'extraQuery' | 'extraFields'>; unknown: string[] } {
   const query = pairsOf(f.query, '--query');
   const fields = pairsOf(f.field, '--field');
   const params = knownNames(op.params);
@@ -106,8 +107,8 @@ function passThrough(
     ...fields.filter(([k]) => !bodyFields.has(k)).map(([k]) => `--field ${k}`),
   ];
   const extras = {
-    ...(query.length > 0 ? { extraQuery: Object.fromEntries(query) } : {}),
-    ...(fields.length > 0 ? { extraFields: Object.fromEntries(fields.map(([k, v]) => [k, fieldValue(v)])) } : {}),
+    extraQuery: query.length > 0 ? Object.fromEntries(query) : undefined,
+    extraFields: fields.length > 0 ? Object.fromEntries(fields.map(([k, v]) => [k, fieldValue(v)])) : undefined,
   };
   return { extras, unknown };
 }

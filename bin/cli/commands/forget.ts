@@ -146,7 +146,7 @@ async function runForget(options: ForgetOptions, reporter: Reporter, summary: Re
       removed,
       removed_assets: assets,
       failed,
-      ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
+      platform_id: report.user?.platformId,
     },
   );
   return report;
@@ -194,7 +194,7 @@ function reportDryRun(report: ForgetReport, reporter: Reporter, summary: Reporte
       forgotten: report.replays.length,
       removed,
       removed_assets: assets,
-      ...(report.user !== undefined ? { platform_id: report.user.platformId } : {}),
+      platform_id: report.user?.platformId,
     },
   );
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { stripUndefined } from '../../../src/http/options.js';
 import { runSandboxCommand } from '../../../src/sandbox/cli.js';
 import { parseFaultsFlag } from '../../../src/sandbox/faults.js';
 import { SANDBOX_DEFAULTS } from '../../../src/sandbox/options.js';
@@ -44,15 +45,13 @@ export function register(program: Command): Command {
 
 export async function run(context: CliContext): Promise<number> {
   const opts = flagsOf<SandboxFlags>(context);
-  const faults = {
-    ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}),
-    ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}),
-  };
+  const parsed = opts.faults === undefined ? {} : parseFaultsFlag(opts.faults);
+  const faults = stripUndefined({ ...parsed, latencyMs: opts.latency });
   context.releaseSignals();
   await runSandboxCommand({
-    ...(opts.port !== undefined ? { port: opts.port } : {}),
-    ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
-    ...(Object.keys(faults).length > 0 ? { faults } : {}),
+    port: opts.port,
+    replicas: opts.replicas,
+    faults: Object.keys(faults).length > 0 ? faults : undefined,
     out: context.stdout,
     signal: context.signal,
   });

@@ -69,10 +69,10 @@ function problemFields(p: VerifyProblem): Record<string, unknown> {
   return {
     event: 'problem',
     kind: p.kind,
-    ...(p.replayId !== undefined ? { replay_id: p.replayId } : {}),
-    ...(p.key !== undefined ? { key: p.key } : {}),
-    ...(p.expected !== undefined ? { expected: p.expected } : {}),
-    ...(p.actual !== undefined ? { actual: p.actual } : {}),
+    replay_id: p.replayId,
+    key: p.key,
+    expected: p.expected,
+    actual: p.actual,
   };
 }
 
