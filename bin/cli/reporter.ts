@@ -1,5 +1,5 @@
 import { redactText } from '../../src/http/redact.js';
-import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
+import type { ArchiveEvent, ArchiveOutcome, ManifestEntry, ReplayNotice } from '../../src/index.js';
 import {
   formatBytes,
   formatSeconds,
@@ -257,123 +257,122 @@ export class Reporter {
       case 'progress':
         this.totals.events += ev.events;
         break;
-      case 'compacted': {
-        const r = ev.result;
-        this.log(
-          'debug',
-          `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`,
-          {
-            event: 'compacted',
-            entries: r.entries,
-            folded: r.folded,
-            removed: r.removed,
-          },
-        );
-        break;
-      }
-      case 'compaction-failed': {
-        const error = failureOf(ev.error);
-        this.log(
-          'warn',
-          `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${error.message}`,
-          {
-            event: 'compaction_failed',
-            error,
-          },
-        );
-        break;
-      }
-      case 'claims-cleared':
-        this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, {
-          event: 'claims_cleared',
-          runs: ev.runs,
-        });
-        break;
-      case 'claims-clear-failed': {
-        const error = failureOf(ev.error);
-        this.log(
-          'warn',
-          `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${error.message}`,
-          {
-            event: 'claims_clear_failed',
-            error,
-          },
-        );
-        break;
-      }
       case 'started':
         if (this.format === 'json') this.log('info', 'replay started', { event: 'started', replay_id: ev.replayId });
         break;
-      case 'notice': {
-        const n = ev.notice;
-        if (n.kind === 'retry') {
-          this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
-            event: 'retry',
-            replay_id: n.replayId,
-            file_key: n.fileKey,
-            attempt: n.attempt,
-            error: n.error,
-          });
-        } else if (n.kind === 'duplicate-file') {
-          this.log('warn', `${n.replayId}: the files listing holds ${n.fileKey} more than once; taken once`, {
-            event: 'duplicate_file',
-            replay_id: n.replayId,
-            file_key: n.fileKey,
-          });
-        } else if (n.kind === 'url-refresh' && this.format === 'json') {
-          this.log('info', 'file URL refreshed', {
-            event: 'url_refresh',
-            replay_id: n.replayId,
-            file_key: n.fileKey,
-            reason: n.reason,
-          });
-        }
+      case 'notice':
+        this.onNotice(ev.notice);
         break;
-      }
-      case 'result': {
-        this.totals.byOutcome[ev.outcome]++;
-        const ok = ev.entry?.status === 'ok' ? ev.entry : undefined;
-        const error = ev.entry !== undefined && 'error' in ev.entry ? ev.entry.error : undefined;
-        const reason = ev.entry !== undefined && 'reason' in ev.entry ? ev.entry.reason : undefined;
-        if (ev.outcome === 'ok' && ok?.bytes !== undefined) this.totals.bytes += ok.bytes;
-        if (this.format === 'json') {
-          this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
-            event: 'replay',
-            replay_id: ev.replayId,
-            outcome: ev.outcome,
-            rechecked: ev.rechecked ? true : undefined,
-            key:
-              ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged'
-                ? (ev.key ?? ok?.key)
-                : undefined,
-            ...(ev.outcome === 'ok'
-              ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
-              : {}),
-            error: error || undefined,
-            reason: ev.outcome === 'skipped' || ev.outcome === 'empty' ? (ev.reason ?? reason) : undefined,
-          });
-        } else if (ev.outcome === 'failed') {
-          this.log('error', failedLine(ev.replayId, error));
-        } else if (ev.outcome === 'not_found') {
-          this.log('error', `not found ${ev.replayId}: the API lists no replay with this id; nothing written`);
-        } else if (this.options.replayLines === 'failures') {
-          // an archive on a terminal: the progress line and the summary say the rest
-        } else if (ev.outcome === 'ok') {
-          const key = ok?.key !== undefined ? (this.options.showKey?.(ok.key) ?? ok.key) : '?';
-          this.log(
-            'info',
-            `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`,
-          );
-        } else if (ev.outcome === 'empty') {
-          this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
-        } else if (ev.outcome === 'skipped') {
-          this.log('info', `skipped ${ev.replayId} (${ev.reason ?? reason ?? 'skipped'})`);
-        } else if (ev.outcome === 'taken') {
-          this.log('info', `taken ${ev.replayId} (exported by another shard)`);
-        }
+      case 'result':
+        this.onResult(ev);
         break;
-      }
+      default:
+        this.onUpkeep(ev);
     }
+  }
+
+  /** The manifest's folds and the balanced runs' claims: a debug line when done, a warning when not. */
+  private onUpkeep(
+    ev: Extract<ArchiveEvent, { type: 'compacted' | 'compaction-failed' | 'claims-cleared' | 'claims-clear-failed' }>,
+  ): void {
+    if (ev.type === 'compacted') {
+      const r = ev.result;
+      this.log(
+        'debug',
+        `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`,
+        { event: 'compacted', entries: r.entries, folded: r.folded, removed: r.removed },
+      );
+    } else if (ev.type === 'claims-cleared') {
+      this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, {
+        event: 'claims_cleared',
+        runs: ev.runs,
+      });
+    } else {
+      const error = failureOf(ev.error);
+      const what =
+        ev.type === 'compaction-failed'
+          ? 'could not fold the manifest into a snapshot (it stays as it was; the next run tries again)'
+          : 'could not remove the work claims of earlier balanced runs (they stay; the next run tries again)';
+      const event = ev.type === 'compaction-failed' ? 'compaction_failed' : 'claims_clear_failed';
+      this.log('warn', `${what}: ${error.message}`, { event, error });
+    }
+  }
+
+  /** A replay's notice: a file retried, a file listed twice (warnings), a URL refreshed (JSON only). */
+  private onNotice(n: ReplayNotice): void {
+    if (n.kind === 'retry') {
+      this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
+        event: 'retry',
+        replay_id: n.replayId,
+        file_key: n.fileKey,
+        attempt: n.attempt,
+        error: n.error,
+      });
+    } else if (n.kind === 'duplicate-file') {
+      this.log('warn', `${n.replayId}: the files listing holds ${n.fileKey} more than once; taken once`, {
+        event: 'duplicate_file',
+        replay_id: n.replayId,
+        file_key: n.fileKey,
+      });
+    } else if (n.kind === 'url-refresh' && this.format === 'json') {
+      this.log('info', 'file URL refreshed', {
+        event: 'url_refresh',
+        replay_id: n.replayId,
+        file_key: n.fileKey,
+        reason: n.reason,
+      });
+    }
+  }
+
+  /** A replay's outcome: counted, then a JSON record, or a text line (failures always, the rest unless hidden). */
+  private onResult(ev: Extract<ArchiveEvent, { type: 'result' }>): void {
+    this.totals.byOutcome[ev.outcome]++;
+    const ok = ev.entry?.status === 'ok' ? ev.entry : undefined;
+    const error = ev.entry !== undefined && 'error' in ev.entry ? ev.entry.error : undefined;
+    const reason = ev.entry !== undefined && 'reason' in ev.entry ? ev.entry.reason : undefined;
+    if (ev.outcome === 'ok' && ok?.bytes !== undefined) this.totals.bytes += ok.bytes;
+    if (this.format === 'json') {
+      this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
+        event: 'replay',
+        replay_id: ev.replayId,
+        outcome: ev.outcome,
+        rechecked: ev.rechecked ? true : undefined,
+        key:
+          ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged'
+            ? (ev.key ?? ok?.key)
+            : undefined,
+        ...(ev.outcome === 'ok'
+          ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
+          : {}),
+        error: error || undefined,
+        reason: ev.outcome === 'skipped' || ev.outcome === 'empty' ? (ev.reason ?? reason) : undefined,
+      });
+      return;
+    }
+    const line = this.resultLine(ev, ok, error, reason);
+    if (line !== undefined) this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', line);
+  }
+
+  /** A replay's text line; undefined when none is shown (an archive on a terminal shows its failures alone). */
+  private resultLine(
+    ev: Extract<ArchiveEvent, { type: 'result' }>,
+    ok: Extract<ManifestEntry, { status: 'ok' }> | undefined,
+    error: Parameters<typeof failedLine>[1],
+    reason: string | undefined,
+  ): string | undefined {
+    if (ev.outcome === 'failed') return failedLine(ev.replayId, error);
+    if (ev.outcome === 'not_found')
+      return `not found ${ev.replayId}: the API lists no replay with this id; nothing written`;
+    // An archive on a terminal: the progress line and the summary say the rest.
+    if (this.options.replayLines === 'failures') return undefined;
+    if (ev.outcome === 'ok') {
+      const key = ok?.key !== undefined ? (this.options.showKey?.(ok.key) ?? ok.key) : '?';
+      return `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`;
+    }
+    if (ev.outcome === 'empty') return `empty ${ev.replayId} (no files yet; tried again next run)`;
+    if (ev.outcome === 'skipped') return `skipped ${ev.replayId} (${ev.reason ?? reason ?? 'skipped'})`;
+    if (ev.outcome === 'taken') return `taken ${ev.replayId} (exported by another shard)`;
+    return undefined;
   }
 
   private done(): number {
