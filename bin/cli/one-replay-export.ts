@@ -3,11 +3,6 @@ import { ConfigError, replayEventBytes, type Run, type Settings } from '../../sr
 import type { Output } from './file-output.js';
 import type { OutTarget } from './out-target.js';
 
-/** Whether `--out` names standard output (`-`), as for most command-line tools. */
-export function isStdoutTarget(out: string): boolean {
-  return out === '-';
-}
-
 /**
  * `export <id> --out -` or `--out <file>`: the checks made before any request. One replay only; to stdout as `json`
  * or `ndjson`, not gzipped (a page or compressed bytes on a terminal help nobody); to a file in the format its name

@@ -12,7 +12,7 @@ import type * as list from '../../bin/cli/commands/list.js';
 import type * as verify from '../../bin/cli/commands/verify.js';
 import type * as video from '../../bin/cli/commands/video.js';
 import type * as view from '../../bin/cli/commands/view.js';
-import type { forgetReplays, verifyArchive } from '../../src/archive-tools.js';
+import type { forgetReplays, verifyArchive } from '../../src/archive.js';
 import type {
   archiveReplays,
   exportReplays,

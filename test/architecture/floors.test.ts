@@ -27,7 +27,7 @@ const FLOORS: readonly (readonly [prefix: string, floor: number])[] = [
   ['src/sandbox/', 5],
   // The video export reads archives and files with the view's readers: a tool above the tools.
   ['src/video/', 6],
-  ['src/archive-tools.ts', 6],
+  ['src/archive.ts', 6],
   ['src/index.ts', 6],
   ['bin/', 7],
 ];

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodeEvents } from '../../decoders/index.js';
 import { Transport } from '../../src/clients/index.js';
 import { ConfigError, exitCodeOf, exportReplay, replayEvents } from '../../src/index.js';
-import { verifyArchive } from '../../src/archive-tools.js';
+import { verifyArchive } from '../../src/archive.js';
 import { startViewServer } from '../../src/view/index.js';
 import { cleanEnv, runCli } from '../cli/cli-helpers.js';
 import { tempDir } from '../pipeline/helpers.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { verifyArchive, type VerifyProblem } from '../../src/archive-tools.js';
+import { verifyArchive, type VerifyProblem } from '../../src/archive.js';
 import { runCliSpawned } from '../cli/cli-helpers.js';
 import {
   BUCKET,

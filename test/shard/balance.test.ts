@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalSink, createS3Sink } from '../../src/index.js';
 import { archiveReplays, planArchive, type ArchiveEvent } from '../../src/index.js';
-import { forgetReplays, verifyArchive } from '../../src/archive-tools.js';
+import { forgetReplays, verifyArchive } from '../../src/archive.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { storedKind } from '../../sinks/layout.js';

@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import {
-  DEFAULT_FORGET_REASON,
-  forgetReplays,
-  type ForgetOptions,
-  type ForgetReport,
-} from '../../../src/archive-tools.js';
+import { DEFAULT_FORGET_REASON, forgetReplays, type ForgetOptions, type ForgetReport } from '../../../src/archive.js';
 import { onRun } from '../../../src/pipeline/run.js';
 import { validatePlatformId } from '../../../src/replay/validation.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';

@@ -1,10 +1,5 @@
 import type { Command } from 'commander';
-import {
-  verifyArchive,
-  type VerifyOptions,
-  type VerifyProblem,
-  type VerifySummary,
-} from '../../../src/archive-tools.js';
+import { verifyArchive, type VerifyOptions, type VerifyProblem, type VerifySummary } from '../../../src/archive.js';
 import { DEFAULTS } from '../../../src/pipeline/defaults.js';
 import { onRun } from '../../../src/pipeline/run.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
