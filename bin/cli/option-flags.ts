@@ -33,7 +33,7 @@ const FLAGS: Readonly<Record<string, string>> = {
 };
 
 /** The flag of `option`, or the option's own name when no flag gives it. */
-export function flagOf(option: string): string {
+function flagOf(option: string): string {
   return FLAGS[option] ?? option;
 }
 

@@ -15,7 +15,7 @@
 import { isAssetDigest } from '../../sinks/assets.js';
 import type { Archive } from '../../sinks/archive.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import type { ForgottenEntry, ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import type { ForgottenEntry, ManifestEntry, ManifestError } from '../../sinks/sink.js';
 import { forgottenEntry, type TombstoneFields } from './manifest-entries.js';
 import { categoryOf, ConfigError } from '../errors.js';
 import { validatePlatformId, validateReplayId } from '../replay/validation.js';
@@ -307,11 +307,6 @@ async function forgetInArchive(archive: Archive, req: Request): Promise<ForgetRe
     report.replays.push(await forgetReplay(archive, id, c, req, unshared, assetsGone));
   }
   return report;
-}
-
-/** Forgets in a sink of your own (see `forgetReplays`): `forgetReplays({ ...options, sink })`. */
-export function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
-  return forgetReplays({ ...options, sink });
 }
 
 /**

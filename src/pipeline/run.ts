@@ -111,7 +111,7 @@ export interface ArchiveAccess {
 }
 
 /** Resolves the configuration of a run: checked (`ConfigError` naming the option: its `problem`) and frozen. */
-export function resolveRunConfig(
+function resolveRunConfig(
   options: RunOptions,
   source: RunSource = {},
 ): { settings: Settings; platform: PlatformSettings } {
@@ -316,19 +316,7 @@ export interface EntryOptions extends RunOptions {
 }
 
 /** Options of a run that are neither tunables nor the platform's. */
-const RUN_KEYS = [
-  'settings',
-  'out',
-  'sink',
-  'transport',
-  'client',
-  'download',
-  'logger',
-  'listingStallPages',
-  'signal',
-  'now',
-  'onNotice',
-] as const;
+const RUN_KEYS = 'settings out sink transport client download logger listingStallPages signal now onNotice'.split(' ');
 
 /** The options of a run given in `o` (set, not undefined), by name. */
 function runOptionsIn(o: EntryOptions): string[] {
@@ -337,10 +325,7 @@ function runOptionsIn(o: EntryOptions): string[] {
 }
 
 /** An entry's run: the caller's `run` (not closed by the entry), or one opened from the options (`owned`: closed by it). */
-export interface EntryRun {
-  readonly run: Run;
-  readonly owned: boolean;
-}
+export type EntryRun = Readonly<{ run: Run; owned: boolean }>;
 
 /** The entry's run: the caller's (not closed here), or one opened from the options (closed by `releaseRun`). */
 export function entryRun(o: EntryOptions, source: RunSource = {}): EntryRun {

@@ -20,7 +20,6 @@ import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js'
 import { categoryOf, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
 import { entryRun, releaseRun, type EntryOptions, type EntryRun } from '../pipeline/run.js';
 import { IdTable } from '../../sinks/id-table.js';
-import { checkDecodeLimits } from '../../decoders/limits.js';
 import { outputKeysOf } from '../../sinks/keys.js';
 import type { Archive } from '../../sinks/archive.js';
 import { readStoredObject, type ReadLimits } from './stored-object.js';
@@ -188,7 +187,6 @@ async function* run(
   let finished = false;
   let store: Archive | undefined;
   try {
-    checkDecodeLimits(limits);
     signal.throwIfAborted();
     // Read as it is: no temporary files to sweep, no output written (hence no hashing worker).
     store = await entry.run.archive({ create: false, readOnly: true });

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { DEFAULT_FORGET_REASON, forgetReplays, type ForgetOptions, type ForgetReport } from '../../../src/archive.js';
+import {
+  DEFAULT_FORGET_REASON,
+  forgetReplays,
+  type ForgetOptions,
+  type ForgetReport,
+  type ForgottenReplay,
+} from '../../../src/archive.js';
 import { onRun } from '../../../src/pipeline/run.js';
 import { validatePlatformId } from '../../../src/replay/validation.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
@@ -83,113 +89,65 @@ export async function run(context: CliContext): Promise<number> {
  */
 async function runForget(options: ForgetOptions, reporter: Reporter, summary: Reporter): Promise<ForgetReport> {
   const report = await forgetReplays(options);
-  if (report.dryRun) {
-    reportDryRun(report, reporter, summary);
-    return report;
-  }
+  const dry = report.dryRun;
+  const dryRun = dry ? true : undefined;
   if (report.user !== undefined) {
     const { platformId, entry } = report.user;
+    const done = dry ? 'would record its tombstone' : 'tombstone recorded, later runs skip every replay of this user';
     reporter.log(
       'info',
       entry !== undefined
-        ? `forgot user ${platformId}: tombstone recorded, later runs skip every replay of this user`
+        ? `${dry ? 'would forget' : 'forgot'} user ${platformId}: ${done}`
         : `user ${platformId} already forgotten (its tombstone is recorded)`,
-      { event: 'forgotten_user', platform_id: platformId, tombstone: entry !== undefined },
+      { event: 'forgotten_user', dry_run: dryRun, platform_id: platformId, tombstone: entry !== undefined },
     );
   }
-  let removed = 0;
-  let assets = 0;
-  let failed = 0;
-  for (const r of report.replays) {
-    removed += r.removed.length;
-    assets += r.removedAssets.length;
-    const fields = {
-      event: 'forgotten',
-      replay_id: r.replayId,
-      tombstone: r.entry !== undefined,
-      removed: r.removed,
-      removed_assets: r.removedAssets,
-    };
-    if (r.error !== undefined) {
-      failed++;
-      const state = r.tombstoned ? 'tombstone recorded' : 'no tombstone recorded';
-      reporter.log(
-        'error',
-        `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`,
-        { ...fields, error: r.error },
-      );
-      continue;
-    }
-    const outputs = r.removed.length > 0 ? `removed ${r.removed.join(', ')}` : 'no output stored';
-    const what =
-      r.removedAssets.length > 0
-        ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses`
-        : outputs;
-    reporter.log(
-      'info',
-      `forgot ${r.replayId}: ${what}${r.entry === undefined ? ' (tombstone already recorded)' : ''}`,
-      fields,
-    );
-  }
+  for (const r of report.replays) reportReplay(r, dry, reporter);
+  const removed = report.replays.reduce((n, r) => n + r.removed.length, 0);
+  const assets = report.replays.reduce((n, r) => n + r.removedAssets.length, 0);
+  const failed = report.replays.filter((r) => r.error !== undefined).length;
+  const forgotten = counted(report.replays.length, 'replay');
   summary.log(
-    failed > 0 ? 'error' : 'info',
-    `Summary (${report.target}): ${counted(report.replays.length, 'replay')} forgotten, ${counted(removed, 'output')} removed, ${assets > 0 ? `${counted(assets, 'captured asset')} removed, ` : ''}${failed} failed`,
+    !dry && failed > 0 ? 'error' : 'info',
+    dry
+      ? `Dry run (${report.target}): ${forgotten} would be forgotten, ${counted(removed, 'output')} and ${counted(assets, 'captured asset')} removed; nothing was written`
+      : `Summary (${report.target}): ${forgotten} forgotten, ${counted(removed, 'output')} removed, ${assets > 0 ? `${counted(assets, 'captured asset')} removed, ` : ''}${failed} failed`,
     {
       event: 'summary',
+      dry_run: dryRun,
       target: report.target,
       forgotten: report.replays.length,
       removed,
       removed_assets: assets,
-      failed,
+      failed: dry ? undefined : failed,
       platform_id: report.user?.platformId,
     },
   );
   return report;
 }
 
-/** What `forget --dry-run` found: the tombstones it would record, the outputs and assets it would remove. */
-function reportDryRun(report: ForgetReport, reporter: Reporter, summary: Reporter): void {
-  if (report.user !== undefined) {
-    const { platformId, entry } = report.user;
-    reporter.log(
-      'info',
-      entry !== undefined
-        ? `would forget user ${platformId}: would record its tombstone`
-        : `user ${platformId} already forgotten (its tombstone is recorded)`,
-      { event: 'forgotten_user', dry_run: true, platform_id: platformId, tombstone: entry !== undefined },
-    );
+/** One replay's line: what was (or, `dry`, would be) recorded and removed, or why its removal failed. */
+function reportReplay(r: ForgottenReplay, dry: boolean, reporter: Reporter): void {
+  const fields = {
+    event: 'forgotten',
+    dry_run: dry ? true : undefined,
+    replay_id: r.replayId,
+    tombstone: r.entry !== undefined,
+    removed: r.removed,
+    removed_assets: r.removedAssets,
+  };
+  if (r.error !== undefined && !dry) {
+    const state = r.tombstoned ? 'tombstone recorded' : 'no tombstone recorded';
+    const text = `failed ${r.replayId}: ${r.error.message} (${state}; run the same forget again to finish)`;
+    reporter.log('error', text, { ...fields, error: r.error });
+    return;
   }
-  let removed = 0;
-  let assets = 0;
-  for (const r of report.replays) {
-    removed += r.removed.length;
-    assets += r.removedAssets.length;
-    const outputs = r.removed.length > 0 ? `would remove ${r.removed.join(', ')}` : 'no output stored';
-    const what =
-      r.removedAssets.length > 0
-        ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses`
-        : outputs;
-    const tombstone = r.entry === undefined ? ' (tombstone already recorded)' : ', would record its tombstone';
-    reporter.log('info', `would forget ${r.replayId}: ${what}${tombstone}`, {
-      event: 'forgotten',
-      dry_run: true,
-      replay_id: r.replayId,
-      tombstone: r.entry !== undefined,
-      removed: r.removed,
-      removed_assets: r.removedAssets,
-    });
-  }
-  summary.log(
-    'info',
-    `Dry run (${report.target}): ${counted(report.replays.length, 'replay')} would be forgotten, ${counted(removed, 'output')} and ${counted(assets, 'captured asset')} removed; nothing was written`,
-    {
-      event: 'summary',
-      dry_run: true,
-      target: report.target,
-      forgotten: report.replays.length,
-      removed,
-      removed_assets: assets,
-      platform_id: report.user?.platformId,
-    },
-  );
+  const outputs =
+    r.removed.length > 0 ? `${dry ? 'would remove' : 'removed'} ${r.removed.join(', ')}` : 'no output stored';
+  const what =
+    r.removedAssets.length > 0
+      ? `${outputs} and ${counted(r.removedAssets.length, 'captured asset')} no other replay uses`
+      : outputs;
+  const tombstone = r.entry === undefined ? ' (tombstone already recorded)' : dry ? ', would record its tombstone' : '';
+  reporter.log('info', `${dry ? 'would forget' : 'forgot'} ${r.replayId}: ${what}${tombstone}`, fields);
 }

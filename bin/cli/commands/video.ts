@@ -87,12 +87,13 @@ export function register(program: Command): Command {
   );
 }
 
+/** Whether a progress line is drawn: on a terminal, unless `--no-progress` or `--quiet`. */
+function live(context: CliContext): boolean {
+  return context.globals.progress !== false && context.globals.quiet !== true && context.stderr.isTTY === true;
+}
+
 /** The flags of `video` bound into `renderVideo`'s options. */
 export function optionsOf(f: Invocation<VideoFlags>, context: CliContext): VideoOptions {
-  const live =
-    context.globals.progress !== false &&
-    context.globals.quiet !== true &&
-    (context.stderr as { isTTY?: boolean }).isTTY === true;
   return {
     out: f.out,
     fps: f.fps,
@@ -104,7 +105,7 @@ export function optionsOf(f: Invocation<VideoFlags>, context: CliContext): Video
     browser: f.browser,
     env: context.env,
     onProgress: (p: VideoProgress): void => {
-      if (live) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
+      if (live(context)) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
     },
     signal: context.signal,
   };
@@ -132,8 +133,7 @@ export async function run(context: CliContext): Promise<number> {
   try {
     const started = Date.now();
     const result = await renderVideo(source, options);
-    if (context.globals.progress !== false && context.globals.quiet !== true && context.stderr.isTTY === true)
-      context.stderr.write('\n');
+    if (live(context)) context.stderr.write('\n');
     if (context.globals.quiet !== true) {
       context.stderr.write(
         `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
