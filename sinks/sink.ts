@@ -203,6 +203,11 @@ export interface ManifestCompaction {
   layout: string;
   /** With a shard layout: the replays of the shard (S3 folds only their entries). */
   keep?: ((replayId: string) => boolean) | undefined;
+  /**
+   * Stops the fold (it rejects with the signal's reason): what it leaves reads the same, as after a kill, and the next
+   * fold finishes the job. A run that is interrupted does not wait for its fold.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface ManifestCompactionResult {

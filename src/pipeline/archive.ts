@@ -285,6 +285,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
             every: Math.max(settings.compactEvery, state.entries),
             onResult: (result) => channel.push({ type: 'compacted', result }),
             onError: (error) => channel.push({ type: 'compaction-failed', error }),
+            signal: outer,
           });
     const append = async (entry: ManifestEntry): Promise<void> => {
       await io.archive.manifest.append(entry);

@@ -14,6 +14,8 @@ export interface ManifestCompactorOptions {
   onResult(result: ManifestCompactionResult): void;
   /** A fold that failed: the manifest is as it was (the log still holds everything); the run goes on. */
   onError(error: unknown): void;
+  /** The run's interrupt: stops a fold under way (what it leaves reads the same), and `finish` then throws its reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -50,18 +52,26 @@ export class ManifestCompactor {
 
   async #fold(): Promise<void> {
     try {
-      const result = await this.manifest.compact({ layout: this.#layout, keep: this.#keep });
+      const { signal } = this.options;
+      const result = await this.manifest.compact({ layout: this.#layout, keep: this.#keep, signal });
       if (result.compacted) this.options.onResult(result);
     } catch (err) {
-      this.options.onError(err);
+      // Stopped by the interrupt: not a failure of the fold.
+      if (this.options.signal?.aborted !== true) this.options.onError(err);
     }
   }
 
-  /** Waits for a fold in progress, then folds what was appended since (or left unfolded by an earlier run). */
+  /**
+   * Waits for a fold in progress, then folds what was appended since (or left unfolded by an earlier run); throws the
+   * interrupt's reason when the run was interrupted meanwhile (the fold stopped, the manifest as it was).
+   */
   async finish(): Promise<void> {
+    const { signal } = this.options;
     await this.#running;
+    signal?.throwIfAborted();
     this.#start();
     await this.#running;
+    signal?.throwIfAborted();
   }
 
   /** Waits for a fold in progress (a run that stops early folds nothing more). */
