@@ -4,8 +4,8 @@ import { describeCause, SinkError } from './errors.js';
 
 export interface S3Context {
   target: string;
-  key?: string;
-  replayId?: string;
+  key?: string | undefined;
+  replayId?: string | undefined;
 }
 
 /** The HTTP status of an SDK error, when it has one. */

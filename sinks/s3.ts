@@ -285,7 +285,7 @@ async function putObject(
     await place.client.send('PutObject', { Bucket: place.bucket, Key: place.base + key, ...more });
   } catch (err) {
     const what = owner === undefined ? `PutObject ${key} failed` : `cannot record the claim ${key}`;
-    throw s3Error(what, err, { target: place.target, key, ...(owner === undefined ? {} : { replayId: owner }) });
+    throw s3Error(what, err, { target: place.target, key, replayId: owner });
   }
 }
 
