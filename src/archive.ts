@@ -19,8 +19,6 @@ export type { Shard } from './pipeline/shard.js';
 export { DEFAULTS, ENV } from './pipeline/settings.js';
 export { PLATFORM_ENV } from './pipeline/platform.js';
 export { expiresAtIso } from './pipeline/expiry.js';
-export { ByteSizeError, formatByteSize, parseByteSize } from './pipeline/byte-size.js';
-export { DurationError, formatDuration, parseDuration } from './pipeline/duration.js';
 export { FileListingError, TooManyFilesError } from './pipeline/errors.js';
 export type { Downloader, ListedFile, ReplayFilesApi, ReplayListApi } from './pipeline/types.js';
 export type { DownloadBody } from './pipeline/ordered-prefetch.js';

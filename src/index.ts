@@ -20,7 +20,7 @@ export {
   replayEvents,
 } from './pipeline/library.js';
 export type { PlannedReplay } from './pipeline/dry-run.js';
-export { onRun, openRun } from './pipeline/run.js';
+export { openRun } from './pipeline/run.js';
 export type {
   ArchiveAccess,
   ConnectionOptions,
