@@ -26,6 +26,15 @@ export function globalFlags(io: CliIo, json = false): Command {
       '--endpoint <url>',
       `${withDefault('base URL replacing the region host', "the region's host")} (env: ${PLATFORM_ENV.endpoint})`,
     )
+    .addOption(
+      new Option(
+        '--profile <name>',
+        withDefault(
+          'the stored keys and endpoint to use (replay-export auth login); flags and PLATFORM_* win',
+          'default',
+        ),
+      ).env('PLATFORM_PROFILE'),
+    )
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(
       new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(

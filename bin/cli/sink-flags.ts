@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { locateArchive } from '../../sinks/archive.js';
 import type { ArchiveEvent, FileVersion, OutputFormat, RunOptions } from '../../src/index.js';
+import { EXIT_CODES, exitCodeOf } from '../../src/errors.js';
 import { formatByteSize } from '../../src/pipeline/byte-size.js';
 import { DEFAULTS } from '../../src/pipeline/defaults.js';
 import {
@@ -16,6 +17,7 @@ import {
   type LimitFlags,
   type S3ReadFlags,
 } from './flags.js';
+import { reportFatal } from './fatal.js';
 import type { Reporter } from './reporter.js';
 
 export interface SinkFlags extends S3ReadFlags, LimitFlags {
@@ -37,7 +39,7 @@ export function addSinkFlags(cmd: Command): Command {
   return addS3AccessFlags(
     cmd
       .requiredOption(
-        '--out <target>',
+        '-o, --out <target>',
         'output folder, s3://bucket/prefix, or - (export: one replay to stdout) (required)',
       )
       .option(
@@ -138,9 +140,13 @@ export async function drive(
   try {
     for await (const ev of events) reporter.onEvent(ev);
   } catch (err) {
-    // A run that never started (a configuration error, an unusable --out) has nothing to sum up.
-    if (reporter.hasBegun) reporter.summary(target, extra);
-    else reporter.close();
+    // A run that never started (a configuration error, an unusable --out) has nothing to sum up. One stopped part-way
+    // says why before the summary of what it did; an interrupt's line comes after it, from the session.
+    if (!reporter.hasBegun) reporter.close();
+    else {
+      if (exitCodeOf(err) !== EXIT_CODES.interrupted) reportFatal(reporter, err);
+      reporter.summary(target, extra);
+    }
     throw err;
   }
   reporter.summary(target, extra);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { decodeEventBytes, ReplayBudget, type DecodeOptions, type FileVersion } from '../../../decoders/index.js';
 import type { RunOptions, Settings } from '../../../src/index.js';
 import { pathKind } from '../out-target.js';
-import { flagsOf, type CliContext, type Invocation } from '../context.js';
+import { flagsOf, type CliContext, type CliOutput, type Invocation } from '../context.js';
 import { fileOutput, streamOutput } from '../file-output.js';
 import { addLimitFlags, limitsOf, usage, withDefault, type LimitFlags } from '../flags.js';
 
@@ -21,7 +21,7 @@ export function register(program: Command): Command {
         'decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given (the files of one replay)',
       )
       .argument('<file...>', 'replay files')
-      .option('--out <file>', withDefault('write to this file instead of stdout', 'stdout'))
+      .option('-o, --out <file>', withDefault('write to this file instead of stdout', 'stdout'))
       .option('--version <n>', withDefault('force the file version (2 or 3)', 'sniffed from each file')),
   );
 }
@@ -72,10 +72,10 @@ async function decodeFiles(
   out: string | undefined,
   decoding: Pick<DecodeOptions, 'version' | 'maxEventBytes' | 'fastPath'>,
   settings: Settings,
-  stdout: NodeJS.WritableStream,
+  stdout: CliOutput,
 ): Promise<number> {
   const replayBudget = new ReplayBudget(settings.maxReplayBytes);
-  const output = out !== undefined ? await fileOutput(out) : streamOutput(stdout);
+  const output = out !== undefined ? await fileOutput(out) : streamOutput(stdout, 'json');
   let count = 0;
   try {
     await output.write(OPEN);

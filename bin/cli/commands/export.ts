@@ -58,7 +58,7 @@ export async function run(context: CliContext): Promise<number> {
       await exportOneReplay(
         ids[0]!,
         cli.connect(),
-        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout),
+        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout, 'json'),
       );
       if (target.kind === 'file') cli.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;

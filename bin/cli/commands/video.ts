@@ -4,18 +4,22 @@
  * (through the command's run). A progress line on a terminal, the written file's path on stdout.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../../src/util/peer-packages.js';
 import {
   BROWSER_ENV,
   isEventsFile,
   parseVideoTime,
   renderVideo,
   VIDEO_DEFAULTS,
+  VideoError,
   type VideoOptions,
   type VideoProgress,
   type VideoSource,
 } from '../../../src/video/index.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../../src/pipeline/byte-size.js';
 import { flagsOf, type CliContext, type CliRun, type Invocation } from '../context.js';
-import { addS3AccessFlags, archiveOf, type S3ReadFlags } from '../flags.js';
+import { addS3AccessFlags, archiveOf, durationFlag, type S3ReadFlags } from '../flags.js';
+import { fileArgError, looksLikeFile } from '../replay-ids.js';
 
 interface VideoFlags extends S3ReadFlags {
   out: string;
@@ -27,6 +31,8 @@ interface VideoFlags extends S3ReadFlags {
   from?: string;
   to?: string;
   browser?: string;
+  maxLength?: string;
+  maxEventSize?: string;
 }
 
 function positiveNumber(name: string): (v: string) => number {
@@ -57,7 +63,7 @@ export function register(program: Command): Command {
         '<replay>',
         'a replay id (on the platform, or in --archive) or an exported events file (.json, .ndjson, optionally .gz)',
       )
-      .requiredOption('--out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
+      .requiredOption('-o, --out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
       .option(
         '--archive <archive>',
         'read the replay from this archive (a folder or s3://bucket/prefix) instead of the platform',
@@ -83,8 +89,27 @@ export function register(program: Command): Command {
       .option(
         '--browser <path>',
         `the Chromium executable to render with (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`,
+      )
+      .option(
+        '--max-length <duration>',
+        `the longest video to make, e.g. 2h (default ${VIDEO_DEFAULTS.maxLengthMs / 3_600_000}h)`,
+      )
+      .option(
+        '--max-event-size <size>',
+        `the largest event to render, e.g. 64MiB (default ${formatByteSize(VIDEO_DEFAULTS.maxEventBytes)}: a browser plays less than an export writes)`,
       ),
   );
+}
+
+/** `--max-event-size` of `video`, in bytes. */
+function eventSizeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseByteSize(value);
+  } catch (err) {
+    if (err instanceof ByteSizeError) throw new VideoError('VIDEO_BAD_OPTION', `--max-event-size: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Whether a progress line is drawn: on a terminal, unless `--no-progress` or `--quiet`. */
@@ -103,6 +128,8 @@ export function optionsOf(f: Invocation<VideoFlags>, context: CliContext): Video
     from: f.from !== undefined ? parseVideoTime(f.from, '--from') : undefined,
     to: f.to !== undefined ? parseVideoTime(f.to, '--to') : undefined,
     browser: f.browser,
+    maxLengthMs: durationFlag('--max-length', f.maxLength),
+    maxEventBytes: eventSizeOf(f.maxEventSize),
     env: context.env,
     onProgress: (p: VideoProgress): void => {
       if (live(context)) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
@@ -114,6 +141,7 @@ export function optionsOf(f: Invocation<VideoFlags>, context: CliContext): Video
 /** Where the replay comes from: an events file, a replay of `--archive` (the run's archive), or the platform. */
 async function sourceOf(
   f: Invocation<VideoFlags>,
+  file: boolean,
   context: CliContext,
 ): Promise<{ source: VideoSource; cli?: CliRun }> {
   const replayId = f.args[0]!;
@@ -121,15 +149,25 @@ async function sourceOf(
     const cli = await context.openRun(archiveOf(f.archive, f));
     return { source: { replayId, archive: { run: cli.run } }, cli };
   }
-  if (await isEventsFile(replayId)) return { source: { file: replayId } };
+  if (file) return { source: { file: replayId } };
   const cli = await context.openRun({}, { api: true });
   return { source: { replayId, platform: { run: cli.connect() } }, cli };
 }
 
 export async function run(context: CliContext): Promise<number> {
   const flags = flagsOf<VideoFlags>(context);
+  const replay = flags.args[0]!;
   const options = optionsOf(flags, context);
-  const { source, cli } = await sourceOf(flags, context);
+  const file = flags.archive === undefined && (await isEventsFile(replay));
+  if (flags.archive === undefined && !file && looksLikeFile(replay)) {
+    throw fileArgError(replay, 'video takes an exported events file or a replay id, device_id/session_id');
+  }
+  // The packages, before the replay is fetched: a missing one is said at once, with the command that installs it.
+  const missing = missingPackages(
+    videoPackages((flags.browser ?? (context.env[BROWSER_ENV] || undefined)) !== undefined),
+  );
+  if (missing.length > 0) throw new VideoError('VIDEO_NO_BROWSER', missingPackagesMessage(missing));
+  const { source, cli } = await sourceOf(flags, file, context);
   try {
     const started = Date.now();
     const result = await renderVideo(source, options);
@@ -137,7 +175,8 @@ export async function run(context: CliContext): Promise<number> {
     if (context.globals.quiet !== true) {
       context.stderr.write(
         `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
-          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          `${result.skippedEvents > 0 ? `; ${result.skippedEvents} events the player could not apply were skipped` : ''}\n`,
       );
     }
     context.stdout.write(`${result.file}\n`);
