@@ -5,6 +5,7 @@ import { ENV } from '../../src/pipeline/settings.js';
 import type { CliIo } from './context.js';
 import { withDefault } from './flags.js';
 import { configureHelpText } from './help-text.js';
+import { PROFILE_ENV } from './profiles.js';
 import { jsonLine } from './reporter.js';
 
 /** How often a run not on a terminal says how far it is (`--status-every`). */
@@ -26,14 +27,13 @@ export function globalFlags(io: CliIo, json = false): Command {
       '--endpoint <url>',
       `${withDefault('base URL replacing the region host', "the region's host")} (env: ${PLATFORM_ENV.endpoint})`,
     )
-    .addOption(
-      new Option(
-        '--profile <name>',
-        withDefault(
-          'the stored keys and endpoint to use (replay-export auth login); flags and PLATFORM_* win',
-          'default',
-        ),
-      ).env('PLATFORM_PROFILE'),
+    // The profile's name is read by profiles.ts (the flag, else PROFILE_ENV), before the command runs.
+    .option(
+      '--profile <name>',
+      `${withDefault(
+        'the stored keys and endpoint to use (replay-export auth login); flags and PLATFORM_* win',
+        'default',
+      )} (env: ${PROFILE_ENV})`,
     )
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(

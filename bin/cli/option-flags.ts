@@ -25,6 +25,8 @@ const FLAGS: Readonly<Record<string, string>> = {
   apiRetries: '--no-retry',
   maxWaitMs: '--max-wait',
   balance: '--balance',
+  quarantineAfter: '--quarantine-after',
+  retryQuarantined: '--retry-quarantined',
   shard: '--shard <i>/<n>',
   'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',

@@ -143,6 +143,13 @@ export interface RunSettingsOptions {
   compactManifest?: boolean | undefined;
   /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
   compactEvery?: number | undefined;
+  /**
+   * An archive quarantines a replay that failed with the same permanent cause (bad data) in this many runs in a row
+   * (default 3): recorded `quarantined`, no longer tried, no longer failing the run.
+   */
+  quarantineAfter?: number | undefined;
+  /** An archive tries its quarantined replays again (default false). */
+  retryQuarantined?: boolean | undefined;
 }
 
 /** Every tunable a caller can give, under the library's option names. */
@@ -191,6 +198,8 @@ const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   balance: true,
   compactManifest: true,
   compactEvery: true,
+  quarantineAfter: true,
+  retryQuarantined: true,
   transportOptions: true,
 };
 
@@ -252,6 +261,10 @@ export interface Settings {
   readonly balance: Readonly<{ run: string; waitMs: number; tail: number }> | undefined;
   /** Entries appended between two folds of the manifest during an archive run; `undefined`: never folded. */
   readonly compactEvery: number | undefined;
+  /** Runs in a row of one permanent cause after which an archive quarantines a replay. */
+  readonly quarantineAfter: number;
+  /** An archive tries its quarantined replays again. */
+  readonly retryQuarantined: boolean;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
   /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */
@@ -505,6 +518,8 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     compactEvery: c.oneOf('compactManifest', o.compactManifest ?? true, [true, false])
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
+    quarantineAfter: c.number('quarantineAfter', o.quarantineAfter ?? d.quarantineAfter, 'count', 1),
+    retryQuarantined: c.oneOf('retryQuarantined', o.retryQuarantined ?? false, [true, false]),
     requestDeadlineMs: c.number(
       'requestDeadlineMs',
       o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs,

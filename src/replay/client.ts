@@ -1,9 +1,10 @@
 /**
  * Session replay API client: list replays, list a replay's presigned files, one page at a time or all.
  */
+import { boundedKey } from '../util/bounded-key.js';
 import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
 import { callSpec, type CallSpec } from '../http/call-spec.js';
-import type { Transport } from '../http/transport.js';
+import type { ApiResponse, Transport } from '../http/transport.js';
 import {
   MalformedResponseError,
   nextToken,
@@ -65,8 +66,19 @@ export class SessionReplayClient {
     this.#stallPages = validateStallPages(options.stallPages ?? DEFAULT_STALL_PAGES);
   }
 
-  /** One page of `GET /api/1/session-replays`. Validation happens before any request. */
+  /**
+   * One page of `GET /api/1/session-replays`. Validation happens before any request. Its replays are filtered by
+   * `startTime`/`endTime` here too (see `listReplays`): the page holds only replays in the range, whatever the
+   * platform did with `start_time`/`end_time`.
+   */
   async getReplaysPage(q: ListReplaysQuery & { pageToken?: string | null }, o: CallOptions = {}): Promise<ReplaysPage> {
+    const page = await this.#page(q, o);
+    const inRange = startTimeFilter(q);
+    return { ...page, replays: page.replays.filter(inRange) };
+  }
+
+  /** One page as the platform answered it (not filtered by time: the listing's progress counts every record). */
+  async #page(q: ListReplaysQuery & { pageToken?: string | null }, o: CallOptions): Promise<ReplaysPage> {
     const params = buildListParams(q, q.pageToken);
     const res = await this.#transport.request({
       host: 'analytics',
@@ -114,7 +126,7 @@ export class SessionReplayClient {
     const progress = new ListingProgress(LIST_PATH, '', this.#stallPages);
     const call = callSpec(o);
     const fetchPage = (pageToken: string | null): Promise<ReplaysPage> => {
-      const p = this.getReplaysPage({ ...q, pageToken }, call);
+      const p = this.#page({ ...q, pageToken }, call);
       p.catch(() => undefined); // a page read ahead and never awaited (the consumer stopped) fails quietly
       return p;
     };
@@ -128,8 +140,8 @@ export class SessionReplayClient {
       if (token !== null) {
         try {
           progress.pageWithMore(page.replays.map((r) => r.replay_id));
-          if (seen.has(token)) throw new PageLoopError(LIST_PATH);
-          seen.add(token);
+          if (seen.has(boundedKey(token))) throw new PageLoopError(LIST_PATH);
+          seen.add(boundedKey(token));
           next = token;
         } catch (error) {
           stop = { error };
@@ -151,7 +163,7 @@ export class SessionReplayClient {
   async getFilesPage(replayId: string, o: FilesOptions & { pageToken?: string | null } = {}): Promise<FilesPage> {
     const params = buildFilesParams(replayId, o, o.pageToken);
     const pageToken = params.page_token ?? null;
-    let res;
+    let res: ApiResponse;
     try {
       res = await this.#transport.request({
         host: 'analytics',
@@ -204,8 +216,8 @@ export class SessionReplayClient {
       yield* page.files;
       if (page.nextPageToken === null) return;
       progress.pageWithMore(page.files.map((f) => f.key));
-      if (seen.has(page.nextPageToken)) throw new PageLoopError(FILES_PATH);
-      seen.add(page.nextPageToken);
+      if (seen.has(boundedKey(page.nextPageToken))) throw new PageLoopError(FILES_PATH);
+      seen.add(boundedKey(page.nextPageToken));
       token = page.nextPageToken;
     }
   }

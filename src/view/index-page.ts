@@ -105,7 +105,7 @@ export function renderIndex(title: string, query: IndexQuery, page: IndexPage): 
   const p = query.params;
   const videos = query.videos === true;
   const status = p.get('status') ?? '';
-  const options = ['', 'ok', 'failed', 'empty', 'skipped', 'forgotten']
+  const options = ['', 'ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten']
     .map((s) => `<option value="${s}"${s === status ? ' selected' : ''}>${s === '' ? 'any' : s}</option>`)
     .join('');
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize));

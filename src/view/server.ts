@@ -75,7 +75,7 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped', 'forgotten'];
+const STATUSES: readonly string[] = ['ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten'];
 const DAY_MS = 86_400_000;
 
 class BadRequest extends Error {}
@@ -117,7 +117,8 @@ export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter;
   }
   const status = get('status');
   if (status !== undefined) {
-    if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty, skipped or forgotten');
+    if (!STATUSES.includes(status))
+      throw new BadRequest('status must be ok, failed, quarantined, empty, skipped or forgotten');
     filter.status = status as ReplayStatus;
   }
   const from = get('from');

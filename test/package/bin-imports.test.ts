@@ -53,6 +53,9 @@ const BIN_SUPPORT: Readonly<Record<string, string>> = {
   'sinks/temp-file.ts': "`decode --out` and a one-replay export write their file whole, as the sinks' outputs are",
   'src/util/package-root.ts': '`--version` reads the package version and loads nothing else',
   'src/sandbox/cli.ts': "the `sandbox` command's runner: the sandbox served until stopped, its URL and keys printed",
+  'src/sandbox/options-flag.ts': '`sandbox --options`: any other sandbox option as key=value pairs or JSON',
+  'src/util/peer-packages.ts':
+    "`video` and `view`'s videos: which optional packages are missing, and how to install them",
   'src/pipeline/byte-size.ts': "the flags' sizes (`256MiB`): the CLI's form, read and shown, not published",
   'src/pipeline/duration.ts': "the flags' durations (`5m`, `1h30m`): the CLI's form, read and shown, not published",
 };

@@ -21,6 +21,8 @@ interface ArchiveFlags extends SinkFlags {
   order?: string;
   /** `false` with `--no-compact`. */
   compact?: boolean;
+  quarantineAfter?: number;
+  retryQuarantined?: boolean;
   user?: string;
   since?: string;
   until?: string;
@@ -93,6 +95,15 @@ export function register(program: Command): Command {
           ),
         )
         .option(
+          '--quarantine-after <n>',
+          withDefault(
+            'quarantine a replay that failed with the same permanent cause (bad data) in n runs in a row: no longer tried, no longer failing the run',
+            String(DEFAULTS.quarantineAfter),
+          ),
+          positiveInt('--quarantine-after'),
+        )
+        .option('--retry-quarantined', withDefault('try the quarantined replays again', 'off'))
+        .option(
           '--dry-run',
           withDefault('list what would be exported and why others are skipped; no download, no write', 'off'),
         ),
@@ -112,6 +123,8 @@ export async function optionsOf(f: Invocation<ArchiveFlags>, range = timeRangeOf
     recheckMs: durationFlag('--recheck', f.recheck),
     order: f.order as ArchiveOptions['order'],
     compactManifest: f.compact,
+    quarantineAfter: f.quarantineAfter,
+    retryQuarantined: f.retryQuarantined,
     runId: randomUUID(),
     shard: f.shard === undefined ? undefined : resolveShard(f.shard, {}),
     balance: f.balance === undefined ? undefined : { run: f.balance },

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { stripUndefined } from '../../../src/http/options.js';
 import { runSandboxCommand } from '../../../src/sandbox/cli.js';
 import { parseFaultsFlag } from '../../../src/sandbox/faults.js';
+import { parseOptionsFlag } from '../../../src/sandbox/options-flag.js';
 import { SANDBOX_DEFAULTS } from '../../../src/sandbox/options.js';
 import { flagsOf, type CliContext } from '../context.js';
 import { portFlag, withDefault } from '../flags.js';
@@ -11,6 +12,8 @@ interface SandboxFlags {
   replicas?: number;
   latency?: number;
   faults?: string;
+  options?: string;
+  ignoreTimeFilters?: boolean;
 }
 
 export function register(program: Command): Command {
@@ -40,18 +43,29 @@ export function register(program: Command): Command {
         'fault switches: key=value,... (e.g. rateLimitEvery=5,serverErrorEvery=7) or a JSON object; see docs',
         'none',
       ),
-    );
+    )
+    .option(
+      '--options <list>',
+      withDefault(
+        'any other sandbox option: key=value,... (e.g. apiConcurrency=0,timeScale=0.01,limits.taxonomyCostPerHour=50) or a JSON object; see docs/SANDBOX.md',
+        'none',
+      ),
+    )
+    .option('--ignore-time-filters', 'list every replay whatever start_time/end_time say (as the platform may)');
 }
 
 export async function run(context: CliContext): Promise<number> {
   const opts = flagsOf<SandboxFlags>(context);
   const parsed = opts.faults === undefined ? {} : parseFaultsFlag(opts.faults);
   const faults = stripUndefined({ ...parsed, latencyMs: opts.latency });
+  const others = opts.options === undefined ? {} : parseOptionsFlag(opts.options);
+  const options = opts.ignoreTimeFilters ? { ...others, ignoreTimeFilters: true } : others;
   context.releaseSignals();
   await runSandboxCommand({
     port: opts.port,
     replicas: opts.replicas,
     faults: Object.keys(faults).length > 0 ? faults : undefined,
+    options,
     out: context.stdout,
     signal: context.signal,
   });
