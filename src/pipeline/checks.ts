@@ -188,8 +188,8 @@ export class ReplayChecks {
       has_full_snapshot: this.hasFullSnapshot,
       max_gap_ms: this.times[MAX_GAP]!,
       timestamps_backwards: this.times[BACKWARDS] === 1,
-      ...(this.firstUrl !== undefined ? { first_url: this.firstUrl } : {}),
-      ...(this.consoleErrors > 0 ? { console_errors: this.consoleErrors } : {}),
+      first_url: this.firstUrl,
+      console_errors: this.consoleErrors > 0 ? this.consoleErrors : undefined,
     };
   }
 }
