@@ -448,23 +448,25 @@ function entryFacts(ev: ResultEvent): {
 /** A replay's JSON record (`event: 'replay'`). */
 function resultRecord(ev: ResultEvent): Record<string, unknown> {
   const { ok, error, reason } = entryFacts(ev);
+  const stored = ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged';
+  const exported = ev.outcome === 'ok' ? ok : undefined;
+  // A field left undefined is not written (JSON has no undefined).
   return {
     event: 'replay',
     replay_id: ev.replayId,
     outcome: ev.outcome,
-    ...(ev.rechecked ? { rechecked: true } : {}),
-    ...((ev.key ?? ok?.key) !== undefined &&
-    (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged')
-      ? { key: ev.key ?? ok?.key }
-      : {}),
-    ...(ev.outcome === 'ok'
-      ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
-      : {}),
-    ...(error ? { error } : {}),
-    ...(ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
-      ? { reason: ev.reason ?? reason }
-      : {}),
-    ...(ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined' ? { attempts: ev.entry.attempts } : {}),
+    rechecked: ev.rechecked ? true : undefined,
+    key: stored ? (ev.key ?? ok?.key) : undefined,
+    event_count: exported?.event_count,
+    bytes: exported?.bytes,
+    sha256: exported?.sha256,
+    checks: exported?.checks,
+    error: error || undefined,
+    reason:
+      ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
+        ? (ev.reason ?? reason)
+        : undefined,
+    attempts: ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined' ? ev.entry.attempts : undefined,
   };
 }
 
