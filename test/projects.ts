@@ -7,7 +7,10 @@
 export const PROJECTS = {
   /** Pure units: no server, no child process, no browser (`npm run test:unit`, the edit-test loop). */
   unit: [
+    'architecture/command-options.test.ts',
     'architecture/floors.test.ts',
+    'architecture/one-resolver.test.ts',
+    'architecture/option-shapes.test.ts',
     'architecture/target-access.test.ts',
     'architecture/test-projects.test.ts',
     'assets/scan-linear.test.ts',

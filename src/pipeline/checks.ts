@@ -73,7 +73,7 @@ function metaHref(event: Buffer): string | undefined {
  */
 function timestampIn(bytes: Buffer, from: number, end: number): number {
   const t = trailingTimestamp(bytes, from, end);
-  return t === t ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
+  return !Number.isNaN(t) ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
 }
 
 /** The running timing values, in a Float64Array: [last finite timestamp (NaN before the first), max gap, backwards]. */
@@ -94,7 +94,7 @@ function timeRun(times: Float64Array, stamps: Float64Array, k: number, n: number
   for (; k < n; k++) {
     const t = stamps[k]!;
     if (t - t !== 0) break;
-    if (last === last) {
+    if (!Number.isNaN(last)) {
       const gap = t - last;
       if (gap < 0) backwards = 1;
       else if (gap > maxGap) maxGap = gap;
@@ -188,8 +188,8 @@ export class ReplayChecks {
       has_full_snapshot: this.hasFullSnapshot,
       max_gap_ms: this.times[MAX_GAP]!,
       timestamps_backwards: this.times[BACKWARDS] === 1,
-      ...(this.firstUrl !== undefined ? { first_url: this.firstUrl } : {}),
-      ...(this.consoleErrors > 0 ? { console_errors: this.consoleErrors } : {}),
+      first_url: this.firstUrl,
+      console_errors: this.consoleErrors > 0 ? this.consoleErrors : undefined,
     };
   }
 }

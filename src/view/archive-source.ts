@@ -1,14 +1,15 @@
 /**
- * Where `view` reads an archive from: a local folder or `s3://bucket/prefix`, opened with `openArchive` (refused when
- * it holds no manifest). It gives the archive's index (from its manifest) and opens a replay's stored output by the
+ * Where `view` (and `video`) read an archive from: a run's (`run.archive`, read-only: refused when it holds no
+ * manifest, nothing created). It gives the archive's index (from its manifest) and opens a replay's stored output by the
  * key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
  */
 import type { Readable } from 'node:stream';
-import { openArchive, type Archive } from '../../sinks/archive.js';
+import type { Archive } from '../../sinks/archive.js';
 import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { replayKey } from '../../sinks/keys.js';
-import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import { entryRun, releaseRun, type EntryOptions } from '../pipeline/run.js';
+import type { Settings } from '../pipeline/settings.js';
 import { ArchiveIndex, type StoredRef } from './archive-index.js';
 import { ViewError } from './errors.js';
 
@@ -23,6 +24,8 @@ export interface StoredObject {
 export interface ArchiveSource {
   /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
   readonly label: string;
+  /** The settings of the run it is read through (its limits). */
+  readonly settings: Settings;
   readonly index: ArchiveIndex;
   /** The replay's stored output; undefined when it is gone. */
   open(stored: StoredRef): Promise<StoredObject | undefined>;
@@ -71,17 +74,21 @@ async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | un
   return { urls: kept, types: typed };
 }
 
-export async function openArchiveSource(target: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {
-  const archive = await openArchive(target, { create: false, s3, local: { hashWorker: false, cleanStaleTemp: false } });
+/** The archive of the run of `options` (its `out`, or an open `run`'s), read-only, with its index loaded. */
+export async function openArchiveSource(options: EntryOptions): Promise<ArchiveSource> {
+  const entry = entryRun(options);
+  let archive: Archive;
   let index: ArchiveIndex;
   try {
+    archive = await entry.run.archive({ create: false, readOnly: true });
     index = await ArchiveIndex.load(archive);
   } catch (err) {
-    await archive.close();
+    await releaseRun(entry);
     throw err;
   }
   return {
     label: archive.target,
+    settings: entry.run.settings,
     index,
     async open(entry) {
       const at = eventsKeyOf(entry);
@@ -91,6 +98,6 @@ export async function openArchiveSource(target: string, s3: S3SinkOptions = {}):
     },
     assetsOf: (id) => assetsIn(archive, id),
     readAsset: (digest) => (isAssetDigest(digest) ? archive.assets.read(digest) : Promise.resolve(undefined)),
-    close: () => archive.close(),
+    close: () => releaseRun(entry),
   };
 }

@@ -47,7 +47,7 @@ const ALLOWED: readonly { file: string; reason: string }[] = [
   { file: 'src/video/source.ts', reason: 'an events file the user names (`video <file>`), read as input' },
   { file: 'src/video/render.ts', reason: "the render's scratch folder in the OS temp dir (the page, the frames)" },
   { file: 'src/view/video.ts', reason: "a rendered video's scratch folder in the OS temp dir, sent and removed" },
-  { file: 'bin/cli/decode-command.ts', reason: "decode's input files, read as input" },
+  { file: 'bin/cli/commands/decode.ts', reason: "decode's input files, read as input" },
   { file: 'bin/cli/commands/api.ts', reason: 'a request body file the user names (`api --body @file`)' },
   { file: 'bin/cli/view-video.ts', reason: 'whether the browser the user names is an executable file' },
   {

@@ -74,10 +74,10 @@ beforeAll(async () => {
   await archive(join(dir, 'html-gz'), 'html', true);
   sandbox.setFaults({ corruptFiles: [failedId] });
   await archive(join(dir, 'json'), 'json', true);
-  jsonServer = await startViewServer({ archive: join(dir, 'json') });
-  ndjsonServer = await startViewServer({ archive: `file://${join(dir, 'ndjson')}` });
-  htmlServer = await startViewServer({ archive: join(dir, 'html') });
-  htmlGzServer = await startViewServer({ archive: join(dir, 'html-gz') });
+  jsonServer = await startViewServer({ out: join(dir, 'json') });
+  ndjsonServer = await startViewServer({ out: `file://${join(dir, 'ndjson')}` });
+  htmlServer = await startViewServer({ out: join(dir, 'html') });
+  htmlGzServer = await startViewServer({ out: join(dir, 'html-gz') });
 }, 180_000);
 
 afterAll(async () => {

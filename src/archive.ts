@@ -6,7 +6,6 @@
 export { readManifestState } from './pipeline/manifest.js';
 export {
   DEFAULT_FORGET_REASON,
-  forgetInSink,
   forgetReplays,
   MAX_FORGET_REASON,
   type ForgetOptions,
