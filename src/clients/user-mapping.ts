@@ -41,7 +41,7 @@ export class MappingPartialFailureError extends HttpClientError {
     super(
       `usermap: the first ${applied} of ${total} mapping objects were applied (${answers.length} batch${answers.length === 1 ? '' : 'es'}); ` +
         `the other ${total - applied} were not: ${cause instanceof Error ? cause.message : String(cause)}`,
-      'mapping_partial_failure',
+      'MAPPING_PARTIAL_FAILURE',
       { cause, category: categoryOf(cause), ...(typeof status === 'number' ? { status } : {}) },
     );
     this.applied = applied;

@@ -549,7 +549,7 @@ export class Transport {
                 ctx,
                 '',
                 `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`,
-                'response_too_large',
+                'RESPONSE_TOO_LARGE',
               );
             }
             return {
@@ -587,7 +587,7 @@ export class Transport {
     if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
       throw new HttpClientError(
         `download URL must be an absolute http(s) URL (got ${u === undefined ? 'not a URL' : u.protocol})`,
-        'bad_download_url',
+        'BAD_DOWNLOAD_URL',
       );
     }
     const family = opts.family ?? 'storage';
@@ -778,7 +778,7 @@ function makeResponse(
           ctx,
           '',
           `Response of ${ctx.method} ${ctx.path} on ${ctx.host} is not valid JSON (${body.length} bytes)`,
-          'bad_json',
+          'BAD_RESPONSE_JSON',
         );
       }
     },

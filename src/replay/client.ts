@@ -52,7 +52,7 @@ export class PageLoopError extends HttpClientError {
   constructor(path: string) {
     super(
       `${path} returned a next_page_token already used in this listing; stopping instead of looping`,
-      'page_token_loop',
+      'PAGE_TOKEN_LOOP',
     );
   }
 }
