@@ -102,7 +102,7 @@ export interface ApiResponse {
   /** Retries made before this response. */
   retries: number;
   text(): string;
-  /** Parses the body; a body that is not JSON throws ApiError (`bad_json`). */
+  /** Parses the body; a body that is not JSON throws ApiError (`BAD_RESPONSE_JSON`). */
   json<T = unknown>(): T;
 }
 

@@ -59,7 +59,7 @@ export interface FetchSettingsOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
   fileVersion?: FileVersion | undefined;
   filesPageSize?: number | undefined;
-  /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
+  /** A replay listing more files than this fails with `TOO_MANY_FILES` (default 100,000). */
   maxFilesPerReplay?: number | undefined;
   filesAhead?: number | undefined;
   /** Compressed bytes held for files fetched ahead (shared by a run). */
