@@ -11,6 +11,7 @@ import { describe, expect, expectTypeOf, test } from 'vitest';
 import { ERROR_CODES, type ErrorCode, RENAMED_CODES, renamedCode } from '../../src/error-codes.js';
 import { ConfigError, type ErrorInit, type ReplayExportError } from '../../src/errors.js';
 import * as library from '../../src/index.js';
+import { ReplayFailedError } from '../../src/pipeline/errors.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FOLDERS = ['src', 'decoders', 'sinks', 'bin'];
@@ -148,6 +149,19 @@ describe('the one table of error codes', () => {
     expect(RENAMED_CODES['bad_json']).toBe('BAD_RESPONSE_JSON');
     expect(renamedCode('BAD_GZIP')).toBeUndefined();
     expect(renamedCode('toString')).toBeUndefined();
+  });
+
+  test("a replay failed by an error from outside the tree records our code, the outsider's in the message", () => {
+    const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    const failed = new ReplayFailedError('d/1', 'k', socket);
+    expect(failed.toManifestError()).toEqual({
+      code: 'INTERNAL_ERROR',
+      message: 'replay d/1 file k: UND_ERR_SOCKET: other side closed',
+      file_key: 'k',
+    });
+    const aborted = new ReplayFailedError('d/1', undefined, Object.assign(new Error('x'), { name: 'AbortError' }));
+    expect(aborted.code).toBe('INTERRUPTED');
+    expect(new ReplayFailedError('d/1', undefined, 'a string').code).toBe('INTERNAL_ERROR');
   });
 
   test('errors carry table codes: a type, and what is thrown', () => {
