@@ -67,6 +67,11 @@ export interface ManifestStore {
    * after, on either backend. `layout` names the snapshot on S3 (a local archive keeps one snapshot of everything).
    */
   compact(options: ManifestCompaction): Promise<ManifestCompactionResult>;
+  /**
+   * A string that changes whenever `read` may give something else (an append, a fold); undefined when the sink cannot
+   * tell (a caller's sink without `manifestStamp`). What a catalogue of the archive compares to know it is current.
+   */
+  stamp(): Promise<string | undefined>;
 }
 
 /** Captured assets (`--capture-assets`), content-addressed at `_assets/<sha256>`. */
@@ -254,6 +259,7 @@ function archiveOf(backend: Backend, owned: boolean): Archive {
         if (sink.compactManifest === undefined) return { compacted: false, entries: 0, folded: 0, removed: 0 };
         return sink.compactManifest(options);
       },
+      stamp: async () => sink.manifestStamp?.(),
     },
     assets: {
       async put(digest, type, body, owner) {

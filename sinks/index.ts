@@ -5,6 +5,7 @@ export type {
   FailedEntry,
   ForgottenEntry,
   ManifestChecks,
+  ManifestFacts,
   ManifestEntry,
   ManifestError,
   NotFoundEntry,

@@ -370,6 +370,30 @@ export class LocalManifest {
     }
   }
 
+  /**
+   * The identity, size and modification time of each manifest file (the log, folded files, the snapshot), never
+   * through a link: any append or fold changes it.
+   */
+  async stamp(): Promise<string> {
+    const parts: string[] = [];
+    const add = async (path: string, name: string): Promise<void> => {
+      const st = await lstat(path, { bigint: true }).catch((err: unknown) =>
+        code(err) === 'ENOENT' ? undefined : Promise.reject(err),
+      );
+      if (st !== undefined) parts.push(`${name}:${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
+    };
+    try {
+      await add(this.#log, MANIFEST_FILE);
+      if (await this.#hasFolder()) {
+        for (const name of await this.#foldingNames()) await add(join(this.#folder, name), name);
+        await add(join(this.#folder, SNAPSHOT_FILE), SNAPSHOT_FILE);
+      }
+    } catch (err) {
+      throw this.#error('cannot read the manifest', MANIFEST_FILE, err);
+    }
+    return `local ${parts.join(' ')}`;
+  }
+
   async close(): Promise<void> {
     await this.#chain;
     await this.#dropHandle();

@@ -369,6 +369,10 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Sink 
       return manifest.read();
     },
 
+    manifestStamp(): Promise<string> {
+      return manifest.stamp();
+    },
+
     compactManifest(): Promise<ManifestCompactionResult> {
       if (closed) return Promise.reject(new SinkError('SINK_STATE', 'sink is closed', { target: root }));
       return manifest.compact();

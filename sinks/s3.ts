@@ -29,7 +29,14 @@ import {
 import { contentTypeFor, ReplayEncoder } from './encode.js';
 import { describeCause, SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
-import { compactS3Manifest, MANIFEST_DIR, readS3Manifest, S3ManifestLog, type S3ManifestPlace } from './s3-manifest.js';
+import {
+  compactS3Manifest,
+  MANIFEST_DIR,
+  readS3Manifest,
+  s3ManifestStamp,
+  S3ManifestLog,
+  type S3ManifestPlace,
+} from './s3-manifest.js';
 import { claimFolder, claimKey } from './layout.js';
 import { isNotFound, listKeys, s3Error, type S3Context } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
@@ -321,6 +328,10 @@ export function createS3Store(url: string, opts: S3SinkOptions = {}): S3Store {
 
     readManifest(keep?: (replayId: string) => boolean): AsyncIterable<ManifestEntry> {
       return readS3Manifest(manifest, keep);
+    },
+
+    manifestStamp(): Promise<string> {
+      return s3ManifestStamp(manifest);
     },
 
     async compactManifest(options: ManifestCompaction): Promise<ManifestCompactionResult> {
