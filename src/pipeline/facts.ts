@@ -241,9 +241,9 @@ export class ReplayFacts {
 
   /** The event's timestamp: `t`, or read from its bytes (NaN when it has none). */
   private time(bytes: Buffer, from: number, end: number, t: number): number {
-    if (t === t) return t;
+    if (!Number.isNaN(t)) return t;
     const time = trailingTimestamp(bytes, from, end);
-    return time === time ? time : (peekEventTimestampIn(bytes, from, end) ?? NaN);
+    return !Number.isNaN(time) ? time : (peekEventTimestampIn(bytes, from, end) ?? NaN);
   }
 
   private interaction(t: number): void {
@@ -340,7 +340,7 @@ export class ReplayFacts {
       this.errors++;
       if (this.firstError !== undefined) return;
       const time = this.time(bytes, from, end, t);
-      if (this.firstErrorAt !== this.firstErrorAt) this.firstErrorAt = time;
+      if (Number.isNaN(this.firstErrorAt)) this.firstErrorAt = time;
       if (end - from <= FACT_LIMITS.pluginBytes) this.firstError = consoleMessage(parsed(bytes, from, end));
       return;
     }

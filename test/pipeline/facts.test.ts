@@ -52,6 +52,61 @@ function factsOf(texts: readonly string[]): ManifestFacts {
 type Ev = { type: number; data: Record<string, unknown>; timestamp: number };
 const parse = (t: string): Ev => JSON.parse(t) as Ev;
 
+/** Events added after a sample's last (at `end` + ...): clicks, a mutation, a console error, requests, a page. */
+function addedEvents(end: number): string[] {
+  const click = (t: number, x: number, y: number): string =>
+    JSON.stringify({ type: 3, data: { source: 2, type: 2, id: 22, x, y }, timestamp: end + t });
+  const mutation = (t: number): string =>
+    JSON.stringify({
+      type: 3,
+      data: { source: 0, texts: [], attributes: [], removes: [], adds: [] },
+      timestamp: end + t,
+    });
+  return [
+    // A rage click: four clicks within a second, within 30 px of the first; the page answers.
+    click(1000, 100, 100),
+    click(1200, 105, 98),
+    click(1400, 110, 104),
+    click(1500, 100, 100),
+    mutation(1600),
+    // Far apart in space: no rage click; then nothing changes for 7 s: both are dead.
+    click(3000, 100, 100),
+    click(3100, 400, 400),
+    JSON.stringify({
+      type: 6,
+      data: {
+        plugin: 'rrweb/console@1',
+        payload: { level: 'error', trace: [], payload: ['"TypeError: cart is undefined"', '"at checkout"'] },
+      },
+      timestamp: end + 4000,
+    }),
+    JSON.stringify({
+      type: 6,
+      data: {
+        plugin: 'rrweb/network@1',
+        payload: {
+          requests: [
+            { name: '/api/cart', method: 'POST', responseStatus: 500 },
+            { name: '/api/user', method: 'GET', responseStatus: 200 },
+            { name: '/api/pay', method: 'GET', responseStatus: 0 },
+          ],
+        },
+      },
+      timestamp: end + 4500,
+    }),
+    JSON.stringify({
+      type: 4,
+      data: { href: 'https://shop.example/checkout', width: 390, height: 844 },
+      timestamp: end + 11_000,
+    }),
+    JSON.stringify({
+      type: 6,
+      data: { plugin: 'rrweb/console@1', payload: { level: 'error', trace: [], payload: ['"second"'] } },
+      timestamp: end + 12_000,
+    }),
+  ];
+}
+
 describe('facts recorded at export', () => {
   it('counts the samples’ pages and clicks as JSON.parse of every event sees them', () => {
     for (const name of NAMES) {
@@ -78,57 +133,7 @@ describe('facts recorded at export', () => {
   it('finds rage and dead clicks, a second page, the first error and failed requests added to a sample', () => {
     const texts = sampleTexts('todo-mutations');
     const end = parse(texts.at(-1)!).timestamp;
-    const click = (t: number, x: number, y: number): string =>
-      JSON.stringify({ type: 3, data: { source: 2, type: 2, id: 22, x, y }, timestamp: end + t });
-    const mutation = (t: number): string =>
-      JSON.stringify({
-        type: 3,
-        data: { source: 0, texts: [], attributes: [], removes: [], adds: [] },
-        timestamp: end + t,
-      });
-    const added = [
-      // A rage click: four clicks within a second, within 30 px of the first; the page answers.
-      click(1000, 100, 100),
-      click(1200, 105, 98),
-      click(1400, 110, 104),
-      click(1500, 100, 100),
-      mutation(1600),
-      // Far apart in space: no rage click; then nothing changes for 7 s: both are dead.
-      click(3000, 100, 100),
-      click(3100, 400, 400),
-      JSON.stringify({
-        type: 6,
-        data: {
-          plugin: 'rrweb/console@1',
-          payload: { level: 'error', trace: [], payload: ['"TypeError: cart is undefined"', '"at checkout"'] },
-        },
-        timestamp: end + 4000,
-      }),
-      JSON.stringify({
-        type: 6,
-        data: {
-          plugin: 'rrweb/network@1',
-          payload: {
-            requests: [
-              { name: '/api/cart', method: 'POST', responseStatus: 500 },
-              { name: '/api/user', method: 'GET', responseStatus: 200 },
-              { name: '/api/pay', method: 'GET', responseStatus: 0 },
-            ],
-          },
-        },
-        timestamp: end + 4500,
-      }),
-      JSON.stringify({
-        type: 4,
-        data: { href: 'https://shop.example/checkout', width: 390, height: 844 },
-        timestamp: end + 11_000,
-      }),
-      JSON.stringify({
-        type: 6,
-        data: { plugin: 'rrweb/console@1', payload: { level: 'error', trace: [], payload: ['"second"'] } },
-        timestamp: end + 12_000,
-      }),
-    ];
+    const added = addedEvents(end);
     const base = factsOf(texts);
     const facts = factsOf([...texts, ...added]);
     expect(facts.clicks).toBe(base.clicks + 6);
