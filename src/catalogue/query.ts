@@ -1,0 +1,120 @@
+/**
+ * A catalogue query — filters, free-text search, one order — as SQL with bound values (nothing from the query is
+ * ever written into the SQL text but column names from a fixed list), and its page.
+ */
+import { CatalogueError } from './errors.js';
+import { SORTABLE, type SortColumn } from './schema.js';
+import type { ReplayStatus } from '../../sinks/sink.js';
+
+export interface CatalogueQuery {
+  /** Free text: every word must start a word of the replay's id, user, page URLs or first error message. */
+  text?: string;
+  /** The platform user id, exactly (`"0123"` and `123` are one user). */
+  user?: string;
+  /** Substring of the device part of the id (before its last `/`). */
+  device?: string;
+  /** Substring of the session part of the id (after its last `/`). */
+  session?: string;
+  /** Substring of any page URL visited. */
+  url?: string;
+  /** Only replays with console errors. */
+  errors?: boolean;
+  /** Only replays with rage clicks. */
+  rageClicks?: boolean;
+  /** Only replays with dead clicks. */
+  deadClicks?: boolean;
+  /** Only replays with failed network requests. */
+  failedRequests?: boolean;
+  /** At least this many clicks. */
+  minClicks?: number;
+  status?: ReplayStatus;
+  /** Start at or after (ms since the epoch). */
+  from?: number;
+  /** Start before (ms since the epoch). */
+  to?: number;
+  minDurationMs?: number;
+  maxDurationMs?: number;
+  /** The order: a sortable column, `-` in front for largest (latest) first. Default `-start` (newest first). */
+  sort?: string;
+}
+
+export const DEFAULT_SORT = '-start';
+
+export interface Sort {
+  column: SortColumn;
+  descending: boolean;
+}
+
+/** `start`, `-start`, ... as a column and a direction; `CatalogueError` `CATALOGUE_QUERY` for anything else. */
+export function parseSort(sort: string = DEFAULT_SORT): Sort {
+  const descending = sort.startsWith('-');
+  const column = descending ? sort.slice(1) : sort;
+  if (!(SORTABLE as readonly string[]).includes(column))
+    throw new CatalogueError('CATALOGUE_QUERY', `sort must be one of ${SORTABLE.join(', ')}, with - in front for descending`);
+  return { column: column as SortColumn, descending };
+}
+
+/** `%`, `_` and the escape itself escaped for `LIKE ... ESCAPE '\'`. */
+function likeAny(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The words of `text` as an FTS5 query, each a prefix and all required; undefined when it has no word. */
+export function ftsWords(text: string, column?: string): string | undefined {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  if (words === null) return undefined;
+  const terms = words.slice(0, 16).map((w) => `"${w}"*`);
+  return column === undefined ? terms.join(' AND ') : `{${column}} : (${terms.join(' AND ')})`;
+}
+
+export interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+/** The query's conditions on `replays` as one WHERE clause (empty when none). */
+export function whereOf(q: CatalogueQuery): Where {
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]): void => {
+    terms.push(sql);
+    params.push(...values);
+  };
+  const match: string[] = [];
+  if (q.text !== undefined && q.text.trim() !== '') {
+    const words = ftsWords(q.text);
+    if (words === undefined) add(`(id LIKE ? ESCAPE '\\' OR urls LIKE ? ESCAPE '\\')`, likeAny(q.text), likeAny(q.text));
+    else match.push(words);
+  }
+  if (q.url !== undefined && q.url !== '') {
+    // The full-text index finds the candidates by the URL's words; LIKE keeps those holding it as written.
+    const words = ftsWords(q.url, 'urls');
+    if (words !== undefined) match.push(words);
+    add(`urls LIKE ? ESCAPE '\\'`, likeAny(q.url));
+  }
+  if (match.length > 0) add('n IN (SELECT rowid FROM search WHERE search MATCH ?)', match.join(' AND '));
+  if (q.user !== undefined) add('user = ?', q.user);
+  if (q.device !== undefined) add(`device LIKE ? ESCAPE '\\'`, likeAny(q.device));
+  if (q.session !== undefined) add(`session LIKE ? ESCAPE '\\'`, likeAny(q.session));
+  if (q.errors === true) add('errors > 0');
+  if (q.rageClicks === true) add('rage > 0');
+  if (q.deadClicks === true) add('dead > 0');
+  if (q.failedRequests === true) add('failed > 0');
+  if (q.minClicks !== undefined) add('clicks >= ?', q.minClicks);
+  if (q.status !== undefined) add('status = ?', q.status);
+  if (q.from !== undefined) add('start >= ?', q.from);
+  if (q.to !== undefined) add('start < ?', q.to);
+  if (q.minDurationMs !== undefined) add('duration >= ?', q.minDurationMs);
+  if (q.maxDurationMs !== undefined) add('duration <= ?', q.maxDurationMs);
+  return { sql: terms.length === 0 ? '' : `WHERE ${terms.join(' AND ')}`, params };
+}
+
+/**
+ * ORDER BY for a sort: its column, then the row number (a stable order for paging), both the same way. Without
+ * `byIndex` the column is written `+column`, which keeps SQLite from walking the sort's index (the filters' indexes
+ * find the rows, then they are sorted): the better plan when few rows match, which SQLite cannot know by itself.
+ */
+export function orderOf(sort: Sort, options: { byIndex: boolean } = { byIndex: true }): string {
+  const dir = sort.descending ? 'DESC' : 'ASC';
+  return `ORDER BY ${options.byIndex ? '' : '+'}${sort.column} ${dir}, n ${dir}`;
+}
