@@ -34,3 +34,14 @@ export type {
 export { VerifyError, type VerifyErrorCode } from './verify/errors.js';
 /** What `forget`, `verify` and `view` throw for a target that holds no manifest (nothing is created there). */
 export { ArchiveNotFoundError } from '../sinks/errors.js';
+/** The archive's catalogue (docs/VIEW.md "The catalogue"): the query of `find` and of `view`'s index. */
+export {
+  type CatalogueOptions,
+  type CatalogueQuery,
+  type CatalogueRow,
+  CatalogueError,
+  type CatalogueErrorCode,
+  type FindOptions,
+  findReplays,
+  SORTABLE as CATALOGUE_SORTS,
+} from './catalogue/index.js';

@@ -271,6 +271,25 @@ export class Reporter {
         );
         break;
       }
+      case 'catalogued':
+        this.log('debug', `catalogue brought up to the manifest: ${ev.rows} replays in ${Math.round(ev.ms)} ms`, {
+          event: 'catalogued',
+          rows: ev.rows,
+          ms: Math.round(ev.ms),
+        });
+        break;
+      case 'catalogue-failed': {
+        const error = failureOf(ev.error);
+        this.log(
+          'warn',
+          `could not bring the archive's catalogue up to date (it is built again when opened): ${error.message}`,
+          {
+            event: 'catalogue_failed',
+            error,
+          },
+        );
+        break;
+      }
       case 'compaction-failed': {
         const error = failureOf(ev.error);
         this.log(

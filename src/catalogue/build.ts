@@ -93,8 +93,12 @@ export async function buildCatalogue(archive: Archive, path: string): Promise<Bu
     }
     await rm(temp, { force: true });
     if (err instanceof Error && 'category' in err) throw err;
-    throw new CatalogueError('CATALOGUE_IO', `cannot build the catalogue of ${archive.target}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    throw new CatalogueError(
+      'CATALOGUE_IO',
+      `cannot build the catalogue of ${archive.target}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
   }
 }

@@ -25,6 +25,8 @@ export interface CatalogueOptions {
   dir?: string;
   /** Told when the catalogue is (re)built, with how long it took. */
   onBuild?: (result: BuildResult & { ms: number }) => void;
+  /** `refreshCatalogue` only: build nothing unless the archive has a catalogue in the folder already. */
+  onlyIfPresent?: boolean;
 }
 
 export interface CataloguePage {
@@ -161,8 +163,13 @@ async function refreshFile(archive: Archive, dir: string, path: string, options:
 export async function refreshCatalogue(archive: Archive, options: CatalogueOptions = {}): Promise<boolean> {
   const dir = options.dir ?? defaultCatalogueDir();
   const path = catalogueFile(dir, archive.target);
+  const exists = await stat(path).then(
+    (st) => st.isFile(),
+    () => false,
+  );
+  if (!exists && options.onlyIfPresent === true) return false;
   const stamp = await archive.manifest.stamp();
-  const meta = currentMeta(path);
+  const meta = exists ? currentMeta(path) : undefined;
   if (stamp !== undefined && meta?.['stamp'] === stamp) return false;
   await refreshFile(archive, dir, path, options);
   return true;

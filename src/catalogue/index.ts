@@ -14,3 +14,4 @@ export { CatalogueError, type CatalogueErrorCode } from './errors.js';
 export { type CatalogueQuery, DEFAULT_SORT, parseSort } from './query.js';
 export type { CatalogueRow } from './rows.js';
 export { SORTABLE, type SortColumn } from './schema.js';
+export { type FindOptions, findReplays } from './find.js';

@@ -50,7 +50,10 @@ export function parseSort(sort: string = DEFAULT_SORT): Sort {
   const descending = sort.startsWith('-');
   const column = descending ? sort.slice(1) : sort;
   if (!(SORTABLE as readonly string[]).includes(column))
-    throw new CatalogueError('CATALOGUE_QUERY', `sort must be one of ${SORTABLE.join(', ')}, with - in front for descending`);
+    throw new CatalogueError(
+      'CATALOGUE_QUERY',
+      `sort must be one of ${SORTABLE.join(', ')}, with - in front for descending`,
+    );
   return { column: column as SortColumn, descending };
 }
 
@@ -83,7 +86,8 @@ export function whereOf(q: CatalogueQuery): Where {
   const match: string[] = [];
   if (q.text !== undefined && q.text.trim() !== '') {
     const words = ftsWords(q.text);
-    if (words === undefined) add(`(id LIKE ? ESCAPE '\\' OR urls LIKE ? ESCAPE '\\')`, likeAny(q.text), likeAny(q.text));
+    if (words === undefined)
+      add(`(id LIKE ? ESCAPE '\\' OR urls LIKE ? ESCAPE '\\')`, likeAny(q.text), likeAny(q.text));
     else match.push(words);
   }
   if (q.url !== undefined && q.url !== '') {

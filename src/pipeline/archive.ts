@@ -20,6 +20,7 @@ import type { Settings } from './settings.js';
 import { formatShard, inShard } from './shard.js';
 import { awaitClaimed, Balancer } from './balance.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
+import { refreshCatalogue } from '../catalogue/index.js';
 
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
@@ -56,6 +57,10 @@ export type ArchiveEvent =
   | { type: 'compacted'; result: ManifestCompactionResult }
   /** Folding the manifest failed: it stays as it was (nothing lost); the run goes on. */
   | { type: 'compaction-failed'; error: unknown }
+  /** The archive's catalogue (found in the cache) was brought up to the manifest after a fold: its rows, the time. */
+  | { type: 'catalogued'; rows: number; ms: number }
+  /** It could not be: it stays as it was and is built again when next opened; the run goes on. */
+  | { type: 'catalogue-failed'; error: unknown }
   /** A balanced run's shard 0 removed earlier runs' claims (`runs` of them), or could not: they stay; nothing else changes. */
   | { type: 'claims-cleared'; runs: number }
   | { type: 'claims-clear-failed'; error: unknown };
@@ -285,6 +290,15 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
             every: Math.max(settings.compactEvery, state.entries),
             onResult: (result) => channel.push({ type: 'compacted', result }),
             onError: (error) => channel.push({ type: 'compaction-failed', error }),
+            afterFold: () =>
+              refreshCatalogue(io.archive, {
+                ...(settings.catalogueDir === undefined ? {} : { dir: settings.catalogueDir }),
+                onlyIfPresent: true,
+                onBuild: (r) => channel.push({ type: 'catalogued', rows: r.rows, ms: r.ms }),
+              }).then(
+                () => undefined,
+                (error: unknown) => channel.push({ type: 'catalogue-failed', error }),
+              ),
           });
     const append = async (entry: ManifestEntry): Promise<void> => {
       await io.archive.manifest.append(entry);

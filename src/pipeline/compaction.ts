@@ -14,6 +14,8 @@ export interface ManifestCompactorOptions {
   onResult(result: ManifestCompactionResult): void;
   /** A fold that failed: the manifest is as it was (the log still holds everything); the run goes on. */
   onError(error: unknown): void;
+  /** After each fold that wrote a snapshot (what keeps the archive's catalogue current); its failure is its own. */
+  afterFold?: () => Promise<void>;
 }
 
 /**
@@ -54,7 +56,9 @@ export class ManifestCompactor {
       if (result.compacted) this.options.onResult(result);
     } catch (err) {
       this.options.onError(err);
+      return;
     }
+    await this.options.afterFold?.();
   }
 
   /** Waits for a fold in progress, then folds what was appended since (or left unfolded by an earlier run). */

@@ -44,6 +44,8 @@ export const ENV = Object.freeze({
   awsDefaultRegion: 'AWS_DEFAULT_REGION',
   /** The archive command's `--balance <run>` when the flag is not given. */
   balance: 'REPLAY_EXPORT_BALANCE',
+  /** Where catalogues of archives are cached (`catalogueDir`; default `~/.cache/replay-export/catalogues`). */
+  catalogueDir: 'REPLAY_EXPORT_CATALOGUE_DIR',
 });
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -51,6 +53,15 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 /** The environment a run reads: the source's, else the process's (the one place that reads `process.env`). */
 export function environmentOf(source: { env?: Environment | undefined }): Environment {
   return source.env ?? process.env;
+}
+
+/** The catalogue folder: the option, else `REPLAY_EXPORT_CATALOGUE_DIR`, else undefined (the catalogue's default). */
+export function catalogueDirOf(
+  option: string | undefined,
+  source: { env?: Environment | undefined } = {},
+): string | undefined {
+  const dir = option ?? environmentOf(source)[ENV.catalogueDir];
+  return dir === undefined || dir === '' ? undefined : dir;
 }
 
 /** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
@@ -142,6 +153,11 @@ export interface RunSettingsOptions {
   compactManifest?: boolean;
   /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
   compactEvery?: number;
+  /**
+   * Where catalogues of archives are cached (default `REPLAY_EXPORT_CATALOGUE_DIR`, else
+   * `~/.cache/replay-export/catalogues`): an archive's catalogue found there is brought up to date at each fold.
+   */
+  catalogueDir?: string;
 }
 
 /** Every tunable a caller can give, under the library's option names. */
@@ -190,6 +206,7 @@ const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   balance: true,
   compactManifest: true,
   compactEvery: true,
+  catalogueDir: true,
   transportOptions: true,
 };
 
@@ -254,6 +271,8 @@ export interface Settings {
   readonly balance: Readonly<{ run: string; waitMs: number; tail: number }> | undefined;
   /** Entries appended between two folds of the manifest during an archive run; `undefined`: never folded. */
   readonly compactEvery: number | undefined;
+  /** The catalogue folder given (option or environment); undefined: the catalogue's default. */
+  readonly catalogueDir: string | undefined;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
   /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */
@@ -514,6 +533,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     compactEvery: c.oneOf('compactManifest', o.compactManifest ?? true, [true, false])
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
+    catalogueDir: catalogueDirOf(o.catalogueDir, source),
     requestDeadlineMs: c.number(
       'requestDeadlineMs',
       o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs,

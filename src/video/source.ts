@@ -75,9 +75,9 @@ async function openArchiveEntry(
   replayId: string,
   s3: S3SinkOptions | undefined,
 ): Promise<OpenedSource> {
-  const source = await openArchiveSource(archive, s3);
+  const source = await openArchiveSource(archive, s3, false);
   try {
-    const row = source.index.get(replayId);
+    const row = await source.replay(replayId);
     if (!row)
       throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, {
         replayId,

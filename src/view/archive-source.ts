@@ -1,6 +1,6 @@
 /**
  * Where `view` reads an archive from: a local folder or `s3://bucket/prefix`, opened with `openArchive` (refused when
- * it holds no manifest). It gives the archive's index (from its manifest) and opens a replay's stored output by the
+ * it holds no manifest). It gives the archive's catalogue (built from its manifest when it has none, or a stale one) and opens a replay's stored output by the
  * key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
  */
 import type { Readable } from 'node:stream';
@@ -8,9 +8,12 @@ import { openArchive, type Archive } from '../../sinks/archive.js';
 import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { replayKey } from '../../sinks/keys.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
-import type { ManifestEntry, OutputFormat } from '../../sinks/sink.js';
-import { ArchiveIndex, type StoredRef } from './archive-index.js';
+import type { ManifestEntry, OkEntry, OutputFormat } from '../../sinks/sink.js';
+import { type Catalogue, type CatalogueOptions, openCatalogue } from '../catalogue/index.js';
 import { ViewError } from './errors.js';
+
+/** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
+export type StoredRef = Pick<OkEntry, 'replay_id' | 'key'> & { format: unknown; gzip: unknown };
 
 export interface StoredObject {
   /** The object's key in the archive (named in errors). */
@@ -23,7 +26,13 @@ export interface StoredObject {
 export interface ArchiveSource {
   /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
   readonly label: string;
-  readonly index: ArchiveIndex;
+  /**
+   * The archive's catalogue (src/catalogue/), current with its manifest when opened; undefined when opened without
+   * (`catalogue: false`: one replay looked up, as a video export does).
+   */
+  readonly catalogue: Catalogue | undefined;
+  /** A replay's stored output and whether it has captured assets: from the catalogue, else its manifest lines. */
+  replay(id: string): Promise<{ stored: StoredRef | undefined; hasAssets: boolean } | undefined>;
   /** The replay's stored output; undefined when it is gone. */
   open(stored: StoredRef): Promise<StoredObject | undefined>;
   /**
@@ -53,10 +62,31 @@ export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputForm
   return { key: expected, format, gzip };
 }
 
-/** The asset maps of replay `id`'s last manifest entry. */
-async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | undefined> {
+/** Replay `id`'s last manifest entry (its lines alone are kept while the manifest streams past). */
+async function lastEntry(archive: Archive, id: string): Promise<ManifestEntry | undefined> {
   let last: ManifestEntry | undefined;
   for await (const entry of archive.manifest.read((replayId) => replayId === id)) last = entry;
+  return last;
+}
+
+/** What `view` needs of a replay, read from its manifest lines. */
+async function replayOf(
+  archive: Archive,
+  id: string,
+): Promise<{ stored: StoredRef | undefined; hasAssets: boolean } | undefined> {
+  const last = await lastEntry(archive, id);
+  if (last === undefined) return undefined;
+  if (last.status !== 'ok') return { stored: undefined, hasAssets: false };
+  const assets = last.assets;
+  return {
+    stored: { replay_id: last.replay_id, key: last.key, format: last.format, gzip: last.gzip },
+    hasAssets: assets !== null && typeof assets === 'object' && Object.keys(assets).length > 0,
+  };
+}
+
+/** The asset maps of replay `id`'s last manifest entry. */
+async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | undefined> {
+  const last = await lastEntry(archive, id);
   const urls = last?.status === 'ok' ? last.assets : undefined;
   const types = last?.status === 'ok' ? last.asset_types : undefined;
   if (urls === null || typeof urls !== 'object' || types === null || typeof types !== 'object') return undefined;
@@ -71,18 +101,40 @@ async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | un
   return { urls: kept, types: typed };
 }
 
-export async function openArchiveSource(target: string, s3: S3SinkOptions = {}): Promise<ArchiveSource> {
+/** An archive source with its catalogue. */
+export type CataloguedSource = ArchiveSource & { readonly catalogue: Catalogue };
+
+export async function openArchiveSource(
+  target: string,
+  s3: S3SinkOptions | undefined,
+  catalogue: false,
+): Promise<ArchiveSource>;
+export async function openArchiveSource(
+  target: string,
+  s3?: S3SinkOptions,
+  catalogue?: CatalogueOptions,
+): Promise<CataloguedSource>;
+export async function openArchiveSource(
+  target: string,
+  s3: S3SinkOptions = {},
+  catalogueOptions: CatalogueOptions | false = {},
+): Promise<ArchiveSource> {
   const archive = await openArchive(target, { create: false, s3, local: { hashWorker: false, cleanStaleTemp: false } });
-  let index: ArchiveIndex;
+  let catalogue: Catalogue | undefined;
   try {
-    index = await ArchiveIndex.load(archive);
+    catalogue = catalogueOptions === false ? undefined : await openCatalogue(archive, catalogueOptions);
   } catch (err) {
     await archive.close();
     throw err;
   }
   return {
     label: archive.target,
-    index,
+    catalogue,
+    async replay(id) {
+      if (catalogue === undefined) return replayOf(archive, id);
+      const row = catalogue.get(id);
+      return row && { stored: row.stored, hasAssets: row.hasAssets };
+    },
     async open(entry) {
       const at = eventsKeyOf(entry);
       if (at === undefined) return undefined;
@@ -91,6 +143,9 @@ export async function openArchiveSource(target: string, s3: S3SinkOptions = {}):
     },
     assetsOf: (id) => assetsIn(archive, id),
     readAsset: (digest) => (isAssetDigest(digest) ? archive.assets.read(digest) : Promise.resolve(undefined)),
-    close: () => archive.close(),
+    close: async () => {
+      catalogue?.close();
+      await archive.close();
+    },
   };
 }

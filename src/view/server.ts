@@ -17,7 +17,13 @@ import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
-import type { IndexFilter, IndexSort } from './archive-index.js';
+import {
+  type CatalogueOptions,
+  type CatalogueQuery,
+  CatalogueError,
+  DEFAULT_SORT,
+  parseSort,
+} from '../catalogue/index.js';
 import { checkDecodeLimits, DECODE_LIMITS } from '../../decoders/limits.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
@@ -28,9 +34,7 @@ import { videoRoute, type ViewVideo } from './video.js';
 import { openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedNdjson } from './stored-events.js';
-
-/** The index's orders (`?sort=`). */
-const SORTS: readonly string[] = ['start', 'duration', 'events', 'errors'] satisfies IndexSort[];
+import { catalogueDirOf } from '../pipeline/settings.js';
 
 export const VIEW_DEFAULTS = Object.freeze({
   port: 0,
@@ -58,6 +62,8 @@ export interface ViewServerOptions {
   video?: ViewVideo;
   /** Largest event of a stored replay, in bytes (counted as it streams, never gathered). */
   maxEventBytes?: number;
+  /** Where the archive's catalogue is cached, and a hook told when it is built (src/catalogue/). */
+  catalogue?: CatalogueOptions;
   /** The most bytes a stored replay may hold once inflated (a gzip bomb is cut there: 413, or a cut response). */
   maxReplayBytes?: number;
 }
@@ -94,49 +100,54 @@ function numberParam(value: string, name: string): number {
   return Number(value);
 }
 
-/** The index's filter and page from a query string; `BadRequest` for a value that is not one. */
-export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter; page: number; pageSize: number } {
-  const filter: IndexFilter = {};
+/** The index's query and page from a query string; `BadRequest` for a value that is not one. */
+export function parseIndexQuery(params: URLSearchParams): { query: CatalogueQuery; page: number; pageSize: number } {
+  const query: CatalogueQuery = {};
   const get = (name: string): string | undefined => {
     const v = params.get(name);
     return v === null || v === '' ? undefined : v;
   };
-  const user = get('user');
-  if (user !== undefined) filter.user = user;
-  for (const name of ['device', 'session', 'url'] as const) {
+  const q = get('q');
+  if (q !== undefined) query.text = q;
+  for (const name of ['user', 'device', 'session', 'url'] as const) {
     const v = get(name);
-    if (v !== undefined) filter[name] = v;
+    if (v !== undefined) query[name] = v;
   }
-  const errors = get('errors');
-  if (errors !== undefined) {
-    if (errors !== '1' && errors !== 'on') throw new BadRequest('errors must be 1');
-    filter.errors = true;
+  const flags = { errors: 'errors', rage: 'rageClicks', dead: 'deadClicks', failed: 'failedRequests' } as const;
+  for (const [name, field] of Object.entries(flags)) {
+    const v = get(name);
+    if (v === undefined) continue;
+    if (v !== '1' && v !== 'on') throw new BadRequest(`${name} must be 1`);
+    query[field] = true;
   }
-  const sort = get('sort');
-  if (sort !== undefined) {
-    if (!SORTS.includes(sort)) throw new BadRequest('sort must be start, duration, events or errors');
-    filter.sort = sort as IndexSort;
+  const sort = get('sort') ?? DEFAULT_SORT;
+  try {
+    parseSort(sort);
+  } catch (err) {
+    if (err instanceof CatalogueError) throw new BadRequest(err.message);
+    throw err;
   }
+  query.sort = sort;
   const status = get('status');
   if (status !== undefined) {
     if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty, skipped or forgotten');
-    filter.status = status as ReplayStatus;
+    query.status = status as ReplayStatus;
   }
   const from = get('from');
-  if (from !== undefined) filter.from = dateParam(from, 'from', false);
+  if (from !== undefined) query.from = dateParam(from, 'from', false);
   const to = get('to');
-  if (to !== undefined) filter.to = dateParam(to, 'to', true);
+  if (to !== undefined) query.to = dateParam(to, 'to', true);
   const min = get('min');
-  if (min !== undefined) filter.minDurationMs = numberParam(min, 'min') * 1000;
+  if (min !== undefined) query.minDurationMs = numberParam(min, 'min') * 1000;
   const max = get('max');
-  if (max !== undefined) filter.maxDurationMs = numberParam(max, 'max') * 1000;
+  if (max !== undefined) query.maxDurationMs = numberParam(max, 'max') * 1000;
   const page = get('page') === undefined ? 1 : numberParam(get('page')!, 'page');
   const pageSize = get('pageSize') === undefined ? VIEW_DEFAULTS.pageSize : numberParam(get('pageSize')!, 'pageSize');
   if (!Number.isSafeInteger(page) || page < 1) throw new BadRequest('page must be a positive integer');
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > VIEW_DEFAULTS.maxPageSize) {
     throw new BadRequest(`pageSize must be an integer from 1 to ${VIEW_DEFAULTS.maxPageSize}`);
   }
-  return { filter, page, pageSize };
+  return { query, page, pageSize };
 }
 
 function errorStatus(err: unknown): number {
@@ -148,8 +159,9 @@ function errorStatus(err: unknown): number {
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   checkDecodeLimits(options);
   checkHostNames(options.allowHosts ?? []);
-  const source = await openArchiveSource(options.archive, options.s3);
-  const index = source.index;
+  const dir = options.catalogue?.dir ?? catalogueDirOf(undefined);
+  const source = await openArchiveSource(options.archive, options.s3, { ...options.catalogue, ...(dir && { dir }) });
+  const catalogue = source.catalogue;
   const limits = {
     maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes,
     maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes,
@@ -196,17 +208,17 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       return;
     }
     if (url.pathname === '/') {
-      let query;
+      let asked;
       try {
-        query = parseIndexQuery(url.searchParams);
+        asked = parseIndexQuery(url.searchParams);
       } catch (err) {
         if (err instanceof BadRequest) return send(res, 400, `${err.message}\n`);
         throw err;
       }
-      const page = index.page(query.filter, query.page, query.pageSize);
+      const page = catalogue.page(asked.query, asked.page, asked.pageSize);
       const html = renderIndex(
         title,
-        { params: url.searchParams, filter: query.filter, videos: videos.available },
+        { params: url.searchParams, sort: asked.query.sort ?? DEFAULT_SORT, videos: videos.available },
         page,
       );
       return send(res, 200, html, 'text/html; charset=utf-8');
@@ -226,7 +238,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     } catch {
       return send(res, 400, 'bad replay id\n');
     }
-    const row = index.get(id);
+    const row = catalogue.get(id);
     if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
     if (sub === 'video.mp4') {
       if (row.stored === undefined) return send(res, 404, 'this replay has no stored events\n');
@@ -284,7 +296,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     address,
     loopback: isLoopback(address),
     hosts: [...hosts].sort(),
-    replays: index.size,
+    replays: catalogue.size,
     close: async () => {
       await videos.close();
       await new Promise<void>((ok, fail) => {
