@@ -315,6 +315,7 @@ export class ArrayElementScanner {
     if (failure !== undefined) throw failure.error;
   }
 
+  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: the byte scanner's state machine, one loop with its states inlined (the hot path; the WebAssembly twin mirrors it state for state).
   private scanChunk(buf: Buffer, spans: ElementSpans): void {
     spans.reset(this.elemIndex, this.base);
     this.spans = spans;

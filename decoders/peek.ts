@@ -88,7 +88,7 @@ function fastTimestamp(json: Buffer): number | undefined {
 /** `fastTimestamp` of the event in json[start, end): the trailing-timestamp rule (./trailing-timestamp.ts). */
 function fastTimestampIn(json: Buffer, start: number, end: number): number | undefined {
   const t = trailingTimestamp(json, start, end);
-  return t === t ? t : undefined;
+  return Number.isNaN(t) ? undefined : t;
 }
 
 /**

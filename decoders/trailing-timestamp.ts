@@ -14,7 +14,6 @@
 
 type i32 = number;
 type f64 = number;
-type bool = boolean;
 /** The bytes an event lies in (in the module: the address of the chunk). */
 type Bytes = Uint8Array;
 

@@ -77,7 +77,7 @@ let work: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   work = await tempDir('replay-export-capture-limits-');
   other = await serve((path) => (path === '/x.png' ? { type: 'image/png', body: png } : undefined));
-  site = await serve((path, origin, hit) => {
+  site = await serve((path, _origin, hit) => {
     switch (path) {
       case '/flaky.png':
         return hit <= 2 ? { status: 503, body: 'busy' } : { type: 'image/png', body: png };

@@ -183,7 +183,6 @@ describe('captured assets belong to their replay (local archive)', () => {
   test('verify re-hashes captured assets and reports files nothing names, at the top and in _x/ and .x/', async () => {
     sandbox = await startSandbox({ samplesDir: samples.dir });
     const out = join(work.dir, 'archive');
-    const good = samples.ids.get('good')!;
     expect(
       (
         await runCli(

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
-import { ConfigError } from '../../src/errors.js';
 import { forgetReplays } from '../../src/pipeline/forget.js';
 import { openCatalogue } from '../../src/catalogue/index.js';
 import { readManifest, tempDir } from './helpers.js';

@@ -10,7 +10,7 @@ import { readResumeState } from '../../src/pipeline/resume-state.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { userTombstoneId } from '../../src/pipeline/tombstone.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { cleanEnv, runCli, runCliSpawned } from '../cli/cli-helpers.js';
+import { cleanEnv, runCliSpawned } from '../cli/cli-helpers.js';
 import { lastById, tempDir } from '../pipeline/helpers.js';
 import {
   BUCKET,

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { openSink } from '../../sinks/open.js';
 import { createS3Sink, type S3SinkOptions } from '../../sinks/s3.js';
-import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import type { ManifestEntry } from '../../sinks/sink.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 import { runOf } from './helpers/runs.js';
 import { type LooseEntry, line } from '../sinks/helpers/entries.js';
