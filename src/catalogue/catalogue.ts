@@ -13,7 +13,7 @@ import type { Archive } from '../../sinks/archive.js';
 import { type BuildResult, buildCatalogue } from './build.js';
 import { type Database, openDatabase, type Statement } from './database.js';
 import { CatalogueError } from './errors.js';
-import { type CatalogueQuery, orderOf, parseSort, whereOf } from './query.js';
+import { type CatalogueQuery, orderOf, parseSort, type Sort, type Where, whereOf } from './query.js';
 import { type CatalogueRow, rowOf } from './rows.js';
 import { SCHEMA_VERSION } from './schema.js';
 
@@ -107,10 +107,41 @@ export class Catalogue {
     const answered = !more && page > last ? last : page;
     // Few matches (counted in full): found through the filters' indexes and sorted; many: read in the sort's index
     // order, filtered, until the page is full.
-    const order = orderOf(sort, { byIndex: more || where.sql === '' });
-    const sql = `SELECT * FROM replays ${where.sql} ${order} LIMIT ? OFFSET ?`;
-    const raws = this.#db.prepare(sql).all(...where.params, pageSize, (answered - 1) * pageSize);
+    const raws = this.#rowsAt(
+      where,
+      sort,
+      { byIndex: more || where.sql === '' },
+      (answered - 1) * pageSize,
+      pageSize,
+      more ? undefined : total,
+    );
     return { rows: raws.map((r) => rowOf(r as Record<string, unknown>)), total, more, page: answered, pageSize };
+  }
+
+  /**
+   * `size` rows from `offset` in the order `sort`. In the second half of `total` rows (when known) they are read from
+   * the other end, in the reverse order, and turned around: the last page costs what the first does.
+   */
+  #rowsAt(
+    where: Where,
+    sort: Sort,
+    plan: { byIndex: boolean },
+    offset: number,
+    size: number,
+    total: number | undefined,
+  ): unknown[] {
+    const fromEnd = total !== undefined && offset > total / 2;
+    if (!fromEnd) {
+      const sql = `SELECT * FROM replays ${where.sql} ${orderOf(sort, plan)} LIMIT ? OFFSET ?`;
+      return this.#db.prepare(sql).all(...where.params, size, offset);
+    }
+    const count = Math.min(size, total - offset);
+    const reversed = { column: sort.column, descending: !sort.descending };
+    const sql = `SELECT * FROM replays ${where.sql} ${orderOf(reversed, plan)} LIMIT ? OFFSET ?`;
+    return this.#db
+      .prepare(sql)
+      .all(...where.params, count, total - offset - count)
+      .reverse();
   }
 
   /** Every row matching `q`, in its order (at most `max`), read as they are asked for. */

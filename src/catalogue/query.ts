@@ -63,11 +63,11 @@ function likeAny(text: string): string {
 }
 
 /** The words of `text` as an FTS5 query, each a prefix and all required; undefined when it has no word. */
-export function ftsWords(text: string, column?: string): string | undefined {
+export function ftsWords(text: string): string | undefined {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
   if (words === null) return undefined;
   const terms = words.slice(0, 16).map((w) => `"${w}"*`);
-  return column === undefined ? terms.join(' AND ') : `{${column}} : (${terms.join(' AND ')})`;
+  return terms.join(' AND ');
 }
 
 export interface Where {
@@ -91,8 +91,10 @@ export function whereOf(q: CatalogueQuery): Where {
     else match.push(words);
   }
   if (q.url !== undefined && q.url !== '') {
-    // The full-text index finds the candidates by the URL's words; LIKE keeps those holding it as written.
-    const words = ftsWords(q.url, 'urls');
+    // The full-text index finds the candidates by the URL's longest word (a short one, like `p` of `/p/99`, is in
+    // every URL); LIKE keeps those holding the text as written.
+    const longest = (q.url.match(/[\p{L}\p{N}]+/gu) ?? []).sort((a, b) => b.length - a.length)[0];
+    const words = longest === undefined || longest.length < 2 ? undefined : ftsWords(longest);
     if (words !== undefined) match.push(words);
     add(`urls LIKE ? ESCAPE '\\'`, likeAny(q.url));
   }

@@ -5,7 +5,7 @@
  */
 
 /** Bumped when the tables change: a catalogue of another version is rebuilt. */
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '2';
 
 /** The columns of `replays` in insert order (`n`, the row number, is given by SQLite). */
 export const COLUMNS = [
@@ -90,7 +90,7 @@ CREATE TABLE replays (
   stored TEXT,
   assets INTEGER NOT NULL DEFAULT 0
 );
-CREATE VIRTUAL TABLE search USING fts5(who, urls, messages, content='', detail='column', tokenize='unicode61');
+CREATE VIRTUAL TABLE search USING fts5(who, urls, messages, content='', detail='none', tokenize='unicode61');
 `;
 
 /** Made once the rows are in (faster than keeping them up to date row by row). */

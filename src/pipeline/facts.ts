@@ -130,6 +130,36 @@ function isClick(bytes: Buffer, from: number, end: number): boolean {
   return next === 0x2c || next === 0x7d; // , }
 }
 
+const X_KEY = Buffer.from('"x":');
+const Y_KEY = Buffer.from('"y":');
+
+/**
+ * The number after `key` in [from, end) of a small event (a click's `"x":`), read in place: an optional `-`, digits,
+ * an optional fraction; NaN when there is none. Not a JSON parser: a key inside a string could be read (a position
+ * from a hostile recording only moves its own rage-click count).
+ */
+function numberAfter(bytes: Buffer, key: Buffer, from: number, end: number): number {
+  // The key's four bytes, looked for byte by byte: a click is short, and a native indexOf costs more than its length.
+  const k0 = key[0]!;
+  const k1 = key[1]!;
+  let at = from;
+  while (at + 4 < end && !(bytes[at] === k0 && bytes[at + 1] === k1 && bytes[at + 2] === 0x22 && bytes[at + 3] === 0x3a))
+    at++;
+  if (at + 4 >= end) return NaN;
+  let i = at + 4;
+  const negative = bytes[i] === 0x2d;
+  if (negative) i++;
+  let value = 0;
+  let digits = 0;
+  for (let c = bytes[i]! - 0x30; i < end && c >= 0 && c <= 9; c = bytes[++i]! - 0x30, digits++) value = value * 10 + c;
+  if (digits === 0 || digits > 15) return NaN;
+  if (bytes[i] === 0x2e) {
+    let scale = 0.1;
+    for (let c = bytes[++i]! - 0x30; i < end && c >= 0 && c <= 9; c = bytes[++i]! - 0x30, scale /= 10) value += c * scale;
+  }
+  return negative ? -value : value;
+}
+
 function includesIn(bytes: Buffer, needle: Buffer, from: number, end: number): boolean {
   const i = bytes.indexOf(needle, from);
   return i >= 0 && i + needle.length <= end;
@@ -230,15 +260,29 @@ export class ReplayFacts {
   /** The events k… of a run (`ends` and the decoder's `timestamps` as in `EventRun`). */
   observeRun(bytes: Buffer, ends: Int32Array, timestamps: Float64Array | undefined, k: number): void {
     const n = ends.length;
+    // The running active time in locals: most events are interactions, and this loop is the cost of the facts.
+    let last = this.lastInteraction;
+    let active = this.activeMs;
     for (let j = k, at = k === 0 ? 0 : ends[k - 1]! + 1; j < n; at = ends[j]! + 1, j++) {
       const end = ends[j]!;
       // Most events are incremental snapshots as rrweb writes them: their source read in place, in a few byte tests.
       const source = end - at > 30 && leadingType(bytes, at) === INCREMENTAL ? rrwebSource(bytes, at) : -2;
       if (source === -1 || (source > LAST_INTERACTION && REACTION[source] === 0)) continue;
-      const t = timestamps === undefined ? NaN : timestamps[j]!;
-      if (source === -2) this.observeEvent(bytes, at, end, t);
-      else this.incremental(bytes, at, end, t, source);
+      let t = timestamps === undefined ? NaN : timestamps[j]!;
+      if (source >= FIRST_INTERACTION && source <= LAST_INTERACTION) {
+        if (t !== t) t = this.time(bytes, at, end, t);
+        if (t - t === 0) {
+          const gap = t - last;
+          if (gap > 0 && gap <= ACTIVE_GAP_MS) active += gap;
+          if (!(last >= t)) last = t;
+        }
+        if (source === SOURCE_MOUSE_INTERACTION || (source === SOURCE_SCROLL && this.pendingCount > 0))
+          this.mouse(bytes, at, end, t, source);
+      } else if (source === -2) this.observeEvent(bytes, at, end, t);
+      else if (this.pendingCount > 0) this.reacted(this.time(bytes, at, end, t));
     }
+    this.lastInteraction = last;
+    this.activeMs = active;
   }
 
   /** The event [from, end) of `bytes`; `t` its timestamp when known (NaN: read here if needed). */
@@ -257,9 +301,14 @@ export class ReplayFacts {
     if (source >= FIRST_INTERACTION && source <= LAST_INTERACTION) {
       const time = this.time(bytes, from, end, t);
       this.interaction(time);
-      if (source === SOURCE_MOUSE_INTERACTION && isClick(bytes, from, end)) this.click(bytes, from, end, time);
-      else if (source === SOURCE_SCROLL && this.pendingCount > 0) this.scrolled(time);
+      this.mouse(bytes, from, end, time, source);
     } else if (REACTION[source] === 1 && this.pendingCount > 0) this.reacted(this.time(bytes, from, end, t));
+  }
+
+  /** A mouse interaction (a click?) or a scroll (an answer to clicks waiting?), at `t`. */
+  private mouse(bytes: Buffer, from: number, end: number, t: number, source: number): void {
+    if (source === SOURCE_MOUSE_INTERACTION && isClick(bytes, from, end)) this.click(bytes, from, end, t);
+    else if (source === SOURCE_SCROLL && this.pendingCount > 0) this.scrolled(t);
   }
 
   /** The event's timestamp: `t`, or read from its bytes (NaN when it has none). */
@@ -278,13 +327,9 @@ export class ReplayFacts {
 
   private click(bytes: Buffer, from: number, end: number, t: number): void {
     this.clicks++;
-    let x = NaN;
-    let y = NaN;
-    if (end - from <= FACT_LIMITS.clickBytes) {
-      const data = objectAt(parsed(bytes, from, end), 'data');
-      if (typeof data?.['x'] === 'number') x = data['x'];
-      if (typeof data?.['y'] === 'number') y = data['y'];
-    }
+    const small = end - from <= FACT_LIMITS.clickBytes;
+    const x = small ? numberAfter(bytes, X_KEY, from, end) : NaN;
+    const y = small ? numberAfter(bytes, Y_KEY, from, end) : NaN;
     const near =
       t - this.burstAt >= 0 &&
       t - this.burstAt <= RAGE_WINDOW_MS &&
