@@ -130,6 +130,24 @@ function isClick(bytes: Buffer, from: number, end: number): boolean {
   return next === 0x2c || next === 0x7d; // , }
 }
 
+const HREF_PREFIX = Buffer.from('"data":{"href":"');
+
+/**
+ * The href of a Meta event [from, end) written `{"type":4,"data":{"href":"<plain text>",` (no escape in it), read
+ * without parsing the event; undefined when it is written otherwise (then parsed) or longer than a Meta may be read.
+ */
+function plainHref(bytes: Buffer, from: number, end: number): string | undefined {
+  const start = from + 10 + HREF_PREFIX.length;
+  if (end - from > FACT_LIMITS.metaBytes || end <= start) return undefined;
+  for (let i = 0; i < HREF_PREFIX.length; i++) if (bytes[from + 10 + i] !== HREF_PREFIX[i]) return undefined;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i];
+    if (c === 0x22) return bytes.toString('utf8', start, i);
+    if (c === 0x5c || c! < 0x20) return undefined;
+  }
+  return undefined;
+}
+
 const X_KEY = Buffer.from('"x":');
 const Y_KEY = Buffer.from('"y":');
 
@@ -328,8 +346,9 @@ export class ReplayFacts {
   private click(bytes: Buffer, from: number, end: number, t: number): void {
     this.clicks++;
     const small = end - from <= FACT_LIMITS.clickBytes;
-    const x = small ? numberAfter(bytes, X_KEY, from, end) : NaN;
-    const y = small ? numberAfter(bytes, Y_KEY, from, end) : NaN;
+    // rrweb writes `{"type":3,"data":{"source":2,"type":2,"id":<n>,"x":...`: the keys are looked for past its start.
+    const x = small ? numberAfter(bytes, X_KEY, from + 37, end) : NaN;
+    const y = small ? numberAfter(bytes, Y_KEY, from + 37, end) : NaN;
     const near =
       t - this.burstAt >= 0 &&
       t - this.burstAt <= RAGE_WINDOW_MS &&
@@ -388,10 +407,14 @@ export class ReplayFacts {
     const time = this.time(bytes, from, end, t);
     if (this.pendingCount > 0) this.reacted(time);
     this.pages++;
-    const data = end - from <= FACT_LIMITS.metaBytes ? objectAt(parsed(bytes, from, end), 'data') : undefined;
-    const href = data?.['href'];
-    if (this.viewport === undefined && typeof data?.['width'] === 'number' && typeof data['height'] === 'number')
-      this.viewport = { width: data['width'], height: data['height'] };
+    // The first Meta is parsed (its size too); later ones only for their href, read in place when rrweb wrote it plain.
+    let href: unknown = this.viewport === undefined ? undefined : plainHref(bytes, from, end);
+    if (href === undefined) {
+      const data = end - from <= FACT_LIMITS.metaBytes ? objectAt(parsed(bytes, from, end), 'data') : undefined;
+      href = data?.['href'];
+      if (this.viewport === undefined && typeof data?.['width'] === 'number' && typeof data['height'] === 'number')
+        this.viewport = { width: data['width'], height: data['height'] };
+    }
     if (typeof href !== 'string') {
       this.urlsMore++;
       return;
