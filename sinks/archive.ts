@@ -8,17 +8,11 @@
  * `create: false` (what the commands that read use) refuses a target that holds no manifest with
  * `ArchiveNotFoundError`, having created nothing there: no folder, no object.
  */
-import { lstat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { assetKey } from './assets.js';
 import { ArchiveNotFoundError, SinkError } from './errors.js';
-import { createLocalSink, type LocalSinkOptions } from './local.js';
-import { MANIFEST_FILE, MANIFEST_FOLDER } from './local-manifest.js';
-import { localOutputKeys, readLocalObject } from './local-outputs.js';
-import type { S3SinkOptions } from './s3.js';
-import { formatS3Url, isS3Url, parseS3Url } from './s3-url.js';
+import { openStore, type OpenStoreOptions } from './locate.js';
+import { isStore, type Store } from './store.js';
 import type {
   ManifestCompaction,
   ManifestCompactionResult,
@@ -100,10 +94,10 @@ export interface Archive extends AsyncDisposable {
   readonly manifest: ManifestStore;
   readonly assets: AssetStore;
   /**
-   * The key of every object under the target, the archive's own included (what `verify` checks); undefined for a
-   * caller's sink that cannot list them (`storedObjects`).
+   * The key of every object under the target, the archive's own included (what `verify` checks); for a caller's sink
+   * that cannot list them (no `storedObjects`), its outputs (`outputs.list`).
    */
-  objects(): AsyncIterable<string> | undefined;
+  objects(): AsyncIterable<string>;
   /**
    * The work claims of the balanced run `run` (sinks/work-claims.ts); `SinkError` `SINK_CONFIG` for a caller's sink
    * without `workClaims`, or a name that is not a run's name.
@@ -113,95 +107,34 @@ export interface Archive extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-export interface OpenArchiveOptions {
+export interface OpenArchiveOptions extends OpenStoreOptions {
   /**
    * `true` (writers: `archive`, `export`): the folder or prefix is made when first written to. `false` (readers:
    * `forget`, `verify`, `view`): a target without a manifest is refused with `ArchiveNotFoundError`, creating nothing.
    */
   create: boolean;
-  /** Options for local folders. */
-  local?: LocalSinkOptions;
-  /** Options for `s3://` targets. */
-  s3?: S3SinkOptions;
 }
 
-/** Where a target is: an S3 prefix or a local folder. */
-export type ArchiveLocation = { kind: 's3'; url: string; target: string } | { kind: 'local'; target: string };
+export { locateArchive, type ArchiveLocation } from './locate.js';
 
 /**
- * Tells where `target` is: `s3://bucket/prefix` → S3, `file:///abs/path` or a plain path → a local folder (resolved).
- * Other `scheme://` targets are refused (`SINK_CONFIG`) rather than taken as folder names. The one local/S3 switch.
- */
-export function locateArchive(target: string): ArchiveLocation {
-  if (target.length === 0) throw new SinkError('SINK_CONFIG', 'empty output target');
-  if (isS3Url(target)) return { kind: 's3', url: target, target: formatS3Url(parseS3Url(target)) };
-  if (/^file:\/\//i.test(target)) return { kind: 'local', target: resolve(fileURLToPath(target)) };
-  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(target)) {
-    throw new SinkError(
-      'SINK_CONFIG',
-      `unsupported target scheme: ${target.slice(0, target.indexOf(':'))} (a folder, a file:// URL or s3://bucket/prefix)`,
-    );
-  }
-  return { kind: 'local', target: resolve(target) };
-}
-
-/** What an archive is made of underneath: a sink, and the reading the `Sink` contract leaves out. */
-interface Backend {
-  sink: Sink;
-  read(key: string): Promise<Readable | undefined>;
-  list(): AsyncIterable<string>;
-  listsInBulk: boolean;
-}
-
-/**
- * Opens the archive at `target` (see `locateArchive`). The AWS SDK is loaded only for an `s3://` target. With
- * `create: false`, resolves only when the target holds a manifest (else `ArchiveNotFoundError`, nothing created).
+ * Opens the archive at `target` (see `locateArchive`): the built-in store of a folder or an S3 prefix (the AWS SDK is
+ * loaded by the S3 store when it first sends a request). With `create: false`, resolves only when the target holds a
+ * manifest (else `ArchiveNotFoundError`, nothing created).
  */
 export async function openArchive(target: string, options: OpenArchiveOptions): Promise<Archive> {
-  const location = locateArchive(target);
-  if (location.kind === 'local') {
-    const root = location.target;
-    if (!options.create && !(await hasLocalManifest(root))) throw new ArchiveNotFoundError(root);
-    const sink = createLocalSink(root, options.local);
-    return archiveOf(
-      { sink, read: (key) => readLocalObject(root, key), list: () => localOutputKeys(root), listsInBulk: false },
-      true,
-    );
-  }
-  const { createS3Store } = await import('./s3.js');
-  const store = createS3Store(location.url, options.s3);
+  const store = openStore(target, options);
   if (!options.create) {
     const found = await store.hasManifest().catch(async (err: unknown) => {
-      await store.sink.close();
+      await store.close();
       throw err;
     });
     if (!found) {
-      await store.sink.close();
-      throw new ArchiveNotFoundError(store.sink.target);
+      await store.close();
+      throw new ArchiveNotFoundError(store.target);
     }
   }
-  return archiveOf(
-    { sink: store.sink, read: store.read, list: () => store.sink.storedKeys!(), listsInBulk: true },
-    true,
-  );
-}
-
-/** Whether a local folder holds a manifest: the log `manifest.ndjson`, or the folder of its snapshot. */
-async function hasLocalManifest(root: string): Promise<boolean> {
-  for (const name of [MANIFEST_FILE, MANIFEST_FOLDER]) {
-    try {
-      await lstat(resolve(root, name));
-      return true;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR')
-        throw new SinkError('SINK_IO', `cannot look for the manifest in ${root}: ${(err as Error).message}`, {
-          target: root,
-          cause: err,
-        });
-    }
-  }
-  return false;
+  return archiveOfStore(store, true);
 }
 
 /**
@@ -223,68 +156,89 @@ function checkKey(key: string, target: string): void {
   }
 }
 
-function archiveOf(backend: Backend, owned: boolean): Archive {
-  const { sink } = backend;
-  const target = sink.target;
-  const unsupported = (what: string): SinkError =>
-    new SinkError('SINK_CONFIG', `the sink of ${target} cannot ${what}`, { target });
+/** A built-in store as an archive: every member is there (`Store`), nothing to check. `owned`: closed with it. */
+function archiveOfStore(store: Store, owned: boolean): Archive {
+  const target = store.target;
   let closed: Promise<void> | undefined;
-  const close = (): Promise<void> => (closed ??= owned ? sink.close() : Promise.resolve());
+  const close = (): Promise<void> => (closed ??= owned ? store.close() : Promise.resolve());
   return {
     target,
     outputs: {
-      keyFor: (replayId, output) => sink.keyFor(replayId, output),
-      open: (replayId, output) => sink.open(replayId, output),
+      keyFor: (replayId, output) => store.keyFor(replayId, output),
+      open: (replayId, output) => store.open(replayId, output),
       async exists(key) {
         checkKey(key, target);
-        return sink.exists(key);
+        return store.exists(key);
       },
       async read(key) {
         checkKey(key, target);
-        return backend.read(key);
+        return store.read(key);
       },
-      list: () => backend.list(),
-      listsInBulk: backend.listsInBulk,
-      async remove(key) {
-        if (sink.remove === undefined) throw unsupported('remove outputs (it has no remove method)');
-        return sink.remove(key);
-      },
+      list: () => store.storedKeys(),
+      listsInBulk: store.listsInBulk,
+      remove: (key) => store.remove(key),
     },
     manifest: {
-      append: (entry) => sink.appendManifest(entry),
+      append: (entry) => store.appendManifest(entry),
       async *read(keep) {
-        for await (const entry of sink.readManifest(keep)) if (keep === undefined || keep(entry.replay_id)) yield entry;
+        for await (const entry of store.readManifest(keep))
+          if (keep === undefined || keep(entry.replay_id)) yield entry;
       },
-      async compact(options) {
-        if (sink.compactManifest === undefined) return { compacted: false, entries: 0, folded: 0, removed: 0 };
-        return sink.compactManifest(options);
-      },
-      stamp: async () => sink.manifestStamp?.(),
+      compact: (options) => store.compactManifest(options),
+      stamp: () => store.manifestStamp(),
     },
     assets: {
-      async put(digest, type, body, owner) {
-        if (sink.putAsset === undefined) throw unsupported('store assets (it has no putAsset method)');
-        return sink.putAsset(digest, type, body, owner);
-      },
-      has: (digest) => sink.exists(assetKey(digest, target)),
-      async read(digest) {
-        if (sink.readAsset === undefined) throw unsupported('read assets (it has no readAsset method)');
-        return sink.readAsset(digest);
-      },
-      async remove(digest) {
-        if (sink.removeAsset === undefined) throw unsupported('remove assets (it has no removeAsset method)');
-        return sink.removeAsset(digest);
-      },
-      claims: (replayId) => sink.assetClaims?.(replayId) ?? none(),
-      unclaim: async (replayId) => sink.removeAssetClaims?.(replayId),
+      put: (digest, type, body, owner) => store.putAsset(digest, type, body, owner),
+      has: (digest) => store.exists(assetKey(digest, target)),
+      read: (digest) => store.readAsset(digest),
+      remove: (digest) => store.removeAsset(digest),
+      claims: (replayId) => store.assetClaims(replayId),
+      unclaim: (replayId) => store.removeAssetClaims(replayId),
     },
-    objects: () => sink.storedObjects?.(),
-    work(run) {
-      if (sink.workClaims === undefined) throw unsupported('hold work claims (it has no workClaims method)');
-      return sink.workClaims(run);
-    },
+    objects: () => store.storedObjects(),
+    work: (run) => store.workClaims(run),
     close,
     [Symbol.asyncDispose]: close,
+  };
+}
+
+/** What a caller's own sink lacks of a built-in store: its optional members, each refused when used. */
+function completed(sink: Sink): Store {
+  const target = sink.target;
+  const unsupported = (what: string): SinkError =>
+    new SinkError('SINK_CONFIG', `the sink of ${target} cannot ${what}`, { target });
+  const refuse = (what: string) => () => Promise.reject(unsupported(what));
+  const storedKeys = sink.storedKeys?.bind(sink);
+  return {
+    target,
+    keyFor: (replayId, output) => sink.keyFor(replayId, output),
+    open: (replayId, output) => sink.open(replayId, output),
+    exists: (key) => sink.exists(key),
+    appendManifest: (entry) => sink.appendManifest(entry),
+    readManifest: (keep) => sink.readManifest(keep),
+    close: () => sink.close(),
+    storedKeys: storedKeys ?? (() => rejecting(unsupported('list its outputs'))),
+    listsInBulk: storedKeys !== undefined,
+    storedObjects: sink.storedObjects?.bind(sink) ?? storedKeys ?? (() => rejecting(unsupported('list its outputs'))),
+    read: refuse('read outputs back'),
+    hasManifest: () => Promise.resolve(true),
+    // Without a stamp the archive's catalogue is never taken as current: built again each time it is opened.
+    manifestStamp: sink.manifestStamp?.bind(sink) ?? (() => Promise.resolve(undefined)),
+    compactManifest:
+      sink.compactManifest?.bind(sink) ??
+      (() => Promise.resolve({ compacted: false, entries: 0, folded: 0, removed: 0 })),
+    remove: sink.remove?.bind(sink) ?? refuse('remove outputs (it has no remove method)'),
+    putAsset: sink.putAsset?.bind(sink) ?? refuse('store assets (it has no putAsset method)'),
+    readAsset: sink.readAsset?.bind(sink) ?? refuse('read assets (it has no readAsset method)'),
+    removeAsset: sink.removeAsset?.bind(sink) ?? refuse('remove assets (it has no removeAsset method)'),
+    // A sink that keeps no claims has none to give, and none to remove.
+    assetClaims: sink.assetClaims?.bind(sink) ?? none,
+    removeAssetClaims: sink.removeAssetClaims?.bind(sink) ?? (() => Promise.resolve()),
+    workClaims:
+      sink.workClaims?.bind(sink) ??
+      (() => {
+        throw unsupported('hold work claims (it has no workClaims method)');
+      }),
   };
 }
 
@@ -299,6 +253,7 @@ export type SinkNeed = 'remove' | 'assets';
  */
 export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Archive {
   const target = sink.target;
+  if (isStore(sink)) return archiveOfStore(sink, false);
   for (const need of needs) {
     const missing = need === 'remove' ? sink.remove === undefined : sink.putAsset === undefined;
     if (missing) {
@@ -307,23 +262,13 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
       throw new SinkError('SINK_CONFIG', `the sink of ${target} cannot ${what}`, { target });
     }
   }
-  const storedKeys = sink.storedKeys?.bind(sink);
-  return archiveOf(
-    {
-      sink,
-      read: () =>
-        Promise.reject(new SinkError('SINK_CONFIG', `the sink of ${target} cannot read outputs back`, { target })),
-      list:
-        storedKeys ??
-        (() => rejecting(new SinkError('SINK_CONFIG', `the sink of ${target} cannot list its outputs`, { target }))),
-      listsInBulk: storedKeys !== undefined,
-    },
-    false,
-  );
+  return archiveOfStore(completed(sink), false);
 }
 
 async function* none(): AsyncGenerator<string> {}
 
-async function* rejecting(err: Error): AsyncGenerator<string> {
-  throw err;
+function rejecting(err: Error): AsyncIterable<string> {
+  return {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(err) }),
+  };
 }

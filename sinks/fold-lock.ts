@@ -6,18 +6,17 @@
  * shared file system) cannot be checked that way: it is taken over when it has not been touched for `LOCK_STALE_MS`
  * (its holder touches it every minute while folding).
  */
-import { constants } from 'node:fs';
-import { link, lstat, open, readFile, readlink, rename, unlink, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { O_NOFOLLOW } from './temp-file.js';
+import { procFile, procLink } from './process-files.js';
+import { errorCode as code } from './target/refusal.js';
+import type { Dir } from './target/target.js';
 
 /** A lock of another host not touched for this long belongs to a fold that died: it is taken over. */
 export const LOCK_STALE_MS = 10 * 60_000;
 /** How often a holder touches its lock. */
 export const LOCK_TOUCH_MS = 60_000;
 
-const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
-const READ = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 /** A lock file is one short line; more is not a lock this code wrote. */
 const MAX_LOCK_BYTES = 4096;
 
@@ -33,16 +32,12 @@ export interface LockHolder {
   start: string;
 }
 
-function code(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}
-
 /**
  * A process's state and start time from `/proc/<pid>/stat` (fields 3 and 22, after the command name, which may hold
  * spaces and parentheses); empty strings when unknown.
  */
 async function procStat(pid: number | 'self'): Promise<{ state: string; start: string }> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => '');
+  const stat = await procFile(`/proc/${pid}/stat`);
   if (stat === '') return { state: '', start: '' };
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { state: fields[0] ?? '', start: fields[19] ?? '' };
@@ -55,8 +50,8 @@ export function thisProcess(): Promise<LockHolder> {
   self ??= (async () => ({
     pid: process.pid,
     host: hostname(),
-    boot: (await readFile('/proc/sys/kernel/random/boot_id', 'latin1').catch(() => '')).trim(),
-    pidns: await readlink('/proc/self/ns/pid').catch(() => ''),
+    boot: (await procFile('/proc/sys/kernel/random/boot_id')).trim(),
+    pidns: await procLink('/proc/self/ns/pid'),
     start: (await procStat('self')).start,
   }))();
   return self;
@@ -105,23 +100,24 @@ export async function holderGone(holder: LockHolder): Promise<boolean> {
   return now.start !== '' && (now.start !== holder.start || now.state === 'Z');
 }
 
-/** The lock file at `path` and what it names (undefined when it is not there). */
+/** The lock file `name` in `folder` and what it names (undefined when it is not there). */
 async function readLock(
-  path: string,
+  folder: Dir,
+  name: string,
 ): Promise<{ ino: number; dev: number; mtimeMs: number; holder: LockHolder | undefined } | undefined> {
-  let handle: FileHandle;
+  let handle: FileHandle | undefined;
   try {
-    handle = await open(path, READ);
-  } catch (err) {
-    if (code(err) === 'ENOENT') return undefined;
-    // A symbolic link or something unreadable at the name: judged by its age alone.
-    const st = await lstat(path).catch(() => undefined);
+    handle = await folder.open(name, 'read');
+  } catch {
+    // A symbolic link, a FIFO or something unreadable at the name: judged by its age alone.
+    const st = await folder.lstat(name).catch(() => undefined);
     return st === undefined ? undefined : { ino: st.ino, dev: st.dev, mtimeMs: st.mtimeMs, holder: undefined };
   }
+  if (handle === undefined) return undefined;
   try {
     const st = await handle.stat();
     const buf = Buffer.alloc(Math.min(MAX_LOCK_BYTES, Math.max(0, st.size)));
-    const { bytesRead } = st.isFile() ? await handle.read(buf, 0, buf.length, 0) : { bytesRead: 0 };
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     return {
       ino: st.ino,
       dev: st.dev,
@@ -143,17 +139,17 @@ export const LOCK_LEFTOVER = /^(\.compact-lock-[0-9a-f]+\.(new|aside)|\.stale-lo
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 /**
- * Creates the lock at `path` holding `text`: written to `temp` first, then linked to `path` (fails if it exists), so
- * the lock is never seen empty or torn, even by a kill between its creation and its write. Undefined when a lock is
- * there. Where hard links are not supported, the lock is created and written in place.
+ * Creates the lock `name` in `folder` holding `text`: written to `temp` first, then linked to `name` (fails if it
+ * exists), so the lock is never seen empty or torn, even by a kill between its creation and its write. Undefined when
+ * a lock is there. Where hard links are not supported, the lock is created and written in place.
  */
-async function createLock(path: string, temp: string, text: string): Promise<FileHandle | undefined> {
-  const handle = await open(temp, CREATE, 0o644);
+async function createLock(folder: Dir, name: string, temp: string, text: string): Promise<FileHandle | undefined> {
+  const handle = await folder.open(temp, 'create');
   let linked = false;
   try {
     await handle.writeFile(text);
     try {
-      await link(temp, path);
+      await folder.link(temp, folder, name);
       linked = true;
     } catch (err) {
       // ENOENT: the holder removed `temp` as a leftover: a lock is held.
@@ -162,12 +158,12 @@ async function createLock(path: string, temp: string, text: string): Promise<Fil
     }
   } finally {
     if (!linked) await handle.close();
-    await unlink(temp).catch(() => undefined);
+    await folder.unlink(temp).catch(() => undefined);
   }
   if (linked) return handle;
   let direct: FileHandle;
   try {
-    direct = await open(path, CREATE, 0o644);
+    direct = await folder.open(name, 'create');
   } catch (err) {
     if (code(err) === 'EEXIST') return undefined;
     throw err;
@@ -175,43 +171,42 @@ async function createLock(path: string, temp: string, text: string): Promise<Fil
   await direct.writeFile(text).catch(async (err: unknown) => {
     // A full disk: the lock is not taken (nor left behind to go stale).
     await direct.close();
-    await unlink(path).catch(() => undefined);
+    await folder.unlink(name).catch(() => undefined);
     throw err;
   });
   return direct;
 }
 
 /**
- * Takes the lock at `path` (`privatePrefix`: a path of this process's own in the same folder, for its temporary
- * names); undefined when a live holder has it. A lock whose holder is gone (`holderGone`), or that is stale, is taken
- * over: renamed aside first — of several processes finding it dead, one takes it over — and checked to be the very
- * file judged (a lock another process took meanwhile is put back).
+ * Takes the lock `name` in `folder` (`privatePrefix`: a name of this process's own in the same folder, for its
+ * temporary names); undefined when a live holder has it. A lock whose holder is gone (`holderGone`), or that is stale,
+ * is taken over: renamed aside first — of several processes finding it dead, one takes it over — and checked to be the
+ * very file judged (a lock another process took meanwhile is put back).
  */
-export async function takeLock(path: string, privatePrefix: string): Promise<FileHandle | undefined> {
+export async function takeLock(folder: Dir, name: string, privatePrefix: string): Promise<FileHandle | undefined> {
   const text = `${JSON.stringify({ ...(await thisProcess()), at: new Date().toISOString() })}\n`;
   const aside = `${privatePrefix}.aside`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const handle = await createLock(path, `${privatePrefix}.new`, text);
+    const handle = await createLock(folder, name, `${privatePrefix}.new`, text);
     if (handle !== undefined) return handle;
-    const lock = await readLock(path);
-    if (lock !== undefined) {
-      const dead = lock.holder !== undefined && (await holderGone(lock.holder));
-      if (!dead && Date.now() - lock.mtimeMs < LOCK_STALE_MS) return undefined;
-      try {
-        await rename(path, aside);
-      } catch (err) {
-        if (code(err) === 'ENOENT') continue;
-        throw err;
-      }
-      const moved = await lstat(aside).catch(() => undefined);
-      if (moved !== undefined && (moved.ino !== lock.ino || moved.dev !== lock.dev)) {
-        // Another process took the lock between our look and the rename: its lock goes back (unless a third has one).
-        await link(aside, path).catch(() => undefined);
-        await unlink(aside).catch(() => undefined);
-        return undefined;
-      }
-      await unlink(aside).catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err)));
+    const lock = await readLock(folder, name);
+    if (lock === undefined) continue;
+    const dead = lock.holder !== undefined && (await holderGone(lock.holder));
+    if (!dead && Date.now() - lock.mtimeMs < LOCK_STALE_MS) return undefined;
+    try {
+      await folder.rename(name, folder, aside);
+    } catch (err) {
+      if (code(err) === 'ENOENT') continue;
+      throw err;
     }
+    const moved = await folder.lstat(aside).catch(() => undefined);
+    if (moved !== undefined && (moved.ino !== lock.ino || moved.dev !== lock.dev)) {
+      // Another process took the lock between our look and the rename: its lock goes back (unless a third has one).
+      await folder.link(aside, folder, name).catch(() => undefined);
+      await folder.unlink(aside).catch(() => undefined);
+      return undefined;
+    }
+    await folder.unlink(aside);
   }
   return undefined;
 }

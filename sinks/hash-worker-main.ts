@@ -4,7 +4,9 @@
  * from with `eval`, so that it runs the same from the sources (tests), from dist and from a bundled application.
  * It may therefore import only Node's own modules (and types).
  *
- * Messages: `{ id, path }` opens a job; `{ id, upTo }` hashes up to that byte; `{ id, upTo, end: true }` hashes to the
+ * Messages: `{ id, path, dev, ino }` opens a job (the file the target module handed over: `/proc/self/fd/<fd>` of the
+ * writer's own descriptor, or its path where /proc is not there; what is opened must be a regular file of that device
+ * and inode, or the job fails); `{ id, upTo }` hashes up to that byte; `{ id, upTo, end: true }` hashes to the
  * end, checks that the file has exactly that size and answers `{ id, sha256 }`; `{ id, cancel: true }` drops a job.
  * Any failure answers `{ id, error, code, size }` (`size`: the file is shorter or longer than reported) and drops the
  * job. Once started it answers `{ ready, tid, niced }`: its thread id and whether its nice value was set.
@@ -20,7 +22,7 @@ export interface HashWorkerData {
 }
 
 export type HashRequest =
-  | { id: number; path: string }
+  | { id: number; path: string; dev: number; ino: number }
   | { id: number; upTo: number; end?: true }
   | { id: number; cancel: true };
 
@@ -41,6 +43,30 @@ interface Job {
 
 /** The file is shorter or longer than the bytes reported written. */
 class SizeMismatch extends Error {}
+
+/** What the path opens is not the file being written (swapped, or the descriptor's number reused). */
+class NotTheFile extends Error {
+  readonly code = 'ESTALE';
+}
+
+/**
+ * Opens the file to hash: never blocking (O_NONBLOCK: a FIFO put in its place), never through a link put at a path
+ * (O_NOFOLLOW; `/proc/self/fd/<fd>` is the kernel's own link to the open file, followed), and only the very file the
+ * writer holds (device and inode), a regular file.
+ */
+function openChecked(path: string, dev: number, ino: number): number {
+  const byDescriptor = path.startsWith('/proc/self/fd/');
+  const fd = openSync(
+    path,
+    constants.O_RDONLY | (constants.O_NONBLOCK || 0) | (byDescriptor ? 0 : constants.O_NOFOLLOW || 0),
+  );
+  const st = fstatSync(fd);
+  if (!st.isFile() || st.dev !== dev || st.ino !== ino) {
+    closeSync(fd);
+    throw new NotTheFile(`${path} is not the file being written`);
+  }
+  return fd;
+}
 
 function run(port: MessagePort, data: HashWorkerData): void {
   const post = (reply: HashReply): void => port.postMessage(reply);
@@ -70,12 +96,7 @@ function run(port: MessagePort, data: HashWorkerData): void {
     const job = jobs.get(m.id);
     try {
       if ('path' in m) {
-        // O_NOFOLLOW: a symbolic link put in the temporary file's place is not read through (ELOOP).
-        jobs.set(m.id, {
-          fd: openSync(m.path, constants.O_RDONLY | (constants.O_NOFOLLOW || 0)),
-          pos: 0,
-          hash: createHash('sha256'),
-        });
+        jobs.set(m.id, { fd: openChecked(m.path, m.dev, m.ino), pos: 0, hash: createHash('sha256') });
         return;
       }
       if (job === undefined) return;

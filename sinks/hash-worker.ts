@@ -13,6 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import type { HashReply, HashRequest, HashWorkerData } from './hash-worker-main.js';
 import { HASH_WORKER_SOURCE } from './hash-worker-source.js';
+import type { ReadBack } from './target/temp-file.js';
 
 /** Progress is passed to the worker in steps of at least this many bytes (one message per step). */
 const PROGRESS_STEP = 1 << 20;
@@ -106,13 +107,13 @@ class HashWorker {
     this.worker.unref();
   }
 
-  open(path: string, idleMs: number): number {
+  open(file: ReadBack, idleMs: number): number {
     const id = this.nextId++;
     this.idleMs = idleMs;
     // An ended worker is no longer in `workers`, so jobs only ever open on a running one.
     clearTimeout(this.idleTimer);
     this.jobs.set(id, {});
-    this.send({ id, path });
+    this.send({ id, path: file.path, dev: file.dev, ino: file.ino });
     return id;
   }
 
@@ -188,10 +189,10 @@ export class FileHashJob {
   /** Bytes reported to the worker so far. */
   private reported = 0;
 
-  /** `idleMs`: how long the worker stays once it has no job (the next job after that starts a new one). */
-  constructor(path: string, nice: number, idleMs = 30_000) {
+  /** `file`: where the worker opens the file being written (`TempFile.readBack`). `idleMs`: how long the worker stays once it has no job (the next job after that starts a new one). */
+  constructor(file: ReadBack, nice: number, idleMs = 30_000) {
     this.worker = workerFor(nice);
-    this.id = this.worker.open(path, idleMs);
+    this.id = this.worker.open(file, idleMs);
   }
 
   progress(written: number): void {

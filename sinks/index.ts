@@ -48,7 +48,9 @@ export { createLocalSink, MANIFEST_FILE, type LocalSinkOptions } from './local.j
 export { HASH_WORKER_DEFAULTS, type HashWorkerOptions } from './output-hash.js';
 export type { S3Checksums, S3SinkOptions } from './s3.js';
 export { defaultChecksums, S3_DEFAULTS } from './s3-defaults.js';
-// The S3 sink loads the AWS SDK on first use only (a local export never loads it); same signature and checks.
-export { createS3SinkLazily as createS3Sink } from './open.js';
+// The S3 store loads the AWS SDK on its first request only (a local export never loads it).
+export { createS3Sink } from './s3.js';
+// What the built-in stores implement: every member of `Sink`, none optional.
+export type { Store } from './store.js';
 export { isS3Url, parseS3Url, type S3Location } from './s3-url.js';
 export { openSink, type OpenSinkOptions } from './open.js';

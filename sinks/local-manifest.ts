@@ -10,9 +10,7 @@
  * log: a line is never only in a file already folded without it. A crash at any step leaves files a reader merges to
  * the same state (a folded file read again after the snapshot holding it repeats entries that are already last).
  */
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { LOCK_LEFTOVER, LOCK_TOUCH_MS, takeLock } from './fold-lock.js';
@@ -20,7 +18,8 @@ import { IdTable } from './id-table.js';
 import { describeCause, SinkError } from './errors.js';
 import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
 import type { ManifestCompactionResult, ManifestEntry } from './sink.js';
-import { fsyncDir, isSymlinkRefusal, O_NOFOLLOW } from './temp-file.js';
+import { errorCode as code, TargetRefusal } from './target/refusal.js';
+import type { Dir, Target } from './target/target.js';
 import { writeAll } from './write-ahead.js';
 
 export const MANIFEST_FILE = 'manifest.ndjson';
@@ -32,37 +31,30 @@ const SNAPSHOT_TEMP = /^\.snapshot-[0-9a-f]+\.tmp$/;
 /** Appends again to a log renamed meanwhile at most this many times (each needs another compaction at that moment). */
 const APPEND_ATTEMPTS = 8;
 
-/** The log is opened for appending (O_APPEND: each line one write) and reading back its last byte. */
-const APPEND = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW;
-/** O_NONBLOCK: a FIFO planted at the name does not block the open (it is then refused as not a file). */
-const READ = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
-const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
+const UNCHANGED: ManifestCompactionResult = Object.freeze({ compacted: false, entries: 0, folded: 0, removed: 0 });
 
-function code(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
+/** A manifest file opened for reading, with its key (relative to the target) for errors. */
+interface Opened {
+  name: string;
+  handle: FileHandle;
 }
 
 export class LocalManifest {
-  readonly #root: string;
-  readonly #ensureRoot: () => Promise<void>;
-  readonly #log: string;
-  readonly #folder: string;
+  readonly #target: Target;
   readonly #writer = randomBytes(6).toString('hex');
   #handle: Promise<FileHandle> | undefined;
   #chain: Promise<void> = Promise.resolve();
   #firstAppend = true;
 
-  constructor(root: string, ensureRoot: () => Promise<void>) {
-    this.#root = root;
-    this.#ensureRoot = ensureRoot;
-    this.#log = join(root, MANIFEST_FILE);
-    this.#folder = join(root, MANIFEST_FOLDER);
+  constructor(target: Target) {
+    this.#target = target;
   }
 
   #error(what: string, name: string, err: unknown, replayId?: string): SinkError {
+    if (err instanceof TargetRefusal) return this.#refused(err);
     if (err instanceof SinkError) return err;
     return new SinkError('SINK_IO', `${what}: ${describeCause(err)}`, {
-      target: this.#root,
+      target: this.#target.path,
       key: name,
       cause: err,
       ...(replayId === undefined ? {} : { replayId }),
@@ -70,52 +62,31 @@ export class LocalManifest {
   }
 
   /** A manifest file that is not a regular file (a symbolic link, a FIFO, a folder) is refused: it is the run's record. */
-  #refused(name: string, what: string, cause?: unknown): SinkError {
-    return new SinkError('SINK_PATH_ESCAPE', `${name} in ${this.#root} ${what}; refusing to use it as the manifest`, {
-      target: this.#root,
-      key: name,
-      ...(cause === undefined ? {} : { cause }),
-    });
-  }
-
-  /** Opens a manifest file (`name` relative to the target, for errors); never through a symbolic link. */
-  async #open(path: string, name: string, flags: number): Promise<FileHandle> {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, flags, 0o644);
-    } catch (err) {
-      if (isSymlinkRefusal(err)) throw this.#refused(name, 'is a symbolic link', err);
-      throw err;
-    }
-    const st = await handle.stat().catch(async (err: unknown) => {
-      await handle.close();
-      throw err;
-    });
-    if (!st.isFile()) {
-      await handle.close();
-      throw this.#refused(name, 'is not a regular file');
-    }
-    return handle;
-  }
-
-  /** Whether `_manifest/` exists as a real folder (a symbolic link or a file there is refused). */
-  async #hasFolder(): Promise<boolean> {
-    try {
-      const st = await lstat(this.#folder);
-      if (st.isDirectory()) return true;
-      throw this.#refused(`${MANIFEST_FOLDER}/`, st.isSymbolicLink() ? 'is a symbolic link' : 'is not a folder');
-    } catch (err) {
-      if (code(err) === 'ENOENT') return false;
-      throw err;
-    }
+  #refused(err: TargetRefusal): SinkError {
+    const what =
+      err.kind === 'link'
+        ? 'is a symbolic link'
+        : err.kind === 'not-folder'
+          ? 'is not a folder'
+          : 'is not a regular file';
+    const name = err.kind === 'not-folder' ? `${err.at}/` : err.at;
+    return new SinkError(
+      'SINK_PATH_ESCAPE',
+      `${name} in ${this.#target.path} ${what}; refusing to use it as the manifest`,
+      {
+        target: this.#target.path,
+        key: name,
+        cause: err,
+      },
+    );
   }
 
   #file(): Promise<FileHandle> {
     this.#handle ??= (async () => {
-      await this.#ensureRoot();
-      const handle = await this.#open(this.#log, MANIFEST_FILE, APPEND);
+      const root = (await this.#target.root(true))!;
+      const handle = await root.open(MANIFEST_FILE, 'append');
       // The log may have just been created: its folder entry is flushed.
-      await fsyncDir(this.#root).catch(async (err: unknown) => {
+      await root.sync().catch(async (err: unknown) => {
         await handle.close();
         throw err;
       });
@@ -129,10 +100,8 @@ export class LocalManifest {
 
   /** Whether the open log is no longer the one at its name (a compaction renamed it). */
   async #renamed(handle: FileHandle): Promise<boolean> {
-    const [open, now] = await Promise.all([
-      handle.stat(),
-      lstat(this.#log).catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err))),
-    ]);
+    const root = (await this.#target.root(true))!;
+    const [open, now] = await Promise.all([handle.stat(), root.lstat(MANIFEST_FILE)]);
     return now === undefined || now.ino !== open.ino || now.dev !== open.dev;
   }
 
@@ -146,27 +115,7 @@ export class LocalManifest {
     const line = serializeManifestEntry(entry);
     const run = async (): Promise<void> => {
       try {
-        for (let attempt = 1; ; attempt++) {
-          const handle = await this.#file();
-          let bytes = line;
-          if (this.#firstAppend) {
-            // A run killed mid-append may have left a line without `\n`: end it, so that this line does not merge into it.
-            if (await endsInTornLine(handle)) bytes = Buffer.concat([Buffer.from('\n'), line]);
-            this.#firstAppend = false;
-          }
-          // One write of the whole line with O_APPEND: lines of several processes never interleave.
-          await writeAll(handle, bytes);
-          await handle.datasync();
-          if (!(await this.#renamed(handle))) return;
-          // A compaction renamed the log before or while this line went in: the line goes to the new log as well.
-          await this.#dropHandle();
-          if (attempt === APPEND_ATTEMPTS)
-            throw new SinkError(
-              'SINK_IO',
-              `cannot append to the manifest: the log was renamed ${attempt} times while appending`,
-              { target: this.#root, key: MANIFEST_FILE, replayId: entry.replay_id },
-            );
-        }
+        await this.#appendLine(line, entry.replay_id);
       } catch (err) {
         throw this.#error('cannot append to the manifest', MANIFEST_FILE, err, entry.replay_id);
       }
@@ -176,195 +125,241 @@ export class LocalManifest {
     return result;
   }
 
+  async #appendLine(line: Buffer, replayId: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const handle = await this.#file();
+      let bytes = line;
+      if (this.#firstAppend) {
+        // A run killed mid-append may have left a line without `\n`: end it, so that this line does not merge into it.
+        if (await endsInTornLine(handle)) bytes = Buffer.concat([Buffer.from('\n'), line]);
+        this.#firstAppend = false;
+      }
+      // One write of the whole line with O_APPEND: lines of several processes never interleave.
+      await writeAll(handle, bytes);
+      await handle.datasync();
+      if (!(await this.#renamed(handle))) return;
+      // A compaction renamed the log before or while this line went in: the line goes to the new log as well.
+      await this.#dropHandle();
+      if (attempt === APPEND_ATTEMPTS)
+        throw new SinkError(
+          'SINK_IO',
+          `cannot append to the manifest: the log was renamed ${attempt} times while appending`,
+          { target: this.#target.path, key: MANIFEST_FILE, replayId },
+        );
+    }
+  }
+
   /** Every entry: the snapshot, folded files still there, then the log; each replay's entries oldest first. */
   async *read(): AsyncIterable<ManifestEntry> {
-    // Opened log first, snapshot last: a compaction running meanwhile moves lines from the log to a folding file to
-    // the snapshot, so each line is still found in one of the files opened (at worst twice, which repeats a state).
-    const handles: Array<{ name: string; handle: FileHandle }> = [];
-    // Every handle opened, as soon as it is: one that fails after others opened closes them all.
-    const opened: FileHandle[] = [];
-    const openForRead = async (path: string, name: string): Promise<FileHandle | undefined> => {
-      const handle = await this.#openForRead(path, name);
-      if (handle !== undefined) opened.push(handle);
-      return handle;
-    };
+    let files: Opened[];
     try {
-      const log = await openForRead(this.#log, MANIFEST_FILE);
-      const folding: Array<{ name: string; handle: FileHandle }> = [];
-      if (await this.#hasFolder()) {
-        for (const name of await this.#foldingNames()) {
-          const handle = await openForRead(join(this.#folder, name), `${MANIFEST_FOLDER}/${name}`);
-          if (handle !== undefined) folding.push({ name: `${MANIFEST_FOLDER}/${name}`, handle });
-        }
-      }
-      const snapshot = (await this.#hasFolder())
-        ? await openForRead(join(this.#folder, SNAPSHOT_FILE), `${MANIFEST_FOLDER}/${SNAPSHOT_FILE}`)
-        : undefined;
-      if (snapshot !== undefined) handles.push({ name: `${MANIFEST_FOLDER}/${SNAPSHOT_FILE}`, handle: snapshot });
-      handles.push(...folding);
-      if (log !== undefined) handles.push({ name: MANIFEST_FILE, handle: log });
+      files = await this.#openForRead();
     } catch (err) {
-      await Promise.allSettled(opened.map((h) => h.close()));
       throw this.#error('cannot read the manifest', MANIFEST_FILE, err);
     }
     try {
-      for (const { handle } of handles) {
-        yield* parseManifestStream(handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>, this.#root);
+      for (const { handle } of files) {
+        yield* parseManifestStream(
+          handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>,
+          this.#target.path,
+        );
       }
     } finally {
-      await Promise.allSettled(handles.map((h) => h.handle.close()));
+      await Promise.allSettled(files.map((h) => h.handle.close()));
     }
   }
 
-  async #openForRead(path: string, name: string): Promise<FileHandle | undefined> {
+  /**
+   * The manifest's files in reading order: snapshot, folded files, log. Opened log first, snapshot last: a compaction
+   * running meanwhile moves lines from the log to a folding file to the snapshot, so each line is still found in one
+   * of the files opened (at worst twice, which repeats a state).
+   */
+  async #openForRead(): Promise<Opened[]> {
+    const root = await this.#target.root(false);
+    if (root === undefined) return [];
+    // Every handle opened, as soon as it is: one that fails after others opened closes them all.
+    const opened: Opened[] = [];
+    const openIn = async (dir: Dir, name: string): Promise<Opened | undefined> => {
+      const handle = await dir.open(name, 'read');
+      if (handle === undefined) return undefined;
+      const file = { name: dir.keyOf(name), handle };
+      opened.push(file);
+      return file;
+    };
+    let folder: Dir | undefined;
     try {
-      return await this.#open(path, name, READ);
+      const log = await openIn(root, MANIFEST_FILE);
+      folder = await root.child(MANIFEST_FOLDER, false);
+      const folding: Opened[] = [];
+      let snapshot: Opened | undefined;
+      if (folder !== undefined) {
+        for (const name of await foldingNames(folder)) {
+          const file = await openIn(folder, name);
+          if (file !== undefined) folding.push(file);
+        }
+        snapshot = await openIn(folder, SNAPSHOT_FILE);
+      }
+      return [...(snapshot === undefined ? [] : [snapshot]), ...folding, ...(log === undefined ? [] : [log])];
     } catch (err) {
-      if (code(err) === 'ENOENT') return undefined;
+      await Promise.allSettled(opened.map((h) => h.handle.close()));
       throw err;
+    } finally {
+      await folder?.close();
     }
-  }
-
-  async #foldingNames(): Promise<string[]> {
-    const names = (await readdir(this.#folder)).filter((n) => FOLDING.test(n));
-    return names.sort();
   }
 
   /**
    * Folds the log into the snapshot (see the module's comment). Returns `compacted: false` when the log is empty or
    * another process holds the lock.
    */
-  async compact(): Promise<ManifestCompactionResult> {
-    const unchanged = { compacted: false, entries: 0, folded: 0, removed: 0 };
+  async compact(signal?: AbortSignal): Promise<ManifestCompactionResult> {
+    let folder: Dir | undefined;
     try {
-      await this.#ensureRoot();
-      if (!(await this.#hasFolder())) {
-        await mkdir(this.#folder).catch((err: unknown) => (code(err) === 'EEXIST' ? undefined : Promise.reject(err)));
-        if (!(await this.#hasFolder())) return unchanged;
-      }
-      const lock = await this.#lock();
-      if (lock === undefined) return unchanged;
+      signal?.throwIfAborted();
+      const root = (await this.#target.root(true))!;
+      folder = (await root.child(MANIFEST_FOLDER, true))!;
+      const lock = await takeLock(folder, LOCK_FILE, `.compact-lock-${this.#writer}`);
+      if (lock === undefined) return UNCHANGED;
       const touch = setInterval(() => {
         const t = new Date();
         void lock.utimes(t, t).catch(() => undefined);
       }, LOCK_TOUCH_MS);
       touch.unref();
       try {
-        return await this.#compactLocked();
+        return await this.#compactLocked(root, folder, signal);
       } finally {
         clearInterval(touch);
         await lock.close();
-        await unlink(join(this.#folder, LOCK_FILE)).catch(() => undefined);
+        await folder.unlink(LOCK_FILE).catch(() => undefined);
       }
     } catch (err) {
+      if (signal?.aborted && err === signal.reason) throw err;
       throw this.#error('cannot compact the manifest', `${MANIFEST_FOLDER}/`, err);
+    } finally {
+      await folder?.close();
     }
   }
 
-  /**
-   * Takes the compaction lock; undefined when a live compaction holds it. A lock whose holder is gone (a process of
-   * this host that died) or that is stale (another host's, untouched for 10 minutes) is taken over.
-   */
-  #lock(): Promise<FileHandle | undefined> {
-    return takeLock(join(this.#folder, LOCK_FILE), join(this.#folder, `.compact-lock-${this.#writer}`));
-  }
-
-  async #compactLocked(): Promise<ManifestCompactionResult> {
+  /** Moves the log into the fold folder (writers then create a new one) and drops this process's handle of it. */
+  async #moveLogAside(root: Dir, folder: Dir): Promise<void> {
     // Leftovers of a compaction that died: a snapshot never renamed into place, a lock being taken.
-    for (const name of await readdir(this.#folder)) {
-      if (SNAPSHOT_TEMP.test(name) || LOCK_LEFTOVER.test(name))
-        await unlink(join(this.#folder, name)).catch(() => undefined);
+    for await (const entry of folder.entries()) {
+      if (SNAPSHOT_TEMP.test(entry.name) || LOCK_LEFTOVER.test(entry.name))
+        await folder.unlink(entry.name).catch(() => undefined);
     }
-    try {
-      const st = await lstat(this.#log);
-      if (!st.isFile()) throw this.#refused(MANIFEST_FILE, 'is not a regular file');
+    const st = await root.lstat(MANIFEST_FILE);
+    if (st !== undefined) {
+      if (!st.isFile()) throw root.refusal(MANIFEST_FILE, st.isSymbolicLink() ? 'link' : 'special');
       const stamp = String(Date.now()).padStart(13, '0');
-      await rename(this.#log, join(this.#folder, `folding-${stamp}-${this.#writer}.ndjson`));
-      await fsyncDir(this.#folder);
-      await fsyncDir(this.#root);
-    } catch (err) {
-      if (code(err) !== 'ENOENT') throw err;
+      await root
+        .rename(MANIFEST_FILE, folder, `folding-${stamp}-${this.#writer}.ndjson`)
+        .catch((err: unknown) => (code(err) === 'ENOENT' ? undefined : Promise.reject(err)));
+      await folder.sync();
+      await root.sync();
     }
     // This process's own next append opens the new log: the handle is dropped between two of its appends (in their
     // chain), never under one.
     const dropped = this.#chain.then(() => this.#dropHandle());
     this.#chain = dropped.catch(() => undefined);
     await dropped;
-    const names = await this.#foldingNames();
-    if (names.length === 0) return { compacted: false, entries: 0, folded: 0, removed: 0 };
+  }
 
-    // Pass 1: where the last entry of each replay in the folded files is (file, entry ordinal).
-    const ids = new IdTable();
-    let lastFile = new Int32Array(1024);
-    let lastOrdinal = new Int32Array(1024);
-    let folded = 0;
+  async #compactLocked(root: Dir, folder: Dir, signal: AbortSignal | undefined): Promise<ManifestCompactionResult> {
+    await this.#moveLogAside(root, folder);
+    const names = await foldingNames(folder);
+    if (names.length === 0) return UNCHANGED;
+    const last = await this.#lastEntries(folder, names, signal);
+    const entries = await this.#writeSnapshot(folder, names, last, signal);
+    // Oldest first: what a crash leaves is always the newest folded files, which repeat states already last.
+    let removed = 0;
+    for (const name of names) {
+      await folder.unlink(name);
+      removed++;
+    }
+    await folder.sync();
+    return { compacted: true, entries, folded: last.folded, removed };
+  }
+
+  /** Pass 1: where the last entry of each replay in the folded files is (file, entry ordinal). */
+  async #lastEntries(folder: Dir, names: readonly string[], signal: AbortSignal | undefined): Promise<LastEntries> {
+    const last: LastEntries = {
+      ids: new IdTable(),
+      file: new Int32Array(1024),
+      ordinal: new Int32Array(1024),
+      folded: 0,
+    };
     for (let f = 0; f < names.length; f++) {
       let ordinal = 0;
-      for await (const entry of this.#entriesOf(names[f]!)) {
-        const i = ids.set(entry.replay_id, 0);
-        if (i >= lastFile.length) {
-          lastFile = grow(lastFile);
-          lastOrdinal = grow(lastOrdinal);
+      for await (const entry of this.#entriesOf(folder, names[f]!)) {
+        const i = last.ids.set(entry.replay_id, 0);
+        if (i >= last.file.length) {
+          last.file = grow(last.file);
+          last.ordinal = grow(last.ordinal);
         }
-        lastFile[i] = f;
-        lastOrdinal[i] = ordinal++;
-        folded++;
+        last.file[i] = f;
+        last.ordinal[i] = ordinal++;
+        if ((++last.folded & 4095) === 0) signal?.throwIfAborted();
       }
     }
+    return last;
+  }
 
-    // Pass 2 and 3: the old snapshot's entries not folded again, then the last folded entry of each replay.
+  /**
+   * Pass 2 and 3, into a new snapshot renamed into place: the old snapshot's entries not folded again, then the last
+   * folded entry of each replay. Resolves how many entries it holds.
+   */
+  async #writeSnapshot(
+    folder: Dir,
+    names: readonly string[],
+    last: LastEntries,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
     const tempName = `.snapshot-${this.#writer}.tmp`;
-    const tempPath = join(this.#folder, tempName);
-    const out = await open(tempPath, CREATE, 0o644);
+    const out = await folder.open(tempName, 'create');
     let entries = 0;
     try {
       const buffered = new LineBuffer(out);
-      if (await this.#exists(SNAPSHOT_FILE)) {
-        for await (const entry of this.#entriesOf(SNAPSHOT_FILE)) {
-          if (ids.indexOf(entry.replay_id) >= 0) continue;
+      if ((await folder.lstat(SNAPSHOT_FILE)) !== undefined) {
+        for await (const entry of this.#entriesOf(folder, SNAPSHOT_FILE)) {
+          if (last.ids.indexOf(entry.replay_id) >= 0) continue;
           await buffered.write(serializeManifestEntry(entry));
           entries++;
         }
       }
       for (let f = 0; f < names.length; f++) {
         let ordinal = 0;
-        for await (const entry of this.#entriesOf(names[f]!)) {
-          const i = ids.indexOf(entry.replay_id);
-          if (lastFile[i] === f && lastOrdinal[i] === ordinal) {
+        for await (const entry of this.#entriesOf(folder, names[f]!)) {
+          const i = last.ids.indexOf(entry.replay_id);
+          if (last.file[i] === f && last.ordinal[i] === ordinal) {
             await buffered.write(serializeManifestEntry(entry));
             entries++;
           }
-          ordinal++;
+          if ((++ordinal & 4095) === 0) signal?.throwIfAborted();
         }
       }
       await buffered.flush();
       await out.sync();
+      // Nothing is renamed into place once stopped: the folded files stay, read as before.
+      signal?.throwIfAborted();
     } catch (err) {
       await out.close();
-      await unlink(tempPath).catch(() => undefined);
+      await folder.unlink(tempName).catch(() => undefined);
       throw err;
     }
     await out.close();
-    await rename(tempPath, join(this.#folder, SNAPSHOT_FILE));
-    await fsyncDir(this.#folder);
-    // Oldest first: what a crash leaves is always the newest folded files, which repeat states already last.
-    let removed = 0;
-    for (const name of names) {
-      await unlink(join(this.#folder, name));
-      removed++;
-    }
-    await fsyncDir(this.#folder);
-    return { compacted: true, entries, folded, removed };
+    await folder.rename(tempName, folder, SNAPSHOT_FILE);
+    await folder.sync();
+    return entries;
   }
 
-  async #exists(name: string): Promise<boolean> {
-    return (await lstat(join(this.#folder, name)).catch(() => undefined)) !== undefined;
-  }
-
-  async *#entriesOf(name: string): AsyncIterable<ManifestEntry> {
-    const handle = await this.#open(join(this.#folder, name), `${MANIFEST_FOLDER}/${name}`, READ);
+  async *#entriesOf(folder: Dir, name: string): AsyncIterable<ManifestEntry> {
+    const handle = await folder.open(name, 'read');
+    if (handle === undefined) return;
     try {
-      yield* parseManifestStream(handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>, this.#root);
+      yield* parseManifestStream(
+        handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>,
+        this.#target.path,
+      );
     } finally {
       await handle.close();
     }
@@ -376,17 +371,23 @@ export class LocalManifest {
    */
   async stamp(): Promise<string> {
     const parts: string[] = [];
-    const add = async (path: string, name: string): Promise<void> => {
-      const st = await lstat(path, { bigint: true }).catch((err: unknown) =>
-        code(err) === 'ENOENT' ? undefined : Promise.reject(err),
-      );
-      if (st !== undefined) parts.push(`${name}:${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`);
+    const add = async (dir: Dir, name: string): Promise<void> => {
+      const st = await dir.lstat(name);
+      // Milliseconds with a fraction: the nanoseconds the file system keeps, as far as a double holds them.
+      if (st !== undefined) parts.push(`${name}:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`);
     };
     try {
-      await add(this.#log, MANIFEST_FILE);
-      if (await this.#hasFolder()) {
-        for (const name of await this.#foldingNames()) await add(join(this.#folder, name), name);
-        await add(join(this.#folder, SNAPSHOT_FILE), SNAPSHOT_FILE);
+      const root = await this.#target.root(false);
+      if (root === undefined) return 'local';
+      await add(root, MANIFEST_FILE);
+      const folder = await root.child(MANIFEST_FOLDER, false);
+      try {
+        if (folder !== undefined) {
+          for (const name of await foldingNames(folder)) await add(folder, name);
+          await add(folder, SNAPSHOT_FILE);
+        }
+      } finally {
+        await folder?.close();
       }
     } catch (err) {
       throw this.#error('cannot read the manifest', MANIFEST_FILE, err);
@@ -398,6 +399,21 @@ export class LocalManifest {
     await this.#chain;
     await this.#dropHandle();
   }
+}
+
+/** Where the last entry of each replay of the folded files is. */
+interface LastEntries {
+  ids: IdTable;
+  file: Int32Array<ArrayBuffer>;
+  ordinal: Int32Array<ArrayBuffer>;
+  folded: number;
+}
+
+/** The folded files waiting in `_manifest/`, oldest first. */
+async function foldingNames(folder: Dir): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of folder.entries()) if (FOLDING.test(entry.name)) names.push(entry.name);
+  return names.sort();
 }
 
 function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {

@@ -1,51 +1,38 @@
 /**
- * Reading a local archive folder back: a stored object by its key (never through a symbolic link), and the key of
- * every stored output, walked one open folder per level. What `verify` and `view` read through `openArchive`.
+ * Reading a local archive folder back through the target module: a stored object by its key (never through a symbolic
+ * link, never a FIFO or device), and the key of every stored file, walked one folder descriptor per level. What
+ * `verify` and `view` read through `openArchive`.
  */
-import { constants } from 'node:fs';
-import { open, opendir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describeCause, SinkError } from './errors.js';
-import { foldersToRemoveIn, NotAFolderError } from './local-folders.js';
+import { TargetRefusal } from './target/refusal.js';
+import type { Target } from './target/target.js';
+import { filesBelow } from './target/tree.js';
 
 /**
- * Opens the stored object at `key` (checked by the caller: it stays inside `root`) for reading; undefined when there is
- * none. Its folder must be a real folder and the object a regular file (opened with O_NOFOLLOW): anything else is
- * refused with `SINK_PATH_ESCAPE`.
+ * Opens the stored object at `key` for reading; undefined when there is none. Its folders must be real folders and the
+ * object a regular file: anything else is refused with `SINK_PATH_ESCAPE` (a link, a FIFO, a device) or `SINK_IO`.
  */
-export async function readLocalObject(root: string, key: string): Promise<Readable | undefined> {
-  const path = join(root, ...key.split('/'));
-  const refuse = (what: string, cause?: unknown): SinkError =>
-    new SinkError('SINK_PATH_ESCAPE', `cannot read ${key}: ${what}`, {
-      target: root,
+export async function readLocalObject(target: Target, key: string): Promise<Readable | undefined> {
+  try {
+    const handle = await target.openFile(key, 'read');
+    return handle?.createReadStream();
+  } catch (err) {
+    if (err instanceof TargetRefusal) {
+      const what = err.at === key ? `it ${err.what}` : `${err.message}; refusing to read through it`;
+      throw new SinkError(err.code, `cannot read ${key}: ${what}`, {
+        target: target.path,
+        key,
+        cause: err,
+      });
+    }
+    if (err instanceof SinkError) throw err;
+    throw new SinkError('SINK_IO', `cannot read ${key}: ${describeCause(err)}`, {
+      target: target.path,
       key,
-      ...(cause === undefined ? {} : { cause }),
+      cause: err,
     });
-  try {
-    if (!(await foldersToRemoveIn(root, dirname(path)))) return undefined;
-  } catch (err) {
-    if (err instanceof NotAFolderError) throw refuse(`${err.message}; refusing to read through it`, err);
-    throw new SinkError('SINK_IO', `cannot read ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
   }
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP' || code === 'EMLINK') throw refuse('it is a symbolic link', err);
-    throw new SinkError('SINK_IO', `cannot read ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
-  }
-  const st = await handle.stat().catch(async (err: unknown) => {
-    await handle.close();
-    throw new SinkError('SINK_IO', `cannot read ${key}: ${describeCause(err)}`, { target: root, key, cause: err });
-  });
-  if (!st.isFile()) {
-    await handle.close();
-    throw refuse('it is not a regular file');
-  }
-  return handle.createReadStream();
 }
 
 /** Names the local sink keeps for itself at any depth (`_…`, and `.…` for temporary files): never outputs. */
@@ -58,32 +45,28 @@ function isSinkName(name: string): boolean {
  * top level are the sink's (its manifest and what it keeps beside it), never outputs, whose keys always have a folder
  * (`<device>/<session>.<ext>`); folders are not followed through links. A missing root lists nothing.
  */
-export async function* localOutputKeys(root: string): AsyncGenerator<string> {
-  yield* walk(root, '');
+export async function* localOutputKeys(target: Target): AsyncGenerator<string> {
+  for await (const key of listed(target, (name) => isSinkName(name))) if (key.includes('/')) yield key;
 }
 
 /**
  * Every file (or link, or other non-folder) under a local archive, at any depth, the sink's own (`_…`, `.…`) included,
  * as `/`-separated keys: what `verify` checks for files no entry names. Folders are not followed through links.
  */
-export async function* localStoredObjects(root: string): AsyncGenerator<string> {
-  yield* walk(root, '', true);
+export async function* localStoredObjects(target: Target): AsyncGenerator<string> {
+  yield* listed(target, () => false);
 }
 
-async function* walk(dir: string, prefix: string, all = false): AsyncGenerator<string> {
-  let folder;
+async function* listed(target: Target, skip: (name: string) => boolean): AsyncGenerator<string> {
   try {
-    folder = await opendir(dir);
+    const root = await target.root(false);
+    if (root === undefined) return;
+    yield* filesBelow(root, skip);
   } catch (err) {
-    if (prefix === '' && (err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new SinkError('SINK_IO', `cannot list ${prefix === '' ? 'the archive' : prefix}: ${describeCause(err)}`, {
-      target: dir,
+    if (err instanceof SinkError) throw err;
+    throw new SinkError('SINK_IO', `cannot list the archive: ${describeCause(err)}`, {
+      target: target.path,
       cause: err,
     });
-  }
-  for await (const entry of folder) {
-    if (!all && isSinkName(entry.name)) continue;
-    if (entry.isDirectory()) yield* walk(join(dir, entry.name), `${prefix}${entry.name}/`, all);
-    else if (all || prefix !== '') yield prefix + entry.name;
   }
 }

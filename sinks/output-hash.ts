@@ -14,6 +14,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { SinkError } from './errors.js';
 import { FileHashJob } from './hash-worker.js';
+import type { ReadBack } from './target/temp-file.js';
 
 /** Where a local output's SHA-256 is computed (`LocalSinkOptions.hashWorker`). */
 export interface HashWorkerOptions {
@@ -91,7 +92,8 @@ export class OutputHash {
   private nextLook = 0;
 
   constructor(
-    private readonly path: string,
+    /** Where the worker reads the file back (`TempFile.readBack`), asked when it is handed over. */
+    private readonly file: () => ReadBack,
     private readonly worker: HashWorkerSettings,
   ) {}
 
@@ -104,7 +106,7 @@ export class OutputHash {
       const now = performance.now();
       const rate = ((this.handed - this.windowFrom) * 1000) / Math.max(now - this.windowAt, 1e-3);
       if (rate >= this.worker.minRate) {
-        this.job = new FileHashJob(this.path, this.worker.nice, this.worker.idleMs);
+        this.job = new FileHashJob(this.file(), this.worker.nice, this.worker.idleMs);
         return;
       }
       this.windowAt = now;

@@ -19,8 +19,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Link } from './s3-link.js';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import { replayIdFromKeyBase, replayKeyBase } from './keys.js';
@@ -39,7 +38,7 @@ const SNAPSHOT_NAME = /^(all|\d{1,6}-of-\d{1,6})\/(\d{13})-[0-9a-f]+-(\d{1,12})\
 
 /** Where the manifest is: the sink's client, bucket, `base` (the prefix with its `/`, or empty) and target. */
 export interface S3ManifestPlace {
-  readonly client: S3Client;
+  readonly client: S3Link;
   readonly bucket: string;
   readonly base: string;
   readonly target: string;
@@ -73,9 +72,7 @@ export class S3ManifestLog {
     const name = `${stamp(this.#lastStamp)}-${writerId}-${String(this.#sequence).padStart(10, '0')}.json`;
     const key = `${base}${MANIFEST_DIR}/${replayKeyBase(entry.replay_id)}/${name}`;
     try {
-      await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }),
-      );
+      await client.send('PutObject', { Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' });
     } catch (err) {
       throw s3Error('cannot record the manifest entry', err, {
         target,
@@ -118,7 +115,7 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   const relative = ref.key.slice(place.base.length);
   let body: Readable;
   try {
-    const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: ref.key }));
+    const response = await place.client.send('GetObject', { Bucket: place.bucket, Key: ref.key });
     if (!(response.Body instanceof Readable))
       throw new SinkError('SINK_S3', `cannot read manifest snapshot ${relative}: no body`, {
         target: place.target,
@@ -190,7 +187,7 @@ async function readLogObject(place: S3ManifestPlace, key: string, group: string)
       key: relative,
     });
   try {
-    const response = await place.client.send(new GetObjectCommand({ Bucket: place.bucket, Key: key }));
+    const response = await place.client.send('GetObject', { Bucket: place.bucket, Key: key });
     // The same limit as a local line: a record no writer makes is refused before its body is read.
     if ((response.ContentLength ?? 0) > MAX_MANIFEST_RECORD_BYTES + 1) {
       (response.Body as Readable | undefined)?.destroy?.();
@@ -308,7 +305,8 @@ export async function compactS3Manifest(
     // memory, any size), then uploaded.
     const staged = join(folder, 'snapshot.ndjson.gz');
     // pipeline: a failure of any stage (the merge, gzip, the local disk) ends every stage and is thrown here.
-    await pipeline(merged, createGzip(), createWriteStream(staged));
+    await pipeline(merged, createGzip(), createWriteStream(staged), options.signal ? { signal: options.signal } : {});
+    options.signal?.throwIfAborted();
     folded.end();
     await foldedWritten;
 
@@ -333,8 +331,9 @@ async function uploadFile(place: S3ManifestPlace, path: string, key: string): Pr
   const relative = key.slice(place.base.length);
   const file = await open(path, 'r');
   try {
+    const { Upload, client } = await place.client.uploader();
     const upload = new Upload({
-      client: place.client,
+      client,
       params: {
         Bucket: place.bucket,
         Key: key,

@@ -1,5 +1,5 @@
 /** What every S3 request of the sink needs: its errors (typed, never a credential) and a listing. */
-import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Link, S3Operations } from './s3-link.js';
 import { describeCause, SinkError } from './errors.js';
 
 export interface S3Context {
@@ -52,7 +52,7 @@ export function isNotFound(err: unknown): boolean {
 
 /** Every key under `prefix` (after `startAfter`, when given), in key order, 1,000 a request. */
 export async function* listKeys(
-  client: S3Client,
+  client: S3Link,
   bucket: string,
   prefix: string,
   what: string,
@@ -61,19 +61,17 @@ export async function* listKeys(
 ): AsyncIterable<string> {
   let token: string | undefined;
   do {
-    let page;
+    let page: S3Operations['ListObjectsV2'][1];
     try {
-      page = await client.send(
-        new ListObjectsV2Command({
-          Bucket: bucket,
-          Prefix: prefix,
-          ...(token === undefined
-            ? startAfter === undefined
-              ? {}
-              : { StartAfter: startAfter }
-            : { ContinuationToken: token }),
-        }),
-      );
+      page = await client.send('ListObjectsV2', {
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(token === undefined
+          ? startAfter === undefined
+            ? {}
+            : { StartAfter: startAfter }
+          : { ContinuationToken: token }),
+      });
     } catch (err) {
       throw s3Error(`cannot list ${what}`, err, ctx);
     }
@@ -90,7 +88,7 @@ const DELETE_BATCH = 1000;
  * not delete fails with `SinkError` `SINK_S3` naming `what` and the first such key (relative to `base`).
  */
 export async function deleteKeys(
-  client: S3Client,
+  client: S3Link,
   bucket: string,
   keys: AsyncIterable<string>,
   what: string,
@@ -100,11 +98,12 @@ export async function deleteKeys(
   let count = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    let result;
+    let result: S3Operations['DeleteObjects'][1];
     try {
-      result = await client.send(
-        new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
-      );
+      result = await client.send('DeleteObjects', {
+        Bucket: bucket,
+        Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+      });
     } catch (err) {
       throw s3Error(`cannot delete ${what}`, err, { target: ctx.target, key: ctx.key });
     }

@@ -1,5 +1,5 @@
 /** The work claims of a balanced run in an S3 target (see ./work-claims.ts for what they are). */
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Link } from './s3-link.js';
 import { deleteKeys, isNotFound, listKeys, s3Error, statusOf } from './s3-requests.js';
 import type { WorkClaims } from './sink.js';
 import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey } from './work-claims.js';
@@ -9,12 +9,12 @@ import { BALANCE_DIR, checkRun, HOLDER_BYTES, holderOf, workClaimKey } from './w
  * `If-None-Match: *` (S3 refuses it when one is there: 412), then read back: a store that ignores the condition (some S3-compatible servers) still
  * tells each of two racing writers the same holder, so at most the replay is exported twice.
  */
-export function s3WorkClaims(client: S3Client, bucket: string, base: string, target: string, run: string): WorkClaims {
+export function s3WorkClaims(client: S3Link, bucket: string, base: string, target: string, run: string): WorkClaims {
   checkRun(run, target);
   /** When the object at `key` was written (ms since the epoch), or undefined when there is none. */
   const head = async (key: string, replayId: string): Promise<number | undefined> => {
     try {
-      const res = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: base + key }));
+      const res = await client.send('HeadObject', { Bucket: bucket, Key: base + key });
       return res.LastModified?.getTime() ?? 0;
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -23,9 +23,11 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
   };
   const get = async (key: string, replayId: string): Promise<string | undefined> => {
     try {
-      const res = await client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: base + key, Range: `bytes=0-${HOLDER_BYTES - 1}` }),
-      );
+      const res = await client.send('GetObject', {
+        Bucket: bucket,
+        Key: base + key,
+        Range: `bytes=0-${HOLDER_BYTES - 1}`,
+      });
       return (await res.Body?.transformToString('utf8')) ?? '';
     } catch (err) {
       if (isNotFound(err)) return undefined;
@@ -34,15 +36,13 @@ export function s3WorkClaims(client: S3Client, bucket: string, base: string, tar
   };
   const put = async (key: string, text: string, replayId: string, exclusive: boolean): Promise<boolean> => {
     try {
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: base + key,
-          Body: text,
-          ContentType: 'text/plain',
-          ...(exclusive ? { IfNoneMatch: '*' } : {}),
-        }),
-      );
+      await client.send('PutObject', {
+        Bucket: bucket,
+        Key: base + key,
+        Body: text,
+        ContentType: 'text/plain',
+        ...(exclusive ? { IfNoneMatch: '*' } : {}),
+      });
       return true;
     } catch (err) {
       if (exclusive && (statusOf(err) === 412 || statusOf(err) === 409)) return false;

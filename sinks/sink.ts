@@ -237,6 +237,11 @@ export interface ManifestCompaction {
   layout: string;
   /** With a shard layout: the replays of the shard (S3 folds only their entries). */
   keep?: (replayId: string) => boolean;
+  /**
+   * Stops the fold (it rejects with the signal's reason): what it leaves reads the same, as after a kill, and the next
+   * fold finishes the job. A run that is interrupted does not wait for its fold.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ManifestCompactionResult {
@@ -306,7 +311,7 @@ export interface Sink {
    * may have changed (an append, a fold), cheap to get (local: the manifest files' sizes and times; S3: one listing
    * of `_manifest/`).
    */
-  manifestStamp?(): Promise<string>;
+  manifestStamp?(): Promise<string | undefined>;
   compactManifest?(options: ManifestCompaction): Promise<ManifestCompactionResult>;
   /**
    * Optional (what `forget` needs): deletes the output at `key` and resolves whether one was there. Only a replay

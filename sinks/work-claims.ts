@@ -7,14 +7,12 @@
  * behind costs a replay exported twice at worst (the same bytes at the same key), never one left out (src/pipeline/
  * balance.ts says why).
  */
-import { constants } from 'node:fs';
-import { lstat, open as openFile, readdir, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { SinkError, describeCause } from './errors.js';
 import { replayKeyBase } from './keys.js';
-import { makeFolders, NotAFolderError } from './local-folders.js';
 import type { WorkClaims } from './sink.js';
-import { isSymlinkRefusal, O_NOFOLLOW } from './temp-file.js';
+import { errorCode, TargetRefusal } from './target/refusal.js';
+import type { Dir, Target } from './target/target.js';
+import { removeTree } from './target/tree.js';
 
 /** The folder of every run's claims, at the top of the target. */
 export const BALANCE_DIR = '_balance';
@@ -55,17 +53,16 @@ export function holderOf(text: string): string {
   return holder === '' ? '?' : holder;
 }
 
-/** The claims of `run` in the local folder `root` (created when first needed; links are never followed). */
-export function localWorkClaims(
-  root: string,
-  run: string,
-  pathOf: (key: string) => string,
-  ensureRoot: () => Promise<void>,
-): WorkClaims {
+/**
+ * The claims of `run` in the local target (created when first needed): every file reached through the target module,
+ * so no link is followed at any component, and a FIFO or device planted at a claim is refused at once.
+ */
+export function localWorkClaims(target: Target, run: string): WorkClaims {
+  const root = target.path;
   checkRun(run, root);
   const fail = (what: string, key: string, err: unknown, replayId?: string): SinkError => {
-    const escape = (err instanceof NotAFolderError && err.kind === 'symlink') || isSymlinkRefusal(err);
-    return new SinkError(escape ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
+    const escapes = err instanceof TargetRefusal && err.escapes;
+    return new SinkError(escapes ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
       target: root,
       key,
       ...(replayId !== undefined ? { replayId } : {}),
@@ -74,13 +71,8 @@ export function localWorkClaims(
   };
   /** Writes `text` at `key`: only when nothing is there (`exclusive`), else over it. False: something was there. */
   const write = async (key: string, text: string, exclusive: boolean, replayId: string): Promise<boolean> => {
-    const path = pathOf(key);
     try {
-      await ensureRoot();
-      await makeFolders(root, dirname(path));
-      const flags =
-        constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW | (exclusive ? constants.O_EXCL : constants.O_TRUNC);
-      const handle = await openFile(path, flags, 0o644);
+      const handle = (await target.openFile(key, exclusive ? 'create' : 'replace'))!;
       try {
         await handle.writeFile(text);
       } finally {
@@ -88,13 +80,14 @@ export function localWorkClaims(
       }
       return true;
     } catch (err) {
-      if (exclusive && (err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      if (exclusive && errorCode(err) === 'EEXIST') return false;
       throw fail('write the work claim', key, err, replayId);
     }
   };
   const read = async (key: string, replayId: string): Promise<string | undefined> => {
     try {
-      const handle = await openFile(pathOf(key), constants.O_RDONLY | O_NOFOLLOW);
+      const handle = await target.openFile(key, 'read');
+      if (handle === undefined) return undefined;
       try {
         const { buffer, bytesRead } = await handle.read(Buffer.alloc(HOLDER_BYTES), 0, HOLDER_BYTES, 0);
         return buffer.subarray(0, bytesRead).toString('utf8');
@@ -102,7 +95,6 @@ export function localWorkClaims(
         await handle.close();
       }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw fail('read the work claim', key, err, replayId);
     }
   };
@@ -122,33 +114,46 @@ export function localWorkClaims(
     async finishedAt(replayId) {
       const key = workClaimKey(run, replayId, 'done');
       try {
-        const stat = await lstat(pathOf(key));
-        return stat.isFile() ? stat.mtimeMs : undefined;
+        const stat = await target.lstat(key);
+        return stat?.isFile() === true ? stat.mtimeMs : undefined;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw fail('read the work claim', key, err, replayId);
       }
     },
-    async clearOtherRuns() {
-      const folder = pathOf(BALANCE_DIR);
-      let names: string[];
-      try {
-        names = await readdir(folder);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
-          return 0;
-        throw fail('list the work claims', BALANCE_DIR, err);
-      }
-      let removed = 0;
-      for (const name of names) {
-        if (name === run || !RUN_NAME.test(name)) continue;
-        // `rm` removes a link itself, never what it points to.
-        await rm(pathOf(`${BALANCE_DIR}/${name}`), { recursive: true, force: true }).catch((err: unknown) => {
-          throw fail('remove the work claims', `${BALANCE_DIR}/${name}`, err);
-        });
-        removed++;
-      }
-      return removed;
-    },
+    clearOtherRuns: () => clearOtherRuns(target, run, fail),
   };
+}
+
+/**
+ * Removes the claim folders of every run but `run` under `_balance/`, each walked no-follow (target/tree.ts): a link
+ * there (even `_balance` itself) is never followed, so nothing outside the target is removed. Resolves how many runs'
+ * claims were removed.
+ */
+async function clearOtherRuns(
+  target: Target,
+  run: string,
+  fail: (what: string, key: string, err: unknown) => SinkError,
+): Promise<number> {
+  let folder: Dir | undefined;
+  try {
+    folder = await target.folder(BALANCE_DIR, false);
+  } catch (err) {
+    throw fail('list the work claims', BALANCE_DIR, err);
+  }
+  if (folder === undefined) return 0;
+  let removed = 0;
+  try {
+    const names: string[] = [];
+    for await (const entry of folder.entries())
+      if (entry.name !== run && RUN_NAME.test(entry.name)) names.push(entry.name);
+    for (const name of names) {
+      await removeTree(folder, name).catch((err: unknown) => {
+        throw fail('remove the work claims', `${BALANCE_DIR}/${name}`, err);
+      });
+      removed++;
+    }
+  } finally {
+    await folder.close();
+  }
+  return removed;
 }

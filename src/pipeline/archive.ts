@@ -290,6 +290,7 @@ export async function* runArchive(plan: ArchivePlan, settings: Settings, io: Arc
             every: Math.max(settings.compactEvery, state.entries),
             onResult: (result) => channel.push({ type: 'compacted', result }),
             onError: (error) => channel.push({ type: 'compaction-failed', error }),
+            signal: outer,
             afterFold: () =>
               refreshCatalogue(io.archive, {
                 ...(settings.catalogueDir === undefined ? {} : { dir: settings.catalogueDir }),

@@ -16,6 +16,8 @@ export interface ManifestCompactorOptions {
   onError(error: unknown): void;
   /** After each fold that wrote a snapshot (what keeps the archive's catalogue current); its failure is its own. */
   afterFold?: () => Promise<void>;
+  /** The run's interrupt: stops a fold under way (what it leaves reads the same), and `finish` then throws its reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -52,20 +54,33 @@ export class ManifestCompactor {
 
   async #fold(): Promise<void> {
     try {
-      const result = await this.manifest.compact({ layout: this.#layout, ...(this.#keep ? { keep: this.#keep } : {}) });
+      const { signal } = this.options;
+      const result = await this.manifest.compact({
+        layout: this.#layout,
+        ...(this.#keep ? { keep: this.#keep } : {}),
+        ...(signal ? { signal } : {}),
+      });
       if (result.compacted) this.options.onResult(result);
     } catch (err) {
-      this.options.onError(err);
+      // Stopped by the interrupt: not a failure of the fold.
+      if (this.options.signal?.aborted !== true) this.options.onError(err);
       return;
     }
+    if (this.options.signal?.aborted === true) return;
     await this.options.afterFold?.();
   }
 
-  /** Waits for a fold in progress, then folds what was appended since (or left unfolded by an earlier run). */
+  /**
+   * Waits for a fold in progress, then folds what was appended since (or left unfolded by an earlier run); throws the
+   * interrupt's reason when the run was interrupted meanwhile (the fold stopped, the manifest as it was).
+   */
   async finish(): Promise<void> {
+    const { signal } = this.options;
     await this.#running;
+    signal?.throwIfAborted();
     this.#start();
     await this.#running;
+    signal?.throwIfAborted();
   }
 
   /** Waits for a fold in progress (a run that stops early folds nothing more). */

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import { storedKind } from '../../sinks/layout.js';
 import { replayKey } from '../../sinks/keys.js';
-import { ASSETS_DIR, assetKey, isAssetDigest } from '../../sinks/assets.js';
+import { ASSETS_DIR, isAssetDigest } from '../../sinks/assets.js';
 import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js';
 import { categoryOf, ConfigError, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
 import { DEFAULTS } from '../pipeline/defaults.js';
@@ -24,7 +24,8 @@ import { IdTable } from '../../sinks/id-table.js';
 import { checkDecodeLimits } from '../../decoders/limits.js';
 import { outputKeysOf } from '../../sinks/keys.js';
 import { openArchive, type Archive } from '../../sinks/archive.js';
-import { readStoredObject, type ReadLimits } from './stored-object.js';
+import PQueue from 'p-queue';
+import { type ObjectReading, readStoredObject, type ReadLimits } from './stored-object.js';
 
 /** Every kind of problem `verifyArchive` reports. */
 export const VERIFY_PROBLEM_KINDS = [
@@ -171,6 +172,93 @@ class LastPositions {
   }
 }
 
+/** The counts a verification keeps as it goes, and its problems counted by kind. */
+class Tally {
+  readonly byKind = emptyCounts();
+  readonly totals = { entries: 0, verified: 0, intact: 0, notOk: 0, stored: 0, problems: 0, events: 0, bytes: 0 };
+
+  counted(p: VerifyProblem): VerifyProblem {
+    this.totals.problems++;
+    this.byKind[p.kind]++;
+    return p;
+  }
+
+  summary(target: string, replays: number, started: number): VerifySummary {
+    const { entries, verified, intact, notOk, stored, problems, events, bytes } = this.totals;
+    const seconds = Math.round((Date.now() - started) / 100) / 10;
+    return {
+      target,
+      entries,
+      replays,
+      verified,
+      intact,
+      notOk,
+      stored,
+      problems,
+      byKind: this.byKind,
+      events,
+      bytes,
+      seconds,
+    };
+  }
+}
+
+/**
+ * Checks run `concurrency` at a time (p-queue), their problems handed out in the order they are found. The first check
+ * that fails stops the verification: its error is thrown by the next `add` or `drain`.
+ */
+class Checks {
+  readonly #queue: PQueue;
+  readonly #ready: VerifyProblem[] = [];
+  #failure: { error: unknown } | undefined;
+
+  constructor(concurrency: number) {
+    this.#queue = new PQueue({ concurrency });
+  }
+
+  /** Queues a check once fewer than `concurrency` run; resolves the problems found so far (taken). */
+  async add(check: () => Promise<VerifyProblem[]>): Promise<VerifyProblem[]> {
+    await this.#queue.onSizeLessThan(1);
+    this.#throwIfFailed();
+    void this.#queue.add(async () => {
+      try {
+        this.#ready.push(...(await check()));
+      } catch (error) {
+        this.#failure ??= { error };
+      }
+    });
+    return this.#take();
+  }
+
+  /** Waits for every check queued; resolves their problems. */
+  async drain(): Promise<VerifyProblem[]> {
+    await this.#queue.onIdle();
+    return this.#take();
+  }
+
+  /** Drops what has not started, and waits for what runs (its signal stops it). */
+  async stop(): Promise<void> {
+    this.#queue.clear();
+    await this.#queue.onIdle();
+  }
+
+  #take(): VerifyProblem[] {
+    this.#throwIfFailed();
+    return this.#ready.splice(0);
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failure.error;
+  }
+}
+
+/** What the first pass over the manifest keeps: each replay's last entry, the keys and assets `ok` entries name. */
+interface Named {
+  last: LastPositions;
+  keys: IdTable;
+  assets: IdTable;
+}
+
 async function* run(
   archive: string,
   options: VerifyOptions,
@@ -185,15 +273,8 @@ async function* run(
     fastPath: options.fastPath ?? DEFAULTS.fastPath,
     signal,
   };
-  const concurrency = options.concurrency ?? DEFAULTS.concurrency;
-  const byKind = emptyCounts();
-  const totals = { entries: 0, verified: 0, intact: 0, notOk: 0, stored: 0, problems: 0, events: 0, bytes: 0 };
-  const counted = (p: VerifyProblem): VerifyProblem => {
-    totals.problems++;
-    byKind[p.kind]++;
-    return p;
-  };
-  const pending = new Set<Promise<void>>();
+  const checks = new Checks(options.concurrency ?? DEFAULTS.concurrency);
+  const tally = new Tally();
   let finished = false;
   let store: Archive | undefined;
   try {
@@ -205,132 +286,11 @@ async function* run(
       s3: options.s3 ?? {},
       local: { hashWorker: false, cleanStaleTemp: false },
     });
-
-    // Pass 1: the last entry of each replay id, and the keys and assets `ok` entries name.
-    const last = new LastPositions();
-    const named = new IdTable();
-    const mapped = new IdTable();
-    for await (const entry of store.manifest.read()) {
-      last.set(entry.replay_id, totals.entries++);
-      if (entry.status === 'ok' && typeof entry.key === 'string') named.set(entry.key, 0);
-      if (entry.status === 'ok') for (const digest of mappedDigests(entry)) mapped.set(digest, 0);
-      if ((totals.entries & 1023) === 0) signal.throwIfAborted();
-    }
-
-    // Pass 2: each replay's state; those `ok` verified, `concurrency` objects at a time.
-    const ready: VerifyProblem[] = [];
-    const assetsSeen = new Map<string, Promise<boolean>>();
-    const opened = store;
-    let failure: { error: unknown } | undefined;
-    let position = 0;
-    let changed = false;
-    for await (const entry of store.manifest.read()) {
-      const at = position++;
-      const lastAt = last.lastOf(entry.replay_id);
-      if (lastAt < 0 || at >= totals.entries) changed = true;
-      if (lastAt !== at) continue;
-      if (entry.status !== 'ok') {
-        totals.notOk++;
-        if (entry.status === 'forgotten' && entry.scope !== 'user') {
-          for (const key of outputKeysOf(entry.replay_id)) {
-            if (!(await store.outputs.exists(key))) continue;
-            yield counted({
-              kind: 'forgotten_present',
-              message: `${key} (replay ${entry.replay_id}): forgotten (${entry.recorded_at}) but still stored; run the same forget again`,
-              replayId: entry.replay_id,
-              key,
-            });
-          }
-        }
-        continue;
-      }
-      totals.verified++;
-      const task: Promise<void> = verifyEntry(entry, store, limits).then(
-        async (result) => {
-          result.problems.push(...(await assetProblems(entry, opened, assetsSeen)));
-          totals.bytes += result.bytes;
-          totals.events += result.events;
-          if (result.problems.length === 0) totals.intact++;
-          ready.push(...result.problems);
-        },
-        (error: unknown) => void (failure ??= { error }),
-      );
-      pending.add(task);
-      void task.finally(() => pending.delete(task));
-      while (pending.size >= concurrency) await Promise.race(pending);
-      if (failure !== undefined) throw failure.error;
-      while (ready.length > 0) yield counted(ready.shift()!);
-    }
-    await Promise.all(pending);
-    if (failure !== undefined) throw failure.error;
-    while (ready.length > 0) yield counted(ready.shift()!);
-    if (changed || position !== totals.entries) {
-      yield counted({
-        kind: 'manifest_changed',
-        message: `the manifest changed while it was verified (${totals.entries} entries, then ${position}): verify again once no run writes to the archive`,
-        expected: totals.entries,
-        actual: position,
-      });
-    }
-
-    // Pass 3: every stored object (or the outputs only, for a sink that lists no more): what nothing names, and the
-    // captured assets' bytes.
-    const objects = store.objects();
-    let listed = 0;
-    const hashing = new Set<Promise<void>>();
-    for await (const key of objects ?? store.outputs.list()) {
-      if ((++listed & 1023) === 0) signal.throwIfAborted();
-      const kind = objects === undefined ? 'output' : storedKind(key);
-      if (kind === 'output') {
-        totals.stored++;
-        if (!named.has(key))
-          yield counted({ kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` });
-      } else if (kind === 'asset') {
-        const digest = key.slice(ASSETS_DIR.length + 1);
-        if (!mapped.has(digest)) {
-          yield counted({
-            kind: 'orphan',
-            key,
-            message: `${key} is stored but no ok entry maps a URL to it (captured by an export that failed or was cut short; forget of its replay removes it)`,
-          });
-        }
-        const task: Promise<void> = rehashAsset(opened, digest).then(
-          (problem) => void (problem !== undefined && ready.push(problem)),
-          (error: unknown) => void (failure ??= { error }),
-        );
-        hashing.add(task);
-        void task.finally(() => hashing.delete(task));
-        while (hashing.size >= concurrency) await Promise.race(hashing);
-        if (failure !== undefined) throw failure.error;
-        while (ready.length > 0) yield counted(ready.shift()!);
-      } else if (kind === 'foreign') {
-        yield counted({
-          kind: 'orphan',
-          key,
-          message: `${key} is stored but no entry of the manifest names it, and replay-export writes no such file`,
-        });
-      }
-    }
-    await Promise.all(hashing);
-    // Set by a hashing task's callback (which the narrowing above does not see).
-    const stopped = failure as { error: unknown } | undefined;
-    if (stopped !== undefined) throw stopped.error;
-    while (ready.length > 0) yield counted(ready.shift()!);
+    const named = await namedInManifest(store, tally, signal);
+    for await (const p of lastEntries(store, named, limits, checks, tally)) yield tally.counted(p);
+    for await (const p of storedObjects(store, named, checks, tally, signal)) yield tally.counted(p);
     finished = true;
-    settle.resolve({
-      target: store.target,
-      entries: totals.entries,
-      replays: last.size,
-      verified: totals.verified,
-      intact: totals.intact,
-      notOk: totals.notOk,
-      stored: totals.stored,
-      problems: totals.problems,
-      byKind,
-      events: totals.events,
-      bytes: totals.bytes,
-      seconds: Math.round((Date.now() - started) / 100) / 10,
-    });
+    settle.resolve(tally.summary(store.target, named.last.size, started));
   } catch (err) {
     finished = true;
     settle.reject(err);
@@ -338,10 +298,122 @@ async function* run(
   } finally {
     // Stopped early (by the caller, or an error): objects being read stop too.
     stop.abort(new InterruptedError('the verification was stopped'));
-    await Promise.allSettled(pending);
+    await checks.stop();
     await store?.close();
     if (!finished) settle.reject(new InterruptedError('the verification was stopped before its end'));
   }
+}
+
+/** Pass 1: the last entry of each replay id, and the keys and assets `ok` entries name. */
+async function namedInManifest(store: Archive, tally: Tally, signal: AbortSignal): Promise<Named> {
+  const named: Named = { last: new LastPositions(), keys: new IdTable(), assets: new IdTable() };
+  for await (const entry of store.manifest.read()) {
+    named.last.set(entry.replay_id, tally.totals.entries++);
+    if (entry.status === 'ok' && typeof entry.key === 'string') named.keys.set(entry.key, 0);
+    if (entry.status === 'ok') for (const digest of mappedDigests(entry)) named.assets.set(digest, 0);
+    if ((tally.totals.entries & 1023) === 0) signal.throwIfAborted();
+  }
+  return named;
+}
+
+/** Pass 2: each replay's state; those `ok` verified (through `checks`), tombstones checked to have no output left. */
+async function* lastEntries(
+  store: Archive,
+  named: Named,
+  limits: ReadLimits,
+  checks: Checks,
+  tally: Tally,
+): AsyncGenerator<VerifyProblem> {
+  const { totals } = tally;
+  const assetsSeen = new Map<string, Promise<boolean>>();
+  let position = 0;
+  let changed = false;
+  for await (const entry of store.manifest.read()) {
+    const at = position++;
+    const lastAt = named.last.lastOf(entry.replay_id);
+    if (lastAt < 0 || at >= totals.entries) changed = true;
+    if (lastAt !== at) continue;
+    if (entry.status !== 'ok') {
+      totals.notOk++;
+      if (entry.status === 'forgotten' && entry.scope !== 'user')
+        yield* forgottenLeft(store, entry.replay_id, entry.recorded_at);
+      continue;
+    }
+    totals.verified++;
+    yield* await checks.add(async () => {
+      const result = await verifyEntry(entry, store, limits);
+      result.problems.push(...(await assetProblems(entry, store, assetsSeen)));
+      totals.bytes += result.bytes;
+      totals.events += result.events;
+      if (result.problems.length === 0) totals.intact++;
+      return result.problems;
+    });
+  }
+  yield* await checks.drain();
+  if (changed || position !== totals.entries) {
+    yield {
+      kind: 'manifest_changed',
+      message: `the manifest changed while it was verified (${totals.entries} entries, then ${position}): verify again once no run writes to the archive`,
+      expected: totals.entries,
+      actual: position,
+    };
+  }
+}
+
+/** The outputs of a forgotten replay still stored. */
+async function* forgottenLeft(store: Archive, replayId: string, recordedAt: string): AsyncGenerator<VerifyProblem> {
+  for (const key of outputKeysOf(replayId)) {
+    if (!(await store.outputs.exists(key))) continue;
+    yield {
+      kind: 'forgotten_present',
+      message: `${key} (replay ${replayId}): forgotten (${recordedAt}) but still stored; run the same forget again`,
+      replayId,
+      key,
+    };
+  }
+}
+
+/**
+ * Pass 3: every stored object: what nothing names, and the captured assets' bytes (re-hashed through `checks`). A
+ * caller's sink that lists no more than its outputs gives those.
+ */
+async function* storedObjects(
+  store: Archive,
+  named: Named,
+  checks: Checks,
+  tally: Tally,
+  signal: AbortSignal,
+): AsyncGenerator<VerifyProblem> {
+  let listed = 0;
+  for await (const key of store.objects()) {
+    if ((++listed & 1023) === 0) signal.throwIfAborted();
+    const kind = storedKind(key);
+    if (kind === 'output') {
+      tally.totals.stored++;
+      if (!named.keys.has(key))
+        yield { kind: 'orphan', key, message: `${key} is stored but no entry of the manifest names it` };
+    } else if (kind === 'asset') {
+      const digest = key.slice(ASSETS_DIR.length + 1);
+      if (!named.assets.has(digest)) {
+        yield {
+          kind: 'orphan',
+          key,
+          message: `${key} is stored but no ok entry maps a URL to it (captured by an export that failed or was cut short; forget of its replay removes it)`,
+        };
+      }
+      yield* await checks.add(async () => {
+        const problem = await rehashAsset(store, digest);
+        return problem === undefined ? [] : [problem];
+      });
+    } else if (kind === 'foreign') {
+      yield {
+        kind: 'orphan',
+        key,
+        message: `${key} is stored but no entry of the manifest names it, and replay-export writes no such file`,
+      };
+    }
+  }
+  yield* await checks.drain();
 }
 
 interface EntryResult {
@@ -464,7 +536,7 @@ async function verifyEntry(entry: OkEntry, store: Archive, limits: ReadLimits): 
   ] as const) {
     if (!ok) problem('bad_entry', `the entry has no valid ${field}`);
   }
-  let reading;
+  let reading: ObjectReading;
   try {
     const body = await store.outputs.read(key);
     if (body === undefined) {

@@ -30,8 +30,8 @@ import { ViewError } from './errors.js';
 import { INDEX_CSP, securityHeaders, send } from './answer.js';
 import { allowedHosts, checkHostNames, hostOf, isLoopback } from './host-names.js';
 import { renderIndex } from './index-page.js';
-import { videoRoute, type ViewVideo } from './video.js';
-import { openArchiveSource } from './archive-source.js';
+import { videoRoute, type VideoRoute, type ViewVideo } from './video.js';
+import { type CataloguedSource, openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedNdjson } from './stored-events.js';
 import { catalogueDirOf } from '../pipeline/settings.js';
@@ -155,138 +155,182 @@ function errorStatus(err: unknown): number {
   return err instanceof ViewError || err instanceof SinkError ? 502 : 500;
 }
 
+/** What the routes answer from: the archive, its index, the shared player, videos, the limits of a replay read. */
+interface Routes {
+  source: CataloguedSource;
+  player: ReturnType<typeof sharedPlayer>;
+  videos: VideoRoute;
+  title: string;
+  limits: { maxEventBytes: number; maxReplayBytes: number };
+}
+
+/** Answers one request (GET or HEAD, Host checked by the caller). */
+async function route(routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const rawUrl = req.url ?? '';
+  if (!rawUrl.startsWith('/')) return send(res, 400, 'bad request\n');
+  const url = new URL(rawUrl, 'http://127.0.0.1');
+  const parts = url.pathname.split('/');
+  if (parts[1] === 'player') return answerPlayerFile(routes, parts, res);
+  if (parts[1] === 'assets') return answerAsset(routes, parts, req, res);
+  if (url.pathname === '/') return answerIndex(routes, url, res);
+  const sub = parts[3];
+  if (
+    parts[1] !== 'replays' ||
+    parts.length < 3 ||
+    parts.length > 4 ||
+    (sub !== undefined && sub !== 'events.ndjson' && sub !== 'video.mp4')
+  ) {
+    return send(res, 404, 'not found\n');
+  }
+  let id: string;
+  try {
+    id = decodeURIComponent(parts[2]!);
+  } catch {
+    return send(res, 400, 'bad replay id\n');
+  }
+  return answerReplay(routes, id, sub, req, res);
+}
+
+/** `/player/<version>/<file>`: the shared player's files, cached for good. */
+function answerPlayerFile(routes: Routes, parts: readonly string[], res: ServerResponse): void {
+  const { player } = routes;
+  const file = parts.length === 4 && parts[2] === player.version ? player.files[parts[3]!] : undefined;
+  if (file === undefined) {
+    send(res, 404, 'not found\n');
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': file.type,
+    'content-length': file.body.length,
+    ...securityHeaders(INDEX_CSP),
+    'cache-control': 'public, max-age=31536000, immutable',
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : file.body);
+}
+
+/** `/assets/<sha256>`: a captured asset, by its digest (never a path): bytes only, the player gives them their type. */
+async function answerAsset(
+  routes: Routes,
+  parts: readonly string[],
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = parts.length === 3 ? await routes.source.readAsset(parts[2]!) : undefined;
+  if (body === undefined) return send(res, 404, 'not found\n');
+  res.writeHead(200, { 'content-type': 'application/octet-stream', ...securityHeaders(INDEX_CSP) });
+  if (req.method === 'HEAD') {
+    body.destroy();
+    res.end();
+    return;
+  }
+  await pipeline(body, res);
+}
+
+/** `/`: the index, filtered and paged by the query. */
+function answerIndex(routes: Routes, url: URL, res: ServerResponse): void {
+  let asked: ReturnType<typeof parseIndexQuery>;
+  try {
+    asked = parseIndexQuery(url.searchParams);
+  } catch (err) {
+    if (!(err instanceof BadRequest)) throw err;
+    send(res, 400, `${err.message}\n`);
+    return;
+  }
+  const page = routes.source.catalogue.page(asked.query, asked.page, asked.pageSize);
+  const shown = { params: url.searchParams, sort: asked.query.sort ?? DEFAULT_SORT, videos: routes.videos.available };
+  send(res, 200, renderIndex(routes.title, shown, page), 'text/html; charset=utf-8');
+}
+
+/** `/replays/<id>` (the player's shell), `/replays/<id>/events.ndjson` (the events), `/replays/<id>/video.mp4`. */
+async function answerReplay(
+  routes: Routes,
+  id: string,
+  sub: string | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { source } = routes;
+  const row = source.catalogue.get(id);
+  if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
+  if (sub === 'video.mp4') {
+    if (row.stored === undefined) return send(res, 404, 'this replay has no stored events\n');
+    return routes.videos.answer(id, req, res);
+  }
+  const object = row.stored === undefined ? undefined : await source.open(row.stored);
+  if (object === undefined) return send(res, 404, 'this replay has no stored events\n');
+  // The page and HEAD only need to know that it opens: closed at once (a generator never started would not close it).
+  if (sub === undefined || req.method === 'HEAD') {
+    object.body.destroy();
+    await finished(object.body).catch(() => undefined);
+  }
+  if (sub === undefined) {
+    const eventsUrl = `/replays/${encodeURIComponent(id)}/events.ndjson`;
+    const assets = row.hasAssets ? await source.assetsOf(id) : undefined;
+    const shell = routes.player.shell(`Replay ${id}`, eventsUrl, assets);
+    return send(res, 200, shell, 'text/html; charset=utf-8', SHELL_CSP);
+  }
+  const ndjson = 'application/x-ndjson; charset=utf-8';
+  if (req.method === 'HEAD') {
+    res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
+    res.end();
+    return;
+  }
+  // The first chunk before the status: a replay refused at once (not an array, over a limit) gets its error status.
+  const chunks = storedNdjson(object.body, object.format, object.gzip, object.key, routes.limits);
+  const first = await chunks.next();
+  res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
+  await pipeline(Readable.from(prepend(first, chunks), { objectMode: false }), res);
+}
+
+/** Listens on `host`:`port`; rejects (the archive closed) when it cannot. */
+async function listen(server: Server, port: number, host: string, source: CataloguedSource): Promise<void> {
+  await new Promise<void>((ok, fail) => {
+    server.once('error', (err) => {
+      void source.close();
+      fail(err);
+    });
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      ok();
+    });
+  });
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   checkDecodeLimits(options);
   checkHostNames(options.allowHosts ?? []);
   const dir = options.catalogue?.dir ?? catalogueDirOf(undefined);
   const source = await openArchiveSource(options.archive, options.s3, { ...options.catalogue, ...(dir && { dir }) });
-  const catalogue = source.catalogue;
-  const limits = {
-    maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes,
-    maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes,
+  const routes: Routes = {
+    source,
+    player: sharedPlayer(),
+    videos: videoRoute(options.video),
+    title: `replay-export view: ${source.label}`,
+    limits: {
+      maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes,
+      maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes,
+    },
   };
-  const player = sharedPlayer();
-  const title = `replay-export view: ${source.label}`;
-  const videos = videoRoute(options.video);
   let hosts = new Set<string>();
   const host = options.host ?? '127.0.0.1';
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!hosts.has(hostOf(req.headers.host) ?? '')) return send(res, 421, 'unknown host\n');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      return send(res, 405, 'method not allowed\n');
-    }
-    const rawUrl = req.url ?? '';
-    if (!rawUrl.startsWith('/')) return send(res, 400, 'bad request\n');
-    const url = new URL(rawUrl, 'http://127.0.0.1');
-    const parts = url.pathname.split('/');
-    if (parts[1] === 'player') {
-      const file = parts.length === 4 && parts[2] === player.version ? player.files[parts[3]!] : undefined;
-      if (file === undefined) return send(res, 404, 'not found\n');
-      res.writeHead(200, {
-        'content-type': file.type,
-        'content-length': file.body.length,
-        ...securityHeaders(INDEX_CSP),
-        'cache-control': 'public, max-age=31536000, immutable',
-      });
-      res.end(req.method === 'HEAD' ? undefined : file.body);
-      return;
-    }
-    if (parts[1] === 'assets') {
-      // A captured asset, by its digest (never a path): bytes only, the player gives them their type.
-      const body = parts.length === 3 ? await source.readAsset(parts[2]!) : undefined;
-      if (body === undefined) return send(res, 404, 'not found\n');
-      res.writeHead(200, { 'content-type': 'application/octet-stream', ...securityHeaders(INDEX_CSP) });
-      if (req.method === 'HEAD') {
-        body.destroy();
-        res.end();
-        return;
-      }
-      await pipeline(body, res);
-      return;
-    }
-    if (url.pathname === '/') {
-      let asked;
-      try {
-        asked = parseIndexQuery(url.searchParams);
-      } catch (err) {
-        if (err instanceof BadRequest) return send(res, 400, `${err.message}\n`);
-        throw err;
-      }
-      const page = catalogue.page(asked.query, asked.page, asked.pageSize);
-      const html = renderIndex(
-        title,
-        { params: url.searchParams, sort: asked.query.sort ?? DEFAULT_SORT, videos: videos.available },
-        page,
-      );
-      return send(res, 200, html, 'text/html; charset=utf-8');
-    }
-    const sub = parts[3];
-    if (
-      parts[1] !== 'replays' ||
-      parts.length < 3 ||
-      parts.length > 4 ||
-      (sub !== undefined && sub !== 'events.ndjson' && sub !== 'video.mp4')
-    ) {
-      return send(res, 404, 'not found\n');
-    }
-    let id: string;
-    try {
-      id = decodeURIComponent(parts[2]!);
-    } catch {
-      return send(res, 400, 'bad replay id\n');
-    }
-    const row = catalogue.get(id);
-    if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
-    if (sub === 'video.mp4') {
-      if (row.stored === undefined) return send(res, 404, 'this replay has no stored events\n');
-      return videos.answer(id, req, res);
-    }
-    const object = row.stored === undefined ? undefined : await source.open(row.stored);
-    if (object === undefined) return send(res, 404, 'this replay has no stored events\n');
-    // The page and HEAD only need to know that it opens: closed at once (a generator never started would not close it).
-    if (parts.length === 3 || req.method === 'HEAD') {
-      object.body.destroy();
-      await finished(object.body).catch(() => undefined);
-    }
-    if (parts.length === 3) {
-      const eventsUrl = `/replays/${encodeURIComponent(id)}/events.ndjson`;
-      const assets = row.hasAssets ? await source.assetsOf(id) : undefined;
-      return send(res, 200, player.shell(`Replay ${id}`, eventsUrl, assets), 'text/html; charset=utf-8', SHELL_CSP);
-    }
-    const ndjson = 'application/x-ndjson; charset=utf-8';
-    if (req.method === 'HEAD') {
-      res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
-      res.end();
-      return;
-    }
-    // The first chunk before the status: a replay refused at once (not an array, over a limit) gets its error status.
-    const chunks = storedNdjson(object.body, object.format, object.gzip, object.key, limits);
-    const first = await chunks.next();
-    res.writeHead(200, { 'content-type': ndjson, ...securityHeaders(INDEX_CSP) });
-    await pipeline(Readable.from(prepend(first, chunks), { objectMode: false }), res);
-  };
-
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    const answered = async (): Promise<void> => {
+      if (!hosts.has(hostOf(req.headers.host) ?? '')) return send(res, 421, 'unknown host\n');
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('allow', 'GET, HEAD');
+        return send(res, 405, 'method not allowed\n');
+      }
+      return route(routes, req, res);
+    };
+    answered().catch((err: unknown) => {
       // Once the answer has begun, an error (a replay found over a limit on the way) cuts it short: the client sees
       // an incomplete answer, never a complete-looking part of a replay.
       if (!res.headersSent) send(res, errorStatus(err), `${err instanceof Error ? err.message : 'error'}\n`);
       else res.destroy(err instanceof Error ? err : undefined);
     });
   });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', (err) => {
-      void source.close();
-      fail(err);
-    });
-    server.listen(options.port ?? VIEW_DEFAULTS.port, host, () => {
-      server.off('error', fail);
-      ok();
-    });
-  });
+  await listen(server, options.port ?? VIEW_DEFAULTS.port, host, source);
   const { port, address } = server.address() as AddressInfo;
   hosts = allowedHosts(address, host, options.allowHosts);
   const urlHost = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : isIPv6(address) ? `[${address}]` : address;
@@ -296,9 +340,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     address,
     loopback: isLoopback(address),
     hosts: [...hosts].sort(),
-    replays: catalogue.size,
+    replays: source.catalogue.size,
     close: async () => {
-      await videos.close();
+      await routes.videos.close();
       await new Promise<void>((ok, fail) => {
         server.closeAllConnections();
         server.close((err) => (err ? fail(err) : ok()));

@@ -13,6 +13,7 @@ import { forgetReplays, verifyArchive } from '../../src/archive-tools.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { storedKind } from '../../sinks/layout.js';
+import { Target } from '../../sinks/target/target.js';
 import { localWorkClaims, workClaimKey } from '../../sinks/work-claims.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FAST, readManifest, tempDir } from '../pipeline/helpers.js';
@@ -220,12 +221,7 @@ describe('a balanced run', () => {
   it('removes the claims of earlier runs when it starts', async () => {
     sandbox = await startSandbox({ replicas: 2 });
     work = await tempDir('replay-export-balance-');
-    const old = localWorkClaims(
-      work.dir,
-      'night-0',
-      (k) => `${work!.dir}/${k}`,
-      async () => undefined,
-    );
+    const old = localWorkClaims(new Target(work.dir), 'night-0');
     const id = sandbox.replays()[0]!.replayId;
     const { mkdir } = await import('node:fs/promises');
     await mkdir(`${work.dir}/_balance`, { recursive: true });

@@ -44,15 +44,16 @@ async function fold(dir: string): Promise<boolean> {
 
 /** A child process that takes the fold lock of `dir` with the built package's code and holds it until killed. */
 async function holder(dir: string): Promise<{ pid: number; kill: () => Promise<void> }> {
-  const script = `import { takeLock } from ${JSON.stringify(join(packageRoot(), 'dist', 'sinks', 'fold-lock.js'))};
-    const lock = await takeLock(process.argv[1], process.argv[2]);
+  const dist = (path: string): string => JSON.stringify(join(packageRoot(), 'dist', 'sinks', path));
+  const script = `import { takeLock } from ${dist('fold-lock.js')};
+    import { Target } from ${dist('target/target.js')};
+    const folder = await new Target(process.argv[1]).folder('_manifest', false);
+    const lock = await takeLock(folder, 'compact.lock', '.compact-lock-0c0ffee0');
     process.stdout.write(lock === undefined ? 'refused\\n' : 'held\\n');
     setInterval(() => {}, 60_000);`;
-  const child = spawn(
-    process.execPath,
-    ['--input-type=module', '-e', script, lockPath(dir), join(dir, '_manifest', '.compact-lock-0c0ffee0')],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [said] = (await once(child.stdout, 'data')) as [Buffer];
   expect(said.toString()).toBe('held\n');
   return {

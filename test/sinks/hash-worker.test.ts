@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFile, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -246,10 +246,16 @@ describe('hashing worker: a file that does not hold what was written', () => {
     return path;
   }
 
+  /** The read-back of the file at `path`: the path and the identity of what is there (or of `like`). */
+  async function readBack(path: string, like = path): Promise<{ path: string; dev: number; ino: number }> {
+    const { dev, ino } = await stat(like);
+    return { path, dev, ino };
+  }
+
   it('hashes exactly the bytes reported, in steps', async () => {
     const bytes = Buffer.concat(events(2000));
     const path = await fileOf(bytes);
-    const job = new FileHashJob(path, 10);
+    const job = new FileHashJob(await readBack(path), 10);
     for (let at = 0; at < bytes.length; at += 300_000) job.progress(at);
     await expect(job.finish(bytes.length)).resolves.toBe(sha256(bytes));
   });
@@ -257,13 +263,13 @@ describe('hashing worker: a file that does not hold what was written', () => {
   it('a file shorter or longer than reported is an error naming both sizes', async () => {
     const bytes = Buffer.concat(events(100));
     const short = await fileOf(bytes);
-    await expect(new FileHashJob(short, 10).finish(bytes.length + 10)).rejects.toMatchObject({
+    await expect(new FileHashJob(await readBack(short), 10).finish(bytes.length + 10)).rejects.toMatchObject({
       message: `the file ends at byte ${bytes.length}, ${bytes.length + 10} were written`,
       kind: 'size',
     });
     const long = await fileOf(bytes);
     await appendFile(long, 'x');
-    const longer = await new FileHashJob(long, 10).finish(bytes.length).catch((e: unknown) => e);
+    const longer = await new FileHashJob(await readBack(long), 10).finish(bytes.length).catch((e: unknown) => e);
     expect(longer).toBeInstanceOf(HashWorkerError);
     expect(longer).toMatchObject({
       message: `the file has ${bytes.length + 1} bytes, ${bytes.length} were written`,
@@ -272,7 +278,7 @@ describe('hashing worker: a file that does not hold what was written', () => {
   });
 
   it('a file that cannot be opened fails its job with the system error code, also when reported before the end', async () => {
-    const job = new FileHashJob(join(base, 'missing', 'file'), 10);
+    const job = new FileHashJob({ path: join(base, 'missing', 'file'), dev: 0, ino: 0 }, 10);
     job.progress(5 << 20);
     await new Promise((r) => setTimeout(r, 50));
     await expect(job.finish(5 << 20)).rejects.toMatchObject({ name: 'HashWorkerError', code: 'ENOENT' });
@@ -283,9 +289,25 @@ describe('hashing worker: a file that does not hold what was written', () => {
     const target = await fileOf(bytes);
     const link = join(await mkdtemp(join(base, 'l-')), 'out');
     await symlink(target, link);
-    await expect(new FileHashJob(link, 10).finish(bytes.length)).rejects.toMatchObject({
+    await expect(new FileHashJob(await readBack(link, target), 10).finish(bytes.length)).rejects.toMatchObject({
       name: 'HashWorkerError',
       code: 'ELOOP',
+    });
+  });
+
+  it('reads back only the very file being written: another file at the path, or a FIFO, fails at once', async () => {
+    const bytes = Buffer.concat(events(10));
+    const written = await fileOf(bytes);
+    const other = await fileOf(bytes);
+    await expect(new FileHashJob(await readBack(other, written), 10).finish(bytes.length)).rejects.toMatchObject({
+      name: 'HashWorkerError',
+      code: 'ESTALE',
+    });
+    const fifo = join(await mkdtemp(join(base, 'p-')), 'out');
+    execFileSync('mkfifo', [fifo]);
+    await expect(new FileHashJob(await readBack(fifo, written), 10).finish(bytes.length)).rejects.toMatchObject({
+      name: 'HashWorkerError',
+      code: 'ESTALE',
     });
   });
 });
