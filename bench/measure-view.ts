@@ -5,21 +5,15 @@
  * (bench/view-child.ts): `cold` builds the catalogue (an empty cache), `warm` opens it.
  */
 
-import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { createGzip } from 'node:zlib';
 import { S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import S3rver from 's3rver';
-import { replayKeyBase } from '../sinks/index.js';
-import { snapshotKey } from '../sinks/s3-manifest.js';
 import { runReporting } from './child-runner.js';
 import type { Row } from './report.js';
-import { syntheticReplayId } from './resume-data.js';
-import { writeViewLines, writeViewManifest } from './view-data.js';
+import { uploadSnapshot } from './measure-resume-s3.js';
+import { viewEntry, writeViewManifest } from './view-data.js';
 
 const CHILD = fileURLToPath(new URL('./view-child.js', import.meta.url));
 const BUCKET = 'bench';
@@ -78,7 +72,13 @@ export async function measureView(opts: {
 async function measureS3(dir: string, replays: number): Promise<ViewSide> {
   const folder = join(dir, 's3rver');
   await mkdir(folder);
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory: folder, silent: true, configureBuckets: [{ name: BUCKET }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: folder,
+    silent: true,
+    configureBuckets: [{ name: BUCKET }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new S3Client({
@@ -89,32 +89,12 @@ async function measureS3(dir: string, replays: number): Promise<ViewSide> {
     requestChecksumCalculation: 'WHEN_REQUIRED',
   });
   try {
-    await uploadSnapshot(client, replays);
+    await uploadSnapshot(client, replays, (i) => JSON.stringify(viewEntry(i, replays)));
     return { replays, ...(await side(`s3://${BUCKET}/archive`, join(dir, 'cache-s3'), endpoint)) };
   } finally {
     client.destroy();
     await server.close();
   }
-}
-
-/** The snapshot a fold leaves: the last entry of each replay, gzip NDJSON in key order. */
-async function uploadSnapshot(client: S3Client, replays: number): Promise<void> {
-  const order = Array.from({ length: replays }, (_, i) => i);
-  const groups = order.map((i) => replayKeyBase(syntheticReplayId(i)) + '/');
-  order.sort((a, b) => (groups[a]! < groups[b]! ? -1 : groups[a]! > groups[b]! ? 1 : 0));
-  const gzip = createGzip();
-  const body = new PassThrough();
-  gzip.pipe(body);
-  const upload = new Upload({
-    client,
-    params: { Bucket: BUCKET, Key: snapshotKey('archive/', 'all', Date.now(), 'be0c4', replays), Body: body },
-    partSize: 16 * 1024 * 1024,
-  });
-  const done = upload.done();
-  await writeViewLines(gzip, replays, order);
-  gzip.end();
-  await once(gzip, 'end');
-  await done;
 }
 
 const secs = (ms: number): string => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);

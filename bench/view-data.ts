@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Writable } from 'node:stream';
 import { okEntry, syntheticReplayId } from './resume-data.js';
 
 const YEAR_MS = 365 * 86_400_000;
@@ -41,19 +40,11 @@ export function viewEntry(i: number, n: number): Record<string, unknown> {
   };
 }
 
-/** Writes the lines of replays [0, n) to `out` in `order` (default: by index). */
-export async function writeViewLines(out: Writable, n: number, order?: readonly number[]): Promise<void> {
-  for (let k = 0; k < n; k++) {
-    const i = order === undefined ? k : order[k]!;
-    if (!out.write(JSON.stringify(viewEntry(i, n)) + '\n')) await once(out, 'drain');
-  }
-}
-
 /** `<dir>/manifest.ndjson` of n replays, one line each. */
 export async function writeViewManifest(dir: string, n: number): Promise<void> {
   await mkdir(dir, { recursive: true });
   const out = createWriteStream(join(dir, 'manifest.ndjson'));
-  await writeViewLines(out, n);
+  for (let i = 0; i < n; i++) if (!out.write(JSON.stringify(viewEntry(i, n)) + '\n')) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
 }
