@@ -161,7 +161,10 @@ function numberAfter(bytes: Buffer, key: Buffer, from: number, end: number): num
   const k0 = key[0]!;
   const k1 = key[1]!;
   let at = from;
-  while (at + 4 < end && !(bytes[at] === k0 && bytes[at + 1] === k1 && bytes[at + 2] === 0x22 && bytes[at + 3] === 0x3a))
+  while (
+    at + 4 < end &&
+    !(bytes[at] === k0 && bytes[at + 1] === k1 && bytes[at + 2] === 0x22 && bytes[at + 3] === 0x3a)
+  )
     at++;
   if (at + 4 >= end) return NaN;
   let i = at + 4;
@@ -173,7 +176,8 @@ function numberAfter(bytes: Buffer, key: Buffer, from: number, end: number): num
   if (digits === 0 || digits > 15) return NaN;
   if (bytes[i] === 0x2e) {
     let scale = 0.1;
-    for (let c = bytes[++i]! - 0x30; i < end && c >= 0 && c <= 9; c = bytes[++i]! - 0x30, scale /= 10) value += c * scale;
+    for (let c = bytes[++i]! - 0x30; i < end && c >= 0 && c <= 9; c = bytes[++i]! - 0x30, scale /= 10)
+      value += c * scale;
   }
   return negative ? -value : value;
 }
@@ -288,7 +292,7 @@ export class ReplayFacts {
       if (source === -1 || (source > LAST_INTERACTION && REACTION[source] === 0)) continue;
       let t = timestamps === undefined ? NaN : timestamps[j]!;
       if (source >= FIRST_INTERACTION && source <= LAST_INTERACTION) {
-        if (t !== t) t = this.time(bytes, at, end, t);
+        if (Number.isNaN(t)) t = this.time(bytes, at, end, t);
         if (t - t === 0) {
           const gap = t - last;
           if (gap > 0 && gap <= ACTIVE_GAP_MS) active += gap;
