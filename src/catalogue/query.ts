@@ -75,6 +75,24 @@ export interface Where {
   params: unknown[];
 }
 
+/**
+ * The selective conditions — the user, and replays with errors, rage or dead clicks, failed requests — each served
+ * by its column's index. Two or more are one intersection of the row numbers each index gives (SQLite would take
+ * one index and read every row it finds to check the others).
+ */
+function selective(q: CatalogueQuery, add: (sql: string, ...values: unknown[]) => void): void {
+  const terms: Array<[string, unknown[]]> = [];
+  if (q.user !== undefined) terms.push(['user = ?', [q.user]]);
+  if (q.errors === true) terms.push(['errors > 0', []]);
+  if (q.rageClicks === true) terms.push(['rage > 0', []]);
+  if (q.deadClicks === true) terms.push(['dead > 0', []]);
+  if (q.failedRequests === true) terms.push(['failed > 0', []]);
+  if (terms.length === 1) add(terms[0]![0], ...terms[0]![1]);
+  if (terms.length < 2) return;
+  const sets = terms.map(([sql]) => `SELECT n FROM replays WHERE ${sql}`).join(' INTERSECT ');
+  add(`n IN (${sets})`, ...terms.flatMap(([, values]) => values));
+}
+
 /** The query's conditions on `replays` as one WHERE clause (empty when none). */
 export function whereOf(q: CatalogueQuery): Where {
   const terms: string[] = [];
@@ -99,13 +117,9 @@ export function whereOf(q: CatalogueQuery): Where {
     add(`urls LIKE ? ESCAPE '\\'`, likeAny(q.url));
   }
   if (match.length > 0) add('n IN (SELECT rowid FROM search WHERE search MATCH ?)', match.join(' AND '));
-  if (q.user !== undefined) add('user = ?', q.user);
+  selective(q, add);
   if (q.device !== undefined) add(`device LIKE ? ESCAPE '\\'`, likeAny(q.device));
   if (q.session !== undefined) add(`session LIKE ? ESCAPE '\\'`, likeAny(q.session));
-  if (q.errors === true) add('errors > 0');
-  if (q.rageClicks === true) add('rage > 0');
-  if (q.deadClicks === true) add('dead > 0');
-  if (q.failedRequests === true) add('failed > 0');
   if (q.minClicks !== undefined) add('clicks >= ?', q.minClicks);
   if (q.status !== undefined) add('status = ?', q.status);
   if (q.from !== undefined) add('start >= ?', q.from);
