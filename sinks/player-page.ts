@@ -1,7 +1,7 @@
 /**
  * The `html` output format: one self-contained page that plays the replay with rrweb's Replayer, offline.
  *
- * The page inlines rrweb's UMD bundle and style sheet (read from the installed `rrweb` package), the player, and the
+ * The page inlines rrweb's UMD bundle and style sheet (the copies in vendor/rrweb/, shipped with the package), the player, and the
  * events as JSON arrays in a row of `<script type="application/json" class="replay-events">` blocks of about
  * `PAGE_BLOCK_BYTES` each, every block followed by a one-call script that hands it to the player: the browser runs
  * those as it parses the page, so the first frame shows once the first blocks are read, not after the whole file.
@@ -10,9 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { InternalError } from '../src/errors.js';
+import { packageRoot } from '../src/util/package-root.js';
 import type { ReplayAssets } from './assets.js';
 import { PLAYER_SCRIPT } from './player/player-script.js';
 
@@ -64,8 +64,8 @@ let rrwebAssets: { script: string; style: string } | undefined;
 
 function loadRrwebAssets(): { script: string; style: string } {
   if (rrwebAssets) return rrwebAssets;
-  const require = createRequire(import.meta.url);
-  const dist = dirname(require.resolve('rrweb'));
+  // rrweb's files ship with the package (scripts/vendor-rrweb.mjs): rrweb itself and its dependencies are ~13 MB.
+  const dist = join(packageRoot(), 'vendor', 'rrweb');
   const script = readFileSync(join(dist, 'rrweb.umd.min.cjs'), 'utf8');
   const style = readFileSync(join(dist, 'style.min.css'), 'utf8');
   // Inlined into <script>/<style>: a closing tag inside would end the element early.

@@ -26,6 +26,8 @@ export interface GlobalFlags {
   region: string;
   endpoint?: string;
   sandbox?: boolean;
+  /** `--profile` (`PLATFORM_PROFILE`): the profile store's entry whose fields stand under the environment. */
+  profile?: string;
   logFormat: string;
   quiet?: boolean;
   progress: boolean;

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { decodeEventBytes, ReplayBudget, type FileVersion } from '../../decoders/index.js';
 import { fileOutput, streamOutput } from './file-output.js';
+import type { CliOutput } from './context.js';
 
 /**
  * `decode <file>...`: decodes local replay files (version 2 or 3, gzip or not; sniffed unless forced), in the order
@@ -10,10 +11,10 @@ import { fileOutput, streamOutput } from './file-output.js';
 export async function decodeFiles(
   files: readonly string[],
   opts: { out?: string; version?: FileVersion; maxEventBytes?: number; maxReplayBytes?: number; fastPath?: boolean },
-  stdout: NodeJS.WritableStream,
+  stdout: CliOutput,
 ): Promise<number> {
   const replayBudget = new ReplayBudget(opts.maxReplayBytes);
-  const out = opts.out !== undefined ? await fileOutput(opts.out) : streamOutput(stdout);
+  const out = opts.out !== undefined ? await fileOutput(opts.out) : streamOutput(stdout, 'json');
   let count = 0;
   try {
     await out.write(OPEN);

@@ -1,5 +1,6 @@
 import type { PlannedReplay } from '../../src/index.js';
 import type { Reporter } from './reporter.js';
+import { dataText } from './terminal-output.js';
 
 type Action = PlannedReplay['action'];
 
@@ -21,7 +22,7 @@ export async function printPlan(
   plan: AsyncIterable<PlannedReplay>,
   json: boolean,
   reporter: Reporter,
-  out: NodeJS.WritableStream,
+  out: NodeJS.WritableStream & { isTTY?: boolean | undefined },
 ): Promise<Record<Action, number>> {
   const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0, forgotten: 0 };
   for await (const p of plan) {
@@ -34,7 +35,8 @@ export async function printPlan(
           ...(p.start_time !== undefined ? { start_time: p.start_time } : {}),
         })
       : `${p.replayId}  ${SHOWN[p.action]}`;
-    if (!out.write(line + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+    const shown = dataText(out, json ? 'json' : 'text', `${line}\n`);
+    if (!out.write(shown)) await new Promise((resolve) => out.once('drain', resolve));
   }
   const skipped = counts.done + counts.settling + counts.shard + counts.forgotten;
   const forgotten = counts.forgotten > 0 ? `, ${counts.forgotten} forgotten` : '';

@@ -3,6 +3,8 @@ import { basename, dirname } from 'node:path';
 // The modules themselves, not sinks/index.js: writing one file needs no sink (no player page, no manifest).
 import { describeSystemError, SinkError } from '../../src/cli/files.js';
 import { TempFile } from '../../src/cli/files.js';
+import type { CliOutput } from './context.js';
+import { DataOutput, type DataKind } from './terminal-output.js';
 
 export interface Output {
   write(chunk: Buffer): Promise<void>;
@@ -10,13 +12,12 @@ export interface Output {
   fail(): Promise<void>;
 }
 
-export function streamOutput(stdout: NodeJS.WritableStream): Output {
+/** stdout as an output: on a terminal, what it must not get is escaped (`kind`: what the bytes are, terminal-output.ts). */
+export function streamOutput(stdout: CliOutput, kind: DataKind): Output {
+  const out = new DataOutput(stdout, kind);
   return {
-    write: (chunk) =>
-      new Promise<void>((resolve, reject) => {
-        stdout.write(chunk, (err) => (err ? reject(err) : resolve()));
-      }),
-    done: async () => undefined,
+    write: (chunk) => out.write(chunk),
+    done: () => out.end(),
     fail: async () => undefined,
   };
 }

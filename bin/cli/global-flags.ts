@@ -28,6 +28,15 @@ export function globalFlags(io: CliIo, json = false): Command {
         'PLATFORM_ENDPOINT',
       ),
     )
+    .addOption(
+      new Option(
+        '--profile <name>',
+        withDefault(
+          'the stored keys and endpoint to use (replay-export auth login); flags and PLATFORM_* win',
+          'default',
+        ),
+      ).env('PLATFORM_PROFILE'),
+    )
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(
       new Option('--log-format <format>', 'text or json (one JSON line per event on stderr)').default(

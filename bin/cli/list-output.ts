@@ -1,4 +1,5 @@
 import { escapeControls } from './reporter.js';
+import { dataText } from './terminal-output.js';
 
 /** The fixed columns of `list` on a terminal after the id (as wide as the first id): start, duration; then the user. */
 const START = { title: 'START (UTC)', width: 16 };
@@ -69,9 +70,9 @@ export class ListTable {
  * `drain`).
  */
 export function printListRecord(
-  out: NodeJS.WritableStream,
+  out: NodeJS.WritableStream & { isTTY?: boolean | undefined },
   record: Record<string, unknown>,
   table: ListTable | undefined,
 ): boolean {
-  return out.write(table === undefined ? JSON.stringify(record) + '\n' : table.rows(record));
+  return out.write(table === undefined ? dataText(out, 'json', JSON.stringify(record) + '\n') : table.rows(record));
 }

@@ -26,11 +26,31 @@ const COMMANDS: Readonly<Record<string, () => Promise<CliCommand<never>>>> = {
   find: () => import('./commands/find.js'),
   video: () => import('./commands/video.js'),
   completion: () => import('./commands/completion.js'),
+  auth: () => import('./commands/auth.js'),
+  version: () => import('./commands/version.js'),
 };
 
+/** The commands that read no configuration: the profile store is not read for them. */
+const UNCONFIGURED = new Set(['auth', 'completion', 'version']);
+
+/**
+ * The command a line names that does not exist, when commander would not say so: with `--help`/`-h` it prints the
+ * root help (exit 0), and so does `help <name>`. gh and rclone refuse those as unknown commands.
+ */
+function unknownCommand(args: readonly string[], word: string | undefined): string | undefined {
+  if (word === 'help') {
+    const named = args[args.indexOf('help') + 1];
+    return named !== undefined && !named.startsWith('-') && !Object.hasOwn(COMMANDS, named) ? named : undefined;
+  }
+  const help = args.some((a) => a === '--help' || a === '-h');
+  return help && word !== undefined && !Object.hasOwn(COMMANDS, word) ? word : undefined;
+}
+
 /** Parses `argv` (full process.argv), runs the command and resolves with the exit code. */
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo = processIo()): Promise<number> {
   const args = argv.slice(2);
+  // The environment is the caller's with the chosen profile under it, once the command is known (see profiles.ts).
+  const io: CliIo = { ...given };
   if (versionRequested(args, Object.keys(COMMANDS))) {
     io.stdout.write(versionLine());
     return EXIT.ok;
@@ -53,6 +73,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   try {
     // Only the named command's module is loaded; without one (help, a mistyped name, completion) every command's.
     const word = commandWord(args, program);
+    const unknown = unknownCommand(args, word);
+    if (unknown !== undefined) {
+      program.error(`error: unknown command '${unknown}' (replay-export --help lists the commands)`, {
+        code: 'commander.unknownCommand',
+        exitCode: EXIT.usage,
+      });
+    }
+    if (word !== undefined && Object.hasOwn(COMMANDS, word) && !UNCONFIGURED.has(word)) {
+      io.env = await (await import('./profiles.js')).withProfile(args, given.env);
+    }
     const names =
       word !== undefined && word !== 'completion' && Object.hasOwn(COMMANDS, word) ? [word] : Object.keys(COMMANDS);
     for (const name of names) {

@@ -1,24 +1,10 @@
 import type { Command } from 'commander';
 import { exitCodeOf, InterruptedError } from '../../src/cli/base.js';
-import { ConfigError } from '../../src/cli/flags.js';
 import type { CliContext, CliIo, GlobalFlags } from './context.js';
+import { usageOf, wasReported } from './fatal.js';
 import { durationFlag, usage } from './flags.js';
 import { STATUS_EVERY } from './global-flags.js';
 import { Reporter, type LogFormat } from './reporter.js';
-
-/**
- * A mistake a system or SDK reports in its own words, as the usage error it is (exit 2), naming what to give: the
- * AWS SDK's "Region is missing" (an S3 target on AWS with no region configured).
- */
-function usageOf(err: unknown): unknown {
-  if (err instanceof Error && /\bRegion is missing\b/.test(err.message)) {
-    return new ConfigError(
-      'the S3 target needs a region: give --s3-region <region> (e.g. us-east-1) or set AWS_REGION',
-      's3_region_missing',
-    );
-  }
-  return err;
-}
 
 /** Said on an interrupt once a command that resumes has started its work. */
 const RESUME = 'interrupted — run the same command again to resume';
@@ -108,6 +94,7 @@ export class CliSession {
           ? this.signal.reason
           : usageOf(err);
     const code = exitCodeOf(cause);
+    if (!aborted && wasReported(err)) return code;
     this.reporter().log('error', cause instanceof Error ? cause.message : String(cause), {
       event: 'fatal',
       exit_code: code,

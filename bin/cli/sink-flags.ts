@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { S3SinkOptions } from '../../sinks/index.js';
 import type { ArchiveEvent, FileVersion, OutputFormat, SettingsOptions } from '../../src/index.js';
+import { EXIT_CODES, exitCodeOf } from '../../src/cli/base.js';
 import { formatByteSize } from '../../src/cli/flags.js';
 import { DEFAULTS } from '../../src/cli/flags.js';
 import {
@@ -18,6 +19,7 @@ import {
   type LimitFlags,
   type S3ReadFlags,
 } from './flags.js';
+import { reportFatal } from './fatal.js';
 import type { Reporter } from './reporter.js';
 
 export interface SinkFlags extends S3ReadFlags, LimitFlags {
@@ -48,7 +50,7 @@ export function addSinkFlags(cmd: Command): Command {
   return addS3AccessFlags(
     cmd
       .requiredOption(
-        '--out <target>',
+        '-o, --out <target>',
         'output folder, s3://bucket/prefix, or - (export: one replay to stdout) (required)',
       )
       .option(
@@ -151,9 +153,13 @@ export async function drive(
   try {
     for await (const ev of events) reporter.onEvent(ev);
   } catch (err) {
-    // A run that never started (a configuration error, an unusable --out) has nothing to sum up.
-    if (reporter.hasBegun) reporter.summary(target, extra);
-    else reporter.close();
+    // A run that never started (a configuration error, an unusable --out) has nothing to sum up. One stopped part-way
+    // says why before the summary of what it did; an interrupt's line comes after it, from the session.
+    if (!reporter.hasBegun) reporter.close();
+    else {
+      if (exitCodeOf(err) !== EXIT_CODES.interrupted) reportFatal(reporter, err);
+      reporter.summary(target, extra);
+    }
     throw err;
   }
   reporter.summary(target, extra);

@@ -5,20 +5,11 @@
  */
 import { access, constants } from 'node:fs/promises';
 import type { S3SinkOptions } from '../../sinks/index.js';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../src/cli/video.js';
 import { BROWSER_ENV, renderVideo } from '../../src/video/index.js';
 import type { ViewVideo } from '../../src/view/index.js';
 
 const HOW = `install playwright-core and @sparticuz/chromium, or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
-
-/** Whether a package cannot be found: resolved, not loaded (loading the three took ~0.3 s and ~90 MB at start). */
-function missing(name: string): boolean {
-  try {
-    import.meta.resolve(name);
-    return false;
-  } catch {
-    return true;
-  }
-}
 
 /** The renderer for `view` of `archive`, or why there is none. */
 export async function viewVideo(
@@ -30,10 +21,9 @@ export async function viewVideo(
   },
 ): Promise<ViewVideo> {
   const named = opts.browser ?? (opts.env[BROWSER_ENV] || undefined);
-  const packages = ['playwright-core', 'mediabunny', ...(named === undefined ? ['@sparticuz/chromium'] : [])];
-  for (const name of packages) {
-    if (missing(name)) return { available: false, reason: `${name} is not installed; ${HOW}` };
-  }
+  // Resolved, not loaded (loading the three took ~0.3 s and ~90 MB at start).
+  const missing = missingPackages(videoPackages(named !== undefined));
+  if (missing.length > 0) return { available: false, reason: missingPackagesMessage(missing) };
   if (named !== undefined) {
     const usable = await access(named, constants.X_OK).then(
       () => true,

@@ -9,6 +9,7 @@
  * `maxUrls` URLs, and the few element ids needed to know which attribute changes and texts are about links, images
  * or `<style>` elements (capped too).
  */
+import { scanCss } from '../../sinks/player/browser/css-scan.js';
 
 /** Most element ids a replay's scan remembers the tag of (only elements whose attributes reference assets). */
 const MAX_TRACKED_IDS = 200_000;
@@ -29,155 +30,28 @@ export interface ScanMeter {
   steps: number;
 }
 
-const SLASH = 0x2f;
-const STAR = 0x2a;
-const BACKSLASH = 0x5c;
-const OPEN = 0x28;
-const CLOSE = 0x29;
-
-/** CSS white space. */
-function cssSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c;
-}
-
-/** A character of a CSS name (what may come before `url(` in a longer name). */
-function nameChar(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) ||
-    (c >= 0x41 && c <= 0x5a) ||
-    (c >= 0x61 && c <= 0x7a) ||
-    c === 0x2d ||
-    c === 0x5f ||
-    c >= 0x80
-  );
-}
-
-/** Whether `word` (lower-case ASCII) is at `i` in `text`, ignoring ASCII case: constant work (the word's length). */
-function wordAt(text: string, i: number, word: string, m: ScanMeter): boolean {
-  if (i + word.length > text.length) return false;
-  for (let k = 0; k < word.length; k++) {
-    m.steps++;
-    let c = text.charCodeAt(i + k);
-    if (c >= 0x41 && c <= 0x5a) c |= 0x20;
-    if (c !== word.charCodeAt(k)) return false;
-  }
-  return true;
-}
-
-/** CSS escapes of quotes and backslashes removed (what a URL written in CSS means). */
-function unescapeCss(raw: string): string {
-  return raw.indexOf('\\') === -1 ? raw : raw.replace(/\\(["'\\])/g, '$1');
-}
-
 /**
- * The string token opening at `i` (a quote): its text and where it ends. A string ends at its closing quote, or,
- * unclosed, at a line break or the end of the text (CSS's bad string: no value).
- */
-function readString(text: string, i: number, m: ScanMeter): { value: string | undefined; end: number } {
-  const quote = text.charCodeAt(i);
-  let j = i + 1;
-  while (j < text.length) {
-    m.steps++;
-    const c = text.charCodeAt(j);
-    if (c === quote) return { value: unescapeCss(text.slice(i + 1, j)), end: j + 1 };
-    if (c === 0x0a || c === 0x0d || c === 0x0c) break;
-    j += c === BACKSLASH ? 2 : 1;
-  }
-  return { value: undefined, end: Math.min(j, text.length) };
-}
-
-/** Skips CSS white space from `i`. */
-function skipSpace(text: string, i: number, m: ScanMeter): number {
-  while (i < text.length && cssSpace(text.charCodeAt(i))) {
-    m.steps++;
-    i++;
-  }
-  return i;
-}
-
-/**
- * The `url(` token whose argument starts at `i`: its URL (undefined for an empty or malformed one) and where it ends.
- * A malformed one (an unclosed string, a quote or white space inside an unquoted URL) ends at the next `)` or the
- * end of the text, as CSS's bad URL does.
- */
-function readUrl(text: string, i: number, m: ScanMeter): { value: string | undefined; end: number } {
-  let j = skipSpace(text, i, m);
-  let value: string | undefined;
-  const c = text.charCodeAt(j);
-  if (c === 0x22 || c === 0x27) {
-    const s = readString(text, j, m);
-    value = s.value;
-    j = s.end;
-  } else {
-    const start = j;
-    while (j < text.length) {
-      m.steps++;
-      const d = text.charCodeAt(j);
-      if (d === CLOSE || d === OPEN || d === 0x22 || d === 0x27 || cssSpace(d)) break;
-      j += d === BACKSLASH ? 2 : 1;
-    }
-    value = unescapeCss(text.slice(start, Math.min(j, text.length)));
-  }
-  j = skipSpace(text, j, m);
-  if (j < text.length && text.charCodeAt(j) === CLOSE) return { value: value === '' ? undefined : value, end: j + 1 };
-  // A bad URL: nothing, up to its `)`.
-  while (j < text.length && text.charCodeAt(j) !== CLOSE) {
-    m.steps++;
-    j += text.charCodeAt(j) === BACKSLASH ? 2 : 1;
-  }
-  return { value: undefined, end: Math.min(j + 1, text.length) };
-}
-
-/**
- * The URLs of `url()`, `@import "…"` and the strings of `image-set()` in CSS text, as written (unresolved, CSS
- * escapes of quotes removed), in order. One forward pass over the text — comments, strings, `url(` tokens — so its
- * work is linear in the text's length whatever the text holds (`meter` counts it); a commented-out rule or a string
- * elsewhere (`content: "url(x)"`) references nothing.
+ * The URLs of `url()`, `@import` and the strings of the functions that take URLs (`url("…")`, `image-set()`, …) in
+ * CSS text, as written (unresolved, escapes read), in order: the player's CSS scanner (one forward pass, CSS's own
+ * tokenizer: sinks/player/browser/css-scan.ts), so its work is linear in the text's length whatever the text holds
+ * (`meter` counts it); a commented-out rule or a string elsewhere (`content: "url(x)"`) references nothing.
  */
 export function cssUrls(text: string, meter: ScanMeter = { steps: 0 }): string[] {
-  const m = meter;
   const out: string[] = [];
-  const n = text.length;
-  /** Depth of parentheses inside an `image-set(` (0: outside one). */
-  let imageSet = 0;
-  let i = 0;
-  while (i < n) {
-    m.steps++;
-    const c = text.charCodeAt(i);
-    if (c === SLASH && text.charCodeAt(i + 1) === STAR) {
-      const close = text.indexOf('*/', i + 2);
-      const end = close === -1 ? n : close + 2;
-      m.steps += end - i;
-      i = end;
-    } else if (c === 0x22 || c === 0x27) {
-      const s = readString(text, i, m);
-      if (imageSet === 1 && s.value) out.push(s.value);
-      i = s.end;
-    } else if (c === BACKSLASH) {
-      i += 2;
-    } else if (c === OPEN || c === CLOSE) {
-      if (imageSet > 0) imageSet += c === OPEN ? 1 : -1;
-      i++;
-    } else if (i > 0 && nameChar(text.charCodeAt(i - 1))) {
-      i++;
-    } else if (wordAt(text, i, 'url(', m)) {
-      const u = readUrl(text, i + 4, m);
-      if (u.value) out.push(u.value);
-      i = u.end;
-    } else if (c === 0x40 && wordAt(text, i, '@import', m)) {
-      i = skipSpace(text, i + 7, m);
-      if (text.charCodeAt(i) === 0x22 || text.charCodeAt(i) === 0x27) {
-        const s = readString(text, i, m);
-        if (s.value) out.push(s.value);
-        i = s.end;
-      }
-    } else if (imageSet === 0 && (wordAt(text, i, 'image-set(', m) || wordAt(text, i, '-webkit-image-set(', m))) {
-      imageSet = 1;
-      i = text.indexOf('(', i) + 1;
-    } else {
-      i++;
-    }
-  }
+  const add = (value: string | undefined): void => {
+    if (value) out.push(value);
+  };
+  scanCss(
+    text,
+    {
+      url: add,
+      string: (value, _start, _end, direct) => {
+        if (direct) add(value);
+      },
+      atImport: add,
+    },
+    meter,
+  );
   return out;
 }
 

@@ -1,9 +1,11 @@
 /**
- * The embedded database under the catalogue: SQLite through `libsql` (an optional dependency; its prebuilt binary
+ * The embedded database under the catalogue: SQLite through `libsql` (an optional peer dependency, left out of a
+ * default install like the video packages: `view` and `find` name the command that installs it; its prebuilt binary
  * comes from the npm registry as a package of its own, one per platform, over Node-API: the same on Node 20, 22 and 24).
  * Loaded on first use, so that the commands that do not use the catalogue never load it.
  */
 import { createRequire } from 'node:module';
+import { installCommand } from '../util/peer-packages.js';
 import { CatalogueError } from './errors.js';
 
 /** The part of the binding's statement the catalogue uses. */
@@ -34,7 +36,7 @@ function databaseClass(): DatabaseClass {
   } catch (err) {
     throw new CatalogueError(
       'CATALOGUE_UNAVAILABLE',
-      `the catalogue needs the optional package libsql, which is not installed here (npm install libsql): ${(err as Error).message}`,
+      `the catalogue (view, find) needs libsql, which is not installed (an optional peer dependency, left out of a default install): ${installCommand(['libsql'])}`,
       { cause: err },
     );
   }

@@ -14,6 +14,7 @@
  * own run on RE2 (`re2js`), whose matching is linear in the text for every pattern: a pattern that would backtrack
  * catastrophically on a backtracking engine costs the same as any other.
  */
+import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type { RE2JS } from 're2js';
 import { RedactionPolicyError } from './errors.js';
@@ -197,63 +198,173 @@ class ByteOffsets {
   }
 }
 
-const HEX = /^[0-9A-Fa-f]{2}$/;
-
-/**
- * The percent-decoded view of `text` and, per UTF-16 unit of it, the [start, end) in `text` it came from; undefined
- * when `text` holds no valid escape. Escaped bytes are decoded as UTF-8 (an invalid sequence is kept as its escapes).
- */
-function percentDecoded(text: string): { view: string; from: Int32Array; to: Int32Array } | undefined {
-  if (!/%[0-9A-Fa-f]{2}/.test(text)) return undefined;
-  const units: string[] = [];
-  const from: number[] = [];
-  const to: number[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '%' && HEX.test(text.slice(i + 1, i + 3))) {
-      // A run of escapes: decoded together (a multi-byte character is several escapes).
-      const start = i;
-      const bytes: number[] = [];
-      const at: number[] = [];
-      while (text[i] === '%' && HEX.test(text.slice(i + 1, i + 3))) {
-        bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
-        at.push(i);
-        i += 3;
-      }
-      const buf = Buffer.from(bytes);
-      const decoded = buf.toString('utf8');
-      if (Buffer.from(decoded, 'utf8').equals(buf)) {
-        // Map each decoded unit to the escapes of its bytes.
-        let b = 0;
-        for (const ch of decoded) {
-          const n = Buffer.byteLength(ch, 'utf8');
-          const s = at[b]!;
-          const e = at[b + n - 1]! + 3;
-          for (let u = 0; u < ch.length; u++) {
-            units.push(ch[u]!);
-            from.push(s);
-            to.push(e);
-          }
-          b += n;
-        }
-      } else {
-        for (let k = start; k < i; k++) {
-          units.push(text[k]!);
-          from.push(k);
-          to.push(k + 1);
-        }
-      }
-      continue;
-    }
-    units.push(text[i]!);
-    from.push(i);
-    to.push(i + 1);
-    i++;
-  }
-  return { view: units.join(''), from: Int32Array.from(from), to: Int32Array.from(to) };
+/** The value of a hexadecimal digit, or -1. */
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const l = c | 0x20;
+  return l >= 0x61 && l <= 0x66 ? l - 0x61 + 10 : -1;
 }
 
-const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+/** Whether a `%XX` escape starts at `i`. */
+function escapeAt(text: string, i: number): boolean {
+  return text.charCodeAt(i) === 0x25 && hexValue(text.charCodeAt(i + 1)) >= 0 && hexValue(text.charCodeAt(i + 2)) >= 0;
+}
+
+/** The byte a `%XX` escape at `i` stands for. */
+function escapedByte(text: string, i: number): number {
+  return hexValue(text.charCodeAt(i + 1)) * 16 + hexValue(text.charCodeAt(i + 2));
+}
+
+/** Escaped bytes decoded at once, at most: a longer run of escapes is decoded in pieces, cut between characters. */
+const DECODE_CHUNK = 1 << 16;
+
+/** Where the percent-decoded view of a text comes from, piece by piece, in order. */
+interface PercentVisitor {
+  /** [from, to) of the text kept as it is: each character one unit of the view. */
+  literal(from: number, to: number): void;
+  /** The escapes [from, to) decoded (valid UTF-8) to `chars`: each character's units come from its bytes' escapes. */
+  decoded(from: number, to: number, chars: string): void;
+}
+
+/** Decodes the escapes [from, to) (a run of them), in pieces of at most DECODE_CHUNK bytes cut before a lead byte. */
+function decodeRun(text: string, from: number, to: number, visit: PercentVisitor): void {
+  let k = from;
+  while (k < to) {
+    let end = Math.min(to, k + 3 * DECODE_CHUNK);
+    // Cut before a character's first byte (not inside one): back over continuation bytes (10xxxxxx), at most three.
+    for (let back = 0; end < to && back < 4 && (escapedByte(text, end) & 0xc0) === 0x80; back++) end -= 3;
+    if (end <= k) end = Math.min(to, k + 3 * DECODE_CHUNK);
+    const bytes = Buffer.allocUnsafe((end - k) / 3);
+    for (let b = 0; b < bytes.length; b++) bytes[b] = escapedByte(text, k + 3 * b);
+    // Not UTF-8: kept as its escapes.
+    if (isUtf8(bytes)) visit.decoded(k, end, bytes.toString('utf8'));
+    else visit.literal(k, end);
+    k = end;
+  }
+}
+
+/** Walks `text`'s percent-decoded view: one pass, no state but the pieces (an escaped byte is `%XX`, 3 characters). */
+function walkPercent(text: string, visit: PercentVisitor): void {
+  let kept = 0;
+  for (let i = text.indexOf('%'); i !== -1; ) {
+    if (!escapeAt(text, i)) {
+      i = text.indexOf('%', i + 1);
+      continue;
+    }
+    let j = i;
+    while (escapeAt(text, j)) j += 3;
+    if (i > kept) visit.literal(kept, i);
+    decodeRun(text, i, j, visit);
+    kept = j;
+    i = text.indexOf('%', j);
+  }
+  if (kept < text.length) visit.literal(kept, text.length);
+}
+
+/**
+ * The percent-decoded view of `text`, undefined when it holds no valid escape. Escaped bytes are decoded as UTF-8 (an
+ * invalid sequence is kept as its escapes). Built in one pass, in pieces joined a few thousand at a time: its memory is
+ * the view's own (a third of the text for a text of escapes), nothing per character.
+ */
+function percentView(text: string): string | undefined {
+  if (!/%[0-9A-Fa-f]{2}/.test(text)) return undefined;
+  const chunks: string[] = [];
+  let parts: string[] = [];
+  const put = (piece: string): void => {
+    parts.push(piece);
+    if (parts.length >= 4096) {
+      chunks.push(parts.join(''));
+      parts = [];
+    }
+  };
+  walkPercent(text, {
+    literal: (from, to) => put(text.slice(from, to)),
+    decoded: (_from, _to, chars) => put(chars),
+  });
+  chunks.push(parts.join(''));
+  return chunks.join('');
+}
+
+/**
+ * For view indexes `at` (ascending), the [from, to) of `text` each one's unit of the percent-decoded view comes from:
+ * the same walk again, looking into a decoded piece only where an index falls.
+ */
+function percentSources(text: string, at: Int32Array): { from: Int32Array; to: Int32Array } {
+  const from = new Int32Array(at.length);
+  const to = new Int32Array(at.length);
+  let q = 0;
+  let unit = 0; // the view's index where the piece being walked starts
+  walkPercent(text, {
+    literal(a, b) {
+      for (; q < at.length && at[q]! < unit + (b - a); q++) {
+        from[q] = a + (at[q]! - unit);
+        to[q] = from[q]! + 1;
+      }
+      unit += b - a;
+    },
+    decoded(a, _to, chars) {
+      const end = unit + chars.length;
+      if (q < at.length && at[q]! < end) {
+        // Each character: its units, and its bytes' escapes (3 text characters a byte).
+        let u = unit;
+        let byte = 0;
+        for (const ch of chars) {
+          const cp = ch.codePointAt(0)!;
+          const bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+          for (; q < at.length && at[q]! < u + ch.length; q++) {
+            from[q] = a + 3 * byte;
+            to[q] = a + 3 * (byte + bytes);
+          }
+          u += ch.length;
+          byte += bytes;
+          if (q >= at.length || at[q]! >= end) break;
+        }
+      }
+      unit = end;
+    },
+  });
+  return { from, to };
+}
+
+/** The index of `value` in the ascending `sorted` (which holds it). */
+function indexOf(sorted: Int32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Each run of 8 or more base64 characters (`[A-Za-z0-9+/_-]`) of `text`: one pass, no regular expression. */
+function base64Runs(text: string, visit: (start: number, end: number) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!base64Char(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && base64Char(text.charCodeAt(i))) i++;
+    if (i - start >= 8) visit(start, i);
+  }
+}
+
+function base64Char(c: number): boolean {
+  return (
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2b ||
+    c === 0x2f ||
+    c === 0x5f ||
+    c === 0x2d
+  );
+}
+
 /** Runs longer than this are decoded at their start only (a data: URL or a token is a base64 value from its start). */
 const ALIGNED_ONLY_ABOVE = 1024;
 
@@ -269,42 +380,65 @@ function markMatches(patterns: readonly Pattern[], text: string, marks: number[]
   findMatches(patterns, text, ranges, meter);
   for (let r = 0; r < ranges.length; r += 2) marks.push(ranges[r]!, ranges[r + 1]!, STAR);
 
-  const decoded = percentDecoded(text);
-  if (decoded !== undefined) {
+  const view = percentView(text);
+  if (view !== undefined) {
     meter.steps += text.length;
     ranges.length = 0;
-    findMatches(patterns, decoded.view, ranges, meter);
-    for (let r = 0; r < ranges.length; r += 2)
-      marks.push(decoded.from[ranges[r]!]!, decoded.to[ranges[r + 1]! - 1]!, STAR);
+    findMatches(patterns, view, ranges, meter);
+    if (ranges.length > 0) markPercent(text, ranges, marks, meter);
   }
 
-  BASE64_RUN.lastIndex = 0;
-  for (let m = BASE64_RUN.exec(text); m !== null; m = BASE64_RUN.exec(text)) {
-    const run = m[0].replace(/=+$/, '');
-    const alignments = run.length > ALIGNED_ONLY_ABOVE ? 1 : 4;
-    for (let a = 0; a < alignments && run.length - a >= 8; a++) {
-      const part = run.slice(a);
-      // Node's base64 decoder takes both alphabets (standard and URL-safe).
-      const bytes = Buffer.from(part, 'base64');
-      if (bytes.length === 0) continue;
-      const utf8 = bytes.toString('utf8');
-      const valid = Buffer.from(utf8, 'utf8').equals(bytes);
-      const view = valid ? utf8 : bytes.toString('latin1');
-      meter.steps += part.length;
-      ranges.length = 0;
-      findMatches(patterns, view, ranges, meter);
-      const offsets = valid ? new ByteOffsets(view, meter) : undefined;
-      for (let r = 0; r < ranges.length; r += 2) {
-        const startByte = offsets === undefined ? ranges[r]! : offsets.at(ranges[r]!);
-        const endByte = offsets === undefined ? ranges[r + 1]! : offsets.at(ranges[r + 1]!);
-        // Base64 quads encode 3 bytes each: zero every quad holding a byte of the match.
-        const from = m.index + a;
-        marks.push(
-          from + Math.floor(startByte / 3) * 4,
-          Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length),
-          ZERO,
-        );
-      }
+  base64Runs(text, (start, end) => markBase64(patterns, text, start, end, marks, meter));
+}
+
+/** Marks the escapes that the matches `ranges` of the percent-decoded view were decoded from. */
+function markPercent(text: string, ranges: readonly number[], marks: number[], meter: ScanMeter): void {
+  // The view's first and last unit of each match, ascending, found in one more walk over the text.
+  const at = new Int32Array(ranges.length);
+  for (let r = 0; r < ranges.length; r += 2) {
+    at[r] = ranges[r]!;
+    at[r + 1] = ranges[r + 1]! - 1;
+  }
+  at.sort();
+  meter.steps += text.length;
+  const { from, to } = percentSources(text, at);
+  for (let r = 0; r < ranges.length; r += 2)
+    marks.push(from[indexOf(at, ranges[r]!)]!, to[indexOf(at, ranges[r + 1]! - 1)]!, STAR);
+}
+
+/** Marks the base64 quads of the run [start, end) that encode what a pattern matches in its decoded bytes. */
+function markBase64(
+  patterns: readonly Pattern[],
+  text: string,
+  start: number,
+  end: number,
+  marks: number[],
+  meter: ScanMeter,
+): void {
+  const ranges: number[] = [];
+  const run = end - start;
+  const alignments = run > ALIGNED_ONLY_ABOVE ? 1 : 4;
+  for (let a = 0; a < alignments && run - a >= 8; a++) {
+    const part = text.slice(start + a, end);
+    // Node's base64 decoder takes both alphabets (standard and URL-safe).
+    const bytes = Buffer.from(part, 'base64');
+    if (bytes.length === 0) continue;
+    const valid = isUtf8(bytes);
+    const view = bytes.toString(valid ? 'utf8' : 'latin1');
+    meter.steps += part.length;
+    ranges.length = 0;
+    findMatches(patterns, view, ranges, meter);
+    const offsets = valid ? new ByteOffsets(view, meter) : undefined;
+    for (let r = 0; r < ranges.length; r += 2) {
+      const startByte = offsets === undefined ? ranges[r]! : offsets.at(ranges[r]!);
+      const endByte = offsets === undefined ? ranges[r + 1]! : offsets.at(ranges[r + 1]!);
+      // Base64 quads encode 3 bytes each: zero every quad holding a byte of the match.
+      const from = start + a;
+      marks.push(
+        from + Math.floor(startByte / 3) * 4,
+        Math.min(from + Math.ceil(endByte / 3) * 4, from + part.length),
+        ZERO,
+      );
     }
   }
 }

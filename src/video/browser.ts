@@ -7,8 +7,9 @@ import { environmentOf } from '../pipeline/settings.js';
 import type { Browser } from 'playwright-core';
 import { BROWSER_ENV } from './defaults.js';
 import { VideoError } from './errors.js';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../util/peer-packages.js';
 
-const HOW = `install playwright-core and @sparticuz/chromium (npm install playwright-core @sparticuz/chromium), or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
+const HOW = `install playwright-core and @sparticuz/chromium, or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
 /** Flags of @sparticuz/chromium that weaken a page's security or suit only AWS Lambda. */
 const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
 /**
@@ -23,7 +24,8 @@ async function importOptional<T>(name: string): Promise<T> {
   try {
     return (await import(name)) as T;
   } catch (err) {
-    throw new VideoError('VIDEO_NO_BROWSER', `no browser to render the video: ${name} is not installed; ${HOW}`, {
+    const why = (err as Error).message.split('\n')[0];
+    throw new VideoError('VIDEO_NO_BROWSER', `no browser to render the video: ${name} did not load (${why}); ${HOW}`, {
       cause: err,
     });
   }
@@ -34,8 +36,11 @@ export async function launchBrowser(
   path?: string,
   env: Readonly<Record<string, string | undefined>> = environmentOf({}),
 ): Promise<Browser> {
-  const { chromium } = await importOptional<typeof import('playwright-core')>('playwright-core');
   const named = path ?? (env[BROWSER_ENV] || undefined);
+  // Every package a video needs, checked before any starts: one message names all that are missing.
+  const missing = missingPackages(videoPackages(named !== undefined));
+  if (missing.length > 0) throw new VideoError('VIDEO_NO_BROWSER', missingPackagesMessage(missing));
+  const { chromium } = await importOptional<typeof import('playwright-core')>('playwright-core');
   let executablePath = named;
   let args: string[] = [];
   if (executablePath === undefined) {

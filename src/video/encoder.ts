@@ -6,6 +6,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { VideoFormat } from './defaults.js';
 import { VideoError } from './errors.js';
+import { missingPackagesMessage } from '../util/peer-packages.js';
 
 /** One encoded packet, as the encoder page hands it over. */
 interface Packet {
@@ -129,9 +130,7 @@ async function loadMediabunny(): Promise<Mediabunny> {
   try {
     return await import('mediabunny');
   } catch (err) {
-    throw new VideoError('VIDEO_NO_ENCODER', 'the video muxer mediabunny is not installed (npm install mediabunny)', {
-      cause: err,
-    });
+    throw new VideoError('VIDEO_NO_ENCODER', missingPackagesMessage(['mediabunny']), { cause: err });
   }
 }
 

@@ -11,7 +11,13 @@ export type VideoErrorCode =
   /** The replay has nothing to render (fewer than two events, no full snapshot, an empty range). */
   | 'VIDEO_EMPTY'
   /** The player or the encoder failed in the browser. */
-  | 'VIDEO_RENDER_FAILED';
+  | 'VIDEO_RENDER_FAILED'
+  /** The video would be longer than `--max-length` (default 1 hour). */
+  | 'VIDEO_TOO_LONG'
+  /** An event is larger than the video's `--max-event-size` (default 16 MiB). */
+  | 'VIDEO_EVENT_TOO_LARGE'
+  /** The player page did not load the replay in time (a recording too heavy to play). */
+  | 'VIDEO_LOAD_TIMEOUT';
 
 const CATEGORY: Record<VideoErrorCode, ErrorCategory> = {
   VIDEO_NO_BROWSER: 'usage',
@@ -19,6 +25,9 @@ const CATEGORY: Record<VideoErrorCode, ErrorCategory> = {
   VIDEO_BAD_OPTION: 'usage',
   VIDEO_EMPTY: 'data',
   VIDEO_RENDER_FAILED: 'internal',
+  VIDEO_TOO_LONG: 'data',
+  VIDEO_EVENT_TOO_LARGE: 'data',
+  VIDEO_LOAD_TIMEOUT: 'data',
 };
 
 export class VideoError extends ReplayExportError {

@@ -17,10 +17,10 @@ import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { formatOf, type VideoFormat } from './defaults.js';
 import { FrameCapture, trackCanvasDecodes } from './capture.js';
-import { loadEncoder, type FrameEncoder } from './encoder.js';
+import { loadEncoder, type EncoderPage, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
-import { frameCount, frameOffsets, segments, type Timeline } from './schedule.js';
+import { frameCount, frameOffsets, type Segment, segments, type Timeline, videoLength } from './schedule.js';
 import { FirstViewport, fitted } from './viewport.js';
 import type { CapturedAssets } from './source.js';
 
@@ -62,6 +62,18 @@ export interface RenderOptions {
    * package's types do not need playwright-core.
    */
   browserInstance?: object | undefined;
+  /**
+   * The longest video made, in ms of video (default 1 hour): a longer one is refused before any frame
+   * (`VIDEO_TOO_LONG`), so that a recording's timestamps cannot ask for days of rendering.
+   */
+  maxLengthMs?: number | undefined;
+  /**
+   * The largest event rendered, in bytes (default 16 MiB, far below an export's 256 MiB: Chromium crashed at
+   * 6.85 GB on a 200 MiB text node); a larger one fails the render (`VIDEO_EVENT_TOO_LARGE`, naming its index).
+   */
+  maxEventBytes?: number | undefined;
+  /** How long the player pages may take to load the replay (default 2 minutes; then `VIDEO_LOAD_TIMEOUT`). */
+  loadTimeoutMs?: number | undefined;
   /** Shown in the player page's title (the replay id). */
   title?: string | undefined;
   onProgress?: ((progress: VideoProgress) => void) | undefined;
@@ -82,6 +94,8 @@ export interface VideoResult {
   to: number;
   /** Requests the page tried to make (each refused); empty for a safe replay. */
   refusedRequests: string[];
+  /** Events rrweb could not apply (skipped by the player, the render going on); 0 for a sound recording. */
+  skippedEvents: number;
 }
 
 export const VIDEO_DEFAULTS = Object.freeze({
@@ -89,15 +103,30 @@ export const VIDEO_DEFAULTS = Object.freeze({
   speed: 1,
   skipInactivity: true,
   maxSize: Object.freeze({ width: 1280, height: 800 }),
+  maxLengthMs: 3_600_000,
+  maxEventBytes: 16 * 1024 * 1024,
+  loadTimeoutMs: 120_000,
 });
 
-function checkOptions(options: RenderOptions): { fps: number; speed: number } {
-  const fps = options.fps ?? VIDEO_DEFAULTS.fps;
-  const speed = options.speed ?? VIDEO_DEFAULTS.speed;
-  if (!Number.isFinite(fps) || fps <= 0 || fps > 60)
-    throw new VideoError('VIDEO_BAD_OPTION', `--fps must be a number above 0, at most 60: ${fps}`);
-  if (!Number.isFinite(speed) || speed <= 0 || speed > 360)
-    throw new VideoError('VIDEO_BAD_OPTION', `--speed must be a number above 0, at most 360: ${speed}`);
+/** The options' numbers, checked, with their defaults. */
+interface Limits {
+  fps: number;
+  speed: number;
+  maxLengthMs: number;
+  maxEventBytes: number;
+  loadTimeoutMs: number;
+}
+
+function positive(name: string, value: number, max = Number.POSITIVE_INFINITY): number {
+  if (!Number.isFinite(value) || value <= 0 || value > max)
+    throw new VideoError(
+      'VIDEO_BAD_OPTION',
+      `${name} must be a number above 0${Number.isFinite(max) ? `, at most ${max}` : ''}: ${value}`,
+    );
+  return value;
+}
+
+function checkOptions(options: RenderOptions): Limits {
   for (const s of [options.size, options.maxSize]) {
     if (
       s &&
@@ -113,7 +142,13 @@ function checkOptions(options: RenderOptions): { fps: number; speed: number } {
       throw new VideoError('VIDEO_BAD_OPTION', `--size must be WIDTHxHEIGHT, 16 to 4096 each: ${s.width}x${s.height}`);
     }
   }
-  return { fps, speed };
+  return {
+    fps: positive('--fps', options.fps ?? VIDEO_DEFAULTS.fps, 60),
+    speed: positive('--speed', options.speed ?? VIDEO_DEFAULTS.speed, 360),
+    maxLengthMs: positive('--max-length', options.maxLengthMs ?? VIDEO_DEFAULTS.maxLengthMs),
+    maxEventBytes: positive('--max-event-size', options.maxEventBytes ?? VIDEO_DEFAULTS.maxEventBytes),
+    loadTimeoutMs: positive('the load time limit', options.loadTimeoutMs ?? VIDEO_DEFAULTS.loadTimeoutMs),
+  };
 }
 
 const even = (n: number): number => Math.max(16, Math.floor(n / 2) * 2);
@@ -198,12 +233,40 @@ async function loadedWith(css: string): Promise<void> {
  * The player page at `url`, paused, every canvas frame given to the Replayer, the replay's area `window`'s size.
  * (Waited for with `evaluate`, not `waitForSelector`, which first loads playwright's own script into the page.)
  */
-async function preparePage(page: Page, url: string, window: VideoSize): Promise<PageFacts> {
-  await page.goto(`${url}?paused&canvas=all&controls=0&width=${window.width}&height=${window.height}`);
-  await page.evaluate(loadedWith, RENDER_STYLE);
-  const facts = await page.evaluate(readFacts);
+async function preparePage(page: Page, url: string, window: VideoSize, loadTimeoutMs: number): Promise<PageFacts> {
+  const load = async (): Promise<PageFacts> => {
+    await page.goto(`${url}?paused&canvas=all&controls=0&width=${window.width}&height=${window.height}`, {
+      timeout: 0,
+    });
+    await page.evaluate(loadedWith, RENDER_STYLE);
+    return page.evaluate(readFacts);
+  };
+  const facts = await withinTime(load(), loadTimeoutMs);
   if (!facts.ready) throw new VideoError('VIDEO_EMPTY', 'the replay has nothing to play (fewer than two events)');
   return facts;
+}
+
+/** `work`, or `VIDEO_LOAD_TIMEOUT` once `ms` have passed (the page goes on loading until its context closes). */
+async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new VideoError(
+            'VIDEO_LOAD_TIMEOUT',
+            `the player page did not load the replay within ${Math.round(ms / 1000)} s: the recording is too heavy to play`,
+          ),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
 }
 
 /** A context where only the given file URLs load; every other request is refused and recorded. */
@@ -246,139 +309,213 @@ export async function renderEvents(
   return renderReplay({ events }, options);
 }
 
+/** A replay to render: its events, and its captured assets when it has some. */
+interface ReplaySource {
+  events: AsyncIterable<Buffer | readonly Buffer[]>;
+  assets?: CapturedAssets | undefined;
+}
+
+/** What a render holds open, closed at its end whatever happened. */
+interface Held {
+  browser?: Browser | undefined;
+  context?: BrowserContext | undefined;
+  encoder?: FrameEncoder | undefined;
+}
+
+/** The browser side of a render, ready: the first player page loaded, the encoder page, more pages loading. */
+interface OpenPages {
+  context: BrowserContext;
+  page: Page;
+  helpers: Promise<Page>[];
+  encoderPage: EncoderPage;
+  facts: PageFacts;
+  /** The player pages' window: the recording's first viewport fitted to the video's size. */
+  window: VideoSize;
+  refused: string[];
+}
+
+/** What to render: the video's size, its stretches and frame count. */
+interface Plan {
+  size: VideoSize;
+  parts: Segment[];
+  frames: number;
+}
+
 /** `renderEvents`, the replay's captured assets (when given) embedded in its page and played instead of their URLs. */
-export async function renderReplay(
-  replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined },
-  options: RenderOptions,
-): Promise<VideoResult> {
+export async function renderReplay(replay: ReplaySource, options: RenderOptions): Promise<VideoResult> {
   const format = formatOf(options.out);
-  const { fps, speed } = checkOptions(options);
+  const limits = checkOptions(options);
   const out = resolve(options.out);
   const work = await mkdtemp(join(tmpdir(), 'replay-video-'));
-  let browser: Browser | undefined;
-  let encoder: FrameEncoder | undefined;
   const partial = join(dirname(out), `.${Date.now().toString(36)}-${process.pid}.partial${extname(out)}`);
-  let context: BrowserContext | undefined;
+  const held: Held = {};
   try {
-    // The browser starts while the player page is written; the encoder's page loads while the player's does.
-    const encoderFile = join(work, 'encoder.html');
-    const firstViewport = new FirstViewport();
-    const [written, started] = await Promise.allSettled([
-      (async () => {
-        await writeFile(
-          encoderFile,
-          `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`,
-        );
-        return writePlayerPage(work, options.title ?? 'replay', replay, firstViewport);
-      })(),
-      options.browserInstance
-        ? Promise.resolve(options.browserInstance as Browser)
-        : launchBrowser(options.browser, options.env),
-    ]);
-    if (started.status === 'fulfilled') browser = started.value;
-    if (written.status === 'rejected') throw written.reason;
-    if (started.status === 'rejected') throw started.reason;
-    const pageUrl = pathToFileURL(written.value).href;
-    const encoderUrl = pathToFileURL(encoderFile).href;
-    // The player pages' window: the recording's first viewport fitted to the video's size, where the player draws the
-    // replay's frame (read from the events as they were written; the page's reading below is the authority).
-    const maxSize = options.maxSize ?? VIDEO_DEFAULTS.maxSize;
-    const seen = firstViewport.size ?? DEFAULT_VIEWPORT;
-    const window = fitted(seen, videoSize(seen, options.size, maxSize));
-    const offline = await offlineContext(browser!, [pageUrl, encoderUrl], window);
-    context = offline.context;
-    await context.addInitScript(trackCanvasDecodes);
-    const refused = offline.refused;
-    const page = await context.newPage();
-    // More pages capture frames with the first once loaded (see capture.ts), loading meanwhile: frames come ~25% faster
-    // on two cores. They are helpers only: should one fail to load, the others capture every frame.
-    const ctx = context;
-    const helpers = Array.from({ length: PAGES - 1 }, async () => {
-      const helper = await ctx.newPage();
-      await preparePage(helper, pageUrl, window);
-      return helper;
-    });
-    for (const helper of helpers) helper.catch(() => undefined);
-    const [facts, encoderPage] = await Promise.all([
-      preparePage(page, pageUrl, window),
-      loadEncoder(context, encoderUrl),
-    ]);
-    const viewport = facts.first.width ? facts.first : DEFAULT_VIEWPORT;
-    const size = videoSize(viewport, options.size, maxSize);
-    const from = offsetOf(options.from, facts.start);
-    const to = offsetOf(options.to, facts.start);
-    if (
-      (from !== undefined && to !== undefined && to <= from) ||
-      (to !== undefined && to <= 0) ||
-      (from !== undefined && from >= facts.end - facts.start)
-    ) {
-      throw new VideoError(
-        'VIDEO_EMPTY',
-        `the range asked for (--from ${from ?? 0} ms, --to ${to ?? 'end'} ms) holds none of the replay's ${facts.end - facts.start} ms`,
-      );
-    }
-    const parts = segments(facts, {
-      fps,
-      speed,
-      skipInactivity: options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity,
-      from,
-      to,
-    });
-    const frames = frameCount(parts, fps);
-    encoder = await encoderPage.open({ format, ...size, fps, path: partial });
-    const capture = await FrameCapture.open(context, [page], size, window);
-    for (const helper of helpers) void helper.then((h) => capture.join(ctx, h)).catch(() => undefined);
-    const frameEncoder = encoder;
-    let index = 0;
-    let encoding: Promise<void> = Promise.resolve();
-    // Frames being captured or encoded, oldest first: at most IN_FLIGHT (a few JPEGs held).
-    const inFlight: Promise<void>[] = [];
-    // What a paused Replayer shows depends on the events up to its time only: with no event since the last frame
-    // captured, that frame is shown again (neither seek nor capture, nor a JPEG sent to the encoder).
-    let next = 0;
-    let shown = -1;
-    for (const t of frameOffsets(parts, fps)) {
-      if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
-      while (next < facts.times.length && facts.times[next]! <= t) next++;
-      const shot = index === 0 || next !== shown ? capture.take(t) : undefined;
-      shot?.catch(() => undefined); // seen when its turn to be encoded comes
-      shown = next;
-      const k = index++;
-      // Each frame goes to the encoder once captured (the encoder takes them in index order), while the next ones are
-      // captured; progress is told in order.
-      const encoded = shot ? shot.then((jpeg) => frameEncoder.add(jpeg, k)) : frameEncoder.again(k);
-      encoded.catch(() => undefined); // seen through `encoding`
-      encoding = Promise.all([encoding, encoded]).then(() => {
-        options.onProgress?.({ frame: k + 1, frames, offset: t });
-      });
-      encoding.catch(() => undefined); // seen below, or by the last `await encoding`
-      inFlight.push(encoding);
-      if (inFlight.length > IN_FLIGHT) await inFlight.shift();
-    }
-    await encoding;
+    const pages = await openPages(work, replay, options, limits, held);
+    const plan = planFrames(pages.facts, options, limits);
+    const encoder = await pages.encoderPage.open({ format, ...plan.size, fps: limits.fps, path: partial });
+    held.encoder = encoder;
+    await captureFrames(pages, plan, encoder, limits.fps, options);
+    const skippedEvents = await pages.page.evaluate(skippedInPage);
     await encoder.finish();
-    encoder = undefined;
+    held.encoder = undefined;
     await rename(partial, out);
+    const { fps } = limits;
     return {
       file: out,
       format,
-      ...size,
+      ...plan.size,
       fps,
-      frames,
-      durationMs: (frames * 1000) / fps,
-      from: parts[0]!.from,
-      to: parts[parts.length - 1]!.to,
-      refusedRequests: refused,
+      frames: plan.frames,
+      durationMs: (plan.frames * 1000) / fps,
+      from: plan.parts[0]!.from,
+      to: plan.parts[plan.parts.length - 1]!.to,
+      refusedRequests: pages.refused,
+      skippedEvents,
     };
   } catch (err) {
-    await encoder?.cancel();
+    await held.encoder?.cancel();
     await rm(partial, { force: true });
     throw err;
   } finally {
-    await context?.close().catch(() => undefined);
-    if (browser && !options.browserInstance) await browser.close().catch(() => undefined);
+    await held.context?.close().catch(() => undefined);
+    if (held.browser && !options.browserInstance) await held.browser.close().catch(() => undefined);
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes the player page while the browser starts, then opens the offline context, the first player page (loaded,
+ * its facts read), the encoder page, and the helper pages (loading; capture.ts). What it opens goes into `held`.
+ */
+async function openPages(
+  work: string,
+  replay: ReplaySource,
+  options: RenderOptions,
+  limits: Limits,
+  held: Held,
+): Promise<OpenPages> {
+  const encoderFile = join(work, 'encoder.html');
+  const firstViewport = new FirstViewport();
+  const [written, started] = await Promise.allSettled([
+    (async () => {
+      await writeFile(
+        encoderFile,
+        `<!doctype html><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>encoder</title>`,
+      );
+      return writePlayerPage(work, options.title ?? 'replay', replay, firstViewport, limits.maxEventBytes);
+    })(),
+    options.browserInstance
+      ? Promise.resolve(options.browserInstance as Browser)
+      : launchBrowser(options.browser, options.env),
+  ]);
+  if (started.status === 'fulfilled') held.browser = started.value;
+  if (written.status === 'rejected') throw written.reason;
+  if (started.status === 'rejected') throw started.reason;
+  const pageUrl = pathToFileURL(written.value).href;
+  const encoderUrl = pathToFileURL(encoderFile).href;
+  // Read from the events as they were written; the page's reading (facts) is the authority.
+  const seen = firstViewport.size ?? DEFAULT_VIEWPORT;
+  const window = fitted(seen, videoSize(seen, options.size, options.maxSize ?? VIDEO_DEFAULTS.maxSize));
+  const { context, refused } = await offlineContext(held.browser!, [pageUrl, encoderUrl], window);
+  held.context = context;
+  await context.addInitScript(trackCanvasDecodes);
+  const page = await context.newPage();
+  // More pages capture frames with the first once loaded (capture.ts): frames come ~25% faster on two cores. They
+  // are helpers only: should one fail to load, the others capture every frame.
+  const helpers = Array.from({ length: PAGES - 1 }, async () => {
+    const helper = await context.newPage();
+    await preparePage(helper, pageUrl, window, limits.loadTimeoutMs);
+    return helper;
+  });
+  for (const helper of helpers) helper.catch(() => undefined);
+  const [facts, encoderPage] = await Promise.all([
+    preparePage(page, pageUrl, window, limits.loadTimeoutMs),
+    loadEncoder(context, encoderUrl),
+  ]);
+  return { context, page, helpers, encoderPage, facts, window, refused };
+}
+
+/** The video's size and stretches from the page's facts; refuses an empty range and a video over the length limit. */
+function planFrames(facts: PageFacts, options: RenderOptions, limits: Limits): Plan {
+  const viewport = facts.first.width ? facts.first : DEFAULT_VIEWPORT;
+  const size = videoSize(viewport, options.size, options.maxSize ?? VIDEO_DEFAULTS.maxSize);
+  const from = offsetOf(options.from, facts.start);
+  const to = offsetOf(options.to, facts.start);
+  if (
+    (from !== undefined && to !== undefined && to <= from) ||
+    (to !== undefined && to <= 0) ||
+    (from !== undefined && from >= facts.end - facts.start)
+  ) {
+    throw new VideoError(
+      'VIDEO_EMPTY',
+      `the range asked for (--from ${from ?? 0} ms, --to ${to ?? 'end'} ms) holds none of the replay's ${facts.end - facts.start} ms`,
+    );
+  }
+  const events = facts.times.map((t) => t + facts.start);
+  const skipInactivity = options.skipInactivity ?? VIDEO_DEFAULTS.skipInactivity;
+  const parts = segments({ ...facts, events }, { fps: limits.fps, speed: limits.speed, skipInactivity, from, to });
+  const length = videoLength(parts);
+  if (length > limits.maxLengthMs) {
+    throw new VideoError(
+      'VIDEO_TOO_LONG',
+      `the video would last ${formatClock(length)}, over the limit of ${formatClock(limits.maxLengthMs)}: raise --max-length, or render a part with --from/--to`,
+    );
+  }
+  return { size, parts, frames: frameCount(parts, limits.fps) };
+}
+
+/** Read in the player page: how many events rrweb could not apply (the player skipped them). */
+function skippedInPage(): number {
+  const body = (globalThis as unknown as { document: { body: { getAttribute(name: string): string | null } } }).document
+    .body;
+  return Number(body.getAttribute('data-skipped') ?? 0);
+}
+
+/** h:mm:ss of `ms`. */
+function formatClock(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/**
+ * Captures every frame and gives it to the encoder, in order: at most IN_FLIGHT being captured or encoded at once.
+ * What a paused Replayer shows depends on the events up to its time only: with no event since the last frame
+ * captured, that frame is shown again (neither seek nor capture, nor a JPEG sent to the encoder).
+ */
+async function captureFrames(
+  pages: OpenPages,
+  plan: Plan,
+  encoder: FrameEncoder,
+  fps: number,
+  options: RenderOptions,
+): Promise<void> {
+  const { context, facts } = pages;
+  const capture = await FrameCapture.open(context, [pages.page], plan.size, pages.window);
+  for (const helper of pages.helpers) void helper.then((h) => capture.join(context, h)).catch(() => undefined);
+  let index = 0;
+  let encoding: Promise<void> = Promise.resolve();
+  const inFlight: Promise<void>[] = [];
+  let next = 0;
+  let shown = -1;
+  for (const t of frameOffsets(plan.parts, fps)) {
+    if (options.signal?.aborted) throw new InterruptedError('the video was stopped before its end');
+    while (next < facts.times.length && facts.times[next]! <= t) next++;
+    const shot = index === 0 || next !== shown ? capture.take(t) : undefined;
+    shot?.catch(() => undefined); // seen when its turn to be encoded comes
+    shown = next;
+    const k = index++;
+    // Each frame goes to the encoder once captured (the encoder takes them in index order), while the next ones are
+    // captured; progress is told in order.
+    const encoded = shot ? shot.then((jpeg) => encoder.add(jpeg, k)) : encoder.again(k);
+    encoded.catch(() => undefined); // seen through `encoding`
+    encoding = Promise.all([encoding, encoded]).then(() => {
+      options.onProgress?.({ frame: k + 1, frames: plan.frames, offset: t });
+    });
+    encoding.catch(() => undefined); // seen below, or by the last `await encoding`
+    inFlight.push(encoding);
+    if (inFlight.length > IN_FLIGHT) await inFlight.shift();
+  }
+  await encoding;
 }
 
 /**
@@ -389,16 +526,20 @@ export async function renderReplay(
 async function writePlayerPage(
   dir: string,
   title: string,
-  replay: { events: AsyncIterable<Buffer | readonly Buffer[]>; assets?: CapturedAssets | undefined },
+  replay: ReplaySource,
   first: FirstViewport,
+  maxEventBytes: number,
 ): Promise<string> {
   const sink = createLocalSink(dir);
   try {
     const writer = await sink.open(title, { format: 'html', gzip: false });
     let batch: Buffer[] = [];
     let bytes = 0;
+    let index = 0;
     for await (const item of replay.events) {
       for (const b of Buffer.isBuffer(item) ? [item] : (item as readonly Buffer[])) {
+        if (b.length > maxEventBytes) throw eventTooLarge(index, b.length, maxEventBytes);
+        index++;
         first.see(b);
         batch.push(b);
         bytes += b.length;
@@ -417,6 +558,15 @@ async function writePlayerPage(
   } finally {
     await sink.close();
   }
+}
+
+function eventTooLarge(index: number, bytes: number, max: number): VideoError {
+  const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+  return new VideoError(
+    'VIDEO_EVENT_TOO_LARGE',
+    `event ${index} is ${mib(bytes)}, over the video's limit of ${mib(max)} (a browser cannot play it in bounded memory): raise --max-event-size to try`,
+    { index },
+  );
 }
 
 /** Copies the stored assets of `captured` into `sink`; returns the map of those (an asset gone is left out). */

@@ -2,8 +2,10 @@
  * `/replays/<id>/video.mp4`: the replay rendered as an MP4 and sent as a download. The view cannot render (the video
  * export sits a floor above it and needs a browser): whoever starts the server gives it a renderer, or the reason
  * there is none (bin/cli/view-video.ts detects a browser once, at start). One render at a time (another request meanwhile:
- * 429); each into a fresh folder of the OS temp dir (never the archive), removed once sent; a client that goes away
- * stops its render, and so does closing the server.
+ * 429), for at most a time limit (10 minutes: then it is stopped, 503); the slot is freed once the file is rendered,
+ * not once it is sent (a client holding its download open keeps nobody waiting). Each into a fresh folder of the OS
+ * temp dir (never the archive), removed once sent; a client that goes away stops its render, and so does closing the
+ * server.
  */
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -20,6 +22,10 @@ export type ViewVideo =
       available: true;
       /** Renders replay `replayId` of the archive as the MP4 file `out`; rejects when it cannot (or `signal` aborts). */
       render(replayId: string, out: string, signal: AbortSignal): Promise<void>;
+      /** The longest one render may take (default 10 minutes): then it is stopped, and the request answered 503. */
+      renderTimeLimitMs?: number | undefined;
+      /** A signal aborted once `ms` have passed (default `AbortSignal.timeout`): the route's clock. */
+      deadline?: ((ms: number) => AbortSignal) | undefined;
     }
   | { available: false; reason: string };
 
@@ -43,9 +49,34 @@ function renderStatus(err: unknown): number {
   return err.category === 'data' ? 422 : err.category === 'usage' ? 503 : 500;
 }
 
+/** The longest one render may take, unless the renderer says otherwise. */
+export const RENDER_TIME_LIMIT_MS = 10 * 60_000;
+
+type Renderer = Extract<ViewVideo, { available: true }>;
+
+/** The MP4 answer's headers. */
+function videoHeaders(id: string): Record<string, string> {
+  return {
+    'content-type': 'video/mp4',
+    'content-disposition': `attachment; filename="${videoFileName(id)}"`,
+    ...securityHeaders(INDEX_CSP),
+  };
+}
+
 export function videoRoute(video: ViewVideo | undefined): VideoRoute {
   const stop = new AbortController();
   let busy: Promise<void> | undefined;
+  /** Holds the one render slot while `work` runs: a request meanwhile is answered 429. */
+  const inSlot = async <T>(work: () => Promise<T>): Promise<T> => {
+    let done!: () => void;
+    busy = new Promise((resolve) => (done = resolve));
+    try {
+      return await work();
+    } finally {
+      busy = undefined;
+      done();
+    }
+  };
   return {
     available: video?.available === true,
     async answer(id, req, res) {
@@ -55,43 +86,32 @@ export function videoRoute(video: ViewVideo | undefined): VideoRoute {
         res.setHeader('retry-after', '30');
         return send(res, 429, 'another video is being rendered (one at a time); try again when it is done\n');
       }
-      const head = {
-        'content-type': 'video/mp4',
-        'content-disposition': `attachment; filename="${videoFileName(id)}"`,
-        ...securityHeaders(INDEX_CSP),
-      };
       if (req.method === 'HEAD') {
-        res.writeHead(200, head);
+        res.writeHead(200, videoHeaders(id));
         res.end();
         return;
       }
-      let done!: () => void;
-      busy = new Promise((resolve) => (done = resolve));
       const gone = new AbortController();
       const onClose = (): void => gone.abort(new Error('the client went away'));
       res.on('close', onClose);
       let dir: string | undefined;
+      const out = (): string => join(dir!, videoFileName(id));
       try {
-        dir = await mkdtemp(join(tmpdir(), 'replay-export-view-video-'));
-        const out = join(dir, videoFileName(id));
-        try {
-          await video.render(id, out, AbortSignal.any([stop.signal, gone.signal]));
-        } catch (err) {
+        // The slot is the render's only: a client slow to take its download does not keep others waiting.
+        const rendered = await inSlot(async () => {
+          dir = await mkdtemp(join(tmpdir(), 'replay-export-view-video-'));
+          return renderWithin(video, id, out(), [stop.signal, gone.signal]);
+        });
+        if (rendered !== true) {
           if (gone.signal.aborted || res.destroyed) return;
-          return send(
-            res,
-            renderStatus(err),
-            `could not render the video of ${id}: ${err instanceof Error ? err.message : String(err)}\n`,
-          );
+          return send(res, rendered.status, rendered.message);
         }
-        const { size } = await stat(out);
-        res.writeHead(200, { ...head, 'content-length': size });
-        await pipeline(createReadStream(out), res);
+        const { size } = await stat(out());
+        res.writeHead(200, { ...videoHeaders(id), 'content-length': size });
+        await pipeline(createReadStream(out()), res);
       } finally {
         res.off('close', onClose);
         if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-        busy = undefined;
-        done();
       }
     },
     async close() {
@@ -99,4 +119,29 @@ export function videoRoute(video: ViewVideo | undefined): VideoRoute {
       await busy;
     },
   };
+}
+
+/** Renders `id` into `out`, stopped by `signals` or the render time limit: true, or the answer to give instead. */
+async function renderWithin(
+  video: Renderer,
+  id: string,
+  out: string,
+  signals: AbortSignal[],
+): Promise<true | { status: number; message: string }> {
+  const limit = video.renderTimeLimitMs ?? RENDER_TIME_LIMIT_MS;
+  const late = (video.deadline ?? ((ms: number) => AbortSignal.timeout(ms)))(limit);
+  try {
+    await video.render(id, out, AbortSignal.any([...signals, late]));
+    return true;
+  } catch (err) {
+    if (late.aborted)
+      return {
+        status: 503,
+        message: `the video of ${id} took longer than ${Math.round(limit / 1000)} s to render (the server's limit): its render was stopped\n`,
+      };
+    return {
+      status: renderStatus(err),
+      message: `could not render the video of ${id}: ${err instanceof Error ? err.message : String(err)}\n`,
+    };
+  }
 }

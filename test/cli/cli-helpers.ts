@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { main } from '../../bin/cli/program.js';
@@ -15,14 +16,18 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Environment without any PLATFORM_* variable of the developer's shell, plus `extra`. */
+/**
+ * Environment without any PLATFORM_* variable of the developer's shell, nor their profile store (XDG_CONFIG_HOME is
+ * a folder that does not exist), plus `extra`.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  const env: NodeJS.ProcessEnv = { XDG_CONFIG_HOME: join(tmpdir(), 'replay-export-tests-no-config') };
   for (const [k, v] of Object.entries(process.env)) {
     if (
       !k.startsWith('PLATFORM_') &&
       (!k.startsWith('REPLAY_EXPORT_') || k === 'REPLAY_EXPORT_CATALOGUE_DIR') &&
       k !== 'JOB_COMPLETION_INDEX' &&
+      k !== 'XDG_CONFIG_HOME' &&
       k !== 'AWS_BATCH_JOB_ARRAY_INDEX'
     )
       env[k] = v;
@@ -160,4 +165,12 @@ export async function targetAndVictim(dir: string): Promise<{ out: string; outsi
   const victim = join(outside, 'victim');
   await writeFile(victim, VICTIM_TEXT);
   return { out, outside, victim };
+}
+
+/** The completions bash offers for `words` typed (the last one being completed), `script` sourced, in `cwd`. */
+export function bashCompletions(script: string, words: string[], cwd: string): string[] {
+  const body = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _replay_export_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const res = spawnSync('bash', ['-c', body], { encoding: 'utf8', cwd });
+  if (res.status !== 0) throw new Error(`bash completion failed: ${res.stderr}`);
+  return res.stdout.split('\n').filter((l) => l !== '');
 }

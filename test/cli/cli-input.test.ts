@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
 import { readJson, readManifest, tempDir } from '../pipeline/helpers.js';
-import { CLI, cleanEnv, runCli, sandboxEnv } from './cli-helpers.js';
+import { bashCompletions, CLI, cleanEnv, runCli, sandboxEnv } from './cli-helpers.js';
 
 let sandbox: Sandbox;
 let work: { dir: string; cleanup: () => Promise<void> };
@@ -285,13 +285,7 @@ describe('sandbox command', () => {
 });
 
 describe('shell completion', () => {
-  /** Completions bash offers for the words typed (the last one being completed), from the script sourced. */
-  function complete(script: string, words: string[]): string[] {
-    const body = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _replay_export_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const res = spawnSync('bash', ['-c', body], { encoding: 'utf8', cwd: work.dir });
-    expect(res.status, res.stderr).toBe(0);
-    return res.stdout.split('\n').filter((l) => l !== '');
-  }
+  const complete = (script: string, words: string[]): string[] => bashCompletions(script, words, work.dir);
 
   test("bash: commands, each command's and the global flags, and the values of fixed-choice flags", async () => {
     const res = await runCli(['completion', 'bash'], cleanEnv());
@@ -319,7 +313,7 @@ describe('shell completion', () => {
     expect(complete(script, ['replay-export', 'sandbox', '--'])).toEqual(
       expect.arrayContaining(['--latency', '--faults', '--port']),
     );
-    expect(complete(script, ['replay-export', 'completion', ''])).toEqual(['bash', 'zsh']);
+    expect(complete(script, ['replay-export', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     expect(complete(script, ['replay-export', 'list', '--dry'])).toEqual([]);
   });
 
@@ -334,6 +328,6 @@ describe('shell completion', () => {
       .filter((l) => !l.startsWith('autoload'))
       .join('\n');
     expect(complete(fn, ['replay-export', 'arch'])).toEqual(['archive']);
-    expect((await runCli(['completion', 'fish'], cleanEnv())).code).toBe(2);
+    expect((await runCli(['completion', 'tcsh'], cleanEnv())).code).toBe(2);
   });
 });

@@ -14,13 +14,17 @@
  * the project's node_modules and has `<div id="player">`, served from the project folder. A ```sh block whose
  * commands are all `npx replay-export --sandbox …` (and `cat` heredocs) runs with bash in the project: the installed
  * bin, through npx, without network.
+ * Also: the default install is lean (no video packages, no rrweb, ≤ 40 MiB of node_modules, nothing run at install);
+ * the entries' types resolve under `moduleResolution: node10` and from a CommonJS project on `module: nodenext`; `video`
+ * without its optional peer packages names them and the command that installs them, and that command, run as printed,
+ * makes `video` work.
  * One pack and one install for the whole file (~20 s of the file's ~45 s; the install takes the dependencies from the
  * npm cache that `npm ci` of this repository filled, so the registry is asked only for what is missing).
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -34,6 +38,35 @@ const root = packageRoot();
 const ENTRIES = ['', '/decoders', '/sinks', '/clients', '/archive', '/view', '/sandbox', '/redaction'].map(
   (s) => `replay-export${s}`,
 );
+/** Every entry, `/video` too (its types need none of the optional packages). */
+const ALL_ENTRIES = [...ENTRIES, 'replay-export/video'];
+/** The issue's bound for a default install's node_modules (it was 139 MB with the video packages). */
+const MAX_INSTALL_BYTES = 40 * 1024 * 1024;
+const VIDEO_PACKAGES = ['playwright-core', '@sparticuz/chromium', 'mediabunny'];
+
+/** What a folder takes on a disk of 4 KiB blocks, as `du` counts it: each file and folder rounded up to a block. */
+async function diskUsage(path: string): Promise<number> {
+  const stat = await lstat(path);
+  const own = Math.ceil(stat.size / 4096) * 4096;
+  if (!stat.isDirectory()) return own;
+  let total = own;
+  for (const name of await readdir(path)) total += await diskUsage(join(path, name));
+  return total;
+}
+
+/** A module that imports every entry, for a type check of them alone. */
+function entriesModule(entries: readonly string[]): string {
+  return [
+    ...entries.map((s, i) => `import * as e${i} from '${s}';`),
+    `export const all = [${entries.map((_, i) => `e${i}`).join(', ')}];`,
+    '',
+  ].join('\n');
+}
+
+interface PackageJson {
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+}
 
 interface Example {
   name: string;
@@ -85,6 +118,7 @@ function examplesOf(doc: string, text: string): Example[] {
 
 let dir = '';
 let project = '';
+let installLog = '';
 let sandbox: Sandbox | undefined;
 const examples: Example[] = [];
 const browserExamples: Example[] = [];
@@ -100,9 +134,11 @@ beforeAll(async () => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
   );
-  await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+  // Scripts allowed, as a user installs: the package must have none to run.
+  const installed = await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: project,
   });
+  installLog = installed.stdout + installed.stderr;
 
   const docs = (await readdir(join(root, 'docs'))).filter((f) => f.endsWith('.md')).sort();
   for (const doc of ['README.md', ...docs.map((f) => `docs/${f}`)]) {
@@ -112,14 +148,7 @@ beforeAll(async () => {
     shellExamples.push(...blocksOf(doc, text, 'sh').filter((b) => sandboxOnly(b.code)));
   }
   for (const e of examples) await writeFile(join(project, `${e.name}.ts`), `${e.code}\nexport {};\n`);
-  await writeFile(
-    join(project, 'entries.ts'),
-    [
-      ...ENTRIES.map((s, i) => `import * as e${i} from '${s}';`),
-      `export const all = [${ENTRIES.map((_, i) => `e${i}`).join(', ')}];`,
-      '',
-    ].join('\n'),
-  );
+  await writeFile(join(project, 'entries.ts'), entriesModule(ENTRIES));
   const compilerOptions = {
     target: 'ES2022',
     module: 'NodeNext',
@@ -133,6 +162,26 @@ beforeAll(async () => {
     rootDir: '.',
   };
   await writeFile(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }));
+  // Older and CommonJS set-ups, each in a folder of its own with every entry imported.
+  const older = {
+    node10: { module: 'CommonJS', moduleResolution: 'node10', esModuleInterop: true },
+    cjs: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+  };
+  for (const [name, options] of Object.entries(older)) {
+    await mkdir(join(project, name));
+    await writeFile(join(project, name, 'entries.ts'), entriesModule(ALL_ENTRIES));
+    const config = { ...compilerOptions, ...options, outDir: 'out', rootDir: '.' };
+    await writeFile(
+      join(project, name, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: config, include: ['*.ts'] }),
+    );
+  }
+  await writeFile(join(project, 'cjs', 'package.json'), JSON.stringify({ type: 'commonjs' }));
+  const node20 = { ...compilerOptions, module: 'Node20', moduleResolution: 'Node16', noEmit: true };
+  await writeFile(
+    join(project, 'cjs', 'tsconfig.node20.json'),
+    JSON.stringify({ compilerOptions: node20, include: ['*.ts'] }),
+  );
   sandbox = await startSandbox({});
 }, 600_000);
 
@@ -156,6 +205,39 @@ async function expectRuns(name: string, command: string, args: string[], env: No
   expect(result, name).toBe('ran');
 }
 
+/** Runs the repository's tsc on a tsconfig of the project; its diagnostics ('' when none). */
+async function typeCheck(config: string): Promise<string> {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return run(process.execPath, [tsc, '-p', config], { cwd: project }).then(
+    () => '',
+    (err: { stdout?: string; message: string }) => err.stdout || err.message,
+  );
+}
+
+describe('a default install', () => {
+  test('holds no video package and no rrweb, takes at most 40 MiB, and runs nothing', async () => {
+    const installed = await readdir(join(project, 'node_modules'), { recursive: true });
+    for (const name of [...VIDEO_PACKAGES, 'rrweb', 'rrdom', 'rrweb-snapshot']) expect(installed).not.toContain(name);
+    const bytes = await diskUsage(join(project, 'node_modules'));
+    expect(bytes, `node_modules: ${(bytes / 2 ** 20).toFixed(1)} MiB`).toBeLessThanOrEqual(MAX_INSTALL_BYTES);
+    // npm names a package whose install scripts (preinstall, install, postinstall, prepare) it runs or holds back.
+    expect(installLog).not.toMatch(/install-scripts|prepare/);
+  });
+
+  test('types resolve under moduleResolution node10 and from a CommonJS project on module nodenext or node20', async () => {
+    expect(await typeCheck('node10/tsconfig.json'), 'node10').toBe('');
+    expect(await typeCheck('cjs/tsconfig.json'), 'CommonJS, nodenext').toBe('');
+    expect(await typeCheck('cjs/tsconfig.node20.json'), 'CommonJS, node20').toBe('');
+    // The CommonJS build runs: its require() of each entry loads the ES modules (require(esm)).
+    const out = (
+      await run(process.execPath, ['-e', "console.log(require('./cjs/out/entries.js').all.length)"], {
+        cwd: project,
+      })
+    ).stdout;
+    expect(out.trim()).toBe(String(ALL_ENTRIES.length));
+  }, 300_000);
+});
+
 describe('the installed tarball', () => {
   test('every entry imports, and requires from CommonJS with the same names', async () => {
     const list = JSON.stringify(ENTRIES);
@@ -174,12 +256,7 @@ describe('the installed tarball', () => {
 
   test('the entries and the examples type-check: strict, skipLibCheck false, no DOM library', async () => {
     expect(examples.length).toBeGreaterThanOrEqual(11);
-    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).then(
-      () => '',
-      (err: { stdout?: string; message: string }) => err.stdout || err.message,
-    );
-    expect(result, 'tsc on the installed package and the examples').toBe('');
+    expect(await typeCheck('tsconfig.json'), 'tsc on the installed package and the examples').toBe('');
   }, 300_000);
 
   // Runs what the type-check test above emitted into out/ (tests of a file run in order).
@@ -194,14 +271,42 @@ describe('the installed tarball', () => {
     for (const e of examples) await expectRuns(e.name, process.execPath, [join('out', `${e.name}.js`)], env);
   }, 600_000);
 
-  test("the README's sandbox commands run with the installed bin through npx", async () => {
-    expect(shellExamples.length).toBeGreaterThanOrEqual(2);
+  // Before the shell examples: docs/VIDEO.md's run with the packages this test installs as the message says.
+  test('`video` without its packages names them and the command; run as printed, it brings them and video renders', async () => {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'),
+    );
+    const id = 'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251';
+    await run('npx', ['replay-export', '--sandbox', 'export', id, '--out', 'one.json'], { cwd: project, env });
+    const video = ['replay-export', 'video', 'one.json', '--out', 'one.mp4', '--to', '1s'];
+    const refused = await run('npx', video, { cwd: project, env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused.code).toBe(2);
+    const { peerDependencies } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as PackageJson;
+    const install = /: (npm install .*?) {3}\(in (.+)\)$/m.exec(refused.stderr);
+    expect(install, refused.stderr).not.toBeNull();
+    expect(install![2]).toBe(project);
+    for (const name of VIDEO_PACKAGES) expect(install![1]).toContain(`${name}@${peerDependencies[name]}`);
+    await run('bash', ['-c', `${install![1]} --prefer-offline --no-audit --no-fund`], { cwd: project });
+    await run('npx', video, { cwd: project, env });
+    const mp4 = await readFile(join(project, 'one.mp4'));
+    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
+  }, 300_000);
+
+  test("the README's and docs' sandbox commands run with the installed bin through npx", async () => {
+    expect(shellExamples.length).toBeGreaterThanOrEqual(3);
+    expect(shellExamples.map((e) => e.code).join('\n')).toMatch(/^npx replay-export --sandbox video /m);
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_')));
     for (const e of shellExamples) await expectRuns(e.name, 'bash', ['-euo', 'pipefail', '-c', e.code], env);
   }, 300_000);
 
   test('the browser example plays an exported replay in Chromium', async () => {
     expect(browserExamples.length).toBeGreaterThanOrEqual(1);
+    // The page loads rrweb, which the user installs (docs/SINKS.md): the package ships only its player bundle.
+    const { rrweb } = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as PackageJson).devDependencies;
+    await run('npm', ['install', `rrweb@${rrweb}`, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: project });
     // The archive the example fetches from, as the README's commands make it.
     await run(
       'npx',
@@ -249,26 +354,5 @@ describe('the installed tarball', () => {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
     }
-  }, 300_000);
-
-  test('`video` renders with the optional packages the install brought (no browser named)', async () => {
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !k.startsWith('PLATFORM_') && k !== 'REPLAY_EXPORT_BROWSER'),
-    );
-    await run(
-      'npx',
-      [
-        'replay-export',
-        '--sandbox',
-        'export',
-        'ab55062f-dfc4-4c6a-bf1e-e4fbc6fdc3d3/1795308171251',
-        '--out',
-        'one.json',
-      ],
-      { cwd: project, env },
-    );
-    await run('npx', ['replay-export', 'video', 'one.json', '--out', 'one.mp4', '--to', '1s'], { cwd: project, env });
-    const mp4 = await readFile(join(project, 'one.mp4'));
-    expect(mp4.subarray(4, 8).toString('latin1')).toBe('ftyp');
   }, 300_000);
 });

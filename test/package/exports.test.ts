@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { packageRoot } from '../../src/util/package-root.js';
@@ -118,6 +120,18 @@ describe('the published surface', () => {
       const got = await namesOf(spec);
       for (const name of names) expect(got, spec).toContain(name);
     }
+  });
+
+  test("typesVersions (moduleResolution node10) maps each subpath to its exports' types, and nothing else", async () => {
+    const pkg = JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string } | string>;
+      typesVersions: { '*': Record<string, string[]> };
+    };
+    const subpaths = Object.entries(pkg.exports).filter(([k, v]) => k !== '.' && typeof v !== 'string');
+    const want = Object.fromEntries(
+      subpaths.map(([k, v]) => [k.slice(2), [(v as { types: string }).types.replace(/^\.\//, '')]]),
+    );
+    expect(pkg.typesVersions).toEqual({ '*': want });
   });
 
   test('internal paths are not reachable from outside the package', async () => {

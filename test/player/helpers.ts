@@ -1,9 +1,11 @@
 /** What the Chromium tests of the player share: samples, writing an html page, an offline context, readiness. */
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createLocalSink, type PlayerOptions } from '../../sinks/index.js';
+import { PLAYER_SCRIPT } from '../../sinks/player/player-script.js';
 
 const samplesDir = join(import.meta.dirname, '..', '..', 'samples');
 /** Screenshots of the player tests (git-ignored). */
@@ -76,4 +78,43 @@ export async function ready(page: Page, file: string, query = ''): Promise<void>
 export async function loaded(page: Page, file: string, query = ''): Promise<void> {
   await ready(page, file, query);
   await page.waitForSelector('body[data-loaded="true"]');
+}
+
+const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('base64');
+
+/**
+ * The written page `shipped` with each of the player's layers removed, both with the replay frame given
+ * `allow-scripts` (as rrweb's canvas replay has it): the sanitizer alone (no CSP) and the CSP alone (no sanitizer);
+ * and `neither` (no CSP, no sanitizer), where each vector must act: what shows that a test's vectors are live.
+ */
+export async function layerPages(
+  dir: string,
+  shipped: string,
+): Promise<{ sanitizerAlone: string; cspAlone: string; neither: string }> {
+  const html = await readFile(shipped, 'utf8');
+  if (!html.includes(PLAYER_SCRIPT)) throw new Error('the page does not inline the player script');
+  const withScripts = PLAYER_SCRIPT.replace('UNSAFE_replayCanvas: scripted,', 'UNSAFE_replayCanvas: true,');
+  const noSanitizer = withScripts.replace('function sanitize(event) {', 'function sanitize(event) {\n  return event;');
+  if (withScripts === PLAYER_SCRIPT || noSanitizer === withScripts)
+    throw new Error('the player script changed: update the layer switches');
+  const csp = /<meta http-equiv="Content-Security-Policy" content="[^"]*">/;
+  if (!csp.test(html)) throw new Error('no CSP meta in the page');
+  const pages = {
+    sanitizerAlone: join(dir, 'sanitizer-alone.html'),
+    cspAlone: join(dir, 'csp-alone.html'),
+    neither: join(dir, 'neither.html'),
+  };
+  await writeFile(
+    pages.sanitizerAlone,
+    html.replace(csp, '').replace(PLAYER_SCRIPT, () => withScripts),
+  );
+  await writeFile(
+    pages.cspAlone,
+    html.replace(sha(PLAYER_SCRIPT), sha(noSanitizer)).replace(PLAYER_SCRIPT, () => noSanitizer),
+  );
+  await writeFile(
+    pages.neither,
+    html.replace(csp, '').replace(PLAYER_SCRIPT, () => noSanitizer),
+  );
+  return pages;
 }

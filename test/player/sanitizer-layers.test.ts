@@ -6,15 +6,13 @@
  * player; a URL that loads is a request that reaches the network (DevTools, and so Playwright's `request` event, also
  * list the loads the CSP blocks before they are sent: those are counted apart, as blocked).
  */
-import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../samples/lib/chromium.js';
-import { PLAYER_SCRIPT } from '../../sinks/player/player-script.js';
-import { offlineContext, ready, sample, shots, writePage } from './helpers.js';
+import { layerPages, offlineContext, ready, sample, shots, writePage } from './helpers.js';
 
 type Ev = { type: number; data: Record<string, unknown>; timestamp: number };
 type Node = {
@@ -154,8 +152,6 @@ function vectors(t0: number): Ev[] {
   ];
 }
 
-const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('base64');
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'replay-export-sanitizer-layers-'));
   await mkdir(shots, { recursive: true });
@@ -164,25 +160,7 @@ beforeAll(async () => {
   const base = events as Ev[];
   const all = [...base, ...vectors(base[0]!.timestamp)].sort((a, b) => a.timestamp - b.timestamp);
   const shipped = await writePage(dir, id, all);
-  const html = await readFile(shipped, 'utf8');
-  if (!html.includes(PLAYER_SCRIPT)) throw new Error('the page does not inline the player script');
-  // Both runs: the Replayer created as rrweb's canvas replay creates it, its iframe sandboxed with allow-scripts.
-  const withScripts = PLAYER_SCRIPT.replace('UNSAFE_replayCanvas: scripted,', 'UNSAFE_replayCanvas: true,');
-  const noSanitizer = withScripts.replace('function sanitize(event) {', 'function sanitize(event) {\n  return event;');
-  if (withScripts === PLAYER_SCRIPT || noSanitizer === withScripts)
-    throw new Error('the player script changed: update the layer switches');
-  const csp = /<meta http-equiv="Content-Security-Policy" content="[^"]*">/;
-  if (!csp.test(html)) throw new Error('no CSP meta in the page');
-  const sanitizerAlone = join(dir, 'sanitizer-alone.html');
-  await writeFile(
-    sanitizerAlone,
-    html.replace(csp, '').replace(PLAYER_SCRIPT, () => withScripts),
-  );
-  const cspAlone = join(dir, 'csp-alone.html');
-  await writeFile(
-    cspAlone,
-    html.replace(sha(PLAYER_SCRIPT), sha(noSanitizer)).replace(PLAYER_SCRIPT, () => noSanitizer),
-  );
+  const { sanitizerAlone, cspAlone } = await layerPages(dir, shipped);
   pages = { shipped, sanitizerAlone, cspAlone };
 }, 60_000);
 

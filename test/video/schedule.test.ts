@@ -34,6 +34,28 @@ describe('segments', () => {
   });
 });
 
+describe('stretches with no event', () => {
+  const day = 86_400_000;
+  it('two events 30 days apart and no interaction plan 5 s of video (25.9 M frames before)', () => {
+    const quiet = { start: 0, end: 30 * day, interactions: [], events: [0, 30 * day] };
+    const parts = segments(quiet, { fps: 10, speed: 1, skipInactivity: true });
+    expect(parts).toEqual([{ from: 0, to: 30 * day, rate: (30 * day) / 5_000 }]);
+    expect(frameCount(parts, 10)).toBe(51);
+  });
+
+  it('inside one of rrweb’s skips (at most 360×), a stretch with no event goes faster: 5 s whatever its length', () => {
+    const t = { start: 0, end: 3_600_000, interactions: [0, 3_600_000], events: [0, 3_600_000] };
+    const parts = segments(t, { fps: 10, speed: 1, skipInactivity: true });
+    expect(parts).toEqual([{ from: 0, to: 3_600_000, rate: 720 }]);
+    expect(videoLength(parts)).toBe(5_000);
+  });
+
+  it('without skipping, nothing is compressed (the length limit bounds the video)', () => {
+    const quiet = { start: 0, end: 60_000, interactions: [], events: [0, 60_000] };
+    expect(segments(quiet, { fps: 10, speed: 1, skipInactivity: false })).toEqual([{ from: 0, to: 60_000, rate: 1 }]);
+  });
+});
+
 describe('frameOffsets', () => {
   it('gives one frame per 1/fps of video, the last at the end, in order', () => {
     const parts = segments(timeline, { fps: 10, speed: 1, skipInactivity: true });

@@ -158,3 +158,78 @@ describe('with no browser', () => {
     expect(result.stderr).toContain('no video downloads: the browser');
   }, 60_000);
 });
+
+describe('the render slot (issue #40)', () => {
+  /** A renderer of 16 MiB files that waits, when told, until its signal aborts; `started` once a render began. */
+  let started: () => void = () => undefined;
+  const fake = (hang: () => boolean, deadline: () => AbortSignal) =>
+    ({
+      available: true,
+      renderTimeLimitMs: 60_000,
+      deadline,
+      async render(_id: string, out: string, signal: AbortSignal) {
+        started();
+        if (hang()) {
+          await new Promise<void>((_resolve, reject) => {
+            if (signal.aborted) reject(signal.reason);
+            signal.addEventListener('abort', () => reject(signal.reason));
+          });
+        }
+        await writeFile(out, Buffer.alloc(16 * 1024 * 1024));
+      },
+    }) as const;
+
+  it('a render over the time limit is stopped and answered 503; the next one may start', async () => {
+    let hang = true;
+    // The route's clock: the time limit passes when the test says.
+    let deadline = new AbortController();
+    const server = await startViewServer({
+      archive,
+      video: fake(
+        () => hang,
+        () => deadline.signal,
+      ),
+    });
+    try {
+      const rendering = new Promise<void>((resolve) => (started = resolve));
+      const late = get(server, videoPath(id));
+      await rendering;
+      expect((await get(server, videoPath(id))).status).toBe(429);
+      deadline.abort(new Error('the time limit'));
+      const res = await late;
+      expect(res.status).toBe(503);
+      expect(res.body.toString()).toMatch(/took longer than 60 s to render .*: its render was stopped/);
+      hang = false;
+      deadline = new AbortController();
+      expect((await get(server, videoPath(id))).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a client holding its download open keeps nobody waiting: the slot is freed once the file is rendered', async () => {
+    const server = await startViewServer({
+      archive,
+      video: fake(
+        () => false,
+        () => new AbortController().signal,
+      ),
+    });
+    try {
+      // The first client takes the headers and reads no further (16 MiB do not fit the socket's buffers).
+      const held = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: server.port, path: videoPath(id) }, resolve);
+        req.on('error', reject);
+        req.end();
+      });
+      expect(held.statusCode).toBe(200);
+      held.pause();
+      const next = await get(server, videoPath(id));
+      expect(next.status).toBe(200);
+      expect(next.body.length).toBe(16 * 1024 * 1024);
+      held.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+});

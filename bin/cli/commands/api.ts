@@ -23,6 +23,7 @@ import { ConfigError, exitCodeOf } from '../../../src/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
 import type { Reporter } from '../reporter.js';
+import { writeData } from '../terminal-output.js';
 
 /** A body read from a file or stdin is a request body: refused past this size (the API's own caps are smaller). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -180,17 +181,18 @@ async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Pr
     if (f.paginate && op.paginate) {
       for await (const record of op.paginate(clients, args, o)) {
         if (f.raw) await flushRaw();
-        else await write(context.stdout, JSON.stringify(record) + '\n');
+        else await writeData(context.stdout, 'json', JSON.stringify(record) + '\n');
       }
       if (f.raw) await flushRaw();
       return;
     }
     const result = await op.run(clients, args, body, o);
     if (f.raw) await flushRaw();
-    else if (op.output === 'csv' && typeof result === 'string') await write(context.stdout, result);
-    else if (result !== undefined) await write(context.stdout, JSON.stringify(result, null, 2) + '\n');
+    else if (op.output === 'csv' && typeof result === 'string') await writeData(context.stdout, 'text', result);
+    else if (result !== undefined) await writeData(context.stdout, 'json', JSON.stringify(result, null, 2) + '\n');
     // A call with no typed result (a mutation answered `OK`, `{success}`): what the API answered.
-    else if (responses.length > 0) await write(context.stdout, answerText(responses[responses.length - 1]!));
+    else if (responses.length > 0)
+      await writeData(context.stdout, 'json', answerText(responses[responses.length - 1]!));
   } finally {
     await run.close();
   }

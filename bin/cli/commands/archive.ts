@@ -51,7 +51,7 @@ export function register(program: Command): Command {
           ),
         )
         .option(
-          '--max <n>',
+          '-n, --max <n>',
           withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'),
           positiveInt('--max'),
         )

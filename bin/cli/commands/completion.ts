@@ -6,17 +6,19 @@ import { usage } from '../flags.js';
 export function register(program: Command): Command {
   return program
     .command('completion')
-    .description('print a shell completion script (bash or zsh) for commands and flags')
-    .argument('<shell>', 'bash or zsh');
+    .description('print a shell completion script (bash, zsh or fish) for commands, flags and api operations')
+    .argument('<shell>', 'bash, zsh or fish');
 }
 
 /** Needs every command registered (the program's main registers them all for `completion`). */
 export async function run(opts: Invocation<object>, context: CliContext): Promise<number> {
   const shell = opts.args[0]!;
   if (!(COMPLETION_SHELLS as readonly string[]).includes(shell))
-    usage(`completion: the shell must be bash or zsh (got ${JSON.stringify(shell)})`);
+    usage(`completion: the shell must be bash, zsh or fish (got ${JSON.stringify(shell)})`);
   let program = context.command;
   while (program.parent) program = program.parent;
-  context.stdout.write(completionScript(program, shell as CompletionShell));
+  const { OPERATIONS } = await import('../../../src/clients/index.js');
+  const extra = { api: OPERATIONS.map((o) => o.name), auth: ['login', 'status', 'logout'] };
+  context.stdout.write(completionScript(program, shell as CompletionShell, extra));
   return 0;
 }

@@ -18,7 +18,7 @@ export function register(program: Command): Command {
         'decode local replay files (v2/v3, auto-detected) into one JSON array, in the order given (the files of one replay)',
       )
       .argument('<file...>', 'replay files')
-      .option('--out <file>', withDefault('write to this file instead of stdout', 'stdout'))
+      .option('-o, --out <file>', withDefault('write to this file instead of stdout', 'stdout'))
       .option('--version <n>', withDefault('force the file version (2 or 3)', 'sniffed from each file')),
   );
 }

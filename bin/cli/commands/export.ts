@@ -47,7 +47,7 @@ export async function run(opts: Invocation<SinkFlags>, context: CliContext): Pro
       await exportOneReplay(
         ids[0]!,
         library,
-        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout),
+        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout, 'json'),
       );
       if (target.kind === 'file') run.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;

@@ -23,7 +23,7 @@ export function register(program: Command): Command {
       .description(
         "remove a user's or replays' outputs from an archive and record tombstones: no later run exports them again",
       )
-      .requiredOption('--out <archive>', 'the archive: a folder or s3://bucket/prefix (required)')
+      .requiredOption('-o, --out <archive>', 'the archive: a folder or s3://bucket/prefix (required)')
       .option(
         '--user <platform_id>',
         "forget this user: every replay its manifest entries name, and the user's replays listed later",

@@ -31,7 +31,7 @@ export function register(program: Command): Command {
       withDefault('listing page size (the spec states no maximum)', "the API's"),
       positiveInt('--page-size'),
     )
-    .option('--max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
+    .option('-n, --max <n>', withDefault('stop after n records', 'all'), positiveInt('--max'))
     .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
     .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)

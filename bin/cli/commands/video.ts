@@ -4,17 +4,21 @@
  * (through the command's run). A progress line on a terminal, the written file's path on stdout.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../../src/cli/video.js';
 import {
   BROWSER_ENV,
   isEventsFile,
   parseVideoTime,
   renderVideo,
   VIDEO_DEFAULTS,
+  VideoError,
   type VideoProgress,
   type VideoSource,
 } from '../../../src/video/index.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../../src/cli/flags.js';
 import type { CliContext, Invocation } from '../context.js';
-import { addS3AccessFlags, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { addS3AccessFlags, durationFlag, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { fileArgError, looksLikeFile } from '../replay-ids.js';
 
 interface VideoFlags extends S3ReadFlags {
   out: string;
@@ -26,6 +30,8 @@ interface VideoFlags extends S3ReadFlags {
   from?: string;
   to?: string;
   browser?: string;
+  maxLength?: string;
+  maxEventSize?: string;
 }
 
 function positiveNumber(name: string): (v: string) => number {
@@ -56,7 +62,7 @@ export function register(program: Command): Command {
         '<replay>',
         'a replay id (on the platform, or in --archive) or an exported events file (.json, .ndjson, optionally .gz)',
       )
-      .requiredOption('--out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
+      .requiredOption('-o, --out <file>', 'the video file: .mp4 (H.264) or .webm (VP9)')
       .option(
         '--archive <archive>',
         'read the replay from this archive (a folder or s3://bucket/prefix) instead of the platform',
@@ -82,20 +88,48 @@ export function register(program: Command): Command {
       .option(
         '--browser <path>',
         `the Chromium executable to render with (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`,
+      )
+      .option(
+        '--max-length <duration>',
+        `the longest video to make, e.g. 2h (default ${VIDEO_DEFAULTS.maxLengthMs / 3_600_000}h)`,
+      )
+      .option(
+        '--max-event-size <size>',
+        `the largest event to render, e.g. 64MiB (default ${formatByteSize(VIDEO_DEFAULTS.maxEventBytes)}: a browser plays less than an export writes)`,
       ),
   );
+}
+
+/** `--max-event-size` of `video`, in bytes. */
+function eventSizeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseByteSize(value);
+  } catch (err) {
+    if (err instanceof ByteSizeError) throw new VideoError('VIDEO_BAD_OPTION', `--max-event-size: ${err.message}`);
+    throw err;
+  }
 }
 
 export async function run(opts: Invocation<VideoFlags>, context: CliContext): Promise<number> {
   const replay = opts.args[0]!;
   const from = opts.from !== undefined ? parseVideoTime(opts.from, '--from') : undefined;
   const to = opts.to !== undefined ? parseVideoTime(opts.to, '--to') : undefined;
+  const file = opts.archive === undefined && (await isEventsFile(replay));
+  if (opts.archive === undefined && !file && looksLikeFile(replay)) {
+    throw fileArgError(replay, 'video takes an exported events file or a replay id, device_id/session_id');
+  }
+  // The packages, before the replay is fetched: a missing one is said at once, with the command that installs it.
+  const missing = missingPackages(
+    videoPackages((opts.browser ?? (context.env[BROWSER_ENV] || undefined)) !== undefined),
+  );
+  if (missing.length > 0) throw new VideoError('VIDEO_NO_BROWSER', missingPackagesMessage(missing));
   const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
   try {
     let source: VideoSource;
     if (opts.archive !== undefined)
       source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
-    else if (await isEventsFile(replay)) source = { file: replay };
+    else if (file) source = { file: replay };
     else source = { replayId: replay, platform: { run: await cli.library() } };
     const live =
       context.globals.progress !== false &&
@@ -114,6 +148,8 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
       from,
       to,
       browser: opts.browser,
+      maxLengthMs: durationFlag('--max-length', opts.maxLength),
+      maxEventBytes: eventSizeOf(opts.maxEventSize),
       env: context.env,
       onProgress,
       signal: context.signal,
@@ -122,7 +158,8 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
     if (context.globals.quiet !== true) {
       context.stderr.write(
         `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
-          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+          `${((result.to - result.from) / 1000).toFixed(1)} s of replay) in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+          `${result.skippedEvents > 0 ? `; ${result.skippedEvents} events the player could not apply were skipped` : ''}\n`,
       );
     }
     context.stdout.write(`${result.file}\n`);

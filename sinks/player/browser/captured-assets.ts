@@ -1,7 +1,8 @@
 /**
  * Captured assets (`--capture-assets`): the recorded URLs played from the archive. Before the events are sanitized,
  * the player reads the replay's captured assets (the one-page format's blocks after the events, or, for the shared
- * player, same-origin URLs named by its config), and the sanitizer replaces a captured URL with a data:/blob: one.
+ * player, same-origin URLs named by its config), and the sanitizer replaces a captured URL with a data:/blob: one
+ * (in CSS too: sanitize.ts reads CSS, these give what a URL or an `@import` is played as).
  */
 import type { PlayerConfig } from './config.js';
 import type { Json } from './events.js';
@@ -26,7 +27,7 @@ export function absolute(raw: unknown, base: string | null | undefined): string 
   let u: URL;
   try {
     u = base ? new URL(t, base) : new URL(t);
-  } catch (e) {
+  } catch (_e) {
     return null;
   }
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) return null;
@@ -34,39 +35,24 @@ export function absolute(raw: unknown, base: string | null | undefined): string 
   return u.href;
 }
 
-function capturedHref(raw: unknown, base: string | null | undefined): string | null {
+/** The data:/blob: URL of a captured asset (not a stylesheet) that `raw` names (relative to `base`), or null. */
+export function capturedHref(raw: unknown, base: string | null | undefined): string | null {
+  if (!haveAssets) return null;
   const a = absolute(raw, base),
     d = a && assetUrls[a];
   return d && assetType[d] !== 'text/css' ? assetHref[d]! : null;
 }
 
-/** A captured stylesheet's text with its own url() and @import (relative to its URL) captured too; null if not captured. */
-function capturedCss(raw: unknown, base: string | null | undefined, depth: number): string | null {
+/**
+ * The captured stylesheet `raw` names (relative to `base`): its text as captured (its own URLs not yet played:
+ * the sanitizer cleans it, relative to `url`), or null when not captured.
+ */
+export function capturedSheet(raw: unknown, base: string | null | undefined): { css: string; url: string } | null {
+  if (!haveAssets) return null;
   const a = absolute(raw, base),
     d = a && assetUrls[a];
-  if (!d) return null;
-  const css = assetCss[d];
-  if (typeof css !== 'string') return null;
-  return rewriteCss(css, a, depth + 1);
-}
-
-/** CSS with every url() and @import captured (relative to `base`), or emptied when not captured. */
-export function rewriteCss(text: string, base: string | null | undefined, depth: number): string {
-  return text
-    .replace(
-      /@import\s+(?:url\(\s*(['"]?)([^)'"]*)\1\s*\)|(['"])([^'"]*)\3)[^;]*;?/gi,
-      function (m, q1, u1: string | undefined, q2, u2: string | undefined) {
-        const css = depth < 4 ? capturedCss(u1 || u2, base, depth) : null;
-        return css === null ? '' : css;
-      },
-    )
-    .replace(/@import[^;]*;?/gi, '')
-    .replace(/url\s*\(([^)]*)\)/gi, function (m, inner: string) {
-      const v = inner.trim().replace(/^(['"])(.*)\1$/, '$2');
-      if (/^(data:|blob:)/i.test(v)) return m;
-      const href = capturedHref(v, base);
-      return href ? 'url("' + href + '")' : 'url()';
-    });
+  const css = d ? assetCss[d] : undefined;
+  return a && typeof css === 'string' ? { css, url: a } : null;
 }
 
 function rewriteSrcset(value: unknown, pageBase: string | undefined): string {
@@ -91,11 +77,12 @@ function rewriteSrcset(value: unknown, pageBase: string | undefined): string {
 export function useCaptured(tag: string, attributes: Json, pageBase: string | undefined): void {
   if (tag === 'link' && typeof attributes.href === 'string') {
     if (typeof attributes._cssText === 'string') {
-      attributes._cssText = rewriteCss(attributes._cssText, absolute(attributes.href, pageBase) || pageBase, 0);
+      // rrweb's copy of the stylesheet: cleaned (and its own URLs played) by the sanitizer.
     } else if (/(^|\s)stylesheet(\s|$)/i.test(String(attributes.rel || ''))) {
-      // rrweb builds a <style> of a link with _cssText: the stylesheet is played from the archive, never fetched.
-      const css = capturedCss(attributes.href, pageBase, 0);
-      if (css !== null) attributes._cssText = css;
+      // rrweb builds a <style> of a link with _cssText: the stylesheet is played from the archive, never fetched
+      // (the sanitizer cleans it, relative to the link's URL).
+      const sheet = capturedSheet(attributes.href, pageBase);
+      if (sheet !== null) attributes._cssText = sheet.css;
     } else {
       const icon = capturedHref(attributes.href, pageBase);
       if (icon) attributes.href = icon;

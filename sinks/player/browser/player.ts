@@ -14,6 +14,7 @@ import { fmt } from './format.js';
 import { options, sizeOf, speedOf } from './options.js';
 import { drawPanels, installPanels } from './panels.js';
 import { drawTimeline, followPosition, IDLE_MS } from './timeline.js';
+import { skipUnappliable } from './skipped.js';
 
 let replayer: Replayer | null = null,
   meta: ReturnType<Replayer['getMetaData']> = { startTime: 0, endTime: 0, totalTime: 0 },
@@ -188,6 +189,7 @@ function create(events: ReplayEvent[]): void {
     speed: options.speed,
     inactivePeriodThreshold: IDLE_MS,
   });
+  skipUnappliable(r as unknown as Json);
   replayer = r;
   if (hasCanvas) r.setConfig({ UNSAFE_replayCanvas: true });
   r.on('resize', function () {

@@ -4,7 +4,8 @@
  * do"). Every path by which rrweb builds a node or sets an attribute starts from an event, and each event is
  * sanitized once.
  */
-import { absolute, haveCapturedAssets, rewriteCss, useCaptured } from './captured-assets.js';
+import { absolute, capturedHref, capturedSheet, haveCapturedAssets, useCaptured } from './captured-assets.js';
+import { rewriteCssUrls } from './css-scan.js';
 import {
   FULL_SNAPSHOT,
   INCREMENTAL,
@@ -44,6 +45,36 @@ const DOCUMENT_TAGS: Record<string, 1> = {
   fencedframe: 1,
 };
 
+/**
+ * Attributes whose value is read as CSS and may name a URL, on every element (an HTML element ignores them): the SVG
+ * presentation attributes of the properties whose grammar takes a `<url>` (SVG 2 §6.6 "Presentation attributes";
+ * `clip-path` and `mask` from CSS Masking 1, `filter` from Filter Effects 1, `cursor` from CSS UI 4, `fill` and
+ * `stroke` from SVG 2 §13 (paint), the markers from SVG 2 §13.7; `marker`, a shorthand, is no presentation attribute
+ * but cleaned alike).
+ */
+const CSS_VALUED: Record<string, 1> = {
+  'clip-path': 1,
+  cursor: 1,
+  fill: 1,
+  filter: 1,
+  marker: 1,
+  'marker-start': 1,
+  'marker-mid': 1,
+  'marker-end': 1,
+  mask: 1,
+  stroke: 1,
+};
+/**
+ * What an SVG animation (`<set>`, `<animate>`, `<animateMotion>`, …; SVG 2 §19, SMIL Animation §3.2) sets its
+ * attribute to: cleaned as CSS (`url()`), and dropped when it names a URL by a scheme (`http:`, `javascript:`).
+ */
+const ANIMATION_VALUES: Record<string, 1> = { to: 1, from: 1, by: 1, values: 1 };
+
+/** Whether one of an animation's `;`-separated values starts with a URL scheme, or holds `//`. */
+function namesUrl(value: string): boolean {
+  return /(^|;)\s*[a-z][a-z0-9+.-]*:/i.test(value) || value.indexOf('//') >= 0;
+}
+
 /** rrweb's serialized node types (NodeType) the sanitizer looks at. */
 const ELEMENT_NODE = 2;
 const TEXT_NODE = 3;
@@ -71,10 +102,12 @@ function srcsetUrls(value: string): string[] {
     if (i >= value.length) break;
     let j = i;
     while (j < value.length && !/\s/.test(value[j]!)) j++;
-    const url = value.slice(i, j);
+    let end = j;
+    while (end > i && value.charCodeAt(end - 1) === 0x2c) end--;
+    urls.push(value.slice(i, end));
+    const comma = end < j;
     i = j;
-    urls.push(url.replace(/,+$/, ''));
-    if (/,$/.test(url)) continue;
+    if (comma) continue;
     for (let depth = 0; i < value.length; i++) {
       const c = value[i];
       if (c === '(') depth++;
@@ -85,9 +118,23 @@ function srcsetUrls(value: string): string[] {
   return urls;
 }
 
+/**
+ * Whether an animation (`attributeName`) may not change the attribute it names: one that holds a URL or a script,
+ * `style`, or a name with a namespace prefix (`xlink:href`). Dropped, so that `to`/`values` (cleaned as CSS) never
+ * reach such an attribute, in whatever order the recording sets them.
+ */
+function unsafeToAnimate(value: unknown): boolean {
+  const n = String(value).trim().toLowerCase();
+  return n === 'style' || n === 'attributename' || n.indexOf(':') >= 0 || dropAttribute('', n, 'http://x/');
+}
+
 function dropAttribute(tag: string, name: string, value: unknown): boolean {
   const n = String(name).toLowerCase();
-  if (n.slice(0, 2) === 'on' || n === 'srcdoc' || n === 'rr_src') return true;
+  // `attributionsrc` (Attribution Reporting) is a URL fetched in the background.
+  if (n.slice(0, 2) === 'on' || n === 'srcdoc' || n === 'rr_src' || n === 'attributionsrc') return true;
+  if (n === 'attributename' && unsafeToAnimate(value)) return true;
+  // `<use>` renders the document its href names: only a fragment of this one.
+  if (tag === 'use' && (n === 'href' || n === 'xlink:href') && !/^\s*#/.test(String(value))) return true;
   // An element of unknown tag (an attribute mutation of a node never seen) may be any of them.
   if (
     (DOCUMENT_TAGS[tag] || !tag) &&
@@ -111,64 +158,46 @@ function dropAttribute(tag: string, name: string, value: unknown): boolean {
 /** The URL of the page being replayed (the last Meta event's), relative to which recorded URLs resolve. */
 let pageBase: string | undefined;
 
+/** `@import`s of captured stylesheets are played this deep (a stylesheet importing itself stops there). */
+const IMPORT_DEPTH = 4;
+
 /**
- * CSS escapes of letters stand for the letters (`u\72l(` is `url(`, `@\69mport` is `@import`): written out, so that
- * what the browser would read is what is checked. Other escapes (and an escaped backslash) are kept as they are.
+ * CSS may load from outside too: read as the browser reads it (css-scan.ts, one pass), every URL it names — of a
+ * `url()`, of a string of `image-set()`, `src()` and the like — that is not data:/blob: (or a captured asset,
+ * relative to `base`) is emptied, and every `@import` removed (or, captured, replaced by its stylesheet, cleaned).
  */
-function unescapeLetters(css: string): string {
-  return css.replace(
-    /\\(?:([0-9a-fA-F]{1,6})[ \t\n\r\f]?|([g-zG-Z])|[\s\S])/g,
-    function (m, hex: string | undefined, letter: string | undefined) {
-      if (letter) return letter;
-      if (!hex) return m;
-      const c = parseInt(hex, 16);
-      return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? String.fromCharCode(c) : m;
+function cleanCssText(css: string, base: string | null | undefined, depth: number): string {
+  return rewriteCssUrls(css, {
+    url(value) {
+      if (value === undefined) return null;
+      return localUrl(value) ? value : capturedHref(value, base);
     },
-  );
-}
-
-/** `image-set()`/`-webkit-image-set()` take URLs as plain strings too: those that are not data:/blob: are emptied. */
-function cleanImageSets(css: string): string {
-  const open = /image-set\s*\(/gi;
-  let out = '',
-    from = 0,
-    m: RegExpExecArray | null;
-  while ((m = open.exec(css))) {
-    let i = m.index + m[0].length,
-      depth = 1;
-    out += css.slice(from, i);
-    for (; i < css.length && depth > 0; i++) {
-      const c = css[i]!;
-      if (c === '"' || c === "'") {
-        let j = i + 1;
-        while (j < css.length && css[j] !== c) j += css[j] === '\\' ? 2 : 1;
-        const text = css.slice(i + 1, j);
-        out += localUrl(text) ? css.slice(i, j + 1) : c + c;
-        i = j;
-        continue;
-      }
-      if (c === '(') depth++;
-      else if (c === ')') depth--;
-      out += c;
-    }
-    from = i;
-    open.lastIndex = i;
-  }
-  return out + css.slice(from);
+    atImport(value) {
+      const sheet = depth < IMPORT_DEPTH ? capturedSheet(value, base) : null;
+      return sheet === null ? '' : cleanCssText(sheet.css, sheet.url, depth + 1);
+    },
+  });
 }
 
 /**
- * CSS may load from outside too: every `url()`/`src()` that is not data:/blob: (or a captured asset) is emptied,
- * `@import` removed, and the strings of `image-set()` checked; CSS escapes are read as the browser reads them.
+ * An SVG presentation attribute or animation value, read as CSS on its own: cleaned as CSS, but a fragment-only
+ * `url(#id)` is kept — a reference to an element of the same document (a gradient, a clip path, a filter: CSS Values
+ * 4 §4.5.1), which loads nothing.
  */
+function cleanSvgValue(value: string): string {
+  return rewriteCssUrls(value, {
+    url(v) {
+      if (v === undefined) return null;
+      return /^\s*#/.test(v) || localUrl(v) ? v : capturedHref(v, pageBase);
+    },
+    atImport: () => '',
+    joined: false,
+  });
+}
+
+/** `cleanCssText` of a value that may not be a string (left as it is). */
 function cleanCss(text: Json, base?: string | null): Json {
-  if (typeof text !== 'string') return text;
-  const css = text.indexOf('\\') >= 0 ? unescapeLetters(text) : text;
-  if (!/url\s*\(|src\s*\(|@import|image-set/i.test(css)) return css;
-  const cleaned = haveCapturedAssets()
-    ? rewriteCss(css, base || pageBase, 0)
-    : css.replace(/\b(url|src)\s*\(\s*(['"]?)(?!\s*(data:|blob:))[^)]*\)/gi, '$1()').replace(/@import[^;]*;?/gi, '');
-  return cleanImageSets(cleaned);
+  return typeof text === 'string' ? cleanCssText(text, base || pageBase, 0) : text;
 }
 
 /** Canvas drawing commands name images by URL (`drawImage` of an `HTMLImageElement`): only data:/blob: stay. */
@@ -176,8 +205,7 @@ function cleanCanvasArgs(value: Json, depth: number): void {
   if (!value || typeof value !== 'object' || depth > 8) return;
   if (typeof value.src === 'string' && !localUrl(value.src)) value.src = '';
   for (const k in value)
-    if (Object.hasOwn(value, k) && value[k] && typeof value[k] === 'object')
-      cleanCanvasArgs(value[k], depth + 1);
+    if (Object.hasOwn(value, k) && value[k] && typeof value[k] === 'object') cleanCanvasArgs(value[k], depth + 1);
 }
 
 /** Tag name by node id, for attribute mutations (which name only the node). */
@@ -188,18 +216,23 @@ const styleText: Record<number, 1> = Object.create(null);
 function cleanAttributes(tag: string, attributes: Json): void {
   if (!attributes || typeof attributes !== 'object') return;
   if (haveCapturedAssets()) useCaptured(tag, attributes, pageBase);
+  // Before the loop, which may drop a link's href.
+  const sheetBase =
+    tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase;
   for (const name in attributes) {
     if (!Object.hasOwn(attributes, name)) continue;
+    // HTML attribute names are case-insensitive (`STYLE` is style): read lower-cased.
+    const n = name.toLowerCase();
     if (dropAttribute(tag, name, attributes[name])) {
       // A link keeps its look (browsers style only <a>/<area> with an href): the replay is inert, '#' goes nowhere.
-      if (name === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
+      if (n === 'href' && (tag === 'a' || tag === 'area')) attributes[name] = '#';
       else delete attributes[name];
-    } else if (name === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
-    else if (name === '_cssText')
-      attributes[name] = cleanCss(
-        attributes[name],
-        tag === 'link' && typeof attributes.href === 'string' ? absolute(attributes.href, pageBase) : pageBase,
-      );
+    } else if (ANIMATION_VALUES[n] && typeof attributes[name] === 'string' && namesUrl(attributes[name]))
+      delete attributes[name];
+    else if ((CSS_VALUED[n] || ANIMATION_VALUES[n]) && typeof attributes[name] === 'string')
+      attributes[name] = cleanSvgValue(attributes[name]);
+    else if (n === 'style' && typeof attributes[name] === 'string') attributes[name] = cleanCss(attributes[name]);
+    else if (n === '_csstext') continue;
     else if (attributes[name] && typeof attributes[name] === 'object') {
       // A style attribute recorded as a diff: { property: value | [value, priority] }.
       for (const prop in attributes[name]) {
@@ -209,6 +242,10 @@ function cleanAttributes(tag: string, attributes: Json): void {
       }
     }
   }
+  // rrweb's copy of a stylesheet (or the captured one useCaptured put there): CSS relative to the link's URL.
+  for (const name in attributes)
+    if (Object.hasOwn(attributes, name) && name.toLowerCase() === '_csstext')
+      attributes[name] = cleanCss(attributes[name], sheetBase);
 }
 
 function cleanNode(node: Json): void {
@@ -239,7 +276,7 @@ export function sanitize(event: Json): Json {
     if (Array.isArray(data.adds)) {
       // The tags first: a text node may come before its <style> parent in the same mutation.
       for (let i = 0; i < data.adds.length; i++) {
-        const node = data.adds[i] && data.adds[i].node;
+        const node = data.adds[i]?.node;
         if (node && node.type === ELEMENT_NODE && typeof node.id === 'number')
           tagById[node.id] = String(node.tagName || '').toLowerCase();
       }
@@ -247,13 +284,12 @@ export function sanitize(event: Json): Json {
         const add = data.adds[i];
         // Under a <style>, or a parent never seen (rrweb keeps such nodes until their parent comes): read as CSS.
         if (
-          add &&
-          add.node &&
+          add?.node &&
           add.node.type === TEXT_NODE &&
           (tagById[add.parentId] === 'style' || tagById[add.parentId] === undefined)
         )
           styleText[add.node.id] = 1;
-        cleanNode(add && add.node);
+        cleanNode(add?.node);
       }
     }
     if (Array.isArray(data.texts))
@@ -277,7 +313,7 @@ export function sanitize(event: Json): Json {
     data.set.value = cleanCss(data.set.value);
   if (event.type === INCREMENTAL && data.source === SOURCE_ADOPTED_STYLE_SHEET && Array.isArray(data.styles)) {
     for (let a = 0; a < data.styles.length; a++) {
-      const rules = data.styles[a] && data.styles[a].rules;
+      const rules = data.styles[a]?.rules;
       if (Array.isArray(rules))
         for (let r = 0; r < rules.length; r++) if (rules[r]) rules[r].rule = cleanCss(rules[r].rule);
     }
