@@ -31,12 +31,10 @@ export function splitKey(key: string): { folder: string; name: string } {
 
 /** Stale temporary files of `finalName` in `dir`: left by processes of this machine that no longer run. */
 export async function removeStaleTemps(dir: Dir, finalName: string): Promise<void> {
-  const stale: string[] = [];
-  for await (const entry of dir.entries()) {
-    const pid = tempNamePid(entry.name, finalName);
-    if (pid !== undefined && !pidIsAlive(pid)) stale.push(entry.name);
+  for (const name of await dir.names()) {
+    const pid = tempNamePid(name, finalName);
+    if (pid !== undefined && !pidIsAlive(pid)) await dir.unlink(name).catch(() => undefined);
   }
-  for (const name of stale) await dir.unlink(name).catch(() => undefined);
 }
 
 /**

@@ -19,7 +19,19 @@
  * by name (they have no descriptor to check): docs/SINKS.md says so.
  */
 import { constants, type Dirent, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, opendir, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import {
+  link,
+  lstat,
+  mkdir,
+  open,
+  opendir,
+  readdir,
+  rename,
+  rmdir,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SinkError } from '../errors.js';
 import { errorCode, isLinkRefusal, TargetRefusal, type RefusalKind } from './refusal.js';
@@ -115,6 +127,11 @@ export class Dir {
   async open(name: string, mode: 'read'): Promise<FileHandle | undefined>;
   async open(name: string, mode: Exclude<OpenMode, 'read'>): Promise<FileHandle>;
   async open(name: string, mode: OpenMode): Promise<FileHandle | undefined> {
+    return (await this.openFile(name, mode))?.handle;
+  }
+
+  /** `open`, with what `fstat` said of the file opened (its device and inode, its size). */
+  async openFile(name: string, mode: OpenMode): Promise<{ handle: FileHandle; stats: Stats } | undefined> {
     let handle: FileHandle;
     try {
       handle = await open(this.pathOf(name), FLAGS[mode] | NOFOLLOW | NONBLOCK, 0o644);
@@ -128,10 +145,10 @@ export class Dir {
       throw err;
     }
     try {
-      const st = await handle.stat();
-      if (!st.isFile()) throw this.refusal(name, st.isDirectory() ? 'folder' : 'special');
-      await this.confirm(name, st);
-      return handle;
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw this.refusal(name, stats.isDirectory() ? 'folder' : 'special');
+      await this.confirm(name, stats);
+      return { handle, stats };
     } catch (err) {
       await handle.close().catch(() => undefined);
       throw err;
@@ -167,11 +184,17 @@ export class Dir {
       throw err;
     }
     try {
-      const st = await handle.stat();
-      if (!st.isDirectory()) throw this.refusal(name, 'not-folder');
-      await this.confirm(name, st);
+      // O_DIRECTORY opened a folder. Resolved through /proc, nothing else is needed of it; by path, its identity is kept
+      // to be checked again at each use.
+      const path = join(this.chain[this.chain.length - 1]!.path, name);
+      let place: Place = { path, dev: 0, ino: 0 };
+      if (this.target.resolution === 'path') {
+        const st = await handle.stat();
+        if (!st.isDirectory()) throw this.refusal(name, 'not-folder');
+        await this.confirm(name, st);
+        place = { path, dev: st.dev, ino: st.ino };
+      }
       if (made) await this.sync();
-      const place = { path: join(this.chain[this.chain.length - 1]!.path, name), dev: st.dev, ino: st.ino };
       return new Dir(this.target, this.keyOf(name), handle, [...this.chain, place], false);
     } catch (err) {
       await handle.close().catch(() => undefined);
@@ -217,6 +240,15 @@ export class Dir {
     await this.confirmChain();
     await to.confirmChain();
     await link(this.pathOf(name), to.pathOf(toName));
+  }
+
+  /**
+   * The names in this folder, at once (`.`/`..` left out): for a folder that holds few (a device folder); `entries`
+   * streams a large one.
+   */
+  async names(): Promise<string[]> {
+    await this.confirmChain();
+    return readdir(this.pathOf('.'));
   }
 
   /** The entries of this folder, streamed (`.`/`..` left out); links are listed as links. */

@@ -70,9 +70,8 @@ export class TempFile {
       if (dir === undefined)
         throw new SinkError('SINK_IO', `no folder ${target!.path} to write ${finalName} in`, { target: target!.path });
       const name = tempName(finalName);
-      const handle = await dir.open(name, 'create');
-      const { dev, ino } = await handle.stat();
-      return new TempFile(dir, name, finalName, handle, { dev, ino }, target);
+      const { handle, stats } = (await dir.openFile(name, 'create'))!;
+      return new TempFile(dir, name, finalName, handle, { dev: stats.dev, ino: stats.ino }, target);
     } catch (err) {
       await target?.close();
       throw err;

@@ -18,6 +18,18 @@ export interface ParamSpec {
   readonly type: ParamType;
   readonly required?: boolean;
   readonly help: string;
+  /** The only values taken (a `string` or `integer` parameter): checked by `OperationArgs`, listed by `--help`. */
+  readonly values?: readonly string[];
+  /** What the client does when the parameter is not given, in words (`--help` prints it). */
+  readonly default?: string;
+}
+
+/**
+ * The type of a parameter as `--help` and `--list` show it: its values when it has a fixed set (`asc|desc`), else
+ * its type (`integer`, `string[]`). The same declaration `OperationArgs` checks values against.
+ */
+export function paramTypeText(spec: ParamSpec): string {
+  return spec.values !== undefined ? spec.values.join('|') : spec.type;
 }
 
 /** Every name a parameter of `specs` is known by: its own and the spec's (`wire`). */
@@ -28,6 +40,8 @@ export function knownNames(specs: readonly ParamSpec[]): Set<string> {
 type Value = string | number | boolean | string[] | unknown;
 
 function parseValue(spec: ParamSpec, text: string): Value {
+  if (spec.values !== undefined && !spec.values.includes(text))
+    throw new ValidationError(spec.name, `must be one of ${spec.values.join(', ')} (got ${JSON.stringify(text)})`);
   switch (spec.type) {
     case 'string':
       return text;
@@ -110,6 +124,11 @@ export class OperationArgs {
     const v = this.#values.get(name);
     if (!Array.isArray(v)) throw new ValidationError(name, 'is required');
     return v as string[];
+  }
+
+  /** The value as parsed (its declared type), or undefined when it was not given. */
+  value(name: string): unknown {
+    return this.#values.get(name);
   }
 
   json(name: string): unknown {

@@ -9,13 +9,16 @@
  * feedback 1, session replay 2.
  */
 import type { ApiFamily } from '../http/options.js';
-import type { HttpMethod } from '../http/transport.js';
-import type { Transport } from '../http/transport.js';
+import type { AuthStyle } from '../http/auth.js';
+import type { HostKind } from '../http/regions.js';
+import type { ApiResponse, HttpMethod, QueryValue, Transport } from '../http/transport.js';
+import { pathSegment } from '../http/url-parts.js';
+import { taxonomyCost } from '../util/spec-constants.js';
 import { SessionReplayClient } from '../replay/client.js';
 import type { FileVersion } from '../replay/validation.js';
 import { ATTRIBUTION_EVENT_BODY, AttributionClient, type AttributionEvent } from './attribution.js';
 import { describeBody, type BodySchema } from './body-schema.js';
-import type { CallOptions } from './call-options.js';
+import { type CallOptions, callSpec } from './call-options.js';
 import type { OperationArgs, ParamSpec } from './catalogue-args.js';
 import { DashboardClient } from './dashboard.js';
 import type { SessionLengthBins } from './dashboard-params.js';
@@ -53,14 +56,15 @@ import {
   type UserPropertyCreate,
   type UserPropertyUpdate,
 } from './taxonomy-properties.js';
-import { filesOfListedReplay, requireListed } from './replay-files.js';
+import { filesOfListedReplay, replaysInRange, requireListed } from './replay-files.js';
 import { MAPPING_BODY, UserMappingClient, type UserMapping } from './user-mapping.js';
 
-export { knownNames, OperationArgs } from './catalogue-args.js';
+export { knownNames, OperationArgs, paramTypeText } from './catalogue-args.js';
 export type { ParamSpec, ParamType } from './catalogue-args.js';
 
-/** One client of each family, built on one transport. */
+/** One client of each family, built on one transport (`transport`: what `sendRaw` sends through). */
 export class ApiClients {
+  readonly transport: Transport;
   readonly experiments: ExperimentsClient;
   readonly flags: FlagsClient;
   readonly userMapping: UserMappingClient;
@@ -72,6 +76,7 @@ export class ApiClients {
   readonly replay: SessionReplayClient;
 
   constructor(transport: Transport) {
+    this.transport = transport;
     this.experiments = new ExperimentsClient(transport);
     this.flags = new FlagsClient(transport);
     this.userMapping = new UserMappingClient(transport);
@@ -101,6 +106,11 @@ export interface Operation {
   run(c: ApiClients, a: OperationArgs, body: unknown, o: CallOptions): Promise<unknown>;
   /** Paged operations: every record of every page, in order (`--paginate`). */
   paginate?(c: ApiClients, a: OperationArgs, o: CallOptions): AsyncIterable<unknown>;
+  /**
+   * The client's own check of an answer, on the API's shape, where the client does what the API may not (replay.list
+   * filters its replays by `startTime`/`endTime`): what `api` prints is the answer with it applied.
+   */
+  answer?(answer: unknown, a: OperationArgs): unknown;
 }
 
 type Spec = Omit<Operation, 'output' | 'params' | 'body'> & { output?: 'csv'; params?: readonly ParamSpec[] };
@@ -355,7 +365,18 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
   ];
 }
 
-const ENCODING = str('encoding', 'auto (default: query while short, else form body), query or form', false);
+/** How a mapping batch travels: `auto` picks the query while it is short (docs/CLIENTS.md, "User mapping"). */
+const MAPPING_ENCODING: ParamSpec = {
+  ...str('encoding', 'where mapping and api_key travel', false),
+  values: ['auto', 'query', 'form'],
+  default: 'auto: the query while the batch is short, else a form body',
+};
+/** Attribution: "sent form-encoded or as query parameters". */
+const ATTRIBUTION_ENCODING: ParamSpec = {
+  ...str('encoding', 'where api_key and event travel', false),
+  values: ['form', 'query'],
+  default: 'form',
+};
 
 const INGEST: Operation[] = [
   op({
@@ -364,7 +385,7 @@ const INGEST: Operation[] = [
     method: 'POST',
     path: '/usermap',
     summary: 'map users to global user ids',
-    params: [ENCODING],
+    params: [MAPPING_ENCODING],
     bodySchema: MAPPING_BODY,
     run: (c, a, b, o) => c.userMapping.map(b as UserMapping[], { ...o, ...a.optional('encoding') }),
   }),
@@ -374,7 +395,7 @@ const INGEST: Operation[] = [
     method: 'POST',
     path: '/usermap',
     summary: 'remove mappings',
-    params: [list('userIds', 'user ids'), ENCODING],
+    params: [list('userIds', 'user ids'), MAPPING_ENCODING],
     run: (c, a, _b, o) => c.userMapping.unmap(a.strings('userIds'), { ...o, ...a.optional('encoding') }),
   }),
   op({
@@ -401,7 +422,7 @@ const INGEST: Operation[] = [
     method: 'POST',
     path: '/attribution',
     summary: 'send an attribution event',
-    params: [ENCODING],
+    params: [ATTRIBUTION_ENCODING],
     bodySchema: ATTRIBUTION_EVENT_BODY,
     run: (c, a, b, o) => c.attribution.send(b as AttributionEvent, { ...o, ...a.optional('encoding') }),
   }),
@@ -749,8 +770,8 @@ const DASHBOARD: Operation[] = [
     method: 'GET',
     path: '/api/2/useractivity',
     summary: "a user's events",
-    params: [str('user', 'platform id')],
-    run: (c, a, _b, o) => c.dashboard.userActivity(a.string('user'), o),
+    params: [int('user', 'platform id')],
+    run: (c, a, _b, o) => c.dashboard.userActivity(a.integer('user'), o),
   }),
   dash({
     name: 'dashboard.user-search',
@@ -779,7 +800,7 @@ const DASHBOARD: Operation[] = [
 ];
 
 const REPLAY_FILTERS = [
-  as('amplitude_id', str('platformId', 'only this user (platform id)', false)),
+  as('amplitude_id', int('platformId', 'only this user (platform id)', false)),
   {
     name: 'replayIds',
     wire: 'replay_id',
@@ -788,12 +809,12 @@ const REPLAY_FILTERS = [
   } satisfies ParamSpec,
   as('start_time', str('startTime', 'replays starting at or after (ISO 8601)', false)),
   as('end_time', str('endTime', 'replays starting at or before (ISO 8601)', false)),
-  as('sort_order', str('sortOrder', 'asc or desc', false)),
+  as('sort_order', { ...str('sortOrder', 'order of start times', false), values: ['asc', 'desc'] }),
   as('page_size', int('pageSize', 'records per page', false)),
 ];
 const FILES_PARAMS = [
   as('replay_id', str('replayId', 'device_id/session_id')),
-  int('version', 'file version (default 3)', false),
+  { ...int('version', 'file version', false), values: ['2', '3'], default: '3' },
   as('page_size', int('pageSize', 'files per page', false)),
 ];
 const pageToken = as('page_token', str('pageToken', 'page to fetch (from nextPageToken)', false));
@@ -829,6 +850,7 @@ const OTHER: Operation[] = [
       ),
     paginate: (c, a, o) =>
       c.replay.listReplays(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize'), o),
+    answer: (answer, a) => replaysInRange(answer, a.optional('startTime', 'endTime')),
   }),
   op({
     name: 'replay.files',
@@ -867,6 +889,67 @@ export const OPERATIONS: readonly Operation[] = [
 ];
 
 const BY_NAME = new Map(OPERATIONS.map((o) => [o.name, o]));
+
+/** Every operation name, in `api --list` order: what shell completion offers after `api`. */
+export function operationNames(): string[] {
+  return OPERATIONS.map((o) => o.name);
+}
+
+/** Where an operation's requests go and how they authenticate (the clients' own choice, per spec document). */
+export function wireOf(op: Operation): { host: HostKind; auth: AuthStyle; form: boolean } {
+  if (op.family === 'management') return { host: 'base', auth: 'bearer', form: false };
+  if (op.path === '/groupidentify') return { host: 'ingest', auth: 'api_key', form: true };
+  if (op.family === 'ingest') return { host: 'api', auth: 'api_key', form: true };
+  if (op.family === 'feedback') return { host: 'feedback', auth: 'basic', form: false };
+  return { host: 'analytics', auth: 'basic', form: op.family === 'taxonomy' };
+}
+
+/** The parameters of `op` that fill its path (`{id}`), by the placeholder's name. */
+export function pathParams(op: Operation): ParamSpec[] {
+  const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return op.params.filter((p) => names.includes(p.name));
+}
+
+/**
+ * Sends `body` as given to `op`'s method and path (`api --input`): the path's parameters fill it, every other given
+ * parameter goes in the query under the spec's name, unchecked beyond its declared type. Not checked against the body
+ * schema and charged the cost of one request (the taxonomy's by its method).
+ */
+export function sendRaw(
+  c: ApiClients,
+  op: Operation,
+  a: OperationArgs,
+  raw: { body: Buffer; contentType: string },
+  o: CallOptions,
+): Promise<ApiResponse> {
+  const inPath = new Set(pathParams(op).map((p) => p.name));
+  const path = op.path
+    .replace(/\?.*$/, '')
+    .replace(/\{(\w+)\}/g, (_m, name: string) => pathSegment(name, a.value(name)));
+  const query: Record<string, QueryValue> = {};
+  for (const p of op.params) {
+    if (inPath.has(p.name) || !a.has(p.name)) continue;
+    const v = a.value(p.name);
+    query[p.wire ?? p.name] = Array.isArray(v)
+      ? (v as string[])
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : (v as string);
+  }
+  const { host, auth } = wireOf(op);
+  return c.transport.request({
+    method: op.method,
+    host,
+    path,
+    query,
+    auth,
+    family: op.family,
+    cost: op.family === 'taxonomy' ? taxonomyCost(op.method) : 1,
+    raw,
+    retry: op.method === 'GET',
+    ...callSpec(o),
+  });
+}
 
 export function findOperation(name: string): Operation | undefined {
   return BY_NAME.get(name);

@@ -111,8 +111,19 @@ export {
   TimeoutError,
   UrlExpiredError,
 } from '../http/index.js';
-export type { ApiResponse, Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
+export type { AnswerSeen, ApiResponse, Logger, LogEvent, Region, TransportOptions } from '../http/index.js';
 
 // Every operation above as data (the `replay-export api` command is built from it).
-export { ApiClients, findOperation, knownNames, OPERATIONS, OperationArgs } from './catalogue.js';
+export {
+  ApiClients,
+  findOperation,
+  knownNames,
+  OPERATIONS,
+  OperationArgs,
+  operationNames,
+  paramTypeText,
+  pathParams,
+  sendRaw,
+  wireOf,
+} from './catalogue.js';
 export type { Operation, ParamSpec, ParamType } from './catalogue.js';

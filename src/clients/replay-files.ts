@@ -4,7 +4,10 @@
  * spec shows neither), so an empty answer is checked against the listing (`replay_id` lookup) before it is printed.
  */
 import { ReplayExportError } from '../errors.js';
-import type { SessionReplayClient } from '../replay/client.js';
+import { type SessionReplayClient, startTimeFilter } from '../replay/client.js';
+import type { ReplayRecord } from '../replay/records.js';
+import { parseTimestamp } from '../replay/timestamps.js';
+import type { ListReplaysQuery } from '../replay/validation.js';
 import type { CallOptions } from './call-options.js';
 
 /** The API lists no replay with this id (code `REPLAY_NOT_FOUND`, as the pipeline's ReplayNotFoundError). */
@@ -41,4 +44,25 @@ export async function* filesOfListedReplay<T>(
     yield f;
   }
   if (!any) await requireListed(replay, replayId, o);
+}
+
+/**
+ * A replay list answer (`{session_replays, next_page_token}`) with only the replays whose `start_time` is within
+ * `startTime`/`endTime`: the client's own filter (`startTimeFilter`, which `getReplaysPage` applies to its records)
+ * on the API's shape. Anything else, or an answer of another shape, is left as it came.
+ */
+export function replaysInRange(answer: unknown, q: Pick<ListReplaysQuery, 'startTime' | 'endTime'>): unknown {
+  if (q.startTime === undefined && q.endTime === undefined) return answer;
+  if (
+    answer === null ||
+    typeof answer !== 'object' ||
+    !Array.isArray((answer as Record<string, unknown>).session_replays)
+  )
+    return answer;
+  const inRange = startTimeFilter(q);
+  const replays = (answer as { session_replays: unknown[] }).session_replays.filter((r) => {
+    const start = (r as { start_time?: unknown } | null)?.start_time;
+    return inRange({ startMs: typeof start === 'string' ? parseTimestamp(start) : null } as ReplayRecord);
+  });
+  return { ...(answer as object), session_replays: replays };
 }

@@ -1,6 +1,6 @@
 /**
  * User mapping (aliasing), spec document 2: map and unmap on `{api_url}/usermap` with the `api_key` parameter
- * (family `ingest`), get mappings on `{analytics_url}/api/2/usermap` with HTTP Basic auth (family `dashboard`,
+ * (family `ingest`), get mappings on `{analytics_url}/api/2/usermap` with HTTP Basic auth (family `dashboard` for the host's concurrency, at cost 0: not charged to the dashboard's budgets,
  * the analytics REST hosts' shared cap). Map and unmap are charged one unit per mapping object in the `ingest`
  * family's budget (src/http/options.ts DEFAULT_BUDGETS); group identify and attribution, in the same family, none.
  */
@@ -203,7 +203,10 @@ export class UserMappingClient {
       path,
       query: { user_ids: JSON.stringify(ids) },
       auth: 'basic',
+      // On the analytics host: its concurrency slots. Not a dashboard query: none of the dashboard's cost budgets
+      // (the spec states no limit of its own for get mappings).
       family: 'dashboard',
+      cost: 0,
       ...callSpec(o),
     });
     if (res.status !== 200) throw new MalformedResponseError(`GET ${path}: expected status 200, got ${res.status}`);

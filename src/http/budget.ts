@@ -1,7 +1,11 @@
 /**
- * A cost budget over a sliding window: at most `limit` cost units spent in any `windowMs`. A request waits
- * until enough of the window's spending has aged out; a single cost above the whole limit can never fit and
- * is refused at once (BudgetExceededError), before anything is sent.
+ * The two kinds of cost budget the spec states:
+ * - a period budget (`SlidingBudget`): at most `limit` cost units spent in any `windowMs` ("7200 per hour",
+ *   "108,000 cost per hour"). A request waits until enough of the window's spending has aged out.
+ * - a concurrent budget (`ConcurrentBudget`): at most `limit` cost units held by the requests in flight ("concurrent
+ *   cost limit 4", "1000 cost within five minutes concurrently"). A request waits until others are answered.
+ * A single cost above the whole limit can never fit in either and is refused at once (BudgetExceededError), before
+ * anything is sent or any wait is announced.
  */
 import { HttpClientError } from './errors.js';
 import { sleep } from './retry.js';
@@ -9,10 +13,13 @@ import { SlidingWindow } from '../util/sliding-window.js';
 import { ConfigError } from '../errors.js';
 
 export interface BudgetSpec {
-  /** Name of the limit in messages and errors (e.g. `dashboard cost per 5 min`). */
+  /** Name of the limit in messages and errors (e.g. `dashboard cost per hour`). */
   name: string;
   limit: number;
+  /** The period of a `window` budget; unused by a `concurrent` one. */
   windowMs: number;
+  /** `window` (default): cost spent per period; `concurrent`: cost held by the requests in flight. */
+  kind?: 'window' | 'concurrent';
   /**
    * `fit` (default): a request waits until its whole cost fits under the limit. `under`: a request is admitted while
    * the window's spending is under the limit, and its whole cost is then counted (the mapping limit: "beyond it all
@@ -27,8 +34,9 @@ export class BudgetExceededError extends HttpClientError {
   readonly limit: number;
   readonly limitName: string;
   constructor(cost: number, spec: BudgetSpec) {
+    const per = spec.kind === 'concurrent' ? 'in flight at once' : `per ${spec.windowMs} ms`;
     super(
-      `request cost ${cost} exceeds the whole budget "${spec.name}" (${spec.limit} per ${spec.windowMs} ms); it can never be sent`,
+      `request cost ${cost} exceeds the whole budget "${spec.name}" (${spec.limit} ${per}); it can never be sent`,
       'cost_exceeds_budget',
       { category: 'usage' },
     );
@@ -39,6 +47,7 @@ export class BudgetExceededError extends HttpClientError {
 }
 
 export class SlidingBudget {
+  readonly kind = 'window';
   readonly spec: BudgetSpec;
   readonly #window: SlidingWindow;
 
@@ -86,4 +95,64 @@ export async function spendAll(budgets: readonly SlidingBudget[], cost: number, 
     await sleep(wait, signal);
   }
   for (const b of budgets) b.spend(cost);
+}
+
+/** Cost held by the requests in flight, at most `limit`: a request takes its cost when sent, gives it back answered. */
+export class ConcurrentBudget {
+  readonly kind = 'concurrent';
+  readonly spec: BudgetSpec;
+  #held = 0;
+  readonly #waiting = new Set<() => void>();
+
+  constructor(spec: BudgetSpec) {
+    if (!(spec.limit > 0)) throw new ConfigError(`budget ${spec.name}: limit must be positive`);
+    this.spec = spec;
+  }
+
+  /** Cost held by the requests in flight now. */
+  used(): number {
+    return this.#held;
+  }
+
+  /** Throws BudgetExceededError when `cost` can never fit. */
+  check(cost: number): void {
+    if (cost > this.spec.limit) throw new BudgetExceededError(cost, this.spec);
+  }
+
+  /** Whether `cost` fits beside what is held now (a cost of 0 always does). */
+  fits(cost: number): boolean {
+    return cost <= 0 || this.#held + cost <= this.spec.limit;
+  }
+
+  /** Holds `cost` until the returned function is called (idempotent). Call only once `fits(cost)`. */
+  take(cost: number): () => void {
+    if (cost <= 0) return () => {};
+    this.#held += cost;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.#held -= cost;
+      const wake = [...this.#waiting];
+      this.#waiting.clear();
+      for (const w of wake) w();
+    };
+  }
+
+  /** Resolves when a request gives its cost back (or rejects with the signal's reason). */
+  released(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#waiting.delete(wake);
+        reject(signal!.reason);
+      };
+      const wake = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.#waiting.add(wake);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
 }

@@ -70,10 +70,20 @@ function retried(ctx: RequestContext): string {
 }
 
 /** The server answered with a status that is not a success. */
+/** A whole answer as it came (kept on an ApiError when the caller asked to see answers: `api` prints it). */
+export interface AnswerSeen {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+}
+
 export class ApiError extends RequestError {
   declare readonly status: number;
   /** At most 500 characters of the response body, redacted. */
   readonly bodyExcerpt: string;
+  /** The whole answer, when the request's `onResponse` asked to see answers (up to the response size cap). */
+  answer?: AnswerSeen;
   /** Messages read from a JSON error body (taxonomy `errors[].message`, dashboard `error`); empty when none. */
   readonly serverMessages: readonly string[];
 

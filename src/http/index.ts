@@ -20,7 +20,7 @@ export {
   ValidationError,
   WaitLimitExceededError,
 } from './errors.js';
-export type { RequestContext, TimeoutPhase } from './errors.js';
+export type { AnswerSeen, RequestContext, TimeoutPhase } from './errors.js';
 export { MissingCredentialsError, authorizationHeader } from './auth.js';
 export type { AuthStyle, Credentials } from './auth.js';
 export { HOST_KINDS, REGIONS, REGION_HOSTS, baseUrlFor, isRegion, normaliseEndpoint } from './regions.js';

@@ -3,8 +3,9 @@
  *
  * - a concurrency cap per family and one per API host that all families but `storage` share (a request takes a
  *   slot of both; p-queue each). A slot is held for the whole life of a request, including reading its body.
- * - sliding-window cost budgets per family (budget.ts); a request waits for budget, and one whose cost exceeds a
- *   whole budget is refused before sending (BudgetExceededError, with its cost).
+ * - cost budgets per family (budget.ts): over a sliding window, or held while in flight (`concurrent`); a request
+ *   waits for budget, and one whose cost exceeds a whole budget is refused before sending (BudgetExceededError).
+ *   `check` refuses it before anything else, so that no wait is announced for a request that can never go.
  * - a family-wide pause (`pause`): no request of the family is sent before the wait ends; the transport pauses a
  *   family for a rate 429's Retry-After (src/util/limit-messages.ts tells the kinds of 429 apart).
  * - with `adaptive` settings, each family's cap is an adaptive window (adaptive-limit.ts) within its maximum: the
@@ -14,7 +15,7 @@
  */
 import PQueue from 'p-queue';
 import { AdaptiveLimit, type SentTicket } from './adaptive-limit.js';
-import { SlidingBudget } from './budget.js';
+import { ConcurrentBudget, SlidingBudget } from './budget.js';
 import { adaptiveSettings, type AdaptiveOptions, type ApiFamily, type FamilyBudget } from './options.js';
 import { sleep } from './retry.js';
 import { InternalError } from '../errors.js';
@@ -86,6 +87,7 @@ export class FamilyLimiter {
   readonly #windows = new Map<ApiFamily, AdaptiveLimit>();
   readonly #hosts = new Map<string, PQueue>();
   readonly #budgets = new Map<ApiFamily, SlidingBudget[]>();
+  readonly #concurrent = new Map<ApiFamily, ConcurrentBudget[]>();
   readonly #pausedUntil = new Map<ApiFamily, number>();
   readonly #growthHeldUntil = new Map<ApiFamily, number>();
   readonly #config: LimitConfig;
@@ -133,10 +135,26 @@ export class FamilyLimiter {
   #familyBudgets(family: ApiFamily): SlidingBudget[] {
     let b = this.#budgets.get(family);
     if (!b) {
-      b = (this.#config.budgets?.[family] ?? []).map((spec) => new SlidingBudget(spec, this.#now));
+      const specs = this.#config.budgets?.[family] ?? [];
+      b = specs.filter((s) => s.kind !== 'concurrent').map((spec) => new SlidingBudget(spec, this.#now));
       this.#budgets.set(family, b);
+      this.#concurrent.set(
+        family,
+        specs.filter((s) => s.kind === 'concurrent').map((spec) => new ConcurrentBudget(spec)),
+      );
     }
     return b;
+  }
+
+  #concurrentBudgets(family: ApiFamily): ConcurrentBudget[] {
+    this.#familyBudgets(family);
+    return this.#concurrent.get(family)!;
+  }
+
+  /** Throws BudgetExceededError when a request of `family` costing `cost` can never fit one of its budgets. */
+  check(family: ApiFamily, cost = 1): void {
+    for (const b of this.#familyBudgets(family)) b.check(cost);
+    for (const b of this.#concurrentBudgets(family)) b.check(cost);
   }
 
   /** Requests of a family allowed in flight now: its adaptive window, or its fixed cap. */
@@ -185,9 +203,10 @@ export class FamilyLimiter {
     return this.#hosts.get(host)?.pending ?? 0;
   }
 
-  /** Cost spent in each budget of a family, by budget name. */
+  /** Cost spent in each budget of a family (held now, for a concurrent one), by budget name. */
   used(family: ApiFamily): Record<string, number> {
-    return Object.fromEntries(this.#familyBudgets(family).map((b) => [b.spec.name, b.used()]));
+    const all = [...this.#familyBudgets(family), ...this.#concurrentBudgets(family)];
+    return Object.fromEntries(all.map((b) => [b.spec.name, b.used()]));
   }
 
   /** Holds back every request of `family` for `ms` (a 429 with Retry-After); a longer running pause is kept. */
@@ -245,46 +264,67 @@ export class FamilyLimiter {
   }
 
   /**
-   * Waits for the family's pause, its budgets and slots of the family and the host, spends the request's cost
-   * and resolves with the function that gives the slots back (idempotent). A cost larger than a whole budget
-   * rejects at once with BudgetExceededError. Aborting the signal while waiting rejects with its reason.
+   * Waits for the family's pause, its budgets and slots of the family and the host, spends the request's cost (held
+   * until release in a concurrent budget) and resolves with the function that gives the slots back (idempotent). A
+   * cost larger than a whole budget rejects at once with BudgetExceededError. Aborting the signal while waiting
+   * rejects with its reason.
    */
   async acquire(family: ApiFamily, signalOrOptions?: AbortSignal | AcquireOptions): Promise<Release> {
     const opts: AcquireOptions =
       signalOrOptions instanceof AbortSignal ? { signal: signalOrOptions } : (signalOrOptions ?? {});
     const { signal, host } = opts;
     const cost = opts.cost ?? 1;
+    this.check(family, cost);
     const budgets = this.#familyBudgets(family);
-    for (const b of budgets) b.check(cost);
+    const concurrent = this.#concurrentBudgets(family);
     for (;;) {
       if (signal?.aborted) throw signal.reason;
-      const wait = this.#wait(family, cost);
-      if (wait > 0) {
-        await sleep(wait, signal);
-        continue;
-      }
-      const releaseFamily = await slot(this.#queue(family), signal);
-      const hq = this.#hostQueue(family, host);
-      let releaseHost = (): void => {};
-      if (hq) {
-        try {
-          releaseHost = await slot(hq, signal);
-        } catch (err) {
-          releaseFamily();
-          throw err;
-        }
-      }
-      const free = (): void => {
-        releaseHost();
-        releaseFamily();
-      };
-      // A pause may have started, or the budget been spent, while this request queued for its slots.
-      if (this.#wait(family, cost) > 0) {
+      if (await this.#waitedForBudgets(family, cost, signal)) continue;
+      const free = await this.#slots(family, host, signal);
+      // A pause may have started, or a budget been spent, while this request queued for its slots.
+      if (this.#wait(family, cost) > 0 || !concurrent.every((b) => b.fits(cost))) {
         free();
         continue;
       }
       for (const b of budgets) b.spend(cost);
-      return this.#release(family, free, () => budgets.forEach((b) => b.refund(cost)));
+      const held = concurrent.map((b) => b.take(cost));
+      const giveBack = (): void => {
+        for (const give of held) give();
+        free();
+      };
+      return this.#release(family, giveBack, () => {
+        for (const b of budgets) b.refund(cost);
+      });
+    }
+  }
+
+  /** Waits for the pause and the window budgets, else for a concurrent budget to have room; true when it waited. */
+  async #waitedForBudgets(family: ApiFamily, cost: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const wait = this.#wait(family, cost);
+    if (wait > 0) {
+      await sleep(wait, signal);
+      return true;
+    }
+    const full = this.#concurrentBudgets(family).find((b) => !b.fits(cost));
+    if (full === undefined) return false;
+    await full.released(signal);
+    return true;
+  }
+
+  /** A slot of the family and, for an API family, of the host; resolves with the function that frees both. */
+  async #slots(family: ApiFamily, host: string | undefined, signal: AbortSignal | undefined): Promise<() => void> {
+    const releaseFamily = await slot(this.#queue(family), signal);
+    const hq = this.#hostQueue(family, host);
+    if (!hq) return releaseFamily;
+    try {
+      const releaseHost = await slot(hq, signal);
+      return () => {
+        releaseHost();
+        releaseFamily();
+      };
+    } catch (err) {
+      releaseFamily();
+      throw err;
     }
   }
 

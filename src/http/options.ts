@@ -54,8 +54,8 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
   management: 4,
   // Mapping: 50 events/second over 30 s (a budget below); group identify and attribution "not shown"; 2 at a time.
   ingest: 2,
-  // Spec: "concurrent cost limit 4", writes cost 2; 2 concurrent calls never exceed it.
-  taxonomy: 2,
+  // Spec: "concurrent cost limit 4" (GET 1, writes 2): up to 4 calls, held to the cost by its concurrent budget.
+  taxonomy: TAXONOMY_SPEC.concurrentCost,
 };
 
 /**
@@ -105,11 +105,13 @@ export const DEFAULT_ADAPTIVE: Readonly<AdaptiveOptions> = Object.freeze({
   cautiousGrowth: 0.125,
 });
 
-/** A sliding-window budget of one family (cost units per window; see budget.ts). */
+/** A cost budget of one family: cost units per sliding window, or held by the requests in flight (budget.ts). */
 export interface FamilyBudget {
   name: string;
   limit: number;
   windowMs: number;
+  /** `window` (default): spent per `windowMs`; `concurrent`: held while in flight. */
+  kind?: 'window' | 'concurrent';
   /** `fit` (default): the whole cost must fit; `under`: admitted while the window is under the limit (budget.ts). */
   admit?: 'fit' | 'under';
 }
@@ -122,9 +124,16 @@ export interface FamilyBudget {
 export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]>> = {
   replay: [], // spec: "not shown"; the host cap and the family cap apply
   storage: [], // object storage, not the API
-  // Spec: cost = days × conditions × query-type cost; 1,000 per five minutes and 108,000 per hour.
+  // Spec: cost = days × conditions × query-type cost; "1000 cost within five minutes concurrently; 108,000 cost per
+  // hour". The 1,000 is the cost of the queries in flight at once (a concurrent budget: read as a window of five
+  // minutes, twelve of them could never reach the hourly 108,000); docs/CLIENTS.md, "Assumptions".
   dashboard: [
-    { name: 'dashboard cost per 5 min', limit: DASHBOARD_SPEC.costPer5Min, windowMs: 5 * 60_000 },
+    {
+      name: 'dashboard concurrent cost',
+      limit: DASHBOARD_SPEC.concurrentCost,
+      windowMs: 5 * 60_000,
+      kind: 'concurrent',
+    },
     { name: 'dashboard cost per hour', limit: DASHBOARD_SPEC.costPerHour, windowMs: 60 * 60_000 },
   ],
   // Spec: 360 queries per hour for user activity and user search.
@@ -139,8 +148,11 @@ export const DEFAULT_BUDGETS: Readonly<Record<ApiFamily, readonly FamilyBudget[]
   ingest: [
     { name: 'mappings per 30 s', limit: MAPPING_SPEC.perWindow, windowMs: MAPPING_SPEC.windowMs, admit: 'under' },
   ],
-  // Spec: 7,200 cost per hour (GET 1, PUT/POST/DELETE 2); its concurrent cost limit 4 is kept by the family cap.
-  taxonomy: [{ name: 'taxonomy cost per hour', limit: TAXONOMY_SPEC.costPerHour, windowMs: TAXONOMY_SPEC.windowMs }],
+  // Spec: "concurrent cost limit 4; period cost limit 7200 per hour" (GET 1, PUT/POST/DELETE 2).
+  taxonomy: [
+    { name: 'taxonomy concurrent cost', limit: TAXONOMY_SPEC.concurrentCost, windowMs: 0, kind: 'concurrent' },
+    { name: 'taxonomy cost per hour', limit: TAXONOMY_SPEC.costPerHour, windowMs: TAXONOMY_SPEC.windowMs },
+  ],
 };
 
 /**
@@ -156,8 +168,11 @@ export interface RetryOptions {
   baseDelayMs: number;
   /** Largest backoff ceiling, ms. */
   maxDelayMs: number;
-  /** A `Retry-After` longer than this is cut to it, ms. */
-  maxRetryAfterMs: number;
+  /**
+   * A `Retry-After` longer than this is cut to it, ms. Undefined (the default): honoured as the server gave it; only
+   * `maxWaitMs` bounds it (the server knows when its window has room: a shorter wait only earns another 429).
+   */
+  maxRetryAfterMs?: number;
   /** Methods retried by default; others only when a call opts in (`retry: true`). */
   methods: readonly string[];
   /** Source of randomness in [0, 1) for full jitter (tests may fix it). */
@@ -173,7 +188,6 @@ export const DEFAULT_RETRY: Readonly<RetryOptions> = {
   retries: 5,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
-  maxRetryAfterMs: 120_000,
   methods: ['GET', 'HEAD'],
   random: Math.random,
 };
@@ -262,7 +276,7 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
     throw new ConfigError(`retry.retries must be an integer ≥ 0 (got ${retry.retries})`);
   nonNegative('retry.baseDelayMs', retry.baseDelayMs);
   nonNegative('retry.maxDelayMs', retry.maxDelayMs);
-  nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs);
+  if (retry.maxRetryAfterMs !== undefined) nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs);
   if (retry.maxWaitMs !== undefined) nonNegative('retry.maxWaitMs', retry.maxWaitMs);
   retry.methods = retry.methods.map((m) => m.toUpperCase());
   const timeouts: TimeoutOptions = { ...DEFAULT_TIMEOUTS, ...stripUndefined(o.timeouts ?? {}) };
@@ -279,7 +293,7 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   };
   for (const f of API_FAMILIES) {
     for (const b of budgets[f]) {
-      if (!(b.limit > 0) || !(b.windowMs > 0))
+      if (!(b.limit > 0) || (b.kind !== 'concurrent' && !(b.windowMs > 0)))
         throw new ConfigError(`budgets.${f} "${b.name}": limit and windowMs must be positive`);
     }
   }

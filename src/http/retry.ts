@@ -65,13 +65,18 @@ export function backoffDelay(
 
 /**
  * `Retry-After` as ms: delta-seconds or an HTTP date; undefined when absent or unreadable.
- * Negative or past values give 0; the result is capped at `capMs`.
+ * Negative or past values give 0; the result is capped at `capMs` when one is given.
  */
 export function parseRetryAfter(
   value: string | string[] | undefined,
-  capMs: number,
+  capMs: number | undefined,
   now = Date.now(),
 ): number | undefined {
+  const ms = retryAfterMs(value, now);
+  return ms === undefined || capMs === undefined ? ms : Math.min(ms, capMs);
+}
+
+function retryAfterMs(value: string | string[] | undefined, now: number): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined) return undefined;
   const s = v.trim();
@@ -84,8 +89,8 @@ export function parseRetryAfter(
     if (Number.isNaN(at)) return undefined;
     ms = at - now;
   }
-  if (!Number.isFinite(ms)) return capMs;
-  return Math.min(Math.max(ms, 0), capMs);
+  if (!Number.isFinite(ms)) return Number.MAX_SAFE_INTEGER;
+  return Math.max(ms, 0);
 }
 
 /** The wait before the next attempt: the server's Retry-After when it sent one, else full-jitter backoff. */
@@ -108,4 +113,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `sleep` for any length: a wait past a timer's range (a Retry-After of weeks, kept as given) is slept in parts. */
+export async function sleepLong(ms: number, signal?: AbortSignal, wait = sleep): Promise<void> {
+  for (let left = ms; ; left -= MAX_TIMER_MS) {
+    await wait(Math.min(left, MAX_TIMER_MS), signal);
+    if (left <= MAX_TIMER_MS) return;
+  }
 }

@@ -33,7 +33,14 @@ import {
 import { baseUrlFor, normaliseEndpoint, type HostKind, type Region } from './regions.js';
 import { bodyExcerpt, redactedPath, redactText, urlKey } from './redact.js';
 import { encodeComponent, sendableText } from './url-parts.js';
-import { errorCode, isRetryableNetworkError, isRetryableStatus, parseRetryAfter, retryDelay, sleep } from './retry.js';
+import {
+  errorCode,
+  isRetryableNetworkError,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelay,
+  sleepLong,
+} from './retry.js';
 import { classifyLimit, type LimitReading } from '../util/limit-messages.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -64,19 +71,32 @@ export interface RequestSpec {
   /** Cost of the request in its family's budgets (default 1; see DEFAULT_BUDGETS). */
   cost?: number;
   signal?: AbortSignal;
-  /** Query parameters passed through unchecked (`api --query`): added to `query`, over its own of the same name. */
-  extraQuery?: Readonly<Record<string, string>>;
   /**
-   * Body fields passed through unchecked (`api --field`): added to the JSON object or the form body (a value that
-   * is not a string travels as JSON text in a form); a request without a body sends them as a JSON object.
+   * Query parameters passed through unchecked (`api --query`, fields of a GET), in order; a name given twice is sent
+   * twice. A name the request sets itself (one of `query`, or `api_key`) is refused (ConfigError), never replaced.
    */
-  extraFields?: Readonly<Record<string, unknown>>;
-  /** Called with the response the request resolves with (`api --raw`, a mutation's answer), before it is returned. */
+  extraQuery?: ReadonlyArray<readonly [string, string]>;
+  /**
+   * Body fields passed through unchecked (`api` fields of a call with a body), in order: added to the JSON object or
+   * the form body (a value that is not a string travels as JSON text in a form; a form takes a name twice, a JSON
+   * object does not); a request without a body sends them as a JSON object. A field the body has is refused.
+   */
+  extraFields?: ReadonlyArray<readonly [string, unknown]>;
+  /** Headers added as given (`api -H`), over the transport's own; `host`, `content-length` and the like are refused. */
+  extraHeaders?: Readonly<Record<string, string>>;
+  /** A body sent as these bytes with this Content-Type (`api --input`), instead of `json` or `form`. */
+  raw?: { readonly body: Buffer; readonly contentType: string };
+  /**
+   * Called with the response the request resolves with (`api --raw`, `-i`, a mutation's answer), before it is
+   * returned. With it, a final error answer is read whole and kept on the ApiError (`answer`).
+   */
   onResponse?: (res: ApiResponse) => void;
 }
 
 export interface ApiResponse {
   status: number;
+  /** The status line's reason phrase (`OK`), as the server sent it. */
+  statusText: string;
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   /** Retries made before this response. */
@@ -277,7 +297,7 @@ export class Transport {
    */
   async #send(
     url: URL,
-    init: { method: string; headers: Record<string, string>; body?: string },
+    init: { method: string; headers: Record<string, string>; body?: string | Buffer },
     ctx: RequestContext,
     deadline: Deadline,
     signal: AbortSignal | undefined,
@@ -346,6 +366,8 @@ export class Transport {
   }
 
   async #waitSlot(family: ApiFamily, cost: number, signal: AbortSignal | undefined, ctx: RequestContext) {
+    // A cost that can never fit is refused here, before any wait is announced.
+    this.#limiter.check(family, cost);
     const held = this.#limiter.heldBy(family, cost);
     // A retry already waited out the pause its own 429 started (what is left of it is timer slack, not a wait).
     if (held !== undefined && !(ctx.retries > 0 && held.by === PAUSED_BY_429)) {
@@ -446,8 +468,44 @@ export class Transport {
         ...(outcome.code !== undefined ? { code: outcome.code } : {}),
         ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
       });
-      await sleep(delayMs, signal);
+      await sleepLong(delayMs, signal);
     }
+  }
+
+  /** The URL, headers and body of a request: its own parts, the pass-through ones beside them, and its auth. */
+  #assemble(spec: RequestSpec): { url: URL; headers: Record<string, string>; body?: string | Buffer } {
+    const creds = this.options.credentials;
+    const authorization = authorizationHeader(spec.auth, creds);
+    const { form, json } = withFields(spec);
+    const apiKeyInForm = spec.auth === 'api_key' && form !== undefined;
+    const ownQuery: Record<string, QueryValue> = { ...(spec.query ?? {}) };
+    if (spec.auth === 'api_key' && !apiKeyInForm) ownQuery.api_key = creds.apiKey!;
+    // The key is the transport's wherever it travels: a pass-through `api_key` would go beside or over it.
+    if (spec.auth === 'api_key' && spec.extraQuery?.some(([k]) => k === 'api_key')) clash('query parameter', 'api_key');
+    const query = withQuery(ownQuery, spec.extraQuery ?? []);
+    const url = buildUrl(this.baseUrl(spec.host), spec.path, query);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+      ...(spec.headers ?? {}),
+    };
+    if (authorization) headers.authorization = authorization;
+    let body: string | Buffer | undefined;
+    if (spec.raw !== undefined) {
+      body = spec.raw.body;
+      headers['content-type'] = spec.raw.contentType;
+    } else if (json !== undefined) {
+      body = JSON.stringify(json);
+      headers['content-type'] = 'application/json';
+    } else if (form) {
+      // URLSearchParams would silently turn a lone surrogate into U+FFFD: refuse it instead, naming the field.
+      for (const [name, value] of form) sendableText(name, value);
+      const params = new URLSearchParams(form as [string, string][]);
+      if (apiKeyInForm) params.append('api_key', creds.apiKey!);
+      body = params.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    return { url, headers: withHeaders(headers, spec.extraHeaders), ...(body !== undefined ? { body } : {}) };
   }
 
   /**
@@ -457,34 +515,7 @@ export class Transport {
    */
   async request(spec: RequestSpec): Promise<ApiResponse> {
     const method = (spec.method ?? 'GET').toUpperCase() as HttpMethod;
-    const creds = this.options.credentials;
-    const authorization = authorizationHeader(spec.auth, creds);
-    let query = spec.extraQuery ? { ...(spec.query ?? {}), ...spec.extraQuery } : spec.query;
-    let form = spec.form;
-    let json = spec.json;
-    if (spec.extraFields !== undefined) ({ form, json } = withFields(spec, spec.extraFields));
-    if (spec.auth === 'api_key') {
-      if (form) form = { ...form, api_key: creds.apiKey! };
-      else query = { ...(query ?? {}), api_key: creds.apiKey! };
-    }
-    const url = buildUrl(this.baseUrl(spec.host), spec.path, query);
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': this.options.userAgent,
-      ...(spec.headers ?? {}),
-    };
-    if (authorization) headers.authorization = authorization;
-    let body: string | undefined;
-    if (json !== undefined && form) throw new ConfigError('a request has either a `json` or a `form` body, not both');
-    if (json !== undefined) {
-      body = JSON.stringify(json);
-      headers['content-type'] = 'application/json';
-    } else if (form) {
-      // URLSearchParams would silently turn a lone surrogate into U+FFFD: refuse it instead, naming the field.
-      for (const [name, value] of Object.entries(form)) sendableText(name, value);
-      body = new URLSearchParams(form as Record<string, string>).toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-    }
+    const { url, headers, body } = this.#assemble(spec);
     const retry = {
       allowed: spec.retry ?? this.options.retry.methods.includes(method),
       // A 429 means the request was not processed: safe to send again, write or not (unless the call said no).
@@ -527,13 +558,18 @@ export class Transport {
               code: deadline.expired ? 'deadline' : (errorCode(err) ?? ''),
             };
           }
-          const response = makeResponse(status, res.headers, buf, ctx);
+          const response = makeResponse(status, res.statusText ?? '', res.headers, buf, ctx);
           spec.onResponse?.(response);
           return { done: true, value: response };
         }
-        const text = await readExcerpt(res.body);
+        const whole = spec.onResponse ? await readAll(res.body, maxBytes).catch(() => undefined) : undefined;
+        const text = whole !== undefined ? whole.toString('utf8') : await readExcerpt(res.body);
         if (deadline.expired) return { done: false, error: deadline.signal.reason as Error, code: 'deadline' };
-        return this.#statusFailure(res, ctx, bodyExcerpt(text, this.#secrets), spec.auth);
+        try {
+          return withAnswer(this.#statusFailure(res, ctx, bodyExcerpt(text, this.#secrets), spec.auth), res, whole);
+        } catch (err) {
+          throw withAnswer({ done: false, error: err as Error }, res, whole).error;
+        }
       } finally {
         deadline.clear();
       }
@@ -617,28 +653,90 @@ export class Transport {
   }
 }
 
-/**
- * The body of `spec` with `fields` added: to its form, or to its JSON object; a request without a body gets a JSON
- * object of them (whatever the method: the spec has GET and DELETE calls with bodies). A JSON array body has no place
- * for them (ConfigError).
- */
-function withFields(
-  spec: RequestSpec,
-  fields: Readonly<Record<string, unknown>>,
-): { form: RequestSpec['form']; json: unknown } {
-  if (spec.form !== undefined) {
-    const added = Object.fromEntries(
-      Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
-    );
-    return { form: { ...spec.form, ...added }, json: spec.json };
-  }
-  const json = spec.json;
-  if (json === undefined) return { form: undefined, json: { ...fields } };
-  if (json !== null && typeof json === 'object' && !Array.isArray(json))
-    return { form: undefined, json: { ...json, ...fields } };
+/** A pass-through part that would replace one the request sets itself: refused, never sent silently over it. */
+function clash(what: string, name: string): never {
   throw new ConfigError(
-    `${spec.method ?? 'GET'} ${spec.path} sends a JSON array: no place for the field(s) ${Object.keys(fields).join(', ')}; pass them in the query instead`,
+    `pass-through ${what} "${name}" would replace the request's own ${what} of that name; it is not sent (give the operation's parameter instead)`,
   );
+}
+
+/** The query with the pass-through parameters added after its own (a name twice is sent twice). */
+function withQuery(own: Record<string, QueryValue>, extra: ReadonlyArray<readonly [string, string]>): QueryParams {
+  const out: Record<string, QueryValue> = { ...own };
+  const added = new Map<string, string[]>();
+  for (const [name, value] of extra) {
+    if (own[name] !== undefined && own[name] !== null) clash('query parameter', name);
+    added.set(name, [...(added.get(name) ?? []), value]);
+  }
+  for (const [name, values] of added) out[name] = values;
+  return out;
+}
+
+/**
+ * The body of `spec` with its pass-through fields added: to its form (pairs, a name may come twice), or to its JSON
+ * object; a request without a body gets a JSON object of them (whatever the method: the spec has GET and DELETE calls
+ * with bodies). A field the body has, a name twice in a JSON object, a JSON array body or a raw body take none
+ * (ConfigError).
+ */
+function withFields(spec: RequestSpec): { form: [string, string][] | undefined; json: unknown } {
+  const fields = spec.extraFields ?? [];
+  const form = spec.form === undefined ? undefined : Object.entries(spec.form);
+  if (spec.json !== undefined && form)
+    throw new ConfigError('a request has either a `json` or a `form` body, not both');
+  if (fields.length === 0) return { form, json: spec.json };
+  if (spec.raw !== undefined) throw new ConfigError('a request with a raw body takes no pass-through fields');
+  if (form) {
+    for (const [k, v] of fields) {
+      if (spec.form![k] !== undefined || k === 'api_key') clash('body field', k);
+      form.push([k, typeof v === 'string' ? v : JSON.stringify(v)]);
+    }
+    return { form, json: undefined };
+  }
+  const json = spec.json ?? {};
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new ConfigError(
+      `${spec.method ?? 'GET'} ${spec.path} sends a JSON array: no place for the field(s) ${fields.map(([k]) => k).join(', ')}; pass them in the query instead`,
+    );
+  const out: Record<string, unknown> = { ...(json as Record<string, unknown>) };
+  for (const [k, v] of fields) {
+    if (Object.hasOwn(out, k)) clash('body field', k);
+    out[k] = v;
+  }
+  return { form: undefined, json: out };
+}
+
+/** Headers a caller may not set: the transport writes them from the request itself. */
+const OWN_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+
+/** The transport's headers with the caller's (`api -H`) over them, by lower-case name. */
+function withHeaders(
+  headers: Record<string, string>,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  if (extra === undefined) return headers;
+  const out = { ...headers };
+  for (const [name, value] of Object.entries(extra)) {
+    const key = name.toLowerCase();
+    if (OWN_HEADERS.has(key))
+      throw new ConfigError(`header ${name} is written from the request itself; it cannot be set`);
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(key))
+      throw new ConfigError(`header name ${JSON.stringify(name)} is not a token`);
+    if (/[\r\n\0]/.test(value)) throw new ConfigError(`header ${name}: a value cannot hold a line break`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** A failed attempt with the whole answer kept on its error (or on the error thrown), when it was read whole. */
+function withAnswer(attempt: Failed, res: Dispatcher.ResponseData, whole: Buffer | undefined): Failed {
+  if (whole !== undefined && attempt.error instanceof ApiError)
+    attempt.error.answer = {
+      status: res.statusCode,
+      statusText: res.statusText ?? '',
+      headers: res.headers,
+      body: whole,
+    };
+  return attempt;
 }
 
 /** A 429's retry in words, e.g. `429 replay concurrency limit (concurrent requests across all REST endpoints), waiting 1 s, attempt 2/5`. */
@@ -659,12 +757,14 @@ function slotOutcome(status: number | undefined, latencyMs: number): SlotOutcome
 
 function makeResponse(
   status: number,
+  statusText: string,
   headers: Record<string, string | string[] | undefined>,
   body: Buffer,
   ctx: RequestContext,
 ): ApiResponse {
   return {
     status,
+    statusText,
     headers,
     body,
     retries: ctx.retries,

@@ -65,8 +65,19 @@ export class SessionReplayClient {
     this.#stallPages = validateStallPages(options.stallPages ?? DEFAULT_STALL_PAGES);
   }
 
-  /** One page of `GET /api/1/session-replays`. Validation happens before any request. */
+  /**
+   * One page of `GET /api/1/session-replays`. Validation happens before any request. Its replays are filtered by
+   * `startTime`/`endTime` here too (see `listReplays`): the page holds only replays in the range, whatever the
+   * platform did with `start_time`/`end_time`.
+   */
   async getReplaysPage(q: ListReplaysQuery & { pageToken?: string | null }, o: CallOptions = {}): Promise<ReplaysPage> {
+    const page = await this.#page(q, o);
+    const inRange = startTimeFilter(q);
+    return { ...page, replays: page.replays.filter(inRange) };
+  }
+
+  /** One page as the platform answered it (not filtered by time: the listing's progress counts every record). */
+  async #page(q: ListReplaysQuery & { pageToken?: string | null }, o: CallOptions): Promise<ReplaysPage> {
     const params = buildListParams(q, q.pageToken);
     const res = await this.#transport.request({
       host: 'analytics',
@@ -114,7 +125,7 @@ export class SessionReplayClient {
     const progress = new ListingProgress(LIST_PATH, '', this.#stallPages);
     const call = callSpec(o);
     const fetchPage = (pageToken: string | null): Promise<ReplaysPage> => {
-      const p = this.getReplaysPage({ ...q, pageToken }, call);
+      const p = this.#page({ ...q, pageToken }, call);
       p.catch(() => undefined); // a page read ahead and never awaited (the consumer stopped) fails quietly
       return p;
     };

@@ -1,5 +1,5 @@
 /**
- * The API host's concurrency limit as the spec states it ("5 concurrent requests across all REST endpoints", per
+ * The analytics host's concurrency limit as the spec states it ("5 concurrent requests across all REST endpoints", per
  * project), and a log of when requests of each family arrived, so that tests can see what a client did: how many
  * requests it had in flight at once, and whether it held a family back after a 429.
  */
@@ -41,10 +41,11 @@ export class ApiLimits {
   }
 
   /**
-   * Records the arrival and takes one of the host's slots until the response ends. Returns false when all are taken:
-   * the caller answers 429 (the slot is not taken, the arrival is logged with that status).
+   * Records the arrival and, when it `counts` against the host's limit, takes one of its slots until the response
+   * ends. Returns false when all are taken: the caller answers 429 (the slot is not taken, the arrival is logged with
+   * that status).
    */
-  enter(family: string, path: string, res: ServerResponse): boolean {
+  enter(family: string, path: string, res: ServerResponse, counts = true): boolean {
     const arrival: ApiArrival = { family, path, at: Date.now(), status: 0, answeredAt: 0 };
     this.#log.push(arrival);
     if (this.#log.length > LOG_LIMIT) this.#log.shift();
@@ -52,6 +53,7 @@ export class ApiLimits {
       arrival.status = res.statusCode;
       arrival.answeredAt = Date.now();
     });
+    if (!counts) return true;
     if (this.max > 0 && this.#inFlight >= this.max) {
       this.#limited++;
       return false;

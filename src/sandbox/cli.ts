@@ -1,4 +1,5 @@
 import type { Faults } from './faults.js';
+import type { SandboxOptions } from './options.js';
 import { startSandbox } from './server.js';
 
 export interface SandboxCommandOptions {
@@ -6,6 +7,8 @@ export interface SandboxCommandOptions {
   replicas?: number;
   faults?: Partial<Faults>;
   samplesDir?: string;
+  /** Any other sandbox option (`--options`, options-flag.ts). */
+  options?: Partial<SandboxOptions>;
   /** Where the url and credential lines go (default process.stdout). */
   out?: NodeJS.WritableStream;
   /** Stops the sandbox like SIGINT/SIGTERM do (for embedding). */
@@ -38,6 +41,7 @@ export function sandboxBanner(
  */
 export async function runSandboxCommand(opts: SandboxCommandOptions = {}): Promise<void> {
   const sandbox = await startSandbox({
+    ...opts.options,
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
     ...(opts.faults !== undefined ? { faults: opts.faults } : {}),

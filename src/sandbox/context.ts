@@ -40,14 +40,15 @@ export function singleParam(query: URLSearchParams, name: string): string | null
   return all.length === 0 ? null : all[0]!;
 }
 
-/** page_size: a positive decimal integer, served as at most `max`; the default when absent. */
-export function pageSizeParam(query: URLSearchParams, def: number, max: number): number {
+/**
+ * page_size: a positive decimal integer, the default when absent. The spec states no maximum, so none is applied: a
+ * page holds as many as asked for (up to the 9 digits read).
+ */
+export function pageSizeParam(query: URLSearchParams, def: number): number {
   const raw = singleParam(query, 'page_size');
   if (raw === null) return def;
-  // The spec names page_size without bounds: any positive integer is taken, and a page holds at most `max` (the
-  // client follows next_page_token for the rest). A sandbox assumption, docs/SANDBOX.md.
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
     throw badRequest('invalid_page_size', `page_size must be a positive integer`);
   }
-  return Math.min(Number(raw), max);
+  return Number(raw);
 }

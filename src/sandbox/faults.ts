@@ -4,6 +4,7 @@
  */
 
 import { ReplayExportError } from '../errors.js';
+import { flagPairs } from './flag-pairs.js';
 
 /** How the storage route serves a file's bytes (object storage can do any of these). */
 export type FileEncoding = 'gzip' | 'content-encoding-gzip' | 'inflated';
@@ -298,12 +299,10 @@ export function parseFaultsFlag(text: string): Partial<Faults> {
     return validateFaults(parsed);
   }
   const out: Record<string, unknown> = {};
-  for (const pair of value.split(',')) {
-    if (pair.trim() === '') continue;
-    const eq = pair.indexOf('=');
-    if (eq <= 0) throw new FaultsError(`--faults: ${JSON.stringify(pair.slice(0, 60))} is not key=value`);
-    const key = pair.slice(0, eq).trim();
-    const raw = pair.slice(eq + 1).trim();
+  for (const [key, raw] of flagPairs(
+    value,
+    (item) => new FaultsError(`--faults: ${JSON.stringify(item)} is not key=value`),
+  )) {
     out[key] =
       key === 'corruptFiles'
         ? raw.split('|').filter((id) => id !== '')

@@ -19,7 +19,7 @@ export function handleFiles(ctx: SandboxContext, query: URLSearchParams, res: Se
     throw badRequest('invalid_version', `version must be 2 or 3, got "${excerpt(versionParam)}"`);
   }
   let version: FileVersion = versionParam === null ? SANDBOX_DEFAULTS.fileVersion : versionParam === '2' ? 2 : 3;
-  const pageSize = pageSizeParam(query, SANDBOX_DEFAULTS.filesPageSize, SANDBOX_DEFAULTS.filesPageSizeMax);
+  const pageSize = pageSizeParam(query, SANDBOX_DEFAULTS.filesPageSize);
   const pageToken = singleParam(query, 'page_token');
   let lastKey: string | null = null;
   if (pageToken !== null) {

@@ -69,9 +69,17 @@ function* inOrder(
   for (let i = start; i >= 0; i--) yield sorted[i]!;
 }
 
-/** GET /api/1/session-replays */
-export function handleList(ctx: SandboxContext, query: URLSearchParams, res: ServerResponse): void {
-  const replayIds = query.getAll('replay_id');
+/** The replay list's query, checked. */
+interface ListQuery {
+  replayIds: string[];
+  pid: string | null;
+  pageToken: string | null;
+  sortParam: 'asc' | 'desc' | null;
+  from: number | null;
+  to: number | null;
+}
+
+function checkReplayIds(replayIds: readonly string[]): void {
   if (replayIds.length > SANDBOX_DEFAULTS.maxReplayIds) {
     throw badRequest(
       'too_many_replay_ids',
@@ -83,6 +91,20 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
       throw badRequest('invalid_replay_id', `replay_id must be device_id/session_id, got "${excerpt(id)}"`);
     }
   }
+}
+
+function platformIdParam(amplitudeId: string | null): string | null {
+  if (amplitudeId === null) return null;
+  if (!/^-?\d{1,30}$/.test(amplitudeId)) {
+    throw badRequest('invalid_amplitude_id', `amplitude_id must be an integer, got "${excerpt(amplitudeId)}"`);
+  }
+  return BigInt(amplitudeId).toString();
+}
+
+/** Reads and checks the query: the spec's 400s, then the time filters (unless the sandbox ignores them). */
+function listQuery(ctx: SandboxContext, query: URLSearchParams): ListQuery {
+  const replayIds = query.getAll('replay_id');
+  checkReplayIds(replayIds);
   const amplitudeId = singleParam(query, 'amplitude_id');
   const pageToken = singleParam(query, 'page_token');
   if (replayIds.length > 0 && amplitudeId !== null) {
@@ -91,13 +113,7 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
   if (replayIds.length > 0 && pageToken !== null) {
     throw badRequest('conflicting_parameters', 'replay_id and page_token cannot be passed together');
   }
-  let pid: string | null = null;
-  if (amplitudeId !== null) {
-    if (!/^-?\d{1,30}$/.test(amplitudeId)) {
-      throw badRequest('invalid_amplitude_id', `amplitude_id must be an integer, got "${excerpt(amplitudeId)}"`);
-    }
-    pid = BigInt(amplitudeId).toString();
-  }
+  const pid = platformIdParam(amplitudeId);
   const sortParam = singleParam(query, 'sort_order');
   if (sortParam !== null && sortParam !== 'asc' && sortParam !== 'desc') {
     throw badRequest('invalid_sort_order', `sort_order must be asc or desc, got "${excerpt(sortParam)}"`);
@@ -107,100 +123,111 @@ export function handleList(ctx: SandboxContext, query: URLSearchParams, res: Ser
   const from = ignoreTimes ? null : timeParam(query, 'start_time');
   const to = ignoreTimes ? null : timeParam(query, 'end_time');
   if (from !== null && to !== null && from > to) throw badRequest('invalid_time', 'start_time is after end_time');
+  return { replayIds, pid, pageToken, sortParam, from, to };
+}
 
-  if (replayIds.length > 0) {
-    // Lookup by id: page_size is ignored, next_page_token is always null.
-    const sort = sortParam ?? ctx.opts.sortOrder;
-    const filter: ListFilter = { pid: null, from, to };
-    const found = new Map<string, CatalogReplay>();
-    for (const id of replayIds) {
-      const r = ctx.catalog.get(id);
-      if (r !== undefined && matches(r, filter)) found.set(id, r);
-    }
-    const list = [...found.values()].sort((a, b) =>
-      compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
+/** Lookup by id: page_size is ignored, next_page_token is always null. */
+function byIds(ctx: SandboxContext, q: ListQuery): CatalogReplay[] {
+  const filter: ListFilter = { pid: null, from: q.from, to: q.to };
+  const found = new Map<string, CatalogReplay>();
+  for (const id of q.replayIds) {
+    const r = ctx.catalog.get(id);
+    if (r !== undefined && matches(r, filter)) found.set(id, r);
+  }
+  const list = [...found.values()].sort((a, b) =>
+    compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
+  );
+  if ((q.sortParam ?? ctx.opts.sortOrder) === 'desc') list.reverse();
+  return list;
+}
+
+/** Where a page starts: the order and filter of the request, or of the one that issued its page_token. */
+interface Paging {
+  sort: 'asc' | 'desc';
+  filter: ListFilter;
+  after: { startMs: number; id: string } | null;
+}
+
+function paging(ctx: SandboxContext, q: ListQuery): Paging {
+  const sort = q.sortParam ?? ctx.opts.sortOrder;
+  if (q.pageToken === null) return { sort, filter: { pid: q.pid, from: q.from, to: q.to }, after: null };
+  const state = ctx.tokens.decode(q.pageToken);
+  if (state === null || state.k !== 'list') {
+    throw badRequest('invalid_page_token', 'page_token is not a next_page_token of this endpoint');
+  }
+  if (q.sortParam !== null && q.sortParam !== state.sort) {
+    throw badRequest(
+      'sort_order_mismatch',
+      `sort_order ${q.sortParam} differs from the ${state.sort} of the request that issued this page_token`,
     );
-    if (sort === 'desc') list.reverse();
-    sendJson(
+  }
+  const differs = (name: string, given: string | number | null, kept: string | number | null): void => {
+    if (given !== null && given !== kept) {
+      throw badRequest('page_token_mismatch', `${name} differs from the request that issued this page_token`);
+    }
+  };
+  differs('amplitude_id', q.pid, state.pid);
+  differs('start_time', q.from, state.from);
+  differs('end_time', q.to, state.to);
+  return {
+    sort: state.sort,
+    filter: { pid: state.pid, from: state.from, to: state.to },
+    after: { startMs: state.lastStartMs, id: state.lastId },
+  };
+}
+
+/** The page's replays (at most `pageSize`) and whether more follow. */
+function pageOf(ctx: SandboxContext, p: Paging, pageSize: number): { page: CatalogReplay[]; more: boolean } {
+  const page: CatalogReplay[] = [];
+  for (const r of inOrder(ctx.catalog.sorted, p.sort, p.after)) {
+    if (!matches(r, p.filter)) continue;
+    if (page.length === pageSize) return { page, more: true };
+    page.push(r);
+  }
+  return { page, more: false };
+}
+
+/** The next page's token: after the page's last replay; with `endlessPages`, a token that starts over. */
+function nextToken(
+  ctx: SandboxContext,
+  p: Paging,
+  last: CatalogReplay | undefined,
+  endless: number | null,
+): string | null {
+  const base = { k: 'list' as const, sort: p.sort, pid: p.filter.pid, from: p.filter.from, to: p.filter.to };
+  if (endless !== null) return ctx.tokens.encode({ ...base, lastStartMs: 0, lastId: '', n: endless });
+  if (last === undefined) return null;
+  const state: ListTokenState = { ...base, lastStartMs: last.startMs, lastId: last.record.replay_id };
+  return ctx.tokens.encode(state);
+}
+
+function sendPage(ctx: SandboxContext, res: ServerResponse, records: ReplayRecordJson[], next: string | null): void {
+  sendJson(res, 200, { session_replays: records, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
+}
+
+/** GET /api/1/session-replays */
+export function handleList(ctx: SandboxContext, query: URLSearchParams, res: ServerResponse): void {
+  const q = listQuery(ctx, query);
+  if (q.replayIds.length > 0) {
+    sendPage(
+      ctx,
       res,
-      200,
-      { session_replays: list.map((r) => r.record), next_page_token: null },
-      {},
-      ctx.faults.slowBodyMs('api'),
+      byIds(ctx, q).map((r) => r.record),
+      null,
     );
     return;
   }
-
-  const pageSize = pageSizeParam(query, SANDBOX_DEFAULTS.listPageSize, SANDBOX_DEFAULTS.listPageSizeMax);
-  let sort: 'asc' | 'desc' = sortParam ?? ctx.opts.sortOrder;
-  let filter: ListFilter = { pid, from, to };
-  let after: { startMs: number; id: string } | null = null;
-  if (pageToken !== null) {
-    const state = ctx.tokens.decode(pageToken);
-    if (state === null || state.k !== 'list') {
-      throw badRequest('invalid_page_token', 'page_token is not a next_page_token of this endpoint');
-    }
-    if (sortParam !== null && sortParam !== state.sort) {
-      throw badRequest(
-        'sort_order_mismatch',
-        `sort_order ${sortParam} differs from the ${state.sort} of the request that issued this page_token`,
-      );
-    }
-    const differs = (name: string, given: string | number | null, kept: string | number | null): void => {
-      if (given !== null && given !== kept) {
-        throw badRequest('page_token_mismatch', `${name} differs from the request that issued this page_token`);
-      }
-    };
-    differs('amplitude_id', pid, state.pid);
-    differs('start_time', from, state.from);
-    differs('end_time', to, state.to);
-    sort = state.sort;
-    filter = { pid: state.pid, from: state.from, to: state.to };
-    after = { startMs: state.lastStartMs, id: state.lastId };
-  }
-
+  const pageSize = pageSizeParam(query, SANDBOX_DEFAULTS.listPageSize);
+  const p = paging(ctx, q);
   const endless = ctx.faults.endlessToken('list');
-  if (endless !== null) after = null;
-  const page: CatalogReplay[] = [];
-  let more = false;
-  for (const r of inOrder(ctx.catalog.sorted, sort, after)) {
-    if (!matches(r, filter)) continue;
-    if (page.length === pageSize) {
-      more = true;
-      break;
-    }
-    page.push(r);
-  }
-  let next: string | null = null;
-  if (endless !== null) {
-    next = ctx.tokens.encode({
-      k: 'list',
-      sort,
-      pid: filter.pid,
-      from: filter.from,
-      to: filter.to,
-      lastStartMs: 0,
-      lastId: '',
-      n: endless,
-    });
-  } else if (more) {
-    const last = page[page.length - 1]!;
-    const state: ListTokenState = {
-      k: 'list',
-      sort,
-      pid: filter.pid,
-      from: filter.from,
-      to: filter.to,
-      lastStartMs: last.startMs,
-      lastId: last.record.replay_id,
-    };
-    next = ctx.tokens.encode(state);
-  }
-  const records: ReplayRecordJson[] = page.map((r) => r.record);
+  if (endless !== null) p.after = null;
+  const { page, more } = pageOf(ctx, p, pageSize);
+  const next = nextToken(ctx, p, more ? page[page.length - 1] : undefined, endless);
+  const records = page.map((r) => r.record);
   const growth = ctx.opts.listGrowth;
   if (growth.pages > 0 && growth.perPage > 0) {
     growth.pages--;
     ctx.catalog.grow(growth.perPage, ctx.opts.now());
   }
-  sendJson(res, 200, { session_replays: records, next_page_token: next }, {}, ctx.faults.slowBodyMs('api'));
+  sendPage(ctx, res, records, next);
 }

@@ -1,7 +1,7 @@
 import { ReplayExportError } from '../errors.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
-import { REPLAY_SPEC } from '../util/spec-constants.js';
+import { REPLAY } from './spec-values.js';
 import type { Faults } from './faults.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limits.js';
 
@@ -100,14 +100,11 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   secretKey: 'sandbox-secret-key',
   managementKey: 'sandbox-management-key',
   replicas: 0,
-  urlTtlMs: REPLAY_SPEC.presignedUrlMs,
+  urlTtlMs: REPLAY.presignedUrlMs,
+  /** Records of a list page without `page_size` (the spec states no default and no maximum; none is applied). */
   listPageSize: 50,
-  /** The most records one list page holds; a larger `page_size` is served this many (the spec states no maximum). */
-  listPageSizeMax: 200,
   filesPageSize: 100,
-  /** The most files one files page holds, likewise. */
-  filesPageSizeMax: 1000,
-  maxReplayIds: REPLAY_SPEC.maxReplayIds,
+  maxReplayIds: REPLAY.maxReplayIds,
   fileVersion: 3 as 2 | 3,
   sortOrder: 'desc' as 'asc' | 'desc',
   /** The spec's limit of concurrent requests across all REST endpoints of a project. */

@@ -1,20 +1,21 @@
 /**
- * The documented limits of the API families the sandbox enforces (spec documents 2 and 3), each configurable in the
- * sandbox options with the spec's value as default, and a `timeScale` that multiplies every window so that tests can
- * shorten five minutes to seconds. A request over a limit is refused before it is answered (nothing it asked for is
- * done); the refusal names the limit and says when the window has room again.
+ * The documented limits of the API families the sandbox enforces (spec documents 2 and 3), from its own table
+ * (spec-limits.ts), each configurable in the sandbox options with the spec's value as default, and a `timeScale` that
+ * multiplies every period so that tests can shorten an hour to seconds. A request over a limit is refused before it is
+ * answered (nothing it asked for is done) with 429, the only status the spec gives for a limit; the refusal names the
+ * limit and, when waiting can help, says when there is room again (Retry-After).
  */
 import type { ServerResponse } from 'node:http';
-import { SlidingWindow } from '../util/sliding-window.js';
-import { PLATFORM_LIMITS } from '../util/limit-messages.js';
-import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
-import { ConcurrentCost } from './concurrent-cost.js';
+import { ConcurrentCost, PeriodCost } from './concurrent-cost.js';
+import { limitMessage, SANDBOX_LIMITS, type SandboxLimit } from './spec-limits.js';
 
 export interface RateLimitSettings {
-  /** Dashboard cost (days × conditions × query-type cost) per five minutes. Spec: 1,000. */
-  dashboardCostPer5Min: number;
+  /** Dashboard cost (days × conditions × query-type cost) of the queries in flight. Spec: 1,000. */
+  dashboardConcurrentCost: number;
   /** Dashboard cost per hour. Spec: 108,000. */
   dashboardCostPerHour: number;
+  /** User activity and user search requests in flight, together. Spec: 10. */
+  userActivityConcurrent: number;
   /** User activity and user search queries per hour, together. Spec: 360. */
   userActivityPerHour: number;
   /** Taxonomy cost of the requests in flight (GET 1, PUT/POST/DELETE 2). Spec: 4. */
@@ -30,82 +31,107 @@ export interface RateLimitSettings {
 }
 
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
-  dashboardCostPer5Min: DASHBOARD_SPEC.costPer5Min,
-  dashboardCostPerHour: DASHBOARD_SPEC.costPerHour,
-  userActivityPerHour: DASHBOARD_SPEC.userActivityPerHour,
-  taxonomyConcurrentCost: TAXONOMY_SPEC.concurrentCost,
-  taxonomyCostPerHour: TAXONOMY_SPEC.costPerHour,
-  mappingPer30s: MAPPING_SPEC.perWindow,
+  dashboardConcurrentCost: SANDBOX_LIMITS.dashboardConcurrentCost.value,
+  dashboardCostPerHour: SANDBOX_LIMITS.dashboardCostPerHour.value,
+  userActivityConcurrent: SANDBOX_LIMITS.userActivityConcurrency.value,
+  userActivityPerHour: SANDBOX_LIMITS.userActivityPerHour.value,
+  taxonomyConcurrentCost: SANDBOX_LIMITS.taxonomyConcurrentCost.value,
+  taxonomyCostPerHour: SANDBOX_LIMITS.taxonomyCostPerHour.value,
+  mappingPer30s: SANDBOX_LIMITS.mappingPer30s.value,
 });
 
-/**
- * A request refused by a limit: which one, why, and the whole seconds to send as Retry-After. `status` 429 when
- * waiting helps; 400 when the request's cost alone is over the whole limit, so that no retry can ever succeed
- * (the answer names the limit; no Retry-After).
- */
+/** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After (none: never fits). */
 export interface LimitRefusal {
-  status: 400 | 429;
-  /** The limit's name, e.g. `dashboard cost per 5 minutes` (src/util/limit-messages.ts). */
+  status: 429;
+  /** The limit's name, e.g. `dashboard concurrent cost` (spec-limits.ts). */
   limit: string;
   message: string;
-  retryAfterSeconds: number;
+  /** Absent when the request's cost alone is over the whole limit: no wait can help. */
+  retryAfterSeconds?: number;
 }
 
-/** A cost that can never fit under `limit`: a 400 naming the limit. */
-function impossible(name: string, limit: number, per: string, cost: number, what: string): LimitRefusal {
+/** One limit of a family: its table entry and its counter. */
+type Counted = { limit: SandboxLimit; period: PeriodCost } | { limit: SandboxLimit; inFlight: ConcurrentCost };
+
+function capOf(c: Counted): number {
+  return 'period' in c ? c.period.limit : c.inFlight.limit;
+}
+
+/** A cost that can never fit under a limit: a 429 naming it, without Retry-After. */
+function never(c: Counted, cost: number, what: string): LimitRefusal {
+  const { name, per } = c.limit;
+  const amount = 'period' in c ? `${capOf(c)} per ${per}` : `${capOf(c)} ${per}`;
   return {
-    status: 400,
+    status: 429,
     limit: name,
-    message: `${name} limit: this ${what} costs ${cost}, more than the whole limit of ${limit} per ${per}; it can never be served`,
-    retryAfterSeconds: 0,
+    message: `${name} limit exceeded: this ${what} costs ${cost}, more than the whole limit of ${amount}; it can never be served`,
   };
 }
 
-const MINUTE = 60_000;
-
-interface NamedWindow {
-  name: string;
-  /** The unscaled window as the spec words it (in messages). */
-  per: string;
-  window: SlidingWindow;
+/**
+ * Checks every limit of a family, then (only when the cost fits each) spends it in the periods and holds it in the
+ * in-flight counters until `res` is finished. `admit: 'under'`: a period admits a request while it is under its limit.
+ */
+function charge(
+  family: readonly Counted[],
+  cost: number,
+  what: string,
+  res: ServerResponse | undefined,
+  admit: 'fit' | 'under' = 'fit',
+): LimitRefusal | undefined {
+  for (const c of family) {
+    if (admit === 'fit' && cost > capOf(c)) return never(c, cost, what);
+    const r = 'period' in c ? periodRefusal(c, cost, what, admit) : inFlightRefusal(c, cost, what);
+    if (r) return r;
+  }
+  for (const c of family) {
+    if ('period' in c) c.period.spend(cost);
+    else {
+      const give = c.inFlight.take(cost)!;
+      res?.once('finish', give);
+      res?.once('close', give);
+    }
+  }
+  return undefined;
 }
 
-function refusal(w: NamedWindow, cost: number, what: string, admit: 'fit' | 'under' = 'fit'): LimitRefusal | undefined {
-  if (admit === 'fit' && cost > w.window.limit) return impossible(w.name, w.window.limit, w.per, cost, what);
-  // `under`: admitted while the window holds less than its limit (one more unit fits), then counted whole.
-  const wait = w.window.waitFor(admit === 'under' ? 1 : cost);
+function periodRefusal(
+  c: { limit: SandboxLimit; period: PeriodCost },
+  cost: number,
+  what: string,
+  admit: 'fit' | 'under',
+): LimitRefusal | undefined {
+  const wait = c.period.msUntilRoom(admit === 'under' ? 1 : cost);
   if (wait === 0) return undefined;
   return {
     status: 429,
-    limit: w.name,
-    message: `${w.name} limit exceeded: ${w.window.limit} per ${w.per} (this ${what} costs ${cost}; ${w.window.used()} spent in the window)`,
+    limit: c.limit.name,
+    message: limitMessage(c.limit, c.period.limit, cost, c.period.spent(), what),
     retryAfterSeconds: Math.max(1, Math.ceil(wait / 1000)),
   };
 }
 
-/** Checks every window first and spends in all of them only when the cost fits in each. */
-function charge(
-  windows: readonly NamedWindow[],
+function inFlightRefusal(
+  c: { limit: SandboxLimit; inFlight: ConcurrentCost },
   cost: number,
   what: string,
-  admit: 'fit' | 'under' = 'fit',
 ): LimitRefusal | undefined {
-  for (const w of windows) {
-    const r = refusal(w, cost, what, admit);
-    if (r) return r;
-  }
-  for (const w of windows) w.window.spend(cost);
-  return undefined;
+  if (c.inFlight.held() + cost <= c.inFlight.limit) return undefined;
+  return {
+    status: 429,
+    limit: c.limit.name,
+    message: limitMessage(c.limit, c.inFlight.limit, cost, c.inFlight.held(), what),
+    retryAfterSeconds: 1,
+  };
 }
 
 export class RateLimits {
   /** Requests refused, by limit name. */
   readonly #refused = new Map<string, number>();
-  readonly #dashboard: NamedWindow[];
-  readonly #userActivity: NamedWindow[];
-  readonly #taxonomy: NamedWindow[];
-  readonly #taxonomyInFlight: ConcurrentCost;
-  readonly #mapping: NamedWindow[];
+  readonly #dashboard: Counted[];
+  readonly #userActivity: Counted[];
+  readonly #taxonomy: Counted[];
+  readonly #mapping: Counted[];
 
   /** `onRefused`: called for every refusal (the sandbox counts them in its `rateLimited` stat). */
   constructor(
@@ -114,23 +140,24 @@ export class RateLimits {
     now: () => number,
     private readonly onRefused: () => void = () => {},
   ) {
-    const w = (name: string, limit: number, ms: number, per: string): NamedWindow => ({
-      name,
-      per,
-      window: new SlidingWindow(limit, ms * timeScale, now),
-    });
+    const counted = (limit: SandboxLimit, value: number): Counted =>
+      limit.span === 'in flight'
+        ? { limit, inFlight: new ConcurrentCost(value) }
+        : { limit, period: new PeriodCost(value, limit.span * timeScale, now) };
+    const L = SANDBOX_LIMITS;
     this.#dashboard = [
-      w(PLATFORM_LIMITS.dashboardCostPer5Min.name, settings.dashboardCostPer5Min, 5 * MINUTE, 'five minutes'),
-      w(PLATFORM_LIMITS.dashboardCostPerHour.name, settings.dashboardCostPerHour, 60 * MINUTE, 'hour'),
+      counted(L.dashboardConcurrentCost, settings.dashboardConcurrentCost),
+      counted(L.dashboardCostPerHour, settings.dashboardCostPerHour),
     ];
     this.#userActivity = [
-      w(PLATFORM_LIMITS.userActivityPerHour.name, settings.userActivityPerHour, 60 * MINUTE, 'hour'),
+      counted(L.userActivityConcurrency, settings.userActivityConcurrent),
+      counted(L.userActivityPerHour, settings.userActivityPerHour),
     ];
-    this.#taxonomy = [w(PLATFORM_LIMITS.taxonomyCostPerHour.name, settings.taxonomyCostPerHour, 60 * MINUTE, 'hour')];
-    this.#taxonomyInFlight = new ConcurrentCost(settings.taxonomyConcurrentCost);
-    this.#mapping = [
-      w(PLATFORM_LIMITS.mappingPer30s.name, settings.mappingPer30s, MAPPING_SPEC.windowMs, '30 seconds'),
+    this.#taxonomy = [
+      counted(L.taxonomyConcurrentCost, settings.taxonomyConcurrentCost),
+      counted(L.taxonomyCostPerHour, settings.taxonomyCostPerHour),
     ];
+    this.#mapping = [counted(L.mappingPer30s, settings.mappingPer30s)];
   }
 
   /** How many requests each limit refused (names as in the 429 bodies; limits that refused none are left out). */
@@ -146,47 +173,23 @@ export class RateLimits {
     return r;
   }
 
-  /** A dashboard query costing `cost` (the spec's formula, src/util/dashboard-cost.ts). */
-  dashboard(cost: number): LimitRefusal | undefined {
-    return this.#count(charge(this.#dashboard, cost, 'query'));
+  /** A dashboard query costing `cost` (the sandbox's reading of the formula, families/dashboard-cost.ts), in flight until `res` ends. */
+  dashboard(cost: number, res: ServerResponse): LimitRefusal | undefined {
+    return this.#count(charge(this.#dashboard, cost, 'query', res));
   }
 
-  /** One user activity or user search query. */
-  userActivity(): LimitRefusal | undefined {
-    return this.#count(charge(this.#userActivity, 1, 'query'));
+  /** One user activity or user search query, in flight until `res` ends. */
+  userActivity(res: ServerResponse): LimitRefusal | undefined {
+    return this.#count(charge(this.#userActivity, 1, 'query', res));
   }
 
   /** A map or unmap batch of `mappings` mapping objects (each one counts). */
   mapping(mappings: number): LimitRefusal | undefined {
-    return this.#count(charge(this.#mapping, mappings, 'batch', 'under'));
+    return this.#count(charge(this.#mapping, mappings, 'batch', undefined, 'under'));
   }
 
-  /**
-   * A taxonomy call costing `cost`: its cost is held against the concurrent cost limit from its arrival until `res`
-   * is finished (the family charges it before the sandbox's added latency), and spent in the hourly window.
-   */
+  /** A taxonomy call costing `cost`, held against the concurrent cost limit until `res` is finished. */
   taxonomy(cost: number, res: ServerResponse): LimitRefusal | undefined {
-    const inFlight = this.#taxonomyInFlight;
-    if (cost > inFlight.limit)
-      return this.#count(
-        impossible(PLATFORM_LIMITS.taxonomyConcurrentCost.name, inFlight.limit, 'request in flight', cost, 'call'),
-      );
-    const give = inFlight.take(cost);
-    if (!give) {
-      return this.#count({
-        status: 429,
-        limit: PLATFORM_LIMITS.taxonomyConcurrentCost.name,
-        message: `${PLATFORM_LIMITS.taxonomyConcurrentCost.name} limit exceeded: ${this.#taxonomyInFlight.limit} (this call costs ${cost}; ${this.#taxonomyInFlight.held()} in flight)`,
-        retryAfterSeconds: 1,
-      });
-    }
-    const r = charge(this.#taxonomy, cost, 'call');
-    if (r) {
-      give();
-      return this.#count(r);
-    }
-    res.once('finish', give);
-    res.once('close', give);
-    return undefined;
+    return this.#count(charge(this.#taxonomy, cost, 'call', res));
   }
 }

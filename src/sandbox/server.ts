@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { ApiLimits, type ApiArrival } from './api-limits.js';
 import { Catalog } from './catalog.js';
 import { ApiRequestError, type SandboxContext } from './context.js';
@@ -18,7 +18,7 @@ import { RateLimits } from './rate-limits.js';
 import { STORAGE_PREFIX, UrlSigner } from './presign.js';
 import { emptyStats, type SandboxStats } from './stats.js';
 import { handleStorage } from './storage-route.js';
-import { PLATFORM_LIMITS } from '../util/limit-messages.js';
+import { limitMessage, REQUEST_RATE_LIMIT, SANDBOX_LIMITS } from './spec-limits.js';
 
 export interface Sandbox {
   /** `http://127.0.0.1:PORT` — the API base URL and the host of the file URLs. */
@@ -89,14 +89,13 @@ async function handleApi(
   const fault = ctx.faults.nextApi();
   if (fault?.kind === 'rate-limit') {
     stats.rateLimited++;
-    const { name } = PLATFORM_LIMITS.requestRate;
     sendApiError(
       res,
       429,
       'rate_limited',
-      `${name} limit exceeded (sandbox rateLimitEvery switch)`,
+      `${REQUEST_RATE_LIMIT} limit exceeded (sandbox rateLimitEvery switch)`,
       { 'Retry-After': String(fault.retryAfterSeconds) },
-      name,
+      REQUEST_RATE_LIMIT,
     );
     return;
   }
@@ -158,34 +157,52 @@ async function handleFamily(
   }
 }
 
+/**
+ * The families whose requests count against the analytics host's "5 concurrent requests across all REST endpoints":
+ * those served from {analytics_url} (session replay, dashboard, taxonomy, get mappings). User activity and user
+ * search have their own 10 (rate-limits.ts); management ({base_url}), feedback ({feedback_url}) and the ingestion
+ * hosts are other hosts, whose limits the spec does not show.
+ */
+const ANALYTICS_HOST: ReadonlySet<string> = new Set(['replay', 'dashboard', 'taxonomy']);
+
+/**
+ * Logs an API request's arrival and, on the analytics host, holds one of its slots until the answer; false when the
+ * host's concurrency limit refused it (answered here: 429 in the family's error shape).
+ */
+function admitted(
+  ctx: SandboxContext,
+  family: FamilyRoute | undefined,
+  path: string,
+  limits: ApiLimits,
+  res: ServerResponse,
+): boolean {
+  const name =
+    path === LIST_PATH || path === FILES_PATH
+      ? 'replay'
+      : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
+  if (limits.enter(name, path, res, ANALYTICS_HOST.has(name))) return true;
+  ctx.stats.rateLimited++;
+  const limit = SANDBOX_LIMITS.analyticsConcurrency;
+  const message = limitMessage(limit, limits.max, 1, limits.max, 'request');
+  if (family?.refuse) family.refuse(res, message, 1);
+  else sendApiError(res, 429, 'too_many_requests', message, { 'Retry-After': '1' }, limit.name);
+  return false;
+}
+
 async function route(
   ctx: SandboxContext,
   families: SandboxFamilies,
   limits: ApiLimits,
-  rateLimits: RateLimits,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const { path, query } = splitTarget(req.url ?? '/');
   const family = families.find(path, query);
   if (path.startsWith('/api/')) {
-    const name =
-      path === LIST_PATH || path === FILES_PATH
-        ? 'replay'
-        : (family?.clientFamily?.(path) ?? family?.family ?? 'unknown');
-    if (!limits.enter(name, path, res)) {
-      ctx.stats.rateLimited++;
-      const { name } = PLATFORM_LIMITS.concurrentRequests;
-      sendApiError(
-        res,
-        429,
-        'too_many_requests',
-        `${name} limit exceeded: too many concurrent requests (more than ${limits.max} in flight)`,
-        { 'Retry-After': '1' },
-        name,
-      );
-      return;
-    }
+    if (!admitted(ctx, family, path, limits, res)) return;
+    // A request is in flight from its arrival to its answer, and is answered no sooner than the next turn of the
+    // event loop: requests that arrive together are in flight together, so the limits hold with no added latency.
+    await setImmediate();
   }
   if (path.startsWith(CONTROL_PREFIX)) {
     await handleControl(ctx, req, path, res);
@@ -198,7 +215,7 @@ async function route(
     await handleApi(ctx, req, path, query, res);
   } else if (family) {
     ctx.stats.apiRequests++;
-    if (family.arrive?.(req, res, path)) return;
+    if (family.arrive?.(req, res, path, query)) return;
     const latency = ctx.faults.latencyMs();
     if (latency > 0) await sleep(latency);
     await handleFamily(ctx, family, req, path, query, res);
@@ -238,7 +255,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    route(ctx, families, limits, rateLimits, req, res).catch((err: unknown) => {
+    route(ctx, families, limits, req, res).catch((err: unknown) => {
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;

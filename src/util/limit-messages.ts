@@ -35,10 +35,16 @@ export const PLATFORM_LIMITS = Object.freeze({
     kind: 'concurrency',
     families: API_FAMILIES,
   },
-  /** Spec 3: dashboard cost, 1,000 within five minutes. */
-  dashboardCostPer5Min: { name: 'dashboard cost per 5 minutes', kind: 'rate', families: ['dashboard'] },
+  /** Spec 3: "1000 cost within five minutes concurrently": the cost of the queries in flight at once. */
+  dashboardConcurrentCost: { name: 'dashboard concurrent cost', kind: 'concurrency', families: ['dashboard'] },
   /** Spec 3: dashboard cost, 108,000 per hour. */
   dashboardCostPerHour: { name: 'dashboard cost per hour', kind: 'rate', families: ['dashboard'] },
+  /** Spec 3: "10 concurrent requests" of user activity and user search. */
+  userActivityConcurrent: {
+    name: 'user activity and user search concurrent requests',
+    kind: 'concurrency',
+    families: ['useractivity'],
+  },
   /** Spec 3: 360 user activity and user search queries per hour. */
   userActivityPerHour: {
     name: 'user activity and user search queries per hour',

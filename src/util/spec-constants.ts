@@ -97,10 +97,13 @@ export function taxonomyCost(method: string): number {
   return TAXONOMY_SPEC.cost[method.toUpperCase()] ?? 2;
 }
 
-/** Spec document 3, dashboard: "5 concurrent requests", "1000 cost within five minutes …; 108,000 cost per hour". */
+/**
+ * Spec document 3, dashboard: "5 concurrent requests", "1000 cost within five minutes concurrently; 108,000 cost per
+ * hour": the 1,000 is read as the cost of the queries in flight at once (docs/CLIENTS.md, "Assumptions").
+ */
 export const DASHBOARD_SPEC = Object.freeze({
   concurrent: 5,
-  costPer5Min: 1000,
+  concurrentCost: 1000,
   costPerHour: 108_000,
   /** User activity and user search: "10 concurrent requests and 360 queries per hour". */
   userActivityConcurrent: 10,

@@ -28,22 +28,25 @@ describe('api command (catalogue from the command line)', () => {
     expect(res.stdout).toMatch(/--param categoryName=<string>\s+\(required\)/);
   });
 
-  it('calls replay.list against --sandbox: one page, and every record with --paginate', async () => {
+  it("calls replay.list against --sandbox: one page's answer, and every page's with --paginate", async () => {
     const page = await runCli(['--sandbox', 'api', 'replay.list', '--param', 'pageSize=2']);
     expect(page.code, page.stderr).toBe(0);
-    const body = JSON.parse(page.stdout) as { replays: Array<{ replay_id: string }>; nextPageToken: string | null };
-    expect(body.replays).toHaveLength(2);
-    expect(typeof body.nextPageToken).toBe('string');
+    type Page = { session_replays: Array<{ replay_id: string }>; next_page_token: string | null };
+    const body = JSON.parse(page.stdout) as Page;
+    expect(body.session_replays).toHaveLength(2);
+    expect(typeof body.next_page_token).toBe('string');
 
     const all = await runCli(['--sandbox', 'api', 'replay.list', '--param', 'pageSize=2', '--paginate']);
     expect(all.code, all.stderr).toBe(0);
-    const records = all.stdout
+    const pages = all.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { replay_id: string });
-    expect(records.length).toBeGreaterThan(2);
+      .map((l) => JSON.parse(l) as Page);
+    const records = pages.flatMap((p) => p.session_replays);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.at(-1)!.next_page_token).toBeNull();
     expect(new Set(records.map((r) => r.replay_id)).size).toBe(records.length);
-    expect(records.slice(0, 2).map((r) => r.replay_id)).toEqual(body.replays.map((r) => r.replay_id));
+    expect(records.slice(0, 2).map((r) => r.replay_id)).toEqual(body.session_replays.map((r) => r.replay_id));
 
     const files = await runCli([
       '--sandbox',
@@ -54,8 +57,11 @@ describe('api command (catalogue from the command line)', () => {
       '--paginate',
     ]);
     expect(files.code, files.stderr).toBe(0);
-    for (const line of files.stdout.trim().split('\n'))
-      expect(JSON.parse(line)).toMatchObject({ url: expect.stringMatching(/^http/), key: expect.any(String) });
+    for (const line of files.stdout.trim().split('\n')) {
+      const filesPage = JSON.parse(line) as { files: string[] };
+      expect(filesPage.files.length).toBeGreaterThan(0);
+      for (const url of filesPage.files) expect(url).toMatch(/^http/);
+    }
   });
 
   it('calls feedback.ingest against --sandbox with the body from stdin', async () => {
@@ -84,7 +90,7 @@ describe('api command (catalogue from the command line)', () => {
     expect((await runCli(['api', 'no.such-operation'])).stderr).not.toContain('did you mean');
     const needsBody = await runCli(['--sandbox', 'api', 'flags.create']);
     expect(needsBody.code).toBe(2);
-    expect(needsBody.stderr).toContain('needs --body');
+    expect(needsBody.stderr).toContain('needs a body: --body <file|->');
   });
 
   it('management operations need --management-key or PLATFORM_MANAGEMENT_KEY (auth, exit 3), and never print it', async () => {

@@ -4,62 +4,22 @@
  * structured errors. Through the CLI against the sandbox, with a loopback relay in front of it that records what
  * went over the wire.
  */
-import { createServer, request, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { OperationArgs, OPERATIONS, type ParamSpec } from '../../src/clients/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startRelay, type Exchange } from './api-relay.js';
 import { cleanEnv, runCli, runCliInProcess } from './cli-helpers.js';
-
-interface Exchange {
-  method: string;
-  url: string;
-  requestBody: string;
-  status: number;
-  responseBody: Buffer;
-}
 
 let sandbox: Sandbox;
 let relay: Server;
 let relayUrl: string;
 const seen: Exchange[] = [];
 
-/** Forwards every request to the sandbox as it is and records both sides. */
-function startRelay(target: URL): Promise<Server> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const requestBody = Buffer.concat(chunks);
-      const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-        (up) => {
-          const body: Buffer[] = [];
-          up.on('data', (c: Buffer) => body.push(c));
-          up.on('end', () => {
-            const responseBody = Buffer.concat(body);
-            seen.push({
-              method: req.method ?? '',
-              url: req.url ?? '',
-              requestBody: requestBody.toString('utf8'),
-              status: up.statusCode ?? 0,
-              responseBody,
-            });
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            res.end(responseBody);
-          });
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      upstream.end(requestBody);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 beforeAll(async () => {
   sandbox = await startSandbox({});
-  relay = await startRelay(new URL(sandbox.url));
+  relay = await startRelay(new URL(sandbox.url), seen);
   relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
@@ -94,7 +54,8 @@ describe('api: waits', () => {
     sandbox.setFaults({ rateLimitEvery: 1, retryAfterSeconds: 1 });
     const text = await api(['replay.list', '--param', 'pageSize=1', '--max-wait', '1s']);
     expect(text.code).toBe(1);
-    expect(text.stdout).toBe('');
+    // As gh api: the error's answer on stdout, what failed on stderr.
+    expect(JSON.parse(text.stdout)).toMatchObject({ error: 'rate_limited', limit: 'request rate' });
     expect(text.stderr).toMatch(/^warn: retrying: 429 replay rate limit \(request rate\), waiting 1 s, attempt 2\/6$/m);
     expect(text.stderr.match(/retrying:/g)).toHaveLength(1);
     expect(text.stderr).toMatch(/^error: Stopped before waiting 1000 ms \(retry\) for GET \/api\/1\/session-replays/m);
@@ -196,7 +157,7 @@ describe('api: what is sent and what is printed', () => {
       '--field',
       'rank=3',
     ]);
-    expect(form.stderr).toContain('unchecked: --field note, --field rank not in');
+    expect(form.stderr).toContain('unchecked: -F note, -F rank not in');
     expect(form.code).toBe(1);
     expect(form.stderr).toContain('server message: unknown field note');
     const sent = new URLSearchParams(seen[0]!.requestBody);
@@ -206,7 +167,7 @@ describe('api: what is sent and what is printed', () => {
   test("the spec's own parameter names are accepted beside the client's", async () => {
     const res = await api(['replay.list', '--param', 'page_size=2', '--param', 'sort_order=asc']);
     expect(res.code, res.stderr).toBe(0);
-    expect((JSON.parse(res.stdout) as { replays: unknown[] }).replays).toHaveLength(2);
+    expect((JSON.parse(res.stdout) as { session_replays: unknown[] }).session_replays).toHaveLength(2);
     expect(queryOf(seen[0]!).get('sort_order')).toBe('asc');
     const twice = await api(['replay.list', '--param', 'page_size=2', '--param', 'pageSize=3']);
     expect(twice.code).toBe(2);
@@ -215,7 +176,7 @@ describe('api: what is sent and what is printed', () => {
 
   test('every operation takes each parameter under the name the spec gives it', () => {
     const sample = (p: ParamSpec): string =>
-      ({ string: 'x', integer: '1', boolean: 'true', 'string[]': 'a,b', json: '{}' })[p.type];
+      p.values?.[0] ?? { string: 'x', integer: '1', boolean: 'true', 'string[]': 'a,b', json: '{}' }[p.type];
     let aliases = 0;
     for (const op of OPERATIONS) {
       const required = op.params.filter((p) => p.required);

@@ -68,7 +68,8 @@ describe('CLI messages', () => {
         wait_ms: expect.any(Number),
       });
 
-    const id = (JSON.parse(api.stdout.split('\n')[0]!) as { replay_id: string }).replay_id;
+    const id = (JSON.parse(api.stdout.split('\n')[0]!) as { session_replays: { replay_id: string }[] })
+      .session_replays[0]!.replay_id;
     // Enough one-replay exports to the terminal's stdout that some of their requests are answered 429.
     const waits: Record<string, unknown>[] = [];
     for (let i = 0; i < 3; i++) {

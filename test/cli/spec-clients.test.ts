@@ -50,10 +50,10 @@ describe('user mapping through the CLI', () => {
       }));
     const first = await api(sb, ['user-mapping.map', '--body', '-'], batch(0));
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual([{ status: 200, body: { code: 200, mapped: 2000, unmapped: 0 } }]);
+    expect(JSON.parse(first.stdout)).toEqual({ code: 200, mapped: 2000, unmapped: 0 });
     const second = await api(sb, ['user-mapping.map', '--body', '-'], batch(2000));
     expect(second.code, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual([{ status: 200, body: { code: 200, mapped: 2000, unmapped: 0 } }]);
+    expect(JSON.parse(second.stdout)).toEqual({ code: 200, mapped: 2000, unmapped: 0 });
     // The window held the second batch (a 429 with Retry-After, waited out; the refused attempt is not counted
     // against the client's own window, so it goes as soon as the sandbox's window allows).
     expect(sb.limitRefusals()).toEqual({ 'mappings per 30 seconds': expect.any(Number) });
@@ -110,7 +110,7 @@ describe('creates the spec does not require more fields for', () => {
     expect(shared.code, shared.stderr).toBe(0);
     const listed = await api(sb, ['taxonomy.event-properties.list']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout)).toContainEqual(
+    expect((JSON.parse(listed.stdout) as { data: unknown[] }).data).toContainEqual(
       expect.objectContaining({ event_property: 'shared-prop', event_type: '' }),
     );
     // The help says which fields are required, from the schema the check uses.

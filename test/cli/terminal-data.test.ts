@@ -62,8 +62,9 @@ describe('api on a terminal', () => {
     );
     expect(res.code, res.output).toBe(0);
     expect(res.output).not.toMatch(RAW);
-    const json = JSON.parse(res.output.replace(/\r\n/g, '\n')) as { seriesLabels: string[] };
-    expect(json.seriesLabels).toEqual([HOSTILE]);
+    // `api` prints the API's answer as it came (gh api's habit): the labels under `data`.
+    const json = JSON.parse(res.output.replace(/\r\n/g, '\n')) as { data: { seriesLabels: string[] } };
+    expect(json.data.seriesLabels).toEqual([HOSTILE]);
   }, 60_000);
 
   test('in a pipe the answer is the server’s, byte for byte; --raw is raw on a terminal too', async () => {

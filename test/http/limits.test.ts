@@ -190,8 +190,8 @@ describe('limit layer', () => {
       auth: 'basic',
       family: 'dashboard',
       json: { a: 1 },
-      extraFields: { b: [2] },
-      extraQuery: { q: 'v' },
+      extraFields: [['b', [2]]],
+      extraQuery: [['q', 'v']],
       onResponse: (r) => void seen.push(r.text()),
     });
     expect(JSON.parse(server.requests[0]!.body) as unknown).toEqual({ a: 1, b: [2] });
@@ -202,7 +202,7 @@ describe('limit layer', () => {
       path: '/x',
       auth: 'basic',
       family: 'dashboard',
-      extraFields: { b: 1 },
+      extraFields: [['b', 1]],
     });
     expect(server.requests[1]!).toMatchObject({ method: 'GET', body: '{"b":1}' });
     expect(server.requests[1]!.headers['content-type']).toBe('application/json');
@@ -214,7 +214,7 @@ describe('limit layer', () => {
         auth: 'basic',
         family: 'dashboard',
         json: [1],
-        extraFields: { b: 1 },
+        extraFields: [['b', 1]],
       }),
     ).rejects.toThrow(/sends a JSON array: no place for the field\(s\) b/);
     expect(server.requests).toHaveLength(2);

@@ -16,6 +16,7 @@ import {
   resolveTransportOptions,
   urlKey,
 } from '../../src/http/index.js';
+import { sleepLong } from '../../src/http/retry.js';
 
 describe('regions', () => {
   it('maps every placeholder to a host per region', () => {
@@ -77,6 +78,9 @@ describe('retry rules', () => {
     expect(parseRetryAfter('soon', 60_000, now)).toBeUndefined();
     expect(parseRetryAfter(undefined, 60_000, now)).toBeUndefined();
     expect(parseRetryAfter(['1', '9'], 60_000, now)).toBe(1000);
+    // Without a cap (the default): as the server gave it.
+    expect(parseRetryAfter('3598', undefined, now)).toBe(3_598_000);
+    expect(resolveTransportOptions({}).retry.maxRetryAfterMs).toBeUndefined();
   });
 
   it('has defaults in one place and rejects nonsense', () => {
@@ -145,5 +149,17 @@ describe('redaction', () => {
     expect(buildUrl('http://h', '/a', { replay_id: 'dev/123', n: [1, 2], skip: undefined }).search).toBe(
       '?replay_id=dev%2F123&n=1&n=2',
     );
+  });
+});
+
+describe('sleepLong', () => {
+  it('sleeps a wait past a Node timer range in parts (a longer timer would fire at once)', async () => {
+    const parts: number[] = [];
+    const record = async (ms: number): Promise<void> => void parts.push(ms);
+    await sleepLong(2 * (2 ** 31 - 1) + 5, undefined, record);
+    expect(parts).toEqual([2 ** 31 - 1, 2 ** 31 - 1, 5]);
+    parts.length = 0;
+    await sleepLong(300_000, undefined, record);
+    expect(parts).toEqual([300_000]);
   });
 });

@@ -45,6 +45,19 @@ async function burst(c: ReturnType<typeof clients>, sb: Sandbox): Promise<void> 
   ]);
 }
 
+/** The most of `cost(path)` the sandbox had in flight at once (from arrival to answer), from its arrival log. */
+function peakInFlight(arrivals: ReturnType<Sandbox['apiArrivals']>, cost: (path: string) => number): number {
+  const edges = arrivals.flatMap((a) => [
+    { t: a.at, d: cost(a.path) },
+    { t: a.answeredAt, d: -cost(a.path) },
+  ]);
+  edges.sort((a, b) => a.t - b.t || a.d - b.d);
+  let held = 0;
+  let most = 0;
+  for (const e of edges) most = Math.max(most, (held += e.d));
+  return most;
+}
+
 describe('the API host concurrency limit', () => {
   it('replay, feedback, dashboard and taxonomy requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
     sandbox = await startSandbox({ faults: { latencyMs: 150 } });
@@ -181,17 +194,8 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
   });
 });
 
-describe('the dashboard cost budget (1,000 per five minutes)', () => {
-  // The sandbox's windows run 100 times faster: five minutes are 3 s, an hour 36 s. The client's budget windows are
-  // shortened the same way (TransportOptions.budgets), 300 ms longer so that a query sent the moment the client's window
-  // has room also finds room at the sandbox, which saw the earlier queries a little after they were sent.
-  const SCALE = 0.01;
-  const FIVE_MIN_MS = 5 * 60_000 * SCALE;
-  const clientBudgets = [
-    { name: 'dashboard cost per 5 min', limit: 1_000, windowMs: FIVE_MIN_MS + 300 },
-    { name: 'dashboard cost per hour', limit: 108_000, windowMs: 60 * 60_000 * SCALE + 300 },
-  ];
-  // Retention over 30 days costs 30 days × 1 condition × 8 = 240; seven of them 1,680.
+describe('the dashboard concurrent cost (1,000 held by the queries in flight)', () => {
+  // Retention over 30 days costs 30 days × 1 condition × 8 = 240; seven of them 1,680: four fit in flight at once.
   const month = (i: number) => ({
     start: '20261101',
     end: '20261130',
@@ -200,13 +204,12 @@ describe('the dashboard cost budget (1,000 per five minutes)', () => {
   });
   const BURST = 7;
 
-  it('a burst costing 1,680 gets no 429: the limit layer waits for the window', async () => {
-    sandbox = await startSandbox({ timeScale: SCALE });
+  it('a burst costing 1,680 gets no 429: the client holds at most 1,000 in flight and waits for answers', async () => {
+    sandbox = await startSandbox({ faults: { latencyMs: 200 } });
     transport = new Transport({
       endpoint: sandbox.url,
       credentials: { ...sandbox.credentials },
       retry: { retries: 0 },
-      budgets: { dashboard: clientBudgets },
     });
     const dashboard = new DashboardClient(transport);
     const results = await Promise.all(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
@@ -214,46 +217,64 @@ describe('the dashboard cost budget (1,000 per five minutes)', () => {
     expect(sandbox.limitRefusals()).toEqual({});
     const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'dashboard');
     expect(arrivals.map((a) => a.status)).toEqual(Array(BURST).fill(200));
-    // Four fit the first window (960); the rest were held until it had room again.
+    expect(peakInFlight(arrivals, () => 240)).toBeLessThanOrEqual(960);
+    // Not a window: the fifth query went as soon as one of the first four was answered, not five minutes later.
     const first = arrivals[0]!.at;
-    expect(arrivals.filter((a) => a.at - first < FIVE_MIN_MS)).toHaveLength(4);
-    expect(arrivals.at(-1)!.at - first).toBeGreaterThanOrEqual(FIVE_MIN_MS);
+    expect(arrivals.at(-1)!.at - first).toBeLessThan(60_000);
   });
 
   it('the same burst without the client budget gets 429s naming the limit (the sandbox enforces it)', async () => {
-    sandbox = await startSandbox({ timeScale: SCALE });
+    sandbox = await startSandbox({ faults: { latencyMs: 200 } });
     transport = new Transport({
       endpoint: sandbox.url,
       credentials: { ...sandbox.credentials },
       retry: { retries: 0 },
       budgets: { dashboard: [] },
+      concurrency: { dashboard: 10 },
+      hostConcurrency: 10,
+      adaptive: false,
     });
+    sandbox.setApiConcurrency(0);
     const dashboard = new DashboardClient(transport);
     const settled = await Promise.allSettled(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
     const refused = settled
       .filter((r) => r.status === 'rejected')
       .map((r) => (r as PromiseRejectedResult).reason as unknown);
-    // The first four to arrive fit the window (960); the fifth does not. (Later ones may pass: after the first 429
-    // the client holds the family back for the Retry-After, by then the window may have room.)
-    const statuses = sandbox
-      .apiArrivals()
-      .filter((a) => a.family === 'dashboard')
-      .map((a) => a.status);
-    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 429]);
-    expect(refused.length).toBeGreaterThanOrEqual(1);
+    // Four fit in flight (960); the other three arrive while they are answered.
+    expect(refused).toHaveLength(3);
     for (const e of refused) {
       expect(e).toBeInstanceOf(RateLimitError);
       expect(e).toMatchObject({
         status: 429,
-        limit: expect.stringContaining('dashboard cost per 5 minutes limit exceeded: 1000 per five minutes'),
+        limit: expect.stringContaining(
+          'dashboard concurrent cost limit exceeded: 1000 in flight (this query costs 240',
+        ),
       });
     }
-    expect(sandbox.limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': refused.length });
+    expect(sandbox.limitRefusals()).toEqual({ 'dashboard concurrent cost': 3 });
+  });
+});
+
+describe('the taxonomy concurrent cost (4: GET 1, writes 2)', () => {
+  it('the client holds it: four reads in flight at once, never more than 4 of cost, no 429', async () => {
+    sandbox = await startSandbox({ apiConcurrency: 0, faults: { latencyMs: 200 } });
+    const { taxonomy } = clients(sandbox, { adaptive: false });
+    await Promise.all([
+      ...Array.from({ length: 8 }, () => taxonomy.eventTypes.list()),
+      ...Array.from({ length: 4 }, (_, i) => taxonomy.categories.create(`held-${i}`)),
+    ]);
+    expect(sandbox.limitRefusals()).toEqual({});
+    const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'taxonomy');
+    expect(arrivals.every((a) => a.status === 200)).toBe(true);
+    const isRead = (path: string) => path.endsWith('/event');
+    // Reads (GET /event) cost 1, writes (POST /category) 2.
+    expect(peakInFlight(arrivals, (p) => (isRead(p) ? 1 : 0))).toBe(4);
+    expect(peakInFlight(arrivals, (p) => (isRead(p) ? 1 : 2))).toBeLessThanOrEqual(4);
   });
 });
 
 describe('a cost over a whole limit', () => {
-  it('a dashboard query costing more than 1,000 is a 400 naming the limit, without Retry-After (no retry can succeed)', async () => {
+  it('a dashboard query costing more than 1,000 is a 429 naming the limit, without Retry-After (none can help)', async () => {
     sandbox = await startSandbox();
     const auth = `Basic ${Buffer.from(`${sandbox.credentials.apiKey}:${sandbox.credentials.secretKey}`).toString('base64')}`;
     const q = new URLSearchParams({
@@ -264,17 +285,39 @@ describe('a cost over a whole limit', () => {
     });
     // 201 days × 1 condition × 8 (retention) = 1,608.
     const res = await fetch(`${sandbox.url}/api/2/retention?${q}`, { headers: { authorization: auth } });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBeNull();
     expect(await res.json()).toEqual({
       error: {
-        code: 'cost_exceeds_limit',
+        code: 'rate_limited',
         message: expect.stringContaining(
-          'dashboard cost per 5 minutes limit: this query costs 1608, more than the whole limit of 1000',
+          'dashboard concurrent cost limit exceeded: this query costs 1608, more than the whole limit of 1000 in flight',
         ),
-        limit: 'dashboard cost per 5 minutes',
+        limit: 'dashboard concurrent cost',
       },
     });
+  });
+
+  it('the client refuses such a query before sending it, and announces no wait first', async () => {
+    sandbox = await startSandbox();
+    const events: Record<string, unknown>[] = [];
+    transport = new Transport({
+      endpoint: sandbox.url,
+      credentials: { ...sandbox.credentials },
+      logger: (e) => void events.push(e),
+    });
+    const dashboard = new DashboardClient(transport);
+    const err = await dashboard
+      .retention({
+        start: '20260101',
+        end: '20260720',
+        startingEvent: { event_type: 'a' },
+        returningEvent: { event_type: 'b' },
+      })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'cost_exceeds_budget', cost: 1608, limitName: 'dashboard concurrent cost' });
+    expect(events.filter((e) => e.level === 'warn')).toEqual([]);
+    expect(sandbox.apiArrivals()).toEqual([]);
   });
 });
 

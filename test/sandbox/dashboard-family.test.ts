@@ -196,8 +196,8 @@ describe('sandbox dashboard family: errors', () => {
 });
 
 describe('sandbox dashboard family: limits', () => {
-  it('a query over the cost per five minutes gets 429 naming the limit, with Retry-After', async () => {
-    const d = await client({ limits: { dashboardCostPer5Min: 300 } });
+  it('a query over the cost per hour gets 429 naming the limit, with the Retry-After the client keeps as given', async () => {
+    const d = await client({ limits: { dashboardCostPerHour: 300 } });
     // Retention over 30 days: 30 days × 1 condition × 8 = 240.
     const month = { start: '20261101', end: '20261130', startingEvent: SIGN_UP, returningEvent: SIGN_UP };
     await d.retention(month);
@@ -206,15 +206,36 @@ describe('sandbox dashboard family: limits', () => {
     expect(err).toMatchObject({
       status: 429,
       limit: expect.stringContaining(
-        'dashboard cost per 5 minutes limit exceeded: 300 per five minutes (this query costs 240; 247 spent',
+        'dashboard cost per hour limit exceeded: 300 per hour (this query costs 240; 247 spent in the window)',
       ),
     });
     expect(err).toBeInstanceOf(RateLimitError);
-    expect((err as Error).message).toContain('dashboard cost per 5 minutes limit exceeded');
     expect((err as Error).message).not.toContain(rig!.basicAuth().slice('Basic '.length));
-    // Retry-After is about 300 s; the client caps what it keeps at retry.maxRetryAfterMs (120 s).
-    expect((err as { retryAfterMs: number }).retryAfterMs).toBe(120_000);
-    expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard cost per 5 minutes': 1 });
+    // Retry-After is about an hour, and the client keeps it as the server said (no cap of its own).
+    expect((err as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(3_500_000);
+    expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard cost per hour': 1 });
+  });
+
+  it('the concurrent cost is held while a query is answered: a second query beside one in flight gets 429', async () => {
+    const d = await client({ limits: { dashboardConcurrentCost: 300 }, faults: { latencyMs: 300 } });
+    const month = { start: '20261101', end: '20261130', startingEvent: SIGN_UP, returningEvent: SIGN_UP };
+    // Two at once, straight to the sandbox (the client would hold the second back itself).
+    const q = (end: string) =>
+      new URLSearchParams({ se: JSON.stringify(SIGN_UP), re: JSON.stringify(SIGN_UP), start: '20261101', end });
+    const get = (end: string) =>
+      fetch(`${rig!.sandbox.url}/api/2/retention?${q(end)}`, { headers: { authorization: rig!.basicAuth() } });
+    const [a, b] = await Promise.all([get('20261130'), get('20261129')]);
+    expect([a.status, b.status].sort()).toEqual([200, 429]);
+    const refused = a.status === 429 ? a : b;
+    expect(await refused.json()).toMatchObject({
+      error: {
+        limit: 'dashboard concurrent cost',
+        message: expect.stringContaining('300 in flight (this query costs'),
+      },
+    });
+    // Once answered, the cost is given back: the next query goes.
+    await d.retention(month);
+    expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard concurrent cost': 1 });
   });
 
   it('user activity and user search share 360 per hour (here 2)', async () => {
@@ -229,13 +250,13 @@ describe('sandbox dashboard family: limits', () => {
     await d.eventsList();
   });
 
-  it('timeScale shortens the windows: the five minutes pass in 3 s', async () => {
-    const d = await client({ limits: { dashboardCostPer5Min: 300 }, timeScale: 0.01 });
+  it('timeScale shortens the windows: the hour passes in 3.6 s', async () => {
+    const d = await client({ limits: { dashboardCostPerHour: 300 }, timeScale: 0.001 });
     const month = { start: '20261101', end: '20261130', startingEvent: SIGN_UP, returningEvent: SIGN_UP };
     await d.retention(month);
     const err = await d.retention(month).catch((e: unknown) => e);
-    expect(err).toMatchObject({ status: 429, retryAfterMs: 3000 });
-    await new Promise((r) => setTimeout(r, 3100));
+    expect(err).toMatchObject({ status: 429, retryAfterMs: 4000 });
+    await new Promise((r) => setTimeout(r, 3700));
     await d.retention(month);
   });
 });

@@ -323,21 +323,21 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
     expect(rig.sandbox.limitRefusals()).toEqual({ 'taxonomy concurrent cost': 3 });
   });
 
-  it('a call whose cost can never fit is a 400 naming the limit, not a 429 to retry', async () => {
+  it('a call whose cost can never fit is a 429 naming the limit (the spec answers limits with 429 only), without Retry-After', async () => {
     rig = await FamilyRig.start({ limits: { taxonomyConcurrentCost: 1 } });
     const res = await fetch(`${rig.sandbox.url}/api/2/taxonomy/category`, {
       method: 'POST',
       headers: { authorization: rig.basicAuth(), 'content-type': 'application/x-www-form-urlencoded' },
       body: 'category_name=x',
     });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBeNull();
     expect(await res.json()).toEqual({
       success: false,
       errors: [
         {
           message: expect.stringContaining(
-            'taxonomy concurrent cost limit: this call costs 2, more than the whole limit of 1',
+            'taxonomy concurrent cost limit exceeded: this call costs 2, more than the whole limit of 1 in flight',
           ),
         },
       ],

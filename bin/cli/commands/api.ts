@@ -1,41 +1,58 @@
 /**
- * `replay-export api`: every operation of the catalogue (src/clients/catalogue.ts) from the command line —
- * `--list`, `<operation> --help`, and `<operation> [--param k=v]... [--body file|-] [--paginate]`, which validates,
- * calls and prints the result on stdout (JSON; NDJSON records with `--paginate`; CSV as is; `--raw`: the response
- * bodies as they came; a mutation without a typed result: the API's answer). `--query`/`--field` pass anything
- * through unchecked. Waits are logged on stderr; errors carry status, code, field and the server's messages.
+ * `replay-export api`: every operation of the catalogue (src/clients/catalogue.ts) from the command line, with the
+ * habits of `gh api` — `--list`, `<operation> --help`, and `<operation> [--param k=v]... [-f k=v] [-F k=v]
+ * [--query k=v] [-H 'Name: value'] [--body file|- | --input file|-] [--paginate [--slurp]] [-i] [--jq filter]`,
+ * which validates, calls and prints the API's answers on stdout (api/output.ts). Fields go where the operation takes them
+ * (api/fields.ts); an error's answer is printed on stdout and its message on stderr. Waits are logged on stderr.
  */
 import { Option, type Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { pathKind } from '../out-target.js';
 import {
+  type AnswerSeen,
+  type ApiClients,
+  ApiError,
+  type ApiResponse,
+  type CallOptions,
   errorFields,
   findOperation,
   knownNames,
   OperationArgs,
   OPERATIONS,
-  ValidationError,
-  type ApiResponse,
   type Operation,
-  type ParamSpec,
+  pathParams,
+  sendRaw,
+  ValidationError,
+  wireOf,
 } from '../../../src/clients/index.js';
 import { ConfigError, exitCodeOf } from '../../../src/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
 import type { Reporter } from '../reporter.js';
-import { writeData } from '../terminal-output.js';
+import { headersOf, queryPairs, readFields, routeFields, type RoutedFields } from './api/fields.js';
+import { API_EXAMPLES, listLine, operationHelp } from './api/help.js';
+import { compileJq } from './api/jq.js';
+import { ApiOutput } from './api/output.js';
 
 /** A body read from a file or stdin is a request body: refused past this size (the API's own caps are smaller). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-interface ApiFlags {
+/** The `api` command's options, one object (as commander binds them). */
+interface ApiOptions {
   list?: boolean;
   help?: boolean;
   param: string[];
-  query: string[];
+  rawField: string[];
   field: string[];
+  query: string[];
+  header: string[];
   body?: string;
+  input?: string;
   paginate?: boolean;
+  slurp?: boolean;
+  include?: boolean;
+  silent?: boolean;
+  jq?: string;
   raw?: boolean;
   maxWait?: string;
   /** False with `--no-retry`. */
@@ -44,98 +61,12 @@ interface ApiFlags {
   managementKey?: string;
 }
 
-function paramLine(p: ParamSpec): string {
-  const spec = p.wire !== undefined ? ` (sent as ${p.wire}; either name works)` : '';
-  return `  --param ${p.name}=<${p.type}>`.padEnd(40) + `${p.required ? '(required) ' : ''}${p.help}${spec}`;
-}
-
-function operationHelp(op: Operation): string {
-  const lines = [
-    `Usage: replay-export api ${op.name} [--param k=v]...${op.body ? ' --body <file|->' : ''}${op.paginate ? ' [--paginate]' : ''}`,
-    '',
-    `${op.summary}`,
-    `${op.method} ${op.path}  (family ${op.family})`,
-    '',
-  ];
-  lines.push(op.params.length > 0 ? 'Parameters:' : 'Parameters: none');
-  for (const p of op.params) lines.push(paramLine(p));
-  if (op.body) lines.push('', `Body (JSON, --body <file> or - for stdin): ${op.body}`);
-  if (op.paginate) lines.push('', '--paginate: every record of every page, one JSON line each');
-  if (op.output === 'csv') lines.push('', 'Output: CSV, as the API sends it');
-  lines.push(
-    '',
-    'Also: --query k=v / --field k=v (sent unchecked), --raw, --max-wait, --no-retry, --request-deadline (api --help)',
-  );
-  return lines.join('\n') + '\n';
-}
-
-function listLine(op: Operation): string {
-  const params = op.params.map((p) => `${p.name}${p.required ? '' : '?'}:${p.type}`);
-  if (op.body) params.push('--body');
-  return `${op.name.padEnd(44)} ${op.method.padEnd(6)} ${params.join(' ')}`;
-}
-
-function pairsOf(params: readonly string[], flag = '--param'): Array<[string, string]> {
-  return params.map((p) => {
-    const eq = p.indexOf('=');
-    if (eq <= 0) throw new ConfigError(`${flag} must be name=value (got ${JSON.stringify(p)})`);
-    return [p.slice(0, eq), p.slice(eq + 1)];
-  });
-}
-
-/** `--field` values: JSON where the text is JSON (`7`, `true`, `["a"]`), else the text as a string. */
-function fieldValue(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** What `--query`/`--field` pass through: the request's extras, and the names the operation's schema does not know. */
-function passThrough(
-  op: Operation,
-  f: ApiFlags,
-): { extras: { extraQuery?: Record<string, string>; extraFields?: Record<string, unknown> }; unknown: string[] } {
-  const query = pairsOf(f.query, '--query');
-  const fields = pairsOf(f.field, '--field');
-  const params = knownNames(op.params);
-  // The fields of an object body (an array body's schema is its elements': a field goes beside them, unknown).
-  const bodyFields = new Set(op.bodySchema?.shape === 'object' ? op.bodySchema.fields.map((b) => b.name) : []);
-  const unknown = [
-    ...query.filter(([k]) => !params.has(k)).map(([k]) => `--query ${k}`),
-    ...fields.filter(([k]) => !bodyFields.has(k)).map(([k]) => `--field ${k}`),
-  ];
-  const extras = {
-    ...(query.length > 0 ? { extraQuery: Object.fromEntries(query) } : {}),
-    ...(fields.length > 0 ? { extraFields: Object.fromEntries(fields.map(([k, v]) => [k, fieldValue(v)])) } : {}),
-  };
-  return { extras, unknown };
-}
-
-/** The API's answer as printed: JSON bodies parsed (and indented), other bodies as text; an empty body prints nothing. */
-function answerText(res: ApiResponse): string {
-  const text = res.text();
-  if (text.trim() === '') return '';
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2) + '\n';
-  } catch {
-    return text.endsWith('\n') ? text : text + '\n';
-  }
-}
-
-/** A response body exactly as it came, ended by a newline when it has none (`--raw`: one body after another). */
-async function writeRaw(out: NodeJS.WritableStream, res: ApiResponse): Promise<void> {
-  await write(out, res.body);
-  if (res.body.length > 0 && res.body[res.body.length - 1] !== 0x0a) await write(out, '\n');
-}
-
-async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
+async function readBytes(flag: string, source: string, stdin: NodeJS.ReadableStream): Promise<Buffer> {
   if (source !== '-') {
     const kind = await pathKind(source);
     if (kind !== 'file')
       throw new ConfigError(
-        `--body ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a JSON file, or --body - to read stdin`,
+        `${flag} ${source}: ${kind === 'none' ? 'no such file' : 'not a file'}; give a${flag === '--body' ? ' JSON' : ''} file, or ${flag === '--body' || flag === '--input' ? `${flag} -` : '@-'} to read stdin`,
       );
   }
   const stream = source === '-' ? stdin : createReadStream(source);
@@ -143,27 +74,110 @@ async function readBody(source: string, stdin: NodeJS.ReadableStream): Promise<u
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ConfigError(`--body: more than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new ConfigError(`${flag}: more than ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk);
   }
+  return Buffer.concat(chunks);
+}
+
+async function readJsonBody(source: string, stdin: NodeJS.ReadableStream): Promise<unknown> {
+  const bytes = await readBytes('--body', source, stdin);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     throw new ValidationError('body', 'must be valid JSON');
   }
 }
 
-async function write(out: NodeJS.WritableStream, text: string | Buffer): Promise<void> {
-  if (!out.write(text)) await new Promise((res) => out.once('drain', res));
+/** Flags that do not go together, and flags the operation does not take. */
+function checkFlags(op: Operation, f: ApiOptions): void {
+  if (f.paginate && !op.paginate) throw new ConfigError(`${op.name} is not paged; --paginate does not apply`);
+  if (f.slurp && !f.paginate) throw new ConfigError('--slurp goes with --paginate');
+  if (f.input !== undefined && f.body !== undefined) throw new ConfigError('give --body or --input, not both');
+  if (f.input !== undefined && f.paginate) throw new ConfigError('--paginate does not go with --input');
+  if (f.silent && (f.jq !== undefined || f.slurp))
+    throw new ConfigError('--silent prints no answer: not with --jq or --slurp');
+  if (f.slurp && f.raw)
+    throw new ConfigError('--slurp prints the records as one array; --raw prints the answers as they came');
+  if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
 }
 
-async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Promise<void> {
-  const args = OperationArgs.parse(op.params, pairsOf(f.param));
-  const { extras, unknown } = passThrough(op, f);
-  if (f.paginate && !op.paginate) throw new ConfigError(`${op.name} is not paged; --paginate does not apply`);
-  if (op.body && f.body === undefined) throw new ConfigError(`${op.name} needs --body <file|-> (${op.body})`);
-  if (!op.body && f.body !== undefined) throw new ConfigError(`${op.name} takes no body`);
-  const body = f.body === undefined ? undefined : await readBody(f.body, context.stdin);
+/** What one call sends: its checked parameters, its body (or raw bytes) and the pass-through parts. */
+interface Call {
+  args: OperationArgs;
+  body: unknown;
+  raw?: { body: Buffer; contentType: string };
+  routed: RoutedFields;
+  headers: Record<string, string>;
+}
+
+async function callOf(op: Operation, f: ApiOptions, context: CliContext): Promise<Call> {
+  const readText = async (path: string) => (await readBytes('-F', path, context.stdin)).toString('utf8');
+  const fields = await readFields(
+    [
+      ...f.rawField.map((text) => ({ flag: '-f' as const, text })),
+      ...f.field.map((text) => ({ flag: '-F' as const, text })),
+    ],
+    readText,
+  );
+  const routed = routeFields(op, fields, { bodyGiven: f.body !== undefined, input: f.input !== undefined });
+  const query = queryPairs(f.query);
+  const known = knownNames(op.params);
+  routed.query.push(...query);
+  routed.unchecked.push(...query.filter(([k]) => !known.has(k)).map(([k]) => `--query ${k}`));
+  const pairs = [...f.param.map(pairOf), ...routed.params];
+  const headers = headersOf(f.header);
+  if (f.input !== undefined) {
+    // The body is the bytes given: only the path's parameters are required.
+    const inPath = new Set(pathParams(op).map((p) => p.name));
+    const specs = op.params.map((p) => (inPath.has(p.name) ? p : { ...p, required: false }));
+    const contentType =
+      Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ??
+      (wireOf(op).form ? 'application/x-www-form-urlencoded' : 'application/json');
+    const bytes = await readBytes('--input', f.input, context.stdin);
+    return {
+      args: OperationArgs.parse(specs, pairs),
+      body: undefined,
+      raw: { body: bytes, contentType },
+      routed,
+      headers,
+    };
+  }
+  const args = OperationArgs.parse(op.params, pairs);
+  const body = f.body !== undefined ? await readJsonBody(f.body, context.stdin) : routed.body;
+  if (op.body && body === undefined)
+    throw new ConfigError(`${op.name} needs a body: --body <file|->, -f/-F fields, or --input <file|-> (${op.body})`);
+  return { args, body, routed, headers };
+}
+
+function pairOf(p: string): [string, string] {
+  const eq = p.indexOf('=');
+  if (eq <= 0) throw new ConfigError(`--param must be name=value (got ${JSON.stringify(p)})`);
+  return [p.slice(0, eq), p.slice(eq + 1)];
+}
+
+/** The call's options for the client: the signal, the pass-through parts, and the answers to the output. */
+function callOptions(call: Call, context: CliContext, output: ApiOutput, printed: Promise<void>[]): CallOptions {
+  const { query, extraFields } = call.routed;
+  return {
+    signal: context.signal,
+    ...(query.length > 0 ? { extraQuery: query } : {}),
+    ...(extraFields.length > 0 ? { extraFields } : {}),
+    ...(Object.keys(call.headers).length > 0 ? { extraHeaders: call.headers } : {}),
+    // Answers are printed one after another, in the order they came.
+    onResponse: (res: ApiResponse) => {
+      const p = (printed.at(-1) ?? Promise.resolve()).then(() => output.answer(res));
+      p.catch(() => undefined); // awaited with the others once the call ends (a failure is reported then)
+      printed.push(p);
+    },
+  };
+}
+
+async function runOperation(op: Operation, f: ApiOptions, context: CliContext, output: ApiOutput): Promise<void> {
+  checkFlags(op, f);
+  const request = await callOf(op, f, context);
+  if (op.answer) output.shapeWith((answer) => op.answer!(answer, request.args));
+  for (const [k, v] of Object.entries(request.headers)) if (k.toLowerCase() === 'authorization') context.addSecret(v);
   // Every wait of the run's transport (a 429 and its Retry-After, a backoff) is a warning on stderr.
   const run = await context.openRun({
     managementKey: f.managementKey,
@@ -171,31 +185,34 @@ async function runOperation(op: Operation, f: ApiFlags, context: CliContext): Pr
     reporter: { retriesShown: true },
   });
   try {
-    if (unknown.length > 0) warnUnchecked(run.reporter, op, unknown);
+    if (request.routed.unchecked.length > 0) warnUnchecked(run.reporter, op, request.routed.unchecked);
     const clients = await (await run.library()).clients();
-    const responses: ApiResponse[] = [];
-    const o = { signal: context.signal, ...extras, onResponse: (res: ApiResponse) => void responses.push(res) };
-    const flushRaw = async (): Promise<void> => {
-      for (const res of responses.splice(0)) await writeRaw(context.stdout, res);
-    };
-    if (f.paginate && op.paginate) {
-      for await (const record of op.paginate(clients, args, o)) {
-        if (f.raw) await flushRaw();
-        else await writeData(context.stdout, 'json', JSON.stringify(record) + '\n');
-      }
-      if (f.raw) await flushRaw();
-      return;
+    const printed: Promise<void>[] = [];
+    const o = callOptions(request, context, output, printed);
+    try {
+      await call(op, f, request, clients, o);
+    } finally {
+      await Promise.all(printed);
     }
-    const result = await op.run(clients, args, body, o);
-    if (f.raw) await flushRaw();
-    else if (op.output === 'csv' && typeof result === 'string') await writeData(context.stdout, 'text', result);
-    else if (result !== undefined) await writeData(context.stdout, 'json', JSON.stringify(result, null, 2) + '\n');
-    // A call with no typed result (a mutation answered `OK`, `{success}`): what the API answered.
-    else if (responses.length > 0)
-      await writeData(context.stdout, 'json', answerText(responses[responses.length - 1]!));
+    await output.end();
   } finally {
     await run.close();
   }
+}
+
+/** Makes the call (its answers go to the output as they arrive), every page of it with `--paginate`. */
+async function call(op: Operation, f: ApiOptions, c: Call, clients: ApiClients, o: CallOptions): Promise<void> {
+  if (c.raw !== undefined) {
+    await sendRaw(clients, op, c.args, c.raw, o);
+    return;
+  }
+  if (f.paginate && op.paginate) {
+    for await (const _record of op.paginate(clients, c.args, o)) {
+      // Each page's answer is printed as it arrives; the records are the client's (its paging checks run on them).
+    }
+    return;
+  }
+  await op.run(clients, c.args, c.body, o);
 }
 
 function warnUnchecked(reporter: Reporter, op: Operation, names: readonly string[]): void {
@@ -204,6 +221,16 @@ function warnUnchecked(reporter: Reporter, op: Operation, names: readonly string
     operation: op.name,
     parameters: names,
   });
+}
+
+/** The answer an error carries (the transport keeps it when `api` asked to see answers), along its causes. */
+function answerOf(err: unknown): AnswerSeen | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e instanceof Error; i++) {
+    if (e instanceof ApiError && e.answer !== undefined) return e.answer;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /**
@@ -227,6 +254,8 @@ function reportFailure(err: unknown, context: CliContext): number {
   return code;
 }
 
+const repeat = (v: string, prev: string[]): string[] => [...prev, v];
+
 export function register(program: Command): Command {
   return program
     .command('api')
@@ -241,34 +270,55 @@ export function register(program: Command): Command {
       repeat,
       [] as string[],
     )
-    .option('--query <name=value>', 'a query parameter sent as given, unchecked (repeatable)', repeat, [] as string[])
+    .option('-f, --raw-field <key=value>', 'a string field (repeatable; see Fields below)', repeat, [] as string[])
     .option(
-      '--field <name=value>',
-      'a body field sent as given, unchecked; JSON values parsed (repeatable)',
+      '-F, --field <key=value>',
+      'a typed field: true, false, null, numbers, @file; key[]=, key[sub]= (repeatable)',
       repeat,
       [] as string[],
     )
-    .option('--body <file>', 'JSON request body from a file, or - for stdin')
-    .option('--paginate', 'paged operations: every record of every page, one JSON line each')
+    .option(
+      '--query <name=value>',
+      'a query parameter sent as given, unchecked (repeatable; a name twice is sent twice)',
+      repeat,
+      [] as string[],
+    )
+    .option('-H, --header <name: value>', 'a request header (repeatable)', repeat, [] as string[])
+    .option('--body <file>', 'JSON request body from a file, or - for stdin; checked against the operation')
+    .option(
+      '--input <file>',
+      'request body sent as these bytes (file, or - for stdin), unchecked; fields go in the query',
+    )
+    .option('--paginate', "paged operations: every page's answer, one JSON line each")
+    .option('--slurp', 'with --paginate: every page in one JSON array')
+    .option('-i, --include', "print each answer's status line and headers before its body")
+    .option('--silent', "print no answer's body (the exit status and stderr still say how it went)")
+    .option('--jq <filter>', 'print what the jq filter selects from each answer (strings raw, values as JSON)')
     .option('--raw', 'print each response body exactly as the API sent it')
     .option(
       '--max-wait <duration>',
-      withDefault('most time all retry waits may take together; past it the command stops', 'none'),
+      withDefault(
+        'most time all waits may take together (each server Retry-After as given, backoffs, budgets); past it the command stops',
+        'none',
+      ),
     )
     .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .addOption(
       new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'),
-    );
+    )
+    .addHelpText('after', API_EXAMPLES);
 }
 
-const repeat = (v: string, prev: string[]): string[] => [...prev, v];
+async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
+  if (!out.write(text)) await new Promise((res) => out.once('drain', res));
+}
 
-export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise<number> {
+export async function run(f: Invocation<ApiOptions>, context: CliContext): Promise<number> {
   if (f.managementKey) context.addSecret(f.managementKey);
   const out = context.stdout;
   if (f.list) {
-    for (const op of OPERATIONS) await write(out, listLine(op) + '\n');
+    for (const op of OPERATIONS) await write(out, `${listLine(op)}\n`);
     return 0;
   }
   const name = f.args[0];
@@ -288,10 +338,21 @@ export async function run(f: Invocation<ApiFlags>, context: CliContext): Promise
     await write(out, operationHelp(op));
     return 0;
   }
+  const jq = f.jq !== undefined ? await compileJq(f.jq) : undefined;
+  const output = new ApiOutput(out, {
+    include: f.include === true,
+    raw: f.raw === true,
+    pages: f.paginate === true,
+    silent: f.silent === true,
+    slurp: f.slurp === true,
+    ...(jq ? { jq } : {}),
+  });
   try {
-    await runOperation(op, f, context);
+    await runOperation(op, f, context, output);
   } catch (err) {
     if (context.signal.aborted) throw err;
+    const answer = answerOf(err);
+    if (answer !== undefined) await output.failure(answer);
     return reportFailure(err, context);
   }
   return 0;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from '../completion.js';
+import { operationNames } from '../../../src/clients/index.js';
 import type { CliContext, Invocation } from '../context.js';
 import { usage } from '../flags.js';
 
@@ -17,8 +18,8 @@ export async function run(opts: Invocation<object>, context: CliContext): Promis
     usage(`completion: the shell must be bash, zsh or fish (got ${JSON.stringify(shell)})`);
   let program = context.command;
   while (program.parent) program = program.parent;
-  const { OPERATIONS } = await import('../../../src/clients/index.js');
-  const extra = { api: OPERATIONS.map((o) => o.name), auth: ['login', 'status', 'logout'] };
+  // `api`'s argument is an operation name: the one list of them (operationNames), for every shell's script.
+  const extra = { api: operationNames(), auth: ['login', 'status', 'logout'] };
   context.stdout.write(completionScript(program, shell as CompletionShell, extra));
   return 0;
 }

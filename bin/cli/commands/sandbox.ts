@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseFaultsFlag, runSandboxCommand, SANDBOX_DEFAULTS } from '../../../src/cli/sandbox.js';
+import { parseFaultsFlag, parseOptionsFlag, runSandboxCommand, SANDBOX_DEFAULTS } from '../../../src/cli/sandbox.js';
 import type { CliContext, Invocation } from '../context.js';
 import { portFlag, withDefault } from '../flags.js';
 
@@ -8,6 +8,8 @@ interface SandboxFlags {
   replicas?: number;
   latency?: number;
   faults?: string;
+  options?: string;
+  ignoreTimeFilters?: boolean;
 }
 
 export function register(program: Command): Command {
@@ -37,7 +39,15 @@ export function register(program: Command): Command {
         'fault switches: key=value,... (e.g. rateLimitEvery=5,serverErrorEvery=7) or a JSON object; see docs',
         'none',
       ),
-    );
+    )
+    .option(
+      '--options <list>',
+      withDefault(
+        'any other sandbox option: key=value,... (e.g. apiConcurrency=0,timeScale=0.01,limits.taxonomyCostPerHour=50) or a JSON object; see docs/SANDBOX.md',
+        'none',
+      ),
+    )
+    .option('--ignore-time-filters', 'list every replay whatever start_time/end_time say (as the platform may)');
 }
 
 export async function run(opts: Invocation<SandboxFlags>, context: CliContext): Promise<number> {
@@ -45,11 +55,16 @@ export async function run(opts: Invocation<SandboxFlags>, context: CliContext): 
     ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}),
     ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}),
   };
+  const options = {
+    ...(opts.options !== undefined ? parseOptionsFlag(opts.options) : {}),
+    ...(opts.ignoreTimeFilters ? { ignoreTimeFilters: true } : {}),
+  };
   context.releaseSignals();
   await runSandboxCommand({
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
     ...(Object.keys(faults).length > 0 ? { faults } : {}),
+    options,
     out: context.stdout,
     signal: context.signal,
   });

@@ -3,7 +3,7 @@
  * segments as JSON, session length bins. A bad value is a DashboardRequestError (400), answered with the dashboard's
  * error object. Parameters the spec does not show are ignored.
  */
-import { dashboardDays } from '../../util/dashboard-cost.js';
+import { daysOf } from './dashboard-cost.js';
 
 export class DashboardRequestError extends Error {
   constructor(
@@ -62,7 +62,7 @@ export class DashboardQuery {
     const start = yyyymmdd('start', this.required('start'));
     const end = yyyymmdd('end', this.required('end'));
     if (start > end) invalid(`end (${end}) is before start (${start})`);
-    const n = dashboardDays(start, end);
+    const n = daysOf(start, end);
     if (n > MAX_DAYS) invalid(`the range holds ${n} days; at most ${MAX_DAYS}`);
     const first = Date.UTC(+start.slice(0, 4), +start.slice(4, 6) - 1, +start.slice(6, 8));
     const days = Array.from({ length: n }, (_, i) => new Date(first + i * 86_400_000).toISOString().slice(0, 10));

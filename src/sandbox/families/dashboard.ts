@@ -1,13 +1,14 @@
 /**
  * Dashboard queries (spec document 3): the 14 GET endpoints under `/api/2` and `/api/3/chart/{id}/csv`, HTTP Basic
  * auth (checked by the server), answering deterministic data of the documented shapes (dashboard-data.ts).
- * Failures are the dashboard's error object `{error: {code, message}}`. Each query is checked, then charged: the
- * dashboard endpoints their cost (days × conditions × query-type cost, the formula of src/util/dashboard-cost.ts) to
- * the per-5-minutes and per-hour budgets, user activity and user search one query to theirs; over a limit the answer
- * is 429 with Retry-After and an error object naming the limit.
+ * Failures are the dashboard's error object `{error: {code, message}}`. Each query is checked, then charged when it
+ * arrives (`arrive`, before the sandbox's added latency) and held until it is answered: the dashboard endpoints their
+ * cost (days × conditions × query-type cost, the sandbox's reading in dashboard-cost.ts) against the concurrent cost
+ * and the cost per hour, user activity and user search one request against theirs (10 in flight, 360 per hour); over
+ * a limit the answer is 429 and an error object naming the limit (with Retry-After when waiting can help).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dashboardQueryCost, type DashboardQueryType } from '../../util/dashboard-cost.js';
+import { type CostKind, queryCost } from './dashboard-cost.js';
 import { sendJson } from '../http-util.js';
 import type { LimitRefusal, RateLimits } from '../rate-limits.js';
 import * as data from './dashboard-data.js';
@@ -31,14 +32,14 @@ interface Answer {
 
 interface Endpoint {
   /** `useractivity`: charged to the user activity budget instead of the dashboard cost budgets. */
-  kind: DashboardQueryType | 'useractivity';
+  kind: CostKind | 'useractivity';
   /** `chartId`: the chart of the CSV endpoint (decoded path segment). */
   answer(q: DashboardQuery, r: data.Seeded, query: URLSearchParams, chartId: string): Answer;
 }
 
 /** An endpoint over a date range and segments; `make` builds its `data` (and names the events the cost counts). */
 function ranged(
-  kind: DashboardQueryType,
+  kind: CostKind,
   make: (
     q: DashboardQuery,
     r: data.Seeded,
@@ -63,7 +64,7 @@ function ranged(
 }
 
 /** One series of day values (active users, sessions average and per user). */
-function perDay(kind: DashboardQueryType, min: number, max: number, meta: (i: number) => unknown): Endpoint {
+function perDay(kind: CostKind, min: number, max: number, meta: (i: number) => unknown): Endpoint {
   return ranged(kind, (_q, r, days) => {
     const series = data.perDay(r, days, min, max);
     return { data: { series, seriesMeta: series.map((_, i) => meta(i)), xValues: days } };
@@ -133,42 +134,30 @@ export class DashboardFamily implements FamilyRoute {
     return ENDPOINTS[path]?.kind === 'useractivity' ? 'useractivity' : 'dashboard';
   }
 
+  /**
+   * Charges a query when it arrives, so that its cost is held for the whole request (the concurrent limits). A query
+   * that is not answered 200 (a bad method, path or parameter) is not charged: `handle` answers it. True when refused.
+   */
+  arrive(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): boolean {
+    if (req.method !== 'GET') return false;
+    const found = answerOf(path, query);
+    if (!('answer' in found)) return false;
+    const { endpoint, answer } = found;
+    const refused =
+      endpoint.kind === 'useractivity'
+        ? this.limits.userActivity(res)
+        : this.limits.dashboard(queryCost({ kind: endpoint.kind, ...answer }), res);
+    if (!refused) return false;
+    limited(res, refused);
+    return true;
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     if (req.method !== 'GET')
       return dashboardError(res, 405, 'method_not_allowed', 'dashboard endpoints take GET only', { Allow: 'GET' });
-    let endpoint = ENDPOINTS[path];
-    let chartId = '';
-    const chart = CHART_CSV.exec(path);
-    if (chart) {
-      const id = safeDecode(chart[1]!);
-      if (id === undefined || !CHART_ID.test(id)) return dashboardError(res, 404, 'not_found', 'no chart with this id');
-      chartId = id;
-      endpoint = CHART;
-    }
-    if (!endpoint) return dashboardError(res, 404, 'not_found', 'no such endpoint');
-    const seed = `${path}?${[...query]
-      .map(([k, v]) => `${k}=${v}`)
-      .sort()
-      .join('&')}`;
-    let answer: Answer;
-    try {
-      answer = endpoint.answer(new DashboardQuery(query), new data.Seeded(seed), query, chartId);
-    } catch (err) {
-      if (!(err instanceof DashboardRequestError)) throw err;
-      return dashboardError(res, err.status, err.code, err.message);
-    }
-    const refused =
-      endpoint.kind === 'useractivity'
-        ? this.limits.userActivity()
-        : this.limits.dashboard(
-            dashboardQueryCost({
-              type: endpoint.kind,
-              ...answer.range,
-              ...(answer.segments ? { segments: answer.segments } : {}),
-              ...(answer.events ? { events: answer.events } : {}),
-            }),
-          );
-    if (refused) return limited(res, refused);
+    const found = answerOf(path, query);
+    if (!('answer' in found)) return dashboardError(res, found.status, found.code, found.message);
+    const { answer } = found;
     if (answer.csv !== undefined) {
       const bytes = Buffer.from(answer.csv, 'utf8');
       res.writeHead(200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Length': String(bytes.length) });
@@ -176,6 +165,34 @@ export class DashboardFamily implements FamilyRoute {
       return;
     }
     sendJson(res, 200, answer.body);
+  }
+}
+
+/** The endpoint of `path` and its answer to `query`, or the error to answer instead. */
+function answerOf(
+  path: string,
+  query: URLSearchParams,
+): { endpoint: Endpoint; answer: Answer } | { status: number; code: string; message: string } {
+  let endpoint = ENDPOINTS[path];
+  let chartId = '';
+  const chart = CHART_CSV.exec(path);
+  if (chart) {
+    const id = safeDecode(chart[1]!);
+    if (id === undefined || !CHART_ID.test(id))
+      return { status: 404, code: 'not_found', message: 'no chart with this id' };
+    chartId = id;
+    endpoint = CHART;
+  }
+  if (!endpoint) return { status: 404, code: 'not_found', message: 'no such endpoint' };
+  const seed = `${path}?${[...query]
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join('&')}`;
+  try {
+    return { endpoint, answer: endpoint.answer(new DashboardQuery(query), new data.Seeded(seed), query, chartId) };
+  } catch (err) {
+    if (!(err instanceof DashboardRequestError)) throw err;
+    return { status: err.status, code: err.code, message: err.message };
   }
 }
 
@@ -199,15 +216,9 @@ function dashboardError(
   sendJson(res, status, { error: { code, message, ...extra } }, headers);
 }
 
-/** A 429 whose error object names the limit; a 400 (`cost_exceeds_limit`, no Retry-After) for a cost that never fits. */
+/** A 429 whose error object names the limit; Retry-After unless the query's cost alone is over the whole limit. */
 function limited(res: ServerResponse, r: LimitRefusal): void {
-  if (r.status === 400) return dashboardError(res, 400, 'cost_exceeds_limit', r.message, {}, { limit: r.limit });
-  dashboardError(
-    res,
-    429,
-    'rate_limited',
-    r.message,
-    { 'Retry-After': String(r.retryAfterSeconds) },
-    { limit: r.limit },
-  );
+  const after: Record<string, string> =
+    r.retryAfterSeconds !== undefined ? { 'Retry-After': String(r.retryAfterSeconds) } : {};
+  dashboardError(res, 429, 'rate_limited', r.message, after, { limit: r.limit });
 }

@@ -24,7 +24,12 @@ export interface FamilyRoute {
    * Called when the request arrives, before the sandbox's added latency: a family whose limits hold for the whole
    * request (taxonomy's concurrent cost) charges them here. True when it answered (refused) the request.
    */
-  arrive?(req: IncomingMessage, res: ServerResponse, path: string): boolean;
+  arrive?(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): boolean;
+  /**
+   * Answers a 429 of the host's concurrency limit in the family's own error shape (taxonomy's failure body); default:
+   * the API's error object.
+   */
+  refuse?(res: ServerResponse, message: string, retryAfterSeconds: number): void;
   /** Answers the request; may throw `ApiRequestError` (sent by the server as the API's JSON error). */
   handle(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void>;
 }

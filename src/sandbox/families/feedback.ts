@@ -5,13 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, readBody, sendApiError, sendJson } from '../http-util.js';
-import { FEEDBACK_SPEC } from '../../util/spec-constants.js';
+import { FEEDBACK } from '../spec-values.js';
 import type { FamilyRoute } from './family-route.js';
 
 const PATH = '/api/1/ai-feedback/ingest';
-/** The spec's 5 MB payload limit and 1 to 100 items (src/util/spec-constants.ts). */
-const MAX_PAYLOAD_BYTES = FEEDBACK_SPEC.maxPayloadBytes;
-const MAX_ITEMS = FEEDBACK_SPEC.maxItems;
+/** The spec's 5 MB payload limit and 1 to 100 items (spec-values.ts). */
+const MAX_PAYLOAD_BYTES = FEEDBACK.maxPayloadBytes;
+const MAX_ITEMS = FEEDBACK.maxItems;
 
 export interface StoredFeedbackItem {
   unique_id: string;
@@ -81,6 +81,10 @@ export class FeedbackFamily implements FamilyRoute {
     const parts = item.conversation_parts ?? [];
     if (!Array.isArray(parts) || !parts.every((p) => isObject(p) && typeof p.body === 'string' && p.body !== '')) {
       return 'conversation_parts must be objects with a non-empty body';
+    }
+    // "conversation_parts cannot be nested".
+    if (parts.some((p) => (p as Record<string, unknown>).conversation_parts !== undefined)) {
+      return 'conversation_parts cannot be nested: a part has conversation_parts of its own';
     }
     const id =
       typeof item.unique_id === 'string' && item.unique_id !== '' ? item.unique_id : `anonymous-${++this.#anonymous}`;

@@ -12,16 +12,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiRequestError, badRequest } from '../context.js';
 import { sendJson } from '../http-util.js';
 import { arrayField, jsonParam, nonEmptyString, objectField } from './body-checks.js';
-import { GROUP_IDENTIFY_SPEC } from '../../util/spec-constants.js';
+import { GROUP_IDENTIFY } from '../spec-values.js';
 import type { FamilyKeys, FamilyRoute } from './family-route.js';
 import { readParams, requireApiKey } from './request-input.js';
 
 const PATH = '/groupidentify';
 /** Spec: at most 1024 group identifies and 1024 group properties per request. */
-const MAX_IDENTIFICATIONS = GROUP_IDENTIFY_SPEC.maxIdentifications;
-const MAX_PROPERTIES = GROUP_IDENTIFY_SPEC.maxProperties;
-/** Spec: at most 1 MB per request (src/util/spec-constants.ts). */
-const MAX_BODY_BYTES = GROUP_IDENTIFY_SPEC.maxRequestBytes;
+const MAX_IDENTIFICATIONS = GROUP_IDENTIFY.maxIdentifications;
+const MAX_PROPERTIES = GROUP_IDENTIFY.maxProperties;
+/** Spec: at most 1 MB per request (spec-values.ts). */
+const MAX_BODY_BYTES = GROUP_IDENTIFY.maxRequestBytes;
 
 interface Identification {
   group_type: string;

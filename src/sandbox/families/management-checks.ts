@@ -5,11 +5,11 @@
  * least one field in an edit.
  */
 import {
-  EXPERIMENT_CONDITION_OPS,
-  FILTER_OPS,
-  FLAG_CONDITION_OPS,
-  MANAGEMENT_SPEC,
-} from '../../util/spec-constants.js';
+  EXPERIMENT_OPS as EXPERIMENT_CONDITION_OPS,
+  FLAG_OPS as FLAG_CONDITION_OPS,
+  MANAGEMENT,
+  SUBPROP_OPS as FILTER_OPS,
+} from '../spec-values.js';
 import { badRequest } from '../context.js';
 import {
   arrayField,
@@ -99,12 +99,7 @@ export function checkEdit(kind: Kind, body: unknown): Record<string, unknown> {
   optionalBoolean('enabled', b.enabled);
   optionalBoolean('stickyBucketing', b.stickyBucketing);
   if (b.rolloutPercentage !== undefined)
-    integerIn(
-      'rolloutPercentage',
-      b.rolloutPercentage,
-      MANAGEMENT_SPEC.rolloutPercentage.min,
-      MANAGEMENT_SPEC.rolloutPercentage.max,
-    );
+    integerIn('rolloutPercentage', b.rolloutPercentage, MANAGEMENT.rolloutMin, MANAGEMENT.rolloutMax);
   if (b.tags !== undefined) stringArray('tags', b.tags, 0, Number.MAX_SAFE_INTEGER, false);
   if (b.startDate !== undefined) isoTimestamp('startDate', b.startDate);
   if (b.endDate !== undefined) isoTimestamp('endDate', b.endDate);

@@ -12,7 +12,7 @@ import { ApiRequestError, badRequest } from '../context.js';
 import { sendJson } from '../http-util.js';
 import { integerIn, objectField, stringArray } from './body-checks.js';
 import type { FamilyRoute } from './family-route.js';
-import { MANAGEMENT_SPEC } from '../../util/spec-constants.js';
+import { MANAGEMENT } from '../spec-values.js';
 import { checkCreate, checkEdit, checkVariant, type Kind } from './management-checks.js';
 import { ManagementStore, NOT_EDITABLE_TYPES, type StoredRecord } from './management-store.js';
 import { pathSegments, readJsonBody } from './request-input.js';
@@ -20,9 +20,9 @@ import { pathSegments, readJsonBody } from './request-input.js';
 /** A body is a few records or 2,000 inclusions at most; 1 MB is ample. */
 const MAX_BODY_BYTES = 1_000_000;
 /** Spec: at most 2,000 user inclusions on a flag variant (more is a 400); experiments state none. */
-const FLAG_VARIANT_INCLUSIONS = MANAGEMENT_SPEC.flagVariantInclusions;
+const FLAG_VARIANT_INCLUSIONS = MANAGEMENT.flagVariantInclusions;
 /** Spec: bulk removal takes at most 100 items. */
-const BULK_MAX = MANAGEMENT_SPEC.bulkDelete;
+const BULK_MAX = MANAGEMENT.bulkDelete;
 /** The spec's samples use limit=1000; no maximum is shown. Without `limit`, the sandbox answers every record. */
 const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 

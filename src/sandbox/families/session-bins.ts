@@ -3,9 +3,9 @@
  * (with `…BinSize` bins of that width, without it 10 equal bins the service picks); when they are missing or invalid,
  * the default bins in milliseconds. The longest session is 1 day.
  */
-import { DASHBOARD_SPEC } from '../../util/spec-constants.js';
+import { REPLAY } from '../spec-values.js';
 
-const DAY_MS = DASHBOARD_SPEC.maxSessionMs;
+const DAY_MS = REPLAY.maxSessionMs;
 const UNITS: Readonly<Record<string, { ms: number; suffix: string }>> = {
   seconds: { ms: 1000, suffix: 's' },
   minutes: { ms: 60_000, suffix: 'm' },

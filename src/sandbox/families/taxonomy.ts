@@ -3,13 +3,13 @@
  * group properties) over an in-memory schema (taxonomy-store.ts). HTTP Basic auth (checked by the server), bodies
  * form-encoded. Success is `{success: true}` (reads add `data`); failures are `{success: false, errors: [{message}]}`
  * with the status the spec gives for the call. Every call is charged to the taxonomy limits (GET 1, PUT/POST/DELETE
- * 2; concurrent cost and cost per hour) when it arrives (`arrive`, before any added latency), and its cost is held
- * until it is answered; over a limit it is answered 429 with Retry-After, a cost over a whole limit 400.
+ * 2; concurrent cost and cost per hour, spec-limits.ts) when it arrives (`arrive`, before any added latency), and its cost is held
+ * until it is answered; over a limit it is answered 429 in its failure shape (Retry-After when waiting can help).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, readBody, sendJson } from '../http-util.js';
 import type { LimitRefusal, RateLimits } from '../rate-limits.js';
-import { taxonomyCost } from '../../util/spec-constants.js';
+import { TAXONOMY_CALL_COST } from '../spec-limits.js';
 import type { FamilyRoute } from './family-route.js';
 import { checkName, fail, PROPERTY_FIELDS, TaxonomyFailure, TaxonomyFields } from './taxonomy-form.js';
 import { VISIBILITY_FLAGS, type VisibilityFlag } from './taxonomy-records.js';
@@ -86,6 +86,11 @@ export class TaxonomyFamily implements FamilyRoute {
     return path.startsWith(PREFIX);
   }
 
+  /** The host's concurrency 429 in the taxonomy's failure shape. */
+  refuse(res: ServerResponse, message: string, retryAfterSeconds: number): void {
+    taxonomyLimited(res, { message, retryAfterSeconds });
+  }
+
   /**
    * Charges a call to the taxonomy limits when it arrives, before the sandbox's added latency, so that its cost is
    * held against the concurrent cost limit for the whole request. True when it was refused (answered here).
@@ -94,9 +99,9 @@ export class TaxonomyFamily implements FamilyRoute {
     const target = parseTarget(path);
     const method = req.method ?? 'GET';
     if (!target || !this.#route(method, target)) return false; // answered 404/405 by handle, uncharged
-    const refused = this.limits.taxonomy(taxonomyCost(method), res);
+    const refused = this.limits.taxonomy(TAXONOMY_CALL_COST[method] ?? 2, res);
     if (!refused) return false;
-    limited(res, refused);
+    taxonomyLimited(res, refused);
     return true;
   }
 
@@ -216,7 +221,10 @@ function failure(res: ServerResponse, status: number, message: string, headers: 
   sendJson(res, status, { success: false, errors: [{ message }] }, headers);
 }
 
-/** A 429: the failure body naming the limit, and Retry-After; a 400 naming it for a cost that never fits. */
-function limited(res: ServerResponse, r: LimitRefusal): void {
-  failure(res, r.status, r.message, r.status === 429 ? { 'Retry-After': String(r.retryAfterSeconds) } : {});
+/**
+ * A 429 in the taxonomy's failure shape (the spec gives one body for its failures): the message names the limit;
+ * Retry-After unless the call's cost alone is over the whole limit.
+ */
+export function taxonomyLimited(res: ServerResponse, r: Pick<LimitRefusal, 'message' | 'retryAfterSeconds'>): void {
+  failure(res, 429, r.message, r.retryAfterSeconds !== undefined ? { 'Retry-After': String(r.retryAfterSeconds) } : {});
 }

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAPPING_SPEC } from '../../util/spec-constants.js';
+import { MAPPING } from '../spec-values.js';
 import { ApiRequestError, badRequest } from '../context.js';
 import type { RateLimits } from '../rate-limits.js';
 import { sendJson } from '../http-util.js';
@@ -22,9 +22,9 @@ import { readParams, requireApiKey } from './request-input.js';
 const MAP_PATH = '/usermap';
 const GET_PATH = '/api/2/usermap';
 /** Spec: at most 2000 mappings per batch. */
-const MAX_MAPPINGS = MAPPING_SPEC.maxBatch;
-/** Spec: at most 1 MB per batch of `mapping` JSON (src/util/spec-constants.ts). */
-const MAX_BATCH_BYTES = MAPPING_SPEC.maxBatchBytes;
+const MAX_MAPPINGS = MAPPING.maxBatch;
+/** Spec: at most 1 MB per batch of `mapping` JSON (spec-values.ts). */
+const MAX_BATCH_BYTES = MAPPING.maxBatchBytes;
 /** The request body: the batch form-encoded, which can take three bytes per byte of JSON. */
 const MAX_BODY_BYTES = 3 * MAX_BATCH_BYTES + 4096;
 

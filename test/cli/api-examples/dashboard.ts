@@ -14,8 +14,15 @@ const param = (name: string, value: unknown): string[] => [
   `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`,
 ];
 
-/** A `{series, xValues}` answer with one value per day of WEEK. */
-function daySeries(r: unknown): void {
+/** The `data` of a dashboard answer (`{data: …}`, spec document 3), checked to be there. */
+function data(answer: unknown): unknown {
+  expect(answer).toHaveProperty('data');
+  return (answer as { data: unknown }).data;
+}
+
+/** A `{data: {series, xValues}}` answer with one value per day of WEEK. */
+function daySeries(answer: unknown): void {
+  const r = data(answer);
   expect(r).toMatchObject({ xValues: DAYS });
   const series = (r as { series: unknown[][] }).series;
   expect(series.length).toBeGreaterThan(0);
@@ -43,7 +50,8 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'dashboard.session-length', // 7 × 1 × 4 = 28
     args: [...WEEK, ...param('bins', { min: 0, max: 10, timeUnit: 'minutes', binSize: 1 })],
-    check: (r) => {
+    check: (answer) => {
+      const r = data(answer);
       expect((r as { xValues: string[] }).xValues).toHaveLength(10);
       expect((r as { series: unknown[][] }).series[0]).toHaveLength(10);
     },
@@ -51,22 +59,23 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'dashboard.average-session-length',
     args: WEEK,
-    check: (r) => (daySeries(r), expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })),
+    check: (r) => (daySeries(r), expect(data(r)).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })),
   }, // 28
   {
     operation: 'dashboard.sessions-per-user',
     args: WEEK,
-    check: (r) => (daySeries(r), expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })),
+    check: (r) => (daySeries(r), expect(data(r)).toMatchObject({ seriesMeta: [{ segmentIndex: 0 }] })),
   }, // 28
   {
     operation: 'dashboard.composition', // 7
     args: [...WEEK, ...param('property', 'platform')],
-    check: (r) => expect(r).toMatchObject({ xValues: ['Web', 'iOS', 'Android'], seriesLabels: ['platform'] }),
+    check: (r) => expect(data(r)).toMatchObject({ xValues: ['Web', 'iOS', 'Android'], seriesLabels: ['platform'] }),
   },
   {
     operation: 'dashboard.events-list', // 1
     args: [],
-    check: (r) => {
+    check: (answer) => {
+      const r = data(answer);
       expect((r as { value: string }[]).map((e) => e.value)).toEqual([
         'Page Viewed',
         'Sign Up',
@@ -94,7 +103,7 @@ export const EXAMPLES: readonly ApiExample[] = [
       ...param('event', { event_type: 'Sign Up', group_by: [{ type: 'user', value: 'platform' }] }),
     ],
     check: (r) =>
-      expect(r).toMatchObject({
+      expect(data(r)).toMatchObject({
         xValues: ['2026-11-01'],
         seriesLabels: [
           [0, 'Web'],
@@ -107,7 +116,8 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'dashboard.funnel', // 7 × 1 × (2 × 2) = 28
     args: [...WEEK, ...param('events', [{ event_type: 'Page Viewed' }, { event_type: 'Sign Up' }])],
-    check: (r) => {
+    check: (answer) => {
+      const r = data(answer);
       expect(r).toHaveLength(1);
       expect((r as object[])[0]).toMatchObject({
         meta: { segmentIndex: 0 },
@@ -124,7 +134,8 @@ export const EXAMPLES: readonly ApiExample[] = [
       ...param('startingEvent', { event_type: 'Sign Up' }),
       ...param('returningEvent', { event_type: 'Page Viewed' }),
     ],
-    check: (r) => {
+    check: (answer) => {
+      const r = data(answer);
       expect(r).toMatchObject({ seriesMeta: [{ segmentIndex: 0, eventIndex: 0 }], series: [{ dates: DAYS }] });
       expect((r as { series: { values: Record<string, unknown[]> }[] }).series[0]!.values['2026-11-01']).toHaveLength(
         7,
@@ -154,7 +165,8 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'dashboard.realtime', // 1
     args: [],
-    check: (r) => {
+    check: (answer) => {
+      const r = data(answer);
       expect(r).toMatchObject({ seriesLabels: ['Today', 'Yesterday'] });
       expect((r as { xValues: string[] }).xValues).toHaveLength(288);
     },
@@ -162,6 +174,6 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'dashboard.revenue-ltv', // 7
     args: WEEK,
-    check: (r) => expect((r as { series: { dates: string[] }[] }).series[0]!.dates).toEqual(DAYS),
+    check: (r) => expect((data(r) as { series: { dates: string[] }[] }).series[0]!.dates).toEqual(DAYS),
   },
 ];

@@ -20,21 +20,22 @@ const NEWEST_FIRST = [...SAMPLES]
   .map((s) => s.replay_id);
 const FIRST = SAMPLES[0]!;
 
+/** The API's answers (spec document 3): a page of replays, a page of files (presigned URLs). */
 interface ReplayPage {
-  replays: Array<{ replay_id: string; device_id: string; session_id: string; platform_id: number }>;
-  nextPageToken: string | null;
+  session_replays: Array<{ replay_id: string; device_id: string; session_id: string; platform_id: number }>;
+  next_page_token: string | null;
 }
 interface FilesPage {
-  files: Array<{ url: string; key: string }>;
-  nextPageToken: string | null;
+  files: string[];
+  next_page_token: string | null;
 }
 
-/** A presigned file URL of the sandbox, and its key ending in the sample file's name under `/v<version>/`. */
-function expectFiles(files: ReadonlyArray<{ url: string; key: string }>, version: '2' | '3'): void {
-  expect(files.map((f) => basename(f.key))).toEqual(FIRST.files[version].map((f) => basename(f)));
+/** Presigned file URLs of the sandbox, their paths ending in the sample files' names under `/v<version>/`. */
+function expectFiles(files: readonly string[], version: '2' | '3'): void {
+  expect(files.map((f) => basename(new URL(f).pathname))).toEqual(FIRST.files[version].map((f) => basename(f)));
   for (const f of files) {
-    expect(f.key).toContain(`/v${version}/`);
-    expect(f.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/__storage\/.*X-Amz-Signature=/);
+    expect(new URL(f).pathname).toContain(`/v${version}/`);
+    expect(f).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/__storage\/.*X-Amz-Signature=/);
   }
 }
 
@@ -45,17 +46,18 @@ export const EXAMPLES: readonly ApiExample[] = [
     args: ['--param', 'pageSize=2'],
     check(result) {
       const page = result as ReplayPage;
-      expect(page.replays.map((r) => r.replay_id)).toEqual(NEWEST_FIRST.slice(0, 2));
-      expect(page.nextPageToken).toEqual(expect.any(String));
-      for (const r of page.replays) expect(r.replay_id).toBe(`${r.device_id}/${r.session_id}`);
+      expect(page.session_replays.map((r) => r.replay_id)).toEqual(NEWEST_FIRST.slice(0, 2));
+      expect(page.next_page_token).toEqual(expect.any(String));
+      for (const r of page.session_replays) expect(r.replay_id).toBe(`${r.device_id}/${r.session_id}`);
     },
   },
   {
     operation: 'replay.list',
     args: ['--param', 'pageSize=2', '--param', 'sortOrder=asc', '--paginate'],
     check(result) {
-      const records = result as ReplayPage['replays'];
-      expect(records.map((r) => r.replay_id)).toEqual([...NEWEST_FIRST].reverse());
+      const pages = result as ReplayPage[];
+      expect(pages.flatMap((p) => p.session_replays).map((r) => r.replay_id)).toEqual([...NEWEST_FIRST].reverse());
+      expect(pages.at(-1)!.next_page_token).toBeNull();
     },
   },
   {
@@ -63,9 +65,9 @@ export const EXAMPLES: readonly ApiExample[] = [
     args: ['--param', `platformId=${FIRST.platform_id}`],
     check(result) {
       const page = result as ReplayPage;
-      expect(page.replays.length).toBeGreaterThan(0);
-      expect(page.replays.map((r) => r.replay_id)).toContain(FIRST.replay_id);
-      for (const r of page.replays) expect(r.platform_id).toBe(FIRST.platform_id);
+      expect(page.session_replays.length).toBeGreaterThan(0);
+      expect(page.session_replays.map((r) => r.replay_id)).toContain(FIRST.replay_id);
+      for (const r of page.session_replays) expect(r.platform_id).toBe(FIRST.platform_id);
     },
   },
   {
@@ -74,14 +76,17 @@ export const EXAMPLES: readonly ApiExample[] = [
     check(result) {
       const page = result as FilesPage;
       expectFiles(page.files, '3');
-      expect(page.nextPageToken).toBeNull();
+      expect(page.next_page_token).toBeNull();
     },
   },
   {
     operation: 'replay.files',
     args: ['--param', `replayId=${FIRST.replay_id}`, '--param', 'version=2', '--param', 'pageSize=1', '--paginate'],
     check(result) {
-      expectFiles(result as FilesPage['files'], '2');
+      expectFiles(
+        (result as FilesPage[]).flatMap((p) => p.files),
+        '2',
+      );
     },
   },
 ];

@@ -14,22 +14,31 @@ const body = (value: unknown): Pick<ApiExample, 'args' | 'stdin'> => ({
 const printsSuccess = (result: unknown): void => expect(result).toEqual({ success: true });
 const EVENT = 'Checkout Started';
 
+/** A taxonomy read's `data` (the answer is `{success: true, data}`), handed to `check`. */
+const read =
+  (check: (data: unknown) => void) =>
+  (answer: unknown): void => {
+    expect(answer).toMatchObject({ success: true });
+    check((answer as { data: unknown }).data);
+  };
+
 export const EXAMPLES: readonly ApiExample[] = [
   { operation: 'taxonomy.categories.create', args: ['--param', 'categoryName=Checkout Flow'], check: printsSuccess },
   { operation: 'taxonomy.categories.create', args: ['--param', 'categoryName=Onboarding Flow'], check: printsSuccess },
   {
     operation: 'taxonomy.categories.list',
     args: [],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toEqual([
         { id: 1, name: 'Checkout Flow' },
         { id: 2, name: 'Onboarding Flow' },
       ]),
+    ),
   },
   {
     operation: 'taxonomy.categories.get',
     args: ['--param', 'categoryName=Checkout Flow'],
-    check: (r) => expect(r).toEqual({ id: 1, name: 'Checkout Flow' }),
+    check: read((r) => expect(r).toEqual({ id: 1, name: 'Checkout Flow' })),
   },
   {
     operation: 'taxonomy.categories.update',
@@ -46,16 +55,18 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'taxonomy.event-types.list',
     args: [],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toContainEqual(
         expect.objectContaining({ event_type: EVENT, category: { name: 'Checkout Flow' }, is_active: true }),
       ),
+    ),
   },
   {
     operation: 'taxonomy.event-types.get',
     args: ['--param', `eventType=${EVENT}`],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toMatchObject({ event_type: EVENT, description: 'cart to payment', display_name: null, tags: [] }),
+    ),
   },
   {
     operation: 'taxonomy.event-types.update',
@@ -67,10 +78,11 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'taxonomy.event-types.list',
     args: ['--param', 'showDeleted=true'],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toContainEqual(
         expect.objectContaining({ event_type: EVENT, display_name: 'Checkout', is_active: false }),
       ),
+    ),
   },
   { operation: 'taxonomy.event-types.restore', args: ['--param', `eventType=${EVENT}`], check: printsSuccess },
 
@@ -82,16 +94,18 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'taxonomy.event-properties.list',
     args: ['--param', `eventType=${EVENT}`],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toEqual([
         expect.objectContaining({ event_property: 'cart_value', event_type: EVENT, classifications: ['revenue'] }),
       ]),
+    ),
   },
   {
     operation: 'taxonomy.event-properties.get',
     args: ['--param', 'eventProperty=cart_value', '--param', `eventType=${EVENT}`],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toMatchObject({ event_property: 'cart_value', type: 'number', is_required: false, is_hidden: false }),
+    ),
   },
   {
     operation: 'taxonomy.event-properties.update',
@@ -118,12 +132,12 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'taxonomy.user-properties.list',
     args: [],
-    check: (r) => expect(r).toContainEqual(expect.objectContaining({ user_property: 'gp:tier', deleted: false })),
+    check: read((r) => expect(r).toContainEqual(expect.objectContaining({ user_property: 'gp:tier', deleted: false }))),
   },
   {
     operation: 'taxonomy.user-properties.get',
     args: ['--param', 'userProperty=tier'],
-    check: (r) => expect(r).toMatchObject({ user_property: 'gp:tier', description: 'plan tier' }),
+    check: read((r) => expect(r).toMatchObject({ user_property: 'gp:tier', description: 'plan tier' })),
   },
   {
     operation: 'taxonomy.user-properties.update',
@@ -142,13 +156,14 @@ export const EXAMPLES: readonly ApiExample[] = [
   {
     operation: 'taxonomy.group-properties.list',
     args: ['--param', 'groupType=company'],
-    check: (r) =>
+    check: read((r) =>
       expect(r).toContainEqual(expect.objectContaining({ group_type: 'company', group_property: 'grp:seats' })),
+    ),
   },
   {
     operation: 'taxonomy.group-properties.get',
     args: ['--param', 'groupProperty=seats', '--param', 'groupType=company'],
-    check: (r) => expect(r).toMatchObject({ group_type: 'company', group_property: 'grp:seats', type: 'string' }),
+    check: read((r) => expect(r).toMatchObject({ group_type: 'company', group_property: 'grp:seats', type: 'string' })),
   },
   {
     operation: 'taxonomy.group-properties.update',

@@ -12,7 +12,7 @@ export interface ApiExample {
   stdin?: string;
   /**
    * Checks what the CLI printed on stdout: the parsed JSON for a JSON result, one parsed value per line with
-   * `--paginate`, the text for a CSV result (vitest `expect` inside; throws on a wrong shape).
+   * `--paginate` (each page's answer), the text for a CSV result (vitest `expect` inside; throws on a wrong shape).
    */
   check(result: unknown): void;
 }

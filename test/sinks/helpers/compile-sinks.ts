@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const SINKS = fileURLToPath(new URL('../../../sinks/', import.meta.url));
-/** The one module below the sinks (the error base): transpiled beside them, at the same relative path. */
+/** What the sinks may import below them (the error base, src/util): transpiled beside them, at the same relative path. */
 const ERRORS = fileURLToPath(new URL('../../../src/errors.ts', import.meta.url));
+const UTIL = fileURLToPath(new URL('../../../src/util/', import.meta.url));
 
 /**
  * Transpiles the sinks' modules to plain ESM in a temp folder, so that child `node` processes can run the real local
@@ -26,6 +27,9 @@ export async function compileLocalSink(): Promise<string> {
     await transpile(join(SINKS, `${name}.ts`), join(dir, `${name}.js`));
   }
   await transpile(ERRORS, join(root, 'src', 'errors.js'));
+  await mkdir(join(root, 'src', 'util'));
+  for (const name of (await readdir(UTIL)).filter((f) => f.endsWith('.ts')))
+    await transpile(join(UTIL, name), join(root, 'src', 'util', `${name.slice(0, -3)}.js`));
   return dir;
 }
 
