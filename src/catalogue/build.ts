@@ -7,12 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import type { Archive } from '../../sinks/archive.js';
-import { type Database, openDatabase, type Statement } from './database.js';
+import { type Database, openDatabase, type SqlValue, type Statement } from './database.js';
 import { CatalogueError } from './errors.js';
 import { isUserTombstone, rowValues } from './rows.js';
 import { COLUMNS, CREATE_INDEXES, CREATE_TABLES, SCHEMA_VERSION } from './schema.js';
 
-/** Rows per INSERT statement (a few thousand bound values: the binding's per-call cost is paid once per batch). */
+/** Rows per INSERT statement (a few thousand bound values: the per-call cost is paid once per batch). */
 const BATCH_ROWS = 200;
 /** The page cache while building, in KiB (negative: SQLite's unit for a size rather than a page count). */
 const BUILD_CACHE_KIB = 32 * 1024;
@@ -38,7 +38,7 @@ function upsert(rows: number): string {
 /** Streams the manifest into `db` (tables made, no index yet); returns the entries read. */
 async function insertEntries(db: Database, archive: Archive): Promise<number> {
   const full: Statement = db.prepare(upsert(BATCH_ROWS));
-  let batch: unknown[] = [];
+  let batch: SqlValue[] = [];
   let rows = 0;
   let entries = 0;
   db.exec('BEGIN');
@@ -47,12 +47,12 @@ async function insertEntries(db: Database, archive: Archive): Promise<number> {
     if (typeof entry?.replay_id !== 'string' || isUserTombstone(entry)) continue;
     for (const v of rowValues(entry)) batch.push(v);
     if (++rows === BATCH_ROWS) {
-      full.run(batch);
+      full.run(...batch);
       batch = [];
       rows = 0;
     }
   }
-  if (rows > 0) db.prepare(upsert(rows)).run(batch);
+  if (rows > 0) db.prepare(upsert(rows)).run(...batch);
   db.exec('COMMIT');
   return entries;
 }

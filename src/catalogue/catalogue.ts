@@ -148,8 +148,7 @@ export class Catalogue {
   *rows(q: CatalogueQuery, max = Number.MAX_SAFE_INTEGER): IterableIterator<CatalogueRow> {
     const where = whereOf(q);
     const sql = `SELECT * FROM replays ${where.sql} ${orderOf(parseSort(q.sort))} LIMIT ?`;
-    const statement = this.#db.prepare(sql) as Statement & { iterate(...p: unknown[]): IterableIterator<unknown> };
-    for (const raw of statement.iterate(...where.params, max)) yield rowOf(raw as Record<string, unknown>);
+    for (const raw of this.#db.prepare(sql).iterate(...where.params, max)) yield rowOf(raw);
   }
 
   close(): void {

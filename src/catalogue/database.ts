@@ -1,53 +1,56 @@
 /**
- * The embedded database under the catalogue: SQLite through `libsql` (an optional peer dependency, left out of a
- * default install like the video packages: `view` and `find` name the command that installs it; its prebuilt binary
- * comes from the npm registry as a package of its own, one per platform, over Node-API: the same on Node 20, 22 and 24).
- * Loaded on first use, so that the commands that do not use the catalogue never load it.
+ * The embedded database under the catalogue: SQLite through Node's own `node:sqlite` (`DatabaseSync`; unflagged from
+ * Node 22.13, with FTS5): nothing to install, nothing added to the package. Loaded on first use, so that the commands
+ * that do not use the catalogue never load it (on Node 22 loading it prints an `ExperimentalWarning` once; the CLI
+ * filters exactly that one, a library user sees it; Node 24 prints none).
  */
-import { createRequire } from 'node:module';
-import { installCommand } from '../util/peer-packages.js';
+import type * as sqlite from 'node:sqlite';
 import { CatalogueError } from './errors.js';
 
-/** The part of the binding's statement the catalogue uses. */
+/** A value bound to a statement's parameter. */
+export type SqlValue = sqlite.SQLInputValue;
+
+/** The part of a prepared statement the catalogue uses (rows come back as column name → value). */
 export interface Statement {
-  run(...params: unknown[]): unknown;
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  raw(toggle?: boolean): Statement;
+  run(...params: SqlValue[]): unknown;
+  get(...params: SqlValue[]): Record<string, unknown> | undefined;
+  all(...params: SqlValue[]): Record<string, unknown>[];
+  iterate(...params: SqlValue[]): Iterable<Record<string, unknown>>;
 }
 
-/** The part of the binding's database the catalogue uses. */
+/** The part of a database connection the catalogue uses. */
 export interface Database {
   prepare(sql: string): Statement;
-  exec(sql: string): unknown;
+  exec(sql: string): void;
   close(): void;
 }
 
-type DatabaseClass = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => Database;
+let loaded: typeof sqlite.DatabaseSync | undefined;
 
-let loaded: DatabaseClass | undefined;
-
-/** The binding's Database class; `CatalogueError` `CATALOGUE_UNAVAILABLE` when the package is not installed. */
-function databaseClass(): DatabaseClass {
+/** `node:sqlite`'s DatabaseSync; `CatalogueError` `CATALOGUE_UNAVAILABLE` on a Node without it (before 22.13). */
+function databaseClass(): typeof sqlite.DatabaseSync {
   if (loaded !== undefined) return loaded;
+  let module: typeof sqlite | undefined;
   try {
-    // A CommonJS package with a native addon: required, not imported (no top-level await on the way).
-    loaded = createRequire(import.meta.url)('libsql') as DatabaseClass;
-  } catch (err) {
+    module = process.getBuiltinModule('node:sqlite');
+  } catch {
+    module = undefined;
+  }
+  if (module?.DatabaseSync === undefined) {
     throw new CatalogueError(
       'CATALOGUE_UNAVAILABLE',
-      `the catalogue (view, find) needs libsql, which is not installed (an optional peer dependency, left out of a default install): ${installCommand(['libsql'])}`,
-      { cause: err },
+      `the catalogue (view, find) needs Node.js 22.13 or later (node:sqlite); this is Node.js ${process.versions.node}`,
     );
   }
+  loaded = module.DatabaseSync;
   return loaded;
 }
 
-/** Opens (or creates) the database file at `path`. */
+/** Opens (or creates) the database file at `path`; read-only opens an existing file only. */
 export function openDatabase(path: string, options: { readonly?: boolean } = {}): Database {
-  const Class = databaseClass();
+  const DatabaseSync = databaseClass();
   try {
-    return new Class(path, options.readonly === true ? { readonly: true, fileMustExist: true } : {});
+    return new DatabaseSync(path, { readOnly: options.readonly === true });
   } catch (err) {
     throw new CatalogueError('CATALOGUE_IO', `cannot open the catalogue ${path}: ${(err as Error).message}`, {
       cause: err,

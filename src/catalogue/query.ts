@@ -2,6 +2,7 @@
  * A catalogue query — filters, free-text search, one order — as SQL with bound values (nothing from the query is
  * ever written into the SQL text but column names from a fixed list), and its page.
  */
+import type { SqlValue } from './database.js';
 import { CatalogueError } from './errors.js';
 import { SORTABLE, type SortColumn } from './schema.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
@@ -72,7 +73,7 @@ export function ftsWords(text: string): string | undefined {
 
 export interface Where {
   sql: string;
-  params: unknown[];
+  params: SqlValue[];
 }
 
 /**
@@ -80,8 +81,8 @@ export interface Where {
  * by its column's index. Two or more are one intersection of the row numbers each index gives (SQLite would take
  * one index and read every row it finds to check the others).
  */
-function selective(q: CatalogueQuery, add: (sql: string, ...values: unknown[]) => void): void {
-  const terms: Array<[string, unknown[]]> = [];
+function selective(q: CatalogueQuery, add: (sql: string, ...values: SqlValue[]) => void): void {
+  const terms: Array<[string, SqlValue[]]> = [];
   if (q.user !== undefined) terms.push(['user = ?', [q.user]]);
   if (q.errors === true) terms.push(['errors > 0', []]);
   if (q.rageClicks === true) terms.push(['rage > 0', []]);
@@ -96,8 +97,8 @@ function selective(q: CatalogueQuery, add: (sql: string, ...values: unknown[]) =
 /** The query's conditions on `replays` as one WHERE clause (empty when none). */
 export function whereOf(q: CatalogueQuery): Where {
   const terms: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, ...values: unknown[]): void => {
+  const params: SqlValue[] = [];
+  const add = (sql: string, ...values: SqlValue[]): void => {
     terms.push(sql);
     params.push(...values);
   };

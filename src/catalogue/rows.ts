@@ -1,6 +1,7 @@
 /** A manifest entry as the values of one catalogue row (schema.ts `COLUMNS`), and such a row read back. */
 import type { ManifestChecks, ManifestEntry, ManifestFacts, ReplayStatus } from '../../sinks/sink.js';
 import { platformKey } from '../util/platform-key.js';
+import type { SqlValue } from './database.js';
 
 /** One replay as the catalogue holds it. */
 export interface CatalogueRow {
@@ -73,7 +74,7 @@ export function isUserTombstone(entry: ManifestEntry): boolean {
 }
 
 /** The row values of `entry`, in `COLUMNS` order. */
-export function rowValues(entry: ManifestEntry): unknown[] {
+export function rowValues(entry: ManifestEntry): SqlValue[] {
   const id = entry.replay_id;
   const slash = id.lastIndexOf('/');
   const ok = entry.status === 'ok' ? entry : undefined;

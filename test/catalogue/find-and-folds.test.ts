@@ -12,7 +12,7 @@ import type { ManifestFacts, OkEntry } from '../../sinks/sink.js';
 import { archiveReplays } from '../../src/index.js';
 import { type CatalogueRow, openCatalogue } from '../../src/catalogue/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { cleanEnv, runCliInProcess } from '../cli/cli-helpers.js';
+import { cleanEnv, runCliInProcess, runCliSpawned } from '../cli/cli-helpers.js';
 import { FAST, readManifest } from '../pipeline/helpers.js';
 
 let sandbox: Sandbox;
@@ -57,7 +57,10 @@ describe('facts at export', () => {
     const entries = (await readManifest(out)) as unknown as OkEntry[];
     for (const r of sandbox.replays().filter((x) => x.origin === 'sample')) {
       const facts = entries.find((e) => e.replay_id === r.replayId && e.status === 'ok')?.facts as ManifestFacts;
-      const events = JSON.parse(readFileSync(r.expectedPath, 'utf8')) as Array<{ type: number; data: Record<string, unknown> }>;
+      const events = JSON.parse(readFileSync(r.expectedPath, 'utf8')) as Array<{
+        type: number;
+        data: Record<string, unknown>;
+      }>;
       const clicks = events.filter((e) => e.type === 3 && e.data['source'] === 2 && e.data['type'] === 2).length;
       expect(facts, r.sample).toMatchObject({
         pages: 1,
@@ -91,7 +94,10 @@ describe('find', () => {
   it('prints NDJSON when piped, ids with --format ids, and takes --max', async () => {
     const all = await find();
     expect(all.code).toBe(0);
-    const records = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(new Set(records.map((r) => r['replay_id']))).toEqual(new Set(sandbox.replays().map((r) => r.replayId)));
     const starts = records.map((r) => String(r['start_time']));
     expect(starts).toEqual([...starts].sort().reverse());
@@ -100,7 +106,10 @@ describe('find', () => {
   });
 
   it('filters by page URL, rage clicks, errors, time and duration; sorts', async () => {
-    const long = sandbox.replays().filter((r) => r.sample === 'long-scroll').map((r) => r.replayId);
+    const long = sandbox
+      .replays()
+      .filter((r) => r.sample === 'long-scroll')
+      .map((r) => r.replayId);
     const rage = await find('--url', 'long-scroll.html', '--rage-clicks', '--format', 'ids');
     expect(rage.stdout.trim().split('\n').sort()).toEqual([...long].sort());
     expect((await find('--errors')).stdout).toBe('');
@@ -117,6 +126,14 @@ describe('find', () => {
     const byDuration = (await find('--sort', 'duration')).stdout.trim().split('\n');
     const durations = byDuration.map((l) => (JSON.parse(l) as { duration_ms: number }).duration_ms);
     expect(durations).toEqual([...durations].sort((a, b) => a - b));
+  });
+
+  it('says only that it built the catalogue on stderr: node:sqlite’s ExperimentalWarning (Node 22) is filtered', async () => {
+    const env = { ...cleanEnv(), REPLAY_EXPORT_CATALOGUE_DIR: join(dir, 'spawned') };
+    const spawned = await runCliSpawned(['find', out, '--format', 'ids', '--max', '1'], env);
+    expect(spawned.code).toBe(0);
+    expect(spawned.stdout.trim().split('\n')).toHaveLength(1);
+    expect(spawned.stderr).toMatch(/^catalogue built: \d+ replays in [\d.]+ s\n$/);
   });
 
   it('refuses a bad sort or status (usage, exit 2) and an archive that is not there (exit 1)', async () => {
