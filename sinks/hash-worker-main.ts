@@ -116,7 +116,7 @@ function run(port: MessagePort, data: HashWorkerData): void {
     } catch (e) {
       if (job !== undefined) drop(m.id, job);
       const err = e as NodeJS.ErrnoException | undefined;
-      post({ id: m.id, error: String((err && err.message) || err), code: err?.code, size: e instanceof SizeMismatch });
+      post({ id: m.id, error: String(err?.message || err), code: err?.code, size: e instanceof SizeMismatch });
     }
   });
 }

@@ -102,7 +102,7 @@ export const HASH_WORKER_SOURCE = [
   "            if (job !== undefined)",
   "                drop(m.id, job);",
   "            const err = e;",
-  "            post({ id: m.id, error: String((err && err.message) || err), code: err?.code, size: e instanceof SizeMismatch });",
+  "            post({ id: m.id, error: String(err?.message || err), code: err?.code, size: e instanceof SizeMismatch });",
   "        }",
   "    });",
   "}",

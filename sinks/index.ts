@@ -3,6 +3,7 @@ export type {
   EmptyEntry,
   EventRun,
   FailedEntry,
+  QuarantinedEntry,
   ForgottenEntry,
   ManifestChecks,
   ManifestFacts,

@@ -70,7 +70,7 @@ export interface ReplayWriter {
 }
 
 /** `forgotten`: a tombstone written by `forget` (see `ForgottenEntry`); final: no later run exports the replay. */
-export type ReplayStatus = 'ok' | 'failed' | 'skipped' | 'empty' | 'not_found' | 'forgotten';
+export type ReplayStatus = 'ok' | 'failed' | 'quarantined' | 'skipped' | 'empty' | 'not_found' | 'forgotten';
 
 export interface ManifestChecks {
   has_meta: boolean;
@@ -170,6 +170,12 @@ export interface OkEntry extends ManifestEntryBase {
   assets?: Record<string, string>;
   /** The content type of each captured asset of `assets`, by SHA-256. */
   asset_types?: Record<string, string>;
+  /**
+   * In place of `assets` and `asset_types` when listing them would pass the record limit: how many URLs were captured,
+   * and the hex SHA-256 of the JSON of their map (URL → SHA-256).
+   */
+  assets_count?: number;
+  assets_sha256?: string;
   /** URLs the replay references that were not captured, → why (`origin not allowed`, `HTTP 404`, `too large`, ...). */
   assets_missing?: Record<string, string>;
   /**
@@ -183,6 +189,24 @@ export interface OkEntry extends ManifestEntryBase {
 export interface FailedEntry extends ManifestEntryBase {
   status: 'failed';
   error: ManifestError;
+  file_keys?: string[];
+  file_count?: number;
+  file_keys_sha256?: string;
+  /**
+   * A permanent cause (bad data: a corrupt file, an undecodable event, an oversized entry or id): the runs in a row
+   * this replay failed with this same cause (code and file key), this one included. Absent for a cause that may pass.
+   */
+  attempts?: number;
+}
+
+/**
+ * A replay that failed with the same permanent cause in `attempts` runs in a row (`quarantineAfter`): no longer
+ * tried by `archive` (until `--retry-quarantined`), no longer failing its runs. `error` is the cause.
+ */
+export interface QuarantinedEntry extends ManifestEntryBase {
+  status: 'quarantined';
+  error: ManifestError;
+  attempts: number;
   file_keys?: string[];
   file_count?: number;
   file_keys_sha256?: string;
@@ -227,7 +251,14 @@ export interface ForgottenEntry extends ManifestEntryBase {
  * replay_id is its state. Lines are written by the builders of `src/pipeline/manifest-entries.ts` only; a manifest is
  * input when read (written by older versions, or by hand): readers check what they use.
  */
-export type ManifestEntry = OkEntry | FailedEntry | SkippedEntry | EmptyEntry | NotFoundEntry | ForgottenEntry;
+export type ManifestEntry =
+  | OkEntry
+  | FailedEntry
+  | QuarantinedEntry
+  | SkippedEntry
+  | EmptyEntry
+  | NotFoundEntry
+  | ForgottenEntry;
 
 export interface ManifestCompaction {
   /**

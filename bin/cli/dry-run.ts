@@ -12,6 +12,7 @@ const SHOWN: Readonly<Record<Action, string>> = {
   settling: 'skip (settling: started less than --settle ago)',
   shard: 'skip (shard: another shard exports it)',
   forgotten: 'skip (forgotten: a tombstone of forget covers it)',
+  quarantined: 'skip (quarantined: failed the same way in --quarantine-after runs; --retry-quarantined)',
 };
 
 /**
@@ -24,7 +25,15 @@ export async function printPlan(
   reporter: Reporter,
   out: NodeJS.WritableStream & { isTTY?: boolean | undefined },
 ): Promise<Record<Action, number>> {
-  const counts: Record<Action, number> = { export: 0, recheck: 0, done: 0, settling: 0, shard: 0, forgotten: 0 };
+  const counts: Record<Action, number> = {
+    export: 0,
+    recheck: 0,
+    done: 0,
+    settling: 0,
+    shard: 0,
+    forgotten: 0,
+    quarantined: 0,
+  };
   for await (const p of plan) {
     counts[p.action]++;
     const line = json
@@ -38,8 +47,10 @@ export async function printPlan(
     const shown = dataText(out, json ? 'json' : 'text', `${line}\n`);
     if (!out.write(shown)) await new Promise((resolve) => out.once('drain', resolve));
   }
-  const skipped = counts.done + counts.settling + counts.shard + counts.forgotten;
-  const forgotten = counts.forgotten > 0 ? `, ${counts.forgotten} forgotten` : '';
+  const skipped = counts.done + counts.settling + counts.shard + counts.forgotten + counts.quarantined;
+  const forgotten =
+    (counts.forgotten > 0 ? `, ${counts.forgotten} forgotten` : '') +
+    (counts.quarantined > 0 ? `, ${counts.quarantined} quarantined` : '');
   reporter.log(
     'info',
     `dry run: ${counts.export} would be exported, ${counts.recheck} re-checked, ${skipped} skipped ` +
@@ -52,6 +63,7 @@ export async function printPlan(
       settling: counts.settling,
       shard: counts.shard,
       forgotten: counts.forgotten,
+      quarantined: counts.quarantined,
     },
   );
   return counts;

@@ -94,7 +94,17 @@ function failureOf(err: unknown): { code?: string; message: string } {
  */
 export class Reporter {
   readonly totals: RunTotals = {
-    byOutcome: { ok: 0, failed: 0, empty: 0, skipped: 0, 'done-before': 0, unchanged: 0, not_found: 0, taken: 0 },
+    byOutcome: {
+      ok: 0,
+      failed: 0,
+      quarantined: 0,
+      empty: 0,
+      skipped: 0,
+      'done-before': 0,
+      unchanged: 0,
+      not_found: 0,
+      taken: 0,
+    },
     events: 0,
     bytes: 0,
     listed: 0,
@@ -369,10 +379,22 @@ export class Reporter {
               ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
               : {}),
             ...(error ? { error } : {}),
-            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' ? { reason: ev.reason ?? reason } : {}),
+            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
+              ? { reason: ev.reason ?? reason }
+              : {}),
+            ...(ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined'
+              ? { attempts: ev.entry.attempts }
+              : {}),
           });
         } else if (ev.outcome === 'failed') {
           this.log('error', failedLine(ev.replayId, error));
+        } else if (ev.outcome === 'quarantined') {
+          const why =
+            ev.entry?.status === 'quarantined'
+              ? `failed the same way in ${ev.entry.attempts} runs: ${failedLine(ev.replayId, error)}`
+              : ev.reason;
+          if (ev.entry !== undefined || this.options.replayLines !== 'failures')
+            this.log('warn', `quarantined ${ev.replayId} (${why ?? 'quarantined'})`);
         } else if (ev.outcome === 'not_found') {
           this.log('error', `not found ${ev.replayId}: the API lists no replay with this id; nothing written`);
         } else if (this.options.replayLines === 'failures') {
@@ -397,7 +419,9 @@ export class Reporter {
 
   private done(): number {
     const b = this.totals.byOutcome;
-    return b.ok + b.failed + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found + b.taken;
+    return (
+      b.ok + b.failed + b.quarantined + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found + b.taken
+    );
   }
 
   /** The end-of-run summary (counts per status, events, bytes). */
@@ -405,12 +429,19 @@ export class Reporter {
     const b = this.totals.byOutcome;
     const elapsed = (Date.now() - this.started) / 1000;
     this.stopDisplay();
+    if (b.quarantined > 0)
+      this.log(
+        'warn',
+        `${b.quarantined} replay(s) quarantined: each failed with the same permanent cause in several runs and is no longer tried (--retry-quarantined tries them again)`,
+        { event: 'quarantined', quarantined: b.quarantined },
+      );
     if (this.format === 'json') {
       this.log(b.failed + b.not_found > 0 ? 'error' : 'info', 'summary', {
         event: 'summary',
         target,
         ok: b.ok,
         failed: b.failed,
+        quarantined: b.quarantined,
         empty: b.empty,
         skipped: b.skipped,
         not_found: b.not_found,
@@ -426,7 +457,7 @@ export class Reporter {
       return;
     }
     this.writeText(
-      `Summary (${target}): ok ${b.ok}, failed ${b.failed}, ${b.not_found > 0 ? `not found ${b.not_found}, ` : ''}empty ${b.empty}, skipped ${b.skipped}, ` +
+      `Summary (${target}): ok ${b.ok}, failed ${b.failed}, ${b.quarantined > 0 ? `quarantined ${b.quarantined}, ` : ''}${b.not_found > 0 ? `not found ${b.not_found}, ` : ''}empty ${b.empty}, skipped ${b.skipped}, ` +
         `already done ${b['done-before']}, unchanged ${b.unchanged}${b.taken > 0 ? `, taken by other shards ${b.taken}` : ''}; ${this.totals.events} events, ` +
         `${formatBytes(this.totals.bytes)} written in ${formatSeconds(elapsed)}` +
         (this.totals.retries > 0

@@ -42,6 +42,8 @@ export interface RunFlags {
   order?: string;
   /** `false` with `--no-compact`. */
   compact?: boolean;
+  quarantineAfter?: number;
+  retryQuarantined?: boolean;
 }
 
 export function addSinkFlags(cmd: Command): Command {
@@ -135,6 +137,8 @@ export async function sinkSettingsOf(f: SinkFlags & RunFlags, command: 'export' 
     ...(recheckMs !== undefined ? { recheckMs } : {}),
     ...(f.order !== undefined ? { order: f.order as 'start' | 'expiry' } : {}),
     ...(f.compact === false ? { compactManifest: false } : {}),
+    ...(f.quarantineAfter !== undefined ? { quarantineAfter: f.quarantineAfter } : {}),
+    ...(f.retryQuarantined === true ? { retryQuarantined: true } : {}),
     ...(command === 'archive' ? { runId: randomUUID() } : {}),
     ...(redact !== undefined ? { redact } : {}),
     ...(f.captureAssets !== undefined

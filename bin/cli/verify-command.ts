@@ -46,6 +46,7 @@ function summaryFields(s: VerifySummary): Record<string, unknown> {
     verified: s.verified,
     intact: s.intact,
     not_ok: s.notOk,
+    quarantined: s.quarantined,
     stored: s.stored,
     problems: s.problems,
     by_kind: byKind,
@@ -62,6 +63,6 @@ function summaryText(s: VerifySummary): string {
   const problems = s.problems === 0 ? 'no problem' : `${counted(s.problems, 'problem')} (${kinds.join(', ')})`;
   return (
     `Verified ${s.target}: ${s.intact} of ${counted(s.verified, 'archived replay')} intact, ${problems}; ` +
-    `${counted(s.notOk, 'replay')} in another state, ${counted(s.stored, 'stored output')}; ${counted(s.events, 'event')}, ${formatBytes(s.bytes)} read in ${formatSeconds(s.seconds)}`
+    `${counted(s.notOk, 'replay')} in another state${s.quarantined > 0 ? ` (${s.quarantined} quarantined)` : ''}, ${counted(s.stored, 'stored output')}; ${counted(s.events, 'event')}, ${formatBytes(s.bytes)} read in ${formatSeconds(s.seconds)}`
   );
 }

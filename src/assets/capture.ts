@@ -15,8 +15,9 @@ import { plainContentType } from '../../sinks/assets.js';
 import type { AssetStore } from '../../sinks/archive.js';
 import type { OkEntry } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
-import { AssetUrlCollector, cssUrls, resolveAssetUrl } from './collect.js';
+import { AssetUrlCollector, cssUrls, MAX_URL_BYTES, resolveAssetUrl, urlBase } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
+import { MORE_URLS_KEY } from './missing.js';
 
 export interface AssetCaptureSettings extends AssetFetchLimits {
   /** Origins (`scheme://host[:port]`) whose URLs are fetched; any other URL is recorded `origin not allowed`. */
@@ -37,8 +38,7 @@ type Outcome = { digest: string; type: string; nested: string[] } | { reason: st
 
 /** Outcomes a run remembers (URL → digest or reason, never the bytes); beyond, it starts again from none. */
 const RUN_CACHE = 50_000;
-/** The key of `assets_missing` that counts the URLs beyond `maxUrls`. */
-export const MORE_URLS_KEY = '*';
+export { MORE_URLS_KEY } from './missing.js';
 
 /** Fonts and the like served as octet-stream keep a usable type from their extension. */
 const TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
@@ -116,8 +116,9 @@ export class AssetCapture {
     await this.store.put(digest, type, fetched.body, replayId);
     const nested: string[] = [];
     if (type === 'text/css') {
+      const base = urlBase(url);
       for (const raw of cssUrls(fetched.body.toString('utf8'))) {
-        const resolved = resolveAssetUrl(raw, url);
+        const resolved = resolveAssetUrl(raw, base);
         if (resolved !== undefined && nested.length < this.settings.maxUrls) nested.push(resolved);
       }
     }
@@ -207,6 +208,16 @@ export class ReplayAssetCapture {
     }
   }
 
+  /** What `assets_missing` says of the URLs it does not list, if any. */
+  private moreUrls(): string | undefined {
+    const dropped = this.dropped + this.collector.dropped;
+    const tooLong = this.collector.tooLong;
+    const parts: string[] = [];
+    if (dropped > 0) parts.push(`${dropped} more URL(s) beyond the limit of ${this.run.settings.maxUrls}`);
+    if (tooLong > 0) parts.push(`${tooLong} URL(s) over ${MAX_URL_BYTES} bytes`);
+    return parts.length > 0 ? parts.join('; ') : undefined;
+  }
+
   /** Waits for every fetch (stylesheets' own URLs included) and returns the entry's fields; throws a sink's failure. */
   async finish(): Promise<AssetFields> {
     while (this.pending.length > 0) {
@@ -215,9 +226,8 @@ export class ReplayAssetCapture {
       await Promise.all(batch);
     }
     if (this.failure !== undefined) throw this.failure.error;
-    const dropped = this.dropped + this.collector.dropped;
-    if (dropped > 0)
-      this.missing[MORE_URLS_KEY] = `${dropped} more URL(s) beyond the limit of ${this.run.settings.maxUrls}`;
+    const more = this.moreUrls();
+    if (more !== undefined) this.missing[MORE_URLS_KEY] = more;
     const fields: AssetFields = { assets: this.urls, asset_types: this.types };
     if (Object.keys(this.missing).length > 0) fields.assets_missing = this.missing;
     if (this.transient) fields.assets_retry = true;

@@ -13,7 +13,6 @@ import { scanCss } from '../../sinks/player/browser/css-scan.js';
 
 /** Most element ids a replay's scan remembers the tag of (only elements whose attributes reference assets). */
 const MAX_TRACKED_IDS = 200_000;
-const MAX_URL_LENGTH = 4096;
 
 /** Tags whose attributes may reference an asset, by the attributes that do. */
 const URL_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
@@ -93,24 +92,89 @@ export function srcsetUrls(value: string, meter: ScanMeter = { steps: 0 }): stri
   return out;
 }
 
+/** Longest URL captured, in UTF-8 bytes once resolved: what is fetched, and a key of the replay's map and the run's cache. */
+export const MAX_URL_BYTES = 4096;
+
 /**
- * `raw` resolved against `base`, without its fragment; undefined unless it is http(s), carries no credentials and is
- * not absurdly long (what is fetched, and the key of the replay's URL map).
+ * A page's address as a base for relative URLs, at most `MAX_URL_BYTES` long whatever the page's length, so that each
+ * resolution reads a bounded base: `href` resolves every reference the full address would to a URL within the
+ * limit. `paths`: a path-relative reference (`a.png`, `../a.png`) resolves against it; `queries`: a query-only one
+ * (`?v=2`) does. A reference it does not resolve would come out over the limit against the full address.
  */
-export function resolveAssetUrl(raw: string, base: string | undefined): string | undefined {
-  const text = raw.trim();
-  if (text.length === 0 || text.length > MAX_URL_LENGTH || /^(data|blob|javascript|about|#)/i.test(text))
-    return undefined;
+export interface UrlBase {
+  readonly href: string;
+  readonly paths: boolean;
+  readonly queries: boolean;
+}
+
+const byteLength = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** The base of the page at `page` (a Meta event's `href`, a stylesheet's URL); undefined when it is no URL. */
+export function urlBase(page: string, meter: ScanMeter = { steps: 0 }): UrlBase | undefined {
+  meter.steps += page.length;
   let url: URL;
   try {
-    url = base === undefined ? new URL(text) : new URL(text, base);
+    url = new URL(page);
   } catch {
     return undefined;
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
-    return undefined;
   url.hash = '';
-  return url.href;
+  if (byteLength(url.href) <= MAX_URL_BYTES) return { href: url.href, paths: true, queries: true };
+  // Every reference but an empty one (never taken) replaces the query: without it the base resolves the same.
+  url.search = '';
+  if (byteLength(url.href) <= MAX_URL_BYTES) return { href: url.href, paths: true, queries: true };
+  // A long last segment: path-relative references replace it; a query-only one keeps it (over the limit).
+  const folder = url.href.slice(0, url.href.lastIndexOf('/') + 1);
+  if (byteLength(folder) <= MAX_URL_BYTES) return { href: folder, paths: true, queries: false };
+  return { href: `${url.origin}/`, paths: false, queries: false };
+}
+
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
+const QUESTION = 0x3f;
+
+/** Whether `ref` (trimmed) resolves against `base` as it would against the full address. */
+function resolvesAgainst(ref: string, base: UrlBase): boolean {
+  const c = ref.charCodeAt(0);
+  if (c === QUESTION) return base.queries;
+  return base.paths || ABSOLUTE.test(ref) || c === SLASH || c === BACKSLASH;
+}
+
+/** Why a reference gives no URL to capture: not one (`none`), or one over `MAX_URL_BYTES` (`too-long`). */
+export type Unresolved = 'none' | 'too-long';
+
+/**
+ * `raw` resolved against `base`, without its fragment, or why not: it must be http(s), carry no credentials and take
+ * at most `MAX_URL_BYTES` once resolved. `meter` counts the characters the URL parser reads.
+ */
+export function resolveAssetRef(
+  raw: string,
+  base: string | UrlBase | undefined,
+  meter: ScanMeter = { steps: 0 },
+): string | Unresolved {
+  const text = raw.trim();
+  if (text.length === 0 || /^(data|blob|javascript|about|#)/i.test(text)) return 'none';
+  if (text.length > MAX_URL_BYTES) return 'too-long';
+  const from = typeof base === 'string' ? urlBase(base, meter) : base;
+  if (from !== undefined && !resolvesAgainst(text, from)) return 'too-long';
+  meter.steps += text.length + (from?.href.length ?? 0);
+  let url: URL;
+  try {
+    url = from === undefined ? new URL(text) : new URL(text, from.href);
+  } catch {
+    return 'none';
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
+    return 'none';
+  url.hash = '';
+  return byteLength(url.href) > MAX_URL_BYTES ? 'too-long' : url.href;
+}
+
+/** `resolveAssetRef`'s URL, or undefined when there is none to capture. */
+export function resolveAssetUrl(raw: string, base: string | UrlBase | undefined): string | undefined {
+  const url = resolveAssetRef(raw, base);
+  return url === 'none' || url === 'too-long' ? undefined : url;
 }
 
 type Json = Record<string, unknown>;
@@ -127,14 +191,16 @@ const MARKERS = ['"href"', '"src"', 'srcset', '"poster"', 'url(', '@import', '"_
  * without fragment), at most `maxUrls` times; later ones are counted in `dropped`.
  */
 export class AssetUrlCollector {
-  private page: string | undefined;
+  private page: UrlBase | undefined;
   private readonly seen = new Set<string>();
   private readonly tags = new Map<number, string>();
   /** Ids of `<style>` elements' text nodes (their texts are CSS). */
   private readonly styleTexts = new Set<number>();
   dropped = 0;
+  /** References whose URL would take over `MAX_URL_BYTES`: not captured. */
+  tooLong = 0;
 
-  /** `meter`: counts the work of the CSS and srcset scans (tests bound it). */
+  /** `meter`: counts the work of the CSS and srcset scans and of resolving URLs (tests bound it). */
   constructor(
     private readonly maxUrls: number,
     private readonly found: (url: string) => void,
@@ -152,7 +218,7 @@ export class AssetUrlCollector {
     }
     if (!isObject(parsed) || !isObject(parsed.data)) return;
     const data = parsed.data;
-    if (parsed.type === 4 && typeof data.href === 'string') this.page = data.href;
+    if (parsed.type === 4 && typeof data.href === 'string') this.page = urlBase(data.href, this.meter);
     else if (parsed.type === 2) this.node(data.node, undefined);
     else if (parsed.type === 3) this.incremental(data);
   }
@@ -218,9 +284,7 @@ export class AssetUrlCollector {
         else this.add(value, this.page);
       }
     }
-    const href =
-      tag === 'link' && typeof attributes.href === 'string' ? resolveAssetUrl(attributes.href, this.page) : undefined;
-    if (typeof attributes._cssText === 'string') this.css(attributes._cssText, href ?? this.page);
+    if (typeof attributes._cssText === 'string') this.css(attributes._cssText, this.sheetBase(tag, attributes));
     if (typeof attributes.style === 'string') this.css(attributes.style, this.page);
     else if (isObject(attributes.style)) {
       for (const v of Object.values(attributes.style)) {
@@ -230,13 +294,21 @@ export class AssetUrlCollector {
     }
   }
 
-  private css(text: string, base: string | undefined): void {
+  /** A `<link>`'s stylesheet resolves its own URLs against its address; anything else against the page's. */
+  private sheetBase(tag: string, attributes: Json): UrlBase | undefined {
+    if (tag !== 'link' || typeof attributes.href !== 'string') return this.page;
+    const href = resolveAssetRef(attributes.href, this.page, this.meter);
+    return href === 'none' || href === 'too-long' ? this.page : urlBase(href, this.meter);
+  }
+
+  private css(text: string, base: UrlBase | undefined): void {
     for (const raw of cssUrls(text, this.meter)) this.add(raw, base);
   }
 
-  private add(raw: string, base: string | undefined): void {
-    const url = resolveAssetUrl(raw, base);
-    if (url === undefined || this.seen.has(url)) return;
+  private add(raw: string, base: UrlBase | undefined): void {
+    const url = resolveAssetRef(raw, base, this.meter);
+    if (url === 'too-long') this.tooLong++;
+    if (url === 'none' || url === 'too-long' || this.seen.has(url)) return;
     if (this.seen.size >= this.maxUrls) {
       this.dropped++;
       return;

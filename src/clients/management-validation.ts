@@ -156,7 +156,8 @@ export function validateCreate(kind: ManagementKind, body: unknown): Record<stri
   }
   if (b.rolloutWeights !== undefined) weights('rolloutWeights', b.rolloutWeights);
   if (b.targetSegments !== undefined) {
-    requireArray('targetSegments', b.targetSegments).forEach((s, i) => segment(kind, `targetSegments[${i}]`, s));
+    for (const [i, s] of requireArray('targetSegments', b.targetSegments).entries())
+      segment(kind, `targetSegments[${i}]`, s);
   }
   return b;
 }

@@ -14,9 +14,11 @@
  * back what it held (a claim naming its own shard). Another shard's replays are taken only when the listing is read
  * whole, from its last `tail` ones (bounded memory).
  */
+import { IdTable } from '../../sinks/id-table.js';
 import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
+import { ConfigError } from './errors.js';
 import { sleep } from './signal.js';
 
 /** The last `size` items pushed, oldest first. */
@@ -124,6 +126,10 @@ export class Balancer {
   }
 }
 
+/** The claim that records which output format a run's name is used for (`claimFormat`), and its holder's mark. */
+export const FORMAT_CLAIM_ID = '_format/run';
+const FORMAT_HOLDER = 'format:';
+
 /** How often an owner looks for the lines of its replays another shard took. */
 const POLL_MS = 100;
 
@@ -132,7 +138,8 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /**
  * Waits until the shard that claimed each of `ids` recorded its line, polling every 100 ms (the shard's end waits on
- * them: a longer pause is that much later an end), for at most `waitMs`; calls `onTaken` for each seen finished.
+ * them: a longer pause is that much later an end), for at most `waitMs`; calls `onTaken` for each seen finished (a
+ * `.done` dated later than now, past the clocks' skew, counts as absent).
  * Resolves the ids to export here: those still unfinished after the wait (the holder may have died), and those
  * finished before `startedAt` (less the clocks' skew): an earlier run under the same name, whose line this run read
  * at its start and found not `ok` (else the replay would be done), so it is tried again, as an unbalanced run would.
@@ -153,7 +160,8 @@ export async function awaitClaimed(
     for (const id of pending) {
       signal.throwIfAborted();
       const at = await claims.finishedAt(id);
-      if (at === undefined) still.push(id);
+      // A `.done` dated past what the clocks' skew allows was not written by a shard of this run: absent.
+      if (at === undefined || at > now() + CLOCK_SKEW_MS) still.push(id);
       else if (at < startedAt - CLOCK_SKEW_MS) stale.push(id);
       else onTaken(id);
     }
@@ -161,5 +169,87 @@ export async function awaitClaimed(
     const left = until - now();
     if (pending.length === 0 || left <= 0) return [...stale, ...pending];
     await sleep(Math.min(POLL_MS, left), signal);
+  }
+}
+
+/** What a balanced shard tells its run about the claims of earlier runs (removed by shard 0 when it starts). */
+export interface ClearingHooks {
+  cleared(runs: number): void;
+  failed(error: unknown): void;
+}
+
+/**
+ * One shard's part in a balanced run: its `Balancer`, the replays of its own another shard holds (`deferred`, settled
+ * at its end), and, in shard 0, the removal of earlier runs' claims beside its work.
+ */
+export class BalancedShare {
+  readonly balancer: Balancer;
+  /** Compared with the claims' times, which the stores' clocks give: the real clock, not the run's. */
+  readonly #startedAt = Date.now();
+  readonly #deferred: ReplayInfo[] = [];
+  readonly #clearing: Promise<unknown> | undefined;
+
+  constructor(
+    claims: WorkClaims,
+    shard: Readonly<Shard>,
+    private readonly settings: Readonly<{ waitMs: number; tail: number }>,
+    hooks: ClearingHooks,
+  ) {
+    this.balancer = new Balancer(claims, shard, settings.tail);
+    // Claims of earlier runs decide nothing any more: removed by one shard of the run, beside its work.
+    this.#clearing =
+      shard.index === 0
+        ? claims.clearOtherRuns().then((runs) => (runs > 0 ? hooks.cleared(runs) : undefined), hooks.failed)
+        : undefined;
+  }
+
+  /** Claims a replay of this shard: true to export it here, false when another shard holds it (settled at the end). */
+  async own(replay: ReplayInfo): Promise<boolean> {
+    if ((await this.balancer.own(replay.replay_id)) === 'go') return true;
+    this.#deferred.push(replay);
+    return false;
+  }
+
+  get hasDeferred(): boolean {
+    return this.#deferred.length > 0;
+  }
+
+  /**
+   * Claims the run's name for this archive's output format (`format`, e.g. `json.gz`): the first shard to start
+   * records it; a run whose name an archive of another format took in this target is refused (`ConfigError`), so
+   * that no claim of one format ever stands for an export of the other.
+   */
+  async claimFormat(format: string, run: string): Promise<void> {
+    const tag = `${FORMAT_HOLDER}${format}`;
+    const holder = await this.balancer.claims.take(FORMAT_CLAIM_ID, tag);
+    if (holder === undefined || holder === tag) return;
+    const other = holder.startsWith(FORMAT_HOLDER) ? holder.slice(FORMAT_HOLDER.length) : 'unknown';
+    throw new ConfigError(
+      `the balanced run ${JSON.stringify(run)} is used in this target by an archive of another format (${other}); give this archive (${format}) a run name of its own`,
+    );
+  }
+
+  /**
+   * Waits for the replays of its own another shard took (`awaitClaimed`): `finished` are those the other said it
+   * finished (whether it exported them is for the run to confirm), `left` those to export here.
+   */
+  async settleDeferred(signal: AbortSignal): Promise<{ finished: ReplayInfo[]; left: ReplayInfo[] }> {
+    const ids = this.#deferred.map((r) => r.replay_id);
+    const done = new IdTable();
+    await awaitClaimed(
+      this.balancer.claims,
+      ids,
+      { waitMs: this.settings.waitMs, startedAt: this.#startedAt, signal },
+      (id) => done.set(id, 1),
+    );
+    return {
+      finished: this.#deferred.filter((r) => done.has(r.replay_id)),
+      left: this.#deferred.filter((r) => !done.has(r.replay_id)),
+    };
+  }
+
+  /** Resolves once the removal of earlier runs' claims (if this shard does it) has ended. */
+  async cleared(): Promise<void> {
+    await this.#clearing;
   }
 }

@@ -69,6 +69,8 @@ export const DEFAULTS = Object.freeze({
    * already).
    */
   balance: Object.freeze({ waitMs: 10 * 60 * 1000, tail: 10_000 }),
+  /** Runs in a row a replay may fail with the same permanent cause before an archive quarantines it. */
+  quarantineAfter: 3,
   /** Output framing. */
   format: 'json' as OutputFormat,
   gzip: false,

@@ -9,11 +9,11 @@ import { inShard } from './shard.js';
 /**
  * What an archive run would do with one listed replay: `export` it, `recheck` it (list its files again and export
  * if they changed), or skip it because it is `done` (recorded `ok`, output present), `settling`, of another
- * `shard`, or `forgotten` (a tombstone of `forget` covers it or its user).
+ * `shard`, `forgotten` (a tombstone of `forget` covers it or its user), or `quarantined` (quarantine.ts).
  */
 export interface PlannedReplay {
   replayId: string;
-  action: ReplayDecision | 'shard' | 'forgotten';
+  action: ReplayDecision | 'shard' | 'forgotten' | 'quarantined';
   start_time?: string;
 }
 
@@ -57,6 +57,10 @@ export async function* planReplays(
     }
     if (state.forgotten(replay)) {
       yield { ...base, action: 'forgotten' };
+      continue;
+    }
+    if (state.quarantined(id) && !settings.retryQuarantined) {
+      yield { ...base, action: 'quarantined' };
       continue;
     }
     const present = state.doneAtKey(id) && (listed ? state.stored(id) : await archive.outputs.exists(keyFor(id)));

@@ -117,6 +117,20 @@ export function isBrokenTransfer(err: unknown): boolean {
   return !(err instanceof ReplayExportError);
 }
 
+/**
+ * A listed replay id longer than a record may name (`MAX_REPLAY_ID_BYTES`): the replay fails at once, recorded under a
+ * stand-in id (its start, length and SHA-256), with no request made for it.
+ */
+export class ReplayIdTooLongError extends ReplayExportError {
+  constructor(replayId: string, bytes: number, limit: number) {
+    super(`replay ${replayId}: its id takes ${bytes} bytes, over the ${limit} a replay id may take; not exported`, {
+      code: 'REPLAY_ID_TOO_LONG',
+      category: 'data',
+      replayId,
+    });
+  }
+}
+
 /** The API does not know this replay id (the listing, asked for it by id, returns nothing). */
 export class ReplayNotFoundError extends ReplayExportError {
   constructor(replayId: string) {

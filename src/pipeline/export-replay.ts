@@ -9,6 +9,7 @@ import { replayDecodedBatches, type ReplayFilesInfo, type ReplayIo } from './rep
 import type { Settings } from './settings.js';
 import type { AssetCapture, AssetFields } from '../assets/capture.js';
 import { InternalError } from '../errors.js';
+import { isPermanent } from './quarantine.js';
 
 export type { ReplayInfo } from './types.js';
 
@@ -86,6 +87,6 @@ export async function exportReplayToSink(replay: ReplayInfo, settings: Settings,
     await capture?.settle();
     // Anything else (a file that cannot be decoded, a sink that refused the bytes) fails this replay alone.
     const failure = err instanceof ReplayFailedError ? err : new ReplayFailedError(replay.replay_id, undefined, err);
-    return failedEntry(base, failure.toManifestError(), info.fileKeys);
+    return failedEntry(base, failure.toManifestError(), info.fileKeys, isPermanent(failure.category));
   }
 }

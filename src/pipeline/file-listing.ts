@@ -1,3 +1,4 @@
+import { boundedKey } from '../util/bounded-key.js';
 import { TooManyFilesError } from './errors.js';
 import type { Settings } from './settings.js';
 import type { ListedFile, ReplayFilesApi } from './types.js';
@@ -23,8 +24,9 @@ export async function listFilesInKeyOrder(
   settings: FileListingSettings,
   o: FileListingHooks = {},
 ): Promise<ListedFile[]> {
+  // Keyed by `boundedKey`: a key from the API may be of any length.
   const byKey = new Map<string, ListedFile>();
-  const duplicates = new Set<string>();
+  const duplicates = new Map<string, string>();
   let listed = 0;
   for await (const f of api.listReplayFiles(replayId, {
     version: settings.fileVersion,
@@ -32,13 +34,14 @@ export async function listFilesInKeyOrder(
     signal: o.signal,
   })) {
     if (++listed > settings.maxFilesPerReplay) throw new TooManyFilesError(replayId, settings.maxFilesPerReplay);
-    const prev = byKey.get(f.key);
-    if (prev === undefined) byKey.set(f.key, f);
+    const at = boundedKey(f.key);
+    const prev = byKey.get(at);
+    if (prev === undefined) byKey.set(at, f);
     else {
-      duplicates.add(f.key);
-      if (f.obtainedAt > prev.obtainedAt) byKey.set(f.key, f);
+      duplicates.set(at, f.key);
+      if (f.obtainedAt > prev.obtainedAt) byKey.set(at, f);
     }
   }
-  for (const key of duplicates) o.onDuplicate?.(key);
+  for (const key of duplicates.values()) o.onDuplicate?.(key);
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

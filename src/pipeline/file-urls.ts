@@ -1,3 +1,4 @@
+import { boundedKey } from '../util/bounded-key.js';
 import { FileListingError } from './errors.js';
 import type { Settings } from './settings.js';
 import type { ListedFile, ReplayFilesApi } from './types.js';
@@ -39,9 +40,9 @@ export class FileUrls {
   }
 
   record(file: ListedFile): void {
-    const prev = this.known.get(file.key);
+    const prev = this.known.get(boundedKey(file.key));
     if (!prev || prev.obtainedAt <= file.obtainedAt) {
-      this.known.set(file.key, { url: file.url, obtainedAt: file.obtainedAt, pageToken: file.pageToken });
+      this.known.set(boundedKey(file.key), { url: file.url, obtainedAt: file.obtainedAt, pageToken: file.pageToken });
     }
   }
 
@@ -54,22 +55,22 @@ export class FileUrls {
    * fetched unless another refresh already replaced it.
    */
   async urlFor(file: ListedFile, refusedUrl?: string): Promise<string> {
-    let k = this.known.get(file.key);
+    let k = this.known.get(boundedKey(file.key));
     if (!k) {
       this.record(file);
-      k = this.known.get(file.key)!;
+      k = this.known.get(boundedKey(file.key))!;
     }
     const refused = refusedUrl !== undefined && k.url === refusedUrl;
     if (refused || this.isStale(k)) {
       this.options.onRefresh?.({ replayId: this.replayId, key: file.key, reason: refused ? 'refused' : 'aged' });
       await this.refresh(file.key, k.pageToken);
-      k = this.known.get(file.key)!;
+      k = this.known.get(boundedKey(file.key))!;
     }
     return k.url;
   }
 
   private refresh(key: string, pageToken: string | null): Promise<void> {
-    const slot = pageToken ?? '\u0000first';
+    const slot = pageToken === null ? '\u0000first' : boundedKey(pageToken);
     let p = this.inflight.get(slot);
     if (!p) {
       p = this.refreshPage(key, pageToken).finally(() => this.inflight.delete(slot));
@@ -77,7 +78,7 @@ export class FileUrls {
     }
     return p.then(async () => {
       // The shared request may have been for another key of the page; make sure ours was in it.
-      const k = this.known.get(key);
+      const k = this.known.get(boundedKey(key));
       if (!k || this.isStale(k)) await this.relistUntil(key);
     });
   }

@@ -7,6 +7,7 @@ import { inShard } from './shard.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import { forgottenUser, isUserTombstoneId, platformKey } from './tombstone.js';
 import type { RecordedFileKeys } from './manifest.js';
+import { recordedFailure, type RecordedFailure } from './quarantine.js';
 
 /** The values kept per id: last entry of another status, `ok` at this run's key (and policy), `skipped` (settling). */
 const OTHER = 0;
@@ -16,6 +17,9 @@ const SETTLING = 2;
 const DONE_STORED = 3;
 /** Last recorded `forgotten` (a tombstone). Like every state, a later entry of the id replaces it (as a fold keeps it). */
 const FORGOTTEN = 4;
+/** Last recorded `failed` with a permanent cause (`attempts`), or `quarantined`: its failure is kept (`failure`). */
+const FAILED = 5;
+const QUARANTINED = 6;
 
 /** What a run needs to know of the manifest, per replay id: only what its decisions read, in bounded memory. */
 export interface ResumeStateOptions {
@@ -38,19 +42,23 @@ export interface ResumeStateOptions {
   captureAssets?: boolean | undefined;
   /** Ids whose recorded file keys are kept whatever their start (`ArchivePlan.skipUnchanged`). */
   fileKeysOf?: ((replayId: string) => boolean) | undefined;
+  /** Only the lines of these ids are read (a balanced shard confirming what others exported). */
+  only?: ((replayId: string) => boolean) | undefined;
 }
 
 /**
  * The last manifest entry of each replay reduced to what the archive's decisions read: whether it is recorded `ok`
- * at this run's key or still settling, and (inside the recheck window only) its file keys. Only ids ever recorded
-`ok`, last recorded settling, or ever forgotten take memory,
- * in an {@link IdTable}: resuming a million archived replays holds tens of MiB, not the parsed entries (see
+ * at this run's key or still settling, its permanent failure (quarantine.ts), and (inside the recheck window only) its
+ * file keys. Only ids ever recorded `ok`, last recorded settling or failing for a permanent cause, or ever forgotten
+ * take memory, in an {@link IdTable}: resuming a million archived replays holds tens of MiB, not the parsed entries (see
  * docs/PERFORMANCE.md, "Resume state"). `readManifestState` still gives whole entries, for tools that want them.
  */
 export class ResumeState {
   readonly #ids = new IdTable();
   /** Per id, its recorded file keys, or their digest when the line records that instead (`file_keys_sha256`). */
   readonly #fileKeys = new Map<number, RecordedFileKeys>();
+  /** Per id last recorded failing for a permanent cause (or quarantined), that failure. */
+  readonly #failures = new Map<number, RecordedFailure>();
   /** Users (canonical platform ids) with a tombstone: one short string per forgotten user. */
   readonly #forgottenUsers = new Set<string>();
   #anyDone = false;
@@ -104,6 +112,17 @@ export class ResumeState {
     return i >= 0 ? this.#fileKeys.get(i) : undefined;
   }
 
+  /** The permanent failure the last line of `replayId` records (`failed` with `attempts`, or `quarantined`). */
+  failure(replayId: string): RecordedFailure | undefined {
+    const i = this.#ids.indexOf(replayId);
+    return i >= 0 ? this.#failures.get(i) : undefined;
+  }
+
+  /** Whether the last line of `replayId` is `quarantined`. */
+  quarantined(replayId: string): boolean {
+    return this.#ids.get(replayId) === QUARANTINED;
+  }
+
   /** Takes one manifest entry (entries of one id in the order written: the last one counts). */
   add(entry: ManifestEntry, options: ResumeStateOptions): void {
     const id = entry.replay_id;
@@ -115,6 +134,7 @@ export class ResumeState {
     if (entry.status === 'forgotten') {
       const i = this.#ids.set(id, FORGOTTEN);
       this.#fileKeys.delete(i);
+      this.#failures.delete(i);
       return;
     }
     const done =
@@ -124,16 +144,25 @@ export class ResumeState {
       entry.redaction === options.redaction &&
       !(options.captureAssets === true && entry.assets_retry === true);
     if (!done) {
+      const failure = recordedFailure(entry);
+      if (failure !== undefined) {
+        const i = this.#ids.set(id, failure.quarantined ? QUARANTINED : FAILED);
+        this.#fileKeys.delete(i);
+        this.#failures.set(i, failure);
+        return;
+      }
       const settling = entry.status === 'skipped' && entry.reason === 'settling';
       // Only ids once recorded `ok` or last recorded settling are in the table; a later entry of another status undoes that.
       const i = settling ? this.#ids.set(id, SETTLING) : this.#ids.indexOf(id);
       if (i >= 0) {
         if (!settling) this.#ids.set(id, OTHER);
         this.#fileKeys.delete(i);
+        this.#failures.delete(i);
       }
       return;
     }
     const i = this.#ids.set(id, DONE);
+    this.#failures.delete(i);
     this.#anyDone = true;
     const recorded = keepsFileKeys(entry, options);
     if (recorded !== undefined) this.#fileKeys.set(i, recorded);
@@ -158,9 +187,10 @@ function keepsFileKeys(entry: OkEntry, options: ResumeStateOptions): RecordedFil
 /** Reads a target's manifest, streaming, into a {@link ResumeState}. */
 export async function readResumeState(manifest: ManifestStore, options: ResumeStateOptions): Promise<ResumeState> {
   const state = new ResumeState();
-  const { shard } = options;
+  const { shard, only } = options;
   // Users' tombstones are read by every shard (their replays are in all of them).
-  const keep = shard === undefined ? undefined : (id: string): boolean => inShard(id, shard) || isUserTombstoneId(id);
+  const keep =
+    only ?? (shard === undefined ? undefined : (id: string): boolean => inShard(id, shard) || isUserTombstoneId(id));
   for await (const entry of manifest.read(keep)) {
     if (entry && typeof entry.replay_id === 'string') state.add(entry, options);
   }

@@ -158,6 +158,13 @@ export interface RunSettingsOptions {
    * `~/.cache/replay-export/catalogues`): an archive's catalogue found there is brought up to date at each fold.
    */
   catalogueDir?: string;
+  /**
+   * An archive quarantines a replay that failed with the same permanent cause (bad data) in this many runs in a row
+   * (default 3): recorded `quarantined`, no longer tried, no longer failing the run.
+   */
+  quarantineAfter?: number;
+  /** An archive tries its quarantined replays again (default false). */
+  retryQuarantined?: boolean;
 }
 
 /** Every tunable a caller can give, under the library's option names. */
@@ -207,6 +214,8 @@ const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   compactManifest: true,
   compactEvery: true,
   catalogueDir: true,
+  quarantineAfter: true,
+  retryQuarantined: true,
   transportOptions: true,
 };
 
@@ -273,6 +282,10 @@ export interface Settings {
   readonly compactEvery: number | undefined;
   /** The catalogue folder given (option or environment); undefined: the catalogue's default. */
   readonly catalogueDir: string | undefined;
+  /** Runs in a row of one permanent cause after which an archive quarantines a replay. */
+  readonly quarantineAfter: number;
+  /** An archive tries its quarantined replays again. */
+  readonly retryQuarantined: boolean;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
   /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */
@@ -298,6 +311,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   apiRetries: '--no-retry',
   maxWaitMs: '--max-wait',
   balance: '--balance',
+  quarantineAfter: '--quarantine-after',
   'captureAssets.origins': '--capture-assets',
   's3.partSize': '--s3-part-size',
   's3.queueSize': '--s3-queue-size',
@@ -534,6 +548,8 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
     catalogueDir: catalogueDirOf(o.catalogueDir, source),
+    quarantineAfter: c.number('quarantineAfter', o.quarantineAfter ?? d.quarantineAfter, 'count', 1),
+    retryQuarantined: c.oneOf('retryQuarantined', o.retryQuarantined ?? false, [true, false]),
     requestDeadlineMs: c.number(
       'requestDeadlineMs',
       o.transportOptions?.timeouts?.deadlineMs ?? d.requestDeadlineMs,

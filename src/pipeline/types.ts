@@ -61,4 +61,9 @@ export interface ReplayInfo {
   startMs?: number | null;
   /** The listing, asked for this id, did not return it: the API does not know the replay (`not_found`). */
   notFound?: boolean;
+  /**
+   * The listed id took this many bytes, over `MAX_REPLAY_ID_BYTES`: `replay_id` is its stand-in (`standInReplayId`),
+   * and the replay fails without a request.
+   */
+  idBytes?: number;
 }

@@ -1,9 +1,10 @@
 /**
  * Session replay API client: list replays, list a replay's presigned files, one page at a time or all.
  */
+import { boundedKey } from '../util/bounded-key.js';
 import { ApiError, AuthError, HttpClientError } from '../http/errors.js';
 import { callSpec, type CallSpec } from '../http/call-spec.js';
-import type { Transport } from '../http/transport.js';
+import type { ApiResponse, Transport } from '../http/transport.js';
 import {
   MalformedResponseError,
   nextToken,
@@ -139,8 +140,8 @@ export class SessionReplayClient {
       if (token !== null) {
         try {
           progress.pageWithMore(page.replays.map((r) => r.replay_id));
-          if (seen.has(token)) throw new PageLoopError(LIST_PATH);
-          seen.add(token);
+          if (seen.has(boundedKey(token))) throw new PageLoopError(LIST_PATH);
+          seen.add(boundedKey(token));
           next = token;
         } catch (error) {
           stop = { error };
@@ -162,7 +163,7 @@ export class SessionReplayClient {
   async getFilesPage(replayId: string, o: FilesOptions & { pageToken?: string | null } = {}): Promise<FilesPage> {
     const params = buildFilesParams(replayId, o, o.pageToken);
     const pageToken = params.page_token ?? null;
-    let res;
+    let res: ApiResponse;
     try {
       res = await this.#transport.request({
         host: 'analytics',
@@ -215,8 +216,8 @@ export class SessionReplayClient {
       yield* page.files;
       if (page.nextPageToken === null) return;
       progress.pageWithMore(page.files.map((f) => f.key));
-      if (seen.has(page.nextPageToken)) throw new PageLoopError(FILES_PATH);
-      seen.add(page.nextPageToken);
+      if (seen.has(boundedKey(page.nextPageToken))) throw new PageLoopError(FILES_PATH);
+      seen.add(boundedKey(page.nextPageToken));
       token = page.nextPageToken;
     }
   }

@@ -3,6 +3,7 @@
  * while repeating the same records; a listing that yields no new record for a number of pages in a row is stopped
  * with ListingStalledError instead of paging forever.
  */
+import { boundedKey } from '../util/bounded-key.js';
 import { HttpClientError } from '../http/errors.js';
 import { ConfigError } from '../errors.js';
 
@@ -52,7 +53,7 @@ export class ListingProgress {
   /** Records the keys of a page that announced a next page; throws ListingStalledError at the limit. */
   pageWithMore(keys: Iterable<string>): void {
     const before = this.#seen.size;
-    for (const k of keys) this.#seen.add(k);
+    for (const k of keys) this.#seen.add(boundedKey(k));
     this.#stalled = this.#seen.size > before ? 0 : this.#stalled + 1;
     if (this.#stalled >= this.limit) throw new ListingStalledError(this.listing, this.#stalled, this.what);
   }

@@ -85,6 +85,8 @@ export interface VerifySummary {
   intact: number;
   /** Replays in another state (failed, skipped, empty, not_found): nothing of theirs to verify. */
   notOk: number;
+  /** Of those, the ones `quarantined` (failing for good: no longer tried by `archive`). */
+  quarantined: number;
   /** Stored outputs listed. */
   stored: number;
   /** Problems in all, and per kind. */
@@ -175,7 +177,17 @@ class LastPositions {
 /** The counts a verification keeps as it goes, and its problems counted by kind. */
 class Tally {
   readonly byKind = emptyCounts();
-  readonly totals = { entries: 0, verified: 0, intact: 0, notOk: 0, stored: 0, problems: 0, events: 0, bytes: 0 };
+  readonly totals = {
+    entries: 0,
+    verified: 0,
+    intact: 0,
+    notOk: 0,
+    quarantined: 0,
+    stored: 0,
+    problems: 0,
+    events: 0,
+    bytes: 0,
+  };
 
   counted(p: VerifyProblem): VerifyProblem {
     this.totals.problems++;
@@ -184,7 +196,7 @@ class Tally {
   }
 
   summary(target: string, replays: number, started: number): VerifySummary {
-    const { entries, verified, intact, notOk, stored, problems, events, bytes } = this.totals;
+    const { entries, verified, intact, notOk, quarantined, stored, problems, events, bytes } = this.totals;
     const seconds = Math.round((Date.now() - started) / 100) / 10;
     return {
       target,
@@ -193,6 +205,7 @@ class Tally {
       verified,
       intact,
       notOk,
+      quarantined,
       stored,
       problems,
       byKind: this.byKind,
@@ -311,6 +324,10 @@ async function namedInManifest(store: Archive, tally: Tally, signal: AbortSignal
     named.last.set(entry.replay_id, tally.totals.entries++);
     if (entry.status === 'ok' && typeof entry.key === 'string') named.keys.set(entry.key, 0);
     if (entry.status === 'ok') for (const digest of mappedDigests(entry)) named.assets.set(digest, 0);
+    // A line too long to list its assets (`assets_sha256`) names them through the replay's asset claims.
+    if (entry.status === 'ok' && entry.assets === undefined && typeof entry.assets_sha256 === 'string')
+      for await (const digest of store.assets.claims(entry.replay_id))
+        if (isAssetDigest(digest)) named.assets.set(digest, 0);
     if ((tally.totals.entries & 1023) === 0) signal.throwIfAborted();
   }
   return named;
@@ -335,6 +352,7 @@ async function* lastEntries(
     if (lastAt !== at) continue;
     if (entry.status !== 'ok') {
       totals.notOk++;
+      if (entry.status === 'quarantined') totals.quarantined++;
       if (entry.status === 'forgotten' && entry.scope !== 'user')
         yield* forgottenLeft(store, entry.replay_id, entry.recorded_at);
       continue;

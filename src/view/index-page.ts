@@ -152,7 +152,9 @@ function sortOptions(): Array<readonly [string, string]> {
 }
 
 function form(p: URLSearchParams, sort: string): string {
-  const statuses = ['', 'ok', 'failed', 'empty', 'skipped', 'forgotten'].map((s) => [s, s === '' ? 'any' : s] as const);
+  const statuses = ['', 'ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten'].map(
+    (s) => [s, s === '' ? 'any' : s] as const,
+  );
   return `<form method="get" action="/">
 ${input('q', 'search', p, 'search')}${input('url', 'page URL', p)}${input('user', 'user id', p)}
 ${check('errors', 'errors', p)}${check('rage', 'rage clicks', p)}${check('dead', 'dead clicks', p)}${check('failed', 'failed requests', p)}

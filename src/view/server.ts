@@ -83,7 +83,7 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-const STATUSES: readonly string[] = ['ok', 'failed', 'empty', 'skipped', 'forgotten'];
+const STATUSES: readonly string[] = ['ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten'];
 const DAY_MS = 86_400_000;
 
 class BadRequest extends Error {}
@@ -130,7 +130,8 @@ export function parseIndexQuery(params: URLSearchParams): { query: CatalogueQuer
   query.sort = sort;
   const status = get('status');
   if (status !== undefined) {
-    if (!STATUSES.includes(status)) throw new BadRequest('status must be ok, failed, empty, skipped or forgotten');
+    if (!STATUSES.includes(status))
+      throw new BadRequest('status must be ok, failed, quarantined, empty, skipped or forgotten');
     query.status = status as ReplayStatus;
   }
   const from = get('from');

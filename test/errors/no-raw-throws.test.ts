@@ -53,7 +53,7 @@ const INTERNAL: readonly { file: string; reason: string }[] = [
   { file: 'src/http/limiter.ts', reason: 'a request of an API family the limiter was not configured with' },
   { file: 'src/http/regions.ts', reason: 'a host kind with no host (the region is checked first: a ConfigError)' },
   { file: 'src/http/transport.ts', reason: 'a request after the transport was closed' },
-  { file: 'src/pipeline/archive.ts', reason: 'asset capture on, and the run built no capture' },
+  { file: 'src/pipeline/archive-run.ts', reason: 'asset capture on, and the run built no capture' },
   { file: 'src/pipeline/export-replay.ts', reason: 'asset capture on, and the run built no capture' },
   { file: 'src/pipeline/ordered-prefetch.ts', reason: 'a prefetched body read twice, or after it was discarded' },
   { file: 'src/util/package-root.ts', reason: 'no package.json above the module (a broken install)' },

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { EventRun } from '../../decoders/index.js';
 import { ReplayChecks } from '../../src/pipeline/checks.js';
 import { FACT_LIMITS } from '../../src/pipeline/facts.js';
-import type { ManifestFacts } from '../../sinks/sink.js';
+import { MAX_MANIFEST_RECORD_BYTES } from '../../sinks/manifest-lines.js';
+import type { ManifestFacts, OkEntry } from '../../sinks/sink.js';
+import { fitEntry } from '../../src/pipeline/manifest-entries.js';
 
 const SAMPLES = join(import.meta.dirname, '../../samples');
 const NAMES = ['form-typing', 'todo-mutations', 'long-scroll', 'canvas-drawing', 'intl-image', 'styles-resize'];
@@ -107,6 +109,28 @@ function addedEvents(end: number): string[] {
   ];
 }
 
+/** The facts of a sample with a hostile tail: 20,000 distinct URLs, a 200 kB href, a 1 MB console error. */
+function hostileFacts(texts: readonly string[]): ManifestFacts {
+  const t0 = parse(texts.at(-1)!).timestamp;
+  const hostile: string[] = [];
+  for (let i = 0; i < 20_000; i++)
+    hostile.push(
+      JSON.stringify({ type: 4, data: { href: `https://x.example/${i}`, width: 1, height: 1 }, timestamp: t0 + i }),
+    );
+  hostile.push(
+    JSON.stringify({ type: 4, data: { href: `https://x.example/${'é'.repeat(100_000)}` }, timestamp: t0 + 200_000 }),
+  );
+  const big = JSON.stringify({
+    type: 6,
+    data: {
+      plugin: 'rrweb/console@1',
+      payload: { level: 'error', trace: [], payload: [JSON.stringify('€'.repeat(350_000))] },
+    },
+    timestamp: t0 + 300_000,
+  });
+  return factsOf([...texts, ...hostile, big]);
+}
+
 describe('facts recorded at export', () => {
   it('counts the samples’ pages and clicks as JSON.parse of every event sees them', () => {
     for (const name of NAMES) {
@@ -155,23 +179,7 @@ describe('facts recorded at export', () => {
   it('stays within its bounds on a hostile recording: 20,000 distinct URLs, a 200 kB href, a 1 MB error', () => {
     const texts = sampleTexts('form-typing');
     const t0 = parse(texts.at(-1)!).timestamp;
-    const hostile: string[] = [];
-    for (let i = 0; i < 20_000; i++)
-      hostile.push(
-        JSON.stringify({ type: 4, data: { href: `https://x.example/${i}`, width: 1, height: 1 }, timestamp: t0 + i }),
-      );
-    hostile.push(
-      JSON.stringify({ type: 4, data: { href: `https://x.example/${'é'.repeat(100_000)}` }, timestamp: t0 + 200_000 }),
-    );
-    const big = JSON.stringify({
-      type: 6,
-      data: {
-        plugin: 'rrweb/console@1',
-        payload: { level: 'error', trace: [], payload: [JSON.stringify('€'.repeat(350_000))] },
-      },
-      timestamp: t0 + 300_000,
-    });
-    const facts = factsOf([...texts, ...hostile, big]);
+    const facts = hostileFacts(texts);
     expect(facts.pages).toBe(1 + 20_001);
     expect(facts.urls).toHaveLength(FACT_LIMITS.urls);
     expect(facts.urls_more).toBe(20_001 - (FACT_LIMITS.urls - 1));
@@ -191,5 +199,33 @@ describe('facts recorded at export', () => {
     const cut = factsOf([...texts, long]).first_error!;
     expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(FACT_LIMITS.messageBytes);
     expect(cut).toBe('€'.repeat(Math.floor(FACT_LIMITS.messageBytes / 3)));
+  });
+
+  it('keeps a line within the record limit: an ok line fitted for its assets keeps its facts whole', () => {
+    const checks = new ReplayChecks();
+    checks.observe(sampleTexts('form-typing').map((t) => Buffer.from(t)));
+    const facts = hostileFacts(sampleTexts('form-typing'));
+    const assets: Record<string, string> = {};
+    // ~20 MB of captured assets: the line passes the record limit and is fitted.
+    for (let i = 0; i < 200_000; i++) assets[`https://cdn.example/${i}/${'a'.repeat(40)}.png`] = `assets/${i}.png`;
+    const entry: OkEntry = {
+      replay_id: 'device/session',
+      status: 'ok',
+      key: 'device/session.json',
+      event_count: 1,
+      bytes: 1,
+      format: 'json',
+      gzip: false,
+      sha256: '0'.repeat(64),
+      recorded_at: new Date(0).toISOString(),
+      checks: checks.result(),
+      facts,
+      assets,
+    };
+    const fitted = fitEntry(entry) as OkEntry;
+    expect(Buffer.byteLength(JSON.stringify(fitted))).toBeLessThanOrEqual(MAX_MANIFEST_RECORD_BYTES);
+    expect(fitted.assets).toBeUndefined();
+    expect(fitted.assets_count).toBe(200_000);
+    expect(fitted.facts).toEqual(facts);
   });
 });

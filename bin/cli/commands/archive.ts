@@ -85,6 +85,15 @@ export function register(program: Command): Command {
           ),
         )
         .option(
+          '--quarantine-after <n>',
+          withDefault(
+            'quarantine a replay that failed with the same permanent cause (bad data) in n runs in a row: no longer tried, no longer failing the run',
+            String(DEFAULTS.quarantineAfter),
+          ),
+          positiveInt('--quarantine-after'),
+        )
+        .option('--retry-quarantined', withDefault('try the quarantined replays again', 'off'))
+        .option(
           '--dry-run',
           withDefault('list what would be exported and why others are skipped; no download, no write', 'off'),
         ),

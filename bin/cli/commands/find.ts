@@ -44,7 +44,7 @@ export function register(program: Command): Command {
       .option('--rage-clicks', 'with rage clicks')
       .option('--dead-clicks', 'with dead clicks')
       .option('--failed-requests', 'with failed network requests')
-      .option('--status <status>', 'ok, failed, empty, skipped or forgotten')
+      .option('--status <status>', 'ok, failed, quarantined, empty, skipped or forgotten')
       .option('--since <when>', 'started at or after: a duration ago (7d, 12h) or a date/time (2026-11-01)')
       .option('--until <when>', 'started before: a duration ago or a date/time')
       .option('--min-duration <duration>', 'at least this long (90s, 5m)')
@@ -76,7 +76,7 @@ function when(name: string, value: string | undefined, now: number): number | un
   return now - durationFlag(name, value)!;
 }
 
-const STATUSES = ['ok', 'failed', 'empty', 'skipped', 'forgotten'];
+const STATUSES = ['ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten'];
 
 /** The flags as the catalogue's query. */
 export function queryOf(opts: FindFlags, now: number): CatalogueQuery {

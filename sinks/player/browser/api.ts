@@ -80,7 +80,7 @@ export function installApi(control: PlayerControl): void {
     pause: control.pause,
     toggle: control.toggle,
     goto: function (timeOffset, play) {
-      if (typeof timeOffset !== 'number' || !isFinite(timeOffset))
+      if (typeof timeOffset !== 'number' || !Number.isFinite(timeOffset))
         throw new TypeError('player.goto: timeOffset must be a finite number of ms');
       control.goto(timeOffset, play === undefined ? undefined : !!play);
     },

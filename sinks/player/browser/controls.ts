@@ -27,7 +27,7 @@ export interface Playback {
  * sideways); with a width alone the height follows the recording's shape.
  */
 export function fit(replayer: Replayer | null): void {
-  if (!replayer || !replayer.wrapper || !replayer.iframe) return;
+  if (!replayer?.wrapper || !replayer.iframe) return;
   const stage = ui.stage;
   // The frame's layout size (its border included), else the recorded size rrweb gave it.
   const w = replayer.iframe.offsetWidth || Number(replayer.iframe.width),
@@ -88,7 +88,7 @@ export function installControls(playback: Playback): void {
     function (ev) {
       if (!playback.replayer() || ev.ctrlKey || ev.metaKey || ev.altKey) return;
       const target = ev.target as HTMLInputElement | null;
-      const tag = target && target.tagName;
+      const tag = target?.tagName;
       if (tag === 'INPUT' && target!.type !== 'range' && target!.type !== 'checkbox') return;
       const key = ev.key;
       // The speed menu keeps ↑/↓ (and its own popup's keys); Space and ←/→ stay the player's.

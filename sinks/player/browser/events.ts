@@ -4,6 +4,7 @@
  */
 
 /** Parsed JSON of unknown shape (a recording's content): each use checks what it reads. */
+// biome-ignore lint/suspicious/noExplicitAny: a recording's JSON, hostile and of any shape: every use checks what it reads (a typed shape would be a claim the data does not keep).
 export type Json = any;
 
 /** An event of the replay (an element of a recording's array may still be anything: the code checks before it reads). */
@@ -41,7 +42,7 @@ export function buildsCanvas(e: Json): boolean {
   const roots: Json[] = [];
   if (e && e.type === FULL_SNAPSHOT && e.data) roots.push(e.data.node);
   else if (e && e.type === INCREMENTAL && e.data && e.data.source === SOURCE_MUTATION && Array.isArray(e.data.adds)) {
-    for (let i = 0; i < e.data.adds.length; i++) roots.push(e.data.adds[i] && e.data.adds[i].node);
+    for (let i = 0; i < e.data.adds.length; i++) roots.push(e.data.adds[i]?.node);
   }
   const stack = roots;
   while (stack.length) {

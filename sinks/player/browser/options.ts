@@ -30,14 +30,14 @@ export const MAX_SIZE = 10000;
 /** A size clamped to [MIN_SIZE, MAX_SIZE], whole px; undefined when `v` is not a finite positive number. */
 export function sizeOf(v: unknown): number | undefined {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (typeof n !== 'number' || !isFinite(n) || n <= 0) return undefined;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
   return Math.round(Math.max(MIN_SIZE, Math.min(MAX_SIZE, n)));
 }
 
 /** The menu's speed nearest to `v` (on a log scale); undefined when `v` is not a finite positive number. */
 export function speedOf(v: unknown): number | undefined {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (typeof n !== 'number' || !isFinite(n) || n <= 0) return undefined;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
   let best = SPEEDS[0]!;
   for (let i = 1; i < SPEEDS.length; i++) {
     if (Math.abs(Math.log(SPEEDS[i]! / n)) < Math.abs(Math.log(best / n))) best = SPEEDS[i]!;

@@ -22,7 +22,7 @@ export function inspect(title: string, data: Json): void {
   let text: string;
   try {
     text = JSON.stringify(data, null, 2);
-  } catch (e) {
+  } catch {
     text = String(data);
   }
   ui.inspector.textContent = title + '\n' + clip(text === undefined ? String(data) : text, MAX_PAYLOAD);
@@ -42,7 +42,7 @@ function rowsOf(events: readonly ReplayEvent[]): {
     out = { console: [] as Row[], network: [] as Row[], custom: [] as Row[], networkRecorded: false };
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
-    const d = e && e.data;
+    const d = e?.data;
     if (!d || typeof d !== 'object' || typeof e.timestamp !== 'number') continue;
     const time = e.timestamp - start;
     if (e.type === PLUGIN && d.plugin === 'rrweb/console@1' && d.payload && out.console.length < MAX_ROWS) {

@@ -42,7 +42,7 @@ const DENSITY_BINS = 120;
  * Meta event is a navigation only when its URL differs (rrweb writes one with every periodic full snapshot too).
  */
 function markerOf(e: Json, href: string | undefined): Omit<Marker, 'time' | 'data'> | null {
-  const d = e && e.data;
+  const d = e?.data;
   if (!d || typeof d !== 'object') return null;
   if (e.type === INCREMENTAL && d.source === SOURCE_MOUSE_INTERACTION && d.type === CLICK)
     return { kind: 'click', label: 'click' };

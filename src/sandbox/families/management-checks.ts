@@ -153,6 +153,7 @@ export function checkCreate(kind: Kind, body: unknown): Record<string, unknown> 
   if (b.rolloutWeights !== undefined) weights('rolloutWeights', b.rolloutWeights);
   if (b.deployments !== undefined) stringArray('deployments', b.deployments);
   if (b.targetSegments !== undefined)
-    arrayField('targetSegments', b.targetSegments).forEach((s, i) => segment(kind, `targetSegments[${i}]`, s));
+    for (const [i, s] of arrayField('targetSegments', b.targetSegments).entries())
+      segment(kind, `targetSegments[${i}]`, s);
   return b;
 }

@@ -176,7 +176,7 @@ export class TaxonomyStore {
 
   restoreEventType(name: string): void {
     const e = this.#eventTypes.get(name);
-    if (!e || !e.deleted) fail(400, `event type ${JSON.stringify(name)} is not deleted`);
+    if (!e?.deleted) fail(400, `event type ${JSON.stringify(name)} is not deleted`);
     e.deleted = false;
     e.record.is_active = true;
   }
@@ -304,7 +304,7 @@ export class TaxonomyStore {
 
   restoreUserProperty(name: string): void {
     const u = this.#userProperties.get(prefixed(USER_PREFIX, name));
-    if (!u || !u.deleted) fail(400, `user property ${JSON.stringify(name)} is not deleted`);
+    if (!u?.deleted) fail(400, `user property ${JSON.stringify(name)} is not deleted`);
     u.deleted = false;
   }
 

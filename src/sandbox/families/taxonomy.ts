@@ -30,6 +30,7 @@ interface Outcome {
 /** One operation: the fields it takes (any other is a 400) and what it does with them and the path name. */
 interface Operation {
   fields: readonly string[];
+  // biome-ignore lint/suspicious/noConfusingVoidType: an operation is often a store method that answers nothing (void); the route answers `{}` then.
   run(f: TaxonomyFields, name: string): Outcome | void;
 }
 
