@@ -109,6 +109,12 @@ function addedEvents(end: number): string[] {
   ];
 }
 
+/** An rrweb console plugin event of level error, its one argument `message`. */
+function consoleError(message: string, timestamp: number): string {
+  const payload = { level: 'error', trace: [], payload: [JSON.stringify(message)] };
+  return JSON.stringify({ type: 6, data: { plugin: 'rrweb/console@1', payload }, timestamp });
+}
+
 /** The facts of a sample with a hostile tail: 20,000 distinct URLs, a 200 kB href, a 1 MB console error. */
 function hostileFacts(texts: readonly string[]): ManifestFacts {
   const t0 = parse(texts.at(-1)!).timestamp;
@@ -120,15 +126,7 @@ function hostileFacts(texts: readonly string[]): ManifestFacts {
   hostile.push(
     JSON.stringify({ type: 4, data: { href: `https://x.example/${'é'.repeat(100_000)}` }, timestamp: t0 + 200_000 }),
   );
-  const big = JSON.stringify({
-    type: 6,
-    data: {
-      plugin: 'rrweb/console@1',
-      payload: { level: 'error', trace: [], payload: [JSON.stringify('€'.repeat(350_000))] },
-    },
-    timestamp: t0 + 300_000,
-  });
-  return factsOf([...texts, ...hostile, big]);
+  return factsOf([...texts, ...hostile, consoleError('€'.repeat(350_000), t0 + 300_000)]);
 }
 
 describe('facts recorded at export', () => {
@@ -188,15 +186,7 @@ describe('facts recorded at export', () => {
     expect(facts.first_error).toBeUndefined();
     expect(Buffer.byteLength(JSON.stringify(facts))).toBeLessThan(8 * 1024);
     // A long message is cut on a character boundary.
-    const long = JSON.stringify({
-      type: 6,
-      data: {
-        plugin: 'rrweb/console@1',
-        payload: { level: 'error', trace: [], payload: [JSON.stringify('€'.repeat(1000))] },
-      },
-      timestamp: t0 + 1,
-    });
-    const cut = factsOf([...texts, long]).first_error!;
+    const cut = factsOf([...texts, consoleError('€'.repeat(1000), t0 + 1)]).first_error!;
     expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(FACT_LIMITS.messageBytes);
     expect(cut).toBe('€'.repeat(Math.floor(FACT_LIMITS.messageBytes / 3)));
   });
