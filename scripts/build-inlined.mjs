@@ -4,15 +4,17 @@
 //   sinks/player/browser/*.ts → sinks/player/player-script.ts (PLAYER_SCRIPT): the player's browser code, type-checked
 //     with the DOM lib (tsconfig.player.json) and joined into one script, inlined into the one-page format (the CSP
 //     allows it by its hash, computed from this string when a page is built) and served by `view`.
+//   src/video/browser/*.ts → src/video/encoder-script.ts (ENCODER_SCRIPT): the video encoder page's code, type-checked
+//     with the DOM lib (tsconfig.video.json) and joined into one script the same way, evaluated in that page.
 //   sinks/hash-worker-main.ts → sinks/hash-worker-source.ts (HASH_WORKER_SOURCE): the hashing worker as CommonJS,
 //     started with `eval`, so that it runs alike from the sources (tests), dist and a bundled application.
 //
 // The generated modules are committed, so that neither the library nor its users need this step.
 //
 //   node scripts/build-inlined.mjs           rebuild them
-//   node scripts/build-inlined.mjs --check   exit 1 when one is not the build of its sources (or the player's do not type-check)
+//   node scripts/build-inlined.mjs --check   exit 1 when one is not the build of its sources (or the browser code does not type-check)
 //
-// The player's modules are ES modules joined into one script by scripts/join-modules.mjs (its rules are there).
+// The browser modules are ES modules joined into one script by scripts/join-modules.mjs (its rules are there).
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -21,10 +23,21 @@ import ts from 'typescript';
 import { JoinError, joinModules } from './join-modules.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PLAYER_CONFIG = join(root, 'tsconfig.player.json');
-const PLAYER_DIR = join(root, 'sinks', 'player', 'browser');
-const PLAYER_ENTRY = join(PLAYER_DIR, 'main.ts');
-const PLAYER_TARGET = join(root, 'sinks', 'player', 'player-script.ts');
+/** The browser code built into scripts: its program's config, its folder and entry module, and the module built. */
+const PLAYER = {
+  what: "the player's browser code",
+  config: join(root, 'tsconfig.player.json'),
+  dir: join(root, 'sinks', 'player', 'browser'),
+  entry: join(root, 'sinks', 'player', 'browser', 'main.ts'),
+  target: join(root, 'sinks', 'player', 'player-script.ts'),
+};
+const ENCODER = {
+  what: "the video encoder page's code",
+  config: join(root, 'tsconfig.video.json'),
+  dir: join(root, 'src', 'video', 'browser'),
+  entry: join(root, 'src', 'video', 'browser', 'encoder-page.ts'),
+  target: join(root, 'src', 'video', 'encoder-script.ts'),
+};
 const WORKER_SOURCE = join(root, 'sinks', 'hash-worker-main.ts');
 const WORKER_TARGET = join(root, 'sinks', 'hash-worker-source.ts');
 
@@ -33,28 +46,28 @@ const rel = (path) => relative(root, path).split('\\').join('/');
 /** Why the build cannot be done (the message says what to change). */
 class BuildError extends Error {}
 
-/** The player's program (tsconfig.player.json); fails with the compiler's diagnostics. */
-function playerProgram() {
+/** The program of browser code (its tsconfig, with the DOM lib); fails with the compiler's diagnostics. */
+function browserProgram(code) {
   const parsed = ts.getParsedCommandLineOfConfigFile(
-    PLAYER_CONFIG,
+    code.config,
     {},
-    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail([d]) },
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail(code, [d]) },
   );
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
   const diagnostics = [...parsed.errors, ...ts.getPreEmitDiagnostics(program)];
-  if (diagnostics.length > 0) fail(diagnostics);
+  if (diagnostics.length > 0) fail(code, diagnostics);
   return program;
 }
 
-function fail(diagnostics) {
+function fail(code, diagnostics) {
   const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => '\n' };
-  throw new BuildError(`the player's browser code does not compile:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  throw new BuildError(`${code.what} does not compile:\n${ts.formatDiagnostics(diagnostics, host)}`);
 }
 
 /** Every name a browser global has (from the DOM and ES libs): a module's top-level name may not hide one. */
-function globalNames(program) {
+function globalNames(program, entryPath) {
   const checker = program.getTypeChecker();
-  const entry = program.getSourceFile(PLAYER_ENTRY);
+  const entry = program.getSourceFile(entryPath);
   const names = new Set();
   for (const symbol of checker.getSymbolsInScope(entry, ts.SymbolFlags.Value)) {
     const decls = symbol.declarations ?? [];
@@ -64,20 +77,25 @@ function globalNames(program) {
   return names;
 }
 
-/** The player's modules joined into one script, dependencies first. */
-async function playerScript() {
-  const program = playerProgram();
+/** Browser code's modules joined into one script, dependencies first. */
+async function browserScript(code) {
+  const program = browserProgram(code);
   const read = (path) => {
     const file = program.getSourceFile(path);
-    if (file === undefined) throw new BuildError(`${rel(path)} is imported but not in ${rel(PLAYER_CONFIG)}`);
+    if (file === undefined) throw new BuildError(`${rel(path)} is imported but not in ${rel(code.config)}`);
     return file.text;
   };
-  const { script, files } = await joinModules({ entry: PLAYER_ENTRY, read, globals: globalNames(program), root });
+  const globals = globalNames(program, code.entry);
+  const { script, files } = await joinModules({ entry: code.entry, read, globals, root });
   // Inlined into <script>: a closing tag or a comment opening inside would end or change the element.
   if (/<\/script|<!--/i.test(script))
-    throw new BuildError('the player script contains `</script` or `<!--` and cannot be inlined');
+    throw new BuildError(`${code.what} contains \`</script\` or \`<!--\` and cannot be inlined`);
   return { script, files };
 }
+
+/** The modules the script was joined from, for the generated module's first line. */
+const sourcesOf = (code, files) =>
+  `${rel(code.dir)}/*.ts (${files.map((f) => f.slice(rel(code.dir).length + 1)).join(', ')})`;
 
 /** The hashing worker as CommonJS; it may require only Node's own modules. */
 async function workerScript() {
@@ -115,16 +133,26 @@ function stringModule({ from, name, doc, text }) {
 }
 
 async function targets() {
-  const player = await playerScript();
+  const player = await browserScript(PLAYER);
+  const encoder = await browserScript(ENCODER);
   const worker = await workerScript();
   return [
     {
-      path: PLAYER_TARGET,
+      path: PLAYER.target,
       text: stringModule({
-        from: `${rel(PLAYER_DIR)}/*.ts (${player.files.map((f) => f.slice(rel(PLAYER_DIR).length + 1)).join(', ')})`,
+        from: sourcesOf(PLAYER, player.files),
         name: 'PLAYER_SCRIPT',
         doc: "The player's browser code, one script: inlined into the one-page format and served by `view` as player.js.",
         text: player.script,
+      }),
+    },
+    {
+      path: ENCODER.target,
+      text: stringModule({
+        from: sourcesOf(ENCODER, encoder.files),
+        name: 'ENCODER_SCRIPT',
+        doc: "The video encoder page's code, one script: evaluated in that page, it sets the page's `__video` (browser/encoder-api.ts).",
+        text: encoder.script,
       }),
     },
     {

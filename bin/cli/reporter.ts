@@ -1,5 +1,5 @@
 import { redactText } from '../../src/cli/base.js';
-import type { ArchiveEvent, ArchiveOutcome } from '../../src/index.js';
+import type { ArchiveEvent, ArchiveOutcome, ManifestEntry, ReplayNotice } from '../../src/index.js';
 import {
   formatBytes,
   formatSeconds,
@@ -267,154 +267,136 @@ export class Reporter {
       case 'progress':
         this.totals.events += ev.events;
         break;
-      case 'compacted': {
-        const r = ev.result;
-        this.log(
-          'debug',
-          `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`,
-          {
-            event: 'compacted',
-            entries: r.entries,
-            folded: r.folded,
-            removed: r.removed,
-          },
-        );
-        break;
-      }
-      case 'catalogued':
-        this.log('debug', `catalogue brought up to the manifest: ${ev.rows} replays in ${Math.round(ev.ms)} ms`, {
-          event: 'catalogued',
-          rows: ev.rows,
-          ms: Math.round(ev.ms),
-        });
-        break;
-      case 'catalogue-failed': {
-        const error = failureOf(ev.error);
-        this.log(
-          'warn',
-          `could not bring the archive's catalogue up to date (it is built again when opened): ${error.message}`,
-          {
-            event: 'catalogue_failed',
-            error,
-          },
-        );
-        break;
-      }
-      case 'compaction-failed': {
-        const error = failureOf(ev.error);
-        this.log(
-          'warn',
-          `could not fold the manifest into a snapshot (it stays as it was; the next run tries again): ${error.message}`,
-          {
-            event: 'compaction_failed',
-            error,
-          },
-        );
-        break;
-      }
-      case 'claims-cleared':
-        this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, {
-          event: 'claims_cleared',
-          runs: ev.runs,
-        });
-        break;
-      case 'claims-clear-failed': {
-        const error = failureOf(ev.error);
-        this.log(
-          'warn',
-          `could not remove the work claims of earlier balanced runs (they stay; the next run tries again): ${error.message}`,
-          {
-            event: 'claims_clear_failed',
-            error,
-          },
-        );
-        break;
-      }
       case 'started':
         if (this.format === 'json') this.log('info', 'replay started', { event: 'started', replay_id: ev.replayId });
         break;
-      case 'notice': {
-        const n = ev.notice;
-        if (n.kind === 'retry') {
-          this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
-            event: 'retry',
-            replay_id: n.replayId,
-            file_key: n.fileKey,
-            attempt: n.attempt,
-            error: n.error,
-          });
-        } else if (n.kind === 'duplicate-file') {
-          this.log('warn', `${n.replayId}: the files listing holds ${n.fileKey} more than once; taken once`, {
-            event: 'duplicate_file',
-            replay_id: n.replayId,
-            file_key: n.fileKey,
-          });
-        } else if (n.kind === 'url-refresh' && this.format === 'json') {
-          this.log('info', 'file URL refreshed', {
-            event: 'url_refresh',
-            replay_id: n.replayId,
-            file_key: n.fileKey,
-            reason: n.reason,
-          });
-        }
+      case 'notice':
+        this.onNotice(ev.notice);
         break;
-      }
-      case 'result': {
-        this.totals.byOutcome[ev.outcome]++;
-        const ok = ev.entry?.status === 'ok' ? ev.entry : undefined;
-        const error = ev.entry !== undefined && 'error' in ev.entry ? ev.entry.error : undefined;
-        const reason = ev.entry !== undefined && 'reason' in ev.entry ? ev.entry.reason : undefined;
-        if (ev.outcome === 'ok' && ok?.bytes !== undefined) this.totals.bytes += ok.bytes;
-        if (this.format === 'json') {
-          this.log(ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info', `replay ${ev.outcome}`, {
-            event: 'replay',
-            replay_id: ev.replayId,
-            outcome: ev.outcome,
-            ...(ev.rechecked ? { rechecked: true } : {}),
-            ...((ev.key ?? ok?.key) !== undefined &&
-            (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged')
-              ? { key: ev.key ?? ok?.key }
-              : {}),
-            ...(ev.outcome === 'ok'
-              ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
-              : {}),
-            ...(error ? { error } : {}),
-            ...(ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
-              ? { reason: ev.reason ?? reason }
-              : {}),
-            ...(ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined'
-              ? { attempts: ev.entry.attempts }
-              : {}),
-          });
-        } else if (ev.outcome === 'failed') {
-          this.log('error', failedLine(ev.replayId, error));
-        } else if (ev.outcome === 'quarantined') {
-          const why =
-            ev.entry?.status === 'quarantined'
-              ? `failed the same way in ${ev.entry.attempts} runs: ${failedLine(ev.replayId, error)}`
-              : ev.reason;
-          if (ev.entry !== undefined || this.options.replayLines !== 'failures')
-            this.log('warn', `quarantined ${ev.replayId} (${why ?? 'quarantined'})`);
-        } else if (ev.outcome === 'not_found') {
-          this.log('error', `not found ${ev.replayId}: the API lists no replay with this id; nothing written`);
-        } else if (this.options.replayLines === 'failures') {
-          // an archive on a terminal: the progress line and the summary say the rest
-        } else if (ev.outcome === 'ok') {
-          const key = ok?.key !== undefined ? (this.options.showKey?.(ok.key) ?? ok.key) : '?';
-          this.log(
-            'info',
-            `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`,
-          );
-        } else if (ev.outcome === 'empty') {
-          this.log('info', `empty ${ev.replayId} (no files yet; tried again next run)`);
-        } else if (ev.outcome === 'skipped') {
-          this.log('info', `skipped ${ev.replayId} (${ev.reason ?? reason ?? 'skipped'})`);
-        } else if (ev.outcome === 'taken') {
-          this.log('info', `taken ${ev.replayId} (exported by another shard)`);
-        }
+      case 'result':
+        this.onResult(ev);
         break;
-      }
+      case 'catalogued':
+      case 'catalogue-failed':
+        this.onCatalogue(ev);
+        break;
+      default:
+        this.onUpkeep(ev);
     }
+  }
+
+  /** The manifest's folds and the balanced runs' claims: a debug line when done, a warning when not. */
+  private onUpkeep(
+    ev: Extract<ArchiveEvent, { type: 'compacted' | 'compaction-failed' | 'claims-cleared' | 'claims-clear-failed' }>,
+  ): void {
+    if (ev.type === 'compacted') {
+      const r = ev.result;
+      this.log(
+        'debug',
+        `manifest folded into a snapshot: ${r.entries} replays, ${r.folded} log entries folded, ${r.removed} removed`,
+        { event: 'compacted', entries: r.entries, folded: r.folded, removed: r.removed },
+      );
+    } else if (ev.type === 'claims-cleared') {
+      this.log('debug', `work claims of ${ev.runs} earlier balanced run(s) removed`, {
+        event: 'claims_cleared',
+        runs: ev.runs,
+      });
+    } else {
+      const error = failureOf(ev.error);
+      const what =
+        ev.type === 'compaction-failed'
+          ? 'could not fold the manifest into a snapshot (it stays as it was; the next run tries again)'
+          : 'could not remove the work claims of earlier balanced runs (they stay; the next run tries again)';
+      const event = ev.type === 'compaction-failed' ? 'compaction_failed' : 'claims_clear_failed';
+      this.log('warn', `${what}: ${error.message}`, { event, error });
+    }
+  }
+
+  /** The archive's catalogue after a fold: a debug line when brought up to date, a warning when not. */
+  private onCatalogue(ev: Extract<ArchiveEvent, { type: 'catalogued' | 'catalogue-failed' }>): void {
+    if (ev.type === 'catalogued') {
+      this.log('debug', `catalogue brought up to the manifest: ${ev.rows} replays in ${Math.round(ev.ms)} ms`, {
+        event: 'catalogued',
+        rows: ev.rows,
+        ms: Math.round(ev.ms),
+      });
+      return;
+    }
+    const error = failureOf(ev.error);
+    this.log(
+      'warn',
+      `could not bring the archive's catalogue up to date (it is built again when opened): ${error.message}`,
+      {
+        event: 'catalogue_failed',
+        error,
+      },
+    );
+  }
+
+  /** A replay's notice: a file retried, a file listed twice (warnings), a URL refreshed (JSON only). */
+  private onNotice(n: ReplayNotice): void {
+    if (n.kind === 'retry') {
+      this.log('warn', `retrying ${n.replayId} file ${n.fileKey} (attempt ${n.attempt}): ${n.error}`, {
+        event: 'retry',
+        replay_id: n.replayId,
+        file_key: n.fileKey,
+        attempt: n.attempt,
+        error: n.error,
+      });
+    } else if (n.kind === 'duplicate-file') {
+      this.log('warn', `${n.replayId}: the files listing holds ${n.fileKey} more than once; taken once`, {
+        event: 'duplicate_file',
+        replay_id: n.replayId,
+        file_key: n.fileKey,
+      });
+    } else if (n.kind === 'url-refresh' && this.format === 'json') {
+      this.log('info', 'file URL refreshed', {
+        event: 'url_refresh',
+        replay_id: n.replayId,
+        file_key: n.fileKey,
+        reason: n.reason,
+      });
+    }
+  }
+
+  /** A replay's outcome: counted, then a JSON record, or a text line (failures always, the rest unless hidden). */
+  private onResult(ev: ResultEvent): void {
+    this.totals.byOutcome[ev.outcome]++;
+    const ok = ev.entry?.status === 'ok' ? ev.entry : undefined;
+    if (ev.outcome === 'ok' && ok?.bytes !== undefined) this.totals.bytes += ok.bytes;
+    const level = ev.outcome === 'failed' || ev.outcome === 'not_found' ? 'error' : 'info';
+    if (this.format === 'json') {
+      this.log(level, `replay ${ev.outcome}`, resultRecord(ev));
+      return;
+    }
+    const line = this.resultLine(ev);
+    if (line !== undefined) this.log(ev.outcome === 'quarantined' ? 'warn' : level, line);
+  }
+
+  /** A replay's text line; undefined when none is shown (an archive on a terminal shows its failures alone). */
+  private resultLine(ev: ResultEvent): string | undefined {
+    const { ok, error, reason } = entryFacts(ev);
+    if (ev.outcome === 'failed') return failedLine(ev.replayId, error);
+    if (ev.outcome === 'quarantined') {
+      if (ev.entry === undefined && this.options.replayLines === 'failures') return undefined;
+      const why =
+        ev.entry?.status === 'quarantined'
+          ? `failed the same way in ${ev.entry.attempts} runs: ${failedLine(ev.replayId, error)}`
+          : ev.reason;
+      return `quarantined ${ev.replayId} (${why ?? 'quarantined'})`;
+    }
+    if (ev.outcome === 'not_found')
+      return `not found ${ev.replayId}: the API lists no replay with this id; nothing written`;
+    // An archive on a terminal: the progress line and the summary say the rest.
+    if (this.options.replayLines === 'failures') return undefined;
+    if (ev.outcome === 'ok') {
+      const key = ok?.key !== undefined ? (this.options.showKey?.(ok.key) ?? ok.key) : '?';
+      return `ok ${ev.replayId} → ${key} (${ok?.event_count} events, ${formatBytes(ok?.bytes ?? 0)})${ev.rechecked ? ' [files changed, re-exported]' : ''}`;
+    }
+    if (ev.outcome === 'empty') return `empty ${ev.replayId} (no files yet; tried again next run)`;
+    if (ev.outcome === 'skipped') return `skipped ${ev.replayId} (${ev.reason ?? reason ?? 'skipped'})`;
+    if (ev.outcome === 'taken') return `taken ${ev.replayId} (exported by another shard)`;
+    return undefined;
   }
 
   private done(): number {
@@ -470,6 +452,45 @@ export class Reporter {
   close(): void {
     this.stopDisplay();
   }
+}
+
+/** A replay's outcome, as the archive reports it. */
+type ResultEvent = Extract<ArchiveEvent, { type: 'result' }>;
+
+/** What a result's manifest entry tells: the entry when exported, the failure, the reason it was left. */
+function entryFacts(ev: ResultEvent): {
+  ok: Extract<ManifestEntry, { status: 'ok' }> | undefined;
+  error: Parameters<typeof failedLine>[1];
+  reason: string | undefined;
+} {
+  return {
+    ok: ev.entry?.status === 'ok' ? ev.entry : undefined,
+    error: ev.entry !== undefined && 'error' in ev.entry ? ev.entry.error : undefined,
+    reason: ev.entry !== undefined && 'reason' in ev.entry ? ev.entry.reason : undefined,
+  };
+}
+
+/** A replay's JSON record (`event: 'replay'`). */
+function resultRecord(ev: ResultEvent): Record<string, unknown> {
+  const { ok, error, reason } = entryFacts(ev);
+  return {
+    event: 'replay',
+    replay_id: ev.replayId,
+    outcome: ev.outcome,
+    ...(ev.rechecked ? { rechecked: true } : {}),
+    ...((ev.key ?? ok?.key) !== undefined &&
+    (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged')
+      ? { key: ev.key ?? ok?.key }
+      : {}),
+    ...(ev.outcome === 'ok'
+      ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
+      : {}),
+    ...(error ? { error } : {}),
+    ...(ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
+      ? { reason: ev.reason ?? reason }
+      : {}),
+    ...(ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined' ? { attempts: ev.entry.attempts } : {}),
+  };
 }
 
 /**

@@ -150,11 +150,27 @@ const json = (name: string, help: string, required = true): ParamSpec => ({
 const ID = str('id', 'experiment or flag id');
 const VARIANT = str('variantKey', 'variant key');
 
+/** What the management operations of one kind share: the kind, its paths' base, its client. */
+interface Managed {
+  kind: 'experiments' | 'flags';
+  base: string;
+  m: (c: ApiClients) => ExperimentsClient | FlagsClient;
+  common: { family: 'management' };
+}
+
 /** The 22 operations shared by experiments and flags (spec document 1). */
 function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
-  const base = `/api/1/${kind}`;
-  const m = (c: ApiClients): ExperimentsClient | FlagsClient => c[kind];
-  const common = { family: 'management' as const };
+  const managed: Managed = { kind, base: `/api/1/${kind}`, m: (c) => c[kind], common: { family: 'management' } };
+  return [
+    ...managedItems(managed),
+    ...managedVariants(managed),
+    ...variantInclusions(managed),
+    ...managedDeployments(managed),
+  ];
+}
+
+/** Management operations: the experiment or flag itself: list, get, create, update, its versions. */
+function managedItems({ kind, base, m, common }: Managed): Operation[] {
   return [
     op({
       ...common,
@@ -215,6 +231,12 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       params: [ID, str('versionId', 'version id')],
       run: (c, a, _b, o) => m(c).getVersion(a.string('id'), a.string('versionId'), o),
     }),
+  ];
+}
+
+/** Management operations: its variants. */
+function managedVariants({ kind, base, m, common }: Managed): Operation[] {
+  return [
     op({
       ...common,
       name: `${kind}.variants.list`,
@@ -262,6 +284,12 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).deleteVariant(a.string('id'), a.string('variantKey'), o),
     }),
+  ];
+}
+
+/** Management operations: a variant's user and cohort inclusions. */
+function variantInclusions({ kind, base, m, common }: Managed): Operation[] {
+  return [
     op({
       ...common,
       name: `${kind}.variants.users.list`,
@@ -335,6 +363,12 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
       run: (c, a, _b, o) =>
         m(c).bulkRemoveVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o),
     }),
+  ];
+}
+
+/** Management operations: its deployments. */
+function managedDeployments({ kind, base, m, common }: Managed): Operation[] {
+  return [
     op({
       ...common,
       name: `${kind}.deployments.list`,

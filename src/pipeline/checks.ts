@@ -25,7 +25,7 @@ function metaHref(event: Buffer): string | undefined {
  */
 function timestampIn(bytes: Buffer, from: number, end: number): number {
   const t = trailingTimestamp(bytes, from, end);
-  return t === t ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
+  return !Number.isNaN(t) ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
 }
 
 /**
@@ -50,7 +50,7 @@ function timeRun(times: Float64Array, stamps: Float64Array, k: number, n: number
   for (; k < n; k++) {
     const t = stamps[k]!;
     if (t - t !== 0) break;
-    if (last === last) {
+    if (!Number.isNaN(last)) {
       const gap = t - last;
       if (gap < 0) backwards = 1;
       else if (gap > maxGap) maxGap = gap;

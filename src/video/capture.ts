@@ -8,6 +8,7 @@
  * one after the other). A page can join while frames are being captured.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { PlayerPageGlobals } from './player-page.js';
 
 interface Player {
   page: Page;
@@ -18,26 +19,25 @@ interface Player {
 
 /** Moves the Replayer to `t` (ms from the start) and returns where its frame is drawn, once the player re-fitted it. */
 async function seekTo(t: number): Promise<[number, number, number, number]> {
-  const w = globalThis as any;
+  const w = globalThis as unknown as PlayerPageGlobals;
   const r0 = w.replayer;
   r0.pause(t);
   // rrweb 2.2 re-applies a stale scroll position (kept from an earlier rebuild) after a forward paused seek: the last
   // scroll of each element up to `t` is applied again, as a seek from the start would leave it.
-  const events: { type: number; timestamp: number; data: any }[] = w.replayEvents;
+  const events = w.replayEvents;
   const state = (w.__videoScroll ??= { next: 0, last: new Map<number, unknown>() });
   const until = r0.getMetaData().startTime + t;
   for (; state.next < events.length && events[state.next]!.timestamp <= until; state.next++) {
     const e = events[state.next]!;
-    if (e && e.type === 2) state.last.clear();
-    else if (e && e.type === 3 && e.data && e.data.source === 3 && typeof e.data.id === 'number')
-      state.last.set(e.data.id, e.data);
+    if (e?.type === 2) state.last.clear();
+    else if (e?.type === 3 && e.data?.source === 3 && typeof e.data.id === 'number') state.last.set(e.data.id, e.data);
   }
   for (const d of state.last.values()) r0.applyScroll(d, true);
   // The player fits the replay to the page in a task after a resize: let it run first. rrweb draws a canvas frame once
   // its image is decoded (createImageBitmap, counted by trackCanvasDecodes): the frame is taken once none is pending,
   // so that it shows the canvas of time t whatever the machine's speed (a decode that never ends is waited 10 s).
   await new Promise((r) => setTimeout(r, 0));
-  const pending = w.__videoDecodes as (() => number) | undefined;
+  const pending = w.__videoDecodes;
   if (pending !== undefined && pending() > 0) {
     for (let waited = 0; pending() > 0 && waited < 10_000; waited += 2) await new Promise((r) => setTimeout(r, 2));
     await new Promise((r) => setTimeout(r, 0));
@@ -54,7 +54,7 @@ async function seekTo(t: number): Promise<[number, number, number, number]> {
  * settled, the decodes rrweb's canvas replay awaits before it draws a frame.
  */
 export function trackCanvasDecodes(): void {
-  const w = globalThis as any;
+  const w = globalThis as unknown as PlayerPageGlobals;
   const original = w.createImageBitmap;
   if (typeof original !== 'function') return;
   let pending = 0;
@@ -63,7 +63,7 @@ export function trackCanvasDecodes(): void {
   };
   w.createImageBitmap = function (this: unknown, ...args: unknown[]) {
     pending++;
-    const decoding = original.apply(this, args) as Promise<unknown>;
+    const decoding = original.apply(this, args);
     decoding.then(settled, settled);
     return decoding;
   };

@@ -17,6 +17,7 @@ import { InterruptedError } from '../errors.js';
 import { launchBrowser } from './browser.js';
 import { formatOf, type VideoFormat } from './defaults.js';
 import { FrameCapture, trackCanvasDecodes } from './capture.js';
+import type { PlayerPageGlobals } from './player-page.js';
 import { loadEncoder, type EncoderPage, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
@@ -170,8 +171,8 @@ interface PageFacts extends Timeline {
 
 /** Read in the player page from its events (rrweb: incremental sources 1–5 are user interactions; Meta has the size). */
 function readFacts(): PageFacts {
-  const w = globalThis as any;
-  const events: { type: number; timestamp: number; data: any }[] = w.replayEvents;
+  const w = globalThis as unknown as PlayerPageGlobals;
+  const events = w.replayEvents;
   const ready = w.document.body.getAttribute('data-ready') === 'true';
   const meta = ready ? w.replayer.getMetaData() : { startTime: 0, endTime: 0 };
   const interactions: number[] = [];
@@ -181,7 +182,8 @@ function readFacts(): PageFacts {
     if (!e) continue;
     if (typeof e.timestamp === 'number') times.push(e.timestamp - meta.startTime);
     if (!e.data) continue;
-    if (e.type === 3 && e.data.source > 0 && e.data.source <= 5) interactions.push(e.timestamp);
+    const source = e.data.source;
+    if (e.type === 3 && typeof source === 'number' && source > 0 && source <= 5) interactions.push(e.timestamp);
     if (!first.width && e.type === 4 && Number(e.data.width) > 0 && Number(e.data.height) > 0) {
       Object.assign(first, { width: Number(e.data.width), height: Number(e.data.height) });
     }
@@ -210,7 +212,7 @@ const RENDER_STYLE =
 
 /** Waits until the player has taken every event (it says so on its body), then gives the page `css`. */
 async function loadedWith(css: string): Promise<void> {
-  const w = globalThis as any;
+  const w = globalThis as unknown as PlayerPageGlobals;
   const body = w.document.body;
   if (body.getAttribute('data-loaded') !== 'true') {
     await new Promise<void>((resolve) => {
@@ -506,7 +508,7 @@ async function captureFrames(
     const k = index++;
     // Each frame goes to the encoder once captured (the encoder takes them in index order), while the next ones are
     // captured; progress is told in order.
-    const encoded = shot ? shot.then((jpeg) => encoder.add(jpeg, k)) : encoder.again(k);
+    const encoded = shot !== undefined ? shot.then((jpeg) => encoder.add(jpeg, k)) : encoder.again(k);
     encoded.catch(() => undefined); // seen through `encoding`
     encoding = Promise.all([encoding, encoded]).then(() => {
       options.onProgress?.({ frame: k + 1, frames: plan.frames, offset: t });

@@ -13,8 +13,11 @@ const INPUTS = [
   SCRIPT,
   join('scripts', 'join-modules.mjs'),
   'tsconfig.player.json',
+  'tsconfig.video.json',
   join('sinks', 'player', 'browser'),
   join('sinks', 'player', 'player-script.ts'),
+  join('src', 'video', 'browser'),
+  join('src', 'video', 'encoder-script.ts'),
   join('sinks', 'hash-worker-main.ts'),
   join('sinks', 'hash-worker-source.ts'),
 ];
@@ -29,12 +32,13 @@ async function build(at: string, ...args: string[]): Promise<{ code: number; std
   }
 }
 
-describe('the committed builds of the player and the hashing worker', () => {
-  it('are up to date: sinks/player/player-script.ts and sinks/hash-worker-source.ts are built from their sources', async () => {
+describe('the committed builds of the player, the video encoder page and the hashing worker', () => {
+  it('are up to date: player-script.ts, encoder-script.ts and hash-worker-source.ts are built from their sources', async () => {
     const { code, stdout, stderr } = await build(root, '--check');
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(/player-script\.ts: up to date/);
+    expect(stdout).toMatch(/encoder-script\.ts: up to date/);
     expect(stdout).toMatch(/hash-worker-source\.ts: up to date/);
   });
 });
@@ -57,19 +61,23 @@ describe('the build of the inlined code', () => {
     return at;
   }
   const browser = (at: string, file: string): string => join(at, 'sinks', 'player', 'browser', file);
+  const encoderPage = (at: string): string => join(at, 'src', 'video', 'browser', 'encoder-page.ts');
 
   it('a changed source fails the check until it is rebuilt', async () => {
     const at = await copy('stale', async (at) => {
       await appendFile(browser(at, 'format.ts'), '\nexport const UNUSED_NOTE = 1;\n');
       await appendFile(join(at, 'sinks', 'hash-worker-main.ts'), '\nexport const UNUSED_NOTE = 1;\n');
+      await appendFile(encoderPage(at), '\nexport const UNUSED_NOTE = 1;\n');
     });
     const stale = await build(at, '--check');
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/player-script\.ts is not the build of its sources/);
     expect(stale.stderr).toMatch(/hash-worker-source\.ts is not the build of its sources/);
+    expect(stale.stderr).toMatch(/encoder-script\.ts is not the build of its sources/);
     expect(await build(at)).toMatchObject({ code: 0 });
     expect(await readFile(join(at, 'sinks', 'player', 'player-script.ts'), 'utf8')).toContain('const UNUSED_NOTE = 1;');
     expect(await readFile(join(at, 'sinks', 'hash-worker-source.ts'), 'utf8')).toContain('exports.UNUSED_NOTE = 1;');
+    expect(await readFile(join(at, 'src', 'video', 'encoder-script.ts'), 'utf8')).toContain('const UNUSED_NOTE = 1;');
   });
 
   it('refuses browser code that does not type-check with the DOM lib', async () => {
@@ -79,6 +87,15 @@ describe('the build of the inlined code', () => {
     const result = await build(at);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/does not compile[\s\S]*dom\.ts[\s\S]*HTMLInputElement/);
+  });
+
+  it('refuses video encoder page code that does not type-check with the DOM lib', async () => {
+    const at = await copy('encoder-type-error', (at) =>
+      appendFile(encoderPage(at), '\nexport const wrong: VideoEncoder = new OffscreenCanvas(1, 1);\n'),
+    );
+    const result = await build(at);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/video encoder page's code does not compile[\s\S]*encoder-page\.ts/);
   });
 });
 
