@@ -31,7 +31,7 @@ export interface PlayerResult {
     events: number;
     durationMs: number;
     subject: PlayerRun;
-    baseline?: PlayerRun;
+    baseline?: PlayerRun | undefined;
   }>;
 }
 

@@ -54,11 +54,11 @@ async function view(): Promise<Record<string, number>> {
   let buildMs = 0;
   const s3 =
     endpoint === undefined
-      ? undefined
+      ? {}
       : { endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } };
   const server = await startViewServer({
-    archive: target!,
-    ...(s3 === undefined ? {} : { s3 }),
+    out: target!,
+    sinkOptions: { s3 },
     catalogue: { dir: cacheDir!, onBuild: (r) => void (buildMs = r.ms) },
   });
   await get(server.url);

@@ -20,12 +20,12 @@ export interface DecodeOptions {
    * Default `'auto'`: sniffed from the content. A string element means version 2 (reported as soon as the first one
    * is seen); a file of event objects only is version 3 (reported at its end). Objects decode identically in both.
    */
-  version?: FileVersion | 'auto';
+  version?: FileVersion | 'auto' | undefined;
   /** File key or name, carried into `DecodeError`. */
-  file?: string;
+  file?: string | undefined;
   /** Called once, when the version is known (at once when forced; never for an auto-detected empty array). */
-  onVersion?: (v: FileVersion) => void;
-  signal?: AbortSignal;
+  onVersion?: ((v: FileVersion) => void) | undefined;
+  signal?: AbortSignal | undefined;
   /**
    * The file's compressed size when known (a number, or a function asked when decoding starts, e.g. returning the
    * download's Content-Length): small files then inflate into small buffers instead of whole `INFLATE_CHUNK` ones.
@@ -36,18 +36,18 @@ export interface DecodeOptions {
    * the TypeScript code alone — the same events and the same errors, slower (to compare, or to rule the fast paths
    * out). The decoders read no environment variable: the pipeline passes false when REPLAY_EXPORT_WASM=0.
    */
-  fastPath?: boolean;
+  fastPath?: boolean | undefined;
   /**
    * The largest event, and the largest array element, in bytes: default `DECODE_LIMITS.maxEventBytes` (256 MiB), at
    * most `MAX_EVENT_BYTES_CAP` (1 GiB). Checked while inflating and scanning: a larger one is `EVENT_TOO_LARGE`.
    */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /**
    * The inflated bytes the replay may still take, shared by the decoders of its files: this file's bytes after its
    * gzip layer, and each version 2 packed event's inflated payload, are taken from it as they are inflated; going
    * over is `REPLAY_TOO_LARGE`. Default: a budget of `DECODE_LIMITS.maxReplayBytes` (8 GiB) for this file alone.
    */
-  replayBudget?: ReplayBudget;
+  replayBudget?: ReplayBudget | undefined;
 }
 
 /**
@@ -86,7 +86,7 @@ export async function* decodeEventBatches(
   const budget = limits.budget;
   const scanner = new ArrayElementScanner(file, {
     maxElementBytes: limits.maxEventBytes,
-    ...(fast ? {} : { wasmMinBytes: Infinity }),
+    wasmMinBytes: fast ? undefined : Infinity,
   });
   const spans = new ElementSpans();
   // UTF-8 is checked per chunk (one native call); after a failure, per element, to name the element.
@@ -96,16 +96,12 @@ export async function* decodeEventBatches(
   // after the elements completed before it (whose own errors, and events, come first).
   const size = opts.compressedSize;
   const compressedSize = typeof size === 'function' ? size : size !== undefined ? () => size : undefined;
-  const inflateOptions = {
-    ...(file !== undefined ? { file } : {}),
-    ...(signal ? { signal } : {}),
-    ...(compressedSize ? { compressedSize } : {}),
-  };
+  const inflateOptions = { file, signal, compressedSize };
   for await (const chunk of inflatedChunks(source, inflateOptions)) {
     // The replay's budget, before anything of the chunk is used: the error names the first element not handed out.
     if (chunk.length > budget.left) {
       throw replayTooLarge(budget.limit, {
-        ...(file !== undefined ? { file } : {}),
+        file,
         index: scanner.count,
         offset: scanner.position + budget.left,
       });
@@ -134,7 +130,7 @@ export async function* decodeEventBatches(
   scanner.end();
   if (checkEach || !utf8.end()) {
     // Invalid bytes always lie inside some element, which the per-element check has refused; kept as a guard.
-    throw new DecodeError('BAD_UTF8', 'the file is not valid UTF-8', file !== undefined ? { file } : {});
+    throw new DecodeError('BAD_UTF8', 'the file is not valid UTF-8', { file });
   }
   if (version === undefined && scanner.count > 0) opts.onVersion?.(3);
 }
@@ -187,7 +183,7 @@ function checkUtf8(el: ScannedElement, file: string | undefined): void {
 }
 
 function ctxOf(el: ScannedElement, file: string | undefined) {
-  return { ...(file !== undefined ? { file } : {}), index: el.index, offset: el.offset };
+  return { file, index: el.index, offset: el.offset };
 }
 
 /** Object path: the same events as `decodeEventBytes`, parsed, in file order. */

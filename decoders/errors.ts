@@ -38,12 +38,12 @@ export type DecodeErrorCode =
 
 export interface DecodeErrorContext {
   /** File key or name, as given in `DecodeOptions.file`. */
-  file?: string;
+  file?: string | undefined;
   /** Zero-based index of the array element (= event) concerned. */
-  index?: number;
+  index?: number | undefined;
   /** Byte offset in the inflated file (after gunzip) where the problem was seen. */
-  offset?: number;
-  cause?: unknown;
+  offset?: number | undefined;
+  cause?: unknown | undefined;
 }
 
 /** A replay file that cannot be decoded, or is over a size limit (category `data`). */

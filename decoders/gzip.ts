@@ -24,10 +24,10 @@ export function isGzip(head: Uint8Array): boolean {
 }
 
 export interface InflateOptions {
-  file?: string;
-  signal?: AbortSignal;
+  file?: string | undefined;
+  signal?: AbortSignal | undefined;
   /** The compressed size when known (e.g. a download's Content-Length), asked when gunzip starts. */
-  compressedSize?: () => number | undefined;
+  compressedSize?: (() => number | undefined) | undefined;
 }
 
 /** Compressed bytes handed to gunzip at a time (fewer, larger thread-pool jobs). */
@@ -209,10 +209,7 @@ async function* gunzip(
   input.on('error', (err) => inflater.destroy(err));
   input.pipe(inflater);
   const badGzip = (detail: string, cause?: unknown): DecodeError =>
-    new DecodeError('BAD_GZIP', detail, {
-      ...(opts.file !== undefined ? { file: opts.file } : {}),
-      ...(cause !== undefined ? { cause } : {}),
-    });
+    new DecodeError('BAD_GZIP', detail, { file: opts.file, cause });
   let failure: unknown;
   try {
     for await (const chunk of inflater) {

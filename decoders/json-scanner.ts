@@ -212,12 +212,12 @@ export interface ScannerOptions {
    * Chunks of at least this many bytes are scanned by the WebAssembly module (default `WASM_MIN_BYTES`);
    * `Infinity` keeps every chunk on the TypeScript loop. Both give the same results (tests compare them).
    */
-  wasmMinBytes?: number;
+  wasmMinBytes?: number | undefined;
   /**
    * The largest element in bytes (default: no limit). A larger one is `EVENT_TOO_LARGE`, thrown as soon as the bytes
    * carried for it from earlier chunks exceed the limit, so that no more than the limit is ever held for one element.
    */
-  maxElementBytes?: number;
+  maxElementBytes?: number | undefined;
 }
 
 export class ArrayElementScanner {
@@ -716,7 +716,7 @@ export class ArrayElementScanner {
 
   private tooLarge(index: number, offset: number): DecodeError {
     return eventTooLarge(this.maxElementBytes, {
-      ...(this.file !== undefined ? { file: this.file } : {}),
+      file: this.file,
       index,
       offset,
     });
@@ -735,11 +735,7 @@ export class ArrayElementScanner {
   }
 
   private ctx(index: number | undefined, offset: number) {
-    return {
-      ...(this.file !== undefined ? { file: this.file } : {}),
-      ...(index !== undefined ? { index } : {}),
-      offset,
-    };
+    return { file: this.file, index, offset };
   }
 }
 

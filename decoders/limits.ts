@@ -30,7 +30,10 @@ export const DECODE_LIMITS = Object.freeze({
 export const MAX_EVENT_BYTES_CAP = GiB;
 
 /** Throws a ConfigError naming the option when a limit is not a positive integer (or `maxEventBytes` is over its cap). */
-export function checkDecodeLimits(limits: { maxEventBytes?: number; maxReplayBytes?: number }): void {
+export function checkDecodeLimits(limits: {
+  maxEventBytes?: number | undefined;
+  maxReplayBytes?: number | undefined;
+}): void {
   const { maxEventBytes, maxReplayBytes } = limits;
   if (
     maxEventBytes !== undefined &&
@@ -85,16 +88,16 @@ export class DecodeLimits {
   ) {}
 
   /** From `DecodeOptions` (defaults from DECODE_LIMITS; a budget of its own when none is shared). */
-  static of(opts: { maxEventBytes?: number; replayBudget?: ReplayBudget }): DecodeLimits {
+  static of(opts: { maxEventBytes?: number | undefined; replayBudget?: ReplayBudget | undefined }): DecodeLimits {
     checkDecodeLimits(opts);
     return new DecodeLimits(opts.maxEventBytes ?? DECODE_LIMITS.maxEventBytes, opts.replayBudget ?? new ReplayBudget());
   }
 }
 
 interface Where {
-  file?: string;
-  index?: number;
-  offset?: number;
+  file?: string | undefined;
+  index?: number | undefined;
+  offset?: number | undefined;
 }
 
 /** `EVENT_TOO_LARGE` for the element at `where`. */

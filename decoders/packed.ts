@@ -37,7 +37,7 @@ const MIN_INFLATE_CHUNK = 1024;
 const MAX_INFLATE_CHUNK = 4 << 20;
 
 export interface ElementContext {
-  file?: string;
+  file?: string | undefined;
   index: number;
   offset: number;
 }
@@ -145,7 +145,7 @@ export function payloadBound(limits: DecodeLimits): number {
 
 /** The error for a payload that inflates to more than `payloadBound`: whichever limit made the bound. */
 export function payloadTooLarge(limits: DecodeLimits, ctx: ElementContext): DecodeError {
-  const where = { ...(ctx.file !== undefined ? { file: ctx.file } : {}), index: ctx.index, offset: ctx.offset };
+  const where = { file: ctx.file, index: ctx.index, offset: ctx.offset };
   return limits.budget.left < limits.maxEventBytes + MARK_BYTES
     ? replayTooLarge(limits.budget.limit, where)
     : eventTooLarge(limits.maxEventBytes, where);
@@ -180,7 +180,7 @@ export function inflatePayload(packed: Buffer, ctx: ElementContext, limits: Deco
 export function checkEventSize(event: Buffer, ctx: ElementContext, limits: DecodeLimits): Buffer {
   if (event.length > limits.maxEventBytes) {
     throw eventTooLarge(limits.maxEventBytes, {
-      ...(ctx.file !== undefined ? { file: ctx.file } : {}),
+      file: ctx.file,
       index: ctx.index,
       offset: ctx.offset,
     });
@@ -250,10 +250,5 @@ function parseEventObject(text: string, ctx: ElementContext): Record<string, unk
 }
 
 function fail(code: DecodeErrorCode, detail: string, ctx: ElementContext, cause?: unknown): DecodeError {
-  return new DecodeError(code, detail, {
-    ...(ctx.file !== undefined ? { file: ctx.file } : {}),
-    index: ctx.index,
-    offset: ctx.offset,
-    ...(cause !== undefined ? { cause } : {}),
-  });
+  return new DecodeError(code, detail, { file: ctx.file, index: ctx.index, offset: ctx.offset, cause });
 }

@@ -224,7 +224,7 @@ function unwrap(elements: readonly ScannedElement[], file: string | undefined, l
       pass.events.push(objectElementBytes(el.bytes, el.hasNewline));
       continue;
     }
-    const ctx: ElementContext = { ...(file !== undefined ? { file } : {}), index: el.index, offset: el.offset };
+    const ctx: ElementContext = { file, index: el.index, offset: el.offset };
     try {
       const prepared = preparePackedString(el.bytes, ctx);
       if (prepared.event !== undefined) pass.events.push(checkEventSize(prepared.event, ctx, limits));

@@ -20,9 +20,8 @@ const PAGE = 65536;
 
 /** Statuses of `scan`. */
 export const SCAN_OK = 0;
-/** Statuses of `v2`. */
+/** Statuses of `v2` (1: the element needs the TypeScript path). */
 export const V2_DONE = 0;
-export const V2_TYPESCRIPT = 1;
 export const V2_FULL = 2;
 
 /** Version 2 output per call at first (a run of events); doubled for an event that does not fit alone. */

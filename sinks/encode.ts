@@ -28,9 +28,9 @@ export interface EncoderOptions {
 }
 
 export interface EncoderContext {
-  replayId?: string;
-  key?: string;
-  target?: string;
+  replayId?: string | undefined;
+  key?: string | undefined;
+  target?: string | undefined;
 }
 
 const CONTENT_TYPES = {

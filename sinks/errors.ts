@@ -14,14 +14,14 @@ export type SinkErrorCode =
   | 'MANIFEST_TOO_LARGE'; // an entry over the size a manifest record may take: not written
 
 export interface SinkErrorContext {
-  target?: string;
-  key?: string;
-  replayId?: string;
+  target?: string | undefined;
+  key?: string | undefined;
+  replayId?: string | undefined;
   /** HTTP status of a failed S3 request. */
-  status?: number;
+  status?: number | undefined;
   /** Index of an event within the replay, or a manifest line number (1-based). */
-  index?: number;
-  cause?: unknown;
+  index?: number | undefined;
+  cause?: unknown | undefined;
 }
 
 /**

@@ -29,7 +29,7 @@ export type HashRequest =
 export type HashReply =
   | { ready: true; tid: number; niced: boolean }
   | { id: number; sha256: string }
-  | { id: number; error: string; code?: string; size: boolean };
+  | { id: number; error: string; code?: string | undefined; size: boolean };
 
 /** The worker reads the file back in pieces of this size (one buffer, reused). */
 const READ_PIECE = 256 << 10;

@@ -57,7 +57,7 @@ export class LocalManifest {
       target: this.#target.path,
       key: name,
       cause: err,
-      ...(replayId === undefined ? {} : { replayId }),
+      replayId,
     });
   }
 

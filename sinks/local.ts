@@ -26,16 +26,16 @@ export interface LocalSinkOptions {
    * On `open`, delete temporary files left at the same key by processes of this machine that no longer run
    * (default true). Temporary files never occupy a final name, so leaving them is harmless but wastes space.
    */
-  cleanStaleTemp?: boolean;
+  cleanStaleTemp?: boolean | undefined;
   /**
    * The SHA-256 of an output larger than `fromBytes` (default 4 MiB) that is produced at `minRate` or faster (default
    * 200 MB/s) is computed by a worker thread that reads the written file back at a lowered priority (nice 10 on
    * Linux), instead of by the thread that decodes; `false` hashes every output on the calling thread (the pipeline
    * passes `false` when `REPLAY_EXPORT_HASH_WORKER=0`). See `sinks/output-hash.ts` and `sinks/hash-worker.ts`.
    */
-  hashWorker?: HashWorkerOptions | false;
+  hashWorker?: HashWorkerOptions | false | undefined;
   /** @internal How names are resolved below the target (tests run the fallback too); see sinks/target/target.ts. */
-  resolution?: Resolution;
+  resolution?: Resolution | undefined;
 }
 
 /** A store writing to the folder `dir` (made when first written to; opening it writes nothing). */

@@ -57,7 +57,7 @@ export function parseManifestLine(line: string, lineNumber: number, target?: str
   }
   throw new SinkError('MANIFEST_CORRUPT', `manifest line ${lineNumber} is not a manifest entry`, {
     index: lineNumber,
-    ...(target === undefined ? {} : { target }),
+    target,
   });
 }
 
@@ -111,7 +111,7 @@ function lineTooLong(lineNumber: number, target: string | undefined): SinkError 
     `manifest line ${lineNumber} is longer than ${MAX_MANIFEST_RECORD_BYTES} bytes`,
     {
       index: lineNumber,
-      ...(target === undefined ? {} : { target }),
+      target,
     },
   );
 }

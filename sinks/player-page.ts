@@ -36,16 +36,16 @@ export interface PlayerPage {
  */
 export interface PlayerOptions {
   /** The replay area's width and height in CSS px (the replay fitted inside); default: the window's room. */
-  width?: number;
-  height?: number;
+  width?: number | undefined;
+  height?: number | undefined;
   /** Start playing once loaded (default true). */
-  autoPlay?: boolean;
+  autoPlay?: boolean | undefined;
   /** Default 1. */
-  speed?: number;
+  speed?: number | undefined;
   /** The bar, the timeline and the side panel (default true); the keyboard and `window.player` work without. */
-  showController?: boolean;
+  showController?: boolean | undefined;
   /** Skip inactive periods (default true). */
-  skipInactive?: boolean;
+  skipInactive?: boolean | undefined;
 }
 
 /** Only the options the player reads, so that the page holds nothing else. */

@@ -4,8 +4,8 @@ import { describeCause, SinkError } from './errors.js';
 
 export interface S3Context {
   target: string;
-  key?: string;
-  replayId?: string;
+  key?: string | undefined;
+  replayId?: string | undefined;
 }
 
 /** The HTTP status of an SDK error, when it has one. */
@@ -40,7 +40,7 @@ export function s3Error(what: string, err: unknown, context: S3Context): SinkErr
   const code = errorName !== undefined && AUTH_ERRORS.has(errorName) ? 'SINK_AUTH' : 'SINK_S3';
   return new SinkError(code, `${what}: ${name}${describeCause(err)}`, {
     ...context,
-    ...(status === undefined ? {} : { status }),
+    status,
     cause: err,
   });
 }

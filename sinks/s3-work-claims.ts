@@ -41,7 +41,7 @@ export function s3WorkClaims(client: S3Link, bucket: string, base: string, targe
         Key: base + key,
         Body: text,
         ContentType: 'text/plain',
-        ...(exclusive ? { IfNoneMatch: '*' } : {}),
+        IfNoneMatch: exclusive ? '*' : undefined,
       });
       return true;
     } catch (err) {

@@ -102,7 +102,7 @@ export class S3ReplayWriter implements ReplayWriter {
         Key: setup.stagingKey,
         Body: this.body,
         ContentType: this.contentType,
-        ...(this.contentEncoding === undefined ? {} : { ContentEncoding: this.contentEncoding }),
+        ContentEncoding: this.contentEncoding,
       },
       partSize: setup.partSize,
       queueSize: setup.queueSize,
@@ -121,7 +121,7 @@ export class S3ReplayWriter implements ReplayWriter {
         const failure = s3Error('upload failed', first, context);
         throw new SinkError(failure.code, `${failure.message} (then: ${describeCause(err)})`, {
           ...context,
-          ...(failure.status === undefined ? {} : { status: failure.status }),
+          status: failure.status,
           cause: first,
         });
       },
@@ -200,7 +200,7 @@ export class S3ReplayWriter implements ReplayWriter {
           CopySource: copySource(bucket, stagingKey),
           MetadataDirective: 'REPLACE',
           ContentType: this.contentType,
-          ...(this.contentEncoding === undefined ? {} : { ContentEncoding: this.contentEncoding }),
+          ContentEncoding: this.contentEncoding,
           Metadata: { sha256: summary.sha256 },
         });
       } else {
@@ -225,7 +225,7 @@ export class S3ReplayWriter implements ReplayWriter {
       Bucket: bucket,
       Key: finalKey,
       ContentType: this.contentType,
-      ...(this.contentEncoding === undefined ? {} : { ContentEncoding: this.contentEncoding }),
+      ContentEncoding: this.contentEncoding,
       Metadata: { sha256 },
     });
     const uploadId = created.UploadId;

@@ -32,28 +32,28 @@ export type { S3Checksums };
 
 export interface S3SinkOptions {
   /** S3-compatible endpoint, e.g. `http://127.0.0.1:9000`. Default: AWS. */
-  endpoint?: string;
+  endpoint?: string | undefined;
   /** Path-style addressing (`endpoint/bucket/key`), needed by most S3-compatible servers. */
-  forcePathStyle?: boolean;
+  forcePathStyle?: boolean | undefined;
   /**
    * Region; default the SDK's chain (`AWS_REGION`, config files), `us-east-1` with a custom endpoint. The sink reads
    * no environment variable itself: the pipeline's settings pass `AWS_REGION` / `AWS_DEFAULT_REGION` here.
    */
-  region?: string;
+  region?: string | undefined;
   /** Static credentials; default the SDK's standard chain (env, shared files, SSO, container/instance roles). */
-  credentials?: S3ClientConfig['credentials'];
+  credentials?: S3ClientConfig['credentials'] | undefined;
   /** Multipart part size in bytes (minimum 5 MiB, default 8 MiB). Memory per upload ≈ partSize × queueSize. */
-  partSize?: number;
+  partSize?: number | undefined;
   /** Parts uploaded in parallel per replay (default 4). */
-  queueSize?: number;
+  queueSize?: number | undefined;
   /**
    * `when-supported` (the SDK's default on AWS): CRC checksums on every upload and response validation.
    * `when-required`: only where S3 demands one — for S3-compatible servers that reject the SDK's checksum headers
    * or aws-chunked bodies. Default: `when-supported` on AWS, `when-required` with a custom `endpoint`.
    */
-  checksums?: S3Checksums;
+  checksums?: S3Checksums | undefined;
   /** Use this client instead of creating one (the options above other than part/queue size are then ignored). */
-  client?: S3Client;
+  client?: S3Client | undefined;
 }
 
 const MIN_PART_SIZE = S3_DEFAULTS.minPartSize;
@@ -293,7 +293,7 @@ async function putObject(
     await place.client.send('PutObject', { Bucket: place.bucket, Key: place.base + key, ...more });
   } catch (err) {
     const what = owner === undefined ? `PutObject ${key} failed` : `cannot record the claim ${key}`;
-    throw s3Error(what, err, { target: place.target, key, ...(owner === undefined ? {} : { replayId: owner }) });
+    throw s3Error(what, err, { target: place.target, key, replayId: owner });
   }
 }
 

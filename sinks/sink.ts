@@ -21,7 +21,7 @@ export interface OutputSpec {
   /** Gzip the output (`.gz` appended to the key). */
   gzip: boolean;
   /** `html`: the player's options (size, speed, autoplay, controls, skip inactivity); the page's URL overrides them. */
-  player?: PlayerOptions;
+  player?: PlayerOptions | undefined;
 }
 
 export interface CommitResult {
@@ -80,9 +80,9 @@ export interface ManifestChecks {
   /** Whether any event's timestamp is lower than the one before it. */
   timestamps_backwards: boolean;
   /** The first Meta event's `href` (the page the recording starts on); absent when there is none. */
-  first_url?: string;
+  first_url?: string | undefined;
   /** Console errors (rrweb's `rrweb/console@1` plugin events of level `error`); absent when none. */
-  console_errors?: number;
+  console_errors?: number | undefined;
 }
 
 /**
@@ -267,12 +267,12 @@ export interface ManifestCompaction {
    */
   layout: string;
   /** With a shard layout: the replays of the shard (S3 folds only their entries). */
-  keep?: (replayId: string) => boolean;
+  keep?: ((replayId: string) => boolean) | undefined;
   /**
    * Stops the fold (it rejects with the signal's reason): what it leaves reads the same, as after a kill, and the next
    * fold finishes the job. A run that is interrupted does not wait for its fold.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface ManifestCompactionResult {

@@ -65,7 +65,7 @@ export function localWorkClaims(target: Target, run: string): WorkClaims {
     return new SinkError(escapes ? 'SINK_PATH_ESCAPE' : 'SINK_IO', `cannot ${what} ${key}: ${describeCause(err)}`, {
       target: root,
       key,
-      ...(replayId !== undefined ? { replayId } : {}),
+      replayId,
       cause: err,
     });
   };

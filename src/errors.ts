@@ -66,10 +66,37 @@ export class ReplayExportError extends Error {
   }
 }
 
+/**
+ * What a `ConfigError` says about the options it names, so that a caller can say it in its own words: the CLI names
+ * its flags (`--max-event-size`) and shows values in the flags' units (`256MiB`, `5m`).
+ */
+export interface OptionProblem {
+  /** The option, by its library name (`maxEventBytes`; a nested one dotted: `sinkOptions.s3.partSize`). */
+  readonly option: string;
+  /**
+   * The message with each option named by `name` (the library's message: the option's own name) and, with
+   * `units`, sizes and durations shown in units (`256MiB`, `5m`) instead of bytes and milliseconds.
+   */
+  say(name: (option: string) => string, units: boolean): string;
+}
+
 /** A bad option or value given to the library or the CLI, found before any request (CLI exit 2). */
 export class ConfigError extends ReplayExportError {
-  constructor(message: string, code = 'config_error') {
+  /** The option concerned, when the error is about one (`problem.option`). */
+  readonly problem: OptionProblem | undefined;
+
+  constructor(message: string, code = 'config_error', problem?: OptionProblem) {
     super(message, { code, category: 'usage' });
+    this.problem = problem;
+  }
+
+  /** A `ConfigError` about an option, its message the problem said with the options' own names. */
+  static of(problem: OptionProblem, code?: string): ConfigError {
+    return new ConfigError(
+      problem.say((option) => option, false),
+      code,
+      problem,
+    );
   }
 }
 

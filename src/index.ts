@@ -24,6 +24,7 @@ export { openRun } from './pipeline/run.js';
 export type {
   ArchiveAccess,
   ConnectionOptions,
+  EntryOptions,
   Run,
   ReplayApi,
   RunOptions,
@@ -33,7 +34,6 @@ export type {
 export type { PlatformOptions, PlatformSettings } from './pipeline/platform.js';
 export type {
   ArchiveOptions,
-  EntryOptions,
   ExportReplayOptions,
   ExportReplaysOptions,
   ReplayEventsOptions,

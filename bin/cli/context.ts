@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Run, Settings, SettingsOptions } from '../../src/index.js';
+import type { Run, RunOptions, Settings } from '../../src/index.js';
 import type { LogFormat, ReporterOptions, ReporterStream } from './reporter.js';
 import type { Reporter } from './reporter.js';
 
@@ -23,7 +23,7 @@ export interface CliIo {
 export interface GlobalFlags {
   apiKey?: string;
   secretKey?: string;
-  region: string;
+  region?: string;
   endpoint?: string;
   sandbox?: boolean;
   /** `--profile` (`PLATFORM_PROFILE`): the profile store's entry whose fields stand under the environment. */
@@ -36,36 +36,32 @@ export interface GlobalFlags {
   verbose?: boolean;
 }
 
-/** What a command's run opens: its settings (from its flags), its reporter's options. */
-export interface RunRequest {
-  /** The library's options from the command's flags (resolved with the environment and the defaults). */
-  settings?: SettingsOptions;
-  /** `archive`: the shard from `--shard` (`flag`), else the environment. */
-  shard?: { flag: string | undefined };
-  /** `archive`: the balanced run from `--balance` (`flag`), else the environment. */
-  balance?: { flag: string | undefined };
-  /** The archive the library's run opens (`export`, `archive`). */
-  out?: string;
-  /** `api --management-key` (else the sandbox's, with `--sandbox`). */
-  managementKey?: string | undefined;
+/** How a command's run is opened, besides its options. */
+export interface RunHow {
+  /**
+   * The command reaches the platform (`list`, `export`, `archive`, `api`, `video` of a platform replay): with
+   * `--sandbox` the in-process sandbox is started first and is the platform.
+   */
+  api?: boolean;
+  /** A job's run (`archive`): the shard and the balanced run come from the job's environment when not flags. */
+  job?: boolean;
   /** What the run's reporter shows (from the settings, when it depends on them). */
   reporter?: ReporterOptions | ((settings: Settings) => ReporterOptions);
 }
 
-/**
- * One command's run: settings and reporter now, the API on demand; `close` closes the library's run and stops the
- * sandbox it started.
- */
+/** One command's run: the library's `Run` (its configuration resolved), the reporter; `close` closes both. */
 export interface CliRun {
-  readonly settings: Settings;
+  /**
+   * The library's run (`openRun`) of the command's options with the global flags' platform (or the sandbox's with
+   * `--sandbox`), the reporter's logger (every wait and retry logged) and the interrupt signal.
+   */
+  readonly run: Run;
   readonly reporter: Reporter;
   /**
-   * The library's run (`openRun`): the platform from the flags or the environment (checked before any request: exit
-   * 2; warns once when `--region` is given but not used), or the in-process sandbox with `--sandbox` (started on the
-   * first call); these settings, the reporter's logger (every wait and retry logged), the interrupt signal and the
-   * request's `out`: opened on the first call.
+   * The run, its platform checked before any request (the project's keys: exit 2; warns once when `--region` is
+   * given but not used).
    */
-  library(): Promise<Run>;
+  connect(): Run;
   close(): Promise<void>;
 }
 
@@ -82,10 +78,10 @@ export interface CliContext extends Required<Pick<CliIo, 'stdout' | 'stderr' | '
   /** A reporter that shows everything (`--quiet` aside): what the end of a command says. */
   plainReporter(): Reporter;
   /**
-   * The command's run: its settings resolved once (flags, then `PLATFORM_*` and the other variables of `env`, then
-   * defaults), its reporter, and the API connection (credentials or the `--sandbox` sandbox) when asked for.
+   * The command's run of `options` (its flags bound into the library entry's options): resolved once by the library
+   * (flags, then `PLATFORM_*` and the other variables of `env`, then defaults), with its reporter.
    */
-  openRun(request?: RunRequest): Promise<CliRun>;
+  openRun(options: RunOptions, how?: RunHow): Promise<CliRun>;
   /** A secret the reporters must never show (e.g. a `--management-key`). */
   addSecret(secret: string): void;
   /**
@@ -105,10 +101,18 @@ export function processIo(): CliIo {
 /** A command's flags as commander parsed them, with its operands (`args`). */
 export type Invocation<F> = F & { args: string[] };
 
+/** The flags of the command `context` runs, as commander parsed them (`F`: as its `register` declared them). */
+export function flagsOf<F extends object>(context: CliContext): Invocation<F> {
+  return { ...context.command.opts<F>(), args: context.command.args };
+}
+
 /** One command of the CLI: `bin/cli/commands/<name>.ts`. */
-export interface CliCommand<F = Record<string, unknown>> {
+export interface CliCommand {
   /** Adds the command, its flags and its help to the program; returns it. */
   register(program: Command): Command;
-  /** Runs the command; resolves with its exit code (an error thrown is mapped to one by its category). */
-  run(options: Invocation<F>, context: CliContext): Promise<number>;
+  /**
+   * Runs the command `context.command` (its flags: `flagsOf`); resolves with its exit code (an error thrown is mapped
+   * to one by its category).
+   */
+  run(context: CliContext): Promise<number>;
 }

@@ -40,8 +40,8 @@ export async function printPlan(
       ? JSON.stringify({
           replay_id: p.replayId,
           action: p.action === 'export' || p.action === 'recheck' ? p.action : 'skip',
-          ...(p.action === 'export' || p.action === 'recheck' ? {} : { reason: p.action }),
-          ...(p.start_time !== undefined ? { start_time: p.start_time } : {}),
+          reason: p.action === 'export' || p.action === 'recheck' ? undefined : p.action,
+          start_time: p.start_time,
         })
       : `${p.replayId}  ${SHOWN[p.action]}`;
     const shown = dataText(out, json ? 'json' : 'text', `${line}\n`);

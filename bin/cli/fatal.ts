@@ -3,15 +3,17 @@
  * part-way prints it before the summary of what it did (gh's and rclone's order: what went wrong, then the counts),
  * and the session then prints it no second time.
  */
-import { exitCodeOf } from '../../src/cli/base.js';
-import { ConfigError } from '../../src/cli/flags.js';
+import { ConfigError, exitCodeOf } from '../../src/errors.js';
+import { inFlagWords } from './option-flags.js';
 import type { Reporter } from './reporter.js';
 
 /**
- * A mistake a system or SDK reports in its own words, as the usage error it is (exit 2), naming what to give: the
- * AWS SDK's "Region is missing" (an S3 target on AWS with no region configured).
+ * An error as the CLI says it: a `ConfigError` about an option names its flag; a mistake a system or SDK reports in
+ * its own words is the usage error it is (exit 2), naming what to give: the AWS SDK's "Region is missing" (an S3
+ * target on AWS with no region configured).
  */
 export function usageOf(err: unknown): unknown {
+  if (err instanceof ConfigError) return inFlagWords(err);
   if (err instanceof Error && /\bRegion is missing\b/.test(err.message)) {
     return new ConfigError(
       'the S3 target needs a region: give --s3-region <region> (e.g. us-east-1) or set AWS_REGION',

@@ -1,8 +1,8 @@
 /** Where a command writes its one output: a stream (stdout), or a file written whole or not at all. */
 import { basename, dirname } from 'node:path';
 // The modules themselves, not sinks/index.js: writing one file needs no sink (no player page, no manifest).
-import { describeSystemError, SinkError } from '../../src/cli/files.js';
-import { TempFile } from '../../src/cli/files.js';
+import { describeSystemError, SinkError } from '../../sinks/errors.js';
+import { TempFile } from '../../sinks/temp-file.js';
 import type { CliOutput } from './context.js';
 import { DataOutput, type DataKind } from './terminal-output.js';
 

@@ -1,5 +1,5 @@
 /** `find`'s output: one JSON object a line (piped), one id a line (`--format ids`), or a table (a terminal). */
-import type { CatalogueRow } from '../../src/archive-tools.js';
+import type { CatalogueRow } from '../../src/archive.js';
 
 export type FindFormat = 'table' | 'ndjson' | 'ids';
 

@@ -4,15 +4,16 @@
  * no client, sink or sandbox.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { MAX_EVENT_BYTES_CAP } from '../../src/cli/flags.js';
-import { defaultChecksums } from '../../src/cli/flags.js';
+import { MAX_EVENT_BYTES_CAP } from '../../decoders/limits.js';
+import { defaultChecksums } from '../../sinks/s3-defaults.js';
 import type { S3Checksums, S3SinkOptions } from '../../sinks/index.js';
-import type { SettingsOptions } from '../../src/index.js';
-import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/cli/flags.js';
-import { DEFAULTS } from '../../src/cli/flags.js';
-import { DurationError, formatDuration, parseDuration } from '../../src/cli/flags.js';
-import { ConfigError } from '../../src/cli/flags.js';
-import { ENV } from '../../src/cli/flags.js';
+import type { RunOptions } from '../../src/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { stripUndefined } from '../../src/http/options.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../src/pipeline/byte-size.js';
+import { DEFAULTS } from '../../src/pipeline/defaults.js';
+import { DurationError, formatDuration, parseDuration } from '../../src/pipeline/duration.js';
+import { ENV } from '../../src/pipeline/settings.js';
 
 export function positiveInt(name: string) {
   return (value: string): number => {
@@ -71,20 +72,17 @@ export interface LimitFlags {
   maxReplaySize?: string;
 }
 
-/** `--max-event-size` and `--max-replay-size` as settings (their range is checked by `resolveSettings`). */
-export function limitsOf(f: LimitFlags): Pick<SettingsOptions, 'maxEventBytes' | 'maxReplayBytes'> {
-  const maxEventBytes = sizeFlag('--max-event-size', f.maxEventSize);
-  const maxReplayBytes = sizeFlag('--max-replay-size', f.maxReplaySize);
+/** `--max-event-size` and `--max-replay-size` as options (their range is checked by the run). */
+export function limitsOf(f: LimitFlags): Pick<RunOptions, 'maxEventBytes' | 'maxReplayBytes'> {
   return {
-    ...(maxEventBytes !== undefined ? { maxEventBytes } : {}),
-    ...(maxReplayBytes !== undefined ? { maxReplayBytes } : {}),
+    maxEventBytes: sizeFlag('--max-event-size', f.maxEventSize),
+    maxReplayBytes: sizeFlag('--max-replay-size', f.maxReplaySize),
   };
 }
 
-/** `--request-deadline` as a setting (the transport's `timeouts.deadlineMs`). */
-export function deadlineOf(value: string | undefined): Pick<SettingsOptions, 'transportOptions'> {
-  const deadlineMs = durationFlag('--request-deadline', value);
-  return deadlineMs === undefined ? {} : { transportOptions: { timeouts: { deadlineMs } } };
+/** `--request-deadline` as an option (the transport's `timeouts.deadlineMs`). */
+export function deadlineOf(value: string | undefined): Pick<RunOptions, 'transportOptions'> {
+  return { transportOptions: { timeouts: stripUndefined({ deadlineMs: durationFlag('--request-deadline', value) }) } };
 }
 
 /**
@@ -95,11 +93,14 @@ export function requestLimitsOf(f: {
   requestDeadline?: string;
   maxWait?: string;
   retry?: boolean;
-}): Pick<SettingsOptions, 'transportOptions'> {
-  const maxWaitMs = durationFlag('--max-wait', f.maxWait);
-  const retry = { ...(f.retry === false ? { retries: 0 } : {}), ...(maxWaitMs !== undefined ? { maxWaitMs } : {}) };
-  const timeouts = deadlineOf(f.requestDeadline).transportOptions?.timeouts;
-  return { transportOptions: { ...(timeouts !== undefined ? { timeouts } : {}), retry } };
+}): Pick<RunOptions, 'transportOptions'> {
+  const retries = f.retry === false ? 0 : undefined;
+  return {
+    transportOptions: {
+      ...deadlineOf(f.requestDeadline).transportOptions,
+      retry: stripUndefined({ retries, maxWaitMs: durationFlag('--max-wait', f.maxWait) }),
+    },
+  };
 }
 
 /** `--max-event-size` and `--max-replay-size`; `reading` (`verify`): going over makes an object undecodable. */
@@ -141,11 +142,16 @@ export function addS3AccessFlags(cmd: Command): Command {
     );
 }
 
+/** The archive of `--out` (or the archive argument) with the S3 flags, as a run's options. */
+export function archiveOf(out: string, f: S3ReadFlags): Pick<RunOptions, 'out' | 'sinkOptions'> {
+  return { out, sinkOptions: { s3: s3ReadOptions(f) } };
+}
+
 export function s3ReadOptions(f: S3ReadFlags): S3SinkOptions {
   return {
-    ...(f.s3Endpoint !== undefined ? { endpoint: f.s3Endpoint } : {}),
-    ...(f.s3ForcePathStyle ? { forcePathStyle: true } : {}),
-    ...(f.s3Region !== undefined ? { region: f.s3Region } : {}),
-    ...(f.s3Checksums !== undefined ? { checksums: f.s3Checksums as S3Checksums } : {}),
+    endpoint: f.s3Endpoint,
+    forcePathStyle: f.s3ForcePathStyle,
+    region: f.s3Region,
+    checksums: f.s3Checksums as S3Checksums | undefined,
   };
 }

@@ -1,9 +1,11 @@
 import { Command, Option } from 'commander';
-import { DEFAULTS } from '../../src/cli/flags.js';
-import { ENV } from '../../src/cli/flags.js';
+import { DEFAULTS } from '../../src/pipeline/defaults.js';
+import { PLATFORM_ENV } from '../../src/pipeline/platform.js';
+import { ENV } from '../../src/pipeline/settings.js';
 import type { CliIo } from './context.js';
 import { withDefault } from './flags.js';
 import { configureHelpText } from './help-text.js';
+import { PROFILE_ENV } from './profiles.js';
 import { jsonLine } from './reporter.js';
 
 /** How often a run not on a terminal says how far it is (`--status-every`). */
@@ -14,28 +16,24 @@ export function globalFlags(io: CliIo, json = false): Command {
   const program = new Command()
     .name('replay-export')
     .description('Export recorded browser sessions (rrweb events) from the Session Replay API to a folder or S3.')
-    .addOption(new Option('--api-key <key>', 'project API key (required unless --sandbox)').env('PLATFORM_API_KEY'))
-    .addOption(
-      new Option('--secret-key <key>', 'project secret key (required unless --sandbox)').env('PLATFORM_SECRET_KEY'),
+    // The platform's flags hold what the command line gives; the run reads PLATFORM_* for the rest, once.
+    .option('--api-key <key>', `project API key (required unless --sandbox) (env: ${PLATFORM_ENV.apiKey})`)
+    .option('--secret-key <key>', `project secret key (required unless --sandbox) (env: ${PLATFORM_ENV.secretKey})`)
+    .option(
+      '--region <region>',
+      `data-residency region: us or eu (default: ${JSON.stringify(DEFAULTS.region)}, env: ${PLATFORM_ENV.region})`,
     )
-    .addOption(
-      new Option('--region <region>', 'data-residency region: us or eu')
-        .env('PLATFORM_REGION')
-        .default(DEFAULTS.region),
+    .option(
+      '--endpoint <url>',
+      `${withDefault('base URL replacing the region host', "the region's host")} (env: ${PLATFORM_ENV.endpoint})`,
     )
-    .addOption(
-      new Option('--endpoint <url>', withDefault('base URL replacing the region host', "the region's host")).env(
-        'PLATFORM_ENDPOINT',
-      ),
-    )
-    .addOption(
-      new Option(
-        '--profile <name>',
-        withDefault(
-          'the stored keys and endpoint to use (replay-export auth login); flags and PLATFORM_* win',
-          'default',
-        ),
-      ).env('PLATFORM_PROFILE'),
+    // The profile's name is read by profiles.ts (the flag, else PROFILE_ENV), before the command runs.
+    .option(
+      '--profile <name>',
+      `${withDefault(
+        'the stored keys and endpoint to use (replay-export auth login); flags and PLATFORM_* win',
+        'default',
+      )} (env: ${PROFILE_ENV})`,
     )
     .option('--sandbox', withDefault('start the embedded sandbox in-process and use it (no credentials needed)', 'off'))
     .addOption(
@@ -104,18 +102,4 @@ export function commandWord(args: readonly string[], program: Command): string |
     if (valued.has(arg)) i++;
   }
   return undefined;
-}
-
-/** Options with an environment variable take it from `env` (commander reads `process.env`): flags still win. */
-export function applyEnv(command: Command, env: CliIo['env']): void {
-  for (let c: Command | null = command; c !== null; c = c.parent) {
-    for (const o of c.options) {
-      const key = o.attributeName();
-      if (o.envVar === undefined || c.getOptionValueSource(key) === 'cli') continue;
-      const value = env[o.envVar];
-      if (value !== undefined) c.setOptionValueWithSource(key, value, 'env');
-      else if (c.getOptionValueSource(key) === 'env')
-        c.setOptionValueWithSource(key, o.defaultValue, o.defaultValue === undefined ? undefined : 'default');
-    }
-  }
 }

@@ -1,12 +1,7 @@
-import { ReplayEncoder } from '../../src/cli/files.js';
+import { ReplayEncoder } from '../../sinks/encode.js';
 import { ConfigError, replayEventBytes, type Run, type Settings } from '../../src/index.js';
 import type { Output } from './file-output.js';
 import type { OutTarget } from './out-target.js';
-
-/** Whether `--out` names standard output (`-`), as for most command-line tools. */
-export function isStdoutTarget(out: string): boolean {
-  return out === '-';
-}
 
 /**
  * `export <id> --out -` or `--out <file>`: the checks made before any request. One replay only; to stdout as `json`

@@ -4,6 +4,7 @@
  * not the system's message after the run has started.
  */
 import { stat } from 'node:fs/promises';
+import { locateArchive, type ArchiveLocation } from '../../sinks/archive.js';
 import type { OutputFormat } from '../../src/index.js';
 import { usage } from './flags.js';
 
@@ -35,14 +36,10 @@ export async function pathKind(path: string): Promise<'file' | 'folder' | 'none'
 export async function outTarget(out: string, command: string, oneFile: boolean): Promise<OutTarget> {
   if (out.trim() === '') usage('--out must not be empty');
   if (out === '-') return { kind: 'stdout' };
-  if (/^s3:\/\//i.test(out)) return { kind: 's3' };
-  if (/^file:/i.test(out)) {
-    const path = out.replace(/^file:(\/\/(localhost)?)?/i, '');
-    usage(`--out takes a folder path, not a URL: for ${out} write --out ${path.startsWith('/') ? path : `./${path}`}`);
-  }
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(out);
-  if (scheme) usage(`--out takes a folder path or s3://bucket/prefix; ${scheme[1]}:// is not supported`);
-  const kind = await pathKind(out);
+  const at = located(out);
+  if (at.kind === 's3') return { kind: 's3' };
+  const path = at.target;
+  const kind = await pathKind(path);
   const what = command === 'export' ? 'export of several replays' : command;
   if (kind === 'other') usage(`--out ${out} is neither a folder nor a file`);
   const named = FILE_NAME.exec(out);
@@ -55,7 +52,22 @@ export async function outTarget(out: string, command: string, oneFile: boolean):
       usage(
         `--out ${out} is a file without a replay's extension: write to a .json, .ndjson or .html file (.gz to compress), or give a folder`,
       );
-    return { kind: 'file', path: out, format: named[1]!.toLowerCase() as OutputFormat, gzip: named[2] !== undefined };
+    return { kind: 'file', path, format: named[1]!.toLowerCase() as OutputFormat, gzip: named[2] !== undefined };
   }
   return { kind: 'folder' };
+}
+
+/** Where `--out` is, as the library tells it (`locateArchive`: a path, a `file://` URL or `s3://`), or a usage error. */
+function located(out: string): ArchiveLocation {
+  try {
+    return locateArchive(out);
+  } catch {
+    // A file URL with a host (`file://replays`) names no file of this machine; another scheme is not supported.
+    const file = /^file:\/\/([^/]+)(.*)$/i.exec(out);
+    if (file) usage(`--out ${out} is not a file of this machine: for a folder, write --out ./${file[1]}${file[2]}`);
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(out);
+    return usage(
+      `--out takes a folder path, a file:// URL or s3://bucket/prefix; ${scheme?.[1] ?? out}:// is not supported`,
+    );
+  }
 }

@@ -13,7 +13,7 @@ import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ConfigError } from '../../src/cli/flags.js';
+import { ConfigError } from '../../src/errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

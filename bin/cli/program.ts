@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EXIT_CODES } from '../../src/cli/base.js';
+import { EXIT_CODES } from '../../src/errors.js';
 import { processIo, type CliCommand, type CliIo } from './context.js';
 import { versionLine, versionRequested } from './version.js';
 
@@ -13,7 +13,7 @@ export const EXIT = {
 } as const;
 
 /** The commands, in the order help lists them; each module is loaded only when its command is run or listed. */
-const COMMANDS: Readonly<Record<string, () => Promise<CliCommand<never>>>> = {
+const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
   list: () => import('./commands/list.js'),
   export: () => import('./commands/export.js'),
   archive: () => import('./commands/archive.js'),
@@ -56,17 +56,13 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
     return EXIT.ok;
   }
   // Loaded past `--version`: that answer needs nothing else.
-  const [
-    { CommanderError },
-    { applyEnv, commandWord, globalFlags, jsonRequested },
-    { addExamples, EXAMPLES },
-    { CliSession },
-  ] = await Promise.all([
-    import('commander'),
-    import('./global-flags.js'),
-    import('./help-text.js'),
-    import('./session.js'),
-  ]);
+  const [{ CommanderError }, { commandWord, globalFlags, jsonRequested }, { addExamples, EXAMPLES }, { CliSession }] =
+    await Promise.all([
+      import('commander'),
+      import('./global-flags.js'),
+      import('./help-text.js'),
+      import('./session.js'),
+    ]);
   const session = new CliSession(io);
   const program = globalFlags(io, jsonRequested(args));
   let code: number = EXIT.ok;
@@ -92,11 +88,10 @@ export async function main(argv: readonly string[], given: CliIo = processIo()):
       if (examples !== undefined) addExamples(cmd, examples);
       cmd.action(async (...parsed: unknown[]) => {
         const c = parsed[parsed.length - 1] as Command;
-        applyEnv(c, io.env);
-        const context = session.context(c, async (request) =>
-          (await import('./cli-run.js')).openCliRun(context, request),
+        const context = session.context(c, async (options, how) =>
+          (await import('./cli-run.js')).openCliRun(context, options, how),
         );
-        code = await command.run({ ...c.opts<Record<string, unknown>>(), args: c.args } as never, context);
+        code = await command.run(context);
       });
     }
     await program.parseAsync(argv as string[]);

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { ConfigError } from '../../src/cli/flags.js';
+import { ConfigError } from '../../src/errors.js';
 import { validateReplayId } from '../../src/clients/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import { redactText } from '../../src/cli/base.js';
+import { redactText } from '../../src/http/redact.js';
 import type { ArchiveEvent, ArchiveOutcome, ManifestEntry, ReplayNotice } from '../../src/index.js';
 import {
   formatBytes,
@@ -30,22 +30,22 @@ export interface RunTotals {
 /** What a reporter shows besides errors and the summary. */
 export interface ReporterOptions {
   /** Only errors and the summary (no warnings, no per-replay lines, no progress line). */
-  quiet?: boolean;
+  quiet?: boolean | undefined;
   /** Draw the progress line when stderr is a terminal (text mode). Default true. */
-  progress?: boolean;
+  progress?: boolean | undefined;
   /** Per-replay lines in text mode: every outcome, or only failures (an archive on a terminal). Default all. */
-  replayLines?: 'all' | 'failures';
+  replayLines?: 'all' | 'failures' | undefined;
   /** Debug lines (API retries) in text mode. */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /** Each API retry and its wait as a warning (shown in text mode without `--verbose`): the `api` command's. */
-  retriesShown?: boolean;
+  retriesShown?: boolean | undefined;
   /** A written output's key as shown to the user (a full path, a `file://` link). */
-  showKey?: (key: string) => string;
+  showKey?: ((key: string) => string) | undefined;
   /**
    * When no progress line is drawn (stderr not a terminal, or JSON logs): a status line (a `status` record) every
    * this many ms while a run goes on, for cron logs. 0 or absent: none.
    */
-  statusEveryMs?: number;
+  statusEveryMs?: number | undefined;
 }
 
 /**
@@ -80,10 +80,10 @@ export function jsonLine(record: unknown): string {
 }
 
 /** A failure the run went on after, as a log record's `error`: its message and its code when it has one. */
-function failureOf(err: unknown): { code?: string; message: string } {
+function failureOf(err: unknown): { code?: string | undefined; message: string } {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | undefined)?.code;
-  return { ...(typeof code === 'string' ? { code } : {}), message };
+  return { code: typeof code === 'string' ? code : undefined, message };
 }
 
 /**
@@ -240,13 +240,13 @@ export class Reporter {
     this.log(this.options.retriesShown ? 'warn' : 'debug', text, {
       event: 'retry',
       family: event.family,
-      ...(status !== undefined ? { status } : {}),
-      ...(code !== undefined ? { code } : {}),
-      ...(typeof event.limitKind === 'string' ? { limit_kind: event.limitKind } : {}),
-      ...(typeof event.limit === 'string' ? { limit: event.limit } : {}),
+      status,
+      code,
+      limit_kind: typeof event.limitKind === 'string' ? event.limitKind : undefined,
+      limit: typeof event.limit === 'string' ? event.limit : undefined,
       attempt: event.attempt,
       wait_ms: event.delayMs,
-      ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}),
+      retry_after_ms: retryAfterMs,
     });
   }
 
@@ -429,7 +429,7 @@ export class Reporter {
         not_found: b.not_found,
         done_before: b['done-before'],
         unchanged: b.unchanged,
-        ...(b.taken > 0 ? { taken: b.taken } : {}),
+        taken: b.taken > 0 ? b.taken : undefined,
         retries: this.totals.retries,
         events: this.totals.events,
         bytes: this.totals.bytes,
@@ -473,23 +473,25 @@ function entryFacts(ev: ResultEvent): {
 /** A replay's JSON record (`event: 'replay'`). */
 function resultRecord(ev: ResultEvent): Record<string, unknown> {
   const { ok, error, reason } = entryFacts(ev);
+  const stored = ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged';
+  const exported = ev.outcome === 'ok' ? ok : undefined;
+  // A field left undefined is not written (JSON has no undefined).
   return {
     event: 'replay',
     replay_id: ev.replayId,
     outcome: ev.outcome,
-    ...(ev.rechecked ? { rechecked: true } : {}),
-    ...((ev.key ?? ok?.key) !== undefined &&
-    (ev.outcome === 'ok' || ev.outcome === 'done-before' || ev.outcome === 'unchanged')
-      ? { key: ev.key ?? ok?.key }
-      : {}),
-    ...(ev.outcome === 'ok'
-      ? { event_count: ok?.event_count, bytes: ok?.bytes, sha256: ok?.sha256, checks: ok?.checks }
-      : {}),
-    ...(error ? { error } : {}),
-    ...(ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
-      ? { reason: ev.reason ?? reason }
-      : {}),
-    ...(ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined' ? { attempts: ev.entry.attempts } : {}),
+    rechecked: ev.rechecked ? true : undefined,
+    key: stored ? (ev.key ?? ok?.key) : undefined,
+    event_count: exported?.event_count,
+    bytes: exported?.bytes,
+    sha256: exported?.sha256,
+    checks: exported?.checks,
+    error: error || undefined,
+    reason:
+      ev.outcome === 'skipped' || ev.outcome === 'empty' || ev.outcome === 'quarantined'
+        ? (ev.reason ?? reason)
+        : undefined,
+    attempts: ev.entry?.status === 'failed' || ev.entry?.status === 'quarantined' ? ev.entry.attempts : undefined,
   };
 }
 

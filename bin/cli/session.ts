@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { exitCodeOf, InterruptedError } from '../../src/cli/base.js';
+import { exitCodeOf, InterruptedError } from '../../src/errors.js';
 import type { CliContext, CliIo, GlobalFlags } from './context.js';
 import { usageOf, wasReported } from './fatal.js';
 import { durationFlag, usage } from './flags.js';
@@ -64,7 +64,7 @@ export class CliSession {
       quiet: globals.quiet === true,
       progress: globals.progress,
       verbose: globals.verbose === true,
-      ...(statusEveryMs !== undefined ? { statusEveryMs } : {}),
+      statusEveryMs,
     };
     return {
       stdout,

@@ -1,15 +1,13 @@
 /** The flags of the commands that write replays (`export`, `archive`), and how their run is driven and reported. */
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import type { S3SinkOptions } from '../../sinks/index.js';
-import type { ArchiveEvent, FileVersion, OutputFormat, SettingsOptions } from '../../src/index.js';
-import { EXIT_CODES, exitCodeOf } from '../../src/cli/base.js';
-import { formatByteSize } from '../../src/cli/flags.js';
-import { DEFAULTS } from '../../src/cli/flags.js';
+import { locateArchive } from '../../sinks/archive.js';
+import type { ArchiveEvent, FileVersion, OutputFormat, RunOptions } from '../../src/index.js';
+import { EXIT_CODES, exitCodeOf } from '../../src/errors.js';
+import { formatByteSize } from '../../src/pipeline/byte-size.js';
+import { DEFAULTS } from '../../src/pipeline/defaults.js';
 import {
   addS3AccessFlags,
   deadlineOf,
-  durationFlag,
   limitsOf,
   positiveInt,
   REQUEST_DEADLINE_HELP,
@@ -33,17 +31,6 @@ export interface SinkFlags extends S3ReadFlags, LimitFlags {
   requestDeadline?: string;
   redact?: string;
   captureAssets?: string;
-}
-
-/** `archive`'s own flags that are settings. */
-export interface RunFlags {
-  settle?: string;
-  recheck?: string;
-  order?: string;
-  /** `false` with `--no-compact`. */
-  compact?: boolean;
-  quarantineAfter?: number;
-  retryQuarantined?: boolean;
 }
 
 export function addSinkFlags(cmd: Command): Command {
@@ -97,53 +84,49 @@ export function addSinkFlags(cmd: Command): Command {
     );
 }
 
-/** The S3 options of the `--s3-*` flags given. */
-function s3OptionsOf(f: SinkFlags): S3SinkOptions {
-  return {
-    ...s3ReadOptions(f),
-    ...(f.s3PartSize !== undefined ? { partSize: f.s3PartSize } : {}),
-    ...(f.s3QueueSize !== undefined ? { queueSize: f.s3QueueSize } : {}),
-  };
-}
+/** What the writing commands' flags bind into: the options of a run that writes replays. */
+export type WriteOptions = Pick<
+  RunOptions,
+  | 'out'
+  | 'format'
+  | 'gzip'
+  | 'fileVersion'
+  | 'concurrency'
+  | 'maxEventBytes'
+  | 'maxReplayBytes'
+  | 'transportOptions'
+  | 'sinkOptions'
+  | 'redact'
+  | 'captureAssets'
+>;
 
 /**
- * The library's options from the flags of `export` or `archive` (each flag's syntax is checked here; values, ranges
- * and the environment by `resolveSettings`, which names the flags in its errors).
+ * The options of `export` or `archive` from their shared flags (each flag's syntax is checked here; values, ranges
+ * and the environment by the run, whose errors name the options: the CLI says them with its flags).
  */
-export async function sinkSettingsOf(f: SinkFlags & RunFlags, command: 'export' | 'archive'): Promise<SettingsOptions> {
+export async function writeOptionsOf(f: SinkFlags): Promise<WriteOptions> {
   if (f.out.trim() === '') usage('--out must not be empty');
   // A browser downloads a local .html.gz instead of playing it; S3 serves it with Content-Encoding: gzip, which plays.
-  if (f.format === 'html' && f.gzip === true && !f.out.startsWith('s3://')) {
+  if (f.format === 'html' && f.gzip === true && locateArchive(f.out).kind !== 's3') {
     usage(
       '--format html --gzip writes .html.gz, which a browser does not open from disk: drop --gzip for a local --out (S3 serves it with Content-Encoding: gzip)',
     );
   }
-  const s3 = s3OptionsOf(f);
-  const settleMs = durationFlag('--settle', f.settle);
-  const recheckMs = durationFlag('--recheck', f.recheck);
   const redact =
     f.redact === undefined
       ? undefined
       : await (await import('../../src/redaction/index.js')).loadRedactionPolicy(f.redact);
   return {
-    ...(f.format !== undefined ? { format: f.format as OutputFormat } : {}),
-    ...(f.gzip ? { gzip: true } : {}),
-    ...(f.fileVersion !== undefined ? { fileVersion: f.fileVersion as FileVersion } : {}),
-    ...(f.concurrency !== undefined ? { concurrency: f.concurrency } : {}),
+    out: f.out,
+    format: f.format as OutputFormat | undefined,
+    gzip: f.gzip,
+    fileVersion: f.fileVersion as FileVersion | undefined,
+    concurrency: f.concurrency,
     ...limitsOf(f),
     ...deadlineOf(f.requestDeadline),
-    sinkOptions: { s3 },
-    ...(settleMs !== undefined ? { settleMs } : {}),
-    ...(recheckMs !== undefined ? { recheckMs } : {}),
-    ...(f.order !== undefined ? { order: f.order as 'start' | 'expiry' } : {}),
-    ...(f.compact === false ? { compactManifest: false } : {}),
-    ...(f.quarantineAfter !== undefined ? { quarantineAfter: f.quarantineAfter } : {}),
-    ...(f.retryQuarantined === true ? { retryQuarantined: true } : {}),
-    ...(command === 'archive' ? { runId: randomUUID() } : {}),
-    ...(redact !== undefined ? { redact } : {}),
-    ...(f.captureAssets !== undefined
-      ? { captureAssets: f.captureAssets.split(',').filter((o) => o.trim() !== '') }
-      : {}),
+    sinkOptions: { s3: { ...s3ReadOptions(f), partSize: f.s3PartSize, queueSize: f.s3QueueSize } },
+    redact,
+    captureAssets: f.captureAssets?.split(',').filter((o) => o.trim() !== ''),
   };
 }
 

@@ -6,8 +6,8 @@ export function timeRangeOf(flags: { since?: string | undefined; until?: string 
 }
 
 /** The query bounds of a range (ISO 8601 UTC), ready for `listReplays` or `archiveReplays`. */
-export function queryBounds(range: TimeRange): { since?: string; until?: string } {
-  return { ...(range.since ? { since: range.since.iso } : {}), ...(range.until ? { until: range.until.iso } : {}) };
+export function queryBounds(range: TimeRange): { since: string | undefined; until: string | undefined } {
+  return { since: range.since?.iso, until: range.until?.iso };
 }
 
 /** The message for a filtered listing that returned nothing: how the bounds were read. */

@@ -1,4 +1,4 @@
-import { packageVersion } from '../../src/cli/base.js';
+import { packageVersion } from '../../src/util/package-root.js';
 
 export const VERSION_FLAGS = '-V, --version';
 

@@ -4,18 +4,17 @@
  * file — and the renderer the server calls: `renderVideo` of the replay's archive entry, MP4 at the defaults.
  */
 import { access, constants } from 'node:fs/promises';
-import type { S3SinkOptions } from '../../sinks/index.js';
-import { missingPackages, missingPackagesMessage, videoPackages } from '../../src/cli/video.js';
+import type { EntryOptions } from '../../src/pipeline/run.js';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../src/util/peer-packages.js';
 import { BROWSER_ENV, renderVideo } from '../../src/video/index.js';
 import type { ViewVideo } from '../../src/view/index.js';
 
 const HOW = `install playwright-core and @sparticuz/chromium, or name a Chromium with --browser <path> or ${BROWSER_ENV}`;
 
-/** The renderer for `view` of `archive`, or why there is none. */
+/** The renderer for `view` of `archive` (a run's options, or an open `run`), or why there is none. */
 export async function viewVideo(
-  archive: string,
+  archive: EntryOptions,
   opts: {
-    s3?: S3SinkOptions | undefined;
     browser?: string | undefined;
     env: Readonly<Record<string, string | undefined>>;
   },
@@ -38,7 +37,7 @@ export async function viewVideo(
   return {
     available: true,
     render: async (replayId, out, signal) => {
-      await renderVideo({ archive, replayId, s3: opts.s3 }, { out, browser: named, env: opts.env, signal });
+      await renderVideo({ archive, replayId }, { out, browser: named, env: opts.env, signal });
     },
   };
 }

@@ -39,6 +39,12 @@ export interface CataloguePage {
   pageSize: number;
 }
 
+/** `options` with their folder: the one they give, else `dir` (a run's `catalogueDir`), else the default. */
+export function catalogueIn(options: CatalogueOptions, dir: string | undefined): CatalogueOptions {
+  const folder = options.dir ?? dir;
+  return folder === undefined ? options : { ...options, dir: folder };
+}
+
 /** The default cache folder of catalogues. */
 export function defaultCatalogueDir(): string {
   return join(homedir(), '.cache', 'replay-export', 'catalogues');

@@ -4,6 +4,7 @@ export {
   type CatalogueOptions,
   type CataloguePage,
   catalogueFile,
+  catalogueIn,
   COUNT_CAP,
   defaultCatalogueDir,
   openCatalogue,
@@ -14,4 +15,3 @@ export { CatalogueError, type CatalogueErrorCode } from './errors.js';
 export { type CatalogueQuery, DEFAULT_SORT, parseSort } from './query.js';
 export type { CatalogueRow } from './rows.js';
 export { SORTABLE, type SortColumn } from './schema.js';
-export { type FindOptions, findReplays } from './find.js';

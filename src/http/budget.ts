@@ -8,7 +8,6 @@
  * anything is sent or any wait is announced.
  */
 import { HttpClientError } from './errors.js';
-import { sleep } from './retry.js';
 import { SlidingWindow } from '../util/sliding-window.js';
 import { ConfigError } from '../errors.js';
 
@@ -84,17 +83,6 @@ export class SlidingBudget {
   refund(cost: number): void {
     this.#window.refund(cost);
   }
-}
-
-/** Waits until `cost` fits in every budget at once, then spends it in all of them. */
-export async function spendAll(budgets: readonly SlidingBudget[], cost: number, signal?: AbortSignal): Promise<void> {
-  for (const b of budgets) b.check(cost);
-  for (;;) {
-    const wait = Math.max(0, ...budgets.map((b) => b.waitFor(cost)));
-    if (wait === 0) break;
-    await sleep(wait, signal);
-  }
-  for (const b of budgets) b.spend(cost);
 }
 
 /** Cost held by the requests in flight, at most `limit`: a request takes its cost when sent, gives it back answered. */

@@ -29,7 +29,11 @@ export interface RequestContext {
  * otherwise (`AuthError`: `auth`, `ValidationError`: `usage`).
  */
 export class HttpClientError extends ReplayExportError {
-  constructor(message: string, code: string, options?: { cause?: unknown; category?: ErrorCategory; status?: number }) {
+  constructor(
+    message: string,
+    code: string,
+    options?: { cause?: unknown; category?: ErrorCategory; status?: number | undefined },
+  ) {
     super(message, { code, category: options?.category ?? 'remote', status: options?.status, cause: options?.cause });
   }
 }
@@ -49,7 +53,7 @@ export class RequestError extends HttpClientError implements RequestContext {
     message: string,
     code: string,
     ctx: RequestContext,
-    options?: { cause?: unknown; category?: ErrorCategory; status?: number },
+    options?: { cause?: unknown; category?: ErrorCategory; status?: number | undefined },
   ) {
     super(message, code, options);
     this.method = ctx.method;
@@ -186,7 +190,7 @@ export class WaitLimitExceededError extends RequestError {
         `(${waitedMs} ms waited so far)${cause !== undefined ? `. Last answer: ${cause.message}` : ''}`,
       'max_wait_exceeded',
       ctx,
-      { ...(cause !== undefined ? { cause } : {}), ...(status !== undefined ? { status } : {}) },
+      { cause, status },
     );
     this.serverMessages = cause instanceof ApiError ? cause.serverMessages : [];
     this.waitMs = wait.ms;
@@ -268,7 +272,7 @@ export class TimeoutError extends RequestError {
     ctx: RequestContext,
     phase: TimeoutPhase,
     timeoutMs: number,
-    options?: { cause?: unknown; key?: string },
+    options?: { cause?: unknown; key?: string | undefined },
   ) {
     const what = options?.key !== undefined ? ` for object ${options.key}` : '';
     super(

@@ -48,7 +48,7 @@ export interface AcquireOptions {
   cost?: number;
   /** Host (and port) the request goes to; the host cap applies when given. */
   host?: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Families whose requests do not go to the API host (no host slot). */

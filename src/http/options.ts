@@ -181,7 +181,7 @@ export interface RetryOptions {
    * Most time, ms, the waits of all the transport's requests may take together (before retries, and for a family's
    * budget or pause); a request whose next wait would pass it stops (WaitLimitExceededError). Undefined: no bound.
    */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
 }
 
 export const DEFAULT_RETRY: Readonly<RetryOptions> = {
@@ -222,26 +222,29 @@ export const DEFAULT_KEEP_ALIVE_MS = 10_000;
 
 export interface TransportOptions {
   /** Data-residency region of the project (default `us`). */
-  region?: Region;
+  region?: Region | undefined;
   /** Base URL replacing every host (sandbox, proxy). */
-  endpoint?: string;
-  credentials?: Credentials;
+  endpoint?: string | undefined;
+  credentials?: Credentials | undefined;
   /** Caller-provided undici dispatcher (Agent, ProxyAgent, ...); the transport then does not own or close it. */
-  dispatcher?: Dispatcher;
-  retry?: Partial<RetryOptions>;
-  timeouts?: Partial<TimeoutOptions>;
+  dispatcher?: Dispatcher | undefined;
+  retry?: Partial<RetryOptions> | undefined;
+  timeouts?: Partial<TimeoutOptions> | undefined;
   /** Most requests in flight per family (the adaptive windows' maximums, or fixed caps with `adaptive.enabled: false`). */
-  concurrency?: Partial<Record<ApiFamily, number>>;
+  concurrency?: Partial<Record<ApiFamily, number>> | undefined;
   /** Adaptive concurrency settings; `false` is `{ enabled: false }`. */
-  adaptive?: false | (Partial<Omit<AdaptiveOptions, 'initial'>> & { initial?: Partial<Record<ApiFamily, number>> });
+  adaptive?:
+    | false
+    | (Partial<Omit<AdaptiveOptions, 'initial'>> & { initial?: Partial<Record<ApiFamily, number>> })
+    | undefined;
   /** Concurrent requests to one API host, all families but `storage` together. */
-  hostConcurrency?: number;
+  hostConcurrency?: number | undefined;
   /** Sliding-window budgets per family (a family given here replaces its default list). */
-  budgets?: Partial<Record<ApiFamily, readonly FamilyBudget[]>>;
-  maxResponseBytes?: number;
-  logger?: Logger;
+  budgets?: Partial<Record<ApiFamily, readonly FamilyBudget[]>> | undefined;
+  maxResponseBytes?: number | undefined;
+  logger?: Logger | undefined;
   /** `User-Agent` header sent on API requests. */
-  userAgent?: string;
+  userAgent?: string | undefined;
 }
 
 export interface ResolvedTransportOptions {
@@ -342,9 +345,12 @@ export function adaptiveSettings(a: AdaptiveOptions, family: ApiFamily, max: num
   };
 }
 
+/** `T` with its undefined fields left out: what `stripUndefined` gives. */
+export type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+
 /** A copy of `o` without its undefined fields, so that they do not hide defaults when spread over them. */
-export function stripUndefined<T extends object>(o: T): Partial<T> {
-  const out: Partial<T> = {};
+export function stripUndefined<T extends object>(o: T): Defined<T> {
+  const out: Defined<T> = {};
   for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }

@@ -70,27 +70,27 @@ export interface RequestSpec {
   retry?: boolean;
   /** Cost of the request in its family's budgets (default 1; see DEFAULT_BUDGETS). */
   cost?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Query parameters passed through unchecked (`api --query`, fields of a GET), in order; a name given twice is sent
    * twice. A name the request sets itself (one of `query`, or `api_key`) is refused (ConfigError), never replaced.
    */
-  extraQuery?: ReadonlyArray<readonly [string, string]>;
+  extraQuery?: ReadonlyArray<readonly [string, string]> | undefined;
   /**
    * Body fields passed through unchecked (`api` fields of a call with a body), in order: added to the JSON object or
    * the form body (a value that is not a string travels as JSON text in a form; a form takes a name twice, a JSON
    * object does not); a request without a body sends them as a JSON object. A field the body has is refused.
    */
-  extraFields?: ReadonlyArray<readonly [string, unknown]>;
+  extraFields?: ReadonlyArray<readonly [string, unknown]> | undefined;
   /** Headers added as given (`api -H`), over the transport's own; `host`, `content-length` and the like are refused. */
-  extraHeaders?: Readonly<Record<string, string>>;
+  extraHeaders?: Readonly<Record<string, string>> | undefined;
   /** A body sent as these bytes with this Content-Type (`api --input`), instead of `json` or `form`. */
   raw?: { readonly body: Buffer; readonly contentType: string };
   /**
    * Called with the response the request resolves with (`api --raw`, `-i`, a mutation's answer), before it is
    * returned. With it, a final error answer is read whole and kept on the ApiError (`answer`).
    */
-  onResponse?: (res: ApiResponse) => void;
+  onResponse?: ((res: ApiResponse) => void) | undefined;
 }
 
 export interface ApiResponse {
@@ -149,10 +149,10 @@ type Attempt<T> = { done: true; value: T } | Failed;
 type Failed = {
   done: false;
   error: Error;
-  retryAfterMs?: number;
-  status?: number;
-  code?: string;
-  limit?: LimitReading;
+  retryAfterMs?: number | undefined;
+  status?: number | undefined;
+  code?: string | undefined;
+  limit?: LimitReading | undefined;
 };
 
 function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
@@ -287,7 +287,7 @@ export class Transport {
   /** The deadline of one attempt: its signal aborts with a TimeoutError (phase `deadline`) when time runs out. */
   #deadline(ctx: RequestContext, signal: AbortSignal | undefined, key?: string): Deadline {
     const ms = this.options.timeouts.deadlineMs;
-    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, key !== undefined ? { key } : {}));
+    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, { key }));
   }
 
   /**
@@ -333,8 +333,8 @@ export class Transport {
       done: false,
       error,
       status,
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      ...(limit ? { limit } : {}),
+      retryAfterMs,
+      limit,
     };
   }
 
@@ -396,7 +396,7 @@ export class Transport {
         host: ctx.host,
       });
     }
-    return this.#limiter.acquire(family, { cost, host: ctx.host, ...(signal ? { signal } : {}) });
+    return this.#limiter.acquire(family, { cost, host: ctx.host, signal });
   }
 
   /**
@@ -453,7 +453,7 @@ export class Transport {
           ? {
               what: limitWhat(family, outcome.limit, delayMs, i + 1, max),
               limitKind: outcome.limit.kind,
-              ...(outcome.limit.limit ? { limit: outcome.limit.limit } : {}),
+              limit: outcome.limit.limit || undefined,
             }
           : {}),
         family,
@@ -464,9 +464,9 @@ export class Transport {
         attempt: i + 1,
         maxRetries: max,
         delayMs,
-        ...(outcome.status !== undefined ? { status: outcome.status } : {}),
-        ...(outcome.code !== undefined ? { code: outcome.code } : {}),
-        ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+        status: outcome.status,
+        code: outcome.code,
+        retryAfterMs: outcome.retryAfterMs,
       });
       await sleepLong(delayMs, signal);
     }

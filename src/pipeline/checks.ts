@@ -145,8 +145,8 @@ export class ReplayChecks {
       has_full_snapshot: this.hasFullSnapshot,
       max_gap_ms: this.times[MAX_GAP]!,
       timestamps_backwards: this.times[BACKWARDS] === 1,
-      ...(this.firstUrl !== undefined ? { first_url: this.firstUrl } : {}),
-      ...(this.facts.consoleErrors > 0 ? { console_errors: this.facts.consoleErrors } : {}),
+      first_url: this.firstUrl,
+      console_errors: this.facts.consoleErrors > 0 ? this.facts.consoleErrors : undefined,
     };
   }
 

@@ -55,11 +55,7 @@ export class ManifestCompactor {
   async #fold(): Promise<void> {
     try {
       const { signal } = this.options;
-      const result = await this.manifest.compact({
-        layout: this.#layout,
-        ...(this.#keep ? { keep: this.#keep } : {}),
-        ...(signal ? { signal } : {}),
-      });
+      const result = await this.manifest.compact({ layout: this.#layout, keep: this.#keep, signal });
       if (result.compacted) this.options.onResult(result);
     } catch (err) {
       // Stopped by the interrupt: not a failure of the fold.

@@ -14,7 +14,7 @@ import { inShard } from './shard.js';
 export interface PlannedReplay {
   replayId: string;
   action: ReplayDecision | 'shard' | 'forgotten' | 'quarantined';
-  start_time?: string;
+  start_time?: string | undefined;
 }
 
 /** What bounds the run being planned: its listing's upper time bound and `max` (see `ArchivePlan`). */
@@ -50,7 +50,7 @@ export async function* planReplays(
     const id = replay.replay_id;
     if (seen.has(id)) continue;
     seen.set(id, 1);
-    const base = { replayId: id, ...(replay.start_time !== undefined ? { start_time: replay.start_time } : {}) };
+    const base = { replayId: id, start_time: replay.start_time };
     if (!inShard(id, settings.shard)) {
       yield { ...base, action: 'shard' };
       continue;

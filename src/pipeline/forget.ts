@@ -8,51 +8,45 @@
  * tombstone (a replay whose last entry is already `forgotten` gets none). A user's tombstone comes before its
  * replays', so that from the first write on every replay of the user is skipped by later runs.
  *
- * The archive is opened for reading (`create: false`): a target without a manifest is refused with
+ * The archive is the run's (`run.archive`, `create: false`): a target without a manifest is refused with
  * `ArchiveNotFoundError` and nothing is created there. `dryRun` reports what would be recorded and removed, writing
  * nothing.
  */
 import { isAssetDigest } from '../../sinks/assets.js';
-import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
+import type { Archive } from '../../sinks/archive.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import type { ForgottenEntry, ManifestEntry, ManifestError, Sink } from '../../sinks/sink.js';
+import type { ForgottenEntry, ManifestEntry, ManifestError } from '../../sinks/sink.js';
 import { forgottenEntry, type TombstoneFields } from './manifest-entries.js';
 import { categoryOf, ConfigError } from '../errors.js';
 import { validatePlatformId, validateReplayId } from '../replay/validation.js';
 import { describeError } from './errors.js';
-import { resolveSettings, type OutputSettingsOptions, type Settings } from './settings.js';
+import { entryRun, releaseRun, type EntryOptions, type Run } from './run.js';
 import { forgottenUser, platformKey, userTombstoneId } from './tombstone.js';
 
 /** Longest `reason` a tombstone takes (characters). */
 export const MAX_FORGET_REASON = 500;
 export const DEFAULT_FORGET_REASON = 'forget requested';
 
-export interface ForgetOptions {
+/**
+ * What to forget, and the run to do it on: its archive is `out` (a folder or `s3://bucket/prefix`, opened with
+ * `sinkOptions`) or your own `sink` (it must be able to remove outputs), or an open `run`'s; `runId`, `now` and
+ * `signal` are the run's.
+ */
+export interface ForgetOptions extends EntryOptions {
   /** Replays to forget (`device_id/session_id`), whether or not the archive holds them yet. */
-  replayIds?: readonly string[];
+  replayIds?: readonly string[] | undefined;
   /**
    * A user to forget (platform id): every replay whose manifest entries name it (`platform_id`, recorded by archive
    * runs since it exists), and, through the user's tombstone, every replay of the user a later run lists.
    */
-  platformId?: number | string;
+  platformId?: number | string | undefined;
   /** Why, recorded in each tombstone (default `forget requested`; at most 500 characters). */
-  reason?: string;
-  /** Recorded in each tombstone. */
-  runId?: string;
+  reason?: string | undefined;
   /**
    * Report what would be recorded and removed (the tombstones, the outputs and the captured assets now stored),
    * writing nothing: no tombstone, no removal.
    */
-  dryRun?: boolean;
-  /** The archive: your own `sink`, or a target (`./dir` or `s3://bucket/prefix`) opened with `sinkOptions`. */
-  sink?: Sink;
-  out?: string;
-  sinkOptions?: OutputSettingsOptions['sinkOptions'];
-  /** Settings resolved beforehand (only their `sinkOptions` are read). */
-  settings?: Settings;
-  /** Clock (tests). */
-  now?: () => number;
-  signal?: AbortSignal;
+  dryRun?: boolean | undefined;
 }
 
 export interface ForgottenReplay {
@@ -95,7 +89,8 @@ interface Request {
   signal: AbortSignal | undefined;
 }
 
-function requestOf(o: ForgetOptions): Request {
+/** What `o` asks, checked (a `ConfigError` before anything is read); `run` gives its id, clock and signal. */
+function requestOf(o: ForgetOptions, run?: Run): Request {
   const replayIds = o.replayIds ?? [];
   if (replayIds.length > 0 === (o.platformId !== undefined)) {
     throw new ConfigError(
@@ -123,9 +118,9 @@ function requestOf(o: ForgetOptions): Request {
     replayIds,
     user,
     reason,
-    runId: o.runId,
-    now: o.now ?? Date.now,
-    signal: o.signal,
+    runId: run?.settings.runId,
+    now: run?.now ?? Date.now,
+    signal: run?.signal,
   };
 }
 
@@ -290,8 +285,7 @@ async function forgetReplay(
 }
 
 /** Forgets in an open archive (see `forgetReplays`). */
-export async function forgetInArchive(archive: Archive, options: ForgetOptions): Promise<ForgetReport> {
-  const req = requestOf(options);
+async function forgetInArchive(archive: Archive, req: Request): Promise<ForgetReport> {
   const { concerned, userForgotten } = await readConcerned(archive, req);
   const report: ForgetReport = { target: archive.target, dryRun: req.dryRun, replays: [] };
   if (req.signal?.aborted) throw req.signal.reason;
@@ -315,12 +309,6 @@ export async function forgetInArchive(archive: Archive, options: ForgetOptions):
   return report;
 }
 
-/** Forgets in a sink of your own (see `forgetReplays`); it must be able to remove outputs. */
-export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<ForgetReport> {
-  requestOf(options);
-  return forgetInArchive(archiveOfSink(sink, ['remove']), options);
-}
-
 /**
  * Forgets replays in an archive (a folder or `s3://bucket/prefix`): the named `replayIds`, or every replay of the
  * user `platformId`. Each gets a `forgotten` tombstone in the manifest (with `reason`, `recorded_at` and the outputs
@@ -333,14 +321,12 @@ export async function forgetInSink(sink: Sink, options: ForgetOptions): Promise<
  */
 export async function forgetReplays(options: ForgetOptions): Promise<ForgetReport> {
   requestOf(options);
-  if (options.sink !== undefined) return forgetInSink(options.sink, options);
-  if (options.out === undefined) throw new ConfigError('an archive is needed: pass `sink` or `out`');
-  const settings =
-    options.settings ?? resolveSettings(options.sinkOptions !== undefined ? { sinkOptions: options.sinkOptions } : {});
-  const archive = await openArchive(options.out, { create: false, ...settings.sinkOptions });
+  const entry = entryRun(options);
   try {
-    return await forgetInArchive(archive, options);
+    const { run } = entry;
+    const archive = await run.archive({ create: false, needs: ['remove'] });
+    return await forgetInArchive(archive, requestOf(options, run));
   } finally {
-    await archive.close();
+    await releaseRun(entry);
   }
 }

@@ -12,16 +12,11 @@ import { DEFAULTS } from './defaults.js';
 import { planReplays, type PlannedReplay } from './dry-run.js';
 import { ConfigError, ReplayNotFoundError } from './errors.js';
 import type { ReplayInfo } from './export-replay.js';
-import { PLATFORM_ENV } from './platform.js';
 import { replayEventBatches } from './replay-stream.js';
-import { Run, type ReplayApi, type RunOptions } from './run.js';
-import { givenTunables, type Settings } from './settings.js';
+import { entryRun, releaseRun, type EntryOptions, type ReplayApi, type Run } from './run.js';
+import type { Settings } from './settings.js';
 
-/** Every entry's options: a run's (`RunOptions`), or an open `run` to go through (then nothing else of a run's). */
-export interface EntryOptions extends RunOptions {
-  /** An open run (`openRun`) to use; it is not closed by the entry. No other run option may be given beside it. */
-  run?: Run | undefined;
-}
+export type { EntryOptions } from './run.js';
 
 export type ReplayEventsOptions = EntryOptions;
 export type ExportReplayOptions = EntryOptions;
@@ -48,40 +43,6 @@ export interface ArchiveOptions extends EntryOptions {
   max?: number | undefined;
 }
 
-/** Options of a run that an open `run` already fixed. */
-const RUN_KEYS = [
-  'settings',
-  'out',
-  'sink',
-  'transport',
-  'client',
-  'download',
-  'logger',
-  'listingStallPages',
-  'signal',
-  'now',
-  'onNotice',
-] as const;
-
-/** The entry's run: the caller's (not closed here), or one opened from the options (closed by `release`). */
-function runFor(o: EntryOptions): { run: Run; owned: boolean } {
-  if (o.run === undefined) return { run: new Run(o), owned: true };
-  const loose = [
-    ...givenTunables(o),
-    ...RUN_KEYS.filter((k) => o[k] !== undefined),
-    ...Object.keys(PLATFORM_ENV).filter((k) => o[k as keyof EntryOptions] !== undefined),
-  ];
-  if (loose.length > 0)
-    throw new ConfigError(
-      `pass either an open \`run\` or a run's options, not both: got \`run\` and ${loose.map((k) => `\`${k}\``).join(', ')}`,
-    );
-  return { run: o.run, owned: false };
-}
-
-async function release(entry: { run: Run; owned: boolean }): Promise<void> {
-  if (entry.owned) await entry.run.close();
-}
-
 /**
  * Every event of one replay as parsed objects, in order (files fetched ahead, URLs refreshed, transient failures
  * retried without duplicates). For a player or your own processing; nothing is written anywhere. A malformed id
@@ -97,7 +58,7 @@ export async function* replayEvents(replayId: string, options: ReplayEventsOptio
 /** Like `replayEvents`, as batches of serialised events (one Buffer of JSON per event; the fast path). */
 export async function* replayEventBytes(replayId: string, options: ReplayEventsOptions = {}): AsyncGenerator<Buffer[]> {
   validateReplayId(replayId);
-  const entry = runFor(options);
+  const entry = entryRun(options);
   const { run } = entry;
   try {
     const api = run.replays();
@@ -113,7 +74,7 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
       onNotice: run.onNotice,
     });
   } finally {
-    await release(entry);
+    await releaseRun(entry);
   }
 }
 
@@ -126,7 +87,7 @@ async function* recordsFor(
   for (let i = 0; i < ids.length; i += 100) {
     const chunk = ids.slice(i, i + 100);
     const found = new Map<string, ReplayInfo>();
-    for await (const r of api.listReplays({ replayIds: chunk }, signal ? { signal } : {})) found.set(r.replay_id, r);
+    for await (const r of api.listReplays({ replayIds: chunk }, { signal })) found.set(r.replay_id, r);
     for (const id of chunk) {
       const r = found.get(id);
       yield r === undefined ? { replay_id: id, notFound: true } : { ...r, notFound: false };
@@ -177,7 +138,7 @@ async function archiveIo(run: Run): Promise<ArchiveIo> {
  */
 export async function exportReplay(replay: string | ReplayInfo, options: ExportReplayOptions): Promise<ManifestEntry> {
   const id = validateReplayId(typeof replay === 'string' ? replay : replay?.replay_id);
-  const entry = runFor(options);
+  const entry = entryRun(options);
   const { run } = entry;
   try {
     const source = typeof replay === 'string' ? recordsFor([id], run.replays(), run.signal) : given([replay]);
@@ -194,7 +155,7 @@ export async function exportReplay(replay: string | ReplayInfo, options: ExportR
     }
     throw new ReplayNotFoundError(id);
   } finally {
-    await release(entry);
+    await releaseRun(entry);
   }
 }
 
@@ -208,7 +169,7 @@ export async function* exportReplays(
   options: ExportReplaysOptions,
 ): AsyncGenerator<ArchiveEvent> {
   for (const id of replayIds) validateReplayId(id);
-  const entry = runFor(options);
+  const entry = entryRun(options);
   const { run } = entry;
   try {
     yield* exportNamed(
@@ -217,20 +178,20 @@ export async function* exportReplays(
       options.skipUnchanged === true ? new Set(replayIds) : undefined,
     );
   } finally {
-    await release(entry);
+    await releaseRun(entry);
   }
 }
 
 /** The listing an archive run goes through. */
 function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo> {
   const query = {
-    ...(options.platformId !== undefined ? { platformId: options.platformId } : {}),
-    ...(options.since !== undefined ? { startTime: options.since } : {}),
-    ...(options.until !== undefined ? { endTime: options.until } : {}),
+    platformId: options.platformId,
+    startTime: options.since,
+    endTime: options.until,
     pageSize: options.listPageSize ?? DEFAULTS.archiveListPageSize,
   };
   // The next page is read while this one's replays are exported.
-  return run.replays().listReplays(query, { readAhead: true, ...(run.signal ? { signal: run.signal } : {}) });
+  return run.replays().listReplays(query, { readAhead: true, signal: run.signal });
 }
 
 function checkMax(max: number | undefined): void {
@@ -249,7 +210,7 @@ function runBound(options: ArchiveOptions, nowMs: number): ListingBound {
  * downloaded and nothing is written (not even the manifest or the target folder).
  */
 export async function* planArchive(options: ArchiveOptions): AsyncGenerator<PlannedReplay> {
-  const entry = runFor(options);
+  const entry = entryRun(options);
   const { run } = entry;
   try {
     // Opened as a writer would (a target without a manifest is one to be made): opening writes nothing.
@@ -260,7 +221,7 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
       max: options.max,
     });
   } finally {
-    await release(entry);
+    await releaseRun(entry);
   }
 }
 
@@ -271,7 +232,7 @@ export async function* planArchive(options: ArchiveOptions): AsyncGenerator<Plan
  * results and progress; throws on authentication failure or abort.
  */
 export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<ArchiveEvent> {
-  const entry = runFor(options);
+  const entry = entryRun(options);
   const { run } = entry;
   try {
     checkMax(options.max);
@@ -283,6 +244,6 @@ export async function* archiveReplays(options: ArchiveOptions): AsyncGenerator<A
       await archiveIo(run),
     );
   } finally {
-    await release(entry);
+    await releaseRun(entry);
   }
 }

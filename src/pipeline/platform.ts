@@ -33,35 +33,46 @@ export interface PlatformOptions {
 /** The platform of a run, resolved: read-only. Credentials stay out of its printable fields. */
 export interface PlatformSettings {
   readonly region: Region;
+  /** Whether the region was given (option or `PLATFORM_REGION`) rather than the default. */
+  readonly regionGiven: boolean;
   readonly endpoint: string | undefined;
   readonly credentials: Readonly<Credentials>;
 }
-
-/** The CLI's flag for each platform option, named in errors when the CLI gave it. */
-const FLAGS: Readonly<Record<keyof typeof PLATFORM_ENV, string>> = {
-  apiKey: '--api-key',
-  secretKey: '--secret-key',
-  managementKey: '--management-key',
-  region: '--region',
-  endpoint: '--endpoint',
-};
 
 function given(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-/** `option`, else its environment variable, else undefined (empty counts as unset). */
-function pick(o: PlatformOptions, env: Environment, key: keyof typeof PLATFORM_ENV): string | undefined {
-  return given(o[key]) ?? given(env[PLATFORM_ENV[key]]);
+/** `option`, else its environment variable, else the caller's default, else undefined (empty counts as unset). */
+function pick(
+  o: PlatformOptions,
+  env: Environment,
+  key: keyof typeof PLATFORM_ENV,
+  defaults: PlatformOptions = {},
+): string | undefined {
+  return given(o[key]) ?? given(env[PLATFORM_ENV[key]]) ?? given(defaults[key]);
 }
 
-/** Resolves and checks the platform options: a bad region or endpoint is a `ConfigError` naming the option or flag. */
-export function resolvePlatform(o: PlatformOptions, env: Environment, cli = false): PlatformSettings {
-  const name = (key: keyof typeof PLATFORM_ENV): string => (cli ? FLAGS[key] : key);
-  const regionText = pick(o, env, 'region') ?? DEFAULTS.region;
+/** A `ConfigError` about the platform option `option`: `<option> <text>`. */
+function refused(option: keyof typeof PLATFORM_ENV, text: string): ConfigError {
+  return ConfigError.of({ option, say: (name) => `${name(option)} ${text}` });
+}
+
+/**
+ * Resolves and checks the platform options — each the option, else its `PLATFORM_*` variable, else `defaults`'
+ * (the caller's: the CLI's sandbox gives its management key), else the built-in default: a bad region or endpoint
+ * is a `ConfigError` naming the option.
+ */
+export function resolvePlatform(
+  o: PlatformOptions,
+  env: Environment,
+  defaults: PlatformOptions = {},
+): PlatformSettings {
+  const given = pick(o, env, 'region');
+  const regionText = given ?? DEFAULTS.region;
   const region = regionText.trim().toLowerCase();
   if (region !== 'us' && region !== 'eu')
-    throw new ConfigError(`${name('region')} must be us or eu, got ${JSON.stringify(regionText)}`);
+    throw refused('region', `must be us or eu, got ${JSON.stringify(regionText)}`);
   const endpoint = pick(o, env, 'endpoint');
   if (endpoint !== undefined) {
     let protocol: string | undefined;
@@ -71,28 +82,28 @@ export function resolvePlatform(o: PlatformOptions, env: Environment, cli = fals
       protocol = undefined;
     }
     if (protocol !== 'http:' && protocol !== 'https:')
-      throw new ConfigError(`${name('endpoint')} must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+      throw refused('endpoint', `must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   }
   const credentials: Credentials = {};
   const apiKey = pick(o, env, 'apiKey');
   const secretKey = pick(o, env, 'secretKey');
-  const managementKey = pick(o, env, 'managementKey');
+  const managementKey = pick(o, env, 'managementKey', defaults);
   if (apiKey !== undefined) credentials.apiKey = apiKey;
   if (secretKey !== undefined) credentials.secretKey = secretKey;
   if (managementKey !== undefined) credentials.managementKey = managementKey;
-  return Object.freeze({ region, endpoint, credentials: Object.freeze(credentials) });
+  return Object.freeze({ region, regionGiven: given !== undefined, endpoint, credentials: Object.freeze(credentials) });
 }
 
 /**
  * Refuses a platform without the project's API key and secret key (what every API family but management needs),
  * before any request: a `ConfigError` saying where each comes from.
  */
-export function requireProjectKeys(p: PlatformSettings, cli = false): void {
-  const missing: string[] = [];
-  if (p.credentials.apiKey === undefined)
-    missing.push(`an API key (${cli ? '--api-key' : 'apiKey'} or ${PLATFORM_ENV.apiKey})`);
-  if (p.credentials.secretKey === undefined)
-    missing.push(`a secret key (${cli ? '--secret-key' : 'secretKey'} or ${PLATFORM_ENV.secretKey})`);
-  if (missing.length > 0)
-    throw new ConfigError(`missing credentials: ${missing.join(' and ')}${cli ? '; or use --sandbox' : ''}`);
+export function requireProjectKeys(p: PlatformSettings): void {
+  const missing: Array<['apiKey' | 'secretKey', string]> = [];
+  if (p.credentials.apiKey === undefined) missing.push(['apiKey', 'an API key']);
+  if (p.credentials.secretKey === undefined) missing.push(['secretKey', 'a secret key']);
+  if (missing.length === 0) return;
+  const say = (name: (option: string) => string): string =>
+    `missing credentials: ${missing.map(([key, what]) => `${what} (${name(key)} or ${PLATFORM_ENV[key]})`).join(' and ')}`;
+  throw ConfigError.of({ option: missing[0]![0], say });
 }

@@ -7,7 +7,7 @@
  * logger. Close it with `await using` (AsyncDisposable) or `close()`; a part the caller handed in (a transport, a
  * client, a sink) is used, never closed.
  */
-import { archiveOfSink, openArchive, type Archive } from '../../sinks/archive.js';
+import { archiveOfSink, openArchive, type Archive, type SinkNeed } from '../../sinks/archive.js';
 import type { Sink } from '../../sinks/sink.js';
 import type { Logger } from '../http/logger.js';
 import { Transport } from '../http/transport.js';
@@ -16,7 +16,13 @@ import { SessionReplayClient } from '../replay/client.js';
 import type { ApiClients } from '../clients/catalogue.js';
 import type { AssetCapture } from '../assets/capture.js';
 import { ConfigError } from './errors.js';
-import { requireProjectKeys, resolvePlatform, type PlatformOptions, type PlatformSettings } from './platform.js';
+import {
+  PLATFORM_ENV,
+  requireProjectKeys,
+  resolvePlatform,
+  type PlatformOptions,
+  type PlatformSettings,
+} from './platform.js';
 import type { ReplayNotice } from './replay-stream.js';
 import {
   environmentOf,
@@ -37,7 +43,7 @@ export type { ReplayApi } from './types.js';
  */
 function replayStart(tuning: TransportOptions, shard: Readonly<Shard> | undefined): Pick<TransportOptions, 'adaptive'> {
   const given = tuning.adaptive;
-  if (given === false || given?.initial?.replay !== undefined) return given === undefined ? {} : { adaptive: given };
+  if (given === false || given?.initial?.replay !== undefined) return { adaptive: given };
   const limit = Math.min(
     tuning.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY,
     tuning.concurrency?.replay ?? DEFAULT_CONCURRENCY.replay,
@@ -86,21 +92,26 @@ export interface RunOptions extends PlatformOptions, SettingsOptions, RunParts {
 export type ConnectionOptions = PlatformOptions &
   Pick<RunOptions, 'transport' | 'client' | 'download' | 'listingStallPages' | 'logger' | 'transportOptions'>;
 
-/** Where the configuration comes from beyond the options: the environment (default: the process's) and the CLI. */
-export type RunSource = SettingsSource;
-
-/**
- * How a run opens its archive: `create: false` for readers (`forget`, `verify`, `view`), which refuse a target
- * without a manifest (`ArchiveNotFoundError`) and never make one; `create: true` for writers.
- */
-export interface ArchiveAccess {
-  create: boolean;
+/** Where the configuration comes from beyond the options: the environment (default: the process's), a job's or not. */
+export interface RunSource extends SettingsSource {
+  /** The platform's values below the environment's (`PLATFORM_*`): the CLI's sandbox gives its management key. */
+  platformDefaults?: PlatformOptions | undefined;
 }
 
 /**
- * Resolves the configuration of a run: checked (`ConfigError` naming the option, or the flag for the CLI) and frozen.
+ * How a run opens its archive: `create: false` for the tools (`forget`, `verify`, `view`, `video`), which refuse a
+ * target without a manifest (`ArchiveNotFoundError`) and never make one; `create: true` for writers. `readOnly`: read
+ * as it is (no temporary files swept, no hashing worker: nothing is written). `needs`: what a caller's `sink` must
+ * be able to do (checked when it is adapted).
  */
-export function resolveRunConfig(
+export interface ArchiveAccess {
+  create: boolean;
+  readOnly?: boolean | undefined;
+  needs?: readonly SinkNeed[] | undefined;
+}
+
+/** Resolves the configuration of a run: checked (`ConfigError` naming the option: its `problem`) and frozen. */
+function resolveRunConfig(
   options: RunOptions,
   source: RunSource = {},
 ): { settings: Settings; platform: PlatformSettings } {
@@ -114,7 +125,7 @@ export function resolveRunConfig(
     }
   }
   const settings = options.settings ?? resolveSettings(options, { ...source, env });
-  const platform = resolvePlatform(options, env, source.cli !== undefined);
+  const platform = resolvePlatform(options, env, source.platformDefaults);
   return { settings, platform };
 }
 
@@ -126,7 +137,6 @@ export class Run implements AsyncDisposable {
   readonly now: () => number;
   readonly onNotice: ((notice: ReplayNotice) => void) | undefined;
   readonly #options: RunOptions;
-  readonly #cli: boolean;
   #transport: Transport | undefined;
   #ownedTransport: Transport | undefined;
   #replays: ReplayApi | undefined;
@@ -140,7 +150,6 @@ export class Run implements AsyncDisposable {
     this.settings = settings;
     this.platform = platform;
     this.#options = options;
-    this.#cli = source.cli !== undefined;
     this.logger = options.logger;
     this.signal = options.signal;
     this.now = options.now ?? Date.now;
@@ -164,12 +173,12 @@ export class Run implements AsyncDisposable {
       retry: {
         ...tuning.retry,
         retries: this.settings.apiRetries,
-        ...(this.settings.maxWaitMs !== undefined ? { maxWaitMs: this.settings.maxWaitMs } : {}),
+        maxWaitMs: this.settings.maxWaitMs,
       },
       region: this.platform.region,
-      ...(this.platform.endpoint !== undefined ? { endpoint: this.platform.endpoint } : {}),
+      endpoint: this.platform.endpoint,
       credentials: { ...this.platform.credentials },
-      ...(this.logger !== undefined ? { logger: this.logger } : {}),
+      logger: this.logger,
     });
     this.#ownedTransport = transport;
     return (this.#transport = transport);
@@ -180,7 +189,7 @@ export class Run implements AsyncDisposable {
     this.#open();
     if (this.#replays !== undefined) return this.#replays;
     if (this.#options.client !== undefined) return (this.#replays = this.#options.client);
-    if (this.#options.transport === undefined) requireProjectKeys(this.platform, this.#cli);
+    if (this.#options.transport === undefined) requireProjectKeys(this.platform);
     const stall = this.#options.listingStallPages;
     return (this.#replays = new SessionReplayClient(
       this.transport(),
@@ -212,20 +221,29 @@ export class Run implements AsyncDisposable {
   }
 
   /**
-   * The run's archive: the caller's `sink` (adapted by `archiveOfSink`, never closed here), or `out` opened once with
-   * `openArchive` as `access` says (later calls get the same one). Without either: a `ConfigError`.
+   * The run's archive — the one way every entry and tool opens one: the caller's `sink` (adapted by `archiveOfSink`,
+   * never closed here), or `out` opened once with `openArchive` as `access` says (later calls get the same one).
+   * Without either: a `ConfigError`.
    */
   archive(access: ArchiveAccess = { create: true }): Promise<Archive> {
     this.#open();
     if (this.#archive !== undefined) return this.#archive;
     const { sink, out } = this.#options;
     if (sink !== undefined) {
-      const needs = this.settings.captureAssets !== undefined ? (['assets'] as const) : [];
+      const needs = [
+        ...(access.needs ?? []),
+        ...(this.settings.captureAssets !== undefined ? ['assets' as const] : []),
+      ];
       return (this.#archive = Promise.resolve().then(() => archiveOfSink(sink, needs)));
     }
     if (out === undefined)
-      return Promise.reject(new ConfigError(`an output is needed: pass ${this.#cli ? '--out' : '`out` (or `sink`)'}`));
-    const opening = openArchive(out, { create: access.create, ...this.settings.sinkOptions });
+      return Promise.reject(
+        ConfigError.of({ option: 'out', say: (name) => `an archive is needed: pass ${name('out')} or a sink` }),
+      );
+    const { local, s3 } = this.settings.sinkOptions;
+    // A reader writes nothing: no temporary files to sweep, no hashing worker.
+    const reader = access.readOnly === true ? { ...local, hashWorker: false as const, cleanStaleTemp: false } : local;
+    const opening = openArchive(out, { create: access.create, local: reader, s3 });
     // A refused opening (no archive there) is not kept: nothing to close, and the error is the caller's.
     opening.catch(() => {
       if (this.#archive === opening) this.#archive = undefined;
@@ -289,4 +307,48 @@ function contentLength(headers: Record<string, string | string[] | undefined>): 
  */
 export async function openRun(options: RunOptions = {}, source: RunSource = {}): Promise<Run> {
   return new Run(options, source);
+}
+
+/** Every entry's and tool's options: a run's (`RunOptions`), or an open `run` to go through (then nothing else of a run's). */
+export interface EntryOptions extends RunOptions {
+  /** An open run (`openRun`) to use; it is not closed by the entry. No other run option may be given beside it. */
+  run?: Run | undefined;
+}
+
+/** Options of a run that are neither tunables nor the platform's. */
+const RUN_KEYS = 'settings out sink transport client download logger listingStallPages signal now onNotice'.split(' ');
+
+/** The options of a run given in `o` (set, not undefined), by name. */
+function runOptionsIn(o: EntryOptions): string[] {
+  const given = (k: string): boolean => (o as Record<string, unknown>)[k] !== undefined;
+  return [...givenTunables(o), ...RUN_KEYS.filter(given), ...Object.keys(PLATFORM_ENV).filter(given)];
+}
+
+/** An entry's run: the caller's `run` (not closed by the entry), or one opened from the options (`owned`: closed by it). */
+export type EntryRun = Readonly<{ run: Run; owned: boolean }>;
+
+/** The entry's run: the caller's (not closed here), or one opened from the options (closed by `releaseRun`). */
+export function entryRun(o: EntryOptions, source: RunSource = {}): EntryRun {
+  if (o.run === undefined) return { run: new Run(o, source), owned: true };
+  const loose = runOptionsIn(o);
+  if (loose.length > 0)
+    throw new ConfigError(
+      `pass either an open \`run\` or a run's options, not both: got \`run\` and ${loose.map((k) => `\`${k}\``).join(', ')}`,
+    );
+  return { run: o.run, owned: false };
+}
+
+/** Closes the entry's run when the entry opened it. */
+export async function releaseRun(entry: EntryRun): Promise<void> {
+  if (entry.owned) await entry.run.close();
+}
+
+/**
+ * The options of an entry or tool to go through `run` (opened from these same options): its own options (what to
+ * list, what to forget, the port) with `run`, the run's options left out.
+ */
+export function onRun<T extends EntryOptions>(options: T, run: Run): T {
+  const runKeys = new Set(runOptionsIn({ ...options, run: undefined }));
+  const own = Object.entries(options).filter(([k]) => !runKeys.has(k) && k !== 'run');
+  return { ...(Object.fromEntries(own) as T), run };
 }

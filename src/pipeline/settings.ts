@@ -31,8 +31,9 @@ export { DEFAULTS, PIPELINE_DEFAULTS } from './defaults.js';
 
 /**
  * The environment variables the settings read. The shard's (`JOB_COMPLETION_INDEX`, `REPLAY_EXPORT_SHARD_COUNT`,
- * `AWS_BATCH_JOB_ARRAY_INDEX`, `AWS_BATCH_JOB_ARRAY_SIZE`) are read through `resolveShard`, for the CLI only. The
- * credentials (`PLATFORM_*`) are read by the CLI's flags and never enter the settings; the AWS SDK reads its own.
+ * `AWS_BATCH_JOB_ARRAY_INDEX`, `AWS_BATCH_JOB_ARRAY_SIZE`) are read through `resolveShard`, and `balance`, only for a
+ * job's run (`jobEnvironment`). The platform's (`PLATFORM_*`) are read by `platform.ts`, in the same pass; the AWS
+ * SDK reads its own.
  */
 export const ENV = Object.freeze({
   /** `0`: decode with the TypeScript code alone (`fastPath: false`). */
@@ -67,41 +68,41 @@ export function catalogueDirOf(
 /** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
 export interface FetchSettingsOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
-  fileVersion?: FileVersion;
-  filesPageSize?: number;
+  fileVersion?: FileVersion | undefined;
+  filesPageSize?: number | undefined;
   /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
-  maxFilesPerReplay?: number;
-  filesAhead?: number;
+  maxFilesPerReplay?: number | undefined;
+  filesAhead?: number | undefined;
   /** Compressed bytes held for files fetched ahead (shared by a run). */
-  prefetchBytes?: number;
-  urlTtlMs?: number;
-  urlRefreshMarginMs?: number;
-  fileRetries?: number;
-  urlRefreshes?: number;
-  retryBaseMs?: number;
-  retryMaxMs?: number;
+  prefetchBytes?: number | undefined;
+  urlTtlMs?: number | undefined;
+  urlRefreshMarginMs?: number | undefined;
+  fileRetries?: number | undefined;
+  urlRefreshes?: number | undefined;
+  retryBaseMs?: number | undefined;
+  retryMaxMs?: number | undefined;
   /**
    * The largest event in bytes (default 256 MiB, at most 1 GiB): a larger one, or a larger array element of a file,
    * fails its replay with `EVENT_TOO_LARGE`, checked while inflating. Peak memory for one event is about this.
    */
-  maxEventBytes?: number;
+  maxEventBytes?: number | undefined;
   /**
    * Inflated bytes one replay may take (default 8 GiB): its files' bytes after gzip, plus each version 2 packed
    * event's inflated payload. More fails the replay with `REPLAY_TOO_LARGE`, checked while inflating.
    */
-  maxReplayBytes?: number;
+  maxReplayBytes?: number | undefined;
   /**
    * The decoders' WebAssembly fast paths (default true; `REPLAY_EXPORT_WASM=0` makes it false). False decodes with
    * the TypeScript code alone: the same events and errors, slower.
    */
-  fastPath?: boolean;
+  fastPath?: boolean | undefined;
   /**
    * A redaction policy (docs/REDACTION.md) applied to every event as it streams, before it is handed on or written:
    * masked text and input values, blocked elements, dropped attributes, patterns. The manifest records its digest
    * (`redaction`), and a resumed archive counts as done only the replays archived under the same policy. Absent:
    * events pass as decoded, byte for byte.
    */
-  redact?: RedactionPolicySpec | RedactionPolicy;
+  redact?: RedactionPolicySpec | RedactionPolicy | undefined;
 }
 
 /** Asset capture: the allowed origins, and limits (each defaults to `DEFAULTS.assets`). */
@@ -116,31 +117,31 @@ export interface OutputSettingsOptions {
    * archive under `_assets/<sha256>` (see docs/SINKS.md); the `html` format and `view` then play them offline.
    * Absent (default): nothing is fetched.
    */
-  captureAssets?: readonly string[] | AssetCaptureOptions;
+  captureAssets?: readonly string[] | AssetCaptureOptions | undefined;
   /** Options of the sink opened for `out` (`local.hashWorker`, `s3.region`, ...). */
-  sinkOptions?: OpenSinkOptions;
-  format?: OutputFormat;
-  gzip?: boolean;
+  sinkOptions?: OpenSinkOptions | undefined;
+  format?: OutputFormat | undefined;
+  gzip?: boolean | undefined;
   /**
    * `html`: the player's options, named like rrweb-player's props (`width`/`height` of the replay area, 100–10,000
    * px; `autoPlay`; `speed` 0.5, 1, 2, 4, 8 or 16; `showController`; `skipInactive`); docs/PLAYER.md.
    */
-  player?: PlayerOptions;
+  player?: PlayerOptions | undefined;
 }
 
 /** Runs over many replays. */
 export interface RunSettingsOptions {
   /** Skip replays that started less than this long ago (ms, default 24h; 0 never skips). */
-  settleMs?: number;
+  settleMs?: number | undefined;
   /** Re-check replays recorded `ok` that started within this window (ms); re-export those whose files changed. */
-  recheckMs?: number;
+  recheckMs?: number | undefined;
   /** `start` (as listed, default) or `expiry` (closest to deletion first; lists everything before exporting). */
-  order?: 'start' | 'expiry';
+  order?: 'start' | 'expiry' | undefined;
   /** Replays exported at once (default 4). */
-  concurrency?: number;
-  shard?: Shard;
+  concurrency?: number | undefined;
+  shard?: Shard | undefined;
   /** Written into every manifest line of the run. */
-  runId?: string;
+  runId?: string | undefined;
   /**
    * Shards sharing one target share out the work (`--balance <run>`): each claims a replay in the target before
    * exporting it, and a shard done with its own replays takes the last unclaimed ones of the others, so the shards end
@@ -148,11 +149,11 @@ export interface RunSettingsOptions {
    * digits, `.`, `_`, `-`, at most 64. `waitMs`: how long a shard waits at its end for its replays another one took
    * before exporting them itself (default 10 minutes). Needs a shard of more than one.
    */
-  balance?: { run: string; waitMs?: number };
+  balance?: { run: string; waitMs?: number } | undefined;
   /** Fold the manifest into a snapshot at the end of an archive run and while it grows (default true). */
-  compactManifest?: boolean;
+  compactManifest?: boolean | undefined;
   /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
-  compactEvery?: number;
+  compactEvery?: number | undefined;
   /**
    * Where catalogues of archives are cached (default `REPLAY_EXPORT_CATALOGUE_DIR`, else
    * `~/.cache/replay-export/catalogues`): an archive's catalogue found there is brought up to date at each fold.
@@ -162,9 +163,9 @@ export interface RunSettingsOptions {
    * An archive quarantines a replay that failed with the same permanent cause (bad data) in this many runs in a row
    * (default 3): recorded `quarantined`, no longer tried, no longer failing the run.
    */
-  quarantineAfter?: number;
+  quarantineAfter?: number | undefined;
   /** An archive tries its quarantined replays again (default false). */
-  retryQuarantined?: boolean;
+  retryQuarantined?: boolean | undefined;
 }
 
 /** Every tunable a caller can give, under the library's option names. */
@@ -173,7 +174,7 @@ export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOpt
    * Only `timeouts.deadlineMs`, `retry.retries` and `retry.maxWaitMs` are settings of the run (`requestDeadlineMs`,
    * `apiRetries`, `maxWaitMs`); the rest goes to the transport.
    */
-  transportOptions?: TransportTuning;
+  transportOptions?: TransportTuning | undefined;
 }
 
 /** The transport's tuning a caller may give (retries, timeouts, per-family caps); the run sets the rest. */
@@ -224,19 +225,16 @@ export function givenTunables(o: object): string[] {
   return Object.keys(TUNABLES).filter((k) => (o as Record<string, unknown>)[k] !== undefined);
 }
 
-/** Where the settings come from, beyond the options: the CLI's extra rules and the environment. */
+/** Where the settings come from, beyond the options: the environment. */
 export interface SettingsSource {
   /** Default `process.env`. */
-  env?: Environment;
+  env?: Environment | undefined;
   /**
-   * Given by the CLI: errors name its flags; with `shard` (the archive command), the shard comes from `--shard`
-   * (`flag`) or else the environment (`resolveShard`); with `sandbox`, the default `settleMs` is `sandboxSettleMs`.
+   * A job's run (the CLI's `archive`): without a `shard` option the shard comes from the job's environment
+   * (`resolveShard`: a Kubernetes Indexed Job's or an AWS Batch array job's variables), and without a `balance`
+   * option the balanced run from `REPLAY_EXPORT_BALANCE`. Default false: neither is read.
    */
-  cli?: {
-    sandbox?: boolean | undefined;
-    shard?: { flag: string | undefined } | undefined;
-    balance?: { flag: string | undefined } | undefined;
-  };
+  jobEnvironment?: boolean | undefined;
 }
 
 /** The local sink's hashing worker as resolved: every option set, or off. */
@@ -296,40 +294,13 @@ export interface Settings {
   readonly captureAssets: Readonly<AssetCaptureSettings> | undefined;
 }
 
-/** The CLI's flag for a setting, named in errors when the CLI gave it. */
-const FLAGS: Readonly<Record<string, string>> = {
-  fileVersion: '--file-version',
-  maxEventBytes: '--max-event-size',
-  maxReplayBytes: '--max-replay-size',
-  format: '--format',
-  concurrency: '--concurrency',
-  order: '--order',
-  settleMs: '--settle',
-  recheckMs: '--recheck',
-  compactManifest: '--no-compact',
-  requestDeadlineMs: '--request-deadline',
-  apiRetries: '--no-retry',
-  maxWaitMs: '--max-wait',
-  balance: '--balance',
-  quarantineAfter: '--quarantine-after',
-  'captureAssets.origins': '--capture-assets',
-  's3.partSize': '--s3-part-size',
-  's3.queueSize': '--s3-queue-size',
-  's3.checksums': '--s3-checksums',
-};
-
 type Kind = 'count' | 'bytes' | 'ms';
 
+/** Checks values, each a `ConfigError` naming its option (`OptionProblem`: a caller may name it otherwise). */
 class Checker {
-  constructor(private readonly cli: boolean) {}
-
-  name(key: string): string {
-    return (this.cli ? FLAGS[key] : undefined) ?? key;
-  }
-
   /**
    * A count, a number of bytes or a duration (ms) from `min` to `max`: a whole number, except a duration unless
-   * `whole`. Shown in the flags' units (`256MiB`, `5m`) to CLI users.
+   * `whole`. Shown in bytes and milliseconds, or in units (`256MiB`, `5m`) when the caller's problem says so.
    */
   number(
     key: string,
@@ -345,32 +316,46 @@ class Checker {
       value >= min &&
       value <= max;
     if (ok) return value;
-    const show = (n: number): string =>
-      this.cli && kind === 'bytes' ? formatByteSize(n) : this.cli && kind === 'ms' ? formatDuration(n) : String(n);
-    const what = this.cli
-      ? { count: 'a whole number', bytes: 'a size', ms: 'a duration' }[kind]
-      : {
-          count: 'a whole number',
-          bytes: 'a whole number of bytes',
-          ms: whole ? 'a whole number of milliseconds' : 'a number of milliseconds',
-        }[kind];
-    const range =
-      max !== Number.MAX_SAFE_INTEGER
-        ? `${what} from ${show(min)} to ${show(max)}`
-        : kind === 'ms' && min === 1
-          ? `longer than 0 (${what})`
-          : `${what} of at least ${show(min)}`;
-    const got =
-      typeof value === 'number' && Number.isSafeInteger(value) ? show(value) : (JSON.stringify(value) ?? String(value));
-    throw new ConfigError(`${this.name(key)} must be ${range}, got ${got}`);
+    throw ConfigError.of({
+      option: key,
+      say: (name, units) => rangeText(name(key), { value, kind, min, max, whole }, units),
+    });
   }
 
   oneOf<T extends string | number | boolean>(key: string, value: T, allowed: readonly T[]): T {
     if (allowed.includes(value)) return value;
-    throw new ConfigError(
-      `${this.name(key)} must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}, got ${JSON.stringify(value) ?? String(value)}`,
-    );
+    const text = `must be ${allowed.map((a) => JSON.stringify(a)).join(' or ')}, got ${JSON.stringify(value) ?? String(value)}`;
+    throw ConfigError.of({ option: key, say: (name) => `${name(key)} ${text}` });
   }
+}
+
+/** `<name> must be <range>, got <value>`: in bytes and milliseconds, or with `units` in the flags' units. */
+function rangeText(
+  name: string,
+  r: { value: unknown; kind: Kind; min: number; max: number; whole: boolean },
+  units: boolean,
+): string {
+  const { kind, min, max } = r;
+  const show = (n: number): string =>
+    units && kind === 'bytes' ? formatByteSize(n) : units && kind === 'ms' ? formatDuration(n) : String(n);
+  const what = units
+    ? { count: 'a whole number', bytes: 'a size', ms: 'a duration' }[kind]
+    : {
+        count: 'a whole number',
+        bytes: 'a whole number of bytes',
+        ms: r.whole ? 'a whole number of milliseconds' : 'a number of milliseconds',
+      }[kind];
+  const range =
+    max !== Number.MAX_SAFE_INTEGER
+      ? `${what} from ${show(min)} to ${show(max)}`
+      : kind === 'ms' && min === 1
+        ? `longer than 0 (${what})`
+        : `${what} of at least ${show(min)}`;
+  const got =
+    typeof r.value === 'number' && Number.isSafeInteger(r.value)
+      ? show(r.value)
+      : (JSON.stringify(r.value) ?? String(r.value));
+  return `${name} must be ${range}, got ${got}`;
 }
 
 /** The html player's options, each checked (the page checks them again, as it checks its URL's). */
@@ -418,7 +403,7 @@ function sinkSettings(o: OpenSinkOptions | undefined, env: Environment, c: Check
     local: Object.freeze({ ...local, hashWorker }),
     s3: Object.freeze({
       ...s3,
-      ...(region !== undefined ? { region } : {}),
+      region,
       partSize: c.number('s3.partSize', s3.partSize ?? DEFAULTS.s3.partSize, 'bytes', DEFAULTS.s3.minPartSize),
       queueSize: c.number('s3.queueSize', s3.queueSize ?? DEFAULTS.s3.queueSize, 'count', 1),
       checksums: c.oneOf('s3.checksums', s3.checksums ?? defaultChecksums(endpoint), [
@@ -429,6 +414,8 @@ function sinkSettings(o: OpenSinkOptions | undefined, env: Environment, c: Check
   });
 }
 
+const ORIGINS = 'captureAssets.origins';
+
 function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonly<AssetCaptureSettings> | undefined {
   if (o === undefined) return undefined;
   const given: AssetCaptureOptions = Array.isArray(o)
@@ -437,12 +424,14 @@ function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonl
   const origins = given.origins.map((text) => {
     const origin = originOf(text);
     if (origin === undefined)
-      throw new ConfigError(
-        `${c.name('captureAssets.origins')} takes http(s) origins (https://cdn.example.com), got ${JSON.stringify(text)}`,
-      );
+      throw ConfigError.of({
+        option: ORIGINS,
+        say: (name) => `${name(ORIGINS)} takes http(s) origins (https://cdn.example.com), got ${JSON.stringify(text)}`,
+      });
     return origin;
   });
-  if (origins.length === 0) throw new ConfigError(`${c.name('captureAssets.origins')} needs at least one origin`);
+  if (origins.length === 0)
+    throw ConfigError.of({ option: ORIGINS, say: (name) => `${name(ORIGINS)} needs at least one origin` });
   const d = DEFAULTS.assets;
   return Object.freeze({
     origins: Object.freeze([...new Set(origins)]),
@@ -458,22 +447,22 @@ function assetSettings(o: SettingsOptions['captureAssets'], c: Checker): Readonl
   });
 }
 
+/** The shard: the option, else (a job's run) the job's environment (`resolveShard`), else none. */
 function shardSetting(
   o: SettingsOptions,
   source: SettingsSource,
   env: Environment,
   c: Checker,
 ): Readonly<Shard> | undefined {
-  if (source.cli !== undefined) {
-    const shard = source.cli.shard === undefined ? undefined : resolveShard(source.cli.shard.flag, env);
+  if (o.shard === undefined) {
+    const shard = source.jobEnvironment === true ? resolveShard(undefined, env) : undefined;
     return shard === undefined ? undefined : Object.freeze(shard);
   }
-  if (o.shard === undefined) return undefined;
   const count = c.number('shard.count', o.shard.count, 'count', 1);
   return Object.freeze({ index: c.number('shard.index', o.shard.index, 'count', 0, count - 1), count });
 }
 
-/** The balanced run: from the options, or (the CLI's archive) `--balance`, else `REPLAY_EXPORT_BALANCE`; needs shards. */
+/** The balanced run: the option, else (a job's run) `REPLAY_EXPORT_BALANCE`, else none; it needs shards. */
 function balanceSetting(
   o: SettingsOptions,
   source: SettingsSource,
@@ -481,20 +470,22 @@ function balanceSetting(
   c: Checker,
   shard: Readonly<Shard> | undefined,
 ): Settings['balance'] {
-  const cli = source.cli?.balance;
-  const fromEnv = cli !== undefined && cli.flag === undefined && present(env[ENV.balance]);
-  const run = cli !== undefined ? (cli.flag ?? (fromEnv ? env[ENV.balance]!.trim() : undefined)) : o.balance?.run;
+  const fromEnv = o.balance === undefined && source.jobEnvironment === true && present(env[ENV.balance]);
+  const run = fromEnv ? env[ENV.balance]!.trim() : o.balance?.run;
   if (run === undefined) return undefined;
-  const name = fromEnv ? ENV.balance : c.name('balance');
+  const named = (name: (option: string) => string): string => (fromEnv ? ENV.balance : name('balance'));
   if (typeof run !== 'string' || !RUN_NAME.test(run)) {
-    throw new ConfigError(
-      `${name} takes the run's name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(run)}`,
-    );
+    throw ConfigError.of({
+      option: 'balance',
+      say: (name) =>
+        `${named(name)} takes the run's name: 1–64 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(run)}`,
+    });
   }
   if (shard === undefined || shard.count < 2) {
-    throw new ConfigError(
-      `${name} shares the work of shards: it needs ${source.cli !== undefined ? '--shard <i>/<n>' : 'shard'} with more than one shard`,
-    );
+    throw ConfigError.of({
+      option: 'balance',
+      say: (name) => `${named(name)} shares the work of shards: it needs ${name('shard')} with more than one shard`,
+    });
   }
   const waitMs = c.number('balance.waitMs', o.balance?.waitMs ?? DEFAULTS.balance.waitMs, 'ms', 0);
   return Object.freeze({ run, waitMs, tail: DEFAULTS.balance.tail });
@@ -502,17 +493,16 @@ function balanceSetting(
 
 /**
  * Resolves one run's settings: each field from the options, else the environment (where a variable exists), else
- * `DEFAULTS`; checked once here (out of range: `ConfigError` naming the option, or the flag for the CLI; a bad shard:
- * `ShardConfigError`), and frozen.
+ * `DEFAULTS`; checked once here (out of range: `ConfigError` naming the option, its `problem` for a caller to name
+ * it otherwise; a bad shard in the environment: `ShardConfigError`), and frozen. Called by the run alone (`openRun`).
  */
 export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource = {}): Settings {
   const env = environmentOf(source);
-  const c = new Checker(source.cli !== undefined);
+  const c = new Checker();
   const d = DEFAULTS;
   const recheckMs = o.recheckMs === undefined ? undefined : c.number('recheckMs', o.recheckMs, 'ms', 0);
   const filesPageSize =
     o.filesPageSize === undefined ? undefined : c.number('filesPageSize', o.filesPageSize, 'count', 1);
-  const defaultSettle = source.cli?.sandbox ? d.sandboxSettleMs : d.settleMs;
   const maxWait = o.transportOptions?.retry?.maxWaitMs;
   const shard = shardSetting(o, source, env, c);
   const settings: Settings = {
@@ -533,13 +523,13 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     output: Object.freeze({
       format: c.oneOf('format', o.format ?? d.format, ['json', 'ndjson', 'html'] as const),
       gzip: c.oneOf('gzip', o.gzip ?? d.gzip, [true, false]),
-      ...(o.player !== undefined ? { player: playerSettings(o.player, c) } : {}),
+      player: o.player === undefined ? undefined : playerSettings(o.player, c),
     }),
     redaction: o.redact === undefined ? undefined : compileRedactionPolicy(o.redact),
     sinkOptions: sinkSettings(o.sinkOptions, env, c),
     concurrency: c.number('concurrency', o.concurrency ?? d.concurrency, 'count', 1),
     order: c.oneOf('order', o.order ?? d.order, ['start', 'expiry'] as const),
-    settleMs: c.number('settleMs', o.settleMs ?? defaultSettle, 'ms', 0),
+    settleMs: c.number('settleMs', o.settleMs ?? d.settleMs, 'ms', 0),
     recheckMs,
     shard,
     runId: o.runId,

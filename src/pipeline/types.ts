@@ -25,9 +25,9 @@ export interface FilesPageResult {
 }
 
 export interface FilesQuery {
-  version?: FileVersion;
-  pageSize?: number;
-  signal?: AbortSignal;
+  version?: FileVersion | undefined;
+  pageSize?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** The files side of the session replay client. */
@@ -43,7 +43,7 @@ export type Downloader = (url: string, options: { signal: AbortSignal; key: stri
 export interface ReplayListApi {
   listReplays(
     query: ListReplaysQuery,
-    options?: { signal?: AbortSignal; readAhead?: boolean },
+    options?: { signal?: AbortSignal | undefined; readAhead?: boolean | undefined },
   ): AsyncIterable<ReplayInfo>;
 }
 

@@ -57,8 +57,8 @@ export function parseTimeBound(
 }
 
 export interface TimeRange {
-  since?: TimeBound;
-  until?: TimeBound;
+  since?: TimeBound | undefined;
+  until?: TimeBound | undefined;
 }
 
 /** Reads both bounds (either may be absent) and refuses a range that ends before it starts. */
@@ -77,7 +77,7 @@ export function parseTimeRange(
       `${names.since} ${given.since} (${since.iso}) is after ${names.until} ${given.until} (${until.iso}): the range is empty`,
     );
   }
-  return { ...(since ? { since } : {}), ...(until ? { until } : {}) };
+  return { since, until };
 }
 
 /** How the range's bounds were read, for a "0 replays matched" message. */

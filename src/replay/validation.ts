@@ -21,24 +21,24 @@ export const DEFAULT_FILE_VERSION: FileVersion = 3;
 
 export interface ListReplaysQuery {
   /** Platform user id, sent as `amplitude_id`; an integer (number or digit string). */
-  platformId?: number | string;
+  platformId?: number | string | undefined;
   /** Up to 100 replay ids (`device_id/session_id`), each sent as its own `replay_id` parameter. */
-  replayIds?: readonly string[];
+  replayIds?: readonly string[] | undefined;
   /** Lower bound of a replay's start time, inclusive (`start_time`). A string without zone is UTC. */
-  startTime?: Date | string;
+  startTime?: Date | string | undefined;
   /** Upper bound of a replay's start time, inclusive (`end_time`). */
-  endTime?: Date | string;
+  endTime?: Date | string | undefined;
   /** `asc` or `desc`; kept the same on every page. */
-  sortOrder?: SortOrder;
+  sortOrder?: SortOrder | undefined;
   /** A positive integer, default 50 (ignored by the API with `replayIds`). */
-  pageSize?: number;
+  pageSize?: number | undefined;
 }
 
 export interface FilesQuery {
   /** File version, sent as `version` (default 3). */
-  version?: FileVersion;
+  version?: FileVersion | undefined;
   /** A positive integer, default 100. */
-  pageSize?: number;
+  pageSize?: number | undefined;
 }
 
 /**

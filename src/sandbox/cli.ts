@@ -3,16 +3,16 @@ import type { SandboxOptions } from './options.js';
 import { startSandbox } from './server.js';
 
 export interface SandboxCommandOptions {
-  port?: number;
-  replicas?: number;
-  faults?: Partial<Faults>;
-  samplesDir?: string;
+  port?: number | undefined;
+  replicas?: number | undefined;
+  faults?: Partial<Faults> | undefined;
+  samplesDir?: string | undefined;
   /** Any other sandbox option (`--options`, options-flag.ts). */
-  options?: Partial<SandboxOptions>;
+  options?: Partial<SandboxOptions> | undefined;
   /** Where the url and credential lines go (default process.stdout). */
-  out?: NodeJS.WritableStream;
+  out?: NodeJS.WritableStream | undefined;
   /** Stops the sandbox like SIGINT/SIGTERM do (for embedding). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A value as one shell word: as it is when plain, else single-quoted. */

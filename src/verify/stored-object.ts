@@ -73,7 +73,7 @@ export async function readStoredObject(
       maxEventBytes: limits.maxEventBytes,
       replayBudget: new ReplayBudget(limits.maxReplayBytes),
       fastPath: limits.fastPath,
-      ...(limits.signal ? { signal: limits.signal } : {}),
+      signal: limits.signal,
     });
     for await (const batch of batches) checks.observeBatch(batch);
   } catch (err) {

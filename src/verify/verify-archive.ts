@@ -13,17 +13,15 @@
  * `ok` entry maps must be stored.
  */
 import { createHash } from 'node:crypto';
-import type { S3SinkOptions } from '../../sinks/s3.js';
 import { storedKind } from '../../sinks/layout.js';
 import { replayKey } from '../../sinks/keys.js';
 import { ASSETS_DIR, isAssetDigest } from '../../sinks/assets.js';
 import type { ManifestChecks, OkEntry, OutputFormat } from '../../sinks/sink.js';
-import { categoryOf, ConfigError, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
-import { DEFAULTS } from '../pipeline/defaults.js';
+import { categoryOf, InternalError, InterruptedError, ReplayExportError } from '../errors.js';
+import { entryRun, releaseRun, type EntryOptions, type EntryRun } from '../pipeline/run.js';
 import { IdTable } from '../../sinks/id-table.js';
-import { checkDecodeLimits } from '../../decoders/limits.js';
 import { outputKeysOf } from '../../sinks/keys.js';
-import { openArchive, type Archive } from '../../sinks/archive.js';
+import type { Archive } from '../../sinks/archive.js';
 import PQueue from 'p-queue';
 import { type ObjectReading, readStoredObject, type ReadLimits } from './stored-object.js';
 
@@ -98,19 +96,13 @@ export interface VerifySummary {
   seconds: number;
 }
 
-export interface VerifyOptions {
-  /** For an `s3://` archive: endpoint, path style, region, credentials, checksums (as the S3 sink takes them). */
-  s3?: S3SinkOptions;
-  /** Objects read at once (default `DEFAULTS.concurrency`). */
-  concurrency?: number;
-  /** Largest event, in bytes (default `DEFAULTS.maxEventBytes`); an archive made with a larger one needs as much. */
-  maxEventBytes?: number;
-  /** Inflated bytes one object's events may take (default `DEFAULTS.maxReplayBytes`). */
-  maxReplayBytes?: number;
-  /** The decoders' WebAssembly fast paths (default true). */
-  fastPath?: boolean;
-  signal?: AbortSignal;
-}
+/**
+ * The archive to verify and how: a run's options — the archive `out` (a folder, a `file://` URL or
+ * `s3://bucket/prefix`, with `sinkOptions.s3`: endpoint, path style, region, credentials, checksums) or a `sink`;
+ * `concurrency` (objects read at once); `maxEventBytes` and `maxReplayBytes` (an archive made with larger limits needs
+ * as much); `fastPath`; `signal` — or an open `run`.
+ */
+export type VerifyOptions = EntryOptions;
 
 /** The problems of an archive, as they are found (iterate once), and its summary once the iteration has ended. */
 export interface ArchiveVerification extends AsyncIterable<VerifyProblem> {
@@ -122,14 +114,12 @@ export interface ArchiveVerification extends AsyncIterable<VerifyProblem> {
 }
 
 /**
- * Verifies the archive at `archive` (a folder, a `file://` URL or `s3://bucket/prefix`). Problems come one by one;
+ * Verifies the run's archive (`out`: a folder, a `file://` URL or `s3://bucket/prefix`). Problems come one by one;
  * errors that stop the whole check (the archive or its manifest cannot be read, refused credentials) are thrown by
  * the iteration; a bad option (`concurrency`) is a `ConfigError` thrown here.
  */
-export function verifyArchive(archive: string, options: VerifyOptions = {}): ArchiveVerification {
-  const concurrency = options.concurrency ?? DEFAULTS.concurrency;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
-    throw new ConfigError(`concurrency must be a positive integer (got ${String(concurrency)})`);
+export function verifyArchive(options: VerifyOptions): ArchiveVerification {
+  const entry = entryRun(options);
   let settle!: { resolve: (s: VerifySummary) => void; reject: (err: unknown) => void };
   const summary = new Promise<VerifySummary>((resolve, reject) => (settle = { resolve, reject }));
   summary.catch(() => undefined); // a caller may only iterate
@@ -139,7 +129,7 @@ export function verifyArchive(archive: string, options: VerifyOptions = {}): Arc
     [Symbol.asyncIterator](): AsyncIterator<VerifyProblem> {
       if (iterated) throw new InternalError('an archive verification is iterated once');
       iterated = true;
-      return run(archive, options, settle)[Symbol.asyncIterator]();
+      return run(entry, settle)[Symbol.asyncIterator]();
     },
   };
 }
@@ -273,32 +263,27 @@ interface Named {
 }
 
 async function* run(
-  archive: string,
-  options: VerifyOptions,
+  entry: EntryRun,
   settle: { resolve: (s: VerifySummary) => void; reject: (err: unknown) => void },
 ): AsyncGenerator<VerifyProblem> {
   const started = Date.now();
   const stop = new AbortController();
-  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const { settings, signal: given } = entry.run;
+  const signal = given === undefined ? stop.signal : AbortSignal.any([given, stop.signal]);
   const limits: ReadLimits = {
-    maxEventBytes: options.maxEventBytes ?? DEFAULTS.maxEventBytes,
-    maxReplayBytes: options.maxReplayBytes ?? DEFAULTS.maxReplayBytes,
-    fastPath: options.fastPath ?? DEFAULTS.fastPath,
+    maxEventBytes: settings.maxEventBytes,
+    maxReplayBytes: settings.maxReplayBytes,
+    fastPath: settings.fastPath,
     signal,
   };
-  const checks = new Checks(options.concurrency ?? DEFAULTS.concurrency);
+  const checks = new Checks(settings.concurrency);
   const tally = new Tally();
   let finished = false;
   let store: Archive | undefined;
   try {
-    checkDecodeLimits(options);
     signal.throwIfAborted();
     // Read as it is: no temporary files to sweep, no output written (hence no hashing worker).
-    store = await openArchive(archive, {
-      create: false,
-      s3: options.s3 ?? {},
-      local: { hashWorker: false, cleanStaleTemp: false },
-    });
+    store = await entry.run.archive({ create: false, readOnly: true });
     const named = await namedInManifest(store, tally, signal);
     for await (const p of lastEntries(store, named, limits, checks, tally)) yield tally.counted(p);
     for await (const p of storedObjects(store, named, checks, tally, signal)) yield tally.counted(p);
@@ -312,7 +297,7 @@ async function* run(
     // Stopped early (by the caller, or an error): objects being read stop too.
     stop.abort(new InterruptedError('the verification was stopped'));
     await checks.stop();
-    await store?.close();
+    await releaseRun(entry);
     if (!finished) settle.reject(new InterruptedError('the verification was stopped before its end'));
   }
 }

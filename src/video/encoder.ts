@@ -4,7 +4,14 @@
  * TypeScript, an optional dependency) in Node, written as they come: nothing holds the whole video.
  */
 import type { BrowserContext, JSHandle, Page } from 'playwright-core';
-import type { EncoderConfig, EncoderPageApi, EncoderPageGlobal, Packet, Taken } from './browser/encoder-api.js';
+import type {
+  EncoderConfig,
+  EncoderPageApi,
+  EncoderPageGlobal,
+  Packet,
+  PacketConfig,
+  Taken,
+} from './browser/encoder-api.js';
 import type { VideoFormat } from './defaults.js';
 import { ENCODER_SCRIPT } from './encoder-script.js';
 import { VideoError } from './errors.js';
@@ -87,6 +94,16 @@ function encoderConfig(format: VideoFormat, width: number, height: number, fps: 
   };
 }
 
+type DecoderConfig = NonNullable<
+  NonNullable<Parameters<InstanceType<Mediabunny['EncodedVideoPacketSource']>['add']>[1]>['decoderConfig']
+>;
+
+/** The muxer's decoder configuration for a packet's (its description's bytes decoded). */
+function decoderConfigOf(c: PacketConfig): DecoderConfig {
+  const { description, ...rest } = c;
+  return description === undefined ? rest : { ...rest, description: Buffer.from(description, 'base64') };
+}
+
 /** Adds the page's packets to the muxer's track `source` (a packet without a duration lasts a frame, `frameUs`). */
 function packetWriter(
   mb: Mediabunny,
@@ -101,19 +118,7 @@ function packetWriter(
         p.timestamp / 1e6,
         (p.duration || frameUs) / 1e6,
       );
-      const c = p.config;
-      const meta = c
-        ? {
-            decoderConfig: {
-              codec: c.codec,
-              codedWidth: c.codedWidth,
-              codedHeight: c.codedHeight,
-              ...(c.description !== undefined ? { description: Buffer.from(c.description, 'base64') } : {}),
-              ...(c.colorSpace !== undefined ? { colorSpace: c.colorSpace } : {}),
-            },
-          }
-        : undefined;
-      await source.add(packet, meta);
+      await source.add(packet, p.config === undefined ? undefined : { decoderConfig: decoderConfigOf(p.config) });
     }
   };
 }

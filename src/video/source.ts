@@ -10,7 +10,6 @@ import { replayEventBytes, type EntryOptions } from '../pipeline/library.js';
 import { openArchiveSource } from '../view/archive-source.js';
 import { storedEvents } from '../view/stored-events.js';
 import type { ReplayAssets } from '../../sinks/assets.js';
-import type { S3SinkOptions } from '../../sinks/s3.js';
 import { VideoError } from './errors.js';
 
 /** The largest single event read from a file or an archive (a canvas frame or a full snapshot can be large). */
@@ -19,8 +18,11 @@ const MAX_EVENT_BYTES = 256 << 20;
 export type VideoSource =
   /** An exported events file: `.json`, `.ndjson`, either with `.gz`. */
   | { file: string }
-  /** A replay of an archive (a folder or `s3://bucket/prefix`), by id. */
-  | { archive: string; replayId: string; s3?: S3SinkOptions | undefined }
+  /**
+   * A replay of an archive, by id: the archive of the run of `archive` (its `out`, a folder or `s3://bucket/prefix`
+   * with `sinkOptions.s3`, or an open `run`'s).
+   */
+  | { replayId: string; archive: EntryOptions }
   /** A replay on the platform, by id, through a run (`run`, or the run options given). */
   | { replayId: string; platform?: EntryOptions | undefined }
   /** Events of your own (compact JSON, one Buffer each, or batches of them). */
@@ -70,12 +72,8 @@ export interface OpenedSource {
 }
 
 /** A replay of an archive: its stored output's events and, when the entry has them, its captured assets. */
-async function openArchiveEntry(
-  archive: string,
-  replayId: string,
-  s3: S3SinkOptions | undefined,
-): Promise<OpenedSource> {
-  const source = await openArchiveSource(archive, s3, false);
+async function openArchiveEntry(archive: EntryOptions, replayId: string): Promise<OpenedSource> {
+  const source = await openArchiveSource(archive, false);
   try {
     const row = await source.replay(replayId);
     if (!row)
@@ -106,7 +104,7 @@ async function openArchiveEntry(
 
 /** Opens `source`: its events are read as they are consumed; close it once done. */
 export async function openVideoSource(source: VideoSource): Promise<OpenedSource> {
-  if ('archive' in source) return openArchiveEntry(source.archive, source.replayId, source.s3);
+  if ('archive' in source) return openArchiveEntry(source.archive, source.replayId);
   const events =
     'events' in source
       ? source.events

@@ -1,15 +1,16 @@
 /**
- * Where `view` reads an archive from: a local folder or `s3://bucket/prefix`, opened with `openArchive` (refused when
- * it holds no manifest). It gives the archive's catalogue (built from its manifest when it has none, or a stale one) and opens a replay's stored output by the
- * key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
+ * Where `view` (and `video`) read an archive from: a run's (`run.archive`, read-only: refused when it holds no
+ * manifest, nothing created). It gives the archive's catalogue (built from its manifest when it has none, or a stale
+ * one) and opens a replay's stored output by the key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
  */
 import type { Readable } from 'node:stream';
-import { openArchive, type Archive } from '../../sinks/archive.js';
+import type { Archive } from '../../sinks/archive.js';
 import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { replayKey } from '../../sinks/keys.js';
-import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ManifestEntry, OkEntry, OutputFormat } from '../../sinks/sink.js';
-import { type Catalogue, type CatalogueOptions, openCatalogue } from '../catalogue/index.js';
+import { type Catalogue, type CatalogueOptions, catalogueIn, openCatalogue } from '../catalogue/index.js';
+import { entryRun, releaseRun, type EntryOptions } from '../pipeline/run.js';
+import type { Settings } from '../pipeline/settings.js';
 import { ViewError } from './errors.js';
 
 /** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
@@ -26,6 +27,8 @@ export interface StoredObject {
 export interface ArchiveSource {
   /** The archive as shown to the user (a resolved path, or `s3://bucket/prefix`). */
   readonly label: string;
+  /** The settings of the run it is read through (its limits). */
+  readonly settings: Settings;
   /**
    * The archive's catalogue (src/catalogue/), current with its manifest when opened; undefined when opened without
    * (`catalogue: false`: one replay looked up, as a video export does).
@@ -104,31 +107,32 @@ async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | un
 /** An archive source with its catalogue. */
 export type CataloguedSource = ArchiveSource & { readonly catalogue: Catalogue };
 
+/**
+ * The archive of the run of `options` (its `out`, or an open `run`'s), read-only, with its catalogue (in the folder
+ * `catalogue.dir`, else the run's `catalogueDir`, else the default); `catalogue: false` opens none.
+ */
+export async function openArchiveSource(options: EntryOptions, catalogue: false): Promise<ArchiveSource>;
+export async function openArchiveSource(options: EntryOptions, catalogue?: CatalogueOptions): Promise<CataloguedSource>;
 export async function openArchiveSource(
-  target: string,
-  s3: S3SinkOptions | undefined,
-  catalogue: false,
-): Promise<ArchiveSource>;
-export async function openArchiveSource(
-  target: string,
-  s3?: S3SinkOptions,
-  catalogue?: CatalogueOptions,
-): Promise<CataloguedSource>;
-export async function openArchiveSource(
-  target: string,
-  s3: S3SinkOptions = {},
+  options: EntryOptions,
   catalogueOptions: CatalogueOptions | false = {},
 ): Promise<ArchiveSource> {
-  const archive = await openArchive(target, { create: false, s3, local: { hashWorker: false, cleanStaleTemp: false } });
+  const entry = entryRun(options);
+  let archive: Archive;
   let catalogue: Catalogue | undefined;
   try {
-    catalogue = catalogueOptions === false ? undefined : await openCatalogue(archive, catalogueOptions);
+    archive = await entry.run.archive({ create: false, readOnly: true });
+    catalogue =
+      catalogueOptions === false
+        ? undefined
+        : await openCatalogue(archive, catalogueIn(catalogueOptions, entry.run.settings.catalogueDir));
   } catch (err) {
-    await archive.close();
+    await releaseRun(entry);
     throw err;
   }
   return {
     label: archive.target,
+    settings: entry.run.settings,
     catalogue,
     async replay(id) {
       if (catalogue === undefined) return replayOf(archive, id);
@@ -145,7 +149,7 @@ export async function openArchiveSource(
     readAsset: (digest) => (isAssetDigest(digest) ? archive.assets.read(digest) : Promise.resolve(undefined)),
     close: async () => {
       catalogue?.close();
-      await archive.close();
+      await releaseRun(entry);
     },
   };
 }

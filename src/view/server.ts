@@ -15,7 +15,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIPv6, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
-import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
 import {
   type CatalogueOptions,
@@ -24,7 +23,8 @@ import {
   DEFAULT_SORT,
   parseSort,
 } from '../catalogue/index.js';
-import { checkDecodeLimits, DECODE_LIMITS } from '../../decoders/limits.js';
+import { DECODE_LIMITS } from '../../decoders/limits.js';
+import type { EntryOptions } from '../pipeline/run.js';
 import { SinkError } from '../../sinks/errors.js';
 import { ViewError } from './errors.js';
 import { INDEX_CSP, securityHeaders, send } from './answer.js';
@@ -34,7 +34,6 @@ import { videoRoute, type VideoRoute, type ViewVideo } from './video.js';
 import { type CataloguedSource, openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedNdjson } from './stored-events.js';
-import { catalogueDirOf } from '../pipeline/settings.js';
 
 export const VIEW_DEFAULTS = Object.freeze({
   port: 0,
@@ -44,28 +43,26 @@ export const VIEW_DEFAULTS = Object.freeze({
   maxReplayBytes: DECODE_LIMITS.maxReplayBytes,
 });
 
-export interface ViewServerOptions {
-  /** The archive: a local folder (path or `file://` URL) or `s3://bucket/prefix`. */
-  archive: string;
-  /** S3 client options for an `s3://` archive (endpoint, path style, region, credentials), as the S3 sink takes them. */
-  s3?: S3SinkOptions;
+/**
+ * The archive to serve and how: a run's options — the archive `out` (a local folder, path or `file://` URL, or
+ * `s3://bucket/prefix` with `sinkOptions.s3`), `maxEventBytes` (largest event of a stored replay, counted as it
+ * streams) and `maxReplayBytes` (the most bytes a stored replay may hold once inflated: a gzip bomb is cut there, 413
+ * or a cut response) — or an open `run`; and the server's own options.
+ */
+export interface ViewServerOptions extends EntryOptions {
   /** Port (0: any free port). */
-  port?: number;
+  port?: number | undefined;
   /**
    * The address to listen on (default 127.0.0.1). The server has no authentication: anyone who can reach another
    * address reads the archive. `0.0.0.0` / `::`: every interface.
    */
-  host?: string;
+  host?: string | undefined;
   /** More names the Host header may give (a container's service name, a DNS name), with or without a port. */
-  allowHosts?: readonly string[];
+  allowHosts?: readonly string[] | undefined;
   /** Videos of the replays (video.ts): a renderer (a link in each row of the index), or why there is none. */
-  video?: ViewVideo;
-  /** Largest event of a stored replay, in bytes (counted as it streams, never gathered). */
-  maxEventBytes?: number;
-  /** Where the archive's catalogue is cached, and a hook told when it is built (src/catalogue/). */
-  catalogue?: CatalogueOptions;
-  /** The most bytes a stored replay may hold once inflated (a gzip bomb is cut there: 413, or a cut response). */
-  maxReplayBytes?: number;
+  video?: ViewVideo | undefined;
+  /** Where the archive's catalogue is cached (default: the run's `catalogueDir`), a hook told when it is built. */
+  catalogue?: CatalogueOptions | undefined;
 }
 
 export interface ViewServer {
@@ -299,19 +296,14 @@ async function listen(server: Server, port: number, host: string, source: Catalo
 
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
-  checkDecodeLimits(options);
   checkHostNames(options.allowHosts ?? []);
-  const dir = options.catalogue?.dir ?? catalogueDirOf(undefined);
-  const source = await openArchiveSource(options.archive, options.s3, { ...options.catalogue, ...(dir && { dir }) });
+  const source = await openArchiveSource(options, options.catalogue ?? {});
   const routes: Routes = {
     source,
     player: sharedPlayer(),
     videos: videoRoute(options.video),
     title: `replay-export view: ${source.label}`,
-    limits: {
-      maxEventBytes: options.maxEventBytes ?? VIEW_DEFAULTS.maxEventBytes,
-      maxReplayBytes: options.maxReplayBytes ?? VIEW_DEFAULTS.maxReplayBytes,
-    },
+    limits: { maxEventBytes: source.settings.maxEventBytes, maxReplayBytes: source.settings.maxReplayBytes },
   };
   let hosts = new Set<string>();
   const host = options.host ?? '127.0.0.1';

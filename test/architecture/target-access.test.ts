@@ -49,7 +49,7 @@ const ALLOWED: readonly { file: string; reason: string }[] = [
   { file: 'src/catalogue/build.ts', reason: "the catalogue's file in the user's cache folder (never in the archive)" },
   { file: 'src/catalogue/catalogue.ts', reason: 'the catalogue cache folder and its files (never in the archive)' },
   { file: 'src/view/video.ts', reason: "a rendered video's scratch folder in the OS temp dir, sent and removed" },
-  { file: 'bin/cli/decode-command.ts', reason: "decode's input files, read as input" },
+  { file: 'bin/cli/commands/decode.ts', reason: "decode's input files, read as input" },
   { file: 'bin/cli/commands/api.ts', reason: 'a request body file the user names (`api --body @file`)' },
   { file: 'bin/cli/view-video.ts', reason: 'whether the browser the user names is an executable file' },
   {

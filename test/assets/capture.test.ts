@@ -194,7 +194,7 @@ describe('archive --capture-assets', () => {
     expect((await differingPixels(browser, original, bare.png)).differing).toBeGreaterThan(1000);
 
     // `view` serves the archive's assets to the shared player: the same pixels, nothing from elsewhere.
-    const view = await startViewServer({ archive: stored });
+    const view = await startViewServer({ out: stored });
     try {
       const shared = await played(
         { view: `${view.url}replays/${encodeURIComponent(samples.replayId)}` },

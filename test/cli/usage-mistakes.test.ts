@@ -53,9 +53,15 @@ describe('--out', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  test('--out file://replays: exit 2 saying what to write instead', async () => {
+  test('--out file://replays (a host, no file of this machine): exit 2 saying what to write instead', async () => {
     expect(await usageError(['archive', '--out', 'file://replays'], '--out')).toContain('write --out ./replays');
-    expect(await usageError(['export', ids[0]!, '--out', 'file:///tmp/x'], '--out')).toContain('write --out /tmp/x');
+  });
+
+  test('--out file:///abs/path is that folder, as the library takes it', async () => {
+    const dir = join(work.dir, 'by-url');
+    const res = await runCli(['export', ids[0]!, '--out', `file://${dir}`], sandboxEnv(sandbox));
+    expect(res.code, res.stderr).toBe(0);
+    expect((await readdir(dir)).length).toBeGreaterThan(0);
   });
 
   test('an S3 target with no region anywhere: exit 2 naming --s3-region and AWS_REGION', async () => {

@@ -52,9 +52,9 @@ describe('forgetReplays (library)', () => {
     }
     expect(await readManifest(work.dir)).toEqual([]);
     // A sink of your own without remove cannot forget: refused before its manifest is read.
+    const { remove: _remove, ...local } = createLocalSink(work.dir);
     const sink: Sink = {
-      ...createLocalSink(work.dir),
-      remove: undefined,
+      ...local,
       readManifest: () => {
         throw new Error('read');
       },

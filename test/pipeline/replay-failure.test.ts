@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { verifyArchive } from '../../src/archive-tools.js';
+import { verifyArchive } from '../../src/archive.js';
 import { join } from 'node:path';
 import { archiveReplays, type ArchiveEvent, type ArchiveOptions } from '../../src/index.js';
 import { AssetUrlCollector, MAX_URL_BYTES, type ScanMeter } from '../../src/assets/collect.js';
@@ -164,7 +164,7 @@ describe('captured assets too many to list', () => {
     });
     expect(wide.assets).toBeUndefined();
     expect(outcome(results, samples.ids.get('after')!)).toBe('ok');
-    const verification = verifyArchive(out);
+    const verification = verifyArchive({ out });
     const problems: unknown[] = [];
     for await (const p of verification) problems.push(p);
     expect(problems).toEqual([]);

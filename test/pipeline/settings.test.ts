@@ -12,7 +12,8 @@ import { S3_DEFAULTS } from '../../sinks/s3-defaults.js';
 import { ConfigError, replayEvents } from '../../src/index.js';
 import { DECODE_LIMITS } from '../../decoders/limits.js';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS } from '../../src/http/options.js';
-import { DEFAULTS, PIPELINE_DEFAULTS, resolveSettings } from '../../src/pipeline/settings.js';
+import { DEFAULTS, PIPELINE_DEFAULTS, resolveSettings, type SettingsOptions } from '../../src/pipeline/settings.js';
+import { inFlagWords } from '../../bin/cli/option-flags.js';
 import { ShardConfigError } from '../../src/pipeline/shard.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { packageRoot } from '../../src/util/package-root.js';
@@ -87,23 +88,23 @@ describe('resolveSettings: option (or flag) > environment > default', () => {
     );
   });
 
-  test('shard, for the CLI: --shard > JOB_COMPLETION_INDEX / AWS_BATCH_JOB_ARRAY_INDEX > none; not read for the library', () => {
+  test("shard, for a job's run: the option > JOB_COMPLETION_INDEX / AWS_BATCH_JOB_ARRAY_INDEX > none; not read otherwise", () => {
     const env = { JOB_COMPLETION_INDEX: '1', REPLAY_EXPORT_SHARD_COUNT: '3' };
-    expect(resolveSettings({}, { env, cli: { shard: { flag: '0/2' } } }).shard).toEqual({ index: 0, count: 2 });
-    expect(resolveSettings({}, { env, cli: { shard: { flag: undefined } } }).shard).toEqual({ index: 1, count: 3 });
-    expect(resolveSettings({}, { env: {}, cli: { shard: { flag: undefined } } }).shard).toBeUndefined();
+    const job = { env, jobEnvironment: true };
+    expect(resolveSettings({ shard: { index: 0, count: 2 } }, job).shard).toEqual({ index: 0, count: 2 });
+    expect(resolveSettings({}, job).shard).toEqual({ index: 1, count: 3 });
+    expect(resolveSettings({}, { env: {}, jobEnvironment: true }).shard).toBeUndefined();
     expect(resolveSettings({}, { env }).shard).toBeUndefined();
-    expect(resolveSettings({}, { env, cli: {} }).shard).toBeUndefined();
+    expect(resolveSettings({}, { env, jobEnvironment: false }).shard).toBeUndefined();
     expect(resolveSettings({ shard: { index: 2, count: 4 } }, { env }).shard).toEqual({ index: 2, count: 4 });
-    expect(() =>
-      resolveSettings({}, { env: { JOB_COMPLETION_INDEX: '1' }, cli: { shard: { flag: undefined } } }),
-    ).toThrow(ShardConfigError);
+    expect(() => resolveSettings({}, { env: { JOB_COMPLETION_INDEX: '1' }, jobEnvironment: true })).toThrow(
+      ShardConfigError,
+    );
   });
 
-  test("settle: the option > 0 with the CLI's --sandbox > 24h", () => {
-    expect(resolveSettings({}, { env: {}, cli: { sandbox: true } }).settleMs).toBe(DEFAULTS.sandboxSettleMs);
-    expect(resolveSettings({ settleMs: 5 }, { env: {}, cli: { sandbox: true } }).settleMs).toBe(5);
-    expect(resolveSettings({}, { env: {}, cli: {} }).settleMs).toBe(DEFAULTS.settleMs);
+  test('settle: the option > 24h', () => {
+    expect(resolveSettings({ settleMs: 5 }, { env: {} }).settleMs).toBe(5);
+    expect(resolveSettings({}, { env: {} }).settleMs).toBe(DEFAULTS.settleMs);
   });
 
   test('the deadline of one HTTP attempt comes from transportOptions.timeouts.deadlineMs', () => {
@@ -159,15 +160,22 @@ describe('resolveSettings: values out of range are a ConfigError, once, naming t
     expect(() => resolveSettings(options, { env: {} })).toThrow(message);
   });
 
-  test('from the CLI, errors name the flag and show its units', () => {
-    const cli = { env: {}, cli: {} };
-    expect(() => resolveSettings({ maxEventBytes: 2 * 1024 ** 3 }, cli)).toThrow(
+  test('the CLI says them naming its flag, in its units (the library names no flag)', () => {
+    const cli = (o: SettingsOptions): void => {
+      try {
+        resolveSettings(o, { env: {} });
+      } catch (err) {
+        expect((err as Error).message).not.toMatch(/--/);
+        throw inFlagWords(err);
+      }
+    };
+    expect(() => cli({ maxEventBytes: 2 * 1024 ** 3 })).toThrow(
       /^--max-event-size must be a size from 1 to 1GiB, got 2GiB$/,
     );
-    expect(() => resolveSettings({ transportOptions: { timeouts: { deadlineMs: 0 } } }, cli)).toThrow(
+    expect(() => cli({ transportOptions: { timeouts: { deadlineMs: 0 } } })).toThrow(
       /^--request-deadline must be longer than 0/,
     );
-    expect(() => resolveSettings({ sinkOptions: { s3: { checksums: 'never' as 'when-required' } } }, cli)).toThrow(
+    expect(() => cli({ sinkOptions: { s3: { checksums: 'never' as 'when-required' } } })).toThrow(
       /^--s3-checksums must be/,
     );
   });

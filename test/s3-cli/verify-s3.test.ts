@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { verifyArchive, type VerifyProblem } from '../../src/archive-tools.js';
+import { verifyArchive, type VerifyProblem } from '../../src/archive.js';
 import { runCliSpawned } from '../cli/cli-helpers.js';
 import {
   BUCKET,
@@ -110,13 +110,16 @@ describe('verify an S3 archive', () => {
     expect(problems).toHaveLength(6);
 
     // The library gives the same problems, and the summary.
-    const verification = verifyArchive(ARCHIVE, {
-      s3: {
-        endpoint: s3.endpoint,
-        forcePathStyle: true,
-        region: 'us-east-1',
-        checksums: 'when-required',
-        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    const verification = verifyArchive({
+      out: ARCHIVE,
+      sinkOptions: {
+        s3: {
+          endpoint: s3.endpoint,
+          forcePathStyle: true,
+          region: 'us-east-1',
+          checksums: 'when-required',
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        },
       },
     });
     const found: VerifyProblem[] = [];

@@ -40,13 +40,15 @@ beforeAll(async () => {
   const res = await runCliSpawned(['archive', ...s3Flags(s3, PREFIX), '--gzip', '--settle', '0'], cliEnv(sandbox));
   expect(res.code, res.stderr).toBe(0);
   view = await startViewServer({
-    archive: `s3://${BUCKET}/${PREFIX}`,
-    s3: {
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      region: 'us-east-1',
-      checksums: 'when-required',
-      credentials: { accessKeyId: SECRET, secretAccessKey: SECRET },
+    out: `s3://${BUCKET}/${PREFIX}`,
+    sinkOptions: {
+      s3: {
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        region: 'us-east-1',
+        checksums: 'when-required',
+        credentials: { accessKeyId: SECRET, secretAccessKey: SECRET },
+      },
     },
   });
 }, 120_000);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalSink, createS3Sink } from '../../src/index.js';
 import { archiveReplays, planArchive, type ArchiveEvent } from '../../src/index.js';
-import { forgetReplays, verifyArchive } from '../../src/archive-tools.js';
+import { forgetReplays, verifyArchive } from '../../src/archive.js';
 import { resolveSettings } from '../../src/pipeline/settings.js';
 import { shardOf } from '../../src/pipeline/shard.js';
 import { storedKind } from '../../sinks/layout.js';
@@ -141,7 +141,7 @@ describe('a balanced run', () => {
         .sort(),
     );
     // `verify` finds the archive whole, its claims the archive's own (no orphan).
-    const verification = verifyArchive(work.dir);
+    const verification = verifyArchive({ out: work.dir });
     const problems: unknown[] = [];
     for await (const p of verification) problems.push(p);
     expect(problems).toEqual([]);
@@ -238,15 +238,15 @@ describe('a balanced run', () => {
       /more than one shard/,
     );
     expect(() => resolveSettings({ balance: { run: '../x' }, shard: { index: 0, count: 2 } })).toThrow(/run's name/);
-    expect(() =>
-      resolveSettings({}, { env: { REPLAY_EXPORT_BALANCE: 'n1' }, cli: { balance: { flag: undefined } } }),
-    ).toThrow(/REPLAY_EXPORT_BALANCE shares the work/);
+    expect(() => resolveSettings({}, { env: { REPLAY_EXPORT_BALANCE: 'n1' }, jobEnvironment: true })).toThrow(
+      /REPLAY_EXPORT_BALANCE shares the work/,
+    );
     expect(
       resolveSettings(
         {},
         {
           env: { REPLAY_EXPORT_BALANCE: 'n1', JOB_COMPLETION_INDEX: '1', REPLAY_EXPORT_SHARD_COUNT: '4' },
-          cli: { shard: { flag: undefined }, balance: { flag: undefined } },
+          jobEnvironment: true,
         },
       ).balance,
     ).toMatchObject({ run: 'n1' });

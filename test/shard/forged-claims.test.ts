@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { archiveReplays, createLocalSink, type ArchiveEvent } from '../../src/index.js';
 import { shardOf } from '../../src/pipeline/shard.js';
-import { verifyArchive } from '../../src/archive-tools.js';
+import { verifyArchive } from '../../src/archive.js';
 import { workClaimKey } from '../../sinks/work-claims.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FAST, lastById, readManifest, tempDir } from '../pipeline/helpers.js';
@@ -111,7 +111,7 @@ describe('forged claims', () => {
     const last = lastById(await readManifest(work.dir));
     for (const id of ids) expect(last.get(id)).toMatchObject({ status: 'ok', format: 'html' });
     // Every replay's last line is intact; what verify reports is the json outputs the html lines replaced (orphans).
-    const verification = verifyArchive(work.dir);
+    const verification = verifyArchive({ out: work.dir });
     const problems: { kind: string; key?: string }[] = [];
     for await (const p of verification) problems.push(p);
     expect(problems.filter((p) => p.kind !== 'orphan' || !p.key?.endsWith('.json'))).toEqual([]);

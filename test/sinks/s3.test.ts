@@ -69,9 +69,12 @@ const bigBatch = (): Buffer[] =>
     Buffer.from(JSON.stringify({ type: 3, data: randomBytes(3000).toString('base64') })),
   );
 
-async function getObject(
-  key: string,
-): Promise<{ body: Buffer; contentType?: string; contentEncoding?: string; metadata?: Record<string, string> }> {
+async function getObject(key: string): Promise<{
+  body: Buffer;
+  contentType?: string | undefined;
+  contentEncoding?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+}> {
   const response = await reader.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   const body = Buffer.from(await response.Body!.transformToByteArray());
   return {

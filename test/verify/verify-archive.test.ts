@@ -77,7 +77,7 @@ async function drain(it: AsyncIterable<VerifyProblem>): Promise<VerifyProblem[]>
 describe('verifyArchive', () => {
   test('thousands of entries: each replay counted once, only last entries verified', async () => {
     await archive(work.dir);
-    const verification = verifyArchive(work.dir, { concurrency: 2 });
+    const verification = verifyArchive({ out: work.dir, concurrency: 2 });
     expect(await drain(verification)).toEqual([]);
     expect(await verification.summary).toMatchObject({
       target: work.dir,
@@ -97,7 +97,7 @@ describe('verifyArchive', () => {
     const entries = await archive(work.dir);
     await rm(join(work.dir, entries[0]!.key!));
     await rm(join(work.dir, entries[1]!.key!));
-    const verification = verifyArchive(work.dir);
+    const verification = verifyArchive({ out: work.dir });
     expect(await drain(verification)).toEqual([
       expect.objectContaining({ kind: 'missing', replayId: entries[1]!.replay_id, key: entries[1]!.key }),
     ]);
@@ -111,7 +111,7 @@ describe('verifyArchive', () => {
     try {
       await rm(join(work.dir, entries[2]!.key!));
       await symlink(outside, join(work.dir, entries[2]!.key!));
-      const verification = verifyArchive(work.dir);
+      const verification = verifyArchive({ out: work.dir });
       expect(await drain(verification)).toEqual([
         expect.objectContaining({
           kind: 'unreadable',
@@ -122,13 +122,13 @@ describe('verifyArchive', () => {
     } finally {
       await rm(outside);
     }
-    expect(() => verifyArchive(work.dir, { concurrency: 0 })).toThrow(ConfigError);
+    expect(() => verifyArchive({ out: work.dir, concurrency: 0 })).toThrow(ConfigError);
   });
 
   test('entries appended while the check runs are reported as a changed manifest', async () => {
     const entries = await archive(work.dir);
     await rm(join(work.dir, entries[1]!.key!));
-    const verification = verifyArchive(work.dir, { concurrency: 1 });
+    const verification = verifyArchive({ out: work.dir, concurrency: 1 });
     const found: VerifyProblem[] = [];
     for await (const p of verification) {
       // The first problem comes while the second pass has read only the start of the manifest (~250 KB).
@@ -149,7 +149,7 @@ describe('verifyArchive', () => {
   test('stopping early or aborting ends the check; the summary says it was stopped', async () => {
     const entries = await archive(work.dir);
     for (const e of entries.slice(1)) await rm(join(work.dir, e.key!));
-    const early = verifyArchive(work.dir, { concurrency: 1 });
+    const early = verifyArchive({ out: work.dir, concurrency: 1 });
     for await (const p of early) {
       expect(p.kind).toBe('missing');
       break;
@@ -158,7 +158,7 @@ describe('verifyArchive', () => {
 
     const controller = new AbortController();
     controller.abort(new InterruptedError());
-    const aborted = verifyArchive(work.dir, { signal: controller.signal });
+    const aborted = verifyArchive({ out: work.dir, signal: controller.signal });
     await expect(drain(aborted)).rejects.toBeInstanceOf(InterruptedError);
     await expect(aborted.summary).rejects.toBeInstanceOf(InterruptedError);
   });

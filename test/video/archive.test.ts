@@ -66,7 +66,7 @@ describe('renderVideo from an archive on S3', () => {
     const before = s3.requests.length;
     const out = join(work.dir, 'captured.mp4');
     const result = await renderVideo(
-      { archive, replayId: samples.replayId, s3: s3Options },
+      { archive: { out: archive, sinkOptions: { s3: s3Options } }, replayId: samples.replayId },
       { out, browserInstance: browser },
     );
     expect(result.refusedRequests).toEqual([]);

@@ -165,7 +165,7 @@ describe('renderVideo from an archive and from the platform', () => {
       expect(entry.status).toBe('ok');
       const fromFile = await renderVideo({ file }, { out: join(dir, 'sr-file.webm'), browserInstance: browser });
       const fromArchive = await renderVideo(
-        { archive, replayId: id },
+        { archive: { out: archive }, replayId: id },
         { out: join(dir, 'sr-archive.webm'), browserInstance: browser },
       );
       const fromPlatform = await renderVideo(
@@ -182,7 +182,10 @@ describe('renderVideo from an archive and from the platform', () => {
         expect((await readVideo(r.file)).packets).toBe(fromFile.frames);
       }
       await expect(
-        renderVideo({ archive, replayId: 'nope/1' }, { out: join(dir, 'none.webm'), browserInstance: browser }),
+        renderVideo(
+          { archive: { out: archive }, replayId: 'nope/1' },
+          { out: join(dir, 'none.webm'), browserInstance: browser },
+        ),
       ).rejects.toMatchObject({ code: 'VIDEO_BAD_OPTION' });
     } finally {
       await sandbox.close();

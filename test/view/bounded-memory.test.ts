@@ -149,14 +149,14 @@ describe('the limits', () => {
   });
 
   it('a replay over maxReplayBytes from its first chunk: 413 naming the file; later: the answer is cut short', async () => {
-    server = await startViewServer({ archive: work.dir, maxReplayBytes: 1000 });
+    server = await startViewServer({ out: work.dir, maxReplayBytes: 1000 });
     const refused = await get(server.port, eventsPath(BOMB), true);
     expect(refused.status).toBe(413);
     expect(refused.body).toContain(replayKey(BOMB, { format: 'json', gzip: true }));
     expect(refused.body).toContain('more than 1000 bytes once inflated');
     await server.close();
 
-    server = await startViewServer({ archive: work.dir, maxReplayBytes: 8 * MiB });
+    server = await startViewServer({ out: work.dir, maxReplayBytes: 8 * MiB });
     const cut = await get(server.port, eventsPath(BOMB));
     expect(cut.status).toBe(200);
     expect(cut.complete).toBe(false);
@@ -186,7 +186,7 @@ describe('the limits', () => {
 
   it('an event over maxEventBytes is refused (counted, not gathered)', async () => {
     await server.close();
-    server = await startViewServer({ archive: work.dir, maxEventBytes: 1024 });
+    server = await startViewServer({ out: work.dir, maxEventBytes: 1024 });
     const line = await get(server.port, eventsPath(LONG_LINE), true);
     expect(line.status).toBe(502);
     expect(line.body).toContain('an event of the stored replay is over 1024 bytes');

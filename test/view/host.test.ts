@@ -48,7 +48,7 @@ function status(address: string, port: number, host: string): Promise<number> {
 
 describe('the Host allow-list', () => {
   it('on 127.0.0.1 (the default): loopback names on any port; other names refused', async () => {
-    const server = await startViewServer({ archive: work.dir });
+    const server = await startViewServer({ out: work.dir });
     try {
       expect(server.loopback).toBe(true);
       expect(await status('127.0.0.1', server.port, `127.0.0.1:${server.port}`)).toBe(200);
@@ -69,7 +69,7 @@ describe('the Host allow-list', () => {
 
   it('on 0.0.0.0: the machine hostname, its interface addresses and --allow-host names; no other', async () => {
     const server = await startViewServer({
-      archive: work.dir,
+      out: work.dir,
       host: '0.0.0.0',
       allowHosts: ['replay-view', 'Viewer.Example:8080'],
     });
@@ -101,7 +101,7 @@ describe('the Host allow-list', () => {
   });
 
   it.runIf(external !== undefined)('on one outside address: that address, not the loopback names', async () => {
-    const server = await startViewServer({ archive: work.dir, host: external! });
+    const server = await startViewServer({ out: work.dir, host: external! });
     try {
       expect(server.url).toBe(`http://${external}:${server.port}/`);
       expect(await status(external!, server.port, `${external}:${server.port}`)).toBe(200);
@@ -113,7 +113,7 @@ describe('the Host allow-list', () => {
   });
 
   it('refuses an --allow-host that is not a host name', async () => {
-    await expect(startViewServer({ archive: work.dir, allowHosts: ['a/b'] })).rejects.toThrow(
+    await expect(startViewServer({ out: work.dir, allowHosts: ['a/b'] })).rejects.toThrow(
       '--allow-host must be a host name',
     );
   });

@@ -75,9 +75,9 @@ const renderFolders = async (): Promise<string[]> => (await readdir(tmpdir())).f
 
 describe('with a browser', () => {
   it('the index links each replay to its MP4; the route renders it, one at a time, outside the archive', async () => {
-    const video = await viewVideo(archive, { env: {} });
+    const video = await viewVideo({ out: archive }, { env: {} });
     expect(video.available).toBe(true);
-    const server = await startViewServer({ archive, video });
+    const server = await startViewServer({ out: archive, video });
     try {
       const index = await get(server, '/');
       expect(index.body.toString()).toContain(`<a href="${videoPath(id)}" download>MP4</a>`);
@@ -124,14 +124,14 @@ describe('with a browser', () => {
 
 describe('with no browser', () => {
   it('no link, and the route says why', async () => {
-    const video = await viewVideo(archive, { browser: join(dir, 'no-such-chrome'), env: {} });
+    const video = await viewVideo({ out: archive }, { browser: join(dir, 'no-such-chrome'), env: {} });
     expect(video).toEqual({
       available: false,
       reason: expect.stringContaining(
         `the browser ${join(dir, 'no-such-chrome')} (--browser) is not an executable file`,
       ),
     });
-    const server = await startViewServer({ archive, video });
+    const server = await startViewServer({ out: archive, video });
     try {
       const index = await get(server, '/');
       expect(index.status).toBe(200);
@@ -142,7 +142,7 @@ describe('with no browser', () => {
     } finally {
       await server.close();
     }
-    const bare = await startViewServer({ archive });
+    const bare = await startViewServer({ out: archive });
     try {
       expect((await get(bare, videoPath(id))).status).toBe(404);
     } finally {
@@ -184,7 +184,7 @@ describe('the render slot (issue #40)', () => {
     // The route's clock: the time limit passes when the test says.
     let deadline = new AbortController();
     const server = await startViewServer({
-      archive,
+      out: archive,
       video: fake(
         () => hang,
         () => deadline.signal,
@@ -209,7 +209,7 @@ describe('the render slot (issue #40)', () => {
 
   it('a client holding its download open keeps nobody waiting: the slot is freed once the file is rendered', async () => {
     const server = await startViewServer({
-      archive,
+      out: archive,
       video: fake(
         () => false,
         () => new AbortController().signal,

@@ -75,10 +75,10 @@ beforeAll(async () => {
   sandbox.setFaults({ corruptFiles: [failedId] });
   await archive(join(dir, 'json'), 'json', true);
   const catalogue = { dir: join(dir, 'catalogues') };
-  jsonServer = await startViewServer({ archive: join(dir, 'json'), catalogue });
-  ndjsonServer = await startViewServer({ archive: `file://${join(dir, 'ndjson')}`, catalogue });
-  htmlServer = await startViewServer({ archive: join(dir, 'html'), catalogue });
-  htmlGzServer = await startViewServer({ archive: join(dir, 'html-gz'), catalogue });
+  jsonServer = await startViewServer({ out: join(dir, 'json'), catalogue });
+  ndjsonServer = await startViewServer({ out: `file://${join(dir, 'ndjson')}`, catalogue });
+  htmlServer = await startViewServer({ out: join(dir, 'html'), catalogue });
+  htmlGzServer = await startViewServer({ out: join(dir, 'html-gz'), catalogue });
 }, 180_000);
 
 afterAll(async () => {

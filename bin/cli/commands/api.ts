@@ -5,7 +5,7 @@
  * which validates, calls and prints the API's answers on stdout (api/output.ts). Fields go where the operation takes them
  * (api/fields.ts); an error's answer is printed on stdout and its message on stderr. Waits are logged on stderr.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { pathKind } from '../out-target.js';
 import {
@@ -26,7 +26,7 @@ import {
   wireOf,
 } from '../../../src/clients/index.js';
 import { ConfigError, exitCodeOf } from '../../../src/index.js';
-import type { CliContext, Invocation } from '../context.js';
+import { flagsOf, type CliContext } from '../context.js';
 import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
 import type { Reporter } from '../reporter.js';
 import { headersOf, queryPairs, readFields, routeFields, type RoutedFields } from './api/fields.js';
@@ -161,9 +161,9 @@ function callOptions(call: Call, context: CliContext, output: ApiOutput, printed
   const { query, extraFields } = call.routed;
   return {
     signal: context.signal,
-    ...(query.length > 0 ? { extraQuery: query } : {}),
-    ...(extraFields.length > 0 ? { extraFields } : {}),
-    ...(Object.keys(call.headers).length > 0 ? { extraHeaders: call.headers } : {}),
+    extraQuery: query.length > 0 ? query : undefined,
+    extraFields: extraFields.length > 0 ? extraFields : undefined,
+    extraHeaders: Object.keys(call.headers).length > 0 ? call.headers : undefined,
     // Answers are printed one after another, in the order they came.
     onResponse: (res: ApiResponse) => {
       const p = (printed.at(-1) ?? Promise.resolve()).then(() => output.answer(res));
@@ -179,14 +179,13 @@ async function runOperation(op: Operation, f: ApiOptions, context: CliContext, o
   if (op.answer) output.shapeWith((answer) => op.answer!(answer, request.args));
   for (const [k, v] of Object.entries(request.headers)) if (k.toLowerCase() === 'authorization') context.addSecret(v);
   // Every wait of the run's transport (a 429 and its Retry-After, a backoff) is a warning on stderr.
-  const run = await context.openRun({
-    managementKey: f.managementKey,
-    settings: requestLimitsOf(f),
-    reporter: { retriesShown: true },
-  });
+  const run = await context.openRun(
+    { managementKey: f.managementKey, ...requestLimitsOf(f) },
+    { api: true, reporter: { retriesShown: true } },
+  );
   try {
     if (request.routed.unchecked.length > 0) warnUnchecked(run.reporter, op, request.routed.unchecked);
-    const clients = await (await run.library()).clients();
+    const clients = await run.connect().clients();
     const printed: Promise<void>[] = [];
     const o = callOptions(request, context, output, printed);
     try {
@@ -304,9 +303,7 @@ export function register(program: Command): Command {
     )
     .option('--no-retry', 'no retries: the first 429, 5xx or network failure ends the command')
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
-    .addOption(
-      new Option('--management-key <key>', 'management API key (experiments, flags)').env('PLATFORM_MANAGEMENT_KEY'),
-    )
+    .option('--management-key <key>', 'management API key (experiments, flags) (env: PLATFORM_MANAGEMENT_KEY)')
     .addHelpText('after', API_EXAMPLES);
 }
 
@@ -314,7 +311,8 @@ async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
   if (!out.write(text)) await new Promise((res) => out.once('drain', res));
 }
 
-export async function run(f: Invocation<ApiOptions>, context: CliContext): Promise<number> {
+export async function run(context: CliContext): Promise<number> {
+  const f = flagsOf<ApiOptions>(context);
   if (f.managementKey) context.addSecret(f.managementKey);
   const out = context.stdout;
   if (f.list) {

@@ -1,18 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { validatePlatformId } from '../../../src/cli/flags.js';
-import { archiveReplays, planArchive } from '../../../src/index.js';
-import { formatShard } from '../../../src/archive-tools.js';
-import { DEFAULTS } from '../../../src/cli/flags.js';
-import { formatDuration } from '../../../src/cli/flags.js';
-import { ENV, SHARD_ENV } from '../../../src/cli/flags.js';
-import type { CliContext, Invocation } from '../context.js';
+import { archiveReplays, planArchive, type ArchiveOptions } from '../../../src/index.js';
+import { onRun } from '../../../src/pipeline/run.js';
+import { formatShard, resolveShard } from '../../../src/archive.js';
+import { DEFAULTS } from '../../../src/pipeline/defaults.js';
+import { formatDuration } from '../../../src/pipeline/duration.js';
+import { ENV } from '../../../src/pipeline/settings.js';
+import { SHARD_ENV } from '../../../src/pipeline/shard.js';
+import { validatePlatformId } from '../../../src/replay/validation.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { printPlan } from '../dry-run.js';
-import { addLimitFlags, positiveInt, usage, withDefault } from '../flags.js';
-import { addSinkFlags, drive, sinkSettingsOf, type RunFlags, type SinkFlags } from '../sink-flags.js';
+import { addLimitFlags, durationFlag, positiveInt, usage, withDefault } from '../flags.js';
+import { addSinkFlags, drive, writeOptionsOf, type SinkFlags } from '../sink-flags.js';
 import { outTarget } from '../out-target.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from '../time-flags.js';
 
-interface ArchiveFlags extends SinkFlags, RunFlags {
+interface ArchiveFlags extends SinkFlags {
+  settle?: string;
+  recheck?: string;
+  order?: string;
+  /** `false` with `--no-compact`. */
+  compact?: boolean;
+  quarantineAfter?: number;
+  retryQuarantined?: boolean;
   user?: string;
   since?: string;
   until?: string;
@@ -101,47 +111,62 @@ export function register(program: Command): Command {
   );
 }
 
-export async function run(opts: Invocation<ArchiveFlags>, context: CliContext): Promise<number> {
-  if (opts.user !== undefined) validatePlatformId(opts.user);
-  if ((await outTarget(opts.out, 'archive', false)).kind === 'stdout')
+/** The flags of `archive` bound into `archiveReplays`' options (each flag's syntax checked; values by the run). */
+export async function optionsOf(f: Invocation<ArchiveFlags>, range = timeRangeOf(f)): Promise<ArchiveOptions> {
+  if (f.user !== undefined) validatePlatformId(f.user);
+  if ((await outTarget(f.out, 'archive', false)).kind === 'stdout')
     usage('archive writes to a folder or s3://bucket/prefix; --out - is for `export <one replay id>`');
-  const range = timeRangeOf(opts);
   const { since, until } = queryBounds(range);
-  const run = await context.openRun({
-    settings: await sinkSettingsOf(opts, 'archive'),
-    out: opts.out,
-    shard: { flag: opts.shard },
-    balance: { flag: opts.balance },
+  return {
+    ...(await writeOptionsOf(f)),
+    settleMs: durationFlag('--settle', f.settle),
+    recheckMs: durationFlag('--recheck', f.recheck),
+    order: f.order as ArchiveOptions['order'],
+    compactManifest: f.compact,
+    quarantineAfter: f.quarantineAfter,
+    retryQuarantined: f.retryQuarantined,
+    runId: randomUUID(),
+    shard: f.shard === undefined ? undefined : resolveShard(f.shard, {}),
+    balance: f.balance === undefined ? undefined : { run: f.balance },
+    platformId: f.user,
+    since,
+    until,
+    listPageSize: f.pageSize,
+    max: f.max,
+  };
+}
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<ArchiveFlags>(context);
+  const range = timeRangeOf(flags);
+  const options = await optionsOf(flags, range);
+  const cli = await context.openRun(options, {
+    api: true,
+    job: true,
     // On a terminal the per-replay lines of a large archive would bury the failures: those and the progress line.
     reporter: { replayLines: context.format === 'text' && context.stderr.isTTY === true ? 'failures' : 'all' },
   });
   try {
-    const { settings, reporter } = run;
-    const options = {
-      run: await run.library(),
-      ...(opts.user !== undefined ? { platformId: opts.user } : {}),
-      ...(since !== undefined ? { since } : {}),
-      ...(until !== undefined ? { until } : {}),
-      ...(opts.pageSize !== undefined ? { listPageSize: opts.pageSize } : {}),
-    };
-    const max = opts.max !== undefined ? { max: opts.max } : {};
-    if (opts.dryRun) {
-      await printPlan(planArchive({ ...options, ...max }), context.format === 'json', reporter, context.stdout);
+    const { reporter } = cli;
+    const { settings } = cli.run;
+    const archive = onRun(options, cli.connect());
+    if (flags.dryRun) {
+      await printPlan(planArchive(archive), context.format === 'json', reporter, context.stdout);
       return 0;
     }
     context.markResumable();
     if (settings.order === 'expiry') reporter.log('info', 'order expiry: listing every replay before the first export');
     const counter = { listed: 0 };
     const code = await drive(
-      countListed(archiveReplays({ ...options, ...max }), counter),
+      countListed(archiveReplays(archive), counter),
       reporter,
-      opts.out,
+      flags.out,
       settings.shard ? { shard: formatShard(settings.shard) } : {},
     );
     const none = counter.listed === 0 ? noMatchMessage(range) : undefined;
     if (none !== undefined) reporter.log('info', none, { event: 'no_match' });
     return code;
   } finally {
-    await run.close();
+    await cli.close();
   }
 }

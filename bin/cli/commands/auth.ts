@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { Writable } from 'node:stream';
-import type { CliContext, Invocation } from '../context.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { usage } from '../flags.js';
 import {
   chosenProfile,
@@ -124,7 +124,8 @@ async function logout(name: string, context: CliContext): Promise<void> {
   context.stderr.write(`removed profile ${name}\n`);
 }
 
-export async function run(opts: Invocation<AuthFlags>, context: CliContext): Promise<number> {
+export async function run(context: CliContext): Promise<number> {
+  const opts = flagsOf<AuthFlags>(context);
   const action = opts.args[0]!;
   if (!(ACTIONS as readonly string[]).includes(action))
     usage(`auth: the action is login, status or logout (got ${action})`);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { COMPLETION_SHELLS, completionScript, type CompletionShell } from '../completion.js';
 import { operationNames } from '../../../src/clients/index.js';
-import type { CliContext, Invocation } from '../context.js';
+import type { CliContext } from '../context.js';
 import { usage } from '../flags.js';
 
 export function register(program: Command): Command {
@@ -12,8 +12,8 @@ export function register(program: Command): Command {
 }
 
 /** Needs every command registered (the program's main registers them all for `completion`). */
-export async function run(opts: Invocation<object>, context: CliContext): Promise<number> {
-  const shell = opts.args[0]!;
+export async function run(context: CliContext): Promise<number> {
+  const shell = context.command.args[0]!;
   if (!(COMPLETION_SHELLS as readonly string[]).includes(shell))
     usage(`completion: the shell must be bash, zsh or fish (got ${JSON.stringify(shell)})`);
   let program = context.command;

@@ -1,14 +1,16 @@
 import type { Command } from 'commander';
 import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { exportReplays, type OutputFormat } from '../../../src/index.js';
-import type { CliContext, Invocation } from '../context.js';
+import { locateArchive } from '../../../sinks/archive.js';
+import { exportReplays, type ExportReplaysOptions, type OutputFormat } from '../../../src/index.js';
+import { onRun } from '../../../src/pipeline/run.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { addLimitFlags } from '../flags.js';
 import { checkReplayIdArg } from '../replay-ids.js';
-import { addSinkFlags, drive, sinkSettingsOf, type SinkFlags } from '../sink-flags.js';
+import { addSinkFlags, drive, writeOptionsOf, type SinkFlags } from '../sink-flags.js';
 import { fileOutput, streamOutput } from '../file-output.js';
 import { checkOneReplayExport, exportOneReplay } from '../one-replay-export.js';
-import { outTarget } from '../out-target.js';
+import { outTarget, type OutTarget } from '../out-target.js';
 
 export function register(program: Command): Command {
   return addLimitFlags(
@@ -23,40 +25,49 @@ export function register(program: Command): Command {
 
 /** Where a one-off export wrote `key`, as a user opens it: a full path, or a `file://` link for an html page. */
 function writtenPath(out: string, key: string, format: OutputFormat): string {
-  if (/^s3:\/\//i.test(out)) return `${out.replace(/\/+$/, '')}/${key}`;
-  const path = resolvePath(out, key);
+  const at = locateArchive(out);
+  if (at.kind === 's3') return `${at.target.replace(/\/+$/, '')}/${key}`;
+  const path = resolvePath(at.target, key);
   return format === 'html' ? pathToFileURL(path).href : path;
 }
 
-export async function run(opts: Invocation<SinkFlags>, context: CliContext): Promise<number> {
-  const ids = opts.args;
+/**
+ * The flags of `export` bound into `exportReplays`' options: a rerun leaves alone the replays already exported, their
+ * files unchanged. One replay to stdout or a file: no archive (`out`), the format and compression the file's name says.
+ */
+export async function optionsOf(f: Invocation<SinkFlags>, target: OutTarget): Promise<ExportReplaysOptions> {
+  const options = { ...(await writeOptionsOf(f)), skipUnchanged: true };
+  if (target.kind === 'stdout') return { ...options, out: undefined };
+  if (target.kind === 'file') return { ...options, out: undefined, format: target.format, gzip: target.gzip };
+  return options;
+}
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<SinkFlags>(context);
+  const ids = flags.args;
   for (const id of ids) checkReplayIdArg(id);
-  const target = await outTarget(opts.out, 'export', ids.length === 1);
-  const settings = await sinkSettingsOf(opts, 'export');
-  const oneReplay = target.kind === 'stdout' || target.kind === 'file';
-  const run = await context.openRun({
-    // A file's name says its format and compression.
-    settings: target.kind === 'file' ? { ...settings, format: target.format, gzip: target.gzip } : settings,
-    ...(oneReplay ? {} : { out: opts.out }),
-    reporter: (s) => ({ showKey: (key) => writtenPath(opts.out, key, s.output.format) }),
+  const target = await outTarget(flags.out, 'export', ids.length === 1);
+  const options = await optionsOf(flags, target);
+  const cli = await context.openRun(options, {
+    api: true,
+    reporter: (s) => ({ showKey: (key) => writtenPath(flags.out, key, s.output.format) }),
   });
   try {
     if (target.kind === 'stdout' || target.kind === 'file') {
-      checkOneReplayExport(ids, run.settings, target, opts.format);
-      const library = await run.library();
+      checkOneReplayExport(ids, cli.run.settings, target, flags.format);
       await exportOneReplay(
         ids[0]!,
-        library,
+        cli.connect(),
         target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout, 'json'),
       );
-      if (target.kind === 'file') run.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
+      if (target.kind === 'file') cli.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;
     }
-    const library = await run.library();
+    const run = cli.connect();
     // A rerun leaves alone the replays already exported, their files unchanged: it takes up where this one stopped.
     context.markResumable();
-    return await drive(exportReplays(ids, { run: library, skipUnchanged: true }), run.reporter, opts.out, {});
+    return await drive(exportReplays(ids, onRun(options, run)), cli.reporter, flags.out, {});
   } finally {
-    await run.close();
+    await cli.close();
   }
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { CatalogueQuery } from '../../../src/archive-tools.js';
-import type { CliContext, Invocation } from '../context.js';
-import { addS3AccessFlags, durationFlag, positiveInt, s3ReadOptions, usage, type S3ReadFlags } from '../flags.js';
+import type { CatalogueQuery, FindOptions } from '../../../src/archive.js';
+import { onRun } from '../../../src/pipeline/run.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
+import { addS3AccessFlags, archiveOf, durationFlag, positiveInt, usage, type S3ReadFlags } from '../flags.js';
 import { type FindFormat, formatRow, tableLine } from '../find-output.js';
 
 interface FindFlags extends S3ReadFlags {
@@ -104,37 +105,35 @@ export function queryOf(opts: FindFlags, now: number): CatalogueQuery {
   return q;
 }
 
-export async function run(opts: Invocation<FindFlags>, context: CliContext): Promise<number> {
-  const query = queryOf(opts, Date.now());
-  const run = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
+/** The flags of `find` bound into `findReplays`' options (the catalogue's build is told through the reporter). */
+export function optionsOf(f: Invocation<FindFlags>, now: number): FindOptions {
+  return { ...archiveOf(f.args[0]!, f), query: queryOf(f, now), max: f.max };
+}
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<FindFlags>(context);
+  const options = optionsOf(flags, Date.now());
+  const cli = await context.openRun(options);
   try {
-    const { findReplays } = await import('../../../src/archive-tools.js');
+    const { findReplays } = await import('../../../src/archive.js');
     const terminal = (context.stdout as { isTTY?: boolean }).isTTY === true;
-    const format = (opts.format ?? (terminal ? 'table' : 'ndjson')) as FindFormat;
-    const dir = run.settings.catalogueDir;
-    const catalogue = {
-      ...(dir === undefined ? {} : { dir }),
-      onBuild: (r: { rows: number; ms: number }) =>
-        run.reporter.log('info', `catalogue built: ${r.rows} replays in ${(r.ms / 1000).toFixed(1)} s`, {
-          event: 'catalogued',
-          rows: r.rows,
-          ms: Math.round(r.ms),
-        }),
-    };
-    const rows = findReplays(opts.args[0]!, query, {
-      s3: run.settings.sinkOptions.s3,
-      catalogue,
-      ...(opts.max === undefined ? {} : { max: opts.max }),
-    });
+    const format = (flags.format ?? (terminal ? 'table' : 'ndjson')) as FindFormat;
+    const onBuild = (r: { rows: number; ms: number }): void =>
+      cli.reporter.log('info', `catalogue built: ${r.rows} replays in ${(r.ms / 1000).toFixed(1)} s`, {
+        event: 'catalogued',
+        rows: r.rows,
+        ms: Math.round(r.ms),
+      });
+    const rows = findReplays({ ...onRun(options, cli.run), catalogue: { onBuild } });
     if (format === 'table') context.stdout.write(`${tableLine(undefined)}\n`);
     let found = 0;
     for await (const row of rows) {
       found++;
       if (!context.stdout.write(formatRow(row, format))) await new Promise((ok) => context.stdout.once('drain', ok));
     }
-    if (format === 'table') run.reporter.log('info', `${found} replays`, { event: 'found', count: found });
+    if (format === 'table') cli.reporter.log('info', `${found} replays`, { event: 'found', count: found });
     return 0;
   } finally {
-    await run.close();
+    await cli.close();
   }
 }

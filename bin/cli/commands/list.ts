@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { validatePlatformId } from '../../../src/cli/flags.js';
-import { expiresAtIso } from '../../../src/archive-tools.js';
-import type { CliContext, Invocation } from '../context.js';
+import { expiresAtIso } from '../../../src/archive.js';
+import type { ListReplaysQuery } from '../../../src/clients/index.js';
+import type { ReplayInfo, TimeRange } from '../../../src/index.js';
+import { validatePlatformId } from '../../../src/replay/validation.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { collect, deadlineOf, positiveInt, REQUEST_DEADLINE_HELP, usage, withDefault } from '../flags.js';
 import { ListTable, printListRecord } from '../list-output.js';
 import { checkReplayIdArg } from '../replay-ids.js';
@@ -38,55 +40,65 @@ export function register(program: Command): Command {
     .option('--json', withDefault('NDJSON on stdout even on a terminal', 'a table on a terminal, NDJSON otherwise'));
 }
 
-export async function run(flags: Invocation<ListFlags>, context: CliContext): Promise<number> {
-  const opts = { ...flags, replay: flags.replay ?? [] };
-  if (opts.sort !== undefined && opts.sort !== 'asc' && opts.sort !== 'desc')
-    usage(`--sort must be asc or desc (got ${opts.sort})`);
-  if (opts.user !== undefined) validatePlatformId(opts.user);
-  for (const id of opts.replay) checkReplayIdArg(id);
-  const range = timeRangeOf(opts);
+/** The flags of `list` bound into the listing's query (`run.replays().listReplays(query)`). */
+export function queryOf(f: Invocation<ListFlags>, range: TimeRange): ListReplaysQuery {
+  const replayIds = f.replay ?? [];
+  if (f.sort !== undefined && f.sort !== 'asc' && f.sort !== 'desc')
+    usage(`--sort must be asc or desc (got ${f.sort})`);
+  if (f.user !== undefined) validatePlatformId(f.user);
+  for (const id of replayIds) checkReplayIdArg(id);
   const bounds = queryBounds(range);
-  if (opts.replay.length > 100) usage('at most 100 --replay values');
-  if (opts.user !== undefined && opts.replay.length > 0) usage('--user and --replay cannot be used together');
-  const run = await context.openRun({ settings: deadlineOf(opts.requestDeadline) });
+  if (replayIds.length > 100) usage('at most 100 --replay values');
+  if (f.user !== undefined && replayIds.length > 0) usage('--user and --replay cannot be used together');
+  return {
+    platformId: f.user,
+    replayIds: replayIds.length > 0 ? replayIds : undefined,
+    startTime: bounds.since,
+    endTime: bounds.until,
+    sortOrder: f.sort as 'asc' | 'desc' | undefined,
+    pageSize: f.pageSize,
+  };
+}
+
+/** A listed replay as `list` prints it: the record's fields, and when it expires. */
+function lineOf(r: ReplayInfo): Record<string, unknown> {
+  const rec = r as unknown as Record<string, unknown>;
+  const line: Record<string, unknown> = {};
+  for (const k of LINE_FIELDS) line[k] = rec[k];
+  const expires = expiresAtIso(r.startMs, r.retention_in_days);
+  if (expires !== undefined) line.expires_at = expires;
+  return line;
+}
+
+const LINE_FIELDS = [
+  'replay_id',
+  'session_id',
+  'device_id',
+  'platform_id',
+  'start_time',
+  'end_time',
+  'retention_in_days',
+];
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<ListFlags>(context);
+  const range = timeRangeOf(flags);
+  const query = queryOf(flags, range);
+  const cli = await context.openRun(deadlineOf(flags.requestDeadline), { api: true });
   try {
-    const replays = (await run.library()).replays();
+    const replays = cli.connect().replays();
     const out = context.stdout;
-    const table = opts.json !== true && out.isTTY === true ? new ListTable(out.columns ?? 80) : undefined;
+    const table = flags.json !== true && out.isTTY === true ? new ListTable(out.columns ?? 80) : undefined;
     let n = 0;
-    for await (const r of replays.listReplays(
-      {
-        ...(opts.user !== undefined ? { platformId: opts.user } : {}),
-        ...(opts.replay.length > 0 ? { replayIds: opts.replay } : {}),
-        ...(bounds.since !== undefined ? { startTime: bounds.since } : {}),
-        ...(bounds.until !== undefined ? { endTime: bounds.until } : {}),
-        ...(opts.sort !== undefined ? { sortOrder: opts.sort as 'asc' | 'desc' } : {}),
-        ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-      },
-      { signal: context.signal },
-    )) {
-      const rec = r as unknown as Record<string, unknown>;
-      const line: Record<string, unknown> = {};
-      for (const k of [
-        'replay_id',
-        'session_id',
-        'device_id',
-        'platform_id',
-        'start_time',
-        'end_time',
-        'retention_in_days',
-      ])
-        line[k] = rec[k];
-      const expires = expiresAtIso(r.startMs, r.retention_in_days);
-      if (expires !== undefined) line.expires_at = expires;
-      if (!printListRecord(out, line, table)) await new Promise((res) => out.once('drain', res));
+    for await (const r of replays.listReplays(query, { signal: context.signal })) {
+      if (!printListRecord(out, lineOf(r), table)) await new Promise((res) => out.once('drain', res));
       n++;
-      if (opts.max !== undefined && n >= opts.max) break;
+      if (flags.max !== undefined && n >= flags.max) break;
     }
     const none = n === 0 ? noMatchMessage(range) : undefined;
     if (none !== undefined) context.plainReporter().log('info', none, { event: 'no_match' });
   } finally {
-    await run.close();
+    await cli.close();
   }
   return 0;
 }

@@ -1,6 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseFaultsFlag, parseOptionsFlag, runSandboxCommand, SANDBOX_DEFAULTS } from '../../../src/cli/sandbox.js';
-import type { CliContext, Invocation } from '../context.js';
+import { stripUndefined } from '../../../src/http/options.js';
+import { runSandboxCommand } from '../../../src/sandbox/cli.js';
+import { parseFaultsFlag } from '../../../src/sandbox/faults.js';
+import { parseOptionsFlag } from '../../../src/sandbox/options-flag.js';
+import { SANDBOX_DEFAULTS } from '../../../src/sandbox/options.js';
+import { flagsOf, type CliContext } from '../context.js';
 import { portFlag, withDefault } from '../flags.js';
 
 interface SandboxFlags {
@@ -50,20 +54,17 @@ export function register(program: Command): Command {
     .option('--ignore-time-filters', 'list every replay whatever start_time/end_time say (as the platform may)');
 }
 
-export async function run(opts: Invocation<SandboxFlags>, context: CliContext): Promise<number> {
-  const faults = {
-    ...(opts.faults !== undefined ? parseFaultsFlag(opts.faults) : {}),
-    ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}),
-  };
-  const options = {
-    ...(opts.options !== undefined ? parseOptionsFlag(opts.options) : {}),
-    ...(opts.ignoreTimeFilters ? { ignoreTimeFilters: true } : {}),
-  };
+export async function run(context: CliContext): Promise<number> {
+  const opts = flagsOf<SandboxFlags>(context);
+  const parsed = opts.faults === undefined ? {} : parseFaultsFlag(opts.faults);
+  const faults = stripUndefined({ ...parsed, latencyMs: opts.latency });
+  const others = opts.options === undefined ? {} : parseOptionsFlag(opts.options);
+  const options = opts.ignoreTimeFilters ? { ...others, ignoreTimeFilters: true } : others;
   context.releaseSignals();
   await runSandboxCommand({
-    ...(opts.port !== undefined ? { port: opts.port } : {}),
-    ...(opts.replicas !== undefined ? { replicas: opts.replicas } : {}),
-    ...(Object.keys(faults).length > 0 ? { faults } : {}),
+    port: opts.port,
+    replicas: opts.replicas,
+    faults: Object.keys(faults).length > 0 ? faults : undefined,
     options,
     out: context.stdout,
     signal: context.signal,

@@ -1,17 +1,19 @@
 import type { Command } from 'commander';
-import { DEFAULTS } from '../../../src/cli/flags.js';
-import type { CliContext, Invocation } from '../context.js';
+import { verifyArchive, type VerifyOptions, type VerifyProblem, type VerifySummary } from '../../../src/archive.js';
+import { DEFAULTS } from '../../../src/pipeline/defaults.js';
+import { onRun } from '../../../src/pipeline/run.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import {
   addLimitFlags,
   addS3AccessFlags,
+  archiveOf,
   limitsOf,
   positiveInt,
-  s3ReadOptions,
   withDefault,
   type LimitFlags,
   type S3ReadFlags,
 } from '../flags.js';
-import { runVerifyCommand } from '../verify-command.js';
+import { counted, formatBytes, formatSeconds } from '../progress.js';
 
 interface VerifyFlags extends S3ReadFlags, LimitFlags {
   concurrency?: number;
@@ -37,29 +39,65 @@ export function register(program: Command): Command {
   );
 }
 
-export async function run(opts: Invocation<VerifyFlags>, context: CliContext): Promise<number> {
-  const run = await context.openRun({
-    settings: {
-      ...limitsOf(opts),
-      ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
-      sinkOptions: { s3: s3ReadOptions(opts) },
-    },
-  });
+/** The flags of `verify` bound into `verifyArchive`'s options. */
+export function optionsOf(f: Invocation<VerifyFlags>): VerifyOptions {
+  return { ...archiveOf(f.args[0]!, f), ...limitsOf(f), concurrency: f.concurrency };
+}
+
+/** `verify <archive>`: one line per problem as it is found, then the summary; resolves with the exit code. */
+export async function run(context: CliContext): Promise<number> {
+  const options = optionsOf(flagsOf<VerifyFlags>(context));
+  const cli = await context.openRun(options);
   try {
-    const { settings } = run;
-    return await runVerifyCommand(
-      opts.args[0]!,
-      {
-        s3: settings.sinkOptions.s3,
-        concurrency: settings.concurrency,
-        maxEventBytes: settings.maxEventBytes,
-        maxReplayBytes: settings.maxReplayBytes,
-        fastPath: settings.fastPath,
-        signal: context.signal,
-      },
-      run.reporter,
-    );
+    const { reporter } = cli;
+    const verification = verifyArchive(onRun(options, cli.run));
+    for await (const problem of verification) reporter.log('error', problem.message, problemFields(problem));
+    const summary = await verification.summary;
+    reporter.final(summary.problems > 0 ? 'error' : 'info', summaryText(summary), summaryFields(summary));
+    return summary.problems > 0 ? 1 : 0;
   } finally {
-    await run.close();
+    await cli.close();
   }
+}
+
+function problemFields(p: VerifyProblem): Record<string, unknown> {
+  return {
+    event: 'problem',
+    kind: p.kind,
+    replay_id: p.replayId,
+    key: p.key,
+    expected: p.expected,
+    actual: p.actual,
+  };
+}
+
+function summaryFields(s: VerifySummary): Record<string, unknown> {
+  const byKind = Object.fromEntries(Object.entries(s.byKind).filter(([, n]) => n > 0));
+  return {
+    event: 'summary',
+    target: s.target,
+    entries: s.entries,
+    replays: s.replays,
+    verified: s.verified,
+    intact: s.intact,
+    not_ok: s.notOk,
+    quarantined: s.quarantined,
+    stored: s.stored,
+    problems: s.problems,
+    by_kind: byKind,
+    events: s.events,
+    bytes: s.bytes,
+    seconds: s.seconds,
+  };
+}
+
+function summaryText(s: VerifySummary): string {
+  const kinds = Object.entries(s.byKind)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k.replace(/_/g, ' ')} ${n}`);
+  const problems = s.problems === 0 ? 'no problem' : `${counted(s.problems, 'problem')} (${kinds.join(', ')})`;
+  return (
+    `Verified ${s.target}: ${s.intact} of ${counted(s.verified, 'archived replay')} intact, ${problems}; ` +
+    `${counted(s.notOk, 'replay')} in another state${s.quarantined > 0 ? ` (${s.quarantined} quarantined)` : ''}, ${counted(s.stored, 'stored output')}; ${counted(s.events, 'event')}, ${formatBytes(s.bytes)} read in ${formatSeconds(s.seconds)}`
+  );
 }

@@ -4,7 +4,7 @@
  * (through the command's run). A progress line on a terminal, the written file's path on stdout.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { missingPackages, missingPackagesMessage, videoPackages } from '../../../src/cli/video.js';
+import { missingPackages, missingPackagesMessage, videoPackages } from '../../../src/util/peer-packages.js';
 import {
   BROWSER_ENV,
   isEventsFile,
@@ -12,12 +12,13 @@ import {
   renderVideo,
   VIDEO_DEFAULTS,
   VideoError,
+  type VideoOptions,
   type VideoProgress,
   type VideoSource,
 } from '../../../src/video/index.js';
-import { ByteSizeError, formatByteSize, parseByteSize } from '../../../src/cli/flags.js';
-import type { CliContext, Invocation } from '../context.js';
-import { addS3AccessFlags, durationFlag, s3ReadOptions, type S3ReadFlags } from '../flags.js';
+import { ByteSizeError, formatByteSize, parseByteSize } from '../../../src/pipeline/byte-size.js';
+import { flagsOf, type CliContext, type CliRun, type Invocation } from '../context.js';
+import { addS3AccessFlags, archiveOf, durationFlag, type S3ReadFlags } from '../flags.js';
 import { fileArgError, looksLikeFile } from '../replay-ids.js';
 
 interface VideoFlags extends S3ReadFlags {
@@ -111,50 +112,66 @@ function eventSizeOf(value: string | undefined): number | undefined {
   }
 }
 
-export async function run(opts: Invocation<VideoFlags>, context: CliContext): Promise<number> {
-  const replay = opts.args[0]!;
-  const from = opts.from !== undefined ? parseVideoTime(opts.from, '--from') : undefined;
-  const to = opts.to !== undefined ? parseVideoTime(opts.to, '--to') : undefined;
-  const file = opts.archive === undefined && (await isEventsFile(replay));
-  if (opts.archive === undefined && !file && looksLikeFile(replay)) {
+/** Whether a progress line is drawn: on a terminal, unless `--no-progress` or `--quiet`. */
+function live(context: CliContext): boolean {
+  return context.globals.progress !== false && context.globals.quiet !== true && context.stderr.isTTY === true;
+}
+
+/** The flags of `video` bound into `renderVideo`'s options. */
+export function optionsOf(f: Invocation<VideoFlags>, context: CliContext): VideoOptions {
+  return {
+    out: f.out,
+    fps: f.fps,
+    size: f.size,
+    speed: f.speed,
+    skipInactivity: f.skipInactivity,
+    from: f.from !== undefined ? parseVideoTime(f.from, '--from') : undefined,
+    to: f.to !== undefined ? parseVideoTime(f.to, '--to') : undefined,
+    browser: f.browser,
+    maxLengthMs: durationFlag('--max-length', f.maxLength),
+    maxEventBytes: eventSizeOf(f.maxEventSize),
+    env: context.env,
+    onProgress: (p: VideoProgress): void => {
+      if (live(context)) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
+    },
+    signal: context.signal,
+  };
+}
+
+/** Where the replay comes from: an events file, a replay of `--archive` (the run's archive), or the platform. */
+async function sourceOf(
+  f: Invocation<VideoFlags>,
+  file: boolean,
+  context: CliContext,
+): Promise<{ source: VideoSource; cli?: CliRun }> {
+  const replayId = f.args[0]!;
+  if (f.archive !== undefined) {
+    const cli = await context.openRun(archiveOf(f.archive, f));
+    return { source: { replayId, archive: { run: cli.run } }, cli };
+  }
+  if (file) return { source: { file: replayId } };
+  const cli = await context.openRun({}, { api: true });
+  return { source: { replayId, platform: { run: cli.connect() } }, cli };
+}
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<VideoFlags>(context);
+  const replay = flags.args[0]!;
+  const options = optionsOf(flags, context);
+  const file = flags.archive === undefined && (await isEventsFile(replay));
+  if (flags.archive === undefined && !file && looksLikeFile(replay)) {
     throw fileArgError(replay, 'video takes an exported events file or a replay id, device_id/session_id');
   }
   // The packages, before the replay is fetched: a missing one is said at once, with the command that installs it.
   const missing = missingPackages(
-    videoPackages((opts.browser ?? (context.env[BROWSER_ENV] || undefined)) !== undefined),
+    videoPackages((flags.browser ?? (context.env[BROWSER_ENV] || undefined)) !== undefined),
   );
   if (missing.length > 0) throw new VideoError('VIDEO_NO_BROWSER', missingPackagesMessage(missing));
-  const cli = await context.openRun({ settings: { sinkOptions: { s3: s3ReadOptions(opts) } } });
+  const { source, cli } = await sourceOf(flags, file, context);
   try {
-    let source: VideoSource;
-    if (opts.archive !== undefined)
-      source = { archive: opts.archive, replayId: replay, s3: cli.settings.sinkOptions.s3 };
-    else if (file) source = { file: replay };
-    else source = { replayId: replay, platform: { run: await cli.library() } };
-    const live =
-      context.globals.progress !== false &&
-      context.globals.quiet !== true &&
-      (context.stderr as { isTTY?: boolean }).isTTY === true;
-    const onProgress = (p: VideoProgress): void => {
-      if (live) context.stderr.write(`\rframe ${p.frame}/${p.frames} · replay ${clock(p.offset)}`);
-    };
     const started = Date.now();
-    const result = await renderVideo(source, {
-      out: opts.out,
-      fps: opts.fps,
-      size: opts.size,
-      speed: opts.speed,
-      skipInactivity: opts.skipInactivity,
-      from,
-      to,
-      browser: opts.browser,
-      maxLengthMs: durationFlag('--max-length', opts.maxLength),
-      maxEventBytes: eventSizeOf(opts.maxEventSize),
-      env: context.env,
-      onProgress,
-      signal: context.signal,
-    });
-    if (live) context.stderr.write('\n');
+    const result = await renderVideo(source, options);
+    if (live(context)) context.stderr.write('\n');
     if (context.globals.quiet !== true) {
       context.stderr.write(
         `wrote ${result.file}: ${result.width}x${result.height}, ${result.frames} frames at ${result.fps} fps (${(result.durationMs / 1000).toFixed(1)} s of video for ` +
@@ -165,6 +182,6 @@ export async function run(opts: Invocation<VideoFlags>, context: CliContext): Pr
     context.stdout.write(`${result.file}\n`);
     return 0;
   } finally {
-    await cli.close();
+    await cli?.close();
   }
 }

@@ -1,17 +1,18 @@
 import type { Command } from 'commander';
-import type { CliContext, Invocation } from '../context.js';
+import { onRun } from '../../../src/pipeline/run.js';
+import { BROWSER_ENV } from '../../../src/video/index.js';
+import { startViewServer, type ViewServer, type ViewServerOptions } from '../../../src/view/index.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import {
   addLimitFlags,
   addS3AccessFlags,
+  archiveOf,
   collect,
   limitsOf,
   portFlag,
-  s3ReadOptions,
   type LimitFlags,
   type S3ReadFlags,
 } from '../flags.js';
-import { BROWSER_ENV } from '../../../src/video/index.js';
-import { runViewCommand } from '../view-command.js';
 import { viewVideo } from '../view-video.js';
 
 interface ViewFlags extends S3ReadFlags, LimitFlags {
@@ -49,26 +50,65 @@ export function register(program: Command): Command {
   );
 }
 
-export async function run(opts: Invocation<ViewFlags>, context: CliContext): Promise<number> {
+/** The flags of `view` bound into `startViewServer`'s options (the video renderer is added once the run is open). */
+export function optionsOf(f: Invocation<ViewFlags>): ViewServerOptions {
+  return { ...archiveOf(f.args[0]!, f), ...limitsOf(f), port: f.port, host: f.host, allowHosts: f.allowHost };
+}
+
+export async function run(context: CliContext): Promise<number> {
   context.releaseSignals();
-  const run = await context.openRun({ settings: { ...limitsOf(opts), sinkOptions: { s3: s3ReadOptions(opts) } } });
+  const flags = flagsOf<ViewFlags>(context);
+  const options = optionsOf(flags);
+  const cli = await context.openRun(options);
   try {
-    const s3 = run.settings.sinkOptions.s3;
-    const video = await viewVideo(opts.args[0]!, { s3, browser: opts.browser, env: context.env });
-    const { maxEventBytes, maxReplayBytes } = run.settings;
-    const options = {
-      port: opts.port,
-      host: opts.host,
-      allowHosts: opts.allowHost,
-      s3,
-      video,
-      maxEventBytes,
-      maxReplayBytes,
-    };
-    const warn = (message: string): void => run.reporter.log('warn', message, { event: 'warning' });
-    await runViewCommand(opts.args[0]!, options, context.signal, context, warn);
+    const { run } = cli;
+    const video = await viewVideo({ run }, { browser: flags.browser, env: context.env });
+    const warn = (message: string): void => cli.reporter.log('warn', message, { event: 'warning' });
+    await serve(flags.args[0]!, { ...onRun(options, run), video }, context.signal, context, warn);
     return 0;
   } finally {
-    await run.close();
+    await cli.close();
+  }
+}
+
+/**
+ * Serves the archive until SIGINT or SIGTERM (or `signal`, for a stop asked before this command took the signals
+ * over); prints the URL on stdout, and `warn`s when the server is reachable beyond this machine.
+ */
+async function serve(
+  archive: string,
+  options: ViewServerOptions,
+  signal: AbortSignal,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  warn: (message: string) => void,
+): Promise<void> {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const onStop = (): void => stop();
+  process.on('SIGINT', onStop);
+  process.on('SIGTERM', onStop);
+  signal.addEventListener('abort', onStop, { once: true });
+  if (signal.aborted) stop();
+  let server: ViewServer | undefined;
+  try {
+    server = await startViewServer(options);
+    io.stdout.write(`${server.url}\n`);
+    if (server.loopback) {
+      io.stderr.write(`serving ${server.replays} replays of ${archive} on ${server.address} only; Ctrl-C stops\n`);
+    } else {
+      warn(
+        `view has no authentication: anyone who can reach ${server.address} port ${server.port} reads every replay of ${archive}`,
+      );
+      io.stderr.write(
+        `serving ${server.replays} replays of ${archive} on ${server.address} port ${server.port} as ${server.hosts.join(', ')}; Ctrl-C stops\n`,
+      );
+    }
+    if (options.video?.available === false) io.stderr.write(`no video downloads: ${options.video.reason}\n`);
+    await stopped;
+  } finally {
+    process.off('SIGINT', onStop);
+    process.off('SIGTERM', onStop);
+    signal.removeEventListener('abort', onStop);
+    await server?.close();
   }
 }

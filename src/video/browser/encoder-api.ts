@@ -14,18 +14,21 @@ export interface EncoderConfig {
   avc?: { format: 'avc' | 'annexb' };
 }
 
-/** The decoder configuration of the first packet (and of a change), its bytes base64. */
+/**
+ * The decoder configuration of the first packet (and of a change), its bytes base64. It crosses to Node as JSON, so
+ * a field the browser left undefined is absent.
+ */
 export interface PacketConfig {
   codec: string;
-  codedWidth?: number | undefined;
-  codedHeight?: number | undefined;
+  codedWidth?: number;
+  codedHeight?: number;
   description?: string;
   /** WebCodecs' `VideoColorSpaceInit`, its names as TypeScript's DOM lib has them. */
   colorSpace?: {
-    primaries?: 'bt470bg' | 'bt709' | 'smpte170m' | null | undefined;
-    transfer?: 'bt709' | 'iec61966-2-1' | 'smpte170m' | null | undefined;
-    matrix?: 'bt470bg' | 'bt709' | 'rgb' | 'smpte170m' | null | undefined;
-    fullRange?: boolean | null | undefined;
+    primaries?: 'bt470bg' | 'bt709' | 'smpte170m' | null;
+    transfer?: 'bt709' | 'iec61966-2-1' | 'smpte170m' | null;
+    matrix?: 'bt470bg' | 'bt709' | 'rgb' | 'smpte170m' | null;
+    fullRange?: boolean | null;
   };
 }
 

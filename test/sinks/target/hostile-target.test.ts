@@ -85,7 +85,7 @@ describe('a FIFO where a file belongs is refused at once', () => {
     await rm(join(out, '_assets', digest));
     mkfifo(join(out, '_assets', digest));
     const problems = [];
-    for await (const p of verifyArchive(out)) problems.push(p);
+    for await (const p of verifyArchive({ out })) problems.push(p);
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: 'unreadable', key, message: expect.stringMatching(/not a regular file/) }),
@@ -102,7 +102,7 @@ describe('a FIFO where a file belongs is refused at once', () => {
     mkfifo(join(out, key));
     await rm(join(out, '_assets', digest));
     mkfifo(join(out, '_assets', digest));
-    const server = await startViewServer({ archive: out });
+    const server = await startViewServer({ out });
     try {
       const get = (path: string): Promise<number> =>
         fetch(new URL(path, server.url)).then(async (r) => (await r.arrayBuffer(), r.status));
@@ -197,7 +197,7 @@ describe('links', () => {
         fs.renameSync(asset + '.copy', asset);
       }`;
     const swapper = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-    const server = await startViewServer({ archive: out });
+    const server = await startViewServer({ out });
     const seen = { inside: 0, outside: 0, refused: 0 };
     try {
       for (let round = 0; round < 300; round++) {

@@ -6,7 +6,6 @@
 export { readManifestState } from './pipeline/manifest.js';
 export {
   DEFAULT_FORGET_REASON,
-  forgetInSink,
   forgetReplays,
   MAX_FORGET_REASON,
   type ForgetOptions,
@@ -41,7 +40,6 @@ export {
   type CatalogueRow,
   CatalogueError,
   type CatalogueErrorCode,
-  type FindOptions,
-  findReplays,
   SORTABLE as CATALOGUE_SORTS,
 } from './catalogue/index.js';
+export { type FindOptions, findReplays } from './pipeline/find.js';
