@@ -13,7 +13,7 @@ import type { Settings } from '../pipeline/settings.js';
 import { ArchiveIndex, type StoredRef } from './archive-index.js';
 import { ViewError } from './errors.js';
 
-export interface StoredObject {
+interface StoredObject {
   /** The object's key in the archive (named in errors). */
   key: string;
   body: Readable;
@@ -42,7 +42,7 @@ export interface ArchiveSource {
 const FORMATS: readonly unknown[] = ['json', 'ndjson', 'html'] satisfies OutputFormat[];
 
 /** The key of a replay's stored output, checked against the layout; undefined when the entry names none. */
-export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
+function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
   if (typeof entry.key !== 'string' || !FORMATS.includes(entry.format)) return undefined;
   const format = entry.format as OutputFormat;
   const gzip = entry.gzip === true;

@@ -1,7 +1,7 @@
 /** The archive's index page: a filter form and one page of rows, rendered on the server (the page runs no script). */
 import type { IndexFilter, IndexPage, IndexRow } from './archive-index.js';
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -26,7 +26,7 @@ function checks(r: IndexRow): string {
   return notes.join(', ');
 }
 
-export function replayPath(id: string): string {
+function replayPath(id: string): string {
   return `/replays/${encodeURIComponent(id)}`;
 }
 
