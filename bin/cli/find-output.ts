@@ -4,7 +4,7 @@ import type { CatalogueRow } from '../../src/archive.js';
 export type FindFormat = 'table' | 'ndjson' | 'ids';
 
 /** A row as `find` prints it in NDJSON: the manifest's names, what `export`, `video` and `forget` take. */
-export function findRecord(r: CatalogueRow): Record<string, unknown> {
+function findRecord(r: CatalogueRow): Record<string, unknown> {
   return {
     replay_id: r.id,
     platform_id: r.user ?? null,
@@ -28,7 +28,7 @@ export function findRecord(r: CatalogueRow): Record<string, unknown> {
 }
 
 /** Text from a recording, safe on a terminal: control characters (escape sequences) shown as `?`. */
-export function terminalSafe(text: string): string {
+function terminalSafe(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?');
 }
 

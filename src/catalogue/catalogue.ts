@@ -46,7 +46,7 @@ export function catalogueIn(options: CatalogueOptions, dir: string | undefined):
 }
 
 /** The default cache folder of catalogues. */
-export function defaultCatalogueDir(): string {
+function defaultCatalogueDir(): string {
   return join(homedir(), '.cache', 'replay-export', 'catalogues');
 }
 

@@ -6,12 +6,10 @@ export {
   catalogueFile,
   catalogueIn,
   COUNT_CAP,
-  defaultCatalogueDir,
   openCatalogue,
   refreshCatalogue,
 } from './catalogue.js';
-export type { BuildResult } from './build.js';
 export { CatalogueError, type CatalogueErrorCode } from './errors.js';
 export { type CatalogueQuery, DEFAULT_SORT, parseSort } from './query.js';
 export type { CatalogueRow } from './rows.js';
-export { SORTABLE, type SortColumn } from './schema.js';
+export { SORTABLE } from './schema.js';

@@ -64,7 +64,7 @@ function likeAny(text: string): string {
 }
 
 /** The words of `text` as an FTS5 query, each a prefix and all required; undefined when it has no word. */
-export function ftsWords(text: string): string | undefined {
+function ftsWords(text: string): string | undefined {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
   if (words === null) return undefined;
   const terms = words.slice(0, 16).map((w) => `"${w}"*`);

@@ -3,7 +3,7 @@ import type { ManifestCompactionResult } from '../../sinks/sink.js';
 import { inShard, type Shard } from './shard.js';
 
 /** The snapshot layout of a shard: `all`, or `<index>-of-<count>`. */
-export function compactionLayout(shard: Readonly<Shard> | undefined): string {
+function compactionLayout(shard: Readonly<Shard> | undefined): string {
   return shard === undefined || shard.count === 1 ? 'all' : `${shard.index}-of-${shard.count}`;
 }
 

@@ -29,17 +29,17 @@ export const FACT_LIMITS = Object.freeze({
 });
 
 /** Rage clicks (PostHog's rule): this many clicks ... */
-export const RAGE_CLICKS = 3;
+const RAGE_CLICKS = 3;
 /** ... within this time of the first ... */
-export const RAGE_WINDOW_MS = 1000;
+const RAGE_WINDOW_MS = 1000;
 /** ... and this distance (px) of it. */
-export const RAGE_RADIUS_PX = 30;
+const RAGE_RADIUS_PX = 30;
 /** Dead clicks (Sentry's rule): no DOM change or navigation within this time after the click ... */
-export const DEAD_CLICK_MS = 7000;
+const DEAD_CLICK_MS = 7000;
 /** ... nor a scroll within this time. */
-export const DEAD_CLICK_SCROLL_MS = 300;
+const DEAD_CLICK_SCROLL_MS = 300;
 /** Active time: gaps between user interactions up to this long count as active. */
-export const ACTIVE_GAP_MS = 5000;
+const ACTIVE_GAP_MS = 5000;
 
 const META = 0x34; // '4'
 const FULL_SNAPSHOT = 0x32; // '2'
@@ -70,7 +70,7 @@ const LEVEL_ERROR = Buffer.from('"level":"error"');
  * The type of the event at `from` as rrweb writes it (`{"type":<digit>,`): the digit's char code, or 0 when it starts
  * otherwise.
  */
-export function leadingType(bytes: Buffer, from: number): number {
+function leadingType(bytes: Buffer, from: number): number {
   const comma = bytes[from + 9];
   const digit = bytes[from + 8]!;
   return comma === 0x2c &&
@@ -202,7 +202,7 @@ function objectAt(value: unknown, key: string): Record<string, unknown> | undefi
 }
 
 /** `text` cut to at most `max` UTF-8 bytes, on a character boundary. */
-export function cutToBytes(text: string, max: number): string {
+function cutToBytes(text: string, max: number): string {
   if (text.length * 3 <= max || Buffer.byteLength(text) <= max) return text;
   let cut = text.slice(0, max);
   while (Buffer.byteLength(cut) > max) cut = cut.slice(0, -1);

@@ -57,7 +57,7 @@ export function environmentOf(source: { env?: Environment | undefined }): Enviro
 }
 
 /** The catalogue folder: the option, else `REPLAY_EXPORT_CATALOGUE_DIR`, else undefined (the catalogue's default). */
-export function catalogueDirOf(
+function catalogueDirOf(
   option: string | undefined,
   source: { env?: Environment | undefined } = {},
 ): string | undefined {
@@ -66,7 +66,7 @@ export function catalogueDirOf(
 }
 
 /** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
-export interface FetchSettingsOptions {
+interface FetchSettingsOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
   fileVersion?: FileVersion | undefined;
   filesPageSize?: number | undefined;
@@ -111,7 +111,7 @@ export interface AssetCaptureOptions extends Partial<Omit<AssetCaptureSettings, 
 }
 
 /** How outputs are written. */
-export interface OutputSettingsOptions {
+interface OutputSettingsOptions {
   /**
    * Capture the assets the replays reference (stylesheets, fonts, images) from these origins only, stored once per
    * archive under `_assets/<sha256>` (see docs/SINKS.md); the `html` format and `view` then play them offline.
@@ -130,7 +130,7 @@ export interface OutputSettingsOptions {
 }
 
 /** Runs over many replays. */
-export interface RunSettingsOptions {
+interface RunSettingsOptions {
   /** Skip replays that started less than this long ago (ms, default 24h; 0 never skips). */
   settleMs?: number | undefined;
   /** Re-check replays recorded `ok` that started within this window (ms); re-export those whose files changed. */
@@ -178,7 +178,7 @@ export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOpt
 }
 
 /** The transport's tuning a caller may give (retries, timeouts, per-family caps); the run sets the rest. */
-export type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'credentials' | 'logger'>;
+type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'credentials' | 'logger'>;
 
 /**
  * Every tunable of `SettingsOptions`, by name (the compiler keeps it whole). A caller passing resolved `settings`
@@ -238,10 +238,10 @@ export interface SettingsSource {
 }
 
 /** The local sink's hashing worker as resolved: every option set, or off. */
-export type HashWorkerSetting = Readonly<Required<HashWorkerOptions>> | false;
+type HashWorkerSetting = Readonly<Required<HashWorkerOptions>> | false;
 
 /** The sink options of a run, resolved (the caller's objects inside, e.g. an S3 client, are theirs, not frozen). */
-export interface SinkSettings {
+interface SinkSettings {
   readonly local: Readonly<
     Omit<NonNullable<OpenSinkOptions['local']>, 'hashWorker'> & { hashWorker: HashWorkerSetting }
   >;

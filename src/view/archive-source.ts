@@ -14,9 +14,9 @@ import type { Settings } from '../pipeline/settings.js';
 import { ViewError } from './errors.js';
 
 /** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
-export type StoredRef = Pick<OkEntry, 'replay_id' | 'key'> & { format: unknown; gzip: unknown };
+type StoredRef = Pick<OkEntry, 'replay_id' | 'key'> & { format: unknown; gzip: unknown };
 
-export interface StoredObject {
+interface StoredObject {
   /** The object's key in the archive (named in errors). */
   key: string;
   body: Readable;
@@ -51,7 +51,7 @@ export interface ArchiveSource {
 const FORMATS: readonly unknown[] = ['json', 'ndjson', 'html'] satisfies OutputFormat[];
 
 /** The key of a replay's stored output, checked against the layout; undefined when the entry names none. */
-export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
+function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
   if (typeof entry.key !== 'string' || !FORMATS.includes(entry.format)) return undefined;
   const format = entry.format as OutputFormat;
   const gzip = entry.gzip === true;

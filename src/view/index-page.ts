@@ -6,7 +6,7 @@
 import type { CataloguePage, CatalogueRow } from '../catalogue/index.js';
 import { parseSort } from '../catalogue/index.js';
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -31,7 +31,7 @@ function checks(r: CatalogueRow): string {
   return notes.join(', ');
 }
 
-export function replayPath(id: string): string {
+function replayPath(id: string): string {
   return `/replays/${encodeURIComponent(id)}`;
 }
 
