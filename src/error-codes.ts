@@ -99,6 +99,10 @@ export const ERROR_CODES = Object.freeze([
   'VIDEO_TOO_LONG',
   'VIDEO_EVENT_TOO_LARGE',
   'VIDEO_LOAD_TIMEOUT',
+  // the catalogue (src/catalogue)
+  'CATALOGUE_UNAVAILABLE',
+  'CATALOGUE_IO',
+  'CATALOGUE_QUERY',
   // the sandbox (src/sandbox)
   'SANDBOX_CONFIG',
   'BAD_FAULTS',

@@ -42,7 +42,7 @@ export class HttpClientError extends ReplayExportError {
  * Base class of the errors about one request (ApiError, NetworkError, TimeoutError): carries where the request
  * went, so that a caller can read the method, path, host, region and retries without parsing the message.
  */
-export class RequestError extends HttpClientError implements RequestContext {
+class RequestError extends HttpClientError implements RequestContext {
   readonly method: string;
   readonly path: string;
   readonly host: string;

@@ -131,5 +131,8 @@ export const DEFAULTS = Object.freeze({
   }),
 });
 
-/** The same table under its earlier name (the pipeline's tunables are its top-level fields). */
+/**
+ * The same table under its earlier name (the pipeline's tunables are its top-level fields).
+ * @alias the library's public name for DEFAULTS (README, src/index.ts)
+ */
 export const PIPELINE_DEFAULTS = DEFAULTS;
