@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { PROJECTS, type ProjectName } from './test/projects.js';
 
@@ -23,5 +25,7 @@ export default defineConfig({
     // s3rver (the S3 tests' server, in the worker) makes listing continuation tokens with DES, which OpenSSL 3 has
     // only in its legacy provider: without it every listing past 1,000 keys fails with a 500.
     execArgv: ['--openssl-legacy-provider'],
+    // Archives' catalogues (view, find) go to a folder of the OS temp dir, never the user's ~/.cache.
+    env: { REPLAY_EXPORT_CATALOGUE_DIR: join(tmpdir(), 'replay-export-test-catalogues') },
   },
 });

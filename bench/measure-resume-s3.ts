@@ -90,8 +90,15 @@ export async function measureResumeS3(opts: {
   }
 }
 
-/** The snapshot a fold writes: the last entry of each replay, gzip NDJSON in key order. Returns its size. */
-async function uploadSnapshot(client: S3Client, replays: number): Promise<number> {
+/**
+ * The snapshot a fold writes: the last entry of each replay (`lineOf(i)`, the resume's synthetic `ok` entry by
+ * default), gzip NDJSON in key order, under `archive/` of the bench's bucket. Returns its size.
+ */
+export async function uploadSnapshot(
+  client: S3Client,
+  replays: number,
+  lineOf: (i: number) => string = (i) => JSON.stringify(okEntry(i, syntheticReplayId(i), syntheticStart(i))),
+): Promise<number> {
   const order = Array.from({ length: replays }, (_, i) => i);
   const groups = order.map((i) => replayKeyBase(syntheticReplayId(i)) + '/');
   order.sort((a, b) => (groups[a]! < groups[b]! ? -1 : groups[a]! > groups[b]! ? 1 : 0));
@@ -106,10 +113,7 @@ async function uploadSnapshot(client: S3Client, replays: number): Promise<number
     partSize: 16 * 1024 * 1024,
   });
   const done = upload.done();
-  for (const i of order) {
-    const id = syntheticReplayId(i);
-    if (!gzip.write(JSON.stringify(okEntry(i, id, syntheticStart(i))) + '\n')) await once(gzip, 'drain');
-  }
+  for (const i of order) if (!gzip.write(lineOf(i) + '\n')) await once(gzip, 'drain');
   gzip.end();
   await done;
   return bytes;

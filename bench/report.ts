@@ -9,6 +9,7 @@ import type { ResumeResult } from './measure-resume.js';
 import type { S3ResumeResult } from './measure-resume-s3.js';
 import type { ShardedApiResult } from './measure-scale-api.js';
 import type { RssResult } from './measure-rss.js';
+import { type ViewBenchResult, viewRows } from './measure-view.js';
 import { mbPerSec, median, round } from './stats.js';
 
 export const TARGETS = {
@@ -72,6 +73,8 @@ export interface BenchResults {
   scale?: { api?: ShardedApiResult };
   player?: PlayerResult;
   video?: VideoBenchResult;
+  /** The view part (issue #41): the catalogue against the in-memory index. */
+  view?: ViewBenchResult;
 }
 
 const mbs = (n: number): string => `${n.toFixed(0)} MB/s`;
@@ -150,6 +153,7 @@ export function rows(r: BenchResults): Row[] {
       pass: x.fold.maxRssBytes <= TARGETS.resumeRssBytes,
     });
   }
+  if (r.view) out.push(...viewRows(r.view));
   if (r.resumeS3) {
     const x = r.resumeS3;
     const total = x.requests + x.outputListing;
@@ -433,6 +437,7 @@ export function resultJson(r: BenchResults): unknown {
       resume: r.resume
         ? { replays: r.resume.replays, ms: Math.round(r.resume.state.ms), maxRssBytes: r.resume.state.maxRssBytes }
         : null,
+      view: r.view ?? null,
       resumeS3: r.resumeS3
         ? {
             replays: r.resumeS3.replays,

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure next to its baseline, measured in the same run on the same files.
  *
- *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player,scale,video]
+ *   node dist/bench/run.js [--only=v3,v2,deps,rss,archive,resume,player,scale,video,view]
  *
  * Progress goes to stderr; the table to stdout; the full result to bench/results/<iso-time>.json.
  */
@@ -18,11 +18,12 @@ import { measureResume } from './measure-resume.js';
 import { measureResumeS3 } from './measure-resume-s3.js';
 import { measureShardedApi } from './measure-scale-api.js';
 import { measureRss } from './measure-rss.js';
+import { measureView } from './measure-view.js';
 import { runThroughputChild } from './child-runner.js';
 import { ARCHIVE_SAMPLES_DIR, BIG_SAMPLES_DIR, RESULTS_DIR } from './paths.js';
 import { formatReport, resultJson, type BenchResults } from './report.js';
 
-const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player', 'scale', 'video'] as const;
+const SECTIONS = ['v3', 'v2', 'deps', 'rss', 'archive', 'resume', 'player', 'scale', 'video', 'view'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** How many measured runs each figure gets (after its warm-up). */
@@ -49,6 +50,9 @@ const PLAN = {
   resumeBaselineHeapMb: 2048,
   /** Sizes of the player part's pages (their events), MB: BENCH_PLAYER_MB=30,100 adds the 100 MB page (long). */
   playerPagesMB: (process.env['BENCH_PLAYER_MB'] ?? '30').split(',').map(Number),
+  /** Replays of the view part's archive (BENCH_VIEW_REPLAYS), and of its S3 archive on s3rver (BENCH_VIEW_S3_REPLAYS). */
+  viewReplays: Number(process.env['BENCH_VIEW_REPLAYS'] ?? 1_000_000),
+  viewS3Replays: Number(process.env['BENCH_VIEW_S3_REPLAYS'] ?? 1_000_000),
   /** Renders of each sample by the video part. */
   videoRuns: Number(process.env['BENCH_VIDEO_RUNS'] ?? 1),
   /** Scale part, API: replays archived by three shards against a limit of 5 in flight, latency (BENCH_SCALE_REPLAYS). */
@@ -79,7 +83,9 @@ async function main(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(line + '\n');
   const startedAt = new Date();
   // The player and video parts use their own pages and the samples: the generated replays only for the others.
-  const data = [...sections].some((s) => s !== 'player' && s !== 'video') ? await ensureBenchData(log) : undefined;
+  const data = [...sections].some((s) => s !== 'player' && s !== 'video' && s !== 'view')
+    ? await ensureBenchData(log)
+    : undefined;
   const workDir = await mkdtemp(join(tmpdir(), 'replay-export-bench-'));
   const results: BenchResults = {
     startedAt: startedAt.toISOString(),
@@ -192,6 +198,12 @@ async function main(): Promise<void> {
         `(h) video export: each sample rendered to MP4 at 10 fps, 1280x800, ${PLAN.videoRuns} run(s) each, Chromium started per render`,
       );
       results.video = await measureVideo({ runs: PLAN.videoRuns, log });
+    }
+    if (sections.has('view')) {
+      log(
+        `(i) view of ${PLAN.viewReplays} replays: the catalogue (built, then opened) against the in-memory index; S3: ${PLAN.viewS3Replays} on s3rver (children)`,
+      );
+      results.view = await measureView({ replays: PLAN.viewReplays, s3Replays: PLAN.viewS3Replays, workDir, log });
     }
     if (sections.has('scale')) {
       results.scale ??= {};

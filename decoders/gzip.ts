@@ -14,7 +14,7 @@ import { gzipMembersEnd, startsMember } from './gzip-members.js';
  * alternating runs, within the machine's noise) with half the bytes per chunk in flight: the chunk and its copy in the
  * WebAssembly memory fit the core's cache, and each chunk reaches the scanner sooner.
  */
-export const INFLATE_CHUNK = 512 << 10;
+const INFLATE_CHUNK = 512 << 10;
 /** Output chunks gunzip may run ahead of the consumer (in the thread pool, while the main thread scans). */
 const READ_AHEAD_CHUNKS = 1;
 
@@ -53,7 +53,7 @@ const EXPECTED_RATIO = 8;
  * Output chunk size for a file of `compressed` bytes: about the whole inflated file for a small one (so that a small
  * file does not allocate a whole `INFLATE_CHUNK`), `INFLATE_CHUNK` when the size is unknown or large.
  */
-export function inflateChunkFor(compressed: number | undefined): number {
+function inflateChunkFor(compressed: number | undefined): number {
   if (compressed === undefined || !Number.isFinite(compressed) || compressed <= 0) return INFLATE_CHUNK;
   let size = MIN_INFLATE_CHUNK;
   while (size < INFLATE_CHUNK && size < compressed * EXPECTED_RATIO) size *= 2;

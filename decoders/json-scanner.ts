@@ -205,7 +205,7 @@ DECISIONS.forEach((decide, row) => {
 const LITERAL_NAMES = ['true', 'false', 'null'];
 
 /** Chunks at least this long go through the WebAssembly fast path (below it, copying in costs more than it saves). */
-export const WASM_MIN_BYTES = 4096;
+const WASM_MIN_BYTES = 4096;
 
 export interface ScannerOptions {
   /**

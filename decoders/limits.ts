@@ -124,7 +124,7 @@ export function isLimitError(err: unknown): boolean {
 }
 
 /** `268435456 bytes (256 MiB)`; just the bytes when not a whole number of KiB, MiB or GiB. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   for (const [unit, size] of [
     ['GiB', GiB],
     ['MiB', MiB],

@@ -25,7 +25,7 @@ import { decodeStringLiteral, StringMode } from './json-string.js';
 import { ElemKind } from './wasm/layout.js';
 
 /** The marker the packers add as the event's `v` property. */
-export const PACKER_MARK = 'v1';
+const PACKER_MARK = 'v1';
 
 const MARK_SUFFIX = Buffer.from(`,"v":${JSON.stringify(PACKER_MARK)}}`);
 const SUFFIX_LEN = MARK_SUFFIX.length;
@@ -131,7 +131,7 @@ function latin1Payload(s: string, ctx: ElementContext): Buffer {
 }
 
 /** Output buffer size for inflating a payload: about 4× its length, clamped to 1 KiB–4 MiB. */
-export function inflateChunkSize(packedLength: number): number {
+function inflateChunkSize(packedLength: number): number {
   return Math.min(MAX_INFLATE_CHUNK, Math.max(MIN_INFLATE_CHUNK, packedLength * 4));
 }
 
@@ -144,7 +144,7 @@ export function payloadBound(limits: DecodeLimits): number {
 }
 
 /** The error for a payload that inflates to more than `payloadBound`: whichever limit made the bound. */
-export function payloadTooLarge(limits: DecodeLimits, ctx: ElementContext): DecodeError {
+function payloadTooLarge(limits: DecodeLimits, ctx: ElementContext): DecodeError {
   const where = { file: ctx.file, index: ctx.index, offset: ctx.offset };
   return limits.budget.left < limits.maxEventBytes + MARK_BYTES
     ? replayTooLarge(limits.budget.limit, where)
@@ -189,7 +189,7 @@ export function checkEventSize(event: Buffer, ctx: ElementContext, limits: Decod
 }
 
 /** The `BAD_ZLIB` error for a payload that did not inflate (`detail` as zlib reported it). */
-export function badZlib(detail: string, ctx: ElementContext, cause?: unknown): DecodeError {
+function badZlib(detail: string, ctx: ElementContext, cause?: unknown): DecodeError {
   return fail('BAD_ZLIB', `the packed payload does not inflate: ${detail}`, ctx, cause);
 }
 

@@ -191,7 +191,7 @@ export async function decodeV2Elements(
  * unwraps up to the first element it refuses; pass 2 inflates the payloads before that one, and stops at the first
  * that fails — whichever bad element comes first in file order is the one reported.)
  */
-export function decodeV2Prefix(
+function decodeV2Prefix(
   elements: readonly ScannedElement[],
   file: string | undefined,
   limits: DecodeLimits,

@@ -61,6 +61,11 @@ export interface ManifestStore {
    * after, on either backend. `layout` names the snapshot on S3 (a local archive keeps one snapshot of everything).
    */
   compact(options: ManifestCompaction): Promise<ManifestCompactionResult>;
+  /**
+   * A string that changes whenever `read` may give something else (an append, a fold); undefined when the sink cannot
+   * tell (a caller's sink without `manifestStamp`). What a catalogue of the archive compares to know it is current.
+   */
+  stamp(): Promise<string | undefined>;
 }
 
 /** Captured assets (`--capture-assets`), content-addressed at `_assets/<sha256>`. */
@@ -180,6 +185,7 @@ function archiveOfStore(store: Store, owned: boolean): Archive {
           if (keep === undefined || keep(entry.replay_id)) yield entry;
       },
       compact: (options) => store.compactManifest(options),
+      stamp: () => store.manifestStamp(),
     },
     assets: {
       put: (digest, type, body, owner) => store.putAsset(digest, type, body, owner),
@@ -216,6 +222,8 @@ function completed(sink: Sink): Store {
     storedObjects: sink.storedObjects?.bind(sink) ?? storedKeys ?? (() => rejecting(unsupported('list its outputs'))),
     read: refuse('read outputs back'),
     hasManifest: () => Promise.resolve(true),
+    // Without a stamp the archive's catalogue is never taken as current: built again each time it is opened.
+    manifestStamp: sink.manifestStamp?.bind(sink) ?? (() => Promise.resolve(undefined)),
     compactManifest:
       sink.compactManifest?.bind(sink) ??
       (() => Promise.resolve({ compacted: false, entries: 0, folded: 0, removed: 0 })),

@@ -1,18 +1,24 @@
 import { constants } from 'node:os';
+import { ERROR_CODES, renamedCode } from '../src/error-codes.js';
 import type { ManifestEntry } from './sink.js';
 
 /**
- * One spelling per error code. A manifest entry's `error.code` is the code as thrown (`BAD_GZIP`, `SINK_IO`,
- * `REPLAY_NOT_FOUND`, `rate_limited`, `ECONNRESET`). Manifests written before spelled a `DecodeError`'s code as
- * `decode_` and its code in lower case (`decode_bad_gzip`), and every other code in lower case (`sink_io`,
- * `replay_not_found`, `econnreset`). Every manifest reader gets entries through {@link withThrownCode}, so no reader
- * sees the old spellings (and a folded manifest is written with the thrown ones).
+ * One spelling per error code: UPPER_SNAKE, the table of src/error-codes.ts. A manifest entry's `error.code` is the code
+ * as thrown (`BAD_GZIP`, `SINK_IO`, `RATE_LIMITED`). Manifests written before spelled codes otherwise: a
+ * `DecodeError`'s as `decode_` and its code in lower case (`decode_bad_gzip`); the sinks' and a few others in lower
+ * case (`sink_io`, `replay_not_found`, `econnreset`); and about thirty codes were thrown in lower case (`rate_limited`,
+ * `too_many_files`, `bad_json`: see `RENAMED_CODES`). Every manifest reader gets entries through
+ * {@link withThrownCode}, so no reader sees an old spelling (and a folded manifest is written with the thrown ones).
+ * A code that is not ours (`ECONNRESET`, `UND_ERR_SOCKET`: what Node or undici said, as old runs recorded it) keeps
+ * its own upper-case spelling.
  */
 export function thrownCode(code: string): string {
   if (code.startsWith(OLD_DECODE_PREFIX)) return code.slice(OLD_DECODE_PREFIX.length).toUpperCase();
+  const renamed = renamedCode(code);
+  if (renamed !== undefined) return renamed;
   const upper = code.toUpperCase();
   if (upper === code) return code;
-  return UPPER_CASE_CODES.has(upper) || UPPER_CASE_FAMILIES.test(upper) || Object.hasOwn(constants.errno, upper)
+  return OUR_CODES.has(upper) || UPPER_CASE_FAMILIES.test(upper) || Object.hasOwn(constants.errno, upper)
     ? upper
     : code;
 }
@@ -28,11 +34,11 @@ export function withThrownCode(entry: ManifestEntry): ManifestEntry {
 
 const OLD_DECODE_PREFIX = 'decode_';
 
-/** Upper-case codes of replay-export's own errors that are in none of the families below. */
-const UPPER_CASE_CODES: ReadonlySet<string> = new Set(['MANIFEST_CORRUPT', 'MANIFEST_TOO_LARGE', 'REPLAY_NOT_FOUND']);
+/** Every code replay-export throws. */
+const OUR_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
 /**
- * Families of upper-case codes: the sinks' (`SINK_IO`), undici's (`UND_ERR_SOCKET`), Node's (`ERR_STREAM_PREMATURE_CLOSE`)
+ * Families of upper-case codes that are not ours: undici's (`UND_ERR_SOCKET`), Node's (`ERR_STREAM_PREMATURE_CLOSE`)
  * and the resolver's (`EAI_AGAIN`); system errors (`ECONNRESET`, `ENOSPC`) are Node's errno names.
  */
-const UPPER_CASE_FAMILIES = /^(?:SINK|UND_ERR|ERR|EAI)_/;
+const UPPER_CASE_FAMILIES = /^(?:UND_ERR|ERR|EAI)_/;

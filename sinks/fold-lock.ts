@@ -13,7 +13,7 @@ import { errorCode as code } from './target/refusal.js';
 import type { Dir } from './target/target.js';
 
 /** A lock of another host not touched for this long belongs to a fold that died: it is taken over. */
-export const LOCK_STALE_MS = 10 * 60_000;
+const LOCK_STALE_MS = 10 * 60_000;
 /** How often a holder touches its lock. */
 export const LOCK_TOUCH_MS = 60_000;
 
@@ -58,7 +58,7 @@ export function thisProcess(): Promise<LockHolder> {
 }
 
 /** The holder a lock file names; undefined when it names none this code can read (an older format, a torn write). */
-export function parseHolder(text: string): LockHolder | undefined {
+function parseHolder(text: string): LockHolder | undefined {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -84,7 +84,7 @@ export function parseHolder(text: string): LockHolder | undefined {
  * id, or the process that has it started at another time (its id was reused) or is a zombie. False when that cannot
  * be known.
  */
-export async function holderGone(holder: LockHolder): Promise<boolean> {
+async function holderGone(holder: LockHolder): Promise<boolean> {
   const me = await thisProcess();
   if (holder.host !== me.host || holder.boot !== me.boot || holder.pidns !== me.pidns) return false;
   if (holder.pid === me.pid) return holder.start !== me.start;

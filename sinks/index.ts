@@ -6,6 +6,7 @@ export type {
   QuarantinedEntry,
   ForgottenEntry,
   ManifestChecks,
+  ManifestFacts,
   ManifestEntry,
   ManifestError,
   NotFoundEntry,

@@ -15,7 +15,7 @@ import { isWorkClaimKey } from './work-claims.js';
  * becomes of its export (failed, killed): `forget` removes them with the replay (unless a staying replay's `ok` entry
  * maps them), `verify` reports those no `ok` entry maps as orphans.
  */
-export const CLAIMS_DIR = `${ASSETS_DIR}/_claims`;
+const CLAIMS_DIR = `${ASSETS_DIR}/_claims`;
 
 /** The folder of a replay's claims, relative to the target (with its `/`). */
 export function claimFolder(replayId: string): string {

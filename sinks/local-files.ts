@@ -30,7 +30,7 @@ export function splitKey(key: string): { folder: string; name: string } {
 }
 
 /** Stale temporary files of `finalName` in `dir`: left by processes of this machine that no longer run. */
-export async function removeStaleTemps(dir: Dir, finalName: string): Promise<void> {
+async function removeStaleTemps(dir: Dir, finalName: string): Promise<void> {
   for (const name of await dir.names()) {
     const pid = tempNamePid(name, finalName);
     if (pid !== undefined && !pidIsAlive(pid)) await dir.unlink(name).catch(() => undefined);

@@ -365,6 +365,36 @@ export class LocalManifest {
     }
   }
 
+  /**
+   * The identity, size and modification time of each manifest file (the log, folded files, the snapshot), never
+   * through a link: any append or fold changes it.
+   */
+  async stamp(): Promise<string> {
+    const parts: string[] = [];
+    const add = async (dir: Dir, name: string): Promise<void> => {
+      const st = await dir.lstat(name);
+      // Milliseconds with a fraction: the nanoseconds the file system keeps, as far as a double holds them.
+      if (st !== undefined) parts.push(`${name}:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`);
+    };
+    try {
+      const root = await this.#target.root(false);
+      if (root === undefined) return 'local';
+      await add(root, MANIFEST_FILE);
+      const folder = await root.child(MANIFEST_FOLDER, false);
+      try {
+        if (folder !== undefined) {
+          for (const name of await foldingNames(folder)) await add(folder, name);
+          await add(folder, SNAPSHOT_FILE);
+        }
+      } finally {
+        await folder?.close();
+      }
+    } catch (err) {
+      throw this.#error('cannot read the manifest', MANIFEST_FILE, err);
+    }
+    return `local ${parts.join(' ')}`;
+  }
+
   async close(): Promise<void> {
     await this.#chain;
     await this.#dropHandle();

@@ -24,10 +24,10 @@ export interface EntryGroup {
 }
 
 /** More entries than this for one replay is not a manifest any run writes: refused rather than held in memory. */
-export const MAX_GROUP_ENTRIES = 100_000;
+const MAX_GROUP_ENTRIES = 100_000;
 
 /** `recorded_at` in ms; an entry without a readable one counts as the oldest. */
-export function recordedMs(entry: ManifestEntry): number {
+function recordedMs(entry: ManifestEntry): number {
   const ms = typeof entry.recorded_at === 'string' ? Date.parse(entry.recorded_at) : Number.NaN;
   return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY;
 }

@@ -17,7 +17,7 @@ export interface S3Sdk {
 let loading: Promise<S3Sdk> | undefined;
 
 /** Imports the SDK (once a process). */
-export function loadS3Sdk(): Promise<S3Sdk> {
+function loadS3Sdk(): Promise<S3Sdk> {
   loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({
     s3,
     Upload: storage.Upload,

@@ -9,7 +9,7 @@
  * `manifest-merge.ts`): a crash at any point leaves entries folded twice at worst, never a newer state hidden. A
  * resume then reads one snapshot object and lists the log instead of a GET per replay ever archived.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -364,4 +364,22 @@ function deleteFolded(place: S3ManifestPlace, keys: AsyncIterable<string>): Prom
     base: place.base,
     key: `${MANIFEST_DIR}/`,
   });
+}
+
+/**
+ * The manifest's stamp: a digest of the keys under `_manifest/` (log objects and snapshots are never rewritten in
+ * place: each append and fold adds or removes keys). One listing; after a fold, a short one.
+ */
+export async function s3ManifestStamp(place: S3ManifestPlace): Promise<string> {
+  const hash = createHash('sha256');
+  let count = 0;
+  const prefix = `${place.base}${MANIFEST_DIR}/`;
+  for await (const key of listKeys(place.client, place.bucket, prefix, 'the manifest', {
+    target: place.target,
+    key: `${MANIFEST_DIR}/`,
+  })) {
+    hash.update(key).update('\n');
+    count++;
+  }
+  return `s3 ${count} ${hash.digest('hex')}`;
 }

@@ -12,7 +12,14 @@ import { SinkError } from './errors.js';
 import { checkOutputKey, replayKey } from './keys.js';
 import { claimFolder, claimKey } from './layout.js';
 import { S3Link, type S3Sdk } from './s3-link.js';
-import { compactS3Manifest, MANIFEST_DIR, readS3Manifest, S3ManifestLog, type S3ManifestPlace } from './s3-manifest.js';
+import {
+  compactS3Manifest,
+  MANIFEST_DIR,
+  readS3Manifest,
+  s3ManifestStamp,
+  S3ManifestLog,
+  type S3ManifestPlace,
+} from './s3-manifest.js';
 import { isNotFound, listKeys, s3Error } from './s3-requests.js';
 import { defaultChecksums, S3_DEFAULTS, type S3Checksums } from './s3-defaults.js';
 import { formatS3Url, parseS3Url } from './s3-url.js';
@@ -115,6 +122,7 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Store {
       await log.append(entry);
     },
     readManifest: (keep) => readS3Manifest(manifest, keep),
+    manifestStamp: () => s3ManifestStamp(manifest),
     async compactManifest(options) {
       isOpen(place);
       return compactS3Manifest(manifest, options);

@@ -85,6 +85,38 @@ export interface ManifestChecks {
   console_errors?: number | undefined;
 }
 
+/**
+ * What happened in a replay, read from its events at export (src/pipeline/facts.ts; docs/VIEW.md "Facts" defines
+ * each). Bounded whatever the recording: at most 16 URLs of 400 bytes and one message of 400 bytes; the rest counted.
+ */
+export interface ManifestFacts {
+  /** Page loads (rrweb Meta events). */
+  pages: number;
+  /** The distinct page URLs, in the order first visited (at most 16, each cut to 400 bytes). */
+  urls: string[];
+  /** Page loads whose URL is not in `urls` (the list was full, or the Meta event unreadable). */
+  urls_more?: number;
+  clicks: number;
+  rage_clicks: number;
+  dead_clicks: number;
+  /** Console errors (`rrweb/console@1` events of level `error`). */
+  errors: number;
+  /** The first console error's message (its arguments joined, cut to 400 bytes). */
+  first_error?: string;
+  /** When the first console error happened, in ms from the first event. */
+  first_error_ms?: number;
+  /** Requests in the recording's `rrweb/network@1` events; absent when it holds none. */
+  network_requests?: number;
+  /** Of those, the ones that failed (HTTP status ≥ 400, or 0: no answer). */
+  network_failed?: number;
+  /** From the first event's timestamp to the last's. */
+  duration_ms: number;
+  /** Time with user interaction (gaps of at most 5 s between interactions). */
+  active_ms: number;
+  /** The first Meta event's width and height. */
+  viewport?: { width: number; height: number };
+}
+
 export interface ManifestError {
   code: string;
   message: string;
@@ -132,6 +164,8 @@ export interface OkEntry extends ManifestEntryBase {
    */
   file_keys_sha256?: string;
   checks: ManifestChecks;
+  /** What happened in the replay (absent in lines written before facts were recorded). */
+  facts?: ManifestFacts;
   /** Captured assets (`--capture-assets`): each URL the replay references that was stored, → its SHA-256 (`_assets/<sha256>`). */
   assets?: Record<string, string>;
   /** The content type of each captured asset of `assets`, by SHA-256. */
@@ -303,6 +337,12 @@ export interface Sink {
    * what it folded from the log; readers see the same final state before, during and after, and a crash at any
    * point loses nothing. Returns `compacted: false` when there was nothing to fold (or another process is folding).
    */
+  /**
+   * Optional (what a catalogue needs to know it is current): a string that changes whenever what `readManifest` reads
+   * may have changed (an append, a fold), cheap to get (local: the manifest files' sizes and times; S3: one listing
+   * of `_manifest/`).
+   */
+  manifestStamp?(): Promise<string | undefined>;
   compactManifest?(options: ManifestCompaction): Promise<ManifestCompactionResult>;
   /**
    * Optional (what `forget` needs): deletes the output at `key` and resolves whether one was there. Only a replay

@@ -1,2 +1,2 @@
 /** The temporary files of the local sink and `decode --out` live in the target module (sinks/target/temp-file.ts). */
-export { TEMP_SUFFIX, TempFile, tempName, tempNamePid } from './target/temp-file.js';
+export { TempFile } from './target/temp-file.js';

@@ -33,3 +33,13 @@ export type {
 export { VerifyError, type VerifyErrorCode } from './verify/errors.js';
 /** What `forget`, `verify` and `view` throw for a target that holds no manifest (nothing is created there). */
 export { ArchiveNotFoundError } from '../sinks/errors.js';
+/** The archive's catalogue (docs/VIEW.md "The catalogue"): the query of `find` and of `view`'s index. */
+export {
+  type CatalogueOptions,
+  type CatalogueQuery,
+  type CatalogueRow,
+  CatalogueError,
+  type CatalogueErrorCode,
+  SORTABLE as CATALOGUE_SORTS,
+} from './catalogue/index.js';
+export { type FindOptions, findReplays } from './pipeline/find.js';

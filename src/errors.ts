@@ -3,8 +3,12 @@
  * `code` for programs, a `category` saying what kind of failure it is (and so the CLI's exit code, from one table),
  * and the context that exists (replay id, file key, element index, HTTP status). A wrapped error keeps `cause`.
  *
- * This module imports nothing, so that every floor — decoders/ and sinks/ included — can derive from it.
+ * This module imports only the table of codes (./error-codes.ts, which imports nothing), so that every floor —
+ * decoders/ and sinks/ included — can derive from it.
  */
+import type { ErrorCode } from './error-codes.js';
+
+export { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
 /**
  * What kind of failure an error is.
@@ -41,13 +45,13 @@ export interface ErrorContext {
 }
 
 export interface ErrorInit extends ErrorContext {
-  code: string;
+  code: ErrorCode;
   category: ErrorCategory;
 }
 
 /** Base of every error replay-export throws. Never holds a secret: messages are redacted before they get here. */
 export class ReplayExportError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly category: ErrorCategory;
   readonly replayId: string | undefined;
   readonly fileKey: string | undefined;
@@ -85,13 +89,13 @@ export class ConfigError extends ReplayExportError {
   /** The option concerned, when the error is about one (`problem.option`). */
   readonly problem: OptionProblem | undefined;
 
-  constructor(message: string, code = 'config_error', problem?: OptionProblem) {
+  constructor(message: string, code: ErrorCode = 'CONFIG_ERROR', problem?: OptionProblem) {
     super(message, { code, category: 'usage' });
     this.problem = problem;
   }
 
   /** A `ConfigError` about an option, its message the problem said with the options' own names. */
-  static of(problem: OptionProblem, code?: string): ConfigError {
+  static of(problem: OptionProblem, code?: ErrorCode): ConfigError {
     return new ConfigError(
       problem.say((option) => option, false),
       code,
@@ -103,14 +107,14 @@ export class ConfigError extends ReplayExportError {
 /** The run was stopped (Ctrl-C, SIGTERM): what was complete is kept; the same command resumes. */
 export class InterruptedError extends ReplayExportError {
   constructor(message = 'interrupted') {
-    super(message, { code: 'interrupted', category: 'interrupted' });
+    super(message, { code: 'INTERRUPTED', category: 'interrupted' });
   }
 }
 
 /** A broken invariant of replay-export itself (a bug, never the input's fault): category `internal`. */
 export class InternalError extends ReplayExportError {
   constructor(message: string) {
-    super(message, { code: 'internal_error', category: 'internal' });
+    super(message, { code: 'INTERNAL_ERROR', category: 'internal' });
   }
 }
 

@@ -80,8 +80,16 @@ export type {
 } from '../sinks/index.js';
 
 // Errors: one base, a category per error, one table from category to exit code.
-export { categoryOf, ConfigError, EXIT_CODES, exitCodeOf, InterruptedError, ReplayExportError } from './errors.js';
-export type { ErrorCategory, ErrorContext } from './errors.js';
+export {
+  categoryOf,
+  ConfigError,
+  ERROR_CODES,
+  EXIT_CODES,
+  exitCodeOf,
+  InterruptedError,
+  ReplayExportError,
+} from './errors.js';
+export type { ErrorCategory, ErrorCode, ErrorContext } from './errors.js';
 export { ReplayFailedError, ReplayNotFoundError } from './pipeline/errors.js';
 export { describeTimeRange, parseTimeBound, parseTimeRange, TimeRangeError } from './replay/time-range.js';
 export type { TimeBound, TimeBoundKind, TimeBoundSide, TimeRange } from './replay/time-range.js';

@@ -14,6 +14,7 @@ export const PROJECTS = {
     'architecture/target-access.test.ts',
     'architecture/test-projects.test.ts',
     'assets/scan-linear.test.ts',
+    'catalogue/catalogue.test.ts',
     'cli/api-command.test.ts',
     'cli/help-defaults.test.ts',
     'cli/list-table.test.ts',
@@ -32,6 +33,7 @@ export const PROJECTS = {
     'decoders/v2-batch.test.ts',
     'decoders/v2-fast-path.test.ts',
     'decoders/wasm-inflate.test.ts',
+    'errors/error-codes.test.ts',
     'errors/no-raw-throws.test.ts',
     'helpers/virtual-time.test.ts',
     'http/adaptive-limit.test.ts',
@@ -40,6 +42,7 @@ export const PROJECTS = {
     'package/deployment.test.ts',
     'package/peer-packages.test.ts',
     'pipeline/checks.test.ts',
+    'pipeline/facts.test.ts',
     'pipeline/resume-state.test.ts',
     'player/css-scan.test.ts',
     'redaction/redactor.test.ts',
@@ -128,7 +131,6 @@ export const PROJECTS = {
     'shard/forged-claims.test.ts',
     'shard/start-window.test.ts',
     'verify/verify-archive.test.ts',
-    'view/archive-index.test.ts',
     'view/index-escaping.test.ts',
   ],
   /** s3rver (started by the tests, in the worker), usually beside the sandbox. */
@@ -180,6 +182,7 @@ export const PROJECTS = {
   ],
   /** Spawned processes: the built CLI (dist/), workers and builds run as child processes. */
   cli: [
+    'catalogue/find-and-folds.test.ts',
     'cli/archive.test.ts',
     'cli/cli-input.test.ts',
     'cli/closed-stderr.test.ts',

@@ -17,7 +17,7 @@ export function usageOf(err: unknown): unknown {
   if (err instanceof Error && /\bRegion is missing\b/.test(err.message)) {
     return new ConfigError(
       'the S3 target needs a region: give --s3-region <region> (e.g. us-east-1) or set AWS_REGION',
-      's3_region_missing',
+      'S3_REGION_MISSING',
     );
   }
   return err;

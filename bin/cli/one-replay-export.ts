@@ -32,7 +32,7 @@ export function checkOneReplayExport(
 }
 
 function usage(message: string): never {
-  throw new ConfigError(message, 'invalid_one_replay_export');
+  throw new ConfigError(message, 'INVALID_ONE_REPLAY_EXPORT');
 }
 
 /**

@@ -51,11 +51,11 @@ function parseStore(text: string, path: string): Record<string, Profile> {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`${path}: not JSON (${(err as Error).message})`, 'profile_store_invalid');
+    throw new ConfigError(`${path}: not JSON (${(err as Error).message})`, 'PROFILE_STORE_INVALID');
   }
   const profiles = (data as { profiles?: unknown } | null)?.profiles;
   if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
-    throw new ConfigError(`${path}: no "profiles" object`, 'profile_store_invalid');
+    throw new ConfigError(`${path}: no "profiles" object`, 'PROFILE_STORE_INVALID');
   }
   const out: Record<string, Profile> = {};
   for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
@@ -63,7 +63,7 @@ function parseStore(text: string, path: string): Record<string, Profile> {
     if (fields.some(([k, v]) => !Object.hasOwn(PROFILE_FIELDS, k) || typeof v !== 'string')) {
       throw new ConfigError(
         `${path}: profile ${name} holds a field that is not a known one's string`,
-        'profile_store_invalid',
+        'PROFILE_STORE_INVALID',
       );
     }
     out[name] = Object.fromEntries(fields) as Profile;
@@ -79,13 +79,13 @@ export async function readProfiles(env: Env): Promise<Record<string, Profile>> {
   const path = profilesPath(env);
   const stat = await lstat(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
-    throw new ConfigError(`${path}: ${err.message}`, 'profile_store_unreadable');
+    throw new ConfigError(`${path}: ${err.message}`, 'PROFILE_STORE_UNREADABLE');
   });
   if (stat === undefined) return {};
-  if (!stat.isFile()) throw new ConfigError(`${path}: not a regular file`, 'profile_store_invalid');
+  if (!stat.isFile()) throw new ConfigError(`${path}: not a regular file`, 'PROFILE_STORE_INVALID');
   if ((stat.mode & 0o077) !== 0) {
     const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
-    throw new ConfigError(`${path} is open to others (mode ${mode}): chmod 600 ${path}`, 'profile_store_mode');
+    throw new ConfigError(`${path} is open to others (mode ${mode}): chmod 600 ${path}`, 'PROFILE_STORE_MODE');
   }
   return parseStore(await readFile(path, 'utf8'), path);
 }
@@ -144,7 +144,7 @@ export async function withProfile(args: readonly string[], env: Env): Promise<En
     if (!named) return env;
     throw new ConfigError(
       `no profile ${name} in ${profilesPath(env)}: replay-export auth login --profile ${name}`,
-      'profile_not_found',
+      'PROFILE_NOT_FOUND',
     );
   }
   const fallback: Record<string, string> = {};

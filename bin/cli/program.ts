@@ -23,6 +23,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
   sandbox: () => import('./commands/sandbox.js'),
   view: () => import('./commands/view.js'),
   verify: () => import('./commands/verify.js'),
+  find: () => import('./commands/find.js'),
   video: () => import('./commands/video.js'),
   completion: () => import('./commands/completion.js'),
   auth: () => import('./commands/auth.js'),

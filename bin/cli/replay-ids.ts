@@ -15,7 +15,7 @@ export function looksLikeFile(arg: string): boolean {
 export function fileArgError(arg: string, takes: string): ConfigError {
   const stat = existsSync(arg) ? statSync(arg) : undefined;
   const what = stat === undefined ? 'no such file' : stat.isFile() ? 'a file, not a replay id' : 'not a file';
-  return new ConfigError(`${JSON.stringify(arg)}: ${what} (${takes})`, 'file_not_found');
+  return new ConfigError(`${JSON.stringify(arg)}: ${what} (${takes})`, 'FILE_NOT_FOUND');
 }
 
 /**

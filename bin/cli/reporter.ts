@@ -276,6 +276,10 @@ export class Reporter {
       case 'result':
         this.onResult(ev);
         break;
+      case 'catalogued':
+      case 'catalogue-failed':
+        this.onCatalogue(ev);
+        break;
       default:
         this.onUpkeep(ev);
     }
@@ -306,6 +310,27 @@ export class Reporter {
       const event = ev.type === 'compaction-failed' ? 'compaction_failed' : 'claims_clear_failed';
       this.log('warn', `${what}: ${error.message}`, { event, error });
     }
+  }
+
+  /** The archive's catalogue after a fold: a debug line when brought up to date, a warning when not. */
+  private onCatalogue(ev: Extract<ArchiveEvent, { type: 'catalogued' | 'catalogue-failed' }>): void {
+    if (ev.type === 'catalogued') {
+      this.log('debug', `catalogue brought up to the manifest: ${ev.rows} replays in ${Math.round(ev.ms)} ms`, {
+        event: 'catalogued',
+        rows: ev.rows,
+        ms: Math.round(ev.ms),
+      });
+      return;
+    }
+    const error = failureOf(ev.error);
+    this.log(
+      'warn',
+      `could not bring the archive's catalogue up to date (it is built again when opened): ${error.message}`,
+      {
+        event: 'catalogue_failed',
+        error,
+      },
+    );
   }
 
   /** A replay's notice: a file retried, a file listed twice (warnings), a URL refreshed (JSON only). */

@@ -81,8 +81,3 @@ export class DataOutput {
 export function dataText(out: { isTTY?: boolean | undefined }, kind: DataKind, text: string): string {
   return out.isTTY === true ? terminalText(text, kind) : text;
 }
-
-/** Writes `text`, data from outside, to `out` (escaped on a terminal). */
-export function writeData(out: CliOutput, kind: DataKind, text: string): Promise<void> {
-  return new DataOutput(out, kind).write(text);
-}

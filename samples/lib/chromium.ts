@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 const DROPPED_FLAGS = new Set(['--disable-web-security', '--allow-running-insecure-content', '--single-process']);
 
 /** The flags Chromium is started with. */
-export function chromiumArgs(): string[] {
+function chromiumArgs(): string[] {
   return sparticuz.args.filter((arg) => !DROPPED_FLAGS.has(arg));
 }
 

@@ -11,7 +11,7 @@ type PackFn = (event: never) => string;
  * 3. `packed`: the bare latin1 zlib string `pack(event)`;
  * 4. `object`: the event object itself.
  */
-export type ElementShape = 'json-packed' | 'event-json' | 'packed' | 'object';
+type ElementShape = 'json-packed' | 'event-json' | 'packed' | 'object';
 
 /** Deterministic mix by the element's index in the replay; most elements are `json-packed`. */
 const PATTERN: readonly ElementShape[] = [
@@ -33,7 +33,7 @@ const PATTERN: readonly ElementShape[] = [
   'event-json',
 ];
 
-export function shapeFor(index: number): ElementShape {
+function shapeFor(index: number): ElementShape {
   return PATTERN[index % PATTERN.length]!;
 }
 

@@ -14,7 +14,7 @@ export interface RecordedReplay {
 }
 
 /** The expected file: a JSON array, one event a line (valid JSON, readable diffs). */
-export function expectedText(events: readonly unknown[]): string {
+function expectedText(events: readonly unknown[]): string {
   return events.length === 0 ? '[]\n' : '[\n' + events.map((e) => JSON.stringify(e)).join(',\n') + '\n]\n';
 }
 

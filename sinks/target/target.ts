@@ -68,7 +68,7 @@ interface Place {
 }
 
 /** Refuses a key that is not `/`-separated plain segments (empty, `.`, `..`, a backslash, a NUL). */
-export function checkTargetKey(key: string, target: string): string[] {
+function checkTargetKey(key: string, target: string): string[] {
   const segments = key.split('/');
   const bad =
     key.length === 0 ||

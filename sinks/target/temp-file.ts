@@ -15,10 +15,10 @@ import { SinkError } from '../errors.js';
 import { WriteAhead } from '../write-ahead.js';
 import { type Dir, Target } from './target.js';
 
-export const TEMP_SUFFIX = '.tmp';
+const TEMP_SUFFIX = '.tmp';
 
 /** `.<final name>.<pid>.<random>.tmp`, next to the final file. */
-export function tempName(finalName: string): string {
+function tempName(finalName: string): string {
   return `.${finalName}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`;
 }
 

@@ -39,7 +39,6 @@ type Outcome = { digest: string; type: string; nested: string[] } | { reason: st
 
 /** Outcomes a run remembers (URL → digest or reason, never the bytes); beyond, it starts again from none. */
 const RUN_CACHE = 50_000;
-export { MORE_URLS_KEY } from './missing.js';
 
 /** Fonts and the like served as octet-stream keep a usable type from their extension. */
 const TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {

@@ -142,13 +142,13 @@ function resolvesAgainst(ref: string, base: UrlBase): boolean {
 }
 
 /** Why a reference gives no URL to capture: not one (`none`), or one over `MAX_URL_BYTES` (`too-long`). */
-export type Unresolved = 'none' | 'too-long';
+type Unresolved = 'none' | 'too-long';
 
 /**
  * `raw` resolved against `base`, without its fragment, or why not: it must be http(s), carry no credentials and take
  * at most `MAX_URL_BYTES` once resolved. `meter` counts the characters the URL parser reads.
  */
-export function resolveAssetRef(
+function resolveAssetRef(
   raw: string,
   base: string | UrlBase | undefined,
   meter: ScanMeter = { steps: 0 },

@@ -29,12 +29,6 @@ export function optionalString(field: string, v: unknown): string | undefined {
   return v;
 }
 
-export function optionalBoolean(field: string, v: unknown): boolean | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'boolean') throw new ValidationError(field, `must be true or false (got ${show(v)})`);
-  return v;
-}
-
 export function requireFiniteNumber(field: string, v: unknown): number {
   if (typeof v !== 'number' || !Number.isFinite(v))
     throw new ValidationError(field, `must be a finite number (got ${show(v)})`);

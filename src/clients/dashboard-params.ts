@@ -76,7 +76,7 @@ export function encodeEvent(field: string, e: DashboardEvent): string {
 }
 
 /** Checks segment definitions and returns their JSON text. */
-export function encodeSegments(segments: readonly SegmentDefinition[]): string {
+function encodeSegments(segments: readonly SegmentDefinition[]): string {
   requireArray('s', segments).forEach((raw, i) => {
     const at = `s[${i}]`;
     const s = requireObject(at, raw);

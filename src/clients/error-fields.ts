@@ -4,18 +4,18 @@
  * the API's error body said: taxonomy `errors[].message`, dashboard `error`, feedback per-item errors). Never a
  * secret: the errors hold none (src/http/errors.ts).
  */
-import { ReplayExportError } from '../errors.js';
+import { ReplayExportError, type ErrorCode } from '../errors.js';
 import { ValidationError } from '../http/errors.js';
 
 export interface ErrorFields {
-  code: string;
+  code: ErrorCode;
   status?: number;
   field?: string;
   server_messages?: string[];
 }
 
 export function errorFields(err: unknown): ErrorFields {
-  if (!(err instanceof ReplayExportError)) return { code: 'internal_error' };
+  if (!(err instanceof ReplayExportError)) return { code: 'INTERNAL_ERROR' };
   const out: ErrorFields = { code: err.code };
   if (err.status !== undefined) out.status = err.status;
   if (err instanceof ValidationError) out.field = err.field;

@@ -93,7 +93,7 @@ export class FeedbackPartialFailureError extends HttpClientError {
               .join('; ')}`
           : ''
       }`,
-      'feedback_partial_failure',
+      'FEEDBACK_PARTIAL_FAILURE',
       { status: 200 },
     );
     this.result = result;

@@ -12,10 +12,10 @@ import { TaxonomyFailureError } from './taxonomy-types.js';
 
 export const TAXONOMY_PATH = '/api/2/taxonomy';
 
-export type FormValue = string | boolean | number | readonly string[] | undefined;
+type FormValue = string | boolean | number | readonly string[] | undefined;
 
 /** Form fields: booleans as `true`/`false`, string arrays comma-joined, undefined left out. */
-export function toForm(fields: Readonly<Record<string, FormValue>>): Record<string, string> {
+function toForm(fields: Readonly<Record<string, FormValue>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue;

@@ -108,7 +108,7 @@ export class TaxonomyFailureError extends HttpClientError {
   constructor(method: string, path: string, status: number, messages: string[]) {
     super(
       `Taxonomy call ${method} ${path} answered success: false (HTTP ${status})${messages.length ? `: ${messages.join('; ')}` : ''}`,
-      'taxonomy_failure',
+      'TAXONOMY_FAILURE',
       { status },
     );
     this.method = method;

@@ -41,7 +41,7 @@ export class MappingPartialFailureError extends HttpClientError {
     super(
       `usermap: the first ${applied} of ${total} mapping objects were applied (${answers.length} batch${answers.length === 1 ? '' : 'es'}); ` +
         `the other ${total - applied} were not: ${cause instanceof Error ? cause.message : String(cause)}`,
-      'mapping_partial_failure',
+      'MAPPING_PARTIAL_FAILURE',
       { cause, category: categoryOf(cause), ...(typeof status === 'number' ? { status } : {}) },
     );
     this.applied = applied;
@@ -91,7 +91,7 @@ export interface UserMappings {
  * Splits mapping objects into batches (their `mapping` JSON text) of at most 2000 objects and 1 MB each, in order.
  * One object alone over 1 MB is a ValidationError.
  */
-export function mappingBatches(mapping: readonly object[]): { json: string; count: number }[] {
+function mappingBatches(mapping: readonly object[]): { json: string; count: number }[] {
   const out: { json: string; count: number }[] = [];
   let batch: string[] = [];
   let bytes = 2; // the brackets

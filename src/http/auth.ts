@@ -25,7 +25,7 @@ export interface Credentials {
 export class MissingCredentialsError extends ReplayExportError {
   constructor(style: AuthStyle, missing: string) {
     super(`${style} authentication needs ${missing}, which was not configured`, {
-      code: 'missing_credentials',
+      code: 'MISSING_CREDENTIALS',
       category: 'auth',
     });
   }

@@ -36,7 +36,7 @@ export class BudgetExceededError extends HttpClientError {
     const per = spec.kind === 'concurrent' ? 'in flight at once' : `per ${spec.windowMs} ms`;
     super(
       `request cost ${cost} exceeds the whole budget "${spec.name}" (${spec.limit} ${per}); it can never be sent`,
-      'cost_exceeds_budget',
+      'COST_EXCEEDS_BUDGET',
       { category: 'usage' },
     );
     this.cost = cost;

@@ -4,7 +4,7 @@
  * None of them ever holds a secret, an Authorization header value or a presigned URL's query string:
  * paths are redacted (see redact.ts) and body excerpts are scrubbed before they get here.
  */
-import { ReplayExportError, type ErrorCategory } from '../errors.js';
+import { ReplayExportError, type ErrorCategory, type ErrorCode } from '../errors.js';
 import { limitNamed, parseErrorBody } from './error-body.js';
 import type { LimitKind } from '../util/limit-messages.js';
 import type { Region } from './regions.js';
@@ -31,7 +31,7 @@ export interface RequestContext {
 export class HttpClientError extends ReplayExportError {
   constructor(
     message: string,
-    code: string,
+    code: ErrorCode,
     options?: { cause?: unknown; category?: ErrorCategory; status?: number | undefined },
   ) {
     super(message, { code, category: options?.category ?? 'remote', status: options?.status, cause: options?.cause });
@@ -42,7 +42,7 @@ export class HttpClientError extends ReplayExportError {
  * Base class of the errors about one request (ApiError, NetworkError, TimeoutError): carries where the request
  * went, so that a caller can read the method, path, host, region and retries without parsing the message.
  */
-export class RequestError extends HttpClientError implements RequestContext {
+class RequestError extends HttpClientError implements RequestContext {
   readonly method: string;
   readonly path: string;
   readonly host: string;
@@ -51,7 +51,7 @@ export class RequestError extends HttpClientError implements RequestContext {
   readonly retries: number;
   constructor(
     message: string,
-    code: string,
+    code: ErrorCode,
     ctx: RequestContext,
     options?: { cause?: unknown; category?: ErrorCategory; status?: number | undefined },
   ) {
@@ -96,7 +96,7 @@ export class ApiError extends RequestError {
     ctx: RequestContext,
     bodyExcerpt: string,
     message?: string,
-    code = 'api_error',
+    code: ErrorCode = 'API_ERROR',
     category: ErrorCategory = 'remote',
   ) {
     super(
@@ -127,7 +127,7 @@ export class AuthError extends ApiError {
           : `The credentials were rejected by ${ctx.host} (region ${ctx.region}); a project in the other data centre ` +
             `answers exactly like bad credentials — check --region (us or eu) before checking the keys.`) +
         (bodyExcerpt ? ` Response: ${bodyExcerpt}` : ''),
-      'auth_failed',
+      'AUTH_FAILED',
       'auth',
     );
   }
@@ -155,7 +155,7 @@ export class RateLimitError extends ApiError {
       ctx,
       bodyExcerpt,
       `Rate limited: HTTP 429 from ${where(ctx)}${retried(ctx)}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`,
-      'rate_limited',
+      'RATE_LIMITED',
     );
     this.retryAfterMs = retryAfterMs;
     this.limit = limitNamed(this.serverMessages);
@@ -188,7 +188,7 @@ export class WaitLimitExceededError extends RequestError {
     super(
       `Stopped before waiting ${wait.ms} ms (${wait.for}) for ${where(ctx)}: the waits would pass the maximum of ${maxWaitMs} ms ` +
         `(${waitedMs} ms waited so far)${cause !== undefined ? `. Last answer: ${cause.message}` : ''}`,
-      'max_wait_exceeded',
+      'MAX_WAIT_EXCEEDED',
       ctx,
       { cause, status },
     );
@@ -215,7 +215,7 @@ export class UrlExpiredError extends ApiError {
       ctx,
       bodyExcerpt,
       `Presigned URL refused (HTTP 403${expired ? ', expired' : ''}) for object ${key} on ${ctx.host}; fetch a fresh URL`,
-      'url_expired',
+      'URL_EXPIRED',
     );
     this.key = key;
     this.expired = expired;
@@ -235,7 +235,7 @@ export class StorageRedirectError extends ApiError {
       ctx,
       '',
       `Object storage answered HTTP ${status} (a redirect) for object ${key} on ${ctx.host}; presigned downloads are not redirected, so it is neither followed nor retried`,
-      'storage_redirect',
+      'STORAGE_REDIRECT',
     );
     this.key = key;
   }
@@ -248,7 +248,7 @@ export class NetworkError extends RequestError {
   constructor(ctx: RequestContext, causeCode: string | undefined, causeMessage: string, options?: { cause?: unknown }) {
     super(
       `Network error (${causeCode ?? 'unknown'}) on ${where(ctx)}${retried(ctx)}: ${causeMessage}`,
-      'network_error',
+      'NETWORK_ERROR',
       ctx,
       options,
     );
@@ -279,7 +279,7 @@ export class TimeoutError extends RequestError {
       phase === 'deadline'
         ? `Request deadline (${timeoutMs} ms) passed before the response${what} was complete on ${where(ctx)}${retried(ctx)}`
         : `Timed out waiting for ${phase} (${timeoutMs} ms)${what} on ${where(ctx)}${retried(ctx)}`,
-      'timeout',
+      'TIMEOUT',
       ctx,
       options?.cause !== undefined ? { cause: options.cause } : undefined,
     );
@@ -294,7 +294,7 @@ export class ValidationError extends HttpClientError {
   /** The offending parameter, as named by the API (`replay_id`, `amplitude_id`, `page_size`, ...). */
   readonly field: string;
   constructor(field: string, message: string) {
-    super(`Invalid ${field}: ${message}`, 'validation_error', { category: 'usage' });
+    super(`Invalid ${field}: ${message}`, 'VALIDATION_ERROR', { category: 'usage' });
     this.field = field;
   }
 }

@@ -80,7 +80,7 @@ function slot(q: PQueue, signal: AbortSignal | undefined): Promise<() => void> {
 export const PAUSED_BY_429 = 'pause after a 429';
 
 /** Round trips a window's growth is held after a concurrency 429 cut it (at most the 429's Retry-After). */
-export const CONCURRENCY_HOLD_ROUND_TRIPS = 5;
+const CONCURRENCY_HOLD_ROUND_TRIPS = 5;
 
 export class FamilyLimiter {
   readonly #queues = new Map<ApiFamily, PQueue>();

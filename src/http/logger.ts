@@ -3,7 +3,7 @@
  * Fields never hold secrets: paths are redacted before they are logged.
  */
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface LogEvent {
   level: LogLevel;

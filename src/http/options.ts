@@ -21,7 +21,7 @@ export type ApiFamily =
   | 'ingest' // map/unmap, group identify, attribution
   | 'taxonomy'; // taxonomy API
 
-export const API_FAMILIES: readonly ApiFamily[] = [
+const API_FAMILIES: readonly ApiFamily[] = [
   'replay',
   'storage',
   'dashboard',

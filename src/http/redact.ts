@@ -4,7 +4,7 @@
  */
 
 /** Query parameter names whose values are never shown (compared case-insensitively). */
-export const SENSITIVE_PARAMS: readonly string[] = [
+const SENSITIVE_PARAMS: readonly string[] = [
   'x-amz-signature',
   'x-amz-credential',
   'x-amz-security-token',
@@ -22,7 +22,7 @@ export const SENSITIVE_PARAMS: readonly string[] = [
   'x-goog-credential',
 ];
 
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 const SENSITIVE_SET = new Set(SENSITIVE_PARAMS);
 
@@ -102,7 +102,7 @@ export function secretForms(secret: string): string[] {
  * The shortest secret scrubbed from text. A shorter one is no credential the platform issues (its keys are 32 hex
  * digits), and matching it would mangle ordinary words (a key `e` turned every `error` into `[REDACTED]rror`).
  */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 /**
  * Removes secrets from free text: sensitive `name=value` pairs and every literal secret given (API key, secret key,

@@ -23,11 +23,9 @@
 import { ConfigError, InternalError } from '../errors.js';
 
 export type Region = 'us' | 'eu';
-export const REGIONS: readonly Region[] = ['us', 'eu'];
 
 /** Which address placeholder of the spec a request uses. */
 export type HostKind = 'analytics' | 'api' | 'ingest' | 'feedback' | 'base';
-export const HOST_KINDS: readonly HostKind[] = ['analytics', 'api', 'ingest', 'feedback', 'base'];
 
 export const REGION_HOSTS: Readonly<Record<Region, Readonly<Record<HostKind, string>>>> = {
   us: {
@@ -45,10 +43,6 @@ export const REGION_HOSTS: Readonly<Record<Region, Readonly<Record<HostKind, str
     base: 'https://experiment.eu.amplitude.com',
   },
 };
-
-export function isRegion(value: unknown): value is Region {
-  return value === 'us' || value === 'eu';
-}
 
 /**
  * Normalises an `endpoint` override: an absolute http(s) URL, no query, no fragment, no credentials;

@@ -10,7 +10,7 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /** Error codes of transient connection failures. */
-export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',

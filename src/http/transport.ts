@@ -103,7 +103,7 @@ export interface ApiResponse {
   /** Retries made before this response. */
   retries: number;
   text(): string;
-  /** Parses the body; a body that is not JSON throws ApiError (`bad_json`). */
+  /** Parses the body; a body that is not JSON throws ApiError (`BAD_RESPONSE_JSON`). */
   json<T = unknown>(): T;
 }
 
@@ -567,7 +567,7 @@ export class Transport {
                 ctx,
                 '',
                 `Response body of ${ctx.method} ${ctx.path} on ${ctx.host} exceeds ${maxBytes} bytes`,
-                'response_too_large',
+                'RESPONSE_TOO_LARGE',
               );
             }
             return {
@@ -605,7 +605,7 @@ export class Transport {
     if (u === undefined || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
       throw new HttpClientError(
         `download URL must be an absolute http(s) URL (got ${u === undefined ? 'not a URL' : u.protocol})`,
-        'bad_download_url',
+        'BAD_DOWNLOAD_URL',
       );
     }
     const family = opts.family ?? 'storage';
@@ -796,7 +796,7 @@ function makeResponse(
           ctx,
           '',
           `Response of ${ctx.method} ${ctx.path} on ${ctx.host} is not valid JSON (${body.length} bytes)`,
-          'bad_json',
+          'BAD_RESPONSE_JSON',
         );
       }
     },

@@ -7,6 +7,7 @@ import { setMaxListeners } from 'node:events';
 import type { ManifestEntry, ManifestError } from '../../sinks/sink.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { extensionFor } from '../../sinks/keys.js';
+import { refreshCatalogue } from '../catalogue/index.js';
 import { InternalError } from '../errors.js';
 import { candidates, expiryOrder } from './archive-listing.js';
 import { decideListed, decideReplay } from './archive-decisions.js';
@@ -196,7 +197,20 @@ export class ArchiveRun {
       signal: this.io.signal,
       onResult: (result) => this.#channel.push({ type: 'compacted', result }),
       onError: (error) => this.#channel.push({ type: 'compaction-failed', error }),
+      afterFold: () => this.#refreshCatalogue(),
     });
+  }
+
+  /** After a fold: the archive's catalogue, when the cache holds one, brought up to the manifest; a failure is told. */
+  #refreshCatalogue(): Promise<void> {
+    return refreshCatalogue(this.io.archive, {
+      ...(this.settings.catalogueDir === undefined ? {} : { dir: this.settings.catalogueDir }),
+      onlyIfPresent: true,
+      onBuild: (r) => this.#channel.push({ type: 'catalogued', rows: r.rows, ms: r.ms }),
+    }).then(
+      () => undefined,
+      (error: unknown) => this.#channel.push({ type: 'catalogue-failed', error }),
+    );
   }
 
   /** The next listed replay; one worker at a time pulls from the listing (async generators queue calls, this keeps it explicit). */

@@ -43,6 +43,10 @@ export type ArchiveEvent =
   | { type: 'compacted'; result: ManifestCompactionResult }
   /** Folding the manifest failed: it stays as it was (nothing lost); the run goes on. */
   | { type: 'compaction-failed'; error: unknown }
+  /** The archive's catalogue (found in the cache) was brought up to the manifest after a fold: its rows, the time. */
+  | { type: 'catalogued'; rows: number; ms: number }
+  /** It could not be: it stays as it was and is built again when next opened; the run goes on. */
+  | { type: 'catalogue-failed'; error: unknown }
   /** A balanced run's shard 0 removed earlier runs' claims (`runs` of them), or could not: they stay; nothing else changes. */
   | { type: 'claims-cleared'; runs: number }
   | { type: 'claims-clear-failed'; error: unknown };

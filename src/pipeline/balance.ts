@@ -127,14 +127,14 @@ export class Balancer {
 }
 
 /** The claim that records which output format a run's name is used for (`claimFormat`), and its holder's mark. */
-export const FORMAT_CLAIM_ID = '_format/run';
+const FORMAT_CLAIM_ID = '_format/run';
 const FORMAT_HOLDER = 'format:';
 
 /** How often an owner looks for the lines of its replays another shard took. */
 const POLL_MS = 100;
 
 /** Clocks of machines sharing a target (and the store's) may be this far apart. */
-export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /**
  * Waits until the shard that claimed each of `ids` recorded its line, polling every 100 ms (the shard's end waits on
@@ -144,7 +144,7 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
  * finished before `startedAt` (less the clocks' skew): an earlier run under the same name, whose line this run read
  * at its start and found not `ok` (else the replay would be done), so it is tried again, as an unbalanced run would.
  */
-export async function awaitClaimed(
+async function awaitClaimed(
   claims: WorkClaims,
   ids: readonly string[],
   options: { waitMs: number; startedAt: number; signal: AbortSignal; clock?: Clock | undefined },

@@ -1,60 +1,12 @@
 import { peekEventFields, peekEventTimestamp, peekEventTimestampIn, type EventBatch } from '../../decoders/index.js';
 import { trailingTimestamp } from '../../decoders/trailing-timestamp.js';
-import type { ManifestChecks } from '../../sinks/sink.js';
+import type { ManifestChecks, ManifestFacts } from '../../sinks/sink.js';
+import { ReplayFacts } from './facts.js';
 
 const EVENT_TYPE_FULL_SNAPSHOT = 2;
 const EVENT_TYPE_META = 4;
-const EVENT_TYPE_PLUGIN = 6;
-const CONSOLE_PLUGIN = Buffer.from('"plugin":"rrweb/console@1"');
-/** In a console plugin event every argument and trace line is a JSON string: this can only be its level. */
-const LEVEL_ERROR = Buffer.from('"level":"error"');
 /** A Meta event larger than this is not read for its URL. */
 const MAX_META_BYTES = 64 * 1024;
-
-/**
- * The type of the event at `from` as its first bytes give it when it starts as rrweb writes it (`{"type":<digit>,`):
- * the digit's char code, or 0 when it starts otherwise. Byte by byte, the type's digit first: the cheapest test there
- * is (V8 inlines it).
- */
-function leadingType(bytes: Buffer, from: number): number {
-  const comma = bytes[from + 9];
-  const digit = bytes[from + 8]!;
-  return comma === 0x2c &&
-    bytes[from + 7] === 0x3a && // :
-    bytes[from + 6] === 0x22 && // "
-    bytes[from] === 0x7b && // {
-    bytes[from + 1] === 0x22 && // "
-    bytes[from + 2] === 0x74 && // t
-    bytes[from + 3] === 0x79 && // y
-    bytes[from + 4] === 0x70 && // p
-    bytes[from + 5] === 0x65 // e
-    ? digit
-    : 0;
-}
-
-/** Whether the event [from, end) of `bytes` is a plugin event (from its first bytes, else its type peeked). */
-function isPluginEvent(bytes: Buffer, from: number, end: number): boolean {
-  const t = end - from > 10 ? leadingType(bytes, from) : 0;
-  return t !== 0 ? t === 0x36 : peekEventFields(bytes.subarray(from, end)).type === EVENT_TYPE_PLUGIN;
-}
-
-/** Whether a plugin event is a console error. */
-function isConsoleError(event: Buffer): boolean {
-  return event.includes(CONSOLE_PLUGIN) && event.includes(LEVEL_ERROR);
-}
-
-/** The console errors among the events k… of a run (each event's first bytes say whether it is a plugin event). */
-function consoleErrorsIn(bytes: Buffer, ends: Int32Array, k: number): number {
-  let found = 0;
-  for (let j = k, at = k === 0 ? 0 : ends[k - 1]! + 1; j < ends.length; at = ends[j]! + 1, j++) {
-    const end = ends[j]!;
-    // Most events: a type other than 6 read from their first bytes, at once.
-    const t = end - at > 10 ? leadingType(bytes, at) : 0;
-    if (t !== 0 && t !== 0x36) continue;
-    if (isPluginEvent(bytes, at, end) && isConsoleError(bytes.subarray(at, end))) found++;
-  }
-  return found;
-}
 
 /** The `data.href` of a Meta event, if it is a string. */
 function metaHref(event: Buffer): string | undefined {
@@ -76,10 +28,14 @@ function timestampIn(bytes: Buffer, from: number, end: number): number {
   return !Number.isNaN(t) ? t : (peekEventTimestampIn(bytes, from, end) ?? NaN);
 }
 
-/** The running timing values, in a Float64Array: [last finite timestamp (NaN before the first), max gap, backwards]. */
+/**
+ * The running timing values, in a Float64Array: [last finite timestamp (NaN before the first), max gap, backwards,
+ * first finite timestamp].
+ */
 const LAST = 0;
 const MAX_GAP = 1;
 const BACKWARDS = 2;
+const FIRST = 3;
 
 /**
  * Takes the decoder's timestamp readings `stamps[k…n)` into `times` as far as they go (up to the first one that is
@@ -98,7 +54,7 @@ function timeRun(times: Float64Array, stamps: Float64Array, k: number, n: number
       const gap = t - last;
       if (gap < 0) backwards = 1;
       else if (gap > maxGap) maxGap = gap;
-    }
+    } else times[FIRST] = t;
     last = t;
   }
   times[LAST] = last;
@@ -114,15 +70,19 @@ function timeRun(times: Float64Array, stamps: Float64Array, k: number, n: number
 export class ReplayChecks {
   private hasMeta = false;
   private hasFullSnapshot = false;
-  private readonly times = Float64Array.of(NaN, 0, 0);
+  private readonly times = Float64Array.of(NaN, 0, 0, NaN);
+  /** What happened in the replay (facts.ts), read in the same pass. */
+  private readonly facts = new ReplayFacts();
   /** One timestamp read here rather than by the decoder, handed to `timeRun` like the decoder's. */
   private readonly one = new Float64Array(1);
   private firstUrl: string | undefined;
-  private consoleErrors = 0;
   count = 0;
 
   observe(events: readonly Buffer[]): void {
-    for (const event of events) this.observeOne(event);
+    for (const event of events) {
+      this.facts.observeEvent(event, 0, event.length, NaN);
+      this.observeOne(event);
+    }
   }
 
   /** The same as `observe` for a decoded batch; events held in runs are read in place. */
@@ -135,6 +95,7 @@ export class ReplayChecks {
     for (const run of batch.runs) {
       const { bytes, ends, timestamps } = run;
       const n = ends.length;
+      this.facts.observeRun(bytes, ends, timestamps, 0);
       let from = 0;
       let k = 0;
       // Until the meta and full snapshot events are seen, each event's type is read too.
@@ -142,10 +103,8 @@ export class ReplayChecks {
         this.observeOne(bytes.subarray(from, ends[k]!));
         from = ends[k]! + 1;
       }
-      // Then only timestamps (the decoder's readings while it has them; an event without one is read here) and
-      // whether an event is a console error (the start of each event).
+      // Then only timestamps (the decoder's readings while it has them; an event without one is read here).
       this.count += n - k;
-      this.consoleErrors += consoleErrorsIn(bytes, ends, k);
       while (k < n) {
         if (timestamps !== undefined) {
           k = timeRun(times, timestamps, k, n);
@@ -163,7 +122,6 @@ export class ReplayChecks {
     if (this.hasMeta && this.hasFullSnapshot) {
       // Both types seen: only the timestamp matters now, and its usual suffix is read in constant time.
       timestamp = peekEventTimestamp(event);
-      if (isPluginEvent(event, 0, event.length) && isConsoleError(event)) this.consoleErrors++;
     } else {
       const fields = peekEventFields(event);
       timestamp = fields.timestamp;
@@ -171,7 +129,6 @@ export class ReplayChecks {
         this.hasMeta = true;
         if (this.firstUrl === undefined) this.firstUrl = metaHref(event);
       } else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
-      else if (fields.type === EVENT_TYPE_PLUGIN && isConsoleError(event)) this.consoleErrors++;
     }
     if (typeof timestamp === 'number') this.timeOne(timestamp);
   }
@@ -189,7 +146,12 @@ export class ReplayChecks {
       max_gap_ms: this.times[MAX_GAP]!,
       timestamps_backwards: this.times[BACKWARDS] === 1,
       first_url: this.firstUrl,
-      console_errors: this.consoleErrors > 0 ? this.consoleErrors : undefined,
+      console_errors: this.facts.consoleErrors > 0 ? this.facts.consoleErrors : undefined,
     };
+  }
+
+  /** What happened in the replay, from the same pass (facts.ts). */
+  factsResult(): ManifestFacts {
+    return this.facts.result(this.times[FIRST]!, this.times[LAST]!);
   }
 }

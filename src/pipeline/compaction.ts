@@ -3,7 +3,7 @@ import type { ManifestCompactionResult } from '../../sinks/sink.js';
 import { inShard, type Shard } from './shard.js';
 
 /** The snapshot layout of a shard: `all`, or `<index>-of-<count>`. */
-export function compactionLayout(shard: Readonly<Shard> | undefined): string {
+function compactionLayout(shard: Readonly<Shard> | undefined): string {
   return shard === undefined || shard.count === 1 ? 'all' : `${shard.index}-of-${shard.count}`;
 }
 
@@ -14,6 +14,8 @@ export interface ManifestCompactorOptions {
   onResult(result: ManifestCompactionResult): void;
   /** A fold that failed: the manifest is as it was (the log still holds everything); the run goes on. */
   onError(error: unknown): void;
+  /** After each fold that wrote a snapshot (what keeps the archive's catalogue current); its failure is its own. */
+  afterFold?: () => Promise<void>;
   /** The run's interrupt: stops a fold under way (what it leaves reads the same), and `finish` then throws its reason. */
   signal?: AbortSignal | undefined;
 }
@@ -58,7 +60,10 @@ export class ManifestCompactor {
     } catch (err) {
       // Stopped by the interrupt: not a failure of the fold.
       if (this.options.signal?.aborted !== true) this.options.onError(err);
+      return;
     }
+    if (this.options.signal?.aborted === true) return;
+    await this.options.afterFold?.();
   }
 
   /**

@@ -45,7 +45,7 @@ export const DEFAULTS = Object.freeze({
   retryBaseMs: 250,
   /** Upper bound of one back-off. */
   retryMaxMs: 8_000,
-  /** A replay whose files listing holds more files than this fails (`too_many_files`); the listing is held whole. */
+  /** A replay whose files listing holds more files than this fails (`TOO_MANY_FILES`); the listing is held whole. */
   maxFilesPerReplay: 100_000,
   /** Replays per listing page of an archive run (the API's largest; `list` keeps the API's default). */
   archiveListPageSize: 200,
@@ -131,5 +131,8 @@ export const DEFAULTS = Object.freeze({
   }),
 });
 
-/** The same table under its earlier name (the pipeline's tunables are its top-level fields). */
+/**
+ * The same table under its earlier name (the pipeline's tunables are its top-level fields).
+ * @alias the library's public name for DEFAULTS (README, src/index.ts)
+ */
 export const PIPELINE_DEFAULTS = DEFAULTS;

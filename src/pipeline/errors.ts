@@ -1,7 +1,7 @@
 import { DecodeError } from '../../decoders/errors.js';
 import { ApiError, AuthError, NetworkError, TimeoutError, UrlExpiredError, ValidationError } from '../http/errors.js';
 import type { ManifestError } from '../../sinks/sink.js';
-import { categoryOf, ReplayExportError } from '../errors.js';
+import { categoryOf, ReplayExportError, type ErrorCode } from '../errors.js';
 
 export { ConfigError } from '../errors.js';
 
@@ -35,7 +35,7 @@ export class ReplayFailedError extends ReplayExportError {
 /** The file set of a replay changed under us in a way we cannot follow (e.g. a file vanished from the listing). */
 export class FileListingError extends ReplayExportError {
   constructor(message: string) {
-    super(message, { code: 'file_listing_changed', category: 'remote' });
+    super(message, { code: 'FILE_LISTING_CHANGED', category: 'remote' });
   }
 }
 
@@ -46,7 +46,7 @@ export class TooManyFilesError extends ReplayExportError {
     readonly limit: number,
   ) {
     super(`the files listing of replay ${replayId} holds more than ${limit} files (maxFilesPerReplay); refusing it`, {
-      code: 'too_many_files',
+      code: 'TOO_MANY_FILES',
       category: 'remote',
       replayId,
     });
@@ -61,25 +61,34 @@ export function isFatal(err: unknown): boolean {
   return categoryOf(err) === 'auth';
 }
 
-/** The code (as thrown: one spelling, in errors and manifests alike), message and context of anything thrown. */
-export function describeError(err: unknown): { code: string; message: string; status?: number; index?: number } {
+/** What `describeError` says of anything thrown: a code of the table (`ErrorCode`), the message and context. */
+export interface ErrorDescription {
+  code: ErrorCode;
+  message: string;
+  status?: number;
+  index?: number;
+}
+
+/**
+ * The code, message and context of anything thrown. A `ReplayExportError` keeps its own code. Anything else (a stream
+ * or socket error from Node or undici, a bug) is not one of ours: its code is its category's (`INTERRUPTED` for an
+ * abort, `INTERNAL_ERROR` otherwise) and the code it came with (`ECONNRESET`, `UND_ERR_SOCKET`) is kept in the
+ * message, as data, never as our code.
+ */
+export function describeError(err: unknown): ErrorDescription {
   if (err instanceof ReplayExportError) {
-    const out: { code: string; message: string; status?: number; index?: number } = {
-      code: err.code,
-      message: err.message,
-    };
+    const out: ErrorDescription = { code: err.code, message: err.message };
     if (err.status !== undefined) out.status = err.status;
     if (err.index !== undefined) out.index = err.index;
     return out;
   }
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return { code: typeof code === 'string' ? code : 'error', message: err.message };
-  }
-  return { code: 'error', message: String(err) };
+  const code: ErrorCode = categoryOf(err) === 'interrupted' ? 'INTERRUPTED' : 'INTERNAL_ERROR';
+  if (!(err instanceof Error)) return { code, message: String(err) };
+  const own = (err as { code?: unknown }).code;
+  const message = typeof own === 'string' && !err.message.includes(own) ? `${own}: ${err.message}` : err.message;
+  return { code, message };
 }
 
-/** Storage refused the presigned URL (expired): get a fresh one and try the same file again. */
 export function isExpiredUrl(err: unknown): boolean {
   return err instanceof UrlExpiredError;
 }

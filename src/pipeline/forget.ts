@@ -95,7 +95,7 @@ function requestOf(o: ForgetOptions, run?: Run): Request {
   if (replayIds.length > 0 === (o.platformId !== undefined)) {
     throw new ConfigError(
       'forget takes either replay ids or a user (platform id), not both and not neither',
-      'forget_what',
+      'FORGET_WHAT',
     );
   }
   for (const id of replayIds) validateReplayId(id);
@@ -105,13 +105,13 @@ function requestOf(o: ForgetOptions, run?: Run): Request {
     if (user === undefined || !Number.isSafeInteger(Number(user))) {
       throw new ConfigError(
         `platform id ${String(o.platformId).slice(0, 40)} is beyond what the manifest records exactly (2^53)`,
-        'forget_what',
+        'FORGET_WHAT',
       );
     }
   }
   const reason = o.reason ?? DEFAULT_FORGET_REASON;
   if (reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
-    throw new ConfigError(`the reason must be 1 to ${MAX_FORGET_REASON} characters`, 'forget_reason');
+    throw new ConfigError(`the reason must be 1 to ${MAX_FORGET_REASON} characters`, 'FORGET_REASON');
   }
   return {
     dryRun: o.dryRun === true,

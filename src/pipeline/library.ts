@@ -196,7 +196,7 @@ function listingOf(options: ArchiveOptions, run: Run): AsyncIterable<ReplayInfo>
 
 function checkMax(max: number | undefined): void {
   if (max !== undefined && !(Number.isSafeInteger(max) && max >= 1))
-    throw new ConfigError(`max must be a positive integer (got ${String(max)})`, 'invalid_max');
+    throw new ConfigError(`max must be a positive integer (got ${String(max)})`, 'INVALID_MAX');
 }
 
 /** The upper time bound of an archive run (or of its dry run) that starts at `nowMs`. */

@@ -164,7 +164,7 @@ function cut(text: string, max: number): string {
 }
 
 /** An error as a line records it: its message and file key cut to a bounded length. */
-export function boundedError(error: ManifestError): ManifestError {
+function boundedError(error: ManifestError): ManifestError {
   if (error.message.length <= MAX_ERROR_CHARS && (error.file_key?.length ?? 0) <= MAX_ERROR_KEY_CHARS) return error;
   const out: ManifestError = { ...error, message: cut(error.message, MAX_ERROR_CHARS) };
   if (error.file_key !== undefined) out.file_key = cut(error.file_key, MAX_ERROR_KEY_CHARS);

@@ -9,7 +9,7 @@ export interface DownloadBody {
 }
 
 /** Opens one download of a file. */
-export type OpenBody<F> = (file: F, signal: AbortSignal) => Promise<DownloadBody>;
+type OpenBody<F> = (file: F, signal: AbortSignal) => Promise<DownloadBody>;
 
 export interface OrderedPrefetchOptions<F> {
   open: OpenBody<F>;

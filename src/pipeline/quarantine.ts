@@ -22,7 +22,7 @@ export function isPermanent(category: ErrorCategory): boolean {
 }
 
 /** A cause as two failures are compared: the same code at the same file. */
-export function causeOf(error: Pick<ManifestError, 'code' | 'file_key'>): string {
+function causeOf(error: Pick<ManifestError, 'code' | 'file_key'>): string {
   return `${error.code}\u0000${error.file_key ?? ''}`;
 }
 

@@ -152,7 +152,7 @@ interface FileTries {
  * verdict): `refresh` its URL, `retry` it after a back-off, `decode-again` at once (bytes damaged in transit), or
  * `fail` the replay.
  */
-export function nextTry(
+function nextTry(
   cause: unknown,
   broken: boolean,
   tries: Readonly<FileTries>,

@@ -45,6 +45,8 @@ export const ENV = Object.freeze({
   awsDefaultRegion: 'AWS_DEFAULT_REGION',
   /** The archive command's `--balance <run>` when the flag is not given. */
   balance: 'REPLAY_EXPORT_BALANCE',
+  /** Where catalogues of archives are cached (`catalogueDir`; default `~/.cache/replay-export/catalogues`). */
+  catalogueDir: 'REPLAY_EXPORT_CATALOGUE_DIR',
 });
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -54,12 +56,21 @@ export function environmentOf(source: { env?: Environment | undefined }): Enviro
   return source.env ?? process.env;
 }
 
+/** The catalogue folder: the option, else `REPLAY_EXPORT_CATALOGUE_DIR`, else undefined (the catalogue's default). */
+function catalogueDirOf(
+  option: string | undefined,
+  source: { env?: Environment | undefined } = {},
+): string | undefined {
+  const dir = option ?? environmentOf(source)[ENV.catalogueDir];
+  return dir === undefined || dir === '' ? undefined : dir;
+}
+
 /** Tuning of file fetching and decoding; every field defaults to `DEFAULTS`. */
-export interface FetchSettingsOptions {
+interface FetchSettingsOptions {
   /** File version requested from the API (default 3). Either version decodes to the same events. */
   fileVersion?: FileVersion | undefined;
   filesPageSize?: number | undefined;
-  /** A replay listing more files than this fails with `too_many_files` (default 100,000). */
+  /** A replay listing more files than this fails with `TOO_MANY_FILES` (default 100,000). */
   maxFilesPerReplay?: number | undefined;
   filesAhead?: number | undefined;
   /** Compressed bytes held for files fetched ahead (shared by a run). */
@@ -100,7 +111,7 @@ export interface AssetCaptureOptions extends Partial<Omit<AssetCaptureSettings, 
 }
 
 /** How outputs are written. */
-export interface OutputSettingsOptions {
+interface OutputSettingsOptions {
   /**
    * Capture the assets the replays reference (stylesheets, fonts, images) from these origins only, stored once per
    * archive under `_assets/<sha256>` (see docs/SINKS.md); the `html` format and `view` then play them offline.
@@ -119,7 +130,7 @@ export interface OutputSettingsOptions {
 }
 
 /** Runs over many replays. */
-export interface RunSettingsOptions {
+interface RunSettingsOptions {
   /** Skip replays that started less than this long ago (ms, default 24h; 0 never skips). */
   settleMs?: number | undefined;
   /** Re-check replays recorded `ok` that started within this window (ms); re-export those whose files changed. */
@@ -144,6 +155,11 @@ export interface RunSettingsOptions {
   /** Entries appended between two folds during a run (default `DEFAULTS.compactEvery`). */
   compactEvery?: number | undefined;
   /**
+   * Where catalogues of archives are cached (default `REPLAY_EXPORT_CATALOGUE_DIR`, else
+   * `~/.cache/replay-export/catalogues`): an archive's catalogue found there is brought up to date at each fold.
+   */
+  catalogueDir?: string;
+  /**
    * An archive quarantines a replay that failed with the same permanent cause (bad data) in this many runs in a row
    * (default 3): recorded `quarantined`, no longer tried, no longer failing the run.
    */
@@ -162,7 +178,7 @@ export interface SettingsOptions extends FetchSettingsOptions, OutputSettingsOpt
 }
 
 /** The transport's tuning a caller may give (retries, timeouts, per-family caps); the run sets the rest. */
-export type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'credentials' | 'logger'>;
+type TransportTuning = Omit<TransportOptions, 'region' | 'endpoint' | 'credentials' | 'logger'>;
 
 /**
  * Every tunable of `SettingsOptions`, by name (the compiler keeps it whole). A caller passing resolved `settings`
@@ -198,6 +214,7 @@ const TUNABLES: Readonly<Record<keyof SettingsOptions, true>> = {
   balance: true,
   compactManifest: true,
   compactEvery: true,
+  catalogueDir: true,
   quarantineAfter: true,
   retryQuarantined: true,
   transportOptions: true,
@@ -221,10 +238,10 @@ export interface SettingsSource {
 }
 
 /** The local sink's hashing worker as resolved: every option set, or off. */
-export type HashWorkerSetting = Readonly<Required<HashWorkerOptions>> | false;
+type HashWorkerSetting = Readonly<Required<HashWorkerOptions>> | false;
 
 /** The sink options of a run, resolved (the caller's objects inside, e.g. an S3 client, are theirs, not frozen). */
-export interface SinkSettings {
+interface SinkSettings {
   readonly local: Readonly<
     Omit<NonNullable<OpenSinkOptions['local']>, 'hashWorker'> & { hashWorker: HashWorkerSetting }
   >;
@@ -261,6 +278,8 @@ export interface Settings {
   readonly balance: Readonly<{ run: string; waitMs: number; tail: number }> | undefined;
   /** Entries appended between two folds of the manifest during an archive run; `undefined`: never folded. */
   readonly compactEvery: number | undefined;
+  /** The catalogue folder given (option or environment); undefined: the catalogue's default. */
+  readonly catalogueDir: string | undefined;
   /** Runs in a row of one permanent cause after which an archive quarantines a replay. */
   readonly quarantineAfter: number;
   /** An archive tries its quarantined replays again. */
@@ -518,6 +537,7 @@ export function resolveSettings(o: SettingsOptions = {}, source: SettingsSource 
     compactEvery: c.oneOf('compactManifest', o.compactManifest ?? true, [true, false])
       ? c.number('compactEvery', o.compactEvery ?? d.compactEvery, 'count', 1)
       : undefined,
+    catalogueDir: catalogueDirOf(o.catalogueDir, source),
     quarantineAfter: c.number('quarantineAfter', o.quarantineAfter ?? d.quarantineAfter, 'count', 1),
     retryQuarantined: c.oneOf('retryQuarantined', o.retryQuarantined ?? false, [true, false]),
     requestDeadlineMs: c.number(

@@ -4,16 +4,9 @@
  * and `scope: 'user'` with the user's `platform_id`.
  */
 import type { ManifestEntry } from '../../sinks/sink.js';
+import { platformKey } from '../util/platform-key.js';
 
-/**
- * A platform id as one canonical string (`"0123"` and `123` are the same user), or undefined for anything that is not
- * an integer: manifest fields are hostile input, and an unsafe number cannot name one user for sure.
- */
-export function platformKey(value: unknown): string | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : undefined;
-  if (typeof value === 'string' && /^\s*-?\d{1,30}\s*$/.test(value)) return BigInt(value.trim()).toString();
-  return undefined;
-}
+export { platformKey };
 
 /**
  * The `replay_id` of the tombstone of a user: `forgotten-user:<platform id>/`. It ends with `/`, so it is not of the

@@ -19,12 +19,12 @@ export interface ListedFile {
   index: number;
 }
 
-export interface FilesPageResult {
+interface FilesPageResult {
   files: ListedFile[];
   nextPageToken: string | null;
 }
 
-export interface FilesQuery {
+interface FilesQuery {
   version?: FileVersion | undefined;
   pageSize?: number | undefined;
   signal?: AbortSignal | undefined;

@@ -3,7 +3,7 @@ import { ConfigError, ReplayExportError } from '../errors.js';
 /** A redaction policy that cannot be used (not JSON, an unknown field, a selector or pattern that does not compile). */
 export class RedactionPolicyError extends ConfigError {
   constructor(message: string) {
-    super(`redaction policy: ${message}`, 'invalid_redaction_policy');
+    super(`redaction policy: ${message}`, 'INVALID_REDACTION_POLICY');
   }
 }
 
@@ -11,7 +11,7 @@ export class RedactionPolicyError extends ConfigError {
 export class RedactionError extends ReplayExportError {
   constructor(index: number, cause: unknown) {
     super(`event ${index} could not be redacted: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      code: 'redaction_failed',
+      code: 'REDACTION_FAILED',
       category: 'data',
       index,
       cause,

@@ -15,7 +15,7 @@ export const DROP = 4;
 export const RAW = 8;
 /** The id is known (seen in a snapshot or an added node). */
 export const KNOWN = 16;
-export const FLAG_BITS = 5;
+const FLAG_BITS = 5;
 const FLAG_MASK = (1 << FLAG_BITS) - 1;
 /** Ids below this live in the typed array (16 MiB at most). */
 const DIRECT_IDS = 1 << 22;

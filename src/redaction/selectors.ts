@@ -216,7 +216,7 @@ export class SelectorMachine {
     // A node's state shares its 32-bit slot with its flags (node-table.ts).
     if (id >= 1 << 26)
       throw new ReplayExportError('the selectors reached 2^26 distinct states in one replay', {
-        code: 'redaction_too_complex',
+        code: 'REDACTION_TOO_COMPLEX',
         category: 'data',
       });
     this.#states.push(Int32Array.from(pairs));

@@ -17,8 +17,8 @@ import { DEFAULT_STALL_PAGES, ListingProgress, validateStallPages } from './list
 import { buildFilesParams, buildListParams, type FilesQuery, type ListReplaysQuery } from './validation.js';
 import { parseTimestamp } from './timestamps.js';
 
-export const LIST_PATH = '/api/1/session-replays';
-export const FILES_PATH = '/api/1/session-replays/files';
+const LIST_PATH = '/api/1/session-replays';
+const FILES_PATH = '/api/1/session-replays/files';
 
 /** The abort signal, and the `api` command's pass-through (src/http/call-spec.ts). */
 export interface CallOptions extends CallSpec {}
@@ -52,7 +52,7 @@ export class PageLoopError extends HttpClientError {
   constructor(path: string) {
     super(
       `${path} returned a next_page_token already used in this listing; stopping instead of looping`,
-      'page_token_loop',
+      'PAGE_TOKEN_LOOP',
     );
   }
 }

@@ -20,7 +20,7 @@ export class ListingStalledError extends HttpClientError {
     super(
       `${listing}${what ? ` ${what}` : ''}: ${pages} pages in a row brought no new record, each with a new next_page_token; ` +
         'stopping instead of paging forever',
-      'listing_stalled',
+      'LISTING_STALLED',
     );
     this.listing = listing;
     this.pages = pages;

@@ -40,7 +40,7 @@ export interface PresignedFile {
 /** A 2xx response whose JSON does not have the documented shape. */
 export class MalformedResponseError extends HttpClientError {
   constructor(message: string) {
-    super(message, 'malformed_response');
+    super(message, 'MALFORMED_RESPONSE');
   }
 }
 

@@ -44,7 +44,7 @@ export function parseTimestamp(value: unknown): number | null {
 }
 
 /** Earliest plausible replay time: the platform's session replay did not exist before 2015. */
-export const EARLIEST_PLAUSIBLE_MS = Date.UTC(2015, 0, 1);
+const EARLIEST_PLAUSIBLE_MS = Date.UTC(2015, 0, 1);
 
 /** Whether a replay time is plausible: not before 2015 and not more than a day in the future. */
 export function isPlausibleReplayTime(ms: number | null, now = Date.now()): ms is number {

@@ -10,14 +10,14 @@ import { REPLAY_SPEC } from '../util/spec-constants.js';
 export type SortOrder = 'asc' | 'desc';
 export type FileVersion = 2 | 3;
 
-export const MAX_REPLAY_IDS = REPLAY_SPEC.maxReplayIds;
+const MAX_REPLAY_IDS = REPLAY_SPEC.maxReplayIds;
 /**
  * Page sizes: the spec names `page_size` without a default or a maximum. The defaults are the client's choice (an
  * assumption, docs/CLIENTS.md); any positive integer is sent (the API may serve fewer per page; the cursor goes on).
  */
-export const LIST_PAGE_SIZE = { default: 50, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
-export const FILES_PAGE_SIZE = { default: 100, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
-export const DEFAULT_FILE_VERSION: FileVersion = 3;
+const LIST_PAGE_SIZE = { default: 50, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+const FILES_PAGE_SIZE = { default: 100, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+const DEFAULT_FILE_VERSION: FileVersion = 3;
 
 export interface ListReplaysQuery {
   /** Platform user id, sent as `amplitude_id`; an integer (number or digit string). */
@@ -75,7 +75,7 @@ export function validatePlatformId(value: unknown): string {
   throw new ValidationError('amplitude_id', `must be an integer (got ${JSON.stringify(String(value).slice(0, 100))})`);
 }
 
-export function validateSortOrder(value: unknown): SortOrder {
+function validateSortOrder(value: unknown): SortOrder {
   if (value === 'asc' || value === 'desc') return value;
   throw new ValidationError(
     'sort_order',
@@ -83,7 +83,7 @@ export function validateSortOrder(value: unknown): SortOrder {
   );
 }
 
-export function validatePageSize(value: unknown, bounds: { min: number; max: number }): number {
+function validatePageSize(value: unknown, bounds: { min: number; max: number }): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
     const range = bounds.max >= Number.MAX_SAFE_INTEGER ? `≥ ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
     throw new ValidationError('page_size', `must be an integer ${range} (got ${String(value)})`);
@@ -91,12 +91,12 @@ export function validatePageSize(value: unknown, bounds: { min: number; max: num
   return value;
 }
 
-export function validateFileVersion(value: unknown): FileVersion {
+function validateFileVersion(value: unknown): FileVersion {
   if (value === 2 || value === 3) return value;
   throw new ValidationError('version', `must be 2 or 3 (got ${String(value)})`);
 }
 
-export function validatePageToken(value: unknown): string | undefined {
+function validatePageToken(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') throw new ValidationError('page_token', 'must be a non-empty string');
   if (hasLoneSurrogate(value))

@@ -21,10 +21,7 @@ function shellWord(value: string): string {
 }
 
 /** The text printed once the sandbox listens: `key=value` lines, a block to paste into a shell, how to stop. */
-export function sandboxBanner(
-  url: string,
-  credentials: { apiKey: string; secretKey: string; managementKey: string },
-): string {
+function sandboxBanner(url: string, credentials: { apiKey: string; secretKey: string; managementKey: string }): string {
   const paste =
     `export PLATFORM_ENDPOINT=${shellWord(url)} PLATFORM_API_KEY=${shellWord(credentials.apiKey)} ` +
     `PLATFORM_SECRET_KEY=${shellWord(credentials.secretKey)} PLATFORM_MANAGEMENT_KEY=${shellWord(credentials.managementKey)}`;

@@ -80,7 +80,7 @@ export const DEFAULT_FAULTS: Readonly<Faults> = Object.freeze({
 
 export class FaultsError extends ReplayExportError {
   constructor(message: string) {
-    super(message, { code: 'bad_faults', category: 'usage' });
+    super(message, { code: 'BAD_FAULTS', category: 'usage' });
   }
 }
 

@@ -122,7 +122,7 @@ export const SANDBOX_DEFAULTS = Object.freeze({
 
 export class SandboxConfigError extends ReplayExportError {
   constructor(message: string) {
-    super(message, { code: 'sandbox_config', category: 'usage' });
+    super(message, { code: 'SANDBOX_CONFIG', category: 'usage' });
   }
 }
 

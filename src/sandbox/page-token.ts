@@ -16,7 +16,7 @@ export interface ListTokenState {
 }
 
 /** What a files page token remembers: the replay, the version and the last key of the page. */
-export interface FilesTokenState {
+interface FilesTokenState {
   k: 'files';
   replayId: string;
   version: 2 | 3;

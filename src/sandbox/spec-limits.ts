@@ -9,7 +9,7 @@
  */
 
 /** `in flight`: counted while requests are being answered; a number: a sliding window of that many ms. */
-export type LimitSpan = 'in flight' | number;
+type LimitSpan = 'in flight' | number;
 
 export interface SandboxLimit {
   /** The limit's name: the `limit` of a 429 body and the start of its message. */
@@ -83,8 +83,6 @@ export const SANDBOX_LIMITS = Object.freeze({
     quote: 'Limits (doc 2): 50 events per second over a 30-second window (1500 alias calls, not batches, per window)',
   },
 } as const satisfies Record<string, SandboxLimit>);
-
-export type SandboxLimitKey = keyof typeof SANDBOX_LIMITS;
 
 /** The sandbox's own switch (`rateLimitEvery`): session replay and feedback rate limits are "not shown". */
 export const REQUEST_RATE_LIMIT = 'request rate';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
  * characters (longer ones by their length alone, so that many long keys collide and each lookup compares them all):
  * a key from outside (an API's file key, page token or id) is bounded before it keys anything.
  */
-export const MAX_KEY_CHARS = 1024;
+const MAX_KEY_CHARS = 1024;
 
 /**
  * `text` as the key of a Map or Set: itself when it has at most `MAX_KEY_CHARS` characters, else its length and the

@@ -12,10 +12,10 @@
  *   the session endpoints ("user sessions") 4; every other endpoint 1.
  */
 
-export type DashboardQueryType = 'segmentation' | 'funnel' | 'retention' | 'sessions' | 'other';
+type DashboardQueryType = 'segmentation' | 'funnel' | 'retention' | 'sessions' | 'other';
 
 /** An event object of the query; the cost counts its group-bys. */
-export interface CostEvent {
+interface CostEvent {
   readonly event_type?: string;
   readonly group_by?: readonly unknown[] | undefined;
 }
@@ -39,7 +39,7 @@ function dayNumber(yyyymmdd: string): number {
 }
 
 /** Days from `start` to `end` inclusive (YYYYMMDD, already checked), at least 1. */
-export function dashboardDays(start: string, end: string): number {
+function dashboardDays(start: string, end: string): number {
   return Math.max(1, dayNumber(end) - dayNumber(start) + 1);
 }
 

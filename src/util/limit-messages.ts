@@ -61,8 +61,6 @@ export const PLATFORM_LIMITS = Object.freeze({
   requestRate: { name: 'request rate', kind: 'rate', families: API_FAMILIES },
 } as const satisfies Record<string, PlatformLimit>);
 
-export type PlatformLimitKey = keyof typeof PLATFORM_LIMITS;
-
 /** What a 429 says: its kind, and the table's limit when it names one. */
 export interface LimitReading {
   kind: LimitKind;

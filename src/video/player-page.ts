@@ -5,7 +5,7 @@
  */
 
 /** A recorded event as the player holds it, sanitized (rrweb: 2 full snapshot, 3 incremental, 4 meta). */
-export interface PageEvent {
+interface PageEvent {
   type: number;
   timestamp: number;
   data?: { source?: unknown; id?: unknown; width?: unknown; height?: unknown } | null;
@@ -38,7 +38,7 @@ interface PageDocument {
 }
 
 /** The last scroll of each element up to the time seeked, kept between seeks (capture.ts). */
-export interface ScrollState {
+interface ScrollState {
   next: number;
   last: Map<number, unknown>;
 }

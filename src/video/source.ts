@@ -73,9 +73,9 @@ export interface OpenedSource {
 
 /** A replay of an archive: its stored output's events and, when the entry has them, its captured assets. */
 async function openArchiveEntry(archive: EntryOptions, replayId: string): Promise<OpenedSource> {
-  const source = await openArchiveSource(archive);
+  const source = await openArchiveSource(archive, false);
   try {
-    const row = source.index.get(replayId);
+    const row = await source.replay(replayId);
     if (!row)
       throw new VideoError('VIDEO_BAD_OPTION', `replay ${replayId} is not in the archive ${source.label}`, {
         replayId,

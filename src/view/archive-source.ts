@@ -1,19 +1,22 @@
 /**
  * Where `view` (and `video`) read an archive from: a run's (`run.archive`, read-only: refused when it holds no
- * manifest, nothing created). It gives the archive's index (from its manifest) and opens a replay's stored output by the
- * key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
+ * manifest, nothing created). It gives the archive's catalogue (built from its manifest when it has none, or a stale
+ * one) and opens a replay's stored output by the key the layout gives it (checked by `eventsKeyOf`: a manifest is input too), in any format the manifest can name.
  */
 import type { Readable } from 'node:stream';
 import type { Archive } from '../../sinks/archive.js';
 import { isAssetDigest, plainContentType, type ReplayAssets } from '../../sinks/assets.js';
 import { replayKey } from '../../sinks/keys.js';
-import type { ManifestEntry, OutputFormat } from '../../sinks/sink.js';
+import type { ManifestEntry, OkEntry, OutputFormat } from '../../sinks/sink.js';
+import { type Catalogue, type CatalogueOptions, catalogueIn, openCatalogue } from '../catalogue/index.js';
 import { entryRun, releaseRun, type EntryOptions } from '../pipeline/run.js';
 import type { Settings } from '../pipeline/settings.js';
-import { ArchiveIndex, type StoredRef } from './archive-index.js';
 import { ViewError } from './errors.js';
 
-export interface StoredObject {
+/** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
+type StoredRef = Pick<OkEntry, 'replay_id' | 'key'> & { format: unknown; gzip: unknown };
+
+interface StoredObject {
   /** The object's key in the archive (named in errors). */
   key: string;
   body: Readable;
@@ -26,7 +29,13 @@ export interface ArchiveSource {
   readonly label: string;
   /** The settings of the run it is read through (its limits). */
   readonly settings: Settings;
-  readonly index: ArchiveIndex;
+  /**
+   * The archive's catalogue (src/catalogue/), current with its manifest when opened; undefined when opened without
+   * (`catalogue: false`: one replay looked up, as a video export does).
+   */
+  readonly catalogue: Catalogue | undefined;
+  /** A replay's stored output and whether it has captured assets: from the catalogue, else its manifest lines. */
+  replay(id: string): Promise<{ stored: StoredRef | undefined; hasAssets: boolean } | undefined>;
   /** The replay's stored output; undefined when it is gone. */
   open(stored: StoredRef): Promise<StoredObject | undefined>;
   /**
@@ -42,7 +51,7 @@ export interface ArchiveSource {
 const FORMATS: readonly unknown[] = ['json', 'ndjson', 'html'] satisfies OutputFormat[];
 
 /** The key of a replay's stored output, checked against the layout; undefined when the entry names none. */
-export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
+function eventsKeyOf(entry: StoredRef): { key: string; format: OutputFormat; gzip: boolean } | undefined {
   if (typeof entry.key !== 'string' || !FORMATS.includes(entry.format)) return undefined;
   const format = entry.format as OutputFormat;
   const gzip = entry.gzip === true;
@@ -56,10 +65,31 @@ export function eventsKeyOf(entry: StoredRef): { key: string; format: OutputForm
   return { key: expected, format, gzip };
 }
 
-/** The asset maps of replay `id`'s last manifest entry. */
-async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | undefined> {
+/** Replay `id`'s last manifest entry (its lines alone are kept while the manifest streams past). */
+async function lastEntry(archive: Archive, id: string): Promise<ManifestEntry | undefined> {
   let last: ManifestEntry | undefined;
   for await (const entry of archive.manifest.read((replayId) => replayId === id)) last = entry;
+  return last;
+}
+
+/** What `view` needs of a replay, read from its manifest lines. */
+async function replayOf(
+  archive: Archive,
+  id: string,
+): Promise<{ stored: StoredRef | undefined; hasAssets: boolean } | undefined> {
+  const last = await lastEntry(archive, id);
+  if (last === undefined) return undefined;
+  if (last.status !== 'ok') return { stored: undefined, hasAssets: false };
+  const assets = last.assets;
+  return {
+    stored: { replay_id: last.replay_id, key: last.key, format: last.format, gzip: last.gzip },
+    hasAssets: assets !== null && typeof assets === 'object' && Object.keys(assets).length > 0,
+  };
+}
+
+/** The asset maps of replay `id`'s last manifest entry. */
+async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | undefined> {
+  const last = await lastEntry(archive, id);
   const urls = last?.status === 'ok' ? last.assets : undefined;
   const types = last?.status === 'ok' ? last.asset_types : undefined;
   if (urls === null || typeof urls !== 'object' || types === null || typeof types !== 'object') return undefined;
@@ -74,14 +104,28 @@ async function assetsIn(archive: Archive, id: string): Promise<ReplayAssets | un
   return { urls: kept, types: typed };
 }
 
-/** The archive of the run of `options` (its `out`, or an open `run`'s), read-only, with its index loaded. */
-export async function openArchiveSource(options: EntryOptions): Promise<ArchiveSource> {
+/** An archive source with its catalogue. */
+export type CataloguedSource = ArchiveSource & { readonly catalogue: Catalogue };
+
+/**
+ * The archive of the run of `options` (its `out`, or an open `run`'s), read-only, with its catalogue (in the folder
+ * `catalogue.dir`, else the run's `catalogueDir`, else the default); `catalogue: false` opens none.
+ */
+export async function openArchiveSource(options: EntryOptions, catalogue: false): Promise<ArchiveSource>;
+export async function openArchiveSource(options: EntryOptions, catalogue?: CatalogueOptions): Promise<CataloguedSource>;
+export async function openArchiveSource(
+  options: EntryOptions,
+  catalogueOptions: CatalogueOptions | false = {},
+): Promise<ArchiveSource> {
   const entry = entryRun(options);
   let archive: Archive;
-  let index: ArchiveIndex;
+  let catalogue: Catalogue | undefined;
   try {
     archive = await entry.run.archive({ create: false, readOnly: true });
-    index = await ArchiveIndex.load(archive);
+    catalogue =
+      catalogueOptions === false
+        ? undefined
+        : await openCatalogue(archive, catalogueIn(catalogueOptions, entry.run.settings.catalogueDir));
   } catch (err) {
     await releaseRun(entry);
     throw err;
@@ -89,7 +133,12 @@ export async function openArchiveSource(options: EntryOptions): Promise<ArchiveS
   return {
     label: archive.target,
     settings: entry.run.settings,
-    index,
+    catalogue,
+    async replay(id) {
+      if (catalogue === undefined) return replayOf(archive, id);
+      const row = catalogue.get(id);
+      return row && { stored: row.stored, hasAssets: row.hasAssets };
+    },
     async open(entry) {
       const at = eventsKeyOf(entry);
       if (at === undefined) return undefined;
@@ -98,6 +147,9 @@ export async function openArchiveSource(options: EntryOptions): Promise<ArchiveS
     },
     assetsOf: (id) => assetsIn(archive, id),
     readAsset: (digest) => (isAssetDigest(digest) ? archive.assets.read(digest) : Promise.resolve(undefined)),
-    close: () => releaseRun(entry),
+    close: async () => {
+      catalogue?.close();
+      await releaseRun(entry);
+    },
   };
 }

@@ -16,7 +16,13 @@ import { isIPv6, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import type { ReplayStatus } from '../../sinks/sink.js';
-import type { IndexFilter, IndexSort } from './archive-index.js';
+import {
+  type CatalogueOptions,
+  type CatalogueQuery,
+  CatalogueError,
+  DEFAULT_SORT,
+  parseSort,
+} from '../catalogue/index.js';
 import { DECODE_LIMITS } from '../../decoders/limits.js';
 import type { EntryOptions } from '../pipeline/run.js';
 import { SinkError } from '../../sinks/errors.js';
@@ -25,12 +31,9 @@ import { INDEX_CSP, securityHeaders, send } from './answer.js';
 import { allowedHosts, checkHostNames, hostOf, isLoopback } from './host-names.js';
 import { renderIndex } from './index-page.js';
 import { videoRoute, type VideoRoute, type ViewVideo } from './video.js';
-import { type ArchiveSource, openArchiveSource } from './archive-source.js';
+import { type CataloguedSource, openArchiveSource } from './archive-source.js';
 import { SHELL_CSP, sharedPlayer } from './shared-player.js';
 import { storedNdjson } from './stored-events.js';
-
-/** The index's orders (`?sort=`). */
-const SORTS: readonly string[] = ['start', 'duration', 'events', 'errors'] satisfies IndexSort[];
 
 export const VIEW_DEFAULTS = Object.freeze({
   port: 0,
@@ -58,6 +61,8 @@ export interface ViewServerOptions extends EntryOptions {
   allowHosts?: readonly string[] | undefined;
   /** Videos of the replays (video.ts): a renderer (a link in each row of the index), or why there is none. */
   video?: ViewVideo | undefined;
+  /** Where the archive's catalogue is cached (default: the run's `catalogueDir`), a hook told when it is built. */
+  catalogue?: CatalogueOptions | undefined;
 }
 
 export interface ViewServer {
@@ -92,50 +97,55 @@ function numberParam(value: string, name: string): number {
   return Number(value);
 }
 
-/** The index's filter and page from a query string; `BadRequest` for a value that is not one. */
-export function parseIndexQuery(params: URLSearchParams): { filter: IndexFilter; page: number; pageSize: number } {
-  const filter: IndexFilter = {};
+/** The index's query and page from a query string; `BadRequest` for a value that is not one. */
+export function parseIndexQuery(params: URLSearchParams): { query: CatalogueQuery; page: number; pageSize: number } {
+  const query: CatalogueQuery = {};
   const get = (name: string): string | undefined => {
     const v = params.get(name);
     return v === null || v === '' ? undefined : v;
   };
-  const user = get('user');
-  if (user !== undefined) filter.user = user;
-  for (const name of ['device', 'session', 'url'] as const) {
+  const q = get('q');
+  if (q !== undefined) query.text = q;
+  for (const name of ['user', 'device', 'session', 'url'] as const) {
     const v = get(name);
-    if (v !== undefined) filter[name] = v;
+    if (v !== undefined) query[name] = v;
   }
-  const errors = get('errors');
-  if (errors !== undefined) {
-    if (errors !== '1' && errors !== 'on') throw new BadRequest('errors must be 1');
-    filter.errors = true;
+  const flags = { errors: 'errors', rage: 'rageClicks', dead: 'deadClicks', failed: 'failedRequests' } as const;
+  for (const [name, field] of Object.entries(flags)) {
+    const v = get(name);
+    if (v === undefined) continue;
+    if (v !== '1' && v !== 'on') throw new BadRequest(`${name} must be 1`);
+    query[field] = true;
   }
-  const sort = get('sort');
-  if (sort !== undefined) {
-    if (!SORTS.includes(sort)) throw new BadRequest('sort must be start, duration, events or errors');
-    filter.sort = sort as IndexSort;
+  const sort = get('sort') ?? DEFAULT_SORT;
+  try {
+    parseSort(sort);
+  } catch (err) {
+    if (err instanceof CatalogueError) throw new BadRequest(err.message);
+    throw err;
   }
+  query.sort = sort;
   const status = get('status');
   if (status !== undefined) {
     if (!STATUSES.includes(status))
       throw new BadRequest('status must be ok, failed, quarantined, empty, skipped or forgotten');
-    filter.status = status as ReplayStatus;
+    query.status = status as ReplayStatus;
   }
   const from = get('from');
-  if (from !== undefined) filter.from = dateParam(from, 'from', false);
+  if (from !== undefined) query.from = dateParam(from, 'from', false);
   const to = get('to');
-  if (to !== undefined) filter.to = dateParam(to, 'to', true);
+  if (to !== undefined) query.to = dateParam(to, 'to', true);
   const min = get('min');
-  if (min !== undefined) filter.minDurationMs = numberParam(min, 'min') * 1000;
+  if (min !== undefined) query.minDurationMs = numberParam(min, 'min') * 1000;
   const max = get('max');
-  if (max !== undefined) filter.maxDurationMs = numberParam(max, 'max') * 1000;
+  if (max !== undefined) query.maxDurationMs = numberParam(max, 'max') * 1000;
   const page = get('page') === undefined ? 1 : numberParam(get('page')!, 'page');
   const pageSize = get('pageSize') === undefined ? VIEW_DEFAULTS.pageSize : numberParam(get('pageSize')!, 'pageSize');
   if (!Number.isSafeInteger(page) || page < 1) throw new BadRequest('page must be a positive integer');
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > VIEW_DEFAULTS.maxPageSize) {
     throw new BadRequest(`pageSize must be an integer from 1 to ${VIEW_DEFAULTS.maxPageSize}`);
   }
-  return { filter, page, pageSize };
+  return { query, page, pageSize };
 }
 
 function errorStatus(err: unknown): number {
@@ -145,7 +155,7 @@ function errorStatus(err: unknown): number {
 
 /** What the routes answer from: the archive, its index, the shared player, videos, the limits of a replay read. */
 interface Routes {
-  source: ArchiveSource;
+  source: CataloguedSource;
   player: ReturnType<typeof sharedPlayer>;
   videos: VideoRoute;
   title: string;
@@ -216,16 +226,16 @@ async function answerAsset(
 
 /** `/`: the index, filtered and paged by the query. */
 function answerIndex(routes: Routes, url: URL, res: ServerResponse): void {
-  let query: ReturnType<typeof parseIndexQuery>;
+  let asked: ReturnType<typeof parseIndexQuery>;
   try {
-    query = parseIndexQuery(url.searchParams);
+    asked = parseIndexQuery(url.searchParams);
   } catch (err) {
     if (!(err instanceof BadRequest)) throw err;
     send(res, 400, `${err.message}\n`);
     return;
   }
-  const page = routes.source.index.page(query.filter, query.page, query.pageSize);
-  const shown = { params: url.searchParams, filter: query.filter, videos: routes.videos.available };
+  const page = routes.source.catalogue.page(asked.query, asked.page, asked.pageSize);
+  const shown = { params: url.searchParams, sort: asked.query.sort ?? DEFAULT_SORT, videos: routes.videos.available };
   send(res, 200, renderIndex(routes.title, shown, page), 'text/html; charset=utf-8');
 }
 
@@ -238,7 +248,7 @@ async function answerReplay(
   res: ServerResponse,
 ): Promise<void> {
   const { source } = routes;
-  const row = source.index.get(id);
+  const row = source.catalogue.get(id);
   if (row === undefined) return send(res, 404, 'no such replay in this archive\n');
   if (sub === 'video.mp4') {
     if (row.stored === undefined) return send(res, 404, 'this replay has no stored events\n');
@@ -271,7 +281,7 @@ async function answerReplay(
 }
 
 /** Listens on `host`:`port`; rejects (the archive closed) when it cannot. */
-async function listen(server: Server, port: number, host: string, source: ArchiveSource): Promise<void> {
+async function listen(server: Server, port: number, host: string, source: CataloguedSource): Promise<void> {
   await new Promise<void>((ok, fail) => {
     server.once('error', (err) => {
       void source.close();
@@ -287,7 +297,7 @@ async function listen(server: Server, port: number, host: string, source: Archiv
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(options: ViewServerOptions): Promise<ViewServer> {
   checkHostNames(options.allowHosts ?? []);
-  const source = await openArchiveSource(options);
+  const source = await openArchiveSource(options, options.catalogue ?? {});
   const routes: Routes = {
     source,
     player: sharedPlayer(),
@@ -323,7 +333,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     address,
     loopback: isLoopback(address),
     hosts: [...hosts].sort(),
-    replays: source.index.size,
+    replays: source.catalogue.size,
     close: async () => {
       await routes.videos.close();
       await new Promise<void>((ok, fail) => {

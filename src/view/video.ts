@@ -39,7 +39,7 @@ export interface VideoRoute {
 }
 
 /** A download name from a replay id (its `/` and anything unusual as `_`). */
-export function videoFileName(id: string): string {
+function videoFileName(id: string): string {
   return `${id.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '') || 'replay'}.mp4`;
 }
 
@@ -50,7 +50,7 @@ function renderStatus(err: unknown): number {
 }
 
 /** The longest one render may take, unless the renderer says otherwise. */
-export const RENDER_TIME_LIMIT_MS = 10 * 60_000;
+const RENDER_TIME_LIMIT_MS = 10 * 60_000;
 
 type Renderer = Extract<ViewVideo, { available: true }>;
 

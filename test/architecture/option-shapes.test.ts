@@ -27,6 +27,7 @@ const COMMAND_SHAPES: Readonly<Record<string, readonly string[]>> = {
   completion: [],
   decode: ['DecodeFlags', 'LimitFlags', 'DecodeOptions', 'RunOptions'],
   export: ['SinkFlags', 'ExportReplaysOptions'],
+  find: ['FindFlags', 'S3ReadFlags', 'FindOptions'],
   forget: ['ForgetFlags', 'S3ReadFlags', 'ForgetOptions'],
   list: ['ListFlags'],
   sandbox: ['SandboxFlags'],
@@ -54,6 +55,7 @@ const DECLARED_SHAPES: Readonly<Record<string, readonly string[]>> = {
   'src/pipeline/run.ts': ['RunOptions', 'ConnectionOptions', 'RunSource', 'EntryOptions'],
   'src/pipeline/library.ts': ['ReplayEventsOptions', 'ExportReplayOptions', 'ExportReplaysOptions', 'ArchiveOptions'],
   'src/pipeline/forget.ts': ['ForgetOptions'],
+  'src/pipeline/find.ts': ['FindOptions'],
   'src/verify/verify-archive.ts': ['VerifyOptions'],
   'src/view/server.ts': ['ViewServerOptions'],
   'src/http/options.ts': [

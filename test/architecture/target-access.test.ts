@@ -46,6 +46,8 @@ const ALLOWED: readonly { file: string; reason: string }[] = [
   { file: 'src/redaction/policy.ts', reason: 'the redaction policy file the user names' },
   { file: 'src/video/source.ts', reason: 'an events file the user names (`video <file>`), read as input' },
   { file: 'src/video/render.ts', reason: "the render's scratch folder in the OS temp dir (the page, the frames)" },
+  { file: 'src/catalogue/build.ts', reason: "the catalogue's file in the user's cache folder (never in the archive)" },
+  { file: 'src/catalogue/catalogue.ts', reason: 'the catalogue cache folder and its files (never in the archive)' },
   { file: 'src/view/video.ts', reason: "a rendered video's scratch folder in the OS temp dir, sent and removed" },
   { file: 'bin/cli/commands/decode.ts', reason: "decode's input files, read as input" },
   { file: 'bin/cli/commands/api.ts', reason: 'a request body file the user names (`api --body @file`)' },

@@ -60,7 +60,7 @@ describe('api: waits', () => {
     expect(text.stderr.match(/retrying:/g)).toHaveLength(1);
     expect(text.stderr).toMatch(/^error: Stopped before waiting 1000 ms \(retry\) for GET \/api\/1\/session-replays/m);
     expect(text.stderr).toMatch(/^ {2}status: 429$/m);
-    expect(text.stderr).toMatch(/^ {2}code: max_wait_exceeded$/m);
+    expect(text.stderr).toMatch(/^ {2}code: MAX_WAIT_EXCEEDED$/m);
     expect(seen.map((e) => e.status)).toEqual([429, 429]);
 
     seen.length = 0;
@@ -79,7 +79,7 @@ describe('api: waits', () => {
     ]);
     expect(recs.find((r) => r.event === 'fatal')).toMatchObject({
       exit_code: 1,
-      code: 'max_wait_exceeded',
+      code: 'MAX_WAIT_EXCEEDED',
       status: 429,
       server_messages: ['rate_limited', expect.stringContaining('rate limit exceeded')],
     });
@@ -96,7 +96,7 @@ describe('api: waits', () => {
     const fatal = records(res.stderr).find((r) => r.event === 'fatal')!;
     // What a script must know: which mappings were applied, and why the rest were not.
     expect(fatal).toMatchObject({
-      code: 'mapping_partial_failure',
+      code: 'MAPPING_PARTIAL_FAILURE',
       msg: expect.stringMatching(
         /^usermap: the first 2000 of 4000 mapping objects were applied \(1 batch\); the other 2000 were not: Stopped before waiting \d+ ms \(mappings per 30 s\) for POST \/usermap/,
       ),
@@ -110,7 +110,7 @@ describe('api: waits', () => {
     const res = await jsonApi(['replay.list', '--no-retry']);
     expect(res.code).toBe(1);
     expect(records(res.stderr).filter((r) => r.event === 'retry')).toEqual([]);
-    expect(records(res.stderr).find((r) => r.event === 'fatal')).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(records(res.stderr).find((r) => r.event === 'fatal')).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(seen.map((e) => e.status)).toEqual([429]);
   });
 
@@ -119,7 +119,7 @@ describe('api: waits', () => {
     const res = await jsonApi(['replay.list', '--no-retry', '--request-deadline', '200ms']);
     expect(res.code).toBe(1);
     expect(records(res.stderr).find((r) => r.event === 'fatal')).toMatchObject({
-      code: 'timeout',
+      code: 'TIMEOUT',
       msg: expect.stringContaining('Request deadline (200 ms)'),
     });
   });
@@ -245,12 +245,12 @@ describe('api: errors', () => {
     expect(records(json.stderr).find((r) => r.event === 'fatal')).toMatchObject({
       exit_code: 1,
       status: 400,
-      code: 'api_error',
+      code: 'API_ERROR',
       server_messages: ['category "none-such" not found'],
     });
     const text = await api(['taxonomy.categories.get', '--param', 'categoryName=none-such']);
     expect(text.stderr).toMatch(
-      /^ {2}status: 400\n {2}code: api_error\n {2}server message: category "none-such" not found$/m,
+      /^ {2}status: 400\n {2}code: API_ERROR\n {2}server message: category "none-such" not found$/m,
     );
   });
 
@@ -259,7 +259,7 @@ describe('api: errors', () => {
     expect(json.code).toBe(2);
     expect(records(json.stderr).find((r) => r.event === 'fatal')).toMatchObject({
       exit_code: 2,
-      code: 'validation_error',
+      code: 'VALIDATION_ERROR',
       field: 'limit',
     });
     const text = await api(['experiments.list', '--param', 'limit=ten']);

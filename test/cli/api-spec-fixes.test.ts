@@ -127,7 +127,7 @@ describe('budgets and waits', () => {
       'returningEvent={"event_type":"b"}',
     ]);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/^ {2}code: cost_exceeds_budget$/m);
+    expect(res.stderr).toMatch(/^ {2}code: COST_EXCEEDS_BUDGET$/m);
     expect(res.stderr).not.toMatch(/wait/i);
   });
 });

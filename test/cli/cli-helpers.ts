@@ -25,7 +25,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   for (const [k, v] of Object.entries(process.env)) {
     if (
       !k.startsWith('PLATFORM_') &&
-      !k.startsWith('REPLAY_EXPORT_') &&
+      (!k.startsWith('REPLAY_EXPORT_') || k === 'REPLAY_EXPORT_CATALOGUE_DIR') &&
       k !== 'JOB_COMPLETION_INDEX' &&
       k !== 'XDG_CONFIG_HOME' &&
       k !== 'AWS_BATCH_JOB_ARRAY_INDEX'

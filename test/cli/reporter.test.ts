@@ -93,6 +93,21 @@ describe('JSON logs', () => {
     expect(JSON.parse(jsonLine({ s: '\u009b\u2029' })).s).toBe('\u009b\u2029');
   });
 
+  test('the catalogue after a fold: a debug record when brought up to date, a warning naming the cause when not', () => {
+    const out = capture();
+    const reporter = new Reporter('json', [], out.stream);
+    reporter.onEvent({ type: 'catalogued', rows: 12, ms: 3.4 });
+    reporter.onEvent({ type: 'catalogue-failed', error: new Error('disk full') });
+    const [done, failed] = out
+      .text()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(done).toMatchObject({ level: 'debug', event: 'catalogued', rows: 12, ms: 3 });
+    expect(failed).toMatchObject({ level: 'warn', event: 'catalogue_failed' });
+    expect(failed!['msg']).toContain('disk full');
+  });
+
   test('secrets are removed from every string of a record, nested values and keys included, and the line stays JSON', () => {
     const out = capture();
     const secret = 'a"b\\c-secret';

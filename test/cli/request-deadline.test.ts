@@ -49,7 +49,7 @@ describe('--request-deadline', () => {
       expect(entry).toMatchObject({
         replay_id: a!.replayId,
         status: 'failed',
-        error: { code: 'timeout', file_key: expect.stringContaining('/v3/') },
+        error: { code: 'TIMEOUT', file_key: expect.stringContaining('/v3/') },
       });
       expect(JSON.stringify(entry)).toContain('Request deadline (300 ms)');
     } finally {

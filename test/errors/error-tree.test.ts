@@ -91,7 +91,7 @@ describe('one error tree', () => {
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(AuthError);
-      expect(err).toMatchObject({ category: 'auth', code: 'auth_failed', status: 401 });
+      expect(err).toMatchObject({ category: 'auth', code: 'AUTH_FAILED', status: 401 });
     }
   });
 

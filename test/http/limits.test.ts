@@ -149,7 +149,7 @@ describe('limit layer', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitLimitExceededError);
     expect(err).toMatchObject({
-      code: 'max_wait_exceeded',
+      code: 'MAX_WAIT_EXCEEDED',
       status: 503,
       waitFor: 'retry',
       waitMs: 10,
@@ -174,7 +174,7 @@ describe('limit layer', () => {
     const err = await one().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WaitLimitExceededError);
     expect(err).toMatchObject({
-      code: 'max_wait_exceeded',
+      code: 'MAX_WAIT_EXCEEDED',
       waitFor: 'test window',
       waitedMs: 0,
       maxWaitMs: 1000,

@@ -97,7 +97,14 @@ describe('the published surface', () => {
         'TaxonomyClient',
         'ExperimentsClient',
       ],
-      'replay-export/archive': ['readManifestState', 'resolveShard', 'verifyArchive', 'VerifyError', 'forgetReplays'],
+      'replay-export/archive': [
+        'readManifestState',
+        'resolveShard',
+        'verifyArchive',
+        'VerifyError',
+        'forgetReplays',
+        'findReplays',
+      ],
       'replay-export/sandbox': ['startSandbox', 'SANDBOX_DEFAULTS'],
       'replay-export/redaction': [
         'compileRedactionPolicy',
@@ -106,7 +113,7 @@ describe('the published surface', () => {
         'redactBatches',
         'RedactionPolicyError',
       ],
-      'replay-export/view': ['startViewServer', 'ArchiveIndex', 'storedEvents', 'ViewError'],
+      'replay-export/view': ['startViewServer', 'parseIndexQuery', 'storedEvents', 'ViewError'],
       'replay-export/video': ['renderVideo', 'renderEvents', 'VideoError', 'BROWSER_ENV', 'VIDEO_DEFAULTS'],
     };
     for (const [spec, names] of Object.entries(want)) {

@@ -72,7 +72,7 @@ describe('files listed out of order and with a duplicate key', () => {
 });
 
 describe('a replay with too many files', () => {
-  test('fails with too_many_files naming the limit, while listing, before any download', async () => {
+  test('fails with TOO_MANY_FILES naming the limit, while listing, before any download', async () => {
     const { sb: sandbox, dir } = await run.start({}, 'replay-export-many-');
     const r = sandbox.replays().find((x) => x.fileCount[3] >= 3)!;
     const entry: LooseEntry = await exportReplay(r.replayId, {
@@ -84,7 +84,7 @@ describe('a replay with too many files', () => {
       out: dir,
     });
     expect(entry.status).toBe('failed');
-    expect(entry.error).toMatchObject({ code: 'too_many_files' });
+    expect(entry.error).toMatchObject({ code: 'TOO_MANY_FILES' });
     expect(entry.error!.message).toContain('more than 2 files');
     expect(entry.error!.message).toContain(r.replayId);
     // The listing stopped at the third file: three pages of one, nothing downloaded.

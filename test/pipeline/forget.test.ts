@@ -3,13 +3,14 @@
  * what `view` then lists (forgotten replays, no user tombstone).
  */
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalSink } from '../../sinks/local.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { forgetReplays } from '../../src/pipeline/forget.js';
-import { ArchiveIndex } from '../../src/view/archive-index.js';
+import { openCatalogue } from '../../src/catalogue/index.js';
 import { readManifest, tempDir } from './helpers.js';
 import { archiveOfSink } from '../../sinks/archive.js';
 import { line } from '../sinks/helpers/entries.js';
@@ -95,10 +96,13 @@ describe('forgetReplays (library)', () => {
     ]);
 
     // view: forgotten replays are rows (status filter `forgotten`), the user's tombstone is not.
-    const index = await ArchiveIndex.load(archiveOfSink(sink));
+    const cache = await mkdtemp(join(tmpdir(), 'replay-export-forget-catalogue-'));
+    const index = await openCatalogue(archiveOfSink(sink), { dir: cache });
     expect(index.size).toBe(3);
-    expect(index.page({ status: 'forgotten' }, 1, 10).rows.map((r) => r.id)).toEqual(['d/1', 'd/2']);
+    expect(index.page({ status: 'forgotten', sort: 'id' }, 1, 10).rows.map((r) => r.id)).toEqual(['d/1', 'd/2']);
     expect(index.get('forgotten-user:7/')).toBeUndefined();
+    index.close();
+    await rm(cache, { recursive: true, force: true });
     await sink.close();
   });
 

@@ -24,7 +24,7 @@ describe('storage answers', () => {
     });
     expect(entry.status).toBe('failed');
     expect(entry.error).toMatchObject({
-      code: 'storage_redirect',
+      code: 'STORAGE_REDIRECT',
       status: 302,
       file_key: expect.stringContaining('/v3/'),
     });
@@ -50,7 +50,7 @@ describe('storage answers', () => {
       out: dir,
     });
     expect(entry.status).toBe('failed');
-    expect(entry.error).toMatchObject({ code: 'timeout', file_key: expect.stringContaining('/v3/') });
+    expect(entry.error).toMatchObject({ code: 'TIMEOUT', file_key: expect.stringContaining('/v3/') });
     expect(entry.error!.message).toContain('Request deadline (500 ms)');
     expect(sandbox.stats().storageRequests).toBe(2);
   });

@@ -336,7 +336,7 @@ describe('hostile recordings', () => {
         for await (const b of redactBatches(batches([plain, deep(leaf)]), policy)) passed.push(...b.events!);
       })().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RedactionError);
-      expect(err).toMatchObject({ code: 'redaction_failed', category: 'data', index: 1 });
+      expect(err).toMatchObject({ code: 'REDACTION_FAILED', category: 'data', index: 1 });
     }
   });
 

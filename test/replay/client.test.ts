@@ -147,7 +147,7 @@ describe('listReplays paging', () => {
 
   it('rejects a response without session_replays', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { nope: [] }));
-    await expect(collect(clientFor(server).listReplays({}))).rejects.toMatchObject({ code: 'malformed_response' });
+    await expect(collect(clientFor(server).listReplays({}))).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
   });
 });
 
@@ -216,6 +216,6 @@ describe('files', () => {
 
   it('rejects entries that are not URLs', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { files: ['not a url'], next_page_token: null }));
-    await expect(clientFor(server).getFilesPage('d/1')).rejects.toMatchObject({ code: 'malformed_response' });
+    await expect(clientFor(server).getFilesPage('d/1')).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
   });
 });

@@ -23,7 +23,7 @@ describe('a listing that brings no new record', () => {
     const { sb, client } = await setup('list');
     const err = await errorOf(client.listReplays({ pageSize: 2 }));
     expect(err).toBeInstanceOf(ListingStalledError);
-    expect(err).toMatchObject({ code: 'listing_stalled', listing: '/api/1/session-replays', pages: 3 });
+    expect(err).toMatchObject({ code: 'LISTING_STALLED', listing: '/api/1/session-replays', pages: 3 });
     expect((err as Error).message).toContain('3 pages');
     expect(sb.stats().listRequests).toBe(4);
   });
@@ -60,7 +60,7 @@ describe('a listing that brings no new record', () => {
           });
       }
       expect(results).toHaveLength(sb.replays().length);
-      expect(results.every((r) => r.outcome === 'failed' && r.code === 'listing_stalled')).toBe(true);
+      expect(results.every((r) => r.outcome === 'failed' && r.code === 'LISTING_STALLED')).toBe(true);
       expect(sb.stats().filesRequests).toBe(4 * sb.replays().length);
       // The listing is complete before any download starts.
       expect(sb.stats().storageRequests).toBe(0);

@@ -330,7 +330,7 @@ describe('a cost over a whole limit', () => {
         returningEvent: { event_type: 'b' },
       })
       .catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'cost_exceeds_budget', cost: 1608, limitName: 'dashboard concurrent cost' });
+    expect(err).toMatchObject({ code: 'COST_EXCEEDS_BUDGET', cost: 1608, limitName: 'dashboard concurrent cost' });
     expect(events.filter((e) => e.level === 'warn')).toEqual([]);
     expect(sandbox.apiArrivals()).toEqual([]);
   });

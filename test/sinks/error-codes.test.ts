@@ -1,6 +1,6 @@
 /**
  * One spelling of an error code: the manifest carries the code as thrown, and every manifest read gives an entry
- * written with the old spellings (`decode_bad_gzip`, `sink_io`) the thrown one, on both backends.
+ * written with the old spellings (`decode_bad_gzip`, `sink_io`, `rate_limited`) the thrown one, on both backends.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { thrownCode } from '../../sinks/error-codes.js';
+import type { FailedEntry } from '../../sinks/sink.js';
+import { ReplayFailedError } from '../../src/pipeline/errors.js';
+import { countFailure, recordedFailure } from '../../src/pipeline/quarantine.js';
+import { RedactionError } from '../../src/redaction/errors.js';
 import { createLocalSink } from '../../sinks/local.js';
 import { parseManifestLine } from '../../sinks/manifest-lines.js';
 import { createS3Sink } from '../../sinks/s3.js';
@@ -37,6 +41,16 @@ describe('error codes: the thrown spelling, old ones read', () => {
       ['und_err_socket', 'UND_ERR_SOCKET'],
       ['err_stream_premature_close', 'ERR_STREAM_PREMATURE_CLOSE'],
       ['eai_again', 'EAI_AGAIN'],
+      // Codes thrown in lower case before the one spelling (src/error-codes.ts RENAMED_CODES).
+      ['rate_limited', 'RATE_LIMITED'],
+      ['api_error', 'API_ERROR'],
+      ['timeout', 'TIMEOUT'],
+      ['too_many_files', 'TOO_MANY_FILES'],
+      ['listing_stalled', 'LISTING_STALLED'],
+      ['redaction_failed', 'REDACTION_FAILED'],
+      ['auth_failed', 'AUTH_FAILED'],
+      ['storage_redirect', 'STORAGE_REDIRECT'],
+      ['bad_json', 'BAD_RESPONSE_JSON'],
     ];
     for (const [before, after] of old) expect(thrownCode(before), before).toBe(after);
     for (const code of [
@@ -44,15 +58,11 @@ describe('error codes: the thrown spelling, old ones read', () => {
       'SINK_IO',
       'REPLAY_NOT_FOUND',
       'ECONNRESET',
-      'rate_limited',
-      'api_error',
-      'timeout',
+      'RATE_LIMITED',
+      'BAD_JSON',
+      'BAD_RESPONSE_JSON',
       'error',
-      'too_many_files',
-      'listing_stalled',
-      'redaction_failed',
-      'auth_failed',
-      'storage_redirect',
+      'SignatureDoesNotMatch',
     ]) {
       expect(thrownCode(code), code).toBe(code);
     }
@@ -67,6 +77,21 @@ describe('error codes: the thrown spelling, old ones read', () => {
     expect(sink.length).toBeGreaterThanOrEqual(9);
     for (const code of decode) expect(thrownCode(`decode_${code.toLowerCase()}`)).toBe(code);
     for (const code of sink) expect(thrownCode(code.toLowerCase())).toBe(code);
+  });
+
+  test("an old run's failed line counts toward quarantine with the same failure thrown now", () => {
+    const line = JSON.stringify({
+      replay_id: 'd/2',
+      status: 'failed',
+      error: { code: 'redaction_failed', message: 'm', file_key: 'k' },
+      attempts: 2,
+      recorded_at: 't',
+    });
+    const before = recordedFailure(parseManifestLine(line, 1) as FailedEntry);
+    const now = new ReplayFailedError('d/2', 'k', new RedactionError(4, new Error('too deep')));
+    expect(now.code).toBe('REDACTION_FAILED');
+    const entry: FailedEntry = { ...JSON.parse(line), error: now.toManifestError() };
+    expect(countFailure(entry, before, 3)).toMatchObject({ status: 'quarantined', attempts: 3 });
   });
 
   test('a manifest line with an old spelling parses with the thrown one; the rest of the entry unchanged', () => {
@@ -138,7 +163,7 @@ describe.each([
       await sink.appendManifest(failed('d/2', 'sink_io'));
       await sink.appendManifest(failed('d/3', 'rate_limited'));
       await sink.appendManifest(failed('d/4', 'EVENT_TOO_LARGE'));
-      const expected = { 'd/1': 'BAD_GZIP', 'd/2': 'SINK_IO', 'd/3': 'rate_limited', 'd/4': 'EVENT_TOO_LARGE' };
+      const expected = { 'd/1': 'BAD_GZIP', 'd/2': 'SINK_IO', 'd/3': 'RATE_LIMITED', 'd/4': 'EVENT_TOO_LARGE' };
       expect(await codesOf(sink)).toEqual(expected);
       expect((await sink.compactManifest!({ layout: 'all' })).compacted).toBe(true);
       expect(await codesOf(sink)).toEqual(expected);

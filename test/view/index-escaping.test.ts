@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../sinks/index.js';
-import { ArchiveIndex } from '../../src/view/archive-index.js';
+import { openCatalogue } from '../../src/catalogue/index.js';
 import { renderIndex } from '../../src/view/index-page.js';
 import { parseIndexQuery } from '../../src/view/server.js';
 import { tempDir } from '../pipeline/helpers.js';
@@ -41,11 +41,12 @@ afterAll(async () => {
 describe('the view index and a hostile manifest', () => {
   it('prints every field escaped: no markup of the manifest reaches the page', async () => {
     const archive = await openArchive(work.dir, { create: false });
-    const index = await ArchiveIndex.load(archive);
+    const catalogue = await openCatalogue(archive, { dir: join(work.dir, 'cache') });
     await archive.close();
     const params = new URLSearchParams('');
-    const { filter } = parseIndexQuery(params);
-    const html = renderIndex('archive', { params, filter }, index.page(filter, 1, 100));
+    const { query } = parseIndexQuery(params);
+    const html = renderIndex('archive', { params, sort: '-start' }, catalogue.page(query, 1, 100));
+    catalogue.close();
     expect(html).not.toContain('<meta http-equiv="refresh"');
     expect(html).toContain('&#60;meta http-equiv=');
   });

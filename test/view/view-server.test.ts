@@ -60,7 +60,7 @@ function raw(
 }
 
 function rowIds(html: string): string[] {
-  return [...html.matchAll(/<tr><td>(?:<a href="[^"]*">)?([^<]*)/g)].map((m) =>
+  return [...html.matchAll(/<tr><td[^>]*>(?:<a href="[^"]*">)?([^<]*)/g)].map((m) =>
     m[1]!.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))),
   );
 }
@@ -74,10 +74,11 @@ beforeAll(async () => {
   await archive(join(dir, 'html-gz'), 'html', true);
   sandbox.setFaults({ corruptFiles: [failedId] });
   await archive(join(dir, 'json'), 'json', true);
-  jsonServer = await startViewServer({ out: join(dir, 'json') });
-  ndjsonServer = await startViewServer({ out: `file://${join(dir, 'ndjson')}` });
-  htmlServer = await startViewServer({ out: join(dir, 'html') });
-  htmlGzServer = await startViewServer({ out: join(dir, 'html-gz') });
+  const catalogue = { dir: join(dir, 'catalogues') };
+  jsonServer = await startViewServer({ out: join(dir, 'json'), catalogue });
+  ndjsonServer = await startViewServer({ out: `file://${join(dir, 'ndjson')}`, catalogue });
+  htmlServer = await startViewServer({ out: join(dir, 'html'), catalogue });
+  htmlGzServer = await startViewServer({ out: join(dir, 'html-gz'), catalogue });
 }, 180_000);
 
 afterAll(async () => {
@@ -90,7 +91,7 @@ afterAll(async () => {
 });
 
 describe('the index', () => {
-  it('lists every replay sorted by start, with a CSP, and pages on the server', async () => {
+  it('lists every replay newest first, with a CSP, and pages on the server', async () => {
     const all = await raw(jsonServer, '/?pageSize=1000');
     expect(all.status).toBe(200);
     expect(all.headers['content-security-policy']).toContain("default-src 'none'");
@@ -101,7 +102,9 @@ describe('the index', () => {
       .map((r) => [r.replayId, Date.parse(String((r.record as { start_time?: string }).start_time))] as const);
     const startOf = new Map(starts);
     const ordered = ids.map((id) => startOf.get(id)!);
-    expect(ordered).toEqual([...ordered].sort((a, b) => a - b));
+    expect(ordered).toEqual([...ordered].sort((a, b) => b - a));
+    const oldest = rowIds((await raw(jsonServer, '/?pageSize=1000&sort=start')).body);
+    expect(oldest).toEqual([...ids].reverse());
 
     const first = await raw(jsonServer, '/?pageSize=2');
     const second = await raw(jsonServer, '/?pageSize=2&page=2');
@@ -109,6 +112,10 @@ describe('the index', () => {
     expect(rowIds(second.body)).toEqual(ids.slice(2, 4));
     expect(first.body).toContain(`page 1 of ${Math.ceil(ids.length / 2)} (${ids.length} replays)`);
     expect(first.body).toContain('page=2');
+    // A page past the end answers the last page.
+    const past = await raw(jsonServer, '/?pageSize=2&page=999');
+    expect(past.status).toBe(200);
+    expect(rowIds(past.body)).toEqual(ids.slice(-(ids.length % 2 || 2)));
   });
 
   it('filters by status, user, device, date and duration, and refuses bad values', async () => {
@@ -312,6 +319,26 @@ describe('in Chromium', () => {
     },
     60_000,
   );
+
+  it('shows the index on a 390 px screen as a list that fits it', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(`${jsonServer.url}?pageSize=5`);
+    await page.waitForSelector('table tbody tr');
+    await page.screenshot({ path: join(shots, 'index-390.png'), fullPage: true });
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      rows: Array.from(document.querySelectorAll('tbody tr')).map((tr) => tr.getBoundingClientRect().right),
+      head: getComputedStyle(document.querySelector('thead')!).display,
+    }));
+    expect(widths.page).toBeLessThanOrEqual(390);
+    expect(widths.rows.every((right) => right <= 390)).toBe(true);
+    expect(widths.head).toBe('none');
+    // Each replay a block of labelled lines; the sort is a choice of the form.
+    expect(await page.textContent('tbody tr td[data-l="start"]')).toMatch(/^\d{4}-/);
+    expect(await page.locator('select[name="sort"] option').count()).toBeGreaterThan(20);
+    await context.close();
+  }, 60_000);
 });
 
 describe('the view command', () => {

@@ -67,7 +67,7 @@ export interface PlayerControl {
   getReplayer(): Replayer | null;
 }
 
-export interface PlayerApi extends PlayerControl {
+interface PlayerApi extends PlayerControl {
   addEventListener(name: PlayerEventName, handler: Handler): void;
   removeEventListener(name: PlayerEventName, handler: Handler): void;
 }

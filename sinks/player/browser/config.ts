@@ -7,7 +7,7 @@
 import type { Json } from './events.js';
 
 /** A replay's captured assets: recorded URL → digest, digest → media type (`ReplayAssets` in sinks/assets.ts). */
-export interface CapturedAssetMap {
+interface CapturedAssetMap {
   urls: Record<string, string>;
   types: Record<string, string>;
 }

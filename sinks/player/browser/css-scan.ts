@@ -326,7 +326,7 @@ function endsToken(c: number): boolean {
 }
 
 /** `value` as a CSS string (double quotes; quotes, backslashes and line breaks escaped). */
-export function cssString(value: string): string {
+function cssString(value: string): string {
   return `"${value.replace(/["\\\n\r\f]/g, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\${c.charCodeAt(0).toString(16)} `))}"`;
 }
 

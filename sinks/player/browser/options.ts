@@ -22,10 +22,10 @@ export interface PlayerOptions {
 }
 
 /** The speed menu's choices. */
-export const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+const SPEEDS = [0.5, 1, 2, 4, 8, 16];
 /** The replay area's size limits, CSS px. */
-export const MIN_SIZE = 100;
-export const MAX_SIZE = 10000;
+const MIN_SIZE = 100;
+const MAX_SIZE = 10000;
 
 /** A size clamped to [MIN_SIZE, MAX_SIZE], whole px; undefined when `v` is not a finite positive number. */
 export function sizeOf(v: unknown): number | undefined {
@@ -72,7 +72,7 @@ function merge(into: PlayerOptions, from: Record<string, Json>): void {
 }
 
 /** The options of this page: defaults, then the settings' `options`, then the URL's parameters. */
-export function readOptions(fromConfig: Json, search: string): PlayerOptions {
+function readOptions(fromConfig: Json, search: string): PlayerOptions {
   const options: PlayerOptions = { autoPlay: true, speed: 1, showController: true, skipInactive: true };
   if (fromConfig && typeof fromConfig === 'object' && !Array.isArray(fromConfig)) merge(options, fromConfig);
   const q = new URLSearchParams(search);

@@ -23,9 +23,9 @@ const MAX_MARKERS = 1000;
 /** rrweb's MouseInteractions.Click. */
 const CLICK = 2;
 
-export type MarkerKind = 'click' | 'page' | 'custom' | 'error';
+type MarkerKind = 'click' | 'page' | 'custom' | 'error';
 
-export interface Marker {
+interface Marker {
   kind: MarkerKind;
   label: string;
   /** Milliseconds from the first event. */

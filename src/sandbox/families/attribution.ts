@@ -18,7 +18,7 @@ import { readParams, requireApiKey } from './request-input.js';
 const PATH = '/attribution';
 const IDENTIFIERS = ['idfa', 'idfv', 'adid', 'android_app_set_id'];
 /** Spec: a held event is kept up to 72 hours. */
-export const HOLD_MS = 72 * 3600_000;
+const HOLD_MS = 72 * 3600_000;
 /** The spec states no size limit: one event is small; 1 MB is ample. */
 const MAX_BODY_BYTES = 1_000_000;
 /** Held events kept at most (the oldest are dropped first beyond this), so memory stays bounded. */

@@ -51,7 +51,7 @@ export function propertyValues(property: string): readonly string[] {
 }
 
 /** `Nov 01`-style labels of YYYY-MM-DD days. */
-export function formattedDays(days: readonly string[]): string[] {
+function formattedDays(days: readonly string[]): string[] {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   return days.map((d) => `${months[Number(d.slice(5, 7)) - 1]} ${d.slice(8, 10)}`);
 }

@@ -21,7 +21,7 @@ function invalid(message: string): never {
 }
 
 /** Longest date range served (the series hold one value per day). */
-export const MAX_DAYS = 3660;
+const MAX_DAYS = 3660;
 
 export interface QueryEvent {
   event_type: string;

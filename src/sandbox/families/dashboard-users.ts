@@ -5,7 +5,7 @@
  */
 import { Seeded } from './dashboard-data.js';
 
-export const USER_COUNT = 20;
+const USER_COUNT = 20;
 const FIRST_PLATFORM_ID = 100_000_001;
 
 export interface DirectoryUser {
@@ -14,7 +14,7 @@ export interface DirectoryUser {
   device_id: string;
 }
 
-export const USERS: readonly DirectoryUser[] = Array.from({ length: USER_COUNT }, (_, i) => {
+const USERS: readonly DirectoryUser[] = Array.from({ length: USER_COUNT }, (_, i) => {
   const n = String(i + 1).padStart(2, '0');
   return { user_id: `user-${n}`, platform_id: FIRST_PLATFORM_ID + i, device_id: `device-${n}` };
 });

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * by the server before `handle`; `api_key` (a query or form parameter, so possibly inside the body) is checked by the
  * family itself, which throws `ApiRequestError` 401 when it is missing or wrong.
  */
-export type FamilyAuth = 'basic' | 'bearer' | 'api_key';
+type FamilyAuth = 'basic' | 'bearer' | 'api_key';
 
 /** The keys a family checks itself (`api_key` auth). */
 export interface FamilyKeys {

@@ -9,7 +9,7 @@
 import { ApiRequestError } from '../context.js';
 import { VARIANT_FIELDS, type Kind } from './management-checks.js';
 
-export const FIRST_ID: Readonly<Record<Kind, number>> = { experiments: 10001, flags: 20001 };
+const FIRST_ID: Readonly<Record<Kind, number>> = { experiments: 10001, flags: 20001 };
 
 /**
  * Experiment types whose experiments count as made by web experimentation or by guides and surveys, which the spec

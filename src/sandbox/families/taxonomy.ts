@@ -226,6 +226,6 @@ function failure(res: ServerResponse, status: number, message: string, headers: 
  * A 429 in the taxonomy's failure shape (the spec gives one body for its failures): the message names the limit;
  * Retry-After unless the call's cost alone is over the whole limit.
  */
-export function taxonomyLimited(res: ServerResponse, r: Pick<LimitRefusal, 'message' | 'retryAfterSeconds'>): void {
+function taxonomyLimited(res: ServerResponse, r: Pick<LimitRefusal, 'message' | 'retryAfterSeconds'>): void {
   failure(res, 429, r.message, r.retryAfterSeconds !== undefined ? { 'Retry-After': String(r.retryAfterSeconds) } : {});
 }

@@ -31,7 +31,7 @@ const MAX_BODY_BYTES = 3 * MAX_BATCH_BYTES + 4096;
 type Mapping = { user_id: string; global_user_id: string } | { user_id: string; unmap: true };
 
 /** A user's platform id: the first 8 hex digits of SHA-256(user id) as an integer, plus 10^11. */
-export function platformId(userId: string): number {
+function platformId(userId: string): number {
   return 1e11 + parseInt(createHash('sha256').update(userId).digest('hex').slice(0, 8), 16);
 }
 

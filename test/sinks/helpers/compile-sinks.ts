@@ -1,12 +1,17 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const SINKS = fileURLToPath(new URL('../../../sinks/', import.meta.url));
-/** What the sinks may import below them (the error base, src/util): transpiled beside them, at the same relative path. */
-const ERRORS = fileURLToPath(new URL('../../../src/errors.ts', import.meta.url));
+/**
+ * What the sinks may import below them (the error base and its table of codes, src/util): transpiled beside them, at
+ * the same relative path.
+ */
+const ERRORS = ['errors', 'error-codes'].map((name) =>
+  fileURLToPath(new URL(`../../../src/${name}.ts`, import.meta.url)),
+);
 const UTIL = fileURLToPath(new URL('../../../src/util/', import.meta.url));
 
 /**
@@ -26,7 +31,7 @@ export async function compileLocalSink(): Promise<string> {
     await mkdir(dirname(join(dir, name)), { recursive: true });
     await transpile(join(SINKS, `${name}.ts`), join(dir, `${name}.js`));
   }
-  await transpile(ERRORS, join(root, 'src', 'errors.js'));
+  for (const from of ERRORS) await transpile(from, join(root, 'src', `${basename(from, '.ts')}.js`));
   await mkdir(join(root, 'src', 'util'));
   for (const name of (await readdir(UTIL)).filter((f) => f.endsWith('.ts')))
     await transpile(join(UTIL, name), join(root, 'src', 'util', `${name.slice(0, -3)}.js`));

@@ -8,7 +8,7 @@
 import { knownNames, type Operation } from '../../../../src/clients/index.js';
 import { ConfigError } from '../../../../src/index.js';
 
-export type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
+type FieldValue = string | number | boolean | null | FieldValue[] | { [k: string]: FieldValue };
 
 /** One field as given: its top-level name and its value (a structure for a bracketed key). */
 export interface Field {

@@ -8,9 +8,9 @@ import type JqWeb from 'jq-web';
 import { ReplayExportError } from '../../../../src/index.js';
 
 /** A filter that does not compile, or that fails on an answer: a usage error naming jq's message. */
-export class JqError extends ReplayExportError {
+class JqError extends ReplayExportError {
   constructor(message: string) {
-    super(message, { code: 'jq_error', category: 'usage' });
+    super(message, { code: 'JQ_ERROR', category: 'usage' });
   }
 }
 

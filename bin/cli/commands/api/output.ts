@@ -12,7 +12,7 @@ import { dataText } from '../../terminal-output.js';
 import type { JqFilter } from './jq.js';
 
 /** `--slurp` holds every page until the last: at most this much JSON text. */
-export const SLURP_MAX_BYTES = 64 * 1024 * 1024;
+const SLURP_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface OutputOptions {
   include: boolean;
@@ -39,7 +39,7 @@ function data(out: NodeJS.WritableStream & { isTTY?: boolean }, kind: 'json' | '
 }
 
 /** `HTTP/1.1 200 OK`, then each header as `name: value` (sorted, lists joined), then an empty line. */
-export function headText(a: Pick<AnswerSeen, 'status' | 'statusText' | 'headers'>): string {
+function headText(a: Pick<AnswerSeen, 'status' | 'statusText' | 'headers'>): string {
   const lines = [`HTTP/1.1 ${a.status}${a.statusText ? ` ${a.statusText}` : ''}`];
   for (const name of Object.keys(a.headers).sort()) {
     const v = a.headers[name];

@@ -1,12 +1,15 @@
 /**
+ * The in-memory index `view` kept before the catalogue (the whole manifest held as rows): the bench's baseline for
+ * the catalogue, measured in the same run (bench/measure-view.ts).
+ *
  * The index of an archive for `view`: one row per replay from the manifest's last line for it (the same state the
  * resume reads), sorted by start time, filtered and paged on the server so that a page never holds more than one
  * page of rows whatever the archive's size.
  */
-import type { ManifestChecks, ManifestEntry, OkEntry, ReplayStatus } from '../../sinks/sink.js';
-import type { Archive } from '../../sinks/archive.js';
-import { readManifestState } from '../pipeline/manifest.js';
-import { forgottenUser, platformKey } from '../pipeline/tombstone.js';
+import type { ManifestChecks, ManifestEntry, OkEntry, ReplayStatus } from '../sinks/sink.js';
+import type { Archive } from '../sinks/archive.js';
+import { readManifestState } from '../src/pipeline/manifest.js';
+import { forgottenUser, platformKey } from '../src/pipeline/tombstone.js';
 
 /** Where an `ok` entry says its output is (the manifest is input: checked by `eventsKeyOf` before use). */
 export type StoredRef = Pick<OkEntry, 'replay_id' | 'key' | 'format' | 'gzip'>;

@@ -1,0 +1,139 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import type { CatalogueQuery, FindOptions } from '../../../src/archive.js';
+import { onRun } from '../../../src/pipeline/run.js';
+import { flagsOf, type CliContext, type Invocation } from '../context.js';
+import { addS3AccessFlags, archiveOf, durationFlag, positiveInt, usage, type S3ReadFlags } from '../flags.js';
+import { type FindFormat, formatRow, tableLine } from '../find-output.js';
+
+interface FindFlags extends S3ReadFlags {
+  search?: string;
+  url?: string;
+  user?: string;
+  device?: string;
+  session?: string;
+  errors?: boolean;
+  rageClicks?: boolean;
+  deadClicks?: boolean;
+  failedRequests?: boolean;
+  status?: string;
+  since?: string;
+  until?: string;
+  minDuration?: string;
+  maxDuration?: string;
+  sort?: string;
+  max?: number;
+  format?: string;
+}
+
+const FORMATS: readonly string[] = ['table', 'ndjson', 'ids'] satisfies FindFormat[];
+
+export function register(program: Command): Command {
+  return addS3AccessFlags(
+    program
+      .command('find')
+      .description(
+        "find replays in an archive (a folder or s3://bucket/prefix) by what happened in them, from the archive's catalogue: NDJSON when piped, a table on a terminal",
+      )
+      .argument('<archive>', 'the archive: a folder (path or file:// URL) or s3://bucket/prefix')
+      .option('--search <words>', 'words that start words of the id, user, page URLs or first error message')
+      .option('--url <text>', 'a page URL visited holds this text')
+      .option('--user <platform_id>', 'the platform user id, exactly')
+      .option('--device <text>', 'the device part of the id holds this text')
+      .option('--session <text>', 'the session part of the id holds this text')
+      .option('--errors', 'with console errors')
+      .option('--rage-clicks', 'with rage clicks')
+      .option('--dead-clicks', 'with dead clicks')
+      .option('--failed-requests', 'with failed network requests')
+      .option('--status <status>', 'ok, failed, quarantined, empty, skipped or forgotten')
+      .option('--since <when>', 'started at or after: a duration ago (7d, 12h) or a date/time (2026-11-01)')
+      .option('--until <when>', 'started before: a duration ago or a date/time')
+      .option('--min-duration <duration>', 'at least this long (90s, 5m)')
+      .option('--max-duration <duration>', 'at most this long')
+      .option(
+        '--sort <column>',
+        'start, duration, active, pages, clicks, rage, dead, errors, failed, events, bytes, id, user or status; - in front: largest first (default -start)',
+      )
+      .option('--max <n>', 'at most this many replays', positiveInt('--max'))
+      .option(
+        '--format <format>',
+        'table, ndjson or ids (one replay id a line) (default: table on a terminal, else ndjson)',
+        (v: string) => {
+          if (!FORMATS.includes(v)) throw new InvalidArgumentError('--format must be table, ndjson or ids');
+          return v;
+        },
+      ),
+  );
+}
+
+/** `--since`/`--until`: a duration before `now`, or a date (UTC midnight) or ISO time. */
+function when(name: string, value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+    if (Number.isNaN(ms)) usage(`${name}: not a date: ${value}`);
+    return ms;
+  }
+  return now - durationFlag(name, value)!;
+}
+
+const STATUSES = ['ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten'];
+
+/** The flags as the catalogue's query. */
+export function queryOf(opts: FindFlags, now: number): CatalogueQuery {
+  if (opts.status !== undefined && !STATUSES.includes(opts.status))
+    usage(`--status must be one of ${STATUSES.join(', ')}`);
+  const q: CatalogueQuery = {};
+  const put = <K extends keyof CatalogueQuery>(key: K, value: CatalogueQuery[K] | undefined): void => {
+    if (value !== undefined) q[key] = value;
+  };
+  put('text', opts.search);
+  put('url', opts.url);
+  put('user', opts.user);
+  put('device', opts.device);
+  put('session', opts.session);
+  put('errors', opts.errors);
+  put('rageClicks', opts.rageClicks);
+  put('deadClicks', opts.deadClicks);
+  put('failedRequests', opts.failedRequests);
+  put('status', opts.status as CatalogueQuery['status']);
+  put('from', when('--since', opts.since, now));
+  put('to', when('--until', opts.until, now));
+  put('minDurationMs', durationFlag('--min-duration', opts.minDuration));
+  put('maxDurationMs', durationFlag('--max-duration', opts.maxDuration));
+  put('sort', opts.sort);
+  return q;
+}
+
+/** The flags of `find` bound into `findReplays`' options (the catalogue's build is told through the reporter). */
+export function optionsOf(f: Invocation<FindFlags>, now: number): FindOptions {
+  return { ...archiveOf(f.args[0]!, f), query: queryOf(f, now), max: f.max };
+}
+
+export async function run(context: CliContext): Promise<number> {
+  const flags = flagsOf<FindFlags>(context);
+  const options = optionsOf(flags, Date.now());
+  const cli = await context.openRun(options);
+  try {
+    const { findReplays } = await import('../../../src/archive.js');
+    const terminal = (context.stdout as { isTTY?: boolean }).isTTY === true;
+    const format = (flags.format ?? (terminal ? 'table' : 'ndjson')) as FindFormat;
+    const onBuild = (r: { rows: number; ms: number }): void =>
+      cli.reporter.log('info', `catalogue built: ${r.rows} replays in ${(r.ms / 1000).toFixed(1)} s`, {
+        event: 'catalogued',
+        rows: r.rows,
+        ms: Math.round(r.ms),
+      });
+    const rows = findReplays({ ...onRun(options, cli.run), catalogue: { onBuild } });
+    if (format === 'table') context.stdout.write(`${tableLine(undefined)}\n`);
+    let found = 0;
+    for await (const row of rows) {
+      found++;
+      if (!context.stdout.write(formatRow(row, format))) await new Promise((ok) => context.stdout.once('drain', ok));
+    }
+    if (format === 'table') cli.reporter.log('info', `${found} replays`, { event: 'found', count: found });
+    return 0;
+  } finally {
+    await cli.close();
+  }
+}

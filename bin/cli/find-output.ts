@@ -1,0 +1,75 @@
+/** `find`'s output: one JSON object a line (piped), one id a line (`--format ids`), or a table (a terminal). */
+import type { CatalogueRow } from '../../src/archive.js';
+
+export type FindFormat = 'table' | 'ndjson' | 'ids';
+
+/** A row as `find` prints it in NDJSON: the manifest's names, what `export`, `video` and `forget` take. */
+function findRecord(r: CatalogueRow): Record<string, unknown> {
+  return {
+    replay_id: r.id,
+    platform_id: r.user ?? null,
+    status: r.status,
+    start_time: r.start === undefined ? null : new Date(r.start).toISOString(),
+    duration_ms: r.duration ?? null,
+    active_ms: r.active ?? null,
+    events: r.events ?? null,
+    bytes: r.bytes ?? null,
+    pages: r.pages ?? null,
+    urls: r.urls,
+    clicks: r.clicks ?? null,
+    rage_clicks: r.rageClicks ?? null,
+    dead_clicks: r.deadClicks ?? null,
+    errors: r.errors,
+    first_error: r.firstError ?? null,
+    first_error_ms: r.firstErrorMs ?? null,
+    failed_requests: r.failedRequests ?? null,
+    key: r.stored?.key ?? null,
+  };
+}
+
+/** Text from a recording, safe on a terminal: control characters (escape sequences) shown as `?`. */
+function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?');
+}
+
+function cut(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
+}
+
+const HEAD = ['start', 'duration', 'pages', 'clicks', 'rage', 'dead', 'errors', 'replay', 'first page'];
+
+function seconds(ms: number | undefined): string {
+  return ms === undefined ? '' : `${Math.round(ms / 1000)}s`;
+}
+
+/** One table line of a row (or the heading, for undefined). */
+export function tableLine(r: CatalogueRow | undefined): string {
+  const cells =
+    r === undefined
+      ? HEAD
+      : [
+          r.start === undefined ? '' : new Date(r.start).toISOString().slice(0, 19).replace('T', ' '),
+          seconds(r.duration),
+          String(r.pages ?? ''),
+          String(r.clicks ?? ''),
+          String(r.rageClicks ?? ''),
+          String(r.deadClicks ?? ''),
+          String(r.errors || ''),
+          r.id,
+          r.urls[0] ?? '',
+        ];
+  const widths = [19, 8, 5, 6, 4, 4, 6, 50, 60];
+  return terminalSafe(
+    cells
+      .map((c, i) => cut(c, widths[i]!))
+      .join(' ')
+      .trimEnd(),
+  );
+}
+
+/** The text `find` prints for a row in `format`. */
+export function formatRow(r: CatalogueRow, format: FindFormat): string {
+  if (format === 'ids') return `${r.id}\n`;
+  if (format === 'ndjson') return `${JSON.stringify(findRecord(r))}\n`;
+  return `${tableLine(r)}\n`;
+}

@@ -1,0 +1,212 @@
+/**
+ * An archive's catalogue: a SQLite file derived from its manifest (never the source of truth), kept in a local cache
+ * folder — for a local archive and an S3 one alike, so that nothing is ever written into the archive — under a name
+ * made from the archive's target. Opening it compares the manifest's stamp with the one the rows were read at: the
+ * same, the file is used as it is (a million replays open in milliseconds); another (an append, a fold, an archive
+ * written by an older version), it is built again from the manifest first.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Archive } from '../../sinks/archive.js';
+import { type BuildResult, buildCatalogue } from './build.js';
+import { type Database, openDatabase, type Statement } from './database.js';
+import { CatalogueError } from './errors.js';
+import { type CatalogueQuery, orderOf, parseSort, type Sort, type Where, whereOf } from './query.js';
+import { type CatalogueRow, rowOf } from './rows.js';
+import { SCHEMA_VERSION } from './schema.js';
+
+/** A filtered count stops here (the page shows "10,000+"), or past the page asked for when that is further. */
+export const COUNT_CAP = 10_000;
+
+export interface CatalogueOptions {
+  /** The cache folder (default `~/.cache/replay-export/catalogues`). */
+  dir?: string;
+  /** Told when the catalogue is (re)built, with how long it took. */
+  onBuild?: (result: BuildResult & { ms: number }) => void;
+  /** `refreshCatalogue` only: build nothing unless the archive has a catalogue in the folder already. */
+  onlyIfPresent?: boolean;
+}
+
+export interface CataloguePage {
+  rows: CatalogueRow[];
+  /** Rows matching the query: exact unless `more`, then at least this many. */
+  total: number;
+  more: boolean;
+  /** The page answered (1-based): the last one when the one asked for is past the end. */
+  page: number;
+  pageSize: number;
+}
+
+/** `options` with their folder: the one they give, else `dir` (a run's `catalogueDir`), else the default. */
+export function catalogueIn(options: CatalogueOptions, dir: string | undefined): CatalogueOptions {
+  const folder = options.dir ?? dir;
+  return folder === undefined ? options : { ...options, dir: folder };
+}
+
+/** The default cache folder of catalogues. */
+function defaultCatalogueDir(): string {
+  return join(homedir(), '.cache', 'replay-export', 'catalogues');
+}
+
+/** The catalogue file of an archive target in `dir`. */
+export function catalogueFile(dir: string, target: string): string {
+  return join(dir, `${createHash('sha256').update(target).digest('hex').slice(0, 32)}.sqlite`);
+}
+
+/** The meta values of the file at `path`, or undefined when there is none or it is not a catalogue of this version. */
+function currentMeta(path: string): Record<string, string> | undefined {
+  let db: Database | undefined;
+  try {
+    db = openDatabase(path, { readonly: true });
+    const rows = db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>;
+    const meta = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+    return meta['schema'] === SCHEMA_VERSION ? meta : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+export class Catalogue {
+  readonly #db: Database;
+  readonly #byId: Statement;
+  /** Replays in the catalogue. */
+  readonly size: number;
+
+  constructor(
+    readonly path: string,
+    db: Database,
+  ) {
+    this.#db = db;
+    this.#byId = db.prepare('SELECT * FROM replays WHERE id = ?');
+    this.size = Number((db.prepare(`SELECT value FROM meta WHERE key = 'rows'`).get() as { value: string }).value);
+  }
+
+  /** The row of a replay id; undefined when the manifest holds none. */
+  get(id: string): CatalogueRow | undefined {
+    const raw = this.#byId.get(id) as Record<string, unknown> | undefined;
+    return raw === undefined ? undefined : rowOf(raw);
+  }
+
+  /** Rows matching `q` (at most `cap`), counted. */
+  #count(where: ReturnType<typeof whereOf>, cap: number): number {
+    if (where.sql === '') return this.size;
+    const sql = `SELECT count(*) AS c FROM (SELECT 1 FROM replays ${where.sql} LIMIT ?)`;
+    return Number((this.#db.prepare(sql).get(...where.params, cap) as { c: number }).c);
+  }
+
+  /**
+   * One page (1-based) of the rows matching `q`, in its order. A page past the end answers the last page; the count
+   * stops at `COUNT_CAP` (or just past the page asked for) so that a broad filter costs no full count.
+   */
+  page(q: CatalogueQuery, page: number, pageSize: number): CataloguePage {
+    const where = whereOf(q);
+    const sort = parseSort(q.sort);
+    const cap = Math.max(COUNT_CAP, page * pageSize) + 1;
+    const counted = this.#count(where, cap);
+    const more = counted >= cap && where.sql !== '';
+    const total = more ? cap - 1 : counted;
+    const last = Math.max(1, Math.ceil(total / pageSize));
+    const answered = !more && page > last ? last : page;
+    // Few matches (counted in full): found through the filters' indexes and sorted; many: read in the sort's index
+    // order, filtered, until the page is full.
+    const raws = this.#rowsAt(
+      where,
+      sort,
+      { byIndex: more || where.sql === '' },
+      (answered - 1) * pageSize,
+      pageSize,
+      more ? undefined : total,
+    );
+    return { rows: raws.map((r) => rowOf(r as Record<string, unknown>)), total, more, page: answered, pageSize };
+  }
+
+  /**
+   * `size` rows from `offset` in the order `sort`. In the second half of `total` rows (when known) they are read from
+   * the other end, in the reverse order, and turned around: the last page costs what the first does.
+   */
+  #rowsAt(
+    where: Where,
+    sort: Sort,
+    plan: { byIndex: boolean },
+    offset: number,
+    size: number,
+    total: number | undefined,
+  ): unknown[] {
+    const fromEnd = total !== undefined && offset > total / 2;
+    if (!fromEnd) {
+      const sql = `SELECT * FROM replays ${where.sql} ${orderOf(sort, plan)} LIMIT ? OFFSET ?`;
+      return this.#db.prepare(sql).all(...where.params, size, offset);
+    }
+    const count = Math.min(size, total - offset);
+    const reversed = { column: sort.column, descending: !sort.descending };
+    const sql = `SELECT * FROM replays ${where.sql} ${orderOf(reversed, plan)} LIMIT ? OFFSET ?`;
+    return this.#db
+      .prepare(sql)
+      .all(...where.params, count, total - offset - count)
+      .reverse();
+  }
+
+  /** Every row matching `q`, in its order (at most `max`), read as they are asked for. */
+  *rows(q: CatalogueQuery, max = Number.MAX_SAFE_INTEGER): IterableIterator<CatalogueRow> {
+    const where = whereOf(q);
+    const sql = `SELECT * FROM replays ${where.sql} ${orderOf(parseSort(q.sort))} LIMIT ?`;
+    for (const raw of this.#db.prepare(sql).iterate(...where.params, max)) yield rowOf(raw);
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/**
+ * The catalogue of `archive`, current with its manifest: the cached file when its stamp is the manifest's, else
+ * built from the manifest first (an archive written by an older version gets one here, on first use).
+ */
+export async function openCatalogue(archive: Archive, options: CatalogueOptions = {}): Promise<Catalogue> {
+  const dir = options.dir ?? defaultCatalogueDir();
+  const path = catalogueFile(dir, archive.target);
+  const stamp = await archive.manifest.stamp();
+  const exists = await stat(path).then(
+    (st) => st.isFile(),
+    () => false,
+  );
+  const meta = exists ? currentMeta(path) : undefined;
+  if (stamp === undefined || meta?.['stamp'] !== stamp) await refreshFile(archive, dir, path, options);
+  return new Catalogue(path, openDatabase(path, { readonly: true }));
+}
+
+async function refreshFile(archive: Archive, dir: string, path: string, options: CatalogueOptions): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new CatalogueError('CATALOGUE_IO', `cannot make the catalogue folder ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const started = performance.now();
+  const result = await buildCatalogue(archive, path);
+  options.onBuild?.({ ...result, ms: performance.now() - started });
+}
+
+/**
+ * Brings the catalogue of `archive` up to its manifest, as a fold does: built again unless it is current. Returns
+ * whether it was built.
+ */
+export async function refreshCatalogue(archive: Archive, options: CatalogueOptions = {}): Promise<boolean> {
+  const dir = options.dir ?? defaultCatalogueDir();
+  const path = catalogueFile(dir, archive.target);
+  const exists = await stat(path).then(
+    (st) => st.isFile(),
+    () => false,
+  );
+  if (!exists && options.onlyIfPresent === true) return false;
+  const stamp = await archive.manifest.stamp();
+  const meta = exists ? currentMeta(path) : undefined;
+  if (stamp !== undefined && meta?.['stamp'] === stamp) return false;
+  await refreshFile(archive, dir, path, options);
+  return true;
+}

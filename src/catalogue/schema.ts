@@ -1,0 +1,102 @@
+/**
+ * The catalogue's tables: one row per replay (the manifest's last entry for it: what it knows, and the facts recorded
+ * at export), an index for each filter and each sortable column, and a full-text index (FTS5) of ids, users, page
+ * URLs and error messages. `meta` holds the schema version, the manifest stamp the rows were read at and their count.
+ */
+
+/** Bumped when the tables change: a catalogue of another version is rebuilt. */
+export const SCHEMA_VERSION = '2';
+
+/** The columns of `replays` in insert order (`n`, the row number, is given by SQLite). */
+export const COLUMNS = [
+  'id',
+  'device',
+  'session',
+  'user',
+  'status',
+  'start',
+  'duration',
+  'events',
+  'bytes',
+  'pages',
+  'urls',
+  'first_url',
+  'clicks',
+  'rage',
+  'dead',
+  'errors',
+  'first_error',
+  'first_error_ms',
+  'requests',
+  'failed',
+  'active',
+  'width',
+  'height',
+  'checks',
+  'stored',
+  'assets',
+] as const;
+
+export type Column = (typeof COLUMNS)[number];
+
+/** The columns the index sorts by (each has an index of its own, read both ways). */
+export const SORTABLE = [
+  'start',
+  'duration',
+  'events',
+  'bytes',
+  'pages',
+  'clicks',
+  'rage',
+  'dead',
+  'errors',
+  'failed',
+  'active',
+  'id',
+  'user',
+  'status',
+] as const satisfies readonly Column[];
+
+export type SortColumn = (typeof SORTABLE)[number];
+
+export const CREATE_TABLES = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE replays (
+  n INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  device TEXT NOT NULL,
+  session TEXT NOT NULL,
+  user TEXT,
+  status TEXT NOT NULL,
+  start INTEGER,
+  duration INTEGER,
+  events INTEGER,
+  bytes INTEGER,
+  pages INTEGER,
+  urls TEXT,
+  first_url TEXT,
+  clicks INTEGER,
+  rage INTEGER,
+  dead INTEGER,
+  errors INTEGER NOT NULL DEFAULT 0,
+  first_error TEXT,
+  first_error_ms INTEGER,
+  requests INTEGER,
+  failed INTEGER,
+  active INTEGER,
+  width INTEGER,
+  height INTEGER,
+  checks TEXT,
+  stored TEXT,
+  assets INTEGER NOT NULL DEFAULT 0
+);
+CREATE VIRTUAL TABLE search USING fts5(who, urls, messages, content='', detail='none', tokenize='unicode61');
+`;
+
+/** Made once the rows are in (faster than keeping them up to date row by row). */
+export const CREATE_INDEXES = `${SORTABLE.filter((c) => c !== 'id')
+  .map((c) => `CREATE INDEX replays_${c} ON replays(${c});`)
+  .join('\n')}
+INSERT INTO search(rowid, who, urls, messages)
+  SELECT n, id || ' ' || coalesce(user, ''), coalesce(urls, ''), coalesce(first_error, '') FROM replays;
+`;

@@ -1,0 +1,242 @@
+/**
+ * The catalogue over a manifest of 30,000 replays (issue #41): built from the manifest alone, reused while the
+ * manifest's stamp holds, built again when it changes; the index's filters, search, both-way sorts and paging edges,
+ * and the page rendered from it.
+ */
+import { appendFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive } from '../../sinks/index.js';
+import type { ManifestEntry } from '../../sinks/sink.js';
+import { line } from '../sinks/helpers/entries.js';
+import {
+  type Catalogue,
+  type CatalogueRow,
+  catalogueFile,
+  COUNT_CAP,
+  openCatalogue,
+  SORTABLE,
+} from '../../src/catalogue/index.js';
+import { renderIndex } from '../../src/view/index-page.js';
+import { parseIndexQuery } from '../../src/view/server.js';
+import { tempDir } from '../pipeline/helpers.js';
+
+const N = 30_000;
+const T0 = Date.parse('2026-11-01T00:00:00Z');
+let work: { dir: string; cleanup: () => Promise<void> };
+let cache: string;
+let catalogue: Catalogue;
+let builds = 0;
+
+/**
+ * Replay i: device d<i % 1000>, user i % 5000, i % 300 events, i % 97 s long; on every 7th console errors (and a
+ * message), every 11th rage clicks, every 13th a dead click, every 17th failed requests; pages /p/<i % 100> then
+ * /checkout on every 3rd.
+ */
+function entry(i: number): ManifestEntry {
+  const start = T0 + i * 1000;
+  const urls = [
+    `https://shop.example/p/${i % 100}?from=${i}`,
+    ...(i % 3 === 0 ? ['https://shop.example/checkout'] : []),
+  ];
+  return line({
+    replay_id: `d${i % 1000}/${1795308171251 + i}`,
+    status: 'ok' as const,
+    key: `d${i % 1000}/${1795308171251 + i}.json`,
+    format: 'json',
+    gzip: false,
+    recorded_at: '2026-11-27T00:00:00.000Z',
+    start_time: new Date(start).toISOString(),
+    end_time: new Date(start + (i % 97) * 1000).toISOString(),
+    event_count: i % 300,
+    bytes: 1000 + i,
+    platform_id: i % 5000,
+    checks: {
+      has_meta: true,
+      has_full_snapshot: true,
+      max_gap_ms: 10,
+      timestamps_backwards: false,
+      first_url: urls[0],
+    },
+    facts: {
+      pages: urls.length,
+      urls,
+      clicks: i % 20,
+      rage_clicks: i % 11 === 0 ? 1 : 0,
+      dead_clicks: i % 13 === 0 ? 1 : 0,
+      errors: i % 7 === 0 ? (i % 3) + 1 : 0,
+      ...(i % 7 === 0 ? { first_error: `TypeError: basket${i % 50} is undefined`, first_error_ms: 2500 } : {}),
+      ...(i % 17 === 0 ? { network_requests: 4, network_failed: 1 } : {}),
+      duration_ms: (i % 97) * 1000,
+      active_ms: (i % 41) * 1000,
+      viewport: { width: 1280, height: 800 },
+    },
+  });
+}
+
+async function open(): Promise<Catalogue> {
+  const archive = await openArchive(work.dir, { create: false });
+  try {
+    return await openCatalogue(archive, { dir: cache, onBuild: () => void builds++ });
+  } finally {
+    await archive.close();
+  }
+}
+
+beforeAll(async () => {
+  work = await tempDir('replay-export-catalogue-');
+  cache = join(work.dir, 'cache');
+  const lines: string[] = [];
+  // An earlier `skipped` line for every 10th replay: the last line of each replay is its row.
+  for (let i = 0; i < N; i++) {
+    if (i % 10 === 0)
+      lines.push(
+        JSON.stringify({ replay_id: entry(i).replay_id, status: 'skipped', reason: 'settling', recorded_at: 'x' }),
+      );
+    lines.push(JSON.stringify(entry(i)));
+  }
+  // A user's tombstone is no replay.
+  lines.push(
+    JSON.stringify({
+      replay_id: 'forgotten-user:7/',
+      status: 'forgotten',
+      scope: 'user',
+      platform_id: 7,
+      recorded_at: 'x',
+    }),
+  );
+  await writeFile(join(work.dir, 'manifest.ndjson'), lines.join('\n') + '\n');
+  catalogue = await open();
+}, 300_000);
+
+afterAll(async () => {
+  catalogue?.close();
+  await work?.cleanup();
+});
+
+const query = (q: string) => parseIndexQuery(new URLSearchParams(q));
+const page = (q: string, n = 1, size = 1000) => catalogue.page(query(q).query, n, size);
+const ids = (rows: CatalogueRow[]): string[] => rows.map((r) => r.id);
+
+describe('the catalogue of an archive', () => {
+  it('holds one row per replay, from its last line, built once and reused while the manifest is unchanged', async () => {
+    expect(builds).toBe(1);
+    expect(catalogue.size).toBe(N);
+    expect(catalogue.get(entry(10).replay_id)?.status).toBe('ok');
+    expect(catalogue.get('forgotten-user:7/')).toBeUndefined();
+    const again = await open();
+    expect(builds).toBe(1);
+    again.close();
+  });
+
+  it('is built again when the manifest changes, and holds the new line', async () => {
+    const archive = await openArchive(work.dir, { create: false });
+    const id = entry(5).replay_id;
+    await archive.manifest.append(
+      line({ replay_id: id, status: 'failed', recorded_at: 'y', error: { code: 'X', message: 'x' } }),
+    );
+    await archive.close();
+    const rebuilt = await open();
+    expect(builds).toBe(2);
+    expect(rebuilt.get(id)?.status).toBe('failed');
+    rebuilt.close();
+    // A file that is no catalogue (hostile or broken) is built again too.
+    await appendFile(join(work.dir, 'manifest.ndjson'), JSON.stringify(entry(5)) + '\n');
+    await writeFile(catalogueFile(cache, work.dir), 'not a database');
+    const fresh = await open();
+    expect(builds).toBe(3);
+    expect(fresh.get(id)?.status).toBe('ok');
+    fresh.close();
+  });
+});
+
+describe("the catalogue's query", () => {
+  it('filters: user exactly, device and session, any page URL, errors, rage and dead clicks, failed requests', () => {
+    const byUser = page('user=42');
+    expect(byUser.total).toBe(N / 5000);
+    expect(byUser.rows.every((r) => r.user === '42')).toBe(true);
+    expect(page('user=d42').total).toBe(0);
+    expect(page('device=d999').rows.every((r) => r.device === 'd999')).toBe(true);
+    const one = entry(12_345).replay_id;
+    expect(ids(page(`session=${one.split('/')[1]}`).rows)).toEqual([one]);
+    // Not only the first page: /checkout is the second page of every third replay.
+    const checkout = page('url=/CHECKOUT');
+    expect(checkout.total).toBe(N / 3);
+    expect(checkout.rows.every((r) => r.urls.includes('https://shop.example/checkout'))).toBe(true);
+    expect(page('url=p/7?from=').total).toBe(N / 100);
+    expect(page('errors=1').total).toBe(Math.ceil(N / 7));
+    expect(page('rage=1').rows.every((r) => r.rageClicks === 1)).toBe(true);
+    expect(page('rage=1').total).toBe(Math.ceil(N / 11));
+    expect(page('dead=1').total).toBe(Math.ceil(N / 13));
+    expect(page('failed=1').total).toBe(Math.ceil(N / 17));
+    expect(page('errors=1&rage=1&url=checkout').total).toBe(Math.ceil(N / (7 * 11 * 3)));
+    // A broad filter is counted up to COUNT_CAP: the page says "10000+".
+    expect(page('from=2026-11-01&to=2026-11-01')).toMatchObject({ total: COUNT_CAP, more: true });
+    expect(page('from=2026-11-01T01:00:00Z&to=2026-11-01T01:59:59Z')).toMatchObject({ total: 3599, more: false });
+    expect(page('min=90&max=96').rows.every((r) => r.duration! >= 90_000 && r.duration! <= 96_000)).toBe(true);
+    expect(() => query('errors=yes')).toThrow(/errors/);
+  });
+
+  it('searches ids, users, page URLs and error messages by word starts', () => {
+    const basket = page('q=basket7');
+    let expected = 0;
+    for (let i = 0; i < N; i += 7) if (i % 50 === 7) expected++;
+    expect(basket.total).toBe(expected);
+    expect(basket.rows.every((r) => r.firstError?.includes('basket7'))).toBe(true);
+    expect(page('q=typeerror basket49').rows.every((r) => r.firstError === 'TypeError: basket49 is undefined')).toBe(
+      true,
+    );
+    const one = entry(777).replay_id;
+    expect(ids(page(`q=${one.split('/')[1]}`).rows)).toEqual([one]);
+    expect(page('q=d777').rows.every((r) => r.device === 'd777')).toBe(true);
+    expect(page('q=checkout').total).toBe(N / 3);
+    expect(page('q=nothing-like-this').total).toBe(0);
+  });
+
+  it('sorts newest first by default, and by every column both ways, with pages that neither repeat nor skip', () => {
+    expect(page('', 1, 5).rows.map((r) => r.start)).toEqual([4, 3, 2, 1, 0].map((k) => T0 + (N - 5 + k) * 1000));
+    for (const column of SORTABLE) {
+      for (const sort of [column, `-${column}`]) {
+        const rows = page(`sort=${sort}`, 1, 200).rows;
+        const key = (r: CatalogueRow): string | number => {
+          const v = (r as unknown as Record<string, unknown>)[
+            { rage: 'rageClicks', dead: 'deadClicks', failed: 'failedRequests' }[column as string] ?? column
+          ];
+          return (v ?? -1) as string | number;
+        };
+        const values = rows.map(key);
+        const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(values, sort).toEqual(sort.startsWith('-') ? sorted.reverse() : sorted);
+      }
+    }
+    // Paging through a sort with many ties (errors) gives every matching row once.
+    const seen = new Set<string>();
+    const total = page('url=/p/1').total;
+    for (let n = 1; n <= Math.ceil(total / 100); n++)
+      for (const id of ids(page('sort=-errors&url=/p/1', n, 100).rows)) seen.add(id);
+    expect(seen.size).toBe(total);
+    expect(() => query('sort=size')).toThrow(/sort/);
+  });
+
+  it('answers the last page for a page past the end, and page 1 of nothing', () => {
+    const last = page('user=42', 99, 2);
+    expect(last.page).toBe(3);
+    expect(last.rows).toHaveLength(2);
+    expect(page('', 10_000, 100).page).toBe(N / 100);
+    const none = page('user=nobody', 5, 10);
+    expect({ page: none.page, rows: none.rows.length, total: none.total }).toEqual({ page: 1, rows: 0, total: 0 });
+  });
+
+  it('renders one page: newest first, the facts, the first error linked at its time, headings sorting both ways', () => {
+    const q = query('sort=-errors');
+    const one = catalogue.page(q.query, 3, 100);
+    const html = renderIndex('archive', { params: new URLSearchParams('sort=-errors'), sort: '-errors' }, one);
+    expect(one.rows).toHaveLength(100);
+    expect(Buffer.byteLength(html)).toBeLessThan(200 * 1024);
+    expect(html).toContain('TypeError: basket');
+    expect(html).toMatch(/href="\/replays\/d\d+%2F\d+\?t=2" title="open at the first error"/);
+    expect(html).toContain('<th aria-sort="descending"><a href="/?sort=errors">errors ↓</a></th>');
+    expect(html).toContain('<th><a href="/?sort=-events">events</a></th>');
+    expect(html).toContain(`page 3 of ${N / 100} (${N} replays)`);
+  });
+});
