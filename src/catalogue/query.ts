@@ -4,7 +4,7 @@
  */
 import type { SqlValue } from './database.js';
 import { CatalogueError } from './errors.js';
-import { SORTABLE, type SortColumn } from './schema.js';
+import { indexOf, SORTABLE, type SortColumn } from './schema.js';
 import type { ReplayStatus } from '../../sinks/sink.js';
 
 export interface CatalogueQuery {
@@ -76,22 +76,30 @@ export interface Where {
   params: SqlValue[];
 }
 
+/** A selective condition: the column whose index serves it, its SQL and its bound values. */
+type Selective = [Exclude<SortColumn, 'id'>, string, SqlValue[]];
+
 /**
  * The selective conditions — the user, and replays with errors, rage or dead clicks, failed requests — each served
  * by its column's index. Two or more are one intersection of the row numbers each index gives (SQLite would take
- * one index and read every row it finds to check the others).
+ * one index and read every row it finds to check the others). Each part names its index (`INDEXED BY`): an
+ * INTERSECT merges its parts in row-number order, and without it SQLite reads the whole table in that order for
+ * each part rather than its index's few rows and a sort (at 1,000,000 replays, errors and rage: 140 ms of CPU
+ * against 17).
  */
 function selective(q: CatalogueQuery, add: (sql: string, ...values: SqlValue[]) => void): void {
-  const terms: Array<[string, SqlValue[]]> = [];
-  if (q.user !== undefined) terms.push(['user = ?', [q.user]]);
-  if (q.errors === true) terms.push(['errors > 0', []]);
-  if (q.rageClicks === true) terms.push(['rage > 0', []]);
-  if (q.deadClicks === true) terms.push(['dead > 0', []]);
-  if (q.failedRequests === true) terms.push(['failed > 0', []]);
-  if (terms.length === 1) add(terms[0]![0], ...terms[0]![1]);
+  const terms: Selective[] = [];
+  if (q.user !== undefined) terms.push(['user', 'user = ?', [q.user]]);
+  if (q.errors === true) terms.push(['errors', 'errors > 0', []]);
+  if (q.rageClicks === true) terms.push(['rage', 'rage > 0', []]);
+  if (q.deadClicks === true) terms.push(['dead', 'dead > 0', []]);
+  if (q.failedRequests === true) terms.push(['failed', 'failed > 0', []]);
+  if (terms.length === 1) add(terms[0]![1], ...terms[0]![2]);
   if (terms.length < 2) return;
-  const sets = terms.map(([sql]) => `SELECT n FROM replays WHERE ${sql}`).join(' INTERSECT ');
-  add(`n IN (${sets})`, ...terms.flatMap(([, values]) => values));
+  const sets = terms
+    .map(([column, sql]) => `SELECT n FROM replays INDEXED BY ${indexOf(column)} WHERE ${sql}`)
+    .join(' INTERSECT ');
+  add(`n IN (${sets})`, ...terms.flatMap(([, , values]) => values));
 }
 
 /** The query's conditions on `replays` as one WHERE clause (empty when none). */
