@@ -113,10 +113,12 @@ export class Catalogue {
     const answered = !more && page > last ? last : page;
     // Few matches (counted in full): found through the filters' indexes and sorted; many: read in the sort's index
     // order, filtered, until the page is full.
+    const byIndex = more || where.sql === '';
+    if (total === 0) return { rows: [], total, more, page: 1, pageSize };
     const raws = this.#rowsAt(
-      where,
+      byIndex ? whereOf(q, sort.column) : where,
       sort,
-      { byIndex: more || where.sql === '' },
+      { byIndex },
       (answered - 1) * pageSize,
       pageSize,
       more ? undefined : total,

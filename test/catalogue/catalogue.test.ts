@@ -238,6 +238,25 @@ describe("the catalogue's query", () => {
     }
   });
 
+  it('reads a page of a broad filter in its sort index’s order, not every matching row sorted', () => {
+    // Every replay is `ok`: the page of `?status=ok&sort=-pages` walks the pages index and stops at the page; the
+    // status index would find all 30,000 rows and sort them (1.1 s at 1,000,000).
+    const q = { status: 'ok' as const, sort: '-pages' };
+    const sort = parseSort(q.sort);
+    const where = whereOf(q, sort.column);
+    const db = openDatabase(catalogueFile(cache, work.dir), { readonly: true });
+    try {
+      const sql = `SELECT * FROM replays ${where.sql} ${orderOf(sort, { byIndex: true })} LIMIT 50`;
+      const steps = db
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...where.params)
+        .map((s) => String(s['detail']));
+      expect(steps).toEqual(['SCAN replays USING INDEX replays_pages']);
+    } finally {
+      db.close();
+    }
+  });
+
   it('answers the last page for a page past the end, and page 1 of nothing', () => {
     const last = page('user=42', 99, 2);
     expect(last.page).toBe(3);
