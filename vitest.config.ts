@@ -1,10 +1,23 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { PROJECTS, type ProjectName } from './test/projects.js';
+
+/** One vitest project of the suite (test/projects.ts says which files; docs/TESTING.md how to run them). */
+function project(name: ProjectName, options: { isolate?: boolean } = {}) {
+  return { extends: true as const, test: { name, include: PROJECTS[name].map((file) => `test/${file}`), ...options } };
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    projects: [
+      // Units keep no state between files: one module graph per worker, not one per file.
+      project('unit', { isolate: false }),
+      project('http'),
+      project('s3'),
+      project('chromium'),
+      project('cli'),
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The suite starts real servers (sandbox, s3rver, Chromium); two cores.

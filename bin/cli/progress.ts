@@ -118,7 +118,7 @@ export interface ProgressStream {
 }
 
 /** Redraws per second. */
-const PROGRESS_HZ = 5;
+export const PROGRESS_HZ = 5;
 
 /**
  * Owns the progress line on a terminal: draws it on a timer and on resize, takes it away before any other line is

@@ -17,6 +17,7 @@ import type { OkEntry } from '../../sinks/sink.js';
 import type { EventBatch } from '../../decoders/index.js';
 import { AssetUrlCollector, cssUrls, MAX_URL_BYTES, resolveAssetUrl, urlBase } from './collect.js';
 import { AssetFetcher, type AssetFetchLimits } from './fetch.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { MORE_URLS_KEY } from './missing.js';
 
 export interface AssetCaptureSettings extends AssetFetchLimits {
@@ -72,14 +73,20 @@ export class AssetCapture {
   /** Ends the fetches in flight when the capture is closed (the dispatcher may be shared and outlive it). */
   private readonly stop = new AbortController();
   private readonly signal: AbortSignal;
+  /** The clock of the fetches' time limits and of `failureMemoryMs`. */
+  private readonly clock: Clock;
 
-  /** `io.dispatcher`: the run's (its transport's connection pool); `io.signal`: the caller's, ending every fetch. */
+  /**
+   * `io.dispatcher`: the run's (its transport's connection pool); `io.signal`: the caller's, ending every fetch;
+   * `io.clock`: the run's.
+   */
   constructor(
     readonly settings: Readonly<AssetCaptureSettings>,
     private readonly store: AssetStore,
-    io: { dispatcher?: Dispatcher | undefined; signal?: AbortSignal | undefined } = {},
+    io: { dispatcher?: Dispatcher | undefined; signal?: AbortSignal | undefined; clock?: Clock | undefined } = {},
   ) {
-    this.fetcher = new AssetFetcher(new Set(settings.origins), settings, io.dispatcher);
+    this.clock = io.clock ?? systemClock;
+    this.fetcher = new AssetFetcher(new Set(settings.origins), settings, io.dispatcher, this.clock);
     this.signal = io.signal === undefined ? this.stop.signal : AbortSignal.any([io.signal, this.stop.signal]);
   }
 
@@ -89,14 +96,14 @@ export class AssetCapture {
    */
   outcome(url: string, replayId: string): Promise<Outcome> {
     const known = this.outcomes.get(url);
-    if (known !== undefined && known.until > Date.now()) return known.outcome;
+    if (known !== undefined && known.until > this.clock.now()) return known.outcome;
     const p = this.load(url, replayId);
     if (this.outcomes.size >= RUN_CACHE) this.outcomes.clear();
     const held = { outcome: p, until: Infinity };
     this.outcomes.set(url, held);
     p.then(
       (o) => {
-        if ('transient' in o) held.until = Date.now() + this.settings.failureMemoryMs;
+        if ('transient' in o) held.until = this.clock.now() + this.settings.failureMemoryMs;
       },
       () => {
         if (this.outcomes.get(url) === held) this.outcomes.delete(url);

@@ -5,12 +5,12 @@
  * long as the asset's time limit leaves room; what still fails is marked `transient`, so that the run does not
  * remember it for long (capture.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import { backoffDelay, isRetryableNetworkError, isRetryableStatus } from '../http/retry.js';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from '../http/undici-parts.js';
 import { resolveAssetUrl } from './collect.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export interface AssetFetchLimits {
   /** Requests in flight at once, for the whole run. */
@@ -57,11 +57,15 @@ export class AssetFetcher {
   private readonly ownsAgent: boolean;
   private readonly queue: PQueue;
 
-  /** `dispatcher`: the run's (its transport's keep-alive Agent); without one, the fetcher makes its own. */
+  /**
+   * `dispatcher`: the run's (its transport's keep-alive Agent); without one, the fetcher makes its own. `clock`: the
+   * one each asset's time limit and retry waits run on.
+   */
   constructor(
     private readonly allowed: ReadonlySet<string>,
     private readonly limits: AssetFetchLimits,
     dispatcher?: Dispatcher,
+    private readonly clock: Clock = systemClock,
   ) {
     this.ownsAgent = dispatcher === undefined;
     this.agent = dispatcher ?? new Agent({ connections: limits.concurrency });
@@ -86,9 +90,19 @@ export class AssetFetcher {
   /** Tries `url` until it is fetched, fails for good, runs out of retries or of its time limit. */
   private async get(url: string, outer: AbortSignal | undefined): Promise<FetchOutcome> {
     outer?.throwIfAborted();
-    const timeout = AbortSignal.timeout(this.limits.timeoutMs);
+    const expiry = new AbortController();
+    const cancel = this.clock.after(this.limits.timeoutMs, () => expiry.abort());
+    try {
+      return await this.tries(url, outer, expiry.signal);
+    } finally {
+      cancel();
+    }
+  }
+
+  /** The attempts of `get`, until `timeout` (the asset's time limit) aborts. */
+  private async tries(url: string, outer: AbortSignal | undefined, timeout: AbortSignal): Promise<FetchOutcome> {
     const signal = outer === undefined ? timeout : AbortSignal.any([outer, timeout]);
-    const deadline = Date.now() + this.limits.timeoutMs;
+    const deadline = this.clock.now() + this.limits.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(url, signal, outer, timeout);
       if (outcome.ok || outcome.transient !== true || timeout.aborted) return outcome;
@@ -97,11 +111,11 @@ export class AssetFetcher {
         maxDelayMs: this.limits.timeoutMs,
         random: Math.random,
       });
-      if (attempt >= this.limits.retries || Date.now() + wait >= deadline) {
+      if (attempt >= this.limits.retries || this.clock.now() + wait >= deadline) {
         return attempt === 0 ? outcome : { ...outcome, reason: `${outcome.reason} (${attempt + 1} attempts)` };
       }
       try {
-        await sleep(wait, undefined, { signal });
+        await this.clock.sleep(wait, signal);
       } catch {
         if (outer?.aborted) throw outer.reason;
         return { ok: false, reason: `timed out after ${this.limits.timeoutMs} ms`, transient: true };

@@ -17,8 +17,8 @@ import PQueue from 'p-queue';
 import { AdaptiveLimit, type SentTicket } from './adaptive-limit.js';
 import { ConcurrentBudget, SlidingBudget } from './budget.js';
 import { adaptiveSettings, type AdaptiveOptions, type ApiFamily, type FamilyBudget } from './options.js';
-import { sleep } from './retry.js';
 import { InternalError } from '../errors.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** What became of a request sent in a slot: answered (any status but 429/503) or overloaded (429/503). */
 export type SlotOutcome = { answered: true; latencyMs: number } | { overloaded: true };
@@ -39,8 +39,8 @@ export interface LimitConfig {
   budgets?: Readonly<Partial<Record<ApiFamily, readonly FamilyBudget[]>>>;
   /** Adaptive windows (`concurrency` gives their maximums); absent or `enabled: false`: fixed caps. */
   adaptive?: AdaptiveOptions;
-  /** Clock (tests). */
-  now?: () => number;
+  /** The clock pauses, budgets and growth holds are read and waited on (default: the real one). */
+  clock?: Clock;
 }
 
 export interface AcquireOptions {
@@ -91,6 +91,9 @@ export class FamilyLimiter {
   readonly #pausedUntil = new Map<ApiFamily, number>();
   readonly #growthHeldUntil = new Map<ApiFamily, number>();
   readonly #config: LimitConfig;
+  /** Requests holding every slot they need (sent, or being read), all families together. */
+  #holding = 0;
+  readonly #clock: Clock;
   readonly #now: () => number;
 
   constructor(config: LimitConfig | Readonly<Record<ApiFamily, number>>) {
@@ -98,7 +101,8 @@ export class FamilyLimiter {
       'concurrency' in config && typeof config.concurrency === 'object'
         ? (config as LimitConfig)
         : { concurrency: config as Readonly<Record<ApiFamily, number>> };
-    this.#now = this.#config.now ?? Date.now;
+    this.#clock = this.#config.clock ?? systemClock;
+    this.#now = () => this.#clock.now();
   }
 
   #queue(family: ApiFamily): PQueue {
@@ -198,6 +202,11 @@ export class FamilyLimiter {
     return this.#queues.get(family)?.size ?? 0;
   }
 
+  /** Requests holding every slot they need now (their family's and their host's), all families together. */
+  holding(): number {
+    return this.#holding;
+  }
+
   /** Requests holding a slot of a host now. */
   activeOnHost(host: string): number {
     return this.#hosts.get(host)?.pending ?? 0;
@@ -280,7 +289,7 @@ export class FamilyLimiter {
     for (;;) {
       if (signal?.aborted) throw signal.reason;
       if (await this.#waitedForBudgets(family, cost, signal)) continue;
-      const free = await this.#slots(family, host, signal);
+      const free = this.#counted(await this.#slots(family, host, signal));
       // A pause may have started, or a budget been spent, while this request queued for its slots.
       if (this.#wait(family, cost) > 0 || !concurrent.every((b) => b.fits(cost))) {
         free();
@@ -302,13 +311,24 @@ export class FamilyLimiter {
   async #waitedForBudgets(family: ApiFamily, cost: number, signal: AbortSignal | undefined): Promise<boolean> {
     const wait = this.#wait(family, cost);
     if (wait > 0) {
-      await sleep(wait, signal);
+      await this.#clock.sleep(wait, signal);
       return true;
     }
     const full = this.#concurrentBudgets(family).find((b) => !b.fits(cost));
     if (full === undefined) return false;
     await full.released(signal);
     return true;
+  }
+
+  /** `free`, with the request counted in `holding()` until it is first called. */
+  #counted(free: () => void): () => void {
+    let freed = false;
+    this.#holding++;
+    return () => {
+      if (!freed) this.#holding--;
+      freed = true;
+      free();
+    };
   }
 
   /** A slot of the family and, for an API family, of the host; resolves with the function that frees both. */

@@ -8,6 +8,7 @@ import type { Credentials } from './auth.js';
 import type { Logger } from './logger.js';
 import type { Region } from './regions.js';
 import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
+import type { Clock } from '../util/clock.js';
 
 /** API families, each with its own concurrency cap. */
 export type ApiFamily =
@@ -245,6 +246,8 @@ export interface TransportOptions {
   logger?: Logger | undefined;
   /** `User-Agent` header sent on API requests. */
   userAgent?: string | undefined;
+  /** The clock waits, deadlines, Retry-After dates and round trips are read on (default: the real one; tests). */
+  clock?: Clock | undefined;
 }
 
 export interface ResolvedTransportOptions {

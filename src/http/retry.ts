@@ -2,6 +2,7 @@
  * Retry decisions: which outcomes retry, how long to wait (full-jitter exponential backoff), Retry-After.
  */
 import type { RetryOptions } from './options.js';
+import { sleep } from '../util/clock.js';
 
 /** Status codes worth another attempt: 429 and every 5xx. */
 export function isRetryableStatus(status: number): boolean {
@@ -96,23 +97,6 @@ function retryAfterMs(value: string | string[] | undefined, now: number): number
 /** The wait before the next attempt: the server's Retry-After when it sent one, else full-jitter backoff. */
 export function retryDelay(retryIndex: number, retryAfterMs: number | undefined, opts: RetryOptions): number {
   return retryAfterMs !== undefined ? retryAfterMs : backoffDelay(retryIndex, opts);
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The longest delay a Node timer keeps (a longer one fires at once). */

@@ -42,6 +42,7 @@ import {
   sleepLong,
 } from './retry.js';
 import { classifyLimit, type LimitReading } from '../util/limit-messages.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -170,6 +171,7 @@ export class Transport {
   readonly #logger: Logger | undefined;
   readonly #secrets: string[];
   readonly #endpoint: string | undefined;
+  readonly #clock: Clock;
   /** The waits made so far (retries, budgets, pauses), all requests together (`retry.maxWaitMs`). */
   #waitedMs = 0;
   #closed = false;
@@ -179,7 +181,9 @@ export class Transport {
     this.#endpoint = this.options.endpoint ? normaliseEndpoint(this.options.endpoint) : undefined;
     this.#logger = options.logger;
     this.#secrets = secretsOf(this.options.credentials);
+    this.#clock = options.clock ?? systemClock;
     this.#limiter = new FamilyLimiter({
+      clock: this.#clock,
       concurrency: this.options.concurrency,
       adaptive: this.options.adaptive,
       hostConcurrency: this.options.hostConcurrency,
@@ -211,6 +215,11 @@ export class Transport {
     return this.#dispatcher;
   }
 
+  /** The clock the transport waits and measures on (`TransportOptions.clock`). */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
   /** The endpoint override, normalised, when one is set. */
   get endpoint(): string | undefined {
     return this.#endpoint;
@@ -234,6 +243,11 @@ export class Transport {
   /** Requests of a family holding a slot / waiting for one. */
   active(family: ApiFamily): number {
     return this.#limiter.active(family);
+  }
+
+  /** Requests on their way now, every family: holding all their slots (sent, or their answer being read). */
+  holding(): number {
+    return this.#limiter.holding();
   }
   waiting(family: ApiFamily): number {
     return this.#limiter.waiting(family);
@@ -287,7 +301,7 @@ export class Transport {
   /** The deadline of one attempt: its signal aborts with a TimeoutError (phase `deadline`) when time runs out. */
   #deadline(ctx: RequestContext, signal: AbortSignal | undefined, key?: string): Deadline {
     const ms = this.options.timeouts.deadlineMs;
-    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, { key }));
+    return new Deadline(ms, signal, () => new TimeoutError(ctx, 'deadline', ms, { key }), this.#clock);
   }
 
   /**
@@ -325,7 +339,11 @@ export class Transport {
    */
   #statusFailure(res: Dispatcher.ResponseData, ctx: RequestContext, excerpt: string, auth: AuthStyle): Failed {
     const status = res.statusCode;
-    const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.options.retry.maxRetryAfterMs);
+    const retryAfterMs = parseRetryAfter(
+      res.headers['retry-after'],
+      this.options.retry.maxRetryAfterMs,
+      this.#clock.now(),
+    );
     const limit = status === 429 ? classifyLimit(excerpt, res.statusText) : undefined;
     const error = this.#statusError(status, ctx, excerpt, auth, retryAfterMs, limit);
     if (!isRetryableStatus(status)) throw error;
@@ -426,12 +444,12 @@ export class Transport {
       };
       let outcome: Attempt<T>;
       let uncuttable = true;
-      const sentAt = performance.now();
+      const sentAt = this.#clock.now();
       try {
         outcome = await attempt(ctx, slot);
-        uncuttable = release.report(slotOutcome(outcome.done ? 200 : outcome.status, performance.now() - sentAt));
+        uncuttable = release.report(slotOutcome(outcome.done ? 200 : outcome.status, this.#clock.now() - sentAt));
       } catch (err) {
-        if (err instanceof ApiError) release.report(slotOutcome(err.status, performance.now() - sentAt));
+        if (err instanceof ApiError) release.report(slotOutcome(err.status, this.#clock.now() - sentAt));
         if (signal?.aborted) throw signal.reason;
         throw err;
       } finally {
@@ -468,7 +486,7 @@ export class Transport {
         code: outcome.code,
         retryAfterMs: outcome.retryAfterMs,
       });
-      await sleepLong(delayMs, signal);
+      await sleepLong(delayMs, signal, (ms, s) => this.#clock.sleep(ms, s));
     }
   }
 

@@ -32,17 +32,21 @@ import {
 } from './manifest-entries.js';
 import { markStoredOutputs, readResumeState, type ResumeState, type ResumeStateOptions } from './resume-state.js';
 import type { Settings } from './settings.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** Events counted between two `progress` events (at most one every 200 ms). */
 class ProgressCounter {
   #pending = 0;
   #last = 0;
 
-  constructor(private readonly push: (events: number) => void) {}
+  constructor(
+    private readonly push: (events: number) => void,
+    private readonly clock: Clock,
+  ) {}
 
   add(n: number): void {
     this.#pending += n;
-    const t = Date.now();
+    const t = this.clock.now();
     if (t - this.#last >= 200) {
       this.#last = t;
       this.flush();
@@ -64,8 +68,8 @@ export class ArchiveRun {
   readonly #controller = new AbortController();
   readonly #channel = new Channel<ArchiveEvent>();
   readonly #budget: ByteBudget;
-  readonly #progress = new ProgressCounter((events) => this.#channel.push({ type: 'progress', events }));
-  readonly #now: () => number;
+  readonly #progress: ProgressCounter;
+  readonly #clock: Clock;
   #state!: ResumeState;
   /** Whether the outputs were listed once (`markStoredOutputs`): `state.stored` then answers for them. */
   #listed = false;
@@ -86,7 +90,8 @@ export class ArchiveRun {
     private readonly io: ArchiveIo,
   ) {
     this.#budget = new ByteBudget(settings.prefetchBytes);
-    this.#now = io.now ?? Date.now;
+    this.#clock = io.clock ?? systemClock;
+    this.#progress = new ProgressCounter((events) => this.#channel.push({ type: 'progress', events }), this.#clock);
   }
 
   get #signal(): AbortSignal {
@@ -155,10 +160,16 @@ export class ArchiveRun {
   async #openShare(): Promise<BalancedShare | undefined> {
     const { balance, shard, output } = this.settings;
     if (balance === undefined || shard === undefined) return undefined;
-    const share = new BalancedShare(this.io.archive.work(balance.run), shard, balance, {
-      cleared: (runs) => this.#channel.push({ type: 'claims-cleared', runs }),
-      failed: (error) => this.#channel.push({ type: 'claims-clear-failed', error }),
-    });
+    const share = new BalancedShare(
+      this.io.archive.work(balance.run),
+      shard,
+      balance,
+      {
+        cleared: (runs) => this.#channel.push({ type: 'claims-cleared', runs }),
+        failed: (error) => this.#channel.push({ type: 'claims-clear-failed', error }),
+      },
+      this.#clock,
+    );
     await share.claimFormat(extensionFor(output).slice(1), balance.run);
     return share;
   }
@@ -167,7 +178,7 @@ export class ArchiveRun {
   #stateOptions(): ResumeStateOptions {
     return {
       keyFor: (id) => this.#keyOf(id),
-      now: this.#now(),
+      now: this.#clock.now(),
       redaction: this.settings.redaction?.digest,
       captureAssets: this.settings.captureAssets !== undefined,
     };
@@ -301,7 +312,7 @@ export class ArchiveRun {
       api: io.api,
       download: io.download,
       budget: this.#budget,
-      now: io.now,
+      clock: this.#clock,
       signal: this.#signal,
       archive: io.archive,
       onNotice: (notice) => this.#channel.push({ type: 'notice', notice }),
@@ -336,7 +347,7 @@ export class ArchiveRun {
     const present = await this.#present(id, key, named);
     const quarantined = this.plan.resume && !this.settings.retryQuarantined && this.#state.quarantined(id);
     const facts = { notFound: replay.notFound === true, named, present, quarantined };
-    const decision = decideListed(replay, facts, this.settings, this.#now());
+    const decision = decideListed(replay, facts, this.settings, this.#clock.now());
     if (decision === 'quarantined') {
       const failure = this.#state.failure(id);
       const reason = failure === undefined ? 'quarantined' : `quarantined: ${describeFailure(failure)}`;
@@ -389,7 +400,7 @@ export class ArchiveRun {
     const id = replay.replay_id;
     if (this.#state.forgotten(replay) || replay.idBytes !== undefined) return;
     const present = await this.#present(id, this.#keyOf(id), false);
-    if (decideReplay(replay, present, this.settings, this.#now()) !== 'export' || this.#reachedMax()) return;
+    if (decideReplay(replay, present, this.settings, this.#clock.now()) !== 'export' || this.#reachedMax()) return;
     await this.io.room?.(this.#signal);
     if (await this.#balanced!.balancer.take(replay)) await this.#exportOne(replay, false, true);
   }

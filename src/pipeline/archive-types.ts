@@ -5,6 +5,7 @@ import type { AssetCapture } from '../assets/capture.js';
 import type { ReplayInfo } from './export-replay.js';
 import type { ReplayNotice } from './replay-stream.js';
 import type { Downloader, ReplayFilesApi } from './types.js';
+import type { Clock } from '../util/clock.js';
 
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
@@ -91,7 +92,7 @@ export interface ArchiveIo {
   room?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** The run's asset capture; required when `settings.captureAssets` is on (each URL fetched once per run). */
   assets?: AssetCapture | undefined;
-  /** Clock (tests). */
-  now?: (() => number) | undefined;
+  /** The clock waits and time readings go through (default: the real one; tests). */
+  clock?: Clock | undefined;
   signal?: AbortSignal | undefined;
 }

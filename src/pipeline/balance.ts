@@ -19,7 +19,7 @@ import type { WorkClaims } from '../../sinks/sink.js';
 import { formatShard, shardOf, type Shard } from './shard.js';
 import type { ReplayInfo } from './export-replay.js';
 import { ConfigError } from './errors.js';
-import { sleep } from './signal.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** The last `size` items pushed, oldest first. */
 class Tail<T> {
@@ -147,11 +147,12 @@ const CLOCK_SKEW_MS = 5 * 60 * 1000;
 async function awaitClaimed(
   claims: WorkClaims,
   ids: readonly string[],
-  options: { waitMs: number; startedAt: number; signal: AbortSignal; now?: (() => number) | undefined },
+  options: { waitMs: number; startedAt: number; signal: AbortSignal; clock?: Clock | undefined },
   onTaken: (replayId: string) => void,
 ): Promise<string[]> {
   const { waitMs, startedAt, signal } = options;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = (): number => clock.now();
   const stale: string[] = [];
   let pending = [...ids];
   const until = now() + waitMs;
@@ -168,7 +169,7 @@ async function awaitClaimed(
     pending = still;
     const left = until - now();
     if (pending.length === 0 || left <= 0) return [...stale, ...pending];
-    await sleep(Math.min(POLL_MS, left), signal);
+    await clock.sleep(Math.min(POLL_MS, left), signal);
   }
 }
 
@@ -194,6 +195,8 @@ export class BalancedShare {
     shard: Readonly<Shard>,
     private readonly settings: Readonly<{ waitMs: number; tail: number }>,
     hooks: ClearingHooks,
+    /** The clock the wait for other shards' claims is waited on (`awaitClaimed`). */
+    private readonly clock: Clock = systemClock,
   ) {
     this.balancer = new Balancer(claims, shard, settings.tail);
     // Claims of earlier runs decide nothing any more: removed by one shard of the run, beside its work.
@@ -239,7 +242,7 @@ export class BalancedShare {
     await awaitClaimed(
       this.balancer.claims,
       ids,
-      { waitMs: this.settings.waitMs, startedAt: this.#startedAt, signal },
+      { waitMs: this.settings.waitMs, startedAt: this.#startedAt, signal, clock: this.clock },
       (id) => done.set(id, 1),
     );
     return {

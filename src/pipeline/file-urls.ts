@@ -2,12 +2,13 @@ import { boundedKey } from '../util/bounded-key.js';
 import { FileListingError } from './errors.js';
 import type { Settings } from './settings.js';
 import type { ListedFile, ReplayFilesApi } from './types.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 /** The settings URLs are kept fresh by: the listing's version and page size, the URLs' validity and margin. */
 export type FileUrlsSettings = Pick<Settings, 'fileVersion' | 'filesPageSize' | 'urlTtlMs' | 'urlRefreshMarginMs'>;
 
 export interface FileUrlsHooks {
-  now?: (() => number) | undefined;
+  clock?: Clock | undefined;
   signal?: AbortSignal | undefined;
   /** Called for every files page requested to refresh URLs (logs, tests). */
   onRefresh?: (info: { replayId: string; key: string; reason: 'aged' | 'refused' }) => void;
@@ -28,7 +29,7 @@ interface Known {
 export class FileUrls {
   private readonly known = new Map<string, Known>();
   private readonly inflight = new Map<string, Promise<void>>();
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly api: ReplayFilesApi,
@@ -36,7 +37,7 @@ export class FileUrls {
     private readonly settings: FileUrlsSettings,
     private readonly options: FileUrlsHooks = {},
   ) {
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
   record(file: ListedFile): void {
@@ -47,7 +48,7 @@ export class FileUrls {
   }
 
   private isStale(k: Known): boolean {
-    return this.now() - k.obtainedAt > this.settings.urlTtlMs - this.settings.urlRefreshMarginMs;
+    return this.clock.now() - k.obtainedAt > this.settings.urlTtlMs - this.settings.urlRefreshMarginMs;
   }
 
   /**

@@ -69,7 +69,7 @@ export async function* replayEventBytes(replayId: string, options: ReplayEventsO
       api,
       download: run.download,
       budget: new ByteBudget(run.settings.prefetchBytes),
-      now: run.now,
+      clock: run.clock,
       signal: run.signal,
       onNotice: run.onNotice,
     });
@@ -124,7 +124,7 @@ async function archiveIo(run: Run): Promise<ArchiveIo> {
     archive: await run.archive({ create: true }),
     room: (signal) => run.room(signal),
     assets: await run.assets(),
-    now: run.now,
+    clock: run.clock,
     signal: run.signal,
   };
 }

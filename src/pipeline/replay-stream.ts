@@ -7,7 +7,8 @@ import { ReplayFailedError, isBrokenTransfer, isExpiredUrl, isFatal, isTransient
 import { listFilesInKeyOrder } from './file-listing.js';
 import { FileUrls } from './file-urls.js';
 import { orderedPrefetch, type DownloadBody, type PrefetchedFile } from './ordered-prefetch.js';
-import { backoffDelay, sleep } from './signal.js';
+import { backoffDelay } from './signal.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { Settings } from './settings.js';
 import type { Downloader, FileVersion, ListedFile, ReplayFilesApi } from './types.js';
 
@@ -20,8 +21,8 @@ export interface ReplayIo {
   download: Downloader;
   /** The run's budget of compressed bytes held for files fetched ahead (`Settings.prefetchBytes`). */
   budget: ByteBudget;
-  /** Clock (tests). */
-  now?: (() => number) | undefined;
+  /** The clock waits and time readings go through (default: the real one; tests). */
+  clock?: Clock | undefined;
   signal?: AbortSignal | undefined;
   /** Notified of retries and URL refreshes (logs, progress, tests). */
   onNotice?: ((notice: ReplayNotice) => void) | undefined;
@@ -110,7 +111,7 @@ class ReplayFiles {
   ) {
     const onNotice = io.onNotice;
     this.#urls = new FileUrls(io.api, replayId, settings, {
-      now: io.now,
+      clock: io.clock,
       signal: io.signal,
       onRefresh: (r) => onNotice?.({ kind: 'url-refresh', replayId, fileKey: r.key, reason: r.reason }),
     });
@@ -278,7 +279,10 @@ async function* fileBatches(
       onNotice?.({ kind: 'retry', replayId, fileKey: file.key, attempt: tries.retries + 1, error: messageOf(cause) });
       if (next === 'decode-again') tries.decodeRetried = true;
       else {
-        await sleep(backoffDelay(tries.retries, settings.retryBaseMs, settings.retryMaxMs), signal);
+        await (io.clock ?? systemClock).sleep(
+          backoffDelay(tries.retries, settings.retryBaseMs, settings.retryMaxMs),
+          signal,
+        );
         tries.retries++;
       }
     } finally {

@@ -34,6 +34,7 @@ import {
 } from './settings.js';
 import { fairShareStart, type Shard } from './shard.js';
 import type { Downloader, ReplayApi } from './types.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 export type { ReplayApi } from './types.js';
 
@@ -83,8 +84,8 @@ export interface RunOptions extends PlatformOptions, SettingsOptions, RunParts {
   /** Structured log events: every wait (429 with its limit, Retry-After, backoff), retry and failure. */
   logger?: Logger | undefined;
   signal?: AbortSignal | undefined;
-  /** Clock (tests). */
-  now?: (() => number) | undefined;
+  /** The clock the run waits and reads time on, its transport's included (default: the real one; tests). */
+  clock?: Clock | undefined;
   onNotice?: ((notice: ReplayNotice) => void) | undefined;
 }
 
@@ -134,6 +135,7 @@ export class Run implements AsyncDisposable {
   readonly platform: PlatformSettings;
   readonly logger: Logger | undefined;
   readonly signal: AbortSignal | undefined;
+  readonly clock: Clock;
   readonly now: () => number;
   readonly onNotice: ((notice: ReplayNotice) => void) | undefined;
   readonly #options: RunOptions;
@@ -152,7 +154,8 @@ export class Run implements AsyncDisposable {
     this.#options = options;
     this.logger = options.logger;
     this.signal = options.signal;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.now = () => this.clock.now();
     this.onNotice = options.onNotice;
   }
 
@@ -168,6 +171,7 @@ export class Run implements AsyncDisposable {
     const tuning = this.#options.settings === undefined ? (this.#options.transportOptions ?? {}) : {};
     const transport = new Transport({
       ...tuning,
+      clock: this.clock,
       ...replayStart(tuning, this.settings.shard),
       timeouts: { ...tuning.timeouts, deadlineMs: this.settings.requestDeadlineMs },
       retry: {
@@ -265,6 +269,7 @@ export class Run implements AsyncDisposable {
     return (this.#assets ??= new AssetCapture(this.settings.captureAssets, archive.assets, {
       dispatcher: this.transport().dispatcher,
       signal: this.signal,
+      clock: this.clock,
     }));
   }
 
@@ -316,7 +321,9 @@ export interface EntryOptions extends RunOptions {
 }
 
 /** Options of a run that are neither tunables nor the platform's. */
-const RUN_KEYS = 'settings out sink transport client download logger listingStallPages signal now onNotice'.split(' ');
+const RUN_KEYS = 'settings out sink transport client download logger listingStallPages signal clock onNotice'.split(
+  ' ',
+);
 
 /** The options of a run given in `o` (set, not undefined), by name. */
 function runOptionsIn(o: EntryOptions): string[] {

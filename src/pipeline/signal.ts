@@ -13,22 +13,6 @@ export class Notifier {
   }
 }
 
-/** Sleeps `ms`, rejecting early with the signal's reason when it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Full-jitter exponential back-off delay for attempt `n` (0-based). */
 export function backoffDelay(n: number, baseMs: number, maxMs: number): number {
   const cap = Math.min(maxMs, baseMs * 2 ** n);

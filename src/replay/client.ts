@@ -179,7 +179,7 @@ export class SessionReplayClient {
       }
       throw err;
     }
-    const obtainedAt = Date.now();
+    const obtainedAt = this.#transport.clock.now();
     const data = res.json<Record<string, unknown>>();
     try {
       if (!data || typeof data !== 'object' || !Array.isArray(data.files)) {

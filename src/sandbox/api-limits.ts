@@ -10,7 +10,7 @@ export interface ApiArrival {
   /** `replay`, `feedback`, ... (the client's family names), or `unknown` for a path no family serves. */
   family: string;
   path: string;
-  /** `Date.now()` when the request arrived. */
+  /** The sandbox's time (`now`) when the request arrived. */
   at: number;
   /** The status answered and when (set when the response is finished; 0 before). */
   status: number;
@@ -26,7 +26,11 @@ export class ApiLimits {
   #limited = 0;
   readonly #log: ApiArrival[] = [];
 
-  constructor(private maxInFlight: number) {}
+  /** `now`: the sandbox's time readings (arrivals and answers are stamped with it). */
+  constructor(
+    private maxInFlight: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The limit now (0: none). */
   get max(): number {
@@ -46,12 +50,12 @@ export class ApiLimits {
    * that status).
    */
   enter(family: string, path: string, res: ServerResponse, counts = true): boolean {
-    const arrival: ApiArrival = { family, path, at: Date.now(), status: 0, answeredAt: 0 };
+    const arrival: ApiArrival = { family, path, at: this.now(), status: 0, answeredAt: 0 };
     this.#log.push(arrival);
     if (this.#log.length > LOG_LIMIT) this.#log.shift();
     res.once('finish', () => {
       arrival.status = res.statusCode;
-      arrival.answeredAt = Date.now();
+      arrival.answeredAt = this.now();
     });
     if (!counts) return true;
     if (this.max > 0 && this.#inFlight >= this.max) {

@@ -2,6 +2,7 @@ import { ReplayExportError } from '../errors.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import { REPLAY } from './spec-values.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { Faults } from './faults.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limits.js';
 
@@ -34,7 +35,14 @@ export interface SandboxOptions {
   /** Lifetime of presigned file URLs; sent in whole seconds as X-Amz-Expires. Default 900000 (15 minutes). */
   urlTtlMs?: number;
   faults?: Partial<Faults>;
-  /** Clock used to sign URLs and to check their expiry. Default Date.now. */
+  /**
+   * The clock of the sandbox's waits (the `latencyMs` fault) and, unless `now` is given, of its time readings. Default:
+   * the real one. A test that moves it itself decides when a delayed answer goes.
+   */
+  clock?: Clock;
+  /**
+   * Time readings: URL signatures and their expiry, limit windows, arrivals, records' times. Default: the clock's.
+   */
   now?: () => number;
   /** Replay ids whose files endpoint answers 404 "no files yet" until released. */
   held?: string[];
@@ -81,6 +89,7 @@ export interface ResolvedSandboxOptions {
   extraReplays: ExtraReplay[];
   urlTtlMs: number;
   faults: Partial<Faults>;
+  clock: Clock;
   now: () => number;
   held: string[];
   listGrowth: { perPage: number; pages: number };
@@ -133,7 +142,8 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     extraReplays: o.extraReplays ?? [],
     urlTtlMs: o.urlTtlMs ?? SANDBOX_DEFAULTS.urlTtlMs,
     faults: o.faults ?? {},
-    now: o.now ?? Date.now,
+    clock: o.clock ?? systemClock,
+    now: o.now ?? (o.clock !== undefined ? () => o.clock!.now() : Date.now),
     held: o.held ?? [],
     listGrowth: { perPage: 0, pages: 0, ...o.listGrowth },
     sortOrder: o.sortOrder ?? SANDBOX_DEFAULTS.sortOrder,

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate } from 'node:timers/promises';
 import { ApiLimits, type ApiArrival } from './api-limits.js';
 import { Catalog } from './catalog.js';
 import { ApiRequestError, type SandboxContext } from './context.js';
@@ -72,7 +72,7 @@ async function handleApi(
   if (path === LIST_PATH) stats.listRequests++;
   else stats.filesRequests++;
   const latency = ctx.faults.latencyMs();
-  if (latency > 0) await sleep(latency);
+  if (latency > 0) await ctx.opts.clock.sleep(latency);
   if (req.method !== 'GET') {
     sendApiError(res, 405, 'method_not_allowed', 'only GET is allowed', { Allow: 'GET' });
     return;
@@ -209,7 +209,7 @@ async function route(
   } else if (path.startsWith(STORAGE_PREFIX)) {
     ctx.stats.storageRequests++;
     const latency = ctx.faults.latencyMs();
-    if (latency > 0) await sleep(latency);
+    if (latency > 0) await ctx.opts.clock.sleep(latency);
     await handleStorage(ctx, req, path, query, res);
   } else if (path === LIST_PATH || path === FILES_PATH) {
     await handleApi(ctx, req, path, query, res);
@@ -217,7 +217,7 @@ async function route(
     ctx.stats.apiRequests++;
     if (family.arrive?.(req, res, path, query)) return;
     const latency = ctx.faults.latencyMs();
-    if (latency > 0) await sleep(latency);
+    if (latency > 0) await ctx.opts.clock.sleep(latency);
     await handleFamily(ctx, family, req, path, query, res);
   } else {
     ctx.stats.notFound++;
@@ -232,7 +232,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const faults = new FaultState(opts.faults);
   const stats = emptyStats();
   const rateLimits = new RateLimits(opts.limits, opts.timeScale, opts.now, () => void stats.rateLimited++);
-  const limits = new ApiLimits(opts.apiConcurrency);
+  const limits = new ApiLimits(opts.apiConcurrency, opts.now);
   const server = createServer({ keepAliveTimeout: 5_000 });
   server.listen(opts.port, opts.host);
   await new Promise<void>((resolve, reject) => {

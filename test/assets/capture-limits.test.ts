@@ -19,6 +19,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { recordingSamplesDir } from '../redaction/recording.js';
 import { archiveOfSink } from '../../sinks/archive.js';
 import type { LooseEntry } from '../sinks/helpers/entries.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 interface Site {
   origin: string;
@@ -72,6 +73,8 @@ let other: Site;
 let site: Site;
 /** Whether /later.png answers (503 until a test turns it on). */
 let laterUp = false;
+/** Called when /slow.png's request arrives (it is never answered). */
+let onSlow = (): void => undefined;
 let work: { dir: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
@@ -107,6 +110,7 @@ beforeAll(async () => {
       case '/chunked.png':
         return { type: 'image/png', chunked: true };
       case '/slow.png':
+        onSlow();
         return { hang: true };
       case '/redirect-in':
         return { status: 302, location: '/img.png' };
@@ -220,7 +224,17 @@ describe('asset capture of a run', () => {
   test('fetches allowed origins only, within the limits; follows stylesheets; stores each asset once', async () => {
     const dir = join(work.dir, 'archive');
     const sink = createLocalSink(dir);
-    const capture = new AssetCapture({ origins: [site.origin], ...LIMITS }, archiveOfSink(sink).assets);
+    // One fetch at a time, on a clock of the test's: when /slow.png's request arrives nothing else is under way, and
+    // its time limit runs out then (moving the clock 400 ms), not when a busy machine has been slow.
+    const clock = new ManualClock();
+    onSlow = () => void clock.advance(LIMITS.timeoutMs);
+    const capture = new AssetCapture(
+      { origins: [site.origin], ...LIMITS, concurrency: 1 },
+      archiveOfSink(sink).assets,
+      {
+        clock,
+      },
+    );
     const srcs = [
       '/big.bin',
       '/chunked.png',
@@ -295,6 +309,7 @@ describe('asset capture of a run', () => {
       ).toBe(name);
     await capture.close();
     await sink.close();
+    onSlow = () => undefined;
   });
 
   test('a transient failure is tried again within the time limit; one that lasts is recorded with its attempts', async () => {
@@ -327,8 +342,13 @@ describe('asset capture of a run', () => {
       replay.observeBatch({ events: events(o, ['/later.png']) } as never);
       return replay.finish();
     };
+    // On a clock of the test's, which stands still: the fetches' 400 ms limit never runs out on a busy machine, and
+    // "within the minute" is exact.
+    const clock = new ManualClock();
     laterUp = false;
-    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, archiveOfSink(sink).assets);
+    const remembering = new AssetCapture({ origins: [o], ...LIMITS, retries: 0 }, archiveOfSink(sink).assets, {
+      clock,
+    });
     expect((await replayOf(remembering)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     const hits = site.hits.get('/later.png');
     laterUp = true;
@@ -341,6 +361,7 @@ describe('asset capture of a run', () => {
     const forgetting = new AssetCapture(
       { origins: [o], ...LIMITS, retries: 0, failureMemoryMs: 0 },
       archiveOfSink(sink).assets,
+      { clock },
     );
     expect((await replayOf(forgetting)).assets_missing?.[`${o}/later.png`]).toBe('HTTP 502');
     laterUp = true;

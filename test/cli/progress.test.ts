@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import {
   ETA_MIN_DONE,
+  PROGRESS_HZ,
   progressLine,
   ProgressRenderer,
   statusLine,
@@ -97,14 +98,22 @@ describe('ProgressRenderer', () => {
     expect(term.written).toHaveLength(n);
   });
 
-  test('redraws on a timer', async () => {
-    const term = new FakeTerminal();
-    let calls = 0;
-    const r = new ProgressRenderer(term, () => (calls++, state()));
-    r.start();
-    await new Promise((res) => setTimeout(res, 700));
-    r.stop();
-    expect(calls).toBeGreaterThanOrEqual(2);
+  test('redraws on a timer', () => {
+    vi.useFakeTimers();
+    try {
+      const term = new FakeTerminal();
+      let calls = 0;
+      const r = new ProgressRenderer(term, () => (calls++, state()));
+      r.start();
+      expect(calls).toBe(1); // drawn at once
+      vi.advanceTimersByTime(1000);
+      expect(calls).toBe(1 + PROGRESS_HZ);
+      r.stop();
+      vi.advanceTimersByTime(1000);
+      expect(calls).toBe(1 + PROGRESS_HZ);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

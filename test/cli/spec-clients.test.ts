@@ -5,12 +5,13 @@
  * replay id with a space exports.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionReplayClient } from '../../src/replay/index.js';
 import { Transport } from '../../src/http/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { lastById, readManifest, tempDir } from '../pipeline/helpers.js';
 import { runCli, sandboxEnv, spawnCli } from './cli-helpers.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 let sandbox: Sandbox | undefined;
 let work: { dir: string; cleanup: () => Promise<void> } | undefined;
@@ -41,8 +42,10 @@ async function api(
 
 describe('user mapping through the CLI', () => {
   it('2,000 mappings in one call are accepted (no 431); a second 2,000 right after is held by the window, then goes', async () => {
-    // The 30 s window becomes 6 s: longer than starting the second CLI process, short for the test.
-    const sb = await start({ timeScale: 0.2 });
+    // The 30 s window becomes 6 s of the sandbox's clock, which the test moves: the window passes only once the second
+    // batch has been refused, however long the second CLI process took to start.
+    const clock = new ManualClock();
+    const sb = await start({ timeScale: 0.2, clock });
     const batch = (from: number) =>
       Array.from({ length: 2000 }, (_, i) => ({
         user_id: `user-${from + i}`,
@@ -51,7 +54,11 @@ describe('user mapping through the CLI', () => {
     const first = await api(sb, ['user-mapping.map', '--body', '-'], batch(0));
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({ code: 200, mapped: 2000, unmapped: 0 });
-    const second = await api(sb, ['user-mapping.map', '--body', '-'], batch(2000));
+    const running = api(sb, ['user-mapping.map', '--body', '-'], batch(2000));
+    const refusals = (): number => sb.limitRefusals()['mappings per 30 seconds'] ?? 0;
+    await vi.waitUntil(() => refusals() > 0, { timeout: 60_000, interval: 20 });
+    await clock.advance(6_000);
+    const second = await running;
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ code: 200, mapped: 2000, unmapped: 0 });
     // The window held the second batch (a 429 with Retry-After, waited out; the refused attempt is not counted

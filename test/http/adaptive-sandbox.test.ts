@@ -2,21 +2,32 @@
  * Adaptive concurrency against the sandbox's API limit over real HTTP (issue #18): the replay family's window finds
  * the limit the sandbox enforces (few 429s after the start), grows when the limit is lifted, is cut on 429 and on
  * rising latency, and two transports sharing one sandbox (two shards) end up with about equal shares.
- * Counted: 429s and the concurrency the sandbox saw (its arrival log), and the transports' windows. No timing.
+ * Counted: 429s and the concurrency the sandbox saw (its arrival log), and the transports' windows. The sandbox and
+ * the transports share one virtual clock (test/helpers/virtual-time.ts): a round trip takes exactly the sandbox's
+ * latency, a Retry-After exactly its second, whatever the machine's load.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Transport, type TransportOptions } from '../../src/http/index.js';
 import { SessionReplayClient } from '../../src/replay/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ApiArrival } from '../../src/sandbox/api-limits.js';
+import type { SandboxOptions } from '../../src/sandbox/index.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
 
 let sandbox: Sandbox | undefined;
+let time = new VirtualTime();
 const transports: Transport[] = [];
 afterEach(async () => {
   for (const t of transports.splice(0)) await t.close();
   await sandbox?.close();
   sandbox = undefined;
+  time = new VirtualTime();
 });
+
+async function startOnClock(options: SandboxOptions): Promise<Sandbox> {
+  sandbox = await startSandbox({ ...options, clock: time.sandbox });
+  return sandbox;
+}
 
 /** A shard: its own transport, a replay family allowed up to 8 in flight, no host cap of its own. */
 function shard(sb: Sandbox, options: TransportOptions = {}): { transport: Transport; client: SessionReplayClient } {
@@ -26,9 +37,11 @@ function shard(sb: Sandbox, options: TransportOptions = {}): { transport: Transp
     retry: { retries: 20 },
     hostConcurrency: 100,
     concurrency: { replay: 8 },
+    clock: time.client,
     ...options,
   });
   transports.push(transport);
+  time.watch(transport);
   return { transport, client: new SessionReplayClient(transport) };
 }
 
@@ -36,13 +49,15 @@ function shard(sb: Sandbox, options: TransportOptions = {}): { transport: Transp
 async function load(client: SessionReplayClient, sb: Sandbox, count: number, callers = 12): Promise<void> {
   const ids = sb.replays().map((r) => r.replayId);
   let sent = 0;
-  await Promise.all(
-    Array.from({ length: callers }, async () => {
-      while (sent < count) {
-        const i = sent++;
-        await client.getFilesPage(ids[i % ids.length]!);
-      }
-    }),
+  await time.drive(
+    Promise.all(
+      Array.from({ length: callers }, async () => {
+        while (sent < count) {
+          const i = sent++;
+          await client.getFilesPage(ids[i % ids.length]!);
+        }
+      }),
+    ),
   );
 }
 
@@ -58,14 +73,14 @@ function meanInFlight(log: readonly ApiArrival[], from: number, to: number): num
 
 describe('adaptive concurrency against the sandbox', () => {
   it('finds the limit and stays under it, grows when it is lifted, and is cut when it comes back', async () => {
-    sandbox = await startSandbox({ apiConcurrency: 3, faults: { latencyMs: 40 } });
+    sandbox = await startOnClock({ apiConcurrency: 3, faults: { latencyMs: 40 } });
     const { transport, client } = shard(sandbox);
     expect(transport.limit('replay')).toBe(1); // a conservative start
 
     // Limited to 3: after the start the window stays around the limit (probing past it rarely), 429s are rare.
     await load(client, sandbox, 60);
     const start = sandbox.apiArrivals();
-    const t0 = Date.now();
+    const t0 = time.client.now();
     await load(client, sandbox, 120);
     const steady = sandbox.apiArrivals().slice(start.length);
     const limited = steady.filter((a) => a.status === 429).length;
@@ -74,7 +89,7 @@ describe('adaptive concurrency against the sandbox', () => {
     expect(transport.limit('replay')).toBeLessThanOrEqual(4);
     // It never starves: each 429 pauses the whole family for the sandbox's Retry-After (1 s, 25 round trips here), so
     // the rare probes past the limit cost much of the time; what is left is used.
-    expect(meanInFlight(steady, t0, Date.now())).toBeGreaterThan(0.5);
+    expect(meanInFlight(steady, t0, time.client.now())).toBeGreaterThan(0.5);
     expect(sandbox.apiCounters().peakInFlight).toBe(3);
 
     // The limit lifted: the window grows to the configured maximum (8) and the sandbox sees more than 3 at once.
@@ -93,13 +108,12 @@ describe('adaptive concurrency against the sandbox', () => {
   }, 60_000);
 
   it('is cut when latency rises, with no 429 at all', async () => {
-    sandbox = await startSandbox({ apiConcurrency: 0, faults: { latencyMs: 10 } });
+    sandbox = await startOnClock({ apiConcurrency: 0, faults: { latencyMs: 10 } });
     const { transport, client } = shard(sandbox);
-    // Grown well past its start. On a busy machine the 10 ms round trips jitter by more than the latency margin and
-    // may cut the window on the way, so it gets up to 10 rounds of load to grow, not one fixed amount.
-    for (let round = 0; round < 10 && transport.limit('replay') < 8; round++) await load(client, sandbox, 150);
+    // Round trips of exactly 10 ms (virtual time): nothing but the window's own growth, to its maximum.
+    await load(client, sandbox, 150);
     const before = transport.limit('replay');
-    expect(before).toBeGreaterThanOrEqual(4);
+    expect(before).toBe(8);
     sandbox.setFaults({ latencyMs: 400 });
     await load(client, sandbox, 24);
     // Without 429s only rising latency cuts: without the latency check the window would stay (or grow).
@@ -108,12 +122,20 @@ describe('adaptive concurrency against the sandbox', () => {
   }, 60_000);
 
   it('two shards sharing one limit converge to about equal shares, without a coordinator', async () => {
-    sandbox = await startSandbox({ apiConcurrency: 4, faults: { latencyMs: 30 } });
+    sandbox = await startOnClock({ apiConcurrency: 4, faults: { latencyMs: 30 } });
     const shards = [shard(sandbox), shard(sandbox)];
     const windows: number[][] = [[], []];
-    const sample = setInterval(() => shards.forEach((s, i) => windows[i]!.push(s.transport.limit('replay'))), 50);
+    // Sampled every 50 ms of the clock while both run.
+    let running = true;
+    const sample = (async () => {
+      while (running) {
+        shards.forEach((s, i) => windows[i]!.push(s.transport.limit('replay')));
+        await time.client.sleep(50);
+      }
+    })();
     await Promise.all(shards.map((s) => load(s.client, sandbox!, 200)));
-    clearInterval(sample);
+    running = false;
+    await time.drive(sample);
     // Over the time both ran, neither shard starves and neither takes it all, and together they use the limit. Since
     // a concurrency 429 holds the cut shard's growth for its Retry-After (issue 30), the shares are less even than
     // plain AIMD's: the smaller mean window measured 0.44–0.45 of the larger in about half the runs (else above 0.5);

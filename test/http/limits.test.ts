@@ -12,7 +12,8 @@ import {
 import { DEFAULT_ADAPTIVE, DEFAULT_CONCURRENCY } from '../../src/http/index.js';
 import { dashboardQueryCost } from '../../src/util/dashboard-cost.js';
 import { classifyLimit, PLATFORM_LIMITS } from '../../src/util/limit-messages.js';
-import { FAST_RETRY, delay, json, startTestServer, type TestServer } from './helpers/test-server.js';
+import { FAST_RETRY, json, startTestServer, type TestServer } from './helpers/test-server.js';
+import { ManualClock, turn } from '../helpers/manual-clock.js';
 
 let server: TestServer | undefined;
 let transport: Transport | undefined;
@@ -37,7 +38,7 @@ describe('limit layer', () => {
       byFamily.set(family, (byFamily.get(family) ?? 0) + 1);
       if (byFamily.get(family)! > DEFAULT_CONCURRENCY[family]) familyOver = true;
       most = Math.max(most, active);
-      await delay(5);
+      await turn(); // holds the slot while the others ask
       active--;
       byFamily.set(family, byFamily.get(family)! - 1);
       release();
@@ -59,28 +60,29 @@ describe('limit layer', () => {
 
   it('waits for a sliding-window budget instead of going over it', async () => {
     const windowMs = 150;
+    const clock = new ManualClock(0);
     const limiter = new FamilyLimiter({
       concurrency: { ...DEFAULT_CONCURRENCY },
       budgets: { dashboard: [{ name: 'test window', limit: 10, windowMs }] },
+      clock,
     });
     const granted: { at: number; cost: number }[] = [];
-    await Promise.all(
+    const all = Promise.all(
       [4, 4, 4, 4, 4].map(async (cost) => {
         const release = await limiter.acquire('dashboard', { cost });
-        granted.push({ at: Date.now(), cost });
+        granted.push({ at: clock.now(), cost });
         release();
       }),
     );
-    expect(granted).toHaveLength(5);
-    // In any window ending at a grant, the grants inside it never add up past the limit. The test reads the clock
-    // after its grant resumes, which can be a millisecond tick later than the limiter's own reading at the spend, so
-    // a grant within `skewMs` of a window's far edge counts as aged out (a limiter without the budget grants all 20
-    // at once and fails here).
-    const skewMs = 2;
+    // Two fit at once; the other three wait for the window to move (a limiter without the budget grants all five).
+    await clock.whenSleeping(3);
+    expect(granted.map((g) => g.at)).toEqual([0, 0]);
+    while (granted.length < 5) await clock.next();
+    await all;
+    // Two a window: each pair once the pair before it has aged out of the window.
+    expect(granted.map((g) => g.at)).toEqual([0, 0, windowMs + 1, windowMs + 1, 2 * windowMs + 2]);
     for (const g of granted) {
-      const inWindow = granted
-        .filter((x) => x.at <= g.at && x.at > g.at - windowMs + skewMs)
-        .reduce((s, x) => s + x.cost, 0);
+      const inWindow = granted.filter((x) => x.at <= g.at && x.at > g.at - windowMs).reduce((s, x) => s + x.cost, 0);
       expect(inWindow).toBeLessThanOrEqual(10);
     }
   });
@@ -104,17 +106,24 @@ describe('limit layer', () => {
   it('says when a budget holds a request back, naming the budget and the wait', async () => {
     server = await startTestServer((_q, res) => json(res, 200, { data: {} }));
     const events: Record<string, unknown>[] = [];
+    const clock = new ManualClock(0);
     transport = new Transport({
       endpoint: server.url,
       credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
       budgets: { dashboard: [{ name: 'test window', limit: 1, windowMs: 200 }] },
       logger: (e) => void events.push(e),
+      clock,
     });
     const one = () =>
       transport!.request({ host: 'analytics', path: '/api/2/users', auth: 'basic', family: 'dashboard' });
     await one();
     expect(events.filter((e) => e.msg === 'waiting for budget')).toEqual([]);
-    await one();
+    const second = one();
+    await clock.whenSleeping(1);
+    expect(server.requests).toHaveLength(1);
+    await clock.advance(201);
+    await second;
+    expect(server.requests).toHaveLength(2);
     const waits = events.filter((e) => e.msg === 'waiting for budget');
     expect(waits).toEqual([
       expect.objectContaining({
@@ -124,8 +133,7 @@ describe('limit layer', () => {
         what: expect.stringMatching(/^dashboard test window, waiting \d+ ms$/),
       }),
     ]);
-    expect(waits[0]!.delayMs).toBeGreaterThan(0);
-    expect(waits[0]!.delayMs).toBeLessThanOrEqual(200);
+    expect(waits[0]!.delayMs).toBe(201);
   });
 
   it('stops before a retry wait that would take the waits past retry.maxWaitMs', async () => {
@@ -229,21 +237,18 @@ describe('limit layer', () => {
   });
 
   it('holds back every request of the family after a 429 with Retry-After, and retries writes answered 429', async () => {
-    let pausedFrom = 0;
-    let pauseEnd = 0;
+    const clock = new ManualClock(0);
     const arrivals: { at: number; path: string }[] = [];
     server = await startTestServer((q, res, n) => {
-      arrivals.push({ at: Date.now(), path: q.url ?? '' });
-      if (n === 1) {
-        pausedFrom = Date.now();
-        pauseEnd = pausedFrom + 2000;
-        json(res, 429, { error: 'rate limit exceeded' }, { 'retry-after': '2' });
-      } else json(res, 200, { success: true });
+      arrivals.push({ at: clock.now(), path: q.url ?? '' });
+      if (n === 1) json(res, 429, { error: 'rate limit exceeded' }, { 'retry-after': '2' });
+      else json(res, 200, { success: true });
     });
     transport = new Transport({
       endpoint: server.url,
       credentials: { apiKey: 'test-api-key-0001', secretKey: 'test-secret-key-0001' },
       retry: { ...FAST_RETRY, maxRetryAfterMs: 5000 },
+      clock,
     });
     const t = transport;
     const first = t.request({
@@ -254,18 +259,23 @@ describe('limit layer', () => {
       family: 'taxonomy',
       form: { category_name: 'a' },
     });
-    await delay(100);
-    const others = await Promise.all(
+    await clock.whenSleeping(1); // the write answered 429 waits its Retry-After
+    const others = Promise.all(
       [1, 2, 3].map((i) =>
         t.request({ host: 'analytics', path: `/api/2/taxonomy/category/${i}`, auth: 'basic', family: 'taxonomy' }),
       ),
     );
+    // The family is paused: the three others wait for the pause too, and nothing more reaches the server.
+    await clock.whenSleeping(4);
+    await clock.advance(1999);
+    expect(arrivals).toHaveLength(1);
+    await clock.advance(1);
     const res = await first;
     expect(res.status).toBe(200);
     expect(res.retries).toBe(1);
-    expect(others.every((r) => r.status === 200)).toBe(true);
+    expect((await others).every((r) => r.status === 200)).toBe(true);
     expect(arrivals).toHaveLength(5);
-    for (const a of arrivals.slice(1)) expect(a.at).toBeGreaterThanOrEqual(pauseEnd - 5);
+    for (const a of arrivals.slice(1)) expect(a.at).toBe(2000);
   });
 
   it('does not retry a write answered 429 when the call says retry: false', async () => {
@@ -394,12 +404,11 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
   });
 
   it('a concurrency 429 named only by its status line holds back the refused request, not its family', async () => {
-    let refusedAt = 0;
+    const clock = new ManualClock(0);
     const arrivals: { at: number; path: string }[] = [];
     server = await startTestServer((q, res, n) => {
-      arrivals.push({ at: Date.now(), path: q.url ?? '' });
+      arrivals.push({ at: clock.now(), path: q.url ?? '' });
       if (n === 1) {
-        refusedAt = Date.now();
         res.writeHead(429, 'Too Many Concurrent Requests', { 'retry-after': '2', 'content-length': '0' });
         res.end();
       } else json(res, 200, { ok: n });
@@ -411,6 +420,7 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
       retry: { ...FAST_RETRY, maxRetryAfterMs: 5000 },
       adaptive: { initial: { replay: 4 } },
       logger: (e) => events.push(e),
+      clock,
     });
     const t = transport;
     const first = t.request({
@@ -419,7 +429,7 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
       auth: 'basic',
       family: 'replay',
     });
-    await delay(100);
+    await clock.whenSleeping(1); // the refused request waits its Retry-After
     const others = await Promise.all(
       [1, 2, 3].map((i) =>
         t.request({ host: 'analytics', path: `/api/1/session-replays/${i}`, auth: 'basic', family: 'replay' }),
@@ -427,10 +437,11 @@ describe('the kind of a 429 (src/util/limit-messages.ts)', () => {
     );
     expect(others.every((r) => r.status === 200)).toBe(true);
     // The others were answered while the refused request waited its Retry-After (they did not wait for it).
-    expect(arrivals.filter((a) => !a.path.includes('first')).every((a) => a.at < refusedAt + 1900)).toBe(true);
+    expect(arrivals.filter((a) => !a.path.includes('first')).map((a) => a.at)).toEqual([0, 0, 0]);
+    await clock.advance(2000);
     const res = await first;
     expect(res.retries).toBe(1);
-    expect(arrivals.filter((a) => a.path.includes('first'))[1]!.at).toBeGreaterThanOrEqual(refusedAt + 1995);
+    expect(arrivals.filter((a) => a.path.includes('first')).map((a) => a.at)).toEqual([0, 2000]);
     const retry = events.find((e) => e.msg === 'retrying request')!;
     expect(retry).toMatchObject({
       status: 429,
@@ -453,11 +464,11 @@ async function fullRound(l: FamilyLimiter): Promise<void> {
 
 describe('a window held after a concurrency 429', () => {
   it('does not grow while the Retry-After runs, and grows again after it; requests still go meanwhile', async () => {
-    let now = 0;
+    const clock = new ManualClock(0);
     const l = new FamilyLimiter({
       concurrency: DEFAULT_CONCURRENCY,
       adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } },
-      now: () => now,
+      clock,
     });
     const round = (): Promise<void> => fullRound(l);
     l.holdGrowth('replay', 1000);
@@ -465,37 +476,38 @@ describe('a window held after a concurrency 429', () => {
     for (let i = 0; i < 6; i++) await round();
     expect(l.pausedFor('replay')).toBe(0);
     expect(l.limit('replay')).toBe(2);
-    now = 1001;
+    await clock.advance(1001);
     for (let i = 0; i < 6 && l.limit('replay') === 2; i++) await round();
     expect(l.limit('replay')).toBe(3);
   });
 
   it("after a cut, for the Retry-After but at most five of the family's round trips", async () => {
-    let now = 0;
+    const clock = new ManualClock(0);
+    const at = (t: number): Promise<void> => clock.advance(t - clock.now());
     const l = new FamilyLimiter({
       concurrency: DEFAULT_CONCURRENCY,
       adaptive: { ...DEFAULT_ADAPTIVE, initial: { ...DEFAULT_ADAPTIVE.initial, replay: 2 } },
-      now: () => now,
+      clock,
     });
     const round = (): Promise<void> => fullRound(l);
     // No answer yet: no round trip known, the whole Retry-After.
     l.holdGrowthAfterCut('replay', 1000);
-    now = 999;
+    await at(999);
     for (let i = 0; i < 4; i++) await round();
     expect(l.limit('replay')).toBe(2);
     // Round trips of 100 ms: a Retry-After of 10 s holds growth for 500 ms only.
-    now = 1000;
+    await at(1000);
     l.holdGrowthAfterCut('replay', 10_000);
-    now = 1499;
+    await at(1499);
     for (let i = 0; i < 4; i++) await round();
     expect(l.limit('replay')).toBe(2);
-    now = 1501;
+    await at(1501);
     for (let i = 0; i < 6 && l.limit('replay') === 2; i++) await round();
     expect(l.limit('replay')).toBe(3);
     // A Retry-After shorter than five round trips is the hold.
     const grown = l.limit('replay');
     l.holdGrowthAfterCut('replay', 200);
-    now = 1702;
+    await at(1702);
     for (let i = 0; i < 8 && l.limit('replay') === grown; i++) await round();
     expect(l.limit('replay')).toBe(grown + 1);
   });

@@ -14,6 +14,7 @@ import { openCatalogue } from '../../src/catalogue/index.js';
 import { readManifest, tempDir } from './helpers.js';
 import { archiveOfSink } from '../../sinks/archive.js';
 import { line } from '../sinks/helpers/entries.js';
+import { systemClock } from '../../src/util/clock.js';
 
 let work: { dir: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -79,13 +80,15 @@ describe('forgetReplays (library)', () => {
       if (++readings === 2) controller.abort(new Error('stop'));
       return T;
     };
-    await expect(forgetReplays({ sink, platformId: 7, signal: controller.signal, now })).rejects.toThrow('stop');
+    await expect(
+      forgetReplays({ sink, platformId: 7, signal: controller.signal, clock: { ...systemClock, now } }),
+    ).rejects.toThrow('stop');
     expect((await readManifest(work.dir)).filter((l) => l.status === 'forgotten').map((l) => l.replay_id)).toEqual([
       'forgotten-user:7/',
       'd/1',
     ]);
     expect([await sink.exists('d/1.json'), await sink.exists('d/2.json')]).toEqual([false, true]);
-    const report = await forgetReplays({ sink, platformId: '007', now: () => T });
+    const report = await forgetReplays({ sink, platformId: '007', clock: { ...systemClock, now: () => T } });
     expect(report.user).toEqual({ platformId: 7 });
     expect(report.replays.map((r) => [r.replayId, r.removed, r.tombstoned, r.entry?.recorded_at])).toEqual([
       ['d/1', [], true, undefined],

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { exportReplays, replayEvents, ValidationError, type ReplayNotice } from '../../src/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FAST, readJson } from './helpers.js';
+import { systemClock } from '../../src/util/clock.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -52,9 +53,9 @@ describe('replayEvents (library) against the sandbox', () => {
     const r = sandbox.replays().find((x) => x.fileCount[3] >= 3)!;
     // A clock that runs 5 minutes per reading: every URL looks older than 15 min − 2 min before it is used.
     let fake = Date.now();
-    const now = (): number => (fake += 5 * 60_000);
+    const clock = { ...systemClock, now: (): number => (fake += 5 * 60_000) };
     const notices: ReplayNotice[] = [];
-    const got = await collect(r.replayId, sandbox, { filesPageSize: 1, now, onNotice: (n) => notices.push(n) });
+    const got = await collect(r.replayId, sandbox, { filesPageSize: 1, clock, onNotice: (n) => notices.push(n) });
     expect(got).toEqual(await readJson(r.expectedPath));
     const aged = notices.filter((n) => n.kind === 'url-refresh' && n.reason === 'aged');
     expect(aged.length).toBeGreaterThan(0);

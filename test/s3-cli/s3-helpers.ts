@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { expect } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { cleanEnv } from '../cli/cli-helpers.js';
+import { createS3rver } from '../helpers/s3rver.js';
 
 export const BUCKET = 'replays';
 const ACCESS = 'S3RVER';
@@ -18,6 +18,11 @@ export interface S3Server {
   reader: S3Client;
   /** Method and URL of every request the server was sent, in order. */
   requests: string[];
+  /**
+   * Calls `fn` when the `n`-th request (counting from the server's start) arrives, before it is handled: at once if it
+   * has already arrived.
+   */
+  atRequest(n: number, fn: () => void): void;
   /** Resolves once no request is being handled (e.g. those a killed process left in flight). */
   idle(): Promise<void>;
   /**
@@ -29,7 +34,7 @@ export interface S3Server {
 }
 
 export async function startS3(directory: string, port = 0): Promise<S3Server> {
-  const server = new S3rver({
+  const server = createS3rver({
     address: '127.0.0.1',
     port,
     directory,
@@ -63,8 +68,13 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
   let stopped = false;
   const requests: string[] = [];
   let inFlight = 0;
+  const at: { n: number; fn: () => void }[] = [];
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     requests.push(`${req.method ?? ''} ${req.url ?? ''}`);
+    for (const due of at.filter((a) => a.n <= requests.length)) {
+      at.splice(at.indexOf(due), 1);
+      due.fn();
+    }
     if (stopped) {
       req.socket.destroy();
       return;
@@ -82,6 +92,10 @@ export async function startS3(directory: string, port = 0): Promise<S3Server> {
     directory,
     reader,
     requests,
+    atRequest(n, fn) {
+      if (requests.length >= n) fn();
+      else at.push({ n, fn });
+    },
     async idle() {
       while (inFlight > 0) await new Promise((r) => setTimeout(r, 20));
     },

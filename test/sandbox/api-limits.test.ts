@@ -2,29 +2,41 @@
  * The API's limits against the sandbox over real HTTP (issue #17): the sandbox enforces "5 concurrent requests across
  * all REST endpoints" with 429 + Retry-After, the client's limit layer keeps under it, and a 429 with Retry-After
  * holds back the whole family — not the others — for the time it names; a burst of dashboard queries over the cost
- * budget waits in the client's limit layer instead of getting 429s.
+ * budget waits in the client's limit layer instead of getting 429s. The sandbox and the clients share one virtual
+ * clock (test/helpers/virtual-time.ts): latencies, Retry-Afters and windows are exact, whatever the machine's load.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DashboardClient, FeedbackClient, RateLimitError, TaxonomyClient } from '../../src/clients/index.js';
 import { Transport, type TransportOptions } from '../../src/http/index.js';
 import { SessionReplayClient } from '../../src/replay/index.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
 
 let sandbox: Sandbox | undefined;
 let transport: Transport | undefined;
+let time = new VirtualTime();
 afterEach(async () => {
   await transport?.close();
   await sandbox?.close();
   sandbox = transport = undefined;
+  time = new VirtualTime();
 });
+
+/** A sandbox on the test's virtual clock. */
+async function start(options: SandboxOptions = {}): Promise<Sandbox> {
+  sandbox = await startSandbox({ ...options, clock: time.sandbox });
+  return sandbox;
+}
 
 function clients(sb: Sandbox, options: TransportOptions = {}) {
   transport = new Transport({
     endpoint: sb.url,
     credentials: { ...sb.credentials },
     retry: { baseDelayMs: 5, maxDelayMs: 50, retries: 8 },
+    clock: time.client,
     ...options,
   });
+  time.watch(transport);
   return {
     replay: new SessionReplayClient(transport),
     feedback: new FeedbackClient(transport),
@@ -36,13 +48,15 @@ function clients(sb: Sandbox, options: TransportOptions = {}) {
 /** Replay listings and file listings, feedback ingestions, dashboard queries and taxonomy reads, all started at once. */
 async function burst(c: ReturnType<typeof clients>, sb: Sandbox): Promise<void> {
   const ids = sb.replays().map((r) => r.replayId);
-  await Promise.all([
-    ...ids.map((id) => c.replay.getFilesPage(id)),
-    ...ids.map(() => c.replay.getReplaysPage({ pageSize: 2 })),
-    ...ids.map((_, i) => c.feedback.ingest(`source-${i}`, [{ unique_id: `item-${i}`, body: 'hello' }])),
-    ...ids.map(() => c.dashboard.eventsList()),
-    ...ids.map(() => c.taxonomy.eventTypes.list()),
-  ]);
+  await time.drive(
+    Promise.all([
+      ...ids.map((id) => c.replay.getFilesPage(id)),
+      ...ids.map(() => c.replay.getReplaysPage({ pageSize: 2 })),
+      ...ids.map((_, i) => c.feedback.ingest(`source-${i}`, [{ unique_id: `item-${i}`, body: 'hello' }])),
+      ...ids.map(() => c.dashboard.eventsList()),
+      ...ids.map(() => c.taxonomy.eventTypes.list()),
+    ]),
+  );
 }
 
 /** The most of `cost(path)` the sandbox had in flight at once (from arrival to answer), from its arrival log. */
@@ -60,7 +74,7 @@ function peakInFlight(arrivals: ReturnType<Sandbox['apiArrivals']>, cost: (path:
 
 describe('the API host concurrency limit', () => {
   it('replay, feedback, dashboard and taxonomy requests in flight together never exceed 5 at the sandbox: the client waits, no 429', async () => {
-    sandbox = await startSandbox({ faults: { latencyMs: 150 } });
+    sandbox = await start({ faults: { latencyMs: 150 } });
     // Fixed caps (adaptive windows off): the host cap alone keeps the client under the limit, from the first request.
     await burst(clients(sandbox, { adaptive: false }), sandbox);
     const counters = sandbox.apiCounters();
@@ -75,7 +89,7 @@ describe('the API host concurrency limit', () => {
   });
 
   it('a client that does not keep it gets 429s from the sandbox (the limit is enforced)', async () => {
-    sandbox = await startSandbox({ faults: { latencyMs: 150 } });
+    sandbox = await start({ faults: { latencyMs: 150 } });
     // Fixed caps above the limit (adaptive windows off: they would find the limit and stay under it).
     await burst(
       clients(sandbox, {
@@ -94,7 +108,7 @@ describe('the API host concurrency limit', () => {
 
 describe('a 429 with Retry-After', () => {
   it('holds back every request of its family for the time named; other families go on', async () => {
-    sandbox = await startSandbox({ faults: { latencyMs: 20, rateLimitEvery: 4, retryAfterSeconds: 2 } });
+    sandbox = await start({ faults: { latencyMs: 20, rateLimitEvery: 4, retryAfterSeconds: 2 } });
     const c = clients(sandbox);
     const sb = sandbox;
     const ids = sb.replays().map((r) => r.replayId);
@@ -102,12 +116,12 @@ describe('a 429 with Retry-After', () => {
     const feedback = (async () => {
       for (let i = 0; !stop; i++) {
         await c.feedback.ingest('steady', [{ unique_id: `steady-${i}`, body: 'tick' }]);
-        await new Promise((res) => setTimeout(res, 100));
+        await time.client.sleep(100);
       }
     })();
-    await Promise.all([...ids, ...ids].map((id) => c.replay.getFilesPage(id)));
+    await time.drive(Promise.all([...ids, ...ids].map((id) => c.replay.getFilesPage(id))));
     stop = true;
-    await feedback;
+    await time.drive(feedback);
     const log = sb.apiArrivals();
     const first429 = log.find((a) => a.family === 'replay' && a.status === 429)!;
     expect(first429).toBeDefined();
@@ -128,7 +142,7 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
   it('a concurrency 429 cuts the window: the refused request waits its Retry-After, the family goes on', async () => {
     // 200 replays (one files request each, so a path arrives twice only when its request was refused), a limit of 2
     // in flight, a window that starts at 6: the first burst meets the limit.
-    sandbox = await startSandbox({ replicas: 199, apiConcurrency: 2, faults: { latencyMs: 20 } });
+    sandbox = await start({ replicas: 199, apiConcurrency: 2, faults: { latencyMs: 20 } });
     const retries: Record<string, unknown>[] = [];
     const c = clients(sandbox, {
       adaptive: { initial: { replay: 6 } },
@@ -138,10 +152,12 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
     });
     const ids = sandbox.replays().map((r) => r.replayId);
     let next = 0;
-    await Promise.all(
-      Array.from({ length: 12 }, async () => {
-        while (next < ids.length) await c.replay.getFilesPage(ids[next++]!);
-      }),
+    await time.drive(
+      Promise.all(
+        Array.from({ length: 12 }, async () => {
+          while (next < ids.length) await c.replay.getFilesPage(ids[next++]!);
+        }),
+      ),
     );
     const log = sandbox.apiArrivals();
     const first429 = log.find((a) => a.status === 429)!;
@@ -172,7 +188,7 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
 
   it('a rate 429 pauses the family: no request of it arrives within the Retry-After', async () => {
     // The sandbox's rateLimitEvery switch names a rate limit ("request rate"); the client reads its kind from the body.
-    sandbox = await startSandbox({
+    sandbox = await start({
       replicas: 39,
       apiConcurrency: 0,
       faults: { latencyMs: 20, rateLimitEvery: 10, retryAfterSeconds: 2 },
@@ -180,7 +196,7 @@ describe('a concurrency 429 and a rate 429 ask for different things', () => {
     const c = clients(sandbox, { adaptive: { initial: { replay: 4 } }, hostConcurrency: 100 });
     const ids = sandbox.replays().map((r) => r.replayId);
     const errors: unknown[] = [];
-    await Promise.all(ids.map((id) => c.replay.getFilesPage(id).catch((e: unknown) => errors.push(e))));
+    await time.drive(Promise.all(ids.map((id) => c.replay.getFilesPage(id).catch((e: unknown) => errors.push(e)))));
     expect(errors).toEqual([]);
     const log = sandbox.apiArrivals();
     const limited = log.filter((a) => a.status === 429);
@@ -205,29 +221,25 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
   const BURST = 7;
 
   it('a burst costing 1,680 gets no 429: the client holds at most 1,000 in flight and waits for answers', async () => {
-    sandbox = await startSandbox({ faults: { latencyMs: 200 } });
-    transport = new Transport({
-      endpoint: sandbox.url,
-      credentials: { ...sandbox.credentials },
-      retry: { retries: 0 },
-    });
-    const dashboard = new DashboardClient(transport);
-    const results = await Promise.all(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
+    sandbox = await start({ faults: { latencyMs: 200 } });
+    const { dashboard } = clients(sandbox, { retry: { retries: 0 } });
+    const results = await time.drive(
+      Promise.all(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i)))),
+    );
     expect(results).toHaveLength(BURST);
     expect(sandbox.limitRefusals()).toEqual({});
     const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'dashboard');
     expect(arrivals.map((a) => a.status)).toEqual(Array(BURST).fill(200));
     expect(peakInFlight(arrivals, () => 240)).toBeLessThanOrEqual(960);
-    // Not a window: the fifth query went as soon as one of the first four was answered, not five minutes later.
+    // Not a window: the fifth query went as soon as one of the first four was answered (a few round trips of 200 ms of
+    // the virtual clock, as the adaptive window grows), not five minutes later.
     const first = arrivals[0]!.at;
     expect(arrivals.at(-1)!.at - first).toBeLessThan(60_000);
   });
 
   it('the same burst without the client budget gets 429s naming the limit (the sandbox enforces it)', async () => {
-    sandbox = await startSandbox({ faults: { latencyMs: 200 } });
-    transport = new Transport({
-      endpoint: sandbox.url,
-      credentials: { ...sandbox.credentials },
+    sandbox = await start({ faults: { latencyMs: 200 } });
+    const { dashboard } = clients(sandbox, {
       retry: { retries: 0 },
       budgets: { dashboard: [] },
       concurrency: { dashboard: 10 },
@@ -235,8 +247,9 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
       adaptive: false,
     });
     sandbox.setApiConcurrency(0);
-    const dashboard = new DashboardClient(transport);
-    const settled = await Promise.allSettled(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i))));
+    const settled = await time.drive(
+      Promise.allSettled(Array.from({ length: BURST }, (_, i) => dashboard.retention(month(i)))),
+    );
     const refused = settled
       .filter((r) => r.status === 'rejected')
       .map((r) => (r as PromiseRejectedResult).reason as unknown);
@@ -257,12 +270,14 @@ describe('the dashboard concurrent cost (1,000 held by the queries in flight)', 
 
 describe('the taxonomy concurrent cost (4: GET 1, writes 2)', () => {
   it('the client holds it: four reads in flight at once, never more than 4 of cost, no 429', async () => {
-    sandbox = await startSandbox({ apiConcurrency: 0, faults: { latencyMs: 200 } });
+    sandbox = await start({ apiConcurrency: 0, faults: { latencyMs: 200 } });
     const { taxonomy } = clients(sandbox, { adaptive: false });
-    await Promise.all([
-      ...Array.from({ length: 8 }, () => taxonomy.eventTypes.list()),
-      ...Array.from({ length: 4 }, (_, i) => taxonomy.categories.create(`held-${i}`)),
-    ]);
+    await time.drive(
+      Promise.all([
+        ...Array.from({ length: 8 }, () => taxonomy.eventTypes.list()),
+        ...Array.from({ length: 4 }, (_, i) => taxonomy.categories.create(`held-${i}`)),
+      ]),
+    );
     expect(sandbox.limitRefusals()).toEqual({});
     const arrivals = sandbox.apiArrivals().filter((a) => a.family === 'taxonomy');
     expect(arrivals.every((a) => a.status === 200)).toBe(true);
@@ -275,7 +290,7 @@ describe('the taxonomy concurrent cost (4: GET 1, writes 2)', () => {
 
 describe('a cost over a whole limit', () => {
   it('a dashboard query costing more than 1,000 is a 429 naming the limit, without Retry-After (none can help)', async () => {
-    sandbox = await startSandbox();
+    sandbox = await start();
     const auth = `Basic ${Buffer.from(`${sandbox.credentials.apiKey}:${sandbox.credentials.secretKey}`).toString('base64')}`;
     const q = new URLSearchParams({
       se: JSON.stringify({ event_type: 'a' }),
@@ -331,7 +346,7 @@ describe('the mapping limit (1500 mappings, not batches, per 30 s)', () => {
     });
 
   it('counts mapping objects: 1499 and 1 pass, the next is refused with Retry-After and a body naming the limit', async () => {
-    sandbox = await startSandbox();
+    sandbox = await start();
     expect((await post(batch(1499))).status).toBe(200);
     expect((await post(batch(1, 1499))).status).toBe(200);
     const third = await post(batch(1, 1500));
@@ -357,15 +372,16 @@ describe('the mapping limit (1500 mappings, not batches, per 30 s)', () => {
   });
 
   it('a documented full batch of 2000 is taken into an empty window; the next batch waits until the window is under 1500', async () => {
-    sandbox = await startSandbox({ timeScale: 0.01 });
+    await start();
+    const clock = time.client;
     expect((await post(batch(2000))).status).toBe(200);
     expect((await post(batch(1, 2000))).status).toBe(429);
-    let refused = 1;
-    for (let i = 0; i < 200 && (await post(batch(2000, 3000))).status === 429; i++) {
-      refused++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(sandbox.limitRefusals()).toEqual({ 'mappings per 30 seconds': refused });
-    expect(sandbox.stats().rateLimited).toBe(refused);
+    // The 2000 fill the window for its 30 s: a batch a millisecond before they age out is refused, one after goes.
+    await clock.advance(30_000 - 1);
+    expect((await post(batch(2000, 3000))).status).toBe(429);
+    await clock.advance(1);
+    expect((await post(batch(2000, 3000))).status).toBe(200);
+    expect(sandbox!.limitRefusals()).toEqual({ 'mappings per 30 seconds': 2 });
+    expect(sandbox!.stats().rateLimited).toBe(2);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { Transport } from '../../src/clients/index.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import type { Clock } from '../../src/util/clock.js';
 
 export interface RawAnswer {
   status: number;
@@ -15,15 +16,20 @@ type Credentials = { apiKey?: string; secretKey?: string; managementKey?: string
 
 export class FamilyRig {
   readonly #transports: Transport[] = [];
-  private constructor(readonly sandbox: Sandbox) {}
+  private constructor(
+    readonly sandbox: Sandbox,
+    readonly clock: Clock | undefined,
+  ) {}
 
+  /** `options.clock`: the sandbox's, and its transports' too. */
   static async start(options: SandboxOptions = {}): Promise<FamilyRig> {
-    return new FamilyRig(await startSandbox(options));
+    return new FamilyRig(await startSandbox(options), options.clock);
   }
 
-  /** A transport with the sandbox's credentials, or with the ones given. */
+  /** A transport with the sandbox's credentials, or with the ones given (on the rig's clock, when it has one). */
   transport(credentials: Credentials = this.sandbox.credentials): Transport {
-    const t = new Transport({ endpoint: this.sandbox.url, credentials, retry: { retries: 0 } });
+    const clock = this.clock !== undefined ? { clock: this.clock } : {};
+    const t = new Transport({ endpoint: this.sandbox.url, credentials, retry: { retries: 0 }, ...clock });
     this.#transports.push(t);
     return t;
   }

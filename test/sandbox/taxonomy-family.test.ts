@@ -4,7 +4,7 @@
  * 429 (cost per hour, concurrent cost) with Retry-After and a body naming the limit.
  */
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, TaxonomyClient, TaxonomyFailureError } from '../../src/clients/index.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { FamilyRig } from './family-rig.js';
@@ -288,7 +288,8 @@ describe('sandbox taxonomy family: auth, validation and limits', () => {
       req.flushHeaders();
       return req;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // Both arrived (charged) before the third is sent: waited for, not guessed with a sleep.
+    await vi.waitUntil(() => sandbox.apiArrivals().length === 2, { timeout: 30_000, interval: 5 });
     const third = await fetch(`${sandbox.url}/api/2/taxonomy/category`, { headers: { authorization: auth } });
     expect(third.status).toBe(429);
     expect(third.headers.get('retry-after')).toBe('1');

@@ -2,7 +2,7 @@
  * A run's replay window starts at its fair share of the project's limit (issue #30): the limit (5) when alone, 5 / n
  * rounded down (at least 1) for one of n shards; a window the caller gives, or fixed caps, are kept. Against the sandbox's limit of 5: an
  * unsharded archive sends its first files requests 5 at once instead of growing from 1 (counted in the sandbox's
- * arrival log, no timing).
+ * arrival log, on a virtual clock shared with the sandbox: no timing).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { archiveReplays, openRun } from '../../src/index.js';
@@ -10,6 +10,7 @@ import { fairShareStart } from '../../src/pipeline/shard.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import type { ApiArrival } from '../../src/sandbox/api-limits.js';
 import { FAST, tempDir } from '../pipeline/helpers.js';
+import { VirtualTime } from '../helpers/virtual-time.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -74,26 +75,33 @@ describe('the replay window starts at the fair share of the limit', () => {
   });
 
   it('alone against a limit of 5, the first files requests go 5 at once, with no 429', async () => {
-    // 250 ms: the first five requests overlap even when a busy machine delays the client by tens of milliseconds.
-    sandbox = await startSandbox({ replicas: 11, apiConcurrency: 5, faults: { latencyMs: 250 } });
+    // Every API answer takes 250 ms of the virtual clock: requests sent together overlap whatever the machine's load.
+    const time = new VirtualTime();
+    sandbox = await startSandbox({ replicas: 11, apiConcurrency: 5, faults: { latencyMs: 250 }, clock: time.sandbox });
     const work = await tempDir('replay-export-start-window-');
+    const run = await openRun({
+      endpoint: sandbox.url,
+      ...sandbox.credentials,
+      ...FAST,
+      out: work.dir,
+      settleMs: 0,
+      clock: time.client,
+    });
+    time.watch(run.transport());
     try {
       let ok = 0;
-      for await (const ev of archiveReplays({
-        endpoint: sandbox.url,
-        ...sandbox.credentials,
-        ...FAST,
-        out: work.dir,
-        settleMs: 0,
-      })) {
-        if (ev.type === 'result' && ev.outcome === 'ok') ok++;
-      }
+      await time.drive(
+        (async () => {
+          for await (const ev of archiveReplays({ run })) if (ev.type === 'result' && ev.outcome === 'ok') ok++;
+        })(),
+      );
       expect(ok).toBe(sandbox.replays().length);
       const files = sandbox.apiArrivals().filter((a) => a.path.endsWith('/files'));
       // Starting at 1, the window needs 1 + 2 + 3 + 4 answers to reach 5: the first five requests never overlap so.
       expect(peakInFlight(files.slice(0, 5))).toBe(5);
       expect(sandbox.apiCounters().concurrencyLimited).toBe(0);
     } finally {
+      await run.close();
       await work.cleanup();
     }
   }, 60_000);

@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type Archive } from '../../sinks/archive.js';
 import { ArchiveNotFoundError } from '../../sinks/errors.js';
 import type { S3SinkOptions } from '../../sinks/s3.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
+import { createS3rver } from '../helpers/s3rver.js';
 
 const BUCKET = 'contract';
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -30,7 +31,7 @@ let n = 0;
 beforeAll(async () => {
   s3dir = await mkdtemp(join(tmpdir(), 's3rver-contract-'));
   localDir = await mkdtemp(join(tmpdir(), 'archive-contract-'));
-  server = new S3rver({
+  server = createS3rver({
     address: '127.0.0.1',
     port: 0,
     directory: s3dir,

@@ -5,7 +5,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { thrownCode } from '../../sinks/error-codes.js';
 import type { FailedEntry } from '../../sinks/sink.js';
@@ -16,6 +16,7 @@ import { createLocalSink } from '../../sinks/local.js';
 import { parseManifestLine } from '../../sinks/manifest-lines.js';
 import { createS3Sink } from '../../sinks/s3.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
+import { createS3rver } from '../helpers/s3rver.js';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -114,7 +115,7 @@ let server: S3rver;
 let endpoint: string;
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'error-codes-'));
-  server = new S3rver({
+  server = createS3rver({
     address: '127.0.0.1',
     port: 0,
     directory: join(base, 's3'),

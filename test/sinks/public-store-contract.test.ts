@@ -11,10 +11,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenSinkOptions, Store } from 'replay-export/sinks';
 import { packageRoot } from '../../src/util/package-root.js';
+import { createS3rver } from '../helpers/s3rver.js';
 
 const BUCKET = 'public-contract';
 const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -36,7 +37,7 @@ beforeAll(async () => {
   tools = await import('replay-export/archive');
   s3dir = await mkdtemp(join(tmpdir(), 's3rver-public-'));
   localDir = await mkdtemp(join(tmpdir(), 'public-contract-'));
-  server = new S3rver({
+  server = createS3rver({
     address: '127.0.0.1',
     port: 0,
     directory: s3dir,

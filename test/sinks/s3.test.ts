@@ -10,7 +10,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SinkError } from '../../sinks/errors.js';
 import { openSink } from '../../sinks/open.js';
@@ -19,6 +19,7 @@ import type { ManifestEntry } from '../../sinks/sink.js';
 import { JSON_AND_NDJSON_OUTPUTS } from './helpers/outputs.js';
 import { runOf } from './helpers/runs.js';
 import { type LooseEntry, line } from '../sinks/helpers/entries.js';
+import { createS3rver } from '../helpers/s3rver.js';
 
 const BUCKET = 'replays';
 const MIB = 1024 * 1024;
@@ -31,7 +32,13 @@ let reader: S3Client;
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 's3rver-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: BUCKET }] });
+  server = createS3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory,
+    silent: true,
+    configureBuckets: [{ name: BUCKET }],
+  });
   const address = (await server.run()) as { port: number };
   endpoint = `http://127.0.0.1:${address.port}`;
   reader = new S3Client(clientConfig());
