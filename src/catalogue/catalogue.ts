@@ -92,10 +92,23 @@ export class Catalogue {
   }
 
   /** Rows matching `q` (at most `cap`), counted. */
-  #count(where: ReturnType<typeof whereOf>, cap: number): number {
+  #count(where: Where, cap: number): number {
     if (where.sql === '') return this.size;
     const sql = `SELECT count(*) AS c FROM (SELECT 1 FROM replays ${where.sql} LIMIT ?)`;
     return Number((this.#db.prepare(sql).get(...where.params, cap) as { c: number }).c);
+  }
+
+  /**
+   * The row numbers matching `where`, up to `COUNT_CAP` + 1 (none without a filter). When there are at most
+   * `COUNT_CAP`, the page is read by them, not by running the filters again (a device substring reads every row).
+   */
+  #matches(where: Where): number[] {
+    if (where.sql === '') return [];
+    const sql = `SELECT n FROM replays ${where.sql} LIMIT ?`;
+    return this.#db
+      .prepare(sql)
+      .all(...where.params, COUNT_CAP + 1)
+      .map((r) => Number(r['n']));
   }
 
   /**
@@ -105,18 +118,26 @@ export class Catalogue {
   page(q: CatalogueQuery, page: number, pageSize: number): CataloguePage {
     const where = whereOf(q);
     const sort = parseSort(q.sort);
+    const found = this.#matches(where);
+    const matches = found.length <= COUNT_CAP && where.sql !== '' ? found : undefined;
     const cap = Math.max(COUNT_CAP, page * pageSize) + 1;
-    const counted = this.#count(where, cap);
+    const counted = matches?.length ?? (cap === found.length ? cap : this.#count(where, cap));
     const more = counted >= cap && where.sql !== '';
     const total = more ? cap - 1 : counted;
+    if (total === 0) return { rows: [], total, more, page: 1, pageSize };
     const last = Math.max(1, Math.ceil(total / pageSize));
     const answered = !more && page > last ? last : page;
-    // Few matches (counted in full): found through the filters' indexes and sorted; many: read in the sort's index
-    // order, filtered, until the page is full.
+    // Few matches (counted in full): read by their row numbers and sorted; many: read in the sort's index order,
+    // filtered, until the page is full.
+    const byIndex = more || where.sql === '';
+    const byNumber: Where | undefined =
+      matches === undefined
+        ? undefined
+        : { sql: 'WHERE n IN (SELECT value FROM json_each(?))', params: [JSON.stringify(matches)] };
     const raws = this.#rowsAt(
-      where,
+      byNumber ?? (byIndex ? whereOf(q, sort.column) : where),
       sort,
-      { byIndex: more || where.sql === '' },
+      { byIndex },
       (answered - 1) * pageSize,
       pageSize,
       more ? undefined : total,

@@ -93,9 +93,14 @@ CREATE TABLE replays (
 CREATE VIRTUAL TABLE search USING fts5(who, urls, messages, content='', detail='none', tokenize='unicode61');
 `;
 
+/** The name of the index on a sortable column (`id`'s is its UNIQUE constraint's, named by SQLite). */
+export function indexOf(column: Exclude<SortColumn, 'id'>): string {
+  return `replays_${column}`;
+}
+
 /** Made once the rows are in (faster than keeping them up to date row by row). */
 export const CREATE_INDEXES = `${SORTABLE.filter((c) => c !== 'id')
-  .map((c) => `CREATE INDEX replays_${c} ON replays(${c});`)
+  .map((c) => `CREATE INDEX ${indexOf(c)} ON replays(${c});`)
   .join('\n')}
 INSERT INTO search(rowid, who, urls, messages)
   SELECT n, id || ' ' || coalesce(user, ''), coalesce(urls, ''), coalesce(first_error, '') FROM replays;
