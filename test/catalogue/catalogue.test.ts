@@ -17,6 +17,7 @@ import {
   openCatalogue,
   SORTABLE,
 } from '../../src/catalogue/index.js';
+import { walkFrom } from '../../src/catalogue/catalogue.js';
 import { openDatabase } from '../../src/catalogue/database.js';
 import { orderOf, parseSort, whereOf } from '../../src/catalogue/query.js';
 import { renderIndex } from '../../src/view/index-page.js';
@@ -255,6 +256,24 @@ describe("the catalogue's query", () => {
     } finally {
       db.close();
     }
+  });
+
+  it('chooses a deep page’s plan from the match count: the sort index walked, or the matches sorted', () => {
+    // 11,208 of the 30,000 session ids hold a 2. Page 1 by events walks the events index (about 50 × 30,000 /
+    // 11,208 rows read); page 150 would walk 7,500 × 30,000 / 11,208 = 20,000 rows past earlier matches, more than
+    // the 11,208 matches sorted: it reads them by their numbers and sorts them (at 1,000,000 replays, `failed=1` by
+    // duration, page 150: 700 ms walked, 84 ms sorted).
+    const q = { session: '2', sort: 'events' };
+    expect(catalogue.page(q, 1, 50).total).toBe(COUNT_CAP);
+    expect(walkFrom(50, N)).toBeLessThan(COUNT_CAP);
+    expect(walkFrom(150 * 50, N)).toBeGreaterThan(11_208);
+    expect(catalogue.plan(q, 1, 50)).toEqual([expect.stringMatching(/^SCAN replays USING INDEX replays_events/)]);
+    const deep = catalogue.plan(q, 150, 50);
+    expect(deep).toContain('USE TEMP B-TREE FOR ORDER BY');
+    expect(deep.join('\n')).not.toMatch(/USING INDEX replays_events/);
+    const expected = [...catalogue.rows(q)].slice(149 * 50, 150 * 50).map((r) => r.id);
+    expect(catalogue.page(q, 150, 50).rows.map((r) => r.id)).toEqual(expected);
+    expect(catalogue.page(q, 1, 50).rows.map((r) => r.id)).toEqual([...catalogue.rows(q, 50)].map((r) => r.id));
   });
 
   it('answers the last page for a page past the end, and page 1 of nothing', () => {
