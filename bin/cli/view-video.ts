@@ -17,6 +17,8 @@ export async function viewVideo(
   opts: {
     browser?: string | undefined;
     env: Readonly<Record<string, string | undefined>>;
+    /** The longest one render may take (default: the server's, 10 minutes). */
+    renderTimeLimitMs?: number | undefined;
   },
 ): Promise<ViewVideo> {
   const named = opts.browser ?? (opts.env[BROWSER_ENV] || undefined);
@@ -36,6 +38,7 @@ export async function viewVideo(
   }
   return {
     available: true,
+    renderTimeLimitMs: opts.renderTimeLimitMs,
     render: async (replayId, out, signal) => {
       await renderVideo({ archive, replayId }, { out, browser: named, env: opts.env, signal });
     },

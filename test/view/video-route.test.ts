@@ -13,7 +13,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { startViewServer, type ViewServer } from '../../src/view/index.js';
 import { viewVideo } from '../../bin/cli/view-video.js';
 import { readVideo, sampleFile } from '../video/helpers.js';
-import { spawnView } from '../cli/cli-helpers.js';
+import { runCliSpawned, spawnView } from '../cli/cli-helpers.js';
 
 const PREFIX = 'replay-export-view-video-';
 let dir: string;
@@ -156,6 +156,23 @@ describe('with no browser', () => {
     const result = await done;
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('no video downloads: the browser');
+  }, 60_000);
+});
+
+describe('--render-limit', () => {
+  it("the renderer carries the flag's time to the route (default: the route's 10 minutes)", async () => {
+    const limited = await viewVideo({ out: archive }, { env: {}, renderTimeLimitMs: 90_000 });
+    const plain = await viewVideo({ out: archive }, { env: {} });
+    expect(limited.available && limited.renderTimeLimitMs).toBe(90_000);
+    expect(plain.available && plain.renderTimeLimitMs).toBeUndefined();
+  });
+
+  it('a duration of 0 or one that is not a duration is a usage error naming the flag', async () => {
+    for (const value of ['0', 'soon']) {
+      const result = await runCliSpawned(['view', archive, '--render-limit', value]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--render-limit: /); // the flag's own refusal, not commander's unknown option
+    }
   }, 60_000);
 });
 

@@ -8,10 +8,12 @@ import {
   addS3AccessFlags,
   archiveOf,
   collect,
+  durationFlag,
   limitsOf,
   portFlag,
   type LimitFlags,
   type S3ReadFlags,
+  usage,
 } from '../flags.js';
 import { viewVideo } from '../view-video.js';
 
@@ -20,6 +22,7 @@ interface ViewFlags extends S3ReadFlags, LimitFlags {
   host?: string;
   allowHost?: string[];
   browser?: string;
+  renderLimit?: string;
 }
 
 export function register(program: Command): Command {
@@ -44,6 +47,10 @@ export function register(program: Command): Command {
         .option(
           '--browser <path>',
           `the Chromium that renders the index's video downloads (default: ${BROWSER_ENV}, else the npm package @sparticuz/chromium)`,
+        )
+        .option(
+          '--render-limit <duration>',
+          'the longest one video download may render (e.g. 90s, 20m; default 10m): then it is stopped, its render slot freed and the request answered 503',
         ),
     ),
     true,
@@ -55,6 +62,13 @@ export function optionsOf(f: Invocation<ViewFlags>): ViewServerOptions {
   return { ...archiveOf(f.args[0]!, f), ...limitsOf(f), port: f.port, host: f.host, allowHosts: f.allowHost };
 }
 
+/** `--render-limit`'s milliseconds: a duration over 0 (a render given no time would fail every download). */
+function renderLimitOf(value: string | undefined): number | undefined {
+  const ms = durationFlag('--render-limit', value);
+  if (ms === 0) usage('--render-limit: give a render some time, a duration over 0 (e.g. 90s or 20m)');
+  return ms;
+}
+
 export async function run(context: CliContext): Promise<number> {
   context.releaseSignals();
   const flags = flagsOf<ViewFlags>(context);
@@ -62,7 +76,14 @@ export async function run(context: CliContext): Promise<number> {
   const cli = await context.openRun(options);
   try {
     const { run } = cli;
-    const video = await viewVideo({ run }, { browser: flags.browser, env: context.env });
+    const video = await viewVideo(
+      { run },
+      {
+        browser: flags.browser,
+        env: context.env,
+        renderTimeLimitMs: renderLimitOf(flags.renderLimit),
+      },
+    );
     const warn = (message: string): void => cli.reporter.log('warn', message, { event: 'warning' });
     await serve(flags.args[0]!, { ...onRun(options, run), video }, context.signal, context, warn);
     return 0;
