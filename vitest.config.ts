@@ -1,18 +1,19 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import { PROJECTS, type ProjectName } from './test/projects.js';
+import { PROJECTS, type ProjectName, SHARED_GRAPH } from './test/projects.js';
 
 /** One vitest project of the suite (test/projects.ts says which files; docs/TESTING.md how to run them). */
-function project(name: ProjectName, options: { isolate?: boolean } = {}) {
-  return { extends: true as const, test: { name, include: PROJECTS[name].map((file) => `test/${file}`), ...options } };
+function project(name: ProjectName) {
+  const include = PROJECTS[name].map((file) => `test/${file}`);
+  return { extends: true as const, test: { name, include, isolate: !SHARED_GRAPH.includes(name) } };
 }
 
 export default defineConfig({
   test: {
     projects: [
-      // Units keep no state between files: one module graph per worker, not one per file.
-      project('unit', { isolate: false }),
+      // One module graph per worker, not per file, for the projects of SHARED_GRAPH (test/projects.ts says why).
+      project('unit'),
       project('http'),
       project('s3'),
       project('chromium'),

@@ -211,3 +211,12 @@ export const PROJECTS = {
 } as const satisfies Record<string, readonly string[]>;
 
 export type ProjectName = keyof typeof PROJECTS;
+
+/**
+ * The projects whose files share one module graph per worker (vitest's `isolate: false`): the library and
+ * playwright-core are imported once a worker, not once a file (http 65 → 39 s of CPU, chromium 191 → 173 s). A file
+ * there replaces no module and leaves no stub, fake timer or environment variable behind
+ * (test/architecture/test-projects.test.ts). s3 and cli gain nothing from it (their time is s3rver's and the
+ * children's) and keep a graph per file.
+ */
+export const SHARED_GRAPH: readonly ProjectName[] = ['unit', 'http', 'chromium'];

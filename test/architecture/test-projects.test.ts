@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { PROJECTS } from '../projects.js';
+import { PROJECTS, SHARED_GRAPH } from '../projects.js';
 import { ROOT } from './import-graph.js';
 
 const TEST_DIR = join(ROOT, 'test');
@@ -32,6 +32,14 @@ const NOT_A_UNIT: readonly [what: string, pattern: RegExp][] = [
   ['a child process', /node:child_process|\bspawnCli\(|\brunCliSpawned\(/],
 ];
 
+/** What a file sharing its worker's module graph must not leave behind: a replaced module, a stub, fake timers. */
+const LEAVES_BEHIND: readonly [what: string, pattern: RegExp, undone?: RegExp][] = [
+  ['a replaced module', /\bvi\.(?:do)?mock\(/],
+  ['a stubbed global', /\bvi\.stubGlobal\(/, /\bvi\.unstubAllGlobals\(/],
+  ['a stubbed environment variable', /\bvi\.stubEnv\(/, /\bvi\.unstubAllEnvs\(/],
+  ['fake timers', /\bvi\.useFakeTimers\(/, /\bvi\.useRealTimers\(/],
+];
+
 describe('the test projects', () => {
   test('every test file is in exactly one project, and every listed file exists', () => {
     const listed = Object.entries(PROJECTS).flatMap(([name, files]) => files.map((file) => ({ name, file })));
@@ -49,6 +57,20 @@ describe('the test projects', () => {
     for (const file of PROJECTS.unit.filter((f) => f !== 'architecture/test-projects.test.ts')) {
       const text = readFileSync(join(TEST_DIR, file), 'utf8');
       for (const [what, pattern] of NOT_A_UNIT) if (pattern.test(text)) found.push(`${file}: ${what}`);
+    }
+    expect(found).toEqual([]);
+  });
+
+  test('a file sharing its module graph leaves no replaced module, stub or fake timers behind', () => {
+    const found: string[] = [];
+    // This file names the patterns; it runs none of them.
+    const files = SHARED_GRAPH.flatMap((name) => PROJECTS[name]).filter(
+      (f) => f !== 'architecture/test-projects.test.ts',
+    );
+    for (const file of files) {
+      const text = readFileSync(join(TEST_DIR, file), 'utf8');
+      for (const [what, pattern, undone] of LEAVES_BEHIND)
+        if (pattern.test(text) && (undone === undefined || !undone.test(text))) found.push(`${file}: ${what}`);
     }
     expect(found).toEqual([]);
   });
