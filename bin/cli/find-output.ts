@@ -27,12 +27,9 @@ function findRecord(r: CatalogueRow): Record<string, unknown> {
   };
 }
 
-/** Text from a recording, safe on a terminal: control characters (escape sequences) shown as `?`. */
-function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?');
-}
-
-function cut(text: string, width: number): string {
+/** A cell of `width` characters: one line (line breaks and tabs as spaces), cut with `…` when longer. */
+function cut(cell: string, width: number): string {
+  const text = cell.replace(/[\r\n\t]/g, ' ');
   return text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 }
 
@@ -42,7 +39,7 @@ function seconds(ms: number | undefined): string {
   return ms === undefined ? '' : `${Math.round(ms / 1000)}s`;
 }
 
-/** One table line of a row (or the heading, for undefined). */
+/** One table line of a row (or the heading, for undefined); a terminal gets it through `DataOutput`, escaped. */
 export function tableLine(r: CatalogueRow | undefined): string {
   const cells =
     r === undefined
@@ -59,12 +56,10 @@ export function tableLine(r: CatalogueRow | undefined): string {
           r.urls[0] ?? '',
         ];
   const widths = [19, 8, 5, 6, 4, 4, 6, 50, 60];
-  return terminalSafe(
-    cells
-      .map((c, i) => cut(c, widths[i]!))
-      .join(' ')
-      .trimEnd(),
-  );
+  return cells
+    .map((c, i) => cut(c, widths[i]!))
+    .join(' ')
+    .trimEnd();
 }
 
 /** The text `find` prints for a row in `format`. */

@@ -62,10 +62,18 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
+/**
+ * A recorded URL as a browser's URL parser reads it: without ASCII tabs and line breaks (the URL Standard removes
+ * them). The catalogue keeps a replay's URLs one a line, so a line break recorded in one cannot split it in two.
+ */
+function pageUrl(recorded: string): string {
+  return recorded.replace(/[\t\n\r]/g, '');
+}
+
 /** The facts' URLs, or the checks' first URL in an archive exported before facts. */
 function urlsOf(facts: ManifestFacts | undefined, checks: ManifestChecks | undefined): string[] {
-  if (facts !== undefined) return strings(facts.urls);
-  return typeof checks?.first_url === 'string' ? [checks.first_url] : [];
+  if (facts !== undefined) return strings(facts.urls).map(pageUrl);
+  return typeof checks?.first_url === 'string' ? [pageUrl(checks.first_url)] : [];
 }
 
 /** Whether an entry is a user's tombstone (`forget --user`): no replay, not a row. */

@@ -5,7 +5,7 @@
  * write the clipboard, OSC 8 make a link, CSI 2J clear the screen, U+009B is a CSI of its own, U+202E reverses what
  * follows), keeping JSON valid; in a pipe the bytes are the server's; `--raw` stays raw.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -87,6 +87,62 @@ describe('a replay on a terminal', () => {
     expect(res.code, res.output).toBe(0);
     expect(res.output).not.toMatch(RAW);
     expect((JSON.parse(res.output) as typeof events)[0]!.data.href).toBe(`http://x/${HOSTILE}`);
+  }, 60_000);
+});
+
+describe('find on a terminal', () => {
+  /** An archive of one replay whose id, page URL and first error hold the hostile sequences. */
+  async function hostileArchive(): Promise<string> {
+    const dir = join(work.dir, 'find-archive');
+    await mkdir(dir);
+    const id = `dev\u009b/${HOSTILE}`;
+    const entry = {
+      replay_id: id,
+      status: 'ok',
+      key: 'dev/1.json',
+      format: 'json',
+      gzip: false,
+      recorded_at: '2026-11-27T00:00:00.000Z',
+      start_time: '2026-11-27T00:00:00.000Z',
+      end_time: '2026-11-27T00:00:05.000Z',
+      event_count: 3,
+      bytes: 10,
+      sha256: '0'.repeat(64),
+      checks: { has_meta: true, has_full_snapshot: true, max_gap_ms: 0, timestamps_backwards: false },
+      facts: {
+        pages: 1,
+        urls: [`https://shop.example/${HOSTILE}\nnext`],
+        clicks: 0,
+        rage_clicks: 0,
+        dead_clicks: 0,
+        errors: 1,
+        first_error: `TypeError: ${HOSTILE}`,
+        first_error_ms: 10,
+        duration_ms: 5000,
+        active_ms: 5000,
+      },
+    };
+    await writeFile(join(dir, 'manifest.ndjson'), `${JSON.stringify(entry)}\n`);
+    return dir;
+  }
+
+  test('table, NDJSON and ids: what the recording holds is escaped; the JSON keeps its values', async () => {
+    const archive = await hostileArchive();
+    const env = { ...cleanEnv(), REPLAY_EXPORT_CATALOGUE_DIR: join(work.dir, 'find-catalogues') };
+    for (const format of ['table', 'ndjson', 'ids']) {
+      const res = await runInPty(['find', archive, '--format', format], env, 200);
+      expect(res.code, `${format}: ${res.output}`).toBe(0);
+      expect(res.output, format).not.toMatch(RAW);
+      expect(res.output, format).toContain(format === 'ndjson' ? '\\u009b' : '\\x9b');
+      if (format === 'ndjson') {
+        const line = res.output.split('\r\n').find((l) => l.startsWith('{'))!;
+        const row = JSON.parse(line) as { replay_id: string; urls: string[]; first_error: string };
+        expect(row.replay_id).toBe(`dev\u009b/${HOSTILE}`);
+        // One URL, read as a browser's URL parser reads it (no line break: the catalogue keeps URLs one a line).
+        expect(row.urls).toEqual([`https://shop.example/${HOSTILE}next`]);
+        expect(row.first_error).toBe(`TypeError: ${HOSTILE}`);
+      }
+    }
   }, 60_000);
 });
 

@@ -239,6 +239,29 @@ describe('sandbox dashboard family: limits', () => {
     expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard concurrent cost': 1 });
   });
 
+  it('a query whose cost can never fit is a 429 naming the limit (the spec answers limits with 429 only), without Retry-After', async () => {
+    await client({ limits: { dashboardCostPerHour: 100 } });
+    // Retention over 30 days costs 240: more than the whole hour's 100, now or later.
+    const q = new URLSearchParams({
+      se: JSON.stringify(SIGN_UP),
+      re: JSON.stringify(SIGN_UP),
+      start: '20261101',
+      end: '20261130',
+    });
+    const res = await fetch(`${rig!.sandbox.url}/api/2/retention?${q}`, {
+      headers: { authorization: rig!.basicAuth() },
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(await res.json()).toMatchObject({
+      error: {
+        limit: 'dashboard cost per hour',
+        message: expect.stringContaining('this query costs 240, more than the whole limit of 100 per hour'),
+      },
+    });
+    expect(rig!.sandbox.limitRefusals()).toEqual({ 'dashboard cost per hour': 1 });
+  });
+
   it('user activity and user search share 360 per hour (here 2)', async () => {
     const d = await client({ limits: { userActivityPerHour: 2 } });
     await d.userSearch('user-01');

@@ -5,6 +5,7 @@ import { onRun } from '../../../src/pipeline/run.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { addS3AccessFlags, archiveOf, durationFlag, positiveInt, usage, type S3ReadFlags } from '../flags.js';
 import { type FindFormat, formatRow, tableLine } from '../find-output.js';
+import { DataOutput } from '../terminal-output.js';
 
 interface FindFlags extends S3ReadFlags {
   search?: string;
@@ -125,12 +126,15 @@ export async function run(context: CliContext): Promise<number> {
         ms: Math.round(r.ms),
       });
     const rows = findReplays({ ...onRun(options, cli.run), catalogue: { onBuild } });
-    if (format === 'table') context.stdout.write(`${tableLine(undefined)}\n`);
+    // What a recording holds (its URLs, error messages, even its id) reaches a terminal as text only.
+    const out = new DataOutput(context.stdout, format === 'ndjson' ? 'json' : 'text');
+    if (format === 'table') await out.write(`${tableLine(undefined)}\n`);
     let found = 0;
     for await (const row of rows) {
       found++;
-      if (!context.stdout.write(formatRow(row, format))) await new Promise((ok) => context.stdout.once('drain', ok));
+      await out.write(formatRow(row, format));
     }
+    await out.end();
     if (format === 'table') cli.reporter.log('info', `${found} replays`, { event: 'found', count: found });
     return 0;
   } finally {
