@@ -14,8 +14,13 @@ import { COLUMNS, CREATE_INDEXES, CREATE_TABLES, SCHEMA_VERSION } from './schema
 
 /** Rows per INSERT statement (a few thousand bound values: the per-call cost is paid once per batch). */
 const BATCH_ROWS = 200;
-/** The page cache while building, in KiB (negative: SQLite's unit for a size rather than a page count). */
-const BUILD_CACHE_KIB = 32 * 1024;
+/**
+ * The page cache while building, in KiB (negative: SQLite's unit for a size rather than a page count). Small: the
+ * table is written in row-number order, the indexes made after it, and the id index (written in random order) far
+ * outgrows any cache worth its memory; at 1,000,000 rows a 32 MiB cache saved no measurable CPU and cost 61 MB
+ * of the build's peak RSS (264 MB, against 203 MB with 4 MiB; the manifest's read alone peaks at ~136 MB).
+ */
+const BUILD_CACHE_KIB = 4 * 1024;
 
 export interface BuildResult {
   /** Replays in the catalogue. */

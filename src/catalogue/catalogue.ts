@@ -13,12 +13,15 @@ import type { Archive } from '../../sinks/archive.js';
 import { type BuildResult, buildCatalogue } from './build.js';
 import { type Database, openDatabase, type Statement } from './database.js';
 import { CatalogueError } from './errors.js';
-import { type CatalogueQuery, orderOf, parseSort, type Sort, type Where, whereOf } from './query.js';
+import { type CatalogueQuery, type Expand, orderOf, parseSort, type Sort, type Where, whereOf } from './query.js';
 import { type CatalogueRow, rowOf } from './rows.js';
 import { SCHEMA_VERSION } from './schema.js';
 
 /** A filtered count stops here (the page shows "10,000+"), or past the page asked for when that is further. */
 export const COUNT_CAP = 10_000;
+
+/** A word that starts more of the index's terms than this is searched as a prefix (FTS5 merges their row numbers). */
+const EXPAND_TERMS = 8;
 
 /**
  * The match count from which a page ending at row `end` of `size` rows walks the sort's index rather than sorting the
@@ -93,6 +96,7 @@ function currentMeta(path: string): Record<string, string> | undefined {
 export class Catalogue {
   readonly #db: Database;
   readonly #byId: Statement;
+  readonly #terms: Statement;
   /** Replays in the catalogue. */
   readonly size: number;
 
@@ -102,6 +106,9 @@ export class Catalogue {
   ) {
     this.#db = db;
     this.#byId = db.prepare('SELECT * FROM replays WHERE id = ?');
+    // The full-text index's vocabulary (each term, and the rows holding it), a table of this connection only.
+    db.exec('CREATE VIRTUAL TABLE temp.search_terms USING fts5vocab(main, search, row)');
+    this.#terms = db.prepare(`SELECT term, doc FROM temp.search_terms WHERE term >= ? AND term <= ? LIMIT ?`);
     this.size = Number((db.prepare(`SELECT value FROM meta WHERE key = 'rows'`).get() as { value: string }).value);
   }
 
@@ -111,10 +118,22 @@ export class Catalogue {
     return raw === undefined ? undefined : rowOf(raw);
   }
 
+  /**
+   * The index's terms `word` starts (at most `EXPAND_TERMS`) and the rows holding any (their sum: at most the
+   * rows holding one); undefined when there are more.
+   */
+  readonly #expand: Expand = (word) => {
+    const found = this.#terms
+      .all(word, `${word}\u{10FFFF}`, EXPAND_TERMS + 1)
+      .filter((r) => String(r['term']).startsWith(word));
+    if (found.length > EXPAND_TERMS) return undefined;
+    return { terms: found.map((r) => String(r['term'])), rows: found.reduce((sum, r) => sum + Number(r['doc']), 0) };
+  };
+
   /** Rows matching `q` (at most `cap`), counted. */
   #count(where: Where, cap: number): number {
     if (where.sql === '') return this.size;
-    const sql = `SELECT count(*) AS c FROM (SELECT 1 FROM replays ${where.sql} LIMIT ?)`;
+    const sql = `SELECT count(*) AS c FROM (SELECT 1 FROM ${where.from} ${where.sql} LIMIT ?)`;
     return Number((this.#db.prepare(sql).get(...where.params, cap) as { c: number }).c);
   }
 
@@ -124,7 +143,7 @@ export class Catalogue {
    */
   #matches(where: Where, limit: number): number[] {
     if (where.sql === '') return [];
-    const sql = `SELECT n FROM replays ${where.sql} LIMIT ?`;
+    const sql = `SELECT replays.n FROM ${where.from} ${where.sql} LIMIT ?`;
     return this.#db
       .prepare(sql)
       .all(...where.params, limit + 1)
@@ -150,7 +169,8 @@ export class Catalogue {
   plan(q: CatalogueQuery, page: number, pageSize: number): string[] {
     const read = this.#pageRead(q, page, pageSize);
     if (read === undefined) return [];
-    const sql = `EXPLAIN QUERY PLAN SELECT * FROM replays ${read.where.sql} ${orderOf(read.sort, read.plan)} LIMIT 1`;
+    const { from, sql: conditions } = read.where;
+    const sql = `EXPLAIN QUERY PLAN SELECT replays.* FROM ${from} ${conditions} ${orderOf(read.sort, read.plan)} LIMIT 1`;
     return this.#db
       .prepare(sql)
       .all(...read.where.params)
@@ -164,10 +184,11 @@ export class Catalogue {
    * the same bound. Undefined when nothing matches.
    */
   #pageRead(q: CatalogueQuery, page: number, pageSize: number): PageRead | undefined {
-    const where = whereOf(q);
     const sort = parseSort(q.sort);
     const cap = Math.max(COUNT_CAP, page * pageSize) + 1;
     const limit = Math.max(COUNT_CAP, walkFrom(page * pageSize, this.size));
+    const search = { expand: this.#expand, bound: limit, walked: page * pageSize * this.size };
+    const where = whereOf(q, undefined, search);
     const found = this.#matches(where, limit);
     const all = where.sql !== '' && found.length <= limit;
     const counted = all || found.length >= cap ? Math.min(found.length, cap) : this.#count(where, cap);
@@ -176,9 +197,13 @@ export class Catalogue {
     if (total === 0) return undefined;
     const last = Math.max(1, Math.ceil(total / pageSize));
     const answered = !more && page > last ? last : page;
-    const byNumber: Where = { sql: 'WHERE n IN (SELECT value FROM json_each(?))', params: [JSON.stringify(found)] };
+    const byNumber: Where = {
+      from: 'replays',
+      sql: 'WHERE n IN (SELECT value FROM json_each(?))',
+      params: [JSON.stringify(found)],
+    };
     return {
-      where: all ? byNumber : whereOf(q, sort.column),
+      where: all ? byNumber : whereOf(q, sort.column, search),
       sort,
       plan: { byIndex: !all },
       offset: (answered - 1) * pageSize,
@@ -202,12 +227,12 @@ export class Catalogue {
   ): unknown[] {
     const fromEnd = total !== undefined && offset > total / 2;
     if (!fromEnd) {
-      const sql = `SELECT * FROM replays ${where.sql} ${orderOf(sort, plan)} LIMIT ? OFFSET ?`;
+      const sql = `SELECT replays.* FROM ${where.from} ${where.sql} ${orderOf(sort, plan)} LIMIT ? OFFSET ?`;
       return this.#db.prepare(sql).all(...where.params, size, offset);
     }
     const count = Math.min(size, total - offset);
     const reversed = { column: sort.column, descending: !sort.descending };
-    const sql = `SELECT * FROM replays ${where.sql} ${orderOf(reversed, plan)} LIMIT ? OFFSET ?`;
+    const sql = `SELECT replays.* FROM ${where.from} ${where.sql} ${orderOf(reversed, plan)} LIMIT ? OFFSET ?`;
     return this.#db
       .prepare(sql)
       .all(...where.params, count, total - offset - count)
@@ -217,7 +242,7 @@ export class Catalogue {
   /** Every row matching `q`, in its order (at most `max`), read as they are asked for. */
   *rows(q: CatalogueQuery, max = Number.MAX_SAFE_INTEGER): IterableIterator<CatalogueRow> {
     const where = whereOf(q);
-    const sql = `SELECT * FROM replays ${where.sql} ${orderOf(parseSort(q.sort))} LIMIT ?`;
+    const sql = `SELECT replays.* FROM ${where.from} ${where.sql} ${orderOf(parseSort(q.sort))} LIMIT ?`;
     for (const raw of this.#db.prepare(sql).iterate(...where.params, max)) yield rowOf(raw);
   }
 

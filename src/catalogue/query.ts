@@ -63,15 +63,67 @@ function likeAny(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The words of `text` as an FTS5 query, each a prefix and all required; undefined when it has no word. */
-function ftsWords(text: string): string | undefined {
+/** The words of `text` (lowercase, at most 16), each to be found as a word's start; undefined when it has none. */
+function wordsOf(text: string): string[] | undefined {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu);
-  if (words === null) return undefined;
-  const terms = words.slice(0, 16).map((w) => `"${w}"*`);
-  return terms.join(' AND ');
+  return words === null ? undefined : words.slice(0, 16);
+}
+
+/** The index's terms a word starts (and the rows holding them), or undefined when it cannot tell (too many). */
+export type Expand = (word: string) => { terms: string[]; rows: number } | undefined;
+
+/**
+ * How a search is looked up: the full-text index's terms each word starts, found by `expand` (an FTS5 prefix query
+ * first merges every row number of every such term: 100 ms for a word in every row, and again for each row tested);
+ * `bound`, the rows up to which the search drives the read; `walked`, the page's end × the catalogue's rows (a
+ * walk to the page's end reads about `walked / matches` rows).
+ */
+export interface SearchTerms {
+  expand: Expand;
+  bound: number;
+  walked: number;
+}
+
+/**
+ * A walk tests each row it reads against a search by one lookup in the full-text index when that costs less than
+ * gathering the search's row numbers first: a lookup costs about this many row numbers gathered (at 1,000,000
+ * replays, ~19 µs against ~0.12 µs).
+ */
+const LOOKUP_ROWS = 150;
+
+const quoted = (term: string): string => `"${term.replaceAll('"', '""')}"`;
+
+/** A search's FTS5 query; `probe`: made of whole terms only (cheap to test one row by); `rows`: at most this many. */
+interface Match {
+  query: string;
+  probe: boolean;
+  rows: number;
+}
+
+/** `words` as an FTS5 query, every word required: its terms when `expand` knows them, else the word as a prefix. */
+function matchOf(words: string[], expand: Expand | undefined): Match {
+  const parts: string[] = [];
+  let probe = true;
+  let rows = Number.POSITIVE_INFINITY;
+  for (const word of words) {
+    // Only plain ASCII words are looked up as they are written: the tokenizer folds diacritics, the vocabulary holds
+    // the folded terms.
+    const found = /^[a-z0-9]+$/.test(word) ? expand?.(word) : undefined;
+    if (found === undefined || found.terms.length === 0) {
+      parts.push(`${quoted(word)}*`);
+      if (found === undefined) probe = false;
+      else rows = 0;
+      continue;
+    }
+    parts.push(found.terms.length === 1 ? quoted(found.terms[0]!) : `(${found.terms.map(quoted).join(' OR ')})`);
+    rows = Math.min(rows, found.rows);
+  }
+  return { query: parts.join(' AND '), probe, rows };
 }
 
 export interface Where {
+  /** The FROM clause's tables: `replays`, or the full-text index joined to it (the search drives the read). */
+  from: string;
   sql: string;
   params: SqlValue[];
 }
@@ -90,7 +142,7 @@ type Named = (column: string) => string;
  * each part rather than its index's few rows and a sort (at 1,000,000 replays, errors and rage: 140 ms of CPU
  * against 17).
  */
-function selective(q: CatalogueQuery, add: (sql: string, ...values: SqlValue[]) => void, named: Named): void {
+function selective(q: CatalogueQuery, add: (sql: string, ...values: SqlValue[]) => void, named: Named): boolean {
   const terms: Selective[] = [];
   if (q.user !== undefined) terms.push(['user', '= ?', [q.user]]);
   if (q.errors === true) terms.push(['errors', '> 0', []]);
@@ -98,21 +150,29 @@ function selective(q: CatalogueQuery, add: (sql: string, ...values: SqlValue[]) 
   if (q.deadClicks === true) terms.push(['dead', '> 0', []]);
   if (q.failedRequests === true) terms.push(['failed', '> 0', []]);
   if (terms.length === 1) add(`${named(terms[0]![0])} ${terms[0]![1]}`, ...terms[0]![2]);
-  if (terms.length < 2) return;
+  if (terms.length < 2) return terms.length > 0;
   const sets = terms
     .map(([column, test]) => `SELECT n FROM replays INDEXED BY ${indexOf(column)} WHERE ${column} ${test}`)
     .join(' INTERSECT ');
   add(`${named('n')} IN (${sets})`, ...terms.flatMap(([, , values]) => values));
+  return true;
 }
 
 /**
  * The query's conditions on `replays` as one WHERE clause (empty when none). With `walk` (a sort column: the page is
- * read in its index's order, many rows match) the status, the selective conditions and the row numbers of a search
- * or an intersection are written `+column` (unless on the sort's column), so that they cannot drive the plan: SQLite
+ * read in its index's order, many rows match) the status, the selective conditions and the row numbers of an
+ * intersection are written `+column` (unless on the sort's column), so that they cannot drive the plan: SQLite
  * would otherwise find every matching row through their index and sort them all for one page (at 1,000,000
  * replays, status ok by pages: 1.1 s of CPU).
+ *
+ * A search with `search` reads no more of the full-text index than the page needs where it can: its words are the
+ * index's terms (no prefix merge); without a walk the index drives the read, streaming its row numbers, unless it
+ * matches more than `bound` rows and another condition has an index; a walk tests each row it reads by one lookup
+ * (`EXISTS … rowid = n`) when it reads fewer rows than the search matches over `LOOKUP_ROWS`. Otherwise (and
+ * without `search`) the search's row numbers are gathered first (`IN (SELECT rowid … MATCH ?)`, which SQLite
+ * materialises whole: a word in every row, a million row numbers, 120 ms).
  */
-export function whereOf(q: CatalogueQuery, walk?: SortColumn): Where {
+export function whereOf(q: CatalogueQuery, walk?: SortColumn, search?: SearchTerms): Where {
   const named: Named = (column) => (walk === undefined || column === walk ? column : `+${column}`);
   const terms: string[] = [];
   const params: SqlValue[] = [];
@@ -120,23 +180,22 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn): Where {
     terms.push(sql);
     params.push(...values);
   };
-  const match: string[] = [];
+  const words: string[] = [];
   if (q.text !== undefined && q.text.trim() !== '') {
-    const words = ftsWords(q.text);
-    if (words === undefined)
-      add(`(id LIKE ? ESCAPE '\\' OR urls LIKE ? ESCAPE '\\')`, likeAny(q.text), likeAny(q.text));
-    else match.push(words);
+    const found = wordsOf(q.text);
+    if (found === undefined)
+      add(`(id LIKE ? ESCAPE '\\' OR replays.urls LIKE ? ESCAPE '\\')`, likeAny(q.text), likeAny(q.text));
+    else words.push(...found);
   }
   if (q.url !== undefined && q.url !== '') {
     // The full-text index finds the candidates by the URL's longest word (a short one, like `p` of `/p/99`, is in
     // every URL); LIKE keeps those holding the text as written.
     const longest = (q.url.match(/[\p{L}\p{N}]+/gu) ?? []).sort((a, b) => b.length - a.length)[0];
-    const words = longest === undefined || longest.length < 2 ? undefined : ftsWords(longest);
-    if (words !== undefined) match.push(words);
-    add(`urls LIKE ? ESCAPE '\\'`, likeAny(q.url));
+    const found = longest === undefined || longest.length < 2 ? undefined : wordsOf(longest);
+    if (found !== undefined) words.push(...found);
+    add(`replays.urls LIKE ? ESCAPE '\\'`, likeAny(q.url));
   }
-  if (match.length > 0) add(`${named('n')} IN (SELECT rowid FROM search WHERE search MATCH ?)`, match.join(' AND '));
-  selective(q, add, named);
+  const indexed = selective(q, add, named);
   if (q.device !== undefined) add(`device LIKE ? ESCAPE '\\'`, likeAny(q.device));
   if (q.session !== undefined) add(`session LIKE ? ESCAPE '\\'`, likeAny(q.session));
   if (q.status !== undefined) add(`${named('status')} = ?`, q.status);
@@ -147,7 +206,25 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn): Where {
   if (q.to !== undefined) add('start < ?', q.to);
   if (q.minDurationMs !== undefined) add('duration >= ?', q.minDurationMs);
   if (q.maxDurationMs !== undefined) add('duration <= ?', q.maxDurationMs);
-  return { sql: terms.length === 0 ? '' : `WHERE ${terms.join(' AND ')}`, params };
+  let from = 'replays';
+  if (words.length > 0) {
+    const match = matchOf(words, search?.expand);
+    const other = indexed || q.status !== undefined || terms.some((t) => /^(clicks|start|duration) /.test(t));
+    const lookups = search !== undefined && walk !== undefined && match.probe;
+    if (search !== undefined && walk === undefined && (match.rows <= search.bound || !other)) {
+      from = 'search CROSS JOIN replays ON replays.n = search.rowid';
+      terms.unshift('search MATCH ?');
+      params.unshift(match.query);
+    } else if (lookups && match.rows * match.rows > LOOKUP_ROWS * search.walked)
+      add('EXISTS (SELECT 1 FROM search WHERE search MATCH ? AND rowid = replays.n)', match.query);
+    else {
+      // A word known to match more than `bound` rows must not drive the read either: SQLite would look up every row
+      // number it gathers rather than take the other condition's index (`q=shop&errors=1`: 400 ms against 190).
+      const broad = search !== undefined && Number.isFinite(match.rows) && match.rows > search.bound;
+      add(`${broad ? '+n' : named('n')} IN (SELECT rowid FROM search WHERE search MATCH ?)`, match.query);
+    }
+  }
+  return { from, sql: terms.length === 0 ? '' : `WHERE ${terms.join(' AND ')}`, params };
 }
 
 /**

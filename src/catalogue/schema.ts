@@ -104,4 +104,5 @@ export const CREATE_INDEXES = `${SORTABLE.filter((c) => c !== 'id')
   .join('\n')}
 INSERT INTO search(rowid, who, urls, messages)
   SELECT n, id || ' ' || coalesce(user, ''), coalesce(urls, ''), coalesce(first_error, '') FROM replays;
+INSERT INTO search(search) VALUES ('optimize');
 `;
