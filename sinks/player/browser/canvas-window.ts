@@ -39,11 +39,15 @@ function aheadMs(): number {
   return 5000 + 2000 * Number(ui.speed.value || 1);
 }
 
-/** The events of a Replayer positioned at t (ms from the start); canvas events past the window are left out. */
-export function windowAt(all: readonly ReplayEvent[], t: number): ReplayEvent[] {
+/**
+ * The events of a Replayer positioned at t (ms from the start); canvas events more than `ahead` ms past it (the window)
+ * are left out. A replay opened paused takes none ahead (`ahead` 0): rrweb decodes every frame it is given before it
+ * draws the first, and the frame shown at the position needs none after it; `feedCanvas` adds them at its next call.
+ */
+export function windowAt(all: readonly ReplayEvent[], t: number, ahead: number = aheadMs()): ReplayEvent[] {
   const start = all[0]!.timestamp,
     at = start + t,
-    until = at + aheadMs(),
+    until = at + ahead,
     lastWhole: Record<number, number> = Object.create(null),
     out: ReplayEvent[] = [];
   canvasAt = [];

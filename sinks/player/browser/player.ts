@@ -90,6 +90,8 @@ function playPause(play: boolean): void {
     setPlaying(true);
     goTo(0);
   } else {
+    // Opened paused, the window ahead may not be in yet (feedCanvas runs 4 times a second).
+    if (isWindowed()) feedCanvas(replayer, all, now());
     replayer.play(now());
     setPlaying(true);
   }
@@ -217,7 +219,11 @@ export function start(first: readonly ReplayEvent[]): void {
     return;
   }
   setWindowed(hasCanvas && !canvasAll());
-  create(isWindowed() ? windowAt(all, 0) : events);
+  const moment = /[?&]t=(\d+(?:\.\d+)?)/.exec(location.search);
+  // Opened paused (or at a moment, a seek once loaded): no canvas frame ahead of the start is decoded before the first
+  // frame is shown; the window ahead is added by the first feedCanvas, a quarter of a second later.
+  const opensPaused = moment !== null || !options.autoPlay;
+  create(isWindowed() ? windowAt(all, 0, opensPaused ? 0 : undefined) : events);
   count = events.length;
   ui.play.disabled = false;
   ui.play.onclick = function () {
@@ -235,7 +241,6 @@ export function start(first: readonly ReplayEvent[]): void {
     setSkip(ui.skip.checked);
   };
   ui.fullscreen.onclick = toggleFullscreen;
-  const moment = /[?&]t=(\d+(?:\.\d+)?)/.exec(location.search);
   if (moment) {
     // A link to a moment (`?t=` seconds): the replay opens paused there, once the page has loaded (a seek rebuilds
     // the replay document at once, and the page's load event would wait for that document for ever).
