@@ -209,7 +209,9 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn, search?: SearchTer
   let from = 'replays';
   if (words.length > 0) {
     const match = matchOf(words, search?.expand);
-    const other = indexed || q.status !== undefined || terms.some((t) => /^(clicks|start|duration) /.test(t));
+    // Another condition with an index of its own: a selective one, the status, a range.
+    const ranged = [q.minClicks, q.from, q.to, q.minDurationMs, q.maxDurationMs].some((v) => v !== undefined);
+    const other = indexed || q.status !== undefined || ranged;
     const lookups = search !== undefined && walk !== undefined && match.probe;
     if (search !== undefined && walk === undefined && (match.rows <= search.bound || !other)) {
       from = 'search CROSS JOIN replays ON replays.n = search.rowid';
