@@ -2,6 +2,7 @@
 import type { ManifestChecks, ManifestEntry, ManifestFacts, ReplayStatus } from '../../sinks/sink.js';
 import { platformKey } from '../util/platform-key.js';
 import type { SqlValue } from './database.js';
+import { FLAGS } from './schema.js';
 
 /** One replay as the catalogue holds it. */
 export interface CatalogueRow {
@@ -95,6 +96,10 @@ export function rowValues(entry: ManifestEntry): SqlValue[] {
   const urls = urlsOf(facts, checks);
   const errors = count(facts?.errors) ?? count(checks?.console_errors) ?? 0;
   const assets = objectOf<Record<string, unknown>>(ok?.assets);
+  const flag = (value: number | null, bit: number): number => (value !== null && value > 0 ? bit : 0);
+  const rage = count(facts?.rage_clicks);
+  const dead = count(facts?.dead_clicks);
+  const failed = count(facts?.network_failed);
   return [
     id,
     slash < 0 ? '' : id.slice(0, slash),
@@ -109,19 +114,20 @@ export function rowValues(entry: ManifestEntry): SqlValue[] {
     urls.length === 0 ? null : urls.join('\n'),
     urls[0] ?? null,
     count(facts?.clicks),
-    count(facts?.rage_clicks),
-    count(facts?.dead_clicks),
+    rage,
+    dead,
     errors,
     typeof facts?.first_error === 'string' ? facts.first_error : null,
     count(facts?.first_error_ms),
     count(facts?.network_requests),
-    count(facts?.network_failed),
+    failed,
     count(facts?.active_ms),
     count(viewport?.width),
     count(viewport?.height),
     checks === undefined ? null : JSON.stringify(checks),
     ok === undefined ? null : JSON.stringify({ key: ok.key, format: ok.format, gzip: ok.gzip }),
     assets !== undefined && Object.keys(assets).length > 0 ? 1 : 0,
+    flag(errors, FLAGS.errors) | flag(rage, FLAGS.rage) | flag(dead, FLAGS.dead) | flag(failed, FLAGS.failed),
   ];
 }
 

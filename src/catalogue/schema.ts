@@ -5,7 +5,7 @@
  */
 
 /** Bumped when the tables change: a catalogue of another version is rebuilt. */
-export const SCHEMA_VERSION = '2';
+export const SCHEMA_VERSION = '3';
 
 /** The columns of `replays` in insert order (`n`, the row number, is given by SQLite). */
 export const COLUMNS = [
@@ -35,6 +35,7 @@ export const COLUMNS = [
   'checks',
   'stored',
   'assets',
+  'flags',
 ] as const;
 
 export type Column = (typeof COLUMNS)[number];
@@ -88,20 +89,36 @@ CREATE TABLE replays (
   height INTEGER,
   checks TEXT,
   stored TEXT,
-  assets INTEGER NOT NULL DEFAULT 0
+  assets INTEGER NOT NULL DEFAULT 0,
+  flags INTEGER NOT NULL DEFAULT 0
 );
 CREATE VIRTUAL TABLE search USING fts5(who, urls, messages, content='', detail='none', tokenize='unicode61');
 `;
+
+/**
+ * The bits of `flags`: replays with console errors, rage clicks, dead clicks, failed requests. A column of its own,
+ * not one SQLite generates: SQLite reads the table for a generated column even when an index holds it.
+ */
+export const FLAGS = Object.freeze({ errors: 1, rage: 2, dead: 4, failed: 8 });
 
 /** The name of the index on a sortable column (`id`'s is its UNIQUE constraint's, named by SQLite). */
 export function indexOf(column: Exclude<SortColumn, 'id'>): string {
   return `replays_${column}`;
 }
 
-/** Made once the rows are in (faster than keeping them up to date row by row). */
+/** `id`'s index with the flags (SQLite walks the UNIQUE one by itself: it sorts the same, without them). */
+export const ID_FLAGS_INDEX = 'replays_id_flags';
+
+/**
+ * Made once the rows are in (faster than keeping them up to date row by row). Each sortable column's index holds the
+ * flags beside it: a walk of the index for a page of replays with errors (or rage, dead clicks, failed requests)
+ * tests each row in the index and reads the table for the page's rows alone (at 1,000,000 replays, `errors` by
+ * duration, page 150: 36 ms of CPU against 280–370).
+ */
 export const CREATE_INDEXES = `${SORTABLE.filter((c) => c !== 'id')
-  .map((c) => `CREATE INDEX ${indexOf(c)} ON replays(${c});`)
+  .map((c) => `CREATE INDEX ${indexOf(c)} ON replays(${c}, n, flags);`)
   .join('\n')}
+CREATE INDEX ${ID_FLAGS_INDEX} ON replays(id, n, flags);
 INSERT INTO search(rowid, who, urls, messages)
   SELECT n, id || ' ' || coalesce(user, ''), coalesce(urls, ''), coalesce(first_error, '') FROM replays;
 INSERT INTO search(search) VALUES ('optimize');
