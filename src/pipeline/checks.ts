@@ -5,19 +5,6 @@ import { ReplayFacts } from './facts.js';
 
 const EVENT_TYPE_FULL_SNAPSHOT = 2;
 const EVENT_TYPE_META = 4;
-/** A Meta event larger than this is not read for its URL. */
-const MAX_META_BYTES = 64 * 1024;
-
-/** The `data.href` of a Meta event, if it is a string. */
-function metaHref(event: Buffer): string | undefined {
-  if (event.length > MAX_META_BYTES) return undefined;
-  try {
-    const href = (JSON.parse(event.toString('utf8')) as { data?: { href?: unknown } }).data?.href;
-    return typeof href === 'string' ? href : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The timestamp of the event [from, end) of `bytes`, NaN when it has none (the decoder had no reading for it): the
@@ -75,7 +62,6 @@ export class ReplayChecks {
   private readonly facts = new ReplayFacts();
   /** One timestamp read here rather than by the decoder, handed to `timeRun` like the decoder's. */
   private readonly one = new Float64Array(1);
-  private firstUrl: string | undefined;
   count = 0;
 
   observe(events: readonly Buffer[]): void {
@@ -127,7 +113,6 @@ export class ReplayChecks {
       timestamp = fields.timestamp;
       if (fields.type === EVENT_TYPE_META) {
         this.hasMeta = true;
-        if (this.firstUrl === undefined) this.firstUrl = metaHref(event);
       } else if (fields.type === EVENT_TYPE_FULL_SNAPSHOT) this.hasFullSnapshot = true;
     }
     if (typeof timestamp === 'number') this.timeOne(timestamp);
@@ -145,7 +130,7 @@ export class ReplayChecks {
       has_full_snapshot: this.hasFullSnapshot,
       max_gap_ms: this.times[MAX_GAP]!,
       timestamps_backwards: this.times[BACKWARDS] === 1,
-      first_url: this.firstUrl,
+      first_url: this.facts.firstUrl,
       console_errors: this.facts.consoleErrors > 0 ? this.facts.consoleErrors : undefined,
     };
   }

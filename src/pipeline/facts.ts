@@ -250,6 +250,9 @@ function networkRequests(event: unknown): { requests: number; failed: number } {
   return { requests: requests.length, failed };
 }
 
+/** No click waiting, and none yet: most replays' facts never make room for them. */
+const NO_CLICKS = new Float64Array(0);
+
 /**
  * The running facts of one replay. `observeRun` and `observeEvent` take every event once, in order, each with its
  * timestamp when the caller has read it (NaN otherwise: read here when needed).
@@ -258,6 +261,8 @@ export class ReplayFacts {
   private pages = 0;
   private readonly urls: string[] = [];
   private urlsMore = 0;
+  /** The first page URL as recorded (not cut). */
+  private firstHref: string | undefined;
   private viewport: { width: number; height: number } | undefined;
   private clicks = 0;
   private rageClicks = 0;
@@ -267,8 +272,8 @@ export class ReplayFacts {
   private burstX = NaN;
   private burstY = NaN;
   private burstLength = 0;
-  /** Clicks waiting for a reaction (their times, oldest first). */
-  private readonly pending = new Float64Array(FACT_LIMITS.pendingClicks);
+  /** Clicks waiting for a reaction (their times, oldest first); made at the first click. */
+  private pending = NO_CLICKS;
   private pendingCount = 0;
   private errors = 0;
   private firstError: string | undefined;
@@ -369,6 +374,7 @@ export class ReplayFacts {
     }
     if (!Number.isFinite(t)) return;
     this.expire(t);
+    if (this.pending === NO_CLICKS) this.pending = new Float64Array(FACT_LIMITS.pendingClicks);
     if (this.pendingCount < this.pending.length) this.pending[this.pendingCount++] = t;
   }
 
@@ -423,6 +429,7 @@ export class ReplayFacts {
       this.urlsMore++;
       return;
     }
+    this.firstHref ??= href;
     const url = cutToBytes(href, FACT_LIMITS.urlBytes);
     if (this.urls.includes(url)) return;
     if (this.urls.length < FACT_LIMITS.urls) this.urls.push(url);
@@ -453,9 +460,9 @@ export class ReplayFacts {
     return this.errors;
   }
 
-  /** The first page's URL (the checks' `first_url`). */
+  /** The first page's URL as recorded, not cut (the checks' `first_url`). */
   get firstUrl(): string | undefined {
-    return this.urls[0];
+    return this.firstHref;
   }
 
   /**
