@@ -141,15 +141,19 @@ export class Catalogue {
   }
 
   /**
-   * The index's terms `word` starts (at most `EXPAND_TERMS`) and the rows holding any (their sum: at most the
-   * rows holding one); undefined when there are more.
+   * The index's terms `word` starts (at most `EXPAND_TERMS`), the rows holding any (their sum: at most the rows
+   * holding one) and whether one is in every row; undefined when there are more.
    */
   readonly #expand: Expand = (word) => {
     const found = this.#terms
       .all(word, `${word}\u{10FFFF}`, EXPAND_TERMS + 1)
       .filter((r) => String(r['term']).startsWith(word));
     if (found.length > EXPAND_TERMS) return undefined;
-    return { terms: found.map((r) => String(r['term'])), rows: found.reduce((sum, r) => sum + Number(r['doc']), 0) };
+    return {
+      terms: found.map((r) => String(r['term'])),
+      rows: found.reduce((sum, r) => sum + Number(r['doc']), 0),
+      every: found.some((r) => Number(r['doc']) >= this.size),
+    };
   };
 
   /** Rows matching `q` (at most `cap`), counted. */

@@ -69,8 +69,11 @@ function wordsOf(text: string): string[] | undefined {
   return words === null ? undefined : words.slice(0, 16);
 }
 
-/** The index's terms a word starts (and the rows holding them), or undefined when it cannot tell (too many). */
-export type Expand = (word: string) => { terms: string[]; rows: number } | undefined;
+/**
+ * The index's terms a word starts, the rows holding them, and whether one of them is in every row (the word then holds
+ * for all); undefined when it cannot tell (too many).
+ */
+export type Expand = (word: string) => { terms: string[]; rows: number; every: boolean } | undefined;
 
 /**
  * How a search is looked up: the full-text index's terms each word starts, found by `expand` (an FTS5 prefix query
@@ -109,6 +112,8 @@ function matchOf(words: string[], expand: Expand | undefined): Match {
     // Only plain ASCII words are looked up as they are written: the tokenizer folds diacritics, the vocabulary holds
     // the folded terms.
     const found = /^[a-z0-9]+$/.test(word) ? expand?.(word) : undefined;
+    // A word every row holds (a site's domain in its URLs) filters nothing: it costs its every row number otherwise.
+    if (found?.every === true) continue;
     if (found === undefined || found.terms.length === 0) {
       parts.push(`${quoted(word)}*`);
       if (found === undefined) probe = false;
@@ -236,8 +241,8 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn, search?: SearchTer
   if (q.minDurationMs !== undefined) add('duration >= ?', q.minDurationMs);
   if (q.maxDurationMs !== undefined) add('duration <= ?', q.maxDurationMs);
   let from = walk === 'id' && flagsOf(q) !== 0 ? `replays INDEXED BY ${ID_FLAGS_INDEX}` : 'replays';
-  if (words.length > 0) {
-    const match = matchOf(words, search?.expand);
+  const match = words.length > 0 ? matchOf(words, search?.expand) : undefined;
+  if (match !== undefined && match.query !== '') {
     // Another condition with an index of its own: a selective one, the status, a range.
     const ranged = [q.minClicks, q.from, q.to, q.minDurationMs, q.maxDurationMs].some((v) => v !== undefined);
     const other = indexed || q.status !== undefined || ranged;
