@@ -94,62 +94,51 @@ const COUNT_KEYS = [
   'slowBodyMs',
 ] as const;
 
+/** The switches that take one of a few values, and those values. */
+const CHOICES: Readonly<Record<string, readonly unknown[]>> = {
+  serverErrorStatus: [500, 502, 503],
+  serverErrorScope: ['api', 'storage', 'both'],
+  slowBodyScope: ['api', 'storage', 'both'],
+  endlessPages: ['none', 'list', 'files', 'both'],
+  filesOrder: ['key', 'reversed'],
+  corruptKind: ['truncated-gzip', 'garbage-json'],
+  fileEncoding: ['gzip', 'content-encoding-gzip', 'inflated'],
+};
+
+/** `500, 502 or 503`, `'key' or 'reversed'`: a switch's values as its error names them. */
+function choicesText(values: readonly unknown[]): string {
+  const shown = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  return `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`;
+}
+
 /** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
 export function validateFaults(input: unknown): Partial<Faults> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new FaultsError('faults must be a JSON object');
   }
-  const src = input as Record<string, unknown>;
-  const out: Partial<Faults> = {};
-  for (const key of Object.keys(src)) {
-    const v = src[key];
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(input)) {
+    const choices = Object.hasOwn(CHOICES, key) ? CHOICES[key] : undefined;
     if ((COUNT_KEYS as readonly string[]).includes(key)) {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
         throw new FaultsError(`${key} must be a non-negative integer`);
       }
-      (out as Record<string, unknown>)[key] = v;
-    } else if (key === 'serverErrorStatus') {
-      if (v !== 500 && v !== 502 && v !== 503) throw new FaultsError('serverErrorStatus must be 500, 502 or 503');
-      out.serverErrorStatus = v;
-    } else if (key === 'serverErrorScope' || key === 'slowBodyScope') {
-      if (v !== 'api' && v !== 'storage' && v !== 'both') {
-        throw new FaultsError(`${key} must be 'api', 'storage' or 'both'`);
-      }
-      out[key] = v;
-    } else if (key === 'endlessPages') {
-      if (v !== 'none' && v !== 'list' && v !== 'files' && v !== 'both') {
-        throw new FaultsError("endlessPages must be 'none', 'list', 'files' or 'both'");
-      }
-      out.endlessPages = v;
-    } else if (key === 'filesOrder') {
-      if (v !== 'key' && v !== 'reversed') throw new FaultsError("filesOrder must be 'key' or 'reversed'");
-      out.filesOrder = v;
-    } else if (key === 'duplicateFiles') {
-      if (typeof v !== 'boolean') throw new FaultsError('duplicateFiles must be a boolean');
-      out.duplicateFiles = v;
-    } else if (key === 'expireUrls') {
-      if (typeof v !== 'boolean') throw new FaultsError('expireUrls must be a boolean');
-      out.expireUrls = v;
+    } else if (choices !== undefined) {
+      if (!choices.includes(v)) throw new FaultsError(`${key} must be ${choicesText(choices)}`);
+    } else if (key === 'duplicateFiles' || key === 'expireUrls') {
+      if (typeof v !== 'boolean') throw new FaultsError(`${key} must be a boolean`);
     } else if (key === 'corruptFiles') {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
         throw new FaultsError('corruptFiles must be an array of replay ids');
       }
-      out.corruptFiles = [...v];
-    } else if (key === 'corruptKind') {
-      if (v !== 'truncated-gzip' && v !== 'garbage-json') {
-        throw new FaultsError("corruptKind must be 'truncated-gzip' or 'garbage-json'");
-      }
-      out.corruptKind = v;
-    } else if (key === 'fileEncoding') {
-      if (v !== 'gzip' && v !== 'content-encoding-gzip' && v !== 'inflated') {
-        throw new FaultsError("fileEncoding must be 'gzip', 'content-encoding-gzip' or 'inflated'");
-      }
-      out.fileEncoding = v;
+      out[key] = [...v];
+      continue;
     } else {
       throw new FaultsError(`unknown fault switch: ${key.slice(0, 60)}`);
     }
+    out[key] = v;
   }
-  return out;
+  return out as Partial<Faults>;
 }
 
 export type ApiFault = { kind: 'rate-limit'; retryAfterSeconds: number } | { kind: 'server-error'; status: number };
