@@ -11,26 +11,17 @@ import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-consta
 import type { Clock } from '../util/clock.js';
 
 /** API families, each with its own concurrency cap. */
-export type ApiFamily =
-  | 'replay' // session replay API (list, files)
-  | 'storage' // presigned object-storage downloads
-  | 'dashboard' // dashboard REST queries
-  | 'useractivity' // user activity and user search
-  | 'feedback' // feedback ingestion
-  | 'management' // experiment and flag management
-  | 'ingest' // map/unmap, group identify, attribution
-  | 'taxonomy'; // taxonomy API
-
-const API_FAMILIES: readonly ApiFamily[] = [
-  'replay',
-  'storage',
-  'dashboard',
-  'useractivity',
-  'feedback',
-  'management',
-  'ingest',
-  'taxonomy',
-];
+const API_FAMILIES = [
+  'replay', // session replay API (list, files)
+  'storage', // presigned object-storage downloads
+  'dashboard', // dashboard REST queries
+  'useractivity', // user activity and user search
+  'feedback', // feedback ingestion
+  'management', // experiment and flag management
+  'ingest', // map/unmap, group identify, attribution
+  'taxonomy', // taxonomy API
+] as const;
+export type ApiFamily = (typeof API_FAMILIES)[number];
 
 /**
  * The most requests in flight per family. With adaptive concurrency (on by default, `DEFAULT_ADAPTIVE`) these are
