@@ -137,26 +137,15 @@ function op(family: ApiFamily, name: string, route: string, summary: string, s: 
 
 /** `p` under the spec's own name for it too (`ParamSpec.wire`): what the request carries. */
 const as = (wire: string, p: ParamSpec): ParamSpec => ({ ...p, wire });
-const str = (name: string, help: string, required = true): ParamSpec => ({
-  name,
-  type: 'string',
-  help,
-  ...(required ? { required } : {}),
-});
-const int = (name: string, help: string, required = true): ParamSpec => ({
-  name,
-  type: 'integer',
-  help,
-  ...(required ? { required } : {}),
-});
+/** A parameter of `type`, required unless `required` is false. */
+const param =
+  (type: ParamSpec['type']) =>
+  (name: string, help: string, required = true): ParamSpec => ({ name, type, help, ...(required ? { required } : {}) });
+const str = param('string');
+const int = param('integer');
+const json = param('json');
 const bool = (name: string, help: string): ParamSpec => ({ name, type: 'boolean', help });
 const list = (name: string, help: string): ParamSpec => ({ name, type: 'string[]', help, required: true });
-const json = (name: string, help: string, required = true): ParamSpec => ({
-  name,
-  type: 'json',
-  help,
-  ...(required ? { required } : {}),
-});
 
 const ID = str('id', 'experiment or flag id');
 const VARIANT = str('variantKey', 'variant key');
