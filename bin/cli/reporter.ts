@@ -400,10 +400,7 @@ export class Reporter {
   }
 
   private done(): number {
-    const b = this.totals.byOutcome;
-    return (
-      b.ok + b.failed + b.quarantined + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found + b.taken
-    );
+    return Object.values(this.totals.byOutcome).reduce((sum, n) => sum + n, 0);
   }
 
   /** The end-of-run summary (counts per status, events, bytes). */
