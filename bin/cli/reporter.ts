@@ -323,14 +323,8 @@ export class Reporter {
       return;
     }
     const error = failureOf(ev.error);
-    this.log(
-      'warn',
-      `could not bring the archive's catalogue up to date (it is built again when opened): ${error.message}`,
-      {
-        event: 'catalogue_failed',
-        error,
-      },
-    );
+    const what = "could not bring the archive's catalogue up to date (it is built again when opened)";
+    this.log('warn', `${what}: ${error.message}`, { event: 'catalogue_failed', error });
   }
 
   /** A replay's notice: a file retried, a file listed twice (warnings), a URL refreshed (JSON only). */
