@@ -17,12 +17,8 @@ export interface ReporterStream extends ProgressStream {
 }
 
 /** Counts for the end-of-run summary. */
-export interface RunTotals {
+export interface RunTotals extends Pick<ProgressState, 'events' | 'bytes' | 'listed' | 'listingComplete'> {
   byOutcome: Record<ArchiveOutcome, number>;
-  events: number;
-  bytes: number;
-  listed: number;
-  listingComplete: boolean;
   /** API requests retried (429, 5xx, network). */
   retries: number;
 }

@@ -70,13 +70,10 @@ function* inOrder(
 }
 
 /** The replay list's query, checked. */
-interface ListQuery {
+interface ListQuery extends ListFilter {
   replayIds: string[];
-  pid: string | null;
   pageToken: string | null;
   sortParam: 'asc' | 'desc' | null;
-  from: number | null;
-  to: number | null;
 }
 
 function checkReplayIds(replayIds: readonly string[]): void {
