@@ -165,16 +165,11 @@ function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
     return op('management', `${kind}.${name}`, `${method} /api/1/${kind}${rest}`, summary, s);
   };
   const managed: Managed = { kind, m: (c) => c[kind], mop };
-  return [
-    ...managedItems(managed),
-    ...managedVariants(managed),
-    ...variantInclusions(managed),
-    ...managedDeployments(managed),
-  ];
+  return [...itemsAndVariants(managed), ...inclusionsAndDeployments(managed)];
 }
 
-/** Management operations: the experiment or flag itself: list, get, create, update, its versions. */
-function managedItems({ kind, m, mop }: Managed): Operation[] {
+/** Management operations: the experiment or flag itself (list, get, create, update, its versions), its variants. */
+function itemsAndVariants({ kind, m, mop }: Managed): Operation[] {
   return [
     mop('list', 'GET', `list ${kind}, most recent first`, {
       params: [int('limit', 'at most this many', false)],
@@ -202,12 +197,6 @@ function managedItems({ kind, m, mop }: Managed): Operation[] {
       params: [ID, str('versionId', 'version id')],
       run: (c, a, _b, o) => m(c).getVersion(a.string('id'), a.string('versionId'), o),
     }),
-  ];
-}
-
-/** Management operations: its variants. */
-function managedVariants({ m, mop }: Managed): Operation[] {
-  return [
     mop('variants.list', 'GET /{id}/variants', 'variants', {
       params: [ID],
       run: (c, a, _b, o) => m(c).listVariants(a.string('id'), o),
@@ -233,8 +222,8 @@ function managedVariants({ m, mop }: Managed): Operation[] {
   ];
 }
 
-/** Management operations: a variant's user and cohort inclusions. */
-function variantInclusions({ m, mop }: Managed): Operation[] {
+/** Management operations: a variant's user and cohort inclusions, and the deployments. */
+function inclusionsAndDeployments({ m, mop }: Managed): Operation[] {
   return [
     mop('variants.users.list', 'GET /{id}/variants/{variantKey}/users', "a variant's user inclusions", {
       params: [ID, VARIANT],
@@ -274,12 +263,6 @@ function variantInclusions({ m, mop }: Managed): Operation[] {
           m(c).bulkRemoveVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o),
       },
     ),
-  ];
-}
-
-/** Management operations: its deployments. */
-function managedDeployments({ m, mop }: Managed): Operation[] {
-  return [
     mop('deployments.list', 'GET /{id}/deployments', 'deployments', {
       params: [ID],
       run: (c, a, _b, o) => m(c).listDeployments(a.string('id'), o),
