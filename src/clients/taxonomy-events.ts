@@ -5,16 +5,14 @@ import { checkBodyFields, opt, req, type BodySchema } from './body-schema.js';
 import type { CallOptions } from './call-options.js';
 import { requireInteger, requireString } from './checks.js';
 import { named, type TaxonomyCaller } from './taxonomy-call.js';
-import type { EventCategory, EventTypeRecord, EventVisibilityFlags } from './taxonomy-types.js';
+import {
+  VISIBILITY_FLAGS,
+  type EventCategory,
+  type EventTypeRecord,
+  type EventVisibilityFlags,
+} from './taxonomy-types.js';
 
-const VISIBILITY = [
-  'is_hidden_from_dropdowns',
-  'is_hidden_from_persona_results',
-  'is_hidden_from_pathfinder',
-  'is_hidden_from_timeline',
-] as const;
-
-const FLAG_FIELDS = VISIBILITY.map((f) => opt(f, 'boolean'));
+const FLAG_FIELDS = VISIBILITY_FLAGS.map((f) => opt(f, 'boolean'));
 
 /** `POST /event`: "body `event_type`, `category`, `description`, and the four `is_hidden_from_*` flags". */
 export const EVENT_TYPE_CREATE_BODY: BodySchema = {

@@ -56,12 +56,13 @@ export interface GroupPropertyRecord extends PropertyRecord {
 }
 
 /** The four visibility flags; settable only on ingested event types. */
-export interface EventVisibilityFlags {
-  is_hidden_from_dropdowns?: boolean;
-  is_hidden_from_persona_results?: boolean;
-  is_hidden_from_pathfinder?: boolean;
-  is_hidden_from_timeline?: boolean;
-}
+export const VISIBILITY_FLAGS = [
+  'is_hidden_from_dropdowns',
+  'is_hidden_from_persona_results',
+  'is_hidden_from_pathfinder',
+  'is_hidden_from_timeline',
+] as const;
+export type EventVisibilityFlags = Partial<Record<(typeof VISIBILITY_FLAGS)[number], boolean>>;
 
 /**
  * Property fields a create or update may carry. Which are accepted by which call, and their wire types, are not
