@@ -150,11 +150,8 @@ export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'r
  */
 export class FaultState {
   private current: Faults = { ...DEFAULT_FAULTS, corruptFiles: [] };
-  private apiRateCount = 0;
-  private apiErrorCount = 0;
-  private storageErrorCount = 0;
-  private storageResetCount = 0;
-  private storageRedirectCount = 0;
+  /** Requests counted toward each "every Nth" switch since it was (re)set. */
+  private readonly counts = { apiRate: 0, apiError: 0, storageError: 0, storageReset: 0, storageRedirect: 0 };
   private endlessCount = 0;
   /** URLs signed with an epoch lower than this are expired while `expireUrls` is on. */
   private expiredBeforeEpoch = 0;
@@ -171,13 +168,11 @@ export class FaultState {
   set(partial: Partial<Faults>): void {
     const checked = validateFaults(partial);
     this.current = { ...this.current, ...checked };
-    if ('rateLimitEvery' in checked) this.apiRateCount = 0;
-    if ('serverErrorEvery' in checked || 'serverErrorScope' in checked) {
-      this.apiErrorCount = 0;
-      this.storageErrorCount = 0;
-    }
-    if ('resetEvery' in checked) this.storageResetCount = 0;
-    if ('redirectEvery' in checked) this.storageRedirectCount = 0;
+    const counts = this.counts;
+    if ('rateLimitEvery' in checked) counts.apiRate = 0;
+    if ('serverErrorEvery' in checked || 'serverErrorScope' in checked) counts.apiError = counts.storageError = 0;
+    if ('resetEvery' in checked) counts.storageReset = 0;
+    if ('redirectEvery' in checked) counts.storageRedirect = 0;
     if (checked.expireUrls === true) {
       this.epoch += 1;
       this.expiredBeforeEpoch = this.epoch;
@@ -214,43 +209,28 @@ export class FaultState {
     return f.slowBodyScope === 'both' || f.slowBodyScope === kind ? f.slowBodyMs : 0;
   }
 
+  /** Counts one request toward a switch that is on (`every` > 0); whether it is the Nth. */
+  private due(counter: keyof FaultState['counts'], every: number): boolean {
+    return every > 0 && ++this.counts[counter] % every === 0;
+  }
+
   /** Called once per authenticated API request; says which fault (if any) this request gets. */
   nextApi(): ApiFault | null {
     const f = this.current;
-    let fault: ApiFault | null = null;
-    if (f.rateLimitEvery > 0) {
-      this.apiRateCount += 1;
-      if (this.apiRateCount % f.rateLimitEvery === 0) {
-        fault = { kind: 'rate-limit', retryAfterSeconds: f.retryAfterSeconds };
-      }
-    }
-    if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'storage') {
-      this.apiErrorCount += 1;
-      if (fault === null && this.apiErrorCount % f.serverErrorEvery === 0) {
-        fault = { kind: 'server-error', status: f.serverErrorStatus };
-      }
-    }
-    return fault;
+    const rateLimited = this.due('apiRate', f.rateLimitEvery);
+    const failed = f.serverErrorScope !== 'storage' && this.due('apiError', f.serverErrorEvery);
+    if (rateLimited) return { kind: 'rate-limit', retryAfterSeconds: f.retryAfterSeconds };
+    return failed ? { kind: 'server-error', status: f.serverErrorStatus } : null;
   }
 
-  /** Called once per storage download whose URL verified; says which fault (if any) it gets. */
+  /** Called once per storage download whose URL verified; says which fault (if any) it gets (every switch counts it). */
   nextStorage(): StorageFault | null {
     const f = this.current;
-    let fault: StorageFault | null = null;
-    if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'api') {
-      this.storageErrorCount += 1;
-      if (this.storageErrorCount % f.serverErrorEvery === 0)
-        fault = { kind: 'server-error', status: f.serverErrorStatus };
-    }
-    if (f.redirectEvery > 0) {
-      this.storageRedirectCount += 1;
-      if (fault === null && this.storageRedirectCount % f.redirectEvery === 0) fault = { kind: 'redirect' };
-    }
-    if (f.resetEvery > 0) {
-      this.storageResetCount += 1;
-      if (fault === null && this.storageResetCount % f.resetEvery === 0) fault = { kind: 'reset' };
-    }
-    return fault;
+    const failed = f.serverErrorScope !== 'api' && this.due('storageError', f.serverErrorEvery);
+    const redirected = this.due('storageRedirect', f.redirectEvery);
+    const reset = this.due('storageReset', f.resetEvery);
+    if (failed) return { kind: 'server-error', status: f.serverErrorStatus };
+    return redirected ? { kind: 'redirect' } : reset ? { kind: 'reset' } : null;
   }
 
   isCorrupt(replayId: string): boolean {
