@@ -8,11 +8,8 @@ import { excerpt, splitReplayId } from './replay-id.js';
 import type { ReplayRecordJson } from './replicas.js';
 import { parseIsoTime } from './timestamps.js';
 
-interface ListFilter {
-  pid: string | null;
-  from: number | null;
-  to: number | null;
-}
+/** What a listing keeps to (its page tokens remember it). */
+type ListFilter = Pick<ListTokenState, 'pid' | 'from' | 'to'>;
 
 function timeParam(query: URLSearchParams, name: 'start_time' | 'end_time'): number | null {
   const raw = singleParam(query, name);
