@@ -62,11 +62,7 @@ const STAGING_DIR = '_staging';
 const MAX_REMEMBERED_ASSETS = 100_000;
 
 /** Where the store is, and what every member uses: the link (client on first use), bucket, `base` (prefix + `/`). */
-interface S3Place {
-  client: S3Link;
-  bucket: string;
-  base: string;
-  target: string;
+interface S3Place extends Omit<S3ManifestPlace, 'writerId'> {
   closed: () => boolean;
 }
 

@@ -186,12 +186,9 @@ export interface OkEntry extends ManifestEntryBase {
 }
 
 /** A permanent failure of this replay in this run; `error` names the file key and the reason. */
-export interface FailedEntry extends ManifestEntryBase {
+export interface FailedEntry extends ManifestEntryBase, Pick<OkEntry, 'file_keys' | 'file_count' | 'file_keys_sha256'> {
   status: 'failed';
   error: ManifestError;
-  file_keys?: string[];
-  file_count?: number;
-  file_keys_sha256?: string;
   /**
    * A permanent cause (bad data: a corrupt file, an undecodable event, an oversized entry or id): the runs in a row
    * this replay failed with this same cause (code and file key), this one included. Absent for a cause that may pass.
@@ -203,13 +200,9 @@ export interface FailedEntry extends ManifestEntryBase {
  * A replay that failed with the same permanent cause in `attempts` runs in a row (`quarantineAfter`): no longer
  * tried by `archive` (until `--retry-quarantined`), no longer failing its runs. `error` is the cause.
  */
-export interface QuarantinedEntry extends ManifestEntryBase {
+export interface QuarantinedEntry extends Omit<FailedEntry, 'status' | 'attempts'> {
   status: 'quarantined';
-  error: ManifestError;
   attempts: number;
-  file_keys?: string[];
-  file_count?: number;
-  file_keys_sha256?: string;
 }
 
 /** Not exported in this run, for `reason` (e.g. `settling`). */

@@ -27,9 +27,7 @@ function flagsOf(options: readonly Option[]): string[] {
 }
 
 function valueFlagsOf(options: readonly Option[]): string[] {
-  return options
-    .filter((o) => o.required || o.optional)
-    .flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
+  return flagsOf(options.filter((o) => o.required || o.optional));
 }
 
 /** A shell word list (flags, command and operation names are plain ASCII; checked so the script stays well-formed). */

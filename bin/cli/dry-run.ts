@@ -25,15 +25,7 @@ export async function printPlan(
   reporter: Reporter,
   out: NodeJS.WritableStream & { isTTY?: boolean | undefined },
 ): Promise<Record<Action, number>> {
-  const counts: Record<Action, number> = {
-    export: 0,
-    recheck: 0,
-    done: 0,
-    settling: 0,
-    shard: 0,
-    forgotten: 0,
-    quarantined: 0,
-  };
+  const counts = Object.fromEntries(Object.keys(SHOWN).map((a) => [a, 0])) as Record<Action, number>;
   for await (const p of plan) {
     counts[p.action]++;
     const line = json

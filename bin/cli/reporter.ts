@@ -17,12 +17,8 @@ export interface ReporterStream extends ProgressStream {
 }
 
 /** Counts for the end-of-run summary. */
-export interface RunTotals {
+export interface RunTotals extends Pick<ProgressState, 'events' | 'bytes' | 'listed' | 'listingComplete'> {
   byOutcome: Record<ArchiveOutcome, number>;
-  events: number;
-  bytes: number;
-  listed: number;
-  listingComplete: boolean;
   /** API requests retried (429, 5xx, network). */
   retries: number;
 }
@@ -323,14 +319,8 @@ export class Reporter {
       return;
     }
     const error = failureOf(ev.error);
-    this.log(
-      'warn',
-      `could not bring the archive's catalogue up to date (it is built again when opened): ${error.message}`,
-      {
-        event: 'catalogue_failed',
-        error,
-      },
-    );
+    const what = "could not bring the archive's catalogue up to date (it is built again when opened)";
+    this.log('warn', `${what}: ${error.message}`, { event: 'catalogue_failed', error });
   }
 
   /** A replay's notice: a file retried, a file listed twice (warnings), a URL refreshed (JSON only). */
@@ -400,10 +390,7 @@ export class Reporter {
   }
 
   private done(): number {
-    const b = this.totals.byOutcome;
-    return (
-      b.ok + b.failed + b.quarantined + b.empty + b.skipped + b['done-before'] + b.unchanged + b.not_found + b.taken
-    );
+    return Object.values(this.totals.byOutcome).reduce((sum, n) => sum + n, 0);
   }
 
   /** The end-of-run summary (counts per status, events, bytes). */

@@ -32,36 +32,16 @@ export interface BodySchema {
 export const req = (name: string, type: BodyFieldType): BodyField => ({ name, type, required: true });
 export const opt = (name: string, type: BodyFieldType): BodyField => ({ name, type });
 
-function typeOk(type: BodyFieldType, v: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'integer':
-      return typeof v === 'number' && Number.isSafeInteger(v);
-    case 'string[]':
-      return Array.isArray(v) && v.every((s) => typeof s === 'string');
-    case 'object':
-      return isPlainObject(v);
-    case 'array':
-      return Array.isArray(v);
-    case 'json':
-      return true;
-  }
-}
-
-const TYPE_WORDS: Readonly<Record<BodyFieldType, string>> = {
-  string: 'a string',
-  boolean: 'true or false',
-  number: 'a number',
-  integer: 'an integer',
-  'string[]': 'an array of strings',
-  object: 'an object',
-  array: 'an array',
-  json: 'any JSON value',
+/** Each type: how a message names it, and whether a value is of it. */
+const TYPES: Readonly<Record<BodyFieldType, { words: string; ok: (v: unknown) => boolean }>> = {
+  string: { words: 'a string', ok: (v) => typeof v === 'string' },
+  boolean: { words: 'true or false', ok: (v) => typeof v === 'boolean' },
+  number: { words: 'a number', ok: (v) => typeof v === 'number' && Number.isFinite(v) },
+  integer: { words: 'an integer', ok: (v) => typeof v === 'number' && Number.isSafeInteger(v) },
+  'string[]': { words: 'an array of strings', ok: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string') },
+  object: { words: 'an object', ok: isPlainObject },
+  array: { words: 'an array', ok: Array.isArray },
+  json: { words: 'any JSON value', ok: () => true },
 };
 
 /** Checks one object against the schema's fields: known names only (unless open), required ones present, types. */
@@ -82,7 +62,7 @@ export function checkBodyFields(where: string, value: unknown, schema: BodySchem
     }
     if (f.required && f.type === 'string') requireString(at(f.name), v);
     else if (f.type === 'string[]') requireStringList(at(f.name), v);
-    else if (!typeOk(f.type, v)) throw new ValidationError(at(f.name), `must be ${TYPE_WORDS[f.type]}`);
+    else if (!TYPES[f.type].ok(v)) throw new ValidationError(at(f.name), `must be ${TYPES[f.type].words}`);
   }
   const some = schema.atLeastOneOf;
   if (some && !some.some((k) => o[k] !== undefined && o[k] !== ''))

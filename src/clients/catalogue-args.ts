@@ -32,9 +32,12 @@ export function paramTypeText(spec: ParamSpec): string {
   return spec.values !== undefined ? spec.values.join('|') : spec.type;
 }
 
-/** Every name a parameter of `specs` is known by: its own and the spec's (`wire`). */
+/** The names a parameter is known by: its own and the spec's (`wire`). */
+const namesOf = (s: ParamSpec): string[] => (s.wire !== undefined ? [s.name, s.wire] : [s.name]);
+
+/** Every name a parameter of `specs` is known by. */
 export function knownNames(specs: readonly ParamSpec[]): Set<string> {
-  return new Set(specs.flatMap((s) => (s.wire !== undefined ? [s.name, s.wire] : [s.name])));
+  return new Set(specs.flatMap(namesOf));
 }
 
 type Value = string | number | boolean | string[] | unknown;
@@ -86,16 +89,7 @@ export class OperationArgs {
    * values, one parameter given twice and missing required ones are refused.
    */
   static parse(specs: readonly ParamSpec[], pairs: ReadonlyArray<readonly [string, string]>): OperationArgs {
-    const byName = new Map(
-      specs.flatMap((s) =>
-        s.wire !== undefined
-          ? ([
-              [s.name, s],
-              [s.wire, s],
-            ] as const)
-          : ([[s.name, s]] as const),
-      ),
-    );
+    const byName = new Map(specs.flatMap((s) => namesOf(s).map((name) => [name, s] as const)));
     const values = new Map<string, Value>();
     for (const [given, text] of pairs) {
       const spec = byName.get(given);

@@ -113,10 +113,21 @@ export interface Operation {
   answer?(answer: unknown, a: OperationArgs): unknown;
 }
 
-type Spec = Omit<Operation, 'output' | 'params' | 'body'> & { output?: 'csv'; params?: readonly ParamSpec[] };
+/** What an operation takes and calls, beside its family, name, route and summary. */
+type Spec = Pick<Operation, 'bodySchema' | 'run' | 'paginate' | 'answer'> & {
+  output?: 'csv';
+  params?: readonly ParamSpec[];
+};
 
-function op(s: Spec): Operation {
+/** One operation; `route` is its method and path: `GET /api/2/realtime`. */
+function op(family: ApiFamily, name: string, route: string, summary: string, s: Spec): Operation {
+  const [method, path] = route.split(' ') as [HttpMethod, string];
   return {
+    family,
+    name,
+    method,
+    path,
+    summary,
     ...s,
     output: s.output ?? 'json',
     params: s.params ?? [],
@@ -126,86 +137,51 @@ function op(s: Spec): Operation {
 
 /** `p` under the spec's own name for it too (`ParamSpec.wire`): what the request carries. */
 const as = (wire: string, p: ParamSpec): ParamSpec => ({ ...p, wire });
-const str = (name: string, help: string, required = true): ParamSpec => ({
-  name,
-  type: 'string',
-  help,
-  ...(required ? { required } : {}),
-});
-const int = (name: string, help: string, required = true): ParamSpec => ({
-  name,
-  type: 'integer',
-  help,
-  ...(required ? { required } : {}),
-});
+/** A parameter of `type`, required unless `required` is false. */
+const param =
+  (type: ParamSpec['type']) =>
+  (name: string, help: string, required = true): ParamSpec => ({ name, type, help, ...(required ? { required } : {}) });
+const str = param('string');
+const int = param('integer');
+const json = param('json');
 const bool = (name: string, help: string): ParamSpec => ({ name, type: 'boolean', help });
 const list = (name: string, help: string): ParamSpec => ({ name, type: 'string[]', help, required: true });
-const json = (name: string, help: string, required = true): ParamSpec => ({
-  name,
-  type: 'json',
-  help,
-  ...(required ? { required } : {}),
-});
 
 const ID = str('id', 'experiment or flag id');
 const VARIANT = str('variantKey', 'variant key');
 
-/** What the management operations of one kind share: the kind, its paths' base, its client. */
+/** What the management operations of one kind share: the kind, its client, and `mop`, which makes one of them. */
 interface Managed {
   kind: 'experiments' | 'flags';
-  base: string;
   m: (c: ApiClients) => ExperimentsClient | FlagsClient;
-  common: { family: 'management' };
+  /** An operation named after the kind (`flags.get`), its path after the kind's base (`GET /{id}`). */
+  mop: (name: string, route: string, summary: string, s: Spec) => Operation;
 }
 
 /** The 22 operations shared by experiments and flags (spec document 1). */
 function managementOperations(kind: 'experiments' | 'flags'): Operation[] {
-  const managed: Managed = { kind, base: `/api/1/${kind}`, m: (c) => c[kind], common: { family: 'management' } };
-  return [
-    ...managedItems(managed),
-    ...managedVariants(managed),
-    ...variantInclusions(managed),
-    ...managedDeployments(managed),
-  ];
+  const mop: Managed['mop'] = (name, route, summary, s) => {
+    const [method, rest = ''] = route.split(' ');
+    return op('management', `${kind}.${name}`, `${method} /api/1/${kind}${rest}`, summary, s);
+  };
+  const managed: Managed = { kind, m: (c) => c[kind], mop };
+  return [...itemsAndVariants(managed), ...inclusionsAndDeployments(managed)];
 }
 
-/** Management operations: the experiment or flag itself: list, get, create, update, its versions. */
-function managedItems({ kind, base, m, common }: Managed): Operation[] {
+/** Management operations: the experiment or flag itself (list, get, create, update, its versions), its variants. */
+function itemsAndVariants({ kind, m, mop }: Managed): Operation[] {
   return [
-    op({
-      ...common,
-      name: `${kind}.list`,
-      method: 'GET',
-      path: base,
-      summary: `list ${kind}, most recent first`,
+    mop('list', 'GET', `list ${kind}, most recent first`, {
       params: [int('limit', 'at most this many', false)],
       run: (c, a, _b, o) => m(c).list({ ...o, ...a.optional('limit') }),
     }),
-    op({
-      ...common,
-      name: `${kind}.get`,
-      method: 'GET',
-      path: `${base}/{id}`,
-      summary: `one of the ${kind}`,
-      params: [ID],
-      run: (c, a, _b, o) => m(c).get(a.string('id'), o),
-    }),
-    op({
-      ...common,
-      name: `${kind}.create`,
-      method: 'POST',
-      path: base,
-      summary: `create (answers {id, url})`,
+    mop('get', 'GET /{id}', `one of the ${kind}`, { params: [ID], run: (c, a, _b, o) => m(c).get(a.string('id'), o) }),
+    mop('create', 'POST', `create (answers {id, url})`, {
       bodySchema: CREATE_BODY[kind],
       run: (c, _a, b, o) =>
         kind === 'flags' ? c.flags.create(b as FlagCreate, o) : c.experiments.create(b as ExperimentCreate, o),
     }),
-    op({
-      ...common,
-      name: `${kind}.update`,
-      method: 'PATCH',
-      path: `${base}/{id}`,
-      summary: 'partial edit',
+    mop('update', 'PATCH /{id}', 'partial edit', {
       params: [ID],
       bodySchema: EDIT_BODY[kind],
       run: (c, a, b, o) =>
@@ -213,186 +189,89 @@ function managedItems({ kind, base, m, common }: Managed): Operation[] {
           ? c.flags.update(a.string('id'), b as FlagEdit, o)
           : c.experiments.update(a.string('id'), b as ExperimentEdit, o),
     }),
-    op({
-      ...common,
-      name: `${kind}.versions.list`,
-      method: 'GET',
-      path: `${base}/{id}/versions`,
-      summary: 'versions, newest first',
+    mop('versions.list', 'GET /{id}/versions', 'versions, newest first', {
       params: [ID],
       run: (c, a, _b, o) => m(c).listVersions(a.string('id'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.versions.get`,
-      method: 'GET',
-      path: `${base}/{id}/versions/{versionId}`,
-      summary: 'one version',
+    mop('versions.get', 'GET /{id}/versions/{versionId}', 'one version', {
       params: [ID, str('versionId', 'version id')],
       run: (c, a, _b, o) => m(c).getVersion(a.string('id'), a.string('versionId'), o),
     }),
-  ];
-}
-
-/** Management operations: its variants. */
-function managedVariants({ kind, base, m, common }: Managed): Operation[] {
-  return [
-    op({
-      ...common,
-      name: `${kind}.variants.list`,
-      method: 'GET',
-      path: `${base}/{id}/variants`,
-      summary: 'variants',
+    mop('variants.list', 'GET /{id}/variants', 'variants', {
       params: [ID],
       run: (c, a, _b, o) => m(c).listVariants(a.string('id'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.get`,
-      method: 'GET',
-      path: `${base}/{id}/variants/{variantKey}`,
-      summary: 'one variant',
+    mop('variants.get', 'GET /{id}/variants/{variantKey}', 'one variant', {
       params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).getVariant(a.string('id'), a.string('variantKey'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.create`,
-      method: 'POST',
-      path: `${base}/{id}/variants`,
-      summary: 'add a variant',
+    mop('variants.create', 'POST /{id}/variants', 'add a variant', {
       params: [ID],
       bodySchema: VARIANT_BODY,
       run: (c, a, b, o) => m(c).createVariant(a.string('id'), b as Variant, o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.update`,
-      method: 'PATCH',
-      path: `${base}/{id}/variants/{variantKey}`,
-      summary: 'edit a variant',
+    mop('variants.update', 'PATCH /{id}/variants/{variantKey}', 'edit a variant', {
       params: [ID, VARIANT],
       bodySchema: VARIANT_EDIT_BODY,
       run: (c, a, b, o) => m(c).updateVariant(a.string('id'), a.string('variantKey'), b as VariantEdit, o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.delete`,
-      method: 'DELETE',
-      path: `${base}/{id}/variants/{variantKey}`,
-      summary: 'remove a variant',
+    mop('variants.delete', 'DELETE /{id}/variants/{variantKey}', 'remove a variant', {
       params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).deleteVariant(a.string('id'), a.string('variantKey'), o),
     }),
   ];
 }
 
-/** Management operations: a variant's user and cohort inclusions. */
-function variantInclusions({ kind, base, m, common }: Managed): Operation[] {
+/** Management operations: a variant's user and cohort inclusions, and the deployments. */
+function inclusionsAndDeployments({ m, mop }: Managed): Operation[] {
   return [
-    op({
-      ...common,
-      name: `${kind}.variants.users.list`,
-      method: 'GET',
-      path: `${base}/{id}/variants/{variantKey}/users`,
-      summary: "a variant's user inclusions",
+    mop('variants.users.list', 'GET /{id}/variants/{variantKey}/users', "a variant's user inclusions", {
       params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).listVariantUsers(a.string('id'), a.string('variantKey'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.cohorts.list`,
-      method: 'GET',
-      path: `${base}/{id}/variants/{variantKey}/cohorts`,
-      summary: "a variant's cohort ids",
+    mop('variants.cohorts.list', 'GET /{id}/variants/{variantKey}/cohorts', "a variant's cohort ids", {
       params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).listVariantCohorts(a.string('id'), a.string('variantKey'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.users.add`,
-      method: 'POST',
-      path: `${base}/{id}/variants/{variantKey}/users`,
-      summary: 'include users or devices',
+    mop('variants.users.add', 'POST /{id}/variants/{variantKey}/users', 'include users or devices', {
       params: [ID, VARIANT, list('inclusions', 'user or device ids')],
       run: (c, a, _b, o) => m(c).addVariantUsers(a.string('id'), a.string('variantKey'), a.strings('inclusions'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.cohorts.add`,
-      method: 'POST',
-      path: `${base}/{id}/variants/{variantKey}/cohorts`,
-      summary: 'include cohorts',
+    mop('variants.cohorts.add', 'POST /{id}/variants/{variantKey}/cohorts', 'include cohorts', {
       params: [ID, VARIANT, as('inclusions', list('cohortIds', 'cohort ids'))],
       run: (c, a, _b, o) => m(c).addVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.users.remove`,
-      method: 'DELETE',
-      path: `${base}/{id}/variants/{variantKey}/users/{userIndex}`,
-      summary: 'remove one user inclusion',
+    mop('variants.users.remove', 'DELETE /{id}/variants/{variantKey}/users/{userIndex}', 'remove one user inclusion', {
       params: [ID, VARIANT, str('userIndex', 'user index')],
       run: (c, a, _b, o) => m(c).removeVariantUser(a.string('id'), a.string('variantKey'), a.string('userIndex'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.users.remove-all`,
-      method: 'DELETE',
-      path: `${base}/{id}/variants/{variantKey}/users`,
-      summary: 'remove every user inclusion',
+    mop('variants.users.remove-all', 'DELETE /{id}/variants/{variantKey}/users', 'remove every user inclusion', {
       params: [ID, VARIANT],
       run: (c, a, _b, o) => m(c).removeAllVariantUsers(a.string('id'), a.string('variantKey'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.users.bulk-remove`,
-      method: 'DELETE',
-      path: `${base}/{id}/variants/{variantKey}/bulk-delete-users`,
-      summary: 'remove 1 to 100 users',
+    mop('variants.users.bulk-remove', 'DELETE /{id}/variants/{variantKey}/bulk-delete-users', 'remove 1 to 100 users', {
       params: [ID, VARIANT, list('users', 'user ids')],
       run: (c, a, _b, o) => m(c).bulkRemoveVariantUsers(a.string('id'), a.string('variantKey'), a.strings('users'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.variants.cohorts.bulk-remove`,
-      method: 'DELETE',
-      path: `${base}/{id}/variants/{variantKey}/bulk-delete-cohorts`,
-      summary: 'remove 1 to 100 cohorts',
-      params: [ID, VARIANT, as('users', list('cohortIds', 'cohort ids'))],
-      run: (c, a, _b, o) =>
-        m(c).bulkRemoveVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o),
-    }),
-  ];
-}
-
-/** Management operations: its deployments. */
-function managedDeployments({ kind, base, m, common }: Managed): Operation[] {
-  return [
-    op({
-      ...common,
-      name: `${kind}.deployments.list`,
-      method: 'GET',
-      path: `${base}/{id}/deployments`,
-      summary: 'deployments',
+    mop(
+      'variants.cohorts.bulk-remove',
+      'DELETE /{id}/variants/{variantKey}/bulk-delete-cohorts',
+      'remove 1 to 100 cohorts',
+      {
+        params: [ID, VARIANT, as('users', list('cohortIds', 'cohort ids'))],
+        run: (c, a, _b, o) =>
+          m(c).bulkRemoveVariantCohorts(a.string('id'), a.string('variantKey'), a.strings('cohortIds'), o),
+      },
+    ),
+    mop('deployments.list', 'GET /{id}/deployments', 'deployments', {
       params: [ID],
       run: (c, a, _b, o) => m(c).listDeployments(a.string('id'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.deployments.add`,
-      method: 'POST',
-      path: `${base}/{id}/deployments`,
-      summary: 'add deployments',
+    mop('deployments.add', 'POST /{id}/deployments', 'add deployments', {
       params: [ID, as('deployments', list('deploymentIds', 'deployment ids'))],
       run: (c, a, _b, o) => m(c).addDeployments(a.string('id'), a.strings('deploymentIds'), o),
     }),
-    op({
-      ...common,
-      name: `${kind}.deployments.remove`,
-      method: 'DELETE',
-      path: `${base}/{id}/deployments/{deploymentId}`,
-      summary: 'remove a deployment',
+    mop('deployments.remove', 'DELETE /{id}/deployments/{deploymentId}', 'remove a deployment', {
       params: [ID, str('deploymentId', 'deployment id')],
       run: (c, a, _b, o) => m(c).removeDeployment(a.string('id'), a.string('deploymentId'), o),
     }),
@@ -413,49 +292,24 @@ const ATTRIBUTION_ENCODING: ParamSpec = {
 };
 
 const INGEST: Operation[] = [
-  op({
-    name: 'user-mapping.map',
-    family: 'ingest',
-    method: 'POST',
-    path: '/usermap',
-    summary: 'map users to global user ids',
+  op('ingest', 'user-mapping.map', 'POST /usermap', 'map users to global user ids', {
     params: [MAPPING_ENCODING],
     bodySchema: MAPPING_BODY,
     run: (c, a, b, o) => c.userMapping.map(b as UserMapping[], { ...o, ...a.optional('encoding') }),
   }),
-  op({
-    name: 'user-mapping.unmap',
-    family: 'ingest',
-    method: 'POST',
-    path: '/usermap',
-    summary: 'remove mappings',
+  op('ingest', 'user-mapping.unmap', 'POST /usermap', 'remove mappings', {
     params: [list('userIds', 'user ids'), MAPPING_ENCODING],
     run: (c, a, _b, o) => c.userMapping.unmap(a.strings('userIds'), { ...o, ...a.optional('encoding') }),
   }),
-  op({
-    name: 'user-mapping.get',
-    family: 'dashboard',
-    method: 'GET',
-    path: '/api/2/usermap',
-    summary: 'mappings of user ids',
+  op('dashboard', 'user-mapping.get', 'GET /api/2/usermap', 'mappings of user ids', {
     params: [as('user_ids', list('userIds', 'user ids'))],
     run: (c, a, _b, o) => c.userMapping.getMappings(a.strings('userIds'), o),
   }),
-  op({
-    name: 'group-identify.identify',
-    family: 'ingest',
-    method: 'POST',
-    path: '/groupidentify',
-    summary: 'set group properties',
+  op('ingest', 'group-identify.identify', 'POST /groupidentify', 'set group properties', {
     bodySchema: GROUP_IDENTIFY_BODY,
     run: (c, _a, b, o) => c.groupIdentify.identify(b as GroupIdentification[], o),
   }),
-  op({
-    name: 'attribution.send',
-    family: 'ingest',
-    method: 'POST',
-    path: '/attribution',
-    summary: 'send an attribution event',
+  op('ingest', 'attribution.send', 'POST /attribution', 'send an attribution event', {
     params: [ATTRIBUTION_ENCODING],
     bodySchema: ATTRIBUTION_EVENT_BODY,
     run: (c, a, b, o) => c.attribution.send(b as AttributionEvent, { ...o, ...a.optional('encoding') }),
@@ -466,228 +320,126 @@ const T = '/api/2/taxonomy';
 const SHOW_DELETED = bool('showDeleted', 'include deleted ones');
 const EVENT_TYPE = as('event_type', str('eventType', 'event type', false));
 const GROUP_TYPE = as('group_type', str('groupType', 'group type', false));
-const tax = (s: Omit<Spec, 'family'>): Operation => op({ ...s, family: 'taxonomy' });
+const tax = (name: string, route: string, summary: string, s: Spec): Operation =>
+  op('taxonomy', name, route, summary, s);
 
 const TAXONOMY: Operation[] = [
-  tax({
-    name: 'taxonomy.categories.create',
-    method: 'POST',
-    path: `${T}/category`,
-    summary: 'create a category',
+  tax('taxonomy.categories.create', `POST ${T}/category`, 'create a category', {
     params: [as('category_name', str('categoryName', 'category name'))],
     run: (c, a, _b, o) => c.taxonomy.categories.create(a.string('categoryName'), o),
   }),
-  tax({
-    name: 'taxonomy.categories.list',
-    method: 'GET',
-    path: `${T}/category`,
-    summary: 'categories',
+  tax('taxonomy.categories.list', `GET ${T}/category`, 'categories', {
     run: (c, _a, _b, o) => c.taxonomy.categories.list(o),
   }),
-  tax({
-    name: 'taxonomy.categories.get',
-    method: 'GET',
-    path: `${T}/category/{categoryName}`,
-    summary: 'one category',
+  tax('taxonomy.categories.get', `GET ${T}/category/{categoryName}`, 'one category', {
     params: [as('category_name', str('categoryName', 'category name'))],
     run: (c, a, _b, o) => c.taxonomy.categories.get(a.string('categoryName'), o),
   }),
-  tax({
-    name: 'taxonomy.categories.update',
-    method: 'PUT',
-    path: `${T}/category/{categoryId}`,
-    summary: 'rename a category',
+  tax('taxonomy.categories.update', `PUT ${T}/category/{categoryId}`, 'rename a category', {
     params: [as('category_id', int('categoryId', 'category id')), as('category_name', str('categoryName', 'new name'))],
     run: (c, a, _b, o) => c.taxonomy.categories.rename(a.integer('categoryId'), a.string('categoryName'), o),
   }),
-  tax({
-    name: 'taxonomy.categories.delete',
-    method: 'DELETE',
-    path: `${T}/category/{categoryId}`,
-    summary: 'delete a category',
+  tax('taxonomy.categories.delete', `DELETE ${T}/category/{categoryId}`, 'delete a category', {
     params: [as('category_id', int('categoryId', 'category id'))],
     run: (c, a, _b, o) => c.taxonomy.categories.delete(a.integer('categoryId'), o),
   }),
-  tax({
-    name: 'taxonomy.event-types.create',
-    method: 'POST',
-    path: `${T}/event`,
-    summary: 'plan an event type',
+  tax('taxonomy.event-types.create', `POST ${T}/event`, 'plan an event type', {
     bodySchema: EVENT_TYPE_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.eventTypes.create(b as EventTypeCreate, o),
   }),
-  tax({
-    name: 'taxonomy.event-types.list',
-    method: 'GET',
-    path: `${T}/event`,
-    summary: 'event types',
+  tax('taxonomy.event-types.list', `GET ${T}/event`, 'event types', {
     params: [SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.list({ ...o, ...a.optional('showDeleted') }),
   }),
-  tax({
-    name: 'taxonomy.event-types.get',
-    method: 'GET',
-    path: `${T}/event/{eventType}`,
-    summary: 'one event type',
+  tax('taxonomy.event-types.get', `GET ${T}/event/{eventType}`, 'one event type', {
     params: [as('event_type', str('eventType', 'event type'))],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.get(a.string('eventType'), o),
   }),
-  tax({
-    name: 'taxonomy.event-types.update',
-    method: 'PUT',
-    path: `${T}/event/{eventType}`,
-    summary: 'edit an event type',
+  tax('taxonomy.event-types.update', `PUT ${T}/event/{eventType}`, 'edit an event type', {
     params: [as('event_type', str('eventType', 'event type'))],
     bodySchema: EVENT_TYPE_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.eventTypes.update(a.string('eventType'), b as EventTypeUpdate, o),
   }),
-  tax({
-    name: 'taxonomy.event-types.delete',
-    method: 'DELETE',
-    path: `${T}/event/{eventType}`,
-    summary: 'delete an event type',
+  tax('taxonomy.event-types.delete', `DELETE ${T}/event/{eventType}`, 'delete an event type', {
     params: [as('event_type', str('eventType', 'event type'))],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.delete(a.string('eventType'), o),
   }),
-  tax({
-    name: 'taxonomy.event-types.restore',
-    method: 'POST',
-    path: `${T}/event/{eventType}/restore`,
-    summary: 'restore a deleted event type',
+  tax('taxonomy.event-types.restore', `POST ${T}/event/{eventType}/restore`, 'restore a deleted event type', {
     params: [as('event_type', str('eventType', 'event type'))],
     run: (c, a, _b, o) => c.taxonomy.eventTypes.restore(a.string('eventType'), o),
   }),
-  tax({
-    name: 'taxonomy.event-properties.create',
-    method: 'POST',
-    path: `${T}/event-property`,
-    summary: 'plan an event property',
+  tax('taxonomy.event-properties.create', `POST ${T}/event-property`, 'plan an event property', {
     bodySchema: EVENT_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.eventProperties.create(b as EventPropertyCreate, o),
   }),
-  tax({
-    name: 'taxonomy.event-properties.list',
-    method: 'GET',
-    path: `${T}/event-property`,
-    summary: 'event properties',
+  tax('taxonomy.event-properties.list', `GET ${T}/event-property`, 'event properties', {
     params: [EVENT_TYPE],
     run: (c, a, _b, o) => c.taxonomy.eventProperties.list({ ...o, ...a.optional('eventType') }),
   }),
-  tax({
-    name: 'taxonomy.event-properties.get',
-    method: 'GET',
-    path: `${T}/event-property?event_property=`,
-    summary: 'one event property',
+  tax('taxonomy.event-properties.get', `GET ${T}/event-property?event_property=`, 'one event property', {
     params: [as('event_property', str('eventProperty', 'event property')), EVENT_TYPE],
     run: (c, a, _b, o) =>
       c.taxonomy.eventProperties.get(a.string('eventProperty'), { ...o, ...a.optional('eventType') }),
   }),
-  tax({
-    name: 'taxonomy.event-properties.update',
-    method: 'PUT',
-    path: `${T}/event-property/{eventProperty}`,
-    summary: 'edit an event property',
+  tax('taxonomy.event-properties.update', `PUT ${T}/event-property/{eventProperty}`, 'edit an event property', {
     params: [as('event_property', str('eventProperty', 'event property'))],
     bodySchema: EVENT_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.eventProperties.update(a.string('eventProperty'), b as EventPropertyUpdate, o),
   }),
-  tax({
-    name: 'taxonomy.event-properties.delete',
-    method: 'DELETE',
-    path: `${T}/event-property/{eventProperty}`,
-    summary: 'delete an event property',
+  tax('taxonomy.event-properties.delete', `DELETE ${T}/event-property/{eventProperty}`, 'delete an event property', {
     params: [as('event_property', str('eventProperty', 'event property')), EVENT_TYPE],
     run: (c, a, _b, o) =>
       c.taxonomy.eventProperties.delete(a.string('eventProperty'), { ...o, ...a.optional('eventType') }),
   }),
-  tax({
-    name: 'taxonomy.event-properties.restore',
-    method: 'POST',
-    path: `${T}/event-property/{eventProperty}/restore`,
-    summary: 'restore an event property',
-    params: [as('event_property', str('eventProperty', 'event property'))],
-    run: (c, a, _b, o) => c.taxonomy.eventProperties.restore(a.string('eventProperty'), o),
-  }),
-  tax({
-    name: 'taxonomy.user-properties.create',
-    method: 'POST',
-    path: `${T}/user-property`,
-    summary: 'plan a user property',
+  tax(
+    'taxonomy.event-properties.restore',
+    `POST ${T}/event-property/{eventProperty}/restore`,
+    'restore an event property',
+    {
+      params: [as('event_property', str('eventProperty', 'event property'))],
+      run: (c, a, _b, o) => c.taxonomy.eventProperties.restore(a.string('eventProperty'), o),
+    },
+  ),
+  tax('taxonomy.user-properties.create', `POST ${T}/user-property`, 'plan a user property', {
     bodySchema: USER_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.userProperties.create(b as UserPropertyCreate, o),
   }),
-  tax({
-    name: 'taxonomy.user-properties.list',
-    method: 'GET',
-    path: `${T}/user-property`,
-    summary: 'user properties',
+  tax('taxonomy.user-properties.list', `GET ${T}/user-property`, 'user properties', {
     params: [SHOW_DELETED],
     run: (c, a, _b, o) => c.taxonomy.userProperties.list({ ...o, ...a.optional('showDeleted') }),
   }),
-  tax({
-    name: 'taxonomy.user-properties.get',
-    method: 'GET',
-    path: `${T}/user-property/{userProperty}`,
-    summary: 'one user property',
+  tax('taxonomy.user-properties.get', `GET ${T}/user-property/{userProperty}`, 'one user property', {
     params: [as('user_property', str('userProperty', 'user property')), SHOW_DELETED],
     run: (c, a, _b, o) =>
       c.taxonomy.userProperties.get(a.string('userProperty'), { ...o, ...a.optional('showDeleted') }),
   }),
-  tax({
-    name: 'taxonomy.user-properties.update',
-    method: 'PUT',
-    path: `${T}/user-property/{userProperty}`,
-    summary: 'edit a user property',
+  tax('taxonomy.user-properties.update', `PUT ${T}/user-property/{userProperty}`, 'edit a user property', {
     params: [as('user_property', str('userProperty', 'user property'))],
     bodySchema: USER_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.userProperties.update(a.string('userProperty'), b as UserPropertyUpdate, o),
   }),
-  tax({
-    name: 'taxonomy.user-properties.delete',
-    method: 'DELETE',
-    path: `${T}/user-property/{userProperty}`,
-    summary: 'delete a user property',
+  tax('taxonomy.user-properties.delete', `DELETE ${T}/user-property/{userProperty}`, 'delete a user property', {
     params: [as('user_property', str('userProperty', 'user property'))],
     run: (c, a, _b, o) => c.taxonomy.userProperties.delete(a.string('userProperty'), o),
   }),
-  tax({
-    name: 'taxonomy.user-properties.restore',
-    method: 'POST',
-    path: `${T}/user-property/{userProperty}/restore`,
-    summary: 'restore a user property',
+  tax('taxonomy.user-properties.restore', `POST ${T}/user-property/{userProperty}/restore`, 'restore a user property', {
     params: [as('user_property', str('userProperty', 'user property'))],
     run: (c, a, _b, o) => c.taxonomy.userProperties.restore(a.string('userProperty'), o),
   }),
-  tax({
-    name: 'taxonomy.group-properties.create',
-    method: 'POST',
-    path: `${T}/group-property`,
-    summary: 'plan a group property',
+  tax('taxonomy.group-properties.create', `POST ${T}/group-property`, 'plan a group property', {
     bodySchema: GROUP_PROPERTY_CREATE_BODY,
     run: (c, _a, b, o) => c.taxonomy.groupProperties.create(b as GroupPropertyCreate, o),
   }),
-  tax({
-    name: 'taxonomy.group-properties.list',
-    method: 'GET',
-    path: `${T}/group-property`,
-    summary: 'group properties',
+  tax('taxonomy.group-properties.list', `GET ${T}/group-property`, 'group properties', {
     params: [GROUP_TYPE],
     run: (c, a, _b, o) => c.taxonomy.groupProperties.list({ ...o, ...a.optional('groupType') }),
   }),
-  tax({
-    name: 'taxonomy.group-properties.get',
-    method: 'GET',
-    path: `${T}/group-property/{groupProperty}`,
-    summary: 'one group property',
+  tax('taxonomy.group-properties.get', `GET ${T}/group-property/{groupProperty}`, 'one group property', {
     params: [as('group_property', str('groupProperty', 'group property')), GROUP_TYPE],
     run: (c, a, _b, o) =>
       c.taxonomy.groupProperties.get(a.string('groupProperty'), { ...o, ...a.optional('groupType') }),
   }),
-  tax({
-    name: 'taxonomy.group-properties.update',
-    method: 'PUT',
-    path: `${T}/group-property/{groupProperty}`,
-    summary: 'edit a group property',
+  tax('taxonomy.group-properties.update', `PUT ${T}/group-property/{groupProperty}`, 'edit a group property', {
     params: [as('group_property', str('groupProperty', 'group property'))],
     bodySchema: GROUP_PROPERTY_UPDATE_BODY,
     run: (c, a, b, o) => c.taxonomy.groupProperties.update(a.string('groupProperty'), b as GroupPropertyUpdate, o),
@@ -698,32 +450,21 @@ const START = str('start', 'first day, YYYYMMDD');
 const END = str('end', 'last day, YYYYMMDD');
 const SEGMENTS = as('s', json('segments', 'segment definitions (JSON array)', false));
 const range = (a: OperationArgs) => ({ start: a.string('start'), end: a.string('end'), ...a.optional('segments') });
-const dash = (s: Omit<Spec, 'family'> & { family?: ApiFamily }): Operation => op({ family: 'dashboard', ...s });
+const dash = (name: string, route: string, summary: string, s: Spec): Operation =>
+  op('dashboard', name, route, summary, s);
 const RANGE = [START, END, SEGMENTS];
 
 const DASHBOARD: Operation[] = [
-  dash({
-    name: 'dashboard.chart-csv',
-    method: 'GET',
-    path: '/api/3/chart/{chartId}/csv',
-    summary: "a chart's data as CSV",
+  dash('dashboard.chart-csv', 'GET /api/3/chart/{chartId}/csv', "a chart's data as CSV", {
     params: [as('chart_id', str('chartId', 'chart id'))],
     output: 'csv',
     run: (c, a, _b, o) => c.dashboard.chartCsv(a.string('chartId'), o),
   }),
-  dash({
-    name: 'dashboard.active-users',
-    method: 'GET',
-    path: '/api/2/users',
-    summary: 'active users per day',
+  dash('dashboard.active-users', 'GET /api/2/users', 'active users per day', {
     params: RANGE,
     run: (c, a, _b, o) => c.dashboard.activeUsers({ ...o, ...range(a) }),
   }),
-  dash({
-    name: 'dashboard.session-length',
-    method: 'GET',
-    path: '/api/2/sessions/length',
-    summary: 'session length distribution',
+  dash('dashboard.session-length', 'GET /api/2/sessions/length', 'session length distribution', {
     params: [...RANGE, json('bins', '{min, max, timeUnit, binSize?}', false)],
     run: (c, a, _b, o) =>
       c.dashboard.sessionLength({
@@ -732,59 +473,31 @@ const DASHBOARD: Operation[] = [
         ...(a.has('bins') ? { bins: a.json('bins') as SessionLengthBins } : {}),
       }),
   }),
-  dash({
-    name: 'dashboard.average-session-length',
-    method: 'GET',
-    path: '/api/2/sessions/average',
-    summary: 'average session length per day',
+  dash('dashboard.average-session-length', 'GET /api/2/sessions/average', 'average session length per day', {
     params: RANGE,
     run: (c, a, _b, o) => c.dashboard.averageSessionLength({ ...o, ...range(a) }),
   }),
-  dash({
-    name: 'dashboard.sessions-per-user',
-    method: 'GET',
-    path: '/api/2/sessions/peruser',
-    summary: 'sessions per user per day',
+  dash('dashboard.sessions-per-user', 'GET /api/2/sessions/peruser', 'sessions per user per day', {
     params: RANGE,
     run: (c, a, _b, o) => c.dashboard.sessionsPerUser({ ...o, ...range(a) }),
   }),
-  dash({
-    name: 'dashboard.composition',
-    method: 'GET',
-    path: '/api/2/composition',
-    summary: 'user composition by a property',
+  dash('dashboard.composition', 'GET /api/2/composition', 'user composition by a property', {
     params: [...RANGE, as('p', str('property', 'user property'))],
     run: (c, a, _b, o) => c.dashboard.composition({ ...o, ...range(a), property: a.string('property') }),
   }),
-  dash({
-    name: 'dashboard.events-list',
-    method: 'GET',
-    path: '/api/2/events/list',
-    summary: "event types with this week's totals",
+  dash('dashboard.events-list', 'GET /api/2/events/list', "event types with this week's totals", {
     run: (c, _a, _b, o) => c.dashboard.eventsList(o),
   }),
-  dash({
-    name: 'dashboard.segmentation',
-    method: 'GET',
-    path: '/api/2/events/segmentation',
-    summary: 'event segmentation',
+  dash('dashboard.segmentation', 'GET /api/2/events/segmentation', 'event segmentation', {
     params: [...RANGE, as('e', json('event', 'the event (JSON)'))],
     run: (c, a, _b, o) =>
       c.dashboard.eventSegmentation({ ...o, ...range(a), event: a.json('event') as DashboardEvent }),
   }),
-  dash({
-    name: 'dashboard.funnel',
-    method: 'GET',
-    path: '/api/2/funnels',
-    summary: 'funnel',
+  dash('dashboard.funnel', 'GET /api/2/funnels', 'funnel', {
     params: [...RANGE, as('e', json('events', 'the steps (JSON array of events, one e each)'))],
     run: (c, a, _b, o) => c.dashboard.funnel({ ...o, ...range(a), events: a.json('events') as DashboardEvent[] }),
   }),
-  dash({
-    name: 'dashboard.retention',
-    method: 'GET',
-    path: '/api/2/retention',
-    summary: 'retention',
+  dash('dashboard.retention', 'GET /api/2/retention', 'retention', {
     params: [
       ...RANGE,
       as('se', json('startingEvent', 'starting event (JSON)')),
@@ -798,36 +511,18 @@ const DASHBOARD: Operation[] = [
         returningEvent: a.json('returningEvent') as DashboardEvent,
       }),
   }),
-  dash({
-    name: 'dashboard.user-activity',
-    family: 'useractivity',
-    method: 'GET',
-    path: '/api/2/useractivity',
-    summary: "a user's events",
+  op('useractivity', 'dashboard.user-activity', 'GET /api/2/useractivity', "a user's events", {
     params: [int('user', 'platform id')],
     run: (c, a, _b, o) => c.dashboard.userActivity(a.integer('user'), o),
   }),
-  dash({
-    name: 'dashboard.user-search',
-    family: 'useractivity',
-    method: 'GET',
-    path: '/api/2/usersearch',
-    summary: 'find users',
+  op('useractivity', 'dashboard.user-search', 'GET /api/2/usersearch', 'find users', {
     params: [str('user', 'platform id, device id, user id or prefix')],
     run: (c, a, _b, o) => c.dashboard.userSearch(a.string('user'), o),
   }),
-  dash({
-    name: 'dashboard.realtime',
-    method: 'GET',
-    path: '/api/2/realtime',
-    summary: 'active users, 5-minute steps',
+  dash('dashboard.realtime', 'GET /api/2/realtime', 'active users, 5-minute steps', {
     run: (c, _a, _b, o) => c.dashboard.realtime(o),
   }),
-  dash({
-    name: 'dashboard.revenue-ltv',
-    method: 'GET',
-    path: '/api/2/revenue/ltv',
-    summary: 'revenue lifetime value',
+  dash('dashboard.revenue-ltv', 'GET /api/2/revenue/ltv', 'revenue lifetime value', {
     params: RANGE,
     run: (c, a, _b, o) => c.dashboard.revenueLtv({ ...o, ...range(a) }),
   }),
@@ -858,24 +553,14 @@ const filesQuery = (a: OperationArgs) => ({
 });
 
 const OTHER: Operation[] = [
-  op({
-    name: 'feedback.ingest',
-    family: 'feedback',
-    method: 'POST',
-    path: '/api/1/ai-feedback/ingest',
-    summary: 'ingest feedback items (upsert by unique_id)',
+  // A partial failure is an error here (FeedbackPartialFailureError, carrying the answer), so a script sees it.
+  op('feedback', 'feedback.ingest', 'POST /api/1/ai-feedback/ingest', 'ingest feedback items (upsert by unique_id)', {
     params: [as('source_id', str('sourceId', 'source id'))],
     bodySchema: FEEDBACK_ITEM_BODY,
-    // A partial failure is an error here (FeedbackPartialFailureError, carrying the answer), so a script sees it.
     run: (c, a, b, o) =>
       c.feedback.ingest(a.string('sourceId'), b as FeedbackItem[], { ...o, partialFailure: 'throw' }),
   }),
-  op({
-    name: 'replay.list',
-    family: 'replay',
-    method: 'GET',
-    path: '/api/1/session-replays',
-    summary: 'one page of replays (--paginate: every replay)',
+  op('replay', 'replay.list', 'GET /api/1/session-replays', 'one page of replays (--paginate: every replay)', {
     params: [...REPLAY_FILTERS, pageToken],
     run: (c, a, _b, o) =>
       c.replay.getReplaysPage(
@@ -886,30 +571,31 @@ const OTHER: Operation[] = [
       c.replay.listReplays(a.optional('platformId', 'replayIds', 'startTime', 'endTime', 'sortOrder', 'pageSize'), o),
     answer: (answer, a) => replaysInRange(answer, a.optional('startTime', 'endTime')),
   }),
-  op({
-    name: 'replay.files',
-    family: 'replay',
-    method: 'GET',
-    path: '/api/1/session-replays/files',
-    summary: "one page of a replay's files (--paginate: every file)",
-    params: [...FILES_PARAMS, pageToken],
-    run: async (c, a, _b, o) => {
-      const page = await c.replay.getFilesPage(a.string('replayId'), {
-        ...o,
-        ...filesQuery(a),
-        ...a.optional('pageToken'),
-      });
-      if (page.files.length === 0 && !a.has('pageToken')) await requireListed(c.replay, a.string('replayId'), o);
-      return page;
+  op(
+    'replay',
+    'replay.files',
+    'GET /api/1/session-replays/files',
+    "one page of a replay's files (--paginate: every file)",
+    {
+      params: [...FILES_PARAMS, pageToken],
+      run: async (c, a, _b, o) => {
+        const page = await c.replay.getFilesPage(a.string('replayId'), {
+          ...o,
+          ...filesQuery(a),
+          ...a.optional('pageToken'),
+        });
+        if (page.files.length === 0 && !a.has('pageToken')) await requireListed(c.replay, a.string('replayId'), o);
+        return page;
+      },
+      paginate: (c, a, o) =>
+        filesOfListedReplay(
+          c.replay,
+          a.string('replayId'),
+          c.replay.listReplayFiles(a.string('replayId'), { ...o, ...filesQuery(a) }),
+          o,
+        ),
     },
-    paginate: (c, a, o) =>
-      filesOfListedReplay(
-        c.replay,
-        a.string('replayId'),
-        c.replay.listReplayFiles(a.string('replayId'), { ...o, ...filesQuery(a) }),
-        o,
-      ),
-  }),
+  ),
 ];
 
 /** Every operation, by stable name, in the order `api --list` prints them. */

@@ -116,8 +116,8 @@ export interface CreatedRecord {
   [field: string]: unknown;
 }
 
-/** Experiment record. The spec lists the edit fields and `createdAt`/`lastModifiedAt`; the rest is not shown. */
-export interface ExperimentRecord extends ExperimentEdit {
+/** What a record holds besides its edit fields: the spec lists `createdAt`/`lastModifiedAt`; the rest is not shown. */
+interface RecordFields {
   id?: string;
   key?: string;
   /** UTC, ISO 8601 (read-only). */
@@ -127,14 +127,8 @@ export interface ExperimentRecord extends ExperimentEdit {
   [field: string]: unknown;
 }
 
-/** Flag record; fields beyond the edit fields and timestamps are not shown. */
-export interface FlagRecord extends FlagEdit {
-  id?: string;
-  key?: string;
-  createdAt?: string;
-  lastModifiedAt?: string;
-  [field: string]: unknown;
-}
+export interface ExperimentRecord extends ExperimentEdit, RecordFields {}
+export interface FlagRecord extends FlagEdit, RecordFields {}
 
 /** Version and deployment records: the spec shows none of their fields. */
 export type VersionRecord = Record<string, unknown>;

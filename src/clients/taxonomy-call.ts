@@ -6,7 +6,7 @@ import type { HttpMethod, QueryParams, Transport } from '../http/transport.js';
 import { ValidationError } from '../http/errors.js';
 import { callSpec, type CallOptions } from './call-options.js';
 import { pathSegment } from '../http/url-parts.js';
-import { isPlainObject } from './checks.js';
+import { isPlainObject, requireString } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
 import { TaxonomyFailureError } from './taxonomy-types.js';
 
@@ -33,9 +33,9 @@ function toForm(fields: Readonly<Record<string, FormValue>>): Record<string, str
 
 export interface TaxonomyRequest {
   method: HttpMethod;
-  /** Path below `/api/2/taxonomy`: a resource, then its path parameters (name, value), each one segment. */
+  /** Path below `/api/2/taxonomy`: a resource, then the item's path parameter (name, value), one segment. */
   resource: string;
-  segments?: readonly (readonly [name: string, value: string | number])[];
+  item?: readonly [name: string, value: string | number];
   /** Last path segment(s) after the encoded ones (`restore`). */
   suffix?: string;
   form?: Readonly<Record<string, FormValue>>;
@@ -49,6 +49,17 @@ export interface Envelope {
   [field: string]: unknown;
 }
 
+/** A request for one item of `resource` (`/event/:event_type`), its `name` checked a non-empty string. */
+export function named(
+  method: HttpMethod,
+  resource: string,
+  name: string,
+  value: string,
+  more: Partial<TaxonomyRequest> = {},
+): TaxonomyRequest {
+  return { method, resource, item: [name, requireString(name, value)], ...more };
+}
+
 export class TaxonomyCaller {
   readonly #transport: Transport;
 
@@ -57,7 +68,7 @@ export class TaxonomyCaller {
   }
 
   async call(r: TaxonomyRequest, o?: CallOptions): Promise<Envelope> {
-    const segs = (r.segments ?? []).map(([name, value]) => pathSegment(name, value));
+    const segs = r.item ? [pathSegment(...r.item)] : [];
     const path = [`${TAXONOMY_PATH}/${r.resource}`, ...segs, ...(r.suffix ? [r.suffix] : [])].join('/');
     const form = r.form ? toForm(r.form) : undefined;
     const res = await this.#transport.request({

@@ -4,17 +4,15 @@
 import { checkBodyFields, opt, req, type BodySchema } from './body-schema.js';
 import type { CallOptions } from './call-options.js';
 import { requireInteger, requireString } from './checks.js';
-import type { TaxonomyCaller } from './taxonomy-call.js';
-import type { EventCategory, EventTypeRecord, EventVisibilityFlags } from './taxonomy-types.js';
+import { named, type TaxonomyCaller } from './taxonomy-call.js';
+import {
+  VISIBILITY_FLAGS,
+  type EventCategory,
+  type EventTypeRecord,
+  type EventVisibilityFlags,
+} from './taxonomy-types.js';
 
-const VISIBILITY = [
-  'is_hidden_from_dropdowns',
-  'is_hidden_from_persona_results',
-  'is_hidden_from_pathfinder',
-  'is_hidden_from_timeline',
-] as const;
-
-const FLAG_FIELDS = VISIBILITY.map((f) => opt(f, 'boolean'));
+const FLAG_FIELDS = VISIBILITY_FLAGS.map((f) => opt(f, 'boolean'));
 
 /** `POST /event`: "body `event_type`, `category`, `description`, and the four `is_hidden_from_*` flags". */
 export const EVENT_TYPE_CREATE_BODY: BodySchema = {
@@ -46,15 +44,7 @@ export class TaxonomyCategories {
 
   /** `GET /category/:category_name` (not found: 400 ApiError). */
   async get(categoryName: string, o?: CallOptions): Promise<EventCategory> {
-    return this.#c.read(
-      {
-        method: 'GET',
-        resource: 'category',
-        segments: [['category_name', requireString('category_name', categoryName)]],
-      },
-      'object',
-      o,
-    );
+    return this.#c.read(named('GET', 'category', 'category_name', categoryName), 'object', o);
   }
 
   /** `PUT /category/:category_id` with the new `category_name` (unknown id: 409 ApiError). */
@@ -62,12 +52,7 @@ export class TaxonomyCategories {
     requireInteger('category_id', categoryId);
     requireString('category_name', newName);
     await this.#c.call(
-      {
-        method: 'PUT',
-        resource: 'category',
-        segments: [['category_id', categoryId]],
-        form: { category_name: newName },
-      },
+      { method: 'PUT', resource: 'category', item: ['category_id', categoryId], form: { category_name: newName } },
       o,
     );
   }
@@ -75,7 +60,7 @@ export class TaxonomyCategories {
   /** `DELETE /category/:category_id` (unknown id: 409 ApiError). */
   async delete(categoryId: number, o?: CallOptions): Promise<void> {
     requireInteger('category_id', categoryId);
-    await this.#c.call({ method: 'DELETE', resource: 'category', segments: [['category_id', categoryId]] }, o);
+    await this.#c.call({ method: 'DELETE', resource: 'category', item: ['category_id', categoryId] }, o);
   }
 }
 
@@ -120,41 +105,23 @@ export class TaxonomyEventTypes {
 
   /** `GET /event/:event_type` (not found: 400 ApiError). */
   async get(eventType: string, o?: CallOptions): Promise<EventTypeRecord> {
-    return this.#c.read(
-      { method: 'GET', resource: 'event', segments: [['event_type', requireString('event_type', eventType)]] },
-      'object',
-      o,
-    );
+    return this.#c.read(named('GET', 'event', 'event_type', eventType), 'object', o);
   }
 
   /** `PUT /event/:event_type` (not in the schema: 409 ApiError). */
   async update(eventType: string, body: EventTypeUpdate, o?: CallOptions): Promise<void> {
-    requireString('event_type', eventType);
+    const r = named('PUT', 'event', 'event_type', eventType);
     checkBodyFields('body', body, EVENT_TYPE_UPDATE_BODY);
-    await this.#c.call(
-      { method: 'PUT', resource: 'event', segments: [['event_type', eventType]], form: { ...body } },
-      o,
-    );
+    await this.#c.call({ ...r, form: { ...body } }, o);
   }
 
   /** `DELETE /event/:event_type` (must be planned in the schema first). */
   async delete(eventType: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(
-      { method: 'DELETE', resource: 'event', segments: [['event_type', requireString('event_type', eventType)]] },
-      o,
-    );
+    await this.#c.call(named('DELETE', 'event', 'event_type', eventType), o);
   }
 
   /** `POST /event/:event_type/restore`. */
   async restore(eventType: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(
-      {
-        method: 'POST',
-        resource: 'event',
-        segments: [['event_type', requireString('event_type', eventType)]],
-        suffix: 'restore',
-      },
-      o,
-    );
+    await this.#c.call(named('POST', 'event', 'event_type', eventType, { suffix: 'restore' }), o);
   }
 }

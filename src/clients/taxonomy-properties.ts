@@ -4,7 +4,7 @@
 import type { CallOptions } from './call-options.js';
 import { checkBodyFields, opt, req, type BodyField, type BodySchema } from './body-schema.js';
 import { requireString } from './checks.js';
-import type { TaxonomyCaller } from './taxonomy-call.js';
+import { named, type TaxonomyCaller } from './taxonomy-call.js';
 import type { EventPropertyRecord, GroupPropertyRecord, PropertyFields, UserPropertyRecord } from './taxonomy-types.js';
 import { showDeletedQuery, type ShowDeletedOption } from './taxonomy-events.js';
 
@@ -109,35 +109,20 @@ export class TaxonomyEventProperties {
 
   /** `PUT /event-property/:event-property` with the fields to change, and `event_type` for an event's own (not in schema: 409). */
   async update(eventProperty: string, body: EventPropertyUpdate, o?: CallOptions): Promise<void> {
-    requireString('event_property', eventProperty);
+    const r = named('PUT', 'event-property', 'event_property', eventProperty);
     checkBody(body, EVENT_PROPERTY_UPDATE_BODY, ['event_type']);
-    await this.#c.call(
-      { method: 'PUT', resource: 'event-property', segments: [['event_property', eventProperty]], form: { ...body } },
-      o,
-    );
+    await this.#c.call({ ...r, form: { ...body } }, o);
   }
 
   /** `DELETE /event-property/:event-property`: with `eventType` that event's property, without it the global one. */
   async delete(eventProperty: string, o: EventTypeOption = {}): Promise<void> {
-    requireString('event_property', eventProperty);
-    await this.#c.call(
-      {
-        method: 'DELETE',
-        resource: 'event-property',
-        segments: [['event_property', eventProperty]],
-        ...eventTypeForm(o),
-      },
-      o,
-    );
+    const r = named('DELETE', 'event-property', 'event_property', eventProperty);
+    await this.#c.call({ ...r, ...eventTypeForm(o) }, o);
   }
 
   /** `POST /event-property/:event-property/restore` (answers 201). */
   async restore(eventProperty: string, o?: CallOptions): Promise<void> {
-    requireString('event_property', eventProperty);
-    await this.#c.call(
-      { method: 'POST', resource: 'event-property', segments: [['event_property', eventProperty]], suffix: 'restore' },
-      o,
-    );
+    await this.#c.call(named('POST', 'event-property', 'event_property', eventProperty, { suffix: 'restore' }), o);
   }
 }
 
@@ -171,43 +156,25 @@ export class TaxonomyUserProperties {
 
   /** `GET /user-property/:user_property[?showDeleted=true]` (not found: 404 ApiError). */
   async get(userProperty: string, o: ShowDeletedOption = {}): Promise<UserPropertyRecord> {
-    const segments = [['user_property', requireString('user_property', userProperty)]] as const;
-    return this.#c.read({ method: 'GET', resource: 'user-property', segments, ...showDeletedQuery(o) }, 'object', o);
+    const r = named('GET', 'user-property', 'user_property', userProperty);
+    return this.#c.read({ ...r, ...showDeletedQuery(o) }, 'object', o);
   }
 
   /** `PUT /user-property/:user_property` (`success: false` → TaxonomyFailureError). */
   async update(userProperty: string, body: UserPropertyUpdate, o?: CallOptions): Promise<void> {
-    requireString('user_property', userProperty);
+    const r = named('PUT', 'user-property', 'user_property', userProperty);
     checkBody(body, USER_PROPERTY_UPDATE_BODY, ['new_user_property_value']);
-    await this.#c.call(
-      { method: 'PUT', resource: 'user-property', segments: [['user_property', userProperty]], form: { ...body } },
-      o,
-    );
+    await this.#c.call({ ...r, form: { ...body } }, o);
   }
 
   /** `DELETE /user-property/:user_property`. */
   async delete(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(
-      {
-        method: 'DELETE',
-        resource: 'user-property',
-        segments: [['user_property', requireString('user_property', userProperty)]],
-      },
-      o,
-    );
+    await this.#c.call(named('DELETE', 'user-property', 'user_property', userProperty), o);
   }
 
   /** `POST /user-property/:user_property/restore`. */
   async restore(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(
-      {
-        method: 'POST',
-        resource: 'user-property',
-        segments: [['user_property', requireString('user_property', userProperty)]],
-        suffix: 'restore',
-      },
-      o,
-    );
+    await this.#c.call(named('POST', 'user-property', 'user_property', userProperty, { suffix: 'restore' }), o);
   }
 }
 
@@ -249,17 +216,14 @@ export class TaxonomyGroupProperties {
 
   /** `GET /group-property/:group_property[?group_type=]` (not found: 400 ApiError). */
   async get(groupProperty: string, o: GroupTypeOption = {}): Promise<GroupPropertyRecord> {
-    const segments = [['group_property', requireString('group_property', groupProperty)]] as const;
-    return this.#c.read({ method: 'GET', resource: 'group-property', segments, ...groupTypeQuery(o) }, 'object', o);
+    const r = named('GET', 'group-property', 'group_property', groupProperty);
+    return this.#c.read({ ...r, ...groupTypeQuery(o) }, 'object', o);
   }
 
   /** `PUT /group-property/:group_property` with the fields to change (and `group_type` for an override). */
   async update(groupProperty: string, body: GroupPropertyUpdate, o?: CallOptions): Promise<void> {
-    requireString('group_property', groupProperty);
+    const r = named('PUT', 'group-property', 'group_property', groupProperty);
     checkBody(body, GROUP_PROPERTY_UPDATE_BODY, ['group_type']);
-    await this.#c.call(
-      { method: 'PUT', resource: 'group-property', segments: [['group_property', groupProperty]], form: { ...body } },
-      o,
-    );
+    await this.#c.call({ ...r, form: { ...body } }, o);
   }
 }

@@ -13,71 +13,56 @@ export interface EventCategory {
 /** `string`, `boolean`, `any`, `null` are the values seen; the complete set is not shown. */
 export type PropertyType = 'string' | 'boolean' | 'any' | 'null' | (string & {});
 
-export interface EventTypeRecord {
+export interface EventTypeRecord extends Required<EventVisibilityFlags> {
   event_type: string;
   category: { name: string; [field: string]: unknown } | null;
   description: string | null;
   display_name: string | null;
   is_active: boolean;
-  is_hidden_from_dropdowns: boolean;
-  is_hidden_from_persona_results: boolean;
-  is_hidden_from_pathfinder: boolean;
-  is_hidden_from_timeline: boolean;
   tags: unknown[];
   owner: string | null;
   [field: string]: unknown;
 }
 
-export interface EventPropertyRecord {
-  event_property: string;
-  event_type: string;
+/** The fields every kind of property record has. */
+interface PropertyRecord {
   description: string | null;
   type: PropertyType;
   regex: string | null;
   /** Type not shown by the spec. */
   enum_values: unknown;
   is_array_type: boolean;
-  is_required: boolean;
   is_hidden: boolean;
   classifications: string[];
   [field: string]: unknown;
 }
 
-export interface UserPropertyRecord {
+export interface EventPropertyRecord extends PropertyRecord {
+  event_property: string;
+  event_type: string;
+  is_required: boolean;
+}
+
+export interface UserPropertyRecord extends PropertyRecord {
   /** Custom user properties carry the prefix `gp:`. */
   user_property: string;
-  description: string | null;
-  type: PropertyType;
-  enum_values: unknown;
-  regex: string | null;
-  is_array_type: boolean;
-  is_hidden: boolean;
-  classifications: string[];
   deleted: boolean;
-  [field: string]: unknown;
 }
 
-export interface GroupPropertyRecord {
+export interface GroupPropertyRecord extends PropertyRecord {
   group_type: string;
   /** Group properties carry the prefix `grp:`. */
   group_property: string;
-  description: string | null;
-  type: PropertyType;
-  enum_values: unknown;
-  regex: string | null;
-  is_array_type: boolean;
-  is_hidden: boolean;
-  classifications: string[];
-  [field: string]: unknown;
 }
 
 /** The four visibility flags; settable only on ingested event types. */
-export interface EventVisibilityFlags {
-  is_hidden_from_dropdowns?: boolean;
-  is_hidden_from_persona_results?: boolean;
-  is_hidden_from_pathfinder?: boolean;
-  is_hidden_from_timeline?: boolean;
-}
+export const VISIBILITY_FLAGS = [
+  'is_hidden_from_dropdowns',
+  'is_hidden_from_persona_results',
+  'is_hidden_from_pathfinder',
+  'is_hidden_from_timeline',
+] as const;
+export type EventVisibilityFlags = Partial<Record<(typeof VISIBILITY_FLAGS)[number], boolean>>;
 
 /**
  * Property fields a create or update may carry. Which are accepted by which call, and their wire types, are not

@@ -73,7 +73,6 @@ function retried(ctx: RequestContext): string {
   return ctx.retries > 0 ? ` after ${ctx.retries} ${ctx.retries === 1 ? 'retry' : 'retries'}` : '';
 }
 
-/** The server answered with a status that is not a success. */
 /** A whole answer as it came (kept on an ApiError when the caller asked to see answers: `api` prints it). */
 export interface AnswerSeen {
   readonly status: number;
@@ -82,6 +81,7 @@ export interface AnswerSeen {
   readonly body: Buffer;
 }
 
+/** The server answered with a status that is not a success. */
 export class ApiError extends RequestError {
   declare readonly status: number;
   /** At most 500 characters of the response body, redacted. */

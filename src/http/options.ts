@@ -5,32 +5,24 @@ import type { Dispatcher } from 'undici';
 import { ConfigError } from '../errors.js';
 import { checkAdaptiveSettings, type AdaptiveSettings } from './adaptive-limit.js';
 import type { Credentials } from './auth.js';
+import type { BudgetSpec } from './budget.js';
 import type { Logger } from './logger.js';
 import type { Region } from './regions.js';
 import { DASHBOARD_SPEC, MAPPING_SPEC, TAXONOMY_SPEC } from '../util/spec-constants.js';
 import type { Clock } from '../util/clock.js';
 
 /** API families, each with its own concurrency cap. */
-export type ApiFamily =
-  | 'replay' // session replay API (list, files)
-  | 'storage' // presigned object-storage downloads
-  | 'dashboard' // dashboard REST queries
-  | 'useractivity' // user activity and user search
-  | 'feedback' // feedback ingestion
-  | 'management' // experiment and flag management
-  | 'ingest' // map/unmap, group identify, attribution
-  | 'taxonomy'; // taxonomy API
-
-const API_FAMILIES: readonly ApiFamily[] = [
-  'replay',
-  'storage',
-  'dashboard',
-  'useractivity',
-  'feedback',
-  'management',
-  'ingest',
-  'taxonomy',
-];
+const API_FAMILIES = [
+  'replay', // session replay API (list, files)
+  'storage', // presigned object-storage downloads
+  'dashboard', // dashboard REST queries
+  'useractivity', // user activity and user search
+  'feedback', // feedback ingestion
+  'management', // experiment and flag management
+  'ingest', // map/unmap, group identify, attribution
+  'taxonomy', // taxonomy API
+] as const;
+export type ApiFamily = (typeof API_FAMILIES)[number];
 
 /**
  * The most requests in flight per family. With adaptive concurrency (on by default, `DEFAULT_ADAPTIVE`) these are
@@ -64,20 +56,10 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ApiFamily, number>> = {
  * come back without 429 and with flat latency, is cut on 429/503 or rising latency, and stays within
  * [1, its `concurrency` maximum]. `enabled: false` runs every family at its maximum, fixed.
  */
-export interface AdaptiveOptions {
+export interface AdaptiveOptions extends Omit<AdaptiveSettings, 'initial' | 'min' | 'max'> {
   enabled: boolean;
   /** Window each family starts with (cut to its maximum). */
   initial: Readonly<Record<ApiFamily, number>>;
-  /** Window factor on a 429 or 503. */
-  backoff: number;
-  /** Window factor when latency rises. */
-  latencyBackoff: number;
-  /** Latency rises when its recent average exceeds the long-run one by this factor … */
-  latencyTolerance: number;
-  /** … and by this many ms. */
-  latencyMarginMs: number;
-  /** Growth (slots per window of answers; normal: 1) onto and past the level of the last 429. */
-  cautiousGrowth: number;
 }
 
 export const DEFAULT_ADAPTIVE: Readonly<AdaptiveOptions> = Object.freeze({
@@ -107,15 +89,7 @@ export const DEFAULT_ADAPTIVE: Readonly<AdaptiveOptions> = Object.freeze({
 });
 
 /** A cost budget of one family: cost units per sliding window, or held by the requests in flight (budget.ts). */
-export interface FamilyBudget {
-  name: string;
-  limit: number;
-  windowMs: number;
-  /** `window` (default): spent per `windowMs`; `concurrent`: held while in flight. */
-  kind?: 'window' | 'concurrent';
-  /** `fit` (default): the whole cost must fit; `under`: admitted while the window is under the limit (budget.ts). */
-  admit?: 'fit' | 'under';
-}
+export type FamilyBudget = BudgetSpec;
 
 /**
  * The limits beyond concurrency, per family, in one table. A request's cost is given by its client

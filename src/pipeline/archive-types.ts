@@ -3,9 +3,7 @@ import type { Archive } from '../../sinks/archive.js';
 import type { ManifestCompactionResult, ManifestEntry } from '../../sinks/sink.js';
 import type { AssetCapture } from '../assets/capture.js';
 import type { ReplayInfo } from './export-replay.js';
-import type { ReplayNotice } from './replay-stream.js';
-import type { Downloader, ReplayFilesApi } from './types.js';
-import type { Clock } from '../util/clock.js';
+import type { ReplayIo, ReplayNotice } from './replay-stream.js';
 
 /** What happened to one replay in this run. */
 export type ArchiveOutcome =
@@ -80,9 +78,7 @@ export interface ListingBound {
 }
 
 /** What a run is handed besides its settings: the API, the downloader, the archive and the caller's hooks. */
-export interface ArchiveIo {
-  api: ReplayFilesApi;
-  download: Downloader;
+export interface ArchiveIo extends Pick<ReplayIo, 'api' | 'download' | 'clock' | 'signal'> {
   archive: Archive;
   /**
    * Resolves once no request of the replay family waits for a slot of its adaptive window. A replay to export or
@@ -92,7 +88,4 @@ export interface ArchiveIo {
   room?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** The run's asset capture; required when `settings.captureAssets` is on (each URL fetched once per run). */
   assets?: AssetCapture | undefined;
-  /** The clock waits and time readings go through (default: the real one; tests). */
-  clock?: Clock | undefined;
-  signal?: AbortSignal | undefined;
 }

@@ -20,7 +20,7 @@ import type { TransportOptions } from '../http/options.js';
 import { DEFAULTS } from './defaults.js';
 import { formatDuration } from './duration.js';
 import { ConfigError } from './errors.js';
-import { resolveShard, type Shard } from './shard.js';
+import { present, resolveShard, type Shard } from './shard.js';
 import { RUN_NAME } from '../../sinks/work-claims.js';
 import { compileRedactionPolicy, type RedactionPolicy, type RedactionPolicySpec } from '../redaction/policy.js';
 import type { FileVersion } from './types.js';
@@ -372,10 +372,6 @@ function playerSettings(o: PlayerOptions, c: Checker): PlayerOptions {
       skipInactive: o.skipInactive === undefined ? undefined : c.oneOf('player.skipInactive', o.skipInactive, sw),
     }),
   );
-}
-
-function present(value: string | undefined): value is string {
-  return value !== undefined && value.trim() !== '';
 }
 
 /** A `0`/`1` switch from the environment: undefined when unset or empty; anything else is a ConfigError. */

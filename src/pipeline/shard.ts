@@ -85,7 +85,7 @@ function parseIndex(raw: string, count: number, source: string): number {
   return Number(text);
 }
 
-function present(value: string | undefined): value is string {
+export function present(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
 }
 

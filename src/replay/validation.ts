@@ -15,8 +15,8 @@ const MAX_REPLAY_IDS = REPLAY_SPEC.maxReplayIds;
  * Page sizes: the spec names `page_size` without a default or a maximum. The defaults are the client's choice (an
  * assumption, docs/CLIENTS.md); any positive integer is sent (the API may serve fewer per page; the cursor goes on).
  */
-const LIST_PAGE_SIZE = { default: 50, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
-const FILES_PAGE_SIZE = { default: 100, min: 1, max: Number.MAX_SAFE_INTEGER } as const;
+const LIST_PAGE_SIZE = 50;
+const FILES_PAGE_SIZE = 100;
 const DEFAULT_FILE_VERSION: FileVersion = 3;
 
 export interface ListReplaysQuery {
@@ -83,11 +83,9 @@ function validateSortOrder(value: unknown): SortOrder {
   );
 }
 
-function validatePageSize(value: unknown, bounds: { min: number; max: number }): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-    const range = bounds.max >= Number.MAX_SAFE_INTEGER ? `≥ ${bounds.min}` : `from ${bounds.min} to ${bounds.max}`;
-    throw new ValidationError('page_size', `must be an integer ${range} (got ${String(value)})`);
-  }
+function validatePageSize(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new ValidationError('page_size', `must be an integer ≥ 1 (got ${String(value)})`);
   return value;
 }
 
@@ -153,7 +151,7 @@ export function buildListParams(q: ListReplaysQuery, pageToken?: string | null):
   if (q.startTime !== undefined) out.start_time = validateTime(q.startTime, 'start_time');
   if (q.endTime !== undefined) out.end_time = validateTime(q.endTime, 'end_time');
   if (q.sortOrder !== undefined) out.sort_order = validateSortOrder(q.sortOrder);
-  const pageSize = q.pageSize === undefined ? LIST_PAGE_SIZE.default : validatePageSize(q.pageSize, LIST_PAGE_SIZE);
+  const pageSize = q.pageSize === undefined ? LIST_PAGE_SIZE : validatePageSize(q.pageSize);
   // With replay_id the API ignores page_size; it is not sent then.
   if (out.replay_id === undefined) out.page_size = pageSize;
   if (token !== undefined) out.page_token = token;
@@ -172,7 +170,7 @@ export function buildFilesParams(replayId: string, q: FilesQuery, pageToken?: st
   const out: FilesParams = {
     replay_id: validateReplayId(replayId),
     version: q.version === undefined ? DEFAULT_FILE_VERSION : validateFileVersion(q.version),
-    page_size: q.pageSize === undefined ? FILES_PAGE_SIZE.default : validatePageSize(q.pageSize, FILES_PAGE_SIZE),
+    page_size: q.pageSize === undefined ? FILES_PAGE_SIZE : validatePageSize(q.pageSize),
   };
   const token = validatePageToken(pageToken);
   if (token !== undefined) out.page_token = token;

@@ -21,6 +21,13 @@ export function compareReplays(a: { startMs: number; id: string }, b: { startMs:
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** A replay of the catalogue in that order. */
+export const orderKey = (r: CatalogReplay): { startMs: number; id: string } => ({
+  startMs: r.startMs,
+  id: r.record.replay_id,
+});
+const compareCatalogReplays = (a: CatalogReplay, b: CatalogReplay): number => compareReplays(orderKey(a), orderKey(b));
+
 /** All replays the sandbox serves, and which of their files are visible right now (held / hidden tail). */
 export class Catalog {
   /** Ascending by (startMs, replay_id). */
@@ -82,9 +89,7 @@ export class Catalog {
       };
       add({ record, startMs: startOf(record.start_time, record.replay_id), sample, origin: 'extra' });
     }
-    all.sort((a, b) =>
-      compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
-    );
+    all.sort(compareCatalogReplays);
     this.sorted = all;
     this.all = all;
     this.held = new Set(opts.held);
@@ -112,14 +117,7 @@ export class Catalog {
       const r: CatalogReplay = { record, startMs, sample, origin: 'replica' };
       this.byId.set(record.replay_id, r);
       let at = this.all.length;
-      while (
-        at > 0 &&
-        compareReplays(
-          { startMs: this.all[at - 1]!.startMs, id: this.all[at - 1]!.record.replay_id },
-          { startMs, id: record.replay_id },
-        ) > 0
-      )
-        at--;
+      while (at > 0 && compareCatalogReplays(this.all[at - 1]!, r) > 0) at--;
       this.all.splice(at, 0, r);
     }
   }

@@ -94,62 +94,51 @@ const COUNT_KEYS = [
   'slowBodyMs',
 ] as const;
 
+/** The switches that take one of a few values, and those values. */
+const CHOICES: Readonly<Record<string, readonly unknown[]>> = {
+  serverErrorStatus: [500, 502, 503],
+  serverErrorScope: ['api', 'storage', 'both'],
+  slowBodyScope: ['api', 'storage', 'both'],
+  endlessPages: ['none', 'list', 'files', 'both'],
+  filesOrder: ['key', 'reversed'],
+  corruptKind: ['truncated-gzip', 'garbage-json'],
+  fileEncoding: ['gzip', 'content-encoding-gzip', 'inflated'],
+};
+
+/** `500, 502 or 503`, `'key' or 'reversed'`: a switch's values as its error names them. */
+function choicesText(values: readonly unknown[]): string {
+  const shown = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v)));
+  return `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`;
+}
+
 /** Checks an untrusted (e.g. JSON from the control route) partial fault set; throws FaultsError saying why. */
 export function validateFaults(input: unknown): Partial<Faults> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new FaultsError('faults must be a JSON object');
   }
-  const src = input as Record<string, unknown>;
-  const out: Partial<Faults> = {};
-  for (const key of Object.keys(src)) {
-    const v = src[key];
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(input)) {
+    const choices = Object.hasOwn(CHOICES, key) ? CHOICES[key] : undefined;
     if ((COUNT_KEYS as readonly string[]).includes(key)) {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
         throw new FaultsError(`${key} must be a non-negative integer`);
       }
-      (out as Record<string, unknown>)[key] = v;
-    } else if (key === 'serverErrorStatus') {
-      if (v !== 500 && v !== 502 && v !== 503) throw new FaultsError('serverErrorStatus must be 500, 502 or 503');
-      out.serverErrorStatus = v;
-    } else if (key === 'serverErrorScope' || key === 'slowBodyScope') {
-      if (v !== 'api' && v !== 'storage' && v !== 'both') {
-        throw new FaultsError(`${key} must be 'api', 'storage' or 'both'`);
-      }
-      out[key] = v;
-    } else if (key === 'endlessPages') {
-      if (v !== 'none' && v !== 'list' && v !== 'files' && v !== 'both') {
-        throw new FaultsError("endlessPages must be 'none', 'list', 'files' or 'both'");
-      }
-      out.endlessPages = v;
-    } else if (key === 'filesOrder') {
-      if (v !== 'key' && v !== 'reversed') throw new FaultsError("filesOrder must be 'key' or 'reversed'");
-      out.filesOrder = v;
-    } else if (key === 'duplicateFiles') {
-      if (typeof v !== 'boolean') throw new FaultsError('duplicateFiles must be a boolean');
-      out.duplicateFiles = v;
-    } else if (key === 'expireUrls') {
-      if (typeof v !== 'boolean') throw new FaultsError('expireUrls must be a boolean');
-      out.expireUrls = v;
+    } else if (choices !== undefined) {
+      if (!choices.includes(v)) throw new FaultsError(`${key} must be ${choicesText(choices)}`);
+    } else if (key === 'duplicateFiles' || key === 'expireUrls') {
+      if (typeof v !== 'boolean') throw new FaultsError(`${key} must be a boolean`);
     } else if (key === 'corruptFiles') {
       if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
         throw new FaultsError('corruptFiles must be an array of replay ids');
       }
-      out.corruptFiles = [...v];
-    } else if (key === 'corruptKind') {
-      if (v !== 'truncated-gzip' && v !== 'garbage-json') {
-        throw new FaultsError("corruptKind must be 'truncated-gzip' or 'garbage-json'");
-      }
-      out.corruptKind = v;
-    } else if (key === 'fileEncoding') {
-      if (v !== 'gzip' && v !== 'content-encoding-gzip' && v !== 'inflated') {
-        throw new FaultsError("fileEncoding must be 'gzip', 'content-encoding-gzip' or 'inflated'");
-      }
-      out.fileEncoding = v;
+      out[key] = [...v];
+      continue;
     } else {
       throw new FaultsError(`unknown fault switch: ${key.slice(0, 60)}`);
     }
+    out[key] = v;
   }
-  return out;
+  return out as Partial<Faults>;
 }
 
 export type ApiFault = { kind: 'rate-limit'; retryAfterSeconds: number } | { kind: 'server-error'; status: number };
@@ -161,11 +150,8 @@ export type StorageFault = { kind: 'server-error'; status: number } | { kind: 'r
  */
 export class FaultState {
   private current: Faults = { ...DEFAULT_FAULTS, corruptFiles: [] };
-  private apiRateCount = 0;
-  private apiErrorCount = 0;
-  private storageErrorCount = 0;
-  private storageResetCount = 0;
-  private storageRedirectCount = 0;
+  /** Requests counted toward each "every Nth" switch since it was (re)set. */
+  private readonly counts = { apiRate: 0, apiError: 0, storageError: 0, storageReset: 0, storageRedirect: 0 };
   private endlessCount = 0;
   /** URLs signed with an epoch lower than this are expired while `expireUrls` is on. */
   private expiredBeforeEpoch = 0;
@@ -182,13 +168,11 @@ export class FaultState {
   set(partial: Partial<Faults>): void {
     const checked = validateFaults(partial);
     this.current = { ...this.current, ...checked };
-    if ('rateLimitEvery' in checked) this.apiRateCount = 0;
-    if ('serverErrorEvery' in checked || 'serverErrorScope' in checked) {
-      this.apiErrorCount = 0;
-      this.storageErrorCount = 0;
-    }
-    if ('resetEvery' in checked) this.storageResetCount = 0;
-    if ('redirectEvery' in checked) this.storageRedirectCount = 0;
+    const counts = this.counts;
+    if ('rateLimitEvery' in checked) counts.apiRate = 0;
+    if ('serverErrorEvery' in checked || 'serverErrorScope' in checked) counts.apiError = counts.storageError = 0;
+    if ('resetEvery' in checked) counts.storageReset = 0;
+    if ('redirectEvery' in checked) counts.storageRedirect = 0;
     if (checked.expireUrls === true) {
       this.epoch += 1;
       this.expiredBeforeEpoch = this.epoch;
@@ -225,43 +209,28 @@ export class FaultState {
     return f.slowBodyScope === 'both' || f.slowBodyScope === kind ? f.slowBodyMs : 0;
   }
 
+  /** Counts one request toward a switch that is on (`every` > 0); whether it is the Nth. */
+  private due(counter: keyof FaultState['counts'], every: number): boolean {
+    return every > 0 && ++this.counts[counter] % every === 0;
+  }
+
   /** Called once per authenticated API request; says which fault (if any) this request gets. */
   nextApi(): ApiFault | null {
     const f = this.current;
-    let fault: ApiFault | null = null;
-    if (f.rateLimitEvery > 0) {
-      this.apiRateCount += 1;
-      if (this.apiRateCount % f.rateLimitEvery === 0) {
-        fault = { kind: 'rate-limit', retryAfterSeconds: f.retryAfterSeconds };
-      }
-    }
-    if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'storage') {
-      this.apiErrorCount += 1;
-      if (fault === null && this.apiErrorCount % f.serverErrorEvery === 0) {
-        fault = { kind: 'server-error', status: f.serverErrorStatus };
-      }
-    }
-    return fault;
+    const rateLimited = this.due('apiRate', f.rateLimitEvery);
+    const failed = f.serverErrorScope !== 'storage' && this.due('apiError', f.serverErrorEvery);
+    if (rateLimited) return { kind: 'rate-limit', retryAfterSeconds: f.retryAfterSeconds };
+    return failed ? { kind: 'server-error', status: f.serverErrorStatus } : null;
   }
 
-  /** Called once per storage download whose URL verified; says which fault (if any) it gets. */
+  /** Called once per storage download whose URL verified; says which fault (if any) it gets (every switch counts it). */
   nextStorage(): StorageFault | null {
     const f = this.current;
-    let fault: StorageFault | null = null;
-    if (f.serverErrorEvery > 0 && f.serverErrorScope !== 'api') {
-      this.storageErrorCount += 1;
-      if (this.storageErrorCount % f.serverErrorEvery === 0)
-        fault = { kind: 'server-error', status: f.serverErrorStatus };
-    }
-    if (f.redirectEvery > 0) {
-      this.storageRedirectCount += 1;
-      if (fault === null && this.storageRedirectCount % f.redirectEvery === 0) fault = { kind: 'redirect' };
-    }
-    if (f.resetEvery > 0) {
-      this.storageResetCount += 1;
-      if (fault === null && this.storageResetCount % f.resetEvery === 0) fault = { kind: 'reset' };
-    }
-    return fault;
+    const failed = f.serverErrorScope !== 'api' && this.due('storageError', f.serverErrorEvery);
+    const redirected = this.due('storageRedirect', f.redirectEvery);
+    const reset = this.due('storageReset', f.resetEvery);
+    if (failed) return { kind: 'server-error', status: f.serverErrorStatus };
+    return redirected ? { kind: 'redirect' } : reset ? { kind: 'reset' } : null;
   }
 
   isCorrupt(replayId: string): boolean {

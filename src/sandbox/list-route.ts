@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { compareReplays, type CatalogReplay } from './catalog.js';
+import { compareReplays, orderKey, type CatalogReplay } from './catalog.js';
 import { badRequest, pageSizeParam, singleParam, type SandboxContext } from './context.js';
 import { sendJson } from './http-util.js';
 import { SANDBOX_DEFAULTS } from './options.js';
@@ -8,11 +8,8 @@ import { excerpt, splitReplayId } from './replay-id.js';
 import type { ReplayRecordJson } from './replicas.js';
 import { parseIsoTime } from './timestamps.js';
 
-interface ListFilter {
-  pid: string | null;
-  from: number | null;
-  to: number | null;
-}
+/** What a listing keeps to (its page tokens remember it). */
+type ListFilter = Pick<ListTokenState, 'pid' | 'from' | 'to'>;
 
 function timeParam(query: URLSearchParams, name: 'start_time' | 'end_time'): number | null {
   const raw = singleParam(query, name);
@@ -36,7 +33,7 @@ function firstAfter(sorted: readonly CatalogReplay[], startMs: number, id: strin
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const r = sorted[mid]!;
-    if (compareReplays({ startMs: r.startMs, id: r.record.replay_id }, { startMs, id }) <= 0) lo = mid + 1;
+    if (compareReplays(orderKey(r), { startMs, id }) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -62,7 +59,7 @@ function* inOrder(
     start = firstAfter(sorted, after.startMs, after.id) - 1;
     while (start >= 0) {
       const r = sorted[start]!;
-      if (compareReplays({ startMs: r.startMs, id: r.record.replay_id }, after) < 0) break;
+      if (compareReplays(orderKey(r), after) < 0) break;
       start--;
     }
   }
@@ -70,13 +67,10 @@ function* inOrder(
 }
 
 /** The replay list's query, checked. */
-interface ListQuery {
+interface ListQuery extends ListFilter {
   replayIds: string[];
-  pid: string | null;
   pageToken: string | null;
   sortParam: 'asc' | 'desc' | null;
-  from: number | null;
-  to: number | null;
 }
 
 function checkReplayIds(replayIds: readonly string[]): void {
@@ -134,9 +128,7 @@ function byIds(ctx: SandboxContext, q: ListQuery): CatalogReplay[] {
     const r = ctx.catalog.get(id);
     if (r !== undefined && matches(r, filter)) found.set(id, r);
   }
-  const list = [...found.values()].sort((a, b) =>
-    compareReplays({ startMs: a.startMs, id: a.record.replay_id }, { startMs: b.startMs, id: b.record.replay_id }),
-  );
+  const list = [...found.values()].sort((a, b) => compareReplays(orderKey(a), orderKey(b)));
   if ((q.sortParam ?? ctx.opts.sortOrder) === 'desc') list.reverse();
   return list;
 }

@@ -78,27 +78,9 @@ export interface SandboxOptions {
   ignoreTimeFilters?: boolean;
 }
 
-export interface ResolvedSandboxOptions {
-  port: number;
-  host: string;
-  apiKey: string;
-  secretKey: string;
-  managementKey: string;
-  samplesDir: string;
-  replicas: number;
-  extraReplays: ExtraReplay[];
-  urlTtlMs: number;
-  faults: Partial<Faults>;
-  clock: Clock;
-  now: () => number;
-  held: string[];
-  listGrowth: { perPage: number; pages: number };
-  sortOrder: 'asc' | 'desc';
-  hiddenTail: Record<string, number>;
-  apiConcurrency: number;
+/** The options with every default filled in, `limits` whole. */
+export interface ResolvedSandboxOptions extends Required<Omit<SandboxOptions, 'limits'>> {
   limits: RateLimitSettings;
-  timeScale: number;
-  ignoreTimeFilters: boolean;
 }
 
 /** Every default of the sandbox, in one place. */

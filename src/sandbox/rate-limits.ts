@@ -9,36 +9,30 @@ import type { ServerResponse } from 'node:http';
 import { ConcurrentCost, PeriodCost } from './concurrent-cost.js';
 import { limitMessage, SANDBOX_LIMITS, type SandboxLimit } from './spec-limits.js';
 
-export interface RateLimitSettings {
+/** The spec's value of each limit; each can be set in the sandbox options (`limits`). */
+export const DEFAULT_RATE_LIMITS = Object.freeze({
   /** Dashboard cost (days × conditions × query-type cost) of the queries in flight. Spec: 1,000. */
-  dashboardConcurrentCost: number;
+  dashboardConcurrentCost: SANDBOX_LIMITS.dashboardConcurrentCost.value,
   /** Dashboard cost per hour. Spec: 108,000. */
-  dashboardCostPerHour: number;
+  dashboardCostPerHour: SANDBOX_LIMITS.dashboardCostPerHour.value,
   /** User activity and user search requests in flight, together. Spec: 10. */
-  userActivityConcurrent: number;
+  userActivityConcurrent: SANDBOX_LIMITS.userActivityConcurrency.value,
   /** User activity and user search queries per hour, together. Spec: 360. */
-  userActivityPerHour: number;
+  userActivityPerHour: SANDBOX_LIMITS.userActivityPerHour.value,
   /** Taxonomy cost of the requests in flight (GET 1, PUT/POST/DELETE 2). Spec: 4. */
-  taxonomyConcurrentCost: number;
+  taxonomyConcurrentCost: SANDBOX_LIMITS.taxonomyConcurrentCost.value,
   /** Taxonomy cost per hour. Spec: 7,200. */
-  taxonomyCostPerHour: number;
+  taxonomyCostPerHour: SANDBOX_LIMITS.taxonomyCostPerHour.value,
   /**
    * Mapping objects of map/unmap per 30 s ("1500 alias calls, not batches, per window"). A batch is admitted while
    * the window holds fewer, then counted whole ("beyond it all requests are throttled until calls in the window fall
    * under the limit"). Spec: 1,500.
    */
-  mappingPer30s: number;
-}
-
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = Object.freeze({
-  dashboardConcurrentCost: SANDBOX_LIMITS.dashboardConcurrentCost.value,
-  dashboardCostPerHour: SANDBOX_LIMITS.dashboardCostPerHour.value,
-  userActivityConcurrent: SANDBOX_LIMITS.userActivityConcurrency.value,
-  userActivityPerHour: SANDBOX_LIMITS.userActivityPerHour.value,
-  taxonomyConcurrentCost: SANDBOX_LIMITS.taxonomyConcurrentCost.value,
-  taxonomyCostPerHour: SANDBOX_LIMITS.taxonomyCostPerHour.value,
   mappingPer30s: SANDBOX_LIMITS.mappingPer30s.value,
 });
+
+/** The limits of one sandbox, as DEFAULT_RATE_LIMITS names (and describes) them. */
+export type RateLimitSettings = { -readonly [K in keyof typeof DEFAULT_RATE_LIMITS]: number };
 
 /** A request refused by a limit: which one, why, and the whole seconds to send as Retry-After (none: never fits). */
 export interface LimitRefusal {

@@ -47,22 +47,9 @@ export function makeReplica(
   const deviceId = uuidFrom(`replica/${i}/${sample.device_id}`);
   const sessionId = String(nominal);
   const shape = replicaTimeShape(i);
-  let start: string;
-  let end: string;
-  if (shape === 'year-1970') {
-    start = formatIsoUtc(i * 1000);
-    end = formatIsoUtc(i * 1000 + duration);
-  } else if (shape === 'year-2120') {
-    const t = Date.UTC(2120, 0, 1) + i * 1000;
-    start = formatIsoUtc(t);
-    end = formatIsoUtc(t + duration);
-  } else if (shape === 'no-zone') {
-    start = formatIsoNoZone(nominal);
-    end = formatIsoNoZone(nominal + duration);
-  } else {
-    start = formatIsoUtc(nominal);
-    end = formatIsoUtc(nominal + duration);
-  }
+  // When its times start, and how they are written.
+  const from = shape === 'year-1970' ? i * 1000 : shape === 'year-2120' ? Date.UTC(2120, 0, 1) + i * 1000 : nominal;
+  const format = shape === 'no-zone' ? formatIsoNoZone : formatIsoUtc;
   return {
     sample,
     record: {
@@ -70,8 +57,8 @@ export function makeReplica(
       session_id: sessionId,
       device_id: deviceId,
       platform_id: sample.platform_id + (Math.floor(i / samples.length) % 3),
-      start_time: start,
-      end_time: end,
+      start_time: format(from),
+      end_time: format(from + duration),
       retention_in_days: sample.retention_in_days,
     },
   };

@@ -37,20 +37,12 @@ export const FILTER_OPS = [
 
 /** Condition `op` of experiments: "Allowed `op` for experiments: …" (14 values). */
 export const EXPERIMENT_CONDITION_OPS = [
-  'is',
-  'is not',
-  'contains',
-  'does not contain',
-  'less',
-  'less or equal',
-  'greater',
-  'greater or equal',
+  ...FILTER_OPS.slice(0, 8),
   'set is',
   'set is not',
   'set contains',
   'set does not contain',
-  'glob match',
-  'glob does not match',
+  ...FILTER_OPS.slice(8),
 ] as const;
 
 /** Condition `op` of flags: "all of the above plus version …" (18 values). */

@@ -32,7 +32,7 @@ import type { Reporter } from '../reporter.js';
 import { headersOf, queryPairs, readFields, routeFields, type RoutedFields } from './api/fields.js';
 import { API_EXAMPLES, listLine, operationHelp } from './api/help.js';
 import { compileJq } from './api/jq.js';
-import { ApiOutput } from './api/output.js';
+import { ApiOutput, write } from './api/output.js';
 
 /** A body read from a file or stdin is a request body: refused past this size (the API's own caps are smaller). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -305,10 +305,6 @@ export function register(program: Command): Command {
     .option('--request-deadline <duration>', REQUEST_DEADLINE_HELP)
     .option('--management-key <key>', 'management API key (experiments, flags) (env: PLATFORM_MANAGEMENT_KEY)')
     .addHelpText('after', API_EXAMPLES);
-}
-
-async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
-  if (!out.write(text)) await new Promise((res) => out.once('drain', res));
 }
 
 export async function run(context: CliContext): Promise<number> {

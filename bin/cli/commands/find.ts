@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { CatalogueQuery, FindOptions } from '../../../src/archive.js';
+import { stripUndefined } from '../../../src/http/options.js';
 import { onRun } from '../../../src/pipeline/run.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { addS3AccessFlags, archiveOf, durationFlag, positiveInt, usage, type S3ReadFlags } from '../flags.js';
@@ -84,26 +85,23 @@ const STATUSES = ['ok', 'failed', 'quarantined', 'empty', 'skipped', 'forgotten'
 export function queryOf(opts: FindFlags, now: number): CatalogueQuery {
   if (opts.status !== undefined && !STATUSES.includes(opts.status))
     usage(`--status must be one of ${STATUSES.join(', ')}`);
-  const q: CatalogueQuery = {};
-  const put = <K extends keyof CatalogueQuery>(key: K, value: CatalogueQuery[K] | undefined): void => {
-    if (value !== undefined) q[key] = value;
-  };
-  put('text', opts.search);
-  put('url', opts.url);
-  put('user', opts.user);
-  put('device', opts.device);
-  put('session', opts.session);
-  put('errors', opts.errors);
-  put('rageClicks', opts.rageClicks);
-  put('deadClicks', opts.deadClicks);
-  put('failedRequests', opts.failedRequests);
-  put('status', opts.status as CatalogueQuery['status']);
-  put('from', when('--since', opts.since, now));
-  put('to', when('--until', opts.until, now));
-  put('minDurationMs', durationFlag('--min-duration', opts.minDuration));
-  put('maxDurationMs', durationFlag('--max-duration', opts.maxDuration));
-  put('sort', opts.sort);
-  return q;
+  return stripUndefined({
+    text: opts.search,
+    url: opts.url,
+    user: opts.user,
+    device: opts.device,
+    session: opts.session,
+    errors: opts.errors,
+    rageClicks: opts.rageClicks,
+    deadClicks: opts.deadClicks,
+    failedRequests: opts.failedRequests,
+    status: opts.status as CatalogueQuery['status'],
+    from: when('--since', opts.since, now),
+    to: when('--until', opts.until, now),
+    minDurationMs: durationFlag('--min-duration', opts.minDuration),
+    maxDurationMs: durationFlag('--max-duration', opts.maxDuration),
+    sort: opts.sort,
+  });
 }
 
 /** The flags of `find` bound into `findReplays`' options (the catalogue's build is told through the reporter). */

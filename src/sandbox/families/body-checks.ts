@@ -10,7 +10,7 @@ function refuse(field: string, why: string): never {
   throw badRequest('invalid_request', `${field} ${why}`);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -3,6 +3,7 @@
  * segments as JSON, session length bins. A bad value is a DashboardRequestError (400), answered with the dashboard's
  * error object. Parameters the spec does not show are ignored.
  */
+import { isObject } from './body-checks.js';
 import { daysOf } from './dashboard-cost.js';
 
 export class DashboardRequestError extends Error {
@@ -27,10 +28,6 @@ export interface QueryEvent {
   event_type: string;
   filters: unknown[];
   group_by: { type: string; value: string }[];
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function parseJson(name: string, text: string): unknown {

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, readBody, sendApiError, sendJson } from '../http-util.js';
 import { FEEDBACK } from '../spec-values.js';
+import { isObject } from './body-checks.js';
 import type { FamilyRoute } from './family-route.js';
 
 const PATH = '/api/1/ai-feedback/ingest';
@@ -18,10 +19,6 @@ export interface StoredFeedbackItem {
   fields: Record<string, unknown>;
   /** Conversation parts by `unique_id` (a part without one gets a fresh id: it cannot be matched later). */
   parts: Map<string, Record<string, unknown>>;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export class FeedbackFamily implements FamilyRoute {

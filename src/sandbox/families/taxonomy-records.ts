@@ -60,6 +60,11 @@ export interface Held<R> {
   ingested: boolean;
 }
 
+/** A record the store starts holding: not deleted; `ingested` for the items of INGESTED. */
+export function held<R>(record: R, ingested = false): Held<R> {
+  return { record, deleted: false, ingested };
+}
+
 /** Custom user properties carry `gp:`, group properties `grp:`; a name may be given with or without it. */
 export const USER_PREFIX = 'gp:';
 export const GROUP_PREFIX = 'grp:';

@@ -12,6 +12,7 @@ import {
   baseFields,
   copy,
   GROUP_PREFIX,
+  held,
   hiddenOnlyIfIngested,
   INGESTED,
   key,
@@ -39,32 +40,28 @@ export class TaxonomyStore {
   readonly #groupProperties = new Map<string, Held<GroupPropertyRecord>>();
 
   constructor() {
-    for (const e of INGESTED.eventTypes)
-      this.#eventTypes.set(e, { record: newEventType(e, null, undefined), deleted: false, ingested: true });
+    for (const e of INGESTED.eventTypes) this.#eventTypes.set(e, held(newEventType(e, null, undefined), true));
     for (const p of INGESTED.eventProperties) {
-      this.#eventProperties.set(key(p.event_type, p.event_property), {
-        record: {
-          event_property: p.event_property,
-          event_type: p.event_type,
-          is_required: false,
-          ...baseFields({ type: 'string' }),
-        },
-        deleted: false,
-        ingested: true,
-      });
+      this.#eventProperties.set(
+        key(p.event_type, p.event_property),
+        held(
+          {
+            event_property: p.event_property,
+            event_type: p.event_type,
+            is_required: false,
+            ...baseFields({ type: 'string' }),
+          },
+          true,
+        ),
+      );
     }
     for (const u of INGESTED.userProperties)
-      this.#userProperties.set(u, {
-        record: { user_property: u, deleted: false, ...baseFields({ type: 'string' }) },
-        deleted: false,
-        ingested: true,
-      });
+      this.#userProperties.set(u, held({ user_property: u, deleted: false, ...baseFields({ type: 'string' }) }, true));
     for (const g of INGESTED.groupProperties) {
-      this.#groupProperties.set(key(g.group_type, g.group_property), {
-        record: { ...g, ...baseFields({ type: 'string' }) },
-        deleted: false,
-        ingested: true,
-      });
+      this.#groupProperties.set(
+        key(g.group_type, g.group_property),
+        held({ ...g, ...baseFields({ type: 'string' }) }, true),
+      );
     }
   }
 
@@ -118,22 +115,13 @@ export class TaxonomyStore {
     description: string | undefined,
     flags: Partial<Record<VisibilityFlag, boolean>>,
   ): void {
-    const held = this.#eventTypes.get(name);
-    if (held)
-      fail(
-        409,
-        `event type ${JSON.stringify(name)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`,
-      );
+    mustBeNew(this.#eventTypes.get(name), 409, `event type ${JSON.stringify(name)}`);
     if (Object.keys(flags).length > 0)
       fail(
         409,
         `the is_hidden_from_* flags can be set only on ingested event types; ${JSON.stringify(name)} would be planned only`,
       );
-    this.#eventTypes.set(name, {
-      record: newEventType(name, this.#categoryRef(category) ?? null, description),
-      deleted: false,
-      ingested: false,
-    });
+    this.#eventTypes.set(name, held(newEventType(name, this.#categoryRef(category) ?? null, description)));
   }
 
   /** Listed: not hidden (every visibility flag false), and not deleted unless `showDeleted`. */
@@ -186,18 +174,12 @@ export class TaxonomyStore {
   createEventProperty(eventType: string, name: string, f: PropertyFieldValues): void {
     if (eventType !== '' && !this.#eventTypes.get(eventType))
       fail(409, `event type ${JSON.stringify(eventType)} is not in the schema`);
-    const held = this.#eventProperties.get(key(eventType, name));
-    if (held)
-      fail(
-        409,
-        `event property ${JSON.stringify(name)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`,
-      );
+    mustBeNew(this.#eventProperties.get(key(eventType, name)), 409, `event property ${JSON.stringify(name)}`);
     hiddenOnlyIfIngested({ ingested: false }, f, JSON.stringify(name));
-    this.#eventProperties.set(key(eventType, name), {
-      record: { event_property: name, event_type: eventType, is_required: f.is_required ?? false, ...baseFields(f) },
-      deleted: false,
-      ingested: false,
-    });
+    this.#eventProperties.set(
+      key(eventType, name),
+      held({ event_property: name, event_type: eventType, is_required: f.is_required ?? false, ...baseFields(f) }),
+    );
   }
 
   /** Shared properties (no event type), or those of one event type; deleted ones left out. */
@@ -239,19 +221,10 @@ export class TaxonomyStore {
 
   createUserProperty(name: string, f: PropertyFieldValues): void {
     const n = prefixed(USER_PREFIX, name);
-    const held = this.#userProperties.get(n);
-    if (held)
-      fail(
-        200,
-        `user property ${JSON.stringify(n)} already exists${held.deleted ? ' (deleted: restore it instead)' : ''}`,
-      );
+    mustBeNew(this.#userProperties.get(n), 200, `user property ${JSON.stringify(n)}`);
     if (f.is_hidden !== undefined)
       fail(200, `is_hidden can be set only on ingested user properties; ${JSON.stringify(n)} would be planned only`);
-    this.#userProperties.set(n, {
-      record: { user_property: n, deleted: false, ...baseFields(f) },
-      deleted: false,
-      ingested: false,
-    });
+    this.#userProperties.set(n, held({ user_property: n, deleted: false, ...baseFields(f) }));
   }
 
   /** Not hidden, and not deleted unless `showDeleted`. */
@@ -315,11 +288,7 @@ export class TaxonomyStore {
     if (this.#groupProperties.has(key(groupType, n)))
       fail(409, `group property ${JSON.stringify(n)} of group type ${JSON.stringify(groupType)} already exists`);
     hiddenOnlyIfIngested({ ingested: false }, f, JSON.stringify(n));
-    this.#groupProperties.set(key(groupType, n), {
-      record: { group_type: groupType, group_property: n, ...baseFields(f) },
-      deleted: false,
-      ingested: false,
-    });
+    this.#groupProperties.set(key(groupType, n), held({ group_type: groupType, group_property: n, ...baseFields(f) }));
   }
 
   groupProperties(groupType: string | undefined): GroupPropertyRecord[] {
@@ -357,4 +326,9 @@ export class TaxonomyStore {
     const n = prefixed(GROUP_PREFIX, name);
     return [...this.#groupProperties.values()].filter((g) => g.record.group_property === n);
   }
+}
+
+/** Fails with `status` when `existing` is held: a create of an item that exists, even deleted. */
+function mustBeNew(existing: Held<unknown> | undefined, status: number, what: string): void {
+  if (existing) fail(status, `${what} already exists${existing.deleted ? ' (deleted: restore it instead)' : ''}`);
 }

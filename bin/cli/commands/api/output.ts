@@ -25,7 +25,7 @@ export interface OutputOptions {
   jq?: JqFilter;
 }
 
-async function write(out: NodeJS.WritableStream, text: string | Buffer): Promise<void> {
+export async function write(out: NodeJS.WritableStream, text: string | Buffer): Promise<void> {
   if (text.length === 0) return;
   if (!out.write(text)) await new Promise((res) => out.once('drain', res));
 }
