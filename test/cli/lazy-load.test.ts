@@ -61,6 +61,16 @@ describe('lazy loading', () => {
     expect(modules.filter((m) => m.includes('/dist/src/pipeline/'))).toEqual([]);
   });
 
+  test('archive and list load their command, not verify, forget or find (the public barrel)', async () => {
+    for (const command of ['archive', 'list']) {
+      const { code, modules } = await loaded([command, '--help']);
+      expect(code).toBe(0);
+      expect(modules.some((m) => m.endsWith(`/bin/cli/commands/${command}.js`))).toBe(true);
+      const others = /\/src\/verify\/|\/src\/pipeline\/(find|forget)\.js$|\/src\/archive\.js$/;
+      expect(modules.filter((m) => others.test(m))).toEqual([]);
+    }
+  });
+
   test('decode loads its command, not the sandbox, the clients, the viewer or the AWS SDK', async () => {
     const { code, modules } = await loaded(['decode', join(work.dir, 'hooks.mjs')]);
     expect(code).toBe(1);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { archiveReplays, planArchive, type ArchiveOptions } from '../../../src/index.js';
 import { onRun } from '../../../src/pipeline/run.js';
-import { formatShard, resolveShard } from '../../../src/archive.js';
+import { formatShard, resolveShard } from '../../../src/pipeline/shard.js';
 import { DEFAULTS } from '../../../src/pipeline/defaults.js';
 import { formatDuration } from '../../../src/pipeline/duration.js';
 import { ENV } from '../../../src/pipeline/settings.js';

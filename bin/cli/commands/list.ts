@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { expiresAtIso } from '../../../src/archive.js';
+import { expiresAtIso } from '../../../src/pipeline/expiry.js';
 import type { ListReplaysQuery } from '../../../src/clients/index.js';
 import type { ReplayInfo, TimeRange } from '../../../src/index.js';
 import { validatePlatformId } from '../../../src/replay/validation.js';
