@@ -23,7 +23,14 @@ import type { S3Link } from './s3-link.js';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import { replayIdFromKeyBase, replayKeyBase } from './keys.js';
-import { MAX_MANIFEST_RECORD_BYTES, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+import {
+  MAX_MANIFEST_RECORD_BYTES,
+  type ManifestBytes,
+  type ManifestFile,
+  manifestLines,
+  parseManifestStream,
+  serializeManifestEntry,
+} from './manifest-lines.js';
 import { mergeByGroup, type GroupedEntry } from './manifest-merge.js';
 import { deleteKeys, listKeys, s3Error } from './s3-requests.js';
 import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry } from './sink.js';
@@ -110,8 +117,8 @@ async function listSnapshots(place: S3ManifestPlace): Promise<SnapshotRef[]> {
   return found.map(({ key, layout, entries }) => ({ key, layout, entries }));
 }
 
-/** A snapshot's entries (of the replays `keep` takes), streamed: GET, gunzip, lines. */
-async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: Keep): AsyncIterable<GroupedEntry> {
+/** A snapshot's NDJSON bytes, streamed: GET, gunzip (a body that does not gunzip is `MANIFEST_CORRUPT`). */
+async function* snapshotBody(place: S3ManifestPlace, ref: SnapshotRef): AsyncIterable<Buffer> {
   const relative = ref.key.slice(place.base.length);
   let body: Readable;
   try {
@@ -129,9 +136,7 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   body.on('error', (err) => gunzip.destroy(err));
   body.pipe(gunzip);
   try {
-    for await (const entry of parseManifestStream(gunzip as AsyncIterable<Buffer>, place.target)) {
-      if (keep === undefined || keep(entry.replay_id)) yield { group: groupOf(entry.replay_id), entry };
-    }
+    yield* gunzip as AsyncIterable<Buffer>;
   } catch (err) {
     if (err instanceof SinkError) throw err;
     throw new SinkError('MANIFEST_CORRUPT', `manifest snapshot ${relative} cannot be read: ${(err as Error).message}`, {
@@ -142,6 +147,13 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   } finally {
     body.destroy();
     gunzip.destroy();
+  }
+}
+
+/** A snapshot's entries (of the replays `keep` takes), streamed: its bytes, lines. */
+async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: Keep): AsyncIterable<GroupedEntry> {
+  for await (const entry of parseManifestStream(snapshotBody(place, ref), place.target)) {
+    if (keep === undefined || keep(entry.replay_id)) yield { group: groupOf(entry.replay_id), entry };
   }
 }
 
@@ -228,6 +240,27 @@ export async function* readS3Manifest(
     { name: `${MANIFEST_DIR}/`, entries: logEntries(place, keep) },
   ];
   for await (const group of mergeByGroup(places, place.target)) yield* group.entries;
+}
+
+/**
+ * The manifest as bytes (what a catalogue build parses off the main thread): each snapshot's gunzipped body, oldest
+ * first, then the log's entries (each object read and checked as `readS3Manifest` does) one a line, in key order.
+ * Parsed file by file they give the entries `readS3Manifest` merges; a replay's state is its latest `recorded_at`.
+ */
+export function s3ManifestBytes(place: S3ManifestPlace): ManifestBytes {
+  return { newest: 'recorded', files: s3ManifestFiles(place) };
+}
+
+async function* s3ManifestFiles(place: S3ManifestPlace): AsyncIterable<ManifestFile> {
+  for (const ref of await listSnapshots(place)) {
+    yield { key: ref.key.slice(place.base.length), chunks: snapshotBody(place, ref) };
+  }
+  yield { key: `${MANIFEST_DIR}/`, chunks: manifestLines(logValues(place)) };
+}
+
+/** The log's entries, each object read and checked. */
+async function* logValues(place: S3ManifestPlace): AsyncIterable<ManifestEntry | undefined> {
+  for await (const item of logEntries(place, undefined)) yield item.entry;
 }
 
 /** Whether the log holds an object of a replay `keep` takes (or may: a hashed key), listing no further than the first. */
