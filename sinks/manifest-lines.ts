@@ -119,7 +119,7 @@ function tryParse(text: string): ManifestEntry | undefined {
  * without `\n` is never parsed: an append that did not finish (a kill mid-write), dropped with the splitter. A line
  * longer than {@link MAX_MANIFEST_RECORD_BYTES} is refused (`MANIFEST_CORRUPT`).
  */
-class ManifestLines {
+export class ManifestLines {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #lineNumber = 0;
