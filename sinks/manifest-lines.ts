@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import type { ManifestEntry } from './sink.js';
@@ -43,6 +45,8 @@ export interface ManifestFile {
    * again (a chunk spanning the whole of its `ArrayBuffer` may be transferred to another thread).
    */
   readonly chunks: AsyncIterable<Uint8Array>;
+  /** The chunks are the file gzipped (an S3 snapshot): {@link gunzipManifest} gives its bytes. */
+  readonly gzip?: boolean;
 }
 
 /**
@@ -54,6 +58,35 @@ export interface ManifestFile {
 export interface ManifestBytes {
   readonly newest: 'last' | 'recorded';
   readonly files: AsyncIterable<ManifestFile>;
+}
+
+/**
+ * A gzipped manifest file's bytes (an S3 snapshot), inflated as they come: where `read` and a catalogue's build thread
+ * alike gunzip it. Whatever fails but a `SinkError` (it does not gunzip, its source breaks off) is `MANIFEST_CORRUPT`
+ * naming the file.
+ */
+export async function* gunzipManifest(
+  chunks: AsyncIterable<Uint8Array>,
+  key: string,
+  target: string | undefined,
+): AsyncIterable<Buffer> {
+  const input = Readable.from(chunks, { objectMode: false });
+  const gunzip = createGunzip();
+  input.on('error', (err) => gunzip.destroy(err));
+  input.pipe(gunzip);
+  try {
+    yield* gunzip as AsyncIterable<Buffer>;
+  } catch (err) {
+    if (err instanceof SinkError) throw err;
+    throw new SinkError('MANIFEST_CORRUPT', `manifest snapshot ${key} cannot be read: ${(err as Error).message}`, {
+      target,
+      key,
+      cause: err,
+    });
+  } finally {
+    input.destroy();
+    gunzip.destroy();
+  }
 }
 
 /**

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { S3Link } from './s3-link.js';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
@@ -27,6 +27,7 @@ import {
   MAX_MANIFEST_RECORD_BYTES,
   type ManifestBytes,
   type ManifestFile,
+  gunzipManifest,
   manifestLines,
   parseManifestStream,
   serializeManifestEntry,
@@ -117,7 +118,7 @@ async function listSnapshots(place: S3ManifestPlace): Promise<SnapshotRef[]> {
   return found.map(({ key, layout, entries }) => ({ key, layout, entries }));
 }
 
-/** A snapshot's NDJSON bytes, streamed: GET, gunzip (a body that does not gunzip is `MANIFEST_CORRUPT`). */
+/** A snapshot's body as stored (gzip), streamed. */
 async function* snapshotBody(place: S3ManifestPlace, ref: SnapshotRef): AsyncIterable<Buffer> {
   const relative = ref.key.slice(place.base.length);
   let body: Readable;
@@ -132,27 +133,17 @@ async function* snapshotBody(place: S3ManifestPlace, ref: SnapshotRef): AsyncIte
   } catch (err) {
     throw s3Error(`cannot read manifest snapshot ${relative}`, err, { target: place.target, key: relative });
   }
-  const gunzip = createGunzip();
-  body.on('error', (err) => gunzip.destroy(err));
-  body.pipe(gunzip);
   try {
-    yield* gunzip as AsyncIterable<Buffer>;
-  } catch (err) {
-    if (err instanceof SinkError) throw err;
-    throw new SinkError('MANIFEST_CORRUPT', `manifest snapshot ${relative} cannot be read: ${(err as Error).message}`, {
-      target: place.target,
-      key: relative,
-      cause: err,
-    });
+    yield* body as AsyncIterable<Buffer>;
   } finally {
     body.destroy();
-    gunzip.destroy();
   }
 }
 
 /** A snapshot's entries (of the replays `keep` takes), streamed: its bytes, lines. */
 async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: Keep): AsyncIterable<GroupedEntry> {
-  for await (const entry of parseManifestStream(snapshotBody(place, ref), place.target)) {
+  const bytes = gunzipManifest(snapshotBody(place, ref), ref.key.slice(place.base.length), place.target);
+  for await (const entry of parseManifestStream(bytes, place.target)) {
     if (keep === undefined || keep(entry.replay_id)) yield { group: groupOf(entry.replay_id), entry };
   }
 }
@@ -243,7 +234,7 @@ export async function* readS3Manifest(
 }
 
 /**
- * The manifest as bytes (what a catalogue build parses off the main thread): each snapshot's gunzipped body, oldest
+ * The manifest as bytes (what a catalogue build parses off the main thread): each snapshot's body (gzip) oldest
  * first, then the log's entries (each object read and checked as `readS3Manifest` does) one a line, in key order.
  * Parsed file by file they give the entries `readS3Manifest` merges; a replay's state is its latest `recorded_at`.
  */
@@ -253,7 +244,7 @@ export function s3ManifestBytes(place: S3ManifestPlace): ManifestBytes {
 
 async function* s3ManifestFiles(place: S3ManifestPlace): AsyncIterable<ManifestFile> {
   for (const ref of await listSnapshots(place)) {
-    yield { key: ref.key.slice(place.base.length), chunks: snapshotBody(place, ref) };
+    yield { key: ref.key.slice(place.base.length), gzip: true, chunks: snapshotBody(place, ref) };
   }
   yield { key: `${MANIFEST_DIR}/`, chunks: manifestLines(logValues(place)) };
 }

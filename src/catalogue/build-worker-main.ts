@@ -5,15 +5,15 @@
  * bundles it with the project modules it imports into CommonJS in build-worker-source.ts, which the thread is started
  * from with `eval`, so that it runs the same from the sources (tests), from dist and from a bundled application.
  *
- * Messages, in order: `{ file }` starts a file (lines numbered from 1 again; an unfinished last line of the previous
- * one is dropped, never joined to the next); `{ bytes, length }` are the next bytes of the file (answered `{ ack }`
- * once inserted: the main thread keeps a few of them in flight); `{ end: true }` ends the manifest (answered
- * `{ done }`). Any failure answers `{ error }` (the error's class, code and context, made again on the main thread);
+ * Messages, in order: `{ file, gzip }` starts a file (lines numbered from 1 again; an unfinished last line of the
+ * previous one is dropped, never joined to the next; `gzip`: an S3 snapshot, inflated here); `{ bytes, length }` are
+ * the next bytes of the file (answered `{ ack }` once read: the main thread keeps a few MiB in flight); `{ end: true }`
+ * ends the manifest (answered `{ done }`). Any failure answers `{ error }` (the error's class, code and context, made again on the main thread);
  * nothing more is done.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { SinkError } from '../../sinks/errors.js';
-import { ManifestLines } from '../../sinks/manifest-lines.js';
+import { gunzipManifest, ManifestLines } from '../../sinks/manifest-lines.js';
 import { recordedMs } from '../../sinks/manifest-merge.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { type Database, openDatabase, type SqlValue, type Statement } from './database.js';
@@ -32,7 +32,7 @@ export interface BuildWorkerData {
   stamp: string | undefined;
 }
 
-export type BuildRequest = { file: string } | { bytes: ArrayBuffer; length: number } | { end: true };
+export type BuildRequest = { file: string; gzip: boolean } | { bytes: ArrayBuffer; length: number } | { end: true };
 
 /** A failure of the thread, as it crosses to the main thread. */
 export interface ThreadError {
@@ -149,57 +149,102 @@ function threadError(err: unknown): ThreadError {
   };
 }
 
+/** The port's messages, in order, as they are asked for. */
+class Inbox {
+  readonly #queue: BuildRequest[] = [];
+  #wake: (() => void) | undefined;
+
+  constructor(port: MessagePort) {
+    port.on('message', (m: BuildRequest) => {
+      this.#queue.push(m);
+      this.#wake?.();
+    });
+  }
+
+  async next(): Promise<BuildRequest> {
+    while (this.#queue.length === 0) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
+    }
+    return this.#queue.shift()!;
+  }
+}
+
+function finish(db: Database, rows: Rows, stamp: string | undefined, recorded: boolean): number {
+  rows.flush();
+  db.exec('COMMIT');
+  if (recorded) db.exec('DROP TABLE temp.newest');
+  db.exec(CREATE_INDEXES);
+  const count = Number((db.prepare('SELECT count(*) AS c FROM replays').get() as { c: number }).c);
+  setMeta(db, {
+    schema: SCHEMA_VERSION,
+    rows: String(count),
+    built_at: new Date().toISOString(),
+    ...(stamp === undefined ? {} : { stamp }),
+  });
+  // Statistics for the query planner (which index serves a filter with a sort), sampled: fast at any size.
+  db.exec('PRAGMA analysis_limit=1000; ANALYZE;');
+  return count;
+}
+
+async function build(port: MessagePort, data: BuildWorkerData, db: Database): Promise<void> {
+  const inbox = new Inbox(port);
+  db.exec(`PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-${BUILD_CACHE_KIB};`);
+  db.exec(CREATE_TABLES);
+  db.exec('BEGIN');
+  const rows = new Rows(db, data.newest);
+  let m = await inbox.next();
+  while ('file' in m) {
+    const file = m;
+    let after: BuildRequest | undefined;
+    /** The file's pieces, each answered as it is taken (the main thread sends more while this one is read). */
+    const pieces = async function* (): AsyncIterable<Uint8Array> {
+      for (;;) {
+        const piece = await inbox.next();
+        if (!('bytes' in piece)) {
+          after = piece;
+          return;
+        }
+        port.postMessage({ ack: piece.length } satisfies BuildReply);
+        yield new Uint8Array(piece.bytes, 0, piece.length);
+      }
+    };
+    const lines = new ManifestLines(data.target);
+    const bytes = file.gzip ? gunzipManifest(pieces(), file.file, data.target) : pieces();
+    for await (const chunk of bytes) for (const entry of lines.push(chunk)) rows.add(entry);
+    // A gzip stream may end before its pieces do (bytes after its end): they are skipped to the next message.
+    while (after === undefined) {
+      const rest = await inbox.next();
+      if ('bytes' in rest) port.postMessage({ ack: rest.length } satisfies BuildReply);
+      else after = rest;
+    }
+    m = after;
+  }
+  if (!('end' in m)) throw new Error('the manifest ended without its end');
+  const count = finish(db, rows, data.stamp, data.newest === 'recorded');
+  db.close();
+  port.postMessage({ done: { rows: count, entries: rows.entries } } satisfies BuildReply);
+}
+
 function run(port: MessagePort, data: BuildWorkerData): void {
   let db: Database | undefined;
-  let rows: Rows | undefined;
-  let lines: ManifestLines | undefined;
-  let failed = false;
-  const post = (reply: BuildReply): void => port.postMessage(reply);
-  const start = (): Rows => {
-    db = openDatabase(data.temp);
-    db.exec(`PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-${BUILD_CACHE_KIB};`);
-    db.exec(CREATE_TABLES);
-    db.exec('BEGIN');
-    return new Rows(db, data.newest);
-  };
-  const finish = (database: Database, inserted: Rows): { rows: number; entries: number } => {
-    inserted.flush();
-    database.exec('COMMIT');
-    if (data.newest === 'recorded') database.exec('DROP TABLE temp.newest');
-    database.exec(CREATE_INDEXES);
-    const count = Number((database.prepare('SELECT count(*) AS c FROM replays').get() as { c: number }).c);
-    setMeta(database, {
-      schema: SCHEMA_VERSION,
-      rows: String(count),
-      built_at: new Date().toISOString(),
-      ...(data.stamp === undefined ? {} : { stamp: data.stamp }),
-    });
-    // Statistics for the query planner (which index serves a filter with a sort), sampled: fast at any size.
-    database.exec('PRAGMA analysis_limit=1000; ANALYZE;');
-    database.close();
-    db = undefined;
-    return { rows: count, entries: inserted.entries };
-  };
-  port.on('message', (m: BuildRequest) => {
-    if (failed) return;
+  const fail = (err: unknown): void => {
     try {
-      rows ??= start();
-      if ('file' in m) lines = new ManifestLines(data.target);
-      else if ('bytes' in m) {
-        const bytes = new Uint8Array(m.bytes, 0, m.length);
-        for (const entry of (lines ??= new ManifestLines(data.target)).push(bytes)) rows.add(entry);
-        post({ ack: m.length });
-      } else post({ done: finish(db!, rows) });
-    } catch (err) {
-      failed = true;
-      try {
-        db?.close();
-      } catch {
-        // already closed
-      }
-      post({ error: threadError(err) });
+      db?.close();
+    } catch {
+      // already closed
     }
-  });
+    port.postMessage({ error: threadError(err) } satisfies BuildReply);
+  };
+  try {
+    db = openDatabase(data.temp);
+  } catch (err) {
+    fail(err);
+    return;
+  }
+  build(port, data, db).catch(fail);
 }
 
 // Run only as the worker (imported on the main thread, it does nothing).

@@ -137,7 +137,7 @@ function whole(chunk: Uint8Array): chunk is Uint8Array<ArrayBuffer> {
 /** The manifest's bytes to the thread: each file announced, its bytes gathered into pieces of `PIECE_BYTES`. */
 async function feed(thread: BuildThread, bytes: ManifestBytes): Promise<void> {
   for await (const file of bytes.files) {
-    await thread.send({ file: file.key });
+    await thread.send({ file: file.key, gzip: file.gzip === true });
     let piece = new Uint8Array(PIECE_BYTES);
     let length = 0;
     const flush = async (): Promise<void> => {

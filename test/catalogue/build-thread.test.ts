@@ -6,6 +6,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Archive, archiveOfSink, openArchive } from '../../sinks/archive.js';
 import { SinkError } from '../../sinks/errors.js';
@@ -71,8 +72,8 @@ function fakeArchive(bytes: () => ManifestBytes): Archive {
   } as unknown as Archive;
 }
 
-async function* chunksOf(...texts: string[]): AsyncIterable<Uint8Array> {
-  for (const text of texts) yield Buffer.from(text);
+async function* chunksOf(...parts: Array<string | Uint8Array>): AsyncIterable<Uint8Array> {
+  for (const part of parts) yield typeof part === 'string' ? Buffer.from(part) : part;
 }
 
 describe('the catalogue build thread', () => {
@@ -158,6 +159,32 @@ describe('the catalogue build thread', () => {
     const path = join(work.dir, 'catalogue.sqlite');
     expect(await buildCatalogue(archiveOfSink(sink), path)).toMatchObject({ rows: 2, entries: 3 });
     expect(statuses(path)).toEqual({ 'd/1': 'empty', 'd/2': 'failed' });
+  });
+
+  it('inflates a gzipped file (an S3 snapshot) on the thread; one that does not inflate is MANIFEST_CORRUPT', async () => {
+    const snapshot = gzipSync(ndjson(entry('d/1', 'skipped', at(1)), entry('d/2', 'skipped', at(1))));
+    const archive = (gz: Buffer) =>
+      fakeArchive(() => ({
+        newest: 'recorded',
+        files: (async function* () {
+          // In pieces, as a GET streams it.
+          yield {
+            key: '_manifest/_snapshots/all/1',
+            gzip: true,
+            chunks: chunksOf(gz.subarray(0, 20), gz.subarray(20)),
+          };
+          yield { key: '_manifest/', chunks: chunksOf(ndjson(entry('d/2', 'failed', at(2)))) };
+        })(),
+      }));
+    const path = join(work.dir, 'catalogue.sqlite');
+    expect(await buildCatalogue(archive(snapshot), path)).toMatchObject({ rows: 2, entries: 3 });
+    expect(statuses(path)).toEqual({ 'd/1': 'skipped', 'd/2': 'failed' });
+    const cut = snapshot.subarray(0, snapshot.length - 12);
+    const err = await buildCatalogue(archive(cut), path).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SinkError);
+    expect(err).toMatchObject({ code: 'MANIFEST_CORRUPT', key: '_manifest/_snapshots/all/1' });
+    expect(await readdir(work.dir)).toEqual(['catalogue.sqlite']);
+    expect(workers()).toBe(0);
   });
 
   it('S3: a replay is its latest recorded_at, a later file’s among equal ones, as readManifest merges', async () => {

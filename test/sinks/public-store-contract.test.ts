@@ -10,7 +10,9 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { createGunzip } from 'node:zlib';
 import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenSinkOptions, Store } from 'replay-export/sinks';
@@ -206,20 +208,26 @@ describe.each(backends)('the manifest of a $name as bytes', (backend) => {
     await store.appendManifest(entry('dev/3', 3));
     const bytes = store.readManifestBytes();
     const files: string[] = [];
+    const gzipped: boolean[] = [];
     const parsed: unknown[] = [];
     for await (const file of bytes.files) {
       files.push(file.key);
-      for await (const e of sinks.parseManifestStream(file.chunks)) parsed.push(e);
+      gzipped.push(file.gzip === true);
+      // An S3 snapshot comes as stored, gzipped.
+      const chunks = file.gzip === true ? Readable.from(file.chunks).pipe(createGunzip()) : file.chunks;
+      for await (const e of sinks.parseManifestStream(chunks)) parsed.push(e);
     }
     const read = await all(store.readManifest());
     expect(parsed).toHaveLength(4);
     if (backend.name === 'local folder') {
       expect(bytes.newest).toBe('last');
       expect(files).toEqual(['_manifest/snapshot.ndjson', 'manifest.ndjson']);
+      expect(gzipped).toEqual([false, false]);
       expect(parsed).toEqual(read);
     } else {
       // S3 merges its places by replay and time; the bytes are the same entries, each place whole, in turn.
       expect(bytes.newest).toBe('recorded');
+      expect(gzipped).toEqual([true, false]);
       expect(files).toEqual([expect.stringMatching(/^_manifest\/_snapshots\/all\/\d{13}-/), '_manifest/']);
       const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
       expect([...parsed].sort(byJson)).toEqual([...read].sort(byJson));
