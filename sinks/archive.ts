@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { assetKey } from './assets.js';
 import { ArchiveNotFoundError, SinkError } from './errors.js';
 import { openStore, type OpenStoreOptions } from './locate.js';
+import { type ManifestBytes, type ManifestFile, manifestLines } from './manifest-lines.js';
 import { isStore, type Store } from './store.js';
 import type {
   ManifestCompaction,
@@ -56,6 +57,11 @@ export interface ManifestStore {
    * on either backend (S3 fetches less; a local archive reads and drops the others).
    */
   read(keep?: (replayId: string) => boolean): AsyncIterable<ManifestEntry>;
+  /**
+   * Every entry as the bytes of the manifest's files (`read` without `keep`, unparsed): what a catalogue's build thread
+   * parses. A caller's sink gives its entries serialised again, one a line.
+   */
+  bytes(): ManifestBytes;
   /**
    * Folds the entries into a snapshot, removing what it folded; the state `read` gives is the same before, during and
    * after, on either backend. `layout` names the snapshot on S3 (a local archive keeps one snapshot of everything).
@@ -184,6 +190,7 @@ function archiveOfStore(store: Store, owned: boolean): Archive {
         for await (const entry of store.readManifest(keep))
           if (keep === undefined || keep(entry.replay_id)) yield entry;
       },
+      bytes: () => store.readManifestBytes(),
       compact: (options) => store.compactManifest(options),
       stamp: () => store.manifestStamp(),
     },
@@ -216,6 +223,7 @@ function completed(sink: Sink): Store {
     exists: (key) => sink.exists(key),
     appendManifest: (entry) => sink.appendManifest(entry),
     readManifest: (keep) => sink.readManifest(keep),
+    readManifestBytes: () => ({ newest: 'last', files: oneFile('manifest', manifestLines(sink.readManifest())) }),
     close: () => sink.close(),
     storedKeys: storedKeys ?? (() => rejecting(unsupported('list its outputs'))),
     listsInBulk: storedKeys !== undefined,
@@ -266,6 +274,10 @@ export function archiveOfSink(sink: Sink, needs: readonly SinkNeed[] = []): Arch
 }
 
 async function* none(): AsyncGenerator<string> {}
+
+async function* oneFile(key: string, chunks: AsyncIterable<Uint8Array>): AsyncIterable<ManifestFile> {
+  yield { key, chunks };
+}
 
 function rejecting(err: Error): AsyncIterable<string> {
   return {

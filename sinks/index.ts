@@ -44,7 +44,13 @@ export {
   replayKey,
   replayKeyBase,
 } from './keys.js';
-export { parseManifestLine, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+export {
+  type ManifestBytes,
+  type ManifestFile,
+  parseManifestLine,
+  parseManifestStream,
+  serializeManifestEntry,
+} from './manifest-lines.js';
 export { createLocalSink, MANIFEST_FILE, type LocalSinkOptions } from './local.js';
 export { HASH_WORKER_DEFAULTS, type HashWorkerOptions } from './output-hash.js';
 export type { S3Checksums, S3SinkOptions } from './s3.js';

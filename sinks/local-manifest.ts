@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { LOCK_LEFTOVER, LOCK_TOUCH_MS, takeLock } from './fold-lock.js';
 import { IdTable } from './id-table.js';
 import { describeCause, SinkError } from './errors.js';
-import { parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+import { type ManifestFile, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
 import type { ManifestCompactionResult, ManifestEntry } from './sink.js';
 import { errorCode as code, TargetRefusal } from './target/refusal.js';
 import type { Dir, Target } from './target/target.js';
@@ -28,6 +28,11 @@ const SNAPSHOT_FILE = 'snapshot.ndjson';
 const LOCK_FILE = 'compact.lock';
 const FOLDING = /^folding-\d{13}-[0-9a-f]+\.ndjson$/;
 const SNAPSHOT_TEMP = /^\.snapshot-[0-9a-f]+\.tmp$/;
+/**
+ * The manifest is read in pieces of this size, each in a buffer of its own (not from Node's pool, not reused): a
+ * catalogue build hands them over to its thread whole, and the thread that read them keeps no garbage behind.
+ */
+const READ_PIECE = 1 << 20;
 /** Appends again to a log renamed meanwhile at most this many times (each needs another compaction at that moment). */
 const APPEND_ATTEMPTS = 8;
 
@@ -151,6 +156,14 @@ export class LocalManifest {
 
   /** Every entry: the snapshot, folded files still there, then the log; each replay's entries oldest first. */
   async *read(): AsyncIterable<ManifestEntry> {
+    for await (const file of this.files()) yield* parseManifestStream(file.chunks, this.#target.path);
+  }
+
+  /**
+   * The manifest's files as bytes, in reading order (what `read` parses): the snapshot, folded files still there, the
+   * log; all opened before the first is read, closed once the last is read past (or the reading stops).
+   */
+  async *files(): AsyncIterable<ManifestFile> {
     let files: Opened[];
     try {
       files = await this.#openForRead();
@@ -158,11 +171,8 @@ export class LocalManifest {
       throw this.#error('cannot read the manifest', MANIFEST_FILE, err);
     }
     try {
-      for (const { handle } of files) {
-        yield* parseManifestStream(
-          handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>,
-          this.#target.path,
-        );
+      for (const { name, handle } of files) {
+        yield { key: name, chunks: fileChunks(handle) };
       }
     } finally {
       await Promise.allSettled(files.map((h) => h.handle.close()));
@@ -398,6 +408,16 @@ export class LocalManifest {
   async close(): Promise<void> {
     await this.#chain;
     await this.#dropHandle();
+  }
+}
+
+/** A file read from where its handle is to its end, in pieces of a fresh buffer each (`ManifestFile.chunks`). */
+async function* fileChunks(handle: FileHandle): AsyncIterable<Buffer> {
+  for (;;) {
+    const piece = Buffer.allocUnsafeSlow(READ_PIECE);
+    const { bytesRead } = await handle.read(piece, 0, READ_PIECE, null);
+    if (bytesRead === 0) return;
+    yield bytesRead === READ_PIECE ? piece : piece.subarray(0, bytesRead);
   }
 }
 

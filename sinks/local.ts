@@ -64,6 +64,7 @@ export function createLocalSink(dir: string, opts: LocalSinkOptions = {}): Store
       return manifest.append(entry);
     },
     readManifest: () => manifest.read(),
+    readManifestBytes: () => ({ newest: 'last', files: manifest.files() }),
     manifestStamp: () => manifest.stamp(),
     async compactManifest(options) {
       open();

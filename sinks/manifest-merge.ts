@@ -27,7 +27,7 @@ export interface EntryGroup {
 const MAX_GROUP_ENTRIES = 100_000;
 
 /** `recorded_at` in ms; an entry without a readable one counts as the oldest. */
-function recordedMs(entry: ManifestEntry): number {
+export function recordedMs(entry: ManifestEntry): number {
   const ms = typeof entry.recorded_at === 'string' ? Date.parse(entry.recorded_at) : Number.NaN;
   return Number.isFinite(ms) ? ms : Number.NEGATIVE_INFINITY;
 }

@@ -18,12 +18,20 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { S3Link } from './s3-link.js';
 import { withThrownCode } from './error-codes.js';
 import { SinkError } from './errors.js';
 import { replayIdFromKeyBase, replayKeyBase } from './keys.js';
-import { MAX_MANIFEST_RECORD_BYTES, parseManifestStream, serializeManifestEntry } from './manifest-lines.js';
+import {
+  MAX_MANIFEST_RECORD_BYTES,
+  type ManifestBytes,
+  type ManifestFile,
+  gunzipManifest,
+  manifestLines,
+  parseManifestStream,
+  serializeManifestEntry,
+} from './manifest-lines.js';
 import { mergeByGroup, type GroupedEntry } from './manifest-merge.js';
 import { deleteKeys, listKeys, s3Error } from './s3-requests.js';
 import type { ManifestCompaction, ManifestCompactionResult, ManifestEntry } from './sink.js';
@@ -110,8 +118,8 @@ async function listSnapshots(place: S3ManifestPlace): Promise<SnapshotRef[]> {
   return found.map(({ key, layout, entries }) => ({ key, layout, entries }));
 }
 
-/** A snapshot's entries (of the replays `keep` takes), streamed: GET, gunzip, lines. */
-async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: Keep): AsyncIterable<GroupedEntry> {
+/** A snapshot's body as stored (gzip), streamed. */
+async function* snapshotBody(place: S3ManifestPlace, ref: SnapshotRef): AsyncIterable<Buffer> {
   const relative = ref.key.slice(place.base.length);
   let body: Readable;
   try {
@@ -125,23 +133,18 @@ async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: 
   } catch (err) {
     throw s3Error(`cannot read manifest snapshot ${relative}`, err, { target: place.target, key: relative });
   }
-  const gunzip = createGunzip();
-  body.on('error', (err) => gunzip.destroy(err));
-  body.pipe(gunzip);
   try {
-    for await (const entry of parseManifestStream(gunzip as AsyncIterable<Buffer>, place.target)) {
-      if (keep === undefined || keep(entry.replay_id)) yield { group: groupOf(entry.replay_id), entry };
-    }
-  } catch (err) {
-    if (err instanceof SinkError) throw err;
-    throw new SinkError('MANIFEST_CORRUPT', `manifest snapshot ${relative} cannot be read: ${(err as Error).message}`, {
-      target: place.target,
-      key: relative,
-      cause: err,
-    });
+    yield* body as AsyncIterable<Buffer>;
   } finally {
     body.destroy();
-    gunzip.destroy();
+  }
+}
+
+/** A snapshot's entries (of the replays `keep` takes), streamed: its bytes, lines. */
+async function* snapshotEntries(place: S3ManifestPlace, ref: SnapshotRef, keep: Keep): AsyncIterable<GroupedEntry> {
+  const bytes = gunzipManifest(snapshotBody(place, ref), ref.key.slice(place.base.length), place.target);
+  for await (const entry of parseManifestStream(bytes, place.target)) {
+    if (keep === undefined || keep(entry.replay_id)) yield { group: groupOf(entry.replay_id), entry };
   }
 }
 
@@ -228,6 +231,27 @@ export async function* readS3Manifest(
     { name: `${MANIFEST_DIR}/`, entries: logEntries(place, keep) },
   ];
   for await (const group of mergeByGroup(places, place.target)) yield* group.entries;
+}
+
+/**
+ * The manifest as bytes (what a catalogue build parses off the main thread): each snapshot's body (gzip) oldest
+ * first, then the log's entries (each object read and checked as `readS3Manifest` does) one a line, in key order.
+ * Parsed file by file they give the entries `readS3Manifest` merges; a replay's state is its latest `recorded_at`.
+ */
+export function s3ManifestBytes(place: S3ManifestPlace): ManifestBytes {
+  return { newest: 'recorded', files: s3ManifestFiles(place) };
+}
+
+async function* s3ManifestFiles(place: S3ManifestPlace): AsyncIterable<ManifestFile> {
+  for (const ref of await listSnapshots(place)) {
+    yield { key: ref.key.slice(place.base.length), gzip: true, chunks: snapshotBody(place, ref) };
+  }
+  yield { key: `${MANIFEST_DIR}/`, chunks: manifestLines(logValues(place)) };
+}
+
+/** The log's entries, each object read and checked. */
+async function* logValues(place: S3ManifestPlace): AsyncIterable<ManifestEntry | undefined> {
+  for await (const item of logEntries(place, undefined)) yield item.entry;
 }
 
 /** Whether the log holds an object of a replay `keep` takes (or may: a hashed key), listing no further than the first. */

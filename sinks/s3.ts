@@ -16,6 +16,7 @@ import {
   compactS3Manifest,
   MANIFEST_DIR,
   readS3Manifest,
+  s3ManifestBytes,
   s3ManifestStamp,
   S3ManifestLog,
   type S3ManifestPlace,
@@ -118,6 +119,7 @@ export function createS3Sink(url: string, opts: S3SinkOptions = {}): Store {
       await log.append(entry);
     },
     readManifest: (keep) => readS3Manifest(manifest, keep),
+    readManifestBytes: () => s3ManifestBytes(manifest),
     manifestStamp: () => s3ManifestStamp(manifest),
     async compactManifest(options) {
       isOpen(place);

@@ -5,11 +5,14 @@
  * built-in store never does, so no entry learns at run time that a member it needs is missing.
  */
 import type { Readable } from 'node:stream';
+import type { ManifestBytes } from './manifest-lines.js';
 import type { Sink } from './sink.js';
 
 export interface Store extends Required<Sink> {
   /** The stored object at `key` (relative to the target), streamed; undefined when there is none. */
   read(key: string): Promise<Readable | undefined>;
+  /** The manifest as the bytes of its files, in reading order (what `readManifest` parses). */
+  readManifestBytes(): ManifestBytes;
   /** Whether the target holds a manifest (asked before a reader opens it: creates nothing). */
   hasManifest(): Promise<boolean>;
   /**

@@ -14,6 +14,7 @@ export const PROJECTS = {
     'architecture/target-access.test.ts',
     'architecture/test-projects.test.ts',
     'assets/scan-linear.test.ts',
+    'catalogue/build-thread.test.ts',
     'catalogue/catalogue.test.ts',
     'cli/api-command.test.ts',
     'cli/help-defaults.test.ts',

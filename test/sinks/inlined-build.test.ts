@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,12 +14,9 @@ const INPUTS = [
   join('scripts', 'join-modules.mjs'),
   'tsconfig.player.json',
   'tsconfig.video.json',
-  join('sinks', 'player', 'browser'),
-  join('sinks', 'player', 'player-script.ts'),
-  join('src', 'video', 'browser'),
-  join('src', 'video', 'encoder-script.ts'),
-  join('sinks', 'hash-worker-main.ts'),
-  join('sinks', 'hash-worker-source.ts'),
+  // The browser code, the hashing worker, and the catalogue build's thread with the project modules it bundles.
+  'sinks',
+  'src',
 ];
 
 async function build(at: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -32,14 +29,15 @@ async function build(at: string, ...args: string[]): Promise<{ code: number; std
   }
 }
 
-describe('the committed builds of the player, the video encoder page and the hashing worker', () => {
-  it('are up to date: player-script.ts, encoder-script.ts and hash-worker-source.ts are built from their sources', async () => {
+describe('the committed builds of the player, the video encoder page and the two workers', () => {
+  it('are up to date: player-script.ts, encoder-script.ts, hash-worker-source.ts and build-worker-source.ts', async () => {
     const { code, stdout, stderr } = await build(root, '--check');
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(/player-script\.ts: up to date/);
     expect(stdout).toMatch(/encoder-script\.ts: up to date/);
     expect(stdout).toMatch(/hash-worker-source\.ts: up to date/);
+    expect(stdout).toMatch(/build-worker-source\.ts: up to date/);
   });
 });
 
@@ -68,16 +66,24 @@ describe('the build of the inlined code', () => {
       await appendFile(browser(at, 'format.ts'), '\nexport const UNUSED_NOTE = 1;\n');
       await appendFile(join(at, 'sinks', 'hash-worker-main.ts'), '\nexport const UNUSED_NOTE = 1;\n');
       await appendFile(encoderPage(at), '\nexport const UNUSED_NOTE = 1;\n');
+      // A module the catalogue build's thread bundles, not the thread's own.
+      const schema = join(at, 'src', 'catalogue', 'schema.ts');
+      await writeFile(
+        schema,
+        (await readFile(schema, 'utf8')).replace(/SCHEMA_VERSION = '([^']*)'/, "SCHEMA_VERSION = '$1-changed'"),
+      );
     });
     const stale = await build(at, '--check');
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/player-script\.ts is not the build of its sources/);
     expect(stale.stderr).toMatch(/hash-worker-source\.ts is not the build of its sources/);
     expect(stale.stderr).toMatch(/encoder-script\.ts is not the build of its sources/);
+    expect(stale.stderr).toMatch(/build-worker-source\.ts is not the build of its sources/);
     expect(await build(at)).toMatchObject({ code: 0 });
     expect(await readFile(join(at, 'sinks', 'player', 'player-script.ts'), 'utf8')).toContain('const UNUSED_NOTE = 1;');
     expect(await readFile(join(at, 'sinks', 'hash-worker-source.ts'), 'utf8')).toContain('exports.UNUSED_NOTE = 1;');
     expect(await readFile(join(at, 'src', 'video', 'encoder-script.ts'), 'utf8')).toContain('const UNUSED_NOTE = 1;');
+    expect(await readFile(join(at, 'src', 'catalogue', 'build-worker-source.ts'), 'utf8')).toContain('-changed');
   });
 
   it('refuses browser code that does not type-check with the DOM lib', async () => {

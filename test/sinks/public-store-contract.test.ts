@@ -10,7 +10,9 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { createGunzip } from 'node:zlib';
 import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenSinkOptions, Store } from 'replay-export/sinks';
@@ -88,6 +90,7 @@ const MEMBERS = [
   'hasManifest',
   'appendManifest',
   'readManifest',
+  'readManifestBytes',
   'compactManifest',
   'remove',
   'putAsset',
@@ -186,6 +189,49 @@ describe.each(backends)('the public store of a $name', (backend) => {
     expect(await store.hasManifest()).toBe(true);
     const body = await store.read(key);
     expect((await all(body!)).map(String).join('')).toBe(`${event(0)}\n${event(1)}\n`);
+  });
+});
+
+describe.each(backends)('the manifest of a $name as bytes', (backend) => {
+  it('parsed file by file, gives the entries readManifest gives (a snapshot, then the log)', async () => {
+    await using store = disposable(sinks.openSink(backend.fresh(), backend.options()));
+    const entry = (replay_id: string, s: number) => ({
+      replay_id,
+      status: 'skipped' as const,
+      reason: `at ${s}`,
+      recorded_at: new Date(Date.UTC(2026, 10, 1, 0, 0, s)).toISOString(),
+    });
+    await store.appendManifest(entry('dev/1', 1));
+    await store.appendManifest(entry('dev/2', 1));
+    expect(await store.compactManifest({ layout: 'all' })).toMatchObject({ compacted: true });
+    await store.appendManifest(entry('dev/1', 2));
+    await store.appendManifest(entry('dev/3', 3));
+    const bytes = store.readManifestBytes();
+    const files: string[] = [];
+    const gzipped: boolean[] = [];
+    const parsed: unknown[] = [];
+    for await (const file of bytes.files) {
+      files.push(file.key);
+      gzipped.push(file.gzip === true);
+      // An S3 snapshot comes as stored, gzipped.
+      const chunks = file.gzip === true ? Readable.from(file.chunks).pipe(createGunzip()) : file.chunks;
+      for await (const e of sinks.parseManifestStream(chunks)) parsed.push(e);
+    }
+    const read = await all(store.readManifest());
+    expect(parsed).toHaveLength(4);
+    if (backend.name === 'local folder') {
+      expect(bytes.newest).toBe('last');
+      expect(files).toEqual(['_manifest/snapshot.ndjson', 'manifest.ndjson']);
+      expect(gzipped).toEqual([false, false]);
+      expect(parsed).toEqual(read);
+    } else {
+      // S3 merges its places by replay and time; the bytes are the same entries, each place whole, in turn.
+      expect(bytes.newest).toBe('recorded');
+      expect(gzipped).toEqual([true, false]);
+      expect(files).toEqual([expect.stringMatching(/^_manifest\/_snapshots\/all\/\d{13}-/), '_manifest/']);
+      const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+      expect([...parsed].sort(byJson)).toEqual([...read].sort(byJson));
+    }
   });
 });
 
