@@ -18,6 +18,7 @@ import {
   type Expand,
   orderOf,
   parseSort,
+  rangesOf,
   type Sort,
   type Where,
   walksFlags,
@@ -28,6 +29,12 @@ import { SCHEMA_VERSION } from './schema.js';
 
 /** A filtered count stops here (the page shows "10,000+"), or past the page asked for when that is further. */
 export const COUNT_CAP = 10_000;
+
+/**
+ * A range of at most this many rows is found and sorted for a page, not walked past: ~3 µs a row sorted (at 1,000,000
+ * replays, a week, 19,000 rows, by size: 13–38 ms sorted, 150–170 ms walked).
+ */
+const RANGE_SORT_ROWS = 40_000;
 
 /** A word that starts more of the index's terms than this is searched as a prefix (FTS5 merges their row numbers). */
 const EXPAND_TERMS = 8;
@@ -164,6 +171,16 @@ export class Catalogue {
   }
 
   /**
+   * Whether `q`'s ranges hold at most `RANGE_SORT_ROWS` rows (counted in their index, up to that): the page then sorts
+   * the matches, a cost bounded by the range's rows, rather than walking the sort's index, which past rows whose order
+   * follows the range's (a week of a year by size) reads far more than its average.
+   */
+  #fewInRange(q: CatalogueQuery): boolean {
+    const ranges = rangesOf(q);
+    return ranges !== undefined && this.#count(whereOf(ranges), RANGE_SORT_ROWS + 1) <= RANGE_SORT_ROWS;
+  }
+
+  /**
    * The row numbers matching `where`, up to `limit` + 1 (none without a filter). When there are at most `limit`, the
    * page is read by them, not by running the filters again (a device substring reads every row).
    */
@@ -221,15 +238,17 @@ export class Catalogue {
     if (total === 0) return undefined;
     const last = Math.max(1, Math.ceil(total / pageSize));
     const answered = !more && page > last ? last : page;
+    // Past the gathering's bound, the page walks the sort's index; unless a range holds few rows: they are sorted.
+    const sorted = !all && this.#fewInRange(q);
     const byNumber: Where = {
       from: 'replays',
       sql: 'WHERE n IN (SELECT value FROM json_each(?))',
       params: [JSON.stringify(found)],
     };
     return {
-      where: all ? byNumber : whereOf(q, sort.column, search),
+      where: all ? byNumber : sorted ? where : whereOf(q, sort.column, search),
       sort,
-      plan: { byIndex: !all },
+      plan: { byIndex: !all && !sorted },
       offset: (answered - 1) * pageSize,
       total,
       more,

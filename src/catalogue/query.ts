@@ -184,6 +184,15 @@ function flagsOf(q: CatalogueQuery): number {
   );
 }
 
+/** `q`'s ranges alone (clicks, start, duration); undefined when it has none. */
+export function rangesOf(q: CatalogueQuery): CatalogueQuery | undefined {
+  const ranges: Partial<Record<(typeof RANGES)[number], number>> = {};
+  for (const key of RANGES) if (q[key] !== undefined) ranges[key] = q[key];
+  return Object.keys(ranges).length > 0 ? ranges : undefined;
+}
+
+const RANGES = ['minClicks', 'from', 'to', 'minDurationMs', 'maxDurationMs'] as const;
+
 /**
  * Whether a walk of the sort's index tests `q`'s flags in the index first: a row without them costs an index entry
  * read, not a table row (nor a search lookup).
@@ -233,9 +242,9 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn, search?: SearchTer
   if (q.device !== undefined) add(`device LIKE ? ESCAPE '\\'`, likeAny(q.device));
   if (q.session !== undefined) add(`session LIKE ? ESCAPE '\\'`, likeAny(q.session));
   if (q.status !== undefined) add(`${named('status')} = ?`, q.status);
-  // A walk is chosen from the match count (a range of few rows is found and sorted instead): a range on another
-  // column must not drive it either. SQLite, guessing a range's rows, took the duration index for 10 to 20 minutes
-  // (~95,000 of 1,000,000) and sorted them all for page 1 by rage clicks: 460 ms.
+  // A walk is chosen from the match count (and a range's rows, `Catalogue` counts them): a range on another column
+  // must not drive it. SQLite guesses a range's rows, and took the duration index for 10 to 20 minutes (~95,000 of
+  // 1,000,000) and sorted them all for page 1 by rage clicks: 460 ms.
   if (q.minClicks !== undefined) add(`${named('clicks')} >= ?`, q.minClicks);
   if (q.from !== undefined) add(`${named('start')} >= ?`, q.from);
   if (q.to !== undefined) add(`${named('start')} < ?`, q.to);
@@ -245,8 +254,7 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn, search?: SearchTer
   const match = words.length > 0 ? matchOf(words, search?.expand) : undefined;
   if (match !== undefined && match.query !== '') {
     // Another condition with an index of its own: a selective one, the status, a range.
-    const ranged = [q.minClicks, q.from, q.to, q.minDurationMs, q.maxDurationMs].some((v) => v !== undefined);
-    const other = indexed || q.status !== undefined || ranged;
+    const other = indexed || q.status !== undefined || rangesOf(q) !== undefined;
     const lookups = search !== undefined && walk !== undefined && match.probe;
     if (search !== undefined && walk === undefined && (match.rows <= search.bound || !other)) {
       from = 'search CROSS JOIN replays ON replays.n = search.rowid';
