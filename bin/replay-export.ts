@@ -1,17 +1,9 @@
 #!/usr/bin/env node
+import { dropSqliteWarning } from '../src/catalogue/sqlite-warning.js';
 import { main } from './cli/program.js';
 
-// Node 22 prints an ExperimentalWarning when node:sqlite (the catalogue's database: `view`, `find`) is first loaded;
-// Node 24 does not. That one warning is dropped here, in the CLI only (a library user sees it once); every other
-// warning goes through as before.
-const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-process.emitWarning = ((warning: unknown, ...rest: unknown[]): void => {
-  const option = typeof rest[0] === 'object' && rest[0] !== null ? (rest[0] as { type?: unknown }).type : rest[0];
-  const type = warning instanceof Error ? warning.name : option;
-  const message = warning instanceof Error ? warning.message : String(warning);
-  if (type === 'ExperimentalWarning' && message.startsWith('SQLite is an experimental feature')) return;
-  emitWarning(warning, ...rest);
-}) as typeof process.emitWarning;
+// node:sqlite's ExperimentalWarning (Node 22), when `view` or `find` first loads it: dropped in the CLI only.
+dropSqliteWarning();
 
 // A reader that went away ends what it read, not the work. stdout: the command's output has no one to go to
 // (`replay-export list | head -1`), so the command ends quietly, exit 0, as `git log | head` does. stderr: only the

@@ -19,6 +19,7 @@ import type { ManifestEntry } from '../../sinks/sink.js';
 import { type Database, openDatabase, type SqlValue, type Statement } from './database.js';
 import { CatalogueError } from './errors.js';
 import { isUserTombstone, rowValues } from './rows.js';
+import { dropSqliteWarning } from './sqlite-warning.js';
 import { COLUMNS, CREATE_INDEXES, CREATE_TABLES, SCHEMA_VERSION } from './schema.js';
 
 export interface BuildWorkerData {
@@ -222,7 +223,7 @@ async function build(port: MessagePort, data: BuildWorkerData, db: Database): Pr
     }
     m = after;
   }
-  if (!('end' in m)) throw new Error('the manifest ended without its end');
+  if (!('end' in m)) throw new CatalogueError('CATALOGUE_IO', 'the manifest ended without its end');
   const count = finish(db, rows, data.stamp, data.newest === 'recorded');
   db.close();
   port.postMessage({ done: { rows: count, entries: rows.entries } } satisfies BuildReply);
@@ -248,4 +249,7 @@ function run(port: MessagePort, data: BuildWorkerData): void {
 }
 
 // Run only as the worker (imported on the main thread, it does nothing).
-if (parentPort !== null) run(parentPort, workerData as BuildWorkerData);
+if (parentPort !== null) {
+  dropSqliteWarning();
+  run(parentPort, workerData as BuildWorkerData);
+}
