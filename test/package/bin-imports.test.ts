@@ -58,6 +58,8 @@ const BIN_SUPPORT: Readonly<Record<string, string>> = {
     "`video` and `view`'s videos: which optional packages are missing, and how to install them",
   'src/pipeline/byte-size.ts': "the flags' sizes (`256MiB`): the CLI's form, read and shown, not published",
   'src/pipeline/duration.ts': "the flags' durations (`5m`, `1h30m`): the CLI's form, read and shown, not published",
+  'src/catalogue/sqlite-warning.ts':
+    "node:sqlite's ExperimentalWarning (Node 22) dropped, as the catalogue's build thread drops it, not published",
 };
 
 describe('bin/ is thin over the public entry points', () => {
