@@ -18,6 +18,7 @@ import { recordedMs } from '../../sinks/manifest-merge.js';
 import type { ManifestEntry } from '../../sinks/sink.js';
 import { type Database, openDatabase, type SqlValue, type Statement } from './database.js';
 import { CatalogueError } from './errors.js';
+import { recordBroadPrefixes } from './prefixes.js';
 import { isUserTombstone, rowValues } from './rows.js';
 import { dropSqliteWarning } from './sqlite-warning.js';
 import { COLUMNS, CREATE_INDEXES, CREATE_TABLES, SCHEMA_VERSION } from './schema.js';
@@ -178,6 +179,7 @@ function finish(db: Database, rows: Rows, stamp: string | undefined, recorded: b
   db.exec('COMMIT');
   if (recorded) db.exec('DROP TABLE temp.newest');
   db.exec(CREATE_INDEXES);
+  recordBroadPrefixes(db);
   const count = Number((db.prepare('SELECT count(*) AS c FROM replays').get() as { c: number }).c);
   setMeta(db, {
     schema: SCHEMA_VERSION,

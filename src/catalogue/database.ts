@@ -22,6 +22,8 @@ export interface Statement {
 export interface Database {
   prepare(sql: string): Statement;
   exec(sql: string): void;
+  /** A SQL function of this connection, written in JavaScript. */
+  function(name: string, options: sqlite.FunctionOptions, fn: (...args: SqlValue[]) => SqlValue): void;
   close(): void;
 }
 

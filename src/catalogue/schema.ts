@@ -1,11 +1,12 @@
 /**
  * The catalogue's tables: one row per replay (the manifest's last entry for it: what it knows, and the facts recorded
  * at export), an index for each filter and each sortable column, and a full-text index (FTS5) of ids, users, page
- * URLs and error messages. `meta` holds the schema version, the manifest stamp the rows were read at and their count.
+ * URLs and error messages, and the rows of the search's broad prefixes (prefixes.ts). `meta` holds the schema
+ * version, the manifest stamp the rows were read at and their count.
  */
 
 /** Bumped when the tables change: a catalogue of another version is rebuilt. */
-export const SCHEMA_VERSION = '3';
+export const SCHEMA_VERSION = '4';
 
 /** The columns of `replays` in insert order (`n`, the row number, is given by SQLite). */
 export const COLUMNS = [
@@ -93,6 +94,7 @@ CREATE TABLE replays (
   flags INTEGER NOT NULL DEFAULT 0
 );
 CREATE VIRTUAL TABLE search USING fts5(who, urls, messages, content='', detail='none', tokenize='unicode61');
+CREATE TABLE prefixes (prefix TEXT PRIMARY KEY, rows INTEGER NOT NULL, bits BLOB);
 `;
 
 /**

@@ -3,7 +3,7 @@
  * manifest's stamp holds, built again when it changes; the index's filters, search, both-way sorts and paging edges,
  * and the page rendered from it.
  */
-import { appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../sinks/index.js';
@@ -17,7 +17,8 @@ import {
   openCatalogue,
   SORTABLE,
 } from '../../src/catalogue/index.js';
-import { walkFrom } from '../../src/catalogue/catalogue.js';
+import { Catalogue as CatalogueClass, walkFrom } from '../../src/catalogue/catalogue.js';
+import { recordBroadPrefixes } from '../../src/catalogue/prefixes.js';
 import { openDatabase } from '../../src/catalogue/database.js';
 import { orderOf, parseSort, whereOf } from '../../src/catalogue/query.js';
 import { renderIndex } from '../../src/view/index-page.js';
@@ -116,6 +117,25 @@ afterAll(async () => {
   catalogue?.close();
   await work?.cleanup();
 });
+
+/**
+ * A copy of the catalogue's file whose broad prefixes are recorded again with `units` (none when undefined), open,
+ * with the list of them.
+ */
+async function copyOfCatalogue(name: string, units: number | undefined): Promise<Catalogue & { broad(): string[] }> {
+  const path = join(work.dir, `${name}.sqlite`);
+  await copyFile(catalogue.path, path);
+  const db = openDatabase(path);
+  db.exec('DELETE FROM prefixes');
+  if (units !== undefined) recordBroadPrefixes(db, units);
+  const recorded = db
+    .prepare('SELECT prefix FROM prefixes')
+    .all()
+    .map((r) => String(r['prefix']));
+  db.close();
+  const sorted = recorded.sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+  return Object.assign(new CatalogueClass(path, openDatabase(path, { readonly: true })), { broad: () => sorted });
+}
 
 const query = (q: string) => parseIndexQuery(new URLSearchParams(q));
 const page = (q: string, n = 1, size = 1000) => catalogue.page(query(q).query, n, size);
@@ -330,20 +350,27 @@ describe("the catalogue's query", () => {
 
   it('chooses a deep page’s plan from the match count: the sort index walked, or the matches sorted', () => {
     // 11,208 of the 30,000 session ids hold a 2. Page 1 by events walks the events index (about 50 × 30,000 /
-    // 11,208 rows read); page 150 would walk 7,500 × 30,000 / 11,208 = 20,000 rows past earlier matches, more than
-    // the 11,208 matches sorted: it reads them by their numbers and sorts them (at 1,000,000 replays, `failed=1` by
-    // duration, page 150: 700 ms walked, 84 ms sorted).
+    // 11,208 rows), testing each row's session against the substring's row set, in the index: up to 1,225 table rows
+    // read are worth more than the session index scanned once. Page 150 would walk 7,500 × 30,000 / 11,208 = 20,000
+    // rows past earlier matches, more than the 11,208 matches sorted: it reads them by their numbers and sorts them
+    // (at 1,000,000 replays, `failed=1` by duration, page 150: 700 ms walked, 84 ms sorted).
     const q = { session: '2', sort: 'events' };
     expect(catalogue.page(q, 1, 50).total).toBe(COUNT_CAP);
     expect(walkFrom(50, N)).toBeLessThan(COUNT_CAP);
     expect(walkFrom(150 * 50, N)).toBeGreaterThan(11_208);
-    expect(catalogue.plan(q, 1, 50)).toEqual([expect.stringMatching(/^SCAN replays USING INDEX replays_events/)]);
+    expect(catalogue.plan(q, 1, 50)).toEqual(['SCAN replays USING COVERING INDEX replays_events']);
     const deep = catalogue.plan(q, 150, 50);
     expect(deep).toContain('USE TEMP B-TREE FOR ORDER BY');
     expect(deep.join('\n')).not.toMatch(/USING INDEX replays_events/);
     const expected = [...catalogue.rows(q)].slice(149 * 50, 150 * 50).map((r) => r.id);
     expect(catalogue.page(q, 150, 50).rows.map((r) => r.id)).toEqual(expected);
     expect(catalogue.page(q, 1, 50).rows.map((r) => r.id)).toEqual([...catalogue.rows(q, 50)].map((r) => r.id));
+    // A walk too short for the row set, of the id's index: the substring is tested on the id first (it holds the
+    // session), and the table's row read only for the ids that hold it.
+    const byId = { session: '2', sort: '-id' };
+    expect(walkFrom(20, N)).toBeLessThan(N / 30);
+    expect(catalogue.plan(byId, 1, 20)).toEqual(['SCAN replays USING INDEX sqlite_autoindex_replays_1']);
+    expect(ids(catalogue.page(byId, 1, 20).rows)).toEqual(ids([...catalogue.rows(byId, 20)]));
   });
 
   it('walks a page of a word in most rows testing each row it reads, not gathering the word’s rows first', () => {
@@ -372,6 +399,43 @@ describe("the catalogue's query", () => {
     expect(page('q=basket4&sort=events', 2, 50).rows.map((r) => r.id)).toEqual(
       [...catalogue.rows({ text: 'basket4', sort: 'events' })].slice(50, 100).map((r) => r.id),
     );
+  });
+
+  it('answers a broad prefix from its row set exactly as the full-text index does, and drops one in every row', async () => {
+    // Recorded again with a bound that suits 30,000 rows, beside a copy that has none (each word then merged).
+    const sets = await copyOfCatalogue('sets', 5_000);
+    const merged = await copyOfCatalogue('merged', undefined);
+    try {
+      const recorded = sets.broad();
+      // Shortest first: every digit and `1795308…`, the session numbers' common start, down to where it parts.
+      expect(recorded.slice(0, 3)).toEqual(['1', '2', '3']);
+      expect(recorded).toEqual(expect.arrayContaining(['d', '17953081', '179530819']));
+      expect(merged.broad()).toEqual([]);
+      for (const text of ['1795308', '2', 'd', '17953081 2', 'd1 mail', '179530818'])
+        for (const sort of ['-start', 'events', '-id'])
+          for (const n of [1, 7, 40]) {
+            const q = { text, sort };
+            const [got, want] = [sets.page(q, n, 50), merged.page(q, n, 50)];
+            expect(ids(got.rows), `${text} ${sort} ${n}`).toEqual(ids(want.rows));
+            // The count of a word in every row is exact (there is nothing to count), not stopped at COUNT_CAP.
+            if (want.more) expect(got.total).toBeGreaterThanOrEqual(want.total);
+            else expect([got.total, got.more]).toEqual([want.total, false]);
+          }
+      // Every session number starts with 1: the word filters nothing, and nothing is searched.
+      const every = { text: '179', sort: 'events' };
+      expect(sets.page(every, 2, 50)).toEqual(catalogue.page({ sort: 'events' }, 2, 50));
+      expect(sets.plan(every, 2, 50).join('\n')).not.toMatch(/search|json_each/);
+      // A deep page of device and session substrings (30,000 and 11,208 rows): their row sets, tested in the sort's
+      // index as it is walked.
+      const device = { device: 'd', session: '2', sort: 'clicks' };
+      expect(sets.plan(device, 20, 50)).toEqual(['SCAN replays USING COVERING INDEX replays_clicks']);
+      expect(sets.page(device, 20, 50).rows.map((r) => r.id)).toEqual(
+        [...catalogue.rows(device)].slice(19 * 50, 20 * 50).map((r) => r.id),
+      );
+    } finally {
+      sets.close();
+      merged.close();
+    }
   });
 
   it('answers the last page for a page past the end, and page 1 of nothing', () => {
