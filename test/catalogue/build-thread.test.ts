@@ -187,6 +187,29 @@ describe('the catalogue build thread', () => {
     expect(workers()).toBe(0);
   });
 
+  it('gives an S3 body’s chunks of 64 KiB, each its own buffer, to the thread whole: none is left here', async () => {
+    const count = 2000;
+    const all = Buffer.from(ndjson(...Array.from({ length: count }, (_, i) => entry(`d/${i}`, 'skipped', at(1)))));
+    // As node:http gives a body: chunks of 64 KiB, each copied into a buffer of its own; the last one shorter.
+    const given: Uint8Array[] = [];
+    for (let at = 0; at < all.length; at += 64 * 1024) {
+      const part = all.subarray(at, at + 64 * 1024);
+      given.push(new Uint8Array(part));
+    }
+    expect(given.length).toBeGreaterThan(2);
+    const archive = fakeArchive(() => ({
+      newest: 'recorded',
+      files: (async function* () {
+        yield { key: '_manifest/', chunks: chunksOf(...given) };
+      })(),
+    }));
+    const path = join(work.dir, 'catalogue.sqlite');
+    expect(await buildCatalogue(archive, path)).toMatchObject({ rows: count, entries: count });
+    // Transferred, so detached on this thread; the last one (under a quarter of a piece) was copied.
+    expect(given.slice(0, -1).every((chunk) => chunk.buffer.byteLength === 0)).toBe(true);
+    expect(given.at(-1)!.byteLength).toBe(all.length % (64 * 1024));
+  });
+
   it('S3: a replay is its latest recorded_at, a later file’s among equal ones, as readManifest merges', async () => {
     const snapshot1 = ndjson(
       entry('d/1', 'skipped', at(5)),
