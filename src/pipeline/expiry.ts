@@ -16,8 +16,7 @@ export function expiresAtMs(
   if (startMs === undefined || !isPlausibleReplayTime(startMs, now)) return undefined;
   if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) return undefined;
   const at = startMs + retentionDays * DAY_MS;
-  if (!Number.isFinite(at) || at > MAX_MS) return undefined;
-  return at;
+  return Number.isFinite(at) && at <= MAX_MS ? at : undefined;
 }
 
 export function expiresAtIso(
