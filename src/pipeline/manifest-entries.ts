@@ -15,8 +15,7 @@ import type {
 import { MORE_URLS_KEY } from '../assets/missing.js';
 import { createHash } from 'node:crypto';
 import { MAX_MANIFEST_RECORD_BYTES } from '../../sinks/manifest-lines.js';
-import { parseTimestamp } from '../replay/timestamps.js';
-import { expiresAtIso } from './expiry.js';
+import { expiresAtIso, startOf } from './expiry.js';
 import type { Settings } from './settings.js';
 import type { ReplayInfo } from './types.js';
 import { formatShard } from './shard.js';
@@ -57,13 +56,7 @@ function listingFields(replay: ReplayInfo): Pick<Common, 'start_time' | 'end_tim
 /** The fields of an exported replay's line (`ok`, `empty`, `failed`): its listing, expiry, run, shard and policy. */
 export function exportedFields(replay: ReplayInfo, settings: EntrySettings): Common {
   const fields: Common = { replay_id: replay.replay_id, ...listingFields(replay) };
-  const startMs =
-    replay.startMs !== undefined
-      ? replay.startMs
-      : replay.start_time !== undefined
-        ? parseTimestamp(replay.start_time)
-        : null;
-  const expires = expiresAtIso(startMs, replay.retention_in_days);
+  const expires = expiresAtIso(startOf(replay), replay.retention_in_days);
   if (expires !== undefined) fields.expires_at = expires;
   Object.assign(fields, runFields(settings));
   if (settings.redaction !== undefined) fields.redaction = settings.redaction.digest;
