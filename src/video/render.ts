@@ -22,13 +22,10 @@ import { loadEncoder, type EncoderPage, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, type Segment, segments, type Timeline, videoLength } from './schedule.js';
-import { FirstViewport, fitted } from './viewport.js';
+import { FirstViewport, fitted, type ViewportSize } from './viewport.js';
 import type { CapturedAssets } from './source.js';
 
-export interface VideoSize {
-  width: number;
-  height: number;
-}
+export type VideoSize = ViewportSize;
 
 export interface VideoProgress {
   /** Frames done, of `frames`. */
@@ -110,13 +107,7 @@ export const VIDEO_DEFAULTS = Object.freeze({
 });
 
 /** The options' numbers, checked, with their defaults. */
-interface Limits {
-  fps: number;
-  speed: number;
-  maxLengthMs: number;
-  maxEventBytes: number;
-  loadTimeoutMs: number;
-}
+type Limits = Record<'fps' | 'speed' | 'maxLengthMs' | 'maxEventBytes' | 'loadTimeoutMs', number>;
 
 function positive(name: string, value: number, max = Number.POSITIVE_INFINITY): number {
   if (!Number.isFinite(value) || value <= 0 || value > max)
