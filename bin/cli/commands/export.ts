@@ -55,7 +55,7 @@ export async function run(context: CliContext): Promise<number> {
       await exportOneReplay(
         ids[0]!,
         cli.connect(),
-        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout, 'json'),
+        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout),
       );
       if (target.kind === 'file') cli.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;
