@@ -1,5 +1,6 @@
 import { DecodeError } from '../../decoders/errors.js';
 import { ApiError, AuthError, NetworkError, TimeoutError, UrlExpiredError, ValidationError } from '../http/errors.js';
+import { stripUndefined } from '../http/options.js';
 import type { ManifestError } from '../../sinks/sink.js';
 import { categoryOf, ReplayExportError, type ErrorCode } from '../errors.js';
 
@@ -24,11 +25,8 @@ export class ReplayFailedError extends ReplayExportError {
   }
 
   toManifestError(): ManifestError {
-    const out: ManifestError = { code: this.code, message: this.message };
-    if (this.fileKey !== undefined) out.file_key = this.fileKey;
-    if (this.status !== undefined) out.status = this.status;
-    if (this.index !== undefined) out.index = this.index;
-    return out;
+    const context = stripUndefined({ file_key: this.fileKey, status: this.status, index: this.index });
+    return { code: this.code, message: this.message, ...context };
   }
 }
 
@@ -77,10 +75,7 @@ export interface ErrorDescription {
  */
 export function describeError(err: unknown): ErrorDescription {
   if (err instanceof ReplayExportError) {
-    const out: ErrorDescription = { code: err.code, message: err.message };
-    if (err.status !== undefined) out.status = err.status;
-    if (err.index !== undefined) out.index = err.index;
-    return out;
+    return { code: err.code, message: err.message, ...stripUndefined({ status: err.status, index: err.index }) };
   }
   const code: ErrorCode = categoryOf(err) === 'interrupted' ? 'INTERRUPTED' : 'INTERNAL_ERROR';
   if (!(err instanceof Error)) return { code, message: String(err) };

@@ -19,6 +19,7 @@ import { expiresAtIso, startOf } from './expiry.js';
 import type { Settings } from './settings.js';
 import type { ReplayInfo } from './types.js';
 import { formatShard } from './shard.js';
+import { stripUndefined } from '../http/options.js';
 
 /** The run's fields an entry records. */
 export type EntrySettings = Pick<Settings, 'runId' | 'shard' | 'redaction'>;
@@ -31,10 +32,10 @@ type Common = Pick<
 const now = (): string => new Date().toISOString();
 
 function runFields(settings: Pick<Settings, 'runId' | 'shard'>): Pick<Common, 'run_id' | 'shard'> {
-  const fields: Pick<Common, 'run_id' | 'shard'> = {};
-  if (settings.runId !== undefined) fields.run_id = settings.runId;
-  if (settings.shard !== undefined) fields.shard = formatShard(settings.shard);
-  return fields;
+  return stripUndefined({
+    run_id: settings.runId,
+    shard: settings.shard === undefined ? undefined : formatShard(settings.shard),
+  });
 }
 
 /** Longest listed time a line records as it is: a timestamp, not whatever text an API may send in its place. */
@@ -44,13 +45,11 @@ const recordedTime = (time: string | undefined): string | undefined =>
   typeof time === 'string' && time.length <= MAX_TIME_CHARS ? time : undefined;
 
 function listingFields(replay: ReplayInfo): Pick<Common, 'start_time' | 'end_time' | 'platform_id'> {
-  const fields: Pick<Common, 'start_time' | 'end_time' | 'platform_id'> = {};
-  const start = recordedTime(replay.start_time);
-  const end = recordedTime(replay.end_time);
-  if (start !== undefined) fields.start_time = start;
-  if (end !== undefined) fields.end_time = end;
-  if (Number.isSafeInteger(replay.platform_id)) fields.platform_id = replay.platform_id!;
-  return fields;
+  return stripUndefined({
+    start_time: recordedTime(replay.start_time),
+    end_time: recordedTime(replay.end_time),
+    platform_id: Number.isSafeInteger(replay.platform_id) ? replay.platform_id : undefined,
+  });
 }
 
 /** The fields of an exported replay's line (`ok`, `empty`, `failed`): its listing, expiry, run, shard and policy. */
