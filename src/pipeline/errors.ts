@@ -95,21 +95,9 @@ export function isTransient(err: unknown): boolean {
   if (err instanceof ApiError)
     return err.status === 429 || err.status >= 500 || err.status === 404 || err.status === 408;
   if (err instanceof DecodeError) return false;
-  if (err instanceof Error) {
-    // Errors straight from sockets / undici while a body streams.
-    const code = (err as { code?: unknown }).code;
-    if (
-      typeof code === 'string' &&
-      (code.startsWith('UND_ERR') ||
-        code.startsWith('ECONN') ||
-        code === 'EPIPE' ||
-        code === 'ETIMEDOUT' ||
-        code === 'ERR_STREAM_PREMATURE_CLOSE')
-    )
-      return true;
-    if (err.name === 'AbortError') return false;
-  }
-  return false;
+  // Errors straight from sockets / undici while a body streams.
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^(UND_ERR|ECONN)|^(EPIPE|ETIMEDOUT|ERR_STREAM_PREMATURE_CLOSE)$/.test(code);
 }
 
 /**
