@@ -152,6 +152,14 @@ const S_EXP_DIG = State.expDig;
 const S_LIT = State.lit;
 const S_END = State.end;
 
+/** What a number's states take next, as the error for another byte says it. */
+const EXPECTED: Readonly<Record<number, string>> = {
+  [S_MINUS]: "expected a digit after '-'",
+  [S_DOT]: "expected a digit after '.'",
+  [S_EXP]: 'expected an exponent',
+  [S_EXP_SIGN]: 'expected an exponent digit',
+};
+
 const C_OBJ = Container.object;
 const C_ARR = Container.array;
 
@@ -505,9 +513,13 @@ export class ArrayElementScanner {
             if (--this.uniLeft === 0) st = S_STR;
             continue;
           }
-          case S_MINUS: {
+          // A number's sign, point or exponent mark: a digit (or the exponent's sign) must follow.
+          case S_MINUS:
+          case S_DOT:
+          case S_EXP:
+          case S_EXP_SIGN: {
             const next = g[(st << 8) | c]!;
-            if (next === REFUSE) this.fail('BAD_JSON', `expected a digit after '-', found ${describe(c)}`, i);
+            if (next === REFUSE) this.fail('BAD_JSON', `${EXPECTED[st]}, found ${describe(c)}`, i);
             st = next;
             i++;
             continue;
@@ -540,27 +552,6 @@ export class ArrayElementScanner {
                 strKey = true;
               } else st = after;
             }
-            continue;
-          }
-          case S_DOT: {
-            const next = g[(st << 8) | c]!;
-            if (next === REFUSE) this.fail('BAD_JSON', `expected a digit after '.', found ${describe(c)}`, i);
-            st = next;
-            i++;
-            continue;
-          }
-          case S_EXP: {
-            const next = g[(st << 8) | c]!;
-            if (next === REFUSE) this.fail('BAD_JSON', `expected an exponent, found ${describe(c)}`, i);
-            st = next;
-            i++;
-            continue;
-          }
-          case S_EXP_SIGN: {
-            const next = g[(st << 8) | c]!;
-            if (next === REFUSE) this.fail('BAD_JSON', `expected an exponent digit, found ${describe(c)}`, i);
-            st = next;
-            i++;
             continue;
           }
           case S_LIT: {

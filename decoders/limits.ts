@@ -3,7 +3,7 @@
  * inflating, so that memory and time stay bounded by the limits, never by what a hostile file inflates to.
  */
 
-import { DecodeError } from './errors.js';
+import { DecodeError, type DecodeErrorContext } from './errors.js';
 import { ConfigError } from '../src/errors.js';
 
 const MiB = 1024 * 1024;
@@ -94,11 +94,7 @@ export class DecodeLimits {
   }
 }
 
-interface Where {
-  file?: string | undefined;
-  index?: number | undefined;
-  offset?: number | undefined;
-}
+type Where = Omit<DecodeErrorContext, 'cause'>;
 
 /** `EVENT_TOO_LARGE` for the element at `where`. */
 export function eventTooLarge(limit: number, where: Where): DecodeError {

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
-import { SinkError } from './errors.js';
+import { SinkError, type SinkErrorContext } from './errors.js';
 import { escapeForScript, PAGE_BLOCK_BYTES, playerPage, type PlayerPage } from './player-page.js';
-import type { EventRun, OutputSpec } from './sink.js';
+import type { CommitResult, EventRun, OutputSpec } from './sink.js';
 
 /** Where encoded bytes go; `write` resolves when the destination can take more (backpressure). */
 export interface ByteTarget {
@@ -14,24 +14,15 @@ export interface ByteTarget {
   writev?(chunks: readonly Buffer[]): Promise<void>;
 }
 
-export interface EncodedSummary {
-  /** Bytes handed to the target (after gzip). */
-  bytes: number;
-  /** Hex SHA-256 of those bytes; `''` from an encoder made with `hash: false`. */
-  sha256: string;
-  eventCount: number;
-}
+/** Bytes handed to the target (after gzip), their SHA-256 (`''` from an encoder with `hash: false`), events. */
+export type EncodedSummary = Omit<CommitResult, 'key'>;
 
 export interface EncoderOptions {
   /** Hash the bytes handed to the target (default true); `false` for a caller that hashes them itself. */
   hash?: boolean;
 }
 
-export interface EncoderContext {
-  replayId?: string | undefined;
-  key?: string | undefined;
-  target?: string | undefined;
-}
+export type EncoderContext = Pick<SinkErrorContext, 'replayId' | 'key' | 'target'>;
 
 const CONTENT_TYPES = {
   json: 'application/json',

@@ -36,7 +36,7 @@ export function localAssets(target: Target, sweep: boolean, open: () => void): L
         if (owner !== undefined) await claim(target, owner, digest);
         await storeAsset(target, digest, body);
       } catch (err) {
-        throw refusedOr('SINK_IO', `cannot store ${key}`, 'write', err, { target: root, key });
+        throw refusedOr(`cannot store ${key}`, 'write', err, { target: root, key });
       }
     },
     readAsset: (digest) => readLocalObject(target, assetKey(digest, root)),
@@ -49,7 +49,7 @@ export function localAssets(target: Target, sweep: boolean, open: () => void): L
       try {
         dir = await target.folder(claimFolder(replayId).slice(0, -1), false);
       } catch (err) {
-        throw refusedOr('SINK_IO', `cannot list the asset claims of ${replayId}`, 'read', err, {
+        throw refusedOr(`cannot list the asset claims of ${replayId}`, 'read', err, {
           target: root,
           replayId,
         });
@@ -68,7 +68,7 @@ export function localAssets(target: Target, sweep: boolean, open: () => void): L
         await target
           .inParent(key, false, (dir, name) => dir.unlink(name))
           .catch((err: unknown) => {
-            throw refusedOr('SINK_IO', `cannot remove a claim of ${replayId}`, 'remove', err, {
+            throw refusedOr(`cannot remove a claim of ${replayId}`, 'remove', err, {
               target: root,
               replayId,
             });
@@ -110,7 +110,7 @@ async function claim(target: Target, replayId: string, digest: string): Promise<
       await dir.sync();
     });
   } catch (err) {
-    throw refusedOr('SINK_IO', `cannot record the claim ${key}`, 'write', err, { target: target.path, key, replayId });
+    throw refusedOr(`cannot record the claim ${key}`, 'write', err, { target: target.path, key, replayId });
   }
 }
 

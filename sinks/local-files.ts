@@ -87,16 +87,15 @@ export async function removeFile(target: Target, key: string): Promise<boolean> 
     await removeEmptyFolders(target, splitKey(key).folder);
     return removed === true;
   } catch (err) {
-    throw refusedOr('SINK_IO', `cannot remove ${key}`, 'remove', err, { target: target.path, key });
+    throw refusedOr(`cannot remove ${key}`, 'remove', err, { target: target.path, key });
   }
 }
 
 /**
  * The `SinkError` of a failed operation `what` on a key: a link or a special file on the way is `SINK_PATH_ESCAPE`
- * ("refusing to <verb> through it"), a file where a folder belongs `SINK_IO`, anything else `code`.
+ * ("refusing to <verb> through it"), a file where a folder belongs and anything else `SINK_IO`.
  */
 export function refusedOr(
-  code: 'SINK_IO',
   what: string,
   verb: string,
   err: unknown,
@@ -107,5 +106,5 @@ export function refusedOr(
     return new SinkError(err.code, `${what}: ${err.message}${how}`, { ...context, cause: err });
   }
   if (err instanceof SinkError) return err;
-  return new SinkError(code, `${what}: ${describeCause(err)}`, { ...context, cause: err });
+  return new SinkError('SINK_IO', `${what}: ${describeCause(err)}`, { ...context, cause: err });
 }

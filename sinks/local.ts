@@ -105,7 +105,7 @@ function localOutputs(
         file = await createTemp(target, key, cleanStale);
       } catch (err) {
         await leaveFolder(folder, false);
-        throw refusedOr('SINK_IO', `cannot write ${key}`, 'write', err, context);
+        throw refusedOr(`cannot write ${key}`, 'write', err, context);
       }
       const release = (committed: boolean): Promise<void> => leaveFolder(folder, committed);
       return new LocalReplayWriter(key, context, file, output, hashWorker, release, readAsset);

@@ -53,30 +53,14 @@ const RATE_WINDOW = 4 << 20;
 export function resolveHashWorker(options: HashWorkerOptions | false | undefined): HashWorkerSettings {
   if (options === false) return false;
   const resolved = { ...HASH_WORKER_DEFAULTS, ...options };
-  if (!Number.isSafeInteger(resolved.fromBytes) || resolved.fromBytes < 0) {
-    throw new SinkError(
-      'SINK_CONFIG',
-      `hashWorker.fromBytes must be a whole number of bytes >= 0, got ${String(resolved.fromBytes)}`,
-    );
-  }
-  if (!Number.isInteger(resolved.nice) || resolved.nice < 0 || resolved.nice > 19) {
-    throw new SinkError(
-      'SINK_CONFIG',
-      `hashWorker.nice must be a whole number from 0 to 19, got ${String(resolved.nice)}`,
-    );
-  }
-  if (!Number.isFinite(resolved.minRate) || resolved.minRate < 0) {
-    throw new SinkError(
-      'SINK_CONFIG',
-      `hashWorker.minRate must be a number of bytes per second >= 0, got ${String(resolved.minRate)}`,
-    );
-  }
-  if (!Number.isSafeInteger(resolved.idleMs) || resolved.idleMs < 0) {
-    throw new SinkError(
-      'SINK_CONFIG',
-      `hashWorker.idleMs must be a whole number of milliseconds >= 0, got ${String(resolved.idleMs)}`,
-    );
-  }
+  const refuse = (name: keyof HashWorkerOptions, what: string): never => {
+    throw new SinkError('SINK_CONFIG', `hashWorker.${name} must be ${what}, got ${String(resolved[name])}`);
+  };
+  const { fromBytes, nice, minRate, idleMs } = resolved;
+  if (!Number.isSafeInteger(fromBytes) || fromBytes < 0) refuse('fromBytes', 'a whole number of bytes >= 0');
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) refuse('nice', 'a whole number from 0 to 19');
+  if (!Number.isFinite(minRate) || minRate < 0) refuse('minRate', 'a number of bytes per second >= 0');
+  if (!Number.isSafeInteger(idleMs) || idleMs < 0) refuse('idleMs', 'a whole number of milliseconds >= 0');
   if (process.platform !== 'linux' && availableParallelism() < 4) return false;
   return resolved;
 }

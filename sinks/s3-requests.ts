@@ -1,12 +1,8 @@
 /** What every S3 request of the sink needs: its errors (typed, never a credential) and a listing. */
 import type { S3Link, S3Operations } from './s3-link.js';
-import { describeCause, SinkError } from './errors.js';
+import { describeCause, SinkError, type SinkErrorContext } from './errors.js';
 
-export interface S3Context {
-  target: string;
-  key?: string | undefined;
-  replayId?: string | undefined;
-}
+export type S3Context = Pick<SinkErrorContext, 'key' | 'replayId'> & { target: string };
 
 /** The HTTP status of an SDK error, when it has one. */
 export function statusOf(err: unknown): number | undefined {

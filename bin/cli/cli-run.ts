@@ -7,18 +7,11 @@ import { DEFAULTS } from '../../src/pipeline/defaults.js';
 import { PLATFORM_ENV, requireProjectKeys, type PlatformOptions } from '../../src/pipeline/platform.js';
 import { openRun, type Run, type RunOptions } from '../../src/pipeline/run.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import type { CliRun, GlobalFlags, RunHow } from './context.js';
-import type { Reporter, ReporterOptions } from './reporter.js';
+import type { CliContext, CliRun, GlobalFlags, RunHow } from './context.js';
+import type { Reporter } from './reporter.js';
 
 /** What the run needs of the CLI's context. */
-export interface RunHost {
-  globals: GlobalFlags;
-  env: Readonly<Record<string, string | undefined>>;
-  signal: AbortSignal;
-  command: Command;
-  reporter(extra?: ReporterOptions): Reporter;
-  addSecret(secret: string): void;
-}
+type RunHost = Pick<CliContext, 'globals' | 'env' | 'signal' | 'command' | 'reporter' | 'addSecret'>;
 
 /**
  * The platform of the global flags (the library reads `PLATFORM_*` for what they leave out), or with `--sandbox` and

@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 import { describeSystemError, SinkError } from '../../sinks/errors.js';
 import { TempFile } from '../../sinks/temp-file.js';
 import type { CliOutput } from './context.js';
-import { DataOutput, type DataKind } from './terminal-output.js';
+import { DataOutput } from './terminal-output.js';
 
 export interface Output {
   write(chunk: Buffer): Promise<void>;
@@ -12,9 +12,9 @@ export interface Output {
   fail(): Promise<void>;
 }
 
-/** stdout as an output: on a terminal, what it must not get is escaped (`kind`: what the bytes are, terminal-output.ts). */
-export function streamOutput(stdout: CliOutput, kind: DataKind): Output {
-  const out = new DataOutput(stdout, kind);
+/** stdout as an output of JSON: on a terminal, what it must not get is escaped (terminal-output.ts). */
+export function streamOutput(stdout: CliOutput): Output {
+  const out = new DataOutput(stdout, 'json');
   return {
     write: (chunk) => out.write(chunk),
     done: () => out.end(),

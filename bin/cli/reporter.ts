@@ -51,10 +51,10 @@ export interface ReporterOptions {
  * letter mark U+061C, soft hyphen, bidirectional embeddings, overrides and isolates U+202A-U+202E, U+2066-U+2069,
  * U+FEFF, the tag characters.
  */
-const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+export const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
-/** `c` as an escape: `\x1b` below U+0100, `\u202e`, `\u{e0041}` beyond U+FFFF. */
-function escapeOf(c: string): string {
+/** `c` for reading: `\x1b` below U+0100, `\u202e`, `\u{e0041}` beyond U+FFFF. */
+export function escapeOf(c: string): string {
   const code = c.codePointAt(0)!;
   if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`;
   return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
@@ -71,8 +71,14 @@ export function escapeControls(text: string): string {
  * beyond U+FFFF).
  */
 export function jsonLine(record: unknown): string {
-  const unit = (c: string, i: number): string => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
-  return JSON.stringify(record).replace(CONTROLS, (c) => (c.length === 2 ? unit(c, 0) + unit(c, 1) : unit(c, 0)));
+  return JSON.stringify(record).replace(CONTROLS, jsonEscape);
+}
+
+/** `c` as a JSON escape (a pair of them beyond U+FFFF). */
+export function jsonEscape(c: string): string {
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }
 
 /** A failure the run went on after, as a log record's `error`: its message and its code when it has one. */

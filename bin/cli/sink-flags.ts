@@ -6,6 +6,7 @@ import { EXIT_CODES, exitCodeOf } from '../../src/errors.js';
 import { formatByteSize } from '../../src/pipeline/byte-size.js';
 import { DEFAULTS } from '../../src/pipeline/defaults.js';
 import {
+  addLimitFlags,
   addS3AccessFlags,
   deadlineOf,
   limitsOf,
@@ -33,10 +34,11 @@ export interface SinkFlags extends S3ReadFlags, LimitFlags {
   captureAssets?: string;
 }
 
+/** The flags of the commands that write replays, the limit flags last. */
 export function addSinkFlags(cmd: Command): Command {
   const d = DEFAULTS;
   const partSize = `${d.s3.partSize} (${formatByteSize(d.s3.partSize)})`;
-  return addS3AccessFlags(
+  const flags = addS3AccessFlags(
     cmd
       .requiredOption(
         '-o, --out <target>',
@@ -82,6 +84,7 @@ export function addSinkFlags(cmd: Command): Command {
       withDefault('parts uploaded in parallel per replay', d.s3.queueSize),
       positiveInt('--s3-queue-size'),
     );
+  return addLimitFlags(flags);
 }
 
 /** What the writing commands' flags bind into: the options of a run that writes replays. */

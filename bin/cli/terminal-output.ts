@@ -11,30 +11,14 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { CliOutput } from './context.js';
+import { CONTROLS, escapeOf, jsonEscape } from './reporter.js';
 
 /** How escaped characters are written: as JSON escapes (`\u001b`, the same JSON value) or for reading (`\x1b`). */
 export type DataKind = 'json' | 'text';
 
-/** What a terminal must not get as it is (the reporter's set); line feeds and tabs are taken apart below. */
-const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-
-/** `c` as a JSON escape (a pair of them beyond U+FFFF). */
-function jsonEscape(c: string): string {
-  let out = '';
-  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
-  return out;
-}
-
-/** `c` for reading: `\x1b` below U+0100, `\u202e`, `\u{e0041}` beyond U+FFFF. */
-function textEscape(c: string): string {
-  const code = c.codePointAt(0)!;
-  if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`;
-  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
-}
-
 /** `text` with what a terminal must not get escaped; line feeds, tabs and CR LF kept. */
 export function terminalText(text: string, kind: DataKind): string {
-  const escaped = kind === 'json' ? jsonEscape : textEscape;
+  const escaped = kind === 'json' ? jsonEscape : escapeOf;
   return text.replace(CONTROLS, (c, at: number) =>
     c === '\n' || c === '\t' || (c === '\r' && text.charCodeAt(at + 1) === 0x0a) ? c : escaped(c),
   );

@@ -61,7 +61,7 @@ export interface TargetOptions {
   resolution?: Resolution;
 }
 
-interface Place {
+export interface Place {
   path: string;
   dev: number;
   ino: number;

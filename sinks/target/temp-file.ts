@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { SinkError } from '../errors.js';
 import { WriteAhead } from '../write-ahead.js';
-import { type Dir, Target } from './target.js';
+import { type Dir, type Place, Target } from './target.js';
 
 const TEMP_SUFFIX = '.tmp';
 
@@ -32,11 +32,7 @@ export function tempNamePid(name: string, finalName: string): number | undefined
 }
 
 /** Where another reader of a file (the hashing worker) opens it again, and the device and inode it must find there. */
-export interface ReadBack {
-  path: string;
-  dev: number;
-  ino: number;
-}
+export type ReadBack = Place;
 
 export class TempFile {
   /** Ordered writes to the file (see `WriteAhead`). */

@@ -8,6 +8,7 @@ import { ValidationError } from '../http/errors.js';
 import { checkBodyFields, opt, req, type BodySchema } from './body-schema.js';
 import { callSpec, type CallOptions } from './call-options.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
+import { ClientOf } from './client-of.js';
 
 /** Advertising / vendor identifiers; at least one must be sent. */
 export const ATTRIBUTION_IDENTIFIERS = ['idfa', 'idfv', 'adid', 'android_app_set_id'] as const;
@@ -42,20 +43,14 @@ export interface AttributionOptions extends CallOptions {
   encoding?: 'form' | 'query';
 }
 
-export class AttributionClient {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class AttributionClient extends ClientOf<Transport> {
   /** Sends one attribution event. Needs `event_type` and at least one of idfa, idfv, adid, android_app_set_id. */
   async send(event: AttributionEvent, o: AttributionOptions = {}): Promise<UnspecifiedResponse> {
     const e = checkBodyFields('event', event, ATTRIBUTION_EVENT_BODY);
     const encoding = o.encoding ?? 'form';
     if (encoding !== 'form' && encoding !== 'query') throw new ValidationError('encoding', 'must be "form" or "query"');
     const payload = { event: JSON.stringify(e) };
-    const res = await this.#transport.request({
+    const res = await this.via.request({
       // Rate limits of attribution: "not shown"; nothing is charged to the mapping budget of `ingest`.
       method: 'POST',
       host: 'api',

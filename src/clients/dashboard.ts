@@ -36,19 +36,14 @@ import type {
 } from './dashboard-types.js';
 import { jsonObject, MalformedResponseError } from './response.js';
 import { dashboardQueryCost, type CostInput } from '../util/dashboard-cost.js';
+import { ClientOf } from './client-of.js';
 
 /** Options of the calls without a date range: the signal and parameters the spec does not show. */
 export type DashboardOptions = CallOptions & Pick<QueryExtras, 'extraParams'>;
 /** A date range, optional segments (`s`) and extra parameters. */
 export type RangeQuery = DateRange & CallOptions & QueryExtras;
 
-export class DashboardClient {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class DashboardClient extends ClientOf<Transport> {
   async #get(
     path: string,
     query: QueryParams | undefined,
@@ -56,7 +51,7 @@ export class DashboardClient {
     family: ApiFamily = 'dashboard',
     cost = 1,
   ) {
-    return this.#transport.request({
+    return this.via.request({
       host: 'analytics',
       path,
       auth: 'basic',

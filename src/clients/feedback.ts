@@ -10,6 +10,7 @@ import { callSpec, type CallOptions } from './call-options.js';
 import { isPlainObject, requireArray, requireIsoTimestamp, requireMaxBytes, requireString } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
 import { FEEDBACK_SPEC } from '../util/spec-constants.js';
+import { ClientOf } from './client-of.js';
 
 /** 1 to 100 items; the whole JSON payload at most 5 MB (src/util/spec-constants.ts). */
 export const FEEDBACK_LIMITS = FEEDBACK_SPEC;
@@ -129,13 +130,7 @@ export function validateFeedback(sourceId: unknown, items: unknown): boolean {
   return keyed;
 }
 
-export class FeedbackClient {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class FeedbackClient extends ClientOf<Transport> {
   /**
    * Sends 1 to 100 items of one source (payload ≤ 5 MB). A partial failure resolves with the counts and one
    * `errors` entry per failed item; check `failed`.
@@ -147,7 +142,7 @@ export class FeedbackClient {
     const resendable = validateFeedback(sourceId, items);
     const payload = { source_id: sourceId, items };
     requireMaxBytes('items', JSON.stringify(payload), FEEDBACK_LIMITS.maxPayloadBytes, 'the JSON payload');
-    const res = await this.#transport.request({
+    const res = await this.via.request({
       method: 'POST',
       host: 'feedback',
       path: FEEDBACK_PATH,

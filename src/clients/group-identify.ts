@@ -9,6 +9,7 @@ import { callSpec, type CallOptions } from './call-options.js';
 import { requireArray, requireMaxBytes } from './checks.js';
 import { unspecified, type UnspecifiedResponse } from './response.js';
 import { GROUP_IDENTIFY_SPEC } from '../util/spec-constants.js';
+import { ClientOf } from './client-of.js';
 
 /** Identifications and properties (summed over them) per request; the form body's bytes (src/util/spec-constants.ts). */
 export const GROUP_IDENTIFY_LIMITS = GROUP_IDENTIFY_SPEC;
@@ -27,13 +28,7 @@ export interface GroupIdentification {
   group_properties: Record<string, unknown>;
 }
 
-export class GroupIdentifyClient {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class GroupIdentifyClient extends ClientOf<Transport> {
   /** Sends 1 to 1024 group identifications (≤ 1024 properties in all, ≤ 1 MB). */
   async identify(identifications: readonly GroupIdentification[], o?: CallOptions): Promise<UnspecifiedResponse> {
     const list = requireArray('identification', identifications, 1, GROUP_IDENTIFY_LIMITS.maxIdentifications);
@@ -56,7 +51,7 @@ export class GroupIdentifyClient {
       GROUP_IDENTIFY_LIMITS.maxRequestBytes,
       'the request body',
     );
-    const res = await this.#transport.request({
+    const res = await this.via.request({
       // Limits of group identify per window: "not shown"; nothing is charged to the mapping budget of `ingest`.
       method: 'POST',
       host: 'ingest',

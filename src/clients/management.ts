@@ -25,6 +25,7 @@ import {
 } from './management-types.js';
 import { validateCreate, validateEdit, validateLimit, validateVariant } from './management-validation.js';
 import { jsonArray, jsonObject, MalformedResponseError } from './response.js';
+import { ClientOf } from './client-of.js';
 
 export interface ListOptions extends CallOptions {
   /** `limit` query parameter (a positive integer; the spec's samples use 1000). */
@@ -32,13 +33,8 @@ export interface ListOptions extends CallOptions {
 }
 
 /** The operations shared by experiments and flags; `kind` picks the path. */
-abstract class ManagementResourceClient<R, Edit, Create> {
+abstract class ManagementResourceClient<R, Edit, Create> extends ClientOf<Transport> {
   protected abstract readonly kind: ManagementKind;
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
 
   #path(id?: unknown, ...rest: string[]): string {
     const base = `/api/1/${this.kind}`;
@@ -55,7 +51,7 @@ abstract class ManagementResourceClient<R, Edit, Create> {
     o: CallOptions | undefined,
     extra: { json?: unknown; query?: Record<string, number> } = {},
   ) {
-    return this.#transport.request({
+    return this.via.request({
       method,
       host: 'base',
       path,

@@ -9,6 +9,7 @@ import type { ReplayRecord } from '../replay/records.js';
 import { parseTimestamp } from '../replay/timestamps.js';
 import type { ListReplaysQuery } from '../replay/validation.js';
 import type { CallOptions } from './call-options.js';
+import { isPlainObject } from './checks.js';
 
 /** The API lists no replay with this id (code `REPLAY_NOT_FOUND`, as the pipeline's ReplayNotFoundError). */
 export class UnknownReplayError extends ReplayExportError {
@@ -53,16 +54,11 @@ export async function* filesOfListedReplay<T>(
  */
 export function replaysInRange(answer: unknown, q: Pick<ListReplaysQuery, 'startTime' | 'endTime'>): unknown {
   if (q.startTime === undefined && q.endTime === undefined) return answer;
-  if (
-    answer === null ||
-    typeof answer !== 'object' ||
-    !Array.isArray((answer as Record<string, unknown>).session_replays)
-  )
-    return answer;
+  if (!isPlainObject(answer) || !Array.isArray(answer.session_replays)) return answer;
   const inRange = startTimeFilter(q);
-  const replays = (answer as { session_replays: unknown[] }).session_replays.filter((r) => {
+  const replays = answer.session_replays.filter((r) => {
     const start = (r as { start_time?: unknown } | null)?.start_time;
     return inRange({ startMs: typeof start === 'string' ? parseTimestamp(start) : null } as ReplayRecord);
   });
-  return { ...(answer as object), session_replays: replays };
+  return { ...answer, session_replays: replays };
 }

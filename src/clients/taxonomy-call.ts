@@ -9,6 +9,8 @@ import { pathSegment } from '../http/url-parts.js';
 import { isPlainObject, requireString } from './checks.js';
 import { jsonObject, MalformedResponseError } from './response.js';
 import { TaxonomyFailureError } from './taxonomy-types.js';
+import { ClientOf } from './client-of.js';
+import { taxonomyCost } from '../util/spec-constants.js';
 
 export const TAXONOMY_PATH = '/api/2/taxonomy';
 
@@ -60,25 +62,18 @@ export function named(
   return { method, resource, item: [name, requireString(name, value)], ...more };
 }
 
-export class TaxonomyCaller {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class TaxonomyCaller extends ClientOf<Transport> {
   async call(r: TaxonomyRequest, o?: CallOptions): Promise<Envelope> {
     const segs = r.item ? [pathSegment(...r.item)] : [];
     const path = [`${TAXONOMY_PATH}/${r.resource}`, ...segs, ...(r.suffix ? [r.suffix] : [])].join('/');
     const form = r.form ? toForm(r.form) : undefined;
-    const res = await this.#transport.request({
+    const res = await this.via.request({
       method: r.method,
       host: 'analytics',
       path,
       auth: 'basic',
       family: 'taxonomy',
-      // Spec: cost per call GET 1, PUT/POST/DELETE 2.
-      cost: r.method === 'GET' ? 1 : 2,
+      cost: taxonomyCost(r.method),
       ...(form && Object.keys(form).length ? { form } : {}),
       ...(r.query ? { query: r.query } : {}),
       ...callSpec(o),

@@ -11,6 +11,7 @@ import {
   type EventTypeRecord,
   type EventVisibilityFlags,
 } from './taxonomy-types.js';
+import { ClientOf } from './client-of.js';
 
 const FLAG_FIELDS = VISIBILITY_FLAGS.map((f) => opt(f, 'boolean'));
 
@@ -25,33 +26,28 @@ export const EVENT_TYPE_UPDATE_BODY: BodySchema = {
   fields: [opt('category', 'string'), opt('display_name', 'string'), ...FLAG_FIELDS],
 };
 
-export class TaxonomyCategories {
-  readonly #c: TaxonomyCaller;
-  constructor(caller: TaxonomyCaller) {
-    this.#c = caller;
-  }
-
+export class TaxonomyCategories extends ClientOf<TaxonomyCaller> {
   /** `POST /category` with `category_name`. A 200 with `success: false` is TaxonomyFailureError. */
   async create(categoryName: string, o?: CallOptions): Promise<void> {
     requireString('category_name', categoryName);
-    await this.#c.call({ method: 'POST', resource: 'category', form: { category_name: categoryName } }, o);
+    await this.via.call({ method: 'POST', resource: 'category', form: { category_name: categoryName } }, o);
   }
 
   /** `GET /category`. */
   async list(o?: CallOptions): Promise<EventCategory[]> {
-    return this.#c.read({ method: 'GET', resource: 'category' }, 'array', o);
+    return this.via.read({ method: 'GET', resource: 'category' }, 'array', o);
   }
 
   /** `GET /category/:category_name` (not found: 400 ApiError). */
   async get(categoryName: string, o?: CallOptions): Promise<EventCategory> {
-    return this.#c.read(named('GET', 'category', 'category_name', categoryName), 'object', o);
+    return this.via.read(named('GET', 'category', 'category_name', categoryName), 'object', o);
   }
 
   /** `PUT /category/:category_id` with the new `category_name` (unknown id: 409 ApiError). */
   async rename(categoryId: number, newName: string, o?: CallOptions): Promise<void> {
     requireInteger('category_id', categoryId);
     requireString('category_name', newName);
-    await this.#c.call(
+    await this.via.call(
       { method: 'PUT', resource: 'category', item: ['category_id', categoryId], form: { category_name: newName } },
       o,
     );
@@ -60,7 +56,7 @@ export class TaxonomyCategories {
   /** `DELETE /category/:category_id` (unknown id: 409 ApiError). */
   async delete(categoryId: number, o?: CallOptions): Promise<void> {
     requireInteger('category_id', categoryId);
-    await this.#c.call({ method: 'DELETE', resource: 'category', item: ['category_id', categoryId] }, o);
+    await this.via.call({ method: 'DELETE', resource: 'category', item: ['category_id', categoryId] }, o);
   }
 }
 
@@ -86,42 +82,37 @@ export function showDeletedQuery(o: ShowDeletedOption): { query?: { showDeleted:
   return o.showDeleted ? { query: { showDeleted: true } } : {};
 }
 
-export class TaxonomyEventTypes {
-  readonly #c: TaxonomyCaller;
-  constructor(caller: TaxonomyCaller) {
-    this.#c = caller;
-  }
-
+export class TaxonomyEventTypes extends ClientOf<TaxonomyCaller> {
   /** `POST /event` (already exists, even deleted: 409 ApiError — restore it instead). */
   async create(body: EventTypeCreate, o?: CallOptions): Promise<void> {
     checkBodyFields('body', body, EVENT_TYPE_CREATE_BODY);
-    await this.#c.call({ method: 'POST', resource: 'event', form: { ...body } }, o);
+    await this.via.call({ method: 'POST', resource: 'event', form: { ...body } }, o);
   }
 
   /** `GET /event[?showDeleted=true]`; hidden events are left out by the server. */
   async list(o: ShowDeletedOption = {}): Promise<EventTypeRecord[]> {
-    return this.#c.read({ method: 'GET', resource: 'event', ...showDeletedQuery(o) }, 'array', o);
+    return this.via.read({ method: 'GET', resource: 'event', ...showDeletedQuery(o) }, 'array', o);
   }
 
   /** `GET /event/:event_type` (not found: 400 ApiError). */
   async get(eventType: string, o?: CallOptions): Promise<EventTypeRecord> {
-    return this.#c.read(named('GET', 'event', 'event_type', eventType), 'object', o);
+    return this.via.read(named('GET', 'event', 'event_type', eventType), 'object', o);
   }
 
   /** `PUT /event/:event_type` (not in the schema: 409 ApiError). */
   async update(eventType: string, body: EventTypeUpdate, o?: CallOptions): Promise<void> {
     const r = named('PUT', 'event', 'event_type', eventType);
     checkBodyFields('body', body, EVENT_TYPE_UPDATE_BODY);
-    await this.#c.call({ ...r, form: { ...body } }, o);
+    await this.via.call({ ...r, form: { ...body } }, o);
   }
 
   /** `DELETE /event/:event_type` (must be planned in the schema first). */
   async delete(eventType: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(named('DELETE', 'event', 'event_type', eventType), o);
+    await this.via.call(named('DELETE', 'event', 'event_type', eventType), o);
   }
 
   /** `POST /event/:event_type/restore`. */
   async restore(eventType: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(named('POST', 'event', 'event_type', eventType, { suffix: 'restore' }), o);
+    await this.via.call(named('POST', 'event', 'event_type', eventType, { suffix: 'restore' }), o);
   }
 }

@@ -7,6 +7,7 @@ import { requireString } from './checks.js';
 import { named, type TaxonomyCaller } from './taxonomy-call.js';
 import type { EventPropertyRecord, GroupPropertyRecord, PropertyFields, UserPropertyRecord } from './taxonomy-types.js';
 import { showDeletedQuery, type ShowDeletedOption } from './taxonomy-events.js';
+import { ClientOf } from './client-of.js';
 
 /** The property fields the spec lists for the records; sent in create and update bodies (wire types "not shown"). */
 const PROPERTY_FIELDS: readonly BodyField[] = [
@@ -84,45 +85,40 @@ function eventTypeForm(o: EventTypeOption): { form?: { event_type: string } } {
   return o.eventType === undefined ? {} : { form: { event_type: requireString('event_type', o.eventType) } };
 }
 
-export class TaxonomyEventProperties {
-  readonly #c: TaxonomyCaller;
-  constructor(caller: TaxonomyCaller) {
-    this.#c = caller;
-  }
-
+export class TaxonomyEventProperties extends ClientOf<TaxonomyCaller> {
   /** `POST /event-property` (exists, even deleted: 409 ApiError — call restore instead). */
   async create(body: EventPropertyCreate, o?: CallOptions): Promise<void> {
     checkBody(body, EVENT_PROPERTY_CREATE_BODY, ['event_type']);
-    await this.#c.call({ method: 'POST', resource: 'event-property', form: { ...body } }, o);
+    await this.via.call({ method: 'POST', resource: 'event-property', form: { ...body } }, o);
   }
 
   /** `GET /event-property` (+ body `event_type`): shared or event-specific properties, deleted ones left out. */
   async list(o: EventTypeOption = {}): Promise<EventPropertyRecord[]> {
-    return this.#c.read({ method: 'GET', resource: 'event-property', ...eventTypeForm(o) }, 'array', o);
+    return this.via.read({ method: 'GET', resource: 'event-property', ...eventTypeForm(o) }, 'array', o);
   }
 
   /** `GET /event-property?event_property=<name>` (+ body `event_type`); not found: 400 ApiError. */
   async get(eventProperty: string, o: EventTypeOption = {}): Promise<EventPropertyRecord> {
     const query = { event_property: requireString('event_property', eventProperty) };
-    return this.#c.read({ method: 'GET', resource: 'event-property', query, ...eventTypeForm(o) }, 'object', o);
+    return this.via.read({ method: 'GET', resource: 'event-property', query, ...eventTypeForm(o) }, 'object', o);
   }
 
   /** `PUT /event-property/:event-property` with the fields to change, and `event_type` for an event's own (not in schema: 409). */
   async update(eventProperty: string, body: EventPropertyUpdate, o?: CallOptions): Promise<void> {
     const r = named('PUT', 'event-property', 'event_property', eventProperty);
     checkBody(body, EVENT_PROPERTY_UPDATE_BODY, ['event_type']);
-    await this.#c.call({ ...r, form: { ...body } }, o);
+    await this.via.call({ ...r, form: { ...body } }, o);
   }
 
   /** `DELETE /event-property/:event-property`: with `eventType` that event's property, without it the global one. */
   async delete(eventProperty: string, o: EventTypeOption = {}): Promise<void> {
     const r = named('DELETE', 'event-property', 'event_property', eventProperty);
-    await this.#c.call({ ...r, ...eventTypeForm(o) }, o);
+    await this.via.call({ ...r, ...eventTypeForm(o) }, o);
   }
 
   /** `POST /event-property/:event-property/restore` (answers 201). */
   async restore(eventProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(named('POST', 'event-property', 'event_property', eventProperty, { suffix: 'restore' }), o);
+    await this.via.call(named('POST', 'event-property', 'event_property', eventProperty, { suffix: 'restore' }), o);
   }
 }
 
@@ -137,44 +133,39 @@ export interface UserPropertyUpdate {
   is_hidden?: boolean;
 }
 
-export class TaxonomyUserProperties {
-  readonly #c: TaxonomyCaller;
-  constructor(caller: TaxonomyCaller) {
-    this.#c = caller;
-  }
-
+export class TaxonomyUserProperties extends ClientOf<TaxonomyCaller> {
   /** `POST /user-property` (`success: false` → TaxonomyFailureError). */
   async create(body: UserPropertyCreate, o?: CallOptions): Promise<void> {
     checkBody(body, USER_PROPERTY_CREATE_BODY);
-    await this.#c.call({ method: 'POST', resource: 'user-property', form: { ...body } }, o);
+    await this.via.call({ method: 'POST', resource: 'user-property', form: { ...body } }, o);
   }
 
   /** `GET /user-property[?showDeleted=true]`; hidden ones left out by the server. */
   async list(o: ShowDeletedOption = {}): Promise<UserPropertyRecord[]> {
-    return this.#c.read({ method: 'GET', resource: 'user-property', ...showDeletedQuery(o) }, 'array', o);
+    return this.via.read({ method: 'GET', resource: 'user-property', ...showDeletedQuery(o) }, 'array', o);
   }
 
   /** `GET /user-property/:user_property[?showDeleted=true]` (not found: 404 ApiError). */
   async get(userProperty: string, o: ShowDeletedOption = {}): Promise<UserPropertyRecord> {
     const r = named('GET', 'user-property', 'user_property', userProperty);
-    return this.#c.read({ ...r, ...showDeletedQuery(o) }, 'object', o);
+    return this.via.read({ ...r, ...showDeletedQuery(o) }, 'object', o);
   }
 
   /** `PUT /user-property/:user_property` (`success: false` → TaxonomyFailureError). */
   async update(userProperty: string, body: UserPropertyUpdate, o?: CallOptions): Promise<void> {
     const r = named('PUT', 'user-property', 'user_property', userProperty);
     checkBody(body, USER_PROPERTY_UPDATE_BODY, ['new_user_property_value']);
-    await this.#c.call({ ...r, form: { ...body } }, o);
+    await this.via.call({ ...r, form: { ...body } }, o);
   }
 
   /** `DELETE /user-property/:user_property`. */
   async delete(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(named('DELETE', 'user-property', 'user_property', userProperty), o);
+    await this.via.call(named('DELETE', 'user-property', 'user_property', userProperty), o);
   }
 
   /** `POST /user-property/:user_property/restore`. */
   async restore(userProperty: string, o?: CallOptions): Promise<void> {
-    await this.#c.call(named('POST', 'user-property', 'user_property', userProperty, { suffix: 'restore' }), o);
+    await this.via.call(named('POST', 'user-property', 'user_property', userProperty, { suffix: 'restore' }), o);
   }
 }
 
@@ -197,33 +188,28 @@ function groupTypeQuery(o: GroupTypeOption): { query?: { group_type: string } } 
 }
 
 /** Group properties: create, read, update (delete and restore are not shown by the spec). */
-export class TaxonomyGroupProperties {
-  readonly #c: TaxonomyCaller;
-  constructor(caller: TaxonomyCaller) {
-    this.#c = caller;
-  }
-
+export class TaxonomyGroupProperties extends ClientOf<TaxonomyCaller> {
   /** `POST /group-property` (exists: 409 ApiError). */
   async create(body: GroupPropertyCreate, o?: CallOptions): Promise<void> {
     checkBody(body, GROUP_PROPERTY_CREATE_BODY);
-    await this.#c.call({ method: 'POST', resource: 'group-property', form: { ...body } }, o);
+    await this.via.call({ method: 'POST', resource: 'group-property', form: { ...body } }, o);
   }
 
   /** `GET /group-property[?group_type=]`. */
   async list(o: GroupTypeOption = {}): Promise<GroupPropertyRecord[]> {
-    return this.#c.read({ method: 'GET', resource: 'group-property', ...groupTypeQuery(o) }, 'array', o);
+    return this.via.read({ method: 'GET', resource: 'group-property', ...groupTypeQuery(o) }, 'array', o);
   }
 
   /** `GET /group-property/:group_property[?group_type=]` (not found: 400 ApiError). */
   async get(groupProperty: string, o: GroupTypeOption = {}): Promise<GroupPropertyRecord> {
     const r = named('GET', 'group-property', 'group_property', groupProperty);
-    return this.#c.read({ ...r, ...groupTypeQuery(o) }, 'object', o);
+    return this.via.read({ ...r, ...groupTypeQuery(o) }, 'object', o);
   }
 
   /** `PUT /group-property/:group_property` with the fields to change (and `group_type` for an override). */
   async update(groupProperty: string, body: GroupPropertyUpdate, o?: CallOptions): Promise<void> {
     const r = named('PUT', 'group-property', 'group_property', groupProperty);
     checkBody(body, GROUP_PROPERTY_UPDATE_BODY, ['group_type']);
-    await this.#c.call({ ...r, form: { ...body } }, o);
+    await this.via.call({ ...r, form: { ...body } }, o);
   }
 }

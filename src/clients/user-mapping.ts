@@ -12,6 +12,7 @@ import { callSpec, type CallOptions } from './call-options.js';
 import { isPlainObject, requireArray, requireMaxBytes, requireStringArray } from './checks.js';
 import { jsonObject, MalformedResponseError, unspecified, type UnspecifiedResponse } from './response.js';
 import { MAPPING_SPEC } from '../util/spec-constants.js';
+import { ClientOf } from './client-of.js';
 
 /**
  * The spec's mapping limits (src/util/spec-constants.ts): at most 2000 mappings and 1 MB of `mapping` JSON per batch,
@@ -125,13 +126,7 @@ function mappedList(v: unknown, what: string): MappedUser[] {
   });
 }
 
-export class UserMappingClient {
-  readonly #transport: Transport;
-
-  constructor(transport: Transport) {
-    this.#transport = transport;
-  }
-
+export class UserMappingClient extends ClientOf<Transport> {
   /**
    * Sends `mapping` in batches of at most 2000 objects and 1 MB of JSON, each charged its number of mapping objects
    * in the transport's `ingest` budget (1500 per 30 s, admitted while the window is under the limit).
@@ -148,7 +143,7 @@ export class UserMappingClient {
         encoding === 'form' ||
         (encoding === 'auto' && encodeURIComponent(json).length > USER_MAPPING_LIMITS.maxQueryBytes);
       try {
-        const res = await this.#transport.request({
+        const res = await this.via.request({
           method: 'POST',
           host: 'api',
           path: '/usermap',
@@ -198,7 +193,7 @@ export class UserMappingClient {
   async getMappings(userIds: readonly string[], o?: CallOptions): Promise<Record<string, UserMappings>> {
     const ids = requireStringArray('user_ids', userIds, 1);
     const path = '/api/2/usermap';
-    const res = await this.#transport.request({
+    const res = await this.via.request({
       host: 'analytics',
       path,
       query: { user_ids: JSON.stringify(ids) },

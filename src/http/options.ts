@@ -260,10 +260,8 @@ export function resolveTransportOptions(o: TransportOptions): ResolvedTransportO
   if (retry.maxWaitMs !== undefined) nonNegative('retry.maxWaitMs', retry.maxWaitMs);
   retry.methods = retry.methods.map((m) => m.toUpperCase());
   const timeouts: TimeoutOptions = { ...DEFAULT_TIMEOUTS, ...stripUndefined(o.timeouts ?? {}) };
-  positiveInt('timeouts.connectMs', timeouts.connectMs);
-  positiveInt('timeouts.headersMs', timeouts.headersMs);
-  positiveInt('timeouts.bodyMs', timeouts.bodyMs);
-  positiveInt('timeouts.deadlineMs', timeouts.deadlineMs);
+  for (const k of ['connectMs', 'headersMs', 'bodyMs', 'deadlineMs'] as const)
+    positiveInt(`timeouts.${k}`, timeouts[k]);
   const concurrency: Record<ApiFamily, number> = { ...DEFAULT_CONCURRENCY, ...stripUndefined(o.concurrency ?? {}) };
   for (const f of API_FAMILIES) positiveInt(`concurrency.${f}`, concurrency[f]);
   const adaptive = resolveAdaptive(o.adaptive, concurrency);
@@ -327,7 +325,5 @@ export type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
 
 /** A copy of `o` without its undefined fields, so that they do not hide defaults when spread over them. */
 export function stripUndefined<T extends object>(o: T): Defined<T> {
-  const out: Defined<T> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  return out;
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Defined<T>;
 }

@@ -26,10 +26,6 @@ const REDACTED = '[REDACTED]';
 
 const SENSITIVE_SET = new Set(SENSITIVE_PARAMS);
 
-function isSensitiveName(name: string): boolean {
-  return SENSITIVE_SET.has(name.toLowerCase());
-}
-
 /** `name=value` pairs of sensitive parameters anywhere in free text (URLs inside bodies, error strings). */
 const PARAM_IN_TEXT = new RegExp(
   `([?&;\\s"']|^)(${SENSITIVE_PARAMS.map((p) => p.replace(/[-]/g, '\\-')).join('|')})(=|%3D)([^&\\s"'<>]*)`,
@@ -39,15 +35,12 @@ const PARAM_IN_TEXT = new RegExp(
 /** A URL's path plus its query with sensitive values replaced; no scheme, host or credentials. */
 export function redactedPath(url: URL | string): string {
   const u = typeof url === 'string' ? new URL(url) : url;
-  let out = u.pathname;
-  if (u.search.length > 1) {
-    const parts: string[] = [];
-    for (const [name, value] of u.searchParams) {
-      parts.push(`${encodeURIComponent(name)}=${isSensitiveName(name) ? REDACTED : encodeURIComponent(value)}`);
-    }
-    out += `?${parts.join('&')}`;
-  }
-  return out;
+  if (u.search.length <= 1) return u.pathname;
+  const parts = [...u.searchParams].map(
+    ([name, value]) =>
+      `${encodeURIComponent(name)}=${SENSITIVE_SET.has(name.toLowerCase()) ? REDACTED : encodeURIComponent(value)}`,
+  );
+  return `${u.pathname}?${parts.join('&')}`;
 }
 
 /** A full URL safe to show: origin + redacted path; user info removed. */

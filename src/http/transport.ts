@@ -156,12 +156,12 @@ type Failed = {
   limit?: LimitReading | undefined;
 };
 
-function timeoutPhase(code: string | undefined): 'connect' | 'headers' | 'body' | undefined {
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return 'headers';
-  if (code === 'UND_ERR_BODY_TIMEOUT') return 'body';
-  return undefined;
-}
+/** The timeout each of undici's timeout codes is. */
+const TIMEOUT_PHASES: ReadonlyMap<string | undefined, 'connect' | 'headers' | 'body'> = new Map([
+  ['UND_ERR_CONNECT_TIMEOUT', 'connect'],
+  ['UND_ERR_HEADERS_TIMEOUT', 'headers'],
+  ['UND_ERR_BODY_TIMEOUT', 'body'],
+]);
 
 export class Transport {
   readonly options: ResolvedTransportOptions;
@@ -272,15 +272,8 @@ export class Transport {
   #networkError(err: unknown, ctx: RequestContext): HttpClientError {
     if (err instanceof HttpClientError) return err;
     const code = errorCode(err);
-    const phase = timeoutPhase(code);
-    if (phase) {
-      const t = this.options.timeouts;
-      return new TimeoutError(
-        ctx,
-        phase,
-        phase === 'connect' ? t.connectMs : phase === 'headers' ? t.headersMs : t.bodyMs,
-      );
-    }
+    const phase = TIMEOUT_PHASES.get(code);
+    if (phase) return new TimeoutError(ctx, phase, this.options.timeouts[`${phase}Ms`]);
     const message = this.redact(err instanceof Error ? err.message : String(err));
     return new NetworkError(ctx, code, message);
   }

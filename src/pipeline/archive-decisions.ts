@@ -2,7 +2,7 @@
  * What a run does with a listed replay, decided without any request or write: pure functions of the replay, what the
  * manifest says of it and the run's settings.
  */
-import { startOf } from './archive-listing.js';
+import { startOf } from './expiry.js';
 import type { ReplayInfo } from './export-replay.js';
 import type { Settings } from './settings.js';
 

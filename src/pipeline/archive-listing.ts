@@ -1,9 +1,8 @@
 /** The replays a run goes through, in the order it takes them: listed once each, this shard's, within the bound. */
 import type { IdTable } from '../../sinks/id-table.js';
-import { parseTimestamp } from '../replay/timestamps.js';
 import type { ArchivePlan, ListingBound } from './archive-types.js';
 import type { ReplayInfo } from './export-replay.js';
-import { expiresAtMs, plausibleStart } from './expiry.js';
+import { expiresAtMs, startOf } from './expiry.js';
 import type { Settings } from './settings.js';
 import { standInReplayId } from './manifest-entries.js';
 import { inShard } from './shard.js';
@@ -86,10 +85,4 @@ export async function* bounded(
 function withRecordedId(r: ReplayInfo): ReplayInfo {
   const recorded = standInReplayId(r.replay_id);
   return recorded.idBytes === undefined ? r : { ...r, ...recorded };
-}
-
-/** The replay's start in ms when it is readable and plausible, else null (never settling, never re-checked). */
-export function startOf(r: ReplayInfo, now = Date.now()): number | null {
-  const ms = r.startMs !== undefined ? r.startMs : r.start_time !== undefined ? parseTimestamp(r.start_time) : null;
-  return plausibleStart(ms, now);
 }

@@ -1,5 +1,5 @@
 import type { Archive } from '../../sinks/archive.js';
-import { bounded, decideReplay, expiryOrder, type ListingBound, type ReplayDecision } from './archive.js';
+import { bounded, decideReplay, expiryOrder, type ArchivePlan, type ReplayDecision } from './archive.js';
 import type { ReplayInfo } from './export-replay.js';
 import { IdTable } from '../../sinks/id-table.js';
 import { markStoredOutputs, readResumeState } from './resume-state.js';
@@ -18,10 +18,7 @@ export interface PlannedReplay {
 }
 
 /** What bounds the run being planned: its listing's upper time bound and `max` (see `ArchivePlan`). */
-export interface PlanBounds {
-  bound?: ListingBound | undefined;
-  max?: number | undefined;
-}
+export type PlanBounds = Pick<ArchivePlan, 'bound' | 'max'>;
 
 /**
  * The decisions of an archive run without running it: reads the target's manifest and checks whether recorded

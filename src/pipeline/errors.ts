@@ -1,5 +1,6 @@
 import { DecodeError } from '../../decoders/errors.js';
 import { ApiError, AuthError, NetworkError, TimeoutError, UrlExpiredError, ValidationError } from '../http/errors.js';
+import { stripUndefined } from '../http/options.js';
 import type { ManifestError } from '../../sinks/sink.js';
 import { categoryOf, ReplayExportError, type ErrorCode } from '../errors.js';
 
@@ -24,11 +25,8 @@ export class ReplayFailedError extends ReplayExportError {
   }
 
   toManifestError(): ManifestError {
-    const out: ManifestError = { code: this.code, message: this.message };
-    if (this.fileKey !== undefined) out.file_key = this.fileKey;
-    if (this.status !== undefined) out.status = this.status;
-    if (this.index !== undefined) out.index = this.index;
-    return out;
+    const context = stripUndefined({ file_key: this.fileKey, status: this.status, index: this.index });
+    return { code: this.code, message: this.message, ...context };
   }
 }
 
@@ -77,10 +75,7 @@ export interface ErrorDescription {
  */
 export function describeError(err: unknown): ErrorDescription {
   if (err instanceof ReplayExportError) {
-    const out: ErrorDescription = { code: err.code, message: err.message };
-    if (err.status !== undefined) out.status = err.status;
-    if (err.index !== undefined) out.index = err.index;
-    return out;
+    return { code: err.code, message: err.message, ...stripUndefined({ status: err.status, index: err.index }) };
   }
   const code: ErrorCode = categoryOf(err) === 'interrupted' ? 'INTERRUPTED' : 'INTERNAL_ERROR';
   if (!(err instanceof Error)) return { code, message: String(err) };
@@ -100,21 +95,9 @@ export function isTransient(err: unknown): boolean {
   if (err instanceof ApiError)
     return err.status === 429 || err.status >= 500 || err.status === 404 || err.status === 408;
   if (err instanceof DecodeError) return false;
-  if (err instanceof Error) {
-    // Errors straight from sockets / undici while a body streams.
-    const code = (err as { code?: unknown }).code;
-    if (
-      typeof code === 'string' &&
-      (code.startsWith('UND_ERR') ||
-        code.startsWith('ECONN') ||
-        code === 'EPIPE' ||
-        code === 'ETIMEDOUT' ||
-        code === 'ERR_STREAM_PREMATURE_CLOSE')
-    )
-      return true;
-    if (err.name === 'AbortError') return false;
-  }
-  return false;
+  // Errors straight from sockets / undici while a body streams.
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^(UND_ERR|ECONN)|^(EPIPE|ETIMEDOUT|ERR_STREAM_PREMATURE_CLOSE)$/.test(code);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { isPlausibleReplayTime } from '../replay/timestamps.js';
+import { isPlausibleReplayTime, parseTimestamp } from '../replay/timestamps.js';
+import type { ReplayInfo } from './types.js';
 
 const DAY_MS = 86_400_000;
 const MAX_MS = Date.UTC(9999, 11, 31);
@@ -16,8 +17,7 @@ export function expiresAtMs(
   if (startMs === undefined || !isPlausibleReplayTime(startMs, now)) return undefined;
   if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) return undefined;
   const at = startMs + retentionDays * DAY_MS;
-  if (!Number.isFinite(at) || at > MAX_MS) return undefined;
-  return at;
+  return Number.isFinite(at) && at <= MAX_MS ? at : undefined;
 }
 
 export function expiresAtIso(
@@ -32,4 +32,10 @@ export function expiresAtIso(
 /** A start time usable for settle/recheck decisions, or null when unreadable or absurd. */
 export function plausibleStart(startMs: number | null | undefined, now = Date.now()): number | null {
   return startMs !== undefined && isPlausibleReplayTime(startMs, now) ? startMs : null;
+}
+
+/** The replay's start in ms when it is readable and plausible, else null (never settling, never re-checked). */
+export function startOf(r: ReplayInfo, now = Date.now()): number | null {
+  const ms = r.startMs !== undefined ? r.startMs : r.start_time !== undefined ? parseTimestamp(r.start_time) : null;
+  return plausibleStart(ms, now);
 }

@@ -14,11 +14,7 @@ export interface FileUrlsHooks {
   onRefresh?: (info: { replayId: string; key: string; reason: 'aged' | 'refused' }) => void;
 }
 
-interface Known {
-  url: string;
-  obtainedAt: number;
-  pageToken: string | null;
-}
+type Known = Pick<ListedFile, 'url' | 'obtainedAt' | 'pageToken'>;
 
 /**
  * The freshest presigned URL of each file of one replay. A URL older than its validity minus a margin is refreshed

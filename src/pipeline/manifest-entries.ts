@@ -15,11 +15,11 @@ import type {
 import { MORE_URLS_KEY } from '../assets/missing.js';
 import { createHash } from 'node:crypto';
 import { MAX_MANIFEST_RECORD_BYTES } from '../../sinks/manifest-lines.js';
-import { parseTimestamp } from '../replay/timestamps.js';
-import { expiresAtIso } from './expiry.js';
+import { expiresAtIso, startOf } from './expiry.js';
 import type { Settings } from './settings.js';
 import type { ReplayInfo } from './types.js';
 import { formatShard } from './shard.js';
+import { stripUndefined } from '../http/options.js';
 
 /** The run's fields an entry records. */
 export type EntrySettings = Pick<Settings, 'runId' | 'shard' | 'redaction'>;
@@ -32,10 +32,10 @@ type Common = Pick<
 const now = (): string => new Date().toISOString();
 
 function runFields(settings: Pick<Settings, 'runId' | 'shard'>): Pick<Common, 'run_id' | 'shard'> {
-  const fields: Pick<Common, 'run_id' | 'shard'> = {};
-  if (settings.runId !== undefined) fields.run_id = settings.runId;
-  if (settings.shard !== undefined) fields.shard = formatShard(settings.shard);
-  return fields;
+  return stripUndefined({
+    run_id: settings.runId,
+    shard: settings.shard === undefined ? undefined : formatShard(settings.shard),
+  });
 }
 
 /** Longest listed time a line records as it is: a timestamp, not whatever text an API may send in its place. */
@@ -45,25 +45,17 @@ const recordedTime = (time: string | undefined): string | undefined =>
   typeof time === 'string' && time.length <= MAX_TIME_CHARS ? time : undefined;
 
 function listingFields(replay: ReplayInfo): Pick<Common, 'start_time' | 'end_time' | 'platform_id'> {
-  const fields: Pick<Common, 'start_time' | 'end_time' | 'platform_id'> = {};
-  const start = recordedTime(replay.start_time);
-  const end = recordedTime(replay.end_time);
-  if (start !== undefined) fields.start_time = start;
-  if (end !== undefined) fields.end_time = end;
-  if (Number.isSafeInteger(replay.platform_id)) fields.platform_id = replay.platform_id!;
-  return fields;
+  return stripUndefined({
+    start_time: recordedTime(replay.start_time),
+    end_time: recordedTime(replay.end_time),
+    platform_id: Number.isSafeInteger(replay.platform_id) ? replay.platform_id : undefined,
+  });
 }
 
 /** The fields of an exported replay's line (`ok`, `empty`, `failed`): its listing, expiry, run, shard and policy. */
 export function exportedFields(replay: ReplayInfo, settings: EntrySettings): Common {
   const fields: Common = { replay_id: replay.replay_id, ...listingFields(replay) };
-  const startMs =
-    replay.startMs !== undefined
-      ? replay.startMs
-      : replay.start_time !== undefined
-        ? parseTimestamp(replay.start_time)
-        : null;
-  const expires = expiresAtIso(startMs, replay.retention_in_days);
+  const expires = expiresAtIso(startOf(replay), replay.retention_in_days);
   if (expires !== undefined) fields.expires_at = expires;
   Object.assign(fields, runFields(settings));
   if (settings.redaction !== undefined) fields.redaction = settings.redaction.digest;

@@ -4,6 +4,7 @@
  * default — and checked before any request. The one module besides `settings.ts` that reads the environment.
  */
 import type { Credentials } from '../http/auth.js';
+import { stripUndefined } from '../http/options.js';
 import type { Region } from '../http/regions.js';
 import { DEFAULTS } from './defaults.js';
 import { ConfigError } from './errors.js';
@@ -84,13 +85,11 @@ export function resolvePlatform(
     if (protocol !== 'http:' && protocol !== 'https:')
       throw refused('endpoint', `must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   }
-  const credentials: Credentials = {};
-  const apiKey = pick(o, env, 'apiKey');
-  const secretKey = pick(o, env, 'secretKey');
-  const managementKey = pick(o, env, 'managementKey', defaults);
-  if (apiKey !== undefined) credentials.apiKey = apiKey;
-  if (secretKey !== undefined) credentials.secretKey = secretKey;
-  if (managementKey !== undefined) credentials.managementKey = managementKey;
+  const credentials: Credentials = stripUndefined({
+    apiKey: pick(o, env, 'apiKey'),
+    secretKey: pick(o, env, 'secretKey'),
+    managementKey: pick(o, env, 'managementKey', defaults),
+  });
   return Object.freeze({ region, regionGiven: given !== undefined, endpoint, credentials: Object.freeze(credentials) });
 }
 

@@ -248,29 +248,18 @@ interface SinkSettings {
   readonly s3: Readonly<S3SinkOptions>;
 }
 
+/** `T`'s fields, each set and read-only: an option as the run resolves it. */
+type Resolved<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
+
 /** One run's settings: read-only, every field set. The one options shape of the pipeline's internals. */
-export interface Settings {
-  readonly fileVersion: FileVersion;
+export interface Settings
+  extends Resolved<Omit<FetchSettingsOptions, 'filesPageSize' | 'redact'>>,
+    Resolved<Pick<RunSettingsOptions, 'concurrency' | 'order' | 'settleMs' | 'quarantineAfter' | 'retryQuarantined'>> {
   readonly filesPageSize: number | undefined;
-  readonly maxFilesPerReplay: number;
-  readonly filesAhead: number;
-  readonly prefetchBytes: number;
-  readonly urlTtlMs: number;
-  readonly urlRefreshMarginMs: number;
-  readonly fileRetries: number;
-  readonly urlRefreshes: number;
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  readonly maxEventBytes: number;
-  readonly maxReplayBytes: number;
-  readonly fastPath: boolean;
   readonly output: Readonly<OutputSpec>;
   /** The run's redaction policy, compiled; undefined: none (events pass as decoded). */
   readonly redaction: RedactionPolicy | undefined;
   readonly sinkOptions: SinkSettings;
-  readonly concurrency: number;
-  readonly order: 'start' | 'expiry';
-  readonly settleMs: number;
   readonly recheckMs: number | undefined;
   readonly shard: Readonly<Shard> | undefined;
   readonly runId: string | undefined;
@@ -280,10 +269,6 @@ export interface Settings {
   readonly compactEvery: number | undefined;
   /** The catalogue folder given (option or environment); undefined: the catalogue's default. */
   readonly catalogueDir: string | undefined;
-  /** Runs in a row of one permanent cause after which an archive quarantines a replay. */
-  readonly quarantineAfter: number;
-  /** An archive tries its quarantined replays again. */
-  readonly retryQuarantined: boolean;
   /** The transport's deadline for one HTTP attempt, headers and body. */
   readonly requestDeadlineMs: number;
   /** The transport's retries of one API request after its first attempt (`retry.retries`; 0: `--no-retry`). */

@@ -2,33 +2,18 @@
  * What the pipeline needs from the layers below, stated structurally so that the session replay client and the
  * transport plug in directly and tests or library callers can pass their own.
  */
-import type { ListReplaysQuery } from '../replay/validation.js';
+import type { FilesPage } from '../replay/client.js';
+import type { PresignedFile } from '../replay/records.js';
+import type { FilesQuery as ReplayFilesQuery, ListReplaysQuery } from '../replay/validation.js';
 import type { DownloadBody } from './ordered-prefetch.js';
 
 export type FileVersion = 2 | 3;
 
-/** One file of a replay as listed by the files API (a presigned URL valid for a limited time). */
-export interface ListedFile {
-  url: string;
-  /** The URL's decoded path, no query: the object's key. Files are in key order. */
-  key: string;
-  /** When the URL was obtained (ms since epoch). */
-  obtainedAt: number;
-  /** The page token that was sent to get the page holding this file (null for the first page). */
-  pageToken: string | null;
-  index: number;
-}
+/** One file of a replay as listed by the files API (a presigned URL valid for a limited time), in key order. */
+export type ListedFile = PresignedFile;
 
-interface FilesPageResult {
-  files: ListedFile[];
-  nextPageToken: string | null;
-}
-
-interface FilesQuery {
-  version?: FileVersion | undefined;
-  pageSize?: number | undefined;
-  signal?: AbortSignal | undefined;
-}
+type FilesQuery = ReplayFilesQuery & { signal?: AbortSignal | undefined };
+type FilesPageResult = Pick<FilesPage, 'files' | 'nextPageToken'>;
 
 /** The files side of the session replay client. */
 export interface ReplayFilesApi {

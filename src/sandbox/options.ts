@@ -1,4 +1,5 @@
 import { ReplayExportError } from '../errors.js';
+import { stripUndefined } from '../http/options.js';
 import { join } from 'node:path';
 import { packageRoot } from '../util/package-root.js';
 import { REPLAY } from './spec-values.js';
@@ -108,10 +109,6 @@ export class SandboxConfigError extends ReplayExportError {
   }
 }
 
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
   const r: ResolvedSandboxOptions = {
     port: o.port ?? SANDBOX_DEFAULTS.port,
@@ -131,7 +128,7 @@ export function resolveOptions(o: SandboxOptions = {}): ResolvedSandboxOptions {
     sortOrder: o.sortOrder ?? SANDBOX_DEFAULTS.sortOrder,
     hiddenTail: o.hiddenTail ?? {},
     apiConcurrency: o.apiConcurrency ?? SANDBOX_DEFAULTS.apiConcurrency,
-    limits: { ...DEFAULT_RATE_LIMITS, ...definedOnly(o.limits ?? {}) },
+    limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(o.limits ?? {}) },
     timeScale: o.timeScale ?? 1,
     ignoreTimeFilters: o.ignoreTimeFilters ?? false,
   };

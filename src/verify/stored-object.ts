@@ -12,17 +12,13 @@ import { DecodeError, decodeEventBatches, ReplayBudget } from '../../decoders/in
 import { storedEventsArray } from '../../sinks/stored-array.js';
 import type { ManifestChecks, OutputFormat } from '../../sinks/sink.js';
 import { ReplayChecks } from '../pipeline/checks.js';
+import type { Settings } from '../pipeline/settings.js';
 import { VerifyError } from './errors.js';
 
-export interface ReadLimits {
-  /** Largest event, in bytes (as the archive run's `--max-event-size`). */
-  maxEventBytes: number;
-  /** Inflated bytes the object's events may take (as the archive run's `--max-replay-size`). */
-  maxReplayBytes: number;
-  /** The decoders' WebAssembly fast paths. */
-  fastPath: boolean;
+/** The run's limits of an event and of a replay's inflated bytes (here: one object's), its fast paths, a signal. */
+export type ReadLimits = Pick<Settings, 'maxEventBytes' | 'maxReplayBytes' | 'fastPath'> & {
   signal?: AbortSignal | undefined;
-}
+};
 
 /** What reading a stored object found: always its size and hash; its events and checks when it decodes. */
 export interface ObjectReading {

@@ -134,10 +134,6 @@ export function verifyArchive(options: VerifyOptions): ArchiveVerification {
   };
 }
 
-function emptyCounts(): Record<VerifyProblemKind, number> {
-  return Object.fromEntries(VERIFY_PROBLEM_KINDS.map((k) => [k, 0])) as Record<VerifyProblemKind, number>;
-}
-
 /** Per replay id, the position of its last manifest entry. */
 class LastPositions {
   #ids = new IdTable();
@@ -164,9 +160,8 @@ class LastPositions {
   }
 }
 
-/** The counts a verification keeps as it goes, and its problems counted by kind. */
+/** The counts a verification keeps as it goes, its problems counted by kind among them. */
 class Tally {
-  readonly byKind = emptyCounts();
   readonly totals = {
     entries: 0,
     verified: 0,
@@ -175,34 +170,20 @@ class Tally {
     quarantined: 0,
     stored: 0,
     problems: 0,
+    byKind: Object.fromEntries(VERIFY_PROBLEM_KINDS.map((k) => [k, 0])) as Record<VerifyProblemKind, number>,
     events: 0,
     bytes: 0,
   };
 
   counted(p: VerifyProblem): VerifyProblem {
     this.totals.problems++;
-    this.byKind[p.kind]++;
+    this.totals.byKind[p.kind]++;
     return p;
   }
 
   summary(target: string, replays: number, started: number): VerifySummary {
-    const { entries, verified, intact, notOk, quarantined, stored, problems, events, bytes } = this.totals;
-    const seconds = Math.round((Date.now() - started) / 100) / 10;
-    return {
-      target,
-      entries,
-      replays,
-      verified,
-      intact,
-      notOk,
-      quarantined,
-      stored,
-      problems,
-      byKind: this.byKind,
-      events,
-      bytes,
-      seconds,
-    };
+    const { entries, ...rest } = this.totals;
+    return { target, entries, replays, ...rest, seconds: Math.round((Date.now() - started) / 100) / 10 };
   }
 }
 

@@ -22,13 +22,10 @@ import { loadEncoder, type EncoderPage, type FrameEncoder } from './encoder.js';
 import { VideoError } from './errors.js';
 import { offsetOf, type VideoTime } from './range.js';
 import { frameCount, frameOffsets, type Segment, segments, type Timeline, videoLength } from './schedule.js';
-import { FirstViewport, fitted } from './viewport.js';
-import type { CapturedAssets } from './source.js';
+import { FirstViewport, fitted, type ViewportSize } from './viewport.js';
+import type { CapturedAssets, OpenedSource } from './source.js';
 
-export interface VideoSize {
-  width: number;
-  height: number;
-}
+export type VideoSize = ViewportSize;
 
 export interface VideoProgress {
   /** Frames done, of `frames`. */
@@ -110,13 +107,7 @@ export const VIDEO_DEFAULTS = Object.freeze({
 });
 
 /** The options' numbers, checked, with their defaults. */
-interface Limits {
-  fps: number;
-  speed: number;
-  maxLengthMs: number;
-  maxEventBytes: number;
-  loadTimeoutMs: number;
-}
+type Limits = Record<'fps' | 'speed' | 'maxLengthMs' | 'maxEventBytes' | 'loadTimeoutMs', number>;
 
 function positive(name: string, value: number, max = Number.POSITIVE_INFINITY): number {
   if (!Number.isFinite(value) || value <= 0 || value > max)
@@ -128,20 +119,10 @@ function positive(name: string, value: number, max = Number.POSITIVE_INFINITY): 
 }
 
 function checkOptions(options: RenderOptions): Limits {
+  const side = (n: number): boolean => Number.isInteger(n) && n >= 16 && n <= 4096;
   for (const s of [options.size, options.maxSize]) {
-    if (
-      s &&
-      !(
-        Number.isInteger(s.width) &&
-        Number.isInteger(s.height) &&
-        s.width >= 16 &&
-        s.height >= 16 &&
-        s.width <= 4096 &&
-        s.height <= 4096
-      )
-    ) {
+    if (s && !(side(s.width) && side(s.height)))
       throw new VideoError('VIDEO_BAD_OPTION', `--size must be WIDTHxHEIGHT, 16 to 4096 each: ${s.width}x${s.height}`);
-    }
   }
   return {
     fps: positive('--fps', options.fps ?? VIDEO_DEFAULTS.fps, 60),
@@ -312,10 +293,7 @@ export async function renderEvents(
 }
 
 /** A replay to render: its events, and its captured assets when it has some. */
-interface ReplaySource {
-  events: AsyncIterable<Buffer | readonly Buffer[]>;
-  assets?: CapturedAssets | undefined;
-}
+type ReplaySource = Omit<OpenedSource, 'close'>;
 
 /** What a render holds open, closed at its end whatever happened. */
 interface Held {

@@ -27,7 +27,7 @@ import {
 } from '../../../src/clients/index.js';
 import { ConfigError, exitCodeOf } from '../../../src/index.js';
 import { flagsOf, type CliContext } from '../context.js';
-import { REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
+import { collect, REQUEST_DEADLINE_HELP, requestLimitsOf, withDefault } from '../flags.js';
 import type { Reporter } from '../reporter.js';
 import { headersOf, queryPairs, readFields, routeFields, type RoutedFields } from './api/fields.js';
 import { API_EXAMPLES, listLine, operationHelp } from './api/help.js';
@@ -253,8 +253,6 @@ function reportFailure(err: unknown, context: CliContext): number {
   return code;
 }
 
-const repeat = (v: string, prev: string[]): string[] => [...prev, v];
-
 export function register(program: Command): Command {
   return program
     .command('api')
@@ -266,23 +264,23 @@ export function register(program: Command): Command {
     .option(
       '--param <name=value>',
       "an operation parameter, checked; its name or the spec's (repeatable)",
-      repeat,
+      collect,
       [] as string[],
     )
-    .option('-f, --raw-field <key=value>', 'a string field (repeatable; see Fields below)', repeat, [] as string[])
+    .option('-f, --raw-field <key=value>', 'a string field (repeatable; see Fields below)', collect, [] as string[])
     .option(
       '-F, --field <key=value>',
       'a typed field: true, false, null, numbers, @file; key[]=, key[sub]= (repeatable)',
-      repeat,
+      collect,
       [] as string[],
     )
     .option(
       '--query <name=value>',
       'a query parameter sent as given, unchecked (repeatable; a name twice is sent twice)',
-      repeat,
+      collect,
       [] as string[],
     )
-    .option('-H, --header <name: value>', 'a request header (repeatable)', repeat, [] as string[])
+    .option('-H, --header <name: value>', 'a request header (repeatable)', collect, [] as string[])
     .option('--body <file>', 'JSON request body from a file, or - for stdin; checked against the operation')
     .option(
       '--input <file>',

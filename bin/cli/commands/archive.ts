@@ -10,7 +10,7 @@ import { SHARD_ENV } from '../../../src/pipeline/shard.js';
 import { validatePlatformId } from '../../../src/replay/validation.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { printPlan } from '../dry-run.js';
-import { addLimitFlags, durationFlag, positiveInt, usage, withDefault } from '../flags.js';
+import { durationFlag, positiveInt, usage, withDefault } from '../flags.js';
 import { addSinkFlags, drive, writeOptionsOf, type SinkFlags } from '../sink-flags.js';
 import { outTarget } from '../out-target.js';
 import { countListed, noMatchMessage, queryBounds, TIME_FLAG_HELP, timeRangeOf } from '../time-flags.js';
@@ -34,80 +34,75 @@ interface ArchiveFlags extends SinkFlags {
 }
 
 export function register(program: Command): Command {
-  return addLimitFlags(
-    addSinkFlags(
-      program
-        .command('archive')
-        .description('export every listed replay; resumable (re-run with the same --out to continue)')
-        .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
-        .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
-        .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
-        .option(
-          '--settle <duration>',
-          withDefault(
-            'skip replays that started less than this long ago',
-            `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`,
-          ),
-        )
-        .option(
-          '--recheck <duration>',
-          withDefault('re-list files of replays archived within this window; re-export if changed', 'off'),
-        )
-        .option(
-          '--order <order>',
-          withDefault(
-            'start (as listed) or expiry (closest to deletion first; lists everything first)',
-            DEFAULTS.order,
-          ),
-        )
-        .option(
-          '-n, --max <n>',
-          withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'),
-          positiveInt('--max'),
-        )
-        .option(
-          '--page-size <n>',
-          withDefault(
-            'replays per listing page (the spec states no maximum); the next page is read while one is exported',
-            String(DEFAULTS.archiveListPageSize),
-          ),
-          positiveInt('--page-size'),
-        )
-        .option(
-          '--shard <i/n>',
-          withDefault(
-            `only replays of shard i of n (or ${SHARD_ENV.kubernetesIndex} + ${SHARD_ENV.count}, or ${SHARD_ENV.batchIndex} + ${SHARD_ENV.batchSize})`,
-            'all',
-          ),
-        )
-        .option(
-          '--balance <run>',
-          withDefault(
-            `shards sharing this --out share out the work, so they end together: <run> names the run, alike for its shards, new each run (or ${ENV.balance})`,
-            'off',
-          ),
-        )
-        .option(
-          '--no-compact',
-          withDefault(
-            `do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`,
-            'fold',
-          ),
-        )
-        .option(
-          '--quarantine-after <n>',
-          withDefault(
-            'quarantine a replay that failed with the same permanent cause (bad data) in n runs in a row: no longer tried, no longer failing the run',
-            String(DEFAULTS.quarantineAfter),
-          ),
-          positiveInt('--quarantine-after'),
-        )
-        .option('--retry-quarantined', withDefault('try the quarantined replays again', 'off'))
-        .option(
-          '--dry-run',
-          withDefault('list what would be exported and why others are skipped; no download, no write', 'off'),
+  return addSinkFlags(
+    program
+      .command('archive')
+      .description('export every listed replay; resumable (re-run with the same --out to continue)')
+      .option('--user <platform_id>', withDefault('only this user (platform id, sent as amplitude_id)', 'all users'))
+      .option('--since <time>', withDefault(TIME_FLAG_HELP.since, 'no bound'))
+      .option('--until <time>', withDefault(TIME_FLAG_HELP.until, 'no bound'))
+      .option(
+        '--settle <duration>',
+        withDefault(
+          'skip replays that started less than this long ago',
+          `${formatDuration(DEFAULTS.settleMs)}; ${formatDuration(DEFAULTS.sandboxSettleMs)} with --sandbox`,
         ),
-    ),
+      )
+      .option(
+        '--recheck <duration>',
+        withDefault('re-list files of replays archived within this window; re-export if changed', 'off'),
+      )
+      .option(
+        '--order <order>',
+        withDefault('start (as listed) or expiry (closest to deletion first; lists everything first)', DEFAULTS.order),
+      )
+      .option(
+        '-n, --max <n>',
+        withDefault('export at most n replays in this run; the rest wait for the next run', 'no limit'),
+        positiveInt('--max'),
+      )
+      .option(
+        '--page-size <n>',
+        withDefault(
+          'replays per listing page (the spec states no maximum); the next page is read while one is exported',
+          String(DEFAULTS.archiveListPageSize),
+        ),
+        positiveInt('--page-size'),
+      )
+      .option(
+        '--shard <i/n>',
+        withDefault(
+          `only replays of shard i of n (or ${SHARD_ENV.kubernetesIndex} + ${SHARD_ENV.count}, or ${SHARD_ENV.batchIndex} + ${SHARD_ENV.batchSize})`,
+          'all',
+        ),
+      )
+      .option(
+        '--balance <run>',
+        withDefault(
+          `shards sharing this --out share out the work, so they end together: <run> names the run, alike for its shards, new each run (or ${ENV.balance})`,
+          'off',
+        ),
+      )
+      .option(
+        '--no-compact',
+        withDefault(
+          `do not fold the manifest into a snapshot (done at the end and every ${DEFAULTS.compactEvery.toLocaleString('en-US')}+ entries)`,
+          'fold',
+        ),
+      )
+      .option(
+        '--quarantine-after <n>',
+        withDefault(
+          'quarantine a replay that failed with the same permanent cause (bad data) in n runs in a row: no longer tried, no longer failing the run',
+          String(DEFAULTS.quarantineAfter),
+        ),
+        positiveInt('--quarantine-after'),
+      )
+      .option('--retry-quarantined', withDefault('try the quarantined replays again', 'off'))
+      .option(
+        '--dry-run',
+        withDefault('list what would be exported and why others are skipped; no download, no write', 'off'),
+      ),
   );
 }
 

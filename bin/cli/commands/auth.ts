@@ -79,12 +79,8 @@ async function login(name: string, opts: Invocation<AuthFlags>, context: CliCont
   }
   const root = context.command.parent!;
   const profile: Profile = { api_key: apiKey, secret_key: secretKey };
-  for (const [flag, field] of [
-    ['region', 'region'],
-    ['endpoint', 'endpoint'],
-  ] as const) {
-    if (root.getOptionValueSource(flag) === 'cli') profile[field] = root.getOptionValue(flag) as string;
-  }
+  for (const field of ['region', 'endpoint'] as const)
+    if (root.getOptionValueSource(field) === 'cli') profile[field] = root.getOptionValue(field) as string;
   if (opts.managementKey !== undefined) profile.management_key = opts.managementKey;
   const profiles = await readProfiles(context.env);
   const path = await writeProfiles(context.env, { ...profiles, [name]: profile });

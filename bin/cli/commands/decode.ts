@@ -75,7 +75,7 @@ async function decodeFiles(
   stdout: CliOutput,
 ): Promise<number> {
   const replayBudget = new ReplayBudget(settings.maxReplayBytes);
-  const output = out !== undefined ? await fileOutput(out) : streamOutput(stdout, 'json');
+  const output = out !== undefined ? await fileOutput(out) : streamOutput(stdout);
   let count = 0;
   try {
     await output.write(OPEN);

@@ -5,7 +5,6 @@ import { locateArchive } from '../../../sinks/archive.js';
 import { exportReplays, type ExportReplaysOptions, type OutputFormat } from '../../../src/index.js';
 import { onRun } from '../../../src/pipeline/run.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
-import { addLimitFlags } from '../flags.js';
 import { checkReplayIdArg } from '../replay-ids.js';
 import { addSinkFlags, drive, writeOptionsOf, type SinkFlags } from '../sink-flags.js';
 import { fileOutput, streamOutput } from '../file-output.js';
@@ -13,13 +12,11 @@ import { checkOneReplayExport, exportOneReplay } from '../one-replay-export.js';
 import { outTarget, type OutTarget } from '../out-target.js';
 
 export function register(program: Command): Command {
-  return addLimitFlags(
-    addSinkFlags(
-      program
-        .command('export')
-        .description('export the named replays (one already in --out, its files unchanged, is left alone)')
-        .argument('<replay_id...>', 'replay ids (device_id/session_id)'),
-    ),
+  return addSinkFlags(
+    program
+      .command('export')
+      .description('export the named replays (one already in --out, its files unchanged, is left alone)')
+      .argument('<replay_id...>', 'replay ids (device_id/session_id)'),
   );
 }
 
@@ -58,7 +55,7 @@ export async function run(context: CliContext): Promise<number> {
       await exportOneReplay(
         ids[0]!,
         cli.connect(),
-        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout, 'json'),
+        target.kind === 'file' ? await fileOutput(target.path) : streamOutput(context.stdout),
       );
       if (target.kind === 'file') cli.reporter.log('info', `ok ${ids[0]} → ${resolvePath(target.path)}`);
       return 0;

@@ -4,12 +4,7 @@
  * description are optional; the sandbox requires what identifies a thing (`key` of a record or a variant) and at
  * least one field in an edit.
  */
-import {
-  EXPERIMENT_OPS as EXPERIMENT_CONDITION_OPS,
-  FLAG_OPS as FLAG_CONDITION_OPS,
-  MANAGEMENT,
-  SUBPROP_OPS as FILTER_OPS,
-} from '../spec-values.js';
+import { EXPERIMENT_OPS, FLAG_OPS, MANAGEMENT, SUBPROP_OPS as FILTER_OPS } from '../spec-values.js';
 import { badRequest } from '../context.js';
 import {
   arrayField,
@@ -26,9 +21,6 @@ import {
 } from './body-checks.js';
 
 export type Kind = 'experiments' | 'flags';
-
-const FLAG_OPS = FLAG_CONDITION_OPS;
-const EXPERIMENT_OPS = EXPERIMENT_CONDITION_OPS;
 
 const COMMON_EDIT = [
   'name',

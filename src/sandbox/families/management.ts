@@ -118,9 +118,7 @@ async function edit(c: Call): Promise<Answer> {
       `experiment ${r.id} was made by web experimentation or by guides and surveys and cannot be edited here`,
     );
   }
-  r.fields = { ...r.fields, ...body };
-  c.store.changed(r);
-  return 'OK';
+  return change(c, () => (r.fields = { ...r.fields, ...body }));
 }
 
 function versionJson(v: StoredRecord['versions'][number]): Record<string, unknown> {
