@@ -215,7 +215,8 @@ export function walksFlags(q: CatalogueQuery): boolean {
  * read in its index's order, many rows match) the status, the selective conditions and the row numbers of an
  * intersection are written `+column` (unless on the sort's column), so that they cannot drive the plan: SQLite
  * would otherwise find every matching row through their index and sort them all for one page (at 1,000,000
- * replays, status ok by pages: 1.1 s of CPU).
+ * replays, status ok by pages: 1.1 s of CPU). With `substrings`, a device or session substring is its row set
+ * (row-sets.ts) rather than a `LIKE` on the table's row; a broad prefix of the search always is.
  *
  * A search with `search` reads no more of the full-text index than the page needs where it can: its words are the
  * index's terms (no prefix merge); without a walk the index drives the read, streaming its row numbers, unless it
