@@ -3,7 +3,7 @@
  * a table (a terminal).
  */
 import type { CatalogueRow } from '../../src/archive.js';
-import { CONTROLS, jsonEscape } from './reporter.js';
+import { CONTROLS, escapeControls, jsonEscape } from './reporter.js';
 
 export type FindFormat = 'table' | 'ndjson' | 'ids';
 
@@ -59,9 +59,9 @@ function findRecord(r: CatalogueRow): Record<string, unknown> {
   };
 }
 
-/** A cell of `width` characters: one line (line breaks and tabs as spaces), cut with `…` when longer. */
+/** A cell of `width` characters: one line (its control characters as escapes, `\n`), cut with `…` when longer. */
 function cut(cell: string, width: number): string {
-  const text = cell.replace(/[\r\n\t]/g, ' ');
+  const text = escapeControls(cell);
   return text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 }
 

@@ -116,7 +116,24 @@ describe('find --format ids --null', () => {
   });
 });
 
-describe('find --format ndjson', () => {
+describe('find --format table and ndjson', () => {
+  it('the table shows every id on its own line, its control characters escaped, even in a pipe', async () => {
+    const res = await find('--format', 'table');
+    const rows = res.stdout.trimEnd().split('\n').slice(1);
+    expect(rows).toHaveLength(IDS.length);
+    expect(res.stdout).not.toMatch(/[\u0000\u001b\u0007\u2028]/);
+    expect(rows.map((r) => r.split(/\s+/).at(-1))).toEqual([
+      ORDINARY[2],
+      'dev7/\\x1b]52;c;cm0gLXJmIH4=\\x07',
+      'dev6/17953\\x0008171256',
+      'dev5/17953\\u202808171255',
+      ORDINARY[1],
+      'dev4/17953\\n08171254',
+      ORDINARY[0],
+    ]);
+    expect(res.code).toBe(0);
+  });
+
   it('NDJSON keeps every id, one record a line', async () => {
     const res = await find('--format', 'ndjson');
     const ids = res.stdout
