@@ -184,6 +184,7 @@ export const PROJECTS = {
   /** Spawned processes: the built CLI (dist/), workers and builds run as child processes. */
   cli: [
     'catalogue/find-and-folds.test.ts',
+    'catalogue/find-ids.test.ts',
     'cli/archive.test.ts',
     'cli/cli-input.test.ts',
     'cli/closed-stderr.test.ts',

@@ -1,7 +1,39 @@
-/** `find`'s output: one JSON object a line (piped), one id a line (`--format ids`), or a table (a terminal). */
+/**
+ * `find`'s output: one JSON object a line (piped), one id a line (`--format ids`, or NUL-terminated with `--null`), or
+ * a table (a terminal).
+ */
 import type { CatalogueRow } from '../../src/archive.js';
+import { CONTROLS, escapeControls, jsonEscape } from './reporter.js';
 
 export type FindFormat = 'table' | 'ndjson' | 'ids';
+
+/** What ends each id of `--format ids`: a line break, or NUL (`--null`, for `xargs -0`). */
+export type IdEnd = '\n' | '\0';
+
+/** What some reader of lines takes for a line break: LF, VT, FF, CR, NEL, U+2028, U+2029. */
+const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
+/** The rest of what cannot stand in a line as it is: the other C0 controls, DEL, C1. */
+const CONTROL = /\p{Cc}/u;
+
+/** What in `id` keeps it from being written as one record ending in `end`; undefined when nothing does. */
+function flawOf(id: string, end: IdEnd): string | undefined {
+  if (id.includes('\0')) return 'holds a NUL';
+  if (end === '\0') return undefined;
+  if (LINE_BREAK.test(id)) return 'holds a line break';
+  return CONTROL.test(id) ? 'holds a control character' : undefined;
+}
+
+/**
+ * Why `id` is not written by `--format ids` ending in `end` (ids come from the API: one holding a line break would
+ * read as two ids downstream), as `find` says it, naming the id JSON-escaped; undefined when it is written.
+ */
+export function idRefusal(id: string, end: IdEnd): string | undefined {
+  const flaw = flawOf(id, end);
+  if (flaw === undefined) return undefined;
+  const named = JSON.stringify(id).replace(CONTROLS, jsonEscape);
+  const hint = flaw === 'holds a NUL' ? '' : ' (use --null)';
+  return `replay id ${named} ${flaw}: not written${hint}`;
+}
 
 /** A row as `find` prints it in NDJSON: the manifest's names, what `export`, `video` and `forget` take. */
 function findRecord(r: CatalogueRow): Record<string, unknown> {
@@ -27,9 +59,9 @@ function findRecord(r: CatalogueRow): Record<string, unknown> {
   };
 }
 
-/** A cell of `width` characters: one line (line breaks and tabs as spaces), cut with `…` when longer. */
+/** A cell of `width` characters: one line (its control characters as escapes, `\n`), cut with `…` when longer. */
 function cut(cell: string, width: number): string {
-  const text = cell.replace(/[\r\n\t]/g, ' ');
+  const text = escapeControls(cell);
   return text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width);
 }
 
@@ -62,9 +94,9 @@ export function tableLine(r: CatalogueRow | undefined): string {
     .trimEnd();
 }
 
-/** The text `find` prints for a row in `format`. */
-export function formatRow(r: CatalogueRow, format: FindFormat): string {
-  if (format === 'ids') return `${r.id}\n`;
+/** The text `find` prints for a row in `format` (an id ending in `end`; `idRefusal` says which ids are not). */
+export function formatRow(r: CatalogueRow, format: FindFormat, end: IdEnd = '\n'): string {
+  if (format === 'ids') return `${r.id}${end}`;
   if (format === 'ndjson') return `${JSON.stringify(findRecord(r))}\n`;
   return `${tableLine(r)}\n`;
 }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { CatalogueQuery, FindOptions } from '../../../src/archive.js';
+import type { CatalogueQuery, CatalogueRow, FindOptions } from '../../../src/archive.js';
 import { stripUndefined } from '../../../src/http/options.js';
 import { onRun } from '../../../src/pipeline/run.js';
 import { flagsOf, type CliContext, type Invocation } from '../context.js';
 import { addS3AccessFlags, archiveOf, durationFlag, positiveInt, usage, type S3ReadFlags } from '../flags.js';
-import { type FindFormat, formatRow, tableLine } from '../find-output.js';
+import { type FindFormat, formatRow, type IdEnd, idRefusal, tableLine } from '../find-output.js';
+import type { Reporter } from '../reporter.js';
 import { DataOutput } from '../terminal-output.js';
 
 interface FindFlags extends S3ReadFlags {
@@ -26,6 +27,7 @@ interface FindFlags extends S3ReadFlags {
   sort?: string;
   max?: number;
   format?: string;
+  null?: boolean;
 }
 
 const FORMATS: readonly string[] = ['table', 'ndjson', 'ids'] satisfies FindFormat[];
@@ -64,7 +66,8 @@ export function register(program: Command): Command {
           if (!FORMATS.includes(v)) throw new InvalidArgumentError('--format must be table, ndjson or ids');
           return v;
         },
-      ),
+      )
+      .option('-0, --null', 'with --format ids: each id ends in NUL, not a line break (for xargs -0)'),
   );
 }
 
@@ -109,14 +112,49 @@ export function optionsOf(f: Invocation<FindFlags>, now: number): FindOptions {
   return { ...archiveOf(f.args[0]!, f), query: queryOf(f, now), max: f.max };
 }
 
+/** `--format`, else a table on a terminal and NDJSON elsewhere. */
+function formatOf(flags: FindFlags, terminal: boolean): FindFormat {
+  return (flags.format ?? (terminal ? 'table' : 'ndjson')) as FindFormat;
+}
+
+/** What ends each id of `--format ids`: NUL with `--null`, which goes with no other format. */
+function idEndOf(flags: FindFlags, format: FindFormat): IdEnd {
+  if (flags.null !== true) return '\n';
+  if (format !== 'ids') usage('--null goes with --format ids (each id NUL-terminated, for xargs -0)');
+  return '\0';
+}
+
+/**
+ * Writes `rows` to `out` in `format`; an id `--format ids` cannot write as it is (`idRefusal`) is left out and said
+ * on stderr, one error line each. Returns how many were left out.
+ */
+async function writeRows(
+  rows: AsyncIterable<CatalogueRow>,
+  out: DataOutput,
+  how: { format: FindFormat; end: IdEnd; reporter: Reporter },
+): Promise<{ found: number; refused: number }> {
+  let found = 0;
+  let refused = 0;
+  for await (const row of rows) {
+    found++;
+    const refusal = how.format === 'ids' ? idRefusal(row.id, how.end) : undefined;
+    if (refusal === undefined) await out.write(formatRow(row, how.format, how.end));
+    else {
+      refused++;
+      how.reporter.log('error', refusal, { event: 'id_not_written', replay_id: row.id });
+    }
+  }
+  return { found, refused };
+}
+
 export async function run(context: CliContext): Promise<number> {
   const flags = flagsOf<FindFlags>(context);
   const options = optionsOf(flags, Date.now());
+  const format = formatOf(flags, (context.stdout as { isTTY?: boolean }).isTTY === true);
+  const end = idEndOf(flags, format);
   const cli = await context.openRun(options);
   try {
     const { findReplays } = await import('../../../src/archive.js');
-    const terminal = (context.stdout as { isTTY?: boolean }).isTTY === true;
-    const format = (flags.format ?? (terminal ? 'table' : 'ndjson')) as FindFormat;
     const onBuild = (r: { rows: number; ms: number }): void =>
       cli.reporter.log('info', `catalogue built: ${r.rows} replays in ${(r.ms / 1000).toFixed(1)} s`, {
         event: 'catalogued',
@@ -127,14 +165,11 @@ export async function run(context: CliContext): Promise<number> {
     // What a recording holds (its URLs, error messages, even its id) reaches a terminal as text only.
     const out = new DataOutput(context.stdout, format === 'ndjson' ? 'json' : 'text');
     if (format === 'table') await out.write(`${tableLine(undefined)}\n`);
-    let found = 0;
-    for await (const row of rows) {
-      found++;
-      await out.write(formatRow(row, format));
-    }
+    const { found, refused } = await writeRows(rows, out, { format, end, reporter: cli.reporter });
     await out.end();
     if (format === 'table') cli.reporter.log('info', `${found} replays`, { event: 'found', count: found });
-    return 0;
+    // An id left out is one replay the pipe did not get: exit 1, as a run with a failed replay (README "Exit codes").
+    return refused > 0 ? 1 : 0;
   } finally {
     await cli.close();
   }
