@@ -19,7 +19,7 @@ import type { ManifestEntry } from '../../sinks/sink.js';
 import { type Database, openDatabase, type SqlValue, type Statement } from './database.js';
 import { CatalogueError } from './errors.js';
 import { recordBroadPrefixes } from './prefixes.js';
-import { isUserTombstone, rowValues } from './rows.js';
+import { isUserTombstone, rowValues, storedId } from './rows.js';
 import { dropSqliteWarning } from './sqlite-warning.js';
 import { COLUMNS, CREATE_INDEXES, CREATE_TABLES, SCHEMA_VERSION } from './schema.js';
 
@@ -117,7 +117,7 @@ class Rows {
     if (this.newest === 'recorded') {
       const keys: SqlValue[] = [];
       for (let i = 0; i < batch.length; i++) {
-        keys.push(batch[i]!.replay_id, Math.max(recordedMs(batch[i]!), -Number.MAX_VALUE), i);
+        keys.push(storedId(batch[i]!.replay_id), Math.max(recordedMs(batch[i]!), -Number.MAX_VALUE), i);
       }
       const won = new Set(
         this.#statement(newestOf, batch.length)

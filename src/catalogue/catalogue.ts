@@ -24,7 +24,7 @@ import {
   walksFlags,
   whereOf,
 } from './query.js';
-import { type CatalogueRow, rowOf } from './rows.js';
+import { type CatalogueRow, rowOf, storedId } from './rows.js';
 import { EXPAND_TERMS } from './prefixes.js';
 import { RowSets } from './row-sets.js';
 import { SCHEMA_VERSION } from './schema.js';
@@ -160,7 +160,7 @@ export class Catalogue {
 
   /** The row of a replay id; undefined when the manifest holds none. */
   get(id: string): CatalogueRow | undefined {
-    const raw = this.#byId.get(id) as Record<string, unknown> | undefined;
+    const raw = this.#byId.get(storedId(id)) as Record<string, unknown> | undefined;
     return raw === undefined ? undefined : rowOf(raw);
   }
 

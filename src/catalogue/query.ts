@@ -265,8 +265,8 @@ export function whereOf(q: CatalogueQuery, walk?: SortColumn, search?: SearchTer
     }
     // The id holds both (`device/session`): a walk of the id's index tests it there first, and reads the table row
     // only for the ids that hold the text (at 1,000,000 replays, `device=00` by id, page 150: ~57,000 rows read
-    // otherwise, 230 ms).
-    if (walk === 'id') add(`id LIKE ? ESCAPE '\\'`, likeAny(text));
+    // otherwise, 230 ms). An id kept as a blob (rows.ts `storedId`) is tested on the table's row.
+    if (walk === 'id') add(`(id LIKE ? ESCAPE '\\' OR typeof(id) = 'blob')`, likeAny(text));
     add(`${column} LIKE ? ESCAPE '\\'`, likeAny(text));
   }
   if (q.status !== undefined) add(`${named('status')} = ?`, q.status);

@@ -82,6 +82,21 @@ export function isUserTombstone(entry: ManifestEntry): boolean {
   return entry.status === 'forgotten' && entry.scope === 'user';
 }
 
+/**
+ * A replay id as the catalogue stores it: as text, unless it holds a NUL, at which Node 22's `node:sqlite` cuts a text
+ * value it reads back (`a\0b` would come back as `a`: another id, maybe another replay's, handed to `find`'s pipe);
+ * such an id is its UTF-16 code units, a blob.
+ */
+export function storedId(id: string): SqlValue {
+  return id.includes('\0') ? new Uint8Array(Buffer.from(id, 'utf16le')) : id;
+}
+
+/** The replay id of a value `storedId` made. */
+function idOf(value: unknown): string {
+  if (!(value instanceof Uint8Array)) return String(value);
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf16le');
+}
+
 /** The row values of `entry`, in `COLUMNS` order. */
 export function rowValues(entry: ManifestEntry): SqlValue[] {
   const id = entry.replay_id;
@@ -101,7 +116,7 @@ export function rowValues(entry: ManifestEntry): SqlValue[] {
   const dead = count(facts?.dead_clicks);
   const failed = count(facts?.network_failed);
   return [
-    id,
+    storedId(id),
     slash < 0 ? '' : id.slice(0, slash),
     id.slice(slash + 1),
     platformKey(entry.platform_id) ?? null,
@@ -147,14 +162,15 @@ function parsedObject<T>(text: unknown): T | undefined {
 
 /** A row as SQLite gives it (column name → value) as a `CatalogueRow`. */
 export function rowOf(raw: Raw): CatalogueRow {
-  const id = String(raw['id']);
+  const id = idOf(raw['id']);
+  const slash = id.lastIndexOf('/');
   const stored = parsedObject<{ key: string; format: unknown; gzip: unknown }>(raw['stored']);
   const width = num(raw['width']);
   const height = num(raw['height']);
   return {
     id,
-    device: String(raw['device']),
-    session: String(raw['session']),
+    device: slash < 0 ? '' : id.slice(0, slash),
+    session: id.slice(slash + 1),
     user: str(raw['user']),
     status: String(raw['status']) as ReplayStatus,
     start: num(raw['start']),

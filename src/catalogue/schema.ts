@@ -6,7 +6,7 @@
  */
 
 /** Bumped when the tables change: a catalogue of another version is rebuilt. */
-export const SCHEMA_VERSION = '4';
+export const SCHEMA_VERSION = '5';
 
 /** The columns of `replays` in insert order (`n`, the row number, is given by SQLite). */
 export const COLUMNS = [
@@ -127,6 +127,6 @@ CREATE INDEX ${ID_FLAGS_INDEX} ON replays(id, n, flags);
 CREATE INDEX replays_device ON replays(device);
 CREATE INDEX replays_session ON replays(session);
 INSERT INTO search(rowid, who, urls, messages)
-  SELECT n, id || ' ' || coalesce(user, ''), coalesce(urls, ''), coalesce(first_error, '') FROM replays;
+  SELECT n, device || ' ' || session || ' ' || coalesce(user, ''), coalesce(urls, ''), coalesce(first_error, '') FROM replays;
 INSERT INTO search(search) VALUES ('optimize');
 `;

@@ -13,6 +13,7 @@ import { SinkError } from '../../sinks/errors.js';
 import type { ManifestBytes } from '../../sinks/manifest-lines.js';
 import type { ManifestEntry, Sink } from '../../sinks/sink.js';
 import { buildCatalogue } from '../../src/catalogue/build.js';
+import { Catalogue } from '../../src/catalogue/catalogue.js';
 import { CatalogueError } from '../../src/catalogue/errors.js';
 import { openDatabase } from '../../src/catalogue/database.js';
 import { line } from '../sinks/helpers/entries.js';
@@ -208,6 +209,25 @@ describe('the catalogue build thread', () => {
     // Transferred, so detached on this thread; the last one (under a quarter of a piece) was copied.
     expect(given.slice(0, -1).every((chunk) => chunk.buffer.byteLength === 0)).toBe(true);
     expect(given.at(-1)!.byteLength).toBe(all.length % (64 * 1024));
+  });
+
+  it('keeps an id holding a NUL whole: neither cut at it (Node 22 reads text so) nor taken for the id before it', async () => {
+    const ids = ['d/a', 'd/a\u0000b', 'd/a\u0000c'];
+    const archive = fakeArchive(() => ({
+      newest: 'recorded',
+      files: (async function* () {
+        yield { key: '_manifest/', chunks: chunksOf(ndjson(...ids.map((id) => entry(id, 'skipped', at(1))))) };
+      })(),
+    }));
+    const path = join(work.dir, 'catalogue.sqlite');
+    expect(await buildCatalogue(archive, path)).toMatchObject({ rows: 3, entries: 3 });
+    const catalogue = new Catalogue(path, openDatabase(path, { readonly: true }));
+    try {
+      for (const id of ids) expect(catalogue.get(id)).toMatchObject({ id, device: 'd', session: id.slice(2) });
+      expect([...catalogue.rows({ sort: 'id' })].map((r) => r.id).sort()).toEqual([...ids].sort());
+    } finally {
+      catalogue.close();
+    }
   });
 
   it('S3: a replay is its latest recorded_at, a later file’s among equal ones, as readManifest merges', async () => {
