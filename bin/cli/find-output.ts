@@ -3,7 +3,7 @@
  * a table (a terminal).
  */
 import type { CatalogueRow } from '../../src/archive.js';
-import { CONTROLS, escapeControls, jsonEscape } from './reporter.js';
+import { escapeControls, jsonLine } from './reporter.js';
 
 export type FindFormat = 'table' | 'ndjson' | 'ids';
 
@@ -30,7 +30,7 @@ function flawOf(id: string, end: IdEnd): string | undefined {
 export function idRefusal(id: string, end: IdEnd): string | undefined {
   const flaw = flawOf(id, end);
   if (flaw === undefined) return undefined;
-  const named = JSON.stringify(id).replace(CONTROLS, jsonEscape);
+  const named = jsonLine(id);
   const hint = flaw === 'holds a NUL' ? '' : ' (use --null)';
   return `replay id ${named} ${flaw}: not written${hint}`;
 }

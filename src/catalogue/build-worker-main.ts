@@ -179,8 +179,8 @@ function finish(db: Database, rows: Rows, stamp: string | undefined, recorded: b
   db.exec('COMMIT');
   if (recorded) db.exec('DROP TABLE temp.newest');
   db.exec(CREATE_INDEXES);
-  recordBroadPrefixes(db);
   const count = Number((db.prepare('SELECT count(*) AS c FROM replays').get() as { c: number }).c);
+  recordBroadPrefixes(db, count);
   setMeta(db, {
     schema: SCHEMA_VERSION,
     rows: String(count),

@@ -5,7 +5,7 @@
  * file keeps reading it, and a build that fails leaves the old one.
  *
  * The parsing and inserting run on a thread of their own (build-worker-main.ts): this thread reads the manifest's
- * bytes (`archive.manifest.bytes()`: the archive is opened by the run only) and hands them over a few MiB at a time.
+ * bytes (`archive.manifest.bytes()`: the archive is opened by the run only) and hands them over, at most 1 MiB unread.
  * Two reasons. Memory: parsing a million lines allocates fast, and V8 grows a thread's young generation to its
  * maximum under such a rate (at 1,000,000 replays ~137 MB committed for ~8 MB live after each scavenge); the thread's own
  * heap has a small young generation (`resourceLimits`, Node's public way to bound it; a process-wide V8 flag is no

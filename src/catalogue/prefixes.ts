@@ -7,6 +7,7 @@
  * by one bit, and a word in every row filters nothing.
  */
 import type { Database, Statement } from './database.js';
+import { addRows } from './row-sets.js';
 
 /**
  * A prefix is broad when its terms and the rows holding them (the vocabulary's counts, a term in two rows counted
@@ -16,9 +17,9 @@ import type { Database, Statement } from './database.js';
 const BROAD_UNITS = 100_000;
 
 /**
- * At most this many broad prefixes are kept, shortest first (each costs its merge at the build, ~0.1–0.25 s, and
- * size / 8 bytes). At 1,000,000 replays of the bench's archive there are 34 (1.1 s of the build, 4 MB). A broad
- * prefix past them is merged at each query, as any prefix is.
+ * At most this many broad prefixes are kept, shortest first (each costs reading its terms' rows at the build, and
+ * size / 8 bytes). At 1,000,000 replays of the bench's archive there are 35 (~4.3 s of the build's CPU, 4 MB). A
+ * broad prefix past them is merged at each query, as any prefix is.
  */
 const MAX_BROAD = 64;
 
@@ -148,24 +149,24 @@ class RowReader {
   }
 }
 
+/** Sets in `bits` the row numbers of a `json_group_array` answer. */
 function set(bits: Uint8Array, got: Record<string, unknown> | undefined): void {
-  for (const n of JSON.parse(String(got!['rows'])) as number[]) bits[n >> 3]! |= 1 << (n & 7);
+  addRows(bits, JSON.parse(String(got!['rows'])) as number[]);
 }
 
 /** An FTS5 query of the rows holding the term `term`, or (`prefix`) a term it starts. */
 const termQuery = (term: string, prefix: boolean): string => `"${term.replaceAll('"', '""')}"${prefix ? '*' : ''}`;
 
 /**
- * Finds the broad prefixes of a built index and records each in `prefixes`: its row count, and its rows as a bitmap
+ * Finds the broad prefixes of a built index (of `size` rows) and records each in `prefixes`: its row count, and its rows as a bitmap
  * (bit `n % 8` of byte `n >> 3` for row number `n`) unless it is in every row. Longest first, a broad prefix's rows
  * are its own term's and its children's: a broad child's recorded, another's read by FTS5, a few terms' each by
  * itself. So no read holds many row numbers at once: merged whole, `example` in 1,000,000 rows cost 30 MB of RSS.
  * A prefix that a child or a term in every row holds is in every row too (nothing is read for it). Returns how many.
  */
-export function recordBroadPrefixes(db: Database, units = BROAD_UNITS): number {
-  const counts = db.prepare('SELECT count(*) AS size, coalesce(max(n), 0) AS last FROM replays').get()!;
-  const size = Number(counts['size']);
-  const reader = new RowReader(db, Number(counts['last']));
+export function recordBroadPrefixes(db: Database, size: number, units = BROAD_UNITS): number {
+  const last = Number(db.prepare('SELECT coalesce(max(n), 0) AS last FROM replays').get()!['last']);
+  const reader = new RowReader(db, last);
   const put = db.prepare('INSERT INTO prefixes(prefix, rows, bits) VALUES (?, ?, ?)');
   const vocabulary = new Vocabulary(db);
   try {

@@ -102,7 +102,11 @@ export class RowSets {
 function bitmapOf(rows: readonly number[]): Uint8Array {
   let last = 0;
   for (const n of rows) if (n > last) last = n;
-  const bits = new Uint8Array((last >> 3) + 1);
+  return addRows(new Uint8Array((last >> 3) + 1), rows);
+}
+
+/** Sets the bits of row numbers `rows` in `bits` (each below `bits.length * 8`); returns `bits`. */
+export function addRows(bits: Uint8Array, rows: readonly number[]): Uint8Array {
   for (const n of rows) bits[n >> 3]! |= 1 << (n & 7);
   return bits;
 }

@@ -127,7 +127,7 @@ async function copyOfCatalogue(name: string, units: number | undefined): Promise
   await copyFile(catalogue.path, path);
   const db = openDatabase(path);
   db.exec('DELETE FROM prefixes');
-  if (units !== undefined) recordBroadPrefixes(db, units);
+  if (units !== undefined) recordBroadPrefixes(db, catalogue.size, units);
   const recorded = db
     .prepare('SELECT prefix FROM prefixes')
     .all()
